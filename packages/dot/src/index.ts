@@ -1,0 +1,17 @@
+export type {
+  DotAst,
+  DotAttribute,
+  DotAttributeDeclaration,
+  DotEdgeChainStatement,
+  DotEdgeDefaultsStatement,
+  DotGraphAttributesStatement,
+  DotId,
+  DotNodeDefaultsStatement,
+  DotNodeStatement,
+  DotStatement,
+  DotSubgraphStatement,
+  DotValue,
+  DotValueKind,
+  SourcePosition,
+  SourceSpan,
+} from './dot-ast.js';

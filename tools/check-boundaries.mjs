@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// Enforces the dependency direction of STYLE.md §2: imports point down only, and a package is used
+// only through its public entry. Run by `pnpm lint` and therefore by CI.
+import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const ALLOWED = {
+  '@attractor/dot': [],
+  '@attractor/condition': [],
+  '@attractor/stylesheet': [],
+  '@attractor/graph': ['@attractor/dot', '@attractor/condition', '@attractor/stylesheet'],
+  '@attractor/engine': ['@attractor/graph', '@attractor/condition'],
+  '@attractor/handlers': ['@attractor/engine', '@attractor/graph'],
+  '@attractor/backend-ai-sdk': ['@attractor/engine', '@attractor/graph'],
+};
+// Composition roots and test-only packages may use everything.
+const ANYTHING = '*';
+
+const root = new URL('..', import.meta.url).pathname;
+const problems = [];
+
+function* packageDirs() {
+  for (const group of ['packages', 'apps', 'examples', 'tools']) {
+    const dir = join(root, group);
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      const pkgDir = join(dir, name);
+      if (existsSync(join(pkgDir, 'package.json'))) yield pkgDir;
+    }
+  }
+}
+
+function* sourceFiles(dir) {
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist' || entry.startsWith('.')) continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) yield* sourceFiles(path);
+    else if (/\.(ts|tsx|mts|js|mjs)$/.test(entry)) yield path;
+  }
+}
+
+for (const pkgDir of packageDirs()) {
+  const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  const allowed = ALLOWED[pkg.name] ?? ANYTHING;
+  const declared = new Set(
+    Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.peerDependencies }).filter((d) =>
+      d.startsWith('@attractor/'),
+    ),
+  );
+  if (allowed !== ANYTHING) {
+    for (const dep of declared) {
+      if (!allowed.includes(dep))
+        problems.push(`${pkg.name} depends on ${dep}, which STYLE.md §2 does not allow`);
+    }
+  }
+  const srcDir = join(pkgDir, 'src');
+  if (!existsSync(srcDir)) continue;
+  for (const file of sourceFiles(srcDir)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*)['"]([^'"]+)['"]/g)) {
+      const spec = match[1];
+      const where = relative(root, file);
+      if (/^@attractor\/[^/]+\/src(\/|$)/.test(spec))
+        problems.push(`${where} reaches into another package's src: ${spec}`);
+      const target = spec.match(/^(@attractor\/[^/]+)/)?.[1];
+      if (target && target !== pkg.name && allowed !== ANYTHING && !allowed.includes(target)) {
+        problems.push(`${where} imports ${target}, which ${pkg.name} may not import (STYLE.md §2)`);
+      }
+      if (spec.startsWith('.') && /\.\.\/\.\.\/\.\.\//.test(spec)) {
+        const resolved = relative(pkgDir, join(file, '..', spec));
+        if (resolved.startsWith('..')) problems.push(`${where} imports outside its package: ${spec}`);
+      }
+    }
+  }
+}
+
+if (problems.length > 0) {
+  for (const problem of problems) console.error(`boundary: ${problem}`);
+  process.exit(1);
+}
+console.log('boundaries: ok');
