@@ -1,15 +1,11 @@
-export {
-  StylesheetSyntaxError,
-  type StylesheetSyntaxErrorLocation,
-  type StylesheetSyntaxErrorOptions,
+export type {
+  StylesheetSyntaxErrorLocation,
+  StylesheetSyntaxErrorOptions,
 } from './errors/stylesheet-syntax-error.js';
+export { StylesheetSyntaxError } from './errors/stylesheet-syntax-error.js';
 export { parseStylesheet } from './parse-stylesheet.js';
-export {
-  type ResolvedStyleProperty,
-  resolveProperties,
-  ruleMatches,
-  type StylesheetNode,
-} from './resolve-properties.js';
+export type { ResolvedStyleProperty, StylesheetNode } from './resolve-properties.js';
+export { resolveProperties, ruleMatches } from './resolve-properties.js';
 export { specificityOf } from './specificity-of.js';
 export type {
   ParsedStylesheet,
@@ -22,8 +18,5 @@ export type {
   StylesheetSpan,
   StylesheetSpecificity,
 } from './stylesheet-ast.js';
-export {
-  REASONING_EFFORT_VALUES,
-  STYLESHEET_PROPERTIES,
-  type StylesheetProperty,
-} from './stylesheet-properties.js';
+export type { StylesheetProperty } from './stylesheet-properties.js';
+export { REASONING_EFFORT_VALUES, STYLESHEET_PROPERTIES } from './stylesheet-properties.js';
