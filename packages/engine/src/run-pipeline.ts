@@ -353,6 +353,7 @@ function launch(
       logsRoot: from.logsRoot,
       workdir,
       graphSha256,
+      secretValues: options.secretValues ?? [],
       exitNodeIds: new Set(graph.exitNodes.map((node) => node.id)),
       maxSteps: options.maxSteps ?? graph.settings.maxSteps,
       startChild: (childOptions, origin) =>

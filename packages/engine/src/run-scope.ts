@@ -33,6 +33,8 @@ export interface RunScope {
   readonly logsRoot: string;
   readonly workdir: string;
   readonly graphSha256: string;
+  /** Known secret values scrubbed from events and status files. */
+  readonly secretValues: readonly string[];
   /** Ids of the terminal nodes (cached: `graph.exitNodes` scans every node). */
   readonly exitNodeIds: ReadonlySet<string>;
   /** Node executions allowed per walk (`max_steps`). */
