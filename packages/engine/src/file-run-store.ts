@@ -18,7 +18,7 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import {
@@ -139,23 +139,28 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
     prepareStageDir(stagePath, visit) {
       const directory = join(root, stagePath);
-      if (visit > 1 && existsSync(directory)) {
-        const entries = readdirSync(directory).filter((entry) => entry !== 'visits');
+      if (visit > 1) {
+        let entries: string[] = [];
+        try {
+          entries = readdirSync(directory).filter((entry) => entry !== 'visits');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
         if (entries.length > 0) {
           let archive = join(directory, 'visits', String(visit - 1));
           for (let suffix = 2; existsSync(archive); suffix++)
             archive = join(directory, 'visits', `${visit - 1}-${suffix}`);
           mkdirSync(archive, { recursive: true });
           for (const entry of entries) renameSync(join(directory, entry), join(archive, entry));
+          return directory;
         }
       }
       mkdirSync(directory, { recursive: true });
       return directory;
     },
     writeStageStatus(stagePath, status) {
-      const path = join(root, stagePath, 'status.json');
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, `${JSON.stringify(status, null, 2)}\n`);
+      // prepareStageDir created the directory.
+      writeFileSync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`);
     },
     async readStageStatus(stagePath) {
       const path = join(root, stagePath, 'status.json');

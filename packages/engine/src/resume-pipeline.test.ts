@@ -62,7 +62,7 @@ describe('checkpoint (spec §5.3, §11.7, DESIGN.md Checkpoint)', () => {
     ]);
     const afterB = checkpoints[2]!;
     expect(afterB.completed_nodes).toEqual(['start', 'a', 'b']);
-    expect(afterB.node_retries).toEqual({ b: 0 });
+    expect(afterB.node_retries).toEqual({});
     expect(afterB.node_outcomes.b).toEqual({ status: 'success' });
     expect(afterB.context).toMatchObject({
       outcome: 'success',
@@ -287,6 +287,33 @@ describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
       clock: createTestClock(),
     });
     expect(modes).toEqual(['a:full:none', 'b:summary:high:preamble', 'c:full:none']);
+  });
+
+  it('restores the whole path, visits and outcomes of a run longer than the checkpoint window', async () => {
+    const ids = Array.from({ length: 150 }, (_, index) => `n${index}`);
+    const long = createTestGraph({
+      nodes: [{ id: 'n3', goalGate: true, retryTarget: 'n3' }],
+      edges: [['start', ...ids, 'exit'].join(' -> ')],
+    });
+    const uninterrupted = await runPipeline({
+      graph: long,
+      registry: registryWith(counting),
+      logsRoot: join(tempDir(), 'u'),
+      clock: createTestClock(),
+    });
+    const logsRoot = await interruptedAt('n140', long);
+    const checkpoint = readJson<Checkpoint>(join(logsRoot, 'checkpoint.json'));
+    expect(checkpoint.completed_nodes).toHaveLength(100);
+    expect(checkpoint.node_outcomes.n3).toBeDefined();
+    const resumed = await resumePipeline({
+      graph: long,
+      registry: registryWith(counting),
+      logsRoot,
+      clock: createTestClock(),
+    });
+    expect(resumed.completedNodes).toEqual(uninterrupted.completedNodes);
+    expect(resumed.nodeOutcomes).toEqual(uninterrupted.nodeOutcomes);
+    expect(resumed.context.snapshot()).toEqual(uninterrupted.context.snapshot());
   });
 
   it('reports a corrupt checkpoint clearly', async () => {

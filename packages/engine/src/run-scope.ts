@@ -37,6 +37,8 @@ export interface RunScope {
   readonly secretValues: readonly string[];
   /** Ids of the terminal nodes (cached: `graph.exitNodes` scans every node). */
   readonly exitNodeIds: ReadonlySet<string>;
+  /** Ids of the goal-gate nodes. */
+  readonly goalGateIds: ReadonlySet<string>;
   /** Node executions allowed per walk (`max_steps`). */
   readonly maxSteps: number;
   /** Starts a child pipeline for a manager loop (spec §4.11). */

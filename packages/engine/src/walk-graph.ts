@@ -379,6 +379,7 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
           ? 'fail'
           : 'cancelled';
   const logs = context.logs();
+  const view = state.checkpointView(scope.goalGateIds);
   return {
     version: CHECKPOINT_VERSION,
     timestamp: new Date(scope.clock.now()).toISOString(),
@@ -388,11 +389,11 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
     current_node: options.currentNode,
     next_node: ended?.kind === 'fail' ? ended.resumeNodeId : options.nextNode,
     next_edge_index: options.nextEdgeIndex,
-    completed_nodes: [...state.distinctCompleted],
+    completed_nodes: view.completedNodes,
     step_count: state.stepCount,
-    node_retries: state.nodeRetries,
-    node_visits: state.nodeVisits,
-    node_outcomes: state.nodeOutcomes,
+    node_retries: view.nodeRetries,
+    node_visits: view.nodeVisits,
+    node_outcomes: view.nodeOutcomes,
     gate_retries: state.gateRetries,
     fallbacks_taken: [...state.fallbacksTaken],
     failure_streaks: state.failureStreaks,
