@@ -3,7 +3,7 @@
 // Usage: node bench/run-bench.mjs            -> runs every scenario, each in its own process (peak RSS per scenario)
 //        node bench/run-bench.mjs <scenario> -> runs one scenario and prints a JSON line
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -67,6 +67,7 @@ async function runScenario(name) {
   const late = median(gaps.slice(-100));
   const checkpointBytes = statSync(join(logsRoot, 'checkpoint.json')).size;
   const eventsBytes = statSync(join(logsRoot, 'events.jsonl')).size;
+  const floorUs = measureFsFloor(dir, checkpointBytes);
   rmSync(dir, { recursive: true, force: true });
   return {
     scenario: name,
@@ -75,10 +76,31 @@ async function runScenario(name) {
     usPerNode: Math.round((totalMs * 1000) / executions),
     medianUsFirst100: Math.round(early),
     medianUsLast100: Math.round(late),
+    fsFloorUs: Math.round(floorUs),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     checkpointBytes,
     eventsBytes,
   };
+}
+
+/**
+ * The file-system work one node needs at minimum, measured now on this machine: write a new status.json, write the
+ * checkpoint to a temp file, unlink + rename it into place. Makes numbers comparable across loaded/idle machines.
+ */
+function measureFsFloor(dir, checkpointBytes) {
+  const floorDir = join(dir, 'floor');
+  mkdirSync(floorDir);
+  const body = 'x'.repeat(checkpointBytes);
+  const rounds = 300;
+  const started = performance.now();
+  for (let index = 0; index < rounds; index++) {
+    mkdirSync(join(floorDir, `n${index}`));
+    writeFileSync(join(floorDir, `n${index}`, 'status.json'), '{\n  "outcome": "success"\n}\n');
+    writeFileSync(join(floorDir, 'tmp'), body);
+    rmSync(join(floorDir, 'checkpoint.json'), { force: true });
+    renameSync(join(floorDir, 'tmp'), join(floorDir, 'checkpoint.json'));
+  }
+  return ((performance.now() - started) * 1000) / rounds;
 }
 
 const requested = process.argv[2];

@@ -1,6 +1,7 @@
 /**
  * The run directory on disk (spec §5.6, DESIGN.md "Run directory", "Checkpoint"): `manifest.json`,
- * `checkpoint.json` (atomic: temp file + rename, optional fsync), `events.jsonl` (append-only),
+ * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync),
+ * `events.jsonl` (append-only),
  * `{stage}/status.json`, and `{stage}/visits/<n>/` for earlier visits.
  *
  * Writes are synchronous on purpose: they are small, and a synchronous write-and-rename is several times cheaper
@@ -15,6 +16,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -80,11 +82,17 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       writeFileSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     },
     async readCheckpoint() {
-      const data = readJson(checkpointPath) as Checkpoint | undefined;
+      let path = checkpointPath;
+      let data = readJson(checkpointPath) as Checkpoint | undefined;
+      if (data === undefined) {
+        // A crash between unlinking the old checkpoint and renaming the new one leaves only the (complete) temp file.
+        path = temporaryPath;
+        data = readJson(temporaryPath) as Checkpoint | undefined;
+      }
       if (data === undefined) return undefined;
       if (typeof data !== 'object' || data === null || data.version !== CHECKPOINT_VERSION) {
         throw new CheckpointCorruptError({
-          path: checkpointPath,
+          path,
           reason: `unsupported checkpoint version ${JSON.stringify((data as { version?: unknown } | null)?.version)} (expected ${CHECKPOINT_VERSION})`,
         });
       }
@@ -101,6 +109,13 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
           closeSync(fd);
         }
       } else writeFileSync(temporaryPath, text);
+      // Unlink, then rename: ext4 flushes data on a rename that *replaces* a file (auto_da_alloc), which doubles
+      // the cost. Between the two calls only the complete temp file exists, and readCheckpoint falls back to it.
+      try {
+        unlinkSync(checkpointPath);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
       renameSync(temporaryPath, checkpointPath);
       if (fsync) {
         const directory = openSync(root, 'r');
