@@ -10,11 +10,13 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeFileSync,
@@ -128,7 +130,16 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
     appendEvents(events) {
       if (events.length === 0) return;
-      eventsFd ??= openSync(eventsPath, 'a');
+      if (eventsFd === undefined) {
+        eventsFd = openSync(eventsPath, 'a+');
+        // A crash mid-append can leave a torn last line; start on a fresh line so the next event stays readable.
+        const size = fstatSync(eventsFd).size;
+        if (size > 0) {
+          const last = Buffer.alloc(1);
+          readSync(eventsFd, last, 0, 1, size - 1);
+          if (last[0] !== 0x0a) writeSync(eventsFd, '\n');
+        }
+      }
       let text = '';
       for (const event of events) text += `${JSON.stringify(event)}\n`;
       writeSync(eventsFd, text);
