@@ -74,7 +74,7 @@ describe('checkpoint (spec §5.3, §11.7, DESIGN.md Checkpoint)', () => {
   });
 
   it('does not grow with the length of the run', async () => {
-    const loopGraph = (iterations: number) =>
+    const loopGraph = () =>
       createTestGraph({
         settings: { maxNodeVisits: 100_000, maxSteps: 100_000 },
         edges: [
@@ -92,7 +92,7 @@ describe('checkpoint (spec §5.3, §11.7, DESIGN.md Checkpoint)', () => {
           return { status: 'success', contextUpdates: { done: count >= iterations ? 'yes' : 'no' } };
         },
       };
-      const { logsRoot } = await run({ graph: loopGraph(iterations), registry: registryWith(handler) });
+      const { logsRoot } = await run({ graph: loopGraph(), registry: registryWith(handler) });
       return statSync(join(logsRoot, 'checkpoint.json')).size;
     };
     const small = await sizeAfter(200);
