@@ -2,6 +2,7 @@ export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.
 export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
 export type { MemoryRunStore } from './memory-run-store.js';
 export { createMemoryRunStore } from './memory-run-store.js';
+export { createTestCheckpoint, describeRunStoreContract } from './run-store-contract.js';
 export type {
   ScriptedCall,
   ScriptedHandler,
