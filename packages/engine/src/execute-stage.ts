@@ -141,9 +141,17 @@ async function runAttempt(
   handlerType: string,
 ): Promise<AttemptResult> {
   const { scope, node, context } = execution;
+  // One controller per attempt, aborted by the run's signal or the timeout. Forwarded by hand rather than with
+  // AbortSignal.any, which keeps a reference per call on the long-lived run signal in Node 20.
   const attemptController = new AbortController();
-  const signal = AbortSignal.any([execution.abortSignal, attemptController.signal]);
+  const signal = attemptController.signal;
   const cleanup: (() => void)[] = [];
+  const forwardAbort = () => attemptController.abort(execution.abortSignal.reason);
+  if (execution.abortSignal.aborted) forwardAbort();
+  else {
+    execution.abortSignal.addEventListener('abort', forwardAbort, { once: true });
+    cleanup.push(() => execution.abortSignal.removeEventListener('abort', forwardAbort));
+  }
   try {
     const handler = resolveHandler(execution, handlerType);
     const runtime = createRuntime(execution, attempt, signal);
