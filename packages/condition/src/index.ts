@@ -1,0 +1,20 @@
+export type {
+  ConditionAst,
+  ConditionClause,
+  ConditionComparisonClause,
+  ConditionKey,
+  ConditionLiteral,
+  ConditionLiteralKind,
+  ConditionOperator,
+  ConditionSpan,
+  ConditionTruthyClause,
+} from './condition-ast.js';
+export { conditionOutcomeLiterals } from './condition-outcome-literals.js';
+export {
+  ConditionSyntaxError,
+  type ConditionSyntaxErrorLocation,
+  type ConditionSyntaxErrorOptions,
+} from './errors/condition-syntax-error.js';
+export { evaluateCondition } from './evaluate-condition.js';
+export { parseCondition } from './parse-condition.js';
+export { type ConditionContext, type ConditionInput, resolveConditionKey } from './resolve-condition-key.js';
