@@ -43,10 +43,12 @@ interface Scope {
 
 /**
  * Derives a class name from a subgraph label (spec §2.10): lowercase, spaces become hyphens, every
- * character other than `a-z`, `0-9` and `-` is dropped. `"Loop A"` → `"loop-a"`.
+ * character other than `a-z`, `0-9` and `-` is dropped (surrounding whitespace is trimmed first).
+ * `"Loop A"` → `"loop-a"`.
  */
 export function deriveClassName(label: string): string {
   return label
+    .trim()
     .toLowerCase()
     .replace(/\s+/g, '-')
     .replace(/[^a-z0-9-]/g, '');

@@ -55,8 +55,7 @@ export function prepareGraph(source: string, options: PrepareGraphOptions = {}):
     ast = parseDot(source, filename === undefined ? {} : { filename });
   } catch (error) {
     if (!DotSyntaxError.isInstance(error)) throw error;
-    const start = error.location;
-    const end = { offset: start.offset + 1, line: start.line, column: start.column + 1 };
+    const { start, end } = error.span;
     return {
       diagnostics: [
         {

@@ -21,7 +21,7 @@ export function formatDiagnostic(diagnostic: Diagnostic, source?: string): strin
   const where = span ? `${file}:${span.start.line}:${span.start.column}` : file;
   const lines = [`${where}: ${diagnostic.severity}[${diagnostic.rule}]: ${diagnostic.message}`];
   if (span && source !== undefined) {
-    lines.push(formatCodeFrame(source, span, span.filename === undefined ? {} : { filename: span.filename }));
+    lines.push(formatCodeFrame(source, { start: span.start, end: span.end }, { contextLines: 0 }));
   }
   if (diagnostic.fix) lines.push(`  fix: ${diagnostic.fix}`);
   return lines.join('\n');

@@ -2,11 +2,8 @@
  * Parses a graph's `model_stylesheet` once per graph for the stylesheet lint rules and the
  * stylesheet transform, converting a syntax error into data.
  */
-import { parseStylesheet, StylesheetSyntaxError } from '@attractor/stylesheet';
+import { type ParsedStylesheet, parseStylesheet, StylesheetSyntaxError } from '@attractor/stylesheet';
 import type { Graph } from '../graph.js';
-
-/** The parsed stylesheet of `parseStylesheet`. */
-export type ParsedStylesheet = ReturnType<typeof parseStylesheet>;
 
 /** A graph's stylesheet: absent, parsed, or a syntax error. */
 export type GraphStylesheet =

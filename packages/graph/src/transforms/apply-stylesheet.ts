@@ -23,10 +23,9 @@ export const applyStylesheetTransform: Transform = {
       const resolved = resolveProperties(parsed.stylesheet, { id: node.id, shape: node.shape, classes: node.classes });
       const attributes: Record<string, GraphAttribute> = { ...node.attributes };
       let changed = false;
-      for (const [property, { value, rule }] of Object.entries(resolved)) {
+      for (const [property, { value, declaration }] of Object.entries(resolved)) {
         if (attributes[property]?.origin === 'explicit') continue;
-        const declaration = rule.declarations.findLast((candidate) => candidate.property === property);
-        const valueSpan = declaration ? spanInAttribute(graph, stylesheetAttribute, declaration.valueSpan) : undefined;
+        const valueSpan = spanInAttribute(graph, stylesheetAttribute, declaration.valueSpan);
         attributes[property] = {
           key: property,
           value,

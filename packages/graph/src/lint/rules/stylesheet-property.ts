@@ -3,8 +3,9 @@ import { graphStylesheet } from '../model-stylesheet.js';
 import { spanInAttribute } from '../source-location.js';
 
 /**
- * `stylesheet_property` (WARNING, spec §8.4): the stylesheet parser's own findings, such as a property
- * other than `llm_model`, `llm_provider` and `reasoning_effort`, placed in the DOT file.
+ * `stylesheet_property` (spec §8.4): the stylesheet parser's own findings, placed in the DOT file:
+ * an unknown property (WARNING, with the closest of `llm_model`, `llm_provider`, `reasoning_effort`),
+ * an invalid value (ERROR, e.g. `reasoning_effort: extreme`), a selector naming no Graphviz shape (WARNING).
  */
 export const stylesheetPropertyRule: LintRule = {
   name: 'stylesheet_property',
@@ -14,7 +15,7 @@ export const stylesheetPropertyRule: LintRule = {
     if (parsed.kind !== 'parsed' || attribute === undefined) return [];
     return parsed.stylesheet.diagnostics.map((finding) => ({
       rule: 'stylesheet_property',
-      severity: 'warning',
+      severity: finding.severity,
       message: `model_stylesheet: ${finding.message}`,
       fix: finding.fix,
       span: spanInAttribute(graph, attribute, finding.span),

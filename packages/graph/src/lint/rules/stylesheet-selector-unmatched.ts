@@ -19,10 +19,14 @@ export const stylesheetSelectorUnmatchedRule: LintRule = {
       class: [...new Set(nodes.flatMap((node) => node.classes))],
       shape: [...new Set(nodes.map((node) => node.shape))],
     };
+    // The stylesheet parser already reports shape selectors that are no Graphviz shape.
+    const reported = new Set(
+      parsed.stylesheet.diagnostics.filter((finding) => finding.code === 'unknown_shape').map((f) => f.span.offset),
+    );
     const diagnostics: Diagnostic[] = [];
     for (const rule of parsed.stylesheet.rules) {
       const { kind, value } = rule.selector;
-      if (kind === 'universal') continue;
+      if (kind === 'universal' || reported.has(rule.selector.span.offset)) continue;
       const candidates = universe[kind];
       if (candidates.includes(value)) continue;
       const written = kind === 'id' ? `#${value}` : kind === 'class' ? `.${value}` : value;
