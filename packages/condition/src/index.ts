@@ -10,11 +10,12 @@ export type {
   ConditionTruthyClause,
 } from './condition-ast.js';
 export { conditionOutcomeLiterals } from './condition-outcome-literals.js';
-export {
-  ConditionSyntaxError,
-  type ConditionSyntaxErrorLocation,
-  type ConditionSyntaxErrorOptions,
+export type {
+  ConditionSyntaxErrorLocation,
+  ConditionSyntaxErrorOptions,
 } from './errors/condition-syntax-error.js';
+export { ConditionSyntaxError } from './errors/condition-syntax-error.js';
 export { evaluateCondition } from './evaluate-condition.js';
 export { parseCondition } from './parse-condition.js';
-export { type ConditionContext, type ConditionInput, resolveConditionKey } from './resolve-condition-key.js';
+export type { ConditionContext, ConditionInput } from './resolve-condition-key.js';
+export { resolveConditionKey } from './resolve-condition-key.js';
