@@ -8,7 +8,7 @@ function pipeline(body: string): string {
 describe('attribute_type (DESIGN.md "Attributes")', () => {
   it('reports a malformed value at the value, naming node and expectation', () => {
     const source = pipeline('  work [prompt="x", timeout="soon", max_retries=-1]\n  start -> work -> exit');
-    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:30 work', 'error 4:50 work']);
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:29 work', 'error 4:49 work']);
     expect(diagnosticsOf(source, 'attribute_type')[0]).toMatchObject({
       message: 'Node "work" has timeout="soon", which is not valid: expected a duration such as 250ms, 900s, 15m, 2h or 1d.',
       fix: 'Write timeout as a duration such as 250ms, 900s, 15m, 2h or 1d.',
@@ -17,12 +17,12 @@ describe('attribute_type (DESIGN.md "Attributes")', () => {
 
   it('reports a bad default once, at the default block', () => {
     const source = pipeline('  node [goal_gate=maybe]\n  a [prompt="x"]\n  b [prompt="y"]\n  start -> a -> b -> exit');
-    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:20 a']);
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:19 a']);
   });
 
   it('checks graph and edge values', () => {
     const source = pipeline('  max_steps=many\n  start -> exit [weight=heavy]');
-    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:13', 'error 5:26 start->exit']);
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:13', 'error 5:25 start->exit']);
   });
 
   it('accepts well-typed values', () => {
@@ -37,7 +37,7 @@ describe('fidelity_valid (spec §7.2)', () => {
     expect(lintRule(source, 'fidelity_valid')).toEqual([
       'warning 4:20',
       'warning 5:30 work',
-      'warning 6:35 work->exit',
+      'warning 6:35 start->work',
     ]);
     expect(diagnosticsOf(source, 'fidelity_valid')[2]?.message).toContain('Did you mean "full"?');
   });
@@ -50,7 +50,7 @@ describe('fidelity_valid (spec §7.2)', () => {
 describe('unknown_attribute', () => {
   it('warns about unknown keys with a did-you-mean, at the key', () => {
     const source = pipeline('  work [prompt="x", max_retires=2, is_codergen=true]\n  start -> work -> exit');
-    expect(lintRule(source, 'unknown_attribute')).toEqual(['warning 4:22 work', 'warning 4:37 work']);
+    expect(lintRule(source, 'unknown_attribute')).toEqual(['warning 4:21 work', 'warning 4:36 work']);
     const [typo, other] = diagnosticsOf(source, 'unknown_attribute');
     expect(typo?.message).toBe('Node "work" has unknown attribute "max_retires". Did you mean "max_retries"?');
     expect(typo?.fix).toBe('Rename max_retires to max_retries.');
@@ -103,7 +103,7 @@ describe('inert_attribute', () => {
     const source = pipeline(
       '  work [prompt="x", tool_command="make"]\n  t [shape=parallelogram, tool_command="make", join_policy=wait_all]\n  start -> work -> t -> exit',
     );
-    expect(lintRule(source, 'inert_attribute')).toEqual(['warning 4:22 work', 'warning 5:48 t']);
+    expect(lintRule(source, 'inert_attribute')).toEqual(['warning 4:21 work', 'warning 5:48 t']);
     expect(diagnosticsOf(source, 'inert_attribute')[0]?.message).toBe(
       'Node "work" is a codergen node, which ignores tool_command; only tool nodes read it.',
     );
@@ -120,7 +120,7 @@ describe('inert_attribute', () => {
 describe('shape_mapping (spec §2.8)', () => {
   it('notes a shape that maps to no handler', () => {
     const source = pipeline('  work [shape=tab, prompt="x"]\n  start -> work -> exit');
-    expect(lintRule(source, 'shape_mapping')).toEqual(['info 4:16 work']);
+    expect(lintRule(source, 'shape_mapping')).toEqual(['info 4:15 work']);
   });
 
   it('is silent for mapped shapes and typed nodes', () => {
@@ -132,13 +132,13 @@ describe('shape_mapping (spec §2.8)', () => {
 describe('type_known (spec §7.2)', () => {
   it('warns about an unregistered type at its value, suggesting a close one', () => {
     const source = pipeline('  gate [type="wait.humna"]\n  start -> gate -> exit');
-    expect(lintRule(source, 'type_known')).toEqual(['warning 4:15 gate']);
+    expect(lintRule(source, 'type_known')).toEqual(['warning 4:14 gate']);
     expect(diagnosticsOf(source, 'type_known')[0]?.fix).toBe('Change type to "wait.human".');
   });
 
   it('takes the known types as an option', () => {
     const source = pipeline('  deploy [type="deploy"]\n  start -> deploy -> exit');
-    expect(lintRule(source, 'type_known')).toEqual(['warning 4:17 deploy']);
+    expect(lintRule(source, 'type_known')).toEqual(['warning 4:16 deploy']);
     expect(lintRule(source, 'type_known', { knownHandlerTypes: ['start', 'exit', 'deploy'] })).toEqual([]);
   });
 });

@@ -125,11 +125,11 @@ describe('parallel rules (DESIGN.md "Parallel fan-out")', () => {
 
   it('join_policy_options: requires join_k for k_of_n and bounds it by the branch count', () => {
     const missing = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n]');
-    expect(lintRule(missing, 'join_policy_options')).toEqual(['error 4:38 fan']);
+    expect(lintRule(missing, 'join_policy_options')).toEqual(['error 4:37 fan']);
     const tooMany = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n, join_k=3]');
-    expect(lintRule(tooMany, 'join_policy_options')).toEqual(['warning 4:53 fan']);
+    expect(lintRule(tooMany, 'join_policy_options')).toEqual(['warning 4:52 fan']);
     const ignored = joined.replace('fan [shape=component]', 'fan [shape=component, join_k=1]');
-    expect(lintRule(ignored, 'join_policy_options')).toEqual(['warning 4:33 fan']);
+    expect(lintRule(ignored, 'join_policy_options')).toEqual(['warning 4:32 fan']);
     const fine = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n, join_k=2]');
     expect(lintRule(fine, 'join_policy_options')).toEqual([]);
   });

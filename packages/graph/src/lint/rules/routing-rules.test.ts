@@ -8,7 +8,7 @@ function pipeline(body: string): string {
 describe('condition_syntax (spec §7.2, §10.2)', () => {
   it('reports a condition that does not parse at the offending character', () => {
     const source = pipeline('  start -> work\n  work -> exit [condition="outcome=success || context.done=true"]');
-    expect(lintRule(source, 'condition_syntax')).toEqual(['error 6:43 work->exit']);
+    expect(lintRule(source, 'condition_syntax')).toEqual(['error 6:44 work->exit']);
     expect(diagnosticsOf(source, 'condition_syntax')[0]?.fix).toContain('"||" is not supported');
   });
 
@@ -69,7 +69,7 @@ describe('outcome_coverage (DESIGN.md "Outcomes")', () => {
     const source = pipeline(
       '  work [prompt="Write outcome=process or outcome=done"]\n  start -> work\n  work -> exit [condition="outcome=done"]\n  work -> work [condition="outcome=fail"]',
     );
-    expect(lintRule(source, 'outcome_coverage')).toEqual(['warning 5:17 work']);
+    expect(lintRule(source, 'outcome_coverage')).toEqual(['warning 5:16 work']);
     expect(diagnosticsOf(source, 'outcome_coverage')[0]?.message).toContain('asks for outcome "process"');
   });
 
@@ -84,7 +84,7 @@ describe('outcome_coverage (DESIGN.md "Outcomes")', () => {
 describe('goal_gate_has_retry and goal_gate_bypass (spec §3.4)', () => {
   it('goal_gate_has_retry: warns about a gate with nowhere to jump, at goal_gate', () => {
     const source = pipeline('  work [prompt="x", goal_gate=true]\n  start -> work -> exit');
-    expect(lintRule(source, 'goal_gate_has_retry')).toEqual(['warning 5:32 work']);
+    expect(lintRule(source, 'goal_gate_has_retry')).toEqual(['warning 5:31 work']);
     expect(lintRule(source.replace('goal_gate=true', 'goal_gate=true, retry_target=work'), 'goal_gate_has_retry')).toEqual(
       [],
     );
@@ -95,7 +95,7 @@ describe('goal_gate_has_retry and goal_gate_bypass (spec §3.4)', () => {
     const source = pipeline(
       '  test [prompt="x", goal_gate=true, retry_target=test]\n  start -> work\n  work -> test -> exit\n  work -> exit [label="skip"]',
     );
-    expect(lintRule(source, 'goal_gate_bypass')).toEqual(['warning 5:32 test']);
+    expect(lintRule(source, 'goal_gate_bypass')).toEqual(['warning 5:31 test']);
   });
 
   it('goal_gate_bypass: counts a gate inside a parallel branch as visited', () => {
@@ -129,7 +129,7 @@ describe('prompt variables (spec §4.5, §9.2)', () => {
 
   it('prompt_variable: warns about each other $variable at its place in the prompt', () => {
     const source = pipeline('  work [prompt="Do $task for $goal in $context.repo and $task"]\n  start -> work -> exit');
-    expect(lintRule(source, 'prompt_variable')).toEqual(['warning 5:21 work', 'warning 5:40 work']);
+    expect(lintRule(source, 'prompt_variable')).toEqual(['warning 5:20 work', 'warning 5:39 work']);
     expect(lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'prompt_variable')).toEqual([]);
   });
 });
