@@ -464,7 +464,10 @@ export function splitClassList(text: string): string[] {
 }
 
 /** The typed node fields that `nodeFields` derives. */
-export type NodeFields = Omit<GraphNode, 'id' | 'span' | 'idSpan' | 'attributes' | 'classes'>;
+export type NodeFields = Omit<
+  GraphNode,
+  'id' | 'span' | 'idSpan' | 'declared' | 'attributes' | 'classes' | 'subgraphClasses'
+>;
 
 /**
  * Derives the typed fields of a node (spec §2.6, Appendix A) from its attributes, with the spec's

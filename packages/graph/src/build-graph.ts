@@ -214,6 +214,7 @@ export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph 
       id: draft.id,
       span: draft.span,
       idSpan: draft.idSpan,
+      declared: draft.declared,
       attributes: draft.attributes,
       classes,
       subgraphClasses: draft.subgraphClasses,
