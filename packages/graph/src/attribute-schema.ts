@@ -57,13 +57,17 @@ const booleanSchema = z
   .pipe(z.enum(['true', 'false']))
   .transform((text) => text === 'true');
 
+/**
+ * `<digits><unit>` in milliseconds. A bare integer (`timeout="300"`, common in pipelines written for
+ * other runners) is read as seconds; lint `duration_unit` warns so the author writes the unit.
+ */
 const durationSchema = z
   .string()
   .trim()
-  .regex(/^\d+(ms|s|m|h|d)$/)
+  .regex(/^\d+(ms|s|m|h|d)?$/)
   .transform((text) => {
-    const match = /^(\d+)(ms|s|m|h|d)$/.exec(text)!;
-    return Number(match[1]) * DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS];
+    const match = /^(\d+)(ms|s|m|h|d)?$/.exec(text)!;
+    return Number(match[1]) * DURATION_UNIT_MS[(match[2] ?? 's') as keyof typeof DURATION_UNIT_MS];
   });
 
 const stringSchema = z.string();
@@ -374,6 +378,11 @@ export const GRAPHVIZ_ATTRIBUTES: ReadonlySet<string> = new Set([
   'gradientangle',
   'comment',
 ]);
+
+/** True when `text` is a duration written without a unit (`"300"`), which is read as seconds. */
+export function isUnitlessDuration(text: string): boolean {
+  return /^\d+$/.test(text.trim());
+}
 
 /** Result of typing one attribute value. */
 export type ParsedAttributeValue<TValue> =

@@ -57,6 +57,16 @@ describe('unknown_attribute', () => {
     expect(other?.message).toBe('Node "work" has unknown attribute "is_codergen".');
   });
 
+  it('suggests our key for a namespaced key written bare and for other runners\' names', () => {
+    const source = pipeline(
+      '  ask [shape=hexagon, default_choice=A]\n  work [prompt="x", allowed_tools="grep"]\n  start -> ask -> work -> exit [label="[A] Go"]',
+    );
+    expect(diagnosticsOf(source, 'unknown_attribute').map((d) => d.fix)).toEqual([
+      'Rename default_choice to human.default_choice.',
+      'Rename allowed_tools to tools.',
+    ]);
+  });
+
   it('reports a known key written in the wrong place', () => {
     const source = pipeline('  work [prompt="x", condition="outcome=success"]\n  start -> work -> exit');
     expect(diagnosticsOf(source, 'unknown_attribute')[0]?.message).toBe(
@@ -140,5 +150,18 @@ describe('type_known (spec §7.2)', () => {
     const source = pipeline('  deploy [type="deploy"]\n  start -> deploy -> exit');
     expect(lintRule(source, 'type_known')).toEqual(['warning 4:16 deploy']);
     expect(lintRule(source, 'type_known', { knownHandlerTypes: ['start', 'exit', 'deploy'] })).toEqual([]);
+  });
+});
+
+describe('duration_unit (spec §2.4)', () => {
+  it('warns about a duration without a unit, read as seconds', () => {
+    const source = pipeline('  work [prompt="x", timeout="300"]\n  start -> work -> exit');
+    expect(lintRule(source, 'duration_unit')).toEqual(['warning 4:29 work']);
+    expect(lintRule(source, 'attribute_type')).toEqual([]);
+    expect(diagnosticsOf(source, 'duration_unit')[0]?.fix).toBe('Write timeout="300s" (units: ms, s, m, h, d).');
+  });
+
+  it('is silent for durations with units', () => {
+    expect(lintRule(pipeline('  work [prompt="x", timeout="5m"]\n  start -> work -> exit'), 'duration_unit')).toEqual([]);
   });
 });

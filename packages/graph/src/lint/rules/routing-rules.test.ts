@@ -96,6 +96,9 @@ describe('goal_gate_has_retry and goal_gate_bypass (spec §3.4)', () => {
       '  test [prompt="x", goal_gate=true, retry_target=test]\n  start -> work\n  work -> test -> exit\n  work -> exit [label="skip"]',
     );
     expect(lintRule(source, 'goal_gate_bypass')).toEqual(['warning 5:31 test']);
+    expect(diagnosticsOf(source, 'goal_gate_bypass')[0]?.message).toBe(
+      'Goal gate "test" can be bypassed: the route start -> work -> exit never visits it, and an unvisited gate is not checked.',
+    );
   });
 
   it('goal_gate_bypass: counts a gate inside a parallel branch as visited', () => {
@@ -130,6 +133,8 @@ describe('prompt variables (spec §4.5, §9.2)', () => {
   it('prompt_variable: warns about each other $variable at its place in the prompt', () => {
     const source = pipeline('  work [prompt="Do $task for $goal in $context.repo and $task"]\n  start -> work -> exit');
     expect(lintRule(source, 'prompt_variable')).toEqual(['warning 5:20 work', 'warning 5:39 work']);
+    const environment = pipeline('  work [prompt="Write to $KILROY_STAGE_STATUS_PATH"]\n  start -> work -> exit');
+    expect(lintRule(environment, 'prompt_variable')).toEqual([]);
     expect(lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'prompt_variable')).toEqual([]);
   });
 });
