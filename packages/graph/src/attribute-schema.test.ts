@@ -62,7 +62,10 @@ describe('parseAttributeValue (spec §2.4, Appendix A)', () => {
 
   it('reads the tools list: none, all, or named coding tools', () => {
     expect(parseAttributeValue('tools', 'none')).toEqual({ ok: true, value: [] });
-    expect(parseAttributeValue('tools', 'read_file, grep')).toEqual({ ok: true, value: ['read_file', 'grep'] });
+    expect(parseAttributeValue('tools', 'read_file, grep')).toEqual({
+      ok: true,
+      value: ['read_file', 'grep'],
+    });
     expect(parseAttributeValue('tools', 'all')).toEqual({
       ok: true,
       value: ['read_file', 'write_file', 'edit_file', 'shell', 'grep', 'glob'],

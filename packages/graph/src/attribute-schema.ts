@@ -72,10 +72,7 @@ const durationSchema = z
 
 const stringSchema = z.string();
 
-const fidelitySchema = z
-  .string()
-  .trim()
-  .pipe(z.enum(FIDELITY_MODES));
+const fidelitySchema = z.string().trim().pipe(z.enum(FIDELITY_MODES));
 
 const reasoningEffortSchema = z
   .string()
@@ -192,7 +189,12 @@ export const ATTRIBUTE_DEFINITIONS = {
     'Retries for nodes without max_retries.',
   ),
   default_fidelity: define('default_fidelity', ['graph'], FIDELITY, 'Default context fidelity mode.'),
-  default_thread: define('default_thread', ['graph'], STRING, 'Graph-level default thread for full fidelity.'),
+  default_thread: define(
+    'default_thread',
+    ['graph'],
+    STRING,
+    'Graph-level default thread for full fidelity.',
+  ),
   max_node_visits: define('max_node_visits', ['graph'], POSITIVE_INTEGER, 'Loop guard: visits per node.'),
   max_steps: define('max_steps', ['graph'], POSITIVE_INTEGER, 'Loop guard: node executions per run.'),
   max_gate_retries: define('max_gate_retries', ['graph'], NON_NEGATIVE_INTEGER, 'Goal-gate jumps per run.'),
@@ -210,9 +212,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     'Working directory of the child run.',
     ['stack.manager_loop'],
   ),
-  'tool_hooks.pre': define('tool_hooks.pre', ['graph', 'node'], STRING, 'Shell command before each LLM tool call.', [
-    ...LLM_HANDLERS,
-  ]),
+  'tool_hooks.pre': define(
+    'tool_hooks.pre',
+    ['graph', 'node'],
+    STRING,
+    'Shell command before each LLM tool call.',
+    [...LLM_HANDLERS],
+  ),
   'tool_hooks.post': define(
     'tool_hooks.post',
     ['graph', 'node'],
@@ -291,21 +297,29 @@ export const ATTRIBUTE_DEFINITIONS = {
 export type AttributeKey = keyof typeof ATTRIBUTE_DEFINITIONS;
 
 /** The typed value of a known key (`number` for `max_parallel`, `JoinPolicy` for `join_policy`, ...). */
-export type AttributeValue<TKey extends AttributeKey> = z.output<(typeof ATTRIBUTE_DEFINITIONS)[TKey]['schema']>;
+export type AttributeValue<TKey extends AttributeKey> = z.output<
+  (typeof ATTRIBUTE_DEFINITIONS)[TKey]['schema']
+>;
 
 /** Keys that may be written on a node. */
 export type NodeAttributeKey = {
-  [TKey in AttributeKey]: 'node' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+  [TKey in AttributeKey]: 'node' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number]
+    ? TKey
+    : never;
 }[AttributeKey];
 
 /** Keys that may be written on an edge. */
 export type EdgeAttributeKey = {
-  [TKey in AttributeKey]: 'edge' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+  [TKey in AttributeKey]: 'edge' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number]
+    ? TKey
+    : never;
 }[AttributeKey];
 
 /** Keys that may be written on the graph. */
 export type GraphAttributeKey = {
-  [TKey in AttributeKey]: 'graph' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+  [TKey in AttributeKey]: 'graph' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number]
+    ? TKey
+    : never;
 }[AttributeKey];
 
 /**
@@ -549,5 +563,7 @@ export function graphSettings(attributes: GraphAttributes): GraphSettings {
 }
 
 function withoutUndefined<TRecord extends Record<string, unknown>>(record: TRecord): Partial<TRecord> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<TRecord>;
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== undefined),
+  ) as Partial<TRecord>;
 }

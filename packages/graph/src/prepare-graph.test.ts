@@ -15,7 +15,8 @@ describe('prepareGraph (spec §9.1)', () => {
   });
 
   it('returns the graph with every diagnostic ordered by position', () => {
-    const source = 'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  a [timeout=x]\n  start -> a -> exit\n  b\n}';
+    const source =
+      'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  a [timeout=x]\n  start -> a -> exit\n  b\n}';
     const { graph, diagnostics } = prepareGraph(source);
     expect(graph?.nodes.size).toBe(4);
     expect(diagnostics.map((d) => `${d.rule}@${d.span?.start.line}`)).toEqual([
@@ -28,7 +29,8 @@ describe('prepareGraph (spec §9.1)', () => {
   });
 
   it('runs custom rules and the strict option', () => {
-    const source = 'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; w [llm_prompt="x"]; start -> w -> exit }';
+    const source =
+      'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; w [llm_prompt="x"]; start -> w -> exit }';
     const noW = {
       name: 'no_w',
       apply: () => [{ rule: 'no_w', severity: 'info' as const, message: 'custom', nodeId: 'w' }],

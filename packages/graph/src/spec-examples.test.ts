@@ -36,7 +36,10 @@ describe('spec example pipelines (§2.13, §8.6, §11.13)', () => {
     expect(graph.node('validate')).toMatchObject({ shape: 'box', timeoutMs: 900_000 });
     expect(graph.node('gate')).toMatchObject({ shape: 'diamond', timeoutMs: 900_000 });
     expect(graph.handlerType(graph.node('gate')!)).toBe('conditional');
-    expect(graph.outgoing('gate').map((edge) => edge.condition)).toEqual(['outcome=success', 'outcome!=success']);
+    expect(graph.outgoing('gate').map((edge) => edge.condition)).toEqual([
+      'outcome=success',
+      'outcome!=success',
+    ]);
     // The diamond's default timeout is inherited from `node [...]`, so it is not reported as inert.
     expect(findings).toEqual([]);
   });

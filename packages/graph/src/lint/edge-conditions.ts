@@ -29,7 +29,12 @@ export function edgeCondition(edge: GraphEdge): ConditionAst | undefined {
 /** The `outcome=X` / `outcome!=X` clauses of a condition. */
 export function outcomeComparisons(
   condition: ConditionAst,
-): { readonly operator: '=' | '!='; readonly value: string; readonly offset: number; readonly length: number }[] {
+): {
+  readonly operator: '=' | '!=';
+  readonly value: string;
+  readonly offset: number;
+  readonly length: number;
+}[] {
   const found = [];
   for (const clause of condition.clauses) {
     if (clause.kind === 'comparison' && clause.key.path === 'outcome') {

@@ -3,7 +3,8 @@ import { prepareGraph } from '../prepare-graph.js';
 import { formatDiagnostic } from './format-diagnostic.js';
 
 describe('formatDiagnostic (spec §7.1)', () => {
-  const source = 'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  work [prompt="x", timeout="soon"]\n  start -> work -> exit\n}';
+  const source =
+    'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  work [prompt="x", timeout="soon"]\n  start -> work -> exit\n}';
 
   it('renders file:line:col, severity, rule, message, the source line with carets, and the fix', () => {
     const { diagnostics } = prepareGraph(source, { filename: 'pipeline.dot' });

@@ -56,7 +56,8 @@ export function shortestPath(
     const id = queue.shift()!;
     if (id === toId) {
       const path: string[] = [];
-      for (let step: string | undefined = id; step !== undefined; step = previous.get(step)) path.unshift(step);
+      for (let step: string | undefined = id; step !== undefined; step = previous.get(step))
+        path.unshift(step);
       return path;
     }
     for (const edge of graph.outgoing(id)) {

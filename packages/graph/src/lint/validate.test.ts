@@ -7,7 +7,9 @@ import type { LintRule } from './diagnostic.js';
 import { validate, validateOrThrow } from './validate.js';
 
 const clean = buildGraph(
-  parseDot('digraph G { goal="g"; start [shape=Mdiamond]; exit [shape=Msquare]; w [prompt="$goal"]; start -> w -> exit }'),
+  parseDot(
+    'digraph G { goal="g"; start [shape=Mdiamond]; exit [shape=Msquare]; w [prompt="$goal"]; start -> w -> exit }',
+  ),
 );
 const broken = buildGraph(parseDot('digraph G { w [prompt="x"] }'));
 
@@ -46,7 +48,12 @@ describe('validate (spec §7.3, §7.4)', () => {
         seen.push(context.strict);
         return [...graph.nodes.keys()]
           .filter((id) => id.length === 1)
-          .map((id) => ({ rule: 'no_single_letter_ids', severity: 'info' as const, message: `short id ${id}`, nodeId: id }));
+          .map((id) => ({
+            rule: 'no_single_letter_ids',
+            severity: 'info' as const,
+            message: `short id ${id}`,
+            nodeId: id,
+          }));
       },
     };
     expect(validate(clean, { rules: [custom], strict: true })).toEqual([

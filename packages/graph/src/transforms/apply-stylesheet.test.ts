@@ -40,7 +40,10 @@ describe('applyStylesheetTransform (spec §8)', () => {
       'critical_review [label="Critical Review", class="code"]',
       'critical_review [label="Critical Review", class="code", llm_model="local-model"]',
     );
-    expect(model(explicit, 'critical_review')).toMatchObject({ llmModel: 'local-model', llmProvider: 'openai' });
+    expect(model(explicit, 'critical_review')).toMatchObject({
+      llmModel: 'local-model',
+      llmProvider: 'openai',
+    });
   });
 
   it('applies shape selectors below classes, and later rules win at equal specificity', () => {

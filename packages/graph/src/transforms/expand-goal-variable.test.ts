@@ -7,7 +7,8 @@ import { expandGoalVariableTransform } from './expand-goal-variable.js';
 import type { Transform } from './transform.js';
 
 describe('expandGoalVariableTransform (spec §9.2)', () => {
-  const source = 'digraph G { goal="Ship v2"; plan [prompt="Plan $goal, then $goal again"]; other [prompt="No vars"] }';
+  const source =
+    'digraph G { goal="Ship v2"; plan [prompt="Plan $goal, then $goal again"]; other [prompt="No vars"] }';
 
   it('replaces every $goal in prompts and returns a new graph', () => {
     const graph = buildGraph(parseDot(source));
@@ -48,10 +49,14 @@ describe('custom transforms (spec §9.3)', () => {
       name: 'add_orphan',
       apply: (graph) =>
         graph.with({
-          nodes: [...graph.nodes.values(), { ...graph.node('work')!, id: 'orphan', span: undefined, idSpan: undefined }],
+          nodes: [
+            ...graph.nodes.values(),
+            { ...graph.node('work')!, id: 'orphan', span: undefined, idSpan: undefined },
+          ],
         }),
     };
-    const source = 'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; work [prompt="w"]; start -> work -> exit }';
+    const source =
+      'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; work [prompt="w"]; start -> work -> exit }';
     const { diagnostics } = prepareGraph(source, { transforms: [addOrphan] });
     expect(diagnostics.filter((d) => d.rule === 'reachability').map((d) => d.nodeId)).toEqual(['orphan']);
   });

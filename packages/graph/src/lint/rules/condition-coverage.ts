@@ -20,7 +20,9 @@ export const conditionCoverageRule: LintRule = {
       if (conditions.some((condition) => condition === undefined)) continue;
       const parsed = conditions.filter((condition) => condition !== undefined);
       const customOutcomes = parsed.some((condition) =>
-        outcomeComparisons(condition).some((clause) => clause.operator === '=' && !STANDARD_OUTCOMES.has(clause.value)),
+        outcomeComparisons(condition).some(
+          (clause) => clause.operator === '=' && !STANDARD_OUTCOMES.has(clause.value),
+        ),
       );
       const hasRetryTarget = node.retryTarget !== undefined || node.fallbackRetryTarget !== undefined;
       const uncovered = ['success', 'fail'].filter(

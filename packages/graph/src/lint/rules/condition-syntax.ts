@@ -11,7 +11,11 @@ export const conditionSyntaxRule: LintRule = {
   name: 'condition_syntax',
   apply(graph) {
     const diagnostics: Diagnostic[] = [];
-    const check = (attribute: GraphAttribute | undefined, where: Pick<Diagnostic, 'nodeId' | 'edge'>, owner: string) => {
+    const check = (
+      attribute: GraphAttribute | undefined,
+      where: Pick<Diagnostic, 'nodeId' | 'edge'>,
+      owner: string,
+    ) => {
       if (attribute === undefined || attribute.value.trim() === '') return;
       try {
         parseCondition(attribute.value);
@@ -31,7 +35,11 @@ export const conditionSyntaxRule: LintRule = {
       }
     };
     for (const edge of graph.edges) {
-      check(edge.attributes.condition, { edge: { from: edge.from, to: edge.to } }, `Edge ${edge.from} -> ${edge.to}`);
+      check(
+        edge.attributes.condition,
+        { edge: { from: edge.from, to: edge.to } },
+        `Edge ${edge.from} -> ${edge.to}`,
+      );
     }
     for (const node of graph.nodes.values()) {
       check(node.attributes['manager.stop_condition'], { nodeId: node.id }, `Node "${node.id}"`);

@@ -1,6 +1,6 @@
 import { attributeDefinition, isUnitlessDuration } from '../../attribute-schema.js';
-import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { forEachAttribute } from '../attribute-walk.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
 
 /**

@@ -39,11 +39,15 @@ describe('stylesheet_selector_unmatched (spec §8.3)', () => {
   });
 
   it('reports a Graphviz shape no node uses', () => {
-    expect(lintRule(withStylesheet('hexagon { llm_model: a; }'), 'stylesheet_selector_unmatched')).toEqual(['warning 4:21']);
+    expect(lintRule(withStylesheet('hexagon { llm_model: a; }'), 'stylesheet_selector_unmatched')).toEqual([
+      'warning 4:21',
+    ]);
   });
 
   it('is silent when every selector matches', () => {
-    const source = withStylesheet('* { llm_model: a; } box { llm_model: b; } .code { llm_model: c; } #work { llm_model: d; }');
+    const source = withStylesheet(
+      '* { llm_model: a; } box { llm_model: b; } .code { llm_model: c; } #work { llm_model: d; }',
+    );
     expect(lintRule(source, 'stylesheet_selector_unmatched')).toEqual([]);
   });
 });

@@ -5,8 +5,8 @@ import {
   DIALECT_ALIASES,
   GRAPHVIZ_ATTRIBUTES,
 } from '../../attribute-schema.js';
-import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { forEachAttribute } from '../attribute-walk.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 
 function keysFor(scope: AttributeScope): string[] {
@@ -27,6 +27,7 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   model: 'llm_model',
   provider: 'llm_provider',
   command: 'tool_command',
+  script: 'tool_command',
 };
 
 /** A known key for `key` written without its namespace (`default_choice` → `human.default_choice`). */
