@@ -26,16 +26,17 @@ export function edgeCondition(edge: GraphEdge): ConditionAst | undefined {
   }
 }
 
-/** The `outcome=X` / `outcome!=X` clauses of a condition. */
-export function outcomeComparisons(
-  condition: ConditionAst,
-): {
+/** One `outcome=X` / `outcome!=X` clause; `offset`/`length` locate the literal in the condition text. */
+export interface OutcomeComparison {
   readonly operator: '=' | '!=';
   readonly value: string;
   readonly offset: number;
   readonly length: number;
-}[] {
-  const found = [];
+}
+
+/** The `outcome=X` / `outcome!=X` clauses of a condition. */
+export function outcomeComparisons(condition: ConditionAst): OutcomeComparison[] {
+  const found: OutcomeComparison[] = [];
   for (const clause of condition.clauses) {
     if (clause.kind === 'comparison' && clause.key.path === 'outcome') {
       found.push({
