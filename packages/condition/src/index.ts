@@ -1,3 +1,4 @@
+export { conditionAllowsOutcome } from './condition-allows-outcome.js';
 export type {
   ConditionAst,
   ConditionClause,
