@@ -49,13 +49,3 @@ export function outcomeComparisons(condition: ConditionAst): OutcomeComparison[]
   }
   return found;
 }
-
-/**
- * Whether a condition can hold when the node's outcome is `outcome`: false only when one of its
- * `outcome` clauses rules that value out. Context clauses are assumed satisfiable.
- */
-export function canMatchOutcome(condition: ConditionAst, outcome: string): boolean {
-  return outcomeComparisons(condition).every((clause) =>
-    clause.operator === '=' ? clause.value === outcome : clause.value !== outcome,
-  );
-}

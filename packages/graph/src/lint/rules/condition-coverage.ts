@@ -1,5 +1,6 @@
+import { conditionAllowsOutcome } from '@attractor/condition';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
-import { canMatchOutcome, edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-conditions.js';
+import { edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-conditions.js';
 import { nodeSpan } from '../source-location.js';
 
 /**
@@ -29,7 +30,7 @@ export const conditionCoverageRule: LintRule = {
         (outcome) =>
           !(outcome === 'success' && customOutcomes) &&
           !(outcome === 'fail' && hasRetryTarget) &&
-          !parsed.some((condition) => canMatchOutcome(condition, outcome)),
+          !parsed.some((condition) => conditionAllowsOutcome(condition, outcome)),
       );
       if (uncovered.length === 0) continue;
       const list = uncovered.map((outcome) => `outcome=${outcome}`).join(' or ');
