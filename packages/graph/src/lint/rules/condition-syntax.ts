@@ -1,6 +1,6 @@
-import { ConditionSyntaxError, parseCondition } from '@attractor/condition';
 import type { GraphAttribute } from '../../graph.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
+import { parseConditionOnce } from '../edge-conditions.js';
 import { spanInAttribute } from '../source-location.js';
 
 /**
@@ -17,10 +17,8 @@ export const conditionSyntaxRule: LintRule = {
       owner: string,
     ) => {
       if (attribute === undefined || attribute.value.trim() === '') return;
-      try {
-        parseCondition(attribute.value);
-      } catch (error) {
-        if (!ConditionSyntaxError.isInstance(error)) throw error;
+      const { error } = parseConditionOnce(attribute.value);
+      if (error !== undefined) {
         const operator = error.unsupportedOperator;
         diagnostics.push({
           rule: 'condition_syntax',
