@@ -26,6 +26,8 @@ export interface DotScan {
   readonly bodyEnd: number;
   /** `[start, end)` pairs, flattened: each a run of whole top-level statements of the body. */
   readonly chunks: readonly number[];
+  /** `[start, end)` pairs, flattened and ascending: every quoted string, quotes included. */
+  readonly strings: readonly number[];
 }
 
 const NEWLINE = 10;
@@ -265,7 +267,7 @@ export function scanDot(context: ParseContext): DotScan {
   if (phase === 'body') {
     throw unclosedError(context, stack[stack.length - 1]!, length, stack.length === 1);
   }
-  return { masked: applyMasks(source, masks), headerStart, bodyStart, bodyEnd, chunks };
+  return { masked: applyMasks(source, masks), headerStart, bodyStart, bodyEnd, chunks, strings };
 
   function skipString(scanContext: ParseContext, start: number, ranges: number[]): number {
     let from = start + 1;
