@@ -133,9 +133,24 @@ function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchRe
     context,
     offset,
     offset + Math.max(1, word.length),
-    `Expected ${expected}, found ${describeFound(character, word)}`,
+    `Unexpected ${describeFound(character, word)}: expected ${readableExpected(match)}`,
     hintFor(expected),
   );
+}
+
+/**
+ * The expected text without single-letter terminals (the letter-by-letter keyword spellings) and
+ * "end of input", joined as prose: `a node id, "[" or "->"`.
+ */
+function readableExpected(match: FailedMatchResult): string {
+  const items = match
+    .getExpectedText()
+    .replace(/,? or /, ', ')
+    .split(', ')
+    .filter((item) => !/^"[A-Za-z]"$/.test(item) && item !== 'end of input' && item !== '"--"');
+  const unique = [...new Set(items)];
+  if (unique.length === 0) return 'a statement';
+  return unique.length === 1 ? unique[0]! : `${unique.slice(0, -1).join(', ')} or ${unique.at(-1)}`;
 }
 
 function describeFound(character: string | undefined, word: string): string {

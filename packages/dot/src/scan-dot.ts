@@ -58,6 +58,7 @@ function isIdChar(code: number): boolean {
 /** A line inside a string that looks like the start of a DOT statement: `name [` or `name ->`. */
 const STATEMENT_LINE = /\n[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*(?:\[|->)/;
 const SECOND_GRAPH = /(?:strict\s+)?(?:di)?graph\b/iy;
+const GRAPH_KEYWORD = /(?:strict|digraph|graph)\b/iy;
 
 /**
  * Scans `context.source` (see the file comment).
@@ -254,6 +255,16 @@ export function scanDot(context: ParseContext): DotScan {
         length,
         'The file holds no graph',
         'A pipeline file contains one graph: digraph my_pipeline { start -> exit }',
+      );
+    }
+    GRAPH_KEYWORD.lastIndex = headerStart;
+    if (!GRAPH_KEYWORD.test(source)) {
+      throw syntaxError(
+        context,
+        headerStart,
+        headerStart + 1,
+        'A pipeline file must start with "digraph <name> {"',
+        'Begin the file with the graph header, e.g. digraph my_pipeline { ... }; comments may come before it.',
       );
     }
     throw syntaxError(

@@ -300,7 +300,15 @@ const actions: Actions = {
     );
   },
   NodeId_bare(_name) {
-    if (KEYWORDS.has(this.sourceString.toLowerCase())) {
+    const lowerCase = this.sourceString.toLowerCase();
+    if (lowerCase === 'digraph' || lowerCase === 'strict') {
+      fail(
+        this,
+        'A graph cannot contain another graph',
+        'Close the first graph with "}" before this one, and put each graph in a file of its own (spec §2.3).',
+      );
+    }
+    if (KEYWORDS.has(lowerCase)) {
       fail(
         this,
         `"${this.sourceString}" is a keyword and cannot be a node id`,
