@@ -187,7 +187,7 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
         nodeId: node.id,
         index,
         visit,
-        attempt: 1 + (state.nodeRetries[node.id] ?? 0),
+        attempt: result.attempts,
         status: outcome.status,
         durationMs: scope.clock.now() - startedMs,
         ...(outcome.preferredLabel === undefined ? {} : { preferredLabel: outcome.preferredLabel }),
