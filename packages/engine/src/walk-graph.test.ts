@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { registryWith, run } from '../test/helpers.js';
+import { readJson, registryWith, run } from '../test/helpers.js';
+import type { Checkpoint } from './run-store.js';
 import { createTestGraph } from './test/graph-builder.js';
 import { createScriptedHandler } from './test/scripted-handler.js';
 
