@@ -36,9 +36,12 @@ Dot {
     | NodeId EdgeTail+ AttrBlock*       -- edgeChain
     | NodeId AttrBlock*                 -- node
 
-  Subgraph
-    = subgraphKw SubgraphId? "{" Statement* "}"  -- named
-    | "{" Statement* "}"                         -- anonymous
+  Subgraph = SubgraphOpen Statement* "}"
+
+  // Also a start rule: the scanner cuts the body of a subgraph that stands alone into chunks too.
+  SubgraphOpen
+    = subgraphKw SubgraphId? "{"  -- named
+    | "{"                         -- anonymous
 
   SubgraphId (a subgraph name)
     = identifier  -- bare
