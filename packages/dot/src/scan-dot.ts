@@ -35,9 +35,11 @@ export interface DotScan {
   readonly strings: readonly number[];
 }
 
-/** Segment kinds of {@link DotScan.segments}. */
+/** Segment kind of {@link DotScan.segments}: a run of whole statements, matched with `Statements`. */
 export const SEGMENT_STATEMENTS = 0;
+/** Segment kind: `subgraph name {` (or a lone `{`) whose body follows as segments; matched with `SubgraphOpen`. */
 export const SEGMENT_SUBGRAPH_OPEN = 1;
+/** Segment kind: the `}` that closes the innermost open subgraph segment. */
 export const SEGMENT_SUBGRAPH_CLOSE = 2;
 
 const NEWLINE = 10;
