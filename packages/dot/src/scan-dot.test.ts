@@ -4,7 +4,7 @@ import { parseDot, parseDotWithoutChunks } from './parse-dot.js';
 import { SEGMENT_STATEMENTS, SEGMENT_SUBGRAPH_CLOSE, SEGMENT_SUBGRAPH_OPEN, scanDot } from './scan-dot.js';
 
 function segmentsOf(source: string): Array<[string, string]> {
-  const scan = scanDot(createParseContext(source, undefined));
+  const scan = scanDot(createParseContext(source, undefined), { minChunkLength: 0 });
   const names = {
     [SEGMENT_STATEMENTS]: 'statements',
     [SEGMENT_SUBGRAPH_OPEN]: 'open',
@@ -44,6 +44,22 @@ describe('scanDot (issue 2, "Speed and memory")', () => {
       ['close', '}'],
       ['statements', 'x -> { y }'],
     ]);
+  });
+
+  it('collects several statements per chunk up to minChunkLength, cutting only between statements', () => {
+    const statement = '  node_x [label="x"]\n';
+    const source = `digraph G {\n${statement.repeat(200)}}`;
+    const scan = scanDot(createParseContext(source, undefined), { minChunkLength: 100 });
+    const lengths: number[] = [];
+    for (let index = 0; index < scan.segments.length; index += 3) {
+      const text = source.slice(scan.segments[index + 1], scan.segments[index + 2]);
+      expect(text.trim().endsWith(']')).toBe(true);
+      lengths.push(text.length);
+    }
+    expect(lengths.length).toBeGreaterThan(30);
+    expect(lengths.slice(0, -1).every((length) => length >= 100 && length < 100 + statement.length)).toBe(
+      true,
+    );
   });
 
   it('masks comments and "#" lines with spaces, keeping offsets and newlines', () => {

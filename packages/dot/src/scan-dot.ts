@@ -42,6 +42,15 @@ export const SEGMENT_SUBGRAPH_OPEN = 1;
 /** Segment kind: the `}` that closes the innermost open subgraph segment. */
 export const SEGMENT_SUBGRAPH_CLOSE = 2;
 
+/** Options of {@link scanDot}. */
+export interface ScanDotOptions {
+  /**
+   * A chunk grows to at least this many characters of source before the next cut: each Ohm `match`
+   * call has a fixed cost, and a chunk of a few statements stays cheap to memoize. Default: 1024.
+   */
+  readonly minChunkLength?: number;
+}
+
 const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
 const SPACE = 32;
@@ -78,7 +87,8 @@ const GRAPH_KEYWORD = /(?:strict|digraph|graph)\b/iy;
  * @throws {DotSyntaxError} for an unclosed string, block comment, `[` or `{`; an unmatched `]` or `}`;
  *   an HTML label; text after the graph; a file without `{`.
  */
-export function scanDot(context: ParseContext): DotScan {
+export function scanDot(context: ParseContext, options: ScanDotOptions = {}): DotScan {
+  const minChunkLength = options.minChunkLength ?? 1024;
   const { source } = context;
   const length = source.length;
   const masks: number[] = [];
@@ -97,11 +107,12 @@ export function scanDot(context: ParseContext): DotScan {
   let lastSignificant = 0;
   let newlineSinceSignificant = false;
   let lastWordIsSubgraph = false;
+  // The chunk being collected, and the statement being read (since the last place a cut could go).
   let chunkStart = 0;
-  let chunkHasContent = false;
   let chunkTokens = 0;
-  let chunkFirstToken = 0;
-  let chunkFirstIsSubgraph = false;
+  let statementTokens = 0;
+  let statementFirstToken = 0;
+  let statementFirstIsSubgraph = false;
   let afterSubgraphClose = false;
 
   let index = 0;
@@ -206,7 +217,7 @@ export function scanDot(context: ParseContext): DotScan {
     }
     const atStatementLevel = stack.length === statementLevels[statementLevels.length - 1];
     // Body: decide whether a new chunk starts here (only between statements).
-    if (atStatementLevel && chunkHasContent) {
+    if (atStatementLevel && statementTokens > 0) {
       const cut =
         lastSignificant === SEMICOLON ||
         ((lastSignificant === CLOSE_BRACKET || lastSignificant === CLOSE_BRACE) &&
@@ -218,35 +229,40 @@ export function scanDot(context: ParseContext): DotScan {
           !lastWordIsSubgraph &&
           (isIdChar(code) || code === QUOTE));
       if (cut) {
-        segments.push(SEGMENT_STATEMENTS, chunkStart, index);
-        chunkStart = index;
-        chunkHasContent = false;
-        chunkTokens = 0;
+        statementTokens = 0;
+        // A few statements per match: each `match` call has a fixed cost, and a chunk stays small.
+        if (index - chunkStart >= minChunkLength) {
+          segments.push(SEGMENT_STATEMENTS, chunkStart, index);
+          chunkStart = index;
+          chunkTokens = 0;
+        }
       }
     }
     if (
       code === OPEN_BRACE &&
       atStatementLevel &&
-      (chunkTokens === 0 || (chunkFirstIsSubgraph && chunkTokens <= 2))
+      (statementTokens === 0 || (statementFirstIsSubgraph && statementTokens <= 2))
     ) {
+      const subgraphStart = statementTokens === 0 ? index : statementFirstToken;
+      if (chunkTokens > statementTokens) segments.push(SEGMENT_STATEMENTS, chunkStart, subgraphStart);
       // `subgraph name {` or `{` standing alone: cut its body into segments too, so that a pipeline
       // wrapped in one big cluster is still matched a statement at a time.
-      segments.push(SEGMENT_SUBGRAPH_OPEN, chunkTokens === 0 ? index : chunkFirstToken, index + 1);
+      segments.push(SEGMENT_SUBGRAPH_OPEN, subgraphStart, index + 1);
       stack.push(index);
       statementLevels.push(stack.length);
       chunkStart = index + 1;
-      chunkHasContent = false;
       chunkTokens = 0;
+      statementTokens = 0;
       lastSignificant = code;
       index++;
       continue;
     }
-    if (chunkTokens === 0) {
-      chunkFirstToken = index;
-      chunkFirstIsSubgraph = false;
+    if (statementTokens === 0) {
+      statementFirstToken = index;
+      statementFirstIsSubgraph = false;
     }
+    statementTokens++;
     chunkTokens++;
-    chunkHasContent = true;
     newlineSinceSignificant = false;
     lastWordIsSubgraph = false;
 
@@ -254,7 +270,7 @@ export function scanDot(context: ParseContext): DotScan {
       let end = index + 1;
       while (end < length && isIdChar(source.charCodeAt(end))) end++;
       lastWordIsSubgraph = end - index === 8 && source.slice(index, end).toLowerCase() === 'subgraph';
-      if (chunkTokens === 1) chunkFirstIsSubgraph = lastWordIsSubgraph;
+      if (statementTokens === 1) statementFirstIsSubgraph = lastWordIsSubgraph;
       lastSignificant = source.charCodeAt(end - 1);
       index = end;
       continue;
@@ -297,8 +313,8 @@ export function scanDot(context: ParseContext): DotScan {
         // More than the `}` itself since the last cut: a last run of statements.
         if (chunkTokens > 1) segments.push(SEGMENT_STATEMENTS, chunkStart, index);
         chunkStart = index + 1;
-        chunkHasContent = false;
         chunkTokens = 0;
+        statementTokens = 0;
         if (stack.length > 0) {
           segments.push(SEGMENT_SUBGRAPH_CLOSE, index, index + 1);
           afterSubgraphClose = true;
