@@ -232,6 +232,22 @@ const rejections: readonly Rejection[] = [
     hint: /"}" too many/,
   },
   {
+    name: 'an extra word in the graph header',
+    source: 'digraph My Pipeline {\n  a\n}',
+    line: 1,
+    column: 12,
+    shortMessage: 'Unexpected "Pipeline" in the graph header: expected "{"',
+    hint: /digraph my_pipeline \{/,
+  },
+  {
+    name: 'a numeric graph name',
+    source: 'digraph 12 {\n  a\n}',
+    line: 1,
+    column: 9,
+    shortMessage: 'Graph ids must be bare identifiers; 12 is a number',
+    hint: /digraph n12/,
+  },
+  {
     name: 'a quoted graph name',
     source: 'digraph "My Pipeline" {\n  a\n}',
     line: 1,

@@ -133,7 +133,7 @@ function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchRe
       context,
       offset,
       offset + Math.max(1, word.length),
-      `Expected ${expected} in the graph header, found ${describeFound(character, word)}`,
+      `Unexpected ${describeFound(character, word)} in the graph header: expected ${readableExpected(match)}`,
       'Write the header as: digraph my_pipeline {',
     );
   }
