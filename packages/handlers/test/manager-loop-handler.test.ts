@@ -44,7 +44,9 @@ describe('stack.manager_loop handler (spec §4.11)', () => {
     expect(result.context.get('stack.child.completed_nodes')).toEqual(['start', 'implement', 'exit']);
     expect(result.nodeOutcomes.supervise?.notes).toMatch(/^Child .*child\.dot completed$/);
     expect(existsSync(join(logsRoot, 'supervise', 'child', 'implement', 'response.md'))).toBe(true);
-    const childEvent = events.find((event) => event.type === 'stage.completed' && event.nodeId === 'implement');
+    const childEvent = events.find(
+      (event) => event.type === 'stage.completed' && event.nodeId === 'implement',
+    );
     expect(childEvent?.branchPath).toEqual(['child:supervise']);
   });
 
@@ -94,7 +96,9 @@ describe('stack.manager_loop handler (spec §4.11)', () => {
     const { graph } = setUp(child);
     const { result } = await runDot(graph);
     expect(result.nodeOutcomes.supervise?.status).toBe('fail');
-    expect(result.nodeOutcomes.supervise?.failureReason).toMatch(/failed: node "test" failed: command exited with code 1: red$/);
+    expect(result.nodeOutcomes.supervise?.failureReason).toMatch(
+      /failed: node "test" failed: command exited with code 1: red$/,
+    );
     expect(result.context.get('stack.child.status')).toBe('failed');
   });
 
@@ -134,7 +138,10 @@ describe('stack.manager_loop handler (spec §4.11)', () => {
         return 'never steered';
       },
     };
-    const { graph } = setUp(simpleChild, ', manager.actions="observe,steer,wait", prompt="Focus on tests for $goal"');
+    const { graph } = setUp(
+      simpleChild,
+      ', manager.actions="observe,steer,wait", prompt="Focus on tests for $goal"',
+    );
     const { result, logsRoot } = await runDot(graph, { backend });
     expect(result.status).toBe('success');
     expect(readText(join(logsRoot, 'supervise', 'child', 'implement', 'response.md'))).toBe(
