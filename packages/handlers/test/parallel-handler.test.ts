@@ -242,3 +242,24 @@ describe('parallel and parallel.fan_in handlers (spec §4.8, §4.9, §11.6)', ()
     expect(existsSync(join(logsRoot, 'outer', 'branches', 'inner', 'inner_join', 'status.json'))).toBe(true);
   });
 });
+
+describe('parallel branches without a fan-in', () => {
+  it('continue at the exit the branches ran into, which the parent walk runs once', async () => {
+    const source = `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      fan [shape=component]
+      a [prompt="a"]
+      b [prompt="b"]
+      start -> fan
+      fan -> a -> exit
+      fan -> b -> exit
+    }`;
+    const { result } = await runDot(source, { backend: createSimulationBackend() });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'fan', 'exit']);
+    expect(result.nodeOutcomes.fan?.notes).toBe(
+      '2 of 2 branches succeeded, 0 failed (join_policy=wait_all, needed 2); continuing at join "exit"',
+    );
+  });
+});
