@@ -129,4 +129,11 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
       ),
     ).toBe(true);
   });
+
+  it('fails with a clear reason when the working directory does not exist', async () => {
+    const workdir = join(tempDir(), 'missing');
+    const { result } = await runDot(toolPipeline('echo hi'), { workdir });
+    expect(result.nodeOutcomes.run?.status).toBe('fail');
+    expect(result.nodeOutcomes.run?.failureReason).toContain(`command could not be started in ${workdir}`);
+  });
 });
