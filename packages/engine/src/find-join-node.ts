@@ -3,6 +3,30 @@
  */
 import type { Graph } from '@attractor/graph';
 
+/**
+ * The `parallel.fan_in` node that closes the parallel block opened by `parallelNodeId`, or undefined. Pure.
+ *
+ * Searches breadth-first from each fan-out edge target in edge declaration order, counting nested blocks: a
+ * `parallel` node on the way opens a block and the next fan-in closes it, so the fan-in of an inner block is
+ * never taken for the outer one. Without such a fan-in, the join is the first node every branch reaches (real
+ * pipelines let branches converge on an ordinary synthesis node): running everything after it once per branch
+ * would multiply each later parallel block by the branch count. Lint `parallel_fan_in` warns about such graphs.
+ *
+ * The built-in parallel handler stops its branches before this node; the engine continues there after the
+ * parallel node when the handler names no other place.
+ */
+export function findJoinNode(graph: Graph, parallelNodeId: string): string | undefined {
+  const starts = [...new Set(graph.outgoing(parallelNodeId).map((edge) => edge.to))];
+  for (const start of starts) {
+    const join = closingFanIn(graph, start);
+    if (join !== undefined) return join;
+  }
+  if (starts.length < 2) return undefined;
+  const [first, ...others] = starts.map((start) => reachableInOrder(graph, start, parallelNodeId));
+  const otherSets = others.map((order) => new Set(order));
+  return first!.find((id) => !starts.includes(id) && otherSets.every((reachable) => reachable.has(id)));
+}
+
 function reachableInOrder(graph: Graph, startId: string, excluded: string): string[] {
   const order: string[] = [];
   const seen = new Set<string>([excluded]);
@@ -17,33 +41,27 @@ function reachableInOrder(graph: Graph, startId: string, excluded: string): stri
   return order;
 }
 
-/**
- * The node where the branches of parallel node `parallelNodeId` join. Pure.
- *
- * 1. The first node of handler type `parallel.fan_in` found breadth-first from the fan-out edge targets (edge
- *    declaration order) — the join of DESIGN.md.
- * 2. Else the first node every branch reaches (breadth-first from the first branch): real pipelines let
- *    branches converge on an ordinary node (a synthesis stage) instead of a fan-in.
- * 3. Else undefined.
- *
- * The parallel handler stops its branches before this node; the engine continues there after the parallel node.
- */
-export function findJoinNode(graph: Graph, parallelNodeId: string): string | undefined {
-  const starts = [...new Set(graph.outgoing(parallelNodeId).map((edge) => edge.to))];
-  if (starts.length === 0) return undefined;
-  const orders = starts.map((start) => reachableInOrder(graph, start, parallelNodeId));
-  const queue = [...starts];
-  const seen = new Set<string>([parallelNodeId]);
+function closingFanIn(graph: Graph, startId: string): string | undefined {
+  // A cycle through a parallel node would open blocks forever: no real nesting is deeper than the number of
+  // parallel nodes, so deeper states are dropped and the search always ends.
+  const maxDepth = [...graph.nodes.values()].filter((node) => graph.handlerType(node) === 'parallel').length;
+  const queue: { id: string; depth: number }[] = [{ id: startId, depth: 0 }];
+  const seen = new Set<string>();
   while (queue.length > 0) {
-    const id = queue.shift()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
+    const { id, depth } = queue.shift()!;
     const node = graph.node(id);
-    if (node === undefined) continue;
-    if (graph.handlerType(node) === 'parallel.fan_in') return id;
-    for (const edge of graph.outgoing(id)) if (!seen.has(edge.to)) queue.push(edge.to);
+    const key = `${id}#${depth}`;
+    if (node === undefined || seen.has(key)) continue;
+    seen.add(key);
+    const type = graph.handlerType(node);
+    let next = depth;
+    if (type === 'parallel') next = depth + 1;
+    else if (type === 'parallel.fan_in') {
+      if (depth === 0) return id;
+      next = depth - 1;
+    }
+    if (next > maxDepth) continue;
+    for (const outgoing of graph.outgoing(id)) queue.push({ id: outgoing.to, depth: next });
   }
-  if (starts.length < 2) return undefined;
-  const others = orders.slice(1).map((order) => new Set(order));
-  return orders[0]!.find((id) => !starts.includes(id) && others.every((reachable) => reachable.has(id)));
+  return undefined;
 }

@@ -75,12 +75,12 @@ const parallel: Handler = {
           startNodeId: edge.to,
           context: context.clone(),
           branchId: edge.to,
-          stopBefore: (candidate) =>
-            candidate.id === joinId || graph.handlerType(candidate) === 'parallel.fan_in',
+          stopBefore: (candidate) => candidate.id === joinId,
         }),
       ),
     );
-    const join = results.find((result) => result.stoppedAt !== undefined)?.stoppedAt;
+    // Branches that never meet stop before the exit, where the parent walk continues.
+    const join = joinId ?? results.find((result) => result.stoppedAt !== undefined)?.stoppedAt;
     return { status: 'success', ...(join === undefined ? {} : { suggestedNextIds: [join] }) };
   },
 };

@@ -37,7 +37,6 @@ export {
   createJoinDetector,
   createParallelHandler,
   DEFAULT_MAX_PARALLEL,
-  reachableJoin,
 } from './parallel-handler.js';
 export type { ParallelBranchResult } from './parallel-results.js';
 export { readParallelResults } from './parallel-results.js';

@@ -2,7 +2,7 @@
  * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
  */
 import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import { formatDuration, isSuccessStatus } from '@attractor/engine';
+import { findJoinNode, formatDuration, isSuccessStatus } from '@attractor/engine';
 import { type Graph, type GraphEdge, type GraphNode, type JoinPolicy, nodeAttribute } from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
@@ -41,6 +41,12 @@ export function createJoinDetector(graph: Graph): (node: GraphNode) => boolean {
     }
     return true;
   };
+}
+
+/** Stops a branch before its block's join (nesting-aware fan-in detection, or the engine's `findJoinNode`). */
+function stopBeforeJoin(graph: Graph, joinNodeId: string | undefined): (node: GraphNode) => boolean {
+  const isClosingFanIn = createJoinDetector(graph);
+  return (node) => isClosingFanIn(node) || node.id === joinNodeId;
 }
 
 /** Unique branch ids from edge targets (letters, digits, `.`, `_`, `-`), suffixed `-2`, `-3` on repeats. */
@@ -82,6 +88,7 @@ export function createParallelHandler(): Handler {
   return {
     async execute(node, context, graph, _logsRoot, runtime) {
       const edges = graph.outgoing(node.id);
+      const expectedJoin = findJoinNode(graph, node.id);
       if (edges.length === 0) {
         return {
           status: 'fail',
@@ -128,6 +135,7 @@ export function createParallelHandler(): Handler {
           graph,
           runtime,
           joinSignal: joinController.signal,
+          ...(expectedJoin === undefined ? {} : { joinNodeId: expectedJoin }),
           ...(branchTimeoutMs === undefined ? {} : { branchTimeoutMs }),
         });
         records[index] = record;
@@ -162,7 +170,7 @@ export function createParallelHandler(): Handler {
         successCount: succeeded,
         failureCount: failed,
       });
-      const joinNodeId = findJoin(records, graph, edges);
+      const joinNodeId = findJoin(records, graph, expectedJoin);
       const needed = requiredSuccesses({ policy, total, ...(k === undefined ? {} : { k }) });
       const contextUpdates: Record<string, JsonValue> = {
         'parallel.results': entries as unknown as JsonValue,
@@ -203,6 +211,8 @@ interface RunOneBranchOptions {
   readonly graph: Graph;
   readonly runtime: HandlerRuntime;
   readonly joinSignal: AbortSignal;
+  /** The engine's join of this block (`findJoinNode`): a fan-in, or the ordinary node where all branches meet. */
+  readonly joinNodeId?: string;
   readonly branchTimeoutMs?: number;
 }
 
@@ -226,7 +236,7 @@ async function runOneBranch(options: RunOneBranchOptions): Promise<BranchRecord>
     result = await runtime.runBranch({
       startNodeId: options.edge.to,
       context: options.context.clone(),
-      stopBefore: createJoinDetector(options.graph),
+      stopBefore: stopBeforeJoin(options.graph, options.joinNodeId),
       abortSignal: AbortSignal.any([options.joinSignal, timeoutController.signal]),
       branchId: branch,
     });
@@ -312,7 +322,7 @@ function joinReason(controller: AbortController): string {
 function findJoin(
   records: readonly (BranchRecord | undefined)[],
   graph: Graph,
-  edges: readonly GraphEdge[],
+  expectedJoin: string | undefined,
 ): string | undefined {
   const isFanIn = (id: string) => {
     const node = graph.node(id);
@@ -321,36 +331,11 @@ function findJoin(
   const stops = records.map((record) => record?.result?.stoppedAt).filter((id) => id !== undefined);
   const fanIn = stops.find(isFanIn);
   if (fanIn !== undefined) return fanIn;
-  for (const edge of edges) {
-    const reachable = reachableJoin(graph, edge.to);
-    if (reachable !== undefined) return reachable;
-  }
+  if (expectedJoin !== undefined) return expectedJoin;
   // Branches that ran into the exit stop before it; the parent walk runs it once (goal gates included).
   const exits = new Set(graph.exitNodes.map((node) => node.id));
   return (
     stops.find((id) => exits.has(id)) ??
     records.map((record) => record?.result?.lastNodeId).find((id) => id !== undefined && exits.has(id))
   );
-}
-
-/** Breadth-first search for the fan-in that closes the block a branch starting at `startId` belongs to. */
-export function reachableJoin(graph: Graph, startId: string): string | undefined {
-  const queue: { id: string; depth: number }[] = [{ id: startId, depth: 0 }];
-  const seen = new Set<string>();
-  while (queue.length > 0) {
-    const { id, depth } = queue.shift()!;
-    const key = `${id}#${depth}`;
-    const node = graph.node(id);
-    if (seen.has(key) || node === undefined) continue;
-    seen.add(key);
-    const type = graph.handlerType(node);
-    let next = depth;
-    if (type === 'parallel') next = depth + 1;
-    else if (type === 'parallel.fan_in') {
-      if (depth === 0) return id;
-      next = depth - 1;
-    }
-    for (const edge of graph.outgoing(id)) queue.push({ id: edge.to, depth: next });
-  }
-  return undefined;
 }

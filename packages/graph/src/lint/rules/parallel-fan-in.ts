@@ -3,7 +3,8 @@ import { reachableFrom } from '../graph-traversal.js';
 
 /**
  * `parallel_fan_in` (WARNING, DESIGN.md "Parallel fan-out"): each branch of a `parallel` node reaches a
- * `parallel.fan_in` node; a branch that never does runs to a dead end and its result is never joined.
+ * `parallel.fan_in` node. Without one the engine joins the branches at the first node they all reach (or lets
+ * each run to the exit when they never meet), and no fan-in selects a result.
  */
 export const parallelFanInRule: LintRule = {
   name: 'parallel_fan_in',
@@ -21,7 +22,7 @@ export const parallelFanInRule: LintRule = {
         diagnostics.push({
           rule: 'parallel_fan_in',
           severity: 'warning',
-          message: `Branch ${edge.from} -> ${edge.to} of parallel node "${node.id}" never reaches a fan-in node (shape=tripleoctagon): the branch runs on to a terminal or dead end and its result is never joined.`,
+          message: `Branch ${edge.from} -> ${edge.to} of parallel node "${node.id}" never reaches a fan-in node (shape=tripleoctagon): the branches are joined at the first node they all reach (or run on to the exit if they never meet), and no fan-in selects a result.`,
           nodeId: node.id,
           edge: { from: edge.from, to: edge.to },
           fix: `Route the branch starting at "${edge.to}" into a fan-in node (shape=tripleoctagon) placed before the nodes the branches share.`,
