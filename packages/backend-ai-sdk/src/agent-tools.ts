@@ -6,12 +6,12 @@
 import type { Clock, EmittableEvent, JsonValue } from '@attractor/engine';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
+import { runShellCommand } from './run-shell-command.js';
 import type { CoreToolName } from './select-tools.js';
 import type { ToolHooks } from './tool-hooks.js';
 import { runToolHook } from './tool-hooks.js';
 import type { TranscriptWriter } from './transcript-file.js';
 import { type ToolOutputLimit, truncateToolOutput } from './truncate-output.js';
-import { runShellCommand } from './run-shell-command.js';
 import {
   editWorkdirFile,
   globWorkdir,
@@ -213,7 +213,10 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
       }),
       execute: (input, { toolCallId, abortSignal }) =>
         invoke('shell', input, toolCallId, abortSignal, async () => {
-          const timeoutMs = Math.min(input.timeout_ms ?? options.commandTimeoutMs, options.maxCommandTimeoutMs);
+          const timeoutMs = Math.min(
+            input.timeout_ms ?? options.commandTimeoutMs,
+            options.maxCommandTimeoutMs,
+          );
           const result = await runShellCommand({
             command: input.command,
             cwd: workdir,
@@ -281,7 +284,10 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
           .string()
           .describe('success, partial_success, retry, fail, or a custom outcome word the pipeline routes on'),
         preferred_label: z.string().optional().describe('Label of the outgoing edge to take'),
-        suggested_next_ids: z.array(z.string()).optional().describe('Node ids to go to next, in preference order'),
+        suggested_next_ids: z
+          .array(z.string())
+          .optional()
+          .describe('Node ids to go to next, in preference order'),
         context_updates: z
           .record(z.string(), jsonScalar)
           .optional()

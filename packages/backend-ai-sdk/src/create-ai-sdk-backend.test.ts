@@ -34,7 +34,12 @@ function toolCall(toolName: string, input: Record<string, unknown>): LanguageMod
 
 /** A backend whose every model is the given mock (provider `mock`). */
 function mockBackend(model: MockLanguageModelV3, options: Parameters<typeof createAiSdkBackend>[0] = {}) {
-  return createAiSdkBackend({ providers: { mock: () => model }, defaultProvider: 'mock', defaultModel: 'm', ...options });
+  return createAiSdkBackend({
+    providers: { mock: () => model },
+    defaultProvider: 'mock',
+    defaultModel: 'm',
+    ...options,
+  });
 }
 
 /** The texts of the tool results in a prompt, in order. */
@@ -53,7 +58,9 @@ function toolResults(prompt: LanguageModelV3Prompt): string[] {
 /** The user texts of a prompt, in order. */
 function userTexts(prompt: LanguageModelV3Prompt): string[] {
   return prompt.flatMap((message) =>
-    message.role === 'user' ? message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])) : [],
+    message.role === 'user'
+      ? message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      : [],
   );
 }
 
@@ -155,13 +162,19 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
 
     await mockBackend(model).run(stage.request);
 
-    expect(model.doGenerateCalls[0]!.tools?.map((tool) => tool.name)).toEqual(['read_file', 'grep', 'report_outcome']);
+    expect(model.doGenerateCalls[0]!.tools?.map((tool) => tool.name)).toEqual([
+      'read_file',
+      'grep',
+      'report_outcome',
+    ]);
   });
 
   it('maps an explicit reasoning_effort to the provider option and sends none otherwise to other servers', async () => {
     const model = new MockLanguageModelV3({ doGenerate: async () => text('ok') });
     const backend = createAiSdkBackend({ providers: { openai: () => model }, defaultModel: 'gpt-5' });
-    const explicit = await createStageRequest({ node: { id: 'a', attrs: { reasoning_effort: 'low' }, reasoningEffort: 'low' } });
+    const explicit = await createStageRequest({
+      node: { id: 'a', attrs: { reasoning_effort: 'low' }, reasoningEffort: 'low' },
+    });
     const implicit = await createStageRequest({ node: { id: 'b' } });
 
     await backend.run(explicit.request);
@@ -181,7 +194,9 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     await mockBackend(model).run(stage.request);
 
     const completed = stage.events.find((event) => event.type === 'agent.tool_call.completed');
-    expect(completed?.type === 'agent.tool_call.completed' && completed.output.length).toBe(100_000 + '1 | '.length);
+    expect(completed?.type === 'agent.tool_call.completed' && completed.output.length).toBe(
+      100_000 + '1 | '.length,
+    );
     const seen = toolResults(model.doGenerateCalls[1]!.prompt)[0]!;
     expect(seen).toContain('[WARNING: Tool output was truncated.');
     expect(seen.length).toBeLessThan(50_500);
@@ -194,6 +209,7 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
   it('runs shell commands without secret variables and times them out', async () => {
     const model = new MockLanguageModelV3({
       doGenerate: [
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
         toolCall('shell', { command: 'echo "key=${OPENAI_API_KEY:-absent} path=${PATH:+set}"' }),
         toolCall('shell', { command: 'sleep 30' }),
         text('done'),
@@ -224,17 +240,22 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
       node: {
         id: 'work',
         attrs: {
-          'tool_hooks.pre': 'test "$ATTRACTOR_TOOL_NAME" != write_file || { echo "writes are frozen"; exit 3; }',
+          'tool_hooks.pre':
+            'test "$ATTRACTOR_TOOL_NAME" != write_file || { echo "writes are frozen"; exit 3; }',
         },
       },
-      graphSettings: { toolHooksPost: 'cat >> "$ATTRACTOR_STAGE_DIR/post.log"; echo >> "$ATTRACTOR_STAGE_DIR/post.log"' },
+      graphSettings: {
+        toolHooksPost: 'cat >> "$ATTRACTOR_STAGE_DIR/post.log"; echo >> "$ATTRACTOR_STAGE_DIR/post.log"',
+      },
     });
     await writeFile(join(stage.workdir, 'allowed.txt'), 'hello\n');
 
     await mockBackend(model, { env: { PATH: '/usr/bin:/bin' } }).run(stage.request);
 
     const results = toolResults(model.doGenerateCalls[2]!.prompt);
-    expect(results[0]).toBe('Tool call skipped by pre-hook (tool_hooks.pre exited with 3): writes are frozen');
+    expect(results[0]).toBe(
+      'Tool call skipped by pre-hook (tool_hooks.pre exited with 3): writes are frozen',
+    );
     expect(results[1]).toBe('1 | hello');
     await expect(readFile(join(stage.workdir, 'blocked.txt'))).rejects.toThrow(/ENOENT/);
     const posts = (await readFile(join(stage.stageDir, 'post.log'), 'utf8'))
@@ -245,12 +266,23 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
       ['post', 'write_file', true],
       ['post', 'read_file', false],
     ]);
-    expect(posts[1]).toMatchObject({ node_id: 'work', arguments: { file_path: 'allowed.txt' }, output: '1 | hello' });
+    expect(posts[1]).toMatchObject({
+      node_id: 'work',
+      arguments: { file_path: 'allowed.txt' },
+      output: '1 | hello',
+    });
     const transcript = await readTranscript(stage.stageDir);
-    expect(transcript.filter((entry) => entry.type === 'hook.pre').map((entry) => entry.skipped)).toEqual([true, false]);
+    expect(transcript.filter((entry) => entry.type === 'hook.pre').map((entry) => entry.skipped)).toEqual([
+      true,
+      false,
+    ]);
     expect(transcript.filter((entry) => entry.type === 'hook.post')).toHaveLength(2);
     expect(stage.events).toContainEqual(
-      expect.objectContaining({ type: 'stage.custom', name: 'tool_hook.pre', data: expect.objectContaining({ skipped: true }) }),
+      expect.objectContaining({
+        type: 'stage.custom',
+        name: 'tool_hook.pre',
+        data: expect.objectContaining({ skipped: true }),
+      }),
     );
   });
 

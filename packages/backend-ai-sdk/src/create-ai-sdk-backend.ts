@@ -16,7 +16,12 @@ import {
   systemClock,
 } from '@attractor/engine';
 import { generateText, hasToolCall, type ModelMessage, stepCountIs } from 'ai';
-import { createAgentTools, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, type ReportedOutcome } from './agent-tools.js';
+import {
+  createAgentTools,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  MAX_COMMAND_TIMEOUT_MS,
+  type ReportedOutcome,
+} from './agent-tools.js';
 import { buildSystemPrompt } from './build-system-prompt.js';
 import { filterEnvironment } from './filter-environment.js';
 import { toModelCallError } from './map-model-error.js';
@@ -173,7 +178,10 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
   const clock = options.clock ?? systemClock;
   const maxTurns = Math.max(1, options.maxTurns ?? DEFAULT_MAX_TURNS);
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const maxCommandTimeoutMs = Math.max(commandTimeoutMs, options.maxCommandTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS);
+  const maxCommandTimeoutMs = Math.max(
+    commandTimeoutMs,
+    options.maxCommandTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS,
+  );
   const env = filterEnvironment(options.env ?? {});
   const secretValues = options.apiKey !== undefined && options.apiKey !== '' ? [options.apiKey] : [];
   const sessions = new Map<string, readonly ModelMessage[]>();
@@ -241,13 +249,15 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       modelId: resolved.modelId,
       toolNames,
       reportOutcome,
-      projectInstructions: toolNames.length > 0 ? await readProjectInstructions(workdir, resolved.provider) : '',
+      projectInstructions:
+        toolNames.length > 0 ? await readProjectInstructions(workdir, resolved.provider) : '',
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     });
 
     const full = request.fidelity === 'full';
     const earlier = full ? (sessions.get(request.threadKey) ?? []) : [];
-    const userText = full || request.preamble.trim() === '' ? request.prompt : `${request.preamble}\n\n${request.prompt}`;
+    const userText =
+      full || request.preamble.trim() === '' ? request.prompt : `${request.preamble}\n\n${request.prompt}`;
     const initial: ModelMessage[] = [...earlier, { role: 'user', content: userText }];
     const steering: { position: number; message: ModelMessage }[] = [];
     await transcript.write({
@@ -280,11 +290,20 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
           request.abortSignal.throwIfAborted();
           const taken = await request.takeSteering();
           for (const text of taken) {
-            steering.push({ position: messages.length - initial.length, message: { role: 'user', content: text } });
-            request.emit({ type: 'stage.log', level: 'info', message: `steering message injected: ${truncate(text, 200)}` });
+            steering.push({
+              position: messages.length - initial.length,
+              message: { role: 'user', content: text },
+            });
+            request.emit({
+              type: 'stage.log',
+              level: 'info',
+              message: `steering message injected: ${truncate(text, 200)}`,
+            });
             await transcript.write({ type: 'steering', text });
           }
-          return steering.length === 0 ? undefined : { messages: withSteering(messages, initial.length, steering) };
+          return steering.length === 0
+            ? undefined
+            : { messages: withSteering(messages, initial.length, steering) };
         },
         onStepFinish: async (step) => {
           stepNumber += 1;
@@ -294,7 +313,12 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
           usage.outputTokens += output;
           usage.totalTokens += step.usage.totalTokens ?? input + output;
           if (step.text !== '') request.emit({ type: 'agent.text', text: step.text, delta: false });
-          request.emit({ type: 'agent.usage', inputTokens: input, outputTokens: output, model: resolved.modelId });
+          request.emit({
+            type: 'agent.usage',
+            inputTokens: input,
+            outputTokens: output,
+            model: resolved.modelId,
+          });
           await transcript.write({
             type: 'step',
             step: stepNumber,
@@ -312,7 +336,9 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       await transcript.write({
         type: 'error',
         message: failure instanceof Error ? failure.message : String(failure),
-        ...(mapped === undefined ? {} : { retryable: mapped.retryable, statusCode: mapped.statusCode ?? null }),
+        ...(mapped === undefined
+          ? {}
+          : { retryable: mapped.retryable, statusCode: mapped.statusCode ?? null }),
       });
       if (mapped !== undefined) {
         request.emit({ type: 'stage.log', level: 'error', message: mapped.message });
@@ -350,7 +376,11 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         ...(reported.failureReason === undefined ? {} : { failureReason: reported.failureReason }),
       };
     } else if (turnLimitHit) {
-      request.emit({ type: 'stage.log', level: 'warn', message: `turn limit of ${maxTurns} model calls reached` });
+      request.emit({
+        type: 'stage.log',
+        level: 'warn',
+        message: `turn limit of ${maxTurns} model calls reached`,
+      });
       outcome = {
         status: 'fail',
         failureReason: `The agent reached the turn limit (${maxTurns} model calls) before finishing. Raise maxTurns or split the stage.`,

@@ -1,4 +1,3 @@
-export type { AgentToolsOptions, ReportedOutcome } from './agent-tools.js';
 export { DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS } from './agent-tools.js';
 export type { AiSdkBackend, AiSdkBackendOptions } from './create-ai-sdk-backend.js';
 export { createAiSdkBackend, DEFAULT_MAX_TURNS, RESPONSE_FILE } from './create-ai-sdk-backend.js';

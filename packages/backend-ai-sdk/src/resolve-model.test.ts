@@ -13,9 +13,11 @@ const builtIn = (baseURL?: string) => () => ({
 
 describe('inferProvider', () => {
   it('maps model families to providers', () => {
-    expect(['gpt-5', 'gpt-4o-mini', 'o1', 'o3-mini', 'o4-mini', 'codex-mini', 'chatgpt-4o-latest'].map(inferProvider)).toEqual(
-      Array(7).fill('openai'),
-    );
+    expect(
+      ['gpt-5', 'gpt-4o-mini', 'o1', 'o3-mini', 'o4-mini', 'codex-mini', 'chatgpt-4o-latest'].map(
+        inferProvider,
+      ),
+    ).toEqual(Array(7).fill('openai'));
     expect(inferProvider('claude-sonnet-4-5')).toBe('anthropic');
     expect(inferProvider('gemini-2.5-pro')).toBe('google');
     expect(inferProvider('qwen2.5-coder')).toBeUndefined();
@@ -40,7 +42,11 @@ describe('resolveModel', () => {
       providers: { anthropic: () => mock },
       builtInOpenAI: builtIn(),
     });
-    expect(resolved).toMatchObject({ provider: 'anthropic', modelId: 'claude-sonnet-4-5', builtInOpenAI: false });
+    expect(resolved).toMatchObject({
+      provider: 'anthropic',
+      modelId: 'claude-sonnet-4-5',
+      builtInOpenAI: false,
+    });
     expect(resolved.model).toBe(mock);
   });
 
@@ -70,7 +76,10 @@ describe('resolveModel', () => {
 
   it('tells how to pass a provider it has no instance for', () => {
     expect(() =>
-      resolveModel({ node: createTestNode({ id: 'n', llmModel: 'claude-opus-4' }), builtInOpenAI: builtIn() }),
+      resolveModel({
+        node: createTestNode({ id: 'n', llmModel: 'claude-opus-4' }),
+        builtInOpenAI: builtIn(),
+      }),
     ).toThrow(
       'Install @ai-sdk/anthropic and pass it in: createAiSdkBackend({ providers: { anthropic: createAnthropic({ apiKey }) } })',
     );

@@ -3,7 +3,7 @@
  * by the stylesheet transform), the provider inferred from the model name when missing, and the backend's
  * default model for nodes that name none. OpenAI is built in; other providers are passed in as instances.
  */
-import { createOpenAI } from '@ai-sdk/openai';
+import type { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { GraphNode } from '@attractor/graph';
 import { BackendConfigurationError } from './errors/backend-configuration-error.js';
@@ -88,7 +88,8 @@ export function resolveModel(options: ResolveModelOptions): ResolvedModel {
   }
   if (provider === 'openai') {
     const openai = options.builtInOpenAI();
-    const model = openai.api === 'responses' ? openai.provider.responses(modelId) : openai.provider.chat(modelId);
+    const model =
+      openai.api === 'responses' ? openai.provider.responses(modelId) : openai.provider.chat(modelId);
     return {
       model,
       provider,
@@ -98,7 +99,12 @@ export function resolveModel(options: ResolveModelOptions): ResolvedModel {
     };
   }
   const packageName = PACKAGE_OF[provider] ?? `the AI SDK provider package for "${provider}"`;
-  const factory = provider === 'anthropic' ? 'createAnthropic' : provider === 'google' ? 'createGoogleGenerativeAI' : 'create…';
+  const factory =
+    provider === 'anthropic'
+      ? 'createAnthropic'
+      : provider === 'google'
+        ? 'createGoogleGenerativeAI'
+        : 'create…';
   throw new BackendConfigurationError({
     setting: 'provider',
     nodeId: node.id,

@@ -27,6 +27,7 @@ describe('runShellCommand (coding-agent-loop-spec §4.2, §5.4)', () => {
 
   it('passes only the given environment and stdin', async () => {
     const result = await runShellCommand({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
       command: 'echo "${VISIBLE:-none} ${OPENAI_API_KEY:-none}"; cat',
       cwd: tmpdir(),
       env: { VISIBLE: 'yes' },

@@ -22,24 +22,51 @@ async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'backend-pipeline-'));
 }
 
+/** Runs `start -> work -> exit` (work with `maxRetries`) against the scripted server. */
+async function runWorkPipeline(options: {
+  readonly baseURL: string;
+  readonly apiKey: string;
+  readonly maxRetries: number;
+  readonly clock: ReturnType<typeof createTestClock>;
+  readonly events?: PipelineEvent[];
+}) {
+  const graph = createTestGraph({
+    nodes: [{ id: 'work', maxRetries: options.maxRetries }],
+    edges: ['start -> work -> exit'],
+  });
+  const root = await tempDir();
+  return runPipeline({
+    graph,
+    registry: createMinimalRegistry(),
+    logsRoot: join(root, 'run'),
+    workdir: root,
+    clock: options.clock,
+    backend: createAiSdkBackend({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey,
+      defaultModel: 'gpt-test',
+    }),
+    onEvent: (event) => options.events?.push(event),
+  });
+}
+
 describe('createAiSdkBackend in runPipeline (spec Appendix D retries)', () => {
   it('retries a 429 through the engine and then succeeds', async () => {
     server = await startScriptedOpenAIServer({
-      script: [{ type: 'error', status: 429, message: 'Rate limit reached' }, { type: 'text', text: 'Done' }],
+      script: [
+        { type: 'error', status: 429, message: 'Rate limit reached' },
+        { type: 'text', text: 'Done' },
+      ],
     });
-    const graph = createTestGraph({ nodes: [{ id: 'work', maxRetries: 2 }], edges: ['start -> work -> exit'] });
     const events: PipelineEvent[] = [];
     const clock = createTestClock();
-    const root = await tempDir();
 
-    const result = await runPipeline({
-      graph,
-      registry: createMinimalRegistry(),
-      logsRoot: join(root, 'run'),
-      workdir: root,
+    const result = await runWorkPipeline({
+      baseURL: server.baseURL,
+      apiKey: 'k',
+      maxRetries: 2,
       clock,
-      backend: createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' }),
-      onEvent: (event) => events.push(event),
+      events,
     });
 
     expect(result.status).toBe('success');
@@ -54,16 +81,12 @@ describe('createAiSdkBackend in runPipeline (spec Appendix D retries)', () => {
 
   it('fails a 401 at once although max_retries allows more attempts', async () => {
     server = await startScriptedOpenAIServer({ apiKey: 'expected' });
-    const graph = createTestGraph({ nodes: [{ id: 'work', maxRetries: 3 }], edges: ['start -> work -> exit'] });
-    const root = await tempDir();
 
-    const result = await runPipeline({
-      graph,
-      registry: createMinimalRegistry(),
-      logsRoot: join(root, 'run'),
-      workdir: root,
+    const result = await runWorkPipeline({
+      baseURL: server.baseURL,
+      apiKey: 'wrong',
+      maxRetries: 3,
       clock: createTestClock(),
-      backend: createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'wrong', defaultModel: 'gpt-test' }),
     });
 
     expect(result.status).toBe('fail');
@@ -80,7 +103,9 @@ describe('integration smoke test (spec §11.13)', () => {
         { type: 'text', text: 'Plan: write hello.py that prints Hello World, then run it.' },
         {
           type: 'tool-calls',
-          calls: [{ name: 'write_file', arguments: { file_path: 'hello.py', content: 'print("Hello World")\n' } }],
+          calls: [
+            { name: 'write_file', arguments: { file_path: 'hello.py', content: 'print("Hello World")\n' } },
+          ],
         },
         { type: 'tool-calls', calls: [{ name: 'shell', arguments: { command: 'cat hello.py' } }] },
         { type: 'text', text: 'Wrote hello.py.' },

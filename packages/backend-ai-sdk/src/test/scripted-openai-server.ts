@@ -273,7 +273,9 @@ function normalizeChatMessages(messages: unknown): NormalizedMessage[] {
   return asArray(messages).map((item) => {
     const message = asObject(item);
     const role = String(message.role ?? '');
-    const toolCalls = asArray(message.tool_calls).map((call) => String(asObject(asObject(call).function).name));
+    const toolCalls = asArray(message.tool_calls).map((call) =>
+      String(asObject(asObject(call).function).name),
+    );
     return {
       role,
       text: asText(message.content),
@@ -314,7 +316,12 @@ function normalizeResponsesInput(
 
 function sendError(response: ServerResponse, reply: Extract<ScriptedReply, { type: 'error' }>): void {
   const message = reply.message ?? `Scripted HTTP ${reply.status} error.`;
-  const type = reply.status === 429 ? 'rate_limit_error' : reply.status >= 500 ? 'server_error' : 'invalid_request_error';
+  const type =
+    reply.status === 429
+      ? 'rate_limit_error'
+      : reply.status >= 500
+        ? 'server_error'
+        : 'invalid_request_error';
   response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
   response.end(JSON.stringify({ error: { message, type, param: null, code: reply.code ?? null } }));
 }
@@ -441,7 +448,8 @@ function sendResponses(
   }));
   const output = [...(text !== '' || calls.length === 0 ? [messageItem] : []), ...callItems];
   if (text !== '' || calls.length === 0) servedItems.set(messageId, { role: 'assistant', text });
-  for (const item of callItems) servedItems.set(item.id, { role: 'assistant', text: '', toolCalls: [item.name] });
+  for (const item of callItems)
+    servedItems.set(item.id, { role: 'assistant', text: '', toolCalls: [item.name] });
   const completed = {
     id: `resp_${sequence}`,
     object: 'response',
