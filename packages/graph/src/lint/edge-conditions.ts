@@ -1,0 +1,73 @@
+/**
+ * Condition analysis shared by the routing lint rules: parse an edge's condition without throwing,
+ * and read what it says about `outcome`.
+ */
+import { type ConditionAst, ConditionSyntaxError, parseCondition } from '@attractor/condition';
+import type { GraphEdge } from '../graph.js';
+
+/** The outcome statuses of spec §5.2 that every handler may produce or conditions may name. */
+export const STANDARD_OUTCOMES: ReadonlySet<string> = new Set([
+  'success',
+  'partial_success',
+  'retry',
+  'fail',
+  'skipped',
+]);
+
+/** A condition's parse result: the AST, or the syntax error `condition_syntax` reports. */
+export type ParsedCondition =
+  | { readonly ast: ConditionAst; readonly error?: undefined }
+  | { readonly ast?: undefined; readonly error: ConditionSyntaxError };
+
+const CACHE_LIMIT = 4096;
+const parsed = new Map<string, ParsedCondition>();
+
+/**
+ * Parses a condition once per distinct text (several rules read every edge's condition; a
+ * generated pipeline repeats the same few conditions hundreds of times). Never throws a
+ * `ConditionSyntaxError`: it is returned as `error`.
+ */
+export function parseConditionOnce(text: string): ParsedCondition {
+  const cached = parsed.get(text);
+  if (cached !== undefined) return cached;
+  let result: ParsedCondition;
+  try {
+    result = { ast: parseCondition(text) };
+  } catch (error) {
+    if (!ConditionSyntaxError.isInstance(error)) throw error;
+    result = { error };
+  }
+  if (parsed.size >= CACHE_LIMIT) parsed.clear();
+  parsed.set(text, result);
+  return result;
+}
+
+/** The parsed condition of an edge; undefined when it is empty or does not parse (`condition_syntax` reports that). */
+export function edgeCondition(edge: GraphEdge): ConditionAst | undefined {
+  if (edge.condition === '') return undefined;
+  return parseConditionOnce(edge.condition).ast;
+}
+
+/** One `outcome=X` / `outcome!=X` clause; `offset`/`length` locate the literal in the condition text. */
+export interface OutcomeComparison {
+  readonly operator: '=' | '!=';
+  readonly value: string;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** The `outcome=X` / `outcome!=X` clauses of a condition. */
+export function outcomeComparisons(condition: ConditionAst): OutcomeComparison[] {
+  const found: OutcomeComparison[] = [];
+  for (const clause of condition.clauses) {
+    if (clause.kind === 'comparison' && clause.key.path === 'outcome') {
+      found.push({
+        operator: clause.operator,
+        value: clause.literal.value,
+        offset: clause.literal.span.offset,
+        length: clause.literal.span.length,
+      });
+    }
+  }
+  return found;
+}
