@@ -4,10 +4,10 @@
  * §9.7), execute, truncate (§5), event with the full output, post-hook, transcript.
  */
 import type { Clock, EmittableEvent, JsonValue } from '@attractor/engine';
+import type { CodingToolName } from '@attractor/graph';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import { runShellCommand } from './run-shell-command.js';
-import type { CoreToolName } from './select-tools.js';
 import type { ToolHooks } from './tool-hooks.js';
 import { runToolHook } from './tool-hooks.js';
 import type { TranscriptWriter } from './transcript-file.js';
@@ -43,7 +43,7 @@ interface ToolCallResult {
 
 /** Options of {@link createAgentTools}. */
 export interface AgentToolsOptions {
-  readonly toolNames: readonly CoreToolName[];
+  readonly toolNames: readonly CodingToolName[];
   /** Offer `report_outcome`. */
   readonly reportOutcome: boolean;
   readonly nodeId: string;
@@ -271,7 +271,7 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
         ),
       toModelOutput,
     }),
-  } satisfies Record<CoreToolName, ToolSet[string]>;
+  } satisfies Record<CodingToolName, ToolSet[string]>;
 
   const tools: ToolSet = {};
   for (const name of options.toolNames) tools[name] = all[name];

@@ -10,8 +10,7 @@ export { filterEnvironment, isSecretEnvName, SECRET_ENV_FRAGMENTS } from './filt
 export { reasoningProviderOptions, THINKING_BUDGET_TOKENS } from './reasoning-provider-options.js';
 export type { ModelProvider } from './resolve-model.js';
 export { inferProvider } from './resolve-model.js';
-export type { CoreToolName } from './select-tools.js';
-export { CORE_TOOL_NAMES, selectTools } from './select-tools.js';
+export { selectTools } from './select-tools.js';
 export { TRANSCRIPT_FILE } from './transcript-file.js';
 export type { ToolOutputLimit, TruncationMode } from './truncate-output.js';
 export {

@@ -2,11 +2,12 @@
  * The backend inside real pipeline runs (`runPipeline` from @attractor/engine) against the scripted server:
  * engine-driven retries (spec Appendix D) and the integration smoke test of spec §11.13.
  */
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileRunStore, type PipelineEvent, runPipeline } from '@attractor/engine';
 import { createTestClock, createTestGraph } from '@attractor/engine/test';
+import { prepareGraph, validate } from '@attractor/graph';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAiSdkBackend } from '../src/index.js';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../src/test/index.js';
@@ -113,39 +114,22 @@ describe('integration smoke test (spec §11.13)', () => {
         { type: 'text', text: 'The code is correct.' },
       ],
     });
-    // The graph of test/fixtures/smoke-pipeline.dot (built directly until the DOT parser lands on main).
-    const graph = createTestGraph({
-      id: 'test_pipeline',
-      settings: { goal: 'Create a hello world Python script' },
-      attrs: { goal: 'Create a hello world Python script' },
-      nodes: [
-        { id: 'start', shape: 'Mdiamond' },
-        { id: 'plan', prompt: 'Plan how to create a hello world script for: $goal' },
-        { id: 'implement', prompt: 'Write the code based on the plan', goalGate: true },
-        { id: 'review', prompt: 'Review the code for correctness' },
-        { id: 'done', shape: 'Msquare' },
-      ],
-      edges: [
-        'start -> plan',
-        'plan -> implement',
-        { from: 'implement', to: 'review', condition: 'outcome=success' },
-        { from: 'implement', to: 'plan', condition: 'outcome=fail', label: 'Retry' },
-        { from: 'review', to: 'done', condition: 'outcome=success' },
-        { from: 'review', to: 'implement', condition: 'outcome=fail', label: 'Fix' },
-      ],
-    });
     const dot = await readFile(new URL('./fixtures/smoke-pipeline.dot', import.meta.url), 'utf8');
     const root = await tempDir();
     const logsRoot = join(root, 'run');
     const workdir = join(root, 'work');
-    const { mkdir } = await import('node:fs/promises');
     await mkdir(workdir);
 
-    // 1. Parse: goal, 5 nodes, 6 edges (as in the DOT source).
+    // 1. Parse.
+    const prepared = prepareGraph(dot, { filename: 'smoke-pipeline.dot' });
+    const graph = prepared.graph!;
     expect(graph.settings.goal).toBe('Create a hello world Python script');
-    expect(dot).toContain('goal="Create a hello world Python script"');
     expect(graph.nodes.size).toBe(5);
     expect(graph.edges).toHaveLength(6);
+
+    // 2. Validate: no error-severity results.
+    expect(prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
+    expect(validate(graph).filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
 
     // 3. Execute with the LLM backend.
     const result = await runPipeline({
