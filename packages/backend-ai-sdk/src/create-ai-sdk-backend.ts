@@ -3,8 +3,6 @@
  * tool loop (coding-agent-loop-spec §2). One `generateText` call per stage attempt, with the workdir-confined
  * tools, steering between steps, the turn limit, fidelity-dependent history, a transcript and usage accounting.
  */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
 import {
@@ -27,6 +25,7 @@ import { filterEnvironment } from './filter-environment.js';
 import { toModelCallError } from './map-model-error.js';
 import { reasoningProviderOptions } from './reasoning-provider-options.js';
 import { type BuiltInOpenAI, type ModelProvider, resolveModel } from './resolve-model.js';
+import { writeResponseFile } from './response-file.js';
 import { selectTools } from './select-tools.js';
 import { resolveToolHooks } from './tool-hooks.js';
 import { createTranscriptWriter } from './transcript-file.js';
@@ -35,9 +34,6 @@ import { readProjectInstructions } from './workdir-files.js';
 
 /** Default turn limit: model calls per stage attempt. */
 export const DEFAULT_MAX_TURNS = 50;
-
-/** File the final reply is written to in the stage directory (spec §4.5). */
-export const RESPONSE_FILE = 'response.md';
 
 /** Options of {@link createAiSdkBackend}. */
 export interface AiSdkBackendOptions {
@@ -355,7 +351,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     // a following `full` stage gets from the "previous node" fallback of spec §5.4.
     if (full) sessions.set(request.threadKey, history);
     sessions.set(node.id, history);
-    await writeFile(join(request.stageDir, RESPONSE_FILE), text, 'utf8');
+    await writeResponseFile(request.stageDir, text);
 
     const lastStep = result.steps.at(-1);
     const turnLimitHit =
