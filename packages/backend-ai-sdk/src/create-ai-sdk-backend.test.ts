@@ -139,6 +139,31 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     expect(typeof outcome === 'object' && outcome.retryable).toBeUndefined();
   });
 
+  it('warns the model once the last 10 tool calls repeat one pattern', async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: async (options) =>
+        userTexts(options.prompt).some((text) => text.startsWith('Loop detected'))
+          ? text('Changing approach')
+          : toolCall('glob', { pattern: '*.ts' }),
+    });
+    const stage = await createStageRequest();
+
+    const outcome = await mockBackend(model).run(stage.request);
+
+    expect(outcome).toMatchObject({ status: 'success' });
+    expect(model.doGenerateCalls).toHaveLength(11);
+    expect(userTexts(model.doGenerateCalls[10]!.prompt).at(-1)).toBe(
+      'Loop detected: the last 10 tool calls follow a repeating pattern. Try a different approach.',
+    );
+    expect(stage.events).toContainEqual(
+      expect.objectContaining({
+        type: 'stage.log',
+        level: 'warn',
+        message: expect.stringContaining('Loop detected'),
+      }),
+    );
+  });
+
   it('offers no tools to a tools="none" stage and prepends the preamble to the prompt', async () => {
     const model = new MockLanguageModelV3({ doGenerate: [text('Summary')] });
     const stage = await createStageRequest({
