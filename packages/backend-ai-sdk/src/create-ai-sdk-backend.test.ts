@@ -311,6 +311,27 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     );
   });
 
+  it('forwards the provider call warnings as stage log events', async () => {
+    const previous = (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS;
+    (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        { ...text('ok'), warnings: [{ type: 'unsupported', feature: 'reasoningEffort', details: 'not a reasoning model' }] },
+      ],
+    });
+    const stage = await createStageRequest();
+
+    await mockBackend(model).run(stage.request).finally(() => {
+      (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = previous;
+    });
+
+    expect(stage.events).toContainEqual({
+      type: 'stage.log',
+      level: 'warn',
+      message: 'AI SDK warning (m): reasoningEffort unsupported: not a reasoning model',
+    });
+  });
+
   it('throws a terminal BackendConfigurationError for a node without a model', async () => {
     const stage = await createStageRequest({ node: { id: 'plan' } });
 

@@ -23,7 +23,12 @@ import { buildSystemPrompt } from './build-system-prompt.js';
 import { filterEnvironment } from './filter-environment.js';
 import { toModelCallError } from './map-model-error.js';
 import { reasoningProviderOptions } from './reasoning-provider-options.js';
-import { type BuiltInOpenAI, type ModelProvider, resolveModel } from './resolve-model.js';
+import {
+  type BuiltInOpenAI,
+  isOpenAIReasoningModel,
+  type ModelProvider,
+  resolveModel,
+} from './resolve-model.js';
 import { writeResponseFile } from './response-file.js';
 import { type AgentLoopResult, runAgentLoop } from './run-agent-loop.js';
 import { selectTools } from './select-tools.js';
@@ -103,7 +108,8 @@ function contextNumber(request: CodergenRequest, key: string): number {
  * stage attempt:
  *
  * - the model comes from the node's `llm_model` / `llm_provider` (after the stylesheet) or `defaultModel`;
- *   `reasoning_effort` maps to the provider's option (sent to OpenAI itself always, elsewhere when the node sets it);
+ *   `reasoning_effort` maps to the provider's option (the spec default `high` goes to OpenAI's own reasoning models;
+ *   other models and endpoints get it only when the node sets it);
  * - the tools are `read_file`, `write_file`, `edit_file`, `shell`, `grep`, `glob` (coding-agent-loop-spec §3.3)
  *   confined to the working directory, narrowed by the node's `tools` attribute (`none` for a text-only stage),
  *   plus `report_outcome`, with `tool_hooks.pre`/`.post` (spec §9.7) around each call;
@@ -173,7 +179,10 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     const workdir = options.workdir ?? request.workdir;
     const transcript = createTranscriptWriter({ stageDir: request.stageDir, clock, secretValues });
     const explicitEffort = node.attributes.reasoning_effort !== undefined;
-    const sendEffort = explicitEffort || (resolved.builtInOpenAI && options.baseURL === undefined);
+    // The spec's default effort (high) goes only to OpenAI's own reasoning models; elsewhere only when set.
+    const sendEffort =
+      explicitEffort ||
+      (resolved.builtInOpenAI && options.baseURL === undefined && isOpenAIReasoningModel(resolved.modelId));
     const providerOptions: SharedV3ProviderOptions | undefined = sendEffort
       ? reasoningProviderOptions(resolved.provider, node.reasoningEffort)
       : undefined;

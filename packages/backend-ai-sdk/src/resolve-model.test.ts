@@ -3,7 +3,7 @@ import { createTestNode } from '@attractor/engine/test';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { BackendConfigurationError } from './errors/backend-configuration-error.js';
-import { inferProvider, resolveModel } from './resolve-model.js';
+import { inferProvider, isOpenAIReasoningModel, resolveModel } from './resolve-model.js';
 
 const builtIn = (baseURL?: string) => () => ({
   provider: createOpenAI({ apiKey: 'k', ...(baseURL === undefined ? {} : { baseURL }) }),
@@ -22,6 +22,17 @@ describe('inferProvider', () => {
     expect(inferProvider('gemini-2.5-pro')).toBe('google');
     expect(inferProvider('qwen2.5-coder')).toBeUndefined();
     expect(inferProvider('o10')).toBeUndefined();
+  });
+});
+
+describe('isOpenAIReasoningModel', () => {
+  it('recognises the o-series, gpt-5 and later (not -chat) and codex', () => {
+    expect(
+      ['o1', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5.1-codex', 'codex-mini'].every(isOpenAIReasoningModel),
+    ).toBe(true);
+    expect(['gpt-4o', 'gpt-4.1-mini', 'gpt-5-chat-latest', 'qwen2.5'].some(isOpenAIReasoningModel)).toBe(
+      false,
+    );
   });
 });
 

@@ -59,6 +59,17 @@ export function inferProvider(modelId: string): 'openai' | 'anthropic' | 'google
   return undefined;
 }
 
+/**
+ * Whether an OpenAI model id names a reasoning model (`o1`, `o3-mini`, `o4-mini`, `gpt-5*` except `-chat`
+ * variants, `codex*`), the models that accept `reasoningEffort`.
+ */
+export function isOpenAIReasoningModel(modelId: string): boolean {
+  const id = modelId.toLowerCase();
+  if (/^o\d+(-|$)/.test(id) || id.startsWith('codex')) return true;
+  const gpt = /^gpt-(\d+)/.exec(id);
+  return gpt !== null && Number(gpt[1]) >= 5 && !id.includes('-chat');
+}
+
 const PACKAGE_OF: Readonly<Record<string, string>> = {
   anthropic: '@ai-sdk/anthropic',
   google: '@ai-sdk/google',

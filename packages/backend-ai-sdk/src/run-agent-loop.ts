@@ -101,6 +101,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       usage.outputTokens += output;
       usage.totalTokens += step.usage.totalTokens ?? input + output;
       for (const call of step.toolCalls) signatures.push(`${call.toolName}:${JSON.stringify(call.input)}`);
+      for (const warning of step.warnings ?? []) {
+        const message = `AI SDK warning (${options.modelId}): ${'feature' in warning ? `${warning.feature} ${warning.type}${warning.details === undefined ? '' : `: ${warning.details}`}` : warning.message}`;
+        emit({ type: 'stage.log', level: 'warn', message });
+      }
       if (step.text !== '') emit({ type: 'agent.text', text: step.text, delta: false });
       emit({ type: 'agent.usage', inputTokens: input, outputTokens: output, model: options.modelId });
       await transcript.write({
@@ -111,6 +115,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
         ...(step.reasoningText === undefined ? {} : { reasoning: step.reasoningText }),
         toolCalls: step.toolCalls.map((call) => ({ callId: call.toolCallId, toolName: call.toolName })),
         usage: { inputTokens: input, outputTokens: output },
+        ...(step.warnings === undefined || step.warnings.length === 0 ? {} : { warnings: step.warnings }),
       });
     },
   });
