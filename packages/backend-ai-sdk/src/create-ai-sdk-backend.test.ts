@@ -316,14 +316,19 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
     const model = new MockLanguageModelV3({
       doGenerate: [
-        { ...text('ok'), warnings: [{ type: 'unsupported', feature: 'reasoningEffort', details: 'not a reasoning model' }] },
+        {
+          ...text('ok'),
+          warnings: [{ type: 'unsupported', feature: 'reasoningEffort', details: 'not a reasoning model' }],
+        },
       ],
     });
     const stage = await createStageRequest();
 
-    await mockBackend(model).run(stage.request).finally(() => {
-      (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = previous;
-    });
+    await mockBackend(model)
+      .run(stage.request)
+      .finally(() => {
+        (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = previous;
+      });
 
     expect(stage.events).toContainEqual({
       type: 'stage.log',
