@@ -337,6 +337,24 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     });
   });
 
+  it('warns once when a step uses more than 80% of the context window', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [toolCall('glob', { pattern: '*' }), text('ok')] });
+    const stage = await createStageRequest();
+
+    await mockBackend(model, { contextWindowTokens: 12 }).run(stage.request);
+
+    const warnings = stage.events.filter(
+      (event) => event.type === 'stage.log' && event.message.startsWith('Context usage'),
+    );
+    expect(warnings).toEqual([
+      {
+        type: 'stage.log',
+        level: 'warn',
+        message: 'Context usage at ~83% of the context window (10 of 12 tokens)',
+      },
+    ]);
+  });
+
   it('throws a terminal BackendConfigurationError for a node without a model', async () => {
     const stage = await createStageRequest({ node: { id: 'plan' } });
 

@@ -74,6 +74,11 @@ export interface AiSdkBackendOptions {
   readonly workdir?: string;
   /** Turn limit: model calls per stage attempt (coding-agent-loop-spec §2.8). Default: 50. */
   readonly maxTurns?: number;
+  /**
+   * The models' context window, in tokens. When set, a step whose input uses more than 80% of it emits a
+   * `stage.log` warning (coding-agent-loop-spec §5.5; no compaction). Default: no check.
+   */
+  readonly contextWindowTokens?: number;
   /** Default shell timeout, in milliseconds (coding-agent-loop-spec §5.4). Default: 10000. */
   readonly commandTimeoutMs?: number;
   /** Largest shell timeout the model may ask for, in milliseconds. Default: 600000. */
@@ -249,6 +254,9 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         initial,
         tools,
         maxTurns,
+        ...(options.contextWindowTokens === undefined
+          ? {}
+          : { contextWindowTokens: options.contextWindowTokens }),
         ...(providerOptions === undefined ? {} : { providerOptions }),
         abortSignal: request.abortSignal,
         takeSteering: request.takeSteering,

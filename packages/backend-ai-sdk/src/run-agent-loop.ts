@@ -1,7 +1,8 @@
 /**
  * The agentic loop of one stage attempt (coding-agent-loop-spec §2.5) on the AI SDK: `generateText` with
  * `stopWhen` (a text-only reply, a `report_outcome` call, or the turn limit) and `prepareStep`, which adds
- * steering messages and loop-detection warnings before each model call. Records every step.
+ * steering messages and loop-detection warnings before each model call. Records every step, and warns when a
+ * step's input nears the context window (coding-agent-loop-spec §5.5).
  */
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
 import type { EmittableEvent } from '@attractor/engine';
@@ -28,6 +29,8 @@ export interface AgentLoopOptions {
   readonly tools: ToolSet;
   /** Model calls at most. */
   readonly maxTurns: number;
+  /** The model's context window, in tokens: a step whose input exceeds 80% of it gets a warning. */
+  readonly contextWindowTokens?: number;
   readonly providerOptions?: SharedV3ProviderOptions;
   readonly abortSignal: AbortSignal;
   readonly takeSteering: () => Promise<string[]>;
@@ -59,6 +62,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   const injected: InjectedMessage[] = [];
   const signatures: string[] = [];
   let warnedAt = 0;
+  let contextWarned = false;
   const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   let stepNumber = 0;
   const inject = (position: number, text: string) => {
@@ -101,6 +105,15 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       usage.outputTokens += output;
       usage.totalTokens += step.usage.totalTokens ?? input + output;
       for (const call of step.toolCalls) signatures.push(`${call.toolName}:${JSON.stringify(call.input)}`);
+      const window = options.contextWindowTokens;
+      if (window !== undefined && !contextWarned && input > window * 0.8) {
+        contextWarned = true;
+        emit({
+          type: 'stage.log',
+          level: 'warn',
+          message: `Context usage at ~${Math.round((input / window) * 100)}% of the context window (${input} of ${window} tokens)`,
+        });
+      }
       for (const warning of step.warnings ?? []) {
         const message = `AI SDK warning (${options.modelId}): ${'feature' in warning ? `${warning.feature} ${warning.type}${warning.details === undefined ? '' : `: ${warning.details}`}` : warning.message}`;
         emit({ type: 'stage.log', level: 'warn', message });
