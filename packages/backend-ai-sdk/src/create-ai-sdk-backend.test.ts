@@ -236,21 +236,20 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
       doGenerate: [
         // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
         toolCall('shell', { command: 'echo "key=${OPENAI_API_KEY:-absent} path=${PATH:+set}"' }),
-        toolCall('shell', { command: 'sleep 30' }),
+        toolCall('shell', { command: 'sleep 30', timeout_ms: 1000 }),
         text('done'),
       ],
     });
     const stage = await createStageRequest();
     const backend = mockBackend(model, {
       env: { PATH: '/usr/bin:/bin', OPENAI_API_KEY: 'sk-secret' },
-      commandTimeoutMs: 500,
     });
 
     await backend.run(stage.request);
 
     const results = toolResults(model.doGenerateCalls[2]!.prompt);
     expect(results[0]).toMatch(/^key=absent path=set\n\n\[exit code 0; \d+ ms\]$/);
-    expect(results[1]).toContain('[ERROR: Command timed out after 500ms. Partial output is shown above.');
+    expect(results[1]).toContain('[ERROR: Command timed out after 1000ms. Partial output is shown above.');
   });
 
   it('runs tool_hooks.pre and .post around calls; a failing pre-hook skips the call', async () => {

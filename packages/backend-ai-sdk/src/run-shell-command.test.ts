@@ -43,7 +43,7 @@ describe('runShellCommand (coding-agent-loop-spec §4.2, §5.4)', () => {
       command: 'sleep 30 & echo "child $!"; wait',
       cwd: tmpdir(),
       env: {},
-      timeoutMs: 2_000,
+      timeoutMs: 3_000,
       killGraceMs: 500,
       clock: systemClock,
     });
