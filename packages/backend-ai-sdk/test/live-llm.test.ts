@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPipeline } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
+import { createDefaultRegistry } from '@attractor/handlers';
 import { describe, expect, it } from 'vitest';
 import { createAiSdkBackend } from '../src/index.js';
-import { createMinimalRegistry } from './minimal-codergen-handler.js';
 
 const live = process.env.ATTRACTOR_LIVE_LLM === '1' && process.env.CI === undefined;
 
@@ -25,7 +25,7 @@ describe.skipIf(!live)('live LLM smoke test (spec §11.13)', () => {
     const baseURL = process.env.OPENAI_BASE_URL;
     const result = await runPipeline({
       graph: graph!,
-      registry: createMinimalRegistry(),
+      registry: createDefaultRegistry(),
       logsRoot: join(root, 'run'),
       workdir,
       backend: createAiSdkBackend({

@@ -1,5 +1,6 @@
 /**
- * The backend inside real pipeline runs (`runPipeline` from @attractor/engine) against the scripted server:
+ * The backend inside real pipeline runs (`runPipeline` with the built-in handlers of @attractor/handlers, so the
+ * real codergen handler) against the scripted server:
  * engine-driven retries (spec Appendix D) and the integration smoke test of spec §11.13.
  */
 import { mkdir, mkdtemp, readFile, stat } from 'node:fs/promises';
@@ -8,10 +9,10 @@ import { join } from 'node:path';
 import { createFileRunStore, type PipelineEvent, runPipeline } from '@attractor/engine';
 import { createTestClock, createTestGraph } from '@attractor/engine/test';
 import { prepareGraph, validate } from '@attractor/graph';
+import { createDefaultRegistry } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAiSdkBackend } from '../src/index.js';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../src/test/index.js';
-import { createMinimalRegistry } from './minimal-codergen-handler.js';
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
@@ -38,7 +39,7 @@ async function runWorkPipeline(options: {
   const root = await tempDir();
   return runPipeline({
     graph,
-    registry: createMinimalRegistry(),
+    registry: createDefaultRegistry(),
     logsRoot: join(root, 'run'),
     workdir: root,
     clock: options.clock,
@@ -134,7 +135,7 @@ describe('integration smoke test (spec §11.13)', () => {
     // 3. Execute with the LLM backend.
     const result = await runPipeline({
       graph,
-      registry: createMinimalRegistry(),
+      registry: createDefaultRegistry(),
       logsRoot,
       workdir,
       clock: createTestClock(),
@@ -149,6 +150,10 @@ describe('integration smoke test (spec §11.13)', () => {
         expect((await stat(join(logsRoot, node, file))).isFile(), `${node}/${file}`).toBe(true);
       }
       expect((await stat(join(logsRoot, node, 'transcript.jsonl'))).isFile()).toBe(true);
+      const status = JSON.parse(await readFile(join(logsRoot, node, 'status.json'), 'utf8')) as {
+        outcome: string;
+      };
+      expect(status.outcome).toBe('success');
     }
     expect(await readFile(join(logsRoot, 'plan', 'prompt.md'), 'utf8')).toBe(
       'Plan how to create a hello world script for: Create a hello world Python script',
