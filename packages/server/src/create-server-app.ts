@@ -139,6 +139,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       graph,
       statuses: details.nodeStatuses,
       ...(current === undefined ? {} : { currentNodeId: current }),
+      waitingNodeIds: new Set(details.waitingNodes),
     });
     c.header('Content-Type', 'image/svg+xml; charset=utf-8');
     return c.body(svg);

@@ -1,7 +1,8 @@
 /**
  * The run graph as SVG (spec §9.5 `GET /pipelines/{id}/graph`): the pipeline's nodes and edges laid out by Graphviz
  * (WebAssembly, @viz-js/viz), each node filled by its status and the running node outlined. Every node's SVG group
- * carries `id="node-<node id>"` and `class="node status-<status>"` so a page can find and restyle it.
+ * carries `id="node-<node id>"` and `class="node status-<status>"` (plus `current`, `waiting`) so a page can find
+ * and restyle it.
  */
 import type { Graph } from '@attractor/graph';
 import { instance, type Viz } from '@viz-js/viz';
@@ -14,20 +15,21 @@ export type NodeDisplayStatus =
   | 'partial_success'
   | 'retry'
   | 'fail'
-  | 'skipped'
-  | 'waiting';
+  | 'skipped';
 
 /** Fill and outline colours per status. */
 const STATUS_STYLE = {
   pending: { fill: '#ffffff', color: '#8a94a6' },
   running: { fill: '#dbeafe', color: '#1d4ed8' },
-  waiting: { fill: '#fef3c7', color: '#b45309' },
   success: { fill: '#dcfce7', color: '#15803d' },
   partial_success: { fill: '#ecfccb', color: '#4d7c0f' },
   retry: { fill: '#ffedd5', color: '#c2410c' },
   fail: { fill: '#fee2e2', color: '#b91c1c' },
   skipped: { fill: '#f1f5f9', color: '#64748b' },
 } satisfies Record<NodeDisplayStatus, { fill: string; color: string }>;
+
+/** Colours of a running node that waits for a human answer. */
+const WAITING_STYLE = { fill: '#fef3c7', color: '#b45309' };
 
 /** Options of {@link renderRunGraph}. */
 export interface RenderRunGraphOptions {
@@ -36,6 +38,8 @@ export interface RenderRunGraphOptions {
   readonly statuses: Readonly<Record<string, NodeDisplayStatus>>;
   /** The node running now, drawn with a thick outline. */
   readonly currentNodeId?: string;
+  /** Running nodes that wait for a human answer: amber, with the extra class `waiting`. */
+  readonly waitingNodeIds?: ReadonlySet<string>;
 }
 
 let vizInstance: Promise<Viz> | undefined;
@@ -63,17 +67,18 @@ export function runGraphDot(options: RenderRunGraphOptions): string {
   for (const node of graph.nodes.values()) {
     const status =
       node.id === currentNodeId ? (statuses[node.id] ?? 'running') : (statuses[node.id] ?? 'pending');
-    const style = STATUS_STYLE[status];
+    const waiting = status === 'running' && (options.waitingNodeIds?.has(node.id) ?? false);
+    const style = waiting ? WAITING_STYLE : STATUS_STYLE[status];
     const current = node.id === currentNodeId;
     const shape = /^[A-Za-z]+$/.test(node.shape) ? node.shape : 'box';
     const attributes = [
       `label=${quote(node.label === '' ? node.id : node.label)}`,
       `shape=${shape}`,
       `id=${quote(`node-${node.id}`)}`,
-      `class=${quote(`status-${status}${current ? ' current' : ''}`)}`,
+      `class=${quote(`status-${status}${current ? ' current' : ''}${waiting ? ' waiting' : ''}`)}`,
       `fillcolor=${quote(style.fill)}`,
       `color=${quote(style.color)}`,
-      `tooltip=${quote(`${node.id}: ${status}`)}`,
+      `tooltip=${quote(`${node.id}: ${waiting ? 'waiting for an answer' : status}`)}`,
       ...(current ? ['penwidth="3.2"'] : []),
       ...(shape === 'box' ? ['style="filled,rounded"'] : []),
     ];

@@ -301,16 +301,13 @@ export class RunManager {
     const live = this.#live.get(id);
     let completedNodes: readonly string[];
     let nodeStatuses: Record<string, NodeDisplayStatus>;
+    const waitingNodes = new Set<string>();
     if (live !== undefined) {
       const progress = live.run.status();
       completedNodes = [...new Set(progress.completedNodes)];
       nodeStatuses = statusesFromOutcomes(progress.nodeOutcomes);
-      if (!live.ended && progress.currentNodeId !== undefined) {
-        const waiting = live.interviewer
-          .pending()
-          .some((entry) => entry.question.stage === progress.currentNodeId);
-        nodeStatuses[progress.currentNodeId] = waiting ? 'waiting' : 'running';
-      }
+      if (!live.ended && progress.currentNodeId !== undefined) nodeStatuses[progress.currentNodeId] = 'running';
+      for (const entry of live.ended ? [] : live.interviewer.pending()) waitingNodes.add(entry.question.stage);
     } else {
       const checkpoint = await readCheckpointSafely(logsRoot);
       completedNodes = checkpoint?.completed_nodes ?? [];
@@ -318,7 +315,13 @@ export class RunManager {
     }
     const graph = await this.graphOf(id).catch(() => undefined);
     const nodeIds = graph === undefined ? completedNodes : [...graph.nodes.keys()];
-    return { ...summary, completedNodes, nodeStatuses, stages: listStageFiles(logsRoot, nodeIds) };
+    return {
+      ...summary,
+      completedNodes,
+      nodeStatuses,
+      waitingNodes: [...waitingNodes],
+      stages: listStageFiles(logsRoot, nodeIds),
+    };
   }
 
   /** Every run: the live ones and those found in the runs directory, newest first. */

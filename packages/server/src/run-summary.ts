@@ -38,6 +38,8 @@ export interface RunDetails extends RunSummary {
   readonly completedNodes: readonly string[];
   /** The display status of every node that has one (others are pending). */
   readonly nodeStatuses: Readonly<Record<string, NodeDisplayStatus>>;
+  /** Running nodes whose human gate waits for an answer. */
+  readonly waitingNodes: readonly string[];
   /** Stage files that exist, per node (for `GET /pipelines/{id}/stages/{node}/{file}`). */
   readonly stages: readonly { readonly nodeId: string; readonly files: readonly StageFileName[] }[];
 }
