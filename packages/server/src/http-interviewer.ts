@@ -117,7 +117,8 @@ export function toAnswer(question: Question, input: AnswerInput): Answer {
       const wanted = raw.toLowerCase();
       const option =
         question.options.find((candidate) => candidate.key.toLowerCase() === wanted) ??
-        question.options.find((candidate) => candidate.label.toLowerCase() === wanted);
+        question.options.find((candidate) => candidate.label.toLowerCase() === wanted) ??
+        question.options.find((candidate) => stripAccelerator(candidate.label).toLowerCase() === wanted);
       if (option === undefined) {
         const choices = question.options.map((candidate) => `"${candidate.key}" (${candidate.label})`);
         throw invalid(
@@ -139,4 +140,9 @@ export function toAnswer(question: Question, input: AnswerInput): Answer {
       return { value: text, text };
     }
   }
+}
+
+/** A label without its accelerator prefix (spec §4.6: `[K] Label`, `K) Label`, `K - Label`). */
+function stripAccelerator(label: string): string {
+  return label.replace(/^\s*(\[\w+\]|\w\)|\w\s+-)\s*/, '');
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { type Clock, type HandlerRegistry, systemClock } from '@attractor/engine';
+import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { serve } from '@hono/node-server';
 import { createServerApp } from './create-server-app.js';
 import { type BackendFactory, RunManager } from './run-manager.js';
@@ -28,13 +29,14 @@ export interface StartServerOptions {
    */
   readonly allowTools?: boolean;
   /**
-   * A fresh handler registry for each run, e.g. `createDefaultRegistry` from `@attractor/handlers` plus custom
-   * handlers.
+   * A fresh handler registry for each run (add custom handlers here). Default: `createDefaultRegistry()` of
+   * `@attractor/handlers` (the built-in handlers; human gates ask the run's HTTP interviewer).
    */
-  readonly createRegistry: () => HandlerRegistry;
+  readonly createRegistry?: () => HandlerRegistry;
   /**
-   * The LLM backend of each run. Default: none, so codergen nodes use the registry's behaviour without a backend
-   * (the simulation of spec §4.5 in `@attractor/handlers`).
+   * The LLM backend of each run, from the request's `simulate` / `model` / `provider`. Default: a fresh
+   * `createSimulationBackend()` per run (spec §4.5), so nothing reaches an LLM unless the embedder wires one in
+   * (the CLI's `serve` command uses the AI-SDK backend unless asked to simulate).
    */
   readonly backendFactory?: BackendFactory;
   /** Working directory of runs (tool cwd, agent file tools). Default: the engine's default, `process.cwd()`. */
@@ -66,7 +68,7 @@ export interface AttractorServer {
  * @throws {Error} when the port cannot be bound (EADDRINUSE, EACCES).
  *
  * @example
- * const server = await startServer({ runsDir: '.attractor/runs', createRegistry: () => createDefaultRegistry() });
+ * const server = await startServer({ runsDir: '.attractor/runs', pipelinesDir: 'pipelines' });
  * console.log(`Open ${server.url} and use the token ${server.token}`);
  * // ...
  * await server.close();
@@ -78,8 +80,8 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     runsDir: resolve(options.runsDir),
     ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
     allowTools: options.allowTools ?? false,
-    createRegistry: options.createRegistry,
-    backendFactory: options.backendFactory ?? (() => undefined),
+    createRegistry: options.createRegistry ?? (() => createDefaultRegistry()),
+    backendFactory: options.backendFactory ?? (() => createSimulationBackend()),
     ...(options.workdir === undefined ? {} : { workdir: resolve(options.workdir) }),
     clock: options.clock ?? systemClock,
     ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
