@@ -119,7 +119,9 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const logsRoot = resolveRunDirectory(manager.runsDir, runId);
     const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
     const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
-    return streamSSE(c, (stream) => streamRunEvents(stream, { manager, runId, logsRoot, lastEventId }));
+    return streamSSE(c, (stream) =>
+      manager.trackStream(streamRunEvents(stream, { manager, runId, logsRoot, lastEventId })),
+    );
   });
 
   app.post('/pipelines/:id/cancel', (c) => c.json(manager.cancel(c.req.param('id'))));

@@ -117,6 +117,7 @@ export interface LiveRun {
 export class RunManager {
   readonly #options: RunManagerOptions;
   readonly #live = new Map<string, LiveRun>();
+  readonly #streams = new Set<Promise<void>>();
   #stopping = false;
 
   constructor(options: RunManagerOptions) {
@@ -306,8 +307,10 @@ export class RunManager {
       const progress = live.run.status();
       completedNodes = [...new Set(progress.completedNodes)];
       nodeStatuses = statusesFromOutcomes(progress.nodeOutcomes);
-      if (!live.ended && progress.currentNodeId !== undefined) nodeStatuses[progress.currentNodeId] = 'running';
-      for (const entry of live.ended ? [] : live.interviewer.pending()) waitingNodes.add(entry.question.stage);
+      if (!live.ended && progress.currentNodeId !== undefined)
+        nodeStatuses[progress.currentNodeId] = 'running';
+      for (const entry of live.ended ? [] : live.interviewer.pending())
+        waitingNodes.add(entry.question.stage);
     } else {
       const checkpoint = await readCheckpointSafely(logsRoot);
       completedNodes = checkpoint?.completed_nodes ?? [];
@@ -378,6 +381,23 @@ export class RunManager {
     const running = [...this.#live.values()].filter((live) => !live.ended);
     for (const live of running) live.run.cancel('server stopped');
     await Promise.allSettled(running.map((live) => live.run.result));
+  }
+
+  /** Registers an open event stream (SSE) so that {@link RunManager.streamsDone} can wait for it. */
+  trackStream(stream: Promise<void>): Promise<void> {
+    const settled = stream.finally(() => this.#streams.delete(settled));
+    this.#streams.add(settled);
+    return settled;
+  }
+
+  /** Resolves when every open event stream has written its last event, or after `timeoutMs` (default 2000). */
+  async streamsDone(timeoutMs = 2000): Promise<void> {
+    const controller = new AbortController();
+    await Promise.race([
+      Promise.allSettled([...this.#streams]),
+      this.#options.clock.sleep(timeoutMs, controller.signal).catch(() => undefined),
+    ]);
+    controller.abort();
   }
 
   #refuseWhenStopping(): void {

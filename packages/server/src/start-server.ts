@@ -109,6 +109,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
       closing ??= (async () => {
         const closed = new Promise<void>((resolveClosed) => server.close(() => resolveClosed()));
         await manager.stopAll();
+        await manager.streamsDone();
         if ('closeAllConnections' in server) server.closeAllConnections();
         await closed;
       })();

@@ -80,13 +80,18 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
       completedNodes: ['start', 'draft', 'approve', 'done'],
       nodeStatuses: { start: 'success', draft: 'success', approve: 'success', done: 'success' },
     });
-    expect(finished.stages).toContainEqual({ nodeId: 'draft', files: ['prompt.md', 'response.md', 'status.json'] });
+    expect(finished.stages).toContainEqual({
+      nodeId: 'draft',
+      files: ['prompt.md', 'response.md', 'status.json'],
+    });
     expect(await pendingQuestions(server, started.id)).toEqual([]);
   });
 
   it('lists runs newest first with their states', async () => {
     server = await startTestServer();
-    const first = await server.startRun('digraph one { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }');
+    const first = await server.startRun(
+      'digraph one { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }',
+    );
     await waitForState(server, first, 'success');
     const second = await server.startRun(await readFixture('review-gate.dot'));
     await waitForQuestion(server, second);
@@ -102,8 +107,15 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     const id = await server.startRun(await readFixture('review-gate.dot'), { context: { ticket: 'ATR-9' } });
     const pending = await waitForQuestion(server, id);
     const checkpoint = await server.json<Record<string, unknown>>(`/pipelines/${id}/checkpoint`);
-    expect(checkpoint).toMatchObject({ run_id: id, state: 'running', current_node: 'draft', next_node: 'approve' });
-    const midway = await server.json<{ context: Record<string, unknown>; afterNode: string }>(`/pipelines/${id}/context`);
+    expect(checkpoint).toMatchObject({
+      run_id: id,
+      state: 'running',
+      current_node: 'draft',
+      next_node: 'approve',
+    });
+    const midway = await server.json<{ context: Record<string, unknown>; afterNode: string }>(
+      `/pipelines/${id}/context`,
+    );
     expect(midway.afterNode).toBe('draft');
     expect(midway.context).toMatchObject({ ticket: 'ATR-9', 'graph.goal': 'Ship a reviewed change' });
 
@@ -182,8 +194,12 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     const secondDone = await waitForState(server, second, 'success');
     expect(secondDone.completedNodes).toEqual(['start', 'draft', 'approve', 'done']);
 
-    const firstContext = await server.json<{ context: Record<string, unknown> }>(`/pipelines/${first}/context`);
-    const secondContext = await server.json<{ context: Record<string, unknown> }>(`/pipelines/${second}/context`);
+    const firstContext = await server.json<{ context: Record<string, unknown> }>(
+      `/pipelines/${first}/context`,
+    );
+    const secondContext = await server.json<{ context: Record<string, unknown> }>(
+      `/pipelines/${second}/context`,
+    );
     expect(firstContext.context.who).toBe('first');
     expect(secondContext.context.who).toBe('second');
     const visits = (runId: string) =>
@@ -279,7 +295,9 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
 
   it('refuses to resume a run that succeeded or is running, and unknown runs', async () => {
     server = await startTestServer();
-    const finished = await server.startRun('digraph one { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }');
+    const finished = await server.startRun(
+      'digraph one { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }',
+    );
     await waitForState(server, finished, 'success');
     const refused = await server.call(`/pipelines/${finished}/resume`, { method: 'POST' });
     expect(refused.status).toBe(409);

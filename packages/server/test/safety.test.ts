@@ -26,7 +26,8 @@ describe('bearer token (issue #9 "Safety")', () => {
     expect(server.token).toBe('secret-token');
     const id = await server.startRun(await readFixture('review-gate.dot'));
     const pending = await waitFor(
-      async () => (await server!.json<{ questions: PendingQuestion[] }>(`/pipelines/${id}/questions`)).questions[0],
+      async () =>
+        (await server!.json<{ questions: PendingQuestion[] }>(`/pipelines/${id}/questions`)).questions[0],
       'the question',
     );
     const endpoints: [string, string][] = [
@@ -226,7 +227,10 @@ describe('pipelines directory', () => {
       'digraph hello { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }',
     );
     await writeFile(join(pipelinesDir, 'notes.txt'), 'not a pipeline');
-    await writeFile(join(root, 'outside.dot'), 'digraph outside { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }');
+    await writeFile(
+      join(root, 'outside.dot'),
+      'digraph outside { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }',
+    );
     await symlink(join(root, 'outside.dot'), join(pipelinesDir, 'link.dot'));
     server = await startTestServer({ pipelinesDir });
 

@@ -15,7 +15,10 @@ export interface TestServer extends AttractorServer {
   /** `fetch` with the bearer token (and a JSON content type when `json` is given). */
   call(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   /** `call`, then the JSON body. */
-  json<TBody = Record<string, unknown>>(path: string, init?: RequestInit & { json?: unknown }): Promise<TBody>;
+  json<TBody = Record<string, unknown>>(
+    path: string,
+    init?: RequestInit & { json?: unknown },
+  ): Promise<TBody>;
   /** Starts a pipeline from DOT text; returns its id. */
   startRun(dot: string, extra?: Record<string, unknown>): Promise<string>;
 }

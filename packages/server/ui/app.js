@@ -18,7 +18,8 @@ async function api(path, init = {}) {
   if (token === '') await askForToken();
   const headers = new Headers(init.headers);
   headers.set('Authorization', `Bearer ${token}`);
-  if (init.body !== undefined && !headers.has('Content-Type')) headers.set('Content-Type', 'application/json');
+  if (init.body !== undefined && !headers.has('Content-Type'))
+    headers.set('Content-Type', 'application/json');
   const response = await fetch(path, { ...init, headers });
   if (response.status === 401) {
     forgetToken('That token was not accepted.');
@@ -135,8 +136,17 @@ async function refreshRunList() {
         {},
         el(
           'a',
-          { href: `#/runs/${encodeURIComponent(run.id)}`, class: currentRun?.id === run.id ? 'selected' : '', dataset: { runId: run.id } },
-          el('span', { class: 'name' }, el('span', {}, run.graphName), el('span', { class: `badge ${run.state}` }, run.state)),
+          {
+            href: `#/runs/${encodeURIComponent(run.id)}`,
+            class: currentRun?.id === run.id ? 'selected' : '',
+            dataset: { runId: run.id },
+          },
+          el(
+            'span',
+            { class: 'name' },
+            el('span', {}, run.graphName),
+            el('span', { class: `badge ${run.state}` }, run.state),
+          ),
           el('span', { class: 'meta' }, `${formatTime(run.startedAt)} · ${run.id}`),
         ),
       ),
@@ -217,7 +227,12 @@ function describeEvent(event) {
     case 'stage.started':
       return `${event.handlerType}${event.attempt > 1 ? `, attempt ${event.attempt}` : ''}`;
     case 'stage.completed':
-      return [event.status, event.preferredLabel && `→ ${event.preferredLabel}`, event.failureReason, event.notes]
+      return [
+        event.status,
+        event.preferredLabel && `→ ${event.preferredLabel}`,
+        event.failureReason,
+        event.notes,
+      ]
         .filter(Boolean)
         .join(' · ');
     case 'stage.failed':
@@ -250,7 +265,8 @@ function describeEvent(event) {
 }
 
 function appendEvent(event) {
-  const status = event.type === 'stage.completed' ? event.status : event.type.endsWith('.failed') ? 'failed' : '';
+  const status =
+    event.type === 'stage.completed' ? event.status : event.type.endsWith('.failed') ? 'failed' : '';
   const row = el(
     'tr',
     { class: status, dataset: { seq: event.seq, type: event.type } },
@@ -307,7 +323,8 @@ function renderStageFiles(details) {
       ),
     ),
   );
-  if (details.stages.length === 0) $('stage-files').append(el('li', { class: 'muted' }, 'No stage files yet.'));
+  if (details.stages.length === 0)
+    $('stage-files').append(el('li', { class: 'muted' }, 'No stage files yet.'));
 }
 
 async function showStageFile(runId, nodeId, file) {
@@ -315,7 +332,9 @@ async function showStageFile(runId, nodeId, file) {
     `/pipelines/${encodeURIComponent(runId)}/stages/${encodeURIComponent(nodeId)}/${encodeURIComponent(file)}`,
   );
   $('file-viewer-title').textContent = `${nodeId}/${file}`;
-  $('file-viewer-body').textContent = response.ok ? await response.text() : `Cannot read it (${response.status}).`;
+  $('file-viewer-body').textContent = response.ok
+    ? await response.text()
+    : `Cannot read it (${response.status}).`;
   $('file-viewer').hidden = false;
 }
 $('file-viewer-close').addEventListener('click', () => {
@@ -335,7 +354,12 @@ async function refreshContext(runId) {
   const entries = Object.entries(body.context).sort(([a], [b]) => a.localeCompare(b));
   $('context-table').replaceChildren(
     ...entries.map(([key, value]) =>
-      el('tr', {}, el('td', {}, key), el('td', {}, typeof value === 'string' ? value : JSON.stringify(value))),
+      el(
+        'tr',
+        {},
+        el('td', {}, key),
+        el('td', {}, typeof value === 'string' ? value : JSON.stringify(value)),
+      ),
     ),
   );
   $('context-note').textContent = body.afterNode ? `As of the checkpoint after ${body.afterNode}.` : '';
@@ -353,10 +377,13 @@ function renderQuestion(runId, pending) {
   const answer = async (body, controls) => {
     for (const control of controls) control.disabled = true;
     try {
-      await apiJson(`/pipelines/${encodeURIComponent(runId)}/questions/${encodeURIComponent(pending.id)}/answer`, {
-        method: 'POST',
-        body: JSON.stringify(body),
-      });
+      await apiJson(
+        `/pipelines/${encodeURIComponent(runId)}/questions/${encodeURIComponent(pending.id)}/answer`,
+        {
+          method: 'POST',
+          body: JSON.stringify(body),
+        },
+      );
     } catch (error) {
       alert(error.message);
     }
@@ -383,7 +410,16 @@ function renderQuestion(runId, pending) {
     choices.append(...buttons);
   } else if (question.type === 'yes_no' || question.type === 'confirmation') {
     const buttons = ['yes', 'no'].map((value) =>
-      el('button', { type: 'button', class: 'button option', dataset: { answer: value }, onclick: () => answer({ value }, buttons) }, value === 'yes' ? 'Yes' : 'No'),
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'button option',
+          dataset: { answer: value },
+          onclick: () => answer({ value }, buttons),
+        },
+        value === 'yes' ? 'Yes' : 'No',
+      ),
     );
     choices.append(...buttons);
   } else {
@@ -397,7 +433,13 @@ function renderQuestion(runId, pending) {
   }
   item.append(choices);
   if (question.timeoutMs !== undefined) {
-    item.append(el('p', { class: 'muted' }, `Times out ${Math.round(question.timeoutMs / 1000)} s after ${shortTime(pending.askedAt)}${question.default ? `, then takes "${question.default.value}"` : ''}.`));
+    item.append(
+      el(
+        'p',
+        { class: 'muted' },
+        `Times out ${Math.round(question.timeoutMs / 1000)} s after ${shortTime(pending.askedAt)}${question.default ? `, then takes "${question.default.value}"` : ''}.`,
+      ),
+    );
   }
   return item;
 }
@@ -496,13 +538,18 @@ async function showRun(runId) {
     (event) => {
       if (currentRun !== run) return;
       appendEvent(event);
-      if (event.type.startsWith('stage.') || event.type.startsWith('interview.') || event.type.startsWith('pipeline.') || event.type.startsWith('parallel.')) {
+      if (
+        event.type.startsWith('stage.') ||
+        event.type.startsWith('interview.') ||
+        event.type.startsWith('pipeline.') ||
+        event.type.startsWith('parallel.')
+      ) {
         graph();
         details();
       }
       if (event.type.startsWith('interview.')) questions();
       if (event.type === 'checkpoint.saved' || event.type.startsWith('pipeline.')) context();
-      if (event.type.startsWith('pipeline.')) refreshRunList();
+      if (event.type.startsWith('pipeline.') || event.type.startsWith('interview.')) refreshRunList();
     },
     () => {
       if (currentRun !== run) return;
