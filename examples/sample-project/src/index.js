@@ -1,0 +1,1 @@
+export { slugify, uniqueSlug } from './slugify.js';

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { conditionAllowsOutcome } from './condition-allows-outcome.js';
+import { evaluateCondition } from './evaluate-condition.js';
+import { parseCondition } from './parse-condition.js';
+
+describe('conditionAllowsOutcome (spec §10.3)', () => {
+  const cases: ReadonlyArray<readonly [condition: string, outcome: string, allowed: boolean]> = [
+    ['outcome=success', 'success', true],
+    ['outcome=success', 'fail', false],
+    ['outcome!=success', 'success', false],
+    ['outcome!=success', 'fail', true],
+    ['outcome=fail && context.failure_class=transient_infra', 'fail', true],
+    ['outcome=fail && context.failure_class=transient_infra', 'success', false],
+    ['outcome=success && outcome=fail', 'success', false],
+    ['outcome=success && outcome=fail', 'fail', false],
+    ['context.tool_stdout=all_complete', 'success', true],
+    ['preferred_label=Fix', 'fail', true],
+    ['outcome', 'success', true],
+    ['', 'fail', true],
+  ];
+  it.each(cases)('%j allows outcome %j: %s', (condition, outcome, allowed) => {
+    expect(conditionAllowsOutcome(parseCondition(condition), outcome)).toBe(allowed);
+  });
+
+  it('agrees with evaluateCondition when the context satisfies every other clause', () => {
+    const ast = parseCondition('outcome=fail && context.failure_class=transient_infra');
+    const context = new Map<string, unknown>([['failure_class', 'transient_infra']]);
+    for (const outcome of ['success', 'fail', 'retry']) {
+      expect(evaluateCondition(ast, { outcome, context })).toBe(conditionAllowsOutcome(ast, outcome));
+    }
+  });
+});

@@ -1,0 +1,69 @@
+import * as ohm from 'ohm-js';
+
+/**
+ * The Ohm grammar of the condition language, spec §10.2, compiled once at module load.
+ *
+ * Syntactic rules (capitalised) skip whitespace between tokens; lexical rules (lowercase) do not, so a
+ * key, an operator or a literal is never split by spaces. Every rule a user can fail on has a
+ * description so that failures read "expected a value", not a list of characters.
+ *
+ * Deviations from the spec's EBNF, both from §10.4: a key may be unqualified (`tool.output`), and a
+ * clause may be a bare key (truthiness, §10.5). Blank text is an empty condition (always true).
+ */
+export const conditionGrammarSource = String.raw`
+Condition {
+  Condition
+    = NonemptyListOf<Clause, "&&">  -- clauses
+    | end                           -- empty
+
+  Clause
+    = key operator literal  -- comparison
+    | key                   -- truthy
+
+  key (a key such as outcome, preferred_label or context.name)
+    = identifier ("." identifier)*
+
+  identifier
+    = identifierStart identifierPart*
+
+  identifierStart
+    = asciiLetter | "_"
+
+  identifierPart
+    = asciiLetter | digit | "_"
+
+  asciiLetter
+    = "a".."z" | "A".."Z"
+
+  operator (an operator "=" or "!=")
+    = "!="  -- notEqual
+    | "="   -- equal
+
+  literal (a value)
+    = string       -- string
+    | integer      -- integer
+    | bareLiteral  -- bare
+
+  integer
+    = "-"? digit+ ~bareChar
+
+  bareLiteral
+    = identifierStart bareChar*
+
+  bareChar
+    = asciiLetter | digit | "_" | "." | ":" | "-"
+
+  string
+    = "\"" stringChar* "\""
+
+  stringChar
+    = ~("\"" | "\\") any  -- plain
+    | "\\" escapeCode     -- escape
+
+  escapeCode (an escape: \", \\, \n, \r or \t)
+    = "\"" | "\\" | "n" | "r" | "t"
+}
+`;
+
+/** The compiled condition grammar. Internal: no Ohm type crosses the package boundary. */
+export const conditionGrammar: ohm.Grammar = ohm.grammar(conditionGrammarSource);

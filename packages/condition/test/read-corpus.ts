@@ -1,0 +1,32 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** The shared corpus of real pipelines written by other people for other Attractor runners. */
+export const corpusDirectory = path.resolve(repoRoot, '..', 'shared', 'corpus', 'dot');
+
+/** One `condition="..."` attribute value found in a corpus file, with DOT's `\"` escapes resolved. */
+export interface CorpusCondition {
+  readonly file: string;
+  readonly line: number;
+  readonly text: string;
+}
+
+/**
+ * Every `condition="..."` value of every corpus file. The tests of this package may not import the
+ * DOT parser (STYLE.md §2), and every condition in the corpus is a plain quoted attribute, so a
+ * pattern over DOT's quoted-string syntax finds them all.
+ */
+export function readCorpusConditions(): CorpusCondition[] {
+  const found: CorpusCondition[] = [];
+  for (const file of readdirSync(corpusDirectory).filter((name) => name.endsWith('.dot'))) {
+    const source = readFileSync(path.join(corpusDirectory, file), 'utf8');
+    for (const match of source.matchAll(/\bcondition\s*=\s*"((?:[^"\\]|\\.)*)"/g)) {
+      const line = source.slice(0, match.index).split('\n').length;
+      found.push({ file, line, text: match[1]!.replaceAll('\\"', '"') });
+    }
+  }
+  return found;
+}

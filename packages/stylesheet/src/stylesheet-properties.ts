@@ -1,0 +1,80 @@
+import { closestMatch } from './closest-match.js';
+import type { StylesheetDiagnostic, StylesheetSpan } from './stylesheet-ast.js';
+
+/** The properties a stylesheet may set, spec §8.4. */
+export const STYLESHEET_PROPERTIES = ['llm_model', 'llm_provider', 'reasoning_effort'] as const;
+
+/** A property a stylesheet may set, spec §8.4. */
+export type StylesheetProperty = (typeof STYLESHEET_PROPERTIES)[number];
+
+/** The values of `reasoning_effort`, spec §8.4. */
+export const REASONING_EFFORT_VALUES = ['low', 'medium', 'high'] as const;
+
+/**
+ * Spellings other runners use, so their stylesheets get a precise did-you-mean. Fabro writes
+ * `model:` and `provider:`.
+ */
+const PROPERTY_CANDIDATES = [
+  { name: 'llm_model', aliases: ['model', 'model_id'] },
+  { name: 'llm_provider', aliases: ['provider'] },
+  { name: 'reasoning_effort', aliases: ['effort', 'reasoning', 'thinking'] },
+] as const;
+
+const PROPERTIES: ReadonlySet<string> = new Set(STYLESHEET_PROPERTIES);
+const EFFORTS: ReadonlySet<string> = new Set(REASONING_EFFORT_VALUES);
+const PROPERTY_LIST = 'llm_model, llm_provider and reasoning_effort';
+
+/**
+ * Checks one declaration against spec §8.4 and returns the diagnostic that keeps it from being
+ * applied, or `undefined` when it is fine. Internal.
+ */
+export function checkDeclaration(declaration: {
+  readonly property: string;
+  readonly value: string;
+  readonly propertySpan: StylesheetSpan;
+  readonly valueSpan: StylesheetSpan;
+}): StylesheetDiagnostic | undefined {
+  const { property, value, propertySpan, valueSpan } = declaration;
+  if (!PROPERTIES.has(property)) {
+    const suggestion = closestMatch(property, PROPERTY_CANDIDATES);
+    return {
+      severity: 'warning',
+      code: 'unknown_property',
+      message: `Unknown stylesheet property "${property}"; it is ignored.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+      span: propertySpan,
+      fix: suggestion
+        ? `Rename "${property}" to "${suggestion}".`
+        : `Remove "${property}": a stylesheet sets only ${PROPERTY_LIST}.`,
+      suggestion,
+    };
+  }
+  if (value === '') {
+    return {
+      severity: 'error',
+      code: 'invalid_value',
+      message: `Stylesheet property "${property}" has an empty value; it is ignored.`,
+      span: valueSpan,
+      fix: `Give "${property}" a value or remove the declaration.`,
+    };
+  }
+  if (property === 'reasoning_effort' && !EFFORTS.has(value)) {
+    const lower = value.toLowerCase();
+    const suggestion = EFFORTS.has(lower)
+      ? lower
+      : closestMatch(
+          value,
+          REASONING_EFFORT_VALUES.map((name) => ({ name })),
+        );
+    return {
+      severity: 'error',
+      code: 'invalid_value',
+      message: `"${value}" is not a reasoning_effort (low, medium or high); it is ignored.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+      span: valueSpan,
+      fix: suggestion
+        ? `Write reasoning_effort: ${suggestion}.`
+        : 'Write reasoning_effort: low, medium or high.',
+      suggestion,
+    };
+  }
+  return undefined;
+}
