@@ -15,3 +15,6 @@ export type {
   SourcePosition,
   SourceSpan,
 } from './dot-ast.js';
+export { DotSyntaxError, type DotSyntaxErrorOptions } from './errors/dot-syntax-error.js';
+export { type FormatCodeFrameOptions, formatCodeFrame } from './format-code-frame.js';
+export { type ParseDotOptions, parseDot } from './parse-dot.js';

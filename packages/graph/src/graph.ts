@@ -92,9 +92,16 @@ export interface GraphNode {
   readonly id: string;
   /** Span of the statement that first declared or mentioned the node. */
   readonly span?: SourceSpan;
+  /** Span of the node id where the node was first declared (node statement) or, failing that, first mentioned. */
+  readonly idSpan?: SourceSpan;
   readonly attributes: GraphAttributes;
   /** Class names from `class` (comma-separated) plus classes derived from enclosing subgraph labels (§2.10, §2.12). */
   readonly classes: readonly string[];
+  /**
+   * Classes derived from the labels of the subgraphs enclosing the node's declaration, outermost first
+   * (spec §2.10). Also present in `classes`; kept apart for thread resolution (spec §5.4 step 4).
+   */
+  readonly subgraphClasses?: readonly string[];
   /** Display name. Default: the node id. */
   readonly label: string;
   /** Graphviz shape. Default: `box`. */

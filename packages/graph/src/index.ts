@@ -1,3 +1,37 @@
+export { parseAcceleratorKey } from './accelerator-key.js';
+export type {
+  AttributeDefinition,
+  AttributeKey,
+  AttributeScope,
+  AttributeValue,
+  CodingToolName,
+  EdgeAttributeKey,
+  EdgeFields,
+  GraphAttributeKey,
+  JoinPolicy,
+  NodeAttributeKey,
+  NodeFields,
+  ParsedAttributeValue,
+} from './attribute-schema.js';
+export {
+  ATTRIBUTE_DEFINITIONS,
+  attributeDefinition,
+  CODING_TOOL_NAMES,
+  DIALECT_ALIASES,
+  edgeAttribute,
+  edgeFields,
+  FIDELITY_MODES,
+  GRAPHVIZ_ATTRIBUTES,
+  graphAttribute,
+  graphSettings,
+  nodeAttribute,
+  nodeFields,
+  parseAttributeValue,
+  splitClassList,
+} from './attribute-schema.js';
+export type { BuildGraphOptions } from './build-graph.js';
+export { buildGraph, deriveClassName } from './build-graph.js';
+export { ValidationError } from './errors/validation-error.js';
 export type {
   AttributeOrigin,
   BuiltInHandlerType,
@@ -12,3 +46,13 @@ export type {
   ReasoningEffort,
 } from './graph.js';
 export { Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
+export { BUILT_IN_RULES } from './lint/built-in-rules.js';
+export type { Diagnostic, LintContext, LintRule, Severity } from './lint/diagnostic.js';
+export { formatDiagnostic } from './lint/format-diagnostic.js';
+export type { ValidateOptions } from './lint/validate.js';
+export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } from './lint/validate.js';
+export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';
+export { BUILT_IN_TRANSFORMS, prepareGraph } from './prepare-graph.js';
+export { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
+export { expandGoalVariable, expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
+export type { Transform } from './transforms/transform.js';

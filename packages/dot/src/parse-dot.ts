@@ -1,0 +1,155 @@
+/** `parseDot`, the public entry of the package: scan, match chunk by chunk, build the AST (STYLE.md §9). */
+import type { FailedMatchResult } from 'ohm-js';
+import type { DotAst, DotId, DotStatement } from './dot-ast.js';
+import { dotGrammar } from './dot-grammar.js';
+import { spanAt } from './line-index.js';
+import { createParseContext, type ParseContext, syntaxError } from './parse-context.js';
+import { type DotScan, scanDot } from './scan-dot.js';
+import { type DotHeader, toDotAst } from './to-dot-ast.js';
+
+/** Options of {@link parseDot}. */
+export interface ParseDotOptions {
+  /** Shown in error messages and stored on every span and on the AST. Default: none. */
+  readonly filename?: string;
+}
+
+/**
+ * Parses the text of a `.dot` pipeline in the Attractor DOT subset (spec §2.1-§2.13 with the
+ * additions of DESIGN.md "Parsing" and "Dialect") into a {@link DotAst}: the graph id and its
+ * statements in source order, each id, key, value and statement with its source span.
+ *
+ * Values are kept as strings (`raw` as written and decoded `value`) with their token kind; typing
+ * them is `@attractor/graph`'s job. Edge chains stay chains. Comments and `#` preprocessor lines are
+ * skipped. Pure and synchronous; about O(n) in the length of the text.
+ *
+ * @param source - The DOT text.
+ * @param options - `filename` for messages and spans.
+ * @returns The AST.
+ * @throws {DotSyntaxError} when the text is not in the subset, with the place (`location`), the
+ *   problem (`shortMessage`), a fix (`hint`) and a source excerpt in `message`.
+ * @example
+ * ```ts
+ * import { parseDot, DotSyntaxError } from '@attractor/dot';
+ *
+ * const ast = parseDot('digraph Hello { start -> exit [label="done"] }', { filename: 'hello.dot' });
+ * console.log(ast.id.name); // "Hello"
+ * ```
+ */
+export function parseDot(source: string, options: ParseDotOptions = {}): DotAst {
+  const context = createParseContext(source, options.filename);
+  const scan = scanDot(context);
+  const id = parseHeader(context, scan);
+  const statements: DotStatement[] = [];
+  for (let pair = 0; pair < scan.chunks.length; pair += 2) {
+    const start = scan.chunks[pair]!;
+    const match = dotGrammar.match(scan.masked.slice(start, scan.chunks[pair + 1]!), 'Statements');
+    if (match.failed()) throw matchFailure(context, scan, match, start);
+    for (const statement of toDotAst<DotStatement[]>(match, { parse: context, base: start })) {
+      statements.push(statement);
+    }
+  }
+  return createAst(context, scan, id, statements);
+}
+
+/**
+ * Parses like {@link parseDot} but matches the whole body with the grammar's `Graph` rule in one go.
+ * For tests only: it shows that cutting the body into chunks changes nothing. Far slower on big files.
+ */
+export function parseDotWithoutChunks(source: string, options: ParseDotOptions = {}): DotAst {
+  const context = createParseContext(source, options.filename);
+  const scan = scanDot(context);
+  const start = scan.headerStart;
+  const match = dotGrammar.match(scan.masked.slice(start, scan.bodyEnd + 1), 'Graph');
+  if (match.failed()) throw matchFailure(context, scan, match, start);
+  const graph = toDotAst<{ id: DotId; statements: DotStatement[] }>(match, { parse: context, base: start });
+  return createAst(context, scan, graph.id, graph.statements);
+}
+
+function parseHeader(context: ParseContext, scan: DotScan): DotId {
+  const match = dotGrammar.match(scan.masked.slice(scan.headerStart, scan.bodyStart), 'Header');
+  if (match.failed()) throw matchFailure(context, scan, match, scan.headerStart);
+  return toDotAst<DotHeader>(match, { parse: context, base: scan.headerStart }).id;
+}
+
+function createAst(context: ParseContext, scan: DotScan, id: DotId, statements: DotStatement[]): DotAst {
+  const span = spanAt(context.lines, scan.headerStart, scan.bodyEnd + 1, context.filename);
+  return context.filename === undefined
+    ? { kind: 'digraph', id, statements, span }
+    : { kind: 'digraph', id, statements, span, filename: context.filename };
+}
+
+const WORD = /[A-Za-z0-9_]+/y;
+
+/** Turns an Ohm failure into a `DotSyntaxError` with a specific message where the situation is known. */
+function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchResult, base: number) {
+  const offset = base + match.getRightmostFailurePosition();
+  const text = scan.masked;
+  WORD.lastIndex = offset;
+  const word = WORD.test(text) ? text.slice(offset, WORD.lastIndex) : '';
+  const character = text[offset];
+  const expected = match.getExpectedText();
+
+  if (offset < scan.bodyStart) {
+    if (offset === scan.headerStart && !/^(strict|graph|digraph)$/i.test(word)) {
+      return syntaxError(
+        context,
+        offset,
+        offset + Math.max(1, word.length),
+        'A pipeline file must start with "digraph <name> {"',
+        'Begin the file with the graph header, e.g. digraph my_pipeline { ... }; comments may come before it.',
+      );
+    }
+    return syntaxError(
+      context,
+      offset,
+      offset + Math.max(1, word.length),
+      `Expected ${expected} in the graph header, found ${describeFound(character, word)}`,
+      'Write the header as: digraph my_pipeline {',
+    );
+  }
+  if (character === '=') {
+    return syntaxError(
+      context,
+      offset,
+      offset + 1,
+      'Unexpected "="',
+      'An attribute is written name=value: remove the extra "=", or add the missing name or value next to it.',
+    );
+  }
+  if (/^(digraph|graph|strict)$/i.test(word) && !expected.includes('"["')) {
+    return syntaxError(
+      context,
+      offset,
+      offset + word.length,
+      'A graph cannot contain another graph',
+      'Close the first graph with "}" before this one, and put each graph in a file of its own (spec §2.3).',
+    );
+  }
+  return syntaxError(
+    context,
+    offset,
+    offset + Math.max(1, word.length),
+    `Expected ${expected}, found ${describeFound(character, word)}`,
+    hintFor(expected),
+  );
+}
+
+function describeFound(character: string | undefined, word: string): string {
+  if (character === undefined) return 'the end of the file';
+  if (word.length > 0) return `"${word}"`;
+  if (character === '\n' || character === '\r') return 'the end of the line';
+  return `"${character}"`;
+}
+
+function hintFor(expected: string): string {
+  if (expected.includes('an attribute value')) {
+    return 'Write a value after "=": a quoted string ("text"), a number, true or false, a duration (900s) or a bare word.';
+  }
+  if (expected.includes('a node id')) {
+    return 'Node ids are bare identifiers such as plan_step; edges are written a -> b (spec §2.2).';
+  }
+  if (expected.includes('an attribute name')) {
+    return 'Attributes are written name=value inside [ ], separated by commas (spec §2.2).';
+  }
+  return 'Compare the statement with the DOT subset of spec §2.2; quote values that contain spaces or symbols.';
+}

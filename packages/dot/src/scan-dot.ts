@@ -1,0 +1,379 @@
+/**
+ * The small scanner in front of the Ohm grammar (issue 2, "Speed and memory"): one linear pass that
+ * respects strings, comments and brackets. It
+ *
+ * - masks comments, `#` preprocessor lines and a byte-order mark with spaces (newlines kept, so every
+ *   offset stays valid), because `#` is only a preprocessor line at the start of a line outside a
+ *   string (DESIGN.md "Dialect") — something a PEG cannot see;
+ * - finds the header (`digraph name {`), the body and the closing `}`;
+ * - cuts the body into chunks of whole top-level statements, so Ohm matches (and memoizes) one small
+ *   chunk at a time instead of the whole file;
+ * - reports what it can pinpoint better than a grammar: a string, comment, `[` or `{` that is never
+ *   closed (at the place it was opened), an HTML label, and text after the graph (a second graph).
+ */
+import { positionAt } from './line-index.js';
+import { describeOffset, type ParseContext, syntaxError } from './parse-context.js';
+
+/** The result of {@link scanDot}. Offsets are 0-based into the source (and `masked`). */
+export interface DotScan {
+  /** The source with comments, `#` lines and a BOM replaced by spaces; same length as the source. */
+  readonly masked: string;
+  /** Offset of the first character of the header (`digraph`, or whatever stands there). */
+  readonly headerStart: number;
+  /** Offset just after the graph's `{`. */
+  readonly bodyStart: number;
+  /** Offset of the graph's closing `}`. */
+  readonly bodyEnd: number;
+  /** `[start, end)` pairs, flattened: each a run of whole top-level statements of the body. */
+  readonly chunks: readonly number[];
+}
+
+const NEWLINE = 10;
+const CARRIAGE_RETURN = 13;
+const SPACE = 32;
+const QUOTE = 34;
+const HASH = 35;
+const STAR = 42;
+const MINUS = 45;
+const SLASH = 47;
+const SEMICOLON = 59;
+const LESS_THAN = 60;
+const EQUALS = 61;
+const GREATER_THAN = 62;
+const OPEN_BRACKET = 91;
+const BACKSLASH = 92;
+const CLOSE_BRACKET = 93;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const BYTE_ORDER_MARK = 0xfeff;
+
+function isIdChar(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95
+  );
+}
+
+/** A line inside a string that looks like the start of a DOT statement: `name [` or `name ->`. */
+const STATEMENT_LINE = /\n[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*(?:\[|->)/;
+const SECOND_GRAPH = /(?:strict\s+)?(?:di)?graph\b/iy;
+
+/**
+ * Scans `context.source` (see the file comment).
+ *
+ * @throws {DotSyntaxError} for an unclosed string, block comment, `[` or `{`; an unmatched `]` or `}`;
+ *   an HTML label; text after the graph; a file without `{`.
+ */
+export function scanDot(context: ParseContext): DotScan {
+  const { source } = context;
+  const length = source.length;
+  const masks: number[] = [];
+  const strings: number[] = [];
+  const chunks: number[] = [];
+  const stack: number[] = [];
+
+  let phase: 'header' | 'body' | 'trailer' = 'header';
+  let headerStart = -1;
+  let bodyStart = -1;
+  let bodyEnd = -1;
+  let atLineStart = true;
+  let lastSignificant = 0;
+  let newlineSinceSignificant = false;
+  let lastWordIsSubgraph = false;
+  let chunkStart = 0;
+  let chunkHasContent = false;
+
+  let index = 0;
+  while (index < length) {
+    const code = source.charCodeAt(index);
+    if (code === NEWLINE) {
+      atLineStart = true;
+      newlineSinceSignificant = true;
+      index++;
+      continue;
+    }
+    if (code <= SPACE) {
+      index++;
+      continue;
+    }
+    if (code === BYTE_ORDER_MARK) {
+      masks.push(index, index + 1);
+      index++;
+      continue;
+    }
+    if (atLineStart && code === HASH) {
+      const end = lineEnd(source, index);
+      masks.push(index, end);
+      index = end;
+      continue;
+    }
+    atLineStart = false;
+    if (code === SLASH) {
+      const next = source.charCodeAt(index + 1);
+      if (next === SLASH) {
+        const end = lineEnd(source, index);
+        masks.push(index, end);
+        index = end;
+        continue;
+      }
+      if (next === STAR) {
+        const close = source.indexOf('*/', index + 2);
+        if (close === -1) {
+          throw syntaxError(
+            context,
+            index,
+            index + 2,
+            'This block comment is never closed',
+            'Close it with "*/", or start a line comment with "//" instead.',
+          );
+        }
+        const newline = source.indexOf('\n', index);
+        if (newline !== -1 && newline < close) newlineSinceSignificant = true;
+        masks.push(index, close + 2);
+        index = close + 2;
+        continue;
+      }
+    }
+
+    // A significant character.
+    if (phase === 'trailer') {
+      SECOND_GRAPH.lastIndex = index;
+      if (SECOND_GRAPH.test(source)) {
+        throw syntaxError(
+          context,
+          index,
+          SECOND_GRAPH.lastIndex,
+          'A second graph starts here; a file may hold only one digraph',
+          'Move this graph to a file of its own: Attractor reads one pipeline per file (spec §2.3).',
+        );
+      }
+      throw syntaxError(
+        context,
+        index,
+        index + 1,
+        `Unexpected text after the end of the graph (its closing "}" is at ${describeOffset(context, bodyEnd)})`,
+        'Delete it, or move it inside the graph\'s braces. A "}" too many earlier can also end the graph early.',
+      );
+    }
+    if (phase === 'header') {
+      if (headerStart === -1) headerStart = index;
+      if (code === QUOTE) {
+        index = skipString(context, index, strings);
+        continue;
+      }
+      if (code === OPEN_BRACE) {
+        phase = 'body';
+        stack.push(index);
+        bodyStart = index + 1;
+        chunkStart = bodyStart;
+        lastSignificant = code;
+        newlineSinceSignificant = false;
+      }
+      index++;
+      continue;
+    }
+
+    // Body: decide whether a new chunk starts here (only between top-level statements).
+    if (stack.length === 1 && chunkHasContent) {
+      const cut =
+        lastSignificant === SEMICOLON ||
+        ((lastSignificant === CLOSE_BRACKET || lastSignificant === CLOSE_BRACE) &&
+          code !== OPEN_BRACKET &&
+          code !== SEMICOLON &&
+          code !== MINUS) ||
+        (newlineSinceSignificant &&
+          (isIdChar(lastSignificant) || lastSignificant === QUOTE) &&
+          !lastWordIsSubgraph &&
+          (isIdChar(code) || code === QUOTE));
+      if (cut) {
+        chunks.push(chunkStart, index);
+        chunkStart = index;
+        chunkHasContent = false;
+      }
+    }
+    chunkHasContent = true;
+    newlineSinceSignificant = false;
+    lastWordIsSubgraph = false;
+
+    if (isIdChar(code)) {
+      let end = index + 1;
+      while (end < length && isIdChar(source.charCodeAt(end))) end++;
+      lastWordIsSubgraph = end - index === 8 && source.slice(index, end).toLowerCase() === 'subgraph';
+      lastSignificant = source.charCodeAt(end - 1);
+      index = end;
+      continue;
+    }
+    if (code === QUOTE) {
+      index = skipString(context, index, strings);
+      lastSignificant = QUOTE;
+      continue;
+    }
+    if (code === LESS_THAN && lastSignificant === EQUALS) {
+      throw syntaxError(
+        context,
+        index,
+        htmlLabelEnd(source, index),
+        'HTML labels ("<...>") are not supported',
+        'Write the value as a quoted string instead, e.g. label="Review changes".',
+      );
+    }
+    if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+      stack.push(index);
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+      const opener = stack[stack.length - 1]!;
+      const openerCode = source.charCodeAt(opener);
+      if ((code === CLOSE_BRACKET) !== (openerCode === OPEN_BRACKET)) {
+        if (code === CLOSE_BRACKET && openerCode === OPEN_BRACE) {
+          throw syntaxError(
+            context,
+            index,
+            index + 1,
+            'Unexpected "]": no attribute list is open here',
+            'Delete it, or add the "[" that should open this attribute list.',
+          );
+        }
+        throw unclosedError(context, opener, index, stack.length === 1);
+      }
+      stack.pop();
+      if (stack.length === 0) {
+        if (chunkHasContent && chunkStart < index) chunks.push(chunkStart, index);
+        bodyEnd = index;
+        phase = 'trailer';
+      }
+    }
+    lastSignificant = code;
+    index++;
+  }
+
+  if (phase === 'header') {
+    if (headerStart === -1) {
+      throw syntaxError(
+        context,
+        length,
+        length,
+        'The file holds no graph',
+        'A pipeline file contains one graph: digraph my_pipeline { start -> exit }',
+      );
+    }
+    throw syntaxError(
+      context,
+      length,
+      length,
+      'The graph\'s body never starts: no "{" found',
+      'Write the graph as: digraph my_pipeline { ... }',
+    );
+  }
+  if (phase === 'body') {
+    throw unclosedError(context, stack[stack.length - 1]!, length, stack.length === 1);
+  }
+  return { masked: applyMasks(source, masks), headerStart, bodyStart, bodyEnd, chunks };
+
+  function skipString(scanContext: ParseContext, start: number, ranges: number[]): number {
+    let from = start + 1;
+    for (;;) {
+      const quote = source.indexOf('"', from);
+      if (quote === -1) throw unclosedStringError(scanContext, start, ranges);
+      let backslashes = 0;
+      for (let before = quote - 1; before > start && source.charCodeAt(before) === BACKSLASH; before--) {
+        backslashes++;
+      }
+      if (backslashes % 2 === 0) {
+        ranges.push(start, quote + 1);
+        return quote + 1;
+      }
+      from = quote + 1;
+    }
+  }
+}
+
+function lineEnd(source: string, from: number): number {
+  const newline = source.indexOf('\n', from);
+  if (newline === -1) return source.length;
+  return source.charCodeAt(newline - 1) === CARRIAGE_RETURN ? newline - 1 : newline;
+}
+
+function htmlLabelEnd(source: string, start: number): number {
+  let depth = 0;
+  for (let index = start; index < source.length; index++) {
+    const code = source.charCodeAt(index);
+    if (code === LESS_THAN) depth++;
+    else if (code === GREATER_THAN && --depth === 0) return index + 1;
+    else if (code === NEWLINE) return index;
+  }
+  return source.length;
+}
+
+function unclosedError(context: ParseContext, opener: number, foundAt: number, isGraphBrace: boolean) {
+  const bracket = context.source[opener] === '[';
+  const found =
+    foundAt >= context.source.length
+      ? 'the end of the file'
+      : `"${context.source[foundAt]}" at ${describeOffset(context, foundAt)}`;
+  if (bracket) {
+    return syntaxError(
+      context,
+      opener,
+      opener + 1,
+      `This "[" is never closed (reached ${found})`,
+      'Add "]" after the last attribute of this list.',
+    );
+  }
+  return syntaxError(
+    context,
+    opener,
+    opener + 1,
+    isGraphBrace
+      ? `The graph's "{" is never closed (reached ${found})`
+      : `This subgraph's "{" is never closed (reached ${found})`,
+    isGraphBrace
+      ? 'Add "}" at the end of the graph. If a subgraph lacks its "}", add it there instead.'
+      : 'Add "}" after the last statement of this subgraph.',
+  );
+}
+
+function unclosedStringError(context: ParseContext, start: number, strings: readonly number[]) {
+  const { source } = context;
+  // A forgotten closing quote swaps what is string and what is code for the rest of the file, so the
+  // string that reaches the end is rarely the one at fault: blame the first string whose text runs
+  // on into something that looks like a statement.
+  let culprit = start;
+  let runsInto = -1;
+  const candidates = [...strings, start, source.length];
+  for (let pair = 0; pair < candidates.length; pair += 2) {
+    const from = candidates[pair]!;
+    const match = STATEMENT_LINE.exec(source.slice(from + 1, candidates[pair + 1]! - 1));
+    if (match) {
+      culprit = from;
+      runsInto = from + 1 + match.index + 1;
+      break;
+    }
+  }
+  const shortMessage =
+    runsInto === -1
+      ? 'This string is never closed'
+      : `This string is never closed: it runs on into line ${lineOf(context, runsInto)}, which looks like a statement`;
+  return syntaxError(
+    context,
+    culprit,
+    culprit + 1,
+    shortMessage,
+    'Add the closing " where the text ends. Inside a string, write a literal quote as \\".',
+  );
+}
+
+function applyMasks(source: string, masks: readonly number[]): string {
+  if (masks.length === 0) return source;
+  const pieces: string[] = [];
+  let copied = 0;
+  for (let pair = 0; pair < masks.length; pair += 2) {
+    const start = masks[pair]!;
+    const end = masks[pair + 1]!;
+    pieces.push(source.slice(copied, start), source.slice(start, end).replace(/[^\n\r]/g, ' '));
+    copied = end;
+  }
+  pieces.push(source.slice(copied));
+  return pieces.join('');
+}
+
+function lineOf(context: ParseContext, offset: number): number {
+  return positionAt(context.lines, offset).line;
+}

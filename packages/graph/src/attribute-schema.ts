@@ -1,0 +1,541 @@
+/**
+ * The attribute schema: every DOT key Attractor understands (spec Appendix A, the handler keys of §4
+ * and DESIGN.md), its scope, its zod schema (DOT string → typed value) and the handlers that read it.
+ *
+ * This is the only place where DOT snake_case keys map to the camelCase fields of the typed model
+ * (STYLE.md §3). Parsing a value never throws: a malformed value yields `undefined` for the typed
+ * field, and the `attribute_type` lint rule reports it at the value's span.
+ */
+import { z } from 'zod';
+import type {
+  FidelityMode,
+  GraphAttributes,
+  GraphEdge,
+  GraphNode,
+  GraphSettings,
+  ReasoningEffort,
+} from './graph.js';
+
+/** Where an attribute may be written. */
+export type AttributeScope = 'graph' | 'node' | 'edge';
+
+/** Join policies of the parallel handler (spec §4.8, DESIGN.md "Parallel results"). */
+export type JoinPolicy = 'wait_all' | 'first_success' | 'k_of_n' | 'quorum';
+
+/** The coding tools of coding-agent-loop-spec §3.3 that the `tools` node attribute may name. */
+export const CODING_TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'shell', 'grep', 'glob'] as const;
+
+/** A coding tool name accepted by the `tools` attribute. */
+export type CodingToolName = (typeof CODING_TOOL_NAMES)[number];
+
+/** The fidelity modes of spec §5.4, in the spec's order. */
+export const FIDELITY_MODES = [
+  'full',
+  'truncate',
+  'compact',
+  'summary:low',
+  'summary:medium',
+  'summary:high',
+] as const satisfies readonly FidelityMode[];
+
+/** Duration units accepted in DOT values, with their length in milliseconds (spec §2.4). */
+const DURATION_UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+const integerText = z
+  .string()
+  .trim()
+  .regex(/^-?\d+$/)
+  .transform(Number);
+
+function integerSchema(minimum: number) {
+  return integerText.pipe(z.number().int().min(minimum));
+}
+
+const booleanSchema = z
+  .string()
+  .trim()
+  .pipe(z.enum(['true', 'false']))
+  .transform((text) => text === 'true');
+
+const durationSchema = z
+  .string()
+  .trim()
+  .regex(/^\d+(ms|s|m|h|d)$/)
+  .transform((text) => {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(text)!;
+    return Number(match[1]) * DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS];
+  });
+
+const stringSchema = z.string();
+
+const fidelitySchema = z
+  .string()
+  .trim()
+  .pipe(z.enum(FIDELITY_MODES));
+
+const reasoningEffortSchema = z
+  .string()
+  .trim()
+  .pipe(z.enum(['low', 'medium', 'high']));
+
+const joinPolicySchema = z
+  .string()
+  .trim()
+  .pipe(z.enum(['wait_all', 'first_success', 'k_of_n', 'quorum']));
+
+const managerActionsSchema = z
+  .string()
+  .transform((text) =>
+    text
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== ''),
+  )
+  .pipe(z.array(z.enum(['observe', 'steer', 'wait'])).min(1));
+
+/** `tools="none"` → `[]`; `tools="read_file,grep"` → the listed tools; `tools="all"` → every tool. */
+const toolsSchema = z
+  .string()
+  .trim()
+  .transform((text) => {
+    if (text === 'none') return [];
+    if (text === 'all') return [...CODING_TOOL_NAMES];
+    return text
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
+  })
+  .pipe(z.array(z.enum(CODING_TOOL_NAMES)));
+
+/** How an attribute's value is typed; `expected` is used in diagnostics ("expected a duration ..."). */
+interface ValueType<TValue> {
+  readonly schema: z.ZodType<TValue, string>;
+  readonly expected: string;
+}
+
+function valueType<TValue>(schema: z.ZodType<TValue, string>, expected: string): ValueType<TValue> {
+  return { schema, expected };
+}
+
+const STRING = valueType(stringSchema, 'a string');
+const INTEGER = valueType(integerSchema(Number.MIN_SAFE_INTEGER), 'an integer such as 3');
+const NON_NEGATIVE_INTEGER = valueType(integerSchema(0), 'a non-negative integer such as 3');
+const POSITIVE_INTEGER = valueType(integerSchema(1), 'a positive integer such as 4');
+const BOOLEAN = valueType(booleanSchema, 'true or false');
+const DURATION = valueType(durationSchema, 'a duration such as 250ms, 900s, 15m, 2h or 1d');
+const FIDELITY = valueType(fidelitySchema, `one of ${FIDELITY_MODES.join(', ')}`);
+const REASONING_EFFORT = valueType(reasoningEffortSchema, 'one of low, medium, high');
+const JOIN_POLICY = valueType(joinPolicySchema, 'one of wait_all, first_success, k_of_n, quorum');
+const MANAGER_ACTIONS = valueType(managerActionsSchema, 'a comma-separated list of observe, steer, wait');
+const TOOLS = valueType(
+  toolsSchema,
+  `none, all, or a comma-separated list of ${CODING_TOOL_NAMES.join(', ')}`,
+);
+
+/** Everything the schema knows about one DOT key. */
+export interface AttributeDefinition<TValue = unknown> {
+  /** The canonical DOT key. */
+  readonly key: string;
+  /** Where the key may be written. */
+  readonly scopes: readonly AttributeScope[];
+  /** The zod schema turning the DOT string into the typed value. */
+  readonly schema: z.ZodType<TValue, string>;
+  /** What a valid value looks like, for diagnostics. */
+  readonly expected: string;
+  /**
+   * Handler types that read this key on a node. Undefined: every handler (or not a node key).
+   * Used by the `inert_attribute` lint rule.
+   */
+  readonly handlers?: readonly string[];
+  /** One-line description. */
+  readonly description: string;
+}
+
+const LLM_HANDLERS = ['codergen', 'parallel.fan_in'] as const;
+const ANY_ATTEMPT = undefined;
+
+function define<TValue>(
+  key: string,
+  scopes: readonly AttributeScope[],
+  type: ValueType<TValue>,
+  description: string,
+  handlers?: readonly string[],
+): AttributeDefinition<TValue> {
+  return {
+    key,
+    scopes,
+    schema: type.schema,
+    expected: type.expected,
+    description,
+    ...(handlers === undefined ? {} : { handlers }),
+  };
+}
+
+/**
+ * Every key Attractor understands, by canonical DOT key: spec Appendix A, the handler keys of §4 and
+ * DESIGN.md's loop guards, join policies and human-gate defaults.
+ */
+export const ATTRIBUTE_DEFINITIONS = {
+  // Shared by graph, node and edge.
+  label: define('label', ['graph', 'node', 'edge'], STRING, 'Display name or edge caption / routing key.'),
+  // Graph (spec §2.5, Appendix A, DESIGN.md).
+  goal: define('goal', ['graph'], STRING, 'Pipeline goal, exposed as $goal.'),
+  model_stylesheet: define('model_stylesheet', ['graph'], STRING, 'CSS-like model stylesheet (spec §8).'),
+  default_max_retries: define(
+    'default_max_retries',
+    ['graph'],
+    NON_NEGATIVE_INTEGER,
+    'Retries for nodes without max_retries.',
+  ),
+  default_fidelity: define('default_fidelity', ['graph'], FIDELITY, 'Default context fidelity mode.'),
+  default_thread: define('default_thread', ['graph'], STRING, 'Graph-level default thread for full fidelity.'),
+  max_node_visits: define('max_node_visits', ['graph'], POSITIVE_INTEGER, 'Loop guard: visits per node.'),
+  max_steps: define('max_steps', ['graph'], POSITIVE_INTEGER, 'Loop guard: node executions per run.'),
+  max_gate_retries: define('max_gate_retries', ['graph'], NON_NEGATIVE_INTEGER, 'Goal-gate jumps per run.'),
+  'stack.child_dotfile': define(
+    'stack.child_dotfile',
+    ['graph', 'node'],
+    STRING,
+    'Child DOT file supervised by a manager loop.',
+    ['stack.manager_loop'],
+  ),
+  'stack.child_workdir': define(
+    'stack.child_workdir',
+    ['graph', 'node'],
+    STRING,
+    'Working directory of the child run.',
+    ['stack.manager_loop'],
+  ),
+  'tool_hooks.pre': define('tool_hooks.pre', ['graph', 'node'], STRING, 'Shell command before each LLM tool call.', [
+    ...LLM_HANDLERS,
+  ]),
+  'tool_hooks.post': define(
+    'tool_hooks.post',
+    ['graph', 'node'],
+    STRING,
+    'Shell command after each LLM tool call.',
+    [...LLM_HANDLERS],
+  ),
+  // Node (spec §2.6, Appendix A).
+  shape: define('shape', ['node'], STRING, 'Graphviz shape; selects the handler type.'),
+  type: define('type', ['node'], STRING, 'Explicit handler type.'),
+  prompt: define('prompt', ['node'], STRING, 'LLM instruction; $goal is expanded.', [...LLM_HANDLERS]),
+  max_retries: define('max_retries', ['node'], NON_NEGATIVE_INTEGER, 'Additional attempts.', ANY_ATTEMPT),
+  goal_gate: define('goal_gate', ['node'], BOOLEAN, 'Must succeed before the pipeline exits.'),
+  retry_target: define('retry_target', ['graph', 'node'], STRING, 'Jump target on failure.'),
+  fallback_retry_target: define('fallback_retry_target', ['graph', 'node'], STRING, 'Secondary jump target.'),
+  fidelity: define('fidelity', ['node', 'edge'], FIDELITY, 'Context fidelity mode.', [...LLM_HANDLERS]),
+  thread_id: define('thread_id', ['node', 'edge'], STRING, 'Session reuse key.', [...LLM_HANDLERS]),
+  class: define('class', ['node'], STRING, 'Comma-separated stylesheet classes.'),
+  timeout: define('timeout', ['node'], DURATION, 'Maximum time of one attempt.'),
+  llm_model: define('llm_model', ['node'], STRING, 'LLM model id.', [...LLM_HANDLERS]),
+  llm_provider: define('llm_provider', ['node'], STRING, 'LLM provider key.', [...LLM_HANDLERS]),
+  reasoning_effort: define('reasoning_effort', ['node'], REASONING_EFFORT, 'LLM reasoning effort.', [
+    ...LLM_HANDLERS,
+  ]),
+  auto_status: define('auto_status', ['node'], BOOLEAN, 'Synthesize SUCCESS when no status is written.'),
+  allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.'),
+  max_visits: define('max_visits', ['node'], POSITIVE_INTEGER, 'Loop guard: visits of this node per run.'),
+  tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.', ['codergen']),
+  // Handler keys (spec §4.6-§4.11, DESIGN.md).
+  tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', ['tool']),
+  max_parallel: define('max_parallel', ['node'], POSITIVE_INTEGER, 'Concurrent branches.', ['parallel']),
+  join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.', ['parallel']),
+  join_k: define('join_k', ['node'], POSITIVE_INTEGER, 'Successes needed by k_of_n.', ['parallel']),
+  branch_timeout: define('branch_timeout', ['node'], DURATION, 'Time limit of one branch.', ['parallel']),
+  'human.default_choice': define(
+    'human.default_choice',
+    ['node'],
+    STRING,
+    'Choice taken when the interview times out.',
+    ['wait.human'],
+  ),
+  'manager.poll_interval': define(
+    'manager.poll_interval',
+    ['node'],
+    DURATION,
+    'Delay between observation cycles.',
+    ['stack.manager_loop'],
+  ),
+  'manager.max_cycles': define('manager.max_cycles', ['node'], POSITIVE_INTEGER, 'Observation cycles.', [
+    'stack.manager_loop',
+  ]),
+  'manager.stop_condition': define(
+    'manager.stop_condition',
+    ['node'],
+    STRING,
+    'Condition that ends the loop.',
+    ['stack.manager_loop'],
+  ),
+  'manager.actions': define('manager.actions', ['node'], MANAGER_ACTIONS, 'observe, steer, wait.', [
+    'stack.manager_loop',
+  ]),
+  'stack.child_autostart': define(
+    'stack.child_autostart',
+    ['node'],
+    BOOLEAN,
+    'Start the child pipeline automatically.',
+    ['stack.manager_loop'],
+  ),
+  // Edge (spec §2.7).
+  condition: define('condition', ['edge'], STRING, 'Guard expression (spec §10).'),
+  weight: define('weight', ['edge'], INTEGER, 'Edge priority (higher wins).'),
+  loop_restart: define('loop_restart', ['edge'], BOOLEAN, 'Restart the run with a fresh log directory.'),
+} as const;
+
+/** A canonical DOT key known to the schema. */
+export type AttributeKey = keyof typeof ATTRIBUTE_DEFINITIONS;
+
+/** The typed value of a known key (`number` for `max_parallel`, `JoinPolicy` for `join_policy`, ...). */
+export type AttributeValue<TKey extends AttributeKey> = z.output<(typeof ATTRIBUTE_DEFINITIONS)[TKey]['schema']>;
+
+/** Keys that may be written on a node. */
+export type NodeAttributeKey = {
+  [TKey in AttributeKey]: 'node' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+}[AttributeKey];
+
+/** Keys that may be written on an edge. */
+export type EdgeAttributeKey = {
+  [TKey in AttributeKey]: 'edge' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+}[AttributeKey];
+
+/** Keys that may be written on the graph. */
+export type GraphAttributeKey = {
+  [TKey in AttributeKey]: 'graph' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+}[AttributeKey];
+
+/**
+ * Attribute names of other runners accepted as aliases of a canonical key (DESIGN.md "Dialect").
+ * The attribute is stored under the canonical key with `writtenKey` set; lint `dialect_alias` warns.
+ */
+export const DIALECT_ALIASES: Readonly<Record<string, AttributeKey>> = {
+  llm_prompt: 'prompt',
+  node_type: 'type',
+  context_fidelity_default: 'default_fidelity',
+  context_thread_default: 'default_thread',
+  default_max_retry: 'default_max_retries',
+};
+
+/**
+ * Graphviz presentation attributes: accepted everywhere, ignored by Attractor, never reported as unknown.
+ */
+export const GRAPHVIZ_ATTRIBUTES: ReadonlySet<string> = new Set([
+  'rankdir',
+  'rank',
+  'ranksep',
+  'nodesep',
+  'splines',
+  'compound',
+  'concentrate',
+  'newrank',
+  'ordering',
+  'size',
+  'ratio',
+  'pad',
+  'margin',
+  'dpi',
+  'bgcolor',
+  'color',
+  'fillcolor',
+  'fontcolor',
+  'fontname',
+  'fontsize',
+  'style',
+  'penwidth',
+  'peripheries',
+  'width',
+  'height',
+  'fixedsize',
+  'xlabel',
+  'tooltip',
+  'URL',
+  'href',
+  'id',
+  'group',
+  'labelloc',
+  'labeljust',
+  'arrowhead',
+  'arrowtail',
+  'arrowsize',
+  'dir',
+  'constraint',
+  'minlen',
+  'headlabel',
+  'taillabel',
+  'headport',
+  'tailport',
+  'lhead',
+  'ltail',
+  'sides',
+  'skew',
+  'distortion',
+  'orientation',
+  'regular',
+  'gradientangle',
+  'comment',
+]);
+
+/** Result of typing one attribute value. */
+export type ParsedAttributeValue<TValue> =
+  | { readonly ok: true; readonly value: TValue }
+  | { readonly ok: false; readonly expected: string };
+
+/**
+ * The schema entry of a canonical key, or undefined for a key the schema does not know.
+ * See spec Appendix A.
+ */
+export function attributeDefinition(key: string): AttributeDefinition | undefined {
+  return Object.hasOwn(ATTRIBUTE_DEFINITIONS, key)
+    ? (ATTRIBUTE_DEFINITIONS[key as AttributeKey] as AttributeDefinition)
+    : undefined;
+}
+
+/**
+ * Types one DOT value with the key's zod schema. Never throws.
+ *
+ * @returns `{ ok: true, value }` or `{ ok: false, expected }` where `expected` says what a valid value
+ *   looks like (e.g. "a duration such as 250ms, 900s, 15m, 2h or 1d"). Durations are in milliseconds.
+ */
+export function parseAttributeValue<TKey extends AttributeKey>(
+  key: TKey,
+  text: string,
+): ParsedAttributeValue<AttributeValue<TKey>> {
+  const definition = ATTRIBUTE_DEFINITIONS[key] as AttributeDefinition;
+  const result = definition.schema.safeParse(text);
+  return result.success
+    ? { ok: true, value: result.data as AttributeValue<TKey> }
+    : { ok: false, expected: definition.expected };
+}
+
+function typed<TKey extends AttributeKey>(
+  attributes: GraphAttributes,
+  key: TKey,
+): AttributeValue<TKey> | undefined {
+  const attribute = attributes[key];
+  if (attribute === undefined) return undefined;
+  const parsed = parseAttributeValue(key, attribute.value);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+function nonEmpty(attributes: GraphAttributes, key: string): string | undefined {
+  const value = attributes[key]?.value;
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * The typed value of a node attribute, for handlers: `nodeAttribute(node, 'max_parallel')` is
+ * `number | undefined`, `nodeAttribute(node, 'join_policy')` is `JoinPolicy | undefined`,
+ * `nodeAttribute(node, 'manager.poll_interval')` is milliseconds, `nodeAttribute(node, 'tools')` is
+ * `CodingToolName[]` (`[]` for `tools="none"`).
+ *
+ * Undefined when the attribute is absent or malformed (lint `attribute_type` reports the latter), so a
+ * handler applies its own default and never parses strings itself. Unknown keys stay readable as
+ * strings through `node.attributes[key]?.value`.
+ */
+export function nodeAttribute<TKey extends NodeAttributeKey>(
+  node: GraphNode,
+  key: TKey,
+): AttributeValue<TKey> | undefined {
+  return typed(node.attributes, key);
+}
+
+/** The typed value of an edge attribute; see `nodeAttribute`. */
+export function edgeAttribute<TKey extends EdgeAttributeKey>(
+  edge: GraphEdge,
+  key: TKey,
+): AttributeValue<TKey> | undefined {
+  return typed(edge.attributes, key);
+}
+
+/** The typed value of a graph attribute; see `nodeAttribute`. */
+export function graphAttribute<TKey extends GraphAttributeKey>(
+  graph: { readonly attributes: GraphAttributes },
+  key: TKey,
+): AttributeValue<TKey> | undefined {
+  return typed(graph.attributes, key);
+}
+
+/** Splits a `class` value on commas, trimming and dropping empty names (spec §2.12). */
+export function splitClassList(text: string): string[] {
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
+/** The typed node fields that `nodeFields` derives. */
+export type NodeFields = Omit<GraphNode, 'id' | 'span' | 'idSpan' | 'attributes' | 'classes'>;
+
+/**
+ * Derives the typed fields of a node (spec §2.6, Appendix A) from its attributes, with the spec's
+ * defaults: `label` = id, `shape` = `box`, `reasoning_effort` = `high`, booleans false.
+ */
+export function nodeFields(id: string, attributes: GraphAttributes): NodeFields {
+  const optionalFields: Partial<Record<keyof NodeFields, unknown>> = {
+    type: nonEmpty(attributes, 'type'),
+    maxRetries: typed(attributes, 'max_retries'),
+    retryTarget: nonEmpty(attributes, 'retry_target'),
+    fallbackRetryTarget: nonEmpty(attributes, 'fallback_retry_target'),
+    fidelity: typed(attributes, 'fidelity') as FidelityMode | undefined,
+    threadId: nonEmpty(attributes, 'thread_id'),
+    timeoutMs: typed(attributes, 'timeout'),
+    llmModel: nonEmpty(attributes, 'llm_model'),
+    llmProvider: nonEmpty(attributes, 'llm_provider'),
+    maxVisits: typed(attributes, 'max_visits'),
+  };
+  return {
+    label: attributes.label?.value ?? id,
+    shape: nonEmpty(attributes, 'shape') ?? 'box',
+    prompt: attributes.prompt?.value ?? '',
+    goalGate: typed(attributes, 'goal_gate') ?? false,
+    reasoningEffort: (typed(attributes, 'reasoning_effort') as ReasoningEffort | undefined) ?? 'high',
+    autoStatus: typed(attributes, 'auto_status') ?? false,
+    allowPartial: typed(attributes, 'allow_partial') ?? false,
+    ...withoutUndefined(optionalFields),
+  } as NodeFields;
+}
+
+/** The typed edge fields that `edgeFields` derives. */
+export type EdgeFields = Omit<GraphEdge, 'from' | 'to' | 'index' | 'span' | 'attributes'>;
+
+/** Derives the typed fields of an edge (spec §2.7) from its attributes, with the spec's defaults. */
+export function edgeFields(attributes: GraphAttributes): EdgeFields {
+  return {
+    label: attributes.label?.value ?? '',
+    condition: attributes.condition?.value.trim() ?? '',
+    weight: typed(attributes, 'weight') ?? 0,
+    loopRestart: typed(attributes, 'loop_restart') ?? false,
+    ...withoutUndefined({
+      fidelity: typed(attributes, 'fidelity') as FidelityMode | undefined,
+      threadId: nonEmpty(attributes, 'thread_id'),
+    }),
+  } as EdgeFields;
+}
+
+/**
+ * Derives the typed graph settings (spec §2.5, DESIGN.md loop guards) from graph attributes, with
+ * the defaults: `default_max_retries` 0, `max_node_visits` 25, `max_steps` 1000, `max_gate_retries` 5.
+ */
+export function graphSettings(attributes: GraphAttributes): GraphSettings {
+  return {
+    goal: attributes.goal?.value ?? '',
+    label: attributes.label?.value ?? '',
+    modelStylesheet: attributes.model_stylesheet?.value ?? '',
+    defaultMaxRetries: typed(attributes, 'default_max_retries') ?? 0,
+    maxNodeVisits: typed(attributes, 'max_node_visits') ?? 25,
+    maxSteps: typed(attributes, 'max_steps') ?? 1000,
+    maxGateRetries: typed(attributes, 'max_gate_retries') ?? 5,
+    ...withoutUndefined({
+      retryTarget: nonEmpty(attributes, 'retry_target'),
+      fallbackRetryTarget: nonEmpty(attributes, 'fallback_retry_target'),
+      defaultFidelity: typed(attributes, 'default_fidelity') as FidelityMode | undefined,
+      defaultThread: nonEmpty(attributes, 'default_thread'),
+      toolHooksPre: nonEmpty(attributes, 'tool_hooks.pre'),
+      toolHooksPost: nonEmpty(attributes, 'tool_hooks.post'),
+    }),
+  };
+}
+
+function withoutUndefined<TRecord extends Record<string, unknown>>(record: TRecord): Partial<TRecord> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<TRecord>;
+}

@@ -1,0 +1,149 @@
+import { parseDot } from '@attractor/dot';
+import { describe, expect, it } from 'vitest';
+import { buildGraph, deriveClassName } from './build-graph.js';
+
+function build(source: string) {
+  return buildGraph(parseDot(source, { filename: 'g.dot' }), { source });
+}
+
+describe('buildGraph (spec §2.9-§2.12)', () => {
+  it('expands a chain into one edge per consecutive pair, each with the chain attributes', () => {
+    const graph = build('digraph G { A -> B -> C [label="next", weight=2] }');
+    expect(graph.edges.map((edge) => [edge.from, edge.to, edge.label, edge.weight, edge.index])).toEqual([
+      ['A', 'B', 'next', 2, 0],
+      ['B', 'C', 'next', 2, 1],
+    ]);
+  });
+
+  it('gives each chain edge the span from its source id to its target id', () => {
+    const graph = build('digraph G {\n  A -> B -> C\n}');
+    expect(graph.edges.map((edge) => [edge.span?.start.column, edge.span?.end.column])).toEqual([
+      [3, 9],
+      [8, 14],
+    ]);
+    expect(graph.edges[1]?.span?.filename).toBe('g.dot');
+  });
+
+  it('applies node defaults to later nodes only and lets explicit attributes win', () => {
+    const graph = build(`digraph G {
+      early
+      node [shape=box, timeout="900s"]
+      plan
+      implement [timeout="1800s"]
+    }`);
+    expect(graph.node('early')?.timeoutMs).toBeUndefined();
+    expect(graph.node('plan')?.timeoutMs).toBe(900_000);
+    expect(graph.node('plan')?.attributes.timeout?.origin).toBe('default');
+    expect(graph.node('implement')?.timeoutMs).toBe(1_800_000);
+    expect(graph.node('implement')?.attributes.timeout?.origin).toBe('explicit');
+  });
+
+  it('scopes subgraph defaults to the subgraph and nests them (spec §2.10 example)', () => {
+    const graph = build(`digraph G {
+      node [fidelity=compact]
+      subgraph cluster_loop {
+        label = "Loop A"
+        node [thread_id="loop-a", timeout="900s"]
+        Plan      [label="Plan next step"]
+        Implement [label="Implement", timeout="1800s"]
+        subgraph inner { node [timeout="5m"]; Deep }
+        After
+      }
+      Outside
+    }`);
+    expect(graph.node('Plan')).toMatchObject({ threadId: 'loop-a', timeoutMs: 900_000, fidelity: 'compact' });
+    expect(graph.node('Implement')).toMatchObject({ threadId: 'loop-a', timeoutMs: 1_800_000 });
+    expect(graph.node('Deep')).toMatchObject({ threadId: 'loop-a', timeoutMs: 300_000 });
+    expect(graph.node('After')?.timeoutMs).toBe(900_000);
+    expect(graph.node('Outside')?.threadId).toBeUndefined();
+    expect(graph.node('Outside')?.fidelity).toBe('compact');
+  });
+
+  it('creates a node first mentioned in an edge with the defaults in force there', () => {
+    const graph = build(`digraph G {
+      node [shape=parallelogram]
+      a -> b
+      node [shape=box]
+      b [label="B"]
+    }`);
+    expect(graph.node('a')?.shape).toBe('parallelogram');
+    // A later node statement fills in the defaults in force at that statement.
+    expect(graph.node('b')).toMatchObject({ shape: 'box', label: 'B' });
+  });
+
+  it('merges repeated node statements, later explicit values winning', () => {
+    const graph = build(`digraph G {
+      plan [label="Plan", prompt="first"]
+      plan [prompt="second", goal_gate=true]
+    }`);
+    expect(graph.node('plan')).toMatchObject({ label: 'Plan', prompt: 'second', goalGate: true });
+    expect(graph.nodes.size).toBe(1);
+    expect(graph.node('plan')?.idSpan?.start.line).toBe(2);
+  });
+
+  it('derives classes from subgraph labels and appends them to the class list (spec §2.10, §2.12)', () => {
+    const graph = build(`digraph G {
+      subgraph cluster_a {
+        label = "Loop A!"
+        review [class="code, critical"]
+        subgraph cluster_b { graph [label="Fast Path"]; quick }
+      }
+      top [class="code"]
+    }`);
+    expect(graph.node('review')?.classes).toEqual(['code', 'critical', 'loop-a']);
+    expect(graph.node('quick')?.classes).toEqual(['loop-a', 'fast-path']);
+    expect(graph.node('quick')?.subgraphClasses).toEqual(['loop-a', 'fast-path']);
+    expect(graph.node('top')?.classes).toEqual(['code']);
+  });
+
+  it('stores dialect aliases under the canonical key with the written key', () => {
+    const graph = build(`digraph G {
+      context_fidelity_default="truncate"
+      default_max_retry=3
+      work [llm_prompt="Do it", node_type="tool"]
+    }`);
+    expect(graph.node('work')).toMatchObject({ prompt: 'Do it', type: 'tool' });
+    expect(graph.node('work')?.attributes.prompt).toMatchObject({ key: 'prompt', writtenKey: 'llm_prompt' });
+    expect(graph.settings).toMatchObject({ defaultFidelity: 'truncate', defaultMaxRetries: 3 });
+  });
+
+  it('reads graph attributes from graph blocks and top-level declarations, not from subgraphs', () => {
+    const graph = build(`digraph G {
+      graph [goal="Ship it", max_steps=50]
+      label = "Pipeline"
+      subgraph cluster_x { label = "Inner"; goal = "not the goal" }
+    }`);
+    expect(graph.settings).toMatchObject({ goal: 'Ship it', label: 'Pipeline', maxSteps: 50, maxNodeVisits: 25 });
+  });
+
+  it('types values and leaves malformed ones undefined instead of throwing', () => {
+    const graph = build('digraph G { a [max_retries=three, timeout="2h", goal_gate=yes, allow_partial=true] }');
+    expect(graph.node('a')).toMatchObject({ timeoutMs: 7_200_000, goalGate: false, allowPartial: true });
+    expect(graph.node('a')?.maxRetries).toBeUndefined();
+    expect(graph.node('a')?.attributes.max_retries?.value).toBe('three');
+  });
+
+  it('applies edge defaults within their scope', () => {
+    const graph = build(`digraph G {
+      edge [weight=5]
+      a -> b
+      subgraph s { edge [fidelity=full]; b -> c [weight=1] }
+      c -> d
+    }`);
+    expect(graph.edges.map((edge) => [edge.weight, edge.fidelity])).toEqual([
+      [5, undefined],
+      [1, 'full'],
+      [5, undefined],
+    ]);
+  });
+});
+
+describe('deriveClassName (spec §2.10)', () => {
+  it.each([
+    ['Loop A', 'loop-a'],
+    ['  Code Review (fast) ', 'code-review-fast'],
+    ['Stage_2: Build', 'stage2-build'],
+  ])('derives %j as %j', (label, expected) => {
+    expect(deriveClassName(label)).toBe(expected);
+  });
+});

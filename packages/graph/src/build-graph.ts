@@ -1,0 +1,246 @@
+/**
+ * Builds the typed `Graph` from a DOT AST (spec §2.9-§2.12): expands edge chains, applies scoped
+ * `node`/`edge` default blocks, merges repeated node statements, derives subgraph classes, maps
+ * dialect aliases to canonical keys, and types every attribute through `attribute-schema.ts`.
+ */
+import type {
+  DotAst,
+  DotAttribute,
+  DotEdgeChainStatement,
+  DotId,
+  DotNodeStatement,
+  DotStatement,
+  SourceSpan,
+} from '@attractor/dot';
+import { DIALECT_ALIASES, edgeFields, graphSettings, nodeFields, splitClassList } from './attribute-schema.js';
+import { Graph, type AttributeOrigin, type GraphAttribute, type GraphEdge, type GraphNode } from './graph.js';
+
+/** Options of `buildGraph`. */
+export interface BuildGraphOptions {
+  /** File name recorded on the graph and on every span that lacks one. Default: the AST's `filename`. */
+  readonly filename?: string;
+  /** The DOT source, kept on the graph so diagnostics can show excerpts. */
+  readonly source?: string;
+}
+
+type MutableAttributes = Record<string, GraphAttribute>;
+
+interface NodeDraft {
+  readonly id: string;
+  readonly attributes: MutableAttributes;
+  span: SourceSpan;
+  idSpan: SourceSpan;
+  declared: boolean;
+  readonly subgraphClasses: string[];
+}
+
+interface Scope {
+  readonly nodeDefaults: MutableAttributes;
+  readonly edgeDefaults: MutableAttributes;
+  /** Classes derived from the labels of the enclosing subgraphs, outermost first. */
+  readonly derivedClasses: readonly string[];
+}
+
+/**
+ * Derives a class name from a subgraph label (spec §2.10): lowercase, spaces become hyphens, every
+ * character other than `a-z`, `0-9` and `-` is dropped (surrounding whitespace is trimmed first).
+ * `"Loop A"` → `"loop-a"`.
+ */
+export function deriveClassName(label: string): string {
+  return label
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, '-')
+    .replace(/[^a-z0-9-]/g, '');
+}
+
+/**
+ * Builds the graph model from a parsed DOT file (spec §2). Never throws on user content: malformed
+ * values leave the typed field undefined and are reported by `validate` (rule `attribute_type`).
+ *
+ * - `A -> B -> C [x]` becomes two edges `A->B`, `B->C`, both with `x` (§2.9).
+ * - `node [...]` / `edge [...]` apply to later statements of the same scope; subgraph scopes inherit
+ *   and nest (§2.10-§2.11). A node first mentioned in an edge is created with the defaults in force;
+ *   a later node statement fills in the defaults in force there for keys it has not set explicitly.
+ * - A repeated node statement merges its attributes into the node; later explicit values win.
+ * - A subgraph `label` derives a class (§2.10) added to the `classes` of the nodes declared in it,
+ *   after the node's own comma-separated `class` names (§2.12).
+ * - Dialect aliases (`llm_prompt`, `node_type`, ...) are stored under the canonical key with
+ *   `writtenKey` set (DESIGN.md "Dialect").
+ *
+ * @example
+ * ```ts
+ * import { parseDot } from '@attractor/dot';
+ * import { buildGraph } from '@attractor/graph';
+ *
+ * const source = 'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }';
+ * const graph = buildGraph(parseDot(source), { source });
+ * graph.outgoing('start')[0]?.to; // 'exit'
+ * ```
+ */
+export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph {
+  const filename = options.filename ?? ast.filename;
+  const locate = (span: SourceSpan): SourceSpan =>
+    filename === undefined || span.filename !== undefined ? span : { ...span, filename };
+
+  const graphAttributes: MutableAttributes = {};
+  const nodes = new Map<string, NodeDraft>();
+  const edges: GraphEdge[] = [];
+
+  const toAttribute = (attribute: DotAttribute, origin: AttributeOrigin): GraphAttribute => {
+    const canonical = DIALECT_ALIASES[attribute.key];
+    return {
+      key: canonical ?? attribute.key,
+      value: attribute.value.value,
+      kind: attribute.value.kind,
+      origin,
+      ...(canonical === undefined ? {} : { writtenKey: attribute.key }),
+      keySpan: locate(attribute.keySpan),
+      valueSpan: locate(attribute.value.span),
+    };
+  };
+
+  const assign = (target: MutableAttributes, attributes: readonly DotAttribute[], origin: AttributeOrigin) => {
+    for (const attribute of attributes) {
+      const converted = toAttribute(attribute, origin);
+      target[converted.key] = converted;
+    }
+  };
+
+  const fillDefaults = (target: MutableAttributes, defaults: MutableAttributes) => {
+    for (const [key, attribute] of Object.entries(defaults)) {
+      const existing = target[key];
+      if (existing === undefined || existing.origin === 'default') target[key] = attribute;
+    }
+  };
+
+  const joinClasses = (draft: NodeDraft, scope: Scope) => {
+    for (const name of scope.derivedClasses) {
+      if (!draft.subgraphClasses.includes(name)) draft.subgraphClasses.push(name);
+    }
+  };
+
+  const ensureNode = (id: DotId, span: SourceSpan, scope: Scope): NodeDraft => {
+    const existing = nodes.get(id.name);
+    if (existing) return existing;
+    const draft: NodeDraft = {
+      id: id.name,
+      attributes: { ...scope.nodeDefaults },
+      span: locate(span),
+      idSpan: locate(id.span),
+      declared: false,
+      subgraphClasses: [],
+    };
+    joinClasses(draft, scope);
+    nodes.set(id.name, draft);
+    return draft;
+  };
+
+  const visitNode = (statement: DotNodeStatement, scope: Scope) => {
+    const draft = ensureNode(statement.id, statement.span, scope);
+    if (!draft.declared) {
+      draft.declared = true;
+      draft.span = locate(statement.span);
+      draft.idSpan = locate(statement.id.span);
+    }
+    fillDefaults(draft.attributes, scope.nodeDefaults);
+    assign(draft.attributes, statement.attributes, 'explicit');
+    joinClasses(draft, scope);
+  };
+
+  const visitEdgeChain = (statement: DotEdgeChainStatement, scope: Scope) => {
+    for (const id of statement.nodes) ensureNode(id, id.span, scope);
+    for (let position = 0; position + 1 < statement.nodes.length; position += 1) {
+      const from = statement.nodes[position]!;
+      const to = statement.nodes[position + 1]!;
+      const attributes: MutableAttributes = { ...scope.edgeDefaults };
+      assign(attributes, statement.attributes, 'explicit');
+      edges.push({
+        from: from.name,
+        to: to.name,
+        index: edges.length,
+        span: locate({ start: from.span.start, end: to.span.end }),
+        attributes,
+        ...edgeFields(attributes),
+      });
+    }
+  };
+
+  const visit = (statements: readonly DotStatement[], scope: Scope, subgraphAttributes: MutableAttributes) => {
+    for (const statement of statements) {
+      switch (statement.kind) {
+        case 'graphAttributes':
+          assign(subgraphAttributes, statement.attributes, 'explicit');
+          break;
+        case 'attributeDeclaration':
+          assign(subgraphAttributes, [statement.attribute], 'explicit');
+          break;
+        case 'nodeDefaults':
+          assign(scope.nodeDefaults, statement.attributes, 'default');
+          break;
+        case 'edgeDefaults':
+          assign(scope.edgeDefaults, statement.attributes, 'default');
+          break;
+        case 'node':
+          visitNode(statement, scope);
+          break;
+        case 'edgeChain':
+          visitEdgeChain(statement, scope);
+          break;
+        case 'subgraph': {
+          const label = subgraphLabel(statement.statements);
+          const derived = label === undefined ? '' : deriveClassName(label);
+          const inner: Scope = {
+            nodeDefaults: { ...scope.nodeDefaults },
+            edgeDefaults: { ...scope.edgeDefaults },
+            derivedClasses:
+              derived === '' || scope.derivedClasses.includes(derived)
+                ? scope.derivedClasses
+                : [...scope.derivedClasses, derived],
+          };
+          visit(statement.statements, inner, {});
+          break;
+        }
+      }
+    }
+  };
+
+  visit(ast.statements, { nodeDefaults: {}, edgeDefaults: {}, derivedClasses: [] }, graphAttributes);
+
+  const builtNodes: GraphNode[] = [...nodes.values()].map((draft) => {
+    const ownClasses = splitClassList(draft.attributes.class?.value ?? '');
+    const classes = [...ownClasses, ...draft.subgraphClasses.filter((name) => !ownClasses.includes(name))];
+    return {
+      id: draft.id,
+      span: draft.span,
+      idSpan: draft.idSpan,
+      attributes: draft.attributes,
+      classes,
+      subgraphClasses: draft.subgraphClasses,
+      ...nodeFields(draft.id, draft.attributes),
+    };
+  });
+
+  return new Graph({
+    id: ast.id.name,
+    attributes: graphAttributes,
+    settings: graphSettings(graphAttributes),
+    nodes: builtNodes,
+    edges,
+    ...(filename === undefined ? {} : { filename }),
+    ...(options.source === undefined ? {} : { source: options.source }),
+  });
+}
+
+/** The label a subgraph declares in its own body (`label = "..."` or `graph [label="..."]`), last one wins. */
+function subgraphLabel(statements: readonly DotStatement[]): string | undefined {
+  let label: string | undefined;
+  for (const statement of statements) {
+    if (statement.kind === 'attributeDeclaration' && statement.attribute.key === 'label') {
+      label = statement.attribute.value.value;
+    } else if (statement.kind === 'graphAttributes') {
+      for (const attribute of statement.attributes) if (attribute.key === 'label') label = attribute.value.value;
+    }
+  }
+  return label;
+}

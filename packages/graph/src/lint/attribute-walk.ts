@@ -1,0 +1,52 @@
+/**
+ * Visits every distinct written attribute of a graph once, for the attribute-level lint rules.
+ * An attribute inherited from a `node [...]`/`edge [...]` default block is shared by many nodes but
+ * written once, so it is visited once, with the first node or edge it applies to.
+ */
+import type { AttributeScope } from '../attribute-schema.js';
+import type { Graph, GraphAttribute } from '../graph.js';
+import type { Diagnostic } from './diagnostic.js';
+
+/** Who an attribute belongs to, for messages and the diagnostic's node/edge fields. */
+export interface AttributeOwner {
+  readonly scope: AttributeScope;
+  /** `Node "plan"`, `Edge a -> b`, `Graph "G"`, with "(default block)" for inherited attributes. */
+  readonly description: string;
+  readonly where: Pick<Diagnostic, 'nodeId' | 'edge'>;
+}
+
+/** Calls `visit` once per distinct attribute of the graph, its nodes and its edges, in that order. */
+export function forEachAttribute(
+  graph: Graph,
+  visit: (attribute: GraphAttribute, owner: AttributeOwner) => void,
+): void {
+  const seen = new Set<unknown>();
+  const once = (attribute: GraphAttribute, owner: AttributeOwner) => {
+    const identity = attribute.keySpan ? attribute.keySpan.start.offset : attribute;
+    if (seen.has(identity)) return;
+    seen.add(identity);
+    visit(attribute, owner);
+  };
+  const suffix = (attribute: GraphAttribute) => (attribute.origin === 'default' ? ' (via a default block)' : '');
+  for (const attribute of Object.values(graph.attributes)) {
+    once(attribute, { scope: 'graph', description: `Graph "${graph.id}"`, where: {} });
+  }
+  for (const node of graph.nodes.values()) {
+    for (const attribute of Object.values(node.attributes)) {
+      once(attribute, {
+        scope: 'node',
+        description: `Node "${node.id}"${suffix(attribute)}`,
+        where: { nodeId: node.id },
+      });
+    }
+  }
+  for (const edge of graph.edges) {
+    for (const attribute of Object.values(edge.attributes)) {
+      once(attribute, {
+        scope: 'edge',
+        description: `Edge ${edge.from} -> ${edge.to}${suffix(attribute)}`,
+        where: { edge: { from: edge.from, to: edge.to } },
+      });
+    }
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * The lint diagnostic model (spec §7.1) and the rule interface (spec §7.4).
+ */
+import type { SourceSpan } from '@attractor/dot';
+import type { Graph } from '../graph.js';
+
+/** How serious a diagnostic is (spec §7.1). `error` blocks execution. */
+export type Severity = 'error' | 'warning' | 'info';
+
+/** One finding of a lint rule (spec §7.1). */
+export interface Diagnostic {
+  /** Stable snake_case rule id (`start_node`, `attribute_type`, ...). */
+  readonly rule: string;
+  readonly severity: Severity;
+  /** What is wrong, naming the node or edge. */
+  readonly message: string;
+  /** The node at fault, when there is one. */
+  readonly nodeId?: string;
+  /** The edge at fault, when there is one. */
+  readonly edge?: { readonly from: string; readonly to: string };
+  /** How to fix it. */
+  readonly fix?: string;
+  /** The most precise source location: the attribute value when an attribute is at fault. */
+  readonly span?: SourceSpan;
+}
+
+/** What every rule receives besides the graph. */
+export interface LintContext {
+  /** Dialect aliases are errors instead of warnings (`--strict`). */
+  readonly strict: boolean;
+  /** Handler types a registry can run; `type_known` warns about others. Default: the built-in types of spec §2.8. */
+  readonly knownHandlerTypes: ReadonlySet<string>;
+}
+
+/** A lint rule (spec §7.4): a stable name and a pure function from graph to diagnostics. */
+export interface LintRule {
+  /** Stable snake_case id, used as `Diagnostic.rule`. */
+  readonly name: string;
+  /** Returns this rule's findings; must not throw on user content. */
+  apply(graph: Graph, context: LintContext): readonly Diagnostic[];
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+
+function pipeline(body: string): string {
+  return `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${body}\n}`;
+}
+
+describe('attribute_type (DESIGN.md "Attributes")', () => {
+  it('reports a malformed value at the value, naming node and expectation', () => {
+    const source = pipeline('  work [prompt="x", timeout="soon", max_retries=-1]\n  start -> work -> exit');
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:29 work', 'error 4:49 work']);
+    expect(diagnosticsOf(source, 'attribute_type')[0]).toMatchObject({
+      message: 'Node "work" has timeout="soon", which is not valid: expected a duration such as 250ms, 900s, 15m, 2h or 1d.',
+      fix: 'Write timeout as a duration such as 250ms, 900s, 15m, 2h or 1d.',
+    });
+  });
+
+  it('reports a bad default once, at the default block', () => {
+    const source = pipeline('  node [goal_gate=maybe]\n  a [prompt="x"]\n  b [prompt="y"]\n  start -> a -> b -> exit');
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:19 a']);
+  });
+
+  it('checks graph and edge values', () => {
+    const source = pipeline('  max_steps=many\n  start -> exit [weight=heavy]');
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:13', 'error 5:25 start->exit']);
+  });
+
+  it('accepts well-typed values', () => {
+    const source = pipeline('  work [prompt="x", timeout="15m", max_retries=2, goal_gate=true]\n  start -> work -> exit [weight=3]');
+    expect(lintRule(source, 'attribute_type')).toEqual([]);
+  });
+});
+
+describe('fidelity_valid (spec §7.2)', () => {
+  it('warns about an unknown fidelity mode on nodes, edges and the graph', () => {
+    const source = pipeline('  default_fidelity=medium\n  work [prompt="x", fidelity=summary]\n  start -> work -> exit [fidelity=fulll]');
+    expect(lintRule(source, 'fidelity_valid')).toEqual([
+      'warning 4:20',
+      'warning 5:30 work',
+      'warning 6:35 start->work',
+    ]);
+    expect(diagnosticsOf(source, 'fidelity_valid')[2]?.message).toContain('Did you mean "full"?');
+  });
+
+  it('accepts the modes of §5.4', () => {
+    expect(lintRule(pipeline('  work [prompt="x", fidelity="summary:low"]\n  start -> work -> exit'), 'fidelity_valid')).toEqual([]);
+  });
+});
+
+describe('unknown_attribute', () => {
+  it('warns about unknown keys with a did-you-mean, at the key', () => {
+    const source = pipeline('  work [prompt="x", max_retires=2, is_codergen=true]\n  start -> work -> exit');
+    expect(lintRule(source, 'unknown_attribute')).toEqual(['warning 4:21 work', 'warning 4:36 work']);
+    const [typo, other] = diagnosticsOf(source, 'unknown_attribute');
+    expect(typo?.message).toBe('Node "work" has unknown attribute "max_retires". Did you mean "max_retries"?');
+    expect(typo?.fix).toBe('Rename max_retires to max_retries.');
+    expect(other?.message).toBe('Node "work" has unknown attribute "is_codergen".');
+  });
+
+  it('reports a known key written in the wrong place', () => {
+    const source = pipeline('  work [prompt="x", condition="outcome=success"]\n  start -> work -> exit');
+    expect(diagnosticsOf(source, 'unknown_attribute')[0]?.message).toBe(
+      'Node "work" has "condition", which is a edge attribute and has no effect on a node.',
+    );
+  });
+
+  it('accepts known keys, aliases and Graphviz presentation attributes', () => {
+    const source = pipeline(
+      '  rankdir=LR\n  work [prompt="x", style=filled, fillcolor=red, llm_prompt="y"]\n  start -> work -> exit [color=blue]',
+    );
+    expect(lintRule(source, 'unknown_attribute')).toEqual([]);
+  });
+});
+
+describe('dialect_alias (DESIGN.md "Dialect")', () => {
+  const source = pipeline(
+    '  context_fidelity_default="compact"\n  work [llm_prompt="x", node_type="codergen"]\n  start -> work -> exit',
+  );
+
+  it('warns at each alias key with its canonical name as the fix', () => {
+    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 4:3', 'warning 5:9 work', 'warning 5:25 work']);
+    expect(diagnosticsOf(source, 'dialect_alias')[1]).toMatchObject({
+      message: 'Node "work" uses "llm_prompt", another runner\'s name for "prompt"; it is read as prompt.',
+      fix: 'Rename llm_prompt to prompt.',
+    });
+  });
+
+  it('makes aliases errors in strict mode', () => {
+    expect(lintRule(source, 'dialect_alias', { strict: true })).toEqual([
+      'error 4:3',
+      'error 5:9 work',
+      'error 5:25 work',
+    ]);
+  });
+
+  it('is silent for canonical keys', () => {
+    expect(lintRule(pipeline('  work [prompt="x"]\n  start -> work -> exit'), 'dialect_alias')).toEqual([]);
+  });
+});
+
+describe('inert_attribute', () => {
+  it('warns about a key the node handler ignores', () => {
+    const source = pipeline(
+      '  work [prompt="x", tool_command="make"]\n  t [shape=parallelogram, tool_command="make", join_policy=wait_all]\n  start -> work -> t -> exit',
+    );
+    expect(lintRule(source, 'inert_attribute')).toEqual(['warning 4:21 work', 'warning 5:48 t']);
+    expect(diagnosticsOf(source, 'inert_attribute')[0]?.message).toBe(
+      'Node "work" is a codergen node, which ignores tool_command; only tool nodes read it.',
+    );
+  });
+
+  it('ignores inherited defaults and custom handler types', () => {
+    const source = pipeline(
+      '  node [llm_model="m"]\n  t [shape=parallelogram, tool_command="make"]\n  c [type="deploy", tool_command="x"]\n  start -> t -> c -> exit',
+    );
+    expect(lintRule(source, 'inert_attribute')).toEqual([]);
+  });
+});
+
+describe('shape_mapping (spec §2.8)', () => {
+  it('notes a shape that maps to no handler', () => {
+    const source = pipeline('  work [shape=tab, prompt="x"]\n  start -> work -> exit');
+    expect(lintRule(source, 'shape_mapping')).toEqual(['info 4:15 work']);
+  });
+
+  it('is silent for mapped shapes and typed nodes', () => {
+    const source = pipeline('  work [shape=circle, type="codergen", prompt="x"]\n  start -> work -> exit');
+    expect(lintRule(source, 'shape_mapping')).toEqual([]);
+  });
+});
+
+describe('type_known (spec §7.2)', () => {
+  it('warns about an unregistered type at its value, suggesting a close one', () => {
+    const source = pipeline('  gate [type="wait.humna"]\n  start -> gate -> exit');
+    expect(lintRule(source, 'type_known')).toEqual(['warning 4:14 gate']);
+    expect(diagnosticsOf(source, 'type_known')[0]?.fix).toBe('Change type to "wait.human".');
+  });
+
+  it('takes the known types as an option', () => {
+    const source = pipeline('  deploy [type="deploy"]\n  start -> deploy -> exit');
+    expect(lintRule(source, 'type_known')).toEqual(['warning 4:16 deploy']);
+    expect(lintRule(source, 'type_known', { knownHandlerTypes: ['start', 'exit', 'deploy'] })).toEqual([]);
+  });
+});

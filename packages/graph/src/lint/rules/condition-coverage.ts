@@ -1,0 +1,45 @@
+import type { Diagnostic, LintRule } from '../diagnostic.js';
+import { canMatchOutcome, edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-conditions.js';
+import { nodeSpan } from '../source-location.js';
+
+/**
+ * `condition_coverage` (WARNING, DESIGN.md "Routing dead ends"): every outgoing edge of a node is
+ * conditional and none can match `outcome=success` (or `outcome=fail` when the node has no retry
+ * target), so that outcome ends the run with "no eligible edge". Nodes whose conditions name custom
+ * outcomes (`outcome=process`) are only checked for `fail`.
+ */
+export const conditionCoverageRule: LintRule = {
+  name: 'condition_coverage',
+  apply(graph) {
+    const diagnostics: Diagnostic[] = [];
+    for (const node of graph.nodes.values()) {
+      const edges = graph.outgoing(node.id);
+      if (edges.length === 0 || edges.some((edge) => edge.condition === '')) continue;
+      const conditions = edges.map(edgeCondition);
+      // An unparseable condition is reported by condition_syntax; its coverage is unknown.
+      if (conditions.some((condition) => condition === undefined)) continue;
+      const parsed = conditions.filter((condition) => condition !== undefined);
+      const customOutcomes = parsed.some((condition) =>
+        outcomeComparisons(condition).some((clause) => clause.operator === '=' && !STANDARD_OUTCOMES.has(clause.value)),
+      );
+      const hasRetryTarget = node.retryTarget !== undefined || node.fallbackRetryTarget !== undefined;
+      const uncovered = ['success', 'fail'].filter(
+        (outcome) =>
+          !(outcome === 'success' && customOutcomes) &&
+          !(outcome === 'fail' && hasRetryTarget) &&
+          !parsed.some((condition) => canMatchOutcome(condition, outcome)),
+      );
+      if (uncovered.length === 0) continue;
+      const list = uncovered.map((outcome) => `outcome=${outcome}`).join(' or ');
+      diagnostics.push({
+        rule: 'condition_coverage',
+        severity: 'warning',
+        message: `Every outgoing edge of "${node.id}" is conditional and none matches ${list}: the run would stop at "${node.id}" with no eligible edge.`,
+        nodeId: node.id,
+        fix: `Add an unconditional fallback edge from "${node.id}", or an edge with condition="${list.split(' or ')[0]}".`,
+        span: nodeSpan(node),
+      });
+    }
+    return diagnostics;
+  },
+};

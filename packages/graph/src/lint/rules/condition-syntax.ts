@@ -1,0 +1,41 @@
+import { ConditionSyntaxError, parseCondition } from '@attractor/condition';
+import type { GraphAttribute } from '../../graph.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
+import { spanInAttribute } from '../source-location.js';
+
+/**
+ * `condition_syntax` (ERROR, spec §7.2, §10.2): every edge `condition` and node
+ * `manager.stop_condition` parses. The span points at the offending character inside the value.
+ */
+export const conditionSyntaxRule: LintRule = {
+  name: 'condition_syntax',
+  apply(graph) {
+    const diagnostics: Diagnostic[] = [];
+    const check = (attribute: GraphAttribute | undefined, where: Pick<Diagnostic, 'nodeId' | 'edge'>, owner: string) => {
+      if (attribute === undefined || attribute.value.trim() === '') return;
+      try {
+        parseCondition(attribute.value);
+      } catch (error) {
+        if (!ConditionSyntaxError.isInstance(error)) throw error;
+        const operator = error.unsupportedOperator;
+        diagnostics.push({
+          rule: 'condition_syntax',
+          severity: 'error',
+          message: `${owner} has an invalid ${attribute.key} "${attribute.value}": ${error.shortMessage}.`,
+          ...where,
+          fix: operator
+            ? `The condition language has only =, != and && (spec §10.2); "${operator}" is not supported. Split the edge into several edges or set a context key the condition can compare.`
+            : `Write clauses like outcome=success or context.key!=value joined by && (expected ${error.expected}).`,
+          span: spanInAttribute(graph, attribute, { offset: error.location.offset, length: error.length }),
+        });
+      }
+    };
+    for (const edge of graph.edges) {
+      check(edge.attributes.condition, { edge: { from: edge.from, to: edge.to } }, `Edge ${edge.from} -> ${edge.to}`);
+    }
+    for (const node of graph.nodes.values()) {
+      check(node.attributes['manager.stop_condition'], { nodeId: node.id }, `Node "${node.id}"`);
+    }
+    return diagnostics;
+  },
+};

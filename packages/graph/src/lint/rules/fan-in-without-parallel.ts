@@ -1,0 +1,28 @@
+import type { LintRule } from '../diagnostic.js';
+import { reachableFrom } from '../graph-traversal.js';
+import { nodeSpan } from '../source-location.js';
+
+/**
+ * `fan_in_without_parallel` (WARNING, spec §4.9): a `parallel.fan_in` node can only be reached after a
+ * `parallel` node; otherwise `parallel.results` is empty and the fan-in fails.
+ */
+export const fanInWithoutParallelRule: LintRule = {
+  name: 'fan_in_without_parallel',
+  apply(graph) {
+    const afterParallel = new Set<string>();
+    for (const node of graph.nodes.values()) {
+      if (graph.handlerType(node) !== 'parallel') continue;
+      for (const id of reachableFrom(graph, node.id)) afterParallel.add(id);
+    }
+    return [...graph.nodes.values()]
+      .filter((node) => graph.handlerType(node) === 'parallel.fan_in' && !afterParallel.has(node.id))
+      .map((node) => ({
+        rule: 'fan_in_without_parallel',
+        severity: 'warning',
+        message: `Fan-in node "${node.id}" is not downstream of any parallel node, so it has no branch results to join and fails.`,
+        nodeId: node.id,
+        fix: `Add a parallel node (shape=component) whose branches lead to "${node.id}", or give "${node.id}" another shape.`,
+        span: nodeSpan(node),
+      }));
+  },
+};

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+
+function pipeline(body: string): string {
+  return `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${body}\n}`;
+}
+
+describe('prompt_on_llm_nodes (spec §7.2)', () => {
+  it('warns about an LLM node with neither prompt nor label', () => {
+    expect(lintRule(pipeline('  work\n  start -> work -> exit'), 'prompt_on_llm_nodes')).toEqual(['warning 4:3 work']);
+  });
+
+  it('accepts a label or a prompt', () => {
+    const source = pipeline('  a [label="Plan"]\n  b [prompt="Build"]\n  start -> a -> b -> exit');
+    expect(lintRule(source, 'prompt_on_llm_nodes')).toEqual([]);
+  });
+});
+
+describe('start_prompt', () => {
+  it('warns about a prompt on the start node at the prompt value', () => {
+    const source = 'digraph G {\n  start [shape=Mdiamond, prompt="Plan the work"]\n  exit [shape=Msquare]\n  start -> exit\n}';
+    expect(lintRule(source, 'start_prompt')).toEqual(['warning 2:33 start']);
+    expect(lintRule(source, 'inert_attribute')).toEqual([]);
+  });
+
+  it('is silent without one', () => {
+    expect(lintRule(pipeline('  start -> exit'), 'start_prompt')).toEqual([]);
+  });
+});
+
+describe('tool_command_required (spec §4.10)', () => {
+  it('reports a tool node without tool_command', () => {
+    const source = pipeline('  t [shape=parallelogram, label="Test"]\n  start -> t -> exit');
+    expect(lintRule(source, 'tool_command_required')).toEqual(['error 4:3 t']);
+  });
+
+  it('accepts a tool node with a command', () => {
+    const source = pipeline('  t [shape=parallelogram, tool_command="npm test"]\n  start -> t -> exit');
+    expect(lintRule(source, 'tool_command_required')).toEqual([]);
+  });
+});
+
+describe('human gate rules (spec §4.6)', () => {
+  it('human_gate_edges: reports a gate with no options', () => {
+    const source = pipeline('  start -> exit\n  start -> ask\n  ask [shape=hexagon, label="OK?"]');
+    expect(lintRule(source, 'human_gate_edges')).toEqual(['error 6:3 ask']);
+    expect(lintRule(source, 'dead_end')).toEqual([]);
+  });
+
+  it('human_gate_labels: reports an unlabelled option at its edge', () => {
+    const source = pipeline('  ask [shape=hexagon]\n  start -> ask\n  ask -> exit [label="[A] Approve"]\n  ask -> fix\n  fix -> ask');
+    expect(lintRule(source, 'human_gate_labels')).toEqual(['warning 7:3 ask ask->fix']);
+  });
+
+  it('human_gate_accelerators: reports options sharing a key at the second label', () => {
+    const source = pipeline(
+      '  ask [shape=hexagon]\n  start -> ask\n  ask -> exit [label="[A] Approve"]\n  ask -> fix [label="Amend"]\n  fix -> ask',
+    );
+    expect(lintRule(source, 'human_gate_accelerators')).toEqual(['warning 7:21 ask ask->fix']);
+    expect(diagnosticsOf(source, 'human_gate_accelerators')[0]?.message).toBe(
+      'Options "[A] Approve" and "Amend" of human gate "ask" share the accelerator key "A".',
+    );
+  });
+
+  it('human gate rules are silent for distinct labelled options', () => {
+    const source = pipeline(
+      '  ask [shape=hexagon, "human.default_choice"=fix]\n  start -> ask\n  ask -> exit [label="[A] Approve"]\n  ask -> fix [label="[F] Fix"]\n  fix -> ask',
+    );
+    for (const rule of ['human_gate_edges', 'human_gate_labels', 'human_gate_accelerators', 'human_default_choice']) {
+      expect(lintRule(source, rule)).toEqual([]);
+    }
+  });
+
+  it('human_default_choice: reports a default that matches no option, at its value', () => {
+    const source = pipeline(
+      '  ask [shape=hexagon, human.default_choice=skip]\n  start -> ask\n  ask -> exit [label="[A] Approve"]\n  ask -> fix [label="[F] Fix"]\n  fix -> ask',
+    );
+    expect(lintRule(source, 'human_default_choice')).toEqual(['warning 4:44 ask']);
+  });
+
+  it('human_default_choice: accepts a label or an accelerator key', () => {
+    for (const choice of ['"[A] Approve"', 'A', 'exit']) {
+      const source = pipeline(
+        `  ask [shape=hexagon, human.default_choice=${choice}]\n  start -> ask\n  ask -> exit [label="[A] Approve"]`,
+      );
+      expect(lintRule(source, 'human_default_choice')).toEqual([]);
+    }
+  });
+});
+
+describe('manager_child_dotfile (spec §4.11)', () => {
+  it('reports a manager loop without a child pipeline', () => {
+    const source = pipeline('  boss [shape=house]\n  start -> boss -> exit');
+    expect(lintRule(source, 'manager_child_dotfile')).toEqual(['error 4:3 boss']);
+  });
+
+  it('accepts stack.child_dotfile on the node or the graph', () => {
+    expect(
+      lintRule(pipeline('  boss [shape=house, stack.child_dotfile="child.dot"]\n  start -> boss -> exit'), 'manager_child_dotfile'),
+    ).toEqual([]);
+    expect(
+      lintRule(pipeline('  "stack.child_dotfile"="child.dot"\n  boss [shape=house]\n  start -> boss -> exit'), 'manager_child_dotfile'),
+    ).toEqual([]);
+  });
+});
+
+describe('parallel rules (DESIGN.md "Parallel fan-out")', () => {
+  const joined = pipeline(
+    '  fan [shape=component]\n  join [shape=tripleoctagon]\n  start -> fan\n  fan -> a -> join\n  fan -> b -> join\n  join -> exit',
+  );
+
+  it('parallel_fan_in: reports a branch that never reaches a fan-in', () => {
+    const source = pipeline(
+      '  fan [shape=component]\n  join [shape=tripleoctagon]\n  start -> fan\n  fan -> a -> join\n  fan -> b -> exit\n  join -> exit',
+    );
+    expect(lintRule(source, 'parallel_fan_in')).toEqual(['warning 8:3 fan fan->b']);
+    expect(lintRule(joined, 'parallel_fan_in')).toEqual([]);
+  });
+
+  it('fan_in_without_parallel: reports a fan-in after no parallel node', () => {
+    const source = pipeline('  join [shape=tripleoctagon]\n  start -> join -> exit');
+    expect(lintRule(source, 'fan_in_without_parallel')).toEqual(['warning 4:3 join']);
+    expect(lintRule(joined, 'fan_in_without_parallel')).toEqual([]);
+  });
+
+  it('join_policy_options: requires join_k for k_of_n and bounds it by the branch count', () => {
+    const missing = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n]');
+    expect(lintRule(missing, 'join_policy_options')).toEqual(['error 4:37 fan']);
+    const tooMany = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n, join_k=3]');
+    expect(lintRule(tooMany, 'join_policy_options')).toEqual(['warning 4:52 fan']);
+    const ignored = joined.replace('fan [shape=component]', 'fan [shape=component, join_k=1]');
+    expect(lintRule(ignored, 'join_policy_options')).toEqual(['warning 4:32 fan']);
+    const fine = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n, join_k=2]');
+    expect(lintRule(fine, 'join_policy_options')).toEqual([]);
+  });
+});

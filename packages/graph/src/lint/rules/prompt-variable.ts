@@ -1,0 +1,34 @@
+import type { Diagnostic, LintRule } from '../diagnostic.js';
+import { spanInAttribute } from '../source-location.js';
+
+const VARIABLE = /\$([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)/g;
+
+/**
+ * `prompt_variable` (WARNING, spec §4.5): `$goal` is the only template variable; any other `$name`
+ * (`$task`, `$context.x`, often from other runners) is sent to the model literally.
+ */
+export const promptVariableRule: LintRule = {
+  name: 'prompt_variable',
+  apply(graph) {
+    const diagnostics: Diagnostic[] = [];
+    for (const node of graph.nodes.values()) {
+      const attribute = node.attributes.prompt;
+      if (attribute === undefined) continue;
+      const reported = new Set<string>();
+      for (const match of attribute.value.matchAll(VARIABLE)) {
+        const name = match[1]!;
+        if (name === 'goal' || reported.has(name)) continue;
+        reported.add(name);
+        diagnostics.push({
+          rule: 'prompt_variable',
+          severity: 'warning',
+          message: `The prompt of "${node.id}" uses $${name}, which is not expanded (only $goal is); the model sees "$${name}" literally.`,
+          nodeId: node.id,
+          fix: `Write the value into the prompt, or register a transform that expands $${name}.`,
+          span: spanInAttribute(graph, attribute, { offset: match.index, length: match[0].length }),
+        });
+      }
+    }
+    return diagnostics;
+  },
+};

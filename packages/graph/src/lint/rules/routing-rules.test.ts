@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+
+function pipeline(body: string): string {
+  return `digraph G {\n  graph [goal="Ship"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${body}\n}`;
+}
+
+describe('condition_syntax (spec §7.2, §10.2)', () => {
+  it('reports a condition that does not parse at the offending character', () => {
+    const source = pipeline('  start -> work\n  work -> exit [condition="outcome=success || context.done=true"]');
+    expect(lintRule(source, 'condition_syntax')).toEqual(['error 6:44 work->exit']);
+    expect(diagnosticsOf(source, 'condition_syntax')[0]?.fix).toContain('"||" is not supported');
+  });
+
+  it('reports an invalid manager.stop_condition', () => {
+    const source = pipeline('  boss [shape=house, stack.child_dotfile="c.dot", manager.stop_condition="done=="]\n  start -> boss -> exit');
+    expect(lintRule(source, 'condition_syntax')).toEqual(['error 5:79 boss']);
+  });
+
+  it('accepts the conditions of §10.6', () => {
+    const source = pipeline(
+      '  start -> work\n  work -> exit [condition="outcome=success && context.tests_passed=true"]\n  work -> work [condition="context.loop_state!=exhausted"]\n  work -> exit [condition="preferred_label=Fix"]',
+    );
+    expect(lintRule(source, 'condition_syntax')).toEqual([]);
+  });
+});
+
+describe('condition_coverage (DESIGN.md "Routing dead ends")', () => {
+  it('warns when only conditional edges leave a node and none matches success', () => {
+    const source = pipeline(
+      '  start -> work\n  work -> exit [condition="outcome=fail"]\n  work -> work [condition="outcome=retry"]',
+    );
+    expect(lintRule(source, 'condition_coverage')).toEqual(['warning 5:12 work']);
+    expect(diagnosticsOf(source, 'condition_coverage')[0]?.message).toBe(
+      'Every outgoing edge of "work" is conditional and none matches outcome=success: the run would stop at "work" with no eligible edge.',
+    );
+  });
+
+  it('warns about fail when the node has no retry target', () => {
+    const source = pipeline('  start -> work\n  work -> exit [condition="outcome=success"]');
+    expect(lintRule(source, 'condition_coverage')).toEqual(['warning 5:12 work']);
+    const withTarget = pipeline('  start -> work\n  work [retry_target=work]\n  work -> exit [condition="outcome=success"]');
+    expect(lintRule(withTarget, 'condition_coverage')).toEqual([]);
+  });
+
+  it('accepts a node with an unconditional fallback or complementary conditions', () => {
+    const fallback = pipeline('  start -> work\n  work -> exit [condition="outcome=success"]\n  work -> work');
+    expect(lintRule(fallback, 'condition_coverage')).toEqual([]);
+    const both = pipeline('  start -> work\n  work -> exit [condition="outcome=success"]\n  work -> work [condition="outcome!=success"]');
+    expect(lintRule(both, 'condition_coverage')).toEqual([]);
+  });
+});
+
+describe('outcome_coverage (DESIGN.md "Outcomes")', () => {
+  it('warns about a misspelt outcome at the literal', () => {
+    const source = pipeline('  start -> work\n  work -> exit [condition="outcome=sucess"]\n  work -> work');
+    expect(lintRule(source, 'outcome_coverage')).toEqual(['warning 6:36 work work->exit']);
+    expect(diagnosticsOf(source, 'outcome_coverage')[0]?.fix).toBe('Change it to outcome=success.');
+  });
+
+  it('warns about an outcome the handler cannot return', () => {
+    const source = pipeline(
+      '  ask [shape=hexagon]\n  start -> ask\n  ask -> exit [label="ok", condition="outcome=partial_success"]\n  ask -> exit [label="no"]',
+    );
+    expect(lintRule(source, 'outcome_coverage')).toEqual(['warning 7:47 ask ask->exit']);
+  });
+
+  it('warns when a prompt asks for a custom outcome no edge routes', () => {
+    const source = pipeline(
+      '  work [prompt="Write outcome=process or outcome=done"]\n  start -> work\n  work -> exit [condition="outcome=done"]\n  work -> work [condition="outcome=fail"]',
+    );
+    expect(lintRule(source, 'outcome_coverage')).toEqual(['warning 5:16 work']);
+    expect(diagnosticsOf(source, 'outcome_coverage')[0]?.message).toContain('asks for outcome "process"');
+  });
+
+  it('accepts custom outcomes on LLM nodes and standard ones elsewhere', () => {
+    const source = pipeline(
+      '  work [prompt="Write outcome=process or outcome=done"]\n  start -> work\n  work -> exit [condition="outcome=done"]\n  work -> work [condition="outcome=process"]',
+    );
+    expect(lintRule(source, 'outcome_coverage')).toEqual([]);
+  });
+});
+
+describe('goal_gate_has_retry and goal_gate_bypass (spec §3.4)', () => {
+  it('goal_gate_has_retry: warns about a gate with nowhere to jump, at goal_gate', () => {
+    const source = pipeline('  work [prompt="x", goal_gate=true]\n  start -> work -> exit');
+    expect(lintRule(source, 'goal_gate_has_retry')).toEqual(['warning 5:31 work']);
+    expect(lintRule(source.replace('goal_gate=true', 'goal_gate=true, retry_target=work'), 'goal_gate_has_retry')).toEqual(
+      [],
+    );
+    expect(lintRule(source.replace('graph [goal="Ship"]', 'graph [goal="Ship", retry_target=work]'), 'goal_gate_has_retry')).toEqual([]);
+  });
+
+  it('goal_gate_bypass: warns when a route reaches the exit without the gate', () => {
+    const source = pipeline(
+      '  test [prompt="x", goal_gate=true, retry_target=test]\n  start -> work\n  work -> test -> exit\n  work -> exit [label="skip"]',
+    );
+    expect(lintRule(source, 'goal_gate_bypass')).toEqual(['warning 5:31 test']);
+  });
+
+  it('goal_gate_bypass: counts a gate inside a parallel branch as visited', () => {
+    const source = pipeline(
+      '  fan [shape=component]\n  join [shape=tripleoctagon]\n  test [prompt="x", goal_gate=true, retry_target=fan]\n  start -> fan\n  fan -> test -> join\n  fan -> other -> join\n  join -> exit',
+    );
+    expect(lintRule(source, 'goal_gate_bypass')).toEqual([]);
+  });
+});
+
+describe('retry_target_exists (spec §7.2)', () => {
+  it('warns about a target that names no node, with a suggestion', () => {
+    const source = pipeline('  work [prompt="x", retry_target=wrk, fallback_retry_target=nowhere]\n  start -> work -> exit');
+    expect(lintRule(source, 'retry_target_exists')).toEqual(['warning 5:34 work', 'warning 5:61 work']);
+    expect(diagnosticsOf(source, 'retry_target_exists')[0]?.fix).toBe('Change it to "work".');
+  });
+
+  it('accepts existing targets', () => {
+    expect(lintRule(pipeline('  work [prompt="x", retry_target=work]\n  start -> work -> exit'), 'retry_target_exists')).toEqual(
+      [],
+    );
+  });
+});
+
+describe('prompt variables (spec §4.5, §9.2)', () => {
+  it('goal_variable_undefined: warns when $goal is used without a goal', () => {
+    const source = 'digraph G {\n  start [shape=Mdiamond]\n  work [prompt="Do $goal"]\n  start -> work\n}';
+    expect(lintRule(source, 'goal_variable_undefined')).toEqual(['warning 3:16 work']);
+    expect(lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'goal_variable_undefined')).toEqual([]);
+  });
+
+  it('prompt_variable: warns about each other $variable at its place in the prompt', () => {
+    const source = pipeline('  work [prompt="Do $task for $goal in $context.repo and $task"]\n  start -> work -> exit');
+    expect(lintRule(source, 'prompt_variable')).toEqual(['warning 5:20 work', 'warning 5:39 work']);
+    expect(lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'prompt_variable')).toEqual([]);
+  });
+});

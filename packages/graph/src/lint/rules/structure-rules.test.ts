@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { lintRule } from '../../../test/lint-summary.js';
+
+const VALID = `digraph G {
+  graph [goal="Ship"]
+  start [shape=Mdiamond]
+  work [prompt="Do $goal"]
+  exit [shape=Msquare]
+  start -> work -> exit
+}`;
+
+describe('start_node (spec §7.2)', () => {
+  it('reports a graph without a start node', () => {
+    expect(lintRule('digraph G {\n  work [prompt="x"]\n  exit [shape=Msquare]\n  work -> exit\n}', 'start_node')).toEqual([
+      'error -',
+    ]);
+  });
+
+  it('reports the second start node at its id', () => {
+    const source = 'digraph G {\n  start [shape=Mdiamond]\n  begin [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> begin -> exit\n}';
+    expect(lintRule(source, 'start_node')).toEqual(['error 3:3 begin']);
+  });
+
+  it('accepts exactly one start node, also by id or type', () => {
+    expect(lintRule(VALID, 'start_node')).toEqual([]);
+    expect(lintRule('digraph G { Start -> exit }', 'start_node')).toEqual([]);
+    expect(lintRule('digraph G { s [shape=circle, type="start"]; s -> exit }', 'start_node')).toEqual([]);
+  });
+});
+
+describe('terminal_node (spec §7.2)', () => {
+  it('reports a missing exit and a second exit', () => {
+    expect(lintRule('digraph G { start [shape=Mdiamond]; start -> a }', 'terminal_node')).toEqual(['error -']);
+    const two = 'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  end\n  start -> exit\n  start -> end\n}';
+    expect(lintRule(two, 'terminal_node')).toEqual(['error 4:3 end']);
+  });
+
+  it('accepts one exit node', () => {
+    expect(lintRule(VALID, 'terminal_node')).toEqual([]);
+  });
+});
+
+describe('reachability (spec §7.2, DESIGN.md: an error)', () => {
+  it('reports every node the start cannot reach, at its declaration', () => {
+    const source = `${VALID.slice(0, -2)}\n  orphan [prompt="x"]\n  island -> orphan\n}`;
+    expect(lintRule(source, 'reachability')).toEqual(['error 7:3 orphan', 'error 8:3 island']);
+  });
+
+  it('is silent when all nodes are reachable', () => {
+    expect(lintRule(VALID, 'reachability')).toEqual([]);
+  });
+});
+
+describe('start_no_incoming and exit_no_outgoing (spec §7.2)', () => {
+  it('reports an edge into the start node and out of the exit node', () => {
+    const source = 'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> work -> exit\n  work -> start\n  exit -> work\n}';
+    expect(lintRule(source, 'start_no_incoming')).toEqual(['error 5:3 start work->start']);
+    expect(lintRule(source, 'exit_no_outgoing')).toEqual(['error 6:3 exit exit->work']);
+  });
+
+  it('accepts a graph without such edges', () => {
+    expect(lintRule(VALID, 'start_no_incoming')).toEqual([]);
+    expect(lintRule(VALID, 'exit_no_outgoing')).toEqual([]);
+  });
+});
+
+describe('edge_target_exists (spec §7.2)', () => {
+  it('reports an edge to a node a transform removed, with a suggestion', async () => {
+    const { prepareGraph } = await import('../../prepare-graph.js');
+    const dropReview = {
+      name: 'drop_review',
+      apply: (graph: import('../../graph.js').Graph) =>
+        graph.with({ nodes: [...graph.nodes.values()].filter((node) => node.id !== 'review') }),
+    };
+    const source = 'digraph G {\n  start [shape=Mdiamond]\n  start -> review\n  reviews [prompt="x"]\n}';
+    const { diagnostics } = prepareGraph(source, { transforms: [dropReview] });
+    const found = diagnostics.filter((diagnostic) => diagnostic.rule === 'edge_target_exists');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      severity: 'error',
+      edge: { from: 'start', to: 'review' },
+      span: { start: { line: 3, column: 3 } },
+      fix: 'Change "review" to "reviews".',
+    });
+  });
+
+  it('is silent for graphs built from DOT, where edges create their nodes', () => {
+    expect(lintRule(VALID, 'edge_target_exists')).toEqual([]);
+  });
+});
+
+describe('dead_end and exit_unreachable', () => {
+  it('reports a non-exit node without outgoing edges', () => {
+    const source = 'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> a -> exit\n  a -> stuck\n}';
+    expect(lintRule(source, 'dead_end')).toEqual(['warning 5:8 stuck']);
+    expect(lintRule(VALID, 'dead_end')).toEqual([]);
+  });
+
+  it('reports nodes from which the exit cannot be reached', () => {
+    const source =
+      'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> a -> exit\n  a -> loop1 -> loop2 -> loop1\n}';
+    expect(lintRule(source, 'exit_unreachable')).toEqual(['warning 5:8 loop1', 'warning 5:17 loop2']);
+    expect(lintRule(VALID, 'exit_unreachable')).toEqual([]);
+  });
+});
+
+describe('duplicate_edge and implicit_node', () => {
+  it('reports a repeated edge with the same condition and label', () => {
+    const source = `${VALID.slice(0, -2)}\n  work -> exit\n  work -> exit [label="again"]\n}`;
+    expect(lintRule(source, 'duplicate_edge')).toEqual(['warning 7:3 work->exit']);
+    expect(lintRule(VALID, 'duplicate_edge')).toEqual([]);
+  });
+
+  it('reports an edge-only node whose id is close to a declared one', () => {
+    const source = `${VALID.slice(0, -2)}\n  review [prompt="Review"]\n  work -> reviw\n  work -> review\n}`;
+    expect(lintRule(source, 'implicit_node')).toEqual(['warning 8:11 reviw']);
+    expect(lintRule(VALID, 'implicit_node')).toEqual([]);
+  });
+});
+
+describe('loop_restart_start', () => {
+  it('reports a loop_restart edge into the start node at its loop_restart value', () => {
+    const source = `${VALID.slice(0, -2)}\n  work -> start [loop_restart=true]\n}`;
+    expect(lintRule(source, 'loop_restart_start')).toEqual(['error 7:31 start work->start']);
+    expect(lintRule(source, 'start_no_incoming')).toEqual([]);
+  });
+
+  it('accepts loop_restart edges to other nodes', () => {
+    const source = `${VALID.slice(0, -2)}\n  work -> work [loop_restart=true, condition="outcome=fail"]\n}`;
+    expect(lintRule(source, 'loop_restart_start')).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+import {
+  ATTRIBUTE_DEFINITIONS,
+  type AttributeScope,
+  attributeDefinition,
+  DIALECT_ALIASES,
+  GRAPHVIZ_ATTRIBUTES,
+} from '../../attribute-schema.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
+import { forEachAttribute } from '../attribute-walk.js';
+import { didYouMean } from '../did-you-mean.js';
+
+function keysFor(scope: AttributeScope): string[] {
+  return Object.values(ATTRIBUTE_DEFINITIONS)
+    .filter((definition) => (definition.scopes as readonly string[]).includes(scope))
+    .map((definition) => definition.key);
+}
+
+const KEYS_BY_SCOPE: Record<AttributeScope, string[]> = {
+  graph: keysFor('graph'),
+  node: keysFor('node'),
+  edge: keysFor('edge'),
+};
+
+/**
+ * `unknown_attribute` (WARNING): a key Attractor does not know (spec Appendix A, handler keys,
+ * Graphviz presentation attributes) or a known key written where it has no effect (a `condition` on
+ * a node). Suggests the closest known key. Unknown keys stay readable by custom handlers.
+ */
+export const unknownAttributeRule: LintRule = {
+  name: 'unknown_attribute',
+  apply(graph) {
+    const diagnostics: Diagnostic[] = [];
+    forEachAttribute(graph, (attribute, owner) => {
+      if (attribute.writtenKey !== undefined || attribute.key in DIALECT_ALIASES) return;
+      if (GRAPHVIZ_ATTRIBUTES.has(attribute.key)) return;
+      const definition = attributeDefinition(attribute.key);
+      if (definition?.scopes.includes(owner.scope)) return;
+      // Graph-level node attributes are read by the engine as graph defaults (tool_hooks, stack.*).
+      const base = {
+        rule: 'unknown_attribute',
+        severity: 'warning' as const,
+        ...owner.where,
+        span: attribute.keySpan ?? attribute.valueSpan,
+      };
+      if (definition !== undefined) {
+        const scopes = definition.scopes.join(' or ');
+        diagnostics.push({
+          ...base,
+          message: `${owner.description} has "${attribute.key}", which is a ${scopes} attribute and has no effect on ${article(owner.scope)} ${owner.scope}.`,
+          fix: `Move ${attribute.key} to the ${scopes} it belongs to, or remove it.`,
+        });
+        return;
+      }
+      const suggestion = didYouMean(attribute.key, KEYS_BY_SCOPE[owner.scope]);
+      diagnostics.push({
+        ...base,
+        message: `${owner.description} has unknown attribute "${attribute.key}".${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+        fix: suggestion
+          ? `Rename ${attribute.key} to ${suggestion}.`
+          : `Remove it, or keep it if a custom handler reads "${attribute.key}" (it stays available as a string).`,
+      });
+    });
+    return diagnostics;
+  },
+};
+
+function article(scope: AttributeScope): string {
+  return scope === 'edge' ? 'an' : 'a';
+}

@@ -1,0 +1,91 @@
+/**
+ * Source locations for diagnostics: where a node, edge or attribute was written, and where a piece of
+ * an attribute value (a condition clause, a stylesheet rule) sits in the DOT file.
+ */
+import type { SourcePosition, SourceSpan } from '@attractor/dot';
+import type { Graph, GraphAttribute, GraphEdge, GraphNode } from '../graph.js';
+
+/** The 1-based line and column of a 0-based offset in `source`. */
+export function positionAt(source: string, offset: number): SourcePosition {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, source.length);
+  for (let index = 0; index < end; index += 1) {
+    if (source.charCodeAt(index) === 10) {
+      line += 1;
+      lineStart = index + 1;
+    }
+  }
+  return { offset, line, column: offset - lineStart + 1 };
+}
+
+/** Where a node should be pointed at: its id in its first declaration. */
+export function nodeSpan(node: GraphNode | undefined): SourceSpan | undefined {
+  return node?.idSpan ?? node?.span;
+}
+
+/** Where an edge should be pointed at: `from -> to` as written. */
+export function edgeSpan(edge: GraphEdge): SourceSpan | undefined {
+  return edge.span;
+}
+
+/** Where an attribute should be pointed at: its value, else its key, else the fallback. */
+export function attributeSpan(
+  attribute: GraphAttribute | undefined,
+  fallback?: SourceSpan,
+): SourceSpan | undefined {
+  return attribute?.valueSpan ?? attribute?.keySpan ?? fallback;
+}
+
+/**
+ * Maps a range of an attribute's decoded value (e.g. a condition clause at `{ offset, length }`) to
+ * the DOT source, undoing quotes, escapes and `"a" + "b"` concatenation. Falls back to the whole value
+ * span when the graph has no source text.
+ */
+export function spanInAttribute(
+  graph: Graph,
+  attribute: GraphAttribute,
+  range: { readonly offset: number; readonly length: number },
+): SourceSpan | undefined {
+  const valueSpan = attribute.valueSpan;
+  if (valueSpan === undefined) return undefined;
+  const source = graph.source;
+  if (source === undefined) return valueSpan;
+  const raw = source.slice(valueSpan.start.offset, valueSpan.end.offset);
+  const rawOffsets = decodedToRawOffsets(raw);
+  const startRaw = rawOffsets[Math.min(range.offset, rawOffsets.length - 1)] ?? 0;
+  const endIndex = Math.min(range.offset + Math.max(range.length, 1), rawOffsets.length - 1);
+  const endRaw = Math.max(rawOffsets[endIndex] ?? raw.length, startRaw + 1);
+  const start = positionAt(source, valueSpan.start.offset + startRaw);
+  const end = positionAt(source, valueSpan.start.offset + endRaw);
+  return valueSpan.filename === undefined ? { start, end } : { start, end, filename: valueSpan.filename };
+}
+
+/**
+ * For each decoded character index (plus one past the end), the offset of its first raw character.
+ * Handles bare values, quoted strings with backslash escapes and `+`-joined quoted strings.
+ */
+function decodedToRawOffsets(raw: string): number[] {
+  if (!raw.startsWith('"')) return Array.from({ length: raw.length + 1 }, (_, index) => index);
+  const offsets: number[] = [];
+  let index = 0;
+  let inString = false;
+  while (index < raw.length) {
+    const char = raw[index];
+    if (!inString) {
+      if (char === '"') inString = true;
+      index += 1;
+      continue;
+    }
+    if (char === '"') {
+      inString = false;
+      index += 1;
+      continue;
+    }
+    offsets.push(index);
+    index += char === '\\' && index + 1 < raw.length ? 2 : 1;
+  }
+  const closing = raw.lastIndexOf('"');
+  offsets.push(closing > 0 ? closing : raw.length);
+  return offsets;
+}

@@ -1,0 +1,79 @@
+/**
+ * The validation API of spec §7.3: run the built-in and custom lint rules over a graph.
+ */
+import { ValidationError } from '../errors/validation-error.js';
+import { type Graph, SHAPE_TO_HANDLER_TYPE } from '../graph.js';
+import { BUILT_IN_RULES } from './built-in-rules.js';
+import type { Diagnostic, LintContext, LintRule } from './diagnostic.js';
+
+/** The handler types of spec §2.8: the default `knownHandlerTypes` of `validate`. */
+export const BUILT_IN_HANDLER_TYPES: readonly string[] = Object.values(SHAPE_TO_HANDLER_TYPE);
+
+/** Options of `validate` and `validateOrThrow`. */
+export interface ValidateOptions {
+  /** Custom rules, run after the built-in ones in the given order (spec §7.4). Default: none. */
+  readonly rules?: readonly LintRule[];
+  /** Report dialect aliases as errors (`--strict`). Default: false. */
+  readonly strict?: boolean;
+  /**
+   * Handler types a registry can run; `type_known` warns about any other explicit `type`.
+   * Default: `BUILT_IN_HANDLER_TYPES`. Pass the registry's types when custom handlers are registered.
+   */
+  readonly knownHandlerTypes?: Iterable<string>;
+}
+
+/**
+ * Lints a graph (spec §7.3): every rule of `BUILT_IN_RULES`, then `options.rules`. Diagnostics come back
+ * ordered by source position (those without a position first), ties in rule order. A rule that throws
+ * becomes an error diagnostic of rule `lint_rule_failed` instead of aborting validation.
+ *
+ * @example
+ * ```ts
+ * const diagnostics = validate(graph, { knownHandlerTypes: [...BUILT_IN_HANDLER_TYPES, 'deploy'] });
+ * const blocked = diagnostics.some((diagnostic) => diagnostic.severity === 'error');
+ * ```
+ */
+export function validate(graph: Graph, options: ValidateOptions = {}): Diagnostic[] {
+  const context: LintContext = {
+    strict: options.strict ?? false,
+    knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
+  };
+  const diagnostics: Diagnostic[] = [];
+  for (const rule of [...BUILT_IN_RULES, ...(options.rules ?? [])]) {
+    try {
+      diagnostics.push(...rule.apply(graph, context));
+    } catch (error) {
+      diagnostics.push({
+        rule: 'lint_rule_failed',
+        severity: 'error',
+        message: `Lint rule "${rule.name}" failed: ${error instanceof Error ? error.message : String(error)}`,
+        fix: `Fix or remove the lint rule "${rule.name}".`,
+      });
+    }
+  }
+  return sortDiagnostics(diagnostics);
+}
+
+/**
+ * Like `validate`, but throws when any diagnostic is an error (spec §7.3 `validate_or_raise`).
+ *
+ * @returns all diagnostics (warnings and infos) when there is no error.
+ * @throws {ValidationError} code `VALIDATION_FAILED`, with every diagnostic in `.diagnostics`.
+ */
+export function validateOrThrow(graph: Graph, options: ValidateOptions = {}): Diagnostic[] {
+  const diagnostics = validate(graph, options);
+  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ValidationError(diagnostics);
+  return diagnostics;
+}
+
+/** Orders diagnostics by source offset (those without a span first); stable for equal offsets. */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return diagnostics
+    .map((diagnostic, index) => ({ diagnostic, index }))
+    .sort(
+      (left, right) =>
+        (left.diagnostic.span?.start.offset ?? -1) - (right.diagnostic.span?.start.offset ?? -1) ||
+        left.index - right.index,
+    )
+    .map(({ diagnostic }) => diagnostic);
+}

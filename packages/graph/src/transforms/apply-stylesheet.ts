@@ -1,0 +1,42 @@
+import { resolveProperties } from '@attractor/stylesheet';
+import { nodeFields } from '../attribute-schema.js';
+import type { GraphAttribute, GraphNode } from '../graph.js';
+import { graphStylesheet } from '../lint/model-stylesheet.js';
+import { spanInAttribute } from '../lint/source-location.js';
+import type { Transform } from './transform.js';
+
+/**
+ * Built-in transform (spec §8.5, §9.2): applies the graph's `model_stylesheet` to every node. For each
+ * property the winning rule (specificity, then source order, spec §8.3) sets the attribute with
+ * origin `stylesheet`, unless the node sets it explicitly (explicit attributes always win; values from
+ * `node [...]` default blocks do not). The typed fields (`llmModel`, `llmProvider`,
+ * `reasoningEffort`) are re-derived. A stylesheet that does not parse leaves the graph unchanged
+ * (lint `stylesheet_syntax` reports it).
+ */
+export const applyStylesheetTransform: Transform = {
+  name: 'apply_stylesheet',
+  apply(graph) {
+    const parsed = graphStylesheet(graph);
+    const stylesheetAttribute = graph.attributes.model_stylesheet;
+    if (parsed.kind !== 'parsed' || stylesheetAttribute === undefined) return graph.with({});
+    const nodes: GraphNode[] = [...graph.nodes.values()].map((node) => {
+      const resolved = resolveProperties(parsed.stylesheet, { id: node.id, shape: node.shape, classes: node.classes });
+      const attributes: Record<string, GraphAttribute> = { ...node.attributes };
+      let changed = false;
+      for (const [property, { value, declaration }] of Object.entries(resolved)) {
+        if (attributes[property]?.origin === 'explicit') continue;
+        const valueSpan = spanInAttribute(graph, stylesheetAttribute, declaration.valueSpan);
+        attributes[property] = {
+          key: property,
+          value,
+          kind: 'derived',
+          origin: 'stylesheet',
+          ...(valueSpan === undefined ? {} : { valueSpan }),
+        };
+        changed = true;
+      }
+      return changed ? { ...node, attributes, ...nodeFields(node.id, attributes), prompt: node.prompt } : node;
+    });
+    return graph.with({ nodes });
+  },
+};
