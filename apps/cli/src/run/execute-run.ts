@@ -129,6 +129,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     workdir,
     stdin: io.stdin,
     stdout: io.stdout as unknown as NodeJS.WritableStream,
+    env: io.env,
   });
   consoleInterviewer = services.console;
 

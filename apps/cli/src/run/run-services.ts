@@ -21,6 +21,8 @@ export interface CreateRunServicesOptions {
   readonly workdir: string;
   readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
   readonly stdout: NodeJS.WritableStream;
+  /** The environment handed to agent shell tools (the backend filters secrets out of it). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /** Builds the handler registry and backend for a run (loaded lazily: only `run` and `resume` need them). */
