@@ -96,7 +96,7 @@ describe('attractor render --run', () => {
       new RegExp(`<title>${id}</title>\\s*<(?:polygon|ellipse|path)[^>]*fill="([^"]+)"`).exec(svg)?.[1];
     expect(fillOf('build')).toBe('#c8f2c2');
     expect(fillOf('never')).toBe('#eeeeee');
-    expect(svg).toMatch(/<g id="node\d+" class="node status-succeeded">\s*<title>build<\/title>/);
-    expect(svg).toMatch(/<g id="node\d+" class="node status-not-reached">\s*<title>never<\/title>/);
+    expect(svg).toMatch(/<g id="node\d+" class="node succeeded">\s*<title>build<\/title>/);
+    expect(svg).toMatch(/<g id="node\d+" class="node not_reached">\s*<title>never<\/title>/);
   });
 });

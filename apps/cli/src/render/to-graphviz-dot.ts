@@ -48,8 +48,8 @@ export function toGraphvizDot(
       const status = renderStatusOf(options.statuses.get(node.id));
       attributes.style = attributes.style === undefined ? 'filled' : `${attributes.style},filled`;
       attributes.fillcolor = STATUS_FILL[status];
-      // Graphviz adds the class to the node's SVG group: <g class="node status-succeeded">.
-      attributes.class = `status-${status.replace('_', '-')}`;
+      // Graphviz adds the class to the node's SVG group: <g class="node succeeded">.
+      attributes.class = status;
       if (status === 'not_reached') attributes.fontcolor = '#777777';
     }
     lines.push(`  ${quote(node.id)} [${attributeList(attributes)}]`);
