@@ -49,6 +49,13 @@ export interface Outcome {
    * stage at once, whatever `max_retries` says (spec Appendix D, DESIGN.md "Retrying FAIL").
    */
   readonly retryable?: boolean;
+  /**
+   * Continue the walk at this node instead of selecting one of the node's outgoing edges, whatever the status.
+   * For handlers that executed their outgoing edges themselves: the parallel handler sets it to the join node
+   * (DESIGN.md "Parallel fan-out": the join is not a direct edge target of the parallel node). Not persisted in
+   * `status.json`; the checkpoint records the node the walk continues at.
+   */
+  readonly continueAt?: string;
 }
 
 /** The statuses that count as success for retries and goal gates: everything except `retry`, `fail` and `skipped`. */

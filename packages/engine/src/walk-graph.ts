@@ -233,6 +233,18 @@ function decideNext(options: WalkOptions, node: GraphNode, outcome: Outcome): De
     }
   } else delete state.failureStreaks[node.id];
 
+  // A handler that ran its outgoing edges itself (parallel) names where the walk continues (DESIGN.md).
+  if (outcome.continueAt !== undefined) {
+    if (graph.node(outcome.continueAt) !== undefined) return { kind: 'go', nodeId: outcome.continueAt };
+    return end(
+      fail(
+        node,
+        outcome,
+        `node "${node.id}" asked to continue at "${outcome.continueAt}", which is not in the graph`,
+      ),
+    );
+  }
+
   const edges = graph.outgoing(node.id);
   if (outcome.status === 'fail') {
     // Failure routing (spec §3.7): a matching conditional edge, then retry_target, then fallback_retry_target (once).
