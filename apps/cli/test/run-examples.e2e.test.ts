@@ -21,9 +21,7 @@ async function copyOfExamples(): Promise<string> {
 }
 
 /** Runs an example and returns the exit code, output and the run summary of `attractor inspect --json`. */
-async function runExample(
-  args: readonly string[],
-): Promise<{
+async function runExample(args: readonly string[]): Promise<{
   exitCode: number | undefined;
   stdout: string;
   stderr: string;
