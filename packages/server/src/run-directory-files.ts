@@ -9,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -169,4 +170,9 @@ export function readSourceFile(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Deletes a run directory this server just created, when the run could not be started after all. */
+export function removeRunDirectory(runDir: string): void {
+  rmSync(runDir, { recursive: true, force: true });
 }

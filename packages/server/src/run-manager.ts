@@ -33,6 +33,7 @@ import {
   type RunRequestRecord,
   readRunRequest,
   readSourceFile,
+  removeRunDirectory,
   resolveRunDirectory,
   writeRunRequest,
 } from './run-directory-files.js';
@@ -43,6 +44,7 @@ import {
   type RunSummary,
   statusesFromOutcomes,
 } from './run-summary.js';
+import { withoutAgentShellTransform } from './without-agent-shell.js';
 
 /** What a {@link BackendFactory} is asked for: the backend of one run. */
 export interface BackendRequest {
@@ -157,7 +159,14 @@ export class RunManager {
       ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
     };
     writeRunRequest(logsRoot, source, record);
-    const services = await this.#services(graph, logsRoot, record, registry);
+    let services: Awaited<ReturnType<RunManager['services']>>;
+    try {
+      services = await this.services(graph, logsRoot, record, registry);
+    } catch (error) {
+      // Nothing ran: leave no half-made run behind.
+      removeRunDirectory(logsRoot);
+      throw error;
+    }
     const interviewer = services.interviewer;
     const run = startPipeline({
       ...services,
@@ -190,7 +199,7 @@ export class RunManager {
     const manifest = await createFileRunStore({ logsRoot }).readManifest();
     const registry = this.#options.createRegistry();
     const graph = this.#prepare(source, record.filename, registry);
-    const services = await this.#services(graph, logsRoot, record, registry);
+    const services = await this.services(graph, logsRoot, record, registry);
     const run = startResumedPipeline({
       ...services,
       logsRoot,
@@ -414,6 +423,7 @@ export class RunManager {
     const { graph, diagnostics } = prepareGraph(source, {
       filename,
       knownHandlerTypes: registry.types(),
+      ...(this.#options.allowTools ? {} : { transforms: [withoutAgentShellTransform] }),
     });
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
     if (graph === undefined || errors.length > 0) {
@@ -450,7 +460,13 @@ export class RunManager {
     return graph;
   }
 
-  async #services(graph: Graph, logsRoot: string, record: RunRequestRecord, registry: HandlerRegistry) {
+  /** The services of one run: its registry, backend (from the factory), clock and a fresh HTTP interviewer. */
+  private async services(
+    graph: Graph,
+    logsRoot: string,
+    record: RunRequestRecord,
+    registry: HandlerRegistry,
+  ) {
     const backend = await this.#options.backendFactory({
       graph,
       runId: basename(logsRoot),
