@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Enforces the dependency direction of STYLE.md §2: imports point down only, and a package is used
 // only through its public entry. Run by `pnpm lint` and therefore by CI.
-import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ALLOWED = {

@@ -9,7 +9,11 @@ const files = [];
 for (const name of readdirSync(new URL('../src/', import.meta.url))) {
   const text = readFileSync(new URL(`../src/${name}`, import.meta.url));
   writeFileSync(join(out, 'src', name), text);
-  files.push({ path: `src/${name}`, bytes: text.length, sha256: createHash('sha256').update(text).digest('hex') });
+  files.push({
+    path: `src/${name}`,
+    bytes: text.length,
+    sha256: createHash('sha256').update(text).digest('hex'),
+  });
 }
 writeFileSync(join(out, 'manifest.json'), `${JSON.stringify({ files }, null, 2)}\n`);
 console.log(`packaged ${files.length} files into ${out}`);

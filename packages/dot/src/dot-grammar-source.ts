@@ -4,9 +4,10 @@
 /** The text of `dot.ohm`, the Ohm grammar of the Attractor DOT subset (spec §2.2). */
 export const dotGrammarSource = `// The Attractor DOT subset (spec §2.2, widened by DESIGN.md "Parsing" and "Dialect").
 //
-// \`parseDot\` does not match a whole file with \`Graph\`: a scanner (scan-dot.ts) first masks comments
-// and \`#\` preprocessor lines, then cuts the body into runs of whole statements, and each run is
-// matched with \`Statements\`. \`Graph\` describes the whole file and is what the tests compare against.
+// \`parseDot\` does not match a whole file with \`Graph\`: a scanner (scan-dot.ts) first replaces comments
+// and \`#\` preprocessor lines with spaces, then cuts the body into runs of whole statements, and each
+// run is matched with \`Statements\` (string bodies elided, chunk-text.ts). \`Graph\` describes the whole
+// file; the tests check that both ways give the same AST.
 //
 // Some alternatives accept a construct only so that the semantics can reject it with a specific
 // message and fix (\`strict\`, undirected \`graph\`, \`--\`, quoted or numeric ids, a key without a value).
@@ -29,9 +30,7 @@ Dot {
   Statement = Stmt ";"?
 
   Stmt
-    = graphKw AttrBlock+                -- graphAttributes
-    | nodeKw AttrBlock+                 -- nodeDefaults
-    | edgeKw AttrBlock+                 -- edgeDefaults
+    = defaultsKw AttrBlock+             -- defaults
     | Subgraph                          -- subgraph
     | Attribute                         -- attributeDeclaration
     | NodeId EdgeTail+ AttrBlock*       -- edgeChain
@@ -72,10 +71,13 @@ Dot {
   Attribute = key "=" Value
 
   Value (an attribute value)
-    = NonemptyListOf<string, "+">  -- string
-    | scalar                       -- scalar
+    = string ("+" string)*  -- string
+    | scalar                -- scalar
 
   // ---- lexical rules ----
+  // Character classes are written as inline ranges rather than rule applications (\`digit\`,
+  // \`idChar\`): Ohm memoizes every application, and per character that is most of the cost
+  // (issue 2, "Speed and memory").
 
   key (an attribute name)
     = dottedName  -- bare
@@ -90,37 +92,40 @@ Dot {
     | boolean   -- boolean
     | bareValue -- bare
 
-  float = "-"? digit* "." digit+ ~bareChar
-  duration = "-"? digit+ durationUnit ~bareChar
-  durationUnit = "ms" | "s" | "m" | "h" | "d"
-  integer = "-"? digit+ ~bareChar
+  float = "-"? "0".."9"* "." "0".."9"+ ~bareChar
+  duration = "-"? "0".."9"+ ("ms" | "s" | "m" | "h" | "d") ~bareChar
+  integer = "-"? "0".."9"+ ~bareChar
   number = float | integer
   boolean = ("true" | "false") ~bareChar
-  bareValue = idStart bareChar*
-  bareChar = idChar | "." | ":" | "-"
+  bareValue = ("a".."z" | "A".."Z" | "_") ("a".."z" | "A".."Z" | "0".."9" | "_" | "." | ":" | "-")*
+  bareChar = "a".."z" | "A".."Z" | "0".."9" | "_" | "." | ":" | "-"
 
-  // A quoted string. The body is one iteration over primitives, with no rule application per
-  // character, because prompts are most of a pipeline's bytes (issue 2, "Speed and memory").
+  // A quoted string. \`parseDot\` hands Ohm the strings with their bodies elided (chunk-text.ts); the
+  // body rule is for the whole-text match and keeps to primitives all the same.
   string (a quoted string) = "\\"" (~"\\"" "\\\\"? any)* "\\""
 
-  nodeName = ~keyword identifier
-  identifier (an identifier) = idStart idChar*
-  idStart = "a".."z" | "A".."Z" | "_"
-  idChar = "a".."z" | "A".."Z" | "_" | "0".."9"
+  // Keywords are not excluded here (that would try six keywords before every id); the semantics
+  // rejects a keyword used as an id, with a message that says so.
+  nodeName = identifier
+  identifier (an identifier) = ("a".."z" | "A".."Z" | "_") ("a".."z" | "A".."Z" | "0".."9" | "_")*
+  idChar = "a".."z" | "A".."Z" | "0".."9" | "_"
 
-  keyword = strictKw | digraphKw | graphKw | subgraphKw | nodeKw | edgeKw
-  strictKw = caseInsensitive<"strict"> ~idChar
-  digraphKw = caseInsensitive<"digraph"> ~idChar
-  graphKw = caseInsensitive<"graph"> ~idChar
-  subgraphKw = caseInsensitive<"subgraph"> ~idChar
-  nodeKw = caseInsensitive<"node"> ~idChar
-  edgeKw = caseInsensitive<"edge"> ~idChar
+  // Keywords in any case (DESIGN.md "Parsing"), spelled letter by letter because the built-in
+  // \`caseInsensitive<...>\` is a parameterized rule whose memo key is rebuilt on every application.
+  // \`graph [...]\`, \`node [...]\` or \`edge [...]\`: one application in front of every statement.
+  defaultsKw
+    = graphKw  -- graph
+    | nodeKw   -- node
+    | edgeKw   -- edge
+  strictKw = ("s" | "S") ("t" | "T") ("r" | "R") ("i" | "I") ("c" | "C") ("t" | "T") ~idChar
+  digraphKw = ("d" | "D") ("i" | "I") graphKw
+  graphKw = ("g" | "G") ("r" | "R") ("a" | "A") ("p" | "P") ("h" | "H") ~idChar
+  subgraphKw = ("s" | "S") ("u" | "U") ("b" | "B") graphKw
+  nodeKw = ("n" | "N") ("o" | "O") ("d" | "D") ("e" | "E") ~idChar
+  edgeKw = ("e" | "E") ("d" | "D") ("g" | "G") ("e" | "E") ~idChar
 
-  // The scanner replaces comments with spaces before matching; they stay here so that the grammar
-  // describes the whole language on its own.
-  space += comment
-  comment
-    = "//" (~"\\n" any)*       -- line
-    | "/*" (~"*/" any)* "*/"  -- block
+  // No \`comment\` rule: as spec §2.3 says, comments are stripped before parsing. The scanner
+  // (scan-dot.ts) replaces them, and \`#\` preprocessor lines, with spaces, so the built-in \`space\`
+  // (one range) is all the grammar needs, and skipping spaces stays cheap.
 }
 `;

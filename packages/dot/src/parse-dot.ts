@@ -1,5 +1,6 @@
 /** `parseDot`, the public entry of the package: scan, match chunk by chunk, build the AST (STYLE.md §9). */
 import type { FailedMatchResult } from 'ohm-js';
+import { type ChunkText, elidedChunk, toSourceOffset, verbatimChunk } from './chunk-text.js';
 import type { DotAst, DotId, DotStatement } from './dot-ast.js';
 import { dotGrammar } from './dot-grammar.js';
 import { spanAt } from './line-index.js';
@@ -40,11 +41,13 @@ export function parseDot(source: string, options: ParseDotOptions = {}): DotAst 
   const scan = scanDot(context);
   const id = parseHeader(context, scan);
   const statements: DotStatement[] = [];
+  let nextString = 0;
   for (let pair = 0; pair < scan.chunks.length; pair += 2) {
-    const start = scan.chunks[pair]!;
-    const match = dotGrammar.match(scan.masked.slice(start, scan.chunks[pair + 1]!), 'Statements');
-    if (match.failed()) throw matchFailure(context, scan, match, start);
-    for (const statement of toDotAst<DotStatement[]>(match, { parse: context, base: start })) {
+    const elided = elidedChunk(scan, scan.chunks[pair]!, scan.chunks[pair + 1]!, nextString);
+    nextString = elided.nextString;
+    const match = dotGrammar.match(elided.chunk.text, 'Statements');
+    if (match.failed()) throw matchFailure(context, scan, match, elided.chunk);
+    for (const statement of toDotAst<DotStatement[]>(match, { parse: context, chunk: elided.chunk })) {
       statements.push(statement);
     }
   }
@@ -58,17 +61,18 @@ export function parseDot(source: string, options: ParseDotOptions = {}): DotAst 
 export function parseDotWithoutChunks(source: string, options: ParseDotOptions = {}): DotAst {
   const context = createParseContext(source, options.filename);
   const scan = scanDot(context);
-  const start = scan.headerStart;
-  const match = dotGrammar.match(scan.masked.slice(start, scan.bodyEnd + 1), 'Graph');
-  if (match.failed()) throw matchFailure(context, scan, match, start);
-  const graph = toDotAst<{ id: DotId; statements: DotStatement[] }>(match, { parse: context, base: start });
+  const chunk = verbatimChunk(scan, scan.headerStart, scan.bodyEnd + 1);
+  const match = dotGrammar.match(chunk.text, 'Graph');
+  if (match.failed()) throw matchFailure(context, scan, match, chunk);
+  const graph = toDotAst<{ id: DotId; statements: DotStatement[] }>(match, { parse: context, chunk });
   return createAst(context, scan, graph.id, graph.statements);
 }
 
 function parseHeader(context: ParseContext, scan: DotScan): DotId {
-  const match = dotGrammar.match(scan.masked.slice(scan.headerStart, scan.bodyStart), 'Header');
-  if (match.failed()) throw matchFailure(context, scan, match, scan.headerStart);
-  return toDotAst<DotHeader>(match, { parse: context, base: scan.headerStart }).id;
+  const chunk = verbatimChunk(scan, scan.headerStart, scan.bodyStart);
+  const match = dotGrammar.match(chunk.text, 'Header');
+  if (match.failed()) throw matchFailure(context, scan, match, chunk);
+  return toDotAst<DotHeader>(match, { parse: context, chunk }).id;
 }
 
 function createAst(context: ParseContext, scan: DotScan, id: DotId, statements: DotStatement[]): DotAst {
@@ -81,8 +85,8 @@ function createAst(context: ParseContext, scan: DotScan, id: DotId, statements: 
 const WORD = /[A-Za-z0-9_]+/y;
 
 /** Turns an Ohm failure into a `DotSyntaxError` with a specific message where the situation is known. */
-function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchResult, base: number) {
-  const offset = base + match.getRightmostFailurePosition();
+function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchResult, chunk: ChunkText) {
+  const offset = toSourceOffset(chunk, match.getRightmostFailurePosition());
   const text = scan.masked;
   WORD.lastIndex = offset;
   const word = WORD.test(text) ? text.slice(offset, WORD.lastIndex) : '';
@@ -129,9 +133,24 @@ function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchRe
     context,
     offset,
     offset + Math.max(1, word.length),
-    `Expected ${expected}, found ${describeFound(character, word)}`,
+    `Unexpected ${describeFound(character, word)}: expected ${readableExpected(match)}`,
     hintFor(expected),
   );
+}
+
+/**
+ * The expected text without single-letter terminals (the letter-by-letter keyword spellings) and
+ * "end of input", joined as prose: `a node id, "[" or "->"`.
+ */
+function readableExpected(match: FailedMatchResult): string {
+  const items = match
+    .getExpectedText()
+    .replace(/,? or /, ', ')
+    .split(', ')
+    .filter((item) => !/^"[A-Za-z]"$/.test(item) && item !== 'end of input' && item !== '"--"');
+  const unique = [...new Set(items)];
+  if (unique.length === 0) return 'a statement';
+  return unique.length === 1 ? unique[0]! : `${unique.slice(0, -1).join(', ')} or ${unique.at(-1)}`;
 }
 
 function describeFound(character: string | undefined, word: string): string {

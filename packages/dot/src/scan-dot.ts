@@ -26,6 +26,8 @@ export interface DotScan {
   readonly bodyEnd: number;
   /** `[start, end)` pairs, flattened: each a run of whole top-level statements of the body. */
   readonly chunks: readonly number[];
+  /** `[start, end)` pairs, flattened and ascending: every quoted string, quotes included. */
+  readonly strings: readonly number[];
 }
 
 const NEWLINE = 10;
@@ -56,6 +58,7 @@ function isIdChar(code: number): boolean {
 /** A line inside a string that looks like the start of a DOT statement: `name [` or `name ->`. */
 const STATEMENT_LINE = /\n[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*(?:\[|->)/;
 const SECOND_GRAPH = /(?:strict\s+)?(?:di)?graph\b/iy;
+const GRAPH_KEYWORD = /(?:strict|digraph|graph)\b/iy;
 
 /**
  * Scans `context.source` (see the file comment).
@@ -254,6 +257,16 @@ export function scanDot(context: ParseContext): DotScan {
         'A pipeline file contains one graph: digraph my_pipeline { start -> exit }',
       );
     }
+    GRAPH_KEYWORD.lastIndex = headerStart;
+    if (!GRAPH_KEYWORD.test(source)) {
+      throw syntaxError(
+        context,
+        headerStart,
+        headerStart + 1,
+        'A pipeline file must start with "digraph <name> {"',
+        'Begin the file with the graph header, e.g. digraph my_pipeline { ... }; comments may come before it.',
+      );
+    }
     throw syntaxError(
       context,
       length,
@@ -265,7 +278,7 @@ export function scanDot(context: ParseContext): DotScan {
   if (phase === 'body') {
     throw unclosedError(context, stack[stack.length - 1]!, length, stack.length === 1);
   }
-  return { masked: applyMasks(source, masks), headerStart, bodyStart, bodyEnd, chunks };
+  return { masked: applyMasks(source, masks), headerStart, bodyStart, bodyEnd, chunks, strings };
 
   function skipString(scanContext: ParseContext, start: number, ranges: number[]): number {
     let from = start + 1;

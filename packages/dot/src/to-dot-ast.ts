@@ -7,6 +7,7 @@
  * exact span and a specific fix are known.
  */
 import type { MatchResult, Node } from 'ohm-js';
+import { type ChunkText, toSourceOffset } from './chunk-text.js';
 import type {
   DotAttribute,
   DotId,
@@ -20,16 +21,18 @@ import { dotGrammar } from './dot-grammar.js';
 import { spanAt } from './line-index.js';
 import { type ParseContext, syntaxError } from './parse-context.js';
 
-/** Where a chunk sits in the file: every span is `base` + the offset inside the chunk. */
+/** The file being parsed and the chunk being matched (whose offsets map back to the file). */
 export interface ChunkContext {
   readonly parse: ParseContext;
-  readonly base: number;
+  readonly chunk: ChunkText;
 }
 
 /** The value of `Header`: the graph id and where the header starts. */
 export interface DotHeader {
   readonly id: DotId;
 }
+
+const KEYWORDS = new Set(['strict', 'digraph', 'graph', 'subgraph', 'node', 'edge']);
 
 type Actions = Record<string, (this: Node, ...children: Node[]) => unknown>;
 
@@ -39,13 +42,33 @@ function contextOf(node: Node): ChunkContext {
 
 /** The span of `node`; pass the context when `node` is a child whose operation has not run yet. */
 function spanOf(node: Node, context: ChunkContext = contextOf(node)): SourceSpan {
-  const { parse, base } = context;
-  return spanAt(parse.lines, base + node.source.startIdx, base + node.source.endIdx, parse.filename);
+  const { parse, chunk } = context;
+  return spanAt(
+    parse.lines,
+    toSourceOffset(chunk, node.source.startIdx),
+    toSourceOffset(chunk, node.source.endIdx),
+    parse.filename,
+  );
+}
+
+/** The source text of `node`: unlike `sourceString`, it includes elided string bodies. */
+function textOf(node: Node, context: ChunkContext = contextOf(node)): string {
+  const { parse, chunk } = context;
+  return parse.source.slice(
+    toSourceOffset(chunk, node.source.startIdx),
+    toSourceOffset(chunk, node.source.endIdx),
+  );
 }
 
 function fail(node: Node, shortMessage: string, hint: string, target: Node = node): never {
-  const { parse, base } = contextOf(node);
-  throw syntaxError(parse, base + target.source.startIdx, base + target.source.endIdx, shortMessage, hint);
+  const { parse, chunk } = contextOf(node);
+  throw syntaxError(
+    parse,
+    toSourceOffset(chunk, target.source.startIdx),
+    toSourceOffset(chunk, target.source.endIdx),
+    shortMessage,
+    hint,
+  );
 }
 
 function ast<T>(node: Node, context: ChunkContext): T {
@@ -95,7 +118,8 @@ function idFor(node: Node): DotId {
 }
 
 function rejectQuotedId(node: Node, what: 'node' | 'graph' | 'subgraph'): never {
-  const text = decodeDotString(node.sourceString);
+  const quoted = textOf(node);
+  const text = decodeDotString(quoted);
   const suggestion = suggestIdentifier(text);
   const hint =
     what === 'subgraph'
@@ -103,7 +127,7 @@ function rejectQuotedId(node: Node, what: 'node' | 'graph' | 'subgraph'): never 
       : what === 'graph'
         ? `Use a bare name and put the text in label: digraph ${suggestion} { label=${JSON.stringify(text)} ... }`
         : `Use a bare id and put the text in label: ${suggestion} [label=${JSON.stringify(text)}]`;
-  fail(node, `${capitalise(what)} ids must be bare identifiers; ${node.sourceString} is quoted`, hint);
+  fail(node, `${capitalise(what)} ids must be bare identifiers; ${quoted} is quoted`, hint);
 }
 
 function rejectNumericId(node: Node, what: 'node' | 'graph' | 'subgraph'): never {
@@ -184,18 +208,19 @@ const actions: Actions = {
   Statement(statement, _semicolon) {
     return ast<DotStatement>(statement, contextOf(this));
   },
-  Stmt_graphAttributes(_keyword, blocks) {
-    return {
-      kind: 'graphAttributes',
-      attributes: attributeList(blocks, contextOf(this)),
-      span: spanOf(this),
-    };
+  Stmt_defaults(keyword, blocks) {
+    const context = contextOf(this);
+    const kind = ast<'graphAttributes' | 'nodeDefaults' | 'edgeDefaults'>(keyword, context);
+    return { kind, attributes: attributeList(blocks, context), span: spanOf(this) };
   },
-  Stmt_nodeDefaults(_keyword, blocks) {
-    return { kind: 'nodeDefaults', attributes: attributeList(blocks, contextOf(this)), span: spanOf(this) };
+  defaultsKw_graph(_keyword) {
+    return 'graphAttributes';
   },
-  Stmt_edgeDefaults(_keyword, blocks) {
-    return { kind: 'edgeDefaults', attributes: attributeList(blocks, contextOf(this)), span: spanOf(this) };
+  defaultsKw_node(_keyword) {
+    return 'nodeDefaults';
+  },
+  defaultsKw_edge(_keyword) {
+    return 'edgeDefaults';
   },
   Stmt_subgraph(subgraph) {
     return ast<DotSubgraphStatement>(subgraph, contextOf(this));
@@ -275,6 +300,21 @@ const actions: Actions = {
     );
   },
   NodeId_bare(_name) {
+    const lowerCase = this.sourceString.toLowerCase();
+    if (lowerCase === 'digraph' || lowerCase === 'strict') {
+      fail(
+        this,
+        'A graph cannot contain another graph',
+        'Close the first graph with "}" before this one, and put each graph in a file of its own (spec §2.3).',
+      );
+    }
+    if (KEYWORDS.has(lowerCase)) {
+      fail(
+        this,
+        `"${this.sourceString}" is a keyword and cannot be a node id`,
+        `Rename the node, e.g. ${this.sourceString.toLowerCase()}_step [label="${this.sourceString}"]. DOT keywords are case-insensitive.`,
+      );
+    }
     return idFor(this);
   },
   NodeId_quoted(_string) {
@@ -307,12 +347,12 @@ const actions: Actions = {
       span: spanOf(this),
     } satisfies DotAttribute;
   },
-  Value_string(list) {
-    const { parse, base } = contextOf(this);
-    const parts = list.asIteration().children.map((part) => decodeDotString(part.sourceString));
+  Value_string(first, _plus, rest) {
+    const context = contextOf(this);
+    const parts = [first, ...rest.children].map((part) => decodeDotString(textOf(part, context)));
     return {
       kind: 'string',
-      raw: parse.source.slice(base + this.source.startIdx, base + this.source.endIdx),
+      raw: textOf(this, context),
       value: parts.join(''),
       span: spanOf(this),
     } satisfies DotValue;
@@ -329,7 +369,7 @@ const actions: Actions = {
     return this.sourceString;
   },
   key_quoted(_string) {
-    return decodeDotString(this.sourceString);
+    return decodeDotString(textOf(this));
   },
 };
 

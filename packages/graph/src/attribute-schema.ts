@@ -57,21 +57,22 @@ const booleanSchema = z
   .pipe(z.enum(['true', 'false']))
   .transform((text) => text === 'true');
 
+/**
+ * `<digits><unit>` in milliseconds. A bare integer (`timeout="300"`, common in pipelines written for
+ * other runners) is read as seconds; lint `duration_unit` warns so the author writes the unit.
+ */
 const durationSchema = z
   .string()
   .trim()
-  .regex(/^\d+(ms|s|m|h|d)$/)
+  .regex(/^\d+(ms|s|m|h|d)?$/)
   .transform((text) => {
-    const match = /^(\d+)(ms|s|m|h|d)$/.exec(text)!;
-    return Number(match[1]) * DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS];
+    const match = /^(\d+)(ms|s|m|h|d)?$/.exec(text)!;
+    return Number(match[1]) * DURATION_UNIT_MS[(match[2] ?? 's') as keyof typeof DURATION_UNIT_MS];
   });
 
 const stringSchema = z.string();
 
-const fidelitySchema = z
-  .string()
-  .trim()
-  .pipe(z.enum(FIDELITY_MODES));
+const fidelitySchema = z.string().trim().pipe(z.enum(FIDELITY_MODES));
 
 const reasoningEffortSchema = z
   .string()
@@ -188,7 +189,12 @@ export const ATTRIBUTE_DEFINITIONS = {
     'Retries for nodes without max_retries.',
   ),
   default_fidelity: define('default_fidelity', ['graph'], FIDELITY, 'Default context fidelity mode.'),
-  default_thread: define('default_thread', ['graph'], STRING, 'Graph-level default thread for full fidelity.'),
+  default_thread: define(
+    'default_thread',
+    ['graph'],
+    STRING,
+    'Graph-level default thread for full fidelity.',
+  ),
   max_node_visits: define('max_node_visits', ['graph'], POSITIVE_INTEGER, 'Loop guard: visits per node.'),
   max_steps: define('max_steps', ['graph'], POSITIVE_INTEGER, 'Loop guard: node executions per run.'),
   max_gate_retries: define('max_gate_retries', ['graph'], NON_NEGATIVE_INTEGER, 'Goal-gate jumps per run.'),
@@ -206,9 +212,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     'Working directory of the child run.',
     ['stack.manager_loop'],
   ),
-  'tool_hooks.pre': define('tool_hooks.pre', ['graph', 'node'], STRING, 'Shell command before each LLM tool call.', [
-    ...LLM_HANDLERS,
-  ]),
+  'tool_hooks.pre': define(
+    'tool_hooks.pre',
+    ['graph', 'node'],
+    STRING,
+    'Shell command before each LLM tool call.',
+    [...LLM_HANDLERS],
+  ),
   'tool_hooks.post': define(
     'tool_hooks.post',
     ['graph', 'node'],
@@ -287,21 +297,29 @@ export const ATTRIBUTE_DEFINITIONS = {
 export type AttributeKey = keyof typeof ATTRIBUTE_DEFINITIONS;
 
 /** The typed value of a known key (`number` for `max_parallel`, `JoinPolicy` for `join_policy`, ...). */
-export type AttributeValue<TKey extends AttributeKey> = z.output<(typeof ATTRIBUTE_DEFINITIONS)[TKey]['schema']>;
+export type AttributeValue<TKey extends AttributeKey> = z.output<
+  (typeof ATTRIBUTE_DEFINITIONS)[TKey]['schema']
+>;
 
 /** Keys that may be written on a node. */
 export type NodeAttributeKey = {
-  [TKey in AttributeKey]: 'node' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+  [TKey in AttributeKey]: 'node' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number]
+    ? TKey
+    : never;
 }[AttributeKey];
 
 /** Keys that may be written on an edge. */
 export type EdgeAttributeKey = {
-  [TKey in AttributeKey]: 'edge' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+  [TKey in AttributeKey]: 'edge' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number]
+    ? TKey
+    : never;
 }[AttributeKey];
 
 /** Keys that may be written on the graph. */
 export type GraphAttributeKey = {
-  [TKey in AttributeKey]: 'graph' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number] ? TKey : never;
+  [TKey in AttributeKey]: 'graph' extends (typeof ATTRIBUTE_DEFINITIONS)[TKey]['scopes'][number]
+    ? TKey
+    : never;
 }[AttributeKey];
 
 /**
@@ -374,6 +392,11 @@ export const GRAPHVIZ_ATTRIBUTES: ReadonlySet<string> = new Set([
   'gradientangle',
   'comment',
 ]);
+
+/** True when `text` is a duration written without a unit (`"300"`), which is read as seconds. */
+export function isUnitlessDuration(text: string): boolean {
+  return /^\d+$/.test(text.trim());
+}
 
 /** Result of typing one attribute value. */
 export type ParsedAttributeValue<TValue> =
@@ -464,7 +487,10 @@ export function splitClassList(text: string): string[] {
 }
 
 /** The typed node fields that `nodeFields` derives. */
-export type NodeFields = Omit<GraphNode, 'id' | 'span' | 'idSpan' | 'attributes' | 'classes'>;
+export type NodeFields = Omit<
+  GraphNode,
+  'id' | 'span' | 'idSpan' | 'declared' | 'attributes' | 'classes' | 'subgraphClasses'
+>;
 
 /**
  * Derives the typed fields of a node (spec §2.6, Appendix A) from its attributes, with the spec's
@@ -537,5 +563,7 @@ export function graphSettings(attributes: GraphAttributes): GraphSettings {
 }
 
 function withoutUndefined<TRecord extends Record<string, unknown>>(record: TRecord): Partial<TRecord> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<TRecord>;
+  return Object.fromEntries(
+    Object.entries(record).filter(([, value]) => value !== undefined),
+  ) as Partial<TRecord>;
 }

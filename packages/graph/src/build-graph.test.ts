@@ -113,11 +113,18 @@ describe('buildGraph (spec §2.9-§2.12)', () => {
       label = "Pipeline"
       subgraph cluster_x { label = "Inner"; goal = "not the goal" }
     }`);
-    expect(graph.settings).toMatchObject({ goal: 'Ship it', label: 'Pipeline', maxSteps: 50, maxNodeVisits: 25 });
+    expect(graph.settings).toMatchObject({
+      goal: 'Ship it',
+      label: 'Pipeline',
+      maxSteps: 50,
+      maxNodeVisits: 25,
+    });
   });
 
   it('types values and leaves malformed ones undefined instead of throwing', () => {
-    const graph = build('digraph G { a [max_retries=three, timeout="2h", goal_gate=yes, allow_partial=true] }');
+    const graph = build(
+      'digraph G { a [max_retries=three, timeout="2h", goal_gate=yes, allow_partial=true] }',
+    );
     expect(graph.node('a')).toMatchObject({ timeoutMs: 7_200_000, goalGate: false, allowPartial: true });
     expect(graph.node('a')?.maxRetries).toBeUndefined();
     expect(graph.node('a')?.attributes.max_retries?.value).toBe('three');

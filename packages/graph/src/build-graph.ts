@@ -12,8 +12,14 @@ import type {
   DotStatement,
   SourceSpan,
 } from '@attractor/dot';
-import { DIALECT_ALIASES, edgeFields, graphSettings, nodeFields, splitClassList } from './attribute-schema.js';
-import { Graph, type AttributeOrigin, type GraphAttribute, type GraphEdge, type GraphNode } from './graph.js';
+import {
+  DIALECT_ALIASES,
+  edgeFields,
+  graphSettings,
+  nodeFields,
+  splitClassList,
+} from './attribute-schema.js';
+import { type AttributeOrigin, Graph, type GraphAttribute, type GraphEdge, type GraphNode } from './graph.js';
 
 /** Options of `buildGraph`. */
 export interface BuildGraphOptions {
@@ -100,7 +106,11 @@ export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph 
     };
   };
 
-  const assign = (target: MutableAttributes, attributes: readonly DotAttribute[], origin: AttributeOrigin) => {
+  const assign = (
+    target: MutableAttributes,
+    attributes: readonly DotAttribute[],
+    origin: AttributeOrigin,
+  ) => {
     for (const attribute of attributes) {
       const converted = toAttribute(attribute, origin);
       target[converted.key] = converted;
@@ -166,7 +176,11 @@ export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph 
     }
   };
 
-  const visit = (statements: readonly DotStatement[], scope: Scope, subgraphAttributes: MutableAttributes) => {
+  const visit = (
+    statements: readonly DotStatement[],
+    scope: Scope,
+    subgraphAttributes: MutableAttributes,
+  ) => {
     for (const statement of statements) {
       switch (statement.kind) {
         case 'graphAttributes':
@@ -214,6 +228,7 @@ export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph 
       id: draft.id,
       span: draft.span,
       idSpan: draft.idSpan,
+      declared: draft.declared,
       attributes: draft.attributes,
       classes,
       subgraphClasses: draft.subgraphClasses,
@@ -239,7 +254,8 @@ function subgraphLabel(statements: readonly DotStatement[]): string | undefined 
     if (statement.kind === 'attributeDeclaration' && statement.attribute.key === 'label') {
       label = statement.attribute.value.value;
     } else if (statement.kind === 'graphAttributes') {
-      for (const attribute of statement.attributes) if (attribute.key === 'label') label = attribute.value.value;
+      for (const attribute of statement.attributes)
+        if (attribute.key === 'label') label = attribute.value.value;
     }
   }
   return label;

@@ -94,6 +94,8 @@ export interface GraphNode {
   readonly span?: SourceSpan;
   /** Span of the node id where the node was first declared (node statement) or, failing that, first mentioned. */
   readonly idSpan?: SourceSpan;
+  /** True when a node statement declares the node; false when it only appears in edges (spec §2.9). */
+  readonly declared?: boolean;
   readonly attributes: GraphAttributes;
   /** Class names from `class` (comma-separated) plus classes derived from enclosing subgraph labels (§2.10, §2.12). */
   readonly classes: readonly string[];

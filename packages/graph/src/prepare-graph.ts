@@ -11,7 +11,10 @@ import { expandGoalVariableTransform } from './transforms/expand-goal-variable.j
 import type { Transform } from './transforms/transform.js';
 
 /** The built-in transforms, in the order `prepareGraph` runs them (spec §9.2). */
-export const BUILT_IN_TRANSFORMS: readonly Transform[] = [expandGoalVariableTransform, applyStylesheetTransform];
+export const BUILT_IN_TRANSFORMS: readonly Transform[] = [
+  expandGoalVariableTransform,
+  applyStylesheetTransform,
+];
 
 /** Options of `prepareGraph`. */
 export interface PrepareGraphOptions {

@@ -55,7 +55,8 @@ export class DotSyntaxError extends Error {
       options.filename === undefined
         ? `line ${start.line}, column ${start.column}`
         : `${options.filename}:${start.line}:${start.column}`;
-    const frame = formatCodeFrame(options.source, options.span);
+    // The location is already on the first line, so the frame goes without its ` --> file` line.
+    const frame = formatCodeFrame(options.source, { start, end: options.span.end });
     super(`${where}: ${options.shortMessage}\n${frame}\nHint: ${options.hint}`, { cause: options.cause });
     this.filename = options.filename;
     this.location = { line: start.line, column: start.column, offset: start.offset };

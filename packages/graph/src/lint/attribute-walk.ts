@@ -27,7 +27,8 @@ export function forEachAttribute(
     seen.add(identity);
     visit(attribute, owner);
   };
-  const suffix = (attribute: GraphAttribute) => (attribute.origin === 'default' ? ' (via a default block)' : '');
+  const suffix = (attribute: GraphAttribute) =>
+    attribute.origin === 'default' ? ' (via a default block)' : '';
   for (const attribute of Object.values(graph.attributes)) {
     once(attribute, { scope: 'graph', description: `Graph "${graph.id}"`, where: {} });
   }

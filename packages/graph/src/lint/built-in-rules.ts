@@ -6,6 +6,7 @@ import { conditionSyntaxRule } from './rules/condition-syntax.js';
 import { deadEndRule } from './rules/dead-end.js';
 import { dialectAliasRule } from './rules/dialect-alias.js';
 import { duplicateEdgeRule } from './rules/duplicate-edge.js';
+import { durationUnitRule } from './rules/duration-unit.js';
 import { edgeTargetExistsRule } from './rules/edge-target-exists.js';
 import { exitNoOutgoingRule } from './rules/exit-no-outgoing.js';
 import { exitUnreachableRule } from './rules/exit-unreachable.js';
@@ -62,6 +63,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   promptOnLlmNodesRule,
   // Attributes.
   attributeTypeRule,
+  durationUnitRule,
   unknownAttributeRule,
   dialectAliasRule,
   inertAttributeRule,

@@ -14,23 +14,51 @@ export const STANDARD_OUTCOMES: ReadonlySet<string> = new Set([
   'skipped',
 ]);
 
+/** A condition's parse result: the AST, or the syntax error `condition_syntax` reports. */
+export type ParsedCondition =
+  | { readonly ast: ConditionAst; readonly error?: undefined }
+  | { readonly ast?: undefined; readonly error: ConditionSyntaxError };
+
+const CACHE_LIMIT = 4096;
+const parsed = new Map<string, ParsedCondition>();
+
+/**
+ * Parses a condition once per distinct text (several rules read every edge's condition; a
+ * generated pipeline repeats the same few conditions hundreds of times). Never throws a
+ * `ConditionSyntaxError`: it is returned as `error`.
+ */
+export function parseConditionOnce(text: string): ParsedCondition {
+  const cached = parsed.get(text);
+  if (cached !== undefined) return cached;
+  let result: ParsedCondition;
+  try {
+    result = { ast: parseCondition(text) };
+  } catch (error) {
+    if (!ConditionSyntaxError.isInstance(error)) throw error;
+    result = { error };
+  }
+  if (parsed.size >= CACHE_LIMIT) parsed.clear();
+  parsed.set(text, result);
+  return result;
+}
+
 /** The parsed condition of an edge; undefined when it is empty or does not parse (`condition_syntax` reports that). */
 export function edgeCondition(edge: GraphEdge): ConditionAst | undefined {
   if (edge.condition === '') return undefined;
-  try {
-    return parseCondition(edge.condition);
-  } catch (error) {
-    // A syntax error is reported once, by condition_syntax; other rules treat the edge as opaque.
-    if (ConditionSyntaxError.isInstance(error)) return undefined;
-    throw error;
-  }
+  return parseConditionOnce(edge.condition).ast;
+}
+
+/** One `outcome=X` / `outcome!=X` clause; `offset`/`length` locate the literal in the condition text. */
+export interface OutcomeComparison {
+  readonly operator: '=' | '!=';
+  readonly value: string;
+  readonly offset: number;
+  readonly length: number;
 }
 
 /** The `outcome=X` / `outcome!=X` clauses of a condition. */
-export function outcomeComparisons(
-  condition: ConditionAst,
-): { readonly operator: '=' | '!='; readonly value: string; readonly offset: number; readonly length: number }[] {
-  const found = [];
+export function outcomeComparisons(condition: ConditionAst): OutcomeComparison[] {
+  const found: OutcomeComparison[] = [];
   for (const clause of condition.clauses) {
     if (clause.kind === 'comparison' && clause.key.path === 'outcome') {
       found.push({
@@ -42,14 +70,4 @@ export function outcomeComparisons(
     }
   }
   return found;
-}
-
-/**
- * Whether a condition can hold when the node's outcome is `outcome`: false only when one of its
- * `outcome` clauses rules that value out. Context clauses are assumed satisfiable.
- */
-export function canMatchOutcome(condition: ConditionAst, outcome: string): boolean {
-  return outcomeComparisons(condition).every((clause) =>
-    clause.operator === '=' ? clause.value === outcome : clause.value !== outcome,
-  );
 }

@@ -42,3 +42,29 @@ export function nodesReaching(graph: Graph, targetId: string): Set<string> {
   }
   return seen;
 }
+
+/** The node ids of a shortest path from `fromId` to `toId` avoiding `avoid`, or undefined when there is none. */
+export function shortestPath(
+  graph: Graph,
+  fromId: string,
+  toId: string,
+  avoid: ReadonlySet<string> = new Set(),
+): string[] | undefined {
+  const previous = new Map<string, string | undefined>([[fromId, undefined]]);
+  const queue = [fromId];
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    if (id === toId) {
+      const path: string[] = [];
+      for (let step: string | undefined = id; step !== undefined; step = previous.get(step))
+        path.unshift(step);
+      return path;
+    }
+    for (const edge of graph.outgoing(id)) {
+      if (previous.has(edge.to) || avoid.has(edge.to)) continue;
+      previous.set(edge.to, id);
+      queue.push(edge.to);
+    }
+  }
+  return undefined;
+}

@@ -62,7 +62,8 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
  */
 export function validateOrThrow(graph: Graph, options: ValidateOptions = {}): Diagnostic[] {
   const diagnostics = validate(graph, options);
-  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ValidationError(diagnostics);
+  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error'))
+    throw new ValidationError(diagnostics);
   return diagnostics;
 }
 

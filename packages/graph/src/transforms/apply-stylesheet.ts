@@ -20,7 +20,11 @@ export const applyStylesheetTransform: Transform = {
     const stylesheetAttribute = graph.attributes.model_stylesheet;
     if (parsed.kind !== 'parsed' || stylesheetAttribute === undefined) return graph.with({});
     const nodes: GraphNode[] = [...graph.nodes.values()].map((node) => {
-      const resolved = resolveProperties(parsed.stylesheet, { id: node.id, shape: node.shape, classes: node.classes });
+      const resolved = resolveProperties(parsed.stylesheet, {
+        id: node.id,
+        shape: node.shape,
+        classes: node.classes,
+      });
       const attributes: Record<string, GraphAttribute> = { ...node.attributes };
       let changed = false;
       for (const [property, { value, declaration }] of Object.entries(resolved)) {
@@ -35,7 +39,9 @@ export const applyStylesheetTransform: Transform = {
         };
         changed = true;
       }
-      return changed ? { ...node, attributes, ...nodeFields(node.id, attributes), prompt: node.prompt } : node;
+      return changed
+        ? { ...node, attributes, ...nodeFields(node.id, attributes), prompt: node.prompt }
+        : node;
     });
     return graph.with({ nodes });
   },

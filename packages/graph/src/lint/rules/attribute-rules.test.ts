@@ -10,13 +10,16 @@ describe('attribute_type (DESIGN.md "Attributes")', () => {
     const source = pipeline('  work [prompt="x", timeout="soon", max_retries=-1]\n  start -> work -> exit');
     expect(lintRule(source, 'attribute_type')).toEqual(['error 4:29 work', 'error 4:49 work']);
     expect(diagnosticsOf(source, 'attribute_type')[0]).toMatchObject({
-      message: 'Node "work" has timeout="soon", which is not valid: expected a duration such as 250ms, 900s, 15m, 2h or 1d.',
+      message:
+        'Node "work" has timeout="soon", which is not valid: expected a duration such as 250ms, 900s, 15m, 2h or 1d.',
       fix: 'Write timeout as a duration such as 250ms, 900s, 15m, 2h or 1d.',
     });
   });
 
   it('reports a bad default once, at the default block', () => {
-    const source = pipeline('  node [goal_gate=maybe]\n  a [prompt="x"]\n  b [prompt="y"]\n  start -> a -> b -> exit');
+    const source = pipeline(
+      '  node [goal_gate=maybe]\n  a [prompt="x"]\n  b [prompt="y"]\n  start -> a -> b -> exit',
+    );
     expect(lintRule(source, 'attribute_type')).toEqual(['error 4:19 a']);
   });
 
@@ -26,14 +29,18 @@ describe('attribute_type (DESIGN.md "Attributes")', () => {
   });
 
   it('accepts well-typed values', () => {
-    const source = pipeline('  work [prompt="x", timeout="15m", max_retries=2, goal_gate=true]\n  start -> work -> exit [weight=3]');
+    const source = pipeline(
+      '  work [prompt="x", timeout="15m", max_retries=2, goal_gate=true]\n  start -> work -> exit [weight=3]',
+    );
     expect(lintRule(source, 'attribute_type')).toEqual([]);
   });
 });
 
 describe('fidelity_valid (spec §7.2)', () => {
   it('warns about an unknown fidelity mode on nodes, edges and the graph', () => {
-    const source = pipeline('  default_fidelity=medium\n  work [prompt="x", fidelity=summary]\n  start -> work -> exit [fidelity=fulll]');
+    const source = pipeline(
+      '  default_fidelity=medium\n  work [prompt="x", fidelity=summary]\n  start -> work -> exit [fidelity=fulll]',
+    );
     expect(lintRule(source, 'fidelity_valid')).toEqual([
       'warning 4:20',
       'warning 5:30 work',
@@ -43,7 +50,12 @@ describe('fidelity_valid (spec §7.2)', () => {
   });
 
   it('accepts the modes of §5.4', () => {
-    expect(lintRule(pipeline('  work [prompt="x", fidelity="summary:low"]\n  start -> work -> exit'), 'fidelity_valid')).toEqual([]);
+    expect(
+      lintRule(
+        pipeline('  work [prompt="x", fidelity="summary:low"]\n  start -> work -> exit'),
+        'fidelity_valid',
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -52,9 +64,21 @@ describe('unknown_attribute', () => {
     const source = pipeline('  work [prompt="x", max_retires=2, is_codergen=true]\n  start -> work -> exit');
     expect(lintRule(source, 'unknown_attribute')).toEqual(['warning 4:21 work', 'warning 4:36 work']);
     const [typo, other] = diagnosticsOf(source, 'unknown_attribute');
-    expect(typo?.message).toBe('Node "work" has unknown attribute "max_retires". Did you mean "max_retries"?');
+    expect(typo?.message).toBe(
+      'Node "work" has unknown attribute "max_retires". Did you mean "max_retries"?',
+    );
     expect(typo?.fix).toBe('Rename max_retires to max_retries.');
     expect(other?.message).toBe('Node "work" has unknown attribute "is_codergen".');
+  });
+
+  it("suggests our key for a namespaced key written bare and for other runners' names", () => {
+    const source = pipeline(
+      '  ask [shape=hexagon, default_choice=A]\n  work [prompt="x", allowed_tools="grep"]\n  start -> ask -> work -> exit [label="[A] Go"]',
+    );
+    expect(diagnosticsOf(source, 'unknown_attribute').map((d) => d.fix)).toEqual([
+      'Rename default_choice to human.default_choice.',
+      'Rename allowed_tools to tools.',
+    ]);
   });
 
   it('reports a known key written in the wrong place', () => {
@@ -78,7 +102,11 @@ describe('dialect_alias (DESIGN.md "Dialect")', () => {
   );
 
   it('warns at each alias key with its canonical name as the fix', () => {
-    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 4:3', 'warning 5:9 work', 'warning 5:25 work']);
+    expect(lintRule(source, 'dialect_alias')).toEqual([
+      'warning 4:3',
+      'warning 5:9 work',
+      'warning 5:25 work',
+    ]);
     expect(diagnosticsOf(source, 'dialect_alias')[1]).toMatchObject({
       message: 'Node "work" uses "llm_prompt", another runner\'s name for "prompt"; it is read as prompt.',
       fix: 'Rename llm_prompt to prompt.',
@@ -140,5 +168,22 @@ describe('type_known (spec §7.2)', () => {
     const source = pipeline('  deploy [type="deploy"]\n  start -> deploy -> exit');
     expect(lintRule(source, 'type_known')).toEqual(['warning 4:16 deploy']);
     expect(lintRule(source, 'type_known', { knownHandlerTypes: ['start', 'exit', 'deploy'] })).toEqual([]);
+  });
+});
+
+describe('duration_unit (spec §2.4)', () => {
+  it('warns about a duration without a unit, read as seconds', () => {
+    const source = pipeline('  work [prompt="x", timeout="300"]\n  start -> work -> exit');
+    expect(lintRule(source, 'duration_unit')).toEqual(['warning 4:29 work']);
+    expect(lintRule(source, 'attribute_type')).toEqual([]);
+    expect(diagnosticsOf(source, 'duration_unit')[0]?.fix).toBe(
+      'Write timeout="300s" (units: ms, s, m, h, d).',
+    );
+  });
+
+  it('is silent for durations with units', () => {
+    expect(
+      lintRule(pipeline('  work [prompt="x", timeout="5m"]\n  start -> work -> exit'), 'duration_unit'),
+    ).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { type AttributeKey, attributeDefinition, parseAttributeValue } from '../../attribute-schema.js';
-import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { forEachAttribute } from '../attribute-walk.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
 
 /** Keys whose invalid values have their own rule with the spec's severity. */

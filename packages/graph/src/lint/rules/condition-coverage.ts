@@ -1,5 +1,6 @@
+import { conditionAllowsOutcome } from '@attractor/condition';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
-import { canMatchOutcome, edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-conditions.js';
+import { edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-conditions.js';
 import { nodeSpan } from '../source-location.js';
 
 /**
@@ -20,14 +21,16 @@ export const conditionCoverageRule: LintRule = {
       if (conditions.some((condition) => condition === undefined)) continue;
       const parsed = conditions.filter((condition) => condition !== undefined);
       const customOutcomes = parsed.some((condition) =>
-        outcomeComparisons(condition).some((clause) => clause.operator === '=' && !STANDARD_OUTCOMES.has(clause.value)),
+        outcomeComparisons(condition).some(
+          (clause) => clause.operator === '=' && !STANDARD_OUTCOMES.has(clause.value),
+        ),
       );
       const hasRetryTarget = node.retryTarget !== undefined || node.fallbackRetryTarget !== undefined;
       const uncovered = ['success', 'fail'].filter(
         (outcome) =>
           !(outcome === 'success' && customOutcomes) &&
           !(outcome === 'fail' && hasRetryTarget) &&
-          !parsed.some((condition) => canMatchOutcome(condition, outcome)),
+          !parsed.some((condition) => conditionAllowsOutcome(condition, outcome)),
       );
       if (uncovered.length === 0) continue;
       const list = uncovered.map((outcome) => `outcome=${outcome}`).join(' or ');

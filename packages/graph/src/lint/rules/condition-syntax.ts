@@ -1,6 +1,6 @@
-import { ConditionSyntaxError, parseCondition } from '@attractor/condition';
 import type { GraphAttribute } from '../../graph.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
+import { parseConditionOnce } from '../edge-conditions.js';
 import { spanInAttribute } from '../source-location.js';
 
 /**
@@ -11,12 +11,14 @@ export const conditionSyntaxRule: LintRule = {
   name: 'condition_syntax',
   apply(graph) {
     const diagnostics: Diagnostic[] = [];
-    const check = (attribute: GraphAttribute | undefined, where: Pick<Diagnostic, 'nodeId' | 'edge'>, owner: string) => {
+    const check = (
+      attribute: GraphAttribute | undefined,
+      where: Pick<Diagnostic, 'nodeId' | 'edge'>,
+      owner: string,
+    ) => {
       if (attribute === undefined || attribute.value.trim() === '') return;
-      try {
-        parseCondition(attribute.value);
-      } catch (error) {
-        if (!ConditionSyntaxError.isInstance(error)) throw error;
+      const { error } = parseConditionOnce(attribute.value);
+      if (error !== undefined) {
         const operator = error.unsupportedOperator;
         diagnostics.push({
           rule: 'condition_syntax',
@@ -31,7 +33,11 @@ export const conditionSyntaxRule: LintRule = {
       }
     };
     for (const edge of graph.edges) {
-      check(edge.attributes.condition, { edge: { from: edge.from, to: edge.to } }, `Edge ${edge.from} -> ${edge.to}`);
+      check(
+        edge.attributes.condition,
+        { edge: { from: edge.from, to: edge.to } },
+        `Edge ${edge.from} -> ${edge.to}`,
+      );
     }
     for (const node of graph.nodes.values()) {
       check(node.attributes['manager.stop_condition'], { nodeId: node.id }, `Node "${node.id}"`);

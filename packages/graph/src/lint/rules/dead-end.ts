@@ -14,7 +14,9 @@ export const deadEndRule: LintRule = {
     return [...graph.nodes.values()]
       .filter(
         (node) =>
-          !exits.has(node.id) && graph.handlerType(node) !== 'wait.human' && graph.outgoing(node.id).length === 0,
+          !exits.has(node.id) &&
+          graph.handlerType(node) !== 'wait.human' &&
+          graph.outgoing(node.id).length === 0,
       )
       .map((node) => ({
         rule: 'dead_end',

@@ -1,5 +1,5 @@
-import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { forEachAttribute } from '../attribute-walk.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
 
 /**
  * `dialect_alias` (WARNING; ERROR with `strict`, DESIGN.md "Dialect"): an attribute name of another

@@ -18,7 +18,9 @@ export const edgeTargetExistsRule: LintRule = {
           severity: 'error',
           message: `Edge ${edge.from} -> ${edge.to} refers to node "${end}", which does not exist.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
           edge: { from: edge.from, to: edge.to },
-          fix: suggestion ? `Change "${end}" to "${suggestion}".` : `Declare node "${end}" or remove the edge.`,
+          fix: suggestion
+            ? `Change "${end}" to "${suggestion}".`
+            : `Declare node "${end}" or remove the edge.`,
           span: edge.span,
         });
       }

@@ -15,7 +15,9 @@ export const exitUnreachableRule: LintRule = {
     const reachesExit = nodesReaching(graph, exit.id);
     const reached = reachableFrom(graph, start.id);
     return [...graph.nodes.values()]
-      .filter((node) => reached.has(node.id) && !reachesExit.has(node.id) && graph.outgoing(node.id).length > 0)
+      .filter(
+        (node) => reached.has(node.id) && !reachesExit.has(node.id) && graph.outgoing(node.id).length > 0,
+      )
       .map((node) => ({
         rule: 'exit_unreachable',
         severity: 'warning',

@@ -13,7 +13,11 @@ export const fidelityValidRule: LintRule = {
   apply(graph) {
     const diagnostics: Diagnostic[] = [];
     const seen = new Set<number>();
-    const check = (attribute: GraphAttribute | undefined, owner: string, where: Pick<Diagnostic, 'nodeId' | 'edge'>) => {
+    const check = (
+      attribute: GraphAttribute | undefined,
+      owner: string,
+      where: Pick<Diagnostic, 'nodeId' | 'edge'>,
+    ) => {
       if (attribute === undefined || parseAttributeValue('fidelity', attribute.value).ok) return;
       const offset = attribute.valueSpan?.start.offset;
       if (offset !== undefined) {
@@ -31,9 +35,12 @@ export const fidelityValidRule: LintRule = {
       });
     };
     check(graph.attributes.default_fidelity, `Graph "${graph.id}"`, {});
-    for (const node of graph.nodes.values()) check(node.attributes.fidelity, `Node "${node.id}"`, { nodeId: node.id });
+    for (const node of graph.nodes.values())
+      check(node.attributes.fidelity, `Node "${node.id}"`, { nodeId: node.id });
     for (const edge of graph.edges) {
-      check(edge.attributes.fidelity, `Edge ${edge.from} -> ${edge.to}`, { edge: { from: edge.from, to: edge.to } });
+      check(edge.attributes.fidelity, `Edge ${edge.from} -> ${edge.to}`, {
+        edge: { from: edge.from, to: edge.to },
+      });
     }
     return diagnostics;
   },

@@ -1,5 +1,5 @@
 import type { Diagnostic, LintRule } from '../diagnostic.js';
-import { reachableFrom } from '../graph-traversal.js';
+import { reachableFrom, shortestPath } from '../graph-traversal.js';
 import { attributeSpan, nodeSpan } from '../source-location.js';
 
 /**
@@ -27,11 +27,12 @@ export const goalGateBypassRule: LintRule = {
       const avoid = new Set([gate.id]);
       for (const { id, region } of parallelRegions) if (id !== gate.id && region.has(gate.id)) avoid.add(id);
       if (!reachableFrom(graph, start.id).has(gate.id)) continue;
-      if (!reachableFrom(graph, start.id, { avoid }).has(exit.id)) continue;
+      const bypass = shortestPath(graph, start.id, exit.id, avoid);
+      if (bypass === undefined) continue;
       diagnostics.push({
         rule: 'goal_gate_bypass',
         severity: 'warning',
-        message: `Goal gate "${gate.id}" can be bypassed: a route from "${start.id}" to "${exit.id}" never visits it, and an unvisited gate is not checked.`,
+        message: `Goal gate "${gate.id}" can be bypassed: the route ${bypass.join(' -> ')} never visits it, and an unvisited gate is not checked.`,
         nodeId: gate.id,
         fix: `Route every path to "${exit.id}" through "${gate.id}", or drop goal_gate if the stage is optional.`,
         span: attributeSpan(gate.attributes.goal_gate, nodeSpan(gate)),

@@ -8,9 +8,12 @@ import { attributeSpan, nodeSpan } from '../source-location.js';
 export const goalGateHasRetryRule: LintRule = {
   name: 'goal_gate_has_retry',
   apply(graph) {
-    if (graph.settings.retryTarget !== undefined || graph.settings.fallbackRetryTarget !== undefined) return [];
+    if (graph.settings.retryTarget !== undefined || graph.settings.fallbackRetryTarget !== undefined)
+      return [];
     return [...graph.nodes.values()]
-      .filter((node) => node.goalGate && node.retryTarget === undefined && node.fallbackRetryTarget === undefined)
+      .filter(
+        (node) => node.goalGate && node.retryTarget === undefined && node.fallbackRetryTarget === undefined,
+      )
       .map((node) => ({
         rule: 'goal_gate_has_retry',
         severity: 'warning',

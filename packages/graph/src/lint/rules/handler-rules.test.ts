@@ -7,7 +7,9 @@ function pipeline(body: string): string {
 
 describe('prompt_on_llm_nodes (spec §7.2)', () => {
   it('warns about an LLM node with neither prompt nor label', () => {
-    expect(lintRule(pipeline('  work\n  start -> work -> exit'), 'prompt_on_llm_nodes')).toEqual(['warning 4:3 work']);
+    expect(lintRule(pipeline('  work\n  start -> work -> exit'), 'prompt_on_llm_nodes')).toEqual([
+      'warning 4:3 work',
+    ]);
   });
 
   it('accepts a label or a prompt', () => {
@@ -18,7 +20,8 @@ describe('prompt_on_llm_nodes (spec §7.2)', () => {
 
 describe('start_prompt', () => {
   it('warns about a prompt on the start node at the prompt value', () => {
-    const source = 'digraph G {\n  start [shape=Mdiamond, prompt="Plan the work"]\n  exit [shape=Msquare]\n  start -> exit\n}';
+    const source =
+      'digraph G {\n  start [shape=Mdiamond, prompt="Plan the work"]\n  exit [shape=Msquare]\n  start -> exit\n}';
     expect(lintRule(source, 'start_prompt')).toEqual(['warning 2:33 start']);
     expect(lintRule(source, 'inert_attribute')).toEqual([]);
   });
@@ -32,6 +35,13 @@ describe('tool_command_required (spec §4.10)', () => {
   it('reports a tool node without tool_command', () => {
     const source = pipeline('  t [shape=parallelogram, label="Test"]\n  start -> t -> exit');
     expect(lintRule(source, 'tool_command_required')).toEqual(['error 4:3 t']);
+  });
+
+  it('points at a script attribute written for another runner', () => {
+    const source = pipeline('  t [shape=parallelogram, script="cargo test"]\n  start -> t -> exit');
+    expect(diagnosticsOf(source, 'tool_command_required')[0]?.fix).toBe(
+      'Rename script to tool_command: "script" is another runner\'s name and is not read.',
+    );
   });
 
   it('accepts a tool node with a command', () => {
@@ -48,7 +58,9 @@ describe('human gate rules (spec §4.6)', () => {
   });
 
   it('human_gate_labels: reports an unlabelled option at its edge', () => {
-    const source = pipeline('  ask [shape=hexagon]\n  start -> ask\n  ask -> exit [label="[A] Approve"]\n  ask -> fix\n  fix -> ask');
+    const source = pipeline(
+      '  ask [shape=hexagon]\n  start -> ask\n  ask -> exit [label="[A] Approve"]\n  ask -> fix\n  fix -> ask',
+    );
     expect(lintRule(source, 'human_gate_labels')).toEqual(['warning 7:3 ask ask->fix']);
   });
 
@@ -66,7 +78,12 @@ describe('human gate rules (spec §4.6)', () => {
     const source = pipeline(
       '  ask [shape=hexagon, "human.default_choice"=fix]\n  start -> ask\n  ask -> exit [label="[A] Approve"]\n  ask -> fix [label="[F] Fix"]\n  fix -> ask',
     );
-    for (const rule of ['human_gate_edges', 'human_gate_labels', 'human_gate_accelerators', 'human_default_choice']) {
+    for (const rule of [
+      'human_gate_edges',
+      'human_gate_labels',
+      'human_gate_accelerators',
+      'human_default_choice',
+    ]) {
       expect(lintRule(source, rule)).toEqual([]);
     }
   });
@@ -96,10 +113,16 @@ describe('manager_child_dotfile (spec §4.11)', () => {
 
   it('accepts stack.child_dotfile on the node or the graph', () => {
     expect(
-      lintRule(pipeline('  boss [shape=house, stack.child_dotfile="child.dot"]\n  start -> boss -> exit'), 'manager_child_dotfile'),
+      lintRule(
+        pipeline('  boss [shape=house, stack.child_dotfile="child.dot"]\n  start -> boss -> exit'),
+        'manager_child_dotfile',
+      ),
     ).toEqual([]);
     expect(
-      lintRule(pipeline('  "stack.child_dotfile"="child.dot"\n  boss [shape=house]\n  start -> boss -> exit'), 'manager_child_dotfile'),
+      lintRule(
+        pipeline('  "stack.child_dotfile"="child.dot"\n  boss [shape=house]\n  start -> boss -> exit'),
+        'manager_child_dotfile',
+      ),
     ).toEqual([]);
   });
 });
@@ -126,11 +149,17 @@ describe('parallel rules (DESIGN.md "Parallel fan-out")', () => {
   it('join_policy_options: requires join_k for k_of_n and bounds it by the branch count', () => {
     const missing = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n]');
     expect(lintRule(missing, 'join_policy_options')).toEqual(['error 4:37 fan']);
-    const tooMany = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n, join_k=3]');
+    const tooMany = joined.replace(
+      'fan [shape=component]',
+      'fan [shape=component, join_policy=k_of_n, join_k=3]',
+    );
     expect(lintRule(tooMany, 'join_policy_options')).toEqual(['warning 4:52 fan']);
     const ignored = joined.replace('fan [shape=component]', 'fan [shape=component, join_k=1]');
     expect(lintRule(ignored, 'join_policy_options')).toEqual(['warning 4:32 fan']);
-    const fine = joined.replace('fan [shape=component]', 'fan [shape=component, join_policy=k_of_n, join_k=2]');
+    const fine = joined.replace(
+      'fan [shape=component]',
+      'fan [shape=component, join_policy=k_of_n, join_k=2]',
+    );
     expect(lintRule(fine, 'join_policy_options')).toEqual([]);
   });
 });

@@ -10,10 +10,9 @@ export const implicitNodeRule: LintRule = {
   name: 'implicit_node',
   apply(graph) {
     const nodes = [...graph.nodes.values()];
-    const declared = nodes.filter((node) => Object.values(node.attributes).some((a) => a.origin === 'explicit'));
-    const declaredIds = declared.map((node) => node.id);
+    const declaredIds = nodes.filter((node) => node.declared === true).map((node) => node.id);
     return nodes
-      .filter((node) => !declaredIds.includes(node.id))
+      .filter((node) => node.declared === false)
       .flatMap((node) => {
         const suggestion = didYouMean(node.id, declaredIds);
         if (suggestion === undefined) return [];

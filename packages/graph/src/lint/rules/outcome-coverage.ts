@@ -50,7 +50,9 @@ function checkEdges(graph: Graph, node: GraphNode): Diagnostic[] {
         edge: { from: edge.from, to: edge.to },
         span: spanInAttribute(graph, attribute, clause),
       };
-      const typo = STANDARD_OUTCOMES.has(clause.value) ? undefined : didYouMean(clause.value, STANDARD_OUTCOMES);
+      const typo = STANDARD_OUTCOMES.has(clause.value)
+        ? undefined
+        : didYouMean(clause.value, STANDARD_OUTCOMES);
       if (typo !== undefined) {
         diagnostics.push({
           rule: 'outcome_coverage',

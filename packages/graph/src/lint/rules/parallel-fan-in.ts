@@ -21,10 +21,10 @@ export const parallelFanInRule: LintRule = {
         diagnostics.push({
           rule: 'parallel_fan_in',
           severity: 'warning',
-          message: `Branch ${edge.from} -> ${edge.to} of parallel node "${node.id}" never reaches a fan-in node (shape=tripleoctagon), so its result is never joined.`,
+          message: `Branch ${edge.from} -> ${edge.to} of parallel node "${node.id}" never reaches a fan-in node (shape=tripleoctagon): the branch runs on to a terminal or dead end and its result is never joined.`,
           nodeId: node.id,
           edge: { from: edge.from, to: edge.to },
-          fix: `Route the branch starting at "${edge.to}" into a parallel.fan_in node.`,
+          fix: `Route the branch starting at "${edge.to}" into a fan-in node (shape=tripleoctagon) placed before the nodes the branches share.`,
           span: edge.span,
         });
       }

@@ -5,7 +5,8 @@ const VARIABLE = /\$([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)/g;
 
 /**
  * `prompt_variable` (WARNING, spec §4.5): `$goal` is the only template variable; any other `$name`
- * (`$task`, `$context.x`, often from other runners) is sent to the model literally.
+ * (`$task`, `$context.x`, often from other runners) is sent to the model literally. ALL_CAPS names
+ * (`$KILROY_RUN_ID`) are taken for environment variables meant for the agent's shell and not reported.
  */
 export const promptVariableRule: LintRule = {
   name: 'prompt_variable',
@@ -17,7 +18,8 @@ export const promptVariableRule: LintRule = {
       const reported = new Set<string>();
       for (const match of attribute.value.matchAll(VARIABLE)) {
         const name = match[1]!;
-        if (name === 'goal' || reported.has(name)) continue;
+        // ALL_CAPS names are environment variables the agent's shell expands, written literally on purpose.
+        if (name === 'goal' || /^[A-Z][A-Z0-9_]*$/.test(name) || reported.has(name)) continue;
         reported.add(name);
         diagnostics.push({
           rule: 'prompt_variable',

@@ -16,7 +16,9 @@ export const retryTargetExistsRule: LintRule = {
         severity: 'warning',
         message: `${owner} has ${attribute.key}="${attribute.value}", but there is no node "${attribute.value}".${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
         ...(nodeId === undefined ? {} : { nodeId }),
-        fix: suggestion ? `Change it to "${suggestion}".` : `Name an existing node, or remove ${attribute.key}.`,
+        fix: suggestion
+          ? `Change it to "${suggestion}".`
+          : `Name an existing node, or remove ${attribute.key}.`,
         span: attributeSpan(attribute),
       });
     };

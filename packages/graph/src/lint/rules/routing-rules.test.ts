@@ -7,13 +7,17 @@ function pipeline(body: string): string {
 
 describe('condition_syntax (spec §7.2, §10.2)', () => {
   it('reports a condition that does not parse at the offending character', () => {
-    const source = pipeline('  start -> work\n  work -> exit [condition="outcome=success || context.done=true"]');
+    const source = pipeline(
+      '  start -> work\n  work -> exit [condition="outcome=success || context.done=true"]',
+    );
     expect(lintRule(source, 'condition_syntax')).toEqual(['error 6:44 work->exit']);
     expect(diagnosticsOf(source, 'condition_syntax')[0]?.fix).toContain('"||" is not supported');
   });
 
   it('reports an invalid manager.stop_condition', () => {
-    const source = pipeline('  boss [shape=house, stack.child_dotfile="c.dot", manager.stop_condition="done=="]\n  start -> boss -> exit');
+    const source = pipeline(
+      '  boss [shape=house, stack.child_dotfile="c.dot", manager.stop_condition="done=="]\n  start -> boss -> exit',
+    );
     expect(lintRule(source, 'condition_syntax')).toEqual(['error 5:79 boss']);
   });
 
@@ -39,14 +43,20 @@ describe('condition_coverage (DESIGN.md "Routing dead ends")', () => {
   it('warns about fail when the node has no retry target', () => {
     const source = pipeline('  start -> work\n  work -> exit [condition="outcome=success"]');
     expect(lintRule(source, 'condition_coverage')).toEqual(['warning 5:12 work']);
-    const withTarget = pipeline('  start -> work\n  work [retry_target=work]\n  work -> exit [condition="outcome=success"]');
+    const withTarget = pipeline(
+      '  start -> work\n  work [retry_target=work]\n  work -> exit [condition="outcome=success"]',
+    );
     expect(lintRule(withTarget, 'condition_coverage')).toEqual([]);
   });
 
   it('accepts a node with an unconditional fallback or complementary conditions', () => {
-    const fallback = pipeline('  start -> work\n  work -> exit [condition="outcome=success"]\n  work -> work');
+    const fallback = pipeline(
+      '  start -> work\n  work -> exit [condition="outcome=success"]\n  work -> work',
+    );
     expect(lintRule(fallback, 'condition_coverage')).toEqual([]);
-    const both = pipeline('  start -> work\n  work -> exit [condition="outcome=success"]\n  work -> work [condition="outcome!=success"]');
+    const both = pipeline(
+      '  start -> work\n  work -> exit [condition="outcome=success"]\n  work -> work [condition="outcome!=success"]',
+    );
     expect(lintRule(both, 'condition_coverage')).toEqual([]);
   });
 });
@@ -85,10 +95,15 @@ describe('goal_gate_has_retry and goal_gate_bypass (spec §3.4)', () => {
   it('goal_gate_has_retry: warns about a gate with nowhere to jump, at goal_gate', () => {
     const source = pipeline('  work [prompt="x", goal_gate=true]\n  start -> work -> exit');
     expect(lintRule(source, 'goal_gate_has_retry')).toEqual(['warning 5:31 work']);
-    expect(lintRule(source.replace('goal_gate=true', 'goal_gate=true, retry_target=work'), 'goal_gate_has_retry')).toEqual(
-      [],
-    );
-    expect(lintRule(source.replace('graph [goal="Ship"]', 'graph [goal="Ship", retry_target=work]'), 'goal_gate_has_retry')).toEqual([]);
+    expect(
+      lintRule(source.replace('goal_gate=true', 'goal_gate=true, retry_target=work'), 'goal_gate_has_retry'),
+    ).toEqual([]);
+    expect(
+      lintRule(
+        source.replace('graph [goal="Ship"]', 'graph [goal="Ship", retry_target=work]'),
+        'goal_gate_has_retry',
+      ),
+    ).toEqual([]);
   });
 
   it('goal_gate_bypass: warns when a route reaches the exit without the gate', () => {
@@ -96,6 +111,9 @@ describe('goal_gate_has_retry and goal_gate_bypass (spec §3.4)', () => {
       '  test [prompt="x", goal_gate=true, retry_target=test]\n  start -> work\n  work -> test -> exit\n  work -> exit [label="skip"]',
     );
     expect(lintRule(source, 'goal_gate_bypass')).toEqual(['warning 5:31 test']);
+    expect(diagnosticsOf(source, 'goal_gate_bypass')[0]?.message).toBe(
+      'Goal gate "test" can be bypassed: the route start -> work -> exit never visits it, and an unvisited gate is not checked.',
+    );
   });
 
   it('goal_gate_bypass: counts a gate inside a parallel branch as visited', () => {
@@ -108,15 +126,20 @@ describe('goal_gate_has_retry and goal_gate_bypass (spec §3.4)', () => {
 
 describe('retry_target_exists (spec §7.2)', () => {
   it('warns about a target that names no node, with a suggestion', () => {
-    const source = pipeline('  work [prompt="x", retry_target=wrk, fallback_retry_target=nowhere]\n  start -> work -> exit');
+    const source = pipeline(
+      '  work [prompt="x", retry_target=wrk, fallback_retry_target=nowhere]\n  start -> work -> exit',
+    );
     expect(lintRule(source, 'retry_target_exists')).toEqual(['warning 5:34 work', 'warning 5:61 work']);
     expect(diagnosticsOf(source, 'retry_target_exists')[0]?.fix).toBe('Change it to "work".');
   });
 
   it('accepts existing targets', () => {
-    expect(lintRule(pipeline('  work [prompt="x", retry_target=work]\n  start -> work -> exit'), 'retry_target_exists')).toEqual(
-      [],
-    );
+    expect(
+      lintRule(
+        pipeline('  work [prompt="x", retry_target=work]\n  start -> work -> exit'),
+        'retry_target_exists',
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -124,12 +147,22 @@ describe('prompt variables (spec §4.5, §9.2)', () => {
   it('goal_variable_undefined: warns when $goal is used without a goal', () => {
     const source = 'digraph G {\n  start [shape=Mdiamond]\n  work [prompt="Do $goal"]\n  start -> work\n}';
     expect(lintRule(source, 'goal_variable_undefined')).toEqual(['warning 3:16 work']);
-    expect(lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'goal_variable_undefined')).toEqual([]);
+    expect(
+      lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'goal_variable_undefined'),
+    ).toEqual([]);
   });
 
   it('prompt_variable: warns about each other $variable at its place in the prompt', () => {
-    const source = pipeline('  work [prompt="Do $task for $goal in $context.repo and $task"]\n  start -> work -> exit');
+    const source = pipeline(
+      '  work [prompt="Do $task for $goal in $context.repo and $task"]\n  start -> work -> exit',
+    );
     expect(lintRule(source, 'prompt_variable')).toEqual(['warning 5:20 work', 'warning 5:39 work']);
-    expect(lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'prompt_variable')).toEqual([]);
+    const environment = pipeline(
+      '  work [prompt="Write to $KILROY_STAGE_STATUS_PATH"]\n  start -> work -> exit',
+    );
+    expect(lintRule(environment, 'prompt_variable')).toEqual([]);
+    expect(
+      lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'prompt_variable'),
+    ).toEqual([]);
   });
 });

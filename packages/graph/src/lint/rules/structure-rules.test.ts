@@ -11,13 +11,14 @@ const VALID = `digraph G {
 
 describe('start_node (spec §7.2)', () => {
   it('reports a graph without a start node', () => {
-    expect(lintRule('digraph G {\n  work [prompt="x"]\n  exit [shape=Msquare]\n  work -> exit\n}', 'start_node')).toEqual([
-      'error -',
-    ]);
+    expect(
+      lintRule('digraph G {\n  work [prompt="x"]\n  exit [shape=Msquare]\n  work -> exit\n}', 'start_node'),
+    ).toEqual(['error -']);
   });
 
   it('reports the second start node at its id', () => {
-    const source = 'digraph G {\n  start [shape=Mdiamond]\n  begin [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> begin -> exit\n}';
+    const source =
+      'digraph G {\n  start [shape=Mdiamond]\n  begin [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> begin -> exit\n}';
     expect(lintRule(source, 'start_node')).toEqual(['error 3:3 begin']);
   });
 
@@ -30,8 +31,11 @@ describe('start_node (spec §7.2)', () => {
 
 describe('terminal_node (spec §7.2)', () => {
   it('reports a missing exit and a second exit', () => {
-    expect(lintRule('digraph G { start [shape=Mdiamond]; start -> a }', 'terminal_node')).toEqual(['error -']);
-    const two = 'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  end\n  start -> exit\n  start -> end\n}';
+    expect(lintRule('digraph G { start [shape=Mdiamond]; start -> a }', 'terminal_node')).toEqual([
+      'error -',
+    ]);
+    const two =
+      'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  end\n  start -> exit\n  start -> end\n}';
     expect(lintRule(two, 'terminal_node')).toEqual(['error 4:3 end']);
   });
 
@@ -53,7 +57,8 @@ describe('reachability (spec §7.2, DESIGN.md: an error)', () => {
 
 describe('start_no_incoming and exit_no_outgoing (spec §7.2)', () => {
   it('reports an edge into the start node and out of the exit node', () => {
-    const source = 'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> work -> exit\n  work -> start\n  exit -> work\n}';
+    const source =
+      'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> work -> exit\n  work -> start\n  exit -> work\n}';
     expect(lintRule(source, 'start_no_incoming')).toEqual(['error 5:3 start work->start']);
     expect(lintRule(source, 'exit_no_outgoing')).toEqual(['error 6:3 exit exit->work']);
   });
@@ -91,7 +96,8 @@ describe('edge_target_exists (spec §7.2)', () => {
 
 describe('dead_end and exit_unreachable', () => {
   it('reports a non-exit node without outgoing edges', () => {
-    const source = 'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> a -> exit\n  a -> stuck\n}';
+    const source =
+      'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> a -> exit\n  a -> stuck\n}';
     expect(lintRule(source, 'dead_end')).toEqual(['warning 5:8 stuck']);
     expect(lintRule(VALID, 'dead_end')).toEqual([]);
   });

@@ -21,7 +21,9 @@ export const stylesheetSelectorUnmatchedRule: LintRule = {
     };
     // The stylesheet parser already reports shape selectors that are no Graphviz shape.
     const reported = new Set(
-      parsed.stylesheet.diagnostics.filter((finding) => finding.code === 'unknown_shape').map((f) => f.span.offset),
+      parsed.stylesheet.diagnostics
+        .filter((finding) => finding.code === 'unknown_shape')
+        .map((f) => f.span.offset),
     );
     const diagnostics: Diagnostic[] = [];
     for (const rule of parsed.stylesheet.rules) {

@@ -6,13 +6,19 @@ export const toolCommandRequiredRule: LintRule = {
   name: 'tool_command_required',
   apply(graph) {
     return [...graph.nodes.values()]
-      .filter((node) => graph.handlerType(node) === 'tool' && (node.attributes.tool_command?.value.trim() ?? '') === '')
+      .filter(
+        (node) =>
+          graph.handlerType(node) === 'tool' && (node.attributes.tool_command?.value.trim() ?? '') === '',
+      )
       .map((node) => ({
         rule: 'tool_command_required',
         severity: 'error',
         message: `Tool node "${node.id}" has no tool_command, so it always fails.`,
         nodeId: node.id,
-        fix: `Add tool_command="<shell command>" to "${node.id}".`,
+        fix:
+          node.attributes.script === undefined
+            ? `Add tool_command="<shell command>" to "${node.id}".`
+            : `Rename script to tool_command: "script" is another runner's name and is not read.`,
         span: nodeSpan(node),
       }));
   },

@@ -5,8 +5,8 @@ import {
   DIALECT_ALIASES,
   GRAPHVIZ_ATTRIBUTES,
 } from '../../attribute-schema.js';
-import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { forEachAttribute } from '../attribute-walk.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 
 function keysFor(scope: AttributeScope): string[] {
@@ -20,6 +20,23 @@ const KEYS_BY_SCOPE: Record<AttributeScope, string[]> = {
   node: keysFor('node'),
   edge: keysFor('edge'),
 };
+
+/** Keys other runners use for one of ours, when it is not a simple typo. */
+const SYNONYMS: Readonly<Record<string, string>> = {
+  allowed_tools: 'tools',
+  model: 'llm_model',
+  provider: 'llm_provider',
+  command: 'tool_command',
+  script: 'tool_command',
+};
+
+/** A known key for `key` written without its namespace (`default_choice` → `human.default_choice`). */
+function suggestion(key: string, scope: AttributeScope): string | undefined {
+  const candidates = KEYS_BY_SCOPE[scope];
+  const synonym = SYNONYMS[key];
+  if (synonym !== undefined && candidates.includes(synonym)) return synonym;
+  return candidates.find((candidate) => candidate.endsWith(`.${key}`)) ?? didYouMean(key, candidates);
+}
 
 /**
  * `unknown_attribute` (WARNING): a key Attractor does not know (spec Appendix A, handler keys,
@@ -51,12 +68,12 @@ export const unknownAttributeRule: LintRule = {
         });
         return;
       }
-      const suggestion = didYouMean(attribute.key, KEYS_BY_SCOPE[owner.scope]);
+      const closest = suggestion(attribute.key, owner.scope);
       diagnostics.push({
         ...base,
-        message: `${owner.description} has unknown attribute "${attribute.key}".${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
-        fix: suggestion
-          ? `Rename ${attribute.key} to ${suggestion}.`
+        message: `${owner.description} has unknown attribute "${attribute.key}".${closest ? ` Did you mean "${closest}"?` : ''}`,
+        fix: closest
+          ? `Rename ${attribute.key} to ${closest}.`
           : `Remove it, or keep it if a custom handler reads "${attribute.key}" (it stays available as a string).`,
       });
     });

@@ -1,0 +1,47 @@
+import { parseDot } from '@attractor/dot';
+import { bench, describe } from 'vitest';
+import { buildGraph } from '../src/build-graph.js';
+import { validate } from '../src/lint/validate.js';
+import { prepareGraph } from '../src/prepare-graph.js';
+
+/** A 300-stage pipeline: a chain with a fail loop per stage, goal gates, a stylesheet and a cluster. */
+function syntheticPipeline(stages: number): string {
+  const lines = [
+    'digraph Bench {',
+    '  graph [goal="Benchmark", model_stylesheet="* { llm_model: a; } .code { llm_model: b; } #s7 { llm_model: c; }"]',
+    '  node [shape=box, timeout="15m"]',
+    '  start [shape=Mdiamond]',
+    '  exit [shape=Msquare]',
+    '  subgraph cluster_work {',
+    '    label="Work Loop"',
+  ];
+  for (let index = 0; index < stages; index += 1) {
+    lines.push(
+      `    s${index} [prompt="Stage ${index} of $goal", class="code", goal_gate=${index % 10 === 0}, retry_target=s0]`,
+    );
+  }
+  lines.push('  }');
+  lines.push(
+    `  start -> ${Array.from({ length: stages }, (_, index) => `s${index}`).join(' -> ')} [condition="outcome=success"]`,
+  );
+  for (let index = 1; index < stages; index += 1)
+    lines.push(`  s${index} -> s${index - 1} [condition="outcome=fail"]`);
+  lines.push(`  s${stages - 1} -> exit`);
+  lines.push('}');
+  return lines.join('\n');
+}
+
+const source = syntheticPipeline(300);
+const graph = buildGraph(parseDot(source), { source });
+
+describe('a 300-stage pipeline (~610 lines, 600 edges)', () => {
+  bench('prepareGraph (parse, build, transforms, 41 rules)', () => {
+    prepareGraph(source);
+  });
+  bench('parseDot + buildGraph', () => {
+    buildGraph(parseDot(source), { source });
+  });
+  bench('validate (41 rules)', () => {
+    validate(graph);
+  });
+});

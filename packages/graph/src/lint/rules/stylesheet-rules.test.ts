@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+
+function withStylesheet(stylesheet: string): string {
+  return `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  model_stylesheet="${stylesheet}"\n  work [prompt="x", class="code"]\n  start -> work -> exit\n}`;
+}
+
+describe('stylesheet_syntax (spec §7.2, §8.2)', () => {
+  it('reports an unparseable stylesheet at the failure position inside the attribute', () => {
+    const source = withStylesheet('* { llm_model gpt; }');
+    expect(lintRule(source, 'stylesheet_syntax')).toEqual(['error 4:35']);
+  });
+
+  it('accepts a valid stylesheet', () => {
+    expect(lintRule(withStylesheet('* { llm_model: gpt; }'), 'stylesheet_syntax')).toEqual([]);
+  });
+});
+
+describe('stylesheet_property (spec §8.4)', () => {
+  it('reports the stylesheet parser findings at their place in the DOT file', () => {
+    const source = withStylesheet('* { model: gpt; reasoning_effort: extreme; }');
+    expect(lintRule(source, 'stylesheet_property')).toEqual(['warning 4:25', 'error 4:55']);
+    expect(diagnosticsOf(source, 'stylesheet_property')[0]?.fix).toContain('llm_model');
+  });
+
+  it('is silent for recognised properties', () => {
+    expect(lintRule(withStylesheet('* { llm_provider: openai; }'), 'stylesheet_property')).toEqual([]);
+  });
+});
+
+describe('stylesheet_selector_unmatched (spec §8.3)', () => {
+  it('reports id and class selectors that match no node, with a suggestion', () => {
+    const source = withStylesheet('#wrok { llm_model: a; } .cod { llm_model: b; }');
+    expect(lintRule(source, 'stylesheet_selector_unmatched')).toEqual(['warning 4:21', 'warning 4:45']);
+    expect(diagnosticsOf(source, 'stylesheet_selector_unmatched').map((d) => d.fix)).toEqual([
+      'Change the selector to "#work".',
+      'Change the selector to ".code".',
+    ]);
+  });
+
+  it('reports a Graphviz shape no node uses', () => {
+    expect(lintRule(withStylesheet('hexagon { llm_model: a; }'), 'stylesheet_selector_unmatched')).toEqual([
+      'warning 4:21',
+    ]);
+  });
+
+  it('is silent when every selector matches', () => {
+    const source = withStylesheet(
+      '* { llm_model: a; } box { llm_model: b; } .code { llm_model: c; } #work { llm_model: d; }',
+    );
+    expect(lintRule(source, 'stylesheet_selector_unmatched')).toEqual([]);
+  });
+});

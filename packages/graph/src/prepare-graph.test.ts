@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { readFixture } from '../test/read-fixture.js';
+import { prepareGraph } from './prepare-graph.js';
+
+describe('prepareGraph (spec §9.1)', () => {
+  it('turns a DOT syntax error into one dot_syntax error diagnostic and no graph', () => {
+    const result = prepareGraph('digraph G {\n  a -- b\n}', { filename: 'bad.dot' });
+    expect(result.graph).toBeUndefined();
+    expect(result.diagnostics).toHaveLength(1);
+    expect(result.diagnostics[0]).toMatchObject({
+      rule: 'dot_syntax',
+      severity: 'error',
+      span: { start: { line: 2, column: 5 }, filename: 'bad.dot' },
+    });
+    expect(result.diagnostics[0]!.fix).toBeTruthy();
+  });
+
+  it('returns the graph with every diagnostic ordered by position', () => {
+    const source =
+      'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  a [timeout=x]\n  start -> a -> exit\n  b\n}';
+    const { graph, diagnostics } = prepareGraph(source);
+    expect(graph?.nodes.size).toBe(4);
+    expect(diagnostics.map((d) => `${d.rule}@${d.span?.start.line}`)).toEqual([
+      'prompt_on_llm_nodes@4',
+      'attribute_type@4',
+      'reachability@6',
+      'prompt_on_llm_nodes@6',
+      'dead_end@6',
+    ]);
+  });
+
+  it('runs custom rules and the strict option', () => {
+    const source =
+      'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; w [llm_prompt="x"]; start -> w -> exit }';
+    const noW = {
+      name: 'no_w',
+      apply: () => [{ rule: 'no_w', severity: 'info' as const, message: 'custom', nodeId: 'w' }],
+    };
+    const { diagnostics } = prepareGraph(source, { rules: [noW], strict: true });
+    expect(diagnostics.map((d) => `${d.rule}:${d.severity}`)).toEqual(['no_w:info', 'dialect_alias:error']);
+  });
+});
+
+describe('prepareGraph on pipelines written for other runners (DESIGN.md "Dialect")', () => {
+  const source = readFixture('other-runner-dialect.dot');
+
+  it('reads aliases as canonical keys and unitless durations as seconds', () => {
+    const graph = prepareGraph(source).graph!;
+    expect(graph.startNode?.id).toBe('Start');
+    expect(graph.exitNode?.id).toBe('Exit');
+    expect(graph.settings).toMatchObject({ defaultThread: 'main', defaultMaxRetries: 2 });
+    expect(graph.node('Work')).toMatchObject({ prompt: 'Do the work', timeoutMs: 300_000 });
+  });
+
+  it('reports each foreign name with the fix', () => {
+    const { diagnostics } = prepareGraph(source, { filename: 'dialect.dot' });
+    expect(
+      diagnostics.map((d) => `${d.rule} ${d.span?.start.line}:${d.span?.start.column} ${d.fix}`),
+    ).toEqual([
+      'dialect_alias 3:3 Rename context_thread_default to default_thread.',
+      'dialect_alias 4:3 Rename default_max_retry to default_max_retries.',
+      'dialect_alias 5:10 Rename node_type to type.',
+      'dialect_alias 6:10 Rename llm_prompt to prompt.',
+      'duration_unit 6:44 Write timeout="300s" (units: ms, s, m, h, d).',
+      'tool_command_required 7:3 Rename script to tool_command: "script" is another runner\'s name and is not read.',
+      'unknown_attribute 7:31 Rename script to tool_command.',
+      'unknown_attribute 8:25 Rename default_choice to human.default_choice.',
+      'dialect_alias 9:10 Rename node_type to type.',
+    ]);
+  });
+});
