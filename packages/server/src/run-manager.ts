@@ -120,6 +120,8 @@ export class RunManager {
   readonly #options: RunManagerOptions;
   readonly #live = new Map<string, LiveRun>();
   readonly #streams = new Set<Promise<void>>();
+  /** Runs whose resume is being set up (between the request and the engine's first event). */
+  readonly #resuming = new Set<string>();
   #stopping = false;
 
   constructor(options: RunManagerOptions) {
@@ -188,13 +190,22 @@ export class RunManager {
     this.#refuseWhenStopping();
     const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
     const live = this.#live.get(id);
-    if (live !== undefined && !live.ended) {
+    if ((live !== undefined && !live.ended) || this.#resuming.has(id)) {
       throw new ApiError({
         status: 409,
         code: 'RUN_ALREADY_RUNNING',
         message: `Run "${id}" is running; cancel it first or wait for it to end.`,
       });
     }
+    this.#resuming.add(id);
+    try {
+      return await this.#resume(id, logsRoot, options);
+    } finally {
+      this.#resuming.delete(id);
+    }
+  }
+
+  async #resume(id: string, logsRoot: string, options: { readonly from?: string }): Promise<RunSummary> {
     const { source, record } = readRunRequest(logsRoot);
     const manifest = await createFileRunStore({ logsRoot }).readManifest();
     const registry = this.#options.createRegistry();
