@@ -31,6 +31,7 @@ import {
   listStageFiles,
   RUN_SOURCE_FILE,
   type RunRequestRecord,
+  readFinalEvent,
   readRunRequest,
   readSourceFile,
   removeRunDirectory,
@@ -549,7 +550,13 @@ async function readPastRun(logsRoot: string): Promise<RunSummary> {
   } catch {
     startedByServer = false;
   }
-  return pastRunSummary({ id: basename(logsRoot), manifest, checkpoint, startedByServer });
+  return pastRunSummary({
+    id: basename(logsRoot),
+    manifest,
+    checkpoint,
+    finalEvent: readFinalEvent(logsRoot),
+    startedByServer,
+  });
 }
 
 async function readCheckpointSafely(logsRoot: string) {
