@@ -117,4 +117,61 @@ describe('attractor serve (spec §9.5)', () => {
     expect((await child).exitCode).toBe(0);
     expect(await readdir(join(cwd, '.attractor', 'runs'))).toHaveLength(1);
   }, 30_000);
+
+  it('after a crash (SIGKILL) lists the run as interrupted, and a new server resumes it to the end', async () => {
+    const cwd = await temporaryDirectory();
+    const first = attractor(['serve', '--port', '0', '--simulate', '--token', 't1'], { cwd });
+    const crashed = await waitForBanner(first);
+    const headers = { Authorization: 'Bearer t1', 'Content-Type': 'application/json' };
+    const started = await fetch(`${crashed.url}/pipelines`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ dot: GATE }),
+    });
+    const { id } = (await started.json()) as { id: string };
+    await waitForQuestion(crashed.url, id, headers);
+    first.kill('SIGKILL');
+    await first;
+
+    const second = attractor(['serve', '--port', '0', '--simulate', '--token', 't1'], { cwd });
+    const { url } = await waitForBanner(second);
+    const { pipelines } = (await (await fetch(`${url}/pipelines`, { headers })).json()) as {
+      pipelines: { id: string; state: string; resumable: boolean; currentNode: string }[];
+    };
+    expect(pipelines).toEqual([
+      expect.objectContaining({ id, state: 'interrupted', resumable: true, currentNode: 'ask' }),
+    ]);
+    expect((await fetch(`${url}/pipelines/${id}/resume`, { method: 'POST', headers })).status).toBe(200);
+    const questionId = await waitForQuestion(url, id, headers);
+    const answered = await fetch(
+      `${url}/pipelines/${id}/questions/${encodeURIComponent(questionId)}/answer`,
+      {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ value: 'Y' }),
+      },
+    );
+    expect(answered.status).toBe(200);
+    let state = '';
+    for (let attempt = 0; attempt < 200 && state !== 'success'; attempt++) {
+      state = ((await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as { state: string })
+        .state;
+      if (state !== 'success') await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(state).toBe('success');
+    second.kill('SIGTERM');
+    expect((await second).exitCode).toBe(0);
+  }, 30_000);
 });
+
+/** Polls the run's questions until one is pending; returns its id. */
+async function waitForQuestion(url: string, id: string, headers: Record<string, string>): Promise<string> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const { questions } = (await (await fetch(`${url}/pipelines/${id}/questions`, { headers })).json()) as {
+      questions: { id: string }[];
+    };
+    if (questions[0] !== undefined) return questions[0].id;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no question in run ${id}`);
+}
