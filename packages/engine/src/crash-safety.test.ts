@@ -82,7 +82,7 @@ const KILL_POINTS: { name: string; env?: Record<string, string>; afterMs?: numbe
 
 describe('crash safety (issue 4): SIGKILL at 20 points, then resume', () => {
   it('resumes every interrupted run to the same path and context as an uninterrupted run', {
-    timeout: 120_000,
+    timeout: 600_000,
   }, async () => {
     const reference = parseResult((await spawnRunner('run', join(tempDir(), 'reference'))).stdout);
     expect(reference.status).toBe('success');
