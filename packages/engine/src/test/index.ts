@@ -2,6 +2,7 @@ export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.
 export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
 export type { MemoryRunStore } from './memory-run-store.js';
 export { createMemoryRunStore } from './memory-run-store.js';
+export { createTestCheckpoint, describeRunStoreContract } from './run-store-contract.js';
 export type {
   ScriptedCall,
   ScriptedHandler,
@@ -13,3 +14,5 @@ export type { ScriptedInterviewer } from './scripted-interviewer.js';
 export { createScriptedInterviewer } from './scripted-interviewer.js';
 export type { TestClock, TestClockOptions } from './test-clock.js';
 export { createTestClock } from './test-clock.js';
+export type { TestRuntime, TestRuntimeOptions } from './test-runtime.js';
+export { createTestRuntime } from './test-runtime.js';
