@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { type Handler, HandlerRegistry, type Outcome, outcomeToStatusFile } from '@attractor/engine';
 
 async function writeStatus(stageDir: string, outcome: Outcome): Promise<void> {
-  await writeFile(join(stageDir, 'status.json'), `${JSON.stringify(outcomeToStatusFile(outcome), null, 2)}\n`);
+  await writeFile(
+    join(stageDir, 'status.json'),
+    `${JSON.stringify(outcomeToStatusFile(outcome), null, 2)}\n`,
+  );
 }
 
 /** The codergen handler of spec §4.5 in its simplest form. */

@@ -1,3 +1,8 @@
+export type {
+  CodergenBackendContractOptions,
+  TestCodergenRequestOptions,
+} from './codergen-backend-contract.js';
+export { createTestCodergenRequest, describeCodergenBackendContract } from './codergen-backend-contract.js';
 export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.js';
 export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
 export type { MemoryRunStore } from './memory-run-store.js';
