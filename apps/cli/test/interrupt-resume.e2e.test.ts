@@ -108,5 +108,10 @@ describe('Ctrl-C and resume', () => {
     expect(again.stderr).toContain('the run already completed successfully. Pass `from` (CLI --from <node>)');
     const rerun = await attractor(['resume', 'done', '--from', 'review'], { cwd });
     expect(rerun.exitCode).toBe(0);
+    const overwrite = await attractor(['run', PIPELINE, '--simulate', '--logs-dir', 'done'], { cwd });
+    expect(overwrite.exitCode).toBe(2);
+    expect(overwrite.stderr).toContain(
+      'Run directory done already holds a run. Continue it with `attractor resume done`, or pass another --logs-dir.',
+    );
   });
 });

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   CheckpointCorruptError,
   defaultLogsRoot,
   type Interviewer,
   type PipelineRun,
   ResumeError,
+  RunDirectoryInUseError,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
@@ -97,6 +98,13 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       cliOptions.logsDir === undefined
         ? freshLogsRoot(pipeline.graph, io.cwd)
         : resolve(io.cwd, cliOptions.logsDir);
+    if (existsSync(join(logsRoot, 'checkpoint.json'))) {
+      const shown = displayPath(logsRoot, io.cwd);
+      throw new CliError({
+        code: 'CLI_USAGE',
+        message: `Run directory ${shown} already holds a run. Continue it with \`attractor resume ${quoteArgument(shown)}\`, or pass another --logs-dir.`,
+      });
+    }
     await mkdir(logsRoot, { recursive: true });
     await recordCliOptions(logsRoot, cliOptions, io.cwd);
   }
@@ -179,7 +187,11 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     return result.status === 'success' ? 0 : result.status === 'cancelled' ? EXIT_INTERRUPTED : 1;
   } catch (error) {
     display.pause();
-    if (ResumeError.isInstance(error) || CheckpointCorruptError.isInstance(error)) {
+    if (
+      ResumeError.isInstance(error) ||
+      CheckpointCorruptError.isInstance(error) ||
+      RunDirectoryInUseError.isInstance(error)
+    ) {
       throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
     }
     throw error;
