@@ -555,8 +555,15 @@ function startChild(
 ): ChildRunHandle {
   const signals = [origin.abortSignal];
   if (options.abortSignal !== undefined) signals.push(options.abortSignal);
+  // Only the services carry over; the parent's own context, source path and run directory do not.
+  const {
+    context: _parentContext,
+    sourcePath: _parentSource,
+    logsRoot: _parentRoot,
+    ...services
+  } = parent as RunPipelineOptions;
   const childOptions: RunPipelineOptions = {
-    ...parent,
+    ...services,
     graph: options.graph,
     logsRoot: options.logsRoot,
     abortSignal: AbortSignal.any(signals),
