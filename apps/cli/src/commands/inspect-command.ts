@@ -1,0 +1,77 @@
+import type { CliIo } from '../cli-io.js';
+import { createColors } from '../colors.js';
+import { formatTable } from '../display/format-table.js';
+import { formatElapsed, formatTokens, oneLine, stateText } from '../display/format-values.js';
+import { readRunDirectory } from '../inspect/read-run-directory.js';
+import { type RunSummary, summarizeRun } from '../inspect/summarize-run.js';
+import { displayPath } from '../load-pipeline.js';
+
+/** Options of `attractor inspect`. */
+export interface InspectCommandOptions {
+  readonly runDir: string;
+  /** One JSON document ({@link RunSummary}) on stdout. */
+  readonly json?: boolean;
+  readonly io: CliIo;
+}
+
+/**
+ * `attractor inspect <run-dir>`: a table of the run's stages (visits, status, attempts, duration, tokens, failure
+ * reason), the route taken, and the run's state. Exit code 0 (the run's own outcome does not change it).
+ *
+ * @throws {CliError} when the directory is missing or is not a run directory.
+ */
+export async function inspectCommand(options: InspectCommandOptions): Promise<number> {
+  const { io } = options;
+  const run = await readRunDirectory(options.runDir, { cwd: io.cwd });
+  const summary = summarizeRun(run);
+  if (options.json === true) {
+    io.stdout.write(`${JSON.stringify(summary)}\n`);
+    return 0;
+  }
+  io.stdout.write(`${formatSummaryText(summary, createColors(io.color), io.cwd)}\n`);
+  return 0;
+}
+
+/** The human-readable text of `attractor inspect`. */
+export function formatSummaryText(
+  summary: RunSummary,
+  colors: ReturnType<typeof createColors>,
+  cwd: string,
+): string {
+  const lines: string[] = [];
+  lines.push(
+    `${colors.bold(summary.graphName)}  ${stateText(summary.state === 'cancelled' || summary.state === 'interrupted' ? 'interrupted' : summary.state === 'running' ? 'running' : summary.state, colors)}`,
+  );
+  if (summary.goal !== '') lines.push(`goal:     ${summary.goal}`);
+  lines.push(`run:      ${displayPath(summary.logsRoot, cwd)}`);
+  if (summary.sourcePath !== undefined) lines.push(`pipeline: ${displayPath(summary.sourcePath, cwd)}`);
+  lines.push(`workdir:  ${displayPath(summary.workdir, cwd)}`);
+  lines.push(`started:  ${summary.startedAt}`);
+  if (summary.durationMs > 0) lines.push(`duration: ${formatElapsed(summary.durationMs)}`);
+  if (summary.inputTokens + summary.outputTokens > 0) {
+    lines.push(
+      `tokens:   ${formatTokens(summary.inputTokens)} in, ${formatTokens(summary.outputTokens)} out`,
+    );
+  }
+  if (summary.failureReason !== undefined) lines.push(`reason:   ${colors.red(summary.failureReason)}`);
+  lines.push('');
+  const header = ['stage', 'visits', 'status', 'attempts', 'duration', 'tokens', 'failure'].map((cell) =>
+    colors.bold(cell),
+  );
+  const rows = summary.stages.map((stage) => [
+    `${'  '.repeat(stage.branchPath.length)}${stage.nodeId}`,
+    String(stage.visits),
+    stateText(stage.state, colors),
+    String(stage.attempts),
+    stage.durationMs > 0 ? formatElapsed(stage.durationMs) : '-',
+    stage.inputTokens + stage.outputTokens > 0 ? formatTokens(stage.inputTokens + stage.outputTokens) : '-',
+    stage.failureReason === undefined ? '' : colors.red(oneLine(stage.failureReason, 80)),
+  ]);
+  lines.push(rows.length === 0 ? colors.dim('(no stage has started)') : formatTable([header, ...rows]));
+  lines.push('');
+  lines.push(`route: ${summary.route.length === 0 ? colors.dim('(none)') : summary.route.join(' → ')}`);
+  if (summary.state !== 'success' && summary.nextNode !== undefined) {
+    lines.push(`next:  ${summary.nextNode}  (attractor resume ${displayPath(summary.logsRoot, cwd)})`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,57 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { CliIo } from '../cli-io.js';
+import { createColors } from '../colors.js';
+import { CliError } from '../errors/cli-error.js';
+import { readRunDirectory } from '../inspect/read-run-directory.js';
+import { nodeStates, summarizeRun } from '../inspect/summarize-run.js';
+import { displayPath, loadPipeline } from '../load-pipeline.js';
+import { toGraphvizDot } from '../render/to-graphviz-dot.js';
+
+/** Options of `attractor render`. */
+export interface RenderCommandOptions {
+  readonly file: string;
+  /** Write the SVG here; default: stdout. */
+  readonly output?: string;
+  /** Colour nodes by their state in this run directory. */
+  readonly run?: string;
+  readonly io: CliIo;
+}
+
+/**
+ * `attractor render <file.dot> [-o out.svg] [--run DIR]`: renders the pipeline to SVG with Graphviz compiled to
+ * WebAssembly (`@viz-js/viz`, offline). With `--run`, nodes are filled by their status in that run: green
+ * succeeded, red failed, yellow running or interrupted, grey not reached.
+ *
+ * @throws {CliError} for a missing file, a pipeline with errors, or a missing run directory.
+ */
+export async function renderCommand(options: RenderCommandOptions): Promise<number> {
+  const { io } = options;
+  const colors = createColors(io.color);
+  const { graph } = await loadPipeline({ path: options.file, io, colors });
+  let statuses: ReturnType<typeof nodeStates> | undefined;
+  if (options.run !== undefined) {
+    const run = await readRunDirectory(options.run, { cwd: io.cwd });
+    statuses = nodeStates(summarizeRun(run));
+  }
+  const dot = toGraphvizDot(graph, statuses === undefined ? {} : { statuses });
+  const { instance } = await import('@viz-js/viz');
+  const viz = await instance();
+  const result = viz.render(dot, { format: 'svg' });
+  if (result.status !== 'success') {
+    throw new CliError({
+      code: 'CLI_INVALID_INPUT',
+      exitCode: 1,
+      message: `Graphviz could not render ${options.file}: ${result.errors.map((error) => error.message).join('; ')}`,
+    });
+  }
+  if (options.output === undefined) {
+    io.stdout.write(result.output);
+    return 0;
+  }
+  const target = resolve(io.cwd, options.output);
+  await mkdir(dirname(target), { recursive: true });
+  await writeFile(target, result.output);
+  io.stderr.write(`${colors.green('✔')} wrote ${displayPath(target, io.cwd)}\n`);
+  return 0;
+}

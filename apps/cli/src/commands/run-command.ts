@@ -1,0 +1,39 @@
+import type { CliIo } from '../cli-io.js';
+import { executeRun } from '../run/execute-run.js';
+import type { RunCliOptions } from '../run/run-cli-options.js';
+
+/**
+ * `attractor run <file.dot>`: parse, transform, lint (refuse on errors, print warnings), run. Resolves with the
+ * exit code (0 success, 1 failed, 130 interrupted). See {@link executeRun}.
+ */
+export async function runCommand(options: {
+  readonly file: string;
+  readonly options: RunCliOptions;
+  readonly io: CliIo;
+}): Promise<number> {
+  const { createRunServices } = await import('../run/create-run-services.js');
+  return executeRun({
+    mode: { kind: 'run', file: options.file },
+    options: options.options,
+    io: options.io,
+    createServices: createRunServices,
+  });
+}
+
+/**
+ * `attractor resume <run-dir>`: continue an interrupted or failed run from its checkpoint, with the backend the
+ * run was started with unless backend flags are given. See {@link executeRun}.
+ */
+export async function resumeCommand(options: {
+  readonly runDir: string;
+  readonly options: RunCliOptions;
+  readonly io: CliIo;
+}): Promise<number> {
+  const { createRunServices } = await import('../run/create-run-services.js');
+  return executeRun({
+    mode: { kind: 'resume', runDir: options.runDir },
+    options: options.options,
+    io: options.io,
+    createServices: createRunServices,
+  });
+}

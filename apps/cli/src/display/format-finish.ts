@@ -1,0 +1,26 @@
+import type { Colors } from '../colors.js';
+import { formatElapsed } from './format-values.js';
+import type { RunFinish } from './run-display.js';
+
+/** The final summary of `run` / `resume`: status, duration, run directory, and how to resume after a failure. */
+export function formatFinish(finish: RunFinish, colors: Colors): string {
+  const lines: string[] = [];
+  const duration = formatElapsed(finish.durationMs);
+  const stages = `${finish.completedNodes.length} stage${finish.completedNodes.length === 1 ? '' : 's'}`;
+  if (finish.status === 'success') {
+    lines.push(
+      `${colors.green('✔')} ${colors.bold('Pipeline succeeded')} in ${duration} ${colors.dim(`(${stages})`)}`,
+    );
+  } else if (finish.status === 'fail') {
+    lines.push(
+      `${colors.red('✖')} ${colors.bold('Pipeline failed')} after ${duration}: ${colors.red(finish.failureReason ?? 'unknown reason')}`,
+    );
+  } else {
+    lines.push(
+      `${colors.yellow('■')} ${colors.bold('Interrupted')} after ${duration}; the last checkpoint is kept.`,
+    );
+  }
+  lines.push(`  run directory: ${finish.logsRoot}`);
+  if (finish.status !== 'success') lines.push(`  resume with:   ${colors.bold(finish.resumeCommand)}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,66 @@
+import prettyMilliseconds from 'pretty-ms';
+import type { Colors } from '../colors.js';
+import type { StageState } from '../inspect/summarize-run.js';
+
+/** A duration for people: `850ms`, `1.2s`, `2m 5s`. */
+export function formatElapsed(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  return prettyMilliseconds(ms, { secondsDecimalDigits: ms < 10_000 ? 1 : 0, unitCount: 2 });
+}
+
+/** A token count: `950`, `12.3k`, `1.2M`. */
+export function formatTokens(count: number): string {
+  if (count < 1000) return String(count);
+  if (count < 1_000_000) return `${Number((count / 1000).toFixed(1))}k`;
+  return `${Number((count / 1_000_000).toFixed(1))}M`;
+}
+
+/** The icon of a stage state: ✔ success, ◐ partial success, ✖ fail, ↻ retry, ○ skipped, … running, ‼ interrupted. */
+export function stateIcon(state: StageState, colors: Colors): string {
+  switch (state) {
+    case 'success':
+      return colors.green('✔');
+    case 'partial_success':
+      return colors.yellow('◐');
+    case 'fail':
+      return colors.red('✖');
+    case 'retry':
+      return colors.yellow('↻');
+    case 'skipped':
+      return colors.dim('○');
+    case 'running':
+      return colors.cyan('…');
+    case 'interrupted':
+      return colors.magenta('‼');
+    default:
+      // A custom outcome word (DESIGN.md "Outcomes") counts as success.
+      return colors.green('✔');
+  }
+}
+
+/** A stage state coloured for display. */
+export function stateText(state: StageState, colors: Colors): string {
+  switch (state) {
+    case 'success':
+      return colors.green(state);
+    case 'partial_success':
+    case 'retry':
+      return colors.yellow(state);
+    case 'fail':
+      return colors.red(state);
+    case 'skipped':
+      return colors.dim(state);
+    case 'running':
+      return colors.cyan(state);
+    case 'interrupted':
+      return colors.magenta(state);
+    default:
+      return colors.green(state);
+  }
+}
+
+/** Shortens text to `max` characters on one line, with an ellipsis. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+}

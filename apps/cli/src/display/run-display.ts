@@ -1,0 +1,35 @@
+import type { PipelineEvent, RunStatus } from '@attractor/engine';
+
+/** What the final summary of `run` / `resume` needs. */
+export interface RunFinish {
+  readonly status: RunStatus;
+  readonly failureReason?: string;
+  /** Wall time of this invocation, in milliseconds. */
+  readonly durationMs: number;
+  /** The run directory as the user would type it. */
+  readonly logsRoot: string;
+  /** The command that resumes the run (shown after a failure or an interruption). */
+  readonly resumeCommand: string;
+  /** Node executions of the whole run, in order. */
+  readonly completedNodes: readonly string[];
+}
+
+/**
+ * How a run is shown: live on a terminal, one line per event otherwise, JSON lines with `--json`.
+ * All implementations write only through the streams they were given.
+ */
+export interface RunDisplay {
+  /** Called with every pipeline event, in order. */
+  onEvent(event: PipelineEvent): void;
+  /** Stops live updates and clears the live area (before a human is asked a question). */
+  pause(): void;
+  /** Restarts live updates after {@link pause}. */
+  resume(): void;
+  /** Prints a message between events (e.g. "Stopping…" on Ctrl-C); on stderr with `--json`. */
+  notice(text: string): void;
+  /** Prints the final summary and releases the terminal. */
+  finish(finish: RunFinish): void;
+}
+
+/** How much a display prints. */
+export type Verbosity = 'quiet' | 'normal' | 'verbose';

@@ -1,0 +1,152 @@
+import type { PipelineEvent } from '@attractor/engine';
+import cliSpinners from 'cli-spinners';
+import { createLogUpdate } from 'log-update';
+import type { Colors } from '../colors.js';
+import { formatEvent, indentOf, type StageTally, stageKey } from './format-event.js';
+import { formatFinish } from './format-finish.js';
+import { formatElapsed, formatTokens } from './format-values.js';
+import { updateTally } from './line-display.js';
+import type { RunDisplay, RunFinish, Verbosity } from './run-display.js';
+
+interface ActiveStage {
+  readonly nodeId: string;
+  readonly label: string;
+  readonly indent: string;
+  readonly startedMs: number;
+  attempt: number;
+  note: string;
+}
+
+/**
+ * The live display on a terminal: finished stages are printed for good (status, duration, attempts, tokens);
+ * running stages sit in a live area below them, one line each with a spinner and the elapsed time, parallel
+ * branches indented under their fan-out. {@link RunDisplay.pause} clears the live area so a human question can
+ * be asked in place.
+ */
+export function createTtyDisplay(options: {
+  readonly stdout: NodeJS.WriteStream;
+  readonly colors: Colors;
+  readonly verbosity: Verbosity;
+  /** Current time in ms (injected for tests). Default: Date.now. */
+  readonly now?: () => number;
+}): RunDisplay {
+  const { stdout, colors, verbosity } = options;
+  const now = options.now ?? Date.now;
+  const log = createLogUpdate(stdout, { showCursor: false });
+  const spinner = cliSpinners.dots;
+  const active = new Map<string, ActiveStage>();
+  const tallies = new Map<string, StageTally>();
+  let frame = 0;
+  let paused = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const render = (): void => {
+    if (paused) return;
+    if (active.size === 0) {
+      log.clear();
+      return;
+    }
+    const symbol = colors.cyan(spinner.frames[frame % spinner.frames.length] ?? '-');
+    const lines = [...active.entries()].map(([key, stage]) => {
+      const tally = tallies.get(key);
+      const tokens =
+        tally !== undefined && tally.inputTokens + tally.outputTokens > 0
+          ? ` · ${formatTokens(tally.inputTokens + tally.outputTokens)} tokens`
+          : '';
+      const attempt = stage.attempt > 1 ? ` · attempt ${stage.attempt}` : '';
+      const label = stage.label === stage.nodeId ? '' : ` ${colors.dim(stage.label)}`;
+      return `${stage.indent}${symbol} ${stage.nodeId}${label} ${colors.dim(`${formatElapsed(now() - stage.startedMs)}${attempt}${tokens}`)}${stage.note === '' ? '' : colors.yellow(` ${stage.note}`)}`;
+    });
+    log(lines.join('\n'));
+  };
+  const tick = (): void => {
+    frame += 1;
+    render();
+  };
+  const syncTimer = (): void => {
+    if (!paused && active.size > 0 && timer === undefined) {
+      timer = setInterval(tick, spinner.interval);
+      timer.unref();
+    } else if ((paused || active.size === 0) && timer !== undefined) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  const persist = (line: string): void => {
+    if (paused) {
+      stdout.write(`${line}\n`);
+      return;
+    }
+    log.clear();
+    stdout.write(`${line}\n`);
+    render();
+  };
+
+  return {
+    onEvent(event: PipelineEvent) {
+      const tally = updateTally(tallies, event);
+      if (event.type === 'stage.started') {
+        const key = stageKey(event);
+        const existing = active.get(key);
+        if (existing !== undefined) {
+          existing.attempt = event.attempt;
+          existing.note = '';
+        } else {
+          active.set(key, {
+            nodeId: event.nodeId,
+            label: event.label,
+            indent: indentOf(event),
+            startedMs: now(),
+            attempt: event.attempt,
+            note: '',
+          });
+        }
+      } else if (event.type === 'stage.completed') {
+        active.delete(stageKey(event));
+      } else if (event.type === 'stage.retrying') {
+        const stage = active.get(stageKey(event));
+        if (stage !== undefined) stage.note = `retrying in ${formatElapsed(event.delayMs)}`;
+      } else if (event.type === 'interview.started') {
+        const stage = active.get(
+          stageKey({
+            nodeId: event.stage,
+            ...(event.branchPath === undefined ? {} : { branchPath: event.branchPath }),
+          }),
+        );
+        if (stage !== undefined) stage.note = 'waiting for an answer';
+      }
+      const line = formatEvent(event, {
+        colors,
+        verbosity,
+        live: true,
+        ...(tally === undefined ? {} : { tally }),
+      });
+      if (line !== undefined) persist(line);
+      else render();
+      syncTimer();
+    },
+    pause() {
+      if (paused) return;
+      log.clear();
+      paused = true;
+      syncTimer();
+    },
+    resume() {
+      if (!paused) return;
+      paused = false;
+      render();
+      syncTimer();
+    },
+    notice(text: string) {
+      persist(text);
+    },
+    finish(finish: RunFinish) {
+      active.clear();
+      paused = true;
+      syncTimer();
+      log.clear();
+      log.done();
+      stdout.write(`${formatFinish(finish, colors)}\n`);
+    },
+  };
+}

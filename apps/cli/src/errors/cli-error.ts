@@ -1,0 +1,37 @@
+const MARKER = Symbol.for('attractor.error.CliError');
+
+/** Stable codes of {@link CliError}. */
+export type CliErrorCode = 'CLI_USAGE' | 'CLI_INVALID_INPUT' | 'CLI_FILE_NOT_FOUND' | 'CLI_MISSING_API_KEY';
+
+/** Options of the {@link CliError} constructor. */
+export interface CliErrorOptions {
+  readonly code: CliErrorCode;
+  /** What happened, where, and what to do. Printed as is, without a stack trace. */
+  readonly message: string;
+  /** The process exit code. Default: 2 (usage or invalid input). */
+  readonly exitCode?: number;
+  readonly cause?: unknown;
+}
+
+/**
+ * A user error the CLI reports with its message alone (no stack trace) and exits with `exitCode`:
+ * a bad option, a missing file, a DOT file with errors, a missing API key.
+ */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly code: CliErrorCode;
+  /** The process exit code, 2 unless stated otherwise. */
+  readonly exitCode: number;
+  readonly [MARKER] = true;
+
+  constructor(options: CliErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code;
+    this.exitCode = options.exitCode ?? 2;
+  }
+
+  /** Whether `error` is a `CliError`, across copies of this package (checks a `Symbol.for` marker). */
+  static isInstance(error: unknown): error is CliError {
+    return typeof error === 'object' && error !== null && MARKER in error;
+  }
+}

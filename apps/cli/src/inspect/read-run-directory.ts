@@ -1,0 +1,82 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Checkpoint, PipelineEvent, RunManifest } from '@attractor/engine';
+import { CliError } from '../errors/cli-error.js';
+
+/** The files of a run directory the CLI reads (spec §5.6, DESIGN.md "Run directory"). */
+export interface RunDirectory {
+  /** Absolute path. */
+  readonly logsRoot: string;
+  readonly manifest: RunManifest;
+  readonly checkpoint?: Checkpoint;
+  /** Every event of `events.jsonl` in order; a torn last line (crash mid-write) is skipped. */
+  readonly events: readonly PipelineEvent[];
+}
+
+/**
+ * Reads `manifest.json`, `checkpoint.json` and `events.jsonl` of a run directory.
+ *
+ * @throws {CliError} `CLI_FILE_NOT_FOUND` when the directory does not exist or has no `manifest.json`;
+ *   `CLI_INVALID_INPUT` when a file is not valid JSON.
+ */
+export async function readRunDirectory(
+  path: string,
+  options: { readonly cwd: string },
+): Promise<RunDirectory> {
+  const logsRoot = resolve(options.cwd, path);
+  const isDirectory = await stat(logsRoot).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+  if (!isDirectory) {
+    throw new CliError({
+      code: 'CLI_FILE_NOT_FOUND',
+      message: `Run directory ${path} not found. Runs are kept under ./.attractor/runs/ by default; pass one of those directories.`,
+    });
+  }
+  const manifestText = await readOptional(join(logsRoot, 'manifest.json'));
+  if (manifestText === undefined) {
+    throw new CliError({
+      code: 'CLI_FILE_NOT_FOUND',
+      message: `${path} is not a run directory: it has no manifest.json. Pass a directory that \`attractor run\` created (printed at its start).`,
+    });
+  }
+  const manifest = parseJson(manifestText, join(path, 'manifest.json')) as RunManifest;
+  const checkpointText = await readOptional(join(logsRoot, 'checkpoint.json'));
+  const checkpoint =
+    checkpointText === undefined
+      ? undefined
+      : (parseJson(checkpointText, join(path, 'checkpoint.json')) as Checkpoint);
+  const eventsText = (await readOptional(join(logsRoot, 'events.jsonl'))) ?? '';
+  const events: PipelineEvent[] = [];
+  for (const line of eventsText.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      events.push(JSON.parse(line) as PipelineEvent);
+    } catch {
+      // A torn trailing line after a crash; every complete line before it is kept.
+    }
+  }
+  return { logsRoot, manifest, ...(checkpoint === undefined ? {} : { checkpoint }), events };
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function parseJson(text: string, path: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError({
+      code: 'CLI_INVALID_INPUT',
+      message: `${path} is not valid JSON (${(error as Error).message}). The run directory is damaged.`,
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,202 @@
+import type { OutcomeStatus } from '@attractor/engine';
+import type { RunDirectory } from './read-run-directory.js';
+
+/** Where a stage stands: its last outcome, `running` (started, not finished, run live) or `interrupted`. */
+export type StageState = OutcomeStatus | 'running' | 'interrupted';
+
+/** Where a run stands. `interrupted`: its checkpoint says running but the process is gone (killed). */
+export type RunState = 'running' | 'success' | 'fail' | 'cancelled' | 'interrupted';
+
+/** One stage (node, within its branch) of a run. */
+export interface StageSummary {
+  readonly nodeId: string;
+  /** Branch ids from outermost to innermost for stages inside parallel branches or child pipelines. */
+  readonly branchPath: readonly string[];
+  readonly label: string;
+  readonly handlerType: string;
+  /** Entries into the node. */
+  readonly visits: number;
+  /** Attempts over all visits (retries included). */
+  readonly attempts: number;
+  readonly state: StageState;
+  /** Sum of the completed visits' durations, in milliseconds. */
+  readonly durationMs: number;
+  /** Tokens reported by `agent.usage` events. */
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** The latest failure reason, when the latest outcome failed or an attempt failed. */
+  readonly failureReason?: string;
+}
+
+/** What `attractor inspect` shows. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly logsRoot: string;
+  readonly graphName: string;
+  readonly goal: string;
+  readonly sourcePath?: string;
+  readonly workdir: string;
+  /** ISO-8601. */
+  readonly startedAt: string;
+  readonly state: RunState;
+  readonly failureReason?: string;
+  /** The node a resume continues at. */
+  readonly nextNode?: string;
+  /** Top-level node executions in order (a node visited twice appears twice). */
+  readonly route: readonly string[];
+  readonly stages: readonly StageSummary[];
+  /** Wall time of the invocations, in milliseconds (sum over run and resumes). */
+  readonly durationMs: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+interface MutableStage {
+  nodeId: string;
+  branchPath: readonly string[];
+  label: string;
+  handlerType: string;
+  visits: number;
+  attempts: number;
+  state: StageState;
+  durationMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  failureReason?: string;
+  open: boolean;
+}
+
+/**
+ * Folds a run directory's events and checkpoint into per-stage rows and the route (pure).
+ * `live` says whether a process is still running the pipeline (then an unfinished stage is `running`, else
+ * `interrupted`).
+ */
+export function summarizeRun(run: RunDirectory, options: { readonly live?: boolean } = {}): RunSummary {
+  const stages = new Map<string, MutableStage>();
+  const route: string[] = [];
+  let durationMs = 0;
+  let ended: { state: RunState; reason?: string } | undefined;
+  const stageOf = (event: { nodeId: string; branchPath?: readonly string[] }): MutableStage => {
+    const branchPath = event.branchPath ?? [];
+    const key = `${branchPath.join('\u0000')}\u0001${event.nodeId}`;
+    let stage = stages.get(key);
+    if (stage === undefined) {
+      stage = {
+        nodeId: event.nodeId,
+        branchPath,
+        label: event.nodeId,
+        handlerType: '',
+        visits: 0,
+        attempts: 0,
+        state: 'running',
+        durationMs: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        open: false,
+      };
+      stages.set(key, stage);
+    }
+    return stage;
+  };
+  for (const event of run.events) {
+    switch (event.type) {
+      case 'pipeline.started':
+        ended = undefined;
+        break;
+      case 'stage.started': {
+        const stage = stageOf(event);
+        stage.label = event.label;
+        stage.handlerType = event.handlerType;
+        stage.visits = Math.max(stage.visits, event.visit);
+        stage.attempts += 1;
+        stage.open = true;
+        break;
+      }
+      case 'stage.failed': {
+        stageOf(event).failureReason = event.error;
+        break;
+      }
+      case 'stage.completed': {
+        const stage = stageOf(event);
+        stage.state = event.status;
+        stage.durationMs += event.durationMs;
+        stage.open = false;
+        if (event.failureReason !== undefined) stage.failureReason = event.failureReason;
+        else if (event.status === 'success' || event.status === 'partial_success') delete stage.failureReason;
+        if (event.branchPath === undefined) route.push(event.nodeId);
+        break;
+      }
+      case 'agent.usage': {
+        const stage = stageOf(event);
+        stage.inputTokens += event.inputTokens;
+        stage.outputTokens += event.outputTokens;
+        break;
+      }
+      case 'pipeline.completed':
+        if (event.branchPath === undefined) {
+          durationMs += event.durationMs;
+          ended = { state: 'success' };
+        }
+        break;
+      case 'pipeline.failed':
+        if (event.branchPath === undefined) {
+          durationMs += event.durationMs;
+          ended = { state: 'fail', reason: event.error };
+        }
+        break;
+      case 'pipeline.cancelled':
+        if (event.branchPath === undefined) {
+          durationMs += event.durationMs;
+          ended = { state: 'cancelled', reason: event.reason };
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  const live = options.live === true;
+  const checkpoint = run.checkpoint;
+  let state: RunState;
+  let failureReason: string | undefined;
+  if (ended !== undefined) {
+    state = ended.state;
+    failureReason = ended.reason;
+  } else if (checkpoint !== undefined && checkpoint.state !== 'running') {
+    state = checkpoint.state;
+    failureReason = checkpoint.failure_reason;
+  } else {
+    state = live ? 'running' : 'interrupted';
+  }
+  const rows: StageSummary[] = [...stages.values()].map(({ open, ...stage }) => ({
+    ...stage,
+    state: open ? (live ? 'running' : 'interrupted') : stage.state,
+  }));
+  const nextNode = checkpoint?.next_node ?? undefined;
+  return {
+    runId: run.manifest.run_id,
+    logsRoot: run.logsRoot,
+    graphName: run.manifest.graph_name,
+    goal: run.manifest.goal,
+    ...(run.manifest.source_path === undefined ? {} : { sourcePath: run.manifest.source_path }),
+    workdir: run.manifest.workdir,
+    startedAt: run.manifest.started_at,
+    state,
+    ...(failureReason === undefined ? {} : { failureReason }),
+    ...(nextNode === undefined || state === 'success' ? {} : { nextNode }),
+    route,
+    stages: rows,
+    durationMs,
+    inputTokens: rows.reduce((total, stage) => total + stage.inputTokens, 0),
+    outputTokens: rows.reduce((total, stage) => total + stage.outputTokens, 0),
+  };
+}
+
+/** The latest state of each node of the top-level graph (parallel branches included, child pipelines not). */
+export function nodeStates(summary: RunSummary): Map<string, StageState> {
+  const states = new Map<string, StageState>();
+  for (const stage of summary.stages) {
+    if (stage.branchPath.some((segment) => segment.startsWith('child:'))) continue;
+    states.set(stage.nodeId, stage.state);
+  }
+  return states;
+}

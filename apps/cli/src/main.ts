@@ -1,0 +1,169 @@
+/**
+ * The `attractor` command line: commander wiring only. Each command's module is loaded with a dynamic `import()`
+ * when the command runs, so `attractor validate` never loads the engine's handlers, the AI SDK or Graphviz.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import type { CliIo } from './cli-io.js';
+import { createColors } from './colors.js';
+import { CliError } from './errors/cli-error.js';
+import { collectSet, collectString, parsePositiveInteger, parseUrl } from './parse-options.js';
+import type { RunCliOptions } from './run/run-cli-options.js';
+
+/** Options of {@link main}. */
+export interface MainOptions {
+  /** The arguments after the program name, e.g. `['run', 'pipeline.dot', '--simulate']`. */
+  readonly argv: readonly string[];
+  readonly io: CliIo;
+}
+
+/** Exit codes of the CLI. */
+export const EXIT_CODES = { success: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+/**
+ * Runs the CLI and resolves with the process exit code: 0 success, 1 pipeline failed (or `validate` found
+ * errors), 2 usage or invalid input, 130 interrupted. User errors are printed without a stack trace.
+ */
+export async function main(options: MainOptions): Promise<number> {
+  const { io } = options;
+  const colors = createColors(io.color);
+  let exitCode = 0;
+  const program = new Command('attractor')
+    .description('Run AI workflows defined as Graphviz DOT files (Attractor).')
+    .version(readVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(colors.red(text)),
+    });
+
+  const run = program
+    .command('run')
+    .description('parse, lint and run a pipeline')
+    .argument('<file.dot>', 'the pipeline')
+    .addOption(
+      new Option('--logs-dir <dir>', 'run directory (default: ./.attractor/runs/<UTC time>-<graph>/)'),
+    )
+    .addOption(
+      new Option('--workdir <dir>', 'working directory of tools and agents (default: current directory)'),
+    )
+    .addOption(
+      new Option(
+        '--set <key=value>',
+        'initial context value, JSON-parsed when valid JSON (repeatable)',
+      ).argParser(collectSet),
+    );
+  addRunOptions(run);
+  run.action(async (file: string, commandOptions: RunCliOptions) => {
+    const { runCommand } = await import('./commands/run-command.js');
+    exitCode = await runCommand({ file, options: commandOptions, io });
+  });
+
+  const resume = program
+    .command('resume')
+    .description('continue an interrupted or failed run from its checkpoint')
+    .argument('<run-dir>', 'the run directory')
+    .addOption(
+      new Option('--from <node>', 'continue at this node instead of the checkpoint (re-runs a finished run)'),
+    )
+    .addOption(new Option('--graph <file.dot>', 'the DOT file, when it moved since the run started'))
+    .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'));
+  addRunOptions(resume);
+  resume.action(async (runDir: string, commandOptions: RunCliOptions) => {
+    const { resumeCommand } = await import('./commands/run-command.js');
+    exitCode = await resumeCommand({ runDir, options: commandOptions, io });
+  });
+
+  program
+    .command('validate')
+    .description('lint pipelines and print diagnostics like a compiler; exit 1 when any has an error')
+    .argument('<file.dot...>', 'the pipelines')
+    .option('--json', 'print one JSON document on stdout')
+    .option('--strict', 'treat dialect aliases as errors')
+    .action(async (files: string[], commandOptions: { json?: boolean; strict?: boolean }) => {
+      const { validateCommand } = await import('./commands/validate-command.js');
+      exitCode = await validateCommand({ files, io, ...commandOptions });
+    });
+
+  program
+    .command('render')
+    .description('render a pipeline as SVG (Graphviz), optionally coloured by the status of a run')
+    .argument('<file.dot>', 'the pipeline')
+    .option('-o, --output <out.svg>', 'write the SVG here instead of stdout')
+    .option('--run <run-dir>', 'colour nodes by their status in this run')
+    .action(async (file: string, commandOptions: { output?: string; run?: string }) => {
+      const { renderCommand } = await import('./commands/render-command.js');
+      exitCode = await renderCommand({ file, io, ...commandOptions });
+    });
+
+  program
+    .command('inspect')
+    .description(
+      'show the stages of a run: visits, status, attempts, duration, tokens, failure; and the route',
+    )
+    .argument('<run-dir>', 'the run directory')
+    .option('--json', 'print one JSON document on stdout')
+    .action(async (runDir: string, commandOptions: { json?: boolean }) => {
+      const { inspectCommand } = await import('./commands/inspect-command.js');
+      exitCode = await inspectCommand({ runDir, io, ...commandOptions });
+    });
+
+  try {
+    await program.parseAsync([...options.argv], { from: 'user' });
+    if (options.argv.length === 0) {
+      program.outputHelp();
+      return EXIT_CODES.usage;
+    }
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // help and --version exit 0; every parse error is a usage error.
+      return error.exitCode === 0 ? 0 : EXIT_CODES.usage;
+    }
+    if (CliError.isInstance(error)) {
+      io.stderr.write(`${colors.red('error:')} ${error.message}\n`);
+      return error.exitCode;
+    }
+    throw error;
+  }
+}
+
+function addRunOptions(command: Command): void {
+  command
+    .addOption(
+      new Option('--max-steps <n>', 'stop after this many node executions').argParser(parsePositiveInteger),
+    )
+    .option('--simulate', 'simulate LLM stages (no API key needed); tools run for real')
+    .option(
+      '--simulate-script <file.json>',
+      'simulated outcomes per node and visit, e.g. {"review": ["fail", "success"]}',
+    )
+    .option('--dry-run', 'simulate LLM stages and record tool commands without running them')
+    .option('--model <model>', 'default model for stages that name none')
+    .option('--provider <provider>', 'default provider for stages that name none (openai)')
+    .addOption(
+      new Option('--base-url <url>', 'OpenAI-compatible API base URL (default: $OPENAI_BASE_URL)').argParser(
+        parseUrl,
+      ),
+    )
+    .option('--auto-approve', 'answer every human gate with its first option')
+    .addOption(
+      new Option('--answer <key>', 'queued answer for the next human gate, in order (repeatable)').argParser(
+        collectString,
+      ),
+    )
+    .option('--json', 'print events as JSON lines on stdout and nothing else there')
+    .option('-q, --quiet', 'print only warnings, errors and the final summary')
+    .option('-v, --verbose', 'also print agent text, tool calls, logs and checkpoints')
+    .option('--strict', 'treat dialect aliases as errors');
+}
+
+function readVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}

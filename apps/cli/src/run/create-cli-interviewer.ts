@@ -1,0 +1,85 @@
+import type { Answer, AskOptions, Interviewer, Question } from '@attractor/engine';
+import type { RunDisplay } from '../display/run-display.js';
+
+/** Options of {@link createCliInterviewer}. */
+export interface CliInterviewerOptions {
+  /** `--answer` values, used in order, one per question. */
+  readonly answers: readonly string[];
+  /** `--auto-approve`: answer with the first option (yes for yes/no questions). */
+  readonly autoApprove: boolean;
+  /** Asks a person in the terminal; absent when stdin is not a terminal. */
+  readonly console?: Interviewer;
+  /** Paused while the console interviewer asks, so the live area does not overwrite the question. */
+  readonly display: RunDisplay;
+}
+
+/**
+ * The interviewer of `run` and `resume` (spec §6): queued `--answer` values first, then `--auto-approve`, then
+ * the console when stdin is a terminal. With none of them, a question fails the stage with a message that says
+ * to pass `--answer` or `--auto-approve`.
+ */
+export function createCliInterviewer(options: CliInterviewerOptions): Interviewer {
+  const queue = [...options.answers];
+  return {
+    async ask(question: Question, askOptions?: AskOptions): Promise<Answer> {
+      const key = queue.shift();
+      if (key !== undefined) return answerFromKey(question, key);
+      if (options.autoApprove) return autoApproveAnswer(question);
+      if (options.console !== undefined) {
+        options.display.pause();
+        try {
+          return await options.console.ask(question, askOptions);
+        } finally {
+          options.display.resume();
+        }
+      }
+      const choices =
+        question.options.length === 0
+          ? ''
+          : ` (options: ${question.options.map((option) => option.key).join(', ')})`;
+      throw new Error(
+        `Human gate "${question.stage}" asks "${question.text}" but nobody can answer: stdin is not a terminal${options.answers.length > 0 ? ' and every --answer was used' : ''}. Pass --answer <key>${choices} or --auto-approve.`,
+      );
+    },
+  };
+}
+
+/**
+ * Turns an `--answer` value into an {@link Answer}: for a multiple-choice question the option whose accelerator key
+ * or label matches (case-insensitive); `y`/`yes`/`n`/`no` for yes/no questions; the text itself for freeform ones.
+ *
+ * @throws {Error} when no option matches, listing the valid keys.
+ */
+export function answerFromKey(question: Question, key: string): Answer {
+  const wanted = key.trim().toLowerCase();
+  if (question.type === 'multiple_choice') {
+    const option =
+      question.options.find((candidate) => candidate.key.toLowerCase() === wanted) ??
+      question.options.find((candidate) => candidate.label.toLowerCase() === wanted);
+    if (option === undefined) {
+      throw new Error(
+        `--answer "${key}" matches no option of the question "${question.text}" (stage ${question.stage}). Valid keys: ${question.options.map((candidate) => `${candidate.key} (${candidate.label})`).join(', ')}.`,
+      );
+    }
+    return { value: option.key, selectedOption: option };
+  }
+  if (question.type === 'yes_no' || question.type === 'confirmation') {
+    if (['y', 'yes', 'true'].includes(wanted)) return { value: 'yes' };
+    if (['n', 'no', 'false'].includes(wanted)) return { value: 'no' };
+    throw new Error(
+      `--answer "${key}" does not answer the yes/no question "${question.text}" (stage ${question.stage}). Use yes or no.`,
+    );
+  }
+  return { value: key, text: key };
+}
+
+/** The `--auto-approve` answer: the first option (DESIGN.md "Human gates"), yes, or `approved` for free text. */
+export function autoApproveAnswer(question: Question): Answer {
+  if (question.type === 'multiple_choice') {
+    const first = question.options[0];
+    if (first !== undefined) return { value: first.key, selectedOption: first };
+    return { value: 'skipped' };
+  }
+  if (question.type === 'freeform') return { value: 'approved', text: 'approved' };
+  return { value: 'yes' };
+}

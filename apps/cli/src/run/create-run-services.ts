@@ -1,0 +1,45 @@
+/**
+ * The composition root of a run: the built-in handlers, the simulation or AI-SDK backend, and the console
+ * interviewer. Only `run` and `resume` load this module, so other commands never load handlers, execa or the
+ * AI SDK.
+ */
+import { CliError } from '../errors/cli-error.js';
+import type { RunServices, RunServicesFactory } from './run-services.js';
+
+/** Builds the services of a run from the resolved backend (see {@link RunServicesFactory}). */
+export const createRunServices: RunServicesFactory = async (options) => {
+  const handlers = await import('@attractor/handlers');
+  const registry = handlers.createDefaultRegistry({
+    dryRun: options.backend.kind === 'simulate' && options.backend.dryRun,
+  });
+  const console =
+    options.stdin.isTTY === true
+      ? handlers.createConsoleInterviewer({ input: options.stdin, output: options.stdout })
+      : undefined;
+  const withConsole = (services: Omit<RunServices, 'console'>): RunServices =>
+    console === undefined ? services : { ...services, console };
+  if (options.backend.kind === 'simulate') {
+    let script: Awaited<ReturnType<typeof handlers.loadSimulationScript>> | undefined;
+    if (options.backend.scriptPath !== undefined) {
+      try {
+        script = await handlers.loadSimulationScript(options.backend.scriptPath);
+      } catch (error) {
+        if (handlers.SimulationScriptError.isInstance(error)) {
+          throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+        }
+        throw error;
+      }
+    }
+    const backend = handlers.createSimulationBackend(script === undefined ? {} : { script });
+    return withConsole({ registry, backend, secretValues: [] });
+  }
+  const { createAiSdkBackend } = await import('@attractor/backend-ai-sdk');
+  const backend = createAiSdkBackend({
+    apiKey: options.backend.apiKey,
+    env: options.env,
+    ...(options.backend.baseURL === undefined ? {} : { baseURL: options.backend.baseURL }),
+    ...(options.backend.model === undefined ? {} : { defaultModel: options.backend.model }),
+    ...(options.backend.provider === undefined ? {} : { defaultProvider: options.backend.provider }),
+  });
+  return withConsole({ registry, backend, secretValues: [options.backend.apiKey] });
+};

@@ -1,0 +1,277 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  CheckpointCorruptError,
+  defaultLogsRoot,
+  type Interviewer,
+  type PipelineRun,
+  ResumeError,
+  startPipeline,
+  startResumedPipeline,
+} from '@attractor/engine';
+import type { CliIo } from '../cli-io.js';
+import { type Colors, createColors } from '../colors.js';
+import { createJsonDisplay } from '../display/json-display.js';
+import { createLineDisplay } from '../display/line-display.js';
+import type { RunDisplay, Verbosity } from '../display/run-display.js';
+import { createTtyDisplay } from '../display/tty-display.js';
+import { CliError } from '../errors/cli-error.js';
+import { readRunDirectory } from '../inspect/read-run-directory.js';
+import { displayPath, loadPipeline } from '../load-pipeline.js';
+import type { SetValue } from '../parse-options.js';
+import { readRecordedCliOptions, recordCliOptions, resolveBackend } from './backend-choice.js';
+import { createCliInterviewer } from './create-cli-interviewer.js';
+import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
+import type { RunServicesFactory } from './run-services.js';
+
+/** Exit code of a run that was interrupted (Ctrl-C). */
+const EXIT_INTERRUPTED = 130;
+
+/** Options of {@link executeRun}. */
+export interface ExecuteRunOptions {
+  /** A new run of a DOT file, or a resume of a run directory. */
+  readonly mode:
+    | { readonly kind: 'run'; readonly file: string }
+    | { readonly kind: 'resume'; readonly runDir: string };
+  readonly options: RunCliOptions;
+  readonly io: CliIo;
+  readonly createServices: RunServicesFactory;
+  /** Install SIGINT/SIGTERM handlers on this process (bin.ts: true; in-process tests: false). Default: true. */
+  readonly handleSignals?: boolean;
+}
+
+/**
+ * `attractor run` and `attractor resume`: loads and lints the pipeline, checks the backend configuration, starts
+ * (or resumes) the run with a display chosen for the output, handles Ctrl-C, prints the summary, and resolves
+ * with the exit code: 0 success, 1 the pipeline failed, 130 interrupted.
+ *
+ * @throws {CliError} (exit 2) for bad input: a missing file, lint errors, a missing API key, a run directory that
+ *   cannot be resumed.
+ */
+export async function executeRun(options: ExecuteRunOptions): Promise<number> {
+  const { io, mode } = options;
+  const colors = createColors(io.color && options.options.json !== true);
+  const errorColors = createColors(io.color);
+  let cliOptions = options.options;
+  let logsRoot: string;
+  let pipelinePath: string;
+  let workdir: string;
+  let initialContext: Readonly<Record<string, SetValue>> | undefined;
+
+  if (mode.kind === 'run') {
+    pipelinePath = mode.file;
+    workdir = resolve(io.cwd, cliOptions.workdir ?? '.');
+    initialContext = cliOptions.set;
+    logsRoot = ''; // chosen once the graph name is known
+  } else {
+    const run = await readRunDirectory(mode.runDir, { cwd: io.cwd });
+    logsRoot = run.logsRoot;
+    const recorded = await readRecordedCliOptions(logsRoot);
+    cliOptions = mergeResumeOptions(cliOptions, recorded);
+    const source = cliOptions.graph ?? run.manifest.source_path;
+    if (source === undefined) {
+      throw new CliError({
+        code: 'CLI_USAGE',
+        message: `${mode.runDir} does not record its DOT file. Pass it with --graph <file.dot>.`,
+      });
+    }
+    pipelinePath = cliOptions.graph === undefined ? displayPath(source, io.cwd) : source;
+    workdir = resolve(io.cwd, cliOptions.workdir ?? run.manifest.workdir);
+  }
+
+  if (!existsSync(workdir)) {
+    throw new CliError({
+      code: 'CLI_FILE_NOT_FOUND',
+      message: `Working directory ${displayPath(workdir, io.cwd)} not found. Pass an existing directory with --workdir.`,
+    });
+  }
+  const pipeline = await loadPipeline({
+    path: pipelinePath,
+    io,
+    colors: errorColors,
+    ...(cliOptions.strict === undefined ? {} : { strict: cliOptions.strict }),
+  });
+  const backend = resolveBackend(cliOptions, io.env, io.cwd);
+
+  if (mode.kind === 'run') {
+    logsRoot =
+      cliOptions.logsDir === undefined
+        ? freshLogsRoot(pipeline.graph, io.cwd)
+        : resolve(io.cwd, cliOptions.logsDir);
+    await mkdir(logsRoot, { recursive: true });
+    await recordCliOptions(logsRoot, cliOptions, io.cwd);
+  }
+  const shownRoot = displayPath(logsRoot, io.cwd);
+  const resumeCommand = `attractor resume ${quoteArgument(shownRoot)}`;
+  const verbosity: Verbosity =
+    cliOptions.quiet === true ? 'quiet' : cliOptions.verbose === true ? 'verbose' : 'normal';
+  const display = chooseDisplay(io, cliOptions, colors, verbosity);
+  if (cliOptions.json !== true) {
+    io.stdout.write(`${colors.dim(`Run directory: ${shownRoot}`)}\n`);
+  } else {
+    io.stderr.write(`Run directory: ${shownRoot}\n`);
+  }
+
+  let consoleInterviewer: Interviewer | undefined;
+  const interviewer = createCliInterviewer({
+    answers: cliOptions.answer ?? [],
+    autoApprove: cliOptions.autoApprove === true,
+    display,
+    get console() {
+      return consoleInterviewer;
+    },
+  });
+  const services = await options.createServices({
+    backend,
+    graph: pipeline.graph,
+    interviewer,
+    workdir,
+    stdin: io.stdin,
+    stdout: io.stdout as unknown as NodeJS.WritableStream,
+    env: io.env,
+  });
+  consoleInterviewer = services.console;
+
+  const controller = new AbortController();
+  const common = {
+    graph: pipeline.graph,
+    registry: services.registry,
+    backend: services.backend,
+    interviewer,
+    workdir,
+    abortSignal: controller.signal,
+    secretValues: services.secretValues,
+    onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
+    ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
+  };
+  let run: PipelineRun;
+  if (mode.kind === 'run') {
+    run = startPipeline({
+      ...common,
+      logsRoot,
+      sourcePath: resolve(io.cwd, pipeline.path),
+      ...(initialContext === undefined ? {} : { context: initialContext }),
+    });
+  } else {
+    run = startResumedPipeline({
+      ...common,
+      logsRoot,
+      ...(cliOptions.from === undefined ? {} : { from: cliOptions.from }),
+    });
+  }
+
+  const releaseSignals =
+    options.handleSignals === false
+      ? () => {}
+      : installInterruptHandlers({ controller, display, io, resumeCommand, colors: errorColors });
+  try {
+    const result = await run.result;
+    display.finish({
+      status: result.status,
+      ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
+      durationMs: result.durationMs,
+      logsRoot: displayPath(result.logsRoot, io.cwd),
+      resumeCommand:
+        result.logsRoot === logsRoot
+          ? resumeCommand
+          : `attractor resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`,
+      completedNodes: result.completedNodes,
+    });
+    return result.status === 'success' ? 0 : result.status === 'cancelled' ? EXIT_INTERRUPTED : 1;
+  } catch (error) {
+    display.pause();
+    if (ResumeError.isInstance(error) || CheckpointCorruptError.isInstance(error)) {
+      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+    }
+    throw error;
+  } finally {
+    releaseSignals();
+  }
+}
+
+/** Flags given to `resume` win; without backend flags, the run's recorded backend choice applies. */
+function mergeResumeOptions(
+  given: RunCliOptions,
+  recorded: Awaited<ReturnType<typeof readRecordedCliOptions>>,
+): RunCliOptions {
+  const backendKeys: (keyof BackendChoice)[] = [
+    'simulate',
+    'simulateScript',
+    'dryRun',
+    'model',
+    'provider',
+    'baseUrl',
+  ];
+  const givenBackend = backendKeys.some((key) => given[key] !== undefined);
+  const backend: BackendChoice = givenBackend
+    ? {}
+    : Object.fromEntries(
+        backendKeys.filter((key) => recorded[key] !== undefined).map((key) => [key, recorded[key]]),
+      );
+  return {
+    ...backend,
+    ...given,
+    ...(given.autoApprove === undefined && recorded.autoApprove === true ? { autoApprove: true } : {}),
+    ...(given.maxSteps === undefined && recorded.maxSteps !== undefined
+      ? { maxSteps: recorded.maxSteps }
+      : {}),
+  };
+}
+
+function chooseDisplay(io: CliIo, options: RunCliOptions, colors: Colors, verbosity: Verbosity): RunDisplay {
+  if (options.json === true)
+    return createJsonDisplay({ stdout: io.stdout, stderr: io.stderr, colors: createColors(io.color) });
+  if (io.stdout.isTTY === true && verbosity !== 'quiet') {
+    return createTtyDisplay({ stdout: io.stdout as NodeJS.WriteStream, colors, verbosity });
+  }
+  return createLineDisplay({ stdout: io.stdout, colors, verbosity });
+}
+
+/** `./.attractor/runs/<UTC timestamp>-<graph name>/`, with `-2`, `-3`... when two runs start in the same second. */
+function freshLogsRoot(graph: Parameters<typeof defaultLogsRoot>[0]['graph'], cwd: string): string {
+  const base = resolve(cwd, defaultLogsRoot({ graph, nowMs: Date.now() }));
+  let candidate = base;
+  for (let suffix = 2; existsSync(candidate); suffix += 1) candidate = `${base}-${suffix}`;
+  return candidate;
+}
+
+/**
+ * First Ctrl-C (or SIGTERM): abort the running stage; the engine stops and keeps the last checkpoint. Second:
+ * print the resume command and exit at once with 130.
+ */
+function installInterruptHandlers(options: {
+  readonly controller: AbortController;
+  readonly display: RunDisplay;
+  readonly io: CliIo;
+  readonly resumeCommand: string;
+  readonly colors: Colors;
+}): () => void {
+  let count = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    count += 1;
+    if (count === 1) {
+      options.display.notice(
+        options.colors.yellow(
+          `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping the running stage… (press Ctrl-C again to exit at once)`,
+        ),
+      );
+      options.controller.abort(new Error(`interrupted by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}`));
+      return;
+    }
+    options.display.pause();
+    options.io.stderr.write(`\nExited at once. Resume with: ${options.resumeCommand}\n`);
+    process.exit(EXIT_INTERRUPTED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/** Quotes a shell argument when it needs it. */
+function quoteArgument(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,35 @@
+import type { SetValue } from '../parse-options.js';
+
+/** The backend choice of `run` and `resume`, recorded in the run directory so that `resume` can reuse it. */
+export interface BackendChoice {
+  /** Simulate LLM stages (spec §4.5 SimulationBackend). */
+  readonly simulate?: boolean;
+  /** JSON file `{ "<node id>": ["fail", "success", ...] }` of simulated outcomes per visit; implies `simulate`. */
+  readonly simulateScript?: string;
+  /** Simulate LLM stages and record tool commands without running them. */
+  readonly dryRun?: boolean;
+  /** Default model for stages that name none (`llm_model`). */
+  readonly model?: string;
+  /** Default provider for stages that name none (`llm_provider`). */
+  readonly provider?: string;
+  /** OpenAI-compatible base URL; default `OPENAI_BASE_URL`, then OpenAI. */
+  readonly baseUrl?: string;
+}
+
+/** Options shared by `attractor run` and `attractor resume`, as commander parses them. */
+export interface RunCliOptions extends BackendChoice {
+  readonly logsDir?: string;
+  readonly workdir?: string;
+  readonly set?: Readonly<Record<string, SetValue>>;
+  readonly maxSteps?: number;
+  readonly autoApprove?: boolean;
+  readonly answer?: readonly string[];
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly verbose?: boolean;
+  readonly strict?: boolean;
+  /** `resume` only: continue at this node. */
+  readonly from?: string;
+  /** `resume` only: the DOT file, when it moved since the run started. */
+  readonly graph?: string;
+}

@@ -1,0 +1,29 @@
+import type { CodergenBackend, HandlerRegistry, Interviewer } from '@attractor/engine';
+import type { Graph } from '@attractor/graph';
+import type { ResolvedBackend } from './backend-choice.js';
+
+/** What a run needs from the plug-in packages (handlers, backends). */
+export interface RunServices {
+  readonly registry: HandlerRegistry;
+  readonly backend: CodergenBackend;
+  /** Asks a person in the terminal; only when stdin is a terminal. */
+  readonly console?: Interviewer;
+  /** Secret values to scrub from events and logs (the API key). */
+  readonly secretValues: readonly string[];
+}
+
+/** Options of a {@link RunServicesFactory}. */
+export interface CreateRunServicesOptions {
+  readonly backend: ResolvedBackend;
+  readonly graph: Graph;
+  /** The interviewer handlers will use (already composed from --answer, --auto-approve and the console). */
+  readonly interviewer: Interviewer;
+  readonly workdir: string;
+  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream;
+  /** The environment handed to agent shell tools (the backend filters secrets out of it). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Builds the handler registry and backend for a run (loaded lazily: only `run` and `resume` need them). */
+export type RunServicesFactory = (options: CreateRunServicesOptions) => Promise<RunServices>;

@@ -1,0 +1,54 @@
+/**
+ * Runs the built `attractor` binary (dist/bin.js) as a real child process with execa.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, type Options, type ResultPromise } from 'execa';
+
+/** The built binary. Tests run after `build` (turbo `test` depends on it). */
+export const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+/** The repository root. */
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+/** examples/pipelines in the repository. */
+export const PIPELINES = join(REPO_ROOT, 'examples', 'pipelines');
+/** examples/sample-project in the repository. */
+export const SAMPLE_PROJECT = join(REPO_ROOT, 'examples', 'sample-project');
+/** This package's test fixtures. */
+export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+/** The environment of the child: the parent's without provider keys and colour settings, plus `extra`. */
+export function childEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (/^OPENAI_|^FORCE_COLOR$|^NO_COLOR$|^CI$/.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+/** Starts `attractor <args>`; resolves with exit code and output, never rejects on a non-zero exit. */
+export function attractor(
+  args: readonly string[],
+  options: {
+    readonly cwd?: string;
+    readonly env?: Readonly<Record<string, string>>;
+    readonly input?: string;
+  } & Pick<Options, 'timeout'> = {},
+): ResultPromise<{ reject: false; extendEnv: false }> {
+  return execa('node', [BIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: childEnv(options.env),
+    extendEnv: false,
+    reject: false,
+    ...(options.input === undefined ? { stdin: 'ignore' } : { input: options.input }),
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+  }) as ResultPromise<{ reject: false; extendEnv: false }>;
+}
+
+/** A fresh temporary directory. */
+export function temporaryDirectory(prefix = 'attractor-cli-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}

@@ -1,0 +1,102 @@
+import { join } from 'node:path';
+import { HandlerRegistry, runPipeline } from '@attractor/engine';
+import { createScriptedHandler } from '@attractor/engine/test';
+import { prepareGraph } from '@attractor/graph';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
+import type { RunSummary } from '../src/inspect/summarize-run.js';
+import { temporaryDirectory } from './helpers/cli.js';
+import { createTestIo } from './helpers/test-io.js';
+
+const SOURCE = `digraph Inspected {
+  graph [goal="Show a run"]
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  plan  [prompt="Plan"]
+  build [prompt="Build", max_retries=2]
+  review [prompt="Review"]
+  never [prompt="Never reached"]
+  start -> plan -> build -> review
+  review -> exit  [condition="outcome=success"]
+  review -> never [condition="outcome=fail"]
+  never -> exit
+}
+`;
+
+let cwd: string;
+let logsRoot: string;
+
+beforeAll(async () => {
+  cwd = await temporaryDirectory();
+  logsRoot = join(cwd, 'runs', 'inspected');
+  const { graph } = prepareGraph(SOURCE, { filename: 'inspected.dot' });
+  const handler = createScriptedHandler({
+    script: {
+      plan: [
+        (call) => {
+          call.runtime.emit({ type: 'agent.usage', inputTokens: 1200, outputTokens: 300 });
+          return { status: 'success' };
+        },
+      ],
+      build: [{ status: 'fail', failureReason: 'compiler crashed' }, 'success'],
+    },
+  });
+  const result = await runPipeline({
+    graph: graph!,
+    registry: new HandlerRegistry({ defaultHandler: handler }),
+    logsRoot,
+    workdir: cwd,
+    clock: { now: () => 0, sleep: async () => {} },
+  });
+  expect(result.status).toBe('success');
+});
+
+describe('attractor inspect', () => {
+  it('--json reports each stage with visits, attempts, status, tokens, and the route', async () => {
+    const io = createTestIo({ cwd });
+    expect(await main({ argv: ['inspect', 'runs/inspected', '--json'], io })).toBe(0);
+    const summary = JSON.parse(io.output()) as RunSummary;
+    expect(summary.state).toBe('success');
+    expect(summary.graphName).toBe('Inspected');
+    expect(summary.route).toEqual(['start', 'plan', 'build', 'review', 'exit']);
+    const build = summary.stages.find((stage) => stage.nodeId === 'build');
+    expect(build).toMatchObject({ visits: 1, attempts: 2, state: 'success' });
+    const plan = summary.stages.find((stage) => stage.nodeId === 'plan');
+    expect(plan).toMatchObject({ inputTokens: 1200, outputTokens: 300 });
+    expect(summary.inputTokens).toBe(1200);
+    expect(summary.stages.some((stage) => stage.nodeId === 'never')).toBe(false);
+  });
+
+  it('prints a table and the route', async () => {
+    const io = createTestIo({ cwd });
+    expect(await main({ argv: ['inspect', logsRoot], io })).toBe(0);
+    const text = io.output();
+    expect(text).toMatch(/^Inspected {2}success$/m);
+    expect(text).toMatch(/^stage\s+visits\s+status\s+attempts\s+duration\s+tokens\s+failure$/m);
+    expect(text).toMatch(/^build\s+1\s+success\s+2\s/m);
+    expect(text).toMatch(/^plan\s+1\s+success\s+1\s+\S+\s+1\.5k$/m);
+    expect(text).toContain('route: start → plan → build → review → exit');
+  });
+
+  it('exits 2 for a directory that is not a run directory', async () => {
+    const io = createTestIo({ cwd });
+    expect(await main({ argv: ['inspect', '.'], io })).toBe(2);
+    expect(io.errors()).toContain('. is not a run directory: it has no manifest.json.');
+  });
+});
+
+describe('attractor render --run', () => {
+  it('fills nodes by their state in the run: succeeded green, not reached grey', async () => {
+    const io = createTestIo({ cwd });
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(cwd, 'inspected.dot'), SOURCE);
+    expect(await main({ argv: ['render', 'inspected.dot', '--run', 'runs/inspected'], io })).toBe(0);
+    const svg = io.output();
+    const fillOf = (id: string): string | undefined =>
+      new RegExp(`<title>${id}</title>\\s*<(?:polygon|ellipse|path)[^>]*fill="([^"]+)"`).exec(svg)?.[1];
+    expect(fillOf('build')).toBe('#c8f2c2');
+    expect(fillOf('never')).toBe('#eeeeee');
+    expect(svg).toMatch(/<g id="node\d+" class="node succeeded">\s*<title>build<\/title>/);
+    expect(svg).toMatch(/<g id="node\d+" class="node not_reached">\s*<title>never<\/title>/);
+  });
+});

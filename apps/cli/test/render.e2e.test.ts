@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { attractor, PIPELINES, temporaryDirectory } from './helpers/cli.js';
+
+/** The <title> of every node group in a Graphviz SVG, with the group's polygon/ellipse fill. */
+function nodeFills(svg: string): Map<string, string | undefined> {
+  const document = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(svg) as {
+    svg: { g: { g: unknown } };
+  };
+  const groups = ([] as Record<string, unknown>[]).concat(document.svg.g.g as Record<string, unknown>[]);
+  const fills = new Map<string, string | undefined>();
+  for (const group of groups) {
+    if (group.class !== 'node') continue;
+    const shape = (group.polygon ?? group.ellipse ?? group.path) as
+      | Record<string, string>
+      | Record<string, string>[];
+    const first = Array.isArray(shape) ? shape[0] : shape;
+    fills.set(String(group.title), first?.fill);
+  }
+  return fills;
+}
+
+describe('attractor render', () => {
+  it('writes a well-formed SVG with one node group per pipeline node', async () => {
+    const directory = await temporaryDirectory();
+    const output = join(directory, 'out', 'build-and-test.svg');
+    const result = await attractor(['render', join(PIPELINES, 'build-and-test.dot'), '-o', output]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('wrote');
+    const svg = await readFile(output, 'utf8');
+    expect(XMLValidator.validate(svg)).toBe(true);
+    const fills = nodeFills(svg);
+    expect([...fills.keys()].sort()).toEqual(
+      [
+        'all_green',
+        'checks',
+        'collect',
+        'docs',
+        'exit',
+        'fix',
+        'package',
+        'plan',
+        'report',
+        'start',
+        'syntax',
+        'tests',
+      ].sort(),
+    );
+    expect(svg).toContain('>Unit tests</text>');
+  });
+
+  it('prints the SVG on stdout without -o, also for a file with dialect keys Graphviz does not know', async () => {
+    const result = await attractor(['render', join(PIPELINES, 'release-approval.dot')]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.startsWith('<?xml')).toBe(true);
+    expect(XMLValidator.validate(result.stdout)).toBe(true);
+    expect(result.stdout).toContain('[A] Approve and publish');
+  });
+
+  it('refuses a pipeline with errors (exit 2) and names the problem', async () => {
+    const directory = await temporaryDirectory();
+    const file = join(directory, 'bad.dot');
+    await import('node:fs/promises').then((fs) => fs.writeFile(file, 'digraph G {\n  a -> \n'));
+    const result = await attractor(['render', file]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`${file}:`);
+    expect(result.stdout).toBe('');
+  });
+});

@@ -1,0 +1,86 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, FIXTURES, PIPELINES } from './helpers/cli.js';
+
+describe('attractor validate (spec §7)', () => {
+  it('accepts every example pipeline with exit code 0 and a summary line', async () => {
+    const files = (await readdir(PIPELINES))
+      .filter((name) => name.endsWith('.dot'))
+      .map((name) => join(PIPELINES, name));
+    const result = await attractor(['validate', ...files]);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(
+      new RegExp(`^${files.length} files checked: 0 errors, \\d+ warnings?$`, 'm'),
+    );
+    for (const file of files) expect(result.stdout).toContain(`✔ ${file}: valid`);
+  });
+
+  it('prints errors like a compiler (file:line:col, excerpt, caret, fix) and exits 1', async () => {
+    const file = join(FIXTURES, 'lint-errors.dot');
+    const result = await attractor(['validate', file]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain(`${file}:5:42: error[attribute_type]: Node "plan" has timeout="soon"`);
+    expect(result.stdout).toContain('> 5 |   plan  [prompt="Plan the work", timeout="soon"]');
+    expect(result.stdout).toMatch(/^\s+\|\s+\^{6}$/m);
+    expect(result.stdout).toContain('fix: Write timeout as a duration');
+    expect(result.stdout).toContain(`✖ ${file}: 1 error, 2 warnings (4 nodes, 3 edges)`);
+  });
+
+  it('shows a DOT syntax error with file:line:col and a caret under the column', async () => {
+    const file = join(FIXTURES, 'syntax-error.dot');
+    const result = await attractor(['validate', file]);
+    expect(result.exitCode).toBe(1);
+    const lines = result.stdout.split('\n');
+    const head = lines.findIndex((line) => line.startsWith(`${file}:4:12: error[dot_syntax]:`));
+    expect(head).toBeGreaterThanOrEqual(0);
+    expect(lines[head + 1]).toBe('> 4 |   start -> ;');
+    // The caret sits under column 12 of the source line (after the "> 4 | " gutter).
+    const caretLine = lines[head + 2] ?? '';
+    expect(caretLine.indexOf('^') - caretLine.indexOf('|') - 2).toBe(11);
+    expect(result.stdout).toContain('fix: ');
+  });
+
+  it('with --json prints one parseable document with every diagnostic and exits 1 on errors', async () => {
+    const good = join(PIPELINES, 'build-and-test.dot');
+    const bad = join(FIXTURES, 'lint-errors.dot');
+    const result = await attractor(['validate', '--json', good, bad]);
+    expect(result.exitCode).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      valid: boolean;
+      errors: number;
+      files: {
+        file: string;
+        valid: boolean;
+        nodes: number;
+        diagnostics: { rule: string; severity: string; span?: { start: { line: number; column: number } } }[];
+      }[];
+    };
+    expect(report.valid).toBe(false);
+    expect(report.errors).toBe(1);
+    expect(report.files.map((file) => [file.file, file.valid])).toEqual([
+      [good, true],
+      [bad, false],
+    ]);
+    const error = report.files[1]?.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
+    expect(error?.rule).toBe('attribute_type');
+    expect(error?.span?.start).toMatchObject({ line: 5, column: 42 });
+  });
+
+  it('exits 2 with a one-line message and no stack trace for a missing file', async () => {
+    const result = await attractor(['validate', 'no/such/pipeline.dot']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /^error: Pipeline file no\/such\/pipeline\.dot not found \(looked at .*pipeline\.dot\)\./,
+    );
+    expect(result.stderr).not.toMatch(/\bat .*\.js:\d+/);
+  });
+
+  it('exits 2 for an unknown option, suggesting the right one', async () => {
+    const result = await attractor(['validate', '--jsn', join(PIPELINES, 'build-and-test.dot')]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("unknown option '--jsn'");
+    expect(result.stderr).toContain('--json');
+  });
+});

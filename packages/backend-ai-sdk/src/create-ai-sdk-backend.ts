@@ -1,0 +1,372 @@
+/**
+ * `createAiSdkBackend`: the engine's `CodergenBackend` (spec §4.5) as a coding agent on the AI SDK's multi-step
+ * tool loop (coding-agent-loop-spec §2). One `generateText` call per stage attempt, with the workdir-confined
+ * tools, steering between steps, the turn limit, fidelity-dependent history, a transcript and usage accounting.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createOpenAI } from '@ai-sdk/openai';
+import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
+import {
+  type Clock,
+  type CodergenBackend,
+  type CodergenRequest,
+  type JsonValue,
+  type Outcome,
+  systemClock,
+} from '@attractor/engine';
+import { generateText, hasToolCall, type ModelMessage, stepCountIs } from 'ai';
+import { createAgentTools, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, type ReportedOutcome } from './agent-tools.js';
+import { buildSystemPrompt } from './build-system-prompt.js';
+import { filterEnvironment } from './filter-environment.js';
+import { toModelCallError } from './map-model-error.js';
+import { reasoningProviderOptions } from './reasoning-provider-options.js';
+import { type BuiltInOpenAI, type ModelProvider, resolveModel } from './resolve-model.js';
+import { selectTools } from './select-tools.js';
+import { resolveToolHooks } from './tool-hooks.js';
+import { createTranscriptWriter } from './transcript-file.js';
+import type { ToolOutputLimit } from './truncate-output.js';
+import { readProjectInstructions } from './workdir-files.js';
+
+/** Default turn limit: model calls per stage attempt. */
+export const DEFAULT_MAX_TURNS = 50;
+
+/** File the final reply is written to in the stage directory (spec §4.5). */
+export const RESPONSE_FILE = 'response.md';
+
+/** Options of {@link createAiSdkBackend}. */
+export interface AiSdkBackendOptions {
+  /**
+   * AI SDK providers by name (`anthropic: createAnthropic({ apiKey })`, `google: ...`), used for nodes whose
+   * `llm_provider` (or inferred provider) has that name. An `openai` entry replaces the built-in one.
+   */
+  readonly providers?: Readonly<Record<string, ModelProvider>>;
+  /** Model for nodes that set no `llm_model` (the CLI's `--model`). Default: none (such a node fails clearly). */
+  readonly defaultModel?: string;
+  /**
+   * Provider for model names that imply none (not `gpt-*`, `o3`, `claude-*`, `gemini-*`, ...), e.g. `qwen2.5-coder`
+   * on a local server. Default: `openai` (the built-in provider, which speaks to any OpenAI-compatible server).
+   */
+  readonly defaultProvider?: string;
+  /**
+   * Base URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama: `http://localhost:11434/v1`). With it the
+   * built-in provider uses Chat Completions; without it, OpenAI's Responses API at api.openai.com. The CLI fills it
+   * from `--base-url` / `OPENAI_BASE_URL`.
+   */
+  readonly baseURL?: string;
+  /**
+   * Which OpenAI API the built-in provider speaks. Default: `chat` (Chat Completions) with a custom `baseURL`,
+   * `responses` (the Responses API) against OpenAI itself. Set `responses` for a compatible server that offers it.
+   */
+  readonly openaiApi?: 'chat' | 'responses';
+  /** API key of the built-in OpenAI provider (the CLI passes `OPENAI_API_KEY`). Default: none (empty key). */
+  readonly apiKey?: string;
+  /**
+   * Working directory the tools are confined to. Default: the run's working directory (`request.workdir`).
+   */
+  readonly workdir?: string;
+  /** Turn limit: model calls per stage attempt (coding-agent-loop-spec §2.8). Default: 50. */
+  readonly maxTurns?: number;
+  /** Default shell timeout, in milliseconds (coding-agent-loop-spec §5.4). Default: 10000. */
+  readonly commandTimeoutMs?: number;
+  /** Largest shell timeout the model may ask for, in milliseconds. Default: 600000. */
+  readonly maxCommandTimeoutMs?: number;
+  /**
+   * Environment of shell commands and tool hooks, before filtering: every variable whose name contains `KEY`,
+   * `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD` or `CREDENTIAL` is removed. Library code never reads `process.env`;
+   * pass it here (the CLI does). Default: empty (bash then uses its built-in `PATH`).
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Per-tool output limits, merged over `DEFAULT_TOOL_OUTPUT_LIMITS` (coding-agent-loop-spec §5.2). */
+  readonly toolOutputLimits?: Readonly<Record<string, ToolOutputLimit>>;
+  /** Extra system-prompt text, appended last (coding-agent-loop-spec §6.1 layer 5). */
+  readonly instructions?: string;
+  /** Time source for timeouts, durations and transcript timestamps. Default: the system clock. */
+  readonly clock?: Clock;
+}
+
+/** The backend, with access to the `full`-fidelity sessions it keeps. */
+export interface AiSdkBackend extends CodergenBackend {
+  /** The message history kept for a thread key (empty when none), oldest first. For inspection and tests. */
+  history(threadKey: string): readonly ModelMessage[];
+}
+
+interface StageUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+}
+
+function contextNumber(request: CodergenRequest, key: string): number {
+  const value = request.context.get(key);
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** `usage.<node>.*` for this attempt and the running totals `usage.total.*` (spec §5.1 context updates). */
+function usageUpdates(request: CodergenRequest, usage: StageUsage): Record<string, JsonValue> {
+  const node = request.node.id;
+  return {
+    [`usage.${node}.input_tokens`]: usage.inputTokens,
+    [`usage.${node}.output_tokens`]: usage.outputTokens,
+    [`usage.${node}.total_tokens`]: usage.totalTokens,
+    'usage.total.input_tokens': contextNumber(request, 'usage.total.input_tokens') + usage.inputTokens,
+    'usage.total.output_tokens': contextNumber(request, 'usage.total.output_tokens') + usage.outputTokens,
+    'usage.total.total_tokens': contextNumber(request, 'usage.total.total_tokens') + usage.totalTokens,
+  };
+}
+
+/** Inserts steering messages into the messages of a step at the positions they were taken. */
+function withSteering(
+  messages: readonly ModelMessage[],
+  initialCount: number,
+  steering: readonly { readonly position: number; readonly message: ModelMessage }[],
+): ModelMessage[] {
+  const result = messages.slice(0, initialCount);
+  const responses = messages.slice(initialCount);
+  for (let index = 0; index <= responses.length; index++) {
+    for (const item of steering) if (item.position === index) result.push(item.message);
+    const response = responses[index];
+    if (response !== undefined) result.push(response);
+  }
+  return result;
+}
+
+function truncate(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}…`;
+}
+
+/**
+ * Creates the AI SDK codergen backend (DESIGN.md "The AI-SDK backend"). Each `run` is one agent session for a
+ * stage attempt:
+ *
+ * - the model comes from the node's `llm_model` / `llm_provider` (after the stylesheet) or `defaultModel`;
+ *   `reasoning_effort` maps to the provider's option (sent to OpenAI itself always, elsewhere when the node sets it);
+ * - the tools are `read_file`, `write_file`, `edit_file`, `shell`, `grep`, `glob` (coding-agent-loop-spec §3.3)
+ *   confined to the working directory, narrowed by the node's `tools` attribute (`none` for a text-only stage),
+ *   plus `report_outcome`, with `tool_hooks.pre`/`.post` (spec §9.7) around each call;
+ * - the loop stops at a text-only reply, a `report_outcome` call or `maxTurns`; steering messages
+ *   (`request.takeSteering()`) are added as user messages before each model call;
+ * - `full` fidelity continues the history of `request.threadKey`; other modes start fresh with `request.preamble`;
+ * - every step and tool call goes to `{stageDir}/transcript.jsonl` and to `request.emit` (`agent.*` events);
+ * - the final reply goes to `{stageDir}/response.md`.
+ *
+ * Returns an Outcome: the `report_outcome` values, or SUCCESS with the reply; either way with `last_response`
+ * and token usage in `contextUpdates` (`usage.<node>.input_tokens|output_tokens|total_tokens` and running
+ * totals `usage.total.*`). Hitting the turn limit is a retryable FAIL.
+ *
+ * @throws {BackendConfigurationError} (not retryable) when the node has no model, its provider has no instance,
+ *   or its `tools` attribute names an unknown tool.
+ * @throws {ModelCallError} when the provider call fails: `retryable` for 429, 5xx, network errors and timeouts;
+ *   terminal for 400/401/403/404 with a message saying what to fix. The AI SDK's own retries are off
+ *   (`maxRetries: 0`) so the engine's retry policy is the only one.
+ *
+ * @example
+ * const backend = createAiSdkBackend({
+ *   baseURL: 'http://localhost:11434/v1',
+ *   apiKey: 'ollama',
+ *   defaultModel: 'qwen2.5-coder',
+ *   env: { PATH: '/usr/bin:/bin' },
+ * });
+ * const result = await runPipeline({ graph, registry, logsRoot: '.attractor/runs/demo', backend });
+ */
+export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBackend {
+  const clock = options.clock ?? systemClock;
+  const maxTurns = Math.max(1, options.maxTurns ?? DEFAULT_MAX_TURNS);
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  const maxCommandTimeoutMs = Math.max(commandTimeoutMs, options.maxCommandTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS);
+  const env = filterEnvironment(options.env ?? {});
+  const secretValues = options.apiKey !== undefined && options.apiKey !== '' ? [options.apiKey] : [];
+  const sessions = new Map<string, readonly ModelMessage[]>();
+  let openai: BuiltInOpenAI | undefined;
+  const builtInOpenAI = (): BuiltInOpenAI => {
+    openai ??= {
+      // An explicit (possibly empty) key keeps the SDK from reading OPENAI_API_KEY from process.env itself.
+      provider: createOpenAI({
+        apiKey: options.apiKey ?? '',
+        ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+      }),
+      api: options.openaiApi ?? (options.baseURL === undefined ? 'responses' : 'chat'),
+      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    };
+    return openai;
+  };
+
+  async function run(request: CodergenRequest): Promise<Outcome> {
+    const { node } = request;
+    const resolved = resolveModel({
+      node,
+      ...(options.providers === undefined ? {} : { providers: options.providers }),
+      ...(options.defaultModel === undefined ? {} : { defaultModel: options.defaultModel }),
+      ...(options.defaultProvider === undefined ? {} : { defaultProvider: options.defaultProvider }),
+      builtInOpenAI,
+    });
+    const toolNames = selectTools(node);
+    const reportOutcome = node.attributes.tools?.value.trim().toLowerCase() !== 'none';
+    const workdir = options.workdir ?? request.workdir;
+    const transcript = createTranscriptWriter({ stageDir: request.stageDir, clock, secretValues });
+    const explicitEffort = node.attributes.reasoning_effort !== undefined;
+    const sendEffort = explicitEffort || (resolved.builtInOpenAI && options.baseURL === undefined);
+    const providerOptions: SharedV3ProviderOptions | undefined = sendEffort
+      ? reasoningProviderOptions(resolved.provider, node.reasoningEffort)
+      : undefined;
+
+    let reported: ReportedOutcome | undefined;
+    const tools = createAgentTools({
+      toolNames,
+      reportOutcome,
+      nodeId: node.id,
+      stageDir: request.stageDir,
+      workdir,
+      env,
+      commandTimeoutMs,
+      maxCommandTimeoutMs,
+      outputLimits: options.toolOutputLimits ?? {},
+      hooks: resolveToolHooks(node, request.graph),
+      clock,
+      emit: request.emit,
+      transcript,
+      onReport: (value) => {
+        reported = value;
+      },
+    });
+
+    const system = buildSystemPrompt({
+      nodeId: node.id,
+      nodeLabel: node.label,
+      goal: request.graph.settings.goal,
+      workdir,
+      platform: process.platform,
+      date: new Date(clock.now()).toISOString().slice(0, 10),
+      modelId: resolved.modelId,
+      toolNames,
+      reportOutcome,
+      projectInstructions: toolNames.length > 0 ? await readProjectInstructions(workdir, resolved.provider) : '',
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    });
+
+    const full = request.fidelity === 'full';
+    const earlier = full ? (sessions.get(request.threadKey) ?? []) : [];
+    const userText = full || request.preamble.trim() === '' ? request.prompt : `${request.preamble}\n\n${request.prompt}`;
+    const initial: ModelMessage[] = [...earlier, { role: 'user', content: userText }];
+    const steering: { position: number; message: ModelMessage }[] = [];
+    await transcript.write({
+      type: 'stage_started',
+      nodeId: node.id,
+      provider: resolved.provider,
+      model: resolved.modelId,
+      fidelity: request.fidelity,
+      threadKey: request.threadKey,
+      continuedMessages: earlier.length,
+      tools: [...toolNames, ...(reportOutcome ? ['report_outcome'] : [])],
+      system,
+      prompt: userText,
+    });
+
+    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+    let stepNumber = 0;
+    let result: Awaited<ReturnType<typeof generateText>>;
+    try {
+      result = await generateText({
+        model: resolved.model,
+        system,
+        messages: initial,
+        ...(Object.keys(tools).length === 0 ? {} : { tools }),
+        stopWhen: [stepCountIs(maxTurns), hasToolCall('report_outcome')],
+        maxRetries: 0,
+        abortSignal: request.abortSignal,
+        ...(providerOptions === undefined ? {} : { providerOptions }),
+        prepareStep: async ({ messages }) => {
+          const taken = await request.takeSteering();
+          for (const text of taken) {
+            steering.push({ position: messages.length - initial.length, message: { role: 'user', content: text } });
+            request.emit({ type: 'stage.log', level: 'info', message: `steering message injected: ${truncate(text, 200)}` });
+            await transcript.write({ type: 'steering', text });
+          }
+          return steering.length === 0 ? undefined : { messages: withSteering(messages, initial.length, steering) };
+        },
+        onStepFinish: async (step) => {
+          stepNumber += 1;
+          const input = step.usage.inputTokens ?? 0;
+          const output = step.usage.outputTokens ?? 0;
+          usage.inputTokens += input;
+          usage.outputTokens += output;
+          usage.totalTokens += step.usage.totalTokens ?? input + output;
+          if (step.text !== '') request.emit({ type: 'agent.text', text: step.text, delta: false });
+          request.emit({ type: 'agent.usage', inputTokens: input, outputTokens: output, model: resolved.modelId });
+          await transcript.write({
+            type: 'step',
+            step: stepNumber,
+            finishReason: step.finishReason,
+            text: step.text,
+            ...(step.reasoningText === undefined ? {} : { reasoning: step.reasoningText }),
+            toolCalls: step.toolCalls.map((call) => ({ callId: call.toolCallId, toolName: call.toolName })),
+            usage: { inputTokens: input, outputTokens: output },
+          });
+        },
+      });
+    } catch (error) {
+      const mapped = toModelCallError(error, resolved);
+      const failure = mapped ?? error;
+      await transcript.write({
+        type: 'error',
+        message: failure instanceof Error ? failure.message : String(failure),
+        ...(mapped === undefined ? {} : { retryable: mapped.retryable, statusCode: mapped.statusCode ?? null }),
+      });
+      if (mapped !== undefined) {
+        request.emit({ type: 'stage.log', level: 'error', message: mapped.message });
+        throw mapped;
+      }
+      throw error;
+    }
+
+    const text = result.text;
+    const history = withSteering([...initial, ...result.response.messages], initial.length, steering);
+    // A `full` stage continues its thread. Every session is also kept under the node id, which is the thread key
+    // a following `full` stage gets from the "previous node" fallback of spec §5.4.
+    if (full) sessions.set(request.threadKey, history);
+    sessions.set(node.id, history);
+    await writeFile(join(request.stageDir, RESPONSE_FILE), text, 'utf8');
+
+    const lastStep = result.steps.at(-1);
+    const turnLimitHit =
+      reported === undefined && result.steps.length >= maxTurns && (lastStep?.toolCalls.length ?? 0) > 0;
+    const updates: Record<string, JsonValue> = {
+      last_response: truncate(text, 200),
+      ...(reported?.contextUpdates ?? {}),
+      ...usageUpdates(request, usage),
+    };
+    let outcome: Outcome;
+    if (reported !== undefined) {
+      outcome = {
+        status: reported.outcome,
+        contextUpdates: updates,
+        notes: reported.notes ?? (truncate(text, 500) || `Stage completed: ${node.id}`),
+        ...(reported.preferredLabel === undefined ? {} : { preferredLabel: reported.preferredLabel }),
+        ...(reported.suggestedNextIds === undefined ? {} : { suggestedNextIds: reported.suggestedNextIds }),
+        ...(reported.failureReason === undefined ? {} : { failureReason: reported.failureReason }),
+      };
+    } else if (turnLimitHit) {
+      request.emit({ type: 'stage.log', level: 'warn', message: `turn limit of ${maxTurns} model calls reached` });
+      outcome = {
+        status: 'fail',
+        failureReason: `The agent reached the turn limit (${maxTurns} model calls) before finishing. Raise maxTurns or split the stage.`,
+        contextUpdates: updates,
+      };
+    } else {
+      outcome = { status: 'success', notes: `Stage completed: ${node.id}`, contextUpdates: updates };
+    }
+    await transcript.write({
+      type: 'stage_finished',
+      status: outcome.status,
+      steps: result.steps.length,
+      usage,
+      ...(turnLimitHit ? { turnLimit: maxTurns } : {}),
+    });
+    return outcome;
+  }
+
+  return {
+    run,
+    history: (threadKey) => sessions.get(threadKey) ?? [],
+  };
+}

@@ -1,0 +1,35 @@
+const MARKER = Symbol.for('attractor.error.BackendConfigurationError');
+
+/** Which setting is wrong. */
+export type BackendConfigurationSetting =
+  /** No model: the node names none and the backend has no `defaultModel`. */
+  | 'model'
+  /** The model's provider has no instance in `providers`. */
+  | 'provider'
+  /** The node's `tools` attribute names a tool that does not exist. */
+  | 'tools';
+
+/**
+ * A stage cannot run because of configuration: no model, a provider without an instance, or a bad `tools`
+ * attribute. Not retryable (spec Appendix D: terminal); the message says what to change.
+ */
+export class BackendConfigurationError extends Error {
+  override readonly name = 'BackendConfigurationError';
+  readonly code = 'BACKEND_CONFIGURATION';
+  readonly setting: BackendConfigurationSetting;
+  /** The node whose stage failed. */
+  readonly nodeId: string;
+  readonly retryable = false;
+  readonly [MARKER] = true;
+
+  constructor(options: { setting: BackendConfigurationSetting; nodeId: string; message: string }) {
+    super(options.message);
+    this.setting = options.setting;
+    this.nodeId = options.nodeId;
+  }
+
+  /** True for a `BackendConfigurationError` from any copy of this package. */
+  static isInstance(error: unknown): error is BackendConfigurationError {
+    return typeof error === 'object' && error !== null && MARKER in error;
+  }
+}

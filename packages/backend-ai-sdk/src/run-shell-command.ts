@@ -1,0 +1,121 @@
+/**
+ * Runs a shell command for the `shell` tool and tool hooks (coding-agent-loop-spec §3.3 `shell`, §4.2, §5.4):
+ * `/bin/bash -c` in its own process group, with a timeout that sends SIGTERM to the whole group, waits 2 s, then
+ * SIGKILL, and returns the output collected so far. Timers go through the injected clock (STYLE.md §5).
+ */
+import type { Clock } from '@attractor/engine';
+import { execa } from 'execa';
+
+/** Options of {@link runShellCommand}. */
+export interface RunShellCommandOptions {
+  readonly command: string;
+  readonly cwd: string;
+  /** The complete environment of the child (already filtered). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Time limit, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Time between SIGTERM and SIGKILL, in milliseconds. Default: 2000. */
+  readonly killGraceMs?: number;
+  /** Text written to the child's stdin (then closed). Default: nothing (stdin closed at once). */
+  readonly input?: string;
+  /** Kills the process group when aborted. */
+  readonly abortSignal?: AbortSignal;
+  readonly clock: Clock;
+}
+
+/** The result of {@link runShellCommand}. */
+export interface ShellCommandResult {
+  /** stdout and stderr interleaved as written. */
+  readonly output: string;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The exit code; undefined when a signal ended the process. */
+  readonly exitCode?: number;
+  readonly signal?: string;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+  readonly durationMs: number;
+}
+
+/** Process groups still running, killed if this process exits first (execa's cleanup is off for detached children). */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
+  });
+}
+
+/**
+ * Runs `command` with `/bin/bash -c` in a new process group and waits for it (and every process of its group that
+ * holds its output open) to finish or be killed. Never rejects for a non-zero exit, a timeout or an abort: they
+ * are reported in the result.
+ */
+export async function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
+  installExitHook();
+  const startedAt = options.clock.now();
+  const child = execa(options.command, {
+    shell: '/bin/bash',
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: false,
+    detached: true,
+    reject: false,
+    all: true,
+    stripFinalNewline: false,
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+  });
+  const pid = child.pid;
+  if (pid !== undefined) liveGroups.add(pid);
+  let timedOut = false;
+  let aborted = false;
+  const timers = new AbortController();
+  const terminate = () => {
+    if (pid === undefined) return;
+    killGroup(pid, 'SIGTERM');
+    options.clock.sleep(options.killGraceMs ?? 2000, timers.signal).then(
+      () => killGroup(pid, 'SIGKILL'),
+      () => undefined,
+    );
+  };
+  options.clock.sleep(options.timeoutMs, timers.signal).then(
+    () => {
+      timedOut = true;
+      terminate();
+    },
+    () => undefined,
+  );
+  const onAbort = () => {
+    aborted = true;
+    terminate();
+  };
+  if (options.abortSignal?.aborted) onAbort();
+  else options.abortSignal?.addEventListener('abort', onAbort, { once: true });
+  const result = await child;
+  timers.abort();
+  // Whatever of a terminated group outlived its leader (e.g. ignoring SIGTERM) goes now.
+  if ((timedOut || aborted) && pid !== undefined) killGroup(pid, 'SIGKILL');
+  options.abortSignal?.removeEventListener('abort', onAbort);
+  if (pid !== undefined) liveGroups.delete(pid);
+  return {
+    output: typeof result.all === 'string' ? result.all : '',
+    stdout: typeof result.stdout === 'string' ? result.stdout : '',
+    stderr: typeof result.stderr === 'string' ? result.stderr : '',
+    ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+    ...(result.signal === undefined ? {} : { signal: result.signal }),
+    timedOut,
+    aborted,
+    durationMs: options.clock.now() - startedAt,
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * The stage transcript `{stageDir}/transcript.jsonl`: one JSON object per line for every model step, tool call,
+ * hook run and steering message, in order, with secrets redacted (DESIGN.md "Events").
+ */
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Clock, redactSecrets } from '@attractor/engine';
+
+/** File name of the transcript inside the stage directory. */
+export const TRANSCRIPT_FILE = 'transcript.jsonl';
+
+/** One transcript line: a `type` plus fields; `timestamp` (ISO-8601) is added by the writer. */
+export interface TranscriptEntry {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/** Appends entries to a stage's transcript, in call order. */
+export interface TranscriptWriter {
+  write(entry: TranscriptEntry): Promise<void>;
+}
+
+/**
+ * A transcript writer for `{stageDir}/transcript.jsonl`. Writes are queued so lines never interleave; values
+ * under secret-named keys and the given secret values are replaced by `[REDACTED]`.
+ */
+export function createTranscriptWriter(options: {
+  readonly stageDir: string;
+  readonly clock: Clock;
+  readonly secretValues: readonly string[];
+}): TranscriptWriter {
+  const path = join(options.stageDir, TRANSCRIPT_FILE);
+  let queue: Promise<void> = Promise.resolve();
+  return {
+    write(entry) {
+      const line = redactSecrets(
+        { timestamp: new Date(options.clock.now()).toISOString(), ...entry },
+        options.secretValues,
+      );
+      queue = queue.then(() => appendFile(path, `${JSON.stringify(line)}\n`, 'utf8'));
+      return queue;
+    },
+  };
+}

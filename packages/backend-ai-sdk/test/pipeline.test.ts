@@ -1,0 +1,163 @@
+/**
+ * The backend inside real pipeline runs (`runPipeline` from @attractor/engine) against the scripted server:
+ * engine-driven retries (spec Appendix D) and the integration smoke test of spec §11.13.
+ */
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFileRunStore, type PipelineEvent, runPipeline } from '@attractor/engine';
+import { createTestClock, createTestGraph } from '@attractor/engine/test';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAiSdkBackend } from '../src/index.js';
+import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../src/test/index.js';
+import { createMinimalRegistry } from './minimal-codergen-handler.js';
+
+let server: ScriptedOpenAIServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'backend-pipeline-'));
+}
+
+describe('createAiSdkBackend in runPipeline (spec Appendix D retries)', () => {
+  it('retries a 429 through the engine and then succeeds', async () => {
+    server = await startScriptedOpenAIServer({
+      script: [{ type: 'error', status: 429, message: 'Rate limit reached' }, { type: 'text', text: 'Done' }],
+    });
+    const graph = createTestGraph({ nodes: [{ id: 'work', maxRetries: 2 }], edges: ['start -> work -> exit'] });
+    const events: PipelineEvent[] = [];
+    const clock = createTestClock();
+    const root = await tempDir();
+
+    const result = await runPipeline({
+      graph,
+      registry: createMinimalRegistry(),
+      logsRoot: join(root, 'run'),
+      workdir: root,
+      clock,
+      backend: createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' }),
+      onEvent: (event) => events.push(event),
+    });
+
+    expect(result.status).toBe('success');
+    expect(server.requests).toHaveLength(2);
+    const failed = events.find((event) => event.type === 'stage.failed');
+    expect(failed).toMatchObject({ nodeId: 'work', willRetry: true, attempt: 1 });
+    expect(failed?.type === 'stage.failed' && failed.error).toContain('Rate limited (HTTP 429)');
+    expect(events.filter((event) => event.type === 'stage.retrying')).toHaveLength(1);
+    expect(clock.sleeps).toHaveLength(1);
+    expect(result.nodeOutcomes.work).toMatchObject({ status: 'success' });
+  });
+
+  it('fails a 401 at once although max_retries allows more attempts', async () => {
+    server = await startScriptedOpenAIServer({ apiKey: 'expected' });
+    const graph = createTestGraph({ nodes: [{ id: 'work', maxRetries: 3 }], edges: ['start -> work -> exit'] });
+    const root = await tempDir();
+
+    const result = await runPipeline({
+      graph,
+      registry: createMinimalRegistry(),
+      logsRoot: join(root, 'run'),
+      workdir: root,
+      clock: createTestClock(),
+      backend: createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'wrong', defaultModel: 'gpt-test' }),
+    });
+
+    expect(result.status).toBe('fail');
+    expect(server.requests).toHaveLength(1);
+    expect(result.nodeOutcomes.work).toMatchObject({ status: 'fail', retryable: false });
+    expect(result.nodeOutcomes.work?.failureReason).toContain('OPENAI_API_KEY');
+  });
+});
+
+describe('integration smoke test (spec §11.13)', () => {
+  it('runs plan -> implement -> review -> done with the real OpenAI client and checks every §11.13 assertion', async () => {
+    server = await startScriptedOpenAIServer({
+      script: [
+        { type: 'text', text: 'Plan: write hello.py that prints Hello World, then run it.' },
+        {
+          type: 'tool-calls',
+          calls: [{ name: 'write_file', arguments: { file_path: 'hello.py', content: 'print("Hello World")\n' } }],
+        },
+        { type: 'tool-calls', calls: [{ name: 'shell', arguments: { command: 'cat hello.py' } }] },
+        { type: 'text', text: 'Wrote hello.py.' },
+        { type: 'tool-calls', calls: [{ name: 'read_file', arguments: { file_path: 'hello.py' } }] },
+        { type: 'text', text: 'The code is correct.' },
+      ],
+    });
+    // The graph of test/fixtures/smoke-pipeline.dot (built directly until the DOT parser lands on main).
+    const graph = createTestGraph({
+      id: 'test_pipeline',
+      settings: { goal: 'Create a hello world Python script' },
+      attrs: { goal: 'Create a hello world Python script' },
+      nodes: [
+        { id: 'start', shape: 'Mdiamond' },
+        { id: 'plan', prompt: 'Plan how to create a hello world script for: $goal' },
+        { id: 'implement', prompt: 'Write the code based on the plan', goalGate: true },
+        { id: 'review', prompt: 'Review the code for correctness' },
+        { id: 'done', shape: 'Msquare' },
+      ],
+      edges: [
+        'start -> plan',
+        'plan -> implement',
+        { from: 'implement', to: 'review', condition: 'outcome=success' },
+        { from: 'implement', to: 'plan', condition: 'outcome=fail', label: 'Retry' },
+        { from: 'review', to: 'done', condition: 'outcome=success' },
+        { from: 'review', to: 'implement', condition: 'outcome=fail', label: 'Fix' },
+      ],
+    });
+    const dot = await readFile(new URL('./fixtures/smoke-pipeline.dot', import.meta.url), 'utf8');
+    const root = await tempDir();
+    const logsRoot = join(root, 'run');
+    const workdir = join(root, 'work');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(workdir);
+
+    // 1. Parse: goal, 5 nodes, 6 edges (as in the DOT source).
+    expect(graph.settings.goal).toBe('Create a hello world Python script');
+    expect(dot).toContain('goal="Create a hello world Python script"');
+    expect(graph.nodes.size).toBe(5);
+    expect(graph.edges).toHaveLength(6);
+
+    // 3. Execute with the LLM backend.
+    const result = await runPipeline({
+      graph,
+      registry: createMinimalRegistry(),
+      logsRoot,
+      workdir,
+      clock: createTestClock(),
+      backend: createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' }),
+    });
+
+    // 4. Verify.
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toContain('implement');
+    for (const node of ['plan', 'implement', 'review']) {
+      for (const file of ['prompt.md', 'response.md', 'status.json']) {
+        expect((await stat(join(logsRoot, node, file))).isFile(), `${node}/${file}`).toBe(true);
+      }
+      expect((await stat(join(logsRoot, node, 'transcript.jsonl'))).isFile()).toBe(true);
+    }
+    expect(await readFile(join(logsRoot, 'plan', 'prompt.md'), 'utf8')).toBe(
+      'Plan how to create a hello world script for: Create a hello world Python script',
+    );
+    expect(await readFile(join(logsRoot, 'review', 'response.md'), 'utf8')).toBe('The code is correct.');
+    expect(await readFile(join(workdir, 'hello.py'), 'utf8')).toBe('print("Hello World")\n');
+    expect(server.requests[3]!.messages.at(-1)?.text).toContain('print("Hello World")');
+
+    // 5. Goal gate: implement's latest outcome is a success.
+    expect(result.nodeOutcomes.implement?.status).toBe('success');
+
+    // 6. Checkpoint.
+    const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
+    expect(checkpoint?.current_node).toBe('done');
+    for (const node of ['plan', 'implement', 'review']) expect(checkpoint?.completed_nodes).toContain(node);
+
+    // Usage accumulates across the stages (6 model calls of 10 + 5 tokens).
+    expect(result.context.get('usage.total.total_tokens')).toBe(90);
+    expect(result.context.get('usage.implement.input_tokens')).toBe(30);
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * The LLM backend contract of spec §4.5 (`CodergenBackend`), extended with what a real agent needs: fidelity and
+ * thread key (spec §5.4), cancellation, the stage directory, the working directory, an event sink and steering.
+ * `@attractor/backend-ai-sdk` implements it; `@attractor/handlers` ships a `SimulationBackend`.
+ */
+import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
+import type { Context } from './context.js';
+import type { Outcome } from './outcome.js';
+import type { EmittableEvent } from './pipeline-event.js';
+
+/** Everything the backend needs for one codergen stage attempt. */
+export interface CodergenRequest {
+  /** The node being executed (model, provider and reasoning effort come from its typed fields). */
+  readonly node: GraphNode;
+  readonly graph: Graph;
+  /** The prompt after `$goal` expansion (falls back to the node label when the node has no prompt). */
+  readonly prompt: string;
+  /** The run context (read-only by convention; return `contextUpdates` in an Outcome to change it). */
+  readonly context: Context;
+  /** The resolved fidelity mode (spec §5.4). `full` means: continue the session of `threadKey`. */
+  readonly fidelity: FidelityMode;
+  /** Session key: stages with the same key share one conversation under `full` fidelity (spec §5.4). */
+  readonly threadKey: string;
+  /** Text describing the run so far, sized by the fidelity mode; empty for `full`. Prepend it to a fresh session. */
+  readonly preamble: string;
+  /** Aborted on node timeout or run cancellation; stop promptly and reject or return a FAIL outcome. */
+  readonly abortSignal: AbortSignal;
+  /** The stage directory `{logsRoot}/{nodeId}` (exists), for transcripts and tool logs. */
+  readonly stageDir: string;
+  /** The run's working directory: the root that coding tools are confined to. */
+  readonly workdir: string;
+  /** Emits a stage-scoped event (tool calls, text, usage); the engine stamps and records it. */
+  readonly emit: (event: EmittableEvent) => void;
+  /**
+   * Takes the steering messages a manager loop wrote for this stage since the last call, oldest first, and
+   * removes them (the codergen handler reads and deletes the files in `{stageDir}/steer/`). Call it between
+   * model turns and add the messages to the conversation as user messages.
+   */
+  readonly takeSteering: () => Promise<string[]>;
+}
+
+/**
+ * An LLM backend (spec §4.5 `CodergenBackend`). Returns the response text (the handler turns it into a SUCCESS
+ * outcome with `last_response`) or a full {@link Outcome}. Throw an error with `retryable: boolean` for
+ * provider failures; the engine reads only that field to decide on retries (STYLE.md §6).
+ *
+ * @example
+ * const echo: CodergenBackend = { run: async (request) => `You said: ${request.prompt}` };
+ */
+export interface CodergenBackend {
+  run(request: CodergenRequest): Promise<string | Outcome>;
+}

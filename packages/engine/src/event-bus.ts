@@ -1,0 +1,163 @@
+/**
+ * Stamps, redacts, records and delivers pipeline events (spec §9.6): to listeners of an eventemitter3 emitter,
+ * to async iterators, and to the run store's `events.jsonl`.
+ */
+import { EventEmitter } from 'eventemitter3';
+import type { Clock } from './clock.js';
+import type { PipelineEvent, PipelineEventType } from './pipeline-event.js';
+import { redactSecrets } from './redact-secrets.js';
+import type { RunStore } from './run-store.js';
+
+/**
+ * The events of a run by `type`, plus `'event'` for every event. Use with `run.events.on(...)`.
+ *
+ * @example
+ * run.events.on('stage.completed', (event) => console.log(event.nodeId, event.status));
+ */
+export type PipelineEventMap = {
+  [TType in PipelineEventType]: (event: Extract<PipelineEvent, { type: TType }>) => void;
+} & {
+  event: (event: PipelineEvent) => void;
+};
+
+/** An event before stamping. */
+export type UnstampedEvent = { readonly type: PipelineEventType } & Record<string, unknown>;
+
+/**
+ * Where the events of a run are delivered: an eventemitter3 emitter, async iterators and an optional callback.
+ * One hub serves a whole `startPipeline` call, across `loop_restart` run directories. Internal to the engine.
+ */
+export class EventHub {
+  readonly emitter = new EventEmitter<PipelineEventMap>();
+  readonly #iterators = new Set<(event: PipelineEvent | undefined) => void>();
+  readonly #forward: ((event: PipelineEvent) => void) | undefined;
+  #closed = false;
+
+  constructor(forward?: (event: PipelineEvent) => void) {
+    this.#forward = forward;
+  }
+
+  /** Delivers a stamped event to every consumer. A throwing listener does not reach the engine. */
+  deliver(event: PipelineEvent): void {
+    for (const push of this.#iterators) push(event);
+    try {
+      this.#forward?.(event);
+    } catch {
+      // Listener faults are the listener's problem; the run goes on (the engine never crashes because of a plug-in).
+    }
+    try {
+      this.emitter.emit(event.type, event as never);
+      this.emitter.emit('event', event);
+    } catch {
+      // Same as above, for emitter listeners.
+    }
+  }
+
+  /**
+   * An async iterator over the events delivered from now on; it ends when the run ends. Events are buffered, so a
+   * slow consumer sees every event.
+   */
+  iterate(): AsyncIterableIterator<PipelineEvent> {
+    const queue: (PipelineEvent | undefined)[] = [];
+    let wake: (() => void) | undefined;
+    let done = this.#closed;
+    const push = (event: PipelineEvent | undefined) => {
+      queue.push(event);
+      wake?.();
+      wake = undefined;
+    };
+    if (!done) this.#iterators.add(push);
+    const iterator: AsyncIterableIterator<PipelineEvent> = {
+      [Symbol.asyncIterator]: () => iterator,
+      next: async () => {
+        while (true) {
+          if (queue.length > 0) {
+            const event = queue.shift();
+            if (event === undefined) {
+              done = true;
+              return { done: true, value: undefined };
+            }
+            return { done: false, value: event };
+          }
+          if (done) return { done: true, value: undefined };
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        }
+      },
+      return: async () => {
+        done = true;
+        this.#iterators.delete(push);
+        return { done: true, value: undefined };
+      },
+    };
+    return iterator;
+  }
+
+  /** Ends every iterator after the events already queued. */
+  close(): void {
+    this.#closed = true;
+    for (const push of this.#iterators) push(undefined);
+    this.#iterators.clear();
+  }
+}
+
+/** Options of {@link EventBus}. */
+export interface EventBusOptions {
+  readonly runId: string;
+  readonly clock: Clock;
+  readonly hub: EventHub;
+  /** Where events are persisted; none for an in-memory run. */
+  readonly store?: RunStore;
+  /** The last `seq` already written to the store (resume). Default: 0. */
+  readonly lastSeq?: number;
+  /** Known secret values to scrub from every event string. */
+  readonly secretValues?: readonly string[];
+  /** Prepended to every event's branch path (a child pipeline's events carry `child:<node>`). */
+  readonly basePath?: readonly string[];
+}
+
+/** Stamps, redacts and records the events of one run directory, and hands them to the hub. Internal to the engine. */
+export class EventBus {
+  #seq: number;
+  #pending: PipelineEvent[] = [];
+  readonly #options: EventBusOptions;
+
+  constructor(options: EventBusOptions) {
+    this.#options = options;
+    this.#seq = options.lastSeq ?? 0;
+  }
+
+  /** The `seq` of the last event emitted. */
+  get lastSeq(): number {
+    return this.#seq;
+  }
+
+  /** Stamps, redacts, queues for persistence and delivers an event. */
+  emit(event: UnstampedEvent, branchPath: readonly string[] = []): PipelineEvent {
+    this.#seq += 1;
+    const path =
+      this.#options.basePath === undefined ? branchPath : [...this.#options.basePath, ...branchPath];
+    const stamped = redactSecrets(
+      {
+        ...event,
+        seq: this.#seq,
+        timestamp: new Date(this.#options.clock.now()).toISOString(),
+        runId: this.#options.runId,
+        ...(path.length > 0 ? { branchPath: path } : {}),
+      },
+      this.#options.secretValues,
+    ) as unknown as PipelineEvent;
+    this.#pending.push(stamped);
+    this.#options.hub.deliver(stamped);
+    return stamped;
+  }
+
+  /** Writes the queued events to the store. */
+  async flush(): Promise<void> {
+    if (this.#pending.length === 0) return;
+    const batch = this.#pending;
+    this.#pending = [];
+    await this.#options.store?.appendEvents(batch);
+  }
+}

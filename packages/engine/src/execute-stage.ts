@@ -1,0 +1,275 @@
+/**
+ * One visit of one node: resolve the handler, run attempts with timeout and cancellation, turn exceptions into
+ * FAIL outcomes, and retry per spec §3.5–3.6 and DESIGN.md "Retrying FAIL".
+ */
+import type { GraphNode } from '@attractor/graph';
+import type { Context } from './context.js';
+import type { UnstampedEvent } from './event-bus.js';
+import { formatDuration } from './format-duration.js';
+import type { Handler } from './handler.js';
+import type { BranchResult, HandlerRuntime, RunBranchOptions, StageFidelity } from './handler-runtime.js';
+import { findNonJson } from './json-value.js';
+import type { Outcome } from './outcome.js';
+import type { EmittableEvent } from './pipeline-event.js';
+import { buildRetryPolicy, retryDelayMs } from './retry-policy.js';
+import type { RunScope } from './run-scope.js';
+import type { StageStatusFile } from './run-store.js';
+import { statusFileToOutcome } from './status-file.js';
+import type { WalkState } from './walk-state.js';
+import { wrapInterviewer } from './wrap-interviewer.js';
+
+/** Everything {@link executeStage} needs. Internal to the engine. */
+export interface StageExecution {
+  readonly scope: RunScope;
+  readonly state: WalkState;
+  readonly node: GraphNode;
+  readonly context: Context;
+  /** Stage directory relative to the run directory. */
+  readonly stagePath: string;
+  readonly stageDir: string;
+  readonly branchPath: readonly string[];
+  readonly visit: number;
+  /** Step number of this execution in the walk (events' `index`). */
+  readonly index: number;
+  readonly fidelity: StageFidelity;
+  readonly abortSignal: AbortSignal;
+  /** Runs a sub-walk for `runtime.runBranch`. */
+  readonly runBranch: (
+    options: RunBranchOptions,
+    stage: { stagePath: string; signal: AbortSignal },
+  ) => Promise<BranchResult>;
+}
+
+/** The result of one visit: the final outcome, or cancellation (never recorded as completed). */
+export type StageResult =
+  | { readonly kind: 'outcome'; readonly outcome: Outcome }
+  | { readonly kind: 'cancelled'; readonly reason: string };
+
+const noop: Handler = { execute: async () => ({ status: 'success' }) };
+
+class StageTimeout extends Error {}
+
+/** Runs every attempt of one visit. Never rejects for handler faults. Internal to the engine. */
+export async function executeStage(execution: StageExecution): Promise<StageResult> {
+  const { scope, state, node } = execution;
+  const policy = buildRetryPolicy(node, scope.graph);
+  const handlerType = scope.graph.handlerType(node);
+  let retriesThisVisit = 0;
+  for (let attempt = 1; ; attempt++) {
+    const startedMs = scope.clock.now();
+    emit(execution, {
+      type: 'stage.started',
+      nodeId: node.id,
+      index: execution.index,
+      visit: execution.visit,
+      attempt,
+      label: node.label,
+      handlerType,
+    });
+    await scope.bus.flush();
+    const result = await runAttempt(execution, attempt, handlerType);
+    if (result.kind === 'cancelled') return result;
+    const outcome = result.outcome;
+    const durationMs = scope.clock.now() - startedMs;
+    const wantsRetry =
+      outcome.status === 'retry' || (outcome.status === 'fail' && outcome.retryable !== false);
+    if (!wantsRetry) {
+      if (retriesThisVisit > 0) state.nodeRetries[node.id] = 0;
+      return { kind: 'outcome', outcome };
+    }
+    const willRetry = attempt < policy.maxAttempts;
+    emit(execution, {
+      type: 'stage.failed',
+      nodeId: node.id,
+      index: execution.index,
+      visit: execution.visit,
+      attempt,
+      error: outcome.failureReason ?? outcome.status,
+      willRetry,
+      durationMs,
+    });
+    if (!willRetry) {
+      if (outcome.status === 'fail') return { kind: 'outcome', outcome };
+      if (node.allowPartial) {
+        return {
+          kind: 'outcome',
+          outcome: { ...outcome, status: 'partial_success', notes: 'retries exhausted, partial accepted' },
+        };
+      }
+      const reason = outcome.failureReason === undefined ? '' : `: ${outcome.failureReason}`;
+      return {
+        kind: 'outcome',
+        outcome: { ...outcome, status: 'fail', failureReason: `max retries exceeded${reason}` },
+      };
+    }
+    retriesThisVisit += 1;
+    state.nodeRetries[node.id] = (state.nodeRetries[node.id] ?? 0) + 1;
+    execution.context.set(`internal.retry_count.${node.id}`, state.nodeRetries[node.id]!);
+    const delayMs = retryDelayMs({ attempt, backoff: policy.backoff, random: scope.random });
+    emit(execution, {
+      type: 'stage.retrying',
+      nodeId: node.id,
+      index: execution.index,
+      visit: execution.visit,
+      attempt,
+      delayMs,
+    });
+    try {
+      await scope.clock.sleep(delayMs, execution.abortSignal);
+    } catch {
+      return { kind: 'cancelled', reason: abortReason(execution.abortSignal) };
+    }
+  }
+}
+
+function emit(execution: StageExecution, event: UnstampedEvent): void {
+  execution.scope.bus.emit(event, execution.branchPath);
+}
+
+/** The message of an abort reason. */
+export function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === 'string' && reason !== '' ? reason : 'cancelled';
+}
+
+type AttemptResult = { kind: 'outcome'; outcome: Outcome } | { kind: 'cancelled'; reason: string };
+
+async function runAttempt(
+  execution: StageExecution,
+  attempt: number,
+  handlerType: string,
+): Promise<AttemptResult> {
+  const { scope, node, context } = execution;
+  const attemptController = new AbortController();
+  const signal = AbortSignal.any([execution.abortSignal, attemptController.signal]);
+  const cleanup: (() => void)[] = [];
+  try {
+    const handler = resolveHandler(execution, handlerType);
+    const runtime = createRuntime(execution, attempt, signal);
+    const racers: Promise<unknown>[] = [
+      Promise.resolve().then(() => handler.execute(node, context, scope.graph, scope.logsRoot, runtime)),
+    ];
+    racers.push(
+      new Promise<never>((_, reject) => {
+        const onAbort = () => reject(execution.abortSignal.reason);
+        if (execution.abortSignal.aborted) onAbort();
+        execution.abortSignal.addEventListener('abort', onAbort, { once: true });
+        cleanup.push(() => execution.abortSignal.removeEventListener('abort', onAbort));
+      }),
+    );
+    // A wait.human node's `timeout` is the interview timeout, never a handler timeout (DESIGN.md "Human gates").
+    const timeoutMs = handlerType === 'wait.human' ? undefined : node.timeoutMs;
+    if (timeoutMs !== undefined && timeoutMs > 0) {
+      const timer = new AbortController();
+      cleanup.push(() => timer.abort());
+      racers.push(
+        scope.clock.sleep(timeoutMs, timer.signal).then(
+          () => {
+            const error = new StageTimeout(`timeout after ${formatDuration(timeoutMs)}`);
+            attemptController.abort(error);
+            throw error;
+          },
+          () => new Promise<never>(() => undefined),
+        ),
+      );
+    }
+    const value = await Promise.race(racers);
+    return { kind: 'outcome', outcome: await acceptOutcome(execution, value) };
+  } catch (error) {
+    if (execution.abortSignal.aborted)
+      return { kind: 'cancelled', reason: abortReason(execution.abortSignal) };
+    return { kind: 'outcome', outcome: errorToOutcome(error) };
+  } finally {
+    for (const step of cleanup) step();
+    if (!attemptController.signal.aborted) attemptController.abort(new Error('stage attempt finished'));
+  }
+}
+
+function resolveHandler(execution: StageExecution, handlerType: string): Handler {
+  const { scope, node } = execution;
+  if (scope.registry.resolveType(node) !== undefined) return scope.registry.resolve(node, scope.graph);
+  // Start and exit are no-ops (spec §4.3–4.4); the engine runs them even when no handler is registered.
+  if (handlerType === 'start' || handlerType === 'exit') return noop;
+  return scope.registry.resolve(node, scope.graph);
+}
+
+/** Turns a thrown value into a FAIL outcome, keeping `retryable` when the error carries it (STYLE.md §6). */
+export function errorToOutcome(error: unknown): Outcome {
+  const message = error instanceof Error ? error.message : String(error);
+  const retryable =
+    typeof error === 'object' && error !== null ? (error as { retryable?: unknown }).retryable : undefined;
+  return {
+    status: 'fail',
+    failureReason: message === '' ? 'handler threw an error without a message' : message,
+    ...(typeof retryable === 'boolean' ? { retryable } : {}),
+  };
+}
+
+async function acceptOutcome(execution: StageExecution, value: unknown): Promise<Outcome> {
+  const { scope, node, stagePath } = execution;
+  if (value === undefined || value === null) {
+    const written: StageStatusFile | undefined = await scope.store.readStageStatus(stagePath);
+    if (written !== undefined) return validateOutcome(statusFileToOutcome(written));
+    if (node.autoStatus)
+      return { status: 'success', notes: 'auto-status: handler completed without writing status' };
+    return {
+      status: 'fail',
+      failureReason: `handler of node "${node.id}" returned no outcome and wrote no status.json (set auto_status=true to treat that as success)`,
+      retryable: false,
+    };
+  }
+  return validateOutcome(value as Outcome);
+}
+
+function validateOutcome(outcome: Outcome): Outcome {
+  if (typeof outcome !== 'object' || typeof outcome.status !== 'string' || outcome.status.trim() === '') {
+    return {
+      status: 'fail',
+      failureReason: `handler returned an invalid outcome (${JSON.stringify(outcome)?.slice(0, 200)}): expected { status: "success" | "fail" | ... }`,
+      retryable: false,
+    };
+  }
+  for (const [key, value] of Object.entries(outcome.contextUpdates ?? {})) {
+    const problem = findNonJson(value);
+    if (problem !== undefined) {
+      return {
+        status: 'fail',
+        failureReason: `context update "${key}" is not JSON (${problem}); store only JSON values in the context`,
+        retryable: false,
+      };
+    }
+  }
+  const status = outcome.status.trim();
+  return status === outcome.status ? outcome : { ...outcome, status };
+}
+
+function createRuntime(execution: StageExecution, attempt: number, signal: AbortSignal): HandlerRuntime {
+  const { scope, node, branchPath } = execution;
+  const emitEvent = (event: EmittableEvent) => {
+    const withNode = 'nodeId' in event && event.nodeId !== undefined ? event : { ...event, nodeId: node.id };
+    scope.bus.emit(withNode as UnstampedEvent, branchPath);
+    void scope.bus.flush();
+  };
+  const runtime: HandlerRuntime = {
+    abortSignal: signal,
+    stageDir: execution.stageDir,
+    runId: scope.runId,
+    workdir: scope.workdir,
+    visit: execution.visit,
+    attempt,
+    fidelity: execution.fidelity,
+    emit: emitEvent,
+    interviewer: wrapInterviewer({
+      inner: scope.interviewer,
+      clock: scope.clock,
+      emit: (event) => scope.bus.emit(event, branchPath),
+      abortSignal: signal,
+    }),
+    artifacts: scope.artifacts,
+    clock: scope.clock,
+    runBranch: (options) => execution.runBranch(options, { stagePath: execution.stagePath, signal }),
+    runChild: (options) => scope.startChild(options, { nodeId: node.id, branchPath, abortSignal: signal }),
+  };
+  return scope.backend === undefined ? runtime : { ...runtime, backend: scope.backend };
+}

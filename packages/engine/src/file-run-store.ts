@@ -1,0 +1,188 @@
+/**
+ * The run directory on disk (spec §5.6, DESIGN.md "Run directory", "Checkpoint"): `manifest.json`,
+ * `checkpoint.json` (atomic: temp file + rename, optional fsync), `events.jsonl` (append-only),
+ * `{stage}/status.json`, and `{stage}/visits/<n>/` for earlier visits.
+ *
+ * Writes are synchronous on purpose: they are small, and a synchronous write-and-rename is several times cheaper
+ * than the promise-based one (see the `bench` script).
+ */
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
+import type { PipelineEvent } from './pipeline-event.js';
+import {
+  CHECKPOINT_VERSION,
+  type Checkpoint,
+  type RunManifest,
+  type RunStore,
+  type StageStatusFile,
+} from './run-store.js';
+
+/** Options of {@link createFileRunStore}. */
+export interface FileRunStoreOptions {
+  /** The run directory; created if missing. */
+  readonly logsRoot: string;
+  /**
+   * fsync `checkpoint.json` (and its directory) before the rename, so a power loss cannot lose the last checkpoint.
+   * Costs roughly 0.3 ms per node on an SSD (see the README). Default: false (a process crash is still safe: the
+   * rename is atomic).
+   */
+  readonly fsync?: boolean;
+}
+
+/**
+ * A {@link RunStore} writing the spec §5.6 run directory.
+ *
+ * @example
+ * const store = createFileRunStore({ logsRoot: '.attractor/runs/2026-01-01T00-00-00Z-demo', fsync: true });
+ */
+export function createFileRunStore(options: FileRunStoreOptions): RunStore {
+  const root = options.logsRoot;
+  const fsync = options.fsync ?? false;
+  mkdirSync(root, { recursive: true });
+  const checkpointPath = join(root, 'checkpoint.json');
+  const temporaryPath = join(root, '.checkpoint.json.tmp');
+  const eventsPath = join(root, 'events.jsonl');
+  let eventsFd: number | undefined;
+
+  const readJson = (path: string): unknown => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new CheckpointCorruptError({ path, reason: 'the file is not valid JSON', cause: error });
+    }
+  };
+
+  return {
+    logsRoot: root,
+    async readManifest() {
+      return readJson(join(root, 'manifest.json')) as RunManifest | undefined;
+    },
+    writeManifest(manifest) {
+      writeFileSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    },
+    async readCheckpoint() {
+      const data = readJson(checkpointPath) as Checkpoint | undefined;
+      if (data === undefined) return undefined;
+      if (typeof data !== 'object' || data === null || data.version !== CHECKPOINT_VERSION) {
+        throw new CheckpointCorruptError({
+          path: checkpointPath,
+          reason: `unsupported checkpoint version ${JSON.stringify((data as { version?: unknown } | null)?.version)} (expected ${CHECKPOINT_VERSION})`,
+        });
+      }
+      return data;
+    },
+    writeCheckpoint(checkpoint) {
+      const text = JSON.stringify(checkpoint);
+      if (fsync) {
+        const fd = openSync(temporaryPath, 'w');
+        try {
+          writeSync(fd, text);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      } else writeFileSync(temporaryPath, text);
+      renameSync(temporaryPath, checkpointPath);
+      if (fsync) {
+        const directory = openSync(root, 'r');
+        try {
+          fsyncSync(directory);
+        } finally {
+          closeSync(directory);
+        }
+      }
+    },
+    appendEvents(events) {
+      if (events.length === 0) return;
+      eventsFd ??= openSync(eventsPath, 'a');
+      let text = '';
+      for (const event of events) text += `${JSON.stringify(event)}\n`;
+      writeSync(eventsFd, text);
+    },
+    async readEvents() {
+      let text: string;
+      try {
+        text = readFileSync(eventsPath, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw error;
+      }
+      const events: PipelineEvent[] = [];
+      for (const line of text.split('\n')) {
+        if (line === '') continue;
+        try {
+          events.push(JSON.parse(line) as PipelineEvent);
+        } catch {
+          // A torn last line from a crash mid-append: the checkpoint never refers to it.
+        }
+      }
+      return events;
+    },
+    prepareStageDir(stagePath, visit) {
+      const directory = join(root, stagePath);
+      if (visit > 1 && existsSync(directory)) {
+        const entries = readdirSync(directory).filter((entry) => entry !== 'visits');
+        if (entries.length > 0) {
+          let archive = join(directory, 'visits', String(visit - 1));
+          for (let suffix = 2; existsSync(archive); suffix++)
+            archive = join(directory, 'visits', `${visit - 1}-${suffix}`);
+          mkdirSync(archive, { recursive: true });
+          for (const entry of entries) renameSync(join(directory, entry), join(archive, entry));
+        }
+      }
+      mkdirSync(directory, { recursive: true });
+      return directory;
+    },
+    writeStageStatus(stagePath, status) {
+      const path = join(root, stagePath, 'status.json');
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, `${JSON.stringify(status, null, 2)}\n`);
+    },
+    async readStageStatus(stagePath) {
+      const path = join(root, stagePath, 'status.json');
+      let text: string;
+      try {
+        text = readFileSync(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+      return JSON.parse(text) as StageStatusFile;
+    },
+    close() {
+      if (eventsFd !== undefined) closeSync(eventsFd);
+      eventsFd = undefined;
+    },
+  };
+}
+
+/** The version of this package, for `manifest.json`. */
+export function readEngineVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * What the engine hands a handler besides the spec's four arguments (DESIGN.md "Handler contract"): the abort
+ * signal, the stage directory, the interviewer and backend slots, the artifact store, time, an event sink, and
+ * the ability to execute part of the graph (`runBranch`) or a whole child pipeline (`runChild`).
+ */
+import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
+import type { ArtifactStore } from './artifact-store.js';
+import type { Clock } from './clock.js';
+import type { CodergenBackend } from './codergen-backend.js';
+import type { Context } from './context.js';
+import type { Interviewer } from './interviewer.js';
+import type { JsonValue } from './json-value.js';
+import type { Outcome, OutcomeStatus } from './outcome.js';
+import type { EmittableEvent } from './pipeline-event.js';
+import type { RunResult } from './run-result.js';
+
+/** The context fidelity resolved for one stage (spec §5.4). */
+export interface StageFidelity {
+  /** Edge `fidelity` → node `fidelity` → graph `default_fidelity` → `compact`; `full` degrades to `summary:high` for the first stage after a resume. */
+  readonly mode: FidelityMode;
+  /** Node `thread_id` → edge `thread_id` → graph default thread → first node class → previous node id. */
+  readonly threadKey: string;
+  /** A summary of the run so far sized for `mode` (chars ≈ tokens × 4); empty for `full`. */
+  readonly preamble: string;
+}
+
+/** Options of {@link HandlerRuntime.runBranch}. */
+export interface RunBranchOptions {
+  /** The first node of the branch (e.g. the target of a fan-out edge). */
+  readonly startNodeId: string;
+  /** The branch's own context, usually `context.clone()`; the branch mutates it. */
+  readonly context: Context;
+  /**
+   * The walk stops before the first node for which this returns true (that node is not executed). The parallel
+   * handler passes `(node) => graph.handlerType(node) === 'parallel.fan_in'`. Default: never.
+   */
+  readonly stopBefore?: (node: GraphNode) => boolean;
+  /** Aborts the branch (in addition to the stage's own signal), e.g. `first_success` cancelling the others. */
+  readonly abortSignal?: AbortSignal;
+  /**
+   * Unique among the calling stage's branches: events carry it in `branchPath`, and stage directories go under
+   * `{stageDir}/branches/{branchId}/{nodeId}/`. Letters, digits, `.`, `_`, `-` only.
+   */
+  readonly branchId: string;
+}
+
+/** The result of {@link HandlerRuntime.runBranch}. */
+export interface BranchResult {
+  /**
+   * `success` when the branch reached its stop node, a terminal node or an outgoing-edge-free node after a
+   * non-FAIL outcome; `fail` on a FAIL without a route, a dead end, a loop guard or an exception; `cancelled`
+   * when aborted. The last node's own status is in `outcome`.
+   */
+  readonly status: 'success' | 'fail' | 'cancelled';
+  /** The last node the branch executed (the start node id when it executed none). */
+  readonly lastNodeId: string;
+  /** The node the walk stopped before (`stopBefore` returned true), when that is why it ended. */
+  readonly stoppedAt?: string;
+  /** The node executions of the branch, in order. */
+  readonly completedNodes: readonly string[];
+  /** The last node's outcome (a synthetic FAIL when the branch failed before any node completed). */
+  readonly outcome: Outcome;
+  /** The branch context after the walk (the `context` passed in). */
+  readonly context: Context;
+  /** Keys the branch added or changed relative to its context at the start. */
+  readonly contextUpdates: Readonly<Record<string, JsonValue>>;
+  /** `last_response` of the branch context, when a stage set it. */
+  readonly lastResponse?: string;
+  readonly failureReason?: string;
+}
+
+/** Options of {@link HandlerRuntime.runChild}. */
+export interface RunChildOptions {
+  /** The child pipeline, already built and validated by the caller. */
+  readonly graph: Graph;
+  /** The child's own run directory (created if missing). */
+  readonly logsRoot: string;
+  /** Initial context values for the child (graph attributes are mirrored as usual). */
+  readonly context?: Readonly<Record<string, JsonValue>>;
+  /** The child's working directory. Default: the parent run's `workdir`. */
+  readonly workdir?: string;
+  /** Cancels the child (in addition to the parent stage's signal). */
+  readonly abortSignal?: AbortSignal;
+}
+
+/** A snapshot of a running or finished child pipeline, for a supervisor's observe step (spec §4.11). */
+export interface ChildRunStatus {
+  readonly state: 'running' | 'completed' | 'failed' | 'cancelled';
+  /** The node executing now (or the last one executed when not running). */
+  readonly currentNodeId?: string;
+  /** The stage directory of `currentNodeId`: steering files go to `{currentStageDir}/steer/`. */
+  readonly currentStageDir?: string;
+  /** Node executions so far, in order. */
+  readonly completedNodes: readonly string[];
+  /** The latest outcome of each node so far. */
+  readonly nodeOutcomes: Readonly<Record<string, Outcome>>;
+  /** Retry counts per node so far. */
+  readonly nodeRetries: Readonly<Record<string, number>>;
+  /** The last outcome status recorded, if any. */
+  readonly lastStatus?: OutcomeStatus;
+  /** The run's failure reason once it ended in `failed`/`cancelled`. */
+  readonly failureReason?: string;
+}
+
+/** A child pipeline started by {@link HandlerRuntime.runChild}. */
+export interface ChildRunHandle {
+  /** The child's run id. */
+  readonly runId: string;
+  readonly logsRoot: string;
+  /** The current status; cheap to call on every poll. */
+  status(): ChildRunStatus;
+  /** Settles when the child ends. Rejects only on infrastructure faults, like `runPipeline`. */
+  readonly result: Promise<RunResult>;
+  /** Cancels the child; `result` then resolves with status `cancelled`. */
+  cancel(reason?: string): void;
+}
+
+/**
+ * The per-attempt services the engine gives a handler (DESIGN.md "Handler contract").
+ */
+export interface HandlerRuntime {
+  /** Aborted on node `timeout` (the attempt then fails with `timeout after <d>`) or run cancellation. */
+  readonly abortSignal: AbortSignal;
+  /** `{logsRoot}/{nodeId}` (or the branch equivalent), created by the engine before `execute`. */
+  readonly stageDir: string;
+  /** The run id (the run directory's name). */
+  readonly runId: string;
+  /** The run's working directory: cwd of tool commands, root of agent file tools. */
+  readonly workdir: string;
+  /** Which visit of this node this is, from 1 (spec: retries inside a visit do not count). */
+  readonly visit: number;
+  /** Which attempt within the visit, from 1 (at most `max_retries + 1`). */
+  readonly attempt: number;
+  /** Fidelity mode, thread key and preamble for this stage (spec §5.4). */
+  readonly fidelity: StageFidelity;
+  /** Emits a stage-scoped event; the engine stamps it and appends it to `events.jsonl` (secrets redacted). */
+  emit(event: EmittableEvent): void;
+  /**
+   * The run's interviewer, wrapped by the engine: it emits `interview.*` events and applies
+   * `question.timeoutMs` (answering with `question.default` or `{ value: 'timeout' }`). When the run was started
+   * without an interviewer, asking rejects with a clear error.
+   */
+  readonly interviewer: Interviewer;
+  /** The LLM backend given to the run, if any. */
+  readonly backend?: CodergenBackend;
+  /** The run's artifact store (spec §5.5). */
+  readonly artifacts: ArtifactStore;
+  /** The run's clock; use it instead of timers so tests stay fast. */
+  readonly clock: Clock;
+  /**
+   * Executes part of the graph with the engine's own loop (routing, retries, loop guards, events, stage
+   * directories under `{stageDir}/branches/{branchId}/`) on the given context, until `stopBefore` matches, a
+   * terminal node is reached, or the walk dead-ends. Never rejects for stage failures; see {@link BranchResult}.
+   * Used by the parallel handler (one call per fan-out edge, concurrently).
+   */
+  runBranch(options: RunBranchOptions): Promise<BranchResult>;
+  /**
+   * Starts a whole child pipeline in its own run directory, with the same interviewer, backend, handlers, clock
+   * and event sink (its events carry `branchPath: [..., 'child:<nodeId>']`). Returns at once; observe it with
+   * `status()`, await `result`. Used by the manager loop handler (spec §4.11).
+   */
+  runChild(options: RunChildOptions): ChildRunHandle;
+}

@@ -1,0 +1,113 @@
+export type { ArtifactInfo, ArtifactStore, StoreArtifactOptions } from './artifact-store.js';
+export type { BuildPreambleOptions } from './build-preamble.js';
+export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';
+export type { Clock } from './clock.js';
+export { systemClock } from './clock.js';
+export type { CodergenBackend, CodergenRequest } from './codergen-backend.js';
+export { Context } from './context.js';
+export { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
+export { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
+export { ContextValueError } from './errors/context-value-error.js';
+export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
+export type { ResumeErrorReason } from './errors/resume-error.js';
+export { ResumeError } from './errors/resume-error.js';
+export type { EvaluateRunConditionOptions } from './evaluate-run-condition.js';
+export { evaluateRunCondition } from './evaluate-run-condition.js';
+export type { PipelineEventMap } from './event-bus.js';
+export type { ArtifactStoreOptions } from './file-artifact-store.js';
+export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-artifact-store.js';
+export type { FileRunStoreOptions } from './file-run-store.js';
+export { createFileRunStore } from './file-run-store.js';
+export { formatDuration } from './format-duration.js';
+export type {
+  FindUnsatisfiedGoalGateOptions,
+  ResolveRetryTargetOptions,
+  RetryTarget,
+  RetryTargetSource,
+} from './goal-gates.js';
+export { findUnsatisfiedGoalGate, resolveRetryTarget } from './goal-gates.js';
+export { graphFingerprint } from './graph-fingerprint.js';
+export type { Handler } from './handler.js';
+export type { HandlerRegistryOptions } from './handler-registry.js';
+export { HandlerRegistry } from './handler-registry.js';
+export type {
+  BranchResult,
+  ChildRunHandle,
+  ChildRunStatus,
+  HandlerRuntime,
+  RunBranchOptions,
+  RunChildOptions,
+  StageFidelity,
+} from './handler-runtime.js';
+export type {
+  Answer,
+  AskOptions,
+  Interviewer,
+  Question,
+  QuestionOption,
+  QuestionType,
+} from './interviewer.js';
+export type { JsonObject, JsonPrimitive, JsonValue } from './json-value.js';
+export { findNonJson } from './json-value.js';
+export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
+export { isSuccessStatus } from './outcome.js';
+export type {
+  AgentTextEvent,
+  AgentToolCallCompletedEvent,
+  AgentToolCallStartedEvent,
+  AgentUsageEvent,
+  CheckpointSavedEvent,
+  EmittableEvent,
+  InterviewCompletedEvent,
+  InterviewStartedEvent,
+  InterviewTimeoutEvent,
+  ParallelBranchCompletedEvent,
+  ParallelBranchStartedEvent,
+  ParallelCompletedEvent,
+  ParallelStartedEvent,
+  PipelineCancelledEvent,
+  PipelineCompletedEvent,
+  PipelineEvent,
+  PipelineEventBase,
+  PipelineEventType,
+  PipelineFailedEvent,
+  PipelineRestartedEvent,
+  PipelineStartedEvent,
+  StageCompletedEvent,
+  StageCustomEvent,
+  StageFailedEvent,
+  StageLogEvent,
+  StageRetryingEvent,
+  StageScopedEvent,
+  StageStartedEvent,
+} from './pipeline-event.js';
+export { isSecretKey, REDACTED, redactSecrets } from './redact-secrets.js';
+export type { ResolveFidelityOptions, ResolveThreadKeyOptions } from './resolve-fidelity.js';
+export { DEFAULT_FIDELITY, resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
+export type { BackoffConfig, RetryDelayOptions, RetryPolicy, RetryPresetName } from './retry-policy.js';
+export { buildRetryPolicy, DEFAULT_BACKOFF, RETRY_PRESETS, retryDelayMs } from './retry-policy.js';
+export type {
+  PipelineRun,
+  PipelineServicesOptions,
+  ResumePipelineOptions,
+  RunPipelineOptions,
+} from './run-pipeline.js';
+export {
+  defaultLogsRoot,
+  resumePipeline,
+  runPipeline,
+  startPipeline,
+  startResumedPipeline,
+} from './run-pipeline.js';
+export type { RunResult, RunStatus } from './run-result.js';
+export type { Checkpoint, RunManifest, RunStore, StageRecord, StageStatusFile } from './run-store.js';
+export { CHECKPOINT_VERSION } from './run-store.js';
+export type {
+  EdgeConditionContext,
+  EdgeSelection,
+  EdgeSelectionReason,
+  SelectEdgeOptions,
+} from './select-edge.js';
+export { bestByWeightThenLexical, normalizeLabel, selectEdge } from './select-edge.js';
+export { outcomeToStatusFile, statusFileToOutcome } from './status-file.js';
+export { TIMEOUT_ANSWER } from './wrap-interviewer.js';

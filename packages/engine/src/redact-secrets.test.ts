@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { isSecretKey, REDACTED, redactSecrets } from './redact-secrets.js';
+
+describe('redactSecrets (DESIGN.md Events: secrets never logged)', () => {
+  it.each(['OPENAI_API_KEY', 'apiKey', 'github.token', 'AWS_SECRET_ACCESS_KEY', 'password', 'client_secret'])(
+    'treats %s as secret',
+    (key) => {
+      expect(isSecretKey(key)).toBe(true);
+    },
+  );
+
+  it.each(['key', 'inputTokens', 'monkey', 'keyboard', 'threadKey', 'label'])(
+    'does not treat %s as secret',
+    (key) => {
+      expect(isSecretKey(key)).toBe(false);
+    },
+  );
+
+  it('redacts string values under secret keys at any depth, and known secret values anywhere', () => {
+    const event = {
+      type: 'agent.tool_call.started',
+      arguments: { env: { OPENAI_API_KEY: 'sk-live-123456' }, command: 'curl -H "Bearer sk-other-999"' },
+      options: [{ key: 'Y', label: 'Yes' }],
+    };
+    const redacted = redactSecrets(event, ['sk-other-999']);
+    expect(redacted.arguments.env.OPENAI_API_KEY).toBe(REDACTED);
+    expect(redacted.arguments.command).toBe(`curl -H "Bearer ${REDACTED}"`);
+    expect(redacted.options[0]!.key).toBe('Y');
+    expect(event.arguments.env.OPENAI_API_KEY).toBe('sk-live-123456');
+  });
+
+  it('returns the same object when nothing is secret', () => {
+    const value = { a: 1, b: ['x'] };
+    expect(redactSecrets(value)).toBe(value);
+  });
+});

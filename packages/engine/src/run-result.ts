@@ -1,0 +1,25 @@
+/**
+ * What `runPipeline` / `resumePipeline` resolve with.
+ */
+import type { Context } from './context.js';
+import type { Outcome } from './outcome.js';
+
+/** The final status of a run: `cancelled` means the run's AbortSignal stopped it; the run can be resumed. */
+export type RunStatus = 'success' | 'fail' | 'cancelled';
+
+/** The result of a whole run (spec §3.2 final Outcome, plus the run's state). */
+export interface RunResult {
+  readonly status: RunStatus;
+  /** Why the run failed or was cancelled, naming the node and the limit where one applies. */
+  readonly failureReason?: string;
+  /** Every node execution of the run in order (a node visited twice appears twice), across resumes. */
+  readonly completedNodes: readonly string[];
+  /** The latest outcome of every node that ran (DESIGN.md "Goal gates across loops and resume"). */
+  readonly nodeOutcomes: Readonly<Record<string, Outcome>>;
+  /** The final context. */
+  readonly context: Context;
+  /** The run directory. After a `loop_restart` this is the last (newest) run directory. */
+  readonly logsRoot: string;
+  /** Wall time of this invocation, in milliseconds (from the injected clock). */
+  readonly durationMs: number;
+}

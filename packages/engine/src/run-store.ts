@@ -1,0 +1,137 @@
+/**
+ * Persistence of a run (DESIGN.md "Checkpoint", "Run directory"): the manifest, the checkpoint, the event log
+ * and per-stage status files. `createFileRunStore` (file-run-store.ts) writes the spec §5.6 run directory;
+ * `createMemoryRunStore` from `@attractor/engine/test` keeps everything in memory.
+ */
+import type { JsonValue } from './json-value.js';
+import type { Outcome, OutcomeStatus } from './outcome.js';
+import type { PipelineEvent } from './pipeline-event.js';
+
+/** The current checkpoint format version. A checkpoint with another version is refused on resume. */
+export const CHECKPOINT_VERSION = 1;
+
+/** `manifest.json`: what ran, from where, and when (DESIGN.md "Run directory"). */
+export interface RunManifest {
+  readonly version: 1;
+  readonly run_id: string;
+  readonly graph_name: string;
+  readonly goal: string;
+  /** The DOT file the graph came from, when known. */
+  readonly source_path?: string;
+  /** sha256 (hex) of the DOT source, or of a canonical serialisation of the graph when it has no source. */
+  readonly source_sha256: string;
+  /** ISO-8601. */
+  readonly started_at: string;
+  /** Version of `@attractor/engine` that created the run. */
+  readonly engine_version: string;
+  /** The run's working directory. */
+  readonly workdir: string;
+  /** Set when a `loop_restart` edge continued this run in a sibling directory. */
+  readonly restarted_to?: string;
+  /** Set on the sibling directory of a `loop_restart`: the directory it continues. */
+  readonly restarted_from?: string;
+}
+
+/** A short record of a completed stage, kept (bounded) in the checkpoint to build fidelity preambles after resume. */
+export interface StageRecord {
+  readonly node: string;
+  readonly status: OutcomeStatus;
+  readonly notes?: string;
+  readonly failure_reason?: string;
+}
+
+/**
+ * `checkpoint.json` (spec §5.3 extended by DESIGN.md "Checkpoint"). Its size depends on the graph and the context,
+ * never on the length of the run: the full history lives in `events.jsonl`.
+ */
+export interface Checkpoint {
+  readonly version: typeof CHECKPOINT_VERSION;
+  /** ISO-8601. */
+  readonly timestamp: string;
+  readonly run_id: string;
+  /** Must match the manifest's `source_sha256`; resume refuses a different graph. */
+  readonly graph_sha256: string;
+  /** Where the run stands: `running` (resumable at `next_node`), or its final status. */
+  readonly state: 'running' | 'success' | 'fail' | 'cancelled';
+  /** The last completed node (spec §5.3). Empty before the first node completes. */
+  readonly current_node: string;
+  /** The node to execute next, already selected so that resume never re-decides a route; null when the run ended. */
+  readonly next_node: string | null;
+  /** The incoming edge's index in `graph.edges` for `next_node`, for fidelity/thread resolution after resume. */
+  readonly next_edge_index: number | null;
+  /** Distinct completed node ids in the order of their first completion (bounded by the graph's size). */
+  readonly completed_nodes: readonly string[];
+  /** Number of node executions so far (the `max_steps` counter). */
+  readonly step_count: number;
+  /** Retry counters per node (spec §5.3). */
+  readonly node_retries: Readonly<Record<string, number>>;
+  /** Visit counters per node (loop guards). */
+  readonly node_visits: Readonly<Record<string, number>>;
+  /** The latest outcome per node (goal gates across resume). */
+  readonly node_outcomes: Readonly<Record<string, Outcome>>;
+  /** Goal-gate jumps taken so far (`max_gate_retries`). */
+  readonly gate_retries: number;
+  /** Nodes whose `fallback_retry_target` was already taken (once per failing node per run). */
+  readonly fallbacks_taken: readonly string[];
+  /** For the `stuck` guard: per node, the last failure reason and how many consecutive visits failed with it. */
+  readonly failure_streaks: Readonly<Record<string, { readonly reason: string; readonly count: number }>>;
+  /** The fidelity mode the last completed stage used (to degrade `full` once after resume, spec §5.3). */
+  readonly last_fidelity: string | null;
+  /** The most recent stages (at most 50), newest last, for fidelity preambles. */
+  readonly recent_stages: readonly StageRecord[];
+  /** The context values. */
+  readonly context: Readonly<Record<string, JsonValue>>;
+  /** The most recent run log entries (at most 100). */
+  readonly logs: readonly string[];
+  /** The run's failure or cancellation reason once it ended. */
+  readonly failure_reason?: string;
+  /** The last event `seq` written before this checkpoint. */
+  readonly last_seq: number;
+}
+
+/**
+ * Where a run's state goes. All paths are relative to the run directory and use `/`.
+ *
+ * Writes may be synchronous (return void) for speed; the engine awaits whatever they return. Implementations must
+ * make `writeCheckpoint` atomic: a reader sees either the previous or the new checkpoint, never a torn one.
+ */
+export interface RunStore {
+  /** The run directory (absolute path for file stores; an identifier for others). */
+  readonly logsRoot: string;
+  readManifest(): Promise<RunManifest | undefined>;
+  writeManifest(manifest: RunManifest): void | Promise<void>;
+  /**
+   * The latest checkpoint, or undefined when none was written.
+   * @throws {CheckpointCorruptError} when it exists but does not parse or has another version.
+   */
+  readCheckpoint(): Promise<Checkpoint | undefined>;
+  /** Replaces the checkpoint atomically. */
+  writeCheckpoint(checkpoint: Checkpoint): void | Promise<void>;
+  /** Appends events to the event log (`events.jsonl`), in order. */
+  appendEvents(events: readonly PipelineEvent[]): void | Promise<void>;
+  /** Every event written so far, in order. Torn trailing lines (from a crash) are ignored. */
+  readEvents(): Promise<PipelineEvent[]>;
+  /**
+   * Makes the stage directory ready for visit `visit` of a node: when `visit > 1` and the directory holds an earlier
+   * visit's files, moves them to `{stagePath}/visits/{visit - 1}/` first (evidence is never overwritten); then
+   * creates the directory. Returns the directory's absolute path.
+   */
+  prepareStageDir(stagePath: string, visit: number): string | Promise<string>;
+  /** Writes `{stagePath}/status.json` (spec Appendix C fields plus `failure_reason`). */
+  writeStageStatus(stagePath: string, status: StageStatusFile): void | Promise<void>;
+  /** Reads `{stagePath}/status.json` when present (written by a handler or a tool it ran). */
+  readStageStatus(stagePath: string): Promise<StageStatusFile | undefined>;
+  /** Flushes and releases resources (open file handles). */
+  close(): void | Promise<void>;
+}
+
+/** The JSON shape of `status.json` (spec Appendix C). */
+export interface StageStatusFile {
+  readonly outcome: OutcomeStatus;
+  readonly preferred_label?: string;
+  readonly suggested_next_ids?: readonly string[];
+  readonly context_updates?: Readonly<Record<string, JsonValue>>;
+  readonly notes?: string;
+  readonly failure_reason?: string;
+  readonly retryable?: boolean;
+}

@@ -1,0 +1,15 @@
+export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.js';
+export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
+export type { MemoryRunStore } from './memory-run-store.js';
+export { createMemoryRunStore } from './memory-run-store.js';
+export type {
+  ScriptedCall,
+  ScriptedHandler,
+  ScriptedHandlerOptions,
+  ScriptStep,
+} from './scripted-handler.js';
+export { createScriptedHandler } from './scripted-handler.js';
+export type { ScriptedInterviewer } from './scripted-interviewer.js';
+export { createScriptedInterviewer } from './scripted-interviewer.js';
+export type { TestClock, TestClockOptions } from './test-clock.js';
+export { createTestClock } from './test-clock.js';

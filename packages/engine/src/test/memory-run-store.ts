@@ -1,0 +1,54 @@
+/**
+ * An in-memory {@link RunStore} for tests and embedders that do not want files.
+ */
+import type { PipelineEvent } from '../pipeline-event.js';
+import type { Checkpoint, RunManifest, RunStore, StageStatusFile } from '../run-store.js';
+
+/** A {@link RunStore} whose state is inspectable. */
+export interface MemoryRunStore extends RunStore {
+  readonly events: PipelineEvent[];
+  /** Every checkpoint written, oldest first. */
+  readonly checkpoints: Checkpoint[];
+  readonly statuses: Map<string, StageStatusFile>;
+  /** Stage paths prepared, with the visit number. */
+  readonly preparedStages: { stagePath: string; visit: number }[];
+  manifest: RunManifest | undefined;
+}
+
+/**
+ * Creates a {@link MemoryRunStore}. Stage directories are not created on disk, so handlers that write files need
+ * the file store.
+ */
+export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
+  const store: MemoryRunStore = {
+    logsRoot,
+    events: [],
+    checkpoints: [],
+    statuses: new Map(),
+    preparedStages: [],
+    manifest: undefined,
+    readManifest: async () => store.manifest,
+    writeManifest(manifest) {
+      store.manifest = structuredClone(manifest);
+    },
+    readCheckpoint: async () => structuredClone(store.checkpoints.at(-1)),
+    writeCheckpoint(checkpoint) {
+      store.checkpoints.push(JSON.parse(JSON.stringify(checkpoint)) as Checkpoint);
+    },
+    appendEvents(events) {
+      store.events.push(...events);
+    },
+    readEvents: async () => [...store.events],
+    prepareStageDir(stagePath, visit) {
+      store.preparedStages.push({ stagePath, visit });
+      store.statuses.delete(stagePath);
+      return `${logsRoot}/${stagePath}`;
+    },
+    writeStageStatus(stagePath, status) {
+      store.statuses.set(stagePath, structuredClone(status));
+    },
+    readStageStatus: async (stagePath) => store.statuses.get(stagePath),
+    close() {},
+  };
+  return store;
+}

@@ -1,0 +1,98 @@
+/**
+ * The `codergen` handler (spec §4.5): builds the prompt, records `prompt.md` / `response.md` / `status.json` in the
+ * stage directory, and calls the LLM backend with the engine's `CodergenRequest`.
+ */
+import type { CodergenBackend, Handler, JsonValue, Outcome } from '@attractor/engine';
+import type { Graph, GraphNode } from '@attractor/graph';
+import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
+import { readWrittenStatus, removeStatusFile, writeStageFile, writeStatusFile } from './stage-files.js';
+
+/** Length of `last_response` in the context, in characters (spec §4.5). */
+export const LAST_RESPONSE_MAX_CHARS = 200;
+
+/** Options of {@link createCodergenHandler}. */
+export interface CodergenHandlerOptions {
+  /**
+   * The backend to call. Default: `runtime.backend` (the one given to `runPipeline`). Without either, the stage
+   * fails with an explanation instead of pretending (use `createSimulationBackend()` for offline runs).
+   */
+  readonly backend?: CodergenBackend;
+}
+
+/**
+ * The prompt of an LLM stage (spec §4.5): the node's `prompt`, else its `label`, with `$goal` replaced by the
+ * graph goal (a no-op when the `expand_goal_variable` transform already ran).
+ */
+export function buildStagePrompt(node: GraphNode, graph: Graph): string {
+  const text = node.prompt.trim() === '' ? node.label : node.prompt;
+  return text.replaceAll('$goal', graph.settings.goal);
+}
+
+/**
+ * Creates the `codergen` handler (spec §4.5).
+ *
+ * Per attempt it writes `prompt.md`, removes a stale `status.json`, calls `backend.run(request)` with the full
+ * `CodergenRequest` (fidelity, thread key, preamble, abort signal, stage and working directories, event sink,
+ * `takeSteering()` over `{stageDir}/steer/`), writes `response.md` for a text answer, and returns SUCCESS with
+ * `last_stage` and `last_response` (first 200 characters) in the context updates. A backend may instead return an
+ * `Outcome`. A `status.json` that the backend's agent wrote in the stage directory during the stage overrides
+ * both (spec Appendix C); its context updates are merged over `last_stage` / `last_response`. A thrown error
+ * becomes FAIL with its message, keeping its `retryable` flag (spec Appendix D).
+ *
+ * @example
+ * registry.register('codergen', createCodergenHandler({ backend: createSimulationBackend() }));
+ */
+export function createCodergenHandler(options: CodergenHandlerOptions = {}): Handler {
+  return {
+    async execute(node, context, graph, _logsRoot, runtime) {
+      const { stageDir } = runtime;
+      const prompt = buildStagePrompt(node, graph);
+      await writeStageFile(stageDir, 'prompt.md', prompt);
+      await removeStatusFile(stageDir);
+      const backend = options.backend ?? runtime.backend;
+      if (backend === undefined) {
+        return {
+          status: 'fail',
+          failureReason: `Node "${node.id}" is an LLM stage (codergen) but the run has no backend: pass \`backend\` to runPipeline or createDefaultRegistry, or use createSimulationBackend() to run offline.`,
+          retryable: false,
+        };
+      }
+      const request = createCodergenRequest({ node, graph, prompt, context, runtime });
+      let outcome: Outcome;
+      try {
+        const result = await backend.run(request);
+        if (typeof result === 'string') {
+          await writeStageFile(stageDir, 'response.md', result);
+          outcome = {
+            status: 'success',
+            notes: `Stage completed: ${node.id}`,
+            contextUpdates: {
+              last_stage: node.id,
+              last_response: result.slice(0, LAST_RESPONSE_MAX_CHARS),
+            },
+          };
+        } else {
+          outcome = {
+            ...result,
+            contextUpdates: { last_stage: node.id, ...(result.contextUpdates ?? {}) },
+          };
+        }
+      } catch (error) {
+        outcome = errorToFailOutcome(error);
+      }
+      const written = await readWrittenStatus(stageDir);
+      if (written !== undefined) outcome = mergeWritten(outcome, written);
+      await writeStatusFile(stageDir, outcome);
+      return outcome;
+    },
+  };
+}
+
+/** A `status.json` written during the stage wins; its context updates go over the handler's own. */
+function mergeWritten(own: Outcome, written: Outcome): Outcome {
+  const contextUpdates: Record<string, JsonValue> = {
+    ...(own.contextUpdates ?? {}),
+    ...(written.contextUpdates ?? {}),
+  };
+  return { ...written, contextUpdates };
+}

@@ -1,0 +1,74 @@
+/**
+ * The built-in handler set (spec §2.8, §4) and a registry with all of it.
+ */
+import type { CodergenBackend, Handler, Interviewer } from '@attractor/engine';
+import { HandlerRegistry } from '@attractor/engine';
+import type { BuiltInHandlerType } from '@attractor/graph';
+import { createCodergenHandler } from './codergen-handler.js';
+import { createConditionalHandler } from './conditional-handler.js';
+import { createExitHandler } from './exit-handler.js';
+import { createFanInHandler } from './fan-in-handler.js';
+import { createManagerLoopHandler } from './manager-loop-handler.js';
+import { createParallelHandler } from './parallel-handler.js';
+import { createStartHandler } from './start-handler.js';
+import { createToolHandler, type ToolHandlerOptions } from './tool-handler.js';
+import { createWaitHumanHandler } from './wait-human-handler.js';
+
+/** Options of {@link createHandlers} and {@link createDefaultRegistry}. */
+export interface DefaultHandlersOptions {
+  /**
+   * The LLM backend of the codergen and fan-in handlers. Default: the run's `backend` (`runtime.backend`); the
+   * usual way is to pass it to `runPipeline`, so manager-loop children get it too.
+   */
+  readonly backend?: CodergenBackend;
+  /**
+   * Asks human gates instead of the run's interviewer. Default: `runtime.interviewer`, the engine's wrapper that
+   * emits `interview.*` events and applies timeouts; pass the interviewer to `runPipeline` instead when you can.
+   */
+  readonly interviewer?: Interviewer;
+  /** Tool nodes record their command (`command.sh`) instead of running it. Default: false. */
+  readonly dryRun?: boolean;
+  /** Further options of the tool handler (shell, kill grace, output limit). */
+  readonly tool?: Omit<ToolHandlerOptions, 'dryRun'>;
+}
+
+/**
+ * Every built-in handler by its type string (spec §2.8): `start`, `exit`, `codergen`, `wait.human`, `conditional`,
+ * `parallel`, `parallel.fan_in`, `tool`, `stack.manager_loop`.
+ */
+export function createHandlers(options: DefaultHandlersOptions = {}): Record<BuiltInHandlerType, Handler> {
+  const backend = options.backend === undefined ? {} : { backend: options.backend };
+  return {
+    start: createStartHandler(),
+    exit: createExitHandler(),
+    codergen: createCodergenHandler(backend),
+    'wait.human': createWaitHumanHandler(
+      options.interviewer === undefined ? {} : { interviewer: options.interviewer },
+    ),
+    conditional: createConditionalHandler(),
+    parallel: createParallelHandler(),
+    'parallel.fan_in': createFanInHandler(backend),
+    tool: createToolHandler({
+      ...options.tool,
+      ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
+    }),
+    'stack.manager_loop': createManagerLoopHandler(),
+  } satisfies Record<BuiltInHandlerType, Handler>;
+}
+
+/**
+ * A `HandlerRegistry` with every built-in handler registered under its type and the codergen handler as the
+ * default (spec §4.2 step 3). Register custom handlers on it with `registry.register(type, handler)`.
+ *
+ * @example
+ * const { graph } = prepareGraph(source, { filename: 'pipeline.dot' });
+ * const registry = createDefaultRegistry();
+ * const result = await runPipeline({
+ *   graph: graph!, registry, logsRoot: '.attractor/runs/demo',
+ *   backend: createSimulationBackend(), interviewer: createAutoApproveInterviewer(),
+ * });
+ */
+export function createDefaultRegistry(options: DefaultHandlersOptions = {}): HandlerRegistry {
+  const handlers = createHandlers(options);
+  return new HandlerRegistry({ handlers, defaultHandler: handlers.codergen });
+}

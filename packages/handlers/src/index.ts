@@ -1,0 +1,50 @@
+export type { ChildGraphResult } from './child-graph-file.js';
+export { loadChildGraph, resolveChildPath } from './child-graph-file.js';
+export type { CodergenHandlerOptions } from './codergen-handler.js';
+export { buildStagePrompt, createCodergenHandler, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
+export type { CreateCodergenRequestOptions } from './codergen-request.js';
+export { createCodergenRequest } from './codergen-request.js';
+export { createConditionalHandler } from './conditional-handler.js';
+export type { DefaultHandlersOptions } from './create-default-registry.js';
+export { createDefaultRegistry, createHandlers } from './create-default-registry.js';
+export type { SimulationScriptErrorOptions } from './errors/simulation-script-error.js';
+export { SimulationScriptError } from './errors/simulation-script-error.js';
+export { createExitHandler } from './exit-handler.js';
+export type { FanInHandlerOptions } from './fan-in-handler.js';
+export { buildJudgePrompt, createFanInHandler, findJudgedCandidate } from './fan-in-handler.js';
+export type { HumanGateChoice } from './human-gate-choices.js';
+export { findChoiceByText, findChoiceForAnswer, humanGateChoices } from './human-gate-choices.js';
+export { autoApproveAnswer, createAutoApproveInterviewer } from './interviewers/auto-approve-interviewer.js';
+export type { CallbackInterviewerOptions, InterviewerCallback } from './interviewers/callback-interviewer.js';
+export { createCallbackInterviewer } from './interviewers/callback-interviewer.js';
+export type { ConsoleInterviewer, ConsoleInterviewerOptions } from './interviewers/console-interviewer.js';
+export { createConsoleInterviewer } from './interviewers/console-interviewer.js';
+export type { QueueInterviewer, QueueInterviewerOptions } from './interviewers/queue-interviewer.js';
+export { createQueueInterviewer } from './interviewers/queue-interviewer.js';
+export type { InterviewRecording, RecordingInterviewer } from './interviewers/recording-interviewer.js';
+export { createRecordingInterviewer } from './interviewers/recording-interviewer.js';
+export type { JoinCounts, JoinDecisionOptions } from './join-policy.js';
+export { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
+export { loadSimulationScript } from './load-simulation-script.js';
+export type { ChildStatusWord } from './manager-loop-handler.js';
+export {
+  createManagerLoopHandler,
+  DEFAULT_MAX_CYCLES,
+  DEFAULT_POLL_INTERVAL_MS,
+  observeChild,
+} from './manager-loop-handler.js';
+export { createJoinDetector, createParallelHandler, DEFAULT_MAX_PARALLEL } from './parallel-handler.js';
+export type { ParallelBranchResult } from './parallel-results.js';
+export { readParallelResults } from './parallel-results.js';
+export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';
+export type { SimulationBackend, SimulationBackendOptions } from './simulation-backend.js';
+export { createSimulationBackend, simulatedResponse } from './simulation-backend.js';
+export type { SimulationScript } from './simulation-script.js';
+export { parseSimulationScript } from './simulation-script.js';
+export { STEER_DIRECTORY, takeSteeringMessages, writeSteeringMessage } from './stage-files.js';
+export { createStartHandler } from './start-handler.js';
+export { parseStatusFile } from './status-file-schema.js';
+export type { ToolHandlerOptions } from './tool-handler.js';
+export { createToolHandler, TOOL_OUTPUT_MAX_CHARS, TOOL_STDERR_TAIL_CHARS } from './tool-handler.js';
+export type { WaitHumanHandlerOptions } from './wait-human-handler.js';
+export { asksForText, createWaitHumanHandler, HUMAN_TEXT_INPUT } from './wait-human-handler.js';

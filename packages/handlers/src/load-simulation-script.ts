@@ -1,0 +1,43 @@
+/**
+ * Reads a simulation script file (the CLI's `--simulate-script`).
+ */
+import { readFile } from 'node:fs/promises';
+import { SimulationScriptError } from './errors/simulation-script-error.js';
+import { parseSimulationScript, type SimulationScript } from './simulation-script.js';
+
+/**
+ * Reads and validates a simulation script file: a JSON object mapping node ids to lists of outcome words.
+ *
+ * @param path - the JSON file.
+ * @returns the script, ready for `createSimulationBackend({ script })`.
+ * @throws {SimulationScriptError} when the file is missing, is not JSON, or has a bad entry; the message names the
+ *   file and the entry (`"classify"[0] must be ...`).
+ * @example
+ * const script = await loadSimulationScript('examples/pipelines/triage-routing.simulate.json');
+ * const backend = createSimulationBackend({ script });
+ */
+export async function loadSimulationScript(path: string): Promise<SimulationScript> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SimulationScriptError({
+      path,
+      problem:
+        code === 'ENOENT' ? 'the file does not exist' : `the file cannot be read (${code ?? String(error)})`,
+      cause: error,
+    });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new SimulationScriptError({
+      path,
+      problem: `it is not valid JSON (${(error as Error).message})`,
+      cause: error,
+    });
+  }
+  return parseSimulationScript(data, path);
+}

@@ -1,0 +1,318 @@
+/**
+ * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
+ */
+import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import { formatDuration, isSuccessStatus } from '@attractor/engine';
+import { type Graph, type GraphEdge, type GraphNode, type JoinPolicy, nodeAttribute } from '@attractor/graph';
+import PQueue from 'p-queue';
+import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
+import type { ParallelBranchResult } from './parallel-results.js';
+
+/** Concurrent branches when the node has no `max_parallel` (spec §4.8). */
+export const DEFAULT_MAX_PARALLEL = 4;
+
+/** Context keys left out of a branch's `context_updates`: engine bookkeeping and nested parallel state. */
+function isPrivateKey(key: string): boolean {
+  return (
+    key === 'current_node' ||
+    key === 'outcome' ||
+    key === 'preferred_label' ||
+    key.startsWith('internal.') ||
+    key.startsWith('parallel.')
+  );
+}
+
+/**
+ * The `stopBefore` predicate of one branch: it stops before the first `parallel.fan_in` node that does not close a
+ * parallel block opened inside the branch, so nested parallel blocks run inside their enclosing branch.
+ */
+export function createJoinDetector(graph: Graph): (node: GraphNode) => boolean {
+  let depth = 0;
+  return (node) => {
+    const type = graph.handlerType(node);
+    if (type === 'parallel') {
+      depth += 1;
+      return false;
+    }
+    if (type !== 'parallel.fan_in') return false;
+    if (depth > 0) {
+      depth -= 1;
+      return false;
+    }
+    return true;
+  };
+}
+
+/** Unique branch ids from edge targets (letters, digits, `.`, `_`, `-`), suffixed `-2`, `-3` on repeats. */
+function branchIds(edges: readonly GraphEdge[]): string[] {
+  const seen = new Map<string, number>();
+  return edges.map((edge) => {
+    const base = edge.to.replace(/[^A-Za-z0-9._-]/g, '_') || 'branch';
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    return count === 1 ? base : `${base}-${count}`;
+  });
+}
+
+type BranchVerdict = 'success' | 'fail' | 'cancelled';
+
+interface BranchRecord {
+  readonly entry: ParallelBranchResult;
+  readonly verdict: BranchVerdict;
+  readonly result?: BranchResult;
+}
+
+/**
+ * Creates the `parallel` handler (spec §4.8).
+ *
+ * Each outgoing edge is a branch: `runtime.runBranch` walks it from the edge target on a `context.clone()` until
+ * the join (the first `parallel.fan_in` node not closing a nested block), a terminal node or a dead end. At most
+ * `max_parallel` (default 4) branches run at once (p-queue). `join_policy`:
+ * - `wait_all` (default): all succeed → success, some fail → partial_success, all fail → fail;
+ * - `first_success`: the first success wins and the other branches are aborted through their signal;
+ * - `k_of_n`: `join_k` successes needed; `quorum`: a strict majority. Both abort the rest once decided.
+ * `branch_timeout` aborts a branch that runs longer (the branch fails with `branch_timeout after <d>`).
+ *
+ * The outcome's context updates hold `parallel.results` (edge order: `{ branch, status, notes, failure_reason,
+ * last_response, context_updates }`), `parallel.success_count`, `parallel.failure_count` and `parallel.outcome`
+ * (the join status). `continueAt` names the join node, where the engine continues (DESIGN.md). Emits the
+ * `parallel.*` events of spec §9.6.
+ */
+export function createParallelHandler(): Handler {
+  return {
+    async execute(node, context, graph, _logsRoot, runtime) {
+      const edges = graph.outgoing(node.id);
+      if (edges.length === 0) {
+        return {
+          status: 'fail',
+          failureReason: `Parallel node "${node.id}" has no outgoing edges: each outgoing edge is a branch`,
+          retryable: false,
+        };
+      }
+      const policy: JoinPolicy = nodeAttribute(node, 'join_policy') ?? 'wait_all';
+      const k = nodeAttribute(node, 'join_k');
+      if (policy === 'k_of_n' && k === undefined) {
+        return {
+          status: 'fail',
+          failureReason: `Parallel node "${node.id}" has join_policy=k_of_n but no join_k; add join_k=<successes needed>`,
+          retryable: false,
+        };
+      }
+      const maxParallel = nodeAttribute(node, 'max_parallel') ?? DEFAULT_MAX_PARALLEL;
+      const branchTimeoutMs = nodeAttribute(node, 'branch_timeout');
+      const ids = branchIds(edges);
+      const total = edges.length;
+      const startedMs = runtime.clock.now();
+      const joinController = new AbortController();
+      const records: (BranchRecord | undefined)[] = new Array(total);
+      let succeeded = 0;
+      let failed = 0;
+
+      runtime.emit({ type: 'parallel.started', nodeId: node.id, branchCount: total });
+      const queue = new PQueue({ concurrency: maxParallel });
+      const runOne = async (edge: GraphEdge, index: number) => {
+        const branch = ids[index]!;
+        if (joinController.signal.aborted || runtime.abortSignal.aborted) {
+          records[index] = notStarted(
+            branch,
+            joinController.signal.aborted ? joinReason(joinController) : 'cancelled',
+          );
+          return;
+        }
+        runtime.emit({ type: 'parallel.branch.started', nodeId: node.id, branch, index });
+        const branchStartedMs = runtime.clock.now();
+        const record = await runOneBranch({
+          edge,
+          branch,
+          context,
+          graph,
+          runtime,
+          joinSignal: joinController.signal,
+          ...(branchTimeoutMs === undefined ? {} : { branchTimeoutMs }),
+        });
+        records[index] = record;
+        if (record.verdict === 'success') succeeded += 1;
+        else if (record.verdict === 'fail') failed += 1;
+        runtime.emit({
+          type: 'parallel.branch.completed',
+          nodeId: node.id,
+          branch,
+          index,
+          durationMs: runtime.clock.now() - branchStartedMs,
+          success: record.verdict === 'success',
+          status: record.entry.status,
+        });
+        if (
+          !joinController.signal.aborted &&
+          joinSettled({ policy, total, succeeded, failed, ...(k === undefined ? {} : { k }) })
+        ) {
+          joinController.abort(new Error(`join_policy=${policy} decided after branch ${branch}`));
+        }
+      };
+      await Promise.all(edges.map((edge, index) => queue.add(() => runOne(edge, index))));
+
+      const entries = records.map(
+        (record, index) => record?.entry ?? notStarted(ids[index]!, 'cancelled').entry,
+      );
+      const status = joinStatus({ policy, total, succeeded, failed, ...(k === undefined ? {} : { k }) });
+      runtime.emit({
+        type: 'parallel.completed',
+        nodeId: node.id,
+        durationMs: runtime.clock.now() - startedMs,
+        successCount: succeeded,
+        failureCount: failed,
+      });
+      const joinNodeId = findJoin(records, graph);
+      const needed = requiredSuccesses({ policy, total, ...(k === undefined ? {} : { k }) });
+      const contextUpdates: Record<string, JsonValue> = {
+        'parallel.results': entries as unknown as JsonValue,
+        'parallel.success_count': succeeded,
+        'parallel.failure_count': failed,
+        'parallel.outcome': status,
+      };
+      const summary = `${succeeded} of ${total} branches succeeded, ${failed} failed (join_policy=${policy}, needed ${needed})`;
+      const failures = entries
+        .filter((entry) => entry.status === 'fail')
+        .map((entry) => `${entry.branch}: ${entry.failure_reason || 'failed'}`);
+      const outcome: Outcome = {
+        status,
+        notes: joinNodeId === undefined ? summary : `${summary}; continuing at join "${joinNodeId}"`,
+        contextUpdates,
+        ...(status === 'fail'
+          ? { failureReason: `${summary}${failures.length === 0 ? '' : `: ${failures.join('; ')}`}` }
+          : {}),
+        ...(joinNodeId === undefined ? {} : { continueAt: joinNodeId }),
+      };
+      if (joinNodeId === undefined && status !== 'fail') {
+        return {
+          ...outcome,
+          status: 'fail',
+          failureReason: `Parallel node "${node.id}": no branch reached a fan-in node (shape=tripleoctagon) or the exit, so there is nowhere to join; route the branches into a parallel.fan_in node`,
+          retryable: false,
+        };
+      }
+      return outcome;
+    },
+  };
+}
+
+interface RunOneBranchOptions {
+  readonly edge: GraphEdge;
+  readonly branch: string;
+  readonly context: Context;
+  readonly graph: Graph;
+  readonly runtime: HandlerRuntime;
+  readonly joinSignal: AbortSignal;
+  readonly branchTimeoutMs?: number;
+}
+
+async function runOneBranch(options: RunOneBranchOptions): Promise<BranchRecord> {
+  const { runtime, branch } = options;
+  const timeoutController = new AbortController();
+  const timerController = new AbortController();
+  let timedOut = false;
+  if (options.branchTimeoutMs !== undefined) {
+    const ms = options.branchTimeoutMs;
+    runtime.clock.sleep(ms, timerController.signal).then(
+      () => {
+        timedOut = true;
+        timeoutController.abort(new Error(`branch_timeout after ${formatDuration(ms)}`));
+      },
+      () => undefined,
+    );
+  }
+  let result: BranchResult;
+  try {
+    result = await runtime.runBranch({
+      startNodeId: options.edge.to,
+      context: options.context.clone(),
+      stopBefore: createJoinDetector(options.graph),
+      abortSignal: AbortSignal.any([options.joinSignal, timeoutController.signal]),
+      branchId: branch,
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { verdict: 'fail', entry: entryOf(branch, 'fail', '', reason, '', {}) };
+  } finally {
+    timerController.abort();
+  }
+  const updates = Object.fromEntries(
+    Object.entries(result.contextUpdates).filter(([key]) => !isPrivateKey(key)),
+  );
+  const last = result.outcome;
+  const lastResponse = result.lastResponse ?? '';
+  if (result.status === 'cancelled') {
+    if (timedOut) {
+      const reason = result.failureReason ?? 'branch_timeout';
+      return {
+        verdict: 'fail',
+        result,
+        entry: entryOf(branch, 'fail', last.notes ?? '', reason, lastResponse, updates),
+      };
+    }
+    return {
+      verdict: 'cancelled',
+      result,
+      entry: entryOf(
+        branch,
+        'cancelled',
+        last.notes ?? '',
+        result.failureReason ?? 'cancelled',
+        lastResponse,
+        updates,
+      ),
+    };
+  }
+  if (result.status === 'fail' || !isSuccessStatus(last.status)) {
+    const reason = result.failureReason ?? last.failureReason ?? `ended with outcome ${last.status}`;
+    return {
+      verdict: 'fail',
+      result,
+      entry: entryOf(branch, 'fail', last.notes ?? '', reason, lastResponse, updates),
+    };
+  }
+  return {
+    verdict: 'success',
+    result,
+    entry: entryOf(branch, last.status, last.notes ?? '', '', lastResponse, updates),
+  };
+}
+
+function entryOf(
+  branch: string,
+  status: string,
+  notes: string,
+  failureReason: string,
+  lastResponse: string,
+  contextUpdates: Record<string, JsonValue>,
+): ParallelBranchResult {
+  return {
+    branch,
+    status,
+    notes,
+    failure_reason: failureReason,
+    last_response: lastResponse,
+    context_updates: contextUpdates,
+  };
+}
+
+function notStarted(branch: string, reason: string): BranchRecord {
+  return { verdict: 'cancelled', entry: entryOf(branch, 'cancelled', 'not started', reason, '', {}) };
+}
+
+function joinReason(controller: AbortController): string {
+  const reason: unknown = controller.signal.reason;
+  return reason instanceof Error ? reason.message : 'cancelled by the join policy';
+}
+
+/** The join: the first fan-in a branch stopped before (edge order), else an exit node a branch ended at. */
+function findJoin(records: readonly (BranchRecord | undefined)[], graph: Graph): string | undefined {
+  for (const record of records) {
+    if (record?.result?.stoppedAt !== undefined) return record.result.stoppedAt;
+  }
+  const exits = new Set(graph.exitNodes.map((node) => node.id));
+  for (const record of records) {
+    if (record?.result !== undefined && exits.has(record.result.lastNodeId)) return record.result.lastNodeId;
+  }
+  return undefined;
+}

@@ -1,0 +1,84 @@
+/**
+ * File I/O inside a stage directory (spec §5.6, Appendix C): `prompt.md`, `response.md`, `status.json` and the
+ * `steer/` directory a manager loop writes and a codergen stage reads (spec §4.11).
+ */
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Outcome } from '@attractor/engine';
+import { outcomeToStatusFile } from '@attractor/engine';
+import { parseStatusFile } from './status-file-schema.js';
+
+/** The name of the steering directory inside a stage directory. */
+export const STEER_DIRECTORY = 'steer';
+
+/** Writes a text file in the stage directory (creating the directory when needed). */
+export async function writeStageFile(stageDir: string, name: string, text: string): Promise<void> {
+  await mkdir(stageDir, { recursive: true });
+  await writeFile(join(stageDir, name), text);
+}
+
+/** Writes `status.json` for an outcome (spec Appendix C field names). */
+export async function writeStatusFile(stageDir: string, outcome: Outcome): Promise<void> {
+  await writeStageFile(stageDir, 'status.json', `${JSON.stringify(outcomeToStatusFile(outcome), null, 2)}\n`);
+}
+
+/** Removes a `status.json` left by an earlier attempt of the same visit, so only a fresh one can override. */
+export async function removeStatusFile(stageDir: string): Promise<void> {
+  await rm(join(stageDir, 'status.json'), { force: true });
+}
+
+/**
+ * Reads a `status.json` that a command or agent wrote during the stage (spec Appendix C).
+ * Returns undefined when there is none, the outcome it describes, or a FAIL outcome naming the problem when the
+ * file is not valid JSON or does not follow the contract.
+ */
+export async function readWrittenStatus(stageDir: string): Promise<Outcome | undefined> {
+  const path = join(stageDir, 'status.json');
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return parseStatusFile(text, path);
+}
+
+/**
+ * Takes the steering messages in `{stageDir}/steer/` (oldest first, by file name) and deletes them
+ * (the `takeSteering` of a codergen request). Returns `[]` when there are none.
+ */
+export async function takeSteeringMessages(stageDir: string): Promise<string[]> {
+  const directory = join(stageDir, STEER_DIRECTORY);
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const messages: string[] = [];
+  for (const name of names.filter((entry) => entry.endsWith('.md')).sort(compareNatural)) {
+    const path = join(directory, name);
+    messages.push(await readFile(path, 'utf8'));
+    await rm(path, { force: true });
+  }
+  return messages;
+}
+
+/** Writes steering message number `sequence` to `{stageDir}/steer/<sequence>.md` and returns its path. */
+export async function writeSteeringMessage(
+  stageDir: string,
+  sequence: number,
+  message: string,
+): Promise<string> {
+  const directory = join(stageDir, STEER_DIRECTORY);
+  await mkdir(directory, { recursive: true });
+  const path = join(directory, `${String(sequence).padStart(4, '0')}.md`);
+  await writeFile(path, message);
+  return path;
+}
+
+function compareNatural(left: string, right: string): number {
+  return left.localeCompare(right, 'en', { numeric: true });
+}

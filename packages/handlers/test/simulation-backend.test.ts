@@ -1,0 +1,101 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTestClock } from '@attractor/engine/test';
+import { describe, expect, it } from 'vitest';
+import { SimulationScriptError } from '../src/errors/simulation-script-error.js';
+import { loadSimulationScript } from '../src/load-simulation-script.js';
+import { createSimulationBackend } from '../src/simulation-backend.js';
+import { parseSimulationScript } from '../src/simulation-script.js';
+import { readText, runDot, tempDir } from './helpers.js';
+
+const flaky = `digraph G {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  build [prompt="build", max_retries=2]
+  start -> build -> exit
+}`;
+
+describe('SimulationBackend (spec §4.5 simulation mode)', () => {
+  it('answers every stage with the simulated response', async () => {
+    const { result, logsRoot } = await runDot(flaky, { backend: createSimulationBackend() });
+    expect(result.status).toBe('success');
+    expect(readText(join(logsRoot, 'build', 'response.md'))).toBe('[Simulated] Response for stage: build');
+  });
+
+  it('follows a script of outcomes per call, then succeeds', async () => {
+    const backend = createSimulationBackend({ script: { build: ['fail', 'retry'] } });
+    const { result, events } = await runDot(flaky, { backend, clock: createTestClock() });
+    expect(result.status).toBe('success');
+    expect(backend.calls.get('build')).toBe(3);
+    const failures = events.filter((event) => event.type === 'stage.failed').map((event) => event.error);
+    expect(failures).toEqual([
+      'simulated fail (script entry 1 for "build")',
+      'simulated retry (script entry 2 for "build")',
+    ]);
+  });
+
+  it('returns custom outcome words that conditions route on', async () => {
+    const source = `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      classify [prompt="classify"]
+      fix [prompt="fix"]
+      answer [prompt="answer"]
+      start -> classify
+      classify -> fix [condition="outcome=bug"]
+      classify -> answer [condition="outcome=success"]
+      fix -> exit
+      answer -> exit
+    }`;
+    const { result } = await runDot(source, {
+      backend: createSimulationBackend({ script: { classify: ['bug'] } }),
+    });
+    expect(result.completedNodes).toEqual(['start', 'classify', 'fix', 'exit']);
+    expect(result.nodeOutcomes.classify?.status).toBe('bug');
+  });
+});
+
+describe('loadSimulationScript', () => {
+  it('reads a valid script file', async () => {
+    const path = join(tempDir(), 'script.json');
+    writeFileSync(path, JSON.stringify({ classify: ['bug'], test: ['fail', 'success'] }));
+    await expect(loadSimulationScript(path)).resolves.toEqual({
+      classify: ['bug'],
+      test: ['fail', 'success'],
+    });
+  });
+
+  it('names the file and the bad entry', async () => {
+    const path = join(tempDir(), 'bad.json');
+    writeFileSync(path, JSON.stringify({ classify: ['bug', 3] }));
+    const error = await loadSimulationScript(path).catch((caught: unknown) => caught);
+    expect(SimulationScriptError.isInstance(error)).toBe(true);
+    expect((error as SimulationScriptError).message).toContain(
+      `Simulation script ${path} is invalid: "classify"[1] must be an outcome word`,
+    );
+    expect((error as SimulationScriptError).code).toBe('SIMULATION_SCRIPT_INVALID');
+  });
+
+  it('reports invalid JSON and missing files with the file name', async () => {
+    const path = join(tempDir(), 'broken.json');
+    writeFileSync(path, '{ "classify": [');
+    await expect(loadSimulationScript(path)).rejects.toThrow(
+      `Simulation script ${path} is invalid: it is not valid JSON`,
+    );
+    await expect(loadSimulationScript(join(tempDir(), 'missing.json'))).rejects.toThrow(
+      'the file does not exist',
+    );
+  });
+
+  it('rejects a script that is not an object of lists', () => {
+    expect(() => parseSimulationScript(['bug'], 'inline.json')).toThrow(
+      'Simulation script inline.json is invalid: the script must be a JSON object',
+    );
+    expect(() => parseSimulationScript({ classify: 'bug' })).toThrow(
+      '"classify" must be a list of outcome words (got "bug")',
+    );
+    expect(() => parseSimulationScript({ classify: ['two words'] })).toThrow(
+      '"classify"[0] must be a single outcome word',
+    );
+  });
+});
