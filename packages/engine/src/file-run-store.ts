@@ -1,6 +1,7 @@
 /**
  * The run directory on disk (spec §5.6, DESIGN.md "Run directory", "Checkpoint"): `manifest.json`,
- * `checkpoint.json` (atomic: temp file + rename, optional fsync), `events.jsonl` (append-only),
+ * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync),
+ * `events.jsonl` (append-only),
  * `{stage}/status.json`, and `{stage}/visits/<n>/` for earlier visits.
  *
  * Writes are synchronous on purpose: they are small, and a synchronous write-and-rename is several times cheaper
@@ -9,16 +10,19 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
+  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import {
@@ -80,11 +84,17 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       writeFileSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     },
     async readCheckpoint() {
-      const data = readJson(checkpointPath) as Checkpoint | undefined;
+      let path = checkpointPath;
+      let data = readJson(checkpointPath) as Checkpoint | undefined;
+      if (data === undefined) {
+        // A crash between unlinking the old checkpoint and renaming the new one leaves only the (complete) temp file.
+        path = temporaryPath;
+        data = readJson(temporaryPath) as Checkpoint | undefined;
+      }
       if (data === undefined) return undefined;
       if (typeof data !== 'object' || data === null || data.version !== CHECKPOINT_VERSION) {
         throw new CheckpointCorruptError({
-          path: checkpointPath,
+          path,
           reason: `unsupported checkpoint version ${JSON.stringify((data as { version?: unknown } | null)?.version)} (expected ${CHECKPOINT_VERSION})`,
         });
       }
@@ -101,6 +111,13 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
           closeSync(fd);
         }
       } else writeFileSync(temporaryPath, text);
+      // Unlink, then rename: ext4 flushes data on a rename that *replaces* a file (auto_da_alloc), which doubles
+      // the cost. Between the two calls only the complete temp file exists, and readCheckpoint falls back to it.
+      try {
+        unlinkSync(checkpointPath);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
       renameSync(temporaryPath, checkpointPath);
       if (fsync) {
         const directory = openSync(root, 'r');
@@ -113,7 +130,16 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
     appendEvents(events) {
       if (events.length === 0) return;
-      eventsFd ??= openSync(eventsPath, 'a');
+      if (eventsFd === undefined) {
+        eventsFd = openSync(eventsPath, 'a+');
+        // A crash mid-append can leave a torn last line; start on a fresh line so the next event stays readable.
+        const size = fstatSync(eventsFd).size;
+        if (size > 0) {
+          const last = Buffer.alloc(1);
+          readSync(eventsFd, last, 0, 1, size - 1);
+          if (last[0] !== 0x0a) writeSync(eventsFd, '\n');
+        }
+      }
       let text = '';
       for (const event of events) text += `${JSON.stringify(event)}\n`;
       writeSync(eventsFd, text);
@@ -139,23 +165,28 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
     prepareStageDir(stagePath, visit) {
       const directory = join(root, stagePath);
-      if (visit > 1 && existsSync(directory)) {
-        const entries = readdirSync(directory).filter((entry) => entry !== 'visits');
+      if (visit > 1) {
+        let entries: string[] = [];
+        try {
+          entries = readdirSync(directory).filter((entry) => entry !== 'visits');
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
         if (entries.length > 0) {
           let archive = join(directory, 'visits', String(visit - 1));
           for (let suffix = 2; existsSync(archive); suffix++)
             archive = join(directory, 'visits', `${visit - 1}-${suffix}`);
           mkdirSync(archive, { recursive: true });
           for (const entry of entries) renameSync(join(directory, entry), join(archive, entry));
+          return directory;
         }
       }
       mkdirSync(directory, { recursive: true });
       return directory;
     },
     writeStageStatus(stagePath, status) {
-      const path = join(root, stagePath, 'status.json');
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, `${JSON.stringify(status, null, 2)}\n`);
+      // prepareStageDir created the directory.
+      writeFileSync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`);
     },
     async readStageStatus(stagePath) {
       const path = join(root, stagePath, 'status.json');

@@ -4,6 +4,7 @@ import type { Handler } from './handler.js';
 import { HandlerRegistry } from './handler-registry.js';
 import { createTestGraph } from './test/graph-builder.js';
 
+const nameOf = (handler: Handler): string => (handler as unknown as { name: string }).name;
 const named = (name: string): Handler & { name: string } => ({
   name,
   execute: async () => ({ status: 'success' }),
@@ -23,17 +24,17 @@ describe('HandlerRegistry (spec §4.2)', () => {
   it('resolves the explicit type first, then the shape, then the default', () => {
     const registry = new HandlerRegistry({ defaultHandler: named('default') });
     registry.register('custom', named('custom')).register('wait.human', named('human'));
-    expect((registry.resolve(graph.node('explicit')!, graph) as { name: string }).name).toBe('custom');
-    expect((registry.resolve(graph.node('human')!, graph) as { name: string }).name).toBe('human');
-    expect((registry.resolve(graph.node('unknownType')!, graph) as { name: string }).name).toBe('human');
-    expect((registry.resolve(graph.node('plain')!, graph) as { name: string }).name).toBe('default');
+    expect(nameOf(registry.resolve(graph.node('explicit')!, graph))).toBe('custom');
+    expect(nameOf(registry.resolve(graph.node('human')!, graph))).toBe('human');
+    expect(nameOf(registry.resolve(graph.node('unknownType')!, graph))).toBe('human');
+    expect(nameOf(registry.resolve(graph.node('plain')!, graph))).toBe('default');
   });
 
   it('replaces a handler registered twice for the same type', () => {
     const registry = new HandlerRegistry();
     registry.register('custom', named('first'));
     registry.register('custom', named('second'));
-    expect((registry.resolve(graph.node('explicit')!, graph) as { name: string }).name).toBe('second');
+    expect(nameOf(registry.resolve(graph.node('explicit')!, graph))).toBe('second');
     expect(registry.types()).toEqual(['custom']);
   });
 

@@ -151,7 +151,12 @@ export interface HandlerRuntime {
    * Executes part of the graph with the engine's own loop (routing, retries, loop guards, events, stage
    * directories under `{stageDir}/branches/{branchId}/`) on the given context, until `stopBefore` matches, a
    * terminal node is reached, or the walk dead-ends. Never rejects for stage failures; see {@link BranchResult}.
-   * Used by the parallel handler (one call per fan-out edge, concurrently).
+   * Used by the parallel handler (one call per fan-out edge, concurrently). A branch stops before a terminal
+   * (exit) node too, without executing it.
+   *
+   * Engine rule for `parallel` nodes: after a parallel node succeeds (any status but `fail`), the walk continues
+   * at the first of `outcome.suggestedNextIds` that is a node of the graph (return the branches' common
+   * `stoppedAt` there), else at `findJoinNode(graph, node.id)`; the fan-out edges are not selected again.
    */
   runBranch(options: RunBranchOptions): Promise<BranchResult>;
   /**

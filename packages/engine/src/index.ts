@@ -18,6 +18,7 @@ export type { ArtifactStoreOptions } from './file-artifact-store.js';
 export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-artifact-store.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { createFileRunStore } from './file-run-store.js';
+export { findJoinNode } from './find-join-node.js';
 export { formatDuration } from './format-duration.js';
 export type {
   FindUnsatisfiedGoalGateOptions,

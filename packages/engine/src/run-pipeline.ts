@@ -18,10 +18,12 @@ import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, ChildRunStatus, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
+import type { Outcome } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import type { ChildOrigin, RunScope } from './run-scope.js';
 import type { Checkpoint, RunManifest, RunStore } from './run-store.js';
+import { statusFileToOutcome } from './status-file.js';
 import { buildCheckpoint, type WalkEnd, walkGraph } from './walk-graph.js';
 import { WalkState } from './walk-state.js';
 
@@ -204,9 +206,15 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
       });
     }
     const events = await store.readEvents();
-    const path = completedPathFromEvents(events, checkpoint);
+    const history = historyFromEvents(events, checkpoint);
+    for (const nodeId of Object.keys(history.outcomes)) {
+      if (checkpoint.node_outcomes[nodeId] !== undefined) continue;
+      // The stage directory holds the latest visit's full outcome (spec §11.3); the event only a summary.
+      const written = await store.readStageStatus(nodeId).catch(() => undefined);
+      if (written !== undefined) history.outcomes[nodeId] = statusFileToOutcome(written);
+    }
     const lastSeq = events.reduce((max, event) => Math.max(max, event.seq), checkpoint.last_seq);
-    const state = WalkState.fromCheckpoint(checkpoint, path);
+    const state = WalkState.fromCheckpoint(checkpoint, history);
     const context = new Context(checkpoint.context, checkpoint.logs);
     const edge =
       from === undefined && checkpoint.next_edge_index !== null
@@ -225,20 +233,28 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
   });
 }
 
-/** The top-level node executions recorded up to the checkpoint, in order. */
-function completedPathFromEvents(events: readonly PipelineEvent[], checkpoint: Checkpoint): string[] {
+/** The top-level history up to the checkpoint, rebuilt from the event log: path, visit counts, latest outcomes. */
+function historyFromEvents(
+  events: readonly PipelineEvent[],
+  checkpoint: Checkpoint,
+): { path: string[]; visits: Record<string, number>; outcomes: Record<string, Outcome> } {
   const path: string[] = [];
+  const visits: Record<string, number> = {};
+  const outcomes: Record<string, Outcome> = {};
   for (const event of events) {
-    if (
-      event.type === 'stage.completed' &&
-      event.branchPath === undefined &&
-      event.runId === checkpoint.run_id &&
-      event.seq <= checkpoint.last_seq
-    ) {
-      path.push(event.nodeId);
-    }
+    if (event.type !== 'stage.completed' || event.branchPath !== undefined) continue;
+    if (event.runId !== checkpoint.run_id || event.seq > checkpoint.last_seq) continue;
+    path.push(event.nodeId);
+    visits[event.nodeId] = Math.max(visits[event.nodeId] ?? 0, event.visit);
+    if (event.status === 'skipped') continue;
+    outcomes[event.nodeId] = {
+      status: event.status,
+      ...(event.preferredLabel === undefined ? {} : { preferredLabel: event.preferredLabel }),
+      ...(event.notes === undefined ? {} : { notes: event.notes }),
+      ...(event.failureReason === undefined ? {} : { failureReason: event.failureReason }),
+    };
   }
-  return path;
+  return { path, visits, outcomes };
 }
 
 function mirrorGraphAttributes(graph: Graph, context: Context): void {
@@ -353,7 +369,9 @@ function launch(
       logsRoot: from.logsRoot,
       workdir,
       graphSha256,
+      secretValues: options.secretValues ?? [],
       exitNodeIds: new Set(graph.exitNodes.map((node) => node.id)),
+      goalGateIds: new Set([...graph.nodes.values()].filter((node) => node.goalGate).map((node) => node.id)),
       maxSteps: options.maxSteps ?? graph.settings.maxSteps,
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),

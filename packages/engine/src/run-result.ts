@@ -12,7 +12,10 @@ export interface RunResult {
   readonly status: RunStatus;
   /** Why the run failed or was cancelled, naming the node and the limit where one applies. */
   readonly failureReason?: string;
-  /** Every node execution of the run in order (a node visited twice appears twice), across resumes. */
+  /**
+   * Every node execution of the run in order (a node visited twice appears twice), across resumes. After a
+   * `loop_restart`, those of the last run directory (each directory's `events.jsonl` keeps its own).
+   */
   readonly completedNodes: readonly string[];
   /** The latest outcome of every node that ran (DESIGN.md "Goal gates across loops and resume"). */
   readonly nodeOutcomes: Readonly<Record<string, Outcome>>;

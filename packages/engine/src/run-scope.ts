@@ -33,8 +33,12 @@ export interface RunScope {
   readonly logsRoot: string;
   readonly workdir: string;
   readonly graphSha256: string;
+  /** Known secret values scrubbed from events and status files. */
+  readonly secretValues: readonly string[];
   /** Ids of the terminal nodes (cached: `graph.exitNodes` scans every node). */
   readonly exitNodeIds: ReadonlySet<string>;
+  /** Ids of the goal-gate nodes. */
+  readonly goalGateIds: ReadonlySet<string>;
   /** Node executions allowed per walk (`max_steps`). */
   readonly maxSteps: number;
   /** Starts a child pipeline for a manager loop (spec §4.11). */

@@ -59,15 +59,21 @@ export interface Checkpoint {
   readonly next_node: string | null;
   /** The incoming edge's index in `graph.edges` for `next_node`, for fidelity/thread resolution after resume. */
   readonly next_edge_index: number | null;
-  /** Distinct completed node ids in the order of their first completion (bounded by the graph's size). */
+  /**
+   * The most recent node executions (at most 100), oldest first. The whole path is in `events.jsonl`
+   * (`stage.completed` events without `branchPath`), which resume reads back.
+   */
   readonly completed_nodes: readonly string[];
   /** Number of node executions so far (the `max_steps` counter). */
   readonly step_count: number;
-  /** Retry counters per node (spec §5.3). */
+  /** Non-zero retry counters per node (spec §5.3). */
   readonly node_retries: Readonly<Record<string, number>>;
-  /** Visit counters per node (loop guards). */
+  /** Visit counters of the nodes in `completed_nodes` (loop guards); resume recounts the rest from `events.jsonl`. */
   readonly node_visits: Readonly<Record<string, number>>;
-  /** The latest outcome per node (goal gates across resume). */
+  /**
+   * The latest outcome of every goal gate that ran and of the nodes in `completed_nodes` (goal gates across
+   * resume); resume reads older nodes' outcomes from their `status.json`.
+   */
   readonly node_outcomes: Readonly<Record<string, Outcome>>;
   /** Goal-gate jumps taken so far (`max_gate_retries`). */
   readonly gate_retries: number;

@@ -6,6 +6,7 @@ import type { GraphEdge, GraphNode } from '@attractor/graph';
 import { buildPreamble } from './build-preamble.js';
 import type { Context } from './context.js';
 import { executeStage } from './execute-stage.js';
+import { findJoinNode } from './find-join-node.js';
 import { findUnsatisfiedGoalGate, resolveRetryTarget } from './goal-gates.js';
 import type { BranchResult, RunBranchOptions, StageFidelity } from './handler-runtime.js';
 import { isSuccessStatus, type Outcome } from './outcome.js';
@@ -89,6 +90,15 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
     }
 
     const terminal = scope.exitNodeIds.has(node.id);
+    if (terminal && !topLevel) {
+      // A branch stops before the exit; the parent walk executes it (and checks goal gates) once.
+      return {
+        kind: 'stopped',
+        stoppedAt: node.id,
+        lastNodeId: lastId,
+        ...(lastOutcome === undefined ? {} : { outcome: lastOutcome }),
+      };
+    }
     if (terminal) {
       const gate = findUnsatisfiedGoalGate({ graph, nodeOutcomes: state.nodeOutcomes });
       if (gate !== undefined) {
@@ -167,7 +177,10 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
     if (outcome.preferredLabel !== undefined && outcome.preferredLabel !== '')
       context.set('preferred_label', outcome.preferredLabel);
     context.set('last_stage', node.id);
-    await scope.store.writeStageStatus(stagePath, redactSecrets(outcomeToStatusFile(outcome)));
+    await scope.store.writeStageStatus(
+      stagePath,
+      redactSecrets(outcomeToStatusFile(outcome), scope.secretValues),
+    );
     bus.emit(
       {
         type: 'stage.completed',
@@ -246,6 +259,18 @@ function decideNext(options: WalkOptions, node: GraphNode, outcome: Outcome): De
   }
 
   const edges = graph.outgoing(node.id);
+  if (outcome.status !== 'fail' && graph.handlerType(node) === 'parallel') {
+    // The branches already walked the fan-out edges: continue at the join (DESIGN.md "Parallel fan-out").
+    const join = outcome.suggestedNextIds?.find((id) => graph.nodes.has(id)) ?? findJoinNode(graph, node.id);
+    if (join !== undefined) return { kind: 'go', nodeId: join };
+    return end(
+      fail(
+        node,
+        outcome,
+        `parallel node "${node.id}" has no join: add a parallel.fan_in (shape=tripleoctagon) node where its branches meet`,
+      ),
+    );
+  }
   if (outcome.status === 'fail') {
     // Failure routing (spec §3.7): a matching conditional edge, then retry_target, then fallback_retry_target (once).
     const selection = selectEdge({ edges, outcome, context, conditionalOnly: true });
@@ -366,6 +391,7 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
           ? 'fail'
           : 'cancelled';
   const logs = context.logs();
+  const view = state.checkpointView(scope.goalGateIds);
   return {
     version: CHECKPOINT_VERSION,
     timestamp: new Date(scope.clock.now()).toISOString(),
@@ -375,11 +401,11 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
     current_node: options.currentNode,
     next_node: ended?.kind === 'fail' ? ended.resumeNodeId : options.nextNode,
     next_edge_index: options.nextEdgeIndex,
-    completed_nodes: [...state.distinctCompleted],
+    completed_nodes: view.completedNodes,
     step_count: state.stepCount,
-    node_retries: state.nodeRetries,
-    node_visits: state.nodeVisits,
-    node_outcomes: state.nodeOutcomes,
+    node_retries: view.nodeRetries,
+    node_visits: view.nodeVisits,
+    node_outcomes: view.nodeOutcomes,
     gate_retries: state.gateRetries,
     fallbacks_taken: [...state.fallbacksTaken],
     failure_streaks: state.failureStreaks,

@@ -6,6 +6,8 @@ import type { FidelityMode } from '@attractor/graph';
 import type { Outcome } from './outcome.js';
 import type { Checkpoint, StageRecord } from './run-store.js';
 
+/** How many recent node executions the checkpoint lists in `completed_nodes`. */
+export const CHECKPOINT_PATH_WINDOW = 100;
 /** How many recent stages the checkpoint keeps for preambles. */
 export const RECENT_STAGES_LIMIT = 50;
 /** How many run log entries the checkpoint keeps. */
@@ -15,8 +17,6 @@ export const CHECKPOINT_LOG_LIMIT = 100;
 export class WalkState {
   /** Every node execution, in order. */
   completedPath: string[] = [];
-  /** Distinct completed nodes in order of first completion. */
-  readonly distinctCompleted = new Set<string>();
   /** Node executions counted by `max_steps`. */
   stepCount = 0;
   readonly nodeVisits: Record<string, number> = {};
@@ -37,7 +37,6 @@ export class WalkState {
   /** Records a completed node execution. */
   recordCompletion(nodeId: string, outcome: Outcome): void {
     this.completedPath.push(nodeId);
-    this.distinctCompleted.add(nodeId);
     this.stepCount += 1;
     if (outcome.status !== 'skipped') this.nodeOutcomes[nodeId] = outcome;
     const record: StageRecord = {
@@ -56,15 +55,48 @@ export class WalkState {
     return this.recentStages.slice(-RECENT_STAGES_LIMIT);
   }
 
-  /** Restores the counters of a checkpoint (resume). `completedPath` comes from the event log. */
-  static fromCheckpoint(checkpoint: Checkpoint, completedPath: readonly string[]): WalkState {
+  /**
+   * The bounded part of the state the checkpoint holds: the last {@link CHECKPOINT_PATH_WINDOW} executions, the
+   * visits and latest outcomes of the nodes among them and of every goal gate that ran, and non-zero retry counters.
+   * Everything older is in `events.jsonl` and the stage directories, which resume reads back.
+   */
+  checkpointView(goalGateIds: ReadonlySet<string>): {
+    completedNodes: string[];
+    nodeVisits: Record<string, number>;
+    nodeOutcomes: Record<string, Outcome>;
+    nodeRetries: Record<string, number>;
+  } {
+    const completedNodes = this.completedPath.slice(-CHECKPOINT_PATH_WINDOW);
+    const nodeVisits: Record<string, number> = {};
+    const nodeOutcomes: Record<string, Outcome> = {};
+    const include = (id: string) => {
+      const visits = this.nodeVisits[id];
+      if (visits !== undefined) nodeVisits[id] = visits;
+      const outcome = this.nodeOutcomes[id];
+      if (outcome !== undefined) nodeOutcomes[id] = outcome;
+    };
+    for (const id of completedNodes) include(id);
+    for (const id of goalGateIds) include(id);
+    if (this.currentNodeId !== undefined) include(this.currentNodeId);
+    const nodeRetries: Record<string, number> = {};
+    for (const [id, count] of Object.entries(this.nodeRetries)) if (count > 0) nodeRetries[id] = count;
+    return { completedNodes, nodeVisits, nodeOutcomes, nodeRetries };
+  }
+
+  /**
+   * Restores a checkpoint (resume). `history` is rebuilt from the event log (the whole path, visit counts, latest
+   * outcomes); the checkpoint's own entries win where both have one.
+   */
+  static fromCheckpoint(
+    checkpoint: Checkpoint,
+    history: { path: readonly string[]; visits: Record<string, number>; outcomes: Record<string, Outcome> },
+  ): WalkState {
     const state = new WalkState();
-    state.completedPath = [...completedPath];
-    for (const id of checkpoint.completed_nodes) state.distinctCompleted.add(id);
+    state.completedPath = [...history.path];
     state.stepCount = checkpoint.step_count;
-    Object.assign(state.nodeVisits, checkpoint.node_visits);
+    Object.assign(state.nodeVisits, history.visits, checkpoint.node_visits);
     Object.assign(state.nodeRetries, checkpoint.node_retries);
-    Object.assign(state.nodeOutcomes, checkpoint.node_outcomes);
+    Object.assign(state.nodeOutcomes, history.outcomes, checkpoint.node_outcomes);
     state.gateRetries = checkpoint.gate_retries;
     for (const id of checkpoint.fallbacks_taken) state.fallbacksTaken.add(id);
     for (const [id, streak] of Object.entries(checkpoint.failure_streaks))

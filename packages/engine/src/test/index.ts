@@ -13,3 +13,5 @@ export type { ScriptedInterviewer } from './scripted-interviewer.js';
 export { createScriptedInterviewer } from './scripted-interviewer.js';
 export type { TestClock, TestClockOptions } from './test-clock.js';
 export { createTestClock } from './test-clock.js';
+export type { TestRuntime, TestRuntimeOptions } from './test-runtime.js';
+export { createTestRuntime } from './test-runtime.js';

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Engine benchmark (issue 4): no-op handlers, checkpointing on, real file run store.
+// Usage: node bench/run-bench.mjs            -> runs every scenario, each in its own process (peak RSS per scenario)
+//        node bench/run-bench.mjs <scenario> -> runs one scenario and prints a JSON line
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const SCENARIOS = {
+  'chain-1000': { kind: 'chain', nodes: 1_000 },
+  'chain-10000': { kind: 'chain', nodes: 10_000 },
+  'loop-10000': { kind: 'loop', iterations: 10_000 },
+  'chain-1000-fsync': { kind: 'chain', nodes: 1_000, fsync: true },
+};
+
+async function runScenario(name) {
+  const { HandlerRegistry, runPipeline } = await import('../dist/index.js');
+  const { createChainGraph, createTestGraph } = await import('../dist/test/index.js');
+  const scenario = SCENARIOS[name];
+  const dir = mkdtempSync(join(tmpdir(), 'attractor-bench-'));
+  const logsRoot = join(dir, 'run');
+  const stamps = [];
+  let graph;
+  let handler;
+  if (scenario.kind === 'chain') {
+    graph = createChainGraph(scenario.nodes);
+    handler = {
+      execute: async () => {
+        stamps.push(performance.now());
+        return { status: 'success' };
+      },
+    };
+  } else {
+    graph = createTestGraph({
+      id: 'loop',
+      settings: { maxNodeVisits: scenario.iterations + 10, maxSteps: scenario.iterations + 10 },
+      edges: [
+        'start -> work',
+        { from: 'work', to: 'work', condition: 'outcome=success' },
+        { from: 'work', to: 'exit', condition: 'outcome=done' },
+      ],
+    });
+    let count = 0;
+    handler = {
+      execute: async () => {
+        stamps.push(performance.now());
+        count += 1;
+        return { status: count >= scenario.iterations ? 'done' : 'success' };
+      },
+    };
+  }
+  const registry = new HandlerRegistry({ defaultHandler: handler });
+  const started = performance.now();
+  const result = await runPipeline({ graph, registry, logsRoot, fsync: scenario.fsync ?? false });
+  const totalMs = performance.now() - started;
+  if (result.status !== 'success') throw new Error(`${name}: run ${result.status}: ${result.failureReason}`);
+  const executions = result.completedNodes.length;
+  const gaps = stamps.slice(1).map((stamp, index) => (stamp - stamps[index]) * 1000);
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? 0;
+  };
+  const early = median(gaps.slice(0, 100));
+  const late = median(gaps.slice(-100));
+  const checkpointBytes = statSync(join(logsRoot, 'checkpoint.json')).size;
+  const eventsBytes = statSync(join(logsRoot, 'events.jsonl')).size;
+  const floorUs = measureFsFloor(dir, checkpointBytes);
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    scenario: name,
+    executions,
+    totalMs: Math.round(totalMs),
+    usPerNode: Math.round((totalMs * 1000) / executions),
+    medianUsFirst100: Math.round(early),
+    medianUsLast100: Math.round(late),
+    fsFloorUs: Math.round(floorUs),
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    checkpointBytes,
+    eventsBytes,
+  };
+}
+
+/**
+ * The file-system work one node needs at minimum, measured now on this machine: write a new status.json, write the
+ * checkpoint to a temp file, unlink + rename it into place. Makes numbers comparable across loaded/idle machines.
+ */
+function measureFsFloor(dir, checkpointBytes) {
+  const floorDir = join(dir, 'floor');
+  mkdirSync(floorDir);
+  const body = 'x'.repeat(checkpointBytes);
+  const rounds = 300;
+  const started = performance.now();
+  for (let index = 0; index < rounds; index++) {
+    mkdirSync(join(floorDir, `n${index}`));
+    writeFileSync(join(floorDir, `n${index}`, 'status.json'), '{\n  "outcome": "success"\n}\n');
+    writeFileSync(join(floorDir, 'tmp'), body);
+    rmSync(join(floorDir, 'checkpoint.json'), { force: true });
+    renameSync(join(floorDir, 'tmp'), join(floorDir, 'checkpoint.json'));
+  }
+  return ((performance.now() - started) * 1000) / rounds;
+}
+
+const requested = process.argv[2];
+if (requested !== undefined) {
+  console.log(JSON.stringify(await runScenario(requested)));
+} else {
+  const self = fileURLToPath(import.meta.url);
+  const rows = Object.keys(SCENARIOS).map((name) =>
+    JSON.parse(execFileSync(process.execPath, [self, name], { encoding: 'utf8' })),
+  );
+  console.table(rows);
+}

@@ -1,0 +1,241 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { registryWith, run, tempDir } from '../test/helpers.js';
+import type { Handler } from './handler.js';
+import type { BranchResult, ChildRunStatus } from './handler-runtime.js';
+import type { JsonValue } from './json-value.js';
+import { createTestGraph } from './test/graph-builder.js';
+import { createScriptedHandler } from './test/scripted-handler.js';
+import { createScriptedInterviewer } from './test/scripted-interviewer.js';
+
+/** A minimal parallel handler in the shape the built-in one takes: branches on clones, results in the context. */
+const parallel: Handler = {
+  async execute(node, context, graph, _logsRoot, runtime) {
+    const results: BranchResult[] = await Promise.all(
+      graph.outgoing(node.id).map((edge) =>
+        runtime.runBranch({
+          startNodeId: edge.to,
+          context: context.clone(),
+          branchId: edge.to,
+          stopBefore: (candidate) => graph.handlerType(candidate) === 'parallel.fan_in',
+        }),
+      ),
+    );
+    const summary: JsonValue = results.map((result, index) => ({
+      branch: graph.outgoing(node.id)[index]!.to,
+      status: result.status,
+      stopped_at: result.stoppedAt ?? null,
+      completed: result.completedNodes,
+      context_updates: result.contextUpdates,
+    }));
+    const failed = results.filter((result) => result.status !== 'success').length;
+    return {
+      status: failed === 0 ? 'success' : failed === results.length ? 'fail' : 'partial_success',
+      contextUpdates: { 'parallel.results': summary },
+      ...(results[0]?.stoppedAt === undefined ? {} : { suggestedNextIds: [results[0].stoppedAt] }),
+    };
+  },
+};
+
+const fanGraph = () =>
+  createTestGraph({
+    nodes: [
+      { id: 'fan', shape: 'component' },
+      { id: 'join', shape: 'tripleoctagon' },
+    ],
+    edges: ['start -> fan', 'fan -> a1 -> a2 -> join', 'fan -> b1 -> join', 'join -> exit'],
+  });
+
+describe('runtime.runBranch (DESIGN.md Parallel fan-out)', () => {
+  it('runs each branch up to the fan-in and the engine continues at the join', async () => {
+    const handler = createScriptedHandler({
+      script: { a2: [{ status: 'success', contextUpdates: { 'context.a': 'done' } }] },
+    });
+    const { result, logsRoot } = await run({
+      graph: fanGraph(),
+      registry: registryWith(handler, { parallel }),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'fan', 'join', 'exit']);
+    const results = result.context.get('parallel.results') as {
+      branch: string;
+      stopped_at: string;
+      completed: string[];
+      context_updates: Record<string, JsonValue>;
+    }[];
+    expect(results.map((item) => [item.branch, item.stopped_at, item.completed])).toEqual([
+      ['a1', 'join', ['a1', 'a2']],
+      ['b1', 'join', ['b1']],
+    ]);
+    expect(results[0]!.context_updates['context.a']).toBe('done');
+    expect(result.context.has('context.a')).toBe(false);
+    expect(existsSync(join(logsRoot, 'fan', 'branches', 'a1', 'a2', 'status.json'))).toBe(true);
+    expect(readdirSync(join(logsRoot, 'fan', 'branches')).sort()).toEqual(['a1', 'b1']);
+  });
+
+  it('marks branch events with the branch path', async () => {
+    const { events } = await run({
+      graph: fanGraph(),
+      registry: registryWith(createScriptedHandler(), { parallel }),
+    });
+    const branchStages = events
+      .filter((event) => event.type === 'stage.completed' && event.branchPath !== undefined)
+      .map((event) => `${event.branchPath!.join('/')}:${(event as { nodeId: string }).nodeId}`);
+    expect(branchStages.sort()).toEqual(['a1:a1', 'a1:a2', 'b1:b1']);
+  });
+
+  it('reports a failing branch with its reason, and the others still run', async () => {
+    const handler = createScriptedHandler({ script: { b1: [{ status: 'fail', failureReason: 'b broke' }] } });
+    const { result } = await run({ graph: fanGraph(), registry: registryWith(handler, { parallel }) });
+    expect(result.nodeOutcomes.fan?.status).toBe('partial_success');
+    const results = result.context.get('parallel.results') as { branch: string; status: string }[];
+    expect(results.map((item) => item.status)).toEqual(['success', 'fail']);
+  });
+
+  it('stops a branch before the exit node without executing it', async () => {
+    const graph = createTestGraph({
+      nodes: [{ id: 'fan', shape: 'component' }],
+      edges: ['start -> fan', 'fan -> a -> exit', 'fan -> b -> exit'],
+    });
+    const { result } = await run({ graph, registry: registryWith(createScriptedHandler(), { parallel }) });
+    expect(result.completedNodes).toEqual(['start', 'fan', 'exit']);
+  });
+
+  it('reaches branches with the interviewer and the event sink', async () => {
+    const asker: Handler = {
+      execute: async (node, _context, _graph, _logsRoot, runtime) => {
+        const answer = await runtime.interviewer.ask({
+          id: node.id,
+          text: 'ok?',
+          type: 'yes_no',
+          options: [],
+          stage: node.id,
+        });
+        return { status: 'success', notes: answer.value };
+      },
+    };
+    const interviewer = createScriptedInterviewer(['yes', 'no', 'yes', 'yes']);
+    const { events } = await run({
+      graph: fanGraph(),
+      registry: registryWith(asker, { parallel }),
+      interviewer,
+    });
+    expect(interviewer.questions.map((question) => question.stage).sort()).toEqual([
+      'a1',
+      'a2',
+      'b1',
+      'join',
+    ]);
+    const interviews = events.filter((event) => event.type === 'interview.completed');
+    expect(interviews.map((event) => event.branchPath?.join('/') ?? '-').sort()).toEqual([
+      '-',
+      'a1',
+      'a1',
+      'b1',
+    ]);
+  });
+});
+
+describe('runtime.runChild (spec §4.11)', () => {
+  it('runs a child pipeline in its own run directory and lets the parent observe it', async () => {
+    const childGraph = createTestGraph({ id: 'child', edges: ['start -> c1 -> c2 -> exit'] });
+    const observed: ChildRunStatus[] = [];
+    const childRoot = join(tempDir(), 'child-run');
+    const manager: Handler = {
+      async execute(_node, _context, _graph, _logsRoot, runtime) {
+        const child = runtime.runChild({
+          graph: childGraph,
+          logsRoot: childRoot,
+          context: { 'context.task': 'x' },
+        });
+        observed.push(child.status());
+        const result = await child.result;
+        observed.push(child.status());
+        return {
+          status: result.status === 'success' ? 'success' : 'fail',
+          contextUpdates: { 'stack.child.status': child.status().state },
+        };
+      },
+    };
+    const childHandler = createScriptedHandler();
+    const graph = createTestGraph({
+      nodes: [{ id: 'boss', shape: 'house' }],
+      edges: ['start -> boss -> exit'],
+    });
+    const { result, events } = await run({
+      graph,
+      registry: registryWith(childHandler, { 'stack.manager_loop': manager }),
+    });
+    expect(result.status).toBe('success');
+    expect(observed[0]!.state).toBe('running');
+    expect(observed[1]).toMatchObject({ state: 'completed', completedNodes: ['start', 'c1', 'c2', 'exit'] });
+    expect(childHandler.calls[0]!.context['context.task']).toBe('x');
+    expect(existsSync(join(childRoot, 'checkpoint.json'))).toBe(true);
+    const childEvents = events.filter((event) => event.branchPath?.[0] === 'child:boss');
+    expect(childEvents.some((event) => event.type === 'stage.completed')).toBe(true);
+    expect(result.context.get('stack.child.status')).toBe('completed');
+  });
+
+  it('shows the current node while the child runs', async () => {
+    const childGraph = createTestGraph({ id: 'child', edges: ['start -> slow -> exit'] });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: Handler = {
+      execute: async () => {
+        await gate;
+        return { status: 'success' };
+      },
+    };
+    let seen: ChildRunStatus | undefined;
+    const manager: Handler = {
+      async execute(_node, _context, _graph, _logsRoot, runtime) {
+        const child = runtime.runChild({ graph: childGraph, logsRoot: join(tempDir(), 'c') });
+        while (child.status().currentNodeId !== 'slow') await new Promise((resolve) => setImmediate(resolve));
+        seen = child.status();
+        release();
+        await child.result;
+        return { status: 'success' };
+      },
+    };
+    const graph = createTestGraph({
+      nodes: [{ id: 'boss', shape: 'house' }],
+      edges: ['start -> boss -> exit'],
+    });
+    await run({ graph, registry: registryWith(slow, { 'stack.manager_loop': manager }) });
+    expect(seen).toMatchObject({ state: 'running', currentNodeId: 'slow', completedNodes: ['start'] });
+    expect(seen?.currentStageDir?.endsWith('/slow')).toBe(true);
+  });
+});
+
+describe('loop_restart (spec §2.7)', () => {
+  it('continues in a new sibling run directory and records it in the old manifest', async () => {
+    let rounds = 0;
+    const handler: Handler = {
+      execute: async (node) => {
+        if (node.id === 'work') rounds += 1;
+        return { status: 'success', contextUpdates: { 'context.round': rounds } };
+      },
+    };
+    const graph = createTestGraph({
+      edges: [
+        'start -> work',
+        { from: 'work', to: 'work', condition: 'context.round=1', loopRestart: true },
+        { from: 'work', to: 'exit', condition: 'context.round=2' },
+      ],
+    });
+    const { result, logsRoot } = await run({ graph, registry: registryWith(handler) });
+    expect(result.status).toBe('success');
+    expect(result.logsRoot).toBe(`${logsRoot}-restart-1`);
+    const { readJson } = await import('../test/helpers.js');
+    expect(readJson<{ restarted_to: string }>(join(logsRoot, 'manifest.json')).restarted_to).toBe(
+      result.logsRoot,
+    );
+    expect(readJson<{ restarted_from: string }>(join(result.logsRoot, 'manifest.json')).restarted_from).toBe(
+      logsRoot,
+    );
+    expect(result.completedNodes).toEqual(['work', 'exit']);
+  });
+});
