@@ -33,7 +33,12 @@ export {
   DEFAULT_POLL_INTERVAL_MS,
   observeChild,
 } from './manager-loop-handler.js';
-export { createJoinDetector, createParallelHandler, DEFAULT_MAX_PARALLEL } from './parallel-handler.js';
+export {
+  createJoinDetector,
+  createParallelHandler,
+  DEFAULT_MAX_PARALLEL,
+  reachableJoin,
+} from './parallel-handler.js';
 export type { ParallelBranchResult } from './parallel-results.js';
 export { readParallelResults } from './parallel-results.js';
 export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';

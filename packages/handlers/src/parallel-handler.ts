@@ -162,7 +162,7 @@ export function createParallelHandler(): Handler {
         successCount: succeeded,
         failureCount: failed,
       });
-      const joinNodeId = findJoin(records, graph);
+      const joinNodeId = findJoin(records, graph, edges);
       const needed = requiredSuccesses({ policy, total, ...(k === undefined ? {} : { k }) });
       const contextUpdates: Record<string, JsonValue> = {
         'parallel.results': entries as unknown as JsonValue,
@@ -305,14 +305,47 @@ function joinReason(controller: AbortController): string {
   return reason instanceof Error ? reason.message : 'cancelled by the join policy';
 }
 
-/** The join: the first fan-in a branch stopped before (edge order), else an exit node a branch ended at. */
-function findJoin(records: readonly (BranchRecord | undefined)[], graph: Graph): string | undefined {
+/**
+ * The join: the first fan-in a branch stopped before (edge order); else the first fan-in reachable from a branch
+ * start without closing a nested block (failed branches never reach it); else an exit node a branch ended at.
+ */
+function findJoin(
+  records: readonly (BranchRecord | undefined)[],
+  graph: Graph,
+  edges: readonly GraphEdge[],
+): string | undefined {
   for (const record of records) {
     if (record?.result?.stoppedAt !== undefined) return record.result.stoppedAt;
+  }
+  for (const edge of edges) {
+    const reachable = reachableJoin(graph, edge.to);
+    if (reachable !== undefined) return reachable;
   }
   const exits = new Set(graph.exitNodes.map((node) => node.id));
   for (const record of records) {
     if (record?.result !== undefined && exits.has(record.result.lastNodeId)) return record.result.lastNodeId;
+  }
+  return undefined;
+}
+
+/** Breadth-first search for the fan-in that closes the block a branch starting at `startId` belongs to. */
+export function reachableJoin(graph: Graph, startId: string): string | undefined {
+  const queue: { id: string; depth: number }[] = [{ id: startId, depth: 0 }];
+  const seen = new Set<string>();
+  while (queue.length > 0) {
+    const { id, depth } = queue.shift()!;
+    const key = `${id}#${depth}`;
+    const node = graph.node(id);
+    if (seen.has(key) || node === undefined) continue;
+    seen.add(key);
+    const type = graph.handlerType(node);
+    let next = depth;
+    if (type === 'parallel') next = depth + 1;
+    else if (type === 'parallel.fan_in') {
+      if (depth === 0) return id;
+      next = depth - 1;
+    }
+    for (const edge of graph.outgoing(id)) queue.push({ id: edge.to, depth: next });
   }
   return undefined;
 }

@@ -1,0 +1,153 @@
+import { cpSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createAutoApproveInterviewer } from '../src/interviewers/auto-approve-interviewer.js';
+import { createQueueInterviewer } from '../src/interviewers/queue-interviewer.js';
+import { loadSimulationScript } from '../src/load-simulation-script.js';
+import { createSimulationBackend } from '../src/simulation-backend.js';
+import { graphFrom, readText, runDot, tempDir } from './helpers.js';
+
+const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
+const pipelines = join(examples, 'pipelines');
+
+function example(name: string) {
+  const path = join(pipelines, name);
+  return graphFrom(readText(path), path);
+}
+
+/** A private copy of examples/sample-project, so tool stages never write into the repository. */
+function sampleProject(): string {
+  const dir = join(tempDir(), 'sample-project');
+  cpSync(join(examples, 'sample-project'), dir, { recursive: true });
+  return dir;
+}
+
+describe('examples/pipelines run with the simulation backend', () => {
+  it('covers every example pipeline', () => {
+    expect(
+      readdirSync(pipelines)
+        .filter((name) => name.endsWith('.dot'))
+        .sort(),
+    ).toEqual([
+      'build-and-test.dot',
+      'ensemble-review.dot',
+      'flaky-retry.dot',
+      'release-approval.dot',
+      'sprint-child.dot',
+      'sprint-supervisor.dot',
+      'triage-routing.dot',
+    ]);
+  });
+
+  it('build-and-test: the three real checks pass in parallel, then package and report', async () => {
+    const { result, logsRoot } = await runDot(example('build-and-test.dot'), {
+      backend: createSimulationBackend(),
+      workdir: sampleProject(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual([
+      'start',
+      'plan',
+      'checks',
+      'collect',
+      'all_green',
+      'package',
+      'report',
+      'exit',
+    ]);
+    expect(result.context.get('parallel.outcome')).toBe('success');
+    expect(readText(join(logsRoot, 'checks', 'branches', 'tests', 'tests', 'stdout.txt'))).toMatch(
+      /# pass [1-9]/,
+    );
+    expect(readText(join(logsRoot, 'package', 'stdout.txt'))).toContain('packaged 2 files into');
+  });
+
+  it('ensemble-review: three reviewers, the judge picks one, the summary gate passes', async () => {
+    const { result } = await runDot(example('ensemble-review.dot'), { backend: createSimulationBackend() });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'fan_out', 'judge', 'summary', 'exit']);
+    expect(result.context.get('parallel.success_count')).toBe(3);
+    expect(result.context.get('parallel.fan_in.best_id')).toBe('api_design');
+  });
+
+  it('flaky-retry: the fixture fetch fails once for real and succeeds on the retry', async () => {
+    const { result, events } = await runDot(example('flaky-retry.dot'), {
+      backend: createSimulationBackend(),
+      workdir: sampleProject(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'fetch_fixtures', 'run_tests', 'verify', 'exit']);
+    const failed = events.filter((event) => event.type === 'stage.failed');
+    expect(failed).toMatchObject([
+      {
+        nodeId: 'fetch_fixtures',
+        error: 'command exited with code 1: mirror busy, try again',
+        willRetry: true,
+      },
+    ]);
+  });
+
+  it('release-approval: queued answers request changes, then approve and publish', async () => {
+    const { result, logsRoot } = await runDot(example('release-approval.dot'), {
+      backend: createSimulationBackend(),
+      interviewer: createQueueInterviewer({ answers: ['R', 'A'] }),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual([
+      'start',
+      'draft',
+      'approve',
+      'revise',
+      'approve',
+      'publish',
+      'exit',
+    ]);
+    expect(readText(join(logsRoot, 'publish', 'stdout.txt'))).toBe(
+      `release notes published for run ${logsRoot.split('/').pop()}\n`,
+    );
+  });
+
+  it('release-approval: auto-approve takes the first edge', async () => {
+    const { result } = await runDot(example('release-approval.dot'), {
+      backend: createSimulationBackend(),
+      interviewer: createAutoApproveInterviewer(),
+    });
+    expect(result.completedNodes).toEqual(['start', 'draft', 'approve', 'publish', 'exit']);
+    expect(result.context.get('human.gate.label')).toBe('[A] Approve and publish');
+  });
+
+  it('triage-routing: the scripted classifier says bug, the tests pass, so it asks for details', async () => {
+    const script = await loadSimulationScript(join(pipelines, 'triage-routing.simulate.json'));
+    const { result } = await runDot(example('triage-routing.dot'), {
+      backend: createSimulationBackend({ script }),
+      workdir: sampleProject(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual([
+      'start',
+      'classify',
+      'reproduce',
+      'known_good',
+      'needs_info',
+      'exit',
+    ]);
+    expect(result.context.get('tool.exit_code')).toBe(0);
+  });
+
+  it('triage-routing: without a script the classifier succeeds and the question route is taken', async () => {
+    const { result } = await runDot(example('triage-routing.dot'), { backend: createSimulationBackend() });
+    expect(result.completedNodes).toEqual(['start', 'classify', 'answer', 'exit']);
+  });
+
+  it('sprint-supervisor: the manager loop runs sprint-child.dot to completion, then debriefs', async () => {
+    const { result, logsRoot } = await runDot(example('sprint-supervisor.dot'), {
+      backend: createSimulationBackend(),
+      workdir: sampleProject(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'supervise', 'debrief', 'exit']);
+    expect(result.context.get('stack.child.completed_nodes')).toEqual(['start', 'implement', 'test', 'exit']);
+    expect(readText(join(logsRoot, 'supervise', 'child', 'test', 'stdout.txt'))).toMatch(/# fail 0/);
+  });
+});
