@@ -193,6 +193,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
 
   async function run(request: CodergenRequest): Promise<Outcome> {
     const { node } = request;
+    request.abortSignal.throwIfAborted();
     const resolved = resolveModel({
       node,
       ...(options.providers === undefined ? {} : { providers: options.providers }),
@@ -276,6 +277,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         abortSignal: request.abortSignal,
         ...(providerOptions === undefined ? {} : { providerOptions }),
         prepareStep: async ({ messages }) => {
+          request.abortSignal.throwIfAborted();
           const taken = await request.takeSteering();
           for (const text of taken) {
             steering.push({ position: messages.length - initial.length, message: { role: 'user', content: text } });
@@ -319,6 +321,8 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       throw error;
     }
 
+    // A tool may have finished after the abort (e.g. a killed shell command): the attempt is over either way.
+    request.abortSignal.throwIfAborted();
     const text = result.text;
     const history = withSteering([...initial, ...result.response.messages], initial.length, steering);
     // A `full` stage continues its thread. Every session is also kept under the node id, which is the thread key

@@ -1,6 +1,6 @@
 /**
  * Runs a shell command for the `shell` tool and tool hooks (coding-agent-loop-spec §3.3 `shell`, §4.2, §5.4):
- * `/bin/bash -c` in its own process group, with a timeout that sends SIGTERM to the whole group, waits 2 s, then
+ * `/bin/bash --norc --noprofile -c` in its own process group, with a timeout that sends SIGTERM to the whole group, waits 2 s, then
  * SIGKILL, and returns the output collected so far. Timers go through the injected clock (STYLE.md §5).
  */
 import type { Clock } from '@attractor/engine';
@@ -65,8 +65,8 @@ function installExitHook(): void {
 export async function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
   installExitHook();
   const startedAt = options.clock.now();
-  const child = execa(options.command, {
-    shell: '/bin/bash',
+  // `--norc`: Node's stdio pipes are sockets, which makes bash think rshd started it and source ~/.bashrc.
+  const child = execa('/bin/bash', ['--norc', '--noprofile', '-c', options.command], {
     cwd: options.cwd,
     env: options.env,
     extendEnv: false,
