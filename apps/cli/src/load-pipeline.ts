@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { type Diagnostic, formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 import type { CliIo } from './cli-io.js';
 import type { Colors } from './colors.js';
@@ -38,11 +38,20 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
   const { io, colors } = options;
   const source = await readSourceFile(options.path, { cwd: io.cwd, what: 'Pipeline file' });
   const filename = displayPath(options.path, io.cwd);
-  const { graph, diagnostics } = prepareGraph(source, {
-    filename,
+  // The graph keeps the absolute path: handlers resolve files next to it (a manager loop's child DOT file)
+  // whatever the working directory is. Diagnostics show the path as the user typed it.
+  const absolute = resolve(io.cwd, options.path);
+  const prepared = prepareGraph(source, {
+    filename: absolute,
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
   });
+  const graph = prepared.graph;
+  const diagnostics = prepared.diagnostics.map((diagnostic) =>
+    diagnostic.span?.filename === absolute
+      ? { ...diagnostic, span: { ...diagnostic.span, filename } }
+      : diagnostic,
+  );
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
   const warnings = diagnostics.filter((diagnostic) => diagnostic.severity !== 'error');
   if (options.printWarnings !== false || errors.length > 0) {

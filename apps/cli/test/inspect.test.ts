@@ -3,8 +3,8 @@ import { HandlerRegistry, runPipeline } from '@attractor/engine';
 import { createScriptedHandler } from '@attractor/engine/test';
 import { prepareGraph } from '@attractor/graph';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/main.js';
 import type { RunSummary } from '../src/inspect/summarize-run.js';
+import { main } from '../src/main.js';
 import { temporaryDirectory } from './helpers/cli.js';
 import { createTestIo } from './helpers/test-io.js';
 

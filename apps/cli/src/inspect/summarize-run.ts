@@ -76,8 +76,15 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
   const route: string[] = [];
   let durationMs = 0;
   let ended: { state: RunState; reason?: string } | undefined;
+  // A child pipeline's own events.jsonl carries its parent's branch path (`child:<node>`) on every event: paths
+  // are taken relative to the path of the run's first `pipeline.started`.
+  const first = run.events.find((event) => event.type === 'pipeline.started');
+  const base = first?.branchPath ?? [];
+  const pathOf = (event: { branchPath?: readonly string[] }): readonly string[] =>
+    (event.branchPath ?? []).slice(base.length);
+  const isTop = (event: { branchPath?: readonly string[] }): boolean => pathOf(event).length === 0;
   const stageOf = (event: { nodeId: string; branchPath?: readonly string[] }): MutableStage => {
-    const branchPath = event.branchPath ?? [];
+    const branchPath = pathOf(event);
     const key = `${branchPath.join('\u0000')}\u0001${event.nodeId}`;
     let stage = stages.get(key);
     if (stage === undefined) {
@@ -123,7 +130,7 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         stage.open = false;
         if (event.failureReason !== undefined) stage.failureReason = event.failureReason;
         else if (event.status === 'success' || event.status === 'partial_success') delete stage.failureReason;
-        if (event.branchPath === undefined) route.push(event.nodeId);
+        if (isTop(event)) route.push(event.nodeId);
         break;
       }
       case 'agent.usage': {
@@ -133,19 +140,19 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         break;
       }
       case 'pipeline.completed':
-        if (event.branchPath === undefined) {
+        if (isTop(event)) {
           durationMs += event.durationMs;
           ended = { state: 'success' };
         }
         break;
       case 'pipeline.failed':
-        if (event.branchPath === undefined) {
+        if (isTop(event)) {
           durationMs += event.durationMs;
           ended = { state: 'fail', reason: event.error };
         }
         break;
       case 'pipeline.cancelled':
-        if (event.branchPath === undefined) {
+        if (isTop(event)) {
           durationMs += event.durationMs;
           ended = { state: 'cancelled', reason: event.reason };
         }

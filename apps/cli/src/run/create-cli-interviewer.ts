@@ -73,13 +73,14 @@ export function answerFromKey(question: Question, key: string): Answer {
   return { value: key, text: key };
 }
 
-/** The `--auto-approve` answer: the first option (DESIGN.md "Human gates"), yes, or `approved` for free text. */
+/**
+ * The `--auto-approve` answer, as `createAutoApproveInterviewer` of `@attractor/handlers` gives it: yes for yes/no
+ * questions, the first option (DESIGN.md "Human gates") for multiple choice, `auto-approved` for free text.
+ */
 export function autoApproveAnswer(question: Question): Answer {
-  if (question.type === 'multiple_choice') {
-    const first = question.options[0];
-    if (first !== undefined) return { value: first.key, selectedOption: first };
-    return { value: 'skipped' };
-  }
-  if (question.type === 'freeform') return { value: 'approved', text: 'approved' };
-  return { value: 'yes' };
+  if (question.type === 'yes_no' || question.type === 'confirmation') return { value: 'yes' };
+  const first = question.options[0];
+  if (question.type === 'multiple_choice' && first !== undefined)
+    return { value: first.key, selectedOption: first };
+  return { value: 'auto-approved', text: 'auto-approved' };
 }

@@ -16,8 +16,8 @@ export const createRunServices: RunServicesFactory = async (options) => {
     options.stdin.isTTY === true
       ? handlers.createConsoleInterviewer({ input: options.stdin, output: options.stdout })
       : undefined;
-  const withConsole = (services: Omit<RunServices, 'console'>): RunServices =>
-    console === undefined ? services : { ...services, console };
+  const withConsole = (services: Omit<RunServices, 'console' | 'dispose'>): RunServices =>
+    console === undefined ? services : { ...services, console, dispose: () => console.close() };
   if (options.backend.kind === 'simulate') {
     let script: Awaited<ReturnType<typeof handlers.loadSimulationScript>> | undefined;
     if (options.backend.scriptPath !== undefined) {

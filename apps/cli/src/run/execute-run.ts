@@ -187,6 +187,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     throw error;
   } finally {
     releaseSignals();
+    services.dispose?.();
   }
 }
 
@@ -222,7 +223,9 @@ function mergeResumeOptions(
 function chooseDisplay(io: CliIo, options: RunCliOptions, colors: Colors, verbosity: Verbosity): RunDisplay {
   if (options.json === true)
     return createJsonDisplay({ stdout: io.stdout, stderr: io.stderr, colors: createColors(io.color) });
-  if (io.stdout.isTTY === true && verbosity !== 'quiet') {
+  // A terminal of zero rows (a pty nobody sized) cannot show a live area.
+  const rows = (io.stdout as { readonly rows?: number }).rows;
+  if (io.stdout.isTTY === true && verbosity !== 'quiet' && rows !== 0) {
     return createTtyDisplay({ stdout: io.stdout as NodeJS.WriteStream, colors, verbosity });
   }
   return createLineDisplay({ stdout: io.stdout, colors, verbosity });

@@ -10,6 +10,8 @@ export interface RunServices {
   readonly console?: Interviewer;
   /** Secret values to scrub from events and logs (the API key). */
   readonly secretValues: readonly string[];
+  /** Releases what the services hold (the console's stdin reader), so the process can exit. */
+  readonly dispose?: () => void;
 }
 
 /** Options of a {@link RunServicesFactory}. */

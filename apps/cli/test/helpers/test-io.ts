@@ -8,7 +8,10 @@ export interface RecordingIo extends CliIo {
 }
 
 /** Creates a non-terminal, colourless {@link RecordingIo} rooted at `cwd`. */
-export function createTestIo(options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> }): RecordingIo {
+export function createTestIo(options: {
+  readonly cwd: string;
+  readonly env?: Readonly<Record<string, string>>;
+}): RecordingIo {
   let stdout = '';
   let stderr = '';
   return {

@@ -1,0 +1,86 @@
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunSummary } from '../src/inspect/summarize-run.js';
+import { attractor, FIXTURES, temporaryDirectory } from './helpers/cli.js';
+
+const PIPELINE = join(FIXTURES, 'slow-middle.dot');
+const SCRIPT = join(FIXTURES, 'slow-middle.simulate.json');
+
+async function inspect(runDir: string, cwd: string): Promise<RunSummary> {
+  const result = await attractor(['inspect', runDir, '--json'], { cwd });
+  expect(result.exitCode).toBe(0);
+  return JSON.parse(result.stdout) as RunSummary;
+}
+
+/** Resolves once `path` exists (the tool stage has started). */
+async function waitForFile(path: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await access(path);
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+describe('Ctrl-C and resume', () => {
+  it('SIGINT aborts the running stage, keeps the checkpoint, prints the resume command and exits 130; resume completes the same route as an uninterrupted run', async () => {
+    // Uninterrupted reference run: the marker exists, so the slow stage does not sleep.
+    const reference = await temporaryDirectory();
+    await writeFile(join(reference, 'started.marker'), '');
+    const full = await attractor(['run', PIPELINE, '--simulate-script', SCRIPT, '--logs-dir', 'run'], {
+      cwd: reference,
+    });
+    expect(full.exitCode).toBe(0);
+    const expected = await inspect('run', reference);
+    expect(expected.route).toEqual(['start', 'plan', 'slow', 'review', 'fix', 'review', 'exit']);
+
+    const cwd = await temporaryDirectory();
+    const child = attractor(['run', PIPELINE, '--simulate-script', SCRIPT, '--logs-dir', 'run'], { cwd });
+    await waitForFile(join(cwd, 'started.marker'), 30_000);
+    // The tool prints "started" right after the marker; give the stage a moment to be well under way.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGINT');
+    const interrupted = await child;
+    expect(interrupted.exitCode).toBe(130);
+    expect(interrupted.stdout).toContain('Ctrl-C: stopping the running stage');
+    expect(interrupted.stdout).toMatch(/Interrupted after .*; the last checkpoint is kept\./);
+    expect(interrupted.stdout).toContain('resume with:   attractor resume run');
+
+    const checkpoint = JSON.parse(await readFile(join(cwd, 'run', 'checkpoint.json'), 'utf8')) as {
+      next_node: string;
+      completed_nodes: string[];
+    };
+    expect(checkpoint.next_node).toBe('slow');
+    expect(checkpoint.completed_nodes).toEqual(['start', 'plan']);
+    const halfway = await inspect('run', cwd);
+    expect(halfway.route).toEqual(['start', 'plan']);
+    expect(halfway.stages.find((stage) => stage.nodeId === 'slow')?.state).not.toBe('success');
+
+    // The printed command, word for word: the backend choice (--simulate-script) comes from the run directory.
+    const resumed = await attractor(['resume', 'run'], { cwd });
+    expect(resumed.stderr).toBe('');
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toContain('(resumed at slow)');
+    const final = await inspect('run', cwd);
+    expect(final.state).toBe('success');
+    expect(final.route).toEqual(expected.route);
+  });
+
+  it('refuses to resume a run that already succeeded (exit 2, says to pass --from)', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'started.marker'), '');
+    expect((await attractor(['run', PIPELINE, '--simulate', '--logs-dir', 'done'], { cwd })).exitCode).toBe(
+      0,
+    );
+    const again = await attractor(['resume', 'done'], { cwd });
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain('the run already completed successfully. Pass `from` (CLI --from <node>)');
+    const rerun = await attractor(['resume', 'done', '--from', 'review'], { cwd });
+    expect(rerun.exitCode).toBe(0);
+  });
+});

@@ -1,0 +1,133 @@
+import { access, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, FIXTURES, PIPELINES, SAMPLE_PROJECT, temporaryDirectory } from './helpers/cli.js';
+
+describe('attractor run: options, output and exit codes', () => {
+  it('--json prints only JSON lines on stdout: every event, from pipeline.started to pipeline.completed', async () => {
+    const cwd = await temporaryDirectory();
+    const result = await attractor(
+      ['run', join(PIPELINES, 'build-and-test.dot'), '--simulate', '--workdir', SAMPLE_PROJECT, '--json'],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    const events = lines.map((line) => JSON.parse(line) as { type: string; seq: number; nodeId?: string });
+    expect(events[0]?.type).toBe('pipeline.started');
+    expect(events.at(-1)?.type).toBe('pipeline.completed');
+    expect(events.filter((event) => event.type === 'stage.completed').length).toBeGreaterThanOrEqual(11);
+    expect(events.some((event) => event.type === 'parallel.completed')).toBe(true);
+    expect(result.stderr).toMatch(/^Run directory: \.attractor\/runs\/\S+-BuildAndTest$/m);
+  });
+
+  it('without --simulate and without OPENAI_API_KEY fails before running, naming OPENAI_API_KEY, --base-url and --simulate', async () => {
+    const cwd = await temporaryDirectory();
+    const result = await attractor(
+      ['run', join(PIPELINES, 'build-and-test.dot'), '--workdir', SAMPLE_PROJECT],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('Set OPENAI_API_KEY to use OpenAI, or pass --base-url <url>');
+    expect(result.stderr).toContain('or pass --simulate to run without an LLM.');
+    expect(result.stdout).toBe('');
+    await expect(access(join(cwd, '.attractor'))).rejects.toThrow();
+  });
+
+  it('refuses a DOT file with a syntax error: file:line:col, the line, a caret, a fix; exit 2; no stack trace', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'broken.dot'),
+      'digraph Broken {\n  start [shape=Mdiamond]\n  start -> [label="x"]\n}\n',
+    );
+    const result = await attractor(['run', 'broken.dot', '--simulate'], { cwd });
+    expect(result.exitCode).toBe(2);
+    const lines = result.stderr.split('\n');
+    const head = lines.findIndex((line) => line.startsWith('broken.dot:3:12: error[dot_syntax]:'));
+    expect(head, result.stderr).toBeGreaterThanOrEqual(0);
+    expect(lines[head + 1]).toBe('> 3 |   start -> [label="x"]');
+    expect(lines[head + 2]).toMatch(/^ {4}\| {12}\^/);
+    expect(lines[head + 3]).toMatch(/^ {2}fix: /);
+    expect(result.stderr).toContain('error: broken.dot: 1 error; the pipeline was not run.');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses a pipeline with lint errors before running it', async () => {
+    const cwd = await temporaryDirectory();
+    const result = await attractor(['run', join(FIXTURES, 'lint-errors.dot'), '--simulate'], { cwd });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('error[attribute_type]');
+    await expect(access(join(cwd, '.attractor'))).rejects.toThrow();
+  });
+
+  it('--set values are JSON-parsed (retries=3 is the number 3) and reach conditions', async () => {
+    const cwd = await temporaryDirectory();
+    const result = await attractor(
+      [
+        'run',
+        join(FIXTURES, 'echo-context.dot'),
+        '--simulate',
+        '--set',
+        'retries=3',
+        '--set',
+        'topic=release notes',
+        '--logs-dir',
+        'run',
+      ],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(0);
+    const inspected = JSON.parse((await attractor(['inspect', 'run', '--json'], { cwd })).stdout) as {
+      route: string[];
+    };
+    expect(inspected.route).toEqual(['start', 'show', 'exit']);
+    const checkpoint = JSON.parse(
+      await import('node:fs/promises').then((fs) => fs.readFile(join(cwd, 'run', 'checkpoint.json'), 'utf8')),
+    ) as { context: Record<string, unknown> };
+    expect(checkpoint.context.retries).toBe(3);
+    expect(checkpoint.context.topic).toBe('release notes');
+  });
+
+  it('exits 2 for a bad option value, saying what a good one looks like', async () => {
+    const result = await attractor([
+      'run',
+      join(PIPELINES, 'build-and-test.dot'),
+      '--simulate',
+      '--max-steps',
+      'many',
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      "option '--max-steps <n>' argument 'many' is invalid. expected a whole number of at least 1",
+    );
+  });
+
+  it('exits 2 for a missing working directory', async () => {
+    const cwd = await temporaryDirectory();
+    const result = await attractor(
+      ['run', join(PIPELINES, 'build-and-test.dot'), '--simulate', '--workdir', 'nowhere'],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      'Working directory nowhere not found. Pass an existing directory with --workdir.',
+    );
+  });
+
+  it('--max-steps stops a run that needs more node executions (exit 1, reason names the limit)', async () => {
+    const cwd = await temporaryDirectory();
+    const result = await attractor(
+      [
+        'run',
+        join(PIPELINES, 'build-and-test.dot'),
+        '--simulate',
+        '--workdir',
+        SAMPLE_PROJECT,
+        '--max-steps',
+        '3',
+      ],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toMatch(/✖ Pipeline failed after .*max_steps/);
+  });
+});
