@@ -1,0 +1,237 @@
+/**
+ * The HTTP routes of the server (spec §9.5) on Hono: the JSON + SSE API behind a bearer token, and the web UI's
+ * static files. Embeddable: mount the returned app in another Hono app, or serve it with any Hono adapter.
+ */
+import { createFileRunStore } from '@attractor/engine';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { streamSSE } from 'hono/streaming';
+import type { z } from 'zod';
+import { requireBearerToken } from './bearer-auth.js';
+import { ApiError } from './errors/api-error.js';
+import { listPipelineFiles } from './pipeline-files.js';
+import { renderRunGraph } from './render-run-graph.js';
+import { answerBodySchema, resumeBodySchema, startPipelineBodySchema } from './request-schemas.js';
+import { readStageFile, resolveRunDirectory } from './run-directory-files.js';
+import type { RunManager } from './run-manager.js';
+import { streamRunEvents } from './stream-run-events.js';
+import { readUiFile } from './ui-files.js';
+
+/** Default request body limit: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Options of {@link createServerApp}. */
+export interface CreateServerAppOptions {
+  readonly manager: RunManager;
+  /** The bearer token every API request must carry. */
+  readonly token: string;
+  /** The pipelines directory listed by `GET /pipeline-files`, when the server has one. */
+  readonly pipelinesDir?: string;
+  /** Largest accepted request body, in bytes; larger ones get 413. Default: 1 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * Builds the Hono app: `GET /` and `/ui/*` (the web UI, no token needed: it holds no data), and behind the bearer
+ * token every API route of spec §9.5 plus resume, stage files and the pipelines directory listing. Errors are JSON
+ * `{ "error": { "code", "message", ... } }`.
+ */
+export function createServerApp(options: CreateServerAppOptions): Hono {
+  const { manager } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    if (ApiError.isInstance(error)) {
+      if (error.status === 401) c.header('WWW-Authenticate', 'Bearer realm="attractor"');
+      return c.json(error.toJson(), error.status as 400);
+    }
+    return c.json({ error: { code: 'INTERNAL', message: error.message } }, 500);
+  });
+  app.notFound((c) =>
+    c.json({ error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } }, 404),
+  );
+
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        frameAncestors: ["'none'"],
+        formAction: ["'self'"],
+      },
+      referrerPolicy: 'no-referrer',
+    }),
+  );
+
+  const serveUi = (name: string) => (c: Context) => {
+    const file = readUiFile(name);
+    if (file === undefined)
+      throw new ApiError({ status: 404, code: 'NOT_FOUND', message: `No UI file ${name}.` });
+    c.header('Content-Type', file.contentType);
+    c.header('Cache-Control', 'no-cache');
+    return c.body(file.body);
+  };
+  app.get('/', serveUi('index.html'));
+  app.get('/ui/:file', (c) => serveUi(c.req.param('file'))(c));
+
+  app.use('*', requireBearerToken(options.token));
+  app.use('*', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+  });
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new ApiError({
+          status: 413,
+          code: 'BODY_TOO_LARGE',
+          message: `The request body is larger than ${maxBodyBytes} bytes. Put large pipelines in the server's pipelines directory and start them with {"file": ...}.`,
+        });
+      },
+    }),
+  );
+
+  app.get('/pipelines', async (c) => c.json({ pipelines: await manager.list() }));
+
+  app.post('/pipelines', async (c) => {
+    const contentType = c.req.header('content-type') ?? '';
+    const body = contentType.startsWith('text/')
+      ? { dot: await c.req.text() }
+      : parseBody(startPipelineBodySchema, await readJson(c));
+    const summary = await manager.start(body);
+    return c.json(summary, 201, { Location: `/pipelines/${encodeURIComponent(summary.id)}` });
+  });
+
+  app.get('/pipeline-files', (c) =>
+    c.json({ files: options.pipelinesDir === undefined ? [] : listPipelineFiles(options.pipelinesDir) }),
+  );
+
+  app.get('/pipelines/:id', async (c) => c.json(await manager.details(c.req.param('id'))));
+
+  app.get('/pipelines/:id/events', (c) => {
+    const runId = c.req.param('id');
+    const logsRoot = resolveRunDirectory(manager.runsDir, runId);
+    const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
+    const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
+    return streamSSE(c, (stream) =>
+      manager.trackStream(streamRunEvents(stream, { manager, runId, logsRoot, lastEventId })),
+    );
+  });
+
+  app.post('/pipelines/:id/cancel', (c) => c.json(manager.cancel(c.req.param('id'))));
+
+  app.post('/pipelines/:id/resume', async (c) => {
+    const text = await c.req.text();
+    const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text));
+    return c.json(await manager.resume(c.req.param('id'), body));
+  });
+
+  app.get('/pipelines/:id/graph', async (c) => {
+    const id = c.req.param('id');
+    const details = await manager.details(id);
+    const graph = await manager.graphOf(id);
+    const current = details.live ? details.currentNode : undefined;
+    const svg = await renderRunGraph({
+      graph,
+      statuses: details.nodeStatuses,
+      ...(current === undefined ? {} : { currentNodeId: current }),
+      waitingNodeIds: new Set(details.waitingNodes),
+    });
+    c.header('Content-Type', 'image/svg+xml; charset=utf-8');
+    return c.body(svg);
+  });
+
+  app.get('/pipelines/:id/questions', async (c) => {
+    const id = c.req.param('id');
+    await manager.summaryOf(id);
+    const live = manager.live(id);
+    return c.json({ questions: live === undefined || live.ended ? [] : live.interviewer.pending() });
+  });
+
+  app.post('/pipelines/:id/questions/:qid/answer', async (c) => {
+    const id = c.req.param('id');
+    const qid = c.req.param('qid');
+    const body = parseBody(answerBodySchema, await readJson(c));
+    await manager.summaryOf(id);
+    const live = manager.live(id);
+    if (live === undefined || live.ended) {
+      throw new ApiError({
+        status: 404,
+        code: 'QUESTION_NOT_FOUND',
+        message: `Run "${id}" is not running, so it has no pending question "${qid}".`,
+      });
+    }
+    const answer = live.interviewer.answer(qid, body);
+    return c.json({ questionId: qid, answer });
+  });
+
+  app.get('/pipelines/:id/checkpoint', async (c) => {
+    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
+    if (checkpoint === undefined) {
+      throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
+    }
+    return c.json(checkpoint);
+  });
+
+  app.get('/pipelines/:id/context', async (c) => {
+    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
+    return c.json({
+      context: checkpoint?.context ?? {},
+      // The context as of the last checkpoint (written after every completed node).
+      ...(checkpoint === undefined ? {} : { asOf: checkpoint.timestamp, afterNode: checkpoint.current_node }),
+    });
+  });
+
+  app.get('/pipelines/:id/stages/:node/:file', (c) => {
+    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const file = c.req.param('file');
+    const text = readStageFile(logsRoot, c.req.param('node'), file);
+    c.header(
+      'Content-Type',
+      file.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    );
+    return c.body(text);
+  });
+
+  return app;
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  return parseJsonText(await c.req.text());
+}
+
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message: `The request body is not valid JSON (${(error as Error).message}).`,
+    });
+  }
+}
+
+function parseBody<TSchema extends z.ZodType>(schema: TSchema, value: unknown): z.infer<TSchema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) =>
+      issue.path.length === 0 ? issue.message : `${issue.path.join('.')}: ${issue.message}`,
+    );
+    throw new ApiError({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message: `Invalid request body: ${problems.join('; ')}`,
+      details: { issues: parsed.error.issues },
+    });
+  }
+  return parsed.data;
+}

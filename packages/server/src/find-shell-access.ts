@@ -1,0 +1,55 @@
+/**
+ * Finds what in a submitted pipeline can run shell commands on the server's machine, so a server without
+ * `allowTools` can refuse it (issue "Safety"): `tool` nodes, `tool_hooks.pre` / `tool_hooks.post` commands, and
+ * manager-loop nodes that load and run another DOT file.
+ */
+import type { Graph } from '@attractor/graph';
+
+/** One place in a graph that can run shell commands. */
+export interface ShellAccess {
+  /** The node, or undefined for a graph-level attribute. */
+  readonly nodeId?: string;
+  readonly kind: 'tool' | 'tool_hooks' | 'child_pipeline';
+  /** 1-based source line, when known. */
+  readonly line?: number;
+}
+
+/** Options of {@link findShellAccess}. */
+export interface FindShellAccessOptions {
+  readonly graph: Graph;
+  /** The handler type a node resolves to (a registry may map custom types); default: `graph.handlerType(node)`. */
+  readonly handlerTypeOf?: (nodeId: string) => string;
+}
+
+/** Every place in the graph that can run shell commands, in node order. Pure. */
+export function findShellAccess(options: FindShellAccessOptions): ShellAccess[] {
+  const { graph } = options;
+  const found: ShellAccess[] = [];
+  for (const node of graph.nodes.values()) {
+    const type = options.handlerTypeOf?.(node.id) ?? graph.handlerType(node);
+    const line = node.span?.start.line;
+    const at = { nodeId: node.id, ...(line === undefined ? {} : { line }) };
+    if (type === 'tool') found.push({ ...at, kind: 'tool' });
+    if (node.attributes['tool_hooks.pre'] !== undefined || node.attributes['tool_hooks.post'] !== undefined)
+      found.push({ ...at, kind: 'tool_hooks' });
+    if (type === 'stack.manager_loop') found.push({ ...at, kind: 'child_pipeline' });
+  }
+  if (graph.settings.toolHooksPre !== undefined || graph.settings.toolHooksPost !== undefined)
+    found.push({ kind: 'tool_hooks' });
+  return found;
+}
+
+/** A one-line description of a {@link ShellAccess}, e.g. `tool node "build" (line 12)`. */
+export function describeShellAccess(access: ShellAccess): string {
+  const where = access.line === undefined ? '' : ` (line ${access.line})`;
+  switch (access.kind) {
+    case 'tool':
+      return `tool node "${access.nodeId}"${where}`;
+    case 'tool_hooks':
+      return access.nodeId === undefined
+        ? 'graph attribute tool_hooks.pre/tool_hooks.post'
+        : `tool_hooks on node "${access.nodeId}"${where}`;
+    case 'child_pipeline':
+      return `manager-loop node "${access.nodeId}"${where} (runs a child pipeline file)`;
+  }
+}

@@ -1,0 +1,26 @@
+export type { CreateServerAppOptions } from './create-server-app.js';
+export { createServerApp, DEFAULT_MAX_BODY_BYTES } from './create-server-app.js';
+export type { ApiErrorCode, ApiErrorOptions } from './errors/api-error.js';
+export { ApiError } from './errors/api-error.js';
+export type { FindShellAccessOptions, ShellAccess } from './find-shell-access.js';
+export { describeShellAccess, findShellAccess } from './find-shell-access.js';
+export type {
+  AnswerInput,
+  HttpInterviewer,
+  HttpInterviewerOptions,
+  PendingQuestion,
+} from './http-interviewer.js';
+export { createHttpInterviewer, toAnswer } from './http-interviewer.js';
+export type { NodeDisplayStatus, RenderRunGraphOptions } from './render-run-graph.js';
+export { renderRunGraph, runGraphDot } from './render-run-graph.js';
+export type {
+  BackendFactory,
+  BackendRequest,
+  LiveRun,
+  RunManagerOptions,
+  StartRunRequest,
+} from './run-manager.js';
+export { RunManager } from './run-manager.js';
+export type { RunDetails, RunState, RunSummary } from './run-summary.js';
+export type { AttractorServer, StartServerOptions } from './start-server.js';
+export { startServer } from './start-server.js';

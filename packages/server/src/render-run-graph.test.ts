@@ -1,0 +1,45 @@
+import { prepareGraph } from '@attractor/graph';
+import { describe, expect, it } from 'vitest';
+import { renderRunGraph, runGraphDot } from './render-run-graph.js';
+
+function graphOf(source: string) {
+  const { graph } = prepareGraph(source, { filename: 'p.dot' });
+  if (graph === undefined) throw new Error('fixture does not parse');
+  return graph;
+}
+
+const graph = graphOf(`digraph g {
+  rankdir = LR
+  start [shape=Mdiamond]
+  ask [shape=hexagon, label="Say \\"yes\\" <now> & go"]
+  done [shape=Msquare]
+  start -> ask
+  ask -> done [label="[Y] Yes"]
+  ask -> start [condition="outcome=fail"]
+}`);
+
+describe('runGraphDot / renderRunGraph (spec §9.5 graph endpoint)', () => {
+  it('styles nodes by status, marks the current and waiting node, and keeps rankdir', () => {
+    const dot = runGraphDot({
+      graph,
+      statuses: { start: 'success' },
+      currentNodeId: 'ask',
+      waitingNodeIds: new Set(['ask']),
+    });
+    expect(dot).toContain('rankdir=LR');
+    expect(dot).toContain('"start" [label="start", shape=Mdiamond, id="node-start", class="status-success"');
+    expect(dot).toContain('class="status-running current waiting"');
+    expect(dot).toContain('penwidth="3.2"');
+    expect(dot).toContain('"done" [label="done", shape=Msquare, id="node-done", class="status-pending"');
+    expect(dot).toContain('"ask" -> "start" [id="edge-2", label="outcome=fail", fontcolor="#7c3aed"]');
+  });
+
+  it('renders SVG whose labels are escaped text', async () => {
+    const svg = await renderRunGraph({ graph, statuses: { start: 'fail' } });
+    expect(svg.startsWith('<?xml')).toBe(true);
+    expect(svg).toContain('<g id="node&#45;start" class="node status&#45;fail">');
+    expect(svg).toContain('fill="#fee2e2"');
+    expect(svg).toContain('Say &quot;yes&quot; &lt;now&gt; &amp; go');
+    expect(svg).not.toContain('<now>');
+  });
+});

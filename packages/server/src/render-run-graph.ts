@@ -1,0 +1,101 @@
+/**
+ * The run graph as SVG (spec §9.5 `GET /pipelines/{id}/graph`): the pipeline's nodes and edges laid out by Graphviz
+ * (WebAssembly, @viz-js/viz), each node filled by its status and the running node outlined. Every node's SVG group
+ * carries `id="node-<node id>"` and `class="node status-<status>"` (plus `current`, `waiting`) so a page can find
+ * and restyle it.
+ */
+import type { Graph } from '@attractor/graph';
+import { instance, type Viz } from '@viz-js/viz';
+
+/** The status shown for a node: an outcome status, `running`, or `pending` (not run yet). */
+export type NodeDisplayStatus =
+  | 'pending'
+  | 'running'
+  | 'success'
+  | 'partial_success'
+  | 'retry'
+  | 'fail'
+  | 'skipped';
+
+/** Fill and outline colours per status. */
+const STATUS_STYLE = {
+  pending: { fill: '#ffffff', color: '#8a94a6' },
+  running: { fill: '#dbeafe', color: '#1d4ed8' },
+  success: { fill: '#dcfce7', color: '#15803d' },
+  partial_success: { fill: '#ecfccb', color: '#4d7c0f' },
+  retry: { fill: '#ffedd5', color: '#c2410c' },
+  fail: { fill: '#fee2e2', color: '#b91c1c' },
+  skipped: { fill: '#f1f5f9', color: '#64748b' },
+} satisfies Record<NodeDisplayStatus, { fill: string; color: string }>;
+
+/** Colours of a running node that waits for a human answer. */
+const WAITING_STYLE = { fill: '#fef3c7', color: '#b45309' };
+
+/** Options of {@link renderRunGraph}. */
+export interface RenderRunGraphOptions {
+  readonly graph: Graph;
+  /** The status of each node that has one; other nodes are `pending`. */
+  readonly statuses: Readonly<Record<string, NodeDisplayStatus>>;
+  /** The node running now, drawn with a thick outline. */
+  readonly currentNodeId?: string;
+  /** Running nodes that wait for a human answer: amber, with the extra class `waiting`. */
+  readonly waitingNodeIds?: ReadonlySet<string>;
+}
+
+let vizInstance: Promise<Viz> | undefined;
+
+/**
+ * Renders the graph with node colours by status, as an SVG document (UTF-8 text).
+ * @throws {Error} when Graphviz rejects the generated DOT (a bug: all values are escaped).
+ */
+export async function renderRunGraph(options: RenderRunGraphOptions): Promise<string> {
+  vizInstance ??= instance();
+  const viz = await vizInstance;
+  return viz.renderString(runGraphDot(options), { format: 'svg' });
+}
+
+/** The Graphviz DOT text {@link renderRunGraph} lays out: a clean copy of the graph plus status styling. Pure. */
+export function runGraphDot(options: RenderRunGraphOptions): string {
+  const { graph, statuses, currentNodeId } = options;
+  const rankdir = graph.attributes.rankdir?.value;
+  const lines = [
+    `digraph ${quote(graph.id)} {`,
+    `  graph [rankdir=${rankdir !== undefined && /^(LR|RL|TB|BT)$/.test(rankdir) ? rankdir : 'TB'}, bgcolor="transparent", pad="0.2", nodesep="0.4", ranksep="0.45"];`,
+    '  node [fontname="Helvetica,Arial,sans-serif", fontsize="12", style="filled", penwidth="1.4"];',
+    '  edge [fontname="Helvetica,Arial,sans-serif", fontsize="10", color="#64748b", fontcolor="#334155", arrowsize="0.7"];',
+  ];
+  for (const node of graph.nodes.values()) {
+    const status =
+      node.id === currentNodeId ? (statuses[node.id] ?? 'running') : (statuses[node.id] ?? 'pending');
+    const waiting = status === 'running' && (options.waitingNodeIds?.has(node.id) ?? false);
+    const style = waiting ? WAITING_STYLE : STATUS_STYLE[status];
+    const current = node.id === currentNodeId;
+    const shape = /^[A-Za-z]+$/.test(node.shape) ? node.shape : 'box';
+    const attributes = [
+      `label=${quote(node.label === '' ? node.id : node.label)}`,
+      `shape=${shape}`,
+      `id=${quote(`node-${node.id}`)}`,
+      `class=${quote(`status-${status}${current ? ' current' : ''}${waiting ? ' waiting' : ''}`)}`,
+      `fillcolor=${quote(style.fill)}`,
+      `color=${quote(style.color)}`,
+      `tooltip=${quote(`${node.id}: ${waiting ? 'waiting for an answer' : status}`)}`,
+      ...(current ? ['penwidth="3.2"'] : []),
+      ...(shape === 'box' ? ['style="filled,rounded"'] : []),
+    ];
+    lines.push(`  ${quote(node.id)} [${attributes.join(', ')}];`);
+  }
+  for (const edge of graph.edges) {
+    const label = edge.label !== '' ? edge.label : edge.condition;
+    const attributes = [`id=${quote(`edge-${edge.index}`)}`];
+    if (label !== '') attributes.push(`label=${quote(label)}`);
+    if (edge.condition !== '' && edge.label === '') attributes.push('fontcolor="#7c3aed"');
+    lines.push(`  ${quote(edge.from)} -> ${quote(edge.to)} [${attributes.join(', ')}];`);
+  }
+  lines.push('}');
+  return lines.join('\n');
+}
+
+/** A DOT double-quoted string; newlines become `\n` line breaks. */
+function quote(value: string): string {
+  return `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replace(/\r?\n/g, '\\n')}"`;
+}

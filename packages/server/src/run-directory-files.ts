@@ -1,0 +1,172 @@
+/**
+ * The files the server keeps in and reads from run directories (DESIGN.md "Run directory"): it creates a unique
+ * directory per run, stores the submitted DOT source and the run's request beside the engine's files so the run can
+ * be resumed after a restart, lists past runs, and serves stage files without ever leaving the run directory.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join, sep } from 'node:path';
+import { z } from 'zod';
+import { ApiError } from './errors/api-error.js';
+
+/** The DOT source of a server run, saved in its run directory. */
+export const RUN_SOURCE_FILE = 'pipeline.dot';
+/** What the server needs to resume a run after a restart, saved in its run directory. */
+export const RUN_REQUEST_FILE = 'server-run.json';
+/** The stage files the API serves (spec §5.6), and nothing else. */
+export const STAGE_FILES = ['prompt.md', 'response.md', 'status.json'] as const;
+/** One of {@link STAGE_FILES}. */
+export type StageFileName = (typeof STAGE_FILES)[number];
+
+const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const NODE_ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The JSON of {@link RUN_REQUEST_FILE}: how the run was started. */
+export const runRequestSchema = z.object({
+  version: z.literal(1),
+  /** `text` when the DOT came in the request body, else the path under the pipelines directory. */
+  origin: z.union([
+    z.object({ kind: z.literal('text') }),
+    z.object({ kind: z.literal('file'), path: z.string() }),
+  ]),
+  /** The file name used in diagnostics. */
+  filename: z.string(),
+  simulate: z.boolean(),
+  model: z.string().optional(),
+  provider: z.string().optional(),
+  maxSteps: z.number().int().positive().optional(),
+});
+
+/** How a server run was started (the content of {@link RUN_REQUEST_FILE}). */
+export type RunRequestRecord = z.infer<typeof runRequestSchema>;
+
+/**
+ * Creates a new, empty run directory `<runsDir>/<name>`, or `<name>-2`, `<name>-3`, ... when taken (two runs of one
+ * graph started in the same second). Returns its absolute path.
+ */
+export function createUniqueRunDirectory(runsDir: string, name: string): string {
+  mkdirSync(runsDir, { recursive: true });
+  for (let suffix = 1; ; suffix++) {
+    const path = join(runsDir, suffix === 1 ? name : `${name}-${suffix}`);
+    try {
+      mkdirSync(path);
+      return path;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/** Writes the DOT source and the request record of a new run. */
+export function writeRunRequest(runDir: string, source: string, record: RunRequestRecord): void {
+  writeFileSync(join(runDir, RUN_SOURCE_FILE), source);
+  writeFileSync(join(runDir, RUN_REQUEST_FILE), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/**
+ * Reads the DOT source and request record of a run started by a server.
+ * @throws {ApiError} `RESUME_REFUSED` (409) when the run was not started by a server (no saved source).
+ */
+export function readRunRequest(runDir: string): { source: string; record: RunRequestRecord } {
+  const sourcePath = join(runDir, RUN_SOURCE_FILE);
+  const recordPath = join(runDir, RUN_REQUEST_FILE);
+  if (!existsSync(sourcePath) || !existsSync(recordPath)) {
+    throw new ApiError({
+      status: 409,
+      code: 'RESUME_REFUSED',
+      message: `Run "${basename(runDir)}" was not started by this server (no ${RUN_SOURCE_FILE} / ${RUN_REQUEST_FILE}); resume it with \`attractor resume\` instead.`,
+    });
+  }
+  const parsed = runRequestSchema.safeParse(JSON.parse(readFileSync(recordPath, 'utf8')));
+  if (!parsed.success) {
+    throw new ApiError({
+      status: 409,
+      code: 'RESUME_REFUSED',
+      message: `Run "${basename(runDir)}" has an unreadable ${RUN_REQUEST_FILE}: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
+    });
+  }
+  return { source: readFileSync(sourcePath, 'utf8'), record: parsed.data };
+}
+
+/**
+ * The absolute directory of run `runId` under `runsDir`.
+ * @throws {ApiError} `RUN_NOT_FOUND` (404) when the id is malformed (path separators, `..`) or no such run
+ *   directory with a `manifest.json` exists.
+ */
+export function resolveRunDirectory(runsDir: string, runId: string): string {
+  const path = join(runsDir, runId);
+  if (!RUN_ID_PATTERN.test(runId) || runId.includes('..') || !existsSync(join(path, 'manifest.json'))) {
+    throw new ApiError({
+      status: 404,
+      code: 'RUN_NOT_FOUND',
+      message: `No run "${runId}" in the runs directory. GET /pipelines lists the runs.`,
+    });
+  }
+  return path;
+}
+
+/** The names of the run directories under `runsDir` (those holding a `manifest.json`). */
+export function listRunDirectories(runsDir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(runsDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return entries.filter(
+    (name) => RUN_ID_PATTERN.test(name) && existsSync(join(runsDir, name, 'manifest.json')),
+  );
+}
+
+/** Which of {@link STAGE_FILES} exist for each of `nodeIds` in a run directory, for nodes that have a stage directory. */
+export function listStageFiles(
+  runDir: string,
+  nodeIds: readonly string[],
+): { nodeId: string; files: StageFileName[] }[] {
+  const stages: { nodeId: string; files: StageFileName[] }[] = [];
+  for (const nodeId of nodeIds) {
+    if (!NODE_ID_PATTERN.test(nodeId)) continue;
+    const files = STAGE_FILES.filter((file) => existsSync(join(runDir, nodeId, file)));
+    if (files.length > 0) stages.push({ nodeId, files });
+  }
+  return stages;
+}
+
+/**
+ * Reads `{runDir}/{nodeId}/{file}` where `file` is one of {@link STAGE_FILES}. Refuses anything else, including
+ * paths that leave the run directory through `..` or symbolic links.
+ * @throws {ApiError} `NOT_FOUND` (404) for a disallowed name or a missing file.
+ */
+export function readStageFile(runDir: string, nodeId: string, file: string): string {
+  const notFound = (why: string) =>
+    new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `No stage file "${nodeId}/${file}": ${why}. Stage files are ${STAGE_FILES.join(', ')} of a node id.`,
+    });
+  if (!NODE_ID_PATTERN.test(nodeId)) throw notFound('not a node id');
+  if (!(STAGE_FILES as readonly string[]).includes(file)) throw notFound('not a stage file name');
+  const path = join(runDir, nodeId, file);
+  if (!existsSync(path)) throw notFound('the stage has not written it');
+  const real = realpathSync(path);
+  const root = realpathSync(runDir);
+  if (!real.startsWith(root + sep) || !statSync(real).isFile()) throw notFound('outside the run directory');
+  return readFileSync(real, 'utf8');
+}
+
+/** The text of a DOT file recorded in a manifest (runs started by the CLI), or undefined when it cannot be read. */
+export function readSourceFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

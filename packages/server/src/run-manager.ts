@@ -1,0 +1,535 @@
+/**
+ * The runs of one server (spec §9.5): starts pipelines from DOT text or files, gives each its own run directory,
+ * context and interviewer, keeps their events for SSE clients, cancels them on request or when the server stops,
+ * and reads past runs back from the runs directory so they can be listed and resumed.
+ */
+import { basename } from 'node:path';
+import {
+  CheckpointCorruptError,
+  type Clock,
+  type CodergenBackend,
+  createFileRunStore,
+  defaultLogsRoot,
+  type HandlerRegistry,
+  type JsonValue,
+  type PipelineEvent,
+  type PipelineRun,
+  ResumeError,
+  type RunResult,
+  startPipeline,
+  startResumedPipeline,
+} from '@attractor/engine';
+import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { ApiError } from './errors/api-error.js';
+import { describeShellAccess, findShellAccess } from './find-shell-access.js';
+import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
+import { readPipelineFile } from './pipeline-files.js';
+import type { NodeDisplayStatus } from './render-run-graph.js';
+import {
+  createUniqueRunDirectory,
+  listRunDirectories,
+  listStageFiles,
+  RUN_SOURCE_FILE,
+  type RunRequestRecord,
+  readRunRequest,
+  readSourceFile,
+  resolveRunDirectory,
+  writeRunRequest,
+} from './run-directory-files.js';
+import {
+  pastRunSummary,
+  type RunDetails,
+  type RunState,
+  type RunSummary,
+  statusesFromOutcomes,
+} from './run-summary.js';
+
+/** What a {@link BackendFactory} is asked for: the backend of one run. */
+export interface BackendRequest {
+  readonly graph: Graph;
+  readonly runId: string;
+  readonly logsRoot: string;
+  /** The client asked for the simulation backend (`"simulate": true`). */
+  readonly simulate: boolean;
+  /** Model override from the request (`"model"`), e.g. `gpt-5.2`. */
+  readonly model?: string;
+  /** Provider override from the request (`"provider"`), e.g. `openai`. */
+  readonly provider?: string;
+  /** Whether the server allows shell access; a backend with a shell tool should disable it when false. */
+  readonly allowTools: boolean;
+}
+
+/** Creates the LLM backend of a run; undefined lets the codergen handler simulate (spec §4.5). */
+export type BackendFactory = (
+  request: BackendRequest,
+) => CodergenBackend | undefined | Promise<CodergenBackend | undefined>;
+
+/** What `POST /pipelines` asks for (already validated). */
+export interface StartRunRequest {
+  /** DOT source; exactly one of `dot` and `file`. */
+  readonly dot?: string;
+  /** A `.dot` path relative to the pipelines directory. */
+  readonly file?: string;
+  readonly simulate?: boolean;
+  readonly model?: string;
+  readonly provider?: string;
+  readonly maxSteps?: number;
+  /** Initial context values. */
+  readonly context?: Readonly<Record<string, JsonValue>>;
+}
+
+/** Options of {@link RunManager}. */
+export interface RunManagerOptions {
+  /** Where run directories are created and past runs are found. */
+  readonly runsDir: string;
+  readonly pipelinesDir?: string;
+  readonly allowTools: boolean;
+  /** A fresh handler registry per run. */
+  readonly createRegistry: () => HandlerRegistry;
+  readonly backendFactory: BackendFactory;
+  /** Working directory of runs (tool cwd, agent file tools). Default: the engine's (`process.cwd()`). */
+  readonly workdir?: string;
+  readonly clock: Clock;
+  /** Secret values to scrub from events and status files. */
+  readonly secretValues?: readonly string[];
+}
+
+/** A run executed by this server. */
+export interface LiveRun {
+  readonly id: string;
+  readonly logsRoot: string;
+  readonly graph: Graph;
+  readonly run: PipelineRun;
+  readonly interviewer: HttpInterviewer;
+  /** The run's own events (not those of child pipelines) seen by this process, in `seq` order. */
+  readonly events: PipelineEvent[];
+  /** Called with every event (and `undefined` once the run ended). */
+  readonly subscribers: Set<(event: PipelineEvent | undefined) => void>;
+  /** When the run directory was created (ISO-8601). */
+  readonly startedAt: string;
+  ended: boolean;
+  result?: RunResult;
+  /** A fault that made the run reject (infrastructure, not a pipeline failure). */
+  fault?: string;
+}
+
+/** The set of runs of one server. Not thread-safe across processes: one server per runs directory. */
+export class RunManager {
+  readonly #options: RunManagerOptions;
+  readonly #live = new Map<string, LiveRun>();
+  readonly #streams = new Set<Promise<void>>();
+  #stopping = false;
+
+  constructor(options: RunManagerOptions) {
+    this.#options = options;
+  }
+
+  /** The runs directory. */
+  get runsDir(): string {
+    return this.#options.runsDir;
+  }
+
+  /**
+   * Validates and starts a pipeline; returns its summary at once (the run goes on in the background).
+   * @throws {ApiError} `INVALID_PIPELINE` (400) with `diagnostics`, `TOOLS_NOT_ALLOWED` (400),
+   *   `PIPELINE_FILE_NOT_FOUND`, `SERVER_STOPPING` (503).
+   */
+  async start(request: StartRunRequest): Promise<RunSummary> {
+    this.#refuseWhenStopping();
+    const source =
+      request.file === undefined
+        ? (request.dot ?? '')
+        : readPipelineFile(this.#options.pipelinesDir, request.file);
+    const filename = request.file ?? 'pipeline.dot';
+    const registry = this.#options.createRegistry();
+    const graph = this.#prepare(source, filename, registry);
+    const logsRoot = createUniqueRunDirectory(
+      this.#options.runsDir,
+      basename(defaultLogsRoot({ graph, nowMs: this.#options.clock.now() })),
+    );
+    const record: RunRequestRecord = {
+      version: 1,
+      origin: request.file === undefined ? { kind: 'text' } : { kind: 'file', path: request.file },
+      filename,
+      simulate: request.simulate ?? false,
+      ...(request.model === undefined ? {} : { model: request.model }),
+      ...(request.provider === undefined ? {} : { provider: request.provider }),
+      ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
+    };
+    writeRunRequest(logsRoot, source, record);
+    const services = await this.#services(graph, logsRoot, record, registry);
+    const interviewer = services.interviewer;
+    const run = startPipeline({
+      ...services,
+      logsRoot,
+      sourcePath: `${logsRoot}/${RUN_SOURCE_FILE}`,
+      ...(request.context === undefined ? {} : { context: request.context }),
+    });
+    return this.summary(
+      this.#track(run, graph, interviewer, new Date(this.#options.clock.now()).toISOString()).id,
+    );
+  }
+
+  /**
+   * Resumes a stopped run from its checkpoint (spec §5.3), optionally at another node.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404), `RUN_ALREADY_RUNNING` (409), `RESUME_REFUSED` (409: not started by a
+   *   server, no checkpoint, already succeeded, graph changed), `TOOLS_NOT_ALLOWED` (400), `SERVER_STOPPING` (503).
+   */
+  async resume(id: string, options: { readonly from?: string } = {}): Promise<RunSummary> {
+    this.#refuseWhenStopping();
+    const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
+    const live = this.#live.get(id);
+    if (live !== undefined && !live.ended) {
+      throw new ApiError({
+        status: 409,
+        code: 'RUN_ALREADY_RUNNING',
+        message: `Run "${id}" is running; cancel it first or wait for it to end.`,
+      });
+    }
+    const { source, record } = readRunRequest(logsRoot);
+    const manifest = await createFileRunStore({ logsRoot }).readManifest();
+    const registry = this.#options.createRegistry();
+    const graph = this.#prepare(source, record.filename, registry);
+    const services = await this.#services(graph, logsRoot, record, registry);
+    const run = startResumedPipeline({
+      ...services,
+      logsRoot,
+      ...(options.from === undefined ? {} : { from: options.from }),
+    });
+    const startedAt = manifest?.started_at ?? new Date(this.#options.clock.now()).toISOString();
+    const previous = this.#live.get(id);
+    this.#track(run, graph, services.interviewer, startedAt);
+    // A refused resume rejects before its first event: report it as a refusal, not as a running run.
+    const refusal = await Promise.race([
+      run.result.then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+      new Promise<undefined>((resolve) => run.events.once('pipeline.started', () => resolve(undefined))),
+    ]);
+    if (refusal !== undefined) {
+      if (previous === undefined) this.#live.delete(id);
+      else this.#live.set(id, previous);
+      if (ResumeError.isInstance(refusal) || CheckpointCorruptError.isInstance(refusal)) {
+        throw new ApiError({ status: 409, code: 'RESUME_REFUSED', message: refusal.message, cause: refusal });
+      }
+      throw refusal;
+    }
+    return this.summary(id);
+  }
+
+  /**
+   * Cancels a running run: the engine stops it and keeps its last checkpoint, so it can be resumed.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404), `RUN_NOT_RUNNING` (409).
+   */
+  cancel(id: string, reason = 'cancelled through the API'): RunSummary {
+    const live = this.#live.get(id);
+    if (live === undefined || live.ended) {
+      resolveRunDirectory(this.#options.runsDir, id);
+      throw new ApiError({
+        status: 409,
+        code: 'RUN_NOT_RUNNING',
+        message: `Run "${id}" is not running, so it cannot be cancelled.`,
+      });
+    }
+    live.run.cancel(reason);
+    return this.summary(id);
+  }
+
+  /** The live run with this id, if this server runs (or ran) it. */
+  live(id: string): LiveRun | undefined {
+    return this.#live.get(id);
+  }
+
+  /**
+   * The graph of a run (from the DOT source saved in its directory, or the manifest's source path).
+   * @throws {ApiError} `RUN_NOT_FOUND` (404) when the run or its source cannot be found or no longer parses.
+   */
+  async graphOf(id: string): Promise<Graph> {
+    const live = this.#live.get(id);
+    if (live !== undefined) return live.graph;
+    const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
+    let source: string;
+    let filename: string;
+    try {
+      const saved = readRunRequest(logsRoot);
+      source = saved.source;
+      filename = saved.record.filename;
+    } catch (error) {
+      if (!ApiError.isInstance(error)) throw error;
+      const manifest = await createFileRunStore({ logsRoot }).readManifest();
+      const path = manifest?.source_path;
+      const text = path === undefined ? undefined : readSourceFile(path);
+      if (path === undefined || text === undefined) {
+        throw new ApiError({
+          status: 404,
+          code: 'NOT_FOUND',
+          message: `The DOT source of run "${id}" cannot be read${path === undefined ? '' : ` (${path})`}.`,
+        });
+      }
+      source = text;
+      filename = path;
+    }
+    const { graph } = prepareGraph(source, { filename });
+    if (graph === undefined) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `The DOT source of run "${id}" no longer parses.`,
+      });
+    }
+    return graph;
+  }
+
+  /**
+   * The summary of one run.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404).
+   */
+  async summaryOf(id: string): Promise<RunSummary> {
+    const live = this.#live.get(id);
+    if (live !== undefined) return this.summary(id);
+    const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
+    return readPastRun(logsRoot);
+  }
+
+  /**
+   * The details of one run: summary, progress and stage files.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404).
+   */
+  async details(id: string): Promise<RunDetails> {
+    const summary = await this.summaryOf(id);
+    const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
+    const live = this.#live.get(id);
+    let completedNodes: readonly string[];
+    let nodeStatuses: Record<string, NodeDisplayStatus>;
+    const waitingNodes = new Set<string>();
+    if (live !== undefined) {
+      const progress = live.run.status();
+      completedNodes = [...new Set(progress.completedNodes)];
+      nodeStatuses = statusesFromOutcomes(progress.nodeOutcomes);
+      if (!live.ended && progress.currentNodeId !== undefined)
+        nodeStatuses[progress.currentNodeId] = 'running';
+      for (const entry of live.ended ? [] : live.interviewer.pending())
+        waitingNodes.add(entry.question.stage);
+    } else {
+      const checkpoint = await readCheckpointSafely(logsRoot);
+      completedNodes = checkpoint?.completed_nodes ?? [];
+      nodeStatuses = statusesFromOutcomes(checkpoint?.node_outcomes ?? {});
+    }
+    const graph = await this.graphOf(id).catch(() => undefined);
+    const nodeIds = graph === undefined ? completedNodes : [...graph.nodes.keys()];
+    return {
+      ...summary,
+      completedNodes,
+      nodeStatuses,
+      waitingNodes: [...waitingNodes],
+      stages: listStageFiles(logsRoot, nodeIds),
+    };
+  }
+
+  /** Every run: the live ones and those found in the runs directory, newest first. */
+  async list(): Promise<RunSummary[]> {
+    const summaries = new Map<string, RunSummary>();
+    for (const id of this.#live.keys()) summaries.set(id, this.summary(id));
+    for (const name of listRunDirectories(this.#options.runsDir)) {
+      if (summaries.has(name)) continue;
+      try {
+        summaries.set(name, await readPastRun(`${this.#options.runsDir}/${name}`));
+      } catch {
+        // A half-written or foreign directory: not a run we can describe; leave it out of the list.
+      }
+    }
+    return [...summaries.values()].sort(
+      (a, b) => b.startedAt.localeCompare(a.startedAt) || b.id.localeCompare(a.id),
+    );
+  }
+
+  /** The summary of a live run. */
+  summary(id: string): RunSummary {
+    const live = this.#live.get(id);
+    if (live === undefined) throw new Error(`not a live run: ${id}`);
+    const progress = live.run.status();
+    const pending = live.interviewer.pending().length;
+    const state: RunState = live.ended
+      ? live.fault !== undefined
+        ? 'fail'
+        : (live.result?.status ?? 'fail')
+      : pending > 0
+        ? 'waiting'
+        : 'running';
+    const failureReason = live.fault ?? live.result?.failureReason;
+    return {
+      id,
+      graphName: live.graph.id,
+      goal: live.graph.settings.goal,
+      state,
+      startedAt: live.startedAt,
+      live: !live.ended,
+      resumable: live.ended && state !== 'success',
+      ...(progress.currentNodeId === undefined || live.ended ? {} : { currentNode: progress.currentNodeId }),
+      ...(failureReason === undefined ? {} : { failureReason }),
+      pendingQuestions: pending,
+    };
+  }
+
+  /**
+   * Cancels every running run (reason `server stopped`) and waits until each has stopped and written its last
+   * checkpoint. New runs are refused from the first call on.
+   */
+  async stopAll(): Promise<void> {
+    this.#stopping = true;
+    const running = [...this.#live.values()].filter((live) => !live.ended);
+    for (const live of running) live.run.cancel('server stopped');
+    await Promise.allSettled(running.map((live) => live.run.result));
+  }
+
+  /** Registers an open event stream (SSE) so that {@link RunManager.streamsDone} can wait for it. */
+  trackStream(stream: Promise<void>): Promise<void> {
+    const settled = stream.finally(() => this.#streams.delete(settled));
+    this.#streams.add(settled);
+    return settled;
+  }
+
+  /** Resolves when every open event stream has written its last event, or after `timeoutMs` (default 2000). */
+  async streamsDone(timeoutMs = 2000): Promise<void> {
+    const controller = new AbortController();
+    await Promise.race([
+      Promise.allSettled([...this.#streams]),
+      this.#options.clock.sleep(timeoutMs, controller.signal).catch(() => undefined),
+    ]);
+    controller.abort();
+  }
+
+  #refuseWhenStopping(): void {
+    if (this.#stopping) {
+      throw new ApiError({
+        status: 503,
+        code: 'SERVER_STOPPING',
+        message: 'The server is stopping; try again later.',
+      });
+    }
+  }
+
+  #prepare(source: string, filename: string, registry: HandlerRegistry): Graph {
+    const { graph, diagnostics } = prepareGraph(source, {
+      filename,
+      knownHandlerTypes: registry.types(),
+    });
+    const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+    if (graph === undefined || errors.length > 0) {
+      throw new ApiError({
+        status: 400,
+        code: 'INVALID_PIPELINE',
+        message: `The pipeline has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors
+          .map((diagnostic) => formatDiagnostic(diagnostic, source))
+          .join('\n')}`,
+        details: { diagnostics },
+      });
+    }
+    if (!this.#options.allowTools) {
+      const access = findShellAccess({
+        graph,
+        handlerTypeOf: (nodeId) => {
+          const node = graph.node(nodeId)!;
+          return registry.resolveType(node) ?? graph.handlerType(node);
+        },
+      });
+      if (access.length > 0) {
+        throw new ApiError({
+          status: 400,
+          code: 'TOOLS_NOT_ALLOWED',
+          message: `This server refuses pipelines that can run shell commands, and this one has ${access
+            .map(describeShellAccess)
+            .join(
+              ', ',
+            )}. Restart the server with --allow-tools (startServer({ allowTools: true })) to allow them.`,
+          details: { nodes: access.flatMap((entry) => (entry.nodeId === undefined ? [] : [entry.nodeId])) },
+        });
+      }
+    }
+    return graph;
+  }
+
+  async #services(graph: Graph, logsRoot: string, record: RunRequestRecord, registry: HandlerRegistry) {
+    const backend = await this.#options.backendFactory({
+      graph,
+      runId: basename(logsRoot),
+      logsRoot,
+      simulate: record.simulate,
+      ...(record.model === undefined ? {} : { model: record.model }),
+      ...(record.provider === undefined ? {} : { provider: record.provider }),
+      allowTools: this.#options.allowTools,
+    });
+    const clock = this.#options.clock;
+    const interviewer = createHttpInterviewer({ now: () => new Date(clock.now()).toISOString() });
+    return {
+      graph,
+      registry,
+      clock,
+      interviewer,
+      ...(backend === undefined ? {} : { backend }),
+      ...(this.#options.workdir === undefined ? {} : { workdir: this.#options.workdir }),
+      ...(record.maxSteps === undefined ? {} : { maxSteps: record.maxSteps }),
+      ...(this.#options.secretValues === undefined ? {} : { secretValues: this.#options.secretValues }),
+    };
+  }
+
+  #track(run: PipelineRun, graph: Graph, interviewer: HttpInterviewer, startedAt: string): LiveRun {
+    const id = run.runId;
+    const live: LiveRun = {
+      id,
+      logsRoot: run.logsRoot,
+      graph,
+      run,
+      interviewer,
+      events: [],
+      subscribers: this.#live.get(id)?.subscribers ?? new Set(),
+      startedAt,
+      ended: false,
+    };
+    run.events.on('event', (event) => {
+      if (event.runId === id) live.events.push(event);
+      for (const subscriber of live.subscribers) subscriber(event);
+    });
+    const finish = () => {
+      live.ended = true;
+      for (const subscriber of live.subscribers) subscriber(undefined);
+      live.subscribers.clear();
+    };
+    run.result.then(
+      (result) => {
+        live.result = result;
+        finish();
+      },
+      (error: unknown) => {
+        live.fault = error instanceof Error ? error.message : String(error);
+        finish();
+      },
+    );
+    this.#live.set(id, live);
+    return live;
+  }
+}
+
+async function readPastRun(logsRoot: string): Promise<RunSummary> {
+  const store = createFileRunStore({ logsRoot });
+  const manifest = await store.readManifest();
+  if (manifest === undefined) throw new Error(`no manifest in ${logsRoot}`);
+  const checkpoint = await readCheckpointSafely(logsRoot);
+  let startedByServer = true;
+  try {
+    readRunRequest(logsRoot);
+  } catch {
+    startedByServer = false;
+  }
+  return pastRunSummary({ id: basename(logsRoot), manifest, checkpoint, startedByServer });
+}
+
+async function readCheckpointSafely(logsRoot: string) {
+  try {
+    return await createFileRunStore({ logsRoot }).readCheckpoint();
+  } catch (error) {
+    if (CheckpointCorruptError.isInstance(error)) return undefined;
+    throw error;
+  }
+}

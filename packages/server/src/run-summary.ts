@@ -1,0 +1,94 @@
+/**
+ * What the API reports about a run: a summary for lists and the details of one run, for runs this server is
+ * running and for past runs read back from their run directories.
+ */
+import type { Checkpoint, RunManifest } from '@attractor/engine';
+import type { NodeDisplayStatus } from './render-run-graph.js';
+import type { StageFileName } from './run-directory-files.js';
+
+/**
+ * Where a run stands. `waiting`: running and waiting for a human answer. `interrupted`: it was running when its
+ * server (or CLI) stopped without a clean cancel; it can be resumed.
+ */
+export type RunState = 'running' | 'waiting' | 'success' | 'fail' | 'cancelled' | 'interrupted';
+
+/** One run in `GET /pipelines`. */
+export interface RunSummary {
+  /** The run id: the name of its run directory. */
+  readonly id: string;
+  readonly graphName: string;
+  readonly goal: string;
+  readonly state: RunState;
+  /** ISO-8601. */
+  readonly startedAt: string;
+  /** Whether this server process is executing it now. */
+  readonly live: boolean;
+  /** Whether `POST /pipelines/{id}/resume` can continue it. */
+  readonly resumable: boolean;
+  /** The node running now, or for a stopped run the node it would resume at. */
+  readonly currentNode?: string;
+  readonly failureReason?: string;
+  /** Questions waiting for an answer. */
+  readonly pendingQuestions: number;
+}
+
+/** One run in `GET /pipelines/{id}`: the summary plus progress and stage files. */
+export interface RunDetails extends RunSummary {
+  /** Distinct nodes that completed, in the order of their first completion. */
+  readonly completedNodes: readonly string[];
+  /** The display status of every node that has one (others are pending). */
+  readonly nodeStatuses: Readonly<Record<string, NodeDisplayStatus>>;
+  /** Running nodes whose human gate waits for an answer. */
+  readonly waitingNodes: readonly string[];
+  /** Stage files that exist, per node (for `GET /pipelines/{id}/stages/{node}/{file}`). */
+  readonly stages: readonly { readonly nodeId: string; readonly files: readonly StageFileName[] }[];
+}
+
+/** The summary of a run this server is not executing, from its manifest and checkpoint. Pure. */
+export function pastRunSummary(options: {
+  readonly id: string;
+  readonly manifest: RunManifest;
+  readonly checkpoint: Checkpoint | undefined;
+  readonly startedByServer: boolean;
+}): RunSummary {
+  const { id, manifest, checkpoint } = options;
+  const state: RunState =
+    checkpoint === undefined || checkpoint.state === 'running' ? 'interrupted' : checkpoint.state;
+  const currentNode = state === 'success' ? undefined : (checkpoint?.next_node ?? undefined);
+  return {
+    id,
+    graphName: manifest.graph_name,
+    goal: manifest.goal,
+    state,
+    startedAt: manifest.started_at,
+    live: false,
+    resumable: options.startedByServer && checkpoint !== undefined && state !== 'success',
+    ...(currentNode === undefined || currentNode === '' ? {} : { currentNode }),
+    ...(checkpoint?.failure_reason === undefined ? {} : { failureReason: checkpoint.failure_reason }),
+    pendingQuestions: 0,
+  };
+}
+
+/** Node display statuses from a checkpoint's latest outcomes. Pure. */
+export function statusesFromOutcomes(
+  outcomes: Readonly<Record<string, { readonly status: string }>>,
+): Record<string, NodeDisplayStatus> {
+  const statuses: Record<string, NodeDisplayStatus> = {};
+  for (const [nodeId, outcome] of Object.entries(outcomes))
+    statuses[nodeId] = toDisplayStatus(outcome.status);
+  return statuses;
+}
+
+function toDisplayStatus(status: string): NodeDisplayStatus {
+  switch (status) {
+    case 'success':
+    case 'partial_success':
+    case 'retry':
+    case 'fail':
+    case 'skipped':
+      return status;
+    default:
+      // A custom outcome word (DESIGN.md "Outcomes") counts as success.
+      return 'success';
+  }
+}

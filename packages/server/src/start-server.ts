@@ -1,0 +1,119 @@
+/**
+ * `startServer`: the HTTP server mode of spec §9.5 in one call — the API and web UI of {@link createServerApp} on a
+ * Node HTTP server, with a run manager that gives each run its own directory, context and interviewer.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { type Clock, type HandlerRegistry, systemClock } from '@attractor/engine';
+import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
+import { serve } from '@hono/node-server';
+import { createServerApp } from './create-server-app.js';
+import { type BackendFactory, RunManager } from './run-manager.js';
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions {
+  /** Interface to listen on. Default: `127.0.0.1` (loopback only). */
+  readonly host?: string;
+  /** TCP port; 0 picks a free one (see the returned `url`). Default: 0. */
+  readonly port?: number;
+  /** The bearer token clients must send. Default: 32 random bytes from node:crypto, base64url (43 characters). */
+  readonly token?: string;
+  /** Where run directories are created, and where past runs are listed from and resumed. */
+  readonly runsDir: string;
+  /** A directory of `.dot` files clients may start by relative path (`{"file": "review.dot"}`). Default: none. */
+  readonly pipelinesDir?: string;
+  /**
+   * Accept pipelines that can run shell commands (`tool` nodes, `tool_hooks`, manager loops that load another
+   * pipeline file). Default: false: they are refused with 400 `TOOLS_NOT_ALLOWED`.
+   */
+  readonly allowTools?: boolean;
+  /**
+   * A fresh handler registry for each run (add custom handlers here). Default: `createDefaultRegistry()` of
+   * `@attractor/handlers` (the built-in handlers; human gates ask the run's HTTP interviewer).
+   */
+  readonly createRegistry?: () => HandlerRegistry;
+  /**
+   * The LLM backend of each run, from the request's `simulate` / `model` / `provider`. Default: a fresh
+   * `createSimulationBackend()` per run (spec §4.5), so nothing reaches an LLM unless the embedder wires one in
+   * (the CLI's `serve` command uses the AI-SDK backend unless asked to simulate).
+   */
+  readonly backendFactory?: BackendFactory;
+  /** Working directory of runs (tool cwd, agent file tools). Default: the engine's default, `process.cwd()`. */
+  readonly workdir?: string;
+  /** Largest accepted request body, in bytes; larger ones get 413. Default: 1048576 (1 MiB). */
+  readonly maxBodyBytes?: number;
+  /** Secret values (API keys) to scrub from events and status files. */
+  readonly secretValues?: readonly string[];
+  /** Time source. Default: the system clock. */
+  readonly clock?: Clock;
+}
+
+/** A running server. */
+export interface AttractorServer {
+  /** The base URL, e.g. `http://127.0.0.1:43117` (the web UI is at `/`). */
+  readonly url: string;
+  /** The bearer token clients must send. */
+  readonly token: string;
+  /**
+   * Stops the server: refuses new runs, cancels the running ones (each keeps its last checkpoint and can be resumed
+   * by the next server on the same runs directory), ends the SSE streams, and closes the port. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the Attractor HTTP server (spec §9.5) and resolves once it listens.
+ *
+ * @throws {Error} when the port cannot be bound (EADDRINUSE, EACCES).
+ *
+ * @example
+ * const server = await startServer({ runsDir: '.attractor/runs', pipelinesDir: 'pipelines' });
+ * console.log(`Open ${server.url} and use the token ${server.token}`);
+ * // ...
+ * await server.close();
+ */
+export async function startServer(options: StartServerOptions): Promise<AttractorServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const manager = new RunManager({
+    runsDir: resolve(options.runsDir),
+    ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
+    allowTools: options.allowTools ?? false,
+    createRegistry: options.createRegistry ?? (() => createDefaultRegistry()),
+    backendFactory: options.backendFactory ?? (() => createSimulationBackend()),
+    ...(options.workdir === undefined ? {} : { workdir: resolve(options.workdir) }),
+    clock: options.clock ?? systemClock,
+    ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
+  });
+  const app = createServerApp({
+    manager,
+    token,
+    ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+  });
+  const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
+    (resolveListening, reject) => {
+      const listening = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, (info) =>
+        resolveListening({ server: listening, address: info }),
+      );
+      listening.once('error', reject);
+    },
+  );
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    token,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolveClosed) => server.close(() => resolveClosed()));
+        await manager.stopAll();
+        await manager.streamsDone();
+        if ('closeAllConnections' in server) server.closeAllConnections();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}

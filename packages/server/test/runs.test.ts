@@ -1,0 +1,320 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PendingQuestion, RunDetails, RunSummary } from '../src/index.js';
+import { readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function pendingQuestions(test: TestServer, runId: string): Promise<PendingQuestion[]> {
+  const body = await test.json<{ questions: PendingQuestion[] }>(`/pipelines/${runId}/questions`);
+  return body.questions;
+}
+
+async function waitForQuestion(test: TestServer, runId: string): Promise<PendingQuestion> {
+  return waitFor(async () => (await pendingQuestions(test, runId))[0], `a question in ${runId}`);
+}
+
+async function waitForState(test: TestServer, runId: string, state: string): Promise<RunDetails> {
+  return waitFor(async () => {
+    const details = await test.json<RunDetails>(`/pipelines/${runId}`);
+    return details.state === state ? details : undefined;
+  }, `run ${runId} to be ${state}`);
+}
+
+async function answer(test: TestServer, runId: string, questionId: string, body: unknown): Promise<Response> {
+  return test.call(`/pipelines/${runId}/questions/${encodeURIComponent(questionId)}/answer`, {
+    method: 'POST',
+    json: body,
+  });
+}
+
+describe('pipeline runs over HTTP (spec §9.5)', () => {
+  it('starts a pipeline, waits at the human gate, takes the answer over HTTP and finishes', async () => {
+    server = await startTestServer();
+    const response = await server.call('/pipelines', {
+      method: 'POST',
+      json: { dot: await readFixture('review-gate.dot'), context: { ticket: 'ATR-9' } },
+    });
+    expect(response.status).toBe(201);
+    const started = (await response.json()) as RunSummary;
+    expect(started).toMatchObject({ graphName: 'review', goal: 'Ship a reviewed change', live: true });
+    expect(response.headers.get('location')).toBe(`/pipelines/${started.id}`);
+    expect(started.id).toMatch(/^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-review$/);
+
+    const pending = await waitForQuestion(server, started.id);
+    expect(pending.question).toMatchObject({
+      text: 'Approve the draft?',
+      type: 'multiple_choice',
+      stage: 'approve',
+      options: [
+        { key: 'A', label: '[A] Approve' },
+        { key: 'R', label: '[R] Revise' },
+      ],
+    });
+    const waiting = await server.json<RunDetails>(`/pipelines/${started.id}`);
+    expect(waiting).toMatchObject({
+      state: 'waiting',
+      currentNode: 'approve',
+      pendingQuestions: 1,
+      waitingNodes: ['approve'],
+      nodeStatuses: { start: 'success', draft: 'success', approve: 'running' },
+    });
+
+    const answered = await answer(server, started.id, pending.id, { value: 'A' });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({
+      questionId: pending.id,
+      answer: { value: 'A', selectedOption: { key: 'A', label: '[A] Approve' } },
+    });
+
+    const finished = await waitForState(server, started.id, 'success');
+    expect(finished).toMatchObject({
+      live: false,
+      resumable: false,
+      pendingQuestions: 0,
+      completedNodes: ['start', 'draft', 'approve', 'done'],
+      nodeStatuses: { start: 'success', draft: 'success', approve: 'success', done: 'success' },
+    });
+    expect(finished.stages).toContainEqual({
+      nodeId: 'draft',
+      files: ['prompt.md', 'response.md', 'status.json'],
+    });
+    expect(await pendingQuestions(server, started.id)).toEqual([]);
+  });
+
+  it('lists runs newest first with their states', async () => {
+    server = await startTestServer();
+    const first = await server.startRun(
+      'digraph one { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }',
+    );
+    await waitForState(server, first, 'success');
+    const second = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, second);
+    const { pipelines } = await server.json<{ pipelines: RunSummary[] }>('/pipelines');
+    expect(pipelines.map((run) => [run.id, run.graphName, run.state])).toEqual([
+      [second, 'review', 'waiting'],
+      [first, 'one', 'success'],
+    ]);
+  });
+
+  it('serves the checkpoint, the context and the stage files of a run', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'), { context: { ticket: 'ATR-9' } });
+    const pending = await waitForQuestion(server, id);
+    const checkpoint = await server.json<Record<string, unknown>>(`/pipelines/${id}/checkpoint`);
+    expect(checkpoint).toMatchObject({
+      run_id: id,
+      state: 'running',
+      current_node: 'draft',
+      next_node: 'approve',
+    });
+    const midway = await server.json<{ context: Record<string, unknown>; afterNode: string }>(
+      `/pipelines/${id}/context`,
+    );
+    expect(midway.afterNode).toBe('draft');
+    expect(midway.context).toMatchObject({ ticket: 'ATR-9', 'graph.goal': 'Ship a reviewed change' });
+
+    await answer(server, id, pending.id, { value: 'A' });
+    await waitForState(server, id, 'success');
+    const final = await server.json<{ context: Record<string, unknown> }>(`/pipelines/${id}/context`);
+    expect(final.context).toMatchObject({ 'human.gate.selected': 'A', ticket: 'ATR-9' });
+
+    const prompt = await server.call(`/pipelines/${id}/stages/draft/prompt.md`);
+    expect(prompt.status).toBe(200);
+    expect(prompt.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await prompt.text()).toContain('Draft the change for: Ship a reviewed change');
+    const response = await server.call(`/pipelines/${id}/stages/draft/response.md`);
+    expect(await response.text()).toContain('[Simulated] Response for stage: draft');
+    const status = await server.call(`/pipelines/${id}/stages/approve/status.json`);
+    expect(JSON.parse(await status.text())).toMatchObject({ outcome: 'success' });
+  });
+
+  it('refuses stage file paths outside the allowed names', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    for (const path of [
+      'draft/manifest.json',
+      'draft/..%2F..%2Fmanifest.json',
+      '..%2Fdraft/prompt.md',
+      'draft/%2E%2E',
+      '.%2E/checkpoint.json',
+    ]) {
+      const response = await server.call(`/pipelines/${id}/stages/${path}`);
+      expect([404], path).toContain(response.status);
+      const body = (await response.json()) as { error: { code: string } };
+      expect(body.error.code, path).toBe('NOT_FOUND');
+    }
+  });
+
+  it('renders the graph as SVG with node colours by status and the running node highlighted', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    const response = await server.call(`/pipelines/${id}/graph`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    const svg = await response.text();
+    expect(svg).toMatch(/<g id="node&#45;draft" class="node status&#45;success">/);
+    expect(svg).toMatch(/<g id="node&#45;approve" class="node status&#45;running current waiting">/);
+    expect(svg).toMatch(/<g id="node&#45;done" class="node status&#45;pending">/);
+    expect(svg).toContain('stroke-width="3.2"');
+  });
+
+  it('runs two pipelines at once with separate run directories, contexts and questions', async () => {
+    server = await startTestServer();
+    const dot = await readFixture('review-gate.dot');
+    const [first, second] = await Promise.all([
+      server.startRun(dot, { context: { who: 'first' } }),
+      server.startRun(dot, { context: { who: 'second' } }),
+    ]);
+    expect(first).not.toBe(second);
+    const [firstQuestion, secondQuestion] = await Promise.all([
+      waitForQuestion(server, first),
+      waitForQuestion(server, second),
+    ]);
+    expect(await pendingQuestions(server, first)).toHaveLength(1);
+    expect(await pendingQuestions(server, second)).toHaveLength(1);
+
+    // The second run revises once, then approves; the first approves at once.
+    await answer(server, second, secondQuestion.id, { value: 'R' });
+    await answer(server, first, firstQuestion.id, { value: 'A' });
+    await waitForState(server, first, 'success');
+    const again = await waitFor(
+      async () => (await pendingQuestions(server!, second)).find((entry) => entry.id !== secondQuestion.id),
+      'the second question of the second run',
+    );
+    expect((await server.json<RunDetails>(`/pipelines/${second}`)).state).toBe('waiting');
+    await answer(server, second, again.id, { value: 'approve' });
+    const secondDone = await waitForState(server, second, 'success');
+    expect(secondDone.completedNodes).toEqual(['start', 'draft', 'approve', 'done']);
+
+    const firstContext = await server.json<{ context: Record<string, unknown> }>(
+      `/pipelines/${first}/context`,
+    );
+    const secondContext = await server.json<{ context: Record<string, unknown> }>(
+      `/pipelines/${second}/context`,
+    );
+    expect(firstContext.context.who).toBe('first');
+    expect(secondContext.context.who).toBe('second');
+    const visits = (runId: string) =>
+      readFileSync(join(server!.runsDir, runId, 'events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; nodeId?: string; runId: string })
+        .filter((event) => event.type === 'stage.completed' && event.nodeId === 'draft');
+    expect(visits(first)).toHaveLength(1);
+    expect(visits(second)).toHaveLength(2);
+    expect(visits(second).every((event) => event.runId === second)).toBe(true);
+    expect(existsSync(join(server.runsDir, second, 'draft', 'visits', '1', 'prompt.md'))).toBe(true);
+  });
+
+  it('refuses answers that fit no option, and unknown question ids', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    const pending = await waitForQuestion(server, id);
+    const wrong = await answer(server, id, pending.id, { value: 'X' });
+    expect(wrong.status).toBe(400);
+    const body = (await wrong.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('INVALID_ANSWER');
+    expect(body.error.message).toContain('"A" ([A] Approve), "R" ([R] Revise)');
+    const unknown = await answer(server, id, 'nope:1', { value: 'A' });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('QUESTION_NOT_FOUND');
+    expect(await pendingQuestions(server, id)).toHaveLength(1);
+  });
+
+  it('answers a free-form question with text', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(`digraph notes {
+      start [shape=Mdiamond]
+      ask [shape=hexagon, label="What should change?", human.input="text"]
+      done [shape=Msquare]
+      start -> ask -> done
+    }`);
+    const pending = await waitForQuestion(server, id);
+    expect(pending.question.type).toBe('freeform');
+    const empty = await answer(server, id, pending.id, { text: '  ' });
+    expect(empty.status).toBe(400);
+    expect((await answer(server, id, pending.id, { text: 'Rename the flag' })).status).toBe(200);
+    await waitForState(server, id, 'success');
+    const { context } = await server.json<{ context: Record<string, unknown> }>(`/pipelines/${id}/context`);
+    expect(JSON.stringify(context)).toContain('Rename the flag');
+  });
+
+  it("takes the node's human.default_choice when nobody answers before its timeout", async () => {
+    server = await startTestServer();
+    const id = await server.startRun(`digraph timed {
+      start [shape=Mdiamond]
+      gate [shape=hexagon, label="Go on?", timeout="150ms", human.default_choice="done"]
+      fix [label="Fix"]
+      done [shape=Msquare]
+      start -> gate
+      gate -> fix [label="[F] Fix"]
+      gate -> done [label="[D] Done"]
+      fix -> done
+    }`);
+    const finished = await waitForState(server, id, 'success');
+    expect(finished.completedNodes).toEqual(['start', 'gate', 'done']);
+    const types = readFileSync(join(server.runsDir, id, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types).toContain('interview.timeout');
+    expect(await pendingQuestions(server, id)).toEqual([]);
+  });
+
+  it('cancels a running pipeline, keeps its checkpoint, and resumes it', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    const cancelled = await server.call(`/pipelines/${id}/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    const stopped = await waitForState(server, id, 'cancelled');
+    expect(stopped).toMatchObject({ live: false, resumable: true });
+    const checkpoint = await server.json<{ state: string; next_node: string }>(`/pipelines/${id}/checkpoint`);
+    // The engine keeps the last checkpoint as it was: the run resumes at the gate it was waiting at.
+    expect(checkpoint).toMatchObject({ current_node: 'draft', next_node: 'approve' });
+    const again = await server.call(`/pipelines/${id}/cancel`, { method: 'POST' });
+    expect(again.status).toBe(409);
+
+    const resumed = await server.call(`/pipelines/${id}/resume`, { method: 'POST' });
+    expect(resumed.status).toBe(200);
+    expect(((await resumed.json()) as RunSummary).live).toBe(true);
+    const pending = await waitForQuestion(server, id);
+    await answer(server, id, pending.id, { value: 'A' });
+    const done = await waitForState(server, id, 'success');
+    expect(done.completedNodes).toEqual(['start', 'draft', 'approve', 'done']);
+    expect(readdirSync(server.runsDir)).toEqual([id]);
+  });
+
+  it('refuses to resume a run that succeeded or is running, and unknown runs', async () => {
+    server = await startTestServer();
+    const finished = await server.startRun(
+      'digraph one { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }',
+    );
+    await waitForState(server, finished, 'success');
+    const refused = await server.call(`/pipelines/${finished}/resume`, { method: 'POST' });
+    expect(refused.status).toBe(409);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('RESUME_REFUSED');
+    expect(body.error.message).toContain('already completed successfully');
+
+    const running = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, running);
+    const busy = await server.call(`/pipelines/${running}/resume`, { method: 'POST' });
+    expect(busy.status).toBe(409);
+    expect(((await busy.json()) as { error: { code: string } }).error.code).toBe('RUN_ALREADY_RUNNING');
+
+    for (const path of ['/pipelines/nope', '/pipelines/..%2F..%2Fetc/context', '/pipelines/nope/events']) {
+      const response = await server.call(path);
+      expect(response.status, path).toBe(404);
+      expect(((await response.json()) as { error: { code: string } }).error.code, path).toBe('RUN_NOT_FOUND');
+    }
+  });
+});
