@@ -10,12 +10,12 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Diagnostic } from '@attractor/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CorpusEntry, corpusFiles, layOutCorpus } from './support/corpus-layout.js';
 import { describeDiagnostic } from './support/lint.js';
 import { corpusDiagnosticsFile } from './support/paths.js';
 import { runCli } from './support/run-cli.js';
-import type { Diagnostic } from '@attractor/graph';
 
 interface Recorded {
   readonly nodes: number;
@@ -49,7 +49,7 @@ const RUN_PLANS: Readonly<Record<string, RunPlan>> = {
   '2389-research__tracker__kitchen-sink.dot': {
     status: 'fail',
     reason: /^node "CheckExistingPlans"|no eligible edge from CheckExistingPlans \(outcome=success\)/,
-    why: 'routes on context.tool_stdout (the 2389 tracker\'s name for tool stdout); our tool handler writes tool.output, and a dry run does not run the command, so no edge of the tool node CheckExistingPlans is eligible (fail-closed)',
+    why: "routes on context.tool_stdout (the 2389 tracker's name for tool stdout); our tool handler writes tool.output, and a dry run does not run the command, so no edge of the tool node CheckExistingPlans is eligible (fail-closed)",
   },
   'danshapiro__kilroy__consensus_task.dot': {
     script: { ReviewConsensus: ['yes'] },
@@ -66,6 +66,8 @@ export interface CorpusResult {
   readonly file: string;
   readonly nodes: number;
   readonly errors: number;
+  /** The rules of the error diagnostics, in order. */
+  readonly errorRules: readonly string[];
   readonly warnings: number;
   readonly run: { readonly status: string; readonly stages: number; readonly reason?: string } | null;
   readonly steering?: string;
@@ -100,54 +102,71 @@ describe('the shared corpus through the attractor CLI', () => {
     expect(validated!.files).toHaveLength(corpusFiles().length);
   });
 
-  it.each(corpusFiles())('%s: validate reports the recorded diagnostics; a file without errors runs to its end', async (file) => {
-    const entry = entries.find((candidate) => candidate.file === file)!;
-    const report = validated!.files.find((candidate) => candidate.file === entry.path)!;
-    expect(report, `validate --json has no entry for ${entry.path}`).toBeDefined();
-    expect({ nodes: report.nodes, diagnostics: report.diagnostics.map(describeDiagnostic) }).toEqual({
-      nodes: recorded[file]!.nodes,
-      diagnostics: recorded[file]!.diagnostics,
-    });
-    const errors = report.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-    const warnings = report.diagnostics.length - errors;
-    const plan = RUN_PLANS[file];
-    if (errors > 0) {
-      // A file with errors is refused by `run` too, with the diagnostics and exit code 2.
-      const refused = await runCli(['run', '--dry-run', '--auto-approve', entry.path], { cwd: root });
-      expect(refused.exitCode).toBe(2);
-      expect(refused.stderr).toMatch(/error\[/);
-      expect(refused.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
-      results.push({ file, nodes: report.nodes, errors, warnings, run: null });
-      return;
-    }
-    const runDir = join(root, 'runs', file);
-    mkdirSync(runDir, { recursive: true });
-    const args = ['run', '--dry-run', '--auto-approve', '--json', '--logs-dir', join(runDir, 'run'), '--workdir', runDir];
-    if (plan?.script !== undefined) {
-      const scriptPath = join(runDir, 'simulate.json');
-      writeFileSync(scriptPath, JSON.stringify(plan.script));
-      args.push('--simulate-script', scriptPath);
-    }
-    const run = await runCli([...args, entry.path], { cwd: runDir, timeoutMs: 120_000 });
-    expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
-    const events = String(run.stdout)
-      .trim()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as { type: string; error?: string });
-    const last = events.at(-1)!;
-    const status = last.type === 'pipeline.completed' ? 'success' : last.type === 'pipeline.failed' ? 'fail' : last.type;
-    const stages = events.filter((event) => event.type === 'stage.completed').length;
-    results.push({
-      file,
-      nodes: report.nodes,
-      errors,
-      warnings,
-      run: { status, stages, ...(last.error === undefined ? {} : { reason: last.error }) },
-      ...(plan === undefined ? {} : { steering: plan.why }),
-    });
-    expect(status, `${file}: ${last.error ?? ''}`).toBe(plan?.status ?? 'success');
-    expect(run.exitCode).toBe(status === 'success' ? 0 : 1);
-    if (plan?.reason !== undefined) expect(last.error).toMatch(plan.reason);
-  });
+  it.each(corpusFiles())(
+    '%s: validate reports the recorded diagnostics; a file without errors runs to its end',
+    async (file) => {
+      const entry = entries.find((candidate) => candidate.file === file)!;
+      const report = validated!.files.find((candidate) => candidate.file === entry.path)!;
+      expect(report, `validate --json has no entry for ${entry.path}`).toBeDefined();
+      expect({ nodes: report.nodes, diagnostics: report.diagnostics.map(describeDiagnostic) }).toEqual({
+        nodes: recorded[file]!.nodes,
+        diagnostics: recorded[file]!.diagnostics,
+      });
+      const errorRules = report.diagnostics
+        .filter((diagnostic) => diagnostic.severity === 'error')
+        .map((diagnostic) => diagnostic.rule);
+      const errors = errorRules.length;
+      const warnings = report.diagnostics.length - errors;
+      const plan = RUN_PLANS[file];
+      if (errors > 0) {
+        // A file with errors is refused by `run` too, with the diagnostics and exit code 2.
+        const refused = await runCli(['run', '--dry-run', '--auto-approve', entry.path], { cwd: root });
+        expect(refused.exitCode).toBe(2);
+        expect(refused.stderr).toMatch(/error\[/);
+        expect(refused.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
+        results.push({ file, nodes: report.nodes, errors, errorRules, warnings, run: null });
+        return;
+      }
+      const runDir = join(root, 'runs', file);
+      mkdirSync(runDir, { recursive: true });
+      const args = [
+        'run',
+        '--dry-run',
+        '--auto-approve',
+        '--json',
+        '--logs-dir',
+        join(runDir, 'run'),
+        '--workdir',
+        runDir,
+      ];
+      if (plan?.script !== undefined) {
+        const scriptPath = join(runDir, 'simulate.json');
+        writeFileSync(scriptPath, JSON.stringify(plan.script));
+        args.push('--simulate-script', scriptPath);
+      }
+      const run = await runCli([...args, entry.path], { cwd: runDir, timeoutMs: 120_000 });
+      expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
+      const events = String(run.stdout)
+        .trim()
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as { type: string; error?: string });
+      const last = events.at(-1)!;
+      const status =
+        last.type === 'pipeline.completed' ? 'success' : last.type === 'pipeline.failed' ? 'fail' : last.type;
+      const stages = events.filter((event) => event.type === 'stage.completed').length;
+      results.push({
+        file,
+        nodes: report.nodes,
+        errors,
+        errorRules,
+        warnings,
+        run: { status, stages, ...(last.error === undefined ? {} : { reason: last.error }) },
+        ...(plan === undefined ? {} : { steering: plan.why }),
+      });
+      expect(status, `${file}: ${last.error ?? ''}`).toBe(plan?.status ?? 'success');
+      expect(run.exitCode).toBe(status === 'success' ? 0 : 1);
+      if (plan?.reason !== undefined) expect(last.error).toMatch(plan.reason);
+    },
+  );
 });

@@ -75,7 +75,13 @@ and list problems",
       a -> a [label="Again", condition="outcome=fail"]
     }`);
     const [, done, again] = graph.edges;
-    expect(done).toMatchObject({ from: 'a', to: 'exit', label: 'Done', condition: 'outcome=success', weight: 7 });
+    expect(done).toMatchObject({
+      from: 'a',
+      to: 'exit',
+      label: 'Done',
+      condition: 'outcome=success',
+      weight: 7,
+    });
     expect(again).toMatchObject({ from: 'a', to: 'a', label: 'Again', condition: 'outcome=fail', weight: 0 });
   });
 
@@ -124,7 +130,11 @@ and list problems",
       build -> exit
     }`);
     expect([...graph.nodes.keys()].sort()).toEqual(['build', 'exit', 'plan', 'start']);
-    expect(graph.edges.map((edge) => `${edge.from}->${edge.to}`)).toEqual(['plan->build', 'start->plan', 'build->exit']);
+    expect(graph.edges.map((edge) => `${edge.from}->${edge.to}`)).toEqual([
+      'plan->build',
+      'start->plan',
+      'build->exit',
+    ]);
     expect(graph.node('plan')!.timeoutMs).toBe(600_000);
     expect(graph.node('start')!.timeoutMs).toBeUndefined();
     // Spec §2.10: a subgraph label becomes a class of the nodes inside it.
@@ -139,7 +149,11 @@ and list problems",
       slow [prompt="s"]
       start -> quick -> slow -> exit
     }`);
-    expect(graph.node('quick')).toMatchObject({ classes: ['fast'], llmModel: 'fast-model', reasoningEffort: 'low' });
+    expect(graph.node('quick')).toMatchObject({
+      classes: ['fast'],
+      llmModel: 'fast-model',
+      reasoningEffort: 'low',
+    });
     expect(graph.node('slow')!.llmModel).toBeUndefined();
     expect(graph.node('slow')!.reasoningEffort).toBe('high');
   });

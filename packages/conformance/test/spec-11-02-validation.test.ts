@@ -1,6 +1,7 @@
 /** Spec §11.2 Validation and Linting: one test per checkbox, through prepareGraph / validate / validateOrThrow. */
-import { buildGraph, prepareGraph, ValidationError, validate, validateOrThrow } from '@attractor/graph';
+
 import { parseDot } from '@attractor/dot';
+import { buildGraph, ValidationError, validate, validateOrThrow } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { lint } from './support/lint.js';
 import { graphFrom } from './support/run-dot.js';
@@ -26,7 +27,10 @@ describe('§11.2 Validation and Linting', () => {
     expect(lint(`digraph G { ${body}; done [shape=Msquare]; a -> done }`, 'terminal_node')).toEqual([]);
     expect(lint(`digraph G { ${body}; exit; a -> exit }`, 'terminal_node')).toEqual([]);
     expect(lint(`digraph G { ${body}; end; a -> end }`, 'terminal_node')).toEqual([]);
-    const two = lint(`digraph G { ${body}; x1 [shape=Msquare]; x2 [shape=Msquare]; a -> x1; a -> x2 }`, 'terminal_node');
+    const two = lint(
+      `digraph G { ${body}; x1 [shape=Msquare]; x2 [shape=Msquare]; a -> x1; a -> x2 }`,
+      'terminal_node',
+    );
     expect(two.length).toBeGreaterThanOrEqual(1);
     expect(two.every((line) => line.startsWith('error terminal_node'))).toBe(true);
   });

@@ -22,7 +22,7 @@ describe('§11.3 Execution Engine', () => {
     expect(events.find((event) => event.type === 'stage.started')).toMatchObject({ nodeId: 'begin' });
   });
 
-  it('Each node\'s handler is resolved via shape-to-handler-type mapping', async () => {
+  it("Each node's handler is resolved via shape-to-handler-type mapping", async () => {
     const seen: string[] = [];
     const spy = (type: string): Handler => ({
       async execute(node) {
@@ -68,7 +68,9 @@ describe('§11.3 Execution Engine', () => {
 
   it('Outcome is written to `{logs_root}/{node_id}/status.json`', async () => {
     const { registry } = scriptedRegistry({
-      work: [{ status: 'partial_success', preferredLabel: 'Ok', notes: 'half done', contextUpdates: { k: 1 } }],
+      work: [
+        { status: 'partial_success', preferredLabel: 'Ok', notes: 'half done', contextUpdates: { k: 1 } },
+      ],
     });
     const { logsRoot } = await runDot(
       'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; work [prompt="w"]; start -> work -> exit }',
@@ -103,13 +105,13 @@ describe('§11.3 Execution Engine', () => {
       return result.completedNodes[2];
     };
     // 1. A matching condition wins over everything, even a heavier unconditional edge.
-    expect(await route({ status: 'success', contextUpdates: { flag: 'yes' }, preferredLabel: 'pick me' })).toBe(
-      'by_condition',
-    );
+    expect(
+      await route({ status: 'success', contextUpdates: { flag: 'yes' }, preferredLabel: 'pick me' }),
+    ).toBe('by_condition');
     // 2. The preferred label (normalised: case, accelerator prefix) wins over suggestions and weight.
-    expect(await route({ status: 'success', preferredLabel: 'pick me', suggestedNextIds: ['by_suggestion'] })).toBe(
-      'by_label',
-    );
+    expect(
+      await route({ status: 'success', preferredLabel: 'pick me', suggestedNextIds: ['by_suggestion'] }),
+    ).toBe('by_label');
     // 3. Suggested next ids win over weight.
     expect(await route({ status: 'success', suggestedNextIds: ['by_suggestion'] })).toBe('by_suggestion');
     // 4. Otherwise the heaviest unconditional edge.
@@ -139,7 +141,9 @@ describe('§11.3 Execution Engine', () => {
     expect(result.status).toBe('success');
     expect(handler.nodeIds()).toEqual(['work', 'fix', 'work', 'fix', 'work']);
     expect(
-      events.filter((event) => event.type === 'stage.started').map((event) => 'nodeId' in event && event.nodeId),
+      events
+        .filter((event) => event.type === 'stage.started')
+        .map((event) => 'nodeId' in event && event.nodeId),
     ).toEqual(['start', 'work', 'fix', 'work', 'fix', 'work', 'exit']);
   });
 

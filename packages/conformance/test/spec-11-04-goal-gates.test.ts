@@ -37,7 +37,10 @@ describe('§11.4 Goal Gate Enforcement', () => {
   });
 
   it('If any goal gate node has not succeeded, the engine routes to `retry_target` (if configured) instead of exiting', async () => {
-    const { registry, handler } = scriptedRegistry({ implement: ['success', 'success'], review: ['success'] });
+    const { registry, handler } = scriptedRegistry({
+      implement: ['success', 'success'],
+      review: ['success'],
+    });
     const dot = `digraph G {
       start [shape=Mdiamond]; exit [shape=Msquare]
       plan [prompt="p"]
@@ -49,9 +52,9 @@ describe('§11.4 Goal Gate Enforcement', () => {
     expect(result.status).toBe('success');
     expect(failing.handler.nodeIds()).toEqual(['plan', 'implement', 'plan', 'implement']);
     // The exit node ran once, after the gate was satisfied.
-    expect(
-      events.filter((event) => event.type === 'stage.started' && event.nodeId === 'exit'),
-    ).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'stage.started' && event.nodeId === 'exit')).toHaveLength(
+      1,
+    );
     // Control: all satisfied, no jump.
     const ok = await runDot(dot, { registry });
     expect(handler.nodeIds()).toEqual(['plan', 'implement']);

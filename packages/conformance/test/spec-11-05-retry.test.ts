@@ -20,7 +20,9 @@ describe('§11.5 Retry Logic', () => {
     expect(result.status).toBe('success');
     expect(handler.calls.map((call) => call.attempt)).toEqual([1, 2, 3]);
     // A failure marked not retryable (e.g. an auth error) fails at once.
-    const fatal = scriptedRegistry({ flaky: [{ status: 'fail', failureReason: 'HTTP 401', retryable: false }] });
+    const fatal = scriptedRegistry({
+      flaky: [{ status: 'fail', failureReason: 'HTTP 401', retryable: false }],
+    });
     const run = await runDot(
       'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; flaky [prompt="f", max_retries=2]; start -> flaky -> exit }',
       { registry: fatal.registry },
@@ -67,7 +69,10 @@ describe('§11.5 Retry Logic', () => {
     expect(await run('patient')).toEqual([2000, 6000, 18000]);
     // The cap of the delay calculation.
     expect(
-      retryDelayMs({ attempt: 20, backoff: { initialDelayMs: 200, backoffFactor: 2, maxDelayMs: 60_000, jitter: false } }),
+      retryDelayMs({
+        attempt: 20,
+        backoff: { initialDelayMs: 200, backoffFactor: 2, maxDelayMs: 60_000, jitter: false },
+      }),
     ).toBe(60_000);
   });
 
@@ -86,11 +91,15 @@ describe('§11.5 Retry Logic', () => {
     expect(await delays(0.5)).toEqual([200, 400]);
     expect(await delays(0.99)).toEqual([298, 596]);
     expect(
-      retryDelayMs({ attempt: 2, random: () => 0, backoff: { initialDelayMs: 200, backoffFactor: 2, maxDelayMs: 60_000, jitter: false } }),
+      retryDelayMs({
+        attempt: 2,
+        random: () => 0,
+        backoff: { initialDelayMs: 200, backoffFactor: 2, maxDelayMs: 60_000, jitter: false },
+      }),
     ).toBe(400);
   });
 
-  it('After retry exhaustion, the node\'s final outcome is used for edge selection', async () => {
+  it("After retry exhaustion, the node's final outcome is used for edge selection", async () => {
     const { registry, handler } = scriptedRegistry({
       work: [
         { status: 'retry', failureReason: 'not yet' },

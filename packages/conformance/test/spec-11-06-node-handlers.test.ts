@@ -42,7 +42,8 @@ function latchHandler(count: number): Handler & { maxInFlight: () => number } {
           waiting.push(() => resolve(true));
           setTimeout(() => resolve(false), 5_000);
         });
-        if (!released) return { status: 'fail', failureReason: `${node.id} never saw ${count} concurrent branches` };
+        if (!released)
+          return { status: 'fail', failureReason: `${node.id} never saw ${count} concurrent branches` };
       }
       inFlight -= 1;
       return { status: 'success', contextUpdates: { [`done.${node.id}`]: true } };
@@ -96,7 +97,9 @@ describe('§11.6 Node Handlers', () => {
     expect(result.status).toBe('success');
     expect(backend.requests).toHaveLength(1);
     expect(backend.requests[0]!.prompt).toContain('Plan how to do: Create a hello world script');
-    expect(readText(join(logsRoot, 'plan', 'prompt.md'))).toContain('Plan how to do: Create a hello world script');
+    expect(readText(join(logsRoot, 'plan', 'prompt.md'))).toContain(
+      'Plan how to do: Create a hello world script',
+    );
     expect(readText(join(logsRoot, 'plan', 'response.md'))).toContain('Here is the plan.');
     expect(result.context.get('last_response')).toContain('Here is the plan.');
   });
@@ -125,14 +128,24 @@ describe('§11.6 Node Handlers', () => {
     expect(questions).toHaveLength(1);
     expect(questions[0]!.text).toContain('Ship it?');
     expect(questions[0]!.type).toBe('multiple_choice');
-    expect(questions[0]!.options.map((option) => option.label)).toEqual(['[A] Approve', '[R] Request changes']);
+    expect(questions[0]!.options.map((option) => option.label)).toEqual([
+      '[A] Approve',
+      '[R] Request changes',
+    ]);
     expect(result.completedNodes).toEqual(['start', 'gate', 'fix', 'exit']);
-    expect(result.nodeOutcomes.gate).toMatchObject({ status: 'success', preferredLabel: '[R] Request changes' });
-    expect(readJson(join(logsRoot, 'gate', 'status.json'))).toMatchObject({ preferred_label: '[R] Request changes' });
+    expect(result.nodeOutcomes.gate).toMatchObject({
+      status: 'success',
+      preferredLabel: '[R] Request changes',
+    });
+    expect(readJson(join(logsRoot, 'gate', 'status.json'))).toMatchObject({
+      preferred_label: '[R] Request changes',
+    });
   });
 
   it('**Conditional handler:** Passes through; engine evaluates edge conditions against outcome/context', async () => {
-    const { registry } = scriptedRegistry({ measure: [{ status: 'success', contextUpdates: { tests: 'red' } }] });
+    const { registry } = scriptedRegistry({
+      measure: [{ status: 'success', contextUpdates: { tests: 'red' } }],
+    });
     const { result } = await runDot(
       `digraph G {
         start [shape=Mdiamond]; exit [shape=Msquare]

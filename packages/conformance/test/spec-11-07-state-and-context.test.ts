@@ -76,17 +76,20 @@ describe('§11.7 State and Context', () => {
       a -> b [condition="outcome=fail"]
       b -> exit
     }`;
-    let logsRoot = '';
+    const logsRoot = join(tempDir(), 'run');
     const run = await runDot(dot, {
       registry,
       onEvent: (event) => {
         // The checkpoint is on disk when its event is emitted: read it as it was after each node.
-        if (event.type === 'checkpoint.saved') snapshots.push(readJson<Checkpoint>(join(logsRoot, 'checkpoint.json')));
+        if (event.type === 'checkpoint.saved')
+          snapshots.push(readJson<Checkpoint>(join(logsRoot, 'checkpoint.json')));
       },
-      logsRoot: (logsRoot = join(tempDir(), 'run')),
+      logsRoot,
     });
     expect(run.result.status).toBe('success');
-    expect(snapshots.map((checkpoint) => [checkpoint.current_node, checkpoint.completed_nodes.length])).toEqual([
+    expect(
+      snapshots.map((checkpoint) => [checkpoint.current_node, checkpoint.completed_nodes.length]),
+    ).toEqual([
       ['start', 1],
       ['a', 2],
       ['b', 3],
@@ -108,7 +111,10 @@ describe('§11.7 State and Context', () => {
       start -> a -> b -> c -> exit
     }`;
     // First run: b fails (no retries, no fail edge), so the run stops after a with its context saved.
-    const first = scriptedRegistry({ a: [{ status: 'success', contextUpdates: { from_a: 'kept' } }], b: ['fail'] });
+    const first = scriptedRegistry({
+      a: [{ status: 'success', contextUpdates: { from_a: 'kept' } }],
+      b: ['fail'],
+    });
     const { result, logsRoot } = await runDot(dot, { registry: first.registry });
     expect(result.status).toBe('fail');
     expect(readJson<Checkpoint>(join(logsRoot, 'checkpoint.json'))).toMatchObject({ state: 'fail' });

@@ -32,8 +32,15 @@ const GATE = `digraph G {
 
 describe('§11.8 Human-in-the-Loop', () => {
   it('Interviewer interface works: `ask(question) -> Answer`', async () => {
-    const interviewer = createCallbackInterviewer({ ask: (q) => ({ value: q.options[0]!.key, selectedOption: q.options[0]! }) });
-    const answer = await interviewer.ask(question('multiple_choice', [['a', 'Alpha'], ['b', 'Beta']]));
+    const interviewer = createCallbackInterviewer({
+      ask: (q) => ({ value: q.options[0]!.key, selectedOption: q.options[0]! }),
+    });
+    const answer = await interviewer.ask(
+      question('multiple_choice', [
+        ['a', 'Alpha'],
+        ['b', 'Beta'],
+      ]),
+    );
     expect(answer).toEqual({ value: 'a', selectedOption: { key: 'a', label: 'Alpha' } });
   });
 
@@ -44,7 +51,12 @@ describe('§11.8 Human-in-the-Loop', () => {
     input.write('y\nb\nship it\nno\n');
     const answers = [
       await console.ask(question('yes_no')),
-      await console.ask(question('multiple_choice', [['a', 'Alpha'], ['b', 'Beta']])),
+      await console.ask(
+        question('multiple_choice', [
+          ['a', 'Alpha'],
+          ['b', 'Beta'],
+        ]),
+      ),
       await console.ask(question('freeform')),
       await console.ask(question('confirmation')),
     ];
@@ -60,7 +72,9 @@ describe('§11.8 Human-in-the-Loop', () => {
     const recorder = createCallbackInterviewer({
       ask: (q) => {
         asked.push(q.type);
-        return q.type === 'freeform' ? { value: 'notes', text: 'notes' } : { value: q.options[0]!.key, selectedOption: q.options[0]! };
+        return q.type === 'freeform'
+          ? { value: 'notes', text: 'notes' }
+          : { value: q.options[0]!.key, selectedOption: q.options[0]! };
       },
     });
     await runDot(

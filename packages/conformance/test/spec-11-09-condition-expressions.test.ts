@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { runDot } from './support/run-dot.js';
 import { scriptedRegistry } from './support/scripted.js';
 
-function check(condition: string, outcome = 'success', values: Record<string, string> = {}, preferredLabel = '') {
+function check(
+  condition: string,
+  outcome = 'success',
+  values: Record<string, string> = {},
+  preferredLabel = '',
+) {
   return evaluateCondition(condition, { outcome, preferredLabel, context: new Context(values) });
 }
 
@@ -30,7 +35,7 @@ describe('§11.9 Condition Expressions', () => {
     expect(check(condition, 'fail', { tests: 'passed', lint: 'ok' })).toBe(false);
   });
 
-  it('`outcome` variable resolves to the current node\'s outcome status', async () => {
+  it("`outcome` variable resolves to the current node's outcome status", async () => {
     expect(check('outcome=partial_success', 'partial_success')).toBe(true);
     const { registry } = scriptedRegistry({ work: ['partial_success'] });
     const { result } = await runDot(
@@ -46,7 +51,7 @@ describe('§11.9 Condition Expressions', () => {
     expect(result.completedNodes).toEqual(['start', 'work', 'partial', 'exit']);
   });
 
-  it('`preferred_label` variable resolves to the outcome\'s preferred label', async () => {
+  it("`preferred_label` variable resolves to the outcome's preferred label", async () => {
     expect(check('preferred_label=Approve', 'success', {}, 'Approve')).toBe(true);
     const { registry } = scriptedRegistry({ review: [{ status: 'success', preferredLabel: 'Rework' }] });
     const { result } = await runDot(
@@ -64,7 +69,9 @@ describe('§11.9 Condition Expressions', () => {
 
   it('`context.*` variables resolve to context values (missing keys = empty string)', () => {
     expect(check('context.count=3', 'success', { count: '3' })).toBe(true);
-    expect(evaluateCondition('context.count=3', { outcome: 'success', context: new Context({ count: 3 }) })).toBe(true);
+    expect(
+      evaluateCondition('context.count=3', { outcome: 'success', context: new Context({ count: 3 }) }),
+    ).toBe(true);
     expect(check('context.missing=""', 'success', {})).toBe(true);
     expect(check('context.missing!=x', 'success', {})).toBe(true);
     // A bare key is truthy when it is set and not empty.

@@ -12,13 +12,18 @@ function styled(stylesheet: string, nodes: string) {
 }
 
 describe('§11.10 Model Stylesheet', () => {
-  it('Stylesheet is parsed from the graph\'s `model_stylesheet` attribute', () => {
-    const parsed = parseStylesheet('* { llm_model: base; } .fast { llm_model: quick; reasoning_effort: low; }');
+  it("Stylesheet is parsed from the graph's `model_stylesheet` attribute", () => {
+    const parsed = parseStylesheet(
+      '* { llm_model: base; } .fast { llm_model: quick; reasoning_effort: low; }',
+    );
     expect(parsed.rules.map((rule) => [rule.selector.kind, rule.selector.value])).toEqual([
       ['universal', ''],
       ['class', 'fast'],
     ]);
-    const graph = styled('* { llm_model: base-model; llm_provider: openai; }', 'a [prompt="a"]; start -> a -> exit');
+    const graph = styled(
+      '* { llm_model: base-model; llm_provider: openai; }',
+      'a [prompt="a"]; start -> a -> exit',
+    );
     expect(graph.node('a')).toMatchObject({ llmModel: 'base-model', llmProvider: 'openai' });
   });
 
@@ -51,7 +56,8 @@ describe('§11.10 Model Stylesheet', () => {
 
   it('Specificity order: universal < shape < class < ID', () => {
     // Rules listed from most to least specific, so source order cannot be what decides.
-    const sheet = '#n4 { llm_model: by-id; } .c { llm_model: by-class; } box { llm_model: by-shape; } * { llm_model: by-universal; }';
+    const sheet =
+      '#n4 { llm_model: by-id; } .c { llm_model: by-class; } box { llm_model: by-shape; } * { llm_model: by-universal; }';
     const graph = styled(
       sheet,
       `n1 [shape=parallelogram, tool_command="true"]; n2 [prompt="2"]; n3 [prompt="3", class="c"]; n4 [prompt="4", class="c"]

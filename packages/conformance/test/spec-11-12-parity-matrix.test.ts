@@ -9,7 +9,9 @@ import { scriptedRegistry } from './support/scripted.js';
 
 describe('§11.12 Cross-Feature Parity Matrix', () => {
   it('Parse a simple linear pipeline (start -> A -> B -> done)', () => {
-    const graph = graphFrom('digraph L { start [shape=Mdiamond]; done [shape=Msquare]; A [prompt="a"]; B [prompt="b"]; start -> A -> B -> done }');
+    const graph = graphFrom(
+      'digraph L { start [shape=Mdiamond]; done [shape=Msquare]; A [prompt="a"]; B [prompt="b"]; start -> A -> B -> done }',
+    );
     expect([...graph.nodes.keys()]).toEqual(['start', 'done', 'A', 'B']);
     expect(graph.edges.map((edge) => `${edge.from}->${edge.to}`)).toEqual(['start->A', 'A->B', 'B->done']);
     expect(graph.startNode!.id).toBe('start');
@@ -17,7 +19,9 @@ describe('§11.12 Cross-Feature Parity Matrix', () => {
   });
 
   it('Parse a pipeline with graph-level attributes (goal, label)', () => {
-    const graph = graphFrom('digraph L { graph [goal="Fix bug 42", label="Bugfix"]; start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }');
+    const graph = graphFrom(
+      'digraph L { graph [goal="Fix bug 42", label="Bugfix"]; start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }',
+    );
     expect(graph.settings).toMatchObject({ goal: 'Fix bug 42', label: 'Bugfix' });
   });
 
@@ -42,9 +46,9 @@ line two",
   });
 
   it('Validate: missing exit node -> error', () => {
-    expect(lint('digraph L { start [shape=Mdiamond]; a [prompt="a"]; start -> a }', 'terminal_node')).toEqual([
-      'error terminal_node (graph)',
-    ]);
+    expect(lint('digraph L { start [shape=Mdiamond]; a [prompt="a"]; start -> a }', 'terminal_node')).toEqual(
+      ['error terminal_node (graph)'],
+    );
   });
 
   it('Validate: orphan node -> warning [DESIGN.md "Reachability": asserted as an ERROR, the severity of §7.2\'s table]', () => {
@@ -159,7 +163,9 @@ line two",
   });
 
   it('Edge selection: weight breaks ties for unconditional edges', async () => {
-    const { result } = await runDot(ROUTE('decide -> a [weight=1]; decide -> c [weight=3]; decide -> b [weight=2]'));
+    const { result } = await runDot(
+      ROUTE('decide -> a [weight=1]; decide -> c [weight=3]; decide -> b [weight=2]'),
+    );
     expect(result.completedNodes[2]).toBe('c');
   });
 
@@ -200,7 +206,12 @@ line two",
           contextUpdates: { trail: `${call.context.trail}b` },
         }),
       ],
-      c: [(call: { context: Record<string, unknown> }) => ({ status: 'success', contextUpdates: { trail: `${call.context.trail}c` } })],
+      c: [
+        (call: { context: Record<string, unknown> }) => ({
+          status: 'success',
+          contextUpdates: { trail: `${call.context.trail}c` },
+        }),
+      ],
     });
     // Uninterrupted.
     const whole = await runDot(dot, { registry: scriptedRegistry(script() as never).registry });
@@ -227,8 +238,12 @@ line two",
     expect(resumed.completedNodes).toEqual(whole.result.completedNodes);
     expect(resumed.context.get('trail')).toBe('abc');
     expect(resumed.context.get('trail')).toBe(whole.result.context.get('trail'));
-    expect(Object.fromEntries(Object.entries(resumed.nodeOutcomes).map(([id, outcome]) => [id, outcome.status]))).toEqual(
-      Object.fromEntries(Object.entries(whole.result.nodeOutcomes).map(([id, outcome]) => [id, outcome.status])),
+    expect(
+      Object.fromEntries(Object.entries(resumed.nodeOutcomes).map(([id, outcome]) => [id, outcome.status])),
+    ).toEqual(
+      Object.fromEntries(
+        Object.entries(whole.result.nodeOutcomes).map(([id, outcome]) => [id, outcome.status]),
+      ),
     );
   });
 
@@ -248,7 +263,9 @@ line two",
     const { logsRoot } = await runDot(
       'digraph L { graph [goal="Add dark mode"]; start [shape=Mdiamond]; exit [shape=Msquare]; plan [prompt="Plan: $goal. Then $goal again."]; start -> plan -> exit }',
     );
-    expect(readText(join(logsRoot, 'plan', 'prompt.md'))).toContain('Plan: Add dark mode. Then Add dark mode again.');
+    expect(readText(join(logsRoot, 'plan', 'prompt.md'))).toContain(
+      'Plan: Add dark mode. Then Add dark mode again.',
+    );
   });
 
   it('Parallel fan-out and fan-in complete correctly', async () => {
@@ -325,7 +342,16 @@ line two",
     );
     expect(result.status).toBe('success');
     expect(result.completedNodes).toEqual([
-      'start', 'spec', 'plan', 'check_plan', 'fan', 'join', 'verify', 'approve', 'release', 'exit',
+      'start',
+      'spec',
+      'plan',
+      'check_plan',
+      'fan',
+      'join',
+      'verify',
+      'approve',
+      'release',
+      'exit',
     ]);
     expect(events.some((event) => event.type === 'pipeline.failed')).toBe(false);
   });

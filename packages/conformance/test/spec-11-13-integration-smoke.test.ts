@@ -5,8 +5,8 @@
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Checkpoint } from '@attractor/engine';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '@attractor/backend-ai-sdk/test';
+import type { Checkpoint } from '@attractor/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from './support/run-cli.js';
 import { readJson, readText, tempDir } from './support/run-dot.js';
@@ -27,7 +27,7 @@ interface ValidateJson {
 }
 
 describe('§11.13 Integration Smoke Test', () => {
-  it('End-to-end test with a real LLM callback (plan -> implement -> review -> done through the attractor CLI, the AI-SDK backend and a scripted OpenAI-compatible server)', async () => {
+  it('End-to-end test with a real LLM callback [plan -> implement -> review -> done through the built attractor CLI and the AI-SDK backend; the LLM is a scripted OpenAI-compatible server on 127.0.0.1]', async () => {
     const root = tempDir();
     const workdir = join(root, 'work');
     const logsRoot = join(root, 'run');
@@ -40,7 +40,9 @@ describe('§11.13 Integration Smoke Test', () => {
         // implement: a real tool call into the working directory, then the answer
         {
           type: 'tool-calls',
-          calls: [{ name: 'write_file', arguments: { file_path: 'hello.py', content: 'print("Hello World")\n' } }],
+          calls: [
+            { name: 'write_file', arguments: { file_path: 'hello.py', content: 'print("Hello World")\n' } },
+          ],
         },
         { type: 'text', text: 'Wrote hello.py.' },
         // review: reads the file back

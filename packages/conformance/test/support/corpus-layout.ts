@@ -27,7 +27,9 @@ export function corpusFiles(): string[] {
 export function layOutCorpus(root: string): CorpusEntry[] {
   const sources = readFileSync(join(corpusDirectory, 'SOURCES.md'), 'utf8');
   const rows = new Map<string, { repo: string; upstreamPath: string }>();
-  for (const match of sources.matchAll(/^\|\s*\d+\s*\|\s*`([^`]+)`\s*\|\s*([^|]+?)\s*\|\s*`([^`]+)`\s*\|/gm)) {
+  for (const match of sources.matchAll(
+    /^\|\s*\d+\s*\|\s*`([^`]+)`\s*\|\s*([^|]+?)\s*\|\s*`([^`]+)`\s*\|/gm,
+  )) {
     rows.set(match[1]!, { repo: match[2]!, upstreamPath: match[3]! });
   }
   return corpusFiles().map((file) => {

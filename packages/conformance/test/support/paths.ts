@@ -12,4 +12,10 @@ export const corpusDirectory = resolve(repoRoot, '..', 'shared', 'corpus', 'dot'
 export const cliBin = resolve(repoRoot, 'apps', 'cli', 'dist', 'bin.js');
 
 /** The graph package's record of every corpus file's diagnostics, checked by hand (reused, not duplicated). */
-export const corpusDiagnosticsFile = resolve(repoRoot, 'packages', 'graph', 'test', 'corpus-diagnostics.json');
+export const corpusDiagnosticsFile = resolve(
+  repoRoot,
+  'packages',
+  'graph',
+  'test',
+  'corpus-diagnostics.json',
+);
