@@ -54,14 +54,18 @@ if (!existsSync(distEntry)) {
   process.exit(1);
 }
 
-/** A pipeline of `count` codergen nodes between start and exit, chained by conditional edges. */
-function generatePipeline(count) {
+/**
+ * A pipeline of `count` codergen nodes between start and exit, chained by conditional edges;
+ * `inCluster` wraps everything in one `subgraph cluster_all { ... }`.
+ */
+function generatePipeline(count, inCluster = false) {
   const lines = [
     'digraph Generated {',
     '  graph [goal="Benchmark pipeline", default_max_retries=1]',
     '  rankdir=LR',
     '',
   ];
+  if (inCluster) lines.push('  subgraph cluster_all {', '  label="All"');
   lines.push('  start [shape=Mdiamond, label="Start"]', '  exit  [shape=Msquare, label="Exit"]');
   for (let index = 0; index < count; index++) {
     lines.push(
@@ -72,7 +76,9 @@ function generatePipeline(count) {
   for (let index = 0; index + 1 < count; index++) {
     lines.push(`  stage_${index} -> stage_${index + 1} [condition="outcome=success"]`);
   }
-  lines.push(`  stage_${count - 1} -> exit [condition="outcome=success"]`, '}', '');
+  lines.push(`  stage_${count - 1} -> exit [condition="outcome=success"]`);
+  if (inCluster) lines.push('  }');
+  lines.push('}', '');
   return lines.join('\n');
 }
 
@@ -84,6 +90,9 @@ for (const count of [100, 1_000, 10_000]) {
   writeFileSync(file, generatePipeline(count));
   inputs.push({ name: `generated ${count} nodes`, file });
 }
+const clusterFile = path.join(workDir, 'generated-10000-in-cluster.dot');
+writeFileSync(clusterFile, generatePipeline(10_000, true));
+inputs.push({ name: 'generated 10000 nodes, one cluster', file: clusterFile });
 const corpusDir = path.resolve(packageDir, '..', '..', '..', 'shared', 'corpus', 'dot');
 if (existsSync(corpusDir)) {
   const largest = readdirSync(corpusDir)

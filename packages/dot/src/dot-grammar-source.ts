@@ -29,16 +29,21 @@ Dot {
 
   Statement = Stmt ";"?
 
+  // Ordered by how often each form occurs, so that most statements match on the first or second
+  // try. \`node\`/\`edge\`/\`graph\` fail the first two (no "->", no "=") and reach \`defaults\`.
   Stmt
-    = defaultsKw AttrBlock+             -- defaults
-    | Subgraph                          -- subgraph
+    = NodeId EdgeTail+ AttrBlock*       -- edgeChain
     | Attribute                         -- attributeDeclaration
-    | NodeId EdgeTail+ AttrBlock*       -- edgeChain
+    | defaultsKw AttrBlock+             -- defaults
+    | Subgraph                          -- subgraph
     | NodeId AttrBlock*                 -- node
 
-  Subgraph
-    = subgraphKw SubgraphId? "{" Statement* "}"  -- named
-    | "{" Statement* "}"                         -- anonymous
+  Subgraph = SubgraphOpen Statement* "}"
+
+  // Also a start rule: the scanner cuts the body of a subgraph that stands alone into chunks too.
+  SubgraphOpen
+    = subgraphKw SubgraphId? "{"  -- named
+    | "{"                         -- anonymous
 
   SubgraphId (a subgraph name)
     = identifier  -- bare
@@ -60,7 +65,8 @@ Dot {
     | string    -- quoted
     | number    -- numeric
 
-  AttrBlock = "[" AttrItem* "]"
+  // \`~"]"\` stops the list without trying every form of an item first.
+  AttrBlock = "[" (~"]" AttrItem)* "]"
 
   AttrItem
     = Attribute AttrSep?  -- pair

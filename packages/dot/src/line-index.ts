@@ -47,13 +47,3 @@ export function spanAt(
   const end = positionAt(index, endOffset);
   return filename === undefined ? { start, end } : { start, end, filename };
 }
-
-/** The text of 1-based line `line`, without its line terminator. */
-export function lineText(index: LineIndex, line: number): string {
-  const start = index.lineStarts[line - 1];
-  if (start === undefined) return '';
-  const next = index.lineStarts[line];
-  const end = next === undefined ? index.source.length : next - 1;
-  const text = index.source.slice(start, end);
-  return text.endsWith('\r') ? text.slice(0, -1) : text;
-}

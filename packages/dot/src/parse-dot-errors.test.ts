@@ -220,7 +220,7 @@ const rejections: readonly Rejection[] = [
     source: 'digraph G {\n  a @ b\n}',
     line: 2,
     column: 5,
-    shortMessage: 'Unexpected "@": expected a node id, an attribute name, "{", ";", "[", "->" or "="',
+    shortMessage: 'Unexpected "@": expected a node id, "{", an attribute name, ";", "[", "=" or "->"',
     hint: /bare identifiers/,
   },
   {
@@ -230,6 +230,22 @@ const rejections: readonly Rejection[] = [
     column: 1,
     shortMessage: 'Unexpected text after the end of the graph (its closing "}" is at line 3, column 1)',
     hint: /"}" too many/,
+  },
+  {
+    name: 'an extra word in the graph header',
+    source: 'digraph My Pipeline {\n  a\n}',
+    line: 1,
+    column: 12,
+    shortMessage: 'Unexpected "Pipeline" in the graph header: expected "{"',
+    hint: /digraph my_pipeline \{/,
+  },
+  {
+    name: 'a numeric graph name',
+    source: 'digraph 12 {\n  a\n}',
+    line: 1,
+    column: 9,
+    shortMessage: 'Graph ids must be bare identifiers; 12 is a number',
+    hint: /digraph n12/,
   },
   {
     name: 'a quoted graph name',

@@ -99,7 +99,7 @@ describe('parseDot under random mutations of valid files (property)', () => {
       ),
       { numRuns: 600, seed: 20261129, endOnFailure: true },
     );
-  });
+  }, 60_000);
 
   it('handles every mutation of the largest corpus file without hanging (bounded runs)', () => {
     const corpusFile = new URL(
@@ -117,5 +117,5 @@ describe('parseDot under random mutations of valid files (property)', () => {
       }),
       { numRuns: 150, seed: 7, endOnFailure: true },
     );
-  });
+  }, 60_000);
 });

@@ -142,13 +142,35 @@ describe('parseDot: spec examples (spec §2.13, §8.6, §11.13)', () => {
     ]);
   });
 
-  it('parses the snippets of §2.9, §2.11, §2.12, §4.12 and §10', () => {
+  it('parses every edge of the condition examples of §10.6', () => {
+    const statements = parseBody(`plan -> implement [condition="outcome=success"]
+plan -> fix [condition="outcome=fail"]
+validate -> deploy [condition="outcome=success && context.tests_passed=true"]
+review -> iterate [condition="context.loop_state!=exhausted"]
+gate -> fix [condition="preferred_label=Fix"]`);
+    expect(summarize(statements)).toEqual([
+      { kind: 'edgeChain', nodes: ['plan', 'implement'], attributes: { condition: 'outcome=success' } },
+      { kind: 'edgeChain', nodes: ['plan', 'fix'], attributes: { condition: 'outcome=fail' } },
+      {
+        kind: 'edgeChain',
+        nodes: ['validate', 'deploy'],
+        attributes: { condition: 'outcome=success && context.tests_passed=true' },
+      },
+      {
+        kind: 'edgeChain',
+        nodes: ['review', 'iterate'],
+        attributes: { condition: 'context.loop_state!=exhausted' },
+      },
+      { kind: 'edgeChain', nodes: ['gate', 'fix'], attributes: { condition: 'preferred_label=Fix' } },
+    ]);
+  });
+
+  it('parses the snippets of §2.9, §2.11, §2.12 and §4.12', () => {
     const statements = parseBody(`A -> B -> C [label="next"]
 node [shape=box, timeout="900s"]
 edge [weight=0]
 review_code [shape=box, class="code,critical", prompt="Review the code"]
-my_node [type="my_custom_type", shape=box, custom_attr="value"]
-validate -> deploy [condition="outcome=success && context.tests_passed=true"]`);
+my_node [type="my_custom_type", shape=box, custom_attr="value"]`);
     expect(summarize(statements)).toEqual([
       { kind: 'edgeChain', nodes: ['A', 'B', 'C'], attributes: { label: 'next' } },
       { kind: 'nodeDefaults', attributes: { shape: 'box', timeout: '900s' } },
@@ -162,11 +184,6 @@ validate -> deploy [condition="outcome=success && context.tests_passed=true"]`);
         kind: 'node',
         id: 'my_node',
         attributes: { type: 'my_custom_type', shape: 'box', custom_attr: 'value' },
-      },
-      {
-        kind: 'edgeChain',
-        nodes: ['validate', 'deploy'],
-        attributes: { condition: 'outcome=success && context.tests_passed=true' },
       },
     ]);
   });

@@ -5,8 +5,8 @@ import type { DotAst, DotId, DotStatement } from './dot-ast.js';
 import { dotGrammar } from './dot-grammar.js';
 import { spanAt } from './line-index.js';
 import { createParseContext, type ParseContext, syntaxError } from './parse-context.js';
-import { type DotScan, scanDot } from './scan-dot.js';
-import { type DotHeader, toDotAst } from './to-dot-ast.js';
+import { type DotScan, SEGMENT_STATEMENTS, SEGMENT_SUBGRAPH_OPEN, scanDot } from './scan-dot.js';
+import { type DotHeader, type DotSubgraphOpen, toDotAst } from './to-dot-ast.js';
 
 /** Options of {@link parseDot}. */
 export interface ParseDotOptions {
@@ -41,14 +41,40 @@ export function parseDot(source: string, options: ParseDotOptions = {}): DotAst 
   const scan = scanDot(context);
   const id = parseHeader(context, scan);
   const statements: DotStatement[] = [];
+  // Statement lists of the open subgraphs (innermost last), with where each one opened.
+  const levels: Array<{ statements: DotStatement[]; open?: { start: number; id: DotId | undefined } }> = [
+    { statements },
+  ];
   let nextString = 0;
-  for (let pair = 0; pair < scan.chunks.length; pair += 2) {
-    const elided = elidedChunk(scan, scan.chunks[pair]!, scan.chunks[pair + 1]!, nextString);
-    nextString = elided.nextString;
-    const match = dotGrammar.match(elided.chunk.text, 'Statements');
-    if (match.failed()) throw matchFailure(context, scan, match, elided.chunk);
-    for (const statement of toDotAst<DotStatement[]>(match, { parse: context, chunk: elided.chunk })) {
-      statements.push(statement);
+  const { segments } = scan;
+  for (let index = 0; index < segments.length; index += 3) {
+    const kind = segments[index]!;
+    const start = segments[index + 1]!;
+    const end = segments[index + 2]!;
+    const current = levels[levels.length - 1]!;
+    if (kind === SEGMENT_STATEMENTS) {
+      const elided = elidedChunk(scan, start, end, nextString);
+      nextString = elided.nextString;
+      const match = dotGrammar.match(elided.chunk.text, 'Statements');
+      if (match.failed()) throw matchFailure(context, scan, match, elided.chunk);
+      for (const statement of toDotAst<DotStatement[]>(match, { parse: context, chunk: elided.chunk })) {
+        current.statements.push(statement);
+      }
+    } else if (kind === SEGMENT_SUBGRAPH_OPEN) {
+      const chunk = verbatimChunk(scan, start, end);
+      const match = dotGrammar.match(chunk.text, 'SubgraphOpen');
+      if (match.failed()) throw matchFailure(context, scan, match, chunk);
+      const { id: subgraphId } = toDotAst<DotSubgraphOpen>(match, { parse: context, chunk });
+      levels.push({ statements: [], open: { start, id: subgraphId } });
+    } else {
+      levels.pop();
+      const open = current.open!;
+      const span = spanAt(context.lines, open.start, end, context.filename);
+      levels[levels.length - 1]!.statements.push(
+        open.id === undefined
+          ? { kind: 'subgraph', statements: current.statements, span }
+          : { kind: 'subgraph', id: open.id, statements: current.statements, span },
+      );
     }
   }
   return createAst(context, scan, id, statements);
@@ -107,7 +133,7 @@ function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchRe
       context,
       offset,
       offset + Math.max(1, word.length),
-      `Expected ${expected} in the graph header, found ${describeFound(character, word)}`,
+      `Unexpected ${describeFound(character, word)} in the graph header: expected ${readableExpected(match)}`,
       'Write the header as: digraph my_pipeline {',
     );
   }

@@ -6,8 +6,8 @@
  *   offset stays valid), because `#` is only a preprocessor line at the start of a line outside a
  *   string (DESIGN.md "Dialect") — something a PEG cannot see;
  * - finds the header (`digraph name {`), the body and the closing `}`;
- * - cuts the body into chunks of whole top-level statements, so Ohm matches (and memoizes) one small
- *   chunk at a time instead of the whole file;
+ * - cuts the body into chunks of whole statements (also inside subgraphs that stand alone as
+ *   statements), so Ohm matches (and memoizes) one small chunk at a time instead of the whole file;
  * - reports what it can pinpoint better than a grammar: a string, comment, `[` or `{` that is never
  *   closed (at the place it was opened), an HTML label, and text after the graph (a second graph).
  */
@@ -24,10 +24,31 @@ export interface DotScan {
   readonly bodyStart: number;
   /** Offset of the graph's closing `}`. */
   readonly bodyEnd: number;
-  /** `[start, end)` pairs, flattened: each a run of whole top-level statements of the body. */
-  readonly chunks: readonly number[];
+  /**
+   * The body as segments, flattened in triples `[kind, start, end]`: {@link SEGMENT_STATEMENTS} (a run
+   * of whole statements), {@link SEGMENT_SUBGRAPH_OPEN} (`subgraph name {` or `{` of a subgraph that
+   * stands alone as a statement: its body is cut into segments too) and {@link SEGMENT_SUBGRAPH_CLOSE}
+   * (its `}`).
+   */
+  readonly segments: readonly number[];
   /** `[start, end)` pairs, flattened and ascending: every quoted string, quotes included. */
   readonly strings: readonly number[];
+}
+
+/** Segment kind of {@link DotScan.segments}: a run of whole statements, matched with `Statements`. */
+export const SEGMENT_STATEMENTS = 0;
+/** Segment kind: `subgraph name {` (or a lone `{`) whose body follows as segments; matched with `SubgraphOpen`. */
+export const SEGMENT_SUBGRAPH_OPEN = 1;
+/** Segment kind: the `}` that closes the innermost open subgraph segment. */
+export const SEGMENT_SUBGRAPH_CLOSE = 2;
+
+/** Options of {@link scanDot}. */
+export interface ScanDotOptions {
+  /**
+   * A chunk grows to at least this many characters of source before the next cut: each Ohm `match`
+   * call has a fixed cost, and a chunk of a few statements stays cheap to memoize. Default: 1024.
+   */
+  readonly minChunkLength?: number;
 }
 
 const NEWLINE = 10;
@@ -66,13 +87,17 @@ const GRAPH_KEYWORD = /(?:strict|digraph|graph)\b/iy;
  * @throws {DotSyntaxError} for an unclosed string, block comment, `[` or `{`; an unmatched `]` or `}`;
  *   an HTML label; text after the graph; a file without `{`.
  */
-export function scanDot(context: ParseContext): DotScan {
+export function scanDot(context: ParseContext, options: ScanDotOptions = {}): DotScan {
+  const minChunkLength = options.minChunkLength ?? 1024;
   const { source } = context;
   const length = source.length;
   const masks: number[] = [];
   const strings: number[] = [];
-  const chunks: number[] = [];
+  const segments: number[] = [];
   const stack: number[] = [];
+  // Stack depths whose brace holds statements cut into segments: the graph's, and those of subgraphs
+  // that stand alone as statements. A subgraph inside an edge (rejected later) is matched whole.
+  const statementLevels: number[] = [];
 
   let phase: 'header' | 'body' | 'trailer' = 'header';
   let headerStart = -1;
@@ -82,8 +107,13 @@ export function scanDot(context: ParseContext): DotScan {
   let lastSignificant = 0;
   let newlineSinceSignificant = false;
   let lastWordIsSubgraph = false;
+  // The chunk being collected, and the statement being read (since the last place a cut could go).
   let chunkStart = 0;
-  let chunkHasContent = false;
+  let chunkTokens = 0;
+  let statementTokens = 0;
+  let statementFirstToken = 0;
+  let statementFirstIsSubgraph = false;
+  let afterSubgraphClose = false;
 
   let index = 0;
   while (index < length) {
@@ -166,6 +196,7 @@ export function scanDot(context: ParseContext): DotScan {
       if (code === OPEN_BRACE) {
         phase = 'body';
         stack.push(index);
+        statementLevels.push(stack.length);
         bodyStart = index + 1;
         chunkStart = bodyStart;
         lastSignificant = code;
@@ -175,8 +206,18 @@ export function scanDot(context: ParseContext): DotScan {
       continue;
     }
 
-    // Body: decide whether a new chunk starts here (only between top-level statements).
-    if (stack.length === 1 && chunkHasContent) {
+    // A ";" right after a subgraph's "}" ends that statement.
+    if (afterSubgraphClose) {
+      afterSubgraphClose = false;
+      if (code === SEMICOLON) {
+        chunkStart = index + 1;
+        index++;
+        continue;
+      }
+    }
+    const atStatementLevel = stack.length === statementLevels[statementLevels.length - 1];
+    // Body: decide whether a new chunk starts here (only between statements).
+    if (atStatementLevel && statementTokens > 0) {
       const cut =
         lastSignificant === SEMICOLON ||
         ((lastSignificant === CLOSE_BRACKET || lastSignificant === CLOSE_BRACE) &&
@@ -188,12 +229,40 @@ export function scanDot(context: ParseContext): DotScan {
           !lastWordIsSubgraph &&
           (isIdChar(code) || code === QUOTE));
       if (cut) {
-        chunks.push(chunkStart, index);
-        chunkStart = index;
-        chunkHasContent = false;
+        statementTokens = 0;
+        // A few statements per match: each `match` call has a fixed cost, and a chunk stays small.
+        if (index - chunkStart >= minChunkLength) {
+          segments.push(SEGMENT_STATEMENTS, chunkStart, index);
+          chunkStart = index;
+          chunkTokens = 0;
+        }
       }
     }
-    chunkHasContent = true;
+    if (
+      code === OPEN_BRACE &&
+      atStatementLevel &&
+      (statementTokens === 0 || (statementFirstIsSubgraph && statementTokens <= 2))
+    ) {
+      const subgraphStart = statementTokens === 0 ? index : statementFirstToken;
+      if (chunkTokens > statementTokens) segments.push(SEGMENT_STATEMENTS, chunkStart, subgraphStart);
+      // `subgraph name {` or `{` standing alone: cut its body into segments too, so that a pipeline
+      // wrapped in one big cluster is still matched a statement at a time.
+      segments.push(SEGMENT_SUBGRAPH_OPEN, subgraphStart, index + 1);
+      stack.push(index);
+      statementLevels.push(stack.length);
+      chunkStart = index + 1;
+      chunkTokens = 0;
+      statementTokens = 0;
+      lastSignificant = code;
+      index++;
+      continue;
+    }
+    if (statementTokens === 0) {
+      statementFirstToken = index;
+      statementFirstIsSubgraph = false;
+    }
+    statementTokens++;
+    chunkTokens++;
     newlineSinceSignificant = false;
     lastWordIsSubgraph = false;
 
@@ -201,6 +270,7 @@ export function scanDot(context: ParseContext): DotScan {
       let end = index + 1;
       while (end < length && isIdChar(source.charCodeAt(end))) end++;
       lastWordIsSubgraph = end - index === 8 && source.slice(index, end).toLowerCase() === 'subgraph';
+      if (statementTokens === 1) statementFirstIsSubgraph = lastWordIsSubgraph;
       lastSignificant = source.charCodeAt(end - 1);
       index = end;
       continue;
@@ -236,9 +306,21 @@ export function scanDot(context: ParseContext): DotScan {
         }
         throw unclosedError(context, opener, index, stack.length === 1);
       }
+      const closesStatementLevel = stack.length === statementLevels[statementLevels.length - 1];
       stack.pop();
+      if (closesStatementLevel) {
+        statementLevels.pop();
+        // More than the `}` itself since the last cut: a last run of statements.
+        if (chunkTokens > 1) segments.push(SEGMENT_STATEMENTS, chunkStart, index);
+        chunkStart = index + 1;
+        chunkTokens = 0;
+        statementTokens = 0;
+        if (stack.length > 0) {
+          segments.push(SEGMENT_SUBGRAPH_CLOSE, index, index + 1);
+          afterSubgraphClose = true;
+        }
+      }
       if (stack.length === 0) {
-        if (chunkHasContent && chunkStart < index) chunks.push(chunkStart, index);
         bodyEnd = index;
         phase = 'trailer';
       }
@@ -278,7 +360,7 @@ export function scanDot(context: ParseContext): DotScan {
   if (phase === 'body') {
     throw unclosedError(context, stack[stack.length - 1]!, length, stack.length === 1);
   }
-  return { masked: applyMasks(source, masks), headerStart, bodyStart, bodyEnd, chunks, strings };
+  return { masked: applyMasks(source, masks), headerStart, bodyStart, bodyEnd, segments, strings };
 
   function skipString(scanContext: ParseContext, start: number, ranges: number[]): number {
     let from = start + 1;

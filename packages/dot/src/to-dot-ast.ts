@@ -27,9 +27,14 @@ export interface ChunkContext {
   readonly chunk: ChunkText;
 }
 
-/** The value of `Header`: the graph id and where the header starts. */
+/** The value of `Header`: the graph id. */
 export interface DotHeader {
   readonly id: DotId;
+}
+
+/** The value of `SubgraphOpen`: the subgraph id, if named. */
+export interface DotSubgraphOpen {
+  readonly id: DotId | undefined;
 }
 
 const KEYWORDS = new Set(['strict', 'digraph', 'graph', 'subgraph', 'node', 'edge']);
@@ -250,20 +255,19 @@ const actions: Actions = {
       span: spanOf(this),
     };
   },
-  Subgraph_named(_keyword, id, _open, statements, _close) {
+  Subgraph(open, statements, _close) {
     const context = contextOf(this);
+    const { id } = ast<DotSubgraphOpen>(open, context);
     const statementList = astOfEach<DotStatement>(statements, context);
-    const subgraphId = id.numChildren > 0 ? ast<DotId>(id.children[0]!, context) : undefined;
-    return subgraphId === undefined
+    return id === undefined
       ? { kind: 'subgraph', statements: statementList, span: spanOf(this) }
-      : { kind: 'subgraph', id: subgraphId, statements: statementList, span: spanOf(this) };
+      : { kind: 'subgraph', id, statements: statementList, span: spanOf(this) };
   },
-  Subgraph_anonymous(_open, statements, _close) {
-    return {
-      kind: 'subgraph',
-      statements: astOfEach<DotStatement>(statements, contextOf(this)),
-      span: spanOf(this),
-    };
+  SubgraphOpen_named(_keyword, id, _open) {
+    return { id: id.numChildren > 0 ? ast<DotId>(id.children[0]!, contextOf(this)) : undefined };
+  },
+  SubgraphOpen_anonymous(_open) {
+    return { id: undefined };
   },
   SubgraphId_bare(_identifier) {
     return idFor(this);

@@ -14,7 +14,34 @@ const SCENARIOS = {
   'chain-10000': { kind: 'chain', nodes: 10_000 },
   'loop-10000': { kind: 'loop', iterations: 10_000 },
   'chain-1000-fsync': { kind: 'chain', nodes: 1_000, fsync: true },
+  // Engine cost alone: a store that serialises the checkpoint and events (as the file store does) but writes nothing.
+  'chain-10000-no-io': { kind: 'chain', nodes: 10_000, noIo: true },
+  'loop-10000-no-io': { kind: 'loop', iterations: 10_000, noIo: true },
 };
+
+/** A RunStore that does the serialisation work of the file store without touching the disk. */
+function createNoIoStore(logsRoot) {
+  let checkpointBytes = 0;
+  let eventsBytes = 0;
+  return {
+    logsRoot,
+    stats: () => ({ checkpointBytes, eventsBytes }),
+    readManifest: async () => undefined,
+    writeManifest: (manifest) => void JSON.stringify(manifest),
+    readCheckpoint: async () => undefined,
+    writeCheckpoint: (checkpoint) => {
+      checkpointBytes = JSON.stringify(checkpoint).length;
+    },
+    appendEvents: (events) => {
+      for (const event of events) eventsBytes += JSON.stringify(event).length + 1;
+    },
+    readEvents: async () => [],
+    prepareStageDir: (stagePath) => `${logsRoot}/${stagePath}`,
+    writeStageStatus: (_stagePath, status) => void JSON.stringify(status, null, 2),
+    readStageStatus: async () => undefined,
+    close: () => {},
+  };
+}
 
 async function runScenario(name) {
   const { HandlerRegistry, runPipeline } = await import('../dist/index.js');
@@ -54,7 +81,14 @@ async function runScenario(name) {
   }
   const registry = new HandlerRegistry({ defaultHandler: handler });
   const started = performance.now();
-  const result = await runPipeline({ graph, registry, logsRoot, fsync: scenario.fsync ?? false });
+  const noIoStore = scenario.noIo ? createNoIoStore(logsRoot) : undefined;
+  const result = await runPipeline({
+    graph,
+    registry,
+    logsRoot,
+    fsync: scenario.fsync ?? false,
+    ...(noIoStore === undefined ? {} : { createRunStore: () => noIoStore }),
+  });
   const totalMs = performance.now() - started;
   if (result.status !== 'success') throw new Error(`${name}: run ${result.status}: ${result.failureReason}`);
   const executions = result.completedNodes.length;
@@ -65,8 +99,10 @@ async function runScenario(name) {
   };
   const early = median(gaps.slice(0, 100));
   const late = median(gaps.slice(-100));
-  const checkpointBytes = statSync(join(logsRoot, 'checkpoint.json')).size;
-  const eventsBytes = statSync(join(logsRoot, 'events.jsonl')).size;
+  const { checkpointBytes, eventsBytes } = noIoStore?.stats() ?? {
+    checkpointBytes: statSync(join(logsRoot, 'checkpoint.json')).size,
+    eventsBytes: statSync(join(logsRoot, 'events.jsonl')).size,
+  };
   const floorUs = measureFsFloor(dir, checkpointBytes);
   rmSync(dir, { recursive: true, force: true });
   return {

@@ -56,6 +56,9 @@ describe('retries (spec §11.5, DESIGN.md Retrying FAIL)', () => {
       random: () => 0.5,
     });
     expect(clock.sleeps).toEqual([200, 400, 800]);
+    expect(
+      events.find((event) => event.type === 'stage.completed' && event.nodeId === 'flaky'),
+    ).toMatchObject({ attempt: 4 });
     const retrying = events.filter((event): event is StageRetryingEvent => event.type === 'stage.retrying');
     expect(retrying.map((event) => [event.attempt, event.delayMs])).toEqual([
       [1, 200],

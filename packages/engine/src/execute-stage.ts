@@ -42,7 +42,7 @@ export interface StageExecution {
 
 /** The result of one visit: the final outcome, or cancellation (never recorded as completed). */
 export type StageResult =
-  | { readonly kind: 'outcome'; readonly outcome: Outcome }
+  | { readonly kind: 'outcome'; readonly outcome: Outcome; readonly attempts: number }
   | { readonly kind: 'cancelled'; readonly reason: string };
 
 const noop: Handler = { execute: async () => ({ status: 'success' }) };
@@ -75,7 +75,7 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
       outcome.status === 'retry' || (outcome.status === 'fail' && outcome.retryable !== false);
     if (!wantsRetry) {
       if (retriesThisVisit > 0) state.nodeRetries[node.id] = 0;
-      return { kind: 'outcome', outcome };
+      return { kind: 'outcome', outcome, attempts: attempt };
     }
     const willRetry = attempt < policy.maxAttempts;
     emit(execution, {
@@ -89,17 +89,19 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
       durationMs,
     });
     if (!willRetry) {
-      if (outcome.status === 'fail') return { kind: 'outcome', outcome };
+      if (outcome.status === 'fail') return { kind: 'outcome', outcome, attempts: attempt };
       if (node.allowPartial) {
         return {
           kind: 'outcome',
           outcome: { ...outcome, status: 'partial_success', notes: 'retries exhausted, partial accepted' },
+          attempts: attempt,
         };
       }
       const reason = outcome.failureReason === undefined ? '' : `: ${outcome.failureReason}`;
       return {
         kind: 'outcome',
         outcome: { ...outcome, status: 'fail', failureReason: `max retries exceeded${reason}` },
+        attempts: attempt,
       };
     }
     retriesThisVisit += 1;
@@ -141,9 +143,17 @@ async function runAttempt(
   handlerType: string,
 ): Promise<AttemptResult> {
   const { scope, node, context } = execution;
+  // One controller per attempt, aborted by the run's signal or the timeout. Forwarded by hand rather than with
+  // AbortSignal.any, which keeps a reference per call on the long-lived run signal in Node 20.
   const attemptController = new AbortController();
-  const signal = AbortSignal.any([execution.abortSignal, attemptController.signal]);
+  const signal = attemptController.signal;
   const cleanup: (() => void)[] = [];
+  const forwardAbort = () => attemptController.abort(execution.abortSignal.reason);
+  if (execution.abortSignal.aborted) forwardAbort();
+  else {
+    execution.abortSignal.addEventListener('abort', forwardAbort, { once: true });
+    cleanup.push(() => execution.abortSignal.removeEventListener('abort', forwardAbort));
+  }
   try {
     const handler = resolveHandler(execution, handlerType);
     const runtime = createRuntime(execution, attempt, signal);

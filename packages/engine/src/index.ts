@@ -11,6 +11,7 @@ export { ContextValueError } from './errors/context-value-error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
 export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
+export { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
 export type { EvaluateRunConditionOptions } from './evaluate-run-condition.js';
 export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';

@@ -25,6 +25,19 @@ const NOT_SECRET = new Set(['thread key', 'sort key', 'accelerator key']);
  * `OPENAI_API_KEY`, `apiKey`, `github.token` are secret; `key`, `inputTokens`, `monkey`, `keyboard` are not.
  */
 export function isSecretKey(key: string): boolean {
+  let known = secretKeyCache.get(key);
+  if (known === undefined) {
+    known = classifyKey(key);
+    // Event and context keys repeat endlessly; bound the memo anyway.
+    if (secretKeyCache.size > 10_000) secretKeyCache.clear();
+    secretKeyCache.set(key, known);
+  }
+  return known;
+}
+
+const secretKeyCache = new Map<string, boolean>();
+
+function classifyKey(key: string): boolean {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()

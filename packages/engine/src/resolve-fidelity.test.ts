@@ -27,7 +27,11 @@ describe('resolveThreadKey (spec §5.4)', () => {
   it('prefers node thread_id, then edge thread_id, then graph default, then class, then previous node', () => {
     const graph = createTestGraph({
       settings: { defaultThread: 'graph-thread' },
-      nodes: [{ id: 'n', threadId: 'node-thread', classes: ['loop'] }, { id: 'm', classes: ['loop'] }, 'o'],
+      nodes: [
+        { id: 'n', threadId: 'node-thread', subgraphClasses: ['outer', 'loop'] },
+        { id: 'm', subgraphClasses: ['outer', 'loop'] },
+        'o',
+      ],
       edges: [{ from: 'p', to: 'n', threadId: 'edge-thread' }],
     });
     const edge = graph.outgoing('p')[0]!;
@@ -39,7 +43,7 @@ describe('resolveThreadKey (spec §5.4)', () => {
     );
     expect(resolveThreadKey({ node: graph.node('m')!, graph, previousNodeId: 'p' })).toBe('graph-thread');
     const noDefault = createTestGraph({
-      nodes: [{ id: 'm', classes: ['loop'] }, 'o'],
+      nodes: [{ id: 'm', subgraphClasses: ['outer', 'loop'] }, 'o'],
       edges: ['p -> m', 'p -> o'],
     });
     expect(resolveThreadKey({ node: noDefault.node('m')!, graph: noDefault, previousNodeId: 'p' })).toBe(

@@ -33,7 +33,7 @@ export interface ResolveThreadKeyOptions extends ResolveFidelityOptions {
 
 /**
  * The session key for `full` fidelity (spec §5.4): node `thread_id` → edge `thread_id` → graph default thread →
- * the node's first class (derived from an enclosing subgraph) → the previous node's id → the node's own id.
+ * the class derived from the innermost enclosing subgraph → the previous node's id → the node's own id.
  */
 export function resolveThreadKey(options: ResolveThreadKeyOptions): string {
   const { node, edge, graph } = options;
@@ -41,7 +41,7 @@ export function resolveThreadKey(options: ResolveThreadKeyOptions): string {
     node.threadId,
     edge?.threadId,
     graph.settings.defaultThread,
-    node.classes[0],
+    node.subgraphClasses?.at(-1),
     options.previousNodeId,
     node.id,
   ];

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvents, readJson, registryWith, run, tempDir } from '../test/helpers.js';
 import { ResumeError } from './errors/resume-error.js';
+import { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
 import type { Handler } from './handler.js';
 import { resumePipeline, runPipeline } from './run-pipeline.js';
 import type { Checkpoint } from './run-store.js';
@@ -314,6 +315,15 @@ describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
     expect(resumed.completedNodes).toEqual(uninterrupted.completedNodes);
     expect(resumed.nodeOutcomes).toEqual(uninterrupted.nodeOutcomes);
     expect(resumed.context.snapshot()).toEqual(uninterrupted.context.snapshot());
+  });
+
+  it('runPipeline refuses a run directory that already holds a run', async () => {
+    const logsRoot = await interruptedAt('b');
+    const error = await runPipeline({ graph, registry: registryWith(counting), logsRoot }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(RunDirectoryInUseError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('resumePipeline');
   });
 
   it('reports a corrupt checkpoint clearly', async () => {

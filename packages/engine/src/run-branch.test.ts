@@ -166,7 +166,14 @@ describe('runtime.runChild (spec §4.11)', () => {
     const { result, events } = await run({
       graph,
       registry: registryWith(childHandler, { 'stack.manager_loop': manager }),
+      sourcePath: '/tmp/parent.dot',
+      context: { 'context.parent_only': 1 },
     });
+    const { readJson } = await import('../test/helpers.js');
+    const childManifest = readJson<Record<string, unknown>>(join(childRoot, 'manifest.json'));
+    expect(childManifest.graph_name).toBe('child');
+    expect(childManifest.source_path).toBeUndefined();
+    expect(childHandler.calls[0]!.context['context.parent_only']).toBeUndefined();
     expect(result.status).toBe('success');
     expect(observed[0]!.state).toBe('running');
     expect(observed[1]).toMatchObject({ state: 'completed', completedNodes: ['start', 'c1', 'c2', 'exit'] });

@@ -10,6 +10,7 @@ import { type Clock, systemClock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
 import { Context } from './context.js';
 import { ResumeError } from './errors/resume-error.js';
+import { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
 import { EventBus, EventHub, type PipelineEventMap } from './event-bus.js';
 import { createArtifactStore } from './file-artifact-store.js';
 import { createFileRunStore, readEngineVersion } from './file-run-store.js';
@@ -117,7 +118,8 @@ export function defaultLogsRoot(options: {
 
 /**
  * Starts a pipeline run (spec §3.1–3.2) and returns at once. Attach listeners synchronously: the first event is
- * emitted after the current tick.
+ * emitted after the current tick. `result` rejects with {@link RunDirectoryInUseError} when `logsRoot` already
+ * holds a run.
  *
  * @example
  * const run = startPipeline({ graph, registry, logsRoot: '.attractor/runs/demo' });
@@ -135,6 +137,14 @@ export function startPipeline(options: RunPipelineOptions): PipelineRun {
       throw new Error(
         `Graph "${options.graph.id}" has ${options.graph.startNodes.length} start nodes; exactly one is required (shape=Mdiamond or id "start"). Run validate() first.`,
       );
+    }
+    if (
+      (await session
+        .storeFor(logsRoot)
+        .readCheckpoint()
+        .catch(() => 'corrupt')) !== undefined
+    ) {
+      throw new RunDirectoryInUseError({ logsRoot });
     }
     return session.runFrom({ logsRoot, context, state: new WalkState(), startNodeId: start.id, fresh: true });
   });
@@ -549,8 +559,15 @@ function startChild(
 ): ChildRunHandle {
   const signals = [origin.abortSignal];
   if (options.abortSignal !== undefined) signals.push(options.abortSignal);
+  // Only the services carry over; the parent's own context, source path and run directory do not.
+  const {
+    context: _parentContext,
+    sourcePath: _parentSource,
+    logsRoot: _parentRoot,
+    ...services
+  } = parent as RunPipelineOptions;
   const childOptions: RunPipelineOptions = {
-    ...parent,
+    ...services,
     graph: options.graph,
     logsRoot: options.logsRoot,
     abortSignal: AbortSignal.any(signals),

@@ -68,11 +68,14 @@ export interface Checkpoint {
   readonly step_count: number;
   /** Non-zero retry counters per node (spec §5.3). */
   readonly node_retries: Readonly<Record<string, number>>;
-  /** Visit counters of the nodes in `completed_nodes` (loop guards); resume recounts the rest from `events.jsonl`. */
+  /**
+   * Visit counters of the last 10 nodes executed and of the goal gates (loop guards); resume recounts the rest
+   * from `events.jsonl`.
+   */
   readonly node_visits: Readonly<Record<string, number>>;
   /**
-   * The latest outcome of every goal gate that ran and of the nodes in `completed_nodes` (goal gates across
-   * resume); resume reads older nodes' outcomes from their `status.json`.
+   * The latest outcome of every goal gate that ran and of the last 10 nodes executed (goal gates across resume);
+   * resume reads older nodes' outcomes from their `status.json`.
    */
   readonly node_outcomes: Readonly<Record<string, Outcome>>;
   /** Goal-gate jumps taken so far (`max_gate_retries`). */

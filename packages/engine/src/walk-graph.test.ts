@@ -1,5 +1,7 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { registryWith, run } from '../test/helpers.js';
+import { readJson, registryWith, run } from '../test/helpers.js';
+import type { Checkpoint } from './run-store.js';
 import { createTestGraph } from './test/graph-builder.js';
 import { createScriptedHandler } from './test/scripted-handler.js';
 
@@ -156,11 +158,16 @@ describe('loop guards (DESIGN.md)', () => {
 
   it('max_steps stops a loop', async () => {
     const handler = createScriptedHandler();
-    const { result } = await run({
+    const { result, logsRoot } = await run({
       graph: loop({}, { maxNodeVisits: 1000, maxSteps: 10 }),
       registry: registryWith(handler),
     });
     expect(result.status).toBe('fail');
+    expect(readJson<Checkpoint>(join(logsRoot, 'checkpoint.json'))).toMatchObject({
+      state: 'fail',
+      next_node: 'work',
+      failure_reason: result.failureReason,
+    });
     expect(result.completedNodes).toHaveLength(10);
     expect(result.failureReason).toBe(
       'max_steps (10) reached before node "work": the run looks like a runaway loop',

@@ -65,13 +65,12 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
   let lastId = previousId ?? currentId;
   let lastOutcome: Outcome | undefined;
 
-  const fail = (reason: string, resumeNodeId: string, outcome?: Outcome): WalkEnd => ({
-    kind: 'fail',
-    reason,
-    lastNodeId: lastId,
-    resumeNodeId,
-    ...(outcome === undefined ? {} : { outcome }),
-  });
+  // A stop decided before a node runs (loop guards, goal gates); the top level records it in the checkpoint.
+  const stopWithFailure = async (reason: string, resumeNodeId: string): Promise<WalkEnd> => {
+    const end: WalkEnd = { kind: 'fail', reason, lastNodeId: lastId, resumeNodeId };
+    if (topLevel) await writeCheckpoint(options, lastId, null, null, end);
+    return end;
+  };
 
   while (true) {
     if (options.abortSignal.aborted) {
@@ -79,7 +78,7 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
     }
     const node = graph.node(currentId);
     if (node === undefined)
-      return fail(`node "${currentId}" does not exist in graph "${graph.id}"`, currentId);
+      return await stopWithFailure(`node "${currentId}" does not exist in graph "${graph.id}"`, currentId);
     if (options.stopBefore?.(node) === true) {
       return {
         kind: 'stopped',
@@ -104,14 +103,14 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
       if (gate !== undefined) {
         const gateStatus = state.nodeOutcomes[gate.id]?.status ?? 'unknown';
         if (state.gateRetries >= graph.settings.maxGateRetries) {
-          return fail(
+          return await stopWithFailure(
             `goal gate "${gate.id}" still unsatisfied (outcome=${gateStatus}) after ${state.gateRetries} gate retries (max_gate_retries=${graph.settings.maxGateRetries})`,
             currentId,
           );
         }
         const target = resolveRetryTarget({ node: gate, graph });
         if (target === undefined) {
-          return fail(
+          return await stopWithFailure(
             `goal gate "${gate.id}" unsatisfied (outcome=${gateStatus}) and no retry target: set retry_target on "${gate.id}" or on the graph`,
             currentId,
           );
@@ -125,7 +124,7 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
     }
 
     if (state.stepCount >= scope.maxSteps) {
-      return fail(
+      return await stopWithFailure(
         `max_steps (${scope.maxSteps}) reached before node "${node.id}": the run looks like a runaway loop`,
         currentId,
       );
@@ -135,7 +134,7 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
     const limit = nodeLimit ?? graph.settings.maxNodeVisits;
     if (visit > limit) {
       const name = nodeLimit === undefined ? 'max_node_visits' : 'max_visits';
-      return fail(`node "${node.id}" reached its visit limit (${name}=${limit})`, currentId);
+      return await stopWithFailure(`node "${node.id}" reached its visit limit (${name}=${limit})`, currentId);
     }
     state.nodeVisits[node.id] = visit;
     const index = state.stepCount + 1;
@@ -187,7 +186,7 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
         nodeId: node.id,
         index,
         visit,
-        attempt: 1 + (state.nodeRetries[node.id] ?? 0),
+        attempt: result.attempts,
         status: outcome.status,
         durationMs: scope.clock.now() - startedMs,
         ...(outcome.preferredLabel === undefined ? {} : { preferredLabel: outcome.preferredLabel }),

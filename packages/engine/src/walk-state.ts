@@ -8,6 +8,8 @@ import type { Checkpoint, StageRecord } from './run-store.js';
 
 /** How many recent node executions the checkpoint lists in `completed_nodes`. */
 export const CHECKPOINT_PATH_WINDOW = 100;
+/** For how many of the most recent executions the checkpoint also lists visits and outcomes. */
+export const CHECKPOINT_OUTCOME_WINDOW = 10;
 /** How many recent stages the checkpoint keeps for preambles. */
 export const RECENT_STAGES_LIMIT = 50;
 /** How many run log entries the checkpoint keeps. */
@@ -57,7 +59,8 @@ export class WalkState {
 
   /**
    * The bounded part of the state the checkpoint holds: the last {@link CHECKPOINT_PATH_WINDOW} executions, the
-   * visits and latest outcomes of the nodes among them and of every goal gate that ran, and non-zero retry counters.
+   * visits and latest outcomes of the last {@link CHECKPOINT_OUTCOME_WINDOW} of them and of every goal gate that
+   * ran, and non-zero retry counters.
    * Everything older is in `events.jsonl` and the stage directories, which resume reads back.
    */
   checkpointView(goalGateIds: ReadonlySet<string>): {
@@ -75,7 +78,7 @@ export class WalkState {
       const outcome = this.nodeOutcomes[id];
       if (outcome !== undefined) nodeOutcomes[id] = outcome;
     };
-    for (const id of completedNodes) include(id);
+    for (const id of completedNodes.slice(-CHECKPOINT_OUTCOME_WINDOW)) include(id);
     for (const id of goalGateIds) include(id);
     if (this.currentNodeId !== undefined) include(this.currentNodeId);
     const nodeRetries: Record<string, number> = {};

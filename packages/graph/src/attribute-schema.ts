@@ -127,6 +127,13 @@ const DURATION = valueType(durationSchema, 'a duration such as 250ms, 900s, 15m,
 const FIDELITY = valueType(fidelitySchema, `one of ${FIDELITY_MODES.join(', ')}`);
 const REASONING_EFFORT = valueType(reasoningEffortSchema, 'one of low, medium, high');
 const JOIN_POLICY = valueType(joinPolicySchema, 'one of wait_all, first_success, k_of_n, quorum');
+const HUMAN_INPUT = valueType(
+  z
+    .string()
+    .trim()
+    .pipe(z.enum(['choice', 'text'])),
+  'one of choice, text',
+);
 const MANAGER_ACTIONS = valueType(managerActionsSchema, 'a comma-separated list of observe, steer, wait');
 const TOOLS = valueType(
   toolsSchema,
@@ -229,7 +236,13 @@ export const ATTRIBUTE_DEFINITIONS = {
   // Node (spec §2.6, Appendix A).
   shape: define('shape', ['node'], STRING, 'Graphviz shape; selects the handler type.'),
   type: define('type', ['node'], STRING, 'Explicit handler type.'),
-  prompt: define('prompt', ['node'], STRING, 'LLM instruction; $goal is expanded.', [...LLM_HANDLERS]),
+  prompt: define(
+    'prompt',
+    ['node'],
+    STRING,
+    'LLM instruction (a manager loop: its steering message); $goal is expanded.',
+    [...LLM_HANDLERS, 'stack.manager_loop'],
+  ),
   max_retries: define('max_retries', ['node'], NON_NEGATIVE_INTEGER, 'Additional attempts.', ANY_ATTEMPT),
   goal_gate: define('goal_gate', ['node'], BOOLEAN, 'Must succeed before the pipeline exits.'),
   retry_target: define('retry_target', ['graph', 'node'], STRING, 'Jump target on failure.'),
@@ -258,6 +271,20 @@ export const ATTRIBUTE_DEFINITIONS = {
     ['node'],
     STRING,
     'Choice taken when the interview times out.',
+    ['wait.human'],
+  ),
+  'human.input': define(
+    'human.input',
+    ['node'],
+    HUMAN_INPUT,
+    'text: the gate asks for free text (FREEFORM) instead of a choice.',
+    ['wait.human'],
+  ),
+  'human.context_key': define(
+    'human.context_key',
+    ['node'],
+    STRING,
+    'Context key that also receives the text of a text gate.',
     ['wait.human'],
   ),
   'manager.poll_interval': define(

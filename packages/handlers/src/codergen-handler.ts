@@ -1,11 +1,12 @@
 /**
- * The `codergen` handler (spec §4.5): builds the prompt, records `prompt.md` / `response.md` / `status.json` in the
- * stage directory, and calls the LLM backend with the engine's `CodergenRequest`.
+ * The `codergen` handler (spec §4.5): builds the prompt, records `prompt.md` / `response.md` in the stage directory,
+ * and calls the LLM backend with the engine's `CodergenRequest`. The engine writes the final `status.json` (with
+ * secrets redacted) after the stage.
  */
 import type { CodergenBackend, Handler, JsonValue, Outcome } from '@attractor/engine';
 import type { Graph, GraphNode } from '@attractor/graph';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
-import { readWrittenStatus, removeStatusFile, writeStageFile, writeStatusFile } from './stage-files.js';
+import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
 
 /** Length of `last_response` in the context, in characters (spec §4.5). */
 export const LAST_RESPONSE_MAX_CHARS = 200;
@@ -37,7 +38,8 @@ export function buildStagePrompt(node: GraphNode, graph: Graph): string {
  * `last_stage` and `last_response` (first 200 characters) in the context updates. A backend may instead return an
  * `Outcome`. A `status.json` that the backend's agent wrote in the stage directory during the stage overrides
  * both (spec Appendix C); its context updates are merged over `last_stage` / `last_response`. A thrown error
- * becomes FAIL with its message, keeping its `retryable` flag (spec Appendix D).
+ * becomes FAIL with its message, keeping its `retryable` flag (spec Appendix D). The engine then writes the
+ * final outcome to `status.json` (spec §11.3).
  *
  * @example
  * registry.register('codergen', createCodergenHandler({ backend: createSimulationBackend() }));
@@ -82,7 +84,6 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Han
       }
       const written = await readWrittenStatus(stageDir);
       if (written !== undefined) outcome = mergeWritten(outcome, written);
-      await writeStatusFile(stageDir, outcome);
       return outcome;
     },
   };

@@ -307,25 +307,30 @@ function joinReason(controller: AbortController): string {
 
 /**
  * The join: the first fan-in a branch stopped before (edge order); else the first fan-in reachable from a branch
- * start without closing a nested block (failed branches never reach it); else an exit node a branch ended at.
+ * start without closing a nested block (failed branches never reach it); else the exit node a branch stopped at.
  */
 function findJoin(
   records: readonly (BranchRecord | undefined)[],
   graph: Graph,
   edges: readonly GraphEdge[],
 ): string | undefined {
-  for (const record of records) {
-    if (record?.result?.stoppedAt !== undefined) return record.result.stoppedAt;
-  }
+  const isFanIn = (id: string) => {
+    const node = graph.node(id);
+    return node !== undefined && graph.handlerType(node) === 'parallel.fan_in';
+  };
+  const stops = records.map((record) => record?.result?.stoppedAt).filter((id) => id !== undefined);
+  const fanIn = stops.find(isFanIn);
+  if (fanIn !== undefined) return fanIn;
   for (const edge of edges) {
     const reachable = reachableJoin(graph, edge.to);
     if (reachable !== undefined) return reachable;
   }
+  // Branches that ran into the exit stop before it; the parent walk runs it once (goal gates included).
   const exits = new Set(graph.exitNodes.map((node) => node.id));
-  for (const record of records) {
-    if (record?.result !== undefined && exits.has(record.result.lastNodeId)) return record.result.lastNodeId;
-  }
-  return undefined;
+  return (
+    stops.find((id) => exits.has(id)) ??
+    records.map((record) => record?.result?.lastNodeId).find((id) => id !== undefined && exits.has(id))
+  );
 }
 
 /** Breadth-first search for the fan-in that closes the block a branch starting at `startId` belongs to. */

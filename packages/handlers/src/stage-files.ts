@@ -5,7 +5,6 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Outcome } from '@attractor/engine';
-import { outcomeToStatusFile } from '@attractor/engine';
 import { parseStatusFile } from './status-file-schema.js';
 
 /** The name of the steering directory inside a stage directory. */
@@ -15,11 +14,6 @@ export const STEER_DIRECTORY = 'steer';
 export async function writeStageFile(stageDir: string, name: string, text: string): Promise<void> {
   await mkdir(stageDir, { recursive: true });
   await writeFile(join(stageDir, name), text);
-}
-
-/** Writes `status.json` for an outcome (spec Appendix C field names). */
-export async function writeStatusFile(stageDir: string, outcome: Outcome): Promise<void> {
-  await writeStageFile(stageDir, 'status.json', `${JSON.stringify(outcomeToStatusFile(outcome), null, 2)}\n`);
 }
 
 /** Removes a `status.json` left by an earlier attempt of the same visit, so only a fresh one can override. */

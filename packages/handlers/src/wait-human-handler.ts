@@ -3,7 +3,7 @@
  * outgoing edges, or, for a node with `human.input="text"`, asks for free text.
  */
 import type { Answer, Handler, HandlerRuntime, Interviewer, Outcome, Question } from '@attractor/engine';
-import type { GraphNode } from '@attractor/graph';
+import { type GraphNode, nodeAttribute } from '@attractor/graph';
 import {
   findChoiceByText,
   findChoiceForAnswer,
@@ -24,12 +24,11 @@ export interface WaitHumanHandlerOptions {
 export const HUMAN_TEXT_INPUT = 'text';
 
 /**
- * Whether a human gate asks for free text: its `human.input` attribute is `text` (or `freeform`). Every other
- * gate is a MULTIPLE_CHOICE question over its outgoing edges.
+ * Whether a human gate asks for free text: its `human.input` attribute is `text`. Every other gate is a
+ * MULTIPLE_CHOICE question over its outgoing edges.
  */
 export function asksForText(node: GraphNode): boolean {
-  const input = node.attributes['human.input']?.value.trim().toLowerCase();
-  return input === HUMAN_TEXT_INPUT || input === 'freeform';
+  return nodeAttribute(node, 'human.input') === HUMAN_TEXT_INPUT;
 }
 
 /**
@@ -54,7 +53,7 @@ export function createWaitHumanHandler(options: WaitHumanHandlerOptions = {}): H
   return {
     async execute(node, _context, graph, _logsRoot, runtime) {
       const interviewer = options.interviewer ?? runtime.interviewer;
-      const defaultChoice = node.attributes['human.default_choice']?.value.trim() ?? '';
+      const defaultChoice = nodeAttribute(node, 'human.default_choice')?.trim() ?? '';
       if (asksForText(node)) return askForText(node, runtime, interviewer, defaultChoice);
       const choices = humanGateChoices(graph, node.id);
       if (choices.length === 0) {
@@ -137,7 +136,7 @@ async function askForText(
     if (defaultText === '') return { status: 'retry', failureReason: 'human gate timeout, no default' };
     text = defaultText;
   }
-  const key = node.attributes['human.context_key']?.value.trim() ?? '';
+  const key = nodeAttribute(node, 'human.context_key')?.trim() ?? '';
   return {
     status: 'success',
     contextUpdates: { 'human.gate.text': text, ...(key === '' ? {} : { [key]: text }) },

@@ -96,3 +96,20 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 export function delay(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
+
+/** Whether a process is alive: the sandbox does not reap orphans, so a zombie (state Z) counts as dead. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `pid` is dead or `timeoutMs` passed; returns whether it died. */
+export async function waitUntilDead(pid: number, timeoutMs: number): Promise<boolean> {
+  for (let waited = 0; waited < timeoutMs && isAlive(pid); waited += 50) await delay(50);
+  return !isAlive(pid);
+}

@@ -63,7 +63,9 @@ describe('parallel and parallel.fan_in handlers (spec §4.8, §4.9, §11.6)', ()
         running += 1;
         ran += 1;
         peak = Math.max(peak, running);
-        await delay(15);
+        // Hold the slot until the queue is full (or 300 ms passed), so the peak is measured under load.
+        for (let waited = 0; waited < 300 && running < 4 && ran < 20; waited += 5) await delay(5);
+        await delay(5);
         running -= 1;
         return { status: 'success' };
       },
@@ -240,5 +242,26 @@ describe('parallel and parallel.fan_in handlers (spec §4.8, §4.9, §11.6)', ()
       existsSync(join(logsRoot, 'outer', 'branches', 'inner', 'inner', 'branches', 'y', 'y', 'response.md')),
     ).toBe(true);
     expect(existsSync(join(logsRoot, 'outer', 'branches', 'inner', 'inner_join', 'status.json'))).toBe(true);
+  });
+});
+
+describe('parallel branches without a fan-in', () => {
+  it('continue at the exit the branches ran into, which the parent walk runs once', async () => {
+    const source = `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      fan [shape=component]
+      a [prompt="a"]
+      b [prompt="b"]
+      start -> fan
+      fan -> a -> exit
+      fan -> b -> exit
+    }`;
+    const { result } = await runDot(source, { backend: createSimulationBackend() });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'fan', 'exit']);
+    expect(result.nodeOutcomes.fan?.notes).toBe(
+      '2 of 2 branches succeeded, 0 failed (join_policy=wait_all, needed 2); continuing at join "exit"',
+    );
   });
 });

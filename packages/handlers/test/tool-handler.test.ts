@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
-import { delay, readText, runDot, tempDir } from './helpers.js';
+import { delay, readText, runDot, tempDir, waitUntilDead } from './helpers.js';
 
 function toolPipeline(command: string, attributes = ''): string {
   return `digraph G {
@@ -11,17 +11,6 @@ function toolPipeline(command: string, attributes = ''): string {
     run [shape=parallelogram, tool_command=${JSON.stringify(command)}${attributes}]
     start -> run -> exit
   }`;
-}
-
-/** Whether a process is alive: the sandbox does not reap orphans, so a zombie (state Z) counts as dead. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
 }
 
 describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
@@ -104,8 +93,7 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     expect(result.status).toBe('fail');
     expect(result.nodeOutcomes.run?.failureReason).toBe('timeout after 1.5s');
     const pid = Number(readText(join(workdir, 'grandchild.pid')));
-    for (let waited = 0; waited < 3000 && isAlive(pid); waited += 50) await delay(50);
-    expect(isAlive(pid)).toBe(false);
+    expect(await waitUntilDead(pid, 3000)).toBe(true);
   });
 
   it('kills the process group when the run is cancelled', async () => {
@@ -122,8 +110,7 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     const { result } = await running;
     expect(result.status).toBe('cancelled');
     const pid = Number(readText(join(workdir, 'grandchild.pid')));
-    for (let waited = 0; waited < 3000 && isAlive(pid); waited += 50) await delay(50);
-    expect(isAlive(pid)).toBe(false);
+    expect(await waitUntilDead(pid, 3000)).toBe(true);
   });
 
   it('records the command without running it in dry-run mode', async () => {
@@ -141,5 +128,12 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
         (event) => event.type === 'stage.log' && event.message === 'dry run: would run touch ran.marker',
       ),
     ).toBe(true);
+  });
+
+  it('fails with a clear reason when the working directory does not exist', async () => {
+    const workdir = join(tempDir(), 'missing');
+    const { result } = await runDot(toolPipeline('echo hi'), { workdir });
+    expect(result.nodeOutcomes.run?.status).toBe('fail');
+    expect(result.nodeOutcomes.run?.failureReason).toContain(`command could not be started in ${workdir}`);
   });
 });

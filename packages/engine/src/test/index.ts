@@ -1,7 +1,13 @@
+export type {
+  CodergenBackendContractOptions,
+  TestCodergenRequestOptions,
+} from './codergen-backend-contract.js';
+export { createTestCodergenRequest, describeCodergenBackendContract } from './codergen-backend-contract.js';
 export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.js';
 export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
 export type { MemoryRunStore } from './memory-run-store.js';
 export { createMemoryRunStore } from './memory-run-store.js';
+export { createTestCheckpoint, describeRunStoreContract } from './run-store-contract.js';
 export type {
   ScriptedCall,
   ScriptedHandler,

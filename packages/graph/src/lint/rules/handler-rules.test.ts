@@ -163,3 +163,35 @@ describe('parallel rules (DESIGN.md "Parallel fan-out")', () => {
     expect(lintRule(fine, 'join_policy_options')).toEqual([]);
   });
 });
+
+describe('text gates (human.input=text)', () => {
+  const source = pipeline(
+    '  ask [shape=hexagon, label="Why?", human.input=text, human.context_key="context.why"]\n  start -> ask -> exit',
+  );
+
+  it('knows human.input and human.context_key', () => {
+    expect(lintRule(source, 'unknown_attribute')).toEqual([]);
+    expect(lintRule(source, 'inert_attribute')).toEqual([]);
+  });
+
+  it('does not ask for option labels or accelerator keys', () => {
+    expect(lintRule(source, 'human_gate_labels')).toEqual([]);
+    expect(lintRule(source, 'human_gate_accelerators')).toEqual([]);
+  });
+
+  it('types human.input', () => {
+    const bad = pipeline(
+      '  ask [shape=hexagon, human.input=essay]\n  start -> ask\n  ask -> exit [label="[D] Done"]',
+    );
+    expect(lintRule(bad, 'attribute_type')).toEqual(['error 4:35 ask']);
+  });
+});
+
+describe('prompt on a manager loop (its steering message)', () => {
+  it('is not inert', () => {
+    const source = pipeline(
+      '  boss [shape=house, stack.child_dotfile="c.dot", prompt="Focus on tests"]\n  start -> boss -> exit',
+    );
+    expect(lintRule(source, 'inert_attribute')).toEqual([]);
+  });
+});

@@ -1,4 +1,5 @@
 import { parseAcceleratorKey } from '../../accelerator-key.js';
+import { nodeAttribute } from '../../attribute-schema.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
 
@@ -11,7 +12,7 @@ export const humanGateAcceleratorsRule: LintRule = {
   apply(graph) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
-      if (graph.handlerType(node) !== 'wait.human') continue;
+      if (graph.handlerType(node) !== 'wait.human' || nodeAttribute(node, 'human.input') === 'text') continue;
       const taken = new Map<string, string>();
       for (const edge of graph.outgoing(node.id)) {
         const label = edge.label.trim() === '' ? edge.to : edge.label;

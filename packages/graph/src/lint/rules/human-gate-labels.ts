@@ -1,14 +1,17 @@
+import { nodeAttribute } from '../../attribute-schema.js';
 import type { LintRule } from '../diagnostic.js';
 
 /**
  * `human_gate_labels` (WARNING, spec §4.6): every option of a `wait.human` node is a labelled edge;
- * an unlabelled one is shown to the human as the bare target id.
+ * an unlabelled one is shown to the human as the bare target id. Text gates (`human.input=text`) offer no options.
  */
 export const humanGateLabelsRule: LintRule = {
   name: 'human_gate_labels',
   apply(graph) {
     return [...graph.nodes.values()]
-      .filter((node) => graph.handlerType(node) === 'wait.human')
+      .filter(
+        (node) => graph.handlerType(node) === 'wait.human' && nodeAttribute(node, 'human.input') !== 'text',
+      )
       .flatMap((node) =>
         graph
           .outgoing(node.id)
