@@ -5,6 +5,7 @@
 //   node ../../tools/generate-grammar-recipe.mjs <src/grammar.ohm | src/x-grammar.ts> <src/x-grammar-recipe.ts> <exportName>
 // A .ts input holds the grammar text in a String.raw`...` literal. The output is committed; each package has a test
 // that fails when it is out of date.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -35,4 +36,6 @@ writeFileSync(
 export const ${exportName} = ${JSON.stringify(recipe)};
 `,
 );
+// Format as the repository does, so a regenerated file differs only where the grammar changed.
+execFileSync('pnpm', ['exec', 'biome', 'format', '--write', output], { stdio: 'ignore' });
 console.log(`${output}: ${recipe.length} characters`);
