@@ -4,14 +4,14 @@
  * §9.7), execute, truncate (§5), event with the full output, post-hook, transcript.
  */
 import type { Clock, EmittableEvent, JsonValue } from '@attractor/engine';
+import type { CodingToolName } from '@attractor/graph';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
-import type { CoreToolName } from './select-tools.js';
+import { runShellCommand } from './run-shell-command.js';
 import type { ToolHooks } from './tool-hooks.js';
 import { runToolHook } from './tool-hooks.js';
 import type { TranscriptWriter } from './transcript-file.js';
 import { type ToolOutputLimit, truncateToolOutput } from './truncate-output.js';
-import { runShellCommand } from './run-shell-command.js';
 import {
   editWorkdirFile,
   globWorkdir,
@@ -43,7 +43,7 @@ interface ToolCallResult {
 
 /** Options of {@link createAgentTools}. */
 export interface AgentToolsOptions {
-  readonly toolNames: readonly CoreToolName[];
+  readonly toolNames: readonly CodingToolName[];
   /** Offer `report_outcome`. */
   readonly reportOutcome: boolean;
   readonly nodeId: string;
@@ -213,7 +213,10 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
       }),
       execute: (input, { toolCallId, abortSignal }) =>
         invoke('shell', input, toolCallId, abortSignal, async () => {
-          const timeoutMs = Math.min(input.timeout_ms ?? options.commandTimeoutMs, options.maxCommandTimeoutMs);
+          const timeoutMs = Math.min(
+            input.timeout_ms ?? options.commandTimeoutMs,
+            options.maxCommandTimeoutMs,
+          );
           const result = await runShellCommand({
             command: input.command,
             cwd: workdir,
@@ -268,7 +271,7 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
         ),
       toModelOutput,
     }),
-  } satisfies Record<CoreToolName, ToolSet[string]>;
+  } satisfies Record<CodingToolName, ToolSet[string]>;
 
   const tools: ToolSet = {};
   for (const name of options.toolNames) tools[name] = all[name];
@@ -281,7 +284,10 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
           .string()
           .describe('success, partial_success, retry, fail, or a custom outcome word the pipeline routes on'),
         preferred_label: z.string().optional().describe('Label of the outgoing edge to take'),
-        suggested_next_ids: z.array(z.string()).optional().describe('Node ids to go to next, in preference order'),
+        suggested_next_ids: z
+          .array(z.string())
+          .optional()
+          .describe('Node ids to go to next, in preference order'),
         context_updates: z
           .record(z.string(), jsonScalar)
           .optional()

@@ -47,8 +47,13 @@ export function buildSystemPrompt(options: BuildSystemPromptOptions): string {
       '</environment>',
     ].join('\n'),
   ];
-  if (hasTools) sections.push(`Tools: ${[...options.toolNames, ...(options.reportOutcome ? ['report_outcome'] : [])].join(', ')}.`);
-  if (options.projectInstructions !== '') sections.push(`Project instructions:\n\n${options.projectInstructions}`);
-  if (options.instructions !== undefined && options.instructions.trim() !== '') sections.push(options.instructions.trim());
+  if (hasTools)
+    sections.push(
+      `Tools: ${[...options.toolNames, ...(options.reportOutcome ? ['report_outcome'] : [])].join(', ')}.`,
+    );
+  if (options.projectInstructions !== '')
+    sections.push(`Project instructions:\n\n${options.projectInstructions}`);
+  if (options.instructions !== undefined && options.instructions.trim() !== '')
+    sections.push(options.instructions.trim());
   return sections.join('\n\n');
 }

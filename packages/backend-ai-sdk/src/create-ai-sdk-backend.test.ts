@@ -34,7 +34,12 @@ function toolCall(toolName: string, input: Record<string, unknown>): LanguageMod
 
 /** A backend whose every model is the given mock (provider `mock`). */
 function mockBackend(model: MockLanguageModelV3, options: Parameters<typeof createAiSdkBackend>[0] = {}) {
-  return createAiSdkBackend({ providers: { mock: () => model }, defaultProvider: 'mock', defaultModel: 'm', ...options });
+  return createAiSdkBackend({
+    providers: { mock: () => model },
+    defaultProvider: 'mock',
+    defaultModel: 'm',
+    ...options,
+  });
 }
 
 /** The texts of the tool results in a prompt, in order. */
@@ -53,7 +58,9 @@ function toolResults(prompt: LanguageModelV3Prompt): string[] {
 /** The user texts of a prompt, in order. */
 function userTexts(prompt: LanguageModelV3Prompt): string[] {
   return prompt.flatMap((message) =>
-    message.role === 'user' ? message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])) : [],
+    message.role === 'user'
+      ? message.content.flatMap((part) => (part.type === 'text' ? [part.text] : []))
+      : [],
   );
 }
 
@@ -132,6 +139,31 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     expect(typeof outcome === 'object' && outcome.retryable).toBeUndefined();
   });
 
+  it('warns the model once the last 10 tool calls repeat one pattern', async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: async (options) =>
+        userTexts(options.prompt).some((text) => text.startsWith('Loop detected'))
+          ? text('Changing approach')
+          : toolCall('glob', { pattern: '*.ts' }),
+    });
+    const stage = await createStageRequest();
+
+    const outcome = await mockBackend(model).run(stage.request);
+
+    expect(outcome).toMatchObject({ status: 'success' });
+    expect(model.doGenerateCalls).toHaveLength(11);
+    expect(userTexts(model.doGenerateCalls[10]!.prompt).at(-1)).toBe(
+      'Loop detected: the last 10 tool calls follow a repeating pattern. Try a different approach.',
+    );
+    expect(stage.events).toContainEqual(
+      expect.objectContaining({
+        type: 'stage.log',
+        level: 'warn',
+        message: expect.stringContaining('Loop detected'),
+      }),
+    );
+  });
+
   it('offers no tools to a tools="none" stage and prepends the preamble to the prompt', async () => {
     const model = new MockLanguageModelV3({ doGenerate: [text('Summary')] });
     const stage = await createStageRequest({
@@ -155,13 +187,19 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
 
     await mockBackend(model).run(stage.request);
 
-    expect(model.doGenerateCalls[0]!.tools?.map((tool) => tool.name)).toEqual(['read_file', 'grep', 'report_outcome']);
+    expect(model.doGenerateCalls[0]!.tools?.map((tool) => tool.name)).toEqual([
+      'read_file',
+      'grep',
+      'report_outcome',
+    ]);
   });
 
   it('maps an explicit reasoning_effort to the provider option and sends none otherwise to other servers', async () => {
     const model = new MockLanguageModelV3({ doGenerate: async () => text('ok') });
     const backend = createAiSdkBackend({ providers: { openai: () => model }, defaultModel: 'gpt-5' });
-    const explicit = await createStageRequest({ node: { id: 'a', attrs: { reasoning_effort: 'low' }, reasoningEffort: 'low' } });
+    const explicit = await createStageRequest({
+      node: { id: 'a', attrs: { reasoning_effort: 'low' }, reasoningEffort: 'low' },
+    });
     const implicit = await createStageRequest({ node: { id: 'b' } });
 
     await backend.run(explicit.request);
@@ -181,7 +219,9 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     await mockBackend(model).run(stage.request);
 
     const completed = stage.events.find((event) => event.type === 'agent.tool_call.completed');
-    expect(completed?.type === 'agent.tool_call.completed' && completed.output.length).toBe(100_000 + '1 | '.length);
+    expect(completed?.type === 'agent.tool_call.completed' && completed.output.length).toBe(
+      100_000 + '1 | '.length,
+    );
     const seen = toolResults(model.doGenerateCalls[1]!.prompt)[0]!;
     expect(seen).toContain('[WARNING: Tool output was truncated.');
     expect(seen.length).toBeLessThan(50_500);
@@ -194,22 +234,22 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
   it('runs shell commands without secret variables and times them out', async () => {
     const model = new MockLanguageModelV3({
       doGenerate: [
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
         toolCall('shell', { command: 'echo "key=${OPENAI_API_KEY:-absent} path=${PATH:+set}"' }),
-        toolCall('shell', { command: 'sleep 30' }),
+        toolCall('shell', { command: 'sleep 30', timeout_ms: 1000 }),
         text('done'),
       ],
     });
     const stage = await createStageRequest();
     const backend = mockBackend(model, {
       env: { PATH: '/usr/bin:/bin', OPENAI_API_KEY: 'sk-secret' },
-      commandTimeoutMs: 500,
     });
 
     await backend.run(stage.request);
 
     const results = toolResults(model.doGenerateCalls[2]!.prompt);
     expect(results[0]).toMatch(/^key=absent path=set\n\n\[exit code 0; \d+ ms\]$/);
-    expect(results[1]).toContain('[ERROR: Command timed out after 500ms. Partial output is shown above.');
+    expect(results[1]).toContain('[ERROR: Command timed out after 1000ms. Partial output is shown above.');
   });
 
   it('runs tool_hooks.pre and .post around calls; a failing pre-hook skips the call', async () => {
@@ -224,17 +264,22 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
       node: {
         id: 'work',
         attrs: {
-          'tool_hooks.pre': 'test "$ATTRACTOR_TOOL_NAME" != write_file || { echo "writes are frozen"; exit 3; }',
+          'tool_hooks.pre':
+            'test "$ATTRACTOR_TOOL_NAME" != write_file || { echo "writes are frozen"; exit 3; }',
         },
       },
-      graphSettings: { toolHooksPost: 'cat >> "$ATTRACTOR_STAGE_DIR/post.log"; echo >> "$ATTRACTOR_STAGE_DIR/post.log"' },
+      graphSettings: {
+        toolHooksPost: 'cat >> "$ATTRACTOR_STAGE_DIR/post.log"; echo >> "$ATTRACTOR_STAGE_DIR/post.log"',
+      },
     });
     await writeFile(join(stage.workdir, 'allowed.txt'), 'hello\n');
 
     await mockBackend(model, { env: { PATH: '/usr/bin:/bin' } }).run(stage.request);
 
     const results = toolResults(model.doGenerateCalls[2]!.prompt);
-    expect(results[0]).toBe('Tool call skipped by pre-hook (tool_hooks.pre exited with 3): writes are frozen');
+    expect(results[0]).toBe(
+      'Tool call skipped by pre-hook (tool_hooks.pre exited with 3): writes are frozen',
+    );
     expect(results[1]).toBe('1 | hello');
     await expect(readFile(join(stage.workdir, 'blocked.txt'))).rejects.toThrow(/ENOENT/);
     const posts = (await readFile(join(stage.stageDir, 'post.log'), 'utf8'))
@@ -245,13 +290,68 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
       ['post', 'write_file', true],
       ['post', 'read_file', false],
     ]);
-    expect(posts[1]).toMatchObject({ node_id: 'work', arguments: { file_path: 'allowed.txt' }, output: '1 | hello' });
+    expect(posts[1]).toMatchObject({
+      node_id: 'work',
+      arguments: { file_path: 'allowed.txt' },
+      output: '1 | hello',
+    });
     const transcript = await readTranscript(stage.stageDir);
-    expect(transcript.filter((entry) => entry.type === 'hook.pre').map((entry) => entry.skipped)).toEqual([true, false]);
+    expect(transcript.filter((entry) => entry.type === 'hook.pre').map((entry) => entry.skipped)).toEqual([
+      true,
+      false,
+    ]);
     expect(transcript.filter((entry) => entry.type === 'hook.post')).toHaveLength(2);
     expect(stage.events).toContainEqual(
-      expect.objectContaining({ type: 'stage.custom', name: 'tool_hook.pre', data: expect.objectContaining({ skipped: true }) }),
+      expect.objectContaining({
+        type: 'stage.custom',
+        name: 'tool_hook.pre',
+        data: expect.objectContaining({ skipped: true }),
+      }),
     );
+  });
+
+  it('forwards the provider call warnings as stage log events', async () => {
+    const previous = (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS;
+    (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        {
+          ...text('ok'),
+          warnings: [{ type: 'unsupported', feature: 'reasoningEffort', details: 'not a reasoning model' }],
+        },
+      ],
+    });
+    const stage = await createStageRequest();
+
+    await mockBackend(model)
+      .run(stage.request)
+      .finally(() => {
+        (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = previous;
+      });
+
+    expect(stage.events).toContainEqual({
+      type: 'stage.log',
+      level: 'warn',
+      message: 'AI SDK warning (m): reasoningEffort unsupported: not a reasoning model',
+    });
+  });
+
+  it('warns once when a step uses more than 80% of the context window', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: [toolCall('glob', { pattern: '*' }), text('ok')] });
+    const stage = await createStageRequest();
+
+    await mockBackend(model, { contextWindowTokens: 12 }).run(stage.request);
+
+    const warnings = stage.events.filter(
+      (event) => event.type === 'stage.log' && event.message.startsWith('Context usage'),
+    );
+    expect(warnings).toEqual([
+      {
+        type: 'stage.log',
+        level: 'warn',
+        message: 'Context usage at ~83% of the context window (10 of 12 tokens)',
+      },
+    ]);
   });
 
   it('throws a terminal BackendConfigurationError for a node without a model', async () => {

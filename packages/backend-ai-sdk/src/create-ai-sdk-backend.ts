@@ -3,26 +3,36 @@
  * tool loop (coding-agent-loop-spec §2). One `generateText` call per stage attempt, with the workdir-confined
  * tools, steering between steps, the turn limit, fidelity-dependent history, a transcript and usage accounting.
  */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createOpenAI } from '@ai-sdk/openai';
 import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
 import {
   type Clock,
   type CodergenBackend,
   type CodergenRequest,
-  type JsonValue,
   type Outcome,
   systemClock,
 } from '@attractor/engine';
-import { generateText, hasToolCall, type ModelMessage, stepCountIs } from 'ai';
-import { createAgentTools, DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS, type ReportedOutcome } from './agent-tools.js';
+import type { ModelMessage } from 'ai';
+import {
+  createAgentTools,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  MAX_COMMAND_TIMEOUT_MS,
+  type ReportedOutcome,
+} from './agent-tools.js';
 import { buildSystemPrompt } from './build-system-prompt.js';
 import { filterEnvironment } from './filter-environment.js';
 import { toModelCallError } from './map-model-error.js';
 import { reasoningProviderOptions } from './reasoning-provider-options.js';
-import { type BuiltInOpenAI, type ModelProvider, resolveModel } from './resolve-model.js';
+import {
+  type BuiltInOpenAI,
+  isOpenAIReasoningModel,
+  type ModelProvider,
+  resolveModel,
+} from './resolve-model.js';
+import { writeResponseFile } from './response-file.js';
+import { type AgentLoopResult, runAgentLoop } from './run-agent-loop.js';
 import { selectTools } from './select-tools.js';
+import { buildStageOutcome } from './stage-outcome.js';
 import { resolveToolHooks } from './tool-hooks.js';
 import { createTranscriptWriter } from './transcript-file.js';
 import type { ToolOutputLimit } from './truncate-output.js';
@@ -30,9 +40,6 @@ import { readProjectInstructions } from './workdir-files.js';
 
 /** Default turn limit: model calls per stage attempt. */
 export const DEFAULT_MAX_TURNS = 50;
-
-/** File the final reply is written to in the stage directory (spec §4.5). */
-export const RESPONSE_FILE = 'response.md';
 
 /** Options of {@link createAiSdkBackend}. */
 export interface AiSdkBackendOptions {
@@ -67,6 +74,11 @@ export interface AiSdkBackendOptions {
   readonly workdir?: string;
   /** Turn limit: model calls per stage attempt (coding-agent-loop-spec §2.8). Default: 50. */
   readonly maxTurns?: number;
+  /**
+   * The models' context window, in tokens. When set, a step whose input uses more than 80% of it emits a
+   * `stage.log` warning (coding-agent-loop-spec §5.5; no compaction). Default: no check.
+   */
+  readonly contextWindowTokens?: number;
   /** Default shell timeout, in milliseconds (coding-agent-loop-spec §5.4). Default: 10000. */
   readonly commandTimeoutMs?: number;
   /** Largest shell timeout the model may ask for, in milliseconds. Default: 600000. */
@@ -91,48 +103,9 @@ export interface AiSdkBackend extends CodergenBackend {
   history(threadKey: string): readonly ModelMessage[];
 }
 
-interface StageUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly totalTokens: number;
-}
-
 function contextNumber(request: CodergenRequest, key: string): number {
   const value = request.context.get(key);
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-/** `usage.<node>.*` for this attempt and the running totals `usage.total.*` (spec §5.1 context updates). */
-function usageUpdates(request: CodergenRequest, usage: StageUsage): Record<string, JsonValue> {
-  const node = request.node.id;
-  return {
-    [`usage.${node}.input_tokens`]: usage.inputTokens,
-    [`usage.${node}.output_tokens`]: usage.outputTokens,
-    [`usage.${node}.total_tokens`]: usage.totalTokens,
-    'usage.total.input_tokens': contextNumber(request, 'usage.total.input_tokens') + usage.inputTokens,
-    'usage.total.output_tokens': contextNumber(request, 'usage.total.output_tokens') + usage.outputTokens,
-    'usage.total.total_tokens': contextNumber(request, 'usage.total.total_tokens') + usage.totalTokens,
-  };
-}
-
-/** Inserts steering messages into the messages of a step at the positions they were taken. */
-function withSteering(
-  messages: readonly ModelMessage[],
-  initialCount: number,
-  steering: readonly { readonly position: number; readonly message: ModelMessage }[],
-): ModelMessage[] {
-  const result = messages.slice(0, initialCount);
-  const responses = messages.slice(initialCount);
-  for (let index = 0; index <= responses.length; index++) {
-    for (const item of steering) if (item.position === index) result.push(item.message);
-    const response = responses[index];
-    if (response !== undefined) result.push(response);
-  }
-  return result;
-}
-
-function truncate(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}…`;
 }
 
 /**
@@ -140,12 +113,14 @@ function truncate(text: string, maxChars: number): string {
  * stage attempt:
  *
  * - the model comes from the node's `llm_model` / `llm_provider` (after the stylesheet) or `defaultModel`;
- *   `reasoning_effort` maps to the provider's option (sent to OpenAI itself always, elsewhere when the node sets it);
+ *   `reasoning_effort` maps to the provider's option (the spec default `high` goes to OpenAI's own reasoning models;
+ *   other models and endpoints get it only when the node sets it);
  * - the tools are `read_file`, `write_file`, `edit_file`, `shell`, `grep`, `glob` (coding-agent-loop-spec §3.3)
  *   confined to the working directory, narrowed by the node's `tools` attribute (`none` for a text-only stage),
  *   plus `report_outcome`, with `tool_hooks.pre`/`.post` (spec §9.7) around each call;
  * - the loop stops at a text-only reply, a `report_outcome` call or `maxTurns`; steering messages
- *   (`request.takeSteering()`) are added as user messages before each model call;
+ *   (`request.takeSteering()`) and loop-detection warnings (coding-agent-loop-spec §2.10) are added as user
+ *   messages before each model call;
  * - `full` fidelity continues the history of `request.threadKey`; other modes start fresh with `request.preamble`;
  * - every step and tool call goes to `{stageDir}/transcript.jsonl` and to `request.emit` (`agent.*` events);
  * - the final reply goes to `{stageDir}/response.md`.
@@ -173,7 +148,10 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
   const clock = options.clock ?? systemClock;
   const maxTurns = Math.max(1, options.maxTurns ?? DEFAULT_MAX_TURNS);
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  const maxCommandTimeoutMs = Math.max(commandTimeoutMs, options.maxCommandTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS);
+  const maxCommandTimeoutMs = Math.max(
+    commandTimeoutMs,
+    options.maxCommandTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS,
+  );
   const env = filterEnvironment(options.env ?? {});
   const secretValues = options.apiKey !== undefined && options.apiKey !== '' ? [options.apiKey] : [];
   const sessions = new Map<string, readonly ModelMessage[]>();
@@ -206,7 +184,10 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     const workdir = options.workdir ?? request.workdir;
     const transcript = createTranscriptWriter({ stageDir: request.stageDir, clock, secretValues });
     const explicitEffort = node.attributes.reasoning_effort !== undefined;
-    const sendEffort = explicitEffort || (resolved.builtInOpenAI && options.baseURL === undefined);
+    // The spec's default effort (high) goes only to OpenAI's own reasoning models; elsewhere only when set.
+    const sendEffort =
+      explicitEffort ||
+      (resolved.builtInOpenAI && options.baseURL === undefined && isOpenAIReasoningModel(resolved.modelId));
     const providerOptions: SharedV3ProviderOptions | undefined = sendEffort
       ? reasoningProviderOptions(resolved.provider, node.reasoningEffort)
       : undefined;
@@ -241,15 +222,16 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       modelId: resolved.modelId,
       toolNames,
       reportOutcome,
-      projectInstructions: toolNames.length > 0 ? await readProjectInstructions(workdir, resolved.provider) : '',
+      projectInstructions:
+        toolNames.length > 0 ? await readProjectInstructions(workdir, resolved.provider) : '',
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     });
 
     const full = request.fidelity === 'full';
     const earlier = full ? (sessions.get(request.threadKey) ?? []) : [];
-    const userText = full || request.preamble.trim() === '' ? request.prompt : `${request.preamble}\n\n${request.prompt}`;
+    const userText =
+      full || request.preamble.trim() === '' ? request.prompt : `${request.preamble}\n\n${request.prompt}`;
     const initial: ModelMessage[] = [...earlier, { role: 'user', content: userText }];
-    const steering: { position: number; message: ModelMessage }[] = [];
     await transcript.write({
       type: 'stage_started',
       nodeId: node.id,
@@ -263,48 +245,23 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       prompt: userText,
     });
 
-    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-    let stepNumber = 0;
-    let result: Awaited<ReturnType<typeof generateText>>;
+    let loop: AgentLoopResult;
     try {
-      result = await generateText({
+      loop = await runAgentLoop({
         model: resolved.model,
+        modelId: resolved.modelId,
         system,
-        messages: initial,
-        ...(Object.keys(tools).length === 0 ? {} : { tools }),
-        stopWhen: [stepCountIs(maxTurns), hasToolCall('report_outcome')],
-        maxRetries: 0,
-        abortSignal: request.abortSignal,
+        initial,
+        tools,
+        maxTurns,
+        ...(options.contextWindowTokens === undefined
+          ? {}
+          : { contextWindowTokens: options.contextWindowTokens }),
         ...(providerOptions === undefined ? {} : { providerOptions }),
-        prepareStep: async ({ messages }) => {
-          request.abortSignal.throwIfAborted();
-          const taken = await request.takeSteering();
-          for (const text of taken) {
-            steering.push({ position: messages.length - initial.length, message: { role: 'user', content: text } });
-            request.emit({ type: 'stage.log', level: 'info', message: `steering message injected: ${truncate(text, 200)}` });
-            await transcript.write({ type: 'steering', text });
-          }
-          return steering.length === 0 ? undefined : { messages: withSteering(messages, initial.length, steering) };
-        },
-        onStepFinish: async (step) => {
-          stepNumber += 1;
-          const input = step.usage.inputTokens ?? 0;
-          const output = step.usage.outputTokens ?? 0;
-          usage.inputTokens += input;
-          usage.outputTokens += output;
-          usage.totalTokens += step.usage.totalTokens ?? input + output;
-          if (step.text !== '') request.emit({ type: 'agent.text', text: step.text, delta: false });
-          request.emit({ type: 'agent.usage', inputTokens: input, outputTokens: output, model: resolved.modelId });
-          await transcript.write({
-            type: 'step',
-            step: stepNumber,
-            finishReason: step.finishReason,
-            text: step.text,
-            ...(step.reasoningText === undefined ? {} : { reasoning: step.reasoningText }),
-            toolCalls: step.toolCalls.map((call) => ({ callId: call.toolCallId, toolName: call.toolName })),
-            usage: { inputTokens: input, outputTokens: output },
-          });
-        },
+        abortSignal: request.abortSignal,
+        takeSteering: request.takeSteering,
+        emit: request.emit,
+        transcript,
       });
     } catch (error) {
       const mapped = toModelCallError(error, resolved);
@@ -312,59 +269,47 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       await transcript.write({
         type: 'error',
         message: failure instanceof Error ? failure.message : String(failure),
-        ...(mapped === undefined ? {} : { retryable: mapped.retryable, statusCode: mapped.statusCode ?? null }),
+        ...(mapped === undefined
+          ? {}
+          : { retryable: mapped.retryable, statusCode: mapped.statusCode ?? null }),
       });
-      if (mapped !== undefined) {
-        request.emit({ type: 'stage.log', level: 'error', message: mapped.message });
-        throw mapped;
-      }
-      throw error;
+      if (mapped === undefined) throw error;
+      request.emit({ type: 'stage.log', level: 'error', message: mapped.message });
+      throw mapped;
     }
 
     // A tool may have finished after the abort (e.g. a killed shell command): the attempt is over either way.
     request.abortSignal.throwIfAborted();
-    const text = result.text;
-    const history = withSteering([...initial, ...result.response.messages], initial.length, steering);
     // A `full` stage continues its thread. Every session is also kept under the node id, which is the thread key
     // a following `full` stage gets from the "previous node" fallback of spec §5.4.
-    if (full) sessions.set(request.threadKey, history);
-    sessions.set(node.id, history);
-    await writeFile(join(request.stageDir, RESPONSE_FILE), text, 'utf8');
-
-    const lastStep = result.steps.at(-1);
-    const turnLimitHit =
-      reported === undefined && result.steps.length >= maxTurns && (lastStep?.toolCalls.length ?? 0) > 0;
-    const updates: Record<string, JsonValue> = {
-      last_response: truncate(text, 200),
-      ...(reported?.contextUpdates ?? {}),
-      ...usageUpdates(request, usage),
-    };
-    let outcome: Outcome;
-    if (reported !== undefined) {
-      outcome = {
-        status: reported.outcome,
-        contextUpdates: updates,
-        notes: reported.notes ?? (truncate(text, 500) || `Stage completed: ${node.id}`),
-        ...(reported.preferredLabel === undefined ? {} : { preferredLabel: reported.preferredLabel }),
-        ...(reported.suggestedNextIds === undefined ? {} : { suggestedNextIds: reported.suggestedNextIds }),
-        ...(reported.failureReason === undefined ? {} : { failureReason: reported.failureReason }),
-      };
-    } else if (turnLimitHit) {
-      request.emit({ type: 'stage.log', level: 'warn', message: `turn limit of ${maxTurns} model calls reached` });
-      outcome = {
-        status: 'fail',
-        failureReason: `The agent reached the turn limit (${maxTurns} model calls) before finishing. Raise maxTurns or split the stage.`,
-        contextUpdates: updates,
-      };
-    } else {
-      outcome = { status: 'success', notes: `Stage completed: ${node.id}`, contextUpdates: updates };
+    if (full) sessions.set(request.threadKey, loop.history);
+    sessions.set(node.id, loop.history);
+    await writeResponseFile(request.stageDir, loop.text);
+    if (loop.turnLimitReached) {
+      request.emit({
+        type: 'stage.log',
+        level: 'warn',
+        message: `turn limit of ${maxTurns} model calls reached`,
+      });
     }
+    const outcome = buildStageOutcome({
+      nodeId: node.id,
+      text: loop.text,
+      ...(reported === undefined ? {} : { reported }),
+      ...(loop.turnLimitReached ? { turnLimitReached: maxTurns } : {}),
+      usage: loop.usage,
+      previousTotals: {
+        inputTokens: contextNumber(request, 'usage.total.input_tokens'),
+        outputTokens: contextNumber(request, 'usage.total.output_tokens'),
+        totalTokens: contextNumber(request, 'usage.total.total_tokens'),
+      },
+    });
     await transcript.write({
       type: 'stage_finished',
       status: outcome.status,
-      steps: result.steps.length,
-      usage,
-      ...(turnLimitHit ? { turnLimit: maxTurns } : {}),
+      steps: loop.steps,
+      usage: loop.usage,
+      ...(loop.turnLimitReached ? { turnLimit: maxTurns } : {}),
     });
     return outcome;
   }

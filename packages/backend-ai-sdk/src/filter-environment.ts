@@ -16,9 +16,7 @@ export function isSecretEnvName(name: string): boolean {
  * A copy of `env` without undefined values and without every variable {@link isSecretEnvName} flags
  * (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, ...). `PATH`, `HOME` and the like pass.
  */
-export function filterEnvironment(
-  env: Readonly<Record<string, string | undefined>>,
-): Record<string, string> {
+export function filterEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value !== undefined && !isSecretEnvName(name)) result[name] = value;

@@ -3,7 +3,7 @@ import { createTestNode } from '@attractor/engine/test';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { BackendConfigurationError } from './errors/backend-configuration-error.js';
-import { inferProvider, resolveModel } from './resolve-model.js';
+import { inferProvider, isOpenAIReasoningModel, resolveModel } from './resolve-model.js';
 
 const builtIn = (baseURL?: string) => () => ({
   provider: createOpenAI({ apiKey: 'k', ...(baseURL === undefined ? {} : { baseURL }) }),
@@ -13,13 +13,26 @@ const builtIn = (baseURL?: string) => () => ({
 
 describe('inferProvider', () => {
   it('maps model families to providers', () => {
-    expect(['gpt-5', 'gpt-4o-mini', 'o1', 'o3-mini', 'o4-mini', 'codex-mini', 'chatgpt-4o-latest'].map(inferProvider)).toEqual(
-      Array(7).fill('openai'),
-    );
+    expect(
+      ['gpt-5', 'gpt-4o-mini', 'o1', 'o3-mini', 'o4-mini', 'codex-mini', 'chatgpt-4o-latest'].map(
+        inferProvider,
+      ),
+    ).toEqual(Array(7).fill('openai'));
     expect(inferProvider('claude-sonnet-4-5')).toBe('anthropic');
     expect(inferProvider('gemini-2.5-pro')).toBe('google');
     expect(inferProvider('qwen2.5-coder')).toBeUndefined();
     expect(inferProvider('o10')).toBeUndefined();
+  });
+});
+
+describe('isOpenAIReasoningModel', () => {
+  it('recognises the o-series, gpt-5 and later (not -chat) and codex', () => {
+    expect(
+      ['o1', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5.1-codex', 'codex-mini'].every(isOpenAIReasoningModel),
+    ).toBe(true);
+    expect(['gpt-4o', 'gpt-4.1-mini', 'gpt-5-chat-latest', 'qwen2.5'].some(isOpenAIReasoningModel)).toBe(
+      false,
+    );
   });
 });
 
@@ -40,7 +53,11 @@ describe('resolveModel', () => {
       providers: { anthropic: () => mock },
       builtInOpenAI: builtIn(),
     });
-    expect(resolved).toMatchObject({ provider: 'anthropic', modelId: 'claude-sonnet-4-5', builtInOpenAI: false });
+    expect(resolved).toMatchObject({
+      provider: 'anthropic',
+      modelId: 'claude-sonnet-4-5',
+      builtInOpenAI: false,
+    });
     expect(resolved.model).toBe(mock);
   });
 
@@ -70,7 +87,10 @@ describe('resolveModel', () => {
 
   it('tells how to pass a provider it has no instance for', () => {
     expect(() =>
-      resolveModel({ node: createTestNode({ id: 'n', llmModel: 'claude-opus-4' }), builtInOpenAI: builtIn() }),
+      resolveModel({
+        node: createTestNode({ id: 'n', llmModel: 'claude-opus-4' }),
+        builtInOpenAI: builtIn(),
+      }),
     ).toThrow(
       'Install @ai-sdk/anthropic and pass it in: createAiSdkBackend({ providers: { anthropic: createAnthropic({ apiKey }) } })',
     );

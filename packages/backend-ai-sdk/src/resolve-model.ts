@@ -3,7 +3,7 @@
  * by the stylesheet transform), the provider inferred from the model name when missing, and the backend's
  * default model for nodes that name none. OpenAI is built in; other providers are passed in as instances.
  */
-import { createOpenAI } from '@ai-sdk/openai';
+import type { createOpenAI } from '@ai-sdk/openai';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { GraphNode } from '@attractor/graph';
 import { BackendConfigurationError } from './errors/backend-configuration-error.js';
@@ -59,6 +59,17 @@ export function inferProvider(modelId: string): 'openai' | 'anthropic' | 'google
   return undefined;
 }
 
+/**
+ * Whether an OpenAI model id names a reasoning model (`o1`, `o3-mini`, `o4-mini`, `gpt-5*` except `-chat`
+ * variants, `codex*`), the models that accept `reasoningEffort`.
+ */
+export function isOpenAIReasoningModel(modelId: string): boolean {
+  const id = modelId.toLowerCase();
+  if (/^o\d+(-|$)/.test(id) || id.startsWith('codex')) return true;
+  const gpt = /^gpt-(\d+)/.exec(id);
+  return gpt !== null && Number(gpt[1]) >= 5 && !id.includes('-chat');
+}
+
 const PACKAGE_OF: Readonly<Record<string, string>> = {
   anthropic: '@ai-sdk/anthropic',
   google: '@ai-sdk/google',
@@ -88,7 +99,8 @@ export function resolveModel(options: ResolveModelOptions): ResolvedModel {
   }
   if (provider === 'openai') {
     const openai = options.builtInOpenAI();
-    const model = openai.api === 'responses' ? openai.provider.responses(modelId) : openai.provider.chat(modelId);
+    const model =
+      openai.api === 'responses' ? openai.provider.responses(modelId) : openai.provider.chat(modelId);
     return {
       model,
       provider,
@@ -98,7 +110,12 @@ export function resolveModel(options: ResolveModelOptions): ResolvedModel {
     };
   }
   const packageName = PACKAGE_OF[provider] ?? `the AI SDK provider package for "${provider}"`;
-  const factory = provider === 'anthropic' ? 'createAnthropic' : provider === 'google' ? 'createGoogleGenerativeAI' : 'create…';
+  const factory =
+    provider === 'anthropic'
+      ? 'createAnthropic'
+      : provider === 'google'
+        ? 'createGoogleGenerativeAI'
+        : 'create…';
   throw new BackendConfigurationError({
     setting: 'provider',
     nodeId: node.id,

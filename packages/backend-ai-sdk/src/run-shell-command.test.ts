@@ -27,6 +27,7 @@ describe('runShellCommand (coding-agent-loop-spec §4.2, §5.4)', () => {
 
   it('passes only the given environment and stdin', async () => {
     const result = await runShellCommand({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a template
       command: 'echo "${VISIBLE:-none} ${OPENAI_API_KEY:-none}"; cat',
       cwd: tmpdir(),
       env: { VISIBLE: 'yes' },
@@ -42,7 +43,7 @@ describe('runShellCommand (coding-agent-loop-spec §4.2, §5.4)', () => {
       command: 'sleep 30 & echo "child $!"; wait',
       cwd: tmpdir(),
       env: {},
-      timeoutMs: 2_000,
+      timeoutMs: 3_000,
       killGraceMs: 500,
       clock: systemClock,
     });

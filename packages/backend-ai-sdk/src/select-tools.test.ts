@@ -1,11 +1,12 @@
 import { createTestNode } from '@attractor/engine/test';
+import { CODING_TOOL_NAMES } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
-import { CORE_TOOL_NAMES, selectTools } from './select-tools.js';
+import { selectTools } from './select-tools.js';
 
 describe('selectTools (node attribute `tools`)', () => {
   it('offers every core tool by default and for "all"', () => {
-    expect(selectTools(createTestNode({ id: 'n' }))).toEqual(CORE_TOOL_NAMES);
-    expect(selectTools(createTestNode({ id: 'n', attrs: { tools: 'all' } }))).toEqual(CORE_TOOL_NAMES);
+    expect(selectTools(createTestNode({ id: 'n' }))).toEqual(CODING_TOOL_NAMES);
+    expect(selectTools(createTestNode({ id: 'n', attrs: { tools: 'all' } }))).toEqual(CODING_TOOL_NAMES);
   });
 
   it('offers none for "none" and the listed ones in canonical order for a list', () => {

@@ -1,49 +1,39 @@
 /**
- * The node attribute `tools` (DESIGN.md "The AI-SDK backend"): which coding tools a stage may use.
+ * The node attribute `tools` (DESIGN.md "The AI-SDK backend"): which coding tools a stage may use. The typed
+ * value comes from `@attractor/graph` (`nodeAttribute(node, 'tools')`), so the backend and lint agree.
  */
-import type { GraphNode } from '@attractor/graph';
+import { CODING_TOOL_NAMES, type CodingToolName, type GraphNode, nodeAttribute } from '@attractor/graph';
 import { BackendConfigurationError } from './errors/backend-configuration-error.js';
 
-/** The coding tools of coding-agent-loop-spec §3.3, in the order offered to the model. */
-export const CORE_TOOL_NAMES = ['read_file', 'write_file', 'edit_file', 'shell', 'grep', 'glob'] as const;
-
-/** A core tool name. */
-export type CoreToolName = (typeof CORE_TOOL_NAMES)[number];
-
-function isCoreToolName(name: string): name is CoreToolName {
-  return (CORE_TOOL_NAMES as readonly string[]).includes(name);
-}
-
 /**
- * The core tools a node allows: all of them when it has no `tools` attribute (or `tools="all"`); none for
- * `tools="none"` (a pure text stage, also without `report_outcome`); otherwise the comma-separated list, e.g.
- * `tools="read_file, grep, glob"` for a read-only reviewer.
+ * The coding tools a node allows: all of `read_file`, `write_file`, `edit_file`, `shell`, `grep`, `glob` when it
+ * has no `tools` attribute (or `tools="all"`); none for `tools="none"` (a pure text stage, also without
+ * `report_outcome`); otherwise the comma-separated list, e.g. `tools="read_file, grep, glob"` for a read-only
+ * reviewer. Always in the canonical order above.
  *
- * @throws {BackendConfigurationError} (`setting: 'tools'`) for an unknown tool name, listing the valid ones.
+ * @throws {BackendConfigurationError} (`setting: 'tools'`) for an unknown tool name, listing the valid ones
+ *   (`validate()` reports the same as lint rule `attribute_type`).
  */
-export function selectTools(node: GraphNode): readonly CoreToolName[] {
+export function selectTools(node: GraphNode): readonly CodingToolName[] {
   const attribute = node.attributes.tools;
-  const raw = attribute?.value.trim() ?? '';
-  if (attribute === undefined || raw === '' || raw.toLowerCase() === 'all') return CORE_TOOL_NAMES;
-  if (raw.toLowerCase() === 'none') return [];
-  const names = raw
+  if (attribute === undefined || attribute.value.trim() === '') return CODING_TOOL_NAMES;
+  const typed = nodeAttribute(node, 'tools');
+  if (typed !== undefined) return CODING_TOOL_NAMES.filter((name) => typed.includes(name));
+  const raw = attribute.value.trim();
+  const unknown = raw
     .split(',')
     .map((name) => name.trim())
-    .filter((name) => name !== '');
-  const unknown = names.filter((name) => !isCoreToolName(name));
-  if (unknown.length > 0) {
-    const span = attribute.valueSpan;
-    const where =
-      span === undefined
-        ? ''
-        : span.filename === undefined
-          ? ` (line ${span.start.line}, column ${span.start.column})`
-          : ` (${span.filename}:${span.start.line}:${span.start.column})`;
-    throw new BackendConfigurationError({
-      setting: 'tools',
-      nodeId: node.id,
-      message: `Node "${node.id}" has tools="${raw}"${where}: unknown tool ${unknown.map((name) => `"${name}"`).join(', ')}. Use "none", "all", or a comma-separated list of ${CORE_TOOL_NAMES.join(', ')}.`,
-    });
-  }
-  return CORE_TOOL_NAMES.filter((name) => names.includes(name));
+    .filter((name) => name !== '' && !(CODING_TOOL_NAMES as readonly string[]).includes(name));
+  const span = attribute.valueSpan;
+  const where =
+    span === undefined
+      ? ''
+      : span.filename === undefined
+        ? ` (line ${span.start.line}, column ${span.start.column})`
+        : ` (${span.filename}:${span.start.line}:${span.start.column})`;
+  throw new BackendConfigurationError({
+    setting: 'tools',
+    nodeId: node.id,
+    message: `Node "${node.id}" has tools="${raw}"${where}: unknown tool ${unknown.map((name) => `"${name}"`).join(', ')}. Use "none", "all", or a comma-separated list of ${CODING_TOOL_NAMES.join(', ')}.`,
+  });
 }

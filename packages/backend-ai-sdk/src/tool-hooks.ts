@@ -61,7 +61,9 @@ export async function runToolHook(options: RunToolHookOptions): Promise<ShellCom
     tool_name: options.toolName,
     call_id: options.callId,
     arguments: options.arguments,
-    ...(options.result === undefined ? {} : { output: options.result.output, is_error: options.result.isError }),
+    ...(options.result === undefined
+      ? {}
+      : { output: options.result.output, is_error: options.result.isError }),
   };
   const result = await runShellCommand({
     command,
@@ -82,8 +84,7 @@ export async function runToolHook(options: RunToolHookOptions): Promise<ShellCom
   });
   const exit = result.exitCode ?? null;
   const skipped = options.phase === 'pre' && result.exitCode !== 0;
-  await options.transcript.write({
-    type: `hook.${options.phase}`,
+  const record = {
     command,
     toolName: options.toolName,
     callId: options.callId,
@@ -91,20 +92,9 @@ export async function runToolHook(options: RunToolHookOptions): Promise<ShellCom
     timedOut: result.timedOut,
     output: result.output,
     ...(options.phase === 'pre' ? { skipped } : {}),
-  });
-  options.emit({
-    type: 'stage.custom',
-    name: `tool_hook.${options.phase}`,
-    data: {
-      command,
-      toolName: options.toolName,
-      callId: options.callId,
-      exitCode: exit,
-      timedOut: result.timedOut,
-      output: result.output,
-      ...(options.phase === 'pre' ? { skipped } : {}),
-    },
-  });
+  };
+  await options.transcript.write({ type: `hook.${options.phase}`, ...record });
+  options.emit({ type: 'stage.custom', name: `tool_hook.${options.phase}`, data: record });
   if (result.exitCode !== 0) {
     options.emit({
       type: 'stage.log',

@@ -9,8 +9,14 @@ describe('truncateOutput (coding-agent-loop-spec §5.1)', () => {
   it('keeps head and tail around a warning naming the removed count', () => {
     const output = `${'a'.repeat(10)}${'m'.repeat(80)}${'z'.repeat(10)}`;
     const result = truncateOutput(output, 20, 'head_tail');
-    expect(result.startsWith(`${'a'.repeat(10)}\n\n[WARNING: Tool output was truncated. 80 characters were removed from the middle.`)).toBe(true);
-    expect(result.endsWith(`re-run the tool with more targeted parameters.]\n\n${'z'.repeat(10)}`)).toBe(true);
+    expect(
+      result.startsWith(
+        `${'a'.repeat(10)}\n\n[WARNING: Tool output was truncated. 80 characters were removed from the middle.`,
+      ),
+    ).toBe(true);
+    expect(result.endsWith(`re-run the tool with more targeted parameters.]\n\n${'z'.repeat(10)}`)).toBe(
+      true,
+    );
     expect(result).not.toContain('mm');
   });
 
@@ -51,6 +57,8 @@ describe('truncateToolOutput (coding-agent-loop-spec §5.2-5.3)', () => {
   });
 
   it('takes per-tool overrides', () => {
-    expect(truncateToolOutput('abcdefgh', 'grep', { grep: { maxChars: 2, mode: 'tail' } })).toMatch(/\n\ngh$/);
+    expect(truncateToolOutput('abcdefgh', 'grep', { grep: { maxChars: 2, mode: 'tail' } })).toMatch(
+      /\n\ngh$/,
+    );
   });
 });

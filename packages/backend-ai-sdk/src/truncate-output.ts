@@ -79,7 +79,8 @@ export function truncateToolOutput(
   limits: Readonly<Record<string, ToolOutputLimit>> = {},
 ): string {
   const defaults: Readonly<Record<string, ToolOutputLimit>> = DEFAULT_TOOL_OUTPUT_LIMITS;
-  const limit: ToolOutputLimit = limits[toolName] ?? defaults[toolName] ?? DEFAULT_TOOL_OUTPUT_LIMITS.edit_file;
+  const limit: ToolOutputLimit =
+    limits[toolName] ?? defaults[toolName] ?? DEFAULT_TOOL_OUTPUT_LIMITS.edit_file;
   const byChars = truncateOutput(output, limit.maxChars, limit.mode);
   return limit.maxLines === undefined ? byChars : truncateLines(byChars, limit.maxLines);
 }

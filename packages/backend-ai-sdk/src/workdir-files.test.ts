@@ -77,7 +77,10 @@ describe('resolveInWorkdir (workdir confinement)', () => {
 describe('file tools (coding-agent-loop-spec §3.3)', () => {
   it('read_file numbers lines and honours offset and limit', async () => {
     const { workdir } = await createWorkdir();
-    await writeFile(join(workdir, 'f.txt'), Array.from({ length: 12 }, (_, index) => `line ${index + 1}`).join('\n'));
+    await writeFile(
+      join(workdir, 'f.txt'),
+      Array.from({ length: 12 }, (_, index) => `line ${index + 1}`).join('\n'),
+    );
     expect(await readWorkdirFile({ workdir, filePath: 'f.txt', offset: 9, limit: 2 })).toBe(
       ' 9 | line 9\n10 | line 10\n(2 more lines; read on with offset=11)',
     );
@@ -87,9 +90,13 @@ describe('file tools (coding-agent-loop-spec §3.3)', () => {
   it('read_file explains a missing file, a directory and a binary file', async () => {
     const { workdir } = await createWorkdir();
     await writeFile(join(workdir, 'bin.dat'), Buffer.from([1, 0, 2]));
-    await expect(readWorkdirFile({ workdir, filePath: 'nope.txt' })).rejects.toThrow('File not found: nope.txt');
+    await expect(readWorkdirFile({ workdir, filePath: 'nope.txt' })).rejects.toThrow(
+      'File not found: nope.txt',
+    );
     await expect(readWorkdirFile({ workdir, filePath: '.' })).rejects.toThrow('is a directory');
-    await expect(readWorkdirFile({ workdir, filePath: 'bin.dat' })).rejects.toThrow('is a binary file (3 bytes)');
+    await expect(readWorkdirFile({ workdir, filePath: 'bin.dat' })).rejects.toThrow(
+      'is a binary file (3 bytes)',
+    );
   });
 
   it('write_file creates parent directories and reports the byte count', async () => {
@@ -110,17 +117,23 @@ describe('file tools (coding-agent-loop-spec §3.3)', () => {
   it('edit_file replaces a unique string, refuses an ambiguous one, and replaces all on request', async () => {
     const { workdir } = await createWorkdir();
     await writeFile(join(workdir, 'a.py'), 'x = 1\ny = 1\nprint(x)\n');
-    expect(await editWorkdirFile({ workdir, filePath: 'a.py', oldString: 'print(x)', newString: 'print(y)' })).toBe(
-      'Replaced 1 occurrence in a.py',
-    );
-    await expect(editWorkdirFile({ workdir, filePath: 'a.py', oldString: '= 1', newString: '= 2' })).rejects.toThrow(
-      'old_string occurs 2 times in a.py',
-    );
-    await expect(editWorkdirFile({ workdir, filePath: 'a.py', oldString: 'zzz', newString: '' })).rejects.toThrow(
-      'old_string was not found in a.py',
-    );
     expect(
-      await editWorkdirFile({ workdir, filePath: 'a.py', oldString: '= 1', newString: '= $&2', replaceAll: true }),
+      await editWorkdirFile({ workdir, filePath: 'a.py', oldString: 'print(x)', newString: 'print(y)' }),
+    ).toBe('Replaced 1 occurrence in a.py');
+    await expect(
+      editWorkdirFile({ workdir, filePath: 'a.py', oldString: '= 1', newString: '= 2' }),
+    ).rejects.toThrow('old_string occurs 2 times in a.py');
+    await expect(
+      editWorkdirFile({ workdir, filePath: 'a.py', oldString: 'zzz', newString: '' }),
+    ).rejects.toThrow('old_string was not found in a.py');
+    expect(
+      await editWorkdirFile({
+        workdir,
+        filePath: 'a.py',
+        oldString: '= 1',
+        newString: '= $&2',
+        replaceAll: true,
+      }),
     ).toBe('Replaced 2 occurrences in a.py');
     expect(await readFile(join(workdir, 'a.py'), 'utf8')).toBe('x = $&2\ny = $&2\nprint(y)\n');
   });
@@ -163,6 +176,8 @@ describe('file tools (coding-agent-loop-spec §3.3)', () => {
     await writeFile(join(workdir, 'AGENTS.md'), 'Use tabs.\n');
     await writeFile(join(workdir, 'CLAUDE.md'), 'Be brief.\n');
     expect(await readProjectInstructions(workdir, 'openai')).toBe('# AGENTS.md\n\nUse tabs.');
-    expect(await readProjectInstructions(workdir, 'anthropic')).toBe('# AGENTS.md\n\nUse tabs.\n\n# CLAUDE.md\n\nBe brief.');
+    expect(await readProjectInstructions(workdir, 'anthropic')).toBe(
+      '# AGENTS.md\n\nUse tabs.\n\n# CLAUDE.md\n\nBe brief.',
+    );
   });
 });

@@ -103,7 +103,9 @@ export async function readWorkdirFile(options: ReadFileOptions): Promise<string>
   if (info.isDirectory()) throw new Error(`${options.filePath} is a directory; use glob to list files.`);
   const buffer = await readFile(path);
   if (buffer.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-    throw new Error(`${options.filePath} is a binary file (${buffer.length} bytes); it cannot be shown as text.`);
+    throw new Error(
+      `${options.filePath} is a binary file (${buffer.length} bytes); it cannot be shown as text.`,
+    );
   }
   const lines = buffer.toString('utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
@@ -111,9 +113,12 @@ export async function readWorkdirFile(options: ReadFileOptions): Promise<string>
   const limit = Math.max(1, options.limit ?? 2000);
   const selected = lines.slice(offset - 1, offset - 1 + limit);
   const width = String(offset + selected.length - 1).length;
-  const body = selected.map((line, index) => `${String(offset + index).padStart(width)} | ${line}`).join('\n');
+  const body = selected
+    .map((line, index) => `${String(offset + index).padStart(width)} | ${line}`)
+    .join('\n');
   const remaining = lines.length - (offset - 1 + selected.length);
-  if (selected.length === 0) return `(${options.filePath} has ${lines.length} lines; none from line ${offset})`;
+  if (selected.length === 0)
+    return `(${options.filePath} has ${lines.length} lines; none from line ${offset})`;
   return remaining > 0
     ? `${body}\n(${remaining} more lines; read on with offset=${offset + selected.length})`
     : body;

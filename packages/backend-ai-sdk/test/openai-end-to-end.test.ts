@@ -19,10 +19,18 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
     server = await startScriptedOpenAIServer({
       script: [{ type: 'text', text: 'The answer is 42', usage: { inputTokens: 12, outputTokens: 7 } }],
     });
-    const backend = createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'test-key', defaultModel: 'gpt-test' });
+    const backend = createAiSdkBackend({
+      baseURL: server.baseURL,
+      apiKey: 'test-key',
+      defaultModel: 'gpt-test',
+    });
     const stage = await createStageRequest({
       prompt: 'What is the answer?',
-      context: { 'usage.total.input_tokens': 100, 'usage.total.output_tokens': 50, 'usage.total.total_tokens': 150 },
+      context: {
+        'usage.total.input_tokens': 100,
+        'usage.total.output_tokens': 50,
+        'usage.total.total_tokens': 150,
+      },
     });
 
     const outcome = await backend.run(stage.request);
@@ -61,7 +69,9 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
       script: [
         {
           type: 'tool-calls',
-          calls: [{ name: 'write_file', arguments: { file_path: 'src/hello.py', content: 'print("Hello")\n' } }],
+          calls: [
+            { name: 'write_file', arguments: { file_path: 'src/hello.py', content: 'print("Hello")\n' } },
+          ],
         },
         { type: 'tool-calls', calls: [{ name: 'read_file', arguments: { file_path: 'src/hello.py' } }] },
         { type: 'text', text: 'Created src/hello.py' },
@@ -72,7 +82,10 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
 
     const outcome = await backend.run(stage.request);
 
-    expect(outcome).toMatchObject({ status: 'success', contextUpdates: { last_response: 'Created src/hello.py' } });
+    expect(outcome).toMatchObject({
+      status: 'success',
+      contextUpdates: { last_response: 'Created src/hello.py' },
+    });
     expect(await readFile(join(stage.workdir, 'src/hello.py'), 'utf8')).toBe('print("Hello")\n');
     const toolResults = server.requests.map((request) => request.messages.at(-1));
     expect(toolResults[1]).toMatchObject({ role: 'tool', text: 'Wrote 15 bytes to src/hello.py' });
@@ -99,7 +112,10 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
   it('refuses a path outside the workdir and tells the model so', async () => {
     server = await startScriptedOpenAIServer({
       script: [
-        { type: 'tool-calls', calls: [{ name: 'write_file', arguments: { file_path: '../escaped.txt', content: 'x' } }] },
+        {
+          type: 'tool-calls',
+          calls: [{ name: 'write_file', arguments: { file_path: '../escaped.txt', content: 'x' } }],
+        },
         { type: 'text', text: 'I could not write there.' },
       ],
     });
@@ -120,7 +136,11 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
 
   it('fails a 401 as terminal with a message naming OPENAI_API_KEY, the apiKey option and --base-url', async () => {
     server = await startScriptedOpenAIServer({ apiKey: 'right-key' });
-    const backend = createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'wrong-key', defaultModel: 'gpt-test' });
+    const backend = createAiSdkBackend({
+      baseURL: server.baseURL,
+      apiKey: 'wrong-key',
+      defaultModel: 'gpt-test',
+    });
     const stage = await createStageRequest();
 
     const error = await backend.run(stage.request).then(
@@ -142,7 +162,9 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
   });
 
   it('marks a 429 retryable and makes exactly one HTTP request (the SDK does not retry)', async () => {
-    server = await startScriptedOpenAIServer({ script: [{ type: 'error', status: 429, message: 'Slow down' }] });
+    server = await startScriptedOpenAIServer({
+      script: [{ type: 'error', status: 429, message: 'Slow down' }],
+    });
     const backend = createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' });
     const stage = await createStageRequest();
 
@@ -163,8 +185,12 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
     });
     const backend = createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' });
 
-    const first = (await backend.run((await createStageRequest()).request).catch((e: unknown) => e)) as ModelCallError;
-    const second = (await backend.run((await createStageRequest()).request).catch((e: unknown) => e)) as ModelCallError;
+    const first = (await backend
+      .run((await createStageRequest()).request)
+      .catch((e: unknown) => e)) as ModelCallError;
+    const second = (await backend
+      .run((await createStageRequest()).request)
+      .catch((e: unknown) => e)) as ModelCallError;
 
     expect([first.retryable, first.failure]).toEqual([true, 'server_error']);
     expect([second.retryable, second.failure]).toEqual([false, 'bad_request']);
@@ -178,7 +204,9 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
     server = undefined;
     const backend = createAiSdkBackend({ baseURL, apiKey: 'k', defaultModel: 'gpt-test' });
 
-    const error = (await backend.run((await createStageRequest()).request).catch((e: unknown) => e)) as ModelCallError;
+    const error = (await backend
+      .run((await createStageRequest()).request)
+      .catch((e: unknown) => e)) as ModelCallError;
 
     expect(ModelCallError.isInstance(error)).toBe(true);
     expect([error.retryable, error.failure]).toEqual([true, 'network']);
@@ -194,7 +222,12 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
       ],
     });
     const backend = createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' });
-    const plan = await createStageRequest({ node: { id: 'plan' }, prompt: 'Make a plan', fidelity: 'full', threadKey: 'main' });
+    const plan = await createStageRequest({
+      node: { id: 'plan' },
+      prompt: 'Make a plan',
+      fidelity: 'full',
+      threadKey: 'main',
+    });
     const implement = await createStageRequest({
       node: { id: 'implement' },
       prompt: 'Implement the plan',
@@ -214,7 +247,10 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
     await backend.run(review.request);
 
     const conversation = (index: number) =>
-      server!.requests[index]!.messages.filter((message) => message.role !== 'system').map((m) => [m.role, m.text]);
+      server!.requests[index]!.messages.filter((message) => message.role !== 'system').map((m) => [
+        m.role,
+        m.text,
+      ]);
     expect(conversation(1)).toEqual([
       ['user', 'Make a plan'],
       ['assistant', 'Plan: write hello.py'],
@@ -246,12 +282,21 @@ describe('createAiSdkBackend over the Responses API', () => {
       threadKey: 't',
     });
     await writeFile(join(first.workdir, 'notes.txt'), 'x');
-    const second = await createStageRequest({ node: { id: 'next' }, fidelity: 'full', threadKey: 't', prompt: 'Go on' });
+    const second = await createStageRequest({
+      node: { id: 'next' },
+      fidelity: 'full',
+      threadKey: 't',
+      prompt: 'Go on',
+    });
 
     await backend.run(first.request);
     await backend.run(second.request);
 
-    expect(server.requests.map((request) => request.path)).toEqual(['/v1/responses', '/v1/responses', '/v1/responses']);
+    expect(server.requests.map((request) => request.path)).toEqual([
+      '/v1/responses',
+      '/v1/responses',
+      '/v1/responses',
+    ]);
     expect(server.requests[0]!.body).toMatchObject({ reasoning: { effort: 'low' } });
     expect(server.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', text: 'notes.txt' });
     const roles = server.requests[2]!.messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
@@ -267,9 +312,15 @@ describe('createAiSdkBackend over the Responses API', () => {
   it('streams tool calls and text the way the SDK parses them', async () => {
     server = await startScriptedOpenAIServer({
       script: [
-        { type: 'tool-calls', calls: [{ name: 'write_file', arguments: { file_path: 'a.txt', content: 'hi' } }] },
+        {
+          type: 'tool-calls',
+          calls: [{ name: 'write_file', arguments: { file_path: 'a.txt', content: 'hi' } }],
+        },
         { type: 'text', text: 'Done writing' },
-        { type: 'tool-calls', calls: [{ name: 'write_file', arguments: { file_path: 'b.txt', content: 'yo' } }] },
+        {
+          type: 'tool-calls',
+          calls: [{ name: 'write_file', arguments: { file_path: 'b.txt', content: 'yo' } }],
+        },
         { type: 'text', text: 'Done again' },
       ],
     });

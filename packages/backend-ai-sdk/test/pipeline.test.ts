@@ -1,16 +1,18 @@
 /**
- * The backend inside real pipeline runs (`runPipeline` from @attractor/engine) against the scripted server:
+ * The backend inside real pipeline runs (`runPipeline` with the built-in handlers of @attractor/handlers, so the
+ * real codergen handler) against the scripted server:
  * engine-driven retries (spec Appendix D) and the integration smoke test of spec §11.13.
  */
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFileRunStore, type PipelineEvent, runPipeline } from '@attractor/engine';
 import { createTestClock, createTestGraph } from '@attractor/engine/test';
+import { prepareGraph, validate } from '@attractor/graph';
+import { createDefaultRegistry } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAiSdkBackend } from '../src/index.js';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../src/test/index.js';
-import { createMinimalRegistry } from './minimal-codergen-handler.js';
 
 let server: ScriptedOpenAIServer | undefined;
 afterEach(async () => {
@@ -22,24 +24,51 @@ async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'backend-pipeline-'));
 }
 
+/** Runs `start -> work -> exit` (work with `maxRetries`) against the scripted server. */
+async function runWorkPipeline(options: {
+  readonly baseURL: string;
+  readonly apiKey: string;
+  readonly maxRetries: number;
+  readonly clock: ReturnType<typeof createTestClock>;
+  readonly events?: PipelineEvent[];
+}) {
+  const graph = createTestGraph({
+    nodes: [{ id: 'work', maxRetries: options.maxRetries }],
+    edges: ['start -> work -> exit'],
+  });
+  const root = await tempDir();
+  return runPipeline({
+    graph,
+    registry: createDefaultRegistry(),
+    logsRoot: join(root, 'run'),
+    workdir: root,
+    clock: options.clock,
+    backend: createAiSdkBackend({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey,
+      defaultModel: 'gpt-test',
+    }),
+    onEvent: (event) => options.events?.push(event),
+  });
+}
+
 describe('createAiSdkBackend in runPipeline (spec Appendix D retries)', () => {
   it('retries a 429 through the engine and then succeeds', async () => {
     server = await startScriptedOpenAIServer({
-      script: [{ type: 'error', status: 429, message: 'Rate limit reached' }, { type: 'text', text: 'Done' }],
+      script: [
+        { type: 'error', status: 429, message: 'Rate limit reached' },
+        { type: 'text', text: 'Done' },
+      ],
     });
-    const graph = createTestGraph({ nodes: [{ id: 'work', maxRetries: 2 }], edges: ['start -> work -> exit'] });
     const events: PipelineEvent[] = [];
     const clock = createTestClock();
-    const root = await tempDir();
 
-    const result = await runPipeline({
-      graph,
-      registry: createMinimalRegistry(),
-      logsRoot: join(root, 'run'),
-      workdir: root,
+    const result = await runWorkPipeline({
+      baseURL: server.baseURL,
+      apiKey: 'k',
+      maxRetries: 2,
       clock,
-      backend: createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' }),
-      onEvent: (event) => events.push(event),
+      events,
     });
 
     expect(result.status).toBe('success');
@@ -54,16 +83,12 @@ describe('createAiSdkBackend in runPipeline (spec Appendix D retries)', () => {
 
   it('fails a 401 at once although max_retries allows more attempts', async () => {
     server = await startScriptedOpenAIServer({ apiKey: 'expected' });
-    const graph = createTestGraph({ nodes: [{ id: 'work', maxRetries: 3 }], edges: ['start -> work -> exit'] });
-    const root = await tempDir();
 
-    const result = await runPipeline({
-      graph,
-      registry: createMinimalRegistry(),
-      logsRoot: join(root, 'run'),
-      workdir: root,
+    const result = await runWorkPipeline({
+      baseURL: server.baseURL,
+      apiKey: 'wrong',
+      maxRetries: 3,
       clock: createTestClock(),
-      backend: createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'wrong', defaultModel: 'gpt-test' }),
     });
 
     expect(result.status).toBe('fail');
@@ -80,7 +105,9 @@ describe('integration smoke test (spec §11.13)', () => {
         { type: 'text', text: 'Plan: write hello.py that prints Hello World, then run it.' },
         {
           type: 'tool-calls',
-          calls: [{ name: 'write_file', arguments: { file_path: 'hello.py', content: 'print("Hello World")\n' } }],
+          calls: [
+            { name: 'write_file', arguments: { file_path: 'hello.py', content: 'print("Hello World")\n' } },
+          ],
         },
         { type: 'tool-calls', calls: [{ name: 'shell', arguments: { command: 'cat hello.py' } }] },
         { type: 'text', text: 'Wrote hello.py.' },
@@ -88,44 +115,27 @@ describe('integration smoke test (spec §11.13)', () => {
         { type: 'text', text: 'The code is correct.' },
       ],
     });
-    // The graph of test/fixtures/smoke-pipeline.dot (built directly until the DOT parser lands on main).
-    const graph = createTestGraph({
-      id: 'test_pipeline',
-      settings: { goal: 'Create a hello world Python script' },
-      attrs: { goal: 'Create a hello world Python script' },
-      nodes: [
-        { id: 'start', shape: 'Mdiamond' },
-        { id: 'plan', prompt: 'Plan how to create a hello world script for: $goal' },
-        { id: 'implement', prompt: 'Write the code based on the plan', goalGate: true },
-        { id: 'review', prompt: 'Review the code for correctness' },
-        { id: 'done', shape: 'Msquare' },
-      ],
-      edges: [
-        'start -> plan',
-        'plan -> implement',
-        { from: 'implement', to: 'review', condition: 'outcome=success' },
-        { from: 'implement', to: 'plan', condition: 'outcome=fail', label: 'Retry' },
-        { from: 'review', to: 'done', condition: 'outcome=success' },
-        { from: 'review', to: 'implement', condition: 'outcome=fail', label: 'Fix' },
-      ],
-    });
     const dot = await readFile(new URL('./fixtures/smoke-pipeline.dot', import.meta.url), 'utf8');
     const root = await tempDir();
     const logsRoot = join(root, 'run');
     const workdir = join(root, 'work');
-    const { mkdir } = await import('node:fs/promises');
     await mkdir(workdir);
 
-    // 1. Parse: goal, 5 nodes, 6 edges (as in the DOT source).
+    // 1. Parse.
+    const prepared = prepareGraph(dot, { filename: 'smoke-pipeline.dot' });
+    const graph = prepared.graph!;
     expect(graph.settings.goal).toBe('Create a hello world Python script');
-    expect(dot).toContain('goal="Create a hello world Python script"');
     expect(graph.nodes.size).toBe(5);
     expect(graph.edges).toHaveLength(6);
+
+    // 2. Validate: no error-severity results.
+    expect(prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
+    expect(validate(graph).filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
 
     // 3. Execute with the LLM backend.
     const result = await runPipeline({
       graph,
-      registry: createMinimalRegistry(),
+      registry: createDefaultRegistry(),
       logsRoot,
       workdir,
       clock: createTestClock(),
@@ -140,6 +150,10 @@ describe('integration smoke test (spec §11.13)', () => {
         expect((await stat(join(logsRoot, node, file))).isFile(), `${node}/${file}`).toBe(true);
       }
       expect((await stat(join(logsRoot, node, 'transcript.jsonl'))).isFile()).toBe(true);
+      const status = JSON.parse(await readFile(join(logsRoot, node, 'status.json'), 'utf8')) as {
+        outcome: string;
+      };
+      expect(status.outcome).toBe('success');
     }
     expect(await readFile(join(logsRoot, 'plan', 'prompt.md'), 'utf8')).toBe(
       'Plan how to create a hello world script for: Create a hello world Python script',

@@ -1,11 +1,7 @@
+export type { NormalizedMessage, RecordedRequest } from './recorded-request.js';
 export type {
-  NormalizedMessage,
-  RecordedRequest,
   ScriptedOpenAIServer,
   ScriptedOpenAIServerOptions,
-  ScriptedReply,
-  ScriptedStep,
-  ScriptedToolCall,
-  ScriptedUsage,
 } from './scripted-openai-server.js';
 export { startScriptedOpenAIServer } from './scripted-openai-server.js';
+export type { ScriptedReply, ScriptedStep, ScriptedToolCall, ScriptedUsage } from './scripted-reply.js';
