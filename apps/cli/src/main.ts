@@ -33,6 +33,18 @@ export async function main(options: MainOptions): Promise<number> {
     .version(readVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .showSuggestionAfterError(true)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  attractor validate pipeline.dot
+  attractor run pipeline.dot --simulate --workdir ./project
+  attractor run pipeline.dot --model gpt-5.2 --answer A     (OPENAI_API_KEY from the environment)
+  attractor inspect .attractor/runs/<run>
+  attractor resume .attractor/runs/<run>
+
+Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or invalid input, 130 interrupted.`,
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -114,7 +126,7 @@ export async function main(options: MainOptions): Promise<number> {
   try {
     await program.parseAsync([...options.argv], { from: 'user' });
     if (options.argv.length === 0) {
-      program.outputHelp();
+      program.outputHelp({ error: true });
       return EXIT_CODES.usage;
     }
     return exitCode;

@@ -71,6 +71,32 @@ describe('Ctrl-C and resume', () => {
     expect(final.route).toEqual(expected.route);
   });
 
+  it('two quick Ctrl-Cs still exit with 130 (never killed by the signal) and leave a resumable checkpoint', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'stubborn.dot'),
+      `digraph Stubborn {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  work  [shape=parallelogram, tool_command="trap '' TERM INT; touch started.marker; while true; do sleep 0.2; done"]
+  start -> work -> exit
+}
+`,
+    );
+    const child = attractor(['run', 'stubborn.dot', '--simulate', '--logs-dir', 'run'], { cwd });
+    await waitForFile(join(cwd, 'started.marker'), 30_000);
+    child.kill('SIGINT');
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.signal).toBeUndefined();
+    expect(result.exitCode).toBe(130);
+    expect(`${result.stdout}${result.stderr}`).toContain('attractor resume run');
+    const checkpoint = JSON.parse(await readFile(join(cwd, 'run', 'checkpoint.json'), 'utf8')) as {
+      next_node: string;
+    };
+    expect(checkpoint.next_node).toBe('work');
+  });
+
   it('refuses to resume a run that already succeeded (exit 2, says to pass --from)', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(join(cwd, 'started.marker'), '');
@@ -82,5 +108,10 @@ describe('Ctrl-C and resume', () => {
     expect(again.stderr).toContain('the run already completed successfully. Pass `from` (CLI --from <node>)');
     const rerun = await attractor(['resume', 'done', '--from', 'review'], { cwd });
     expect(rerun.exitCode).toBe(0);
+    const overwrite = await attractor(['run', PIPELINE, '--simulate', '--logs-dir', 'done'], { cwd });
+    expect(overwrite.exitCode).toBe(2);
+    expect(overwrite.stderr).toContain(
+      'Run directory done already holds a run. Continue it with `attractor resume done`, or pass another --logs-dir.',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { access, writeFile } from 'node:fs/promises';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attractor, FIXTURES, PIPELINES, SAMPLE_PROJECT, temporaryDirectory } from './helpers/cli.js';
@@ -85,6 +85,27 @@ describe('attractor run: options, output and exit codes', () => {
     ) as { context: Record<string, unknown> };
     expect(checkpoint.context.retries).toBe(3);
     expect(checkpoint.context.topic).toBe('release notes');
+  });
+
+  it('--dry-run records tool commands without running them and needs no API key', async () => {
+    const cwd = await temporaryDirectory();
+    const result = await attractor(
+      [
+        'run',
+        join(PIPELINES, 'build-and-test.dot'),
+        '--dry-run',
+        '--workdir',
+        SAMPLE_PROJECT,
+        '--logs-dir',
+        'run',
+      ],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(0);
+    const command = await readFile(join(cwd, 'run', 'package', 'command.sh'), 'utf8');
+    expect(command).toContain('node scripts/build.js "$ATTRACTOR_STAGE_DIR"');
+    // The build script did not run: it would have written the package into the stage directory.
+    await expect(access(join(cwd, 'run', 'package', 'package'))).rejects.toThrow();
   });
 
   it('exits 2 for a bad option value, saying what a good one looks like', async () => {

@@ -1,7 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { attractor, FIXTURES, PIPELINES } from './helpers/cli.js';
+import { attractor, BIN, childEnv, FIXTURES, PIPELINES } from './helpers/cli.js';
 
 describe('attractor validate (spec §7)', () => {
   it('accepts every example pipeline with exit code 0 and a summary line', async () => {
@@ -82,5 +83,33 @@ describe('attractor validate (spec §7)', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain("unknown option '--jsn'");
     expect(result.stderr).toContain('--json');
+  });
+
+  it('loads neither the handlers, the AI SDK, Graphviz nor execa (start-up cost)', async () => {
+    const result = await execa(
+      'node',
+      [
+        '--import',
+        join(FIXTURES, 'load-trace', 'register.mjs'),
+        BIN,
+        'validate',
+        join(PIPELINES, 'build-and-test.dot'),
+      ],
+      { env: childEnv(), extendEnv: false, reject: false },
+    );
+    expect(result.exitCode).toBe(0);
+    const loaded = result.stderr.split('\n').filter((line) => line.startsWith('LOADED '));
+    expect(loaded.some((line) => line.includes('/packages/graph/'))).toBe(true);
+    for (const heavy of [
+      '/packages/handlers/',
+      '/packages/backend-ai-sdk/',
+      '/packages/engine/',
+      'node_modules/ai/',
+      '@viz-js',
+      '/execa/',
+      '@ai-sdk',
+    ]) {
+      expect(loaded.filter((line) => line.includes(heavy))).toEqual([]);
+    }
   });
 });

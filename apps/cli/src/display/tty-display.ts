@@ -114,6 +114,15 @@ export function createTtyDisplay(options: {
           }),
         );
         if (stage !== undefined) stage.note = 'waiting for an answer';
+      } else if (event.type === 'interview.completed' || event.type === 'interview.timeout') {
+        const stageId = event.type === 'interview.timeout' ? event.stage : event.question.stage;
+        const stage = active.get(
+          stageKey({
+            nodeId: stageId,
+            ...(event.branchPath === undefined ? {} : { branchPath: event.branchPath }),
+          }),
+        );
+        if (stage !== undefined) stage.note = '';
       }
       const line = formatEvent(event, {
         colors,

@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   CheckpointCorruptError,
   defaultLogsRoot,
   type Interviewer,
   type PipelineRun,
   ResumeError,
+  RunDirectoryInUseError,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
@@ -22,11 +23,9 @@ import { displayPath, loadPipeline } from '../load-pipeline.js';
 import type { SetValue } from '../parse-options.js';
 import { readRecordedCliOptions, recordCliOptions, resolveBackend } from './backend-choice.js';
 import { createCliInterviewer } from './create-cli-interviewer.js';
+import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
 import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
-
-/** Exit code of a run that was interrupted (Ctrl-C). */
-const EXIT_INTERRUPTED = 130;
 
 /** Options of {@link executeRun}. */
 export interface ExecuteRunOptions {
@@ -99,6 +98,13 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       cliOptions.logsDir === undefined
         ? freshLogsRoot(pipeline.graph, io.cwd)
         : resolve(io.cwd, cliOptions.logsDir);
+    if (existsSync(join(logsRoot, 'checkpoint.json'))) {
+      const shown = displayPath(logsRoot, io.cwd);
+      throw new CliError({
+        code: 'CLI_USAGE',
+        message: `Run directory ${shown} already holds a run. Continue it with \`attractor resume ${quoteArgument(shown)}\`, or pass another --logs-dir.`,
+      });
+    }
     await mkdir(logsRoot, { recursive: true });
     await recordCliOptions(logsRoot, cliOptions, io.cwd);
   }
@@ -181,7 +187,11 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     return result.status === 'success' ? 0 : result.status === 'cancelled' ? EXIT_INTERRUPTED : 1;
   } catch (error) {
     display.pause();
-    if (ResumeError.isInstance(error) || CheckpointCorruptError.isInstance(error)) {
+    if (
+      ResumeError.isInstance(error) ||
+      CheckpointCorruptError.isInstance(error) ||
+      RunDirectoryInUseError.isInstance(error)
+    ) {
       throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
     }
     throw error;
@@ -237,41 +247,6 @@ function freshLogsRoot(graph: Parameters<typeof defaultLogsRoot>[0]['graph'], cw
   let candidate = base;
   for (let suffix = 2; existsSync(candidate); suffix += 1) candidate = `${base}-${suffix}`;
   return candidate;
-}
-
-/**
- * First Ctrl-C (or SIGTERM): abort the running stage; the engine stops and keeps the last checkpoint. Second:
- * print the resume command and exit at once with 130.
- */
-function installInterruptHandlers(options: {
-  readonly controller: AbortController;
-  readonly display: RunDisplay;
-  readonly io: CliIo;
-  readonly resumeCommand: string;
-  readonly colors: Colors;
-}): () => void {
-  let count = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    count += 1;
-    if (count === 1) {
-      options.display.notice(
-        options.colors.yellow(
-          `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping the running stage… (press Ctrl-C again to exit at once)`,
-        ),
-      );
-      options.controller.abort(new Error(`interrupted by ${signal === 'SIGINT' ? 'Ctrl-C' : signal}`));
-      return;
-    }
-    options.display.pause();
-    options.io.stderr.write(`\nExited at once. Resume with: ${options.resumeCommand}\n`);
-    process.exit(EXIT_INTERRUPTED);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
 }
 
 /** Quotes a shell argument when it needs it. */

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options, type ResultPromise } from 'execa';
 
-/** The built binary. Tests run after `build` (turbo `test` depends on it). */
-export const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+/** The `attractor` command (bin/attractor.js, which loads the build in dist/; turbo runs `build` before `test`). */
+export const BIN = fileURLToPath(new URL('../../bin/attractor.js', import.meta.url));
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 /** examples/pipelines in the repository. */
