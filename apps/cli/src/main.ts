@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
+import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
 import { CliError } from './errors/cli-error.js';
 import { collectSet, collectString, parsePositiveInteger, parseUrl } from './parse-options.js';
 import type { RunCliOptions } from './run/run-cli-options.js';
@@ -121,6 +122,39 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .action(async (runDir: string, commandOptions: { json?: boolean }) => {
       const { inspectCommand } = await import('./commands/inspect-command.js');
       exitCode = await inspectCommand({ runDir, io, ...commandOptions });
+    });
+
+  program
+    .command('serve')
+    .description(
+      'serve the HTTP API and web UI (spec §9.5): start, watch, answer and cancel runs in a browser',
+    )
+    .addOption(
+      new Option('--port <port>', 'TCP port (0 picks a free one)').default(7070).argParser(parsePort),
+    )
+    .addOption(new Option('--host <host>', 'interface to listen on').default('127.0.0.1'))
+    .option(
+      '--token <token>',
+      `bearer token clients must send (default: $${SERVER_TOKEN_ENV}, else a random one)`,
+    )
+    .option(
+      '--runs-dir <dir>',
+      'where run directories go and past runs are found (default: ./.attractor/runs)',
+    )
+    .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
+    .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
+    .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
+    .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
+    .option('--model <model>', 'default model for stages that name none')
+    .option('--provider <provider>', 'default provider for stages that name none (openai)')
+    .addOption(
+      new Option('--base-url <url>', 'OpenAI-compatible API base URL (default: $OPENAI_BASE_URL)').argParser(
+        parseUrl,
+      ),
+    )
+    .action(async (commandOptions: ServeCliOptions) => {
+      const { serveCommand } = await import('./commands/serve-command.js');
+      exitCode = await serveCommand({ options: commandOptions, io });
     });
 
   try {

@@ -4,11 +4,16 @@
  * be resumed after a restart, lists past runs, and serves stage files without ever leaving the run directory.
  */
 import {
+  closeSync,
   existsSync,
+  fstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readSync,
   realpathSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -168,5 +173,57 @@ export function readSourceFile(path: string): string | undefined {
     return readFileSync(path, 'utf8');
   } catch {
     return undefined;
+  }
+}
+
+/** Deletes a run directory this server just created, when the run could not be started after all. */
+export function removeRunDirectory(runDir: string): void {
+  rmSync(runDir, { recursive: true, force: true });
+}
+
+/** How many bytes at the end of `events.jsonl` {@link readFinalEvent} reads. */
+const EVENTS_TAIL_BYTES = 16 * 1024;
+
+/**
+ * The run's final `pipeline.completed` / `pipeline.failed` / `pipeline.cancelled` event, when the last complete line
+ * of `events.jsonl` is one (read from the end of the file, whatever its length). Undefined otherwise: the run is
+ * still going, or its process died.
+ */
+export function readFinalEvent(runDir: string): { type: string; reason?: string } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(join(runDir, 'events.jsonl'), 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, EVENTS_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const lines = buffer
+      .toString('utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    const last = lines.at(-1);
+    if (last === undefined) return undefined;
+    const event = JSON.parse(last) as { type?: unknown; reason?: unknown; error?: unknown };
+    if (
+      event.type !== 'pipeline.completed' &&
+      event.type !== 'pipeline.failed' &&
+      event.type !== 'pipeline.cancelled'
+    )
+      return undefined;
+    const reason =
+      typeof event.reason === 'string'
+        ? event.reason
+        : typeof event.error === 'string'
+          ? event.error
+          : undefined;
+    return { type: event.type, ...(reason === undefined ? {} : { reason }) };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }

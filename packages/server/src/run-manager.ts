@@ -31,8 +31,10 @@ import {
   listStageFiles,
   RUN_SOURCE_FILE,
   type RunRequestRecord,
+  readFinalEvent,
   readRunRequest,
   readSourceFile,
+  removeRunDirectory,
   resolveRunDirectory,
   writeRunRequest,
 } from './run-directory-files.js';
@@ -43,6 +45,7 @@ import {
   type RunSummary,
   statusesFromOutcomes,
 } from './run-summary.js';
+import { withoutAgentShellTransform } from './without-agent-shell.js';
 
 /** What a {@link BackendFactory} is asked for: the backend of one run. */
 export interface BackendRequest {
@@ -118,6 +121,8 @@ export class RunManager {
   readonly #options: RunManagerOptions;
   readonly #live = new Map<string, LiveRun>();
   readonly #streams = new Set<Promise<void>>();
+  /** Runs whose resume is being set up (between the request and the engine's first event). */
+  readonly #resuming = new Set<string>();
   #stopping = false;
 
   constructor(options: RunManagerOptions) {
@@ -157,7 +162,14 @@ export class RunManager {
       ...(request.maxSteps === undefined ? {} : { maxSteps: request.maxSteps }),
     };
     writeRunRequest(logsRoot, source, record);
-    const services = await this.#services(graph, logsRoot, record, registry);
+    let services: Awaited<ReturnType<RunManager['services']>>;
+    try {
+      services = await this.services(graph, logsRoot, record, registry);
+    } catch (error) {
+      // Nothing ran: leave no half-made run behind.
+      removeRunDirectory(logsRoot);
+      throw error;
+    }
     const interviewer = services.interviewer;
     const run = startPipeline({
       ...services,
@@ -179,18 +191,27 @@ export class RunManager {
     this.#refuseWhenStopping();
     const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
     const live = this.#live.get(id);
-    if (live !== undefined && !live.ended) {
+    if ((live !== undefined && !live.ended) || this.#resuming.has(id)) {
       throw new ApiError({
         status: 409,
         code: 'RUN_ALREADY_RUNNING',
         message: `Run "${id}" is running; cancel it first or wait for it to end.`,
       });
     }
+    this.#resuming.add(id);
+    try {
+      return await this.#resume(id, logsRoot, options);
+    } finally {
+      this.#resuming.delete(id);
+    }
+  }
+
+  async #resume(id: string, logsRoot: string, options: { readonly from?: string }): Promise<RunSummary> {
     const { source, record } = readRunRequest(logsRoot);
     const manifest = await createFileRunStore({ logsRoot }).readManifest();
     const registry = this.#options.createRegistry();
     const graph = this.#prepare(source, record.filename, registry);
-    const services = await this.#services(graph, logsRoot, record, registry);
+    const services = await this.services(graph, logsRoot, record, registry);
     const run = startResumedPipeline({
       ...services,
       logsRoot,
@@ -414,6 +435,7 @@ export class RunManager {
     const { graph, diagnostics } = prepareGraph(source, {
       filename,
       knownHandlerTypes: registry.types(),
+      ...(this.#options.allowTools ? {} : { transforms: [withoutAgentShellTransform] }),
     });
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
     if (graph === undefined || errors.length > 0) {
@@ -450,7 +472,13 @@ export class RunManager {
     return graph;
   }
 
-  async #services(graph: Graph, logsRoot: string, record: RunRequestRecord, registry: HandlerRegistry) {
+  /** The services of one run: its registry, backend (from the factory), clock and a fresh HTTP interviewer. */
+  private async services(
+    graph: Graph,
+    logsRoot: string,
+    record: RunRequestRecord,
+    registry: HandlerRegistry,
+  ) {
     const backend = await this.#options.backendFactory({
       graph,
       runId: basename(logsRoot),
@@ -522,7 +550,13 @@ async function readPastRun(logsRoot: string): Promise<RunSummary> {
   } catch {
     startedByServer = false;
   }
-  return pastRunSummary({ id: basename(logsRoot), manifest, checkpoint, startedByServer });
+  return pastRunSummary({
+    id: basename(logsRoot),
+    manifest,
+    checkpoint,
+    finalEvent: readFinalEvent(logsRoot),
+    startedByServer,
+  });
 }
 
 async function readCheckpointSafely(logsRoot: string) {

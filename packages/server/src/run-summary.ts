@@ -8,7 +8,7 @@ import type { StageFileName } from './run-directory-files.js';
 
 /**
  * Where a run stands. `waiting`: running and waiting for a human answer. `interrupted`: it was running when its
- * server (or CLI) stopped without a clean cancel; it can be resumed.
+ * process died (no clean cancel); it can be resumed, like a `cancelled` one.
  */
 export type RunState = 'running' | 'waiting' | 'success' | 'fail' | 'cancelled' | 'interrupted';
 
@@ -49,11 +49,23 @@ export function pastRunSummary(options: {
   readonly id: string;
   readonly manifest: RunManifest;
   readonly checkpoint: Checkpoint | undefined;
+  /** The last event of `events.jsonl` when it ends the run (see `readFinalEvent`). */
+  readonly finalEvent?: { readonly type: string; readonly reason?: string } | undefined;
   readonly startedByServer: boolean;
 }): RunSummary {
-  const { id, manifest, checkpoint } = options;
+  const { id, manifest, checkpoint, finalEvent } = options;
+  // The engine leaves the checkpoint of a cancelled run as it was ("running"); its event log says how it ended.
+  const ended: RunState | undefined =
+    finalEvent?.type === 'pipeline.cancelled'
+      ? 'cancelled'
+      : finalEvent?.type === 'pipeline.failed'
+        ? 'fail'
+        : finalEvent?.type === 'pipeline.completed'
+          ? 'success'
+          : undefined;
   const state: RunState =
-    checkpoint === undefined || checkpoint.state === 'running' ? 'interrupted' : checkpoint.state;
+    checkpoint === undefined || checkpoint.state === 'running' ? (ended ?? 'interrupted') : checkpoint.state;
+  const failureReason = checkpoint?.failure_reason ?? (state === 'success' ? undefined : finalEvent?.reason);
   const currentNode = state === 'success' ? undefined : (checkpoint?.next_node ?? undefined);
   return {
     id,
@@ -64,7 +76,7 @@ export function pastRunSummary(options: {
     live: false,
     resumable: options.startedByServer && checkpoint !== undefined && state !== 'success',
     ...(currentNode === undefined || currentNode === '' ? {} : { currentNode }),
-    ...(checkpoint?.failure_reason === undefined ? {} : { failureReason: checkpoint.failure_reason }),
+    ...(failureReason === undefined ? {} : { failureReason }),
     pendingQuestions: 0,
   };
 }

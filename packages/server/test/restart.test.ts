@@ -51,7 +51,8 @@ describe('server stop and restart (issue #9 "Safety")', () => {
     const listed = Object.fromEntries(pipelines.map((run) => [run.id, run]));
     expect(listed[waiting]).toMatchObject({
       graphName: 'review',
-      state: 'interrupted',
+      state: 'cancelled',
+      failureReason: 'server stopped',
       live: false,
       resumable: true,
       currentNode: 'approve',

@@ -293,6 +293,21 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     expect(readdirSync(server.runsDir)).toEqual([id]);
   });
 
+  it('resumes a run only once when two clients ask at the same time', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    await server.call(`/pipelines/${id}/cancel`, { method: 'POST' });
+    await waitForState(server, id, 'cancelled');
+    const responses = await Promise.all([
+      server.call(`/pipelines/${id}/resume`, { method: 'POST' }),
+      server.call(`/pipelines/${id}/resume`, { method: 'POST' }),
+    ]);
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409]);
+    await waitForQuestion(server, id);
+    expect(await pendingQuestions(server, id)).toHaveLength(1);
+  });
+
   it('refuses to resume a run that succeeded or is running, and unknown runs', async () => {
     server = await startTestServer();
     const finished = await server.startRun(

@@ -20,6 +20,7 @@ export type ApiErrorCode =
   | 'QUESTION_NOT_FOUND'
   | 'INVALID_ANSWER'
   | 'NOT_FOUND'
+  | 'BACKEND_UNAVAILABLE'
   | 'SERVER_STOPPING'
   | 'INTERNAL';
 

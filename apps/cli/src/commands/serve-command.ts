@@ -1,0 +1,140 @@
+/**
+ * `attractor serve`: the HTTP server mode of spec §9.5 (`@attractor/server`). Thin wiring: reads the token from
+ * `--token` or `ATTRACTOR_SERVER_TOKEN`, chooses each run's LLM backend like `attractor run` does, starts the server,
+ * prints its URL and token, and stops it cleanly on Ctrl-C / SIGTERM (running pipelines keep their checkpoints).
+ */
+import { resolve } from 'node:path';
+import type { CodergenBackend } from '@attractor/engine';
+import { ApiError, type BackendRequest, startServer } from '@attractor/server';
+import type { CliIo } from '../cli-io.js';
+import { createColors } from '../colors.js';
+import { CliError } from '../errors/cli-error.js';
+import { resolveBackend } from '../run/backend-choice.js';
+import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
+
+/** Options of {@link serveCommand}. */
+export interface ServeCommandOptions {
+  readonly options: ServeCliOptions;
+  readonly io: CliIo;
+  /** Stops the server when aborted. Default: SIGINT / SIGTERM of this process. */
+  readonly stopSignal?: AbortSignal;
+}
+
+/** Runs the server until stopped; resolves with the exit code (0). */
+export async function serveCommand(command: ServeCommandOptions): Promise<number> {
+  const { options, io } = command;
+  const colors = createColors(io.color);
+  const token = nonEmpty(options.token) ?? nonEmpty(io.env[SERVER_TOKEN_ENV]);
+  const apiKey = nonEmpty(io.env.OPENAI_API_KEY);
+  const handlers = await import('@attractor/handlers');
+
+  const backendFactory = async (request: BackendRequest): Promise<CodergenBackend> => {
+    let backend: ReturnType<typeof resolveBackend>;
+    try {
+      backend = resolveBackend(
+        {
+          ...(options.simulate === true || request.simulate ? { simulate: true } : {}),
+          ...((request.model ?? options.model) === undefined
+            ? {}
+            : { model: request.model ?? options.model }),
+          ...((request.provider ?? options.provider) === undefined
+            ? {}
+            : { provider: request.provider ?? options.provider }),
+          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        },
+        io.env,
+        io.cwd,
+      );
+    } catch (error) {
+      if (!CliError.isInstance(error)) throw error;
+      throw new ApiError({
+        status: 400,
+        code: 'BACKEND_UNAVAILABLE',
+        message:
+          'This server has no LLM configured. Send "simulate": true to run LLM stages offline, or restart `attractor serve` with OPENAI_API_KEY, OPENAI_BASE_URL or --base-url (or with --simulate).',
+      });
+    }
+    if (backend.kind === 'simulate') return handlers.createSimulationBackend();
+    const { createAiSdkBackend } = await import('@attractor/backend-ai-sdk');
+    return createAiSdkBackend({
+      apiKey: backend.apiKey,
+      env: io.env,
+      ...(backend.baseURL === undefined ? {} : { baseURL: backend.baseURL }),
+      ...(backend.model === undefined ? {} : { defaultModel: backend.model }),
+      ...(backend.provider === undefined ? {} : { defaultProvider: backend.provider }),
+    });
+  };
+
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer({
+      host: options.host,
+      port: options.port,
+      ...(token === undefined ? {} : { token }),
+      runsDir: resolve(io.cwd, options.runsDir ?? '.attractor/runs'),
+      ...(options.pipelines === undefined ? {} : { pipelinesDir: resolve(io.cwd, options.pipelines) }),
+      workdir: resolve(io.cwd, options.workdir ?? '.'),
+      allowTools: options.allowTools === true,
+      backendFactory,
+      ...(apiKey === undefined ? {} : { secretValues: [apiKey] }),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new CliError({
+        code: 'CLI_USAGE',
+        message: `Cannot listen on ${options.host}:${options.port} (${code}). Choose another --port (0 picks a free one) or --host.`,
+        cause: error,
+      });
+    }
+    throw error;
+  }
+
+  // Listen for Ctrl-C before printing the URL: a supervisor may stop the server as soon as it sees it.
+  const stopped = waitForStop(command.stopSignal);
+  io.stdout.write(`${colors.bold('Attractor server')} listening on ${server.url}\n`);
+  io.stdout.write(`Token: ${server.token}\n`);
+  io.stdout.write(
+    `Open ${server.url}/ and paste the token; API clients send "Authorization: Bearer <token>". Ctrl-C stops the server.\n`,
+  );
+  if (!isLoopback(options.host)) {
+    io.stderr.write(
+      `${colors.yellow('warning:')} listening on ${options.host}, not only this machine: anyone who can reach it and has the token can start pipelines.\n`,
+    );
+  }
+  if (options.allowTools === true) {
+    io.stderr.write(
+      `${colors.yellow('warning:')} --allow-tools: submitted pipelines can run shell commands as this user.\n`,
+    );
+  }
+
+  await stopped;
+  io.stderr.write('Stopping: cancelling running pipelines (their checkpoints are kept)…\n');
+  await server.close();
+  return 0;
+}
+
+function waitForStop(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolveStop) => {
+    if (signal !== undefined) {
+      if (signal.aborted) resolveStop();
+      else signal.addEventListener('abort', () => resolveStop(), { once: true });
+      return;
+    }
+    const onSignal = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolveStop();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

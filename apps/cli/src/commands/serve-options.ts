@@ -1,0 +1,31 @@
+/**
+ * The options of `attractor serve`, kept apart from the command so that parsing them loads no server code.
+ */
+import { InvalidArgumentError } from 'commander';
+
+/** The options of `attractor serve`. */
+export interface ServeCliOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly token?: string;
+  readonly runsDir?: string;
+  readonly pipelines?: string;
+  readonly workdir?: string;
+  readonly allowTools?: boolean;
+  readonly simulate?: boolean;
+  readonly model?: string;
+  readonly provider?: string;
+  readonly baseUrl?: string;
+}
+
+/** The name of the environment variable holding the server token. */
+export const SERVER_TOKEN_ENV = 'ATTRACTOR_SERVER_TOKEN';
+
+/** Parses `--port`: a whole number from 0 (any free port) to 65535. */
+export function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text.trim()) || port > 65535) {
+    throw new InvalidArgumentError(`expected a port number from 0 to 65535, got "${text}".`);
+  }
+  return port;
+}

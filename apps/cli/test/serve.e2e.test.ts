@@ -1,0 +1,177 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, temporaryDirectory } from './helpers/cli.js';
+
+const GATE = `digraph gate {
+  start [shape=Mdiamond]
+  plan [prompt="Plan"]
+  ask [shape=hexagon, label="Ship it?"]
+  done [shape=Msquare]
+  start -> plan -> ask
+  ask -> done [label="[Y] Yes"]
+  ask -> plan [label="[N] No"]
+}`;
+
+/** Reads the child's stdout until the URL and token lines are printed. */
+async function waitForBanner(child: ReturnType<typeof attractor>): Promise<{ url: string; token: string }> {
+  let text = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(text)?.[1];
+      const token = /^Token: (\S+)$/m.exec(text)?.[1];
+      if (url !== undefined && token !== undefined) resolve({ url, token });
+    });
+    child.then(
+      (result) => reject(new Error(`serve exited early (${result.exitCode}): ${result.stderr}`)),
+      reject,
+    );
+  });
+}
+
+describe('attractor serve (spec §9.5)', () => {
+  it('prints URL and token, serves the API with ATTRACTOR_SERVER_TOKEN, and stops cleanly on SIGTERM keeping the run resumable', async () => {
+    const cwd = await temporaryDirectory();
+    const child = attractor(['serve', '--port', '0', '--simulate'], {
+      cwd,
+      env: { ATTRACTOR_SERVER_TOKEN: 'from-the-env' },
+    });
+    const { url, token } = await waitForBanner(child);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(token).toBe('from-the-env');
+
+    expect((await fetch(`${url}/pipelines`)).status).toBe(401);
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const started = await fetch(`${url}/pipelines`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ dot: GATE }),
+    });
+    expect(started.status).toBe(201);
+    const { id } = (await started.json()) as { id: string };
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const { questions } = (await (await fetch(`${url}/pipelines/${id}/questions`, { headers })).json()) as {
+        questions: unknown[];
+      };
+      if (questions.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const tools = await fetch(`${url}/pipelines`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        dot: 'digraph t { start [shape=Mdiamond]; sh [shape=parallelogram, tool_command="true"]; done [shape=Msquare]; start -> sh -> done }',
+      }),
+    });
+    expect(tools.status).toBe(400);
+    expect(((await tools.json()) as { error: { message: string } }).error.message).toContain('--allow-tools');
+
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('Stopping: cancelling running pipelines');
+    expect(await readdir(join(cwd, '.attractor', 'runs'))).toEqual([id]);
+    const checkpoint = JSON.parse(
+      await (await import('node:fs/promises')).readFile(
+        join(cwd, '.attractor', 'runs', id, 'checkpoint.json'),
+        'utf8',
+      ),
+    ) as { next_node: string };
+    expect(checkpoint.next_node).toBe('ask');
+  }, 30_000);
+
+  it('generates a token when none is given and refuses a bad port', async () => {
+    const cwd = await temporaryDirectory();
+    const child = attractor(['serve', '--port', '0', '--simulate'], { cwd });
+    const { token } = await waitForBanner(child);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    child.kill('SIGINT');
+    expect((await child).exitCode).toBe(0);
+
+    const bad = await attractor(['serve', '--port', '70000'], { cwd });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('expected a port number from 0 to 65535');
+  }, 30_000);
+
+  it('without an LLM configured, refuses runs that need one and explains how to simulate', async () => {
+    const cwd = await temporaryDirectory();
+    const child = attractor(['serve', '--port', '0'], { cwd });
+    const { url, token } = await waitForBanner(child);
+    const response = await fetch(`${url}/pipelines`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ dot: GATE }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('BACKEND_UNAVAILABLE');
+    expect(body.error.message).toContain('"simulate": true');
+    const simulated = await fetch(`${url}/pipelines`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ dot: GATE, simulate: true }),
+    });
+    expect(simulated.status).toBe(201);
+    child.kill('SIGTERM');
+    expect((await child).exitCode).toBe(0);
+    expect(await readdir(join(cwd, '.attractor', 'runs'))).toHaveLength(1);
+  }, 30_000);
+
+  it('after a crash (SIGKILL) lists the run as interrupted, and a new server resumes it to the end', async () => {
+    const cwd = await temporaryDirectory();
+    const first = attractor(['serve', '--port', '0', '--simulate', '--token', 't1'], { cwd });
+    const crashed = await waitForBanner(first);
+    const headers = { Authorization: 'Bearer t1', 'Content-Type': 'application/json' };
+    const started = await fetch(`${crashed.url}/pipelines`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ dot: GATE }),
+    });
+    const { id } = (await started.json()) as { id: string };
+    await waitForQuestion(crashed.url, id, headers);
+    first.kill('SIGKILL');
+    await first;
+
+    const second = attractor(['serve', '--port', '0', '--simulate', '--token', 't1'], { cwd });
+    const { url } = await waitForBanner(second);
+    const { pipelines } = (await (await fetch(`${url}/pipelines`, { headers })).json()) as {
+      pipelines: { id: string; state: string; resumable: boolean; currentNode: string }[];
+    };
+    expect(pipelines).toEqual([
+      expect.objectContaining({ id, state: 'interrupted', resumable: true, currentNode: 'ask' }),
+    ]);
+    expect((await fetch(`${url}/pipelines/${id}/resume`, { method: 'POST', headers })).status).toBe(200);
+    const questionId = await waitForQuestion(url, id, headers);
+    const answered = await fetch(
+      `${url}/pipelines/${id}/questions/${encodeURIComponent(questionId)}/answer`,
+      {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ value: 'Y' }),
+      },
+    );
+    expect(answered.status).toBe(200);
+    let state = '';
+    for (let attempt = 0; attempt < 200 && state !== 'success'; attempt++) {
+      state = ((await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as { state: string })
+        .state;
+      if (state !== 'success') await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(state).toBe('success');
+    second.kill('SIGTERM');
+    expect((await second).exitCode).toBe(0);
+  }, 30_000);
+});
+
+/** Polls the run's questions until one is pending; returns its id. */
+async function waitForQuestion(url: string, id: string, headers: Record<string, string>): Promise<string> {
+  for (let attempt = 0; attempt < 400; attempt++) {
+    const { questions } = (await (await fetch(`${url}/pipelines/${id}/questions`, { headers })).json()) as {
+      questions: { id: string }[];
+    };
+    if (questions[0] !== undefined) return questions[0].id;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no question in run ${id}`);
+}
