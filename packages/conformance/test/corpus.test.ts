@@ -83,11 +83,14 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'attractor-corpus-'));
   entries = layOutCorpus(join(root, 'corpus'));
   // One process validates all 25 files, as a user would lint a directory.
-  const run = await runCli(['validate', '--json', ...entries.map((entry) => entry.path)], { cwd: root });
+  const run = await runCli(['validate', '--json', ...entries.map((entry) => entry.path)], {
+    cwd: root,
+    timeoutMs: 150_000,
+  });
   expect(run.stderr).toBe('');
   expect([0, 1]).toContain(run.exitCode);
   validated = JSON.parse(String(run.stdout));
-});
+}, 180_000);
 
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
@@ -144,7 +147,7 @@ describe('the shared corpus through the attractor CLI', () => {
         writeFileSync(scriptPath, JSON.stringify(plan.script));
         args.push('--simulate-script', scriptPath);
       }
-      const run = await runCli([...args, entry.path], { cwd: runDir, timeoutMs: 120_000 });
+      const run = await runCli([...args, entry.path], { cwd: runDir, timeoutMs: 150_000 });
       expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
       const events = String(run.stdout)
         .trim()
@@ -168,5 +171,7 @@ describe('the shared corpus through the attractor CLI', () => {
       expect(run.exitCode).toBe(status === 'success' ? 0 : 1);
       if (plan?.reason !== undefined) expect(last.error).toMatch(plan.reason);
     },
+    // Each file's CLI run takes 1-5 s on a quiet machine; this leaves room for a machine shared with other runs.
+    180_000,
   );
 });
