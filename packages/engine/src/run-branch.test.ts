@@ -245,4 +245,18 @@ describe('loop_restart (spec §2.7)', () => {
     );
     expect(result.completedNodes).toEqual(['work', 'exit']);
   });
+
+  it('stops a loop_restart edge that is always taken at max_steps, counted across the restarts', async () => {
+    // The shape of danshapiro/kilroy semport.dot in a simulated run: the restart edge is taken every round.
+    const graph = createTestGraph({
+      settings: { maxSteps: 12 },
+      edges: ['start -> work', { from: 'work', to: 'work', loopRestart: true }],
+    });
+    const handler: Handler = { execute: async () => ({ status: 'success' }) };
+    const { result, logsRoot } = await run({ graph, registry: registryWith(handler) });
+    expect(result.status).toBe('fail');
+    expect(result.failureReason).toContain('max_steps (12)');
+    const restarts = readdirSync(join(logsRoot, '..')).filter((name) => name.includes('-restart-'));
+    expect(restarts).toHaveLength(11);
+  });
 });

@@ -436,10 +436,14 @@ function launch(
       await bus.flush();
       if (manifest !== undefined) await store.writeManifest({ ...manifest, restarted_to: newRoot });
       await store.close();
+      // A restart starts with fresh counters, except the step count: max_steps bounds the whole chain of
+      // restarts, or a loop_restart edge that is always taken would restart forever (DESIGN.md "Loop guards").
+      const restartState = new WalkState();
+      restartState.stepCount = from.state.stepCount;
       return runFrom({
         logsRoot: newRoot,
         context: from.context,
-        state: new WalkState(),
+        state: restartState,
         startNodeId: end.targetNodeId,
         fresh: true,
         restartedFrom: from.logsRoot,

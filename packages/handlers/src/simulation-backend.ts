@@ -2,7 +2,8 @@
  * The `SimulationBackend`: a `CodergenBackend` without an LLM (spec §4.5 simulation mode), optionally following a
  * script of outcomes per node so routing can be tried offline.
  */
-import type { CodergenBackend, Outcome } from '@attractor/engine';
+import type { CodergenBackend, CodergenRequest, Outcome } from '@attractor/engine';
+import { evaluateRunCondition } from '@attractor/engine';
 import { parseSimulationScript, type SimulationScript } from './simulation-script.js';
 
 /** Options of {@link createSimulationBackend}. */
@@ -25,12 +26,45 @@ export function simulatedResponse(nodeId: string): string {
   return `[Simulated] Response for stage: ${nodeId}`;
 }
 
+/** `outcome=<word>` in a condition: the words a node's edges route on. Each candidate is checked by evaluation. */
+const OUTCOME_CLAUSE = /(?:^|&&)\s*outcome\s*=\s*"?([A-Za-z_][A-Za-z0-9_.:-]*)"?/g;
+
+/**
+ * For an unscripted stage: the first custom outcome word named by the node's conditional edges (declaration order)
+ * that one of them accepts, when a plain `success` would reach no edge at all (e.g. edges on `outcome=process` /
+ * `outcome=done`). Without it a simulated or dry run stops at once at such a node with "no eligible edge".
+ * `undefined` when `success` routes, or when no custom word does (`fail`/`retry` are never chosen).
+ */
+function routableOutcome(request: CodergenRequest): string | undefined {
+  const edges = request.graph.outgoing(request.node.id);
+  const accepts = (outcome: string) =>
+    edges.some((edge) => {
+      if (edge.condition.trim() === '') return outcome === 'success';
+      try {
+        return evaluateRunCondition({ condition: edge.condition, context: request.context, outcome });
+      } catch {
+        // An invalid condition is a lint error; it routes nowhere here.
+        return false;
+      }
+    });
+  if (edges.length === 0 || accepts('success')) return undefined;
+  for (const edge of edges) {
+    for (const match of edge.condition.matchAll(OUTCOME_CLAUSE)) {
+      const word = match[1]!;
+      if (word !== 'fail' && word !== 'retry' && accepts(word)) return word;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Creates a backend that answers every stage with `[Simulated] Response for stage: <id>` (spec §4.5). With a
  * script, the n-th call for a node returns the n-th outcome word of its list: `success` gives the simulated
  * response text, any other word (`fail`, `retry`, `partial_success`, or a custom word like `bug`) gives an
  * `Outcome` with that status, the simulated text as `last_response` and, for `fail`/`retry`, a failure reason
- * naming the script entry. The counters live in the backend: use one backend per run.
+ * naming the script entry. An unscripted stage whose outgoing edges all need a custom outcome word (none accepts
+ * `success`) returns the first such word its edges name, so a simulated run follows the route instead of stopping.
+ * The counters live in the backend: use one backend per run.
  *
  * @throws {SimulationScriptError} when `script` does not have the expected shape.
  * @example
@@ -48,11 +82,14 @@ export function createSimulationBackend(options: SimulationBackendOptions = {}):
       calls.set(nodeId, call);
       const text = simulatedResponse(nodeId);
       const steps = Object.hasOwn(script, nodeId) ? script[nodeId]! : [];
-      const word = steps[call - 1];
+      const word = steps[call - 1] ?? routableOutcome(request);
       if (word === undefined || word === 'success') return text;
       const outcome: Outcome = {
         status: word,
-        notes: `[Simulated] outcome "${word}" for stage ${nodeId} (call ${call} of the script)`,
+        notes:
+          steps[call - 1] === undefined
+            ? `[Simulated] outcome "${word}" for stage ${nodeId}: the outcome its conditional edges route on (success reaches no edge)`
+            : `[Simulated] outcome "${word}" for stage ${nodeId} (call ${call} of the script)`,
         contextUpdates: { last_response: text },
         ...(word === 'fail' || word === 'retry'
           ? { failureReason: `simulated ${word} (script entry ${call} for "${nodeId}")` }

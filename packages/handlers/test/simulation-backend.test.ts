@@ -56,6 +56,29 @@ describe('SimulationBackend (spec §4.5 simulation mode)', () => {
 });
 
 describe('loadSimulationScript', () => {
+  it('answers an unscripted stage with the custom outcome its conditional edges route on', async () => {
+    // The shape of danshapiro/kilroy semport.dot and consensus_task.dot: no edge accepts success.
+    const source = `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      fetch [prompt="f"]; analyze [prompt="a"]
+      start -> fetch
+      fetch -> analyze [condition="outcome=process", label="process"]
+      fetch -> exit [condition="outcome=done", label="done"]
+      analyze -> exit
+    }`;
+    const { result } = await runDot(source, { backend: createSimulationBackend() });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'fetch', 'analyze', 'exit']);
+    expect(result.nodeOutcomes.fetch).toMatchObject({ status: 'process' });
+    // A script still wins, and a stage that success can route keeps succeeding.
+    const scripted = await runDot(source, {
+      backend: createSimulationBackend({ script: { fetch: ['done'] } }),
+    });
+    expect(scripted.result.completedNodes).toEqual(['start', 'fetch', 'exit']);
+    expect(scripted.result.nodeOutcomes.analyze).toBeUndefined();
+  });
+
   it('reads a valid script file', async () => {
     const path = join(tempDir(), 'script.json');
     writeFileSync(path, JSON.stringify({ classify: ['bug'], test: ['fail', 'success'] }));

@@ -5,12 +5,12 @@
 import type { SourcePosition, SourceSpan } from '@attractor/dot';
 import type { Graph, GraphAttribute, GraphEdge, GraphNode } from '../graph.js';
 
-/** The 1-based line and column of a 0-based offset in `source`. */
-export function positionAt(source: string, offset: number): SourcePosition {
-  let line = 1;
-  let lineStart = 0;
+/** The position of `offset` in `source`, counted onwards from the known position `from` (`from.offset <= offset`). */
+function positionAfter(source: string, from: SourcePosition, offset: number): SourcePosition {
+  let line = from.line;
+  let lineStart = from.offset - (from.column - 1);
   const end = Math.min(offset, source.length);
-  for (let index = 0; index < end; index += 1) {
+  for (let index = from.offset; index < end; index += 1) {
     if (source.charCodeAt(index) === 10) {
       line += 1;
       lineStart = index + 1;
@@ -56,8 +56,10 @@ export function spanInAttribute(
   const startRaw = rawOffsets[Math.min(range.offset, rawOffsets.length - 1)] ?? 0;
   const endIndex = Math.min(range.offset + Math.max(range.length, 1), rawOffsets.length - 1);
   const endRaw = Math.max(rawOffsets[endIndex] ?? raw.length, startRaw + 1);
-  const start = positionAt(source, valueSpan.start.offset + startRaw);
-  const end = positionAt(source, valueSpan.start.offset + endRaw);
+  // Count from the value's own start, not from the top of the file: rules call this for every clause of every
+  // condition, and scanning the whole source each time made linting quadratic in the file size.
+  const start = positionAfter(source, valueSpan.start, valueSpan.start.offset + startRaw);
+  const end = positionAfter(source, start, valueSpan.start.offset + endRaw);
   return valueSpan.filename === undefined ? { start, end } : { start, end, filename: valueSpan.filename };
 }
 

@@ -1,0 +1,347 @@
+#!/usr/bin/env node
+// Repository-wide benchmarks (issue 8). Run with `pnpm bench` at the root (after a build), or
+// `node bench/run-bench.mjs [scenario...]` here. Every measurement runs in a child process of its own, so a peak RSS
+// is that process's own. Prints a table and writes bench-results/bench-<time>.json (gitignored).
+//
+//   prepare-N      parse + build + validate (prepareGraph) of a generated N-node pipeline: MB/s, peak RSS
+//   engine         the engine package's own bench (bench/run-bench.mjs there): 1,000-node chain, 10,000-iteration loop
+//   parallel       200 branches of `sleep 0.05` tool nodes at max_parallel=50: wall over the ideal 0.2 s (target <= 1.5x)
+//   checkpoint-S   one checkpoint write with S bytes of context values (target < 5 ms at 1 MB)
+//   cli-*          the built `attractor` binary as a user runs it: wall, CPU and peak RSS
+//                  (target: validate < 0.5 s wall and < 100 MB)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chainPipeline, generatedPipeline, parallelPipeline } from './generate-pipelines.mjs';
+
+const self = fileURLToPath(import.meta.url);
+const packageDir = path.resolve(path.dirname(self), '..');
+const repoRoot = path.resolve(packageDir, '..', '..');
+const cliBin = path.join(repoRoot, 'apps', 'cli', 'dist', 'bin.js');
+const corpusDir = path.resolve(repoRoot, '..', 'shared', 'corpus', 'dot');
+const KB = 1024;
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
+const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+
+/** Wall time of `count` `sh -c "<command>"` processes, `concurrency` at a time, with nothing of ours around them. */
+async function spawnFloorMs(count, concurrency, command) {
+  const { spawn } = await import('node:child_process');
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      next += 1;
+      await new Promise((resolve, reject) => {
+        const child = spawn('sh', ['-c', command], { stdio: 'ignore' });
+        child.on('error', reject);
+        child.on('exit', resolve);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return performance.now() - started;
+}
+
+/** Scenarios that run inside this (child) process and return one result object. */
+const INPROCESS = {
+  async prepare(nodes) {
+    const { prepareGraph } = await import('@attractor/graph');
+    const source = generatedPipeline(nodes);
+    const bytes = Buffer.byteLength(source);
+    let started = performance.now();
+    let cpuBefore = process.cpuUsage();
+    const prepared = prepareGraph(source, { filename: `generated-${nodes}.dot` });
+    const coldMs = performance.now() - started;
+    const coldCpuMs = cpuMs(process.cpuUsage(cpuBefore));
+    const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+    if (errors.length > 0) throw new Error(`generated pipeline has errors: ${errors[0].message}`);
+    const rss = peakRssMb();
+    const warm = [];
+    const warmCpu = [];
+    for (let run = 0; run < (nodes >= 10_000 ? 2 : 5); run++) {
+      started = performance.now();
+      cpuBefore = process.cpuUsage();
+      prepareGraph(source, { filename: `generated-${nodes}.dot` });
+      warm.push(performance.now() - started);
+      warmCpu.push(cpuMs(process.cpuUsage(cpuBefore)));
+    }
+    const warmMs = median(warm);
+    const warmCpuMs = median(warmCpu);
+    return {
+      nodes: prepared.graph.nodes.size,
+      bytes,
+      coldMs,
+      warmMs,
+      coldCpuMs,
+      warmCpuMs,
+      coldMbPerS: bytes / 1e6 / (coldMs / 1000),
+      warmMbPerS: bytes / 1e6 / (warmMs / 1000),
+      warmCpuMbPerS: bytes / 1e6 / (warmCpuMs / 1000),
+      peakRssMb: rss,
+    };
+  },
+
+  async parallel() {
+    const { runPipeline } = await import('@attractor/engine');
+    const { prepareGraph } = await import('@attractor/graph');
+    const { createDefaultRegistry } = await import('@attractor/handlers');
+    const dir = mkdtempSync(path.join(tmpdir(), 'attractor-bench-parallel-'));
+    try {
+      const prepared = prepareGraph(
+        parallelPipeline({ branches: 200, maxParallel: 50, command: 'sleep 0.05' }),
+      );
+      // What the machine needs to start 200 shells at 50 at a time right now: the floor under any runner.
+      const floorMs = await spawnFloorMs(200, 50, 'sleep 0.05');
+      let parallelMs;
+      const started = performance.now();
+      const result = await runPipeline({
+        graph: prepared.graph,
+        registry: createDefaultRegistry(),
+        logsRoot: path.join(dir, 'run'),
+        workdir: dir,
+        onEvent: (event) => {
+          if (event.type === 'stage.completed' && event.nodeId === 'fan') parallelMs = event.durationMs;
+        },
+      });
+      const totalMs = performance.now() - started;
+      if (result.status !== 'success')
+        throw new Error(`parallel run ${result.status}: ${result.failureReason}`);
+      const idealMs = (200 / 50) * 50;
+      return {
+        branches: 200,
+        maxParallel: 50,
+        idealMs,
+        floorMs,
+        parallelMs,
+        totalMs,
+        ratio: parallelMs / idealMs,
+        ratioToFloor: parallelMs / floorMs,
+        peakRssMb: peakRssMb(),
+      };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+
+  async checkpoint(bytes) {
+    const { createFileRunStore, CHECKPOINT_VERSION } = await import('@attractor/engine');
+    const dir = mkdtempSync(path.join(tmpdir(), 'attractor-bench-checkpoint-'));
+    try {
+      // 64 context values (prompts, responses, tool output) that add up to `bytes`.
+      const context = {};
+      const valueBytes = Math.max(1, Math.floor(bytes / 64));
+      for (let index = 0; index < 64; index++) context[`stage_${index}.response`] = 'x'.repeat(valueBytes);
+      const checkpoint = {
+        version: CHECKPOINT_VERSION,
+        timestamp: new Date(0).toISOString(),
+        run_id: 'bench',
+        graph_sha256: '0'.repeat(64),
+        state: 'running',
+        current_node: 'stage_63',
+        next_node: 'exit',
+        next_edge_index: 64,
+        completed_nodes: Array.from({ length: 64 }, (_, index) => `stage_${index}`),
+        step_count: 64,
+        node_retries: {},
+        node_visits: {},
+        node_outcomes: {},
+        gate_retries: 0,
+        fallbacks_taken: [],
+        failure_streaks: {},
+        last_fidelity: null,
+        recent_stages: [],
+        context,
+        logs: [],
+        last_seq: 0,
+      };
+      const store = createFileRunStore({ logsRoot: dir });
+      const times = [];
+      for (let run = 0; run < 30; run++) {
+        const started = performance.now();
+        await store.writeCheckpoint(checkpoint);
+        times.push(performance.now() - started);
+      }
+      const sizeBytes = statSync(path.join(dir, 'checkpoint.json')).size;
+      await store.close();
+      return {
+        contextBytes: bytes,
+        checkpointBytes: sizeBytes,
+        medianMs: median(times),
+        maxMs: Math.max(...times),
+      };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** Runs one in-process scenario in a child process and returns its JSON. */
+function child(name, arg) {
+  const output = execFileSync(process.execPath, [self, '--child', name, String(arg ?? '')], {
+    cwd: packageDir,
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
+  return JSON.parse(output.trim().split('\n').at(-1));
+}
+
+/** Runs the CLI `times` times under /usr/bin/time (GNU time): median wall and CPU, max peak RSS. */
+function cli(args, cwd, times = 3) {
+  const runs = [];
+  for (let run = 0; run < times; run++) {
+    const result = spawnSync(
+      '/usr/bin/time',
+      ['-f', 'TIME %e %U %S %M', process.execPath, cliBin, ...args(run)],
+      {
+        cwd,
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      },
+    );
+    const line = result.stderr.split('\n').findLast((text) => text.startsWith('TIME '));
+    if (line === undefined)
+      throw new Error(`attractor ${args(run).join(' ')} failed: ${result.stderr.slice(-500)}`);
+    const [wall, user, system, rssKb] = line.slice(5).split(' ').map(Number);
+    runs.push({ wallS: wall, cpuS: user + system, rssMb: rssKb / 1024, exitCode: result.status });
+  }
+  return {
+    wallS: median(runs.map((run) => run.wallS)),
+    cpuS: median(runs.map((run) => run.cpuS)),
+    peakRssMb: Math.max(...runs.map((run) => run.rssMb)),
+    exitCodes: [...new Set(runs.map((run) => run.exitCode))],
+  };
+}
+
+if (process.argv[2] === '--child') {
+  const [, , , name, arg] = process.argv;
+  const result = await INPROCESS[name](arg === '' ? undefined : Number(arg));
+  console.log(JSON.stringify(result));
+  process.exit(0);
+}
+
+for (const required of [cliBin, path.join(repoRoot, 'packages', 'engine', 'dist', 'index.js')]) {
+  if (!existsSync(required)) {
+    console.error(`Build first: ${required} is missing (pnpm build).`);
+    process.exit(1);
+  }
+}
+
+const rows = [];
+const results = {};
+const row = (benchmark, measured, target, ok) =>
+  rows.push({ benchmark, measured, target, result: ok === undefined ? '' : ok ? 'met' : 'MISSED' });
+
+// parse + build + validate
+for (const nodes of [100, 1_000, 10_000]) {
+  const result = child('prepare', nodes);
+  results[`prepare-${nodes}`] = result;
+  row(
+    `prepareGraph ${nodes} nodes (${(result.bytes / 1e6).toFixed(2)} MB)`,
+    `cold ${result.coldMs.toFixed(0)} ms wall / ${result.coldCpuMs.toFixed(0)} ms CPU; warm ${result.warmMs.toFixed(0)} ms wall (${result.warmMbPerS.toFixed(2)} MB/s) / ${result.warmCpuMs.toFixed(0)} ms CPU (${result.warmCpuMbPerS.toFixed(2)} MB/s); peak RSS ${result.peakRssMb.toFixed(0)} MB`,
+    nodes === 10_000 ? '>= 0.5 MB/s (CPU), < 150 MB' : '',
+    nodes === 10_000 ? result.warmCpuMbPerS >= 0.5 && result.peakRssMb < 150 : undefined,
+  );
+}
+
+// engine overhead: the engine package's own benchmark, one scenario per process
+const engineBench = path.join(repoRoot, 'packages', 'engine', 'bench', 'run-bench.mjs');
+for (const scenario of ['chain-1000', 'loop-10000']) {
+  const output = execFileSync(process.execPath, [engineBench, scenario], { encoding: 'utf8' });
+  const result = JSON.parse(output.trim().split('\n').at(-1));
+  results[`engine-${scenario}`] = result;
+  const growth = result.medianUsLast100 / Math.max(1, result.medianUsFirst100);
+  row(
+    `engine ${scenario} (no-op handlers)`,
+    `${result.usPerNode} µs/node (fs floor ${result.fsFloorUs} µs); median first/last 100: ${result.medianUsFirst100}/${result.medianUsLast100} µs (growth ${growth.toFixed(2)}x); peak RSS ${result.peakRssMb} MB`,
+    'flat growth',
+    growth < 2,
+  );
+}
+
+// parallel
+{
+  const result = child('parallel');
+  results.parallel = result;
+  row(
+    '200 x `sleep 0.05` tool branches, max_parallel=50',
+    `${result.parallelMs} ms for the parallel stage = ${result.ratio.toFixed(2)}x the ideal ${result.idealMs} ms; plain spawn floor now ${result.floorMs.toFixed(0)} ms (${result.ratioToFloor.toFixed(2)}x of it)`,
+    '<= 1.5x',
+    result.ratio <= 1.5,
+  );
+}
+
+// checkpoint cost against context size
+for (const bytes of [KB, 10 * KB, 100 * KB, KB * KB]) {
+  const result = child('checkpoint', bytes);
+  results[`checkpoint-${bytes}`] = result;
+  row(
+    `checkpoint write, ${bytes >= KB * KB ? '1 MB' : `${bytes / KB} KB`} of context`,
+    `median ${result.medianMs.toFixed(2)} ms (max ${result.maxMs.toFixed(2)}), file ${(result.checkpointBytes / KB).toFixed(0)} KB`,
+    bytes === KB * KB ? '< 5 ms' : '',
+    bytes === KB * KB ? result.medianMs < 5 : undefined,
+  );
+}
+
+// the CLI as a user feels it
+{
+  const dir = mkdtempSync(path.join(tmpdir(), 'attractor-bench-cli-'));
+  try {
+    const largest = existsSync(corpusDir)
+      ? readdirSync(corpusDir)
+          .filter((name) => name.endsWith('.dot'))
+          .map((name) => path.join(corpusDir, name))
+          .sort((a, b) => statSync(b).size - statSync(a).size)[0]
+      : undefined;
+    const hundred = path.join(dir, 'generated-100.dot');
+    writeFileSync(hundred, generatedPipeline(100));
+    const chain = path.join(dir, 'chain-1000.dot');
+    writeFileSync(chain, chainPipeline(1_000));
+    const cases = [
+      ...(largest === undefined
+        ? []
+        : [
+            [
+              `validate ${path.basename(largest)} (${(statSync(largest).size / KB).toFixed(0)} KB)`,
+              () => ['validate', largest],
+              true,
+            ],
+          ]),
+      ['validate generated 100-node pipeline', () => ['validate', hundred], true],
+      [
+        'run --simulate 1,000-node chain',
+        (run) => ['run', '--simulate', '--quiet', '--logs-dir', path.join(dir, `run-${run}`), chain],
+        false,
+      ],
+    ];
+    for (const [name, args, isValidate] of cases) {
+      const result = cli(args, dir);
+      results[`cli ${name}`] = result;
+      row(
+        `attractor ${name}`,
+        `wall ${result.wallS.toFixed(2)} s, CPU ${result.cpuS.toFixed(2)} s, peak RSS ${result.peakRssMb.toFixed(0)} MB (exit ${result.exitCodes.join('/')})`,
+        isValidate ? '< 0.5 s, < 100 MB' : '',
+        isValidate ? result.wallS < 0.5 && result.peakRssMb < 100 : undefined,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.table(rows);
+const load = os.loadavg();
+console.log(
+  `load average while measuring: ${load.map((value) => value.toFixed(2)).join(' ')} on ${os.cpus().length} CPUs (wall times inflate with load; CPU time is the steadier figure)`,
+);
+const resultsDir = path.join(packageDir, 'bench-results');
+mkdirSync(resultsDir, { recursive: true });
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+writeFileSync(
+  path.join(resultsDir, `bench-${stamp}.json`),
+  `${JSON.stringify({ node: process.version, cpus: os.cpus().length, loadAverage: load, rows, results }, null, 2)}\n`,
+);
+console.log(`written: bench-results/bench-${stamp}.json`);

@@ -1,0 +1,21 @@
+/** Where the repository, the built CLI and the shared corpus are (CI clones the repository beside shared/). */
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
+
+/** The shared corpus of real pipelines written for other Attractor implementations. */
+export const corpusDirectory = resolve(repoRoot, '..', 'shared', 'corpus', 'dot');
+
+/** The built `attractor` binary (apps/cli/dist/bin.js). */
+export const cliBin = resolve(repoRoot, 'apps', 'cli', 'dist', 'bin.js');
+
+/** The graph package's record of every corpus file's diagnostics, checked by hand (reused, not duplicated). */
+export const corpusDiagnosticsFile = resolve(
+  repoRoot,
+  'packages',
+  'graph',
+  'test',
+  'corpus-diagnostics.json',
+);
