@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
 import {
   CheckpointCorruptError,
   defaultLogsRoot,
@@ -134,7 +135,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     interviewer,
     workdir,
     stdin: io.stdin,
-    stdout: io.stdout as unknown as NodeJS.WritableStream,
+    stdout: io.stdout as unknown as Writable,
     env: io.env,
   });
   consoleInterviewer = services.console;
