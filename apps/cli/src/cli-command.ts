@@ -15,8 +15,8 @@
  * // 'pnpm exec attractor'
  */
 export function cliCommand(env: Readonly<Record<string, string | undefined>>): string {
-  if (env['npm_command'] !== 'exec') return 'attractor';
-  const agent = env['npm_config_user_agent'] ?? '';
+  if (env.npm_command !== 'exec') return 'attractor';
+  const agent = env.npm_config_user_agent ?? '';
   if (agent.startsWith('pnpm/')) return 'pnpm exec attractor';
   if (agent.startsWith('npm/')) return 'npx attractor';
   return 'attractor';

@@ -46,7 +46,7 @@ export function findChoiceByText(
  * findQuestionOption(question, 'discard'); // { key: 'D', label: '[D] Discard' }
  */
 export function findQuestionOption(question: Question, text: string): QuestionOption | undefined {
-  const targets = question.metadata?.['targets'];
+  const targets = question.metadata?.targets;
   const targetOf = (_option: QuestionOption, index: number): string | undefined => {
     if (!Array.isArray(targets)) return undefined;
     const target = targets[index];
