@@ -1,6 +1,7 @@
 /**
  * The process surroundings of one CLI invocation, injected so that commands can be run in-process by tests.
  */
+import type { Readable } from 'node:stream';
 
 /** A writable text stream (stdout or stderr). */
 export interface TextOutput {
@@ -16,7 +17,7 @@ export interface CliIo {
   readonly stdout: TextOutput;
   readonly stderr: TextOutput;
   /** Where the console interviewer reads answers. */
-  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  readonly stdin: Readable & { readonly isTTY?: boolean };
   /** The environment (the only place the CLI reads `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `NO_COLOR`, ...). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The directory relative paths are resolved against. */

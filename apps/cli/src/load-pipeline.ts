@@ -1,5 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { type Diagnostic, formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { cliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import type { Colors } from './colors.js';
 import { CliError } from './errors/cli-error.js';
@@ -63,7 +64,7 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
   if (graph === undefined || errors.length > 0) {
     throw new CliError({
       code: 'CLI_INVALID_INPUT',
-      message: `${filename}: ${countLabel(errors.length, 'error')}; the pipeline was not run. Fix the problems above, then check again with \`attractor validate ${filename}\`.`,
+      message: `${filename}: ${countLabel(errors.length, 'error')}; the pipeline was not run. Fix the problems above, then check again with \`${cliCommand(io.env)} validate ${filename}\`.`,
     });
   }
   return { graph, source, path: options.path, warnings };

@@ -113,5 +113,10 @@ describe('Ctrl-C and resume', () => {
     expect(overwrite.stderr).toContain(
       'Run directory done already holds a run. Continue it with `attractor resume done`, or pass another --logs-dir.',
     );
+    const viaPnpm = await attractor(['run', PIPELINE, '--simulate', '--logs-dir', 'done'], {
+      cwd,
+      env: { npm_command: 'exec', npm_config_user_agent: 'pnpm/10.34.9 npm/? node/v20.20.2 linux x64' },
+    });
+    expect(viaPnpm.stderr).toContain('Continue it with `pnpm exec attractor resume done`');
   });
 });

@@ -2,7 +2,7 @@
  * The choices of a human gate (spec §4.6): one per outgoing edge, with accelerator keys, and the matching of an
  * answer or a `human.default_choice` to a choice.
  */
-import type { Answer } from '@attractor/engine';
+import { type Answer, normalizeLabel, type Question, type QuestionOption } from '@attractor/engine';
 import { type Graph, parseAcceleratorKey } from '@attractor/graph';
 
 /** One option of a human gate: the edge's label (or target id), its accelerator key and its target. */
@@ -25,21 +25,52 @@ export function humanGateChoices(graph: Graph, nodeId: string): HumanGateChoice[
 
 /**
  * The choice a text names: its accelerator key, its label (case-insensitive, with or without the accelerator
- * prefix), or its target node id. Keys are tried first, then labels, then targets, each in edge order.
+ * prefix `[K] `, `K) ` or `K - `), or its target node id. Keys are tried first, then labels, then targets, each
+ * in edge order. The text is trimmed; an empty text names nothing.
  */
 export function findChoiceByText(
   choices: readonly HumanGateChoice[],
   text: string,
 ): HumanGateChoice | undefined {
+  const index = matchOptionIndex(choices, (choice) => choice.to, text);
+  return index === undefined ? undefined : choices[index];
+}
+
+/**
+ * The option of a multiple-choice question that a typed answer names (the CLI's `--answer`, a console line),
+ * with the same rules as {@link findChoiceByText}: key, then full label, then label without its accelerator
+ * prefix, then target node id (from `question.metadata.targets` when the `wait.human` handler set it); all
+ * trimmed and case-insensitive. Returns `undefined` when nothing matches or the text is empty (spec §4.6, §6).
+ *
+ * @example
+ * findQuestionOption(question, 'discard'); // { key: 'D', label: '[D] Discard' }
+ */
+export function findQuestionOption(question: Question, text: string): QuestionOption | undefined {
+  const targets = question.metadata?.targets;
+  const targetOf = (_option: QuestionOption, index: number): string | undefined => {
+    if (!Array.isArray(targets)) return undefined;
+    const target = targets[index];
+    return typeof target === 'string' ? target : undefined;
+  };
+  const index = matchOptionIndex(question.options, targetOf, text);
+  return index === undefined ? undefined : question.options[index];
+}
+
+function matchOptionIndex<T extends { readonly key: string; readonly label: string }>(
+  options: readonly T[],
+  targetOf: (option: T, index: number) => string | undefined,
+  text: string,
+): number | undefined {
   const wanted = text.trim().toLowerCase();
   if (wanted === '') return undefined;
-  return (
-    choices.find((choice) => choice.key.toLowerCase() === wanted) ??
-    choices.find(
-      (choice) => choice.label.toLowerCase() === wanted || stripAccelerator(choice.label) === wanted,
-    ) ??
-    choices.find((choice) => choice.to.toLowerCase() === wanted)
-  );
+  const found = [
+    options.findIndex((option) => option.key.trim().toLowerCase() === wanted),
+    options.findIndex(
+      (option) => option.label.trim().toLowerCase() === wanted || normalizeLabel(option.label) === wanted,
+    ),
+    options.findIndex((option, index) => targetOf(option, index)?.trim().toLowerCase() === wanted),
+  ].find((index) => index >= 0);
+  return found;
 }
 
 /** The choice an interviewer's answer selects (spec §4.6 step 5): by `selectedOption`, then by `value`. */
@@ -56,12 +87,4 @@ export function findChoiceForAnswer(
     findChoiceByText(choices, answer.value) ??
     (option === undefined ? undefined : findChoiceByText(choices, option.key))
   );
-}
-
-function stripAccelerator(label: string): string {
-  return label
-    .trim()
-    .replace(/^(?:\[\w\]\s*|\w\)\s+|\w\s+-\s+)/, '')
-    .trim()
-    .toLowerCase();
 }

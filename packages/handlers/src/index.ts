@@ -13,7 +13,12 @@ export { createExitHandler } from './exit-handler.js';
 export type { FanInHandlerOptions } from './fan-in-handler.js';
 export { buildJudgePrompt, createFanInHandler, findJudgedCandidate } from './fan-in-handler.js';
 export type { HumanGateChoice } from './human-gate-choices.js';
-export { findChoiceByText, findChoiceForAnswer, humanGateChoices } from './human-gate-choices.js';
+export {
+  findChoiceByText,
+  findChoiceForAnswer,
+  findQuestionOption,
+  humanGateChoices,
+} from './human-gate-choices.js';
 export { autoApproveAnswer, createAutoApproveInterviewer } from './interviewers/auto-approve-interviewer.js';
 export type { CallbackInterviewerOptions, InterviewerCallback } from './interviewers/callback-interviewer.js';
 export { createCallbackInterviewer } from './interviewers/callback-interviewer.js';

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { Question } from '@attractor/engine';
 import { describe, expect, it } from 'vitest';
+import { findQuestionOption } from '../src/human-gate-choices.js';
 import { createAutoApproveInterviewer } from '../src/interviewers/auto-approve-interviewer.js';
 import { createCallbackInterviewer } from '../src/interviewers/callback-interviewer.js';
 import { createConsoleInterviewer } from '../src/interviewers/console-interviewer.js';
@@ -98,7 +99,27 @@ describe('ConsoleInterviewer (spec §6.4, §11.8)', () => {
     await delay(10);
     io.input.write('r\n');
     await expect(answer).resolves.toEqual({ value: 'R', selectedOption: { key: 'R', label: '[R] Revise' } });
-    expect(io.printed()).toContain('[?] Ship it?\n  [A] [A] Approve\n  [R] [R] Revise\nSelect: ');
+    expect(io.printed()).toContain('[?] Ship it?\n  [A] Approve\n  [R] Revise\nSelect: ');
+    interviewer.close();
+  });
+
+  it('prints the key before a label only when the label does not already carry it', async () => {
+    const io = terminal();
+    const interviewer = createConsoleInterviewer({ input: io.input, output: io.output });
+    const mixed: Question = {
+      ...choice,
+      options: [
+        { key: 'P', label: 'P) Publish' },
+        { key: 'D', label: 'D - Discard' },
+        { key: 'Y', label: 'Yes' },
+        { key: 'X', label: '[Z] Odd' },
+      ],
+    };
+    const answer = interviewer.ask(mixed);
+    await delay(10);
+    io.input.write('discard\n');
+    await expect(answer).resolves.toEqual({ value: 'D', selectedOption: { key: 'D', label: 'D - Discard' } });
+    expect(io.printed()).toContain('  P) Publish\n  D - Discard\n  [Y] Yes\n  [X] [Z] Odd\nSelect: ');
     interviewer.close();
   });
 
@@ -145,5 +166,47 @@ describe('ConsoleInterviewer (spec §6.4, §11.8)', () => {
     input.end('R\n');
     await expect(interviewer.ask(choice)).resolves.toMatchObject({ value: 'R' });
     await expect(interviewer.ask(choice)).rejects.toThrow('Standard input ended before an answer');
+  });
+});
+
+describe('findQuestionOption (spec §4.6, §6)', () => {
+  const gate: Question = {
+    ...choice,
+    options: [
+      { key: 'D', label: '[D] Discard' },
+      { key: 'Y', label: '[Y] Yes' },
+      { key: 'S', label: 'S) Ship it' },
+      { key: 'L', label: 'L - Later' },
+    ],
+    metadata: { targets: ['trash', 'publish', 'ship_node', 'backlog'] },
+  };
+
+  it.each([
+    ['d', 'D'],
+    [' Y ', 'Y'],
+    ['[D] Discard', 'D'],
+    ['Discard', 'D'],
+    ['yes', 'Y'],
+    ['SHIP IT', 'S'],
+    ['later', 'L'],
+    ['l - later', 'L'],
+    ['publish', 'Y'],
+    ['ship_node', 'S'],
+  ])('matches %j to option %s', (text, key) => {
+    expect(findQuestionOption(gate, text)?.key).toBe(key);
+  });
+
+  it('prefers a key over a label or target, and matches nothing for empty or unknown text', () => {
+    const clash: Question = {
+      ...choice,
+      options: [
+        { key: 'N', label: 'No way' },
+        { key: 'O', label: 'n' },
+      ],
+    };
+    expect(findQuestionOption(clash, 'n')?.key).toBe('N');
+    expect(findQuestionOption(gate, '   ')).toBeUndefined();
+    expect(findQuestionOption(gate, 'maybe')).toBeUndefined();
+    expect(findQuestionOption({ ...gate, metadata: {} }, 'trash')).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { formatTable } from '../display/format-table.js';
@@ -28,15 +29,19 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
     io.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   }
-  io.stdout.write(`${formatSummaryText(summary, createColors(io.color), io.cwd)}\n`);
+  io.stdout.write(`${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env))}\n`);
   return 0;
 }
 
-/** The human-readable text of `attractor inspect`. */
+/**
+ * The human-readable text of `attractor inspect`. `command` spells the CLI in the resume hint (see `cliCommand`;
+ * default `attractor`).
+ */
 export function formatSummaryText(
   summary: RunSummary,
   colors: ReturnType<typeof createColors>,
   cwd: string,
+  command = 'attractor',
 ): string {
   const lines: string[] = [];
   lines.push(
@@ -71,7 +76,7 @@ export function formatSummaryText(
   lines.push('');
   lines.push(`route: ${summary.route.length === 0 ? colors.dim('(none)') : summary.route.join(' → ')}`);
   if (summary.state !== 'success' && summary.nextNode !== undefined) {
-    lines.push(`next:  ${summary.nextNode}  (attractor resume ${displayPath(summary.logsRoot, cwd)})`);
+    lines.push(`next:  ${summary.nextNode}  (${command} resume ${displayPath(summary.logsRoot, cwd)})`);
   }
   return lines.join('\n');
 }

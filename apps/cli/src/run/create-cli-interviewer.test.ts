@@ -81,6 +81,25 @@ describe('answerFromKey', () => {
     );
   });
 
+  it('matches a key, a full label, a label without its accelerator prefix or a target id', () => {
+    const release: Question = {
+      ...gate,
+      options: [
+        { key: 'D', label: '[D] Discard' },
+        { key: 'Y', label: '[Y] Yes' },
+      ],
+      metadata: { targets: ['discard_notes', 'publish'] },
+    };
+    const discard = { value: 'D', selectedOption: { key: 'D', label: '[D] Discard' } };
+    const yes = { value: 'Y', selectedOption: { key: 'Y', label: '[Y] Yes' } };
+    expect(answerFromKey(release, 'Discard')).toEqual(discard);
+    expect(answerFromKey(release, ' [d] discard ')).toEqual(discard);
+    expect(answerFromKey(release, 'discard_notes')).toEqual(discard);
+    expect(answerFromKey(release, 'yes')).toEqual(yes);
+    expect(answerFromKey(release, 'y')).toEqual(yes);
+    expect(answerFromKey(release, 'PUBLISH')).toEqual(yes);
+  });
+
   it('maps y/n to yes/no for yes/no questions and keeps free text', () => {
     expect(answerFromKey({ ...gate, type: 'yes_no', options: [] }, 'Y')).toEqual({ value: 'yes' });
     expect(answerFromKey({ ...gate, type: 'confirmation', options: [] }, 'no')).toEqual({ value: 'no' });

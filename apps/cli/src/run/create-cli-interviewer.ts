@@ -1,4 +1,5 @@
 import type { Answer, AskOptions, Interviewer, Question } from '@attractor/engine';
+import { findQuestionOption } from '@attractor/handlers';
 import type { RunDisplay } from '../display/run-display.js';
 
 /** Options of {@link createCliInterviewer}. */
@@ -45,17 +46,16 @@ export function createCliInterviewer(options: CliInterviewerOptions): Interviewe
 }
 
 /**
- * Turns an `--answer` value into an {@link Answer}: for a multiple-choice question the option whose accelerator key
- * or label matches (case-insensitive); `y`/`yes`/`n`/`no` for yes/no questions; the text itself for freeform ones.
+ * Turns an `--answer` value into an {@link Answer}: for a multiple-choice question the option it names
+ * (`findQuestionOption` of `@attractor/handlers`: key, label with or without its accelerator prefix, or target node
+ * id; trimmed, case-insensitive); `y`/`yes`/`n`/`no` for yes/no questions; the text itself for freeform ones.
  *
  * @throws {Error} when no option matches, listing the valid keys.
  */
 export function answerFromKey(question: Question, key: string): Answer {
   const wanted = key.trim().toLowerCase();
   if (question.type === 'multiple_choice') {
-    const option =
-      question.options.find((candidate) => candidate.key.toLowerCase() === wanted) ??
-      question.options.find((candidate) => candidate.label.toLowerCase() === wanted);
+    const option = findQuestionOption(question, key);
     if (option === undefined) {
       throw new Error(
         `--answer "${key}" matches no option of the question "${question.text}" (stage ${question.stage}). Valid keys: ${question.options.map((candidate) => `${candidate.key} (${candidate.label})`).join(', ')}.`,

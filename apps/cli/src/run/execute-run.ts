@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
 import {
   CheckpointCorruptError,
   defaultLogsRoot,
@@ -11,6 +12,7 @@ import {
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
+import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
 import { createJsonDisplay } from '../display/json-display.js';
@@ -102,14 +104,14 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       const shown = displayPath(logsRoot, io.cwd);
       throw new CliError({
         code: 'CLI_USAGE',
-        message: `Run directory ${shown} already holds a run. Continue it with \`attractor resume ${quoteArgument(shown)}\`, or pass another --logs-dir.`,
+        message: `Run directory ${shown} already holds a run. Continue it with \`${cliCommand(io.env)} resume ${quoteArgument(shown)}\`, or pass another --logs-dir.`,
       });
     }
     await mkdir(logsRoot, { recursive: true });
     await recordCliOptions(logsRoot, cliOptions, io.cwd);
   }
   const shownRoot = displayPath(logsRoot, io.cwd);
-  const resumeCommand = `attractor resume ${quoteArgument(shownRoot)}`;
+  const resumeCommand = `${cliCommand(io.env)} resume ${quoteArgument(shownRoot)}`;
   const verbosity: Verbosity =
     cliOptions.quiet === true ? 'quiet' : cliOptions.verbose === true ? 'verbose' : 'normal';
   const display = chooseDisplay(io, cliOptions, colors, verbosity);
@@ -134,7 +136,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     interviewer,
     workdir,
     stdin: io.stdin,
-    stdout: io.stdout as unknown as NodeJS.WritableStream,
+    stdout: io.stdout as unknown as Writable,
     env: io.env,
   });
   consoleInterviewer = services.console;
@@ -181,7 +183,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       resumeCommand:
         result.logsRoot === logsRoot
           ? resumeCommand
-          : `attractor resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`,
+          : `${cliCommand(io.env)} resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`,
       completedNodes: result.completedNodes,
     });
     return result.status === 'success' ? 0 : result.status === 'cancelled' ? EXIT_INTERRUPTED : 1;

@@ -1,3 +1,4 @@
+import type { Readable, Writable } from 'node:stream';
 import type { CodergenBackend, HandlerRegistry, Interviewer } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
 import type { ResolvedBackend } from './backend-choice.js';
@@ -21,8 +22,8 @@ export interface CreateRunServicesOptions {
   /** The interviewer handlers will use (already composed from --answer, --auto-approve and the console). */
   readonly interviewer: Interviewer;
   readonly workdir: string;
-  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
-  readonly stdout: NodeJS.WritableStream;
+  readonly stdin: Readable & { readonly isTTY?: boolean };
+  readonly stdout: Writable;
   /** The environment handed to agent shell tools (the backend filters secrets out of it). */
   readonly env: Readonly<Record<string, string | undefined>>;
 }

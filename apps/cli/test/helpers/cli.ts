@@ -18,12 +18,15 @@ export const SAMPLE_PROJECT = join(REPO_ROOT, 'examples', 'sample-project');
 /** This package's test fixtures. */
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-/** The environment of the child: the parent's without provider keys and colour settings, plus `extra`. */
+/**
+ * The environment of the child: the parent's without provider keys, colour settings and the package-manager markers
+ * that change printed hints (`npm_command`, `npm_config_user_agent`), plus `extra`.
+ */
 export function childEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^OPENAI_|^FORCE_COLOR$|^NO_COLOR$|^CI$/.test(key)) continue;
+    if (/^OPENAI_|^FORCE_COLOR$|^NO_COLOR$|^CI$|^npm_command$|^npm_config_user_agent$/.test(key)) continue;
     env[key] = value;
   }
   return { ...env, NO_COLOR: '1', ...extra };

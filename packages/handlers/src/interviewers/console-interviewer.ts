@@ -2,15 +2,18 @@
  * The ConsoleInterviewer of spec §6.4: asks on a terminal with node:readline.
  */
 import { createInterface, type Interface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import type { Answer, AskOptions, Interviewer, Question, QuestionOption } from '@attractor/engine';
-import { formatDuration } from '@attractor/engine';
+import { formatDuration, normalizeLabel } from '@attractor/engine';
+import { parseAcceleratorKey } from '@attractor/graph';
+import { findQuestionOption } from '../human-gate-choices.js';
 
 /** Options of {@link createConsoleInterviewer}. */
 export interface ConsoleInterviewerOptions {
   /** Where answers are read, line by line. Default: `process.stdin`. */
-  readonly input?: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  readonly input?: Readable & { readonly isTTY?: boolean };
   /** Where questions are written. Default: `process.stdout`. */
-  readonly output?: NodeJS.WritableStream;
+  readonly output?: Writable;
   /**
    * Read answers from `input` even when it is not a terminal (answers piped in, one per line). Default: false, so
    * asking on a non-terminal input rejects with an explanation instead of blocking or reading garbage.
@@ -24,7 +27,8 @@ export interface ConsoleInterviewer extends Interviewer {
 }
 
 /**
- * Creates the ConsoleInterviewer of spec §6.4. It prints `[?] <question>`, one `[K] label` line per option, the
+ * Creates the ConsoleInterviewer of spec §6.4. It prints `[?] <question>`, one `[K] label` line per option (the
+ * label alone when it already starts with its key's accelerator, `[K] `, `K) ` or `K - `), the
  * timeout and default when set, then reads one line: an option key or label (case-insensitive) for multiple
  * choice, `y`/`yes`/`n`/`no` for yes/no and confirmation, any text for free text. An empty line takes the
  * question's default when it has one; an unrecognised answer is asked again. Timeouts are applied by the
@@ -97,7 +101,7 @@ export function createConsoleInterviewer(options: ConsoleInterviewerOptions = {}
       );
     }
     output.write(`\n[?] ${question.text}\n`);
-    for (const option of question.options) output.write(`  [${option.key}] ${option.label}\n`);
+    for (const option of question.options) output.write(`  ${optionLine(option)}\n`);
     const hints = [
       ...(question.timeoutMs === undefined ? [] : [`times out in ${formatDuration(question.timeoutMs)}`]),
       ...(question.default === undefined ? [] : [`default: ${question.default.value}`]),
@@ -147,9 +151,14 @@ function interpret(question: Question, text: string): Answer | undefined {
     if (word === 'n' || word === 'no') return { value: 'no' };
     return undefined;
   }
-  const wanted = text.toLowerCase();
-  const option: QuestionOption | undefined =
-    question.options.find((candidate) => candidate.key.toLowerCase() === wanted) ??
-    question.options.find((candidate) => candidate.label.toLowerCase() === wanted);
-  return option === undefined || text === '' ? undefined : { value: option.key, selectedOption: option };
+  const option: QuestionOption | undefined = findQuestionOption(question, text);
+  return option === undefined ? undefined : { value: option.key, selectedOption: option };
+}
+
+/** `[K] label`, or the label alone when it already carries its own accelerator prefix (`[A] Approve`). */
+function optionLine(option: QuestionOption): string {
+  const label = option.label.trim();
+  const hasPrefix = normalizeLabel(label) !== label.toLowerCase();
+  if (hasPrefix && parseAcceleratorKey(label).toLowerCase() === option.key.trim().toLowerCase()) return label;
+  return `[${option.key}] ${option.label}`;
 }
