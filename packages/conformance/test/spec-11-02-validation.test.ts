@@ -73,14 +73,15 @@ describe('§11.2 Validation and Linting', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ severity: 'error', edge: { from: 'review', to: 'exti' } });
     expect(errors[0]!.message).toContain('Did you mean "exit"?');
-    // In DOT an edge declares its nodes implicitly, so a typo is an undeclared node; lint names the likely fix.
+    // In DOT an edge declares its nodes implicitly, so a typo is an undeclared node close to a declared
+    // one: the same error, with the likely fix.
     const typo = `digraph G {
       start [shape=Mdiamond]; exit [shape=Msquare]; review [prompt="r"]
       start -> review
       review -> exti [condition="outcome=fail"]
       review -> exit [condition="outcome=success"]
     }`;
-    expect(lint(typo, 'implicit_node')).toEqual(['warning implicit_node exti']);
+    expect(lint(typo, 'edge_target_exists')).toEqual(['error edge_target_exists review->exti']);
   });
 
   it('Codergen nodes (shape=box) have non-empty `prompt` attribute (warning if missing)', () => {

@@ -1,6 +1,7 @@
 /**
  * The node shapes Graphviz knows (its polygon-based and record shapes), including the ones Attractor
- * maps to handlers (spec §2.8). A shape selector outside this list matches no node. Internal.
+ * maps to handlers (spec §2.8). A shape selector outside this list matches no node; `@attractor/graph`'s
+ * `shape_mapping` lint never takes one of these for a typo of a mapped shape.
  */
 export const GRAPHVIZ_SHAPES: ReadonlySet<string> = new Set([
   'box',

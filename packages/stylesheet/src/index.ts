@@ -3,6 +3,7 @@ export type {
   StylesheetSyntaxErrorOptions,
 } from './errors/stylesheet-syntax-error.js';
 export { StylesheetSyntaxError } from './errors/stylesheet-syntax-error.js';
+export { GRAPHVIZ_SHAPES } from './graphviz-shapes.js';
 export { parseStylesheet } from './parse-stylesheet.js';
 export type { ResolvedStyleProperty, StylesheetNode } from './resolve-properties.js';
 export { resolveProperties, ruleMatches } from './resolve-properties.js';

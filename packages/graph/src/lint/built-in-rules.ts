@@ -19,7 +19,6 @@ import { humanDefaultChoiceRule } from './rules/human-default-choice.js';
 import { humanGateAcceleratorsRule } from './rules/human-gate-accelerators.js';
 import { humanGateEdgesRule } from './rules/human-gate-edges.js';
 import { humanGateLabelsRule } from './rules/human-gate-labels.js';
-import { implicitNodeRule } from './rules/implicit-node.js';
 import { inertAttributeRule } from './rules/inert-attribute.js';
 import { joinPolicyOptionsRule } from './rules/join-policy-options.js';
 import { loopRestartStartRule } from './rules/loop-restart-start.js';
@@ -74,7 +73,6 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   deadEndRule,
   exitUnreachableRule,
   duplicateEdgeRule,
-  implicitNodeRule,
   loopRestartStartRule,
   goalGateBypassRule,
   // Handlers.

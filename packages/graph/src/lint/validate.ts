@@ -5,6 +5,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { type Graph, SHAPE_TO_HANDLER_TYPE } from '../graph.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, LintContext, LintRule } from './diagnostic.js';
+import { phantomNodes } from './phantom-nodes.js';
 
 /** The handler types of spec §2.8: the default `knownHandlerTypes` of `validate`. */
 export const BUILT_IN_HANDLER_TYPES: readonly string[] = Object.values(SHAPE_TO_HANDLER_TYPE);
@@ -25,7 +26,10 @@ export interface ValidateOptions {
 /**
  * Lints a graph (spec §7.3): every rule of `BUILT_IN_RULES`, then `options.rules`. Diagnostics come back
  * ordered by source position (those without a position first), ties in rule order. A rule that throws
- * becomes an error diagnostic of rule `lint_rule_failed` instead of aborting validation.
+ * becomes an error diagnostic of rule `lint_rule_failed` instead of aborting validation. For a node that
+ * exists only through a mistyped edge end (`edge_target_exists` reports it with a did-you-mean), the other
+ * built-in rules' diagnostics about that node (`prompt_on_llm_nodes`, `dead_end`, ...) are dropped, so
+ * the user sees the one error first; custom rules' diagnostics are kept.
  *
  * @example
  * ```ts
@@ -39,9 +43,21 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
     knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
   };
   const diagnostics: Diagnostic[] = [];
+  const phantoms = phantomNodes(graph);
+  const builtIn = new Set<LintRule>(BUILT_IN_RULES);
   for (const rule of [...BUILT_IN_RULES, ...(options.rules ?? [])]) {
     try {
-      diagnostics.push(...rule.apply(graph, context));
+      const found = rule.apply(graph, context);
+      diagnostics.push(
+        ...(builtIn.has(rule)
+          ? found.filter(
+              (diagnostic) =>
+                diagnostic.rule === 'edge_target_exists' ||
+                diagnostic.nodeId === undefined ||
+                !phantoms.has(diagnostic.nodeId),
+            )
+          : found),
+      );
     } catch (error) {
       diagnostics.push({
         rule: 'lint_rule_failed',

@@ -151,6 +151,23 @@ describe('shape_mapping (spec §2.8)', () => {
     expect(lintRule(source, 'shape_mapping')).toEqual(['info 4:15 work']);
   });
 
+  it('warns about a near-miss of a mapped shape, with the shape it probably meant', () => {
+    const source = pipeline('  run [shape=paralelogram, tool_command="make"]\n  start -> run -> exit');
+    expect(lintRule(source, 'shape_mapping')).toEqual(['warning 4:14 run']);
+    expect(diagnosticsOf(source, 'shape_mapping')[0]).toMatchObject({
+      message:
+        'Node "run" has shape=paralelogram, which is not a known shape, so it runs as an LLM (codergen) stage. Did you mean "parallelogram"?',
+      fix: 'Change shape=paralelogram to shape=parallelogram (the tool handler).',
+    });
+  });
+
+  it('keeps other Graphviz shapes close to a mapped one as an info', () => {
+    const source = pipeline(
+      '  a [shape=septagon, prompt="x"]\n  b [shape=box3d, prompt="x"]\n  c [shape=ellipse, prompt="x"]\n  start -> a -> b -> c -> exit',
+    );
+    expect(lintRule(source, 'shape_mapping')).toEqual(['info 4:12 a', 'info 5:12 b', 'info 6:12 c']);
+  });
+
   it('is silent for mapped shapes and typed nodes', () => {
     const source = pipeline('  work [shape=circle, type="codergen", prompt="x"]\n  start -> work -> exit');
     expect(lintRule(source, 'shape_mapping')).toEqual([]);

@@ -1,16 +1,34 @@
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
+import { phantomNodes } from '../phantom-nodes.js';
 
 /**
- * `edge_target_exists` (ERROR, spec §7.2): both ends of every edge are nodes of the graph. DOT creates
- * nodes on first mention, so this catches graphs produced or rewritten by transforms.
+ * `edge_target_exists` (ERROR, spec §7.2): both ends of every edge are nodes of the graph. Reports an
+ * edge end that is no node at all (a graph produced or rewritten by a transform), and an end that DOT
+ * created only because the edge mentions it while its id is a near-miss of a declared node (a typo
+ * such as `implement -> implment`, see `phantomNodes`). `validate` drops the other built-in rules'
+ * findings about such a phantom node, so this error is the one message the user sees for it.
  */
 export const edgeTargetExistsRule: LintRule = {
   name: 'edge_target_exists',
   apply(graph) {
     const diagnostics: Diagnostic[] = [];
+    const phantoms = phantomNodes(graph);
     for (const edge of graph.edges) {
-      for (const end of [edge.from, edge.to]) {
+      const ends = edge.from === edge.to ? [edge.from] : [edge.from, edge.to];
+      for (const end of ends) {
+        const phantomOf = phantoms.get(end);
+        if (phantomOf !== undefined) {
+          diagnostics.push({
+            rule: 'edge_target_exists',
+            severity: 'error',
+            message: `Edge ${edge.from === end ? 'source' : 'target'} "${end}" is not a declared node. Did you mean "${phantomOf}"?`,
+            edge: { from: edge.from, to: edge.to },
+            fix: `Change "${end}" to "${phantomOf}" in the edge, or declare "${end}" with its own node statement.`,
+            span: edge.span,
+          });
+          continue;
+        }
         if (graph.node(end) !== undefined) continue;
         const suggestion = didYouMean(end, graph.nodes.keys());
         diagnostics.push({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lintRule } from '../../../test/lint-summary.js';
+import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+import { prepareGraph } from '../../prepare-graph.js';
 
 const VALID = `digraph G {
   graph [goal="Ship"]
@@ -92,6 +93,50 @@ describe('edge_target_exists (spec §7.2)', () => {
   it('is silent for graphs built from DOT, where edges create their nodes', () => {
     expect(lintRule(VALID, 'edge_target_exists')).toEqual([]);
   });
+
+  const TYPO = `digraph G {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  implement [prompt="Implement it"]
+  start -> implement
+  implement -> implment
+  implement -> exit
+}`;
+
+  it('reports an edge-only node that is a near-miss of a declared node, once, at the edge', () => {
+    const { diagnostics } = prepareGraph(TYPO, { filename: 'test.dot' });
+    expect(diagnostics.map((diagnostic) => diagnostic.rule)).toEqual(['edge_target_exists']);
+    expect(diagnostics[0]).toMatchObject({
+      severity: 'error',
+      message: 'Edge target "implment" is not a declared node. Did you mean "implement"?',
+      edge: { from: 'implement', to: 'implment' },
+      fix: 'Change "implment" to "implement" in the edge, or declare "implment" with its own node statement.',
+      span: { start: { line: 6, column: 3 } },
+    });
+  });
+
+  it('names a mistyped edge source as the source', () => {
+    const source = TYPO.replace('implement -> exit', 'implment -> exit');
+    expect(lintRule(source, 'edge_target_exists')).toEqual([
+      'error 6:3 implement->implment',
+      'error 7:3 implment->exit',
+    ]);
+    expect(diagnosticsOf(source, 'edge_target_exists')[1]?.message).toBe(
+      'Edge source "implment" is not a declared node. Did you mean "implement"?',
+    );
+  });
+
+  it('keeps the warnings of an edge-only node with no close declared id', () => {
+    const source = TYPO.replace('implement -> implment', 'implement -> cleanup');
+    expect(lintRule(source, 'edge_target_exists')).toEqual([]);
+    expect(lintRule(source, 'prompt_on_llm_nodes')).toEqual(['warning 6:16 cleanup']);
+    expect(lintRule(source, 'dead_end')).toEqual(['warning 6:16 cleanup']);
+  });
+
+  it('is silent when the near-miss id is declared too', () => {
+    const source = TYPO.replace('  start -> implement', '  implment [prompt="Other"]\n  start -> implement');
+    expect(lintRule(source, 'edge_target_exists')).toEqual([]);
+  });
 });
 
 describe('dead_end and exit_unreachable', () => {
@@ -110,17 +155,11 @@ describe('dead_end and exit_unreachable', () => {
   });
 });
 
-describe('duplicate_edge and implicit_node', () => {
+describe('duplicate_edge', () => {
   it('reports a repeated edge with the same condition and label', () => {
     const source = `${VALID.slice(0, -2)}\n  work -> exit\n  work -> exit [label="again"]\n}`;
     expect(lintRule(source, 'duplicate_edge')).toEqual(['warning 7:3 work->exit']);
     expect(lintRule(VALID, 'duplicate_edge')).toEqual([]);
-  });
-
-  it('reports an edge-only node whose id is close to a declared one', () => {
-    const source = `${VALID.slice(0, -2)}\n  review [prompt="Review"]\n  work -> reviw\n  work -> review\n}`;
-    expect(lintRule(source, 'implicit_node')).toEqual(['warning 8:11 reviw']);
-    expect(lintRule(VALID, 'implicit_node')).toEqual([]);
   });
 });
 
