@@ -3,7 +3,7 @@
  * `/bin/bash --norc --noprofile -c` in its own process group, with a timeout that sends SIGTERM to the whole group, waits 2 s, then
  * SIGKILL, and returns the output collected so far. Timers go through the injected clock (STYLE.md §5).
  */
-import type { Clock } from '@attractor/engine';
+import { type Clock, killProcessGroup, trackProcessGroup } from '@attractor/engine';
 import { execa } from 'execa';
 
 /** Options of {@link runShellCommand}. */
@@ -37,33 +37,12 @@ export interface ShellCommandResult {
   readonly durationMs: number;
 }
 
-/** Process groups still running, killed if this process exits first (execa's cleanup is off for detached children). */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-  });
-}
-
 /**
  * Runs `command` with `/bin/bash -c` in a new process group and waits for it (and every process of its group that
  * holds its output open) to finish or be killed. Never rejects for a non-zero exit, a timeout or an abort: they
  * are reported in the result.
  */
 export async function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
-  installExitHook();
   const startedAt = options.clock.now();
   // `--norc`: Node's stdio pipes are sockets, which makes bash think rshd started it and source ~/.bashrc.
   const child = execa('/bin/bash', ['--norc', '--noprofile', '-c', options.command], {
@@ -77,15 +56,15 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
   });
   const pid = child.pid;
-  if (pid !== undefined) liveGroups.add(pid);
+  const untrack = pid === undefined ? undefined : trackProcessGroup(pid);
   let timedOut = false;
   let aborted = false;
   const timers = new AbortController();
   const terminate = () => {
     if (pid === undefined) return;
-    killGroup(pid, 'SIGTERM');
+    killProcessGroup(pid, 'SIGTERM');
     options.clock.sleep(options.killGraceMs ?? 2000, timers.signal).then(
-      () => killGroup(pid, 'SIGKILL'),
+      () => killProcessGroup(pid, 'SIGKILL'),
       () => undefined,
     );
   };
@@ -105,9 +84,9 @@ export async function runShellCommand(options: RunShellCommandOptions): Promise<
   const result = await child;
   timers.abort();
   // Whatever of a terminated group outlived its leader (e.g. ignoring SIGTERM) goes now.
-  if ((timedOut || aborted) && pid !== undefined) killGroup(pid, 'SIGKILL');
+  if ((timedOut || aborted) && pid !== undefined) killProcessGroup(pid, 'SIGKILL');
   options.abortSignal?.removeEventListener('abort', onAbort);
-  if (pid !== undefined) liveGroups.delete(pid);
+  untrack?.();
   return {
     output: typeof result.all === 'string' ? result.all : '',
     stdout: typeof result.stdout === 'string' ? result.stdout : '',

@@ -83,6 +83,7 @@ export type {
   StageScopedEvent,
   StageStartedEvent,
 } from './pipeline-event.js';
+export { killProcessGroup, trackProcessGroup } from './process-groups.js';
 export { isSecretKey, REDACTED, redactSecrets } from './redact-secrets.js';
 export type { ResolveFidelityOptions, ResolveThreadKeyOptions } from './resolve-fidelity.js';
 export { DEFAULT_FIDELITY, resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';

@@ -3,6 +3,7 @@
  * process group so a timeout or cancellation kills everything the command started.
  */
 import type { Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import { killProcessGroup, trackProcessGroup } from '@attractor/engine';
 import { nodeAttribute } from '@attractor/graph';
 import { execa } from 'execa';
 import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
@@ -125,26 +126,6 @@ interface RunCommandOptions {
   readonly killGraceMs: number;
 }
 
-/** Process groups still running, killed if this process exits first (execa's own cleanup is off for detached). */
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
-  });
-}
-
 async function runCommand(command: string, options: RunCommandOptions): Promise<CommandRun> {
   const { runtime } = options;
   const subprocess = execa(command, {
@@ -160,15 +141,14 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
   const graceController = new AbortController();
   const onAbort = () => {
     if (pid === undefined) return;
-    killGroup(pid, 'SIGTERM');
+    killProcessGroup(pid, 'SIGTERM');
     runtime.clock.sleep(options.killGraceMs, graceController.signal).then(
-      () => killGroup(pid, 'SIGKILL'),
+      () => killProcessGroup(pid, 'SIGKILL'),
       () => undefined,
     );
   };
+  const untrack = pid === undefined ? undefined : trackProcessGroup(pid);
   if (pid !== undefined) {
-    installExitHook();
-    liveGroups.add(pid);
     if (runtime.abortSignal.aborted) onAbort();
     else runtime.abortSignal.addEventListener('abort', onAbort, { once: true });
   }
@@ -190,7 +170,7 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     };
   } finally {
     runtime.abortSignal.removeEventListener('abort', onAbort);
-    if (pid !== undefined) liveGroups.delete(pid);
+    untrack?.();
     // The group leader is gone; stop the pending SIGKILL only once nothing of the group can remain.
     if (!runtime.abortSignal.aborted) graceController.abort();
   }
