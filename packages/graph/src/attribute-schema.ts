@@ -1,12 +1,15 @@
 /**
  * The attribute schema: every DOT key Attractor understands (spec Appendix A, the handler keys of §4
- * and DESIGN.md), its scope, its zod schema (DOT string → typed value) and the handlers that read it.
+ * and DESIGN.md), its scope, its value parser (DOT string → typed value) and the handlers that read it.
  *
  * This is the only place where DOT snake_case keys map to the camelCase fields of the typed model
  * (STYLE.md §3). Parsing a value never throws: a malformed value yields `undefined` for the typed
  * field, and the `attribute_type` lint rule reports it at the value's span.
+ *
+ * The value parsers are plain functions rather than zod schemas: the value types are small (integers,
+ * booleans, durations, enumerations and comma-separated lists of them), and loading zod cost every CLI
+ * command about 80 ms of CPU (95 modules, 850 KB, most of it locales), a fifth of `attractor validate`.
  */
-import { z } from 'zod';
 import type {
   FidelityMode,
   GraphAttributes,
@@ -41,102 +44,105 @@ export const FIDELITY_MODES = [
 /** Duration units accepted in DOT values, with their length in milliseconds (spec §2.4). */
 const DURATION_UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-const integerText = z
-  .string()
-  .trim()
-  .regex(/^-?\d+$/)
-  .transform(Number);
+/**
+ * Turns a DOT value into a typed value, or `undefined` when the text is malformed. Never throws.
+ * Durations come out in milliseconds.
+ */
+export type AttributeValueParser<TValue> = (text: string) => TValue | undefined;
 
-function integerSchema(minimum: number) {
-  return integerText.pipe(z.number().int().min(minimum));
+const INTEGER_TEXT = /^-?\d+$/;
+const DURATION_TEXT = /^(\d+)(ms|s|m|h|d)?$/;
+
+/** An integer (surrounding blanks allowed) that is a safe integer no smaller than `minimum`. */
+function integerParser(minimum: number): AttributeValueParser<number> {
+  return (text) => {
+    const trimmed = text.trim();
+    if (!INTEGER_TEXT.test(trimmed)) return undefined;
+    const value = Number(trimmed);
+    return Number.isSafeInteger(value) && value >= minimum ? value : undefined;
+  };
 }
 
-const booleanSchema = z
-  .string()
-  .trim()
-  .pipe(z.enum(['true', 'false']))
-  .transform((text) => text === 'true');
+/** One of `members`, surrounding blanks allowed. */
+function enumParser<const TMember extends string>(
+  members: readonly TMember[],
+): AttributeValueParser<TMember> {
+  return (text) => {
+    const trimmed = text.trim();
+    return (members as readonly string[]).includes(trimmed) ? (trimmed as TMember) : undefined;
+  };
+}
+
+/** Comma-separated names, each trimmed, empty ones dropped; undefined when one is not in `members`. */
+function listOf<TMember extends string>(members: readonly TMember[], text: string): TMember[] | undefined {
+  const names = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  return names.every((name) => (members as readonly string[]).includes(name))
+    ? (names as TMember[])
+    : undefined;
+}
+
+const parseString: AttributeValueParser<string> = (text) => text;
+
+const parseBoolean: AttributeValueParser<boolean> = (text) => {
+  const trimmed = text.trim();
+  return trimmed === 'true' ? true : trimmed === 'false' ? false : undefined;
+};
 
 /**
  * `<digits><unit>` in milliseconds. A bare integer (`timeout="300"`, common in pipelines written for
  * other runners) is read as seconds; lint `duration_unit` warns so the author writes the unit.
  */
-const durationSchema = z
-  .string()
-  .trim()
-  .regex(/^\d+(ms|s|m|h|d)?$/)
-  .transform((text) => {
-    const match = /^(\d+)(ms|s|m|h|d)?$/.exec(text)!;
-    return Number(match[1]) * DURATION_UNIT_MS[(match[2] ?? 's') as keyof typeof DURATION_UNIT_MS];
-  });
+const parseDuration: AttributeValueParser<number> = (text) => {
+  const match = DURATION_TEXT.exec(text.trim());
+  if (match === null) return undefined;
+  return Number(match[1]) * DURATION_UNIT_MS[(match[2] ?? 's') as keyof typeof DURATION_UNIT_MS];
+};
 
-const stringSchema = z.string();
+const MANAGER_ACTION_NAMES = ['observe', 'steer', 'wait'] as const;
 
-const fidelitySchema = z.string().trim().pipe(z.enum(FIDELITY_MODES));
-
-const reasoningEffortSchema = z
-  .string()
-  .trim()
-  .pipe(z.enum(['low', 'medium', 'high']));
-
-const joinPolicySchema = z
-  .string()
-  .trim()
-  .pipe(z.enum(['wait_all', 'first_success', 'k_of_n', 'quorum']));
-
-const managerActionsSchema = z
-  .string()
-  .transform((text) =>
-    text
-      .split(',')
-      .map((part) => part.trim())
-      .filter((part) => part !== ''),
-  )
-  .pipe(z.array(z.enum(['observe', 'steer', 'wait'])).min(1));
+/** At least one of observe, steer, wait, comma-separated. */
+const parseManagerActions: AttributeValueParser<Array<(typeof MANAGER_ACTION_NAMES)[number]>> = (text) => {
+  const actions = listOf(MANAGER_ACTION_NAMES, text);
+  return actions === undefined || actions.length === 0 ? undefined : actions;
+};
 
 /** `tools="none"` → `[]`; `tools="read_file,grep"` → the listed tools; `tools="all"` → every tool. */
-const toolsSchema = z
-  .string()
-  .trim()
-  .transform((text) => {
-    if (text === 'none') return [];
-    if (text === 'all') return [...CODING_TOOL_NAMES];
-    return text
-      .split(',')
-      .map((part) => part.trim())
-      .filter((part) => part !== '');
-  })
-  .pipe(z.array(z.enum(CODING_TOOL_NAMES)));
+const parseTools: AttributeValueParser<CodingToolName[]> = (text) => {
+  const trimmed = text.trim();
+  if (trimmed === 'none') return [];
+  if (trimmed === 'all') return [...CODING_TOOL_NAMES];
+  return listOf(CODING_TOOL_NAMES, trimmed);
+};
 
 /** How an attribute's value is typed; `expected` is used in diagnostics ("expected a duration ..."). */
 interface ValueType<TValue> {
-  readonly schema: z.ZodType<TValue, string>;
+  readonly parse: AttributeValueParser<TValue>;
   readonly expected: string;
 }
 
-function valueType<TValue>(schema: z.ZodType<TValue, string>, expected: string): ValueType<TValue> {
-  return { schema, expected };
+function valueType<TValue>(parse: AttributeValueParser<TValue>, expected: string): ValueType<TValue> {
+  return { parse, expected };
 }
 
-const STRING = valueType(stringSchema, 'a string');
-const INTEGER = valueType(integerSchema(Number.MIN_SAFE_INTEGER), 'an integer such as 3');
-const NON_NEGATIVE_INTEGER = valueType(integerSchema(0), 'a non-negative integer such as 3');
-const POSITIVE_INTEGER = valueType(integerSchema(1), 'a positive integer such as 4');
-const BOOLEAN = valueType(booleanSchema, 'true or false');
-const DURATION = valueType(durationSchema, 'a duration such as 250ms, 900s, 15m, 2h or 1d');
-const FIDELITY = valueType(fidelitySchema, `one of ${FIDELITY_MODES.join(', ')}`);
-const REASONING_EFFORT = valueType(reasoningEffortSchema, 'one of low, medium, high');
-const JOIN_POLICY = valueType(joinPolicySchema, 'one of wait_all, first_success, k_of_n, quorum');
-const HUMAN_INPUT = valueType(
-  z
-    .string()
-    .trim()
-    .pipe(z.enum(['choice', 'text'])),
-  'one of choice, text',
+const STRING = valueType(parseString, 'a string');
+const INTEGER = valueType(integerParser(Number.MIN_SAFE_INTEGER), 'an integer such as 3');
+const NON_NEGATIVE_INTEGER = valueType(integerParser(0), 'a non-negative integer such as 3');
+const POSITIVE_INTEGER = valueType(integerParser(1), 'a positive integer such as 4');
+const BOOLEAN = valueType(parseBoolean, 'true or false');
+const DURATION = valueType(parseDuration, 'a duration such as 250ms, 900s, 15m, 2h or 1d');
+const FIDELITY = valueType(enumParser(FIDELITY_MODES), `one of ${FIDELITY_MODES.join(', ')}`);
+const REASONING_EFFORT = valueType(enumParser(['low', 'medium', 'high']), 'one of low, medium, high');
+const JOIN_POLICY = valueType(
+  enumParser(['wait_all', 'first_success', 'k_of_n', 'quorum']),
+  'one of wait_all, first_success, k_of_n, quorum',
 );
-const MANAGER_ACTIONS = valueType(managerActionsSchema, 'a comma-separated list of observe, steer, wait');
+const HUMAN_INPUT = valueType(enumParser(['choice', 'text']), 'one of choice, text');
+const MANAGER_ACTIONS = valueType(parseManagerActions, 'a comma-separated list of observe, steer, wait');
 const TOOLS = valueType(
-  toolsSchema,
+  parseTools,
   `none, all, or a comma-separated list of ${CODING_TOOL_NAMES.join(', ')}`,
 );
 
@@ -146,8 +152,8 @@ export interface AttributeDefinition<TValue = unknown> {
   readonly key: string;
   /** Where the key may be written. */
   readonly scopes: readonly AttributeScope[];
-  /** The zod schema turning the DOT string into the typed value. */
-  readonly schema: z.ZodType<TValue, string>;
+  /** Turns the DOT string into the typed value (`undefined` when malformed; never throws). */
+  readonly parse: AttributeValueParser<TValue>;
   /** What a valid value looks like, for diagnostics. */
   readonly expected: string;
   /**
@@ -172,7 +178,7 @@ function define<TValue>(
   return {
     key,
     scopes,
-    schema: type.schema,
+    parse: type.parse,
     expected: type.expected,
     description,
     ...(handlers === undefined ? {} : { handlers }),
@@ -324,8 +330,9 @@ export const ATTRIBUTE_DEFINITIONS = {
 export type AttributeKey = keyof typeof ATTRIBUTE_DEFINITIONS;
 
 /** The typed value of a known key (`number` for `max_parallel`, `JoinPolicy` for `join_policy`, ...). */
-export type AttributeValue<TKey extends AttributeKey> = z.output<
-  (typeof ATTRIBUTE_DEFINITIONS)[TKey]['schema']
+export type AttributeValue<TKey extends AttributeKey> = Exclude<
+  ReturnType<(typeof ATTRIBUTE_DEFINITIONS)[TKey]['parse']>,
+  undefined
 >;
 
 /** Keys that may be written on a node. */
@@ -441,7 +448,7 @@ export function attributeDefinition(key: string): AttributeDefinition | undefine
 }
 
 /**
- * Types one DOT value with the key's zod schema. Never throws.
+ * Types one DOT value with the key's value parser. Never throws.
  *
  * @returns `{ ok: true, value }` or `{ ok: false, expected }` where `expected` says what a valid value
  *   looks like (e.g. "a duration such as 250ms, 900s, 15m, 2h or 1d"). Durations are in milliseconds.
@@ -451,9 +458,9 @@ export function parseAttributeValue<TKey extends AttributeKey>(
   text: string,
 ): ParsedAttributeValue<AttributeValue<TKey>> {
   const definition = ATTRIBUTE_DEFINITIONS[key] as AttributeDefinition;
-  const result = definition.schema.safeParse(text);
-  return result.success
-    ? { ok: true, value: result.data as AttributeValue<TKey> }
+  const value = definition.parse(text);
+  return value !== undefined
+    ? { ok: true, value: value as AttributeValue<TKey> }
     : { ok: false, expected: definition.expected };
 }
 
@@ -463,8 +470,7 @@ function typed<TKey extends AttributeKey>(
 ): AttributeValue<TKey> | undefined {
   const attribute = attributes[key];
   if (attribute === undefined) return undefined;
-  const parsed = parseAttributeValue(key, attribute.value);
-  return parsed.ok ? parsed.value : undefined;
+  return (ATTRIBUTE_DEFINITIONS[key] as AttributeDefinition<AttributeValue<TKey>>).parse(attribute.value);
 }
 
 function nonEmpty(attributes: GraphAttributes, key: string): string | undefined {
