@@ -203,6 +203,9 @@ export class Graph {
   readonly source?: string;
   readonly #outgoing = new Map<string, GraphEdge[]>();
   readonly #incoming = new Map<string, GraphEdge[]>();
+  // Found on first use and kept: the graph never changes (lint rules ask for them many times).
+  #startNodes: readonly GraphNode[] | undefined;
+  #exitNodes: readonly GraphNode[] | undefined;
 
   constructor(init: GraphInit) {
     this.id = init.id;
@@ -235,16 +238,18 @@ export class Graph {
 
   /** All start nodes (spec §4.3: handler type `start`, shape `Mdiamond`, or id `start`/`Start`). Lint requires exactly one. */
   get startNodes(): readonly GraphNode[] {
-    return [...this.nodes.values()].filter(
+    this.#startNodes ??= [...this.nodes.values()].filter(
       (node) => this.handlerType(node) === 'start' || node.id === 'start' || node.id === 'Start',
     );
+    return [...this.#startNodes];
   }
 
   /** All exit nodes (spec §4.4: handler type `exit`, shape `Msquare`, or id `exit`/`end`). Lint requires exactly one. */
   get exitNodes(): readonly GraphNode[] {
-    return [...this.nodes.values()].filter(
+    this.#exitNodes ??= [...this.nodes.values()].filter(
       (node) => this.handlerType(node) === 'exit' || node.id === 'exit' || node.id === 'end',
     );
+    return [...this.#exitNodes];
   }
 
   /** The start node, when there is exactly one candidate by handler type, shape or id. */

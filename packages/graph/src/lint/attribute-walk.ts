@@ -15,39 +15,53 @@ export interface AttributeOwner {
   readonly where: Pick<Diagnostic, 'nodeId' | 'edge'>;
 }
 
+/** The visits of `forEachAttribute`, listed once per graph (the graph never changes; five rules walk them). */
+const visitsByGraph = new WeakMap<Graph, ReadonlyArray<readonly [GraphAttribute, AttributeOwner]>>();
+
 /** Calls `visit` once per distinct attribute of the graph, its nodes and its edges, in that order. */
 export function forEachAttribute(
   graph: Graph,
   visit: (attribute: GraphAttribute, owner: AttributeOwner) => void,
 ): void {
+  let visits = visitsByGraph.get(graph);
+  if (visits === undefined) {
+    visits = attributeVisits(graph);
+    visitsByGraph.set(graph, visits);
+  }
+  for (const [attribute, owner] of visits) visit(attribute, owner);
+}
+
+function attributeVisits(graph: Graph): Array<readonly [GraphAttribute, AttributeOwner]> {
+  const visits: Array<readonly [GraphAttribute, AttributeOwner]> = [];
   const seen = new Set<unknown>();
-  const once = (attribute: GraphAttribute, owner: AttributeOwner) => {
+  const once = (attribute: GraphAttribute, owner: () => AttributeOwner) => {
     const identity = attribute.keySpan ? attribute.keySpan.start.offset : attribute;
     if (seen.has(identity)) return;
     seen.add(identity);
-    visit(attribute, owner);
+    visits.push([attribute, owner()]);
   };
   const suffix = (attribute: GraphAttribute) =>
     attribute.origin === 'default' ? ' (via a default block)' : '';
   for (const attribute of Object.values(graph.attributes)) {
-    once(attribute, { scope: 'graph', description: `Graph "${graph.id}"`, where: {} });
+    once(attribute, () => ({ scope: 'graph', description: `Graph "${graph.id}"`, where: {} }));
   }
   for (const node of graph.nodes.values()) {
     for (const attribute of Object.values(node.attributes)) {
-      once(attribute, {
+      once(attribute, () => ({
         scope: 'node',
         description: `Node "${node.id}"${suffix(attribute)}`,
         where: { nodeId: node.id },
-      });
+      }));
     }
   }
   for (const edge of graph.edges) {
     for (const attribute of Object.values(edge.attributes)) {
-      once(attribute, {
+      once(attribute, () => ({
         scope: 'edge',
         description: `Edge ${edge.from} -> ${edge.to}${suffix(attribute)}`,
         where: { edge: { from: edge.from, to: edge.to } },
-      });
+      }));
     }
   }
+  return visits;
 }

@@ -1,5 +1,5 @@
 import type { LintRule } from '../diagnostic.js';
-import { nodesReaching, reachableFrom } from '../graph-traversal.js';
+import { nodesReaching, reachableFromStart } from '../graph-traversal.js';
 import { nodeSpan } from '../source-location.js';
 
 /**
@@ -13,7 +13,7 @@ export const exitUnreachableRule: LintRule = {
     const exit = graph.exitNode;
     if (start === undefined || exit === undefined) return [];
     const reachesExit = nodesReaching(graph, exit.id);
-    const reached = reachableFrom(graph, start.id);
+    const reached = reachableFromStart(graph);
     return [...graph.nodes.values()]
       .filter(
         (node) => reached.has(node.id) && !reachesExit.has(node.id) && graph.outgoing(node.id).length > 0,

@@ -1,5 +1,5 @@
 import type { LintRule } from '../diagnostic.js';
-import { reachableFrom } from '../graph-traversal.js';
+import { reachableFromAll } from '../graph-traversal.js';
 import { nodeSpan } from '../source-location.js';
 
 /**
@@ -9,11 +9,12 @@ import { nodeSpan } from '../source-location.js';
 export const fanInWithoutParallelRule: LintRule = {
   name: 'fan_in_without_parallel',
   apply(graph) {
-    const afterParallel = new Set<string>();
-    for (const node of graph.nodes.values()) {
-      if (graph.handlerType(node) !== 'parallel') continue;
-      for (const id of reachableFrom(graph, node.id)) afterParallel.add(id);
-    }
+    const afterParallel = reachableFromAll(
+      graph,
+      [...graph.nodes.values()]
+        .filter((node) => graph.handlerType(node) === 'parallel')
+        .map((node) => node.id),
+    );
     return [...graph.nodes.values()]
       .filter((node) => graph.handlerType(node) === 'parallel.fan_in' && !afterParallel.has(node.id))
       .map((node) => ({

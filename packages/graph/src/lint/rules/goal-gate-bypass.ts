@@ -1,11 +1,23 @@
 import type { Diagnostic, LintRule } from '../diagnostic.js';
-import { reachableFrom, shortestPath } from '../graph-traversal.js';
+import {
+  breadthFirstTree,
+  dominatorsOf,
+  reachableFrom,
+  reachableFromStart,
+  shortestPath,
+  treePath,
+} from '../graph-traversal.js';
 import { attributeSpan, nodeSpan } from '../source-location.js';
 
 /**
  * `goal_gate_bypass` (WARNING, DESIGN.md "Goal gates"): the exit can be reached from the start without
  * visiting a goal gate, and a gate the route never visited is not checked (spec §3.4). A gate inside a
  * parallel branch counts as visited when its parallel node is.
+ *
+ * The route named in the message is the shortest one that avoids the gate (breadth first, edges in source
+ * order). Cost: one breadth-first tree and one dominator computation for the whole graph; a gate on the
+ * shortest route to the exit that does not dominate the exit (every such gate is reported) takes one more
+ * walk to find the route around it.
  */
 export const goalGateBypassRule: LintRule = {
   name: 'goal_gate_bypass',
@@ -13,6 +25,16 @@ export const goalGateBypassRule: LintRule = {
     const start = graph.startNode;
     const exit = graph.exitNode;
     if (start === undefined || exit === undefined) return [];
+    const gates = [...graph.nodes.values()].filter(
+      (node) => node.goalGate && node.id !== start.id && node.id !== exit.id,
+    );
+    if (gates.length === 0) return [];
+    const tree = breadthFirstTree(graph, start.id);
+    // The shortest route to the exit; a gate the exit is not reachable without is never bypassed.
+    const route = treePath(tree, exit.id);
+    if (route === undefined) return [];
+    const onRoute = new Set(route);
+    let exitDominators: ReadonlySet<string> | undefined;
     const parallelRegions = [...graph.nodes.values()]
       .filter((node) => graph.handlerType(node) === 'parallel')
       .map((node) => ({
@@ -21,14 +43,25 @@ export const goalGateBypassRule: LintRule = {
           stopAt: (id) => graph.handlerType(graph.node(id) ?? node) === 'parallel.fan_in',
         }),
       }));
+    const reached = reachableFromStart(graph);
     const diagnostics: Diagnostic[] = [];
-    for (const gate of graph.nodes.values()) {
-      if (!gate.goalGate || gate.id === start.id || gate.id === exit.id) continue;
+    for (const gate of gates) {
+      if (!reached.has(gate.id)) continue;
+      // The nodes a route must avoid to skip the gate. The start is never entered again, so it never counts.
       const avoid = new Set([gate.id]);
       for (const { id, region } of parallelRegions) if (id !== gate.id && region.has(gate.id)) avoid.add(id);
-      if (!reachableFrom(graph, start.id).has(gate.id)) continue;
-      const bypass = shortestPath(graph, start.id, exit.id, avoid);
-      if (bypass === undefined) continue;
+      avoid.delete(start.id);
+      let bypass: string[] | undefined;
+      if (![...avoid].some((id) => onRoute.has(id))) {
+        // The shortest route already avoids them, and removing nodes off a breadth-first route does not
+        // change the route: it is the one the search avoiding them finds too.
+        bypass = route;
+      } else {
+        exitDominators ??= dominatorsOf(graph, start.id, exit.id);
+        if ([...avoid].some((id) => exitDominators!.has(id))) continue;
+        bypass = shortestPath(graph, start.id, exit.id, avoid);
+        if (bypass === undefined) continue;
+      }
       diagnostics.push({
         rule: 'goal_gate_bypass',
         severity: 'warning',

@@ -1,5 +1,5 @@
 import type { Diagnostic, LintRule } from '../diagnostic.js';
-import { reachableFrom } from '../graph-traversal.js';
+import { nodesReachingAny } from '../graph-traversal.js';
 
 /**
  * `parallel_fan_in` (WARNING, DESIGN.md "Parallel fan-out"): each branch of a `parallel` node reaches a
@@ -9,16 +9,16 @@ import { reachableFrom } from '../graph-traversal.js';
 export const parallelFanInRule: LintRule = {
   name: 'parallel_fan_in',
   apply(graph) {
-    const isFanIn = (id: string) => {
-      const node = graph.node(id);
-      return node !== undefined && graph.handlerType(node) === 'parallel.fan_in';
-    };
+    const fanIns = [...graph.nodes.values()]
+      .filter((node) => graph.handlerType(node) === 'parallel.fan_in')
+      .map((node) => node.id);
+    // A branch reaches a fan-in when its first node can reach one: one backward walk from every fan-in.
+    const reachesFanIn = nodesReachingAny(graph, fanIns);
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
       if (graph.handlerType(node) !== 'parallel') continue;
       for (const edge of graph.outgoing(node.id)) {
-        const reached = reachableFrom(graph, edge.to, { stopAt: isFanIn });
-        if ([...reached].some(isFanIn)) continue;
+        if (reachesFanIn.has(edge.to)) continue;
         diagnostics.push({
           rule: 'parallel_fan_in',
           severity: 'warning',

@@ -1,5 +1,5 @@
 import type { LintRule } from '../diagnostic.js';
-import { reachableFrom } from '../graph-traversal.js';
+import { reachableFromStart } from '../graph-traversal.js';
 import { nodeSpan } from '../source-location.js';
 
 /** `reachability` (ERROR, spec §7.2, DESIGN.md): every node is reachable from the start node. */
@@ -8,7 +8,7 @@ export const reachabilityRule: LintRule = {
   apply(graph) {
     const start = graph.startNode;
     if (start === undefined) return [];
-    const reached = reachableFrom(graph, start.id);
+    const reached = reachableFromStart(graph);
     return [...graph.nodes.values()]
       .filter((node) => !reached.has(node.id))
       .map((node) => ({

@@ -122,6 +122,65 @@ describe('goal_gate_has_retry and goal_gate_bypass (spec §3.4)', () => {
     );
     expect(lintRule(source, 'goal_gate_bypass')).toEqual([]);
   });
+
+  it('goal_gate_bypass: names the shortest route around a gate that lies on the shortest route', () => {
+    // The shortest route start -> a -> exit passes the gate "a"; the route around it is longer.
+    const source = pipeline(
+      '  a [prompt="x", goal_gate=true, retry_target=a]\n  start -> a -> exit\n  start -> b -> c -> exit\n  b -> d -> exit',
+    );
+    expect(diagnosticsOf(source, 'goal_gate_bypass').map((diagnostic) => diagnostic.message)).toEqual([
+      'Goal gate "a" can be bypassed: the route start -> b -> c -> exit never visits it, and an unvisited gate is not checked.',
+    ]);
+  });
+
+  it('goal_gate_bypass: stays silent for gates every route passes, however long the pipeline', () => {
+    // A chain of 300 stages with a fail loop back from each and a gate every 10 stages: no gate can be skipped.
+    const stages = Array.from({ length: 300 }, (_, index) => `s${index}`);
+    const source = pipeline(
+      [
+        ...stages.map((id, index) => `  ${id} [prompt="x", goal_gate=${index % 10 === 0}, retry_target=s0]`),
+        `  start -> ${stages.join(' -> ')} -> exit`,
+        ...stages.slice(1).map((id, index) => `  ${id} -> s${index} [condition="outcome=fail"]`),
+      ].join('\n'),
+    );
+    expect(lintRule(source, 'goal_gate_bypass')).toEqual([]);
+  });
+
+  it('goal_gate_bypass: reports each skippable gate of a long pipeline with its own route', () => {
+    // Gates g0..g2 in a row, each with an edge around it.
+    const source = pipeline(
+      [
+        '  g0 [prompt="x", goal_gate=true, retry_target=g0]',
+        '  g1 [prompt="x", goal_gate=true, retry_target=g0]',
+        '  g2 [prompt="x", goal_gate=true, retry_target=g0]',
+        '  start -> g0 -> g1 -> g2 -> exit',
+        '  start -> g1',
+        '  g0 -> g2',
+        '  g1 -> exit',
+      ].join('\n'),
+    );
+    expect(diagnosticsOf(source, 'goal_gate_bypass').map((diagnostic) => diagnostic.message)).toEqual([
+      'Goal gate "g0" can be bypassed: the route start -> g1 -> exit never visits it, and an unvisited gate is not checked.',
+      'Goal gate "g1" can be bypassed: the route start -> g0 -> g2 -> exit never visits it, and an unvisited gate is not checked.',
+      'Goal gate "g2" can be bypassed: the route start -> g1 -> exit never visits it, and an unvisited gate is not checked.',
+    ]);
+  });
+
+  it('goal_gate_bypass: a gate in a branch is skipped only by a route avoiding both it and its parallel node', () => {
+    // Neither "fan" nor "test" alone is on every route, but every route passes one of them: no bypass.
+    const together = pipeline(
+      '  fan [shape=component]\n  join [shape=tripleoctagon]\n  test [prompt="x", goal_gate=true, retry_target=fan]\n  start -> fan\n  fan -> test -> join\n  fan -> other -> join\n  join -> exit\n  start -> test',
+    );
+    expect(lintRule(together, 'goal_gate_bypass')).toEqual([]);
+    // An extra edge start -> join skips both.
+    expect(
+      diagnosticsOf(`${together.slice(0, -2)}\n  start -> join\n}`, 'goal_gate_bypass').map(
+        (diagnostic) => diagnostic.message,
+      ),
+    ).toEqual([
+      'Goal gate "test" can be bypassed: the route start -> join -> exit never visits it, and an unvisited gate is not checked.',
+    ]);
+  });
 });
 
 describe('retry_target_exists (spec §7.2)', () => {
