@@ -1,13 +1,18 @@
 // How the CLI feels to a user (issue 8 target: `attractor validate` of a 100-node file under 0.5 s wall and
-// 100 MB peak RSS). Runs each command 5 times in a fresh process and prints the median wall time and the
-// largest peak RSS, as a table and as JSON (bench-results/cli.json).
+// 100 MB peak RSS). Runs each command 5 times in a fresh process through bin/attractor.js (what `pnpm exec attractor`
+// runs) and prints the median and range of wall and CPU time and the largest peak RSS, as a table and as JSON
+// (bench-results/cli.json). The machine's load average is printed too: wall times inflate with load.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const bin = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/attractor.js', import.meta.url));
+// The largest pipeline of the shared corpus (66 KB), where the repository is checked out beside shared/.
+const kitchenSink = fileURLToPath(
+  new URL('../../../../shared/corpus/dot/2389-research__tracker__kitchen-sink.dot', import.meta.url),
+);
 const pipelines = fileURLToPath(new URL('../../../examples/pipelines/', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'attractor-cli-bench-'));
 
@@ -32,11 +37,18 @@ function chain(nodes) {
 
 // Runs the CLI inside a wrapper that reports the process's own peak RSS on exit.
 const wrapper = `process.argv = [process.argv[0], ${JSON.stringify(bin)}, ...JSON.parse(process.env.BENCH_ARGS)];
-process.on('exit', () => process.stderr.write('BENCH_RSS_KB=' + process.resourceUsage().maxRSS + '\\n'));
+process.on('exit', () => {
+  const usage = process.resourceUsage();
+  process.stderr.write('BENCH_RSS_KB=' + usage.maxRSS + ' BENCH_CPU_US=' + (usage.userCPUTime + usage.systemCPUTime) + '\\n');
+});
 await import(${JSON.stringify(bin)});`;
 
-function measure(name, args) {
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const range = (values) => `${Math.round(Math.min(...values))}-${Math.round(Math.max(...values))}`;
+
+function measure(name, args, expectedStatus = 0) {
   const walls = [];
+  const cpus = [];
   let rssKb = 0;
   for (let run = 0; run < 5; run += 1) {
     const started = process.hrtime.bigint();
@@ -50,15 +62,26 @@ function measure(name, args) {
       encoding: 'utf8',
     });
     walls.push(Number(process.hrtime.bigint() - started) / 1e6);
-    if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`);
+    if (result.status !== expectedStatus)
+      throw new Error(`${name} exited ${result.status}: ${result.stderr}`);
     rssKb = Math.max(rssKb, Number(/BENCH_RSS_KB=(\d+)/.exec(result.stderr)?.[1] ?? 0));
+    cpus.push(Number(/BENCH_CPU_US=(\d+)/.exec(result.stderr)?.[1] ?? 0) / 1000);
   }
-  walls.sort((a, b) => a - b);
-  return { name, medianWallMs: Math.round(walls[2]), peakRssMb: Math.round(rssKb / 1024) };
+  return {
+    name,
+    medianWallMs: Math.round(median(walls)),
+    wallRangeMs: range(walls),
+    medianCpuMs: Math.round(median(cpus)),
+    cpuRangeMs: range(cpus),
+    peakRssMb: Math.round(rssKb / 1024),
+  };
 }
 
 const results = [
   measure('validate 100-node chain', ['validate', chain(100)]),
+  ...(existsSync(kitchenSink)
+    ? [measure('validate kitchen-sink.dot (66 KB, corpus)', ['validate', kitchenSink])]
+    : []),
   measure('validate build-and-test.dot', ['validate', join(pipelines, 'build-and-test.dot')]),
   measure('run --simulate 1,000-node chain', (run) => [
     'run',
@@ -72,5 +95,10 @@ const results = [
   ]),
 ];
 console.table(results);
+console.log(
+  `load average: ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')}`,
+);
 mkdirSync('bench-results', { recursive: true });
 writeFileSync(join('bench-results', 'cli.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -15,9 +15,13 @@ main({ argv: process.argv.slice(2), io: processIo(detectColorSupport()) }).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    // Not a user error: a bug or an infrastructure fault (disk full, permissions). Show everything.
+    // Not a user error: a bug or an infrastructure fault (disk full, permissions). Show everything. The command runs
+    // from a bundle (scripts/bundle-cli.mjs); its source maps turn the stack into TypeScript locations when enabled.
+    const sourceMapsHint = process.sourceMapsEnabled
+      ? ''
+      : '(for TypeScript source locations in the stack, run again with NODE_OPTIONS=--enable-source-maps)\n';
     process.stderr.write(
-      `attractor: unexpected error\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      `attractor: unexpected error\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n${sourceMapsHint}`,
     );
     process.exitCode = 1;
   },

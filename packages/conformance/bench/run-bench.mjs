@@ -19,7 +19,7 @@ import { chainPipeline, generatedPipeline, parallelPipeline } from './generate-p
 const self = fileURLToPath(import.meta.url);
 const packageDir = path.resolve(path.dirname(self), '..');
 const repoRoot = path.resolve(packageDir, '..', '..');
-const cliBin = path.join(repoRoot, 'apps', 'cli', 'dist', 'bin.js');
+const cliBin = path.join(repoRoot, 'apps', 'cli', 'bin', 'attractor.js');
 const corpusDir = path.resolve(repoRoot, '..', 'shared', 'corpus', 'dot');
 const KB = 1024;
 
@@ -223,7 +223,10 @@ if (process.argv[2] === '--child') {
   process.exit(0);
 }
 
-for (const required of [cliBin, path.join(repoRoot, 'packages', 'engine', 'dist', 'index.js')]) {
+for (const required of [
+  path.join(repoRoot, 'apps', 'cli', 'dist', 'attractor.mjs'),
+  path.join(repoRoot, 'packages', 'engine', 'dist', 'index.js'),
+]) {
   if (!existsSync(required)) {
     console.error(`Build first: ${required} is missing (pnpm build).`);
     process.exit(1);

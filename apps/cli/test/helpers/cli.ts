@@ -1,5 +1,6 @@
 /**
- * Runs the built `attractor` binary (dist/bin.js) as a real child process with execa.
+ * Runs the `attractor` command (bin/attractor.js, which loads the bundle built in dist/) as a real child process
+ * with execa.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

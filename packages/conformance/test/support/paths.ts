@@ -8,8 +8,8 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 /** The shared corpus of real pipelines written for other Attractor implementations. */
 export const corpusDirectory = resolve(repoRoot, '..', 'shared', 'corpus', 'dot');
 
-/** The built `attractor` binary (apps/cli/dist/bin.js). */
-export const cliBin = resolve(repoRoot, 'apps', 'cli', 'dist', 'bin.js');
+/** The `attractor` command as installed (apps/cli/bin/attractor.js, which loads the bundle built in apps/cli/dist). */
+export const cliBin = resolve(repoRoot, 'apps', 'cli', 'bin', 'attractor.js');
 
 /** The graph package's record of every corpus file's diagnostics, checked by hand (reused, not duplicated). */
 export const corpusDiagnosticsFile = resolve(

@@ -12,7 +12,7 @@ export interface RunCliOptions {
   readonly timeoutMs?: number;
 }
 
-/** Runs `node apps/cli/dist/bin.js ...args` and resolves with its exit code and output (never rejects on exit code). */
+/** Runs `node apps/cli/bin/attractor.js ...args` and resolves with its exit code and output (never rejects on exit code). */
 export async function runCli(args: readonly string[], options: RunCliOptions): Promise<Result> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {

@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// Bundles the `attractor` command for a fast start (issue 8: `attractor validate` under 0.5 s). Run by `pnpm build`
+// after tsc, from the tsc output in dist/.
+//
+// A cold Node process pays about 0.5 ms per ES module it resolves, reads and compiles; `attractor validate` loads
+// ~160 (Ohm alone is 46), which is a fifth of its time. The bundle puts the command line wiring and `validate`
+// (with @attractor/graph, dot, condition, stylesheet and Ohm) into two files:
+//
+//   dist/attractor.mjs         bin.js + main.js + commander + picocolors (what every command needs)
+//   dist/chunks/validate-*.mjs validate-command.js and everything it imports, loaded only by `attractor validate`
+//
+// The other commands stay unbundled: their modules (dist/commands/*-command.js, as tsc wrote them) are imported
+// from the bundle by relative path and load @attractor/engine, handlers, server, ... from node_modules as usual, so
+// a run never holds two copies of a package (the engine reads its package.json and the server its UI files next to
+// their own modules, which a bundle would move). The packages themselves are untouched and usable on their own;
+// `import '@attractor/cli'` still loads dist/index.js.
+//
+// Source maps: each input's tsc source map is chained, so dist/attractor.mjs.map points at the TypeScript sources
+// (`node --enable-source-maps` prints them in a stack trace); without it, stack frames name the bundled functions
+// and each module's region is marked with its original path.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const dist = fileURLToPath(new URL('../dist/', import.meta.url));
+const entry = join(dist, 'bin.js');
+// The command modules `main.js` imports lazily (`await import(...)`) that stay unbundled: every command but
+// `validate`. A command added to main.ts is bundled until it is listed here; test/startup.e2e.test.ts checks what
+// `validate` and `run` load.
+const unbundledCommands = new Set([
+  './commands/run-command.js',
+  './commands/render-command.js',
+  './commands/inspect-command.js',
+  './commands/serve-command.js',
+]);
+
+/** Chains the source map tsc wrote next to a module (`x.js.map`) into the bundle's. */
+const inputSourceMaps = {
+  name: 'attractor-input-source-maps',
+  load(id) {
+    if (!id.endsWith('.js') || !existsSync(`${id}.map`)) return null;
+    const code = readFileSync(id, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
+    const map = JSON.parse(readFileSync(`${id}.map`, 'utf8'));
+    // tsc writes `sources` relative to the map's directory; make them absolute so the chain resolves them.
+    map.sources = map.sources.map((source) => join(dirname(id), map.sourceRoot ?? '', source));
+    delete map.sourceRoot;
+    return { code, map };
+  },
+};
+
+rmSync(join(dist, 'chunks'), { recursive: true, force: true });
+const bundle = await rolldown({
+  input: { attractor: entry },
+  platform: 'node',
+  external: (id, importer) =>
+    id.startsWith('node:') || (importer === join(dist, 'main.js') && unbundledCommands.has(id)),
+  plugins: [inputSourceMaps],
+  logLevel: 'warn',
+});
+await bundle.write({
+  dir: dist,
+  format: 'esm',
+  sourcemap: true,
+  entryFileNames: '[name].mjs',
+  chunkFileNames: 'chunks/[name]-[hash].mjs',
+});
+await bundle.close();
