@@ -5,7 +5,7 @@ import { createDefaultRegistry } from '../src/create-default-registry.js';
 import { createCallbackInterviewer } from '../src/interviewers/callback-interviewer.js';
 import { createQueueInterviewer } from '../src/interviewers/queue-interviewer.js';
 import { createSimulationBackend } from '../src/simulation-backend.js';
-import { delay, readText, runDot, tempDir, waitUntilDead } from './helpers.js';
+import { readText, runDot, tempDir, waitUntilDead } from './helpers.js';
 
 describe('createDefaultRegistry (spec §2.8, §4.2)', () => {
   it('registers every handler type of the shape table and defaults to codergen', () => {
