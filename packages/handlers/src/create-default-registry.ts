@@ -10,6 +10,7 @@ import { createExitHandler } from './exit-handler.js';
 import { createFanInHandler } from './fan-in-handler.js';
 import { createManagerLoopHandler } from './manager-loop-handler.js';
 import { createParallelHandler } from './parallel-handler.js';
+import type { SimulationScript } from './simulation-script.js';
 import { createStartHandler } from './start-handler.js';
 import { createToolHandler, type ToolHandlerOptions } from './tool-handler.js';
 import { createWaitHumanHandler } from './wait-human-handler.js';
@@ -28,8 +29,13 @@ export interface DefaultHandlersOptions {
   readonly interviewer?: Interviewer;
   /** Tool nodes record their command (`command.sh`) instead of running it. Default: false. */
   readonly dryRun?: boolean;
+  /**
+   * The simulation script (the CLI's `--simulate-script`): in a dry run, tool nodes follow their entries (outcome
+   * and simulated stdout); pass the same script to `createSimulationBackend` for the LLM stages. Default: `{}`.
+   */
+  readonly script?: SimulationScript;
   /** Further options of the tool handler (shell, kill grace, output limit). */
-  readonly tool?: Omit<ToolHandlerOptions, 'dryRun'>;
+  readonly tool?: Omit<ToolHandlerOptions, 'dryRun' | 'script'>;
 }
 
 /**
@@ -51,6 +57,7 @@ export function createHandlers(options: DefaultHandlersOptions = {}): Record<Bui
     tool: createToolHandler({
       ...options.tool,
       ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
+      ...(options.script === undefined ? {} : { script: options.script }),
     }),
     'stack.manager_loop': createManagerLoopHandler(),
   } satisfies Record<BuiltInHandlerType, Handler>;
