@@ -12,6 +12,7 @@ import { createManagerLoopHandler } from './manager-loop-handler.js';
 import { createParallelHandler } from './parallel-handler.js';
 import type { SimulationScript } from './simulation-script.js';
 import { createStartHandler } from './start-handler.js';
+import { createSubgraphHandler } from './subgraph-handler.js';
 import { createToolHandler, type ToolHandlerOptions } from './tool-handler.js';
 import { createWaitHumanHandler } from './wait-human-handler.js';
 
@@ -40,7 +41,7 @@ export interface DefaultHandlersOptions {
 
 /**
  * Every built-in handler by its type string (spec §2.8): `start`, `exit`, `codergen`, `wait.human`, `conditional`,
- * `parallel`, `parallel.fan_in`, `tool`, `stack.manager_loop`.
+ * `parallel`, `parallel.fan_in`, `tool`, `stack.manager_loop`, and `subgraph` (spec §9.4, `type="subgraph"`).
  */
 export function createHandlers(options: DefaultHandlersOptions = {}): Record<BuiltInHandlerType, Handler> {
   const backend = options.backend === undefined ? {} : { backend: options.backend };
@@ -60,6 +61,7 @@ export function createHandlers(options: DefaultHandlersOptions = {}): Record<Bui
       ...(options.script === undefined ? {} : { script: options.script }),
     }),
     'stack.manager_loop': createManagerLoopHandler(),
+    subgraph: createSubgraphHandler(),
   } satisfies Record<BuiltInHandlerType, Handler>;
 }
 

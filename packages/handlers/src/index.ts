@@ -1,5 +1,5 @@
-export type { ChildGraphResult } from './child-graph-file.js';
-export { loadChildGraph, resolveChildPath } from './child-graph-file.js';
+export type { ChildGraphResult, LoadChildGraphOptions } from './child-graph-file.js';
+export { freshChildDirectory, loadChildGraph, resolveChildPath } from './child-graph-file.js';
 export type { CodergenHandlerOptions } from './codergen-handler.js';
 export { buildStagePrompt, createCodergenHandler, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 export type { CreateCodergenRequestOptions } from './codergen-request.js';
@@ -53,6 +53,7 @@ export { parseSimulationScript, readSimulationStep } from './simulation-script.j
 export { STEER_DIRECTORY, takeSteeringMessages, writeSteeringMessage } from './stage-files.js';
 export { createStartHandler } from './start-handler.js';
 export { parseStatusFile } from './status-file-schema.js';
+export { createSubgraphHandler } from './subgraph-handler.js';
 export type { RoutableToolOutputOptions, ToolRunOutput } from './tool-context.js';
 export {
   routableToolOutput,
