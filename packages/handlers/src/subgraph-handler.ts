@@ -106,11 +106,12 @@ function subgraphOutcome(options: {
  * clock and event sink (its events carry `branchPath: [..., 'child:<nodeId>']`), in the same working directory.
  * Cancelling the run or the node's `timeout` cancels the child.
  *
- * Context: the child starts with a copy of the parent's context (its own `graph.*` replace the parent's; the
- * parent's `internal.*`, `outcome`, `preferred_label`, `current_node` and `last_stage` are left out) plus one string value per
- * `var.<name>` attribute of the node (`var.diff_cmd="git diff"` sets `diff_cmd`, taken as written). When it ends,
- * every key the child added or changed (the same bookkeeping keys left out) is applied to the parent as the
- * node's context updates, whatever the outcome, so a failing check's `tool.output` reaches the stage that fixes it.
+ * Context: the child starts with a copy of the parent's context (without the parent's `graph.*`, since the child
+ * mirrors its own graph attributes and goal, nor `internal.*`, `outcome`, `preferred_label`, `current_node` and
+ * `last_stage`) plus one string value per `var.<name>` attribute of the node (`var.diff_cmd="git diff"` sets
+ * `diff_cmd`, taken as written: no `$` expansion). When it ends, every key the child added or changed (the same
+ * bookkeeping keys left out) is applied to the parent as the node's context updates, whatever the outcome, so a
+ * failing check's `tool.output` reaches the stage that fixes it.
  *
  * Outcome: see {@link subgraphOutcome}: the child's failure, or the outcome of its last stage before the exit.
  *
