@@ -31,6 +31,14 @@ export function forEachAttribute(
   for (const [attribute, owner] of visits) visit(attribute, owner);
 }
 
+/**
+ * Drops the attribute listing kept for `graph`: `validate` calls it when its rules are done, so a graph that lives
+ * on (during a run) does not keep the listing (about 150 bytes per attribute).
+ */
+export function forgetAttributeVisits(graph: Graph): void {
+  visitsByGraph.delete(graph);
+}
+
 function attributeVisits(graph: Graph): Array<readonly [GraphAttribute, AttributeOwner]> {
   const visits: Array<readonly [GraphAttribute, AttributeOwner]> = [];
   const seen = new Set<unknown>();

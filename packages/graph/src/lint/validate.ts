@@ -3,6 +3,7 @@
  */
 import { ValidationError } from '../errors/validation-error.js';
 import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph } from '../graph.js';
+import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, LintContext, LintRule } from './diagnostic.js';
 import { phantomNodes } from './phantom-nodes.js';
@@ -67,6 +68,7 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
       });
     }
   }
+  forgetAttributeVisits(graph);
   return sortDiagnostics(diagnostics);
 }
 
