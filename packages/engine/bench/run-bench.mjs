@@ -51,7 +51,8 @@ function createNoIoStore(logsRoot) {
 /** Where run directories are created (see the header). */
 function benchRoot() {
   const root =
-    process.env.ATTRACTOR_BENCH_DIR ?? join(dirname(fileURLToPath(import.meta.url)), '..', '.attractor', 'bench');
+    process.env.ATTRACTOR_BENCH_DIR ??
+    join(dirname(fileURLToPath(import.meta.url)), '..', '.attractor', 'bench');
   mkdirSync(root, { recursive: true });
   return root;
 }
