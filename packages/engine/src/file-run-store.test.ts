@@ -49,7 +49,7 @@ describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
   it('creates nested stage directories and leaves an empty one of an earlier visit in place', () => {
     const logsRoot = tempDir();
     const store = createFileRunStore({ logsRoot });
-    const directory = store.prepareStageDir('fan/branches/b1/b1', 1);
+    const directory = store.prepareStageDir('fan/branches/b1/b1', 1) as string;
     expect(directory).toBe(join(logsRoot, 'fan/branches/b1/b1'));
     expect(store.prepareStageDir('fan/branches/b1/b1', 2)).toBe(directory);
     expect(readdirSync(directory)).toEqual([]);
@@ -67,6 +67,7 @@ describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
         type: 'stage.log',
         level: 'info',
         message: 'm',
+        nodeId: 'a',
         seq: 1,
         timestamp: '2026-01-01T00:00:00.000Z',
         runId: 'r',
