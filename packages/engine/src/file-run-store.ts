@@ -31,6 +31,7 @@ import {
   type RunStore,
   type StageStatusFile,
 } from './run-store.js';
+import { createCheckpointSerializer } from './serialize-checkpoint.js';
 
 /** Options of {@link createFileRunStore}. */
 export interface FileRunStoreOptions {
@@ -55,6 +56,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const fsync = options.fsync ?? false;
   mkdirSync(root, { recursive: true });
   const checkpointFile = createCheckpointFile({ directory: root, fsync });
+  const serializeCheckpoint = createCheckpointSerializer();
   const eventsPath = join(root, 'events.jsonl');
   let eventsFd: number | undefined;
 
@@ -103,7 +105,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return data;
     },
     writeCheckpoint(checkpoint) {
-      checkpointFile.write(JSON.stringify(checkpoint));
+      checkpointFile.write(serializeCheckpoint(checkpoint));
     },
     appendEvents(events) {
       if (events.length === 0) return;
