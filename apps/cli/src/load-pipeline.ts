@@ -4,7 +4,7 @@ import { cliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import type { Colors } from './colors.js';
 import { CliError } from './errors/cli-error.js';
-import { readSourceFile } from './read-source-file.js';
+import { createGraphFileReader, readSourceFile } from './read-source-file.js';
 
 /** A pipeline ready to run: the graph, its source and the non-blocking diagnostics. */
 export interface LoadedPipeline {
@@ -44,6 +44,7 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
   const absolute = resolve(io.cwd, options.path);
   const prepared = prepareGraph(source, {
     filename: absolute,
+    readGraphFile: createGraphFileReader(io.cwd),
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
   });

@@ -185,7 +185,7 @@ function addRunOptions(command: Command): void {
     .option('--simulate', 'simulate LLM stages (no API key needed); tools run for real')
     .option(
       '--simulate-script <file.json>',
-      'simulated outcomes per node and visit, e.g. {"review": ["fail", "success"]}',
+      'simulated outcomes per node and call, e.g. {"review": ["fail", "success"]}; with --dry-run also tool output, e.g. {"check": [{"stdout": "fresh"}]}',
     )
     .option('--dry-run', 'simulate LLM stages and record tool commands without running them')
     .option('--model <model>', 'default model for stages that name none')

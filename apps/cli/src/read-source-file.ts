@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliError } from './errors/cli-error.js';
@@ -30,4 +31,21 @@ export async function readSourceFile(
       cause: error,
     });
   }
+}
+
+/**
+ * The `readGraphFile` of `prepareGraph` for the CLI: reads a DOT file named by a `graph_ref` (spec §9.4), a
+ * relative path resolved against `cwd`. Returns `undefined` when the file does not exist; other failures (a
+ * directory, no permission) throw and become "cannot be read" diagnostics.
+ */
+export function createGraphFileReader(cwd: string): (path: string) => string | undefined {
+  return (path) => {
+    try {
+      return readFileSync(resolve(cwd, path), 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw error;
+    }
+  };
 }

@@ -189,6 +189,46 @@ describe('example pipelines run offline through the CLI', () => {
     expect(summary.route).toEqual(['start', 'implement', 'test', 'exit']);
   });
 
+  it('ship-with-checks runs checks-core.dot as two sub-pipeline stages, each in its own run directory', async () => {
+    const { exitCode, stdout, summary, cwd } = await runExample([
+      'examples/pipelines/ship-with-checks.dot',
+      '--simulate',
+      ...W,
+    ]);
+    expect(exitCode, stdout).toBe(0);
+    expect(summary.route).toEqual(['start', 'baseline', 'change', 'checks', 'package', 'exit']);
+    expect(stdout.match(/▶ child pipeline ChecksCore/g)).toHaveLength(2);
+    const quick = await attractor(['inspect', join(summary.logsRoot, 'baseline', 'child'), '--json'], {
+      cwd,
+    });
+    expect((JSON.parse(quick.stdout) as RunSummary).route).toEqual([
+      'start',
+      'syntax',
+      'depth',
+      'docs',
+      'exit',
+    ]);
+    const full = await attractor(['inspect', join(summary.logsRoot, 'checks', 'child'), '--json'], { cwd });
+    expect((JSON.parse(full.stdout) as RunSummary).route).toEqual([
+      'start',
+      'syntax',
+      'depth',
+      'tests',
+      'docs',
+      'exit',
+    ]);
+  });
+
+  it('checks-core runs on its own', async () => {
+    const { exitCode, summary } = await runExample([
+      'examples/pipelines/checks-core.dot',
+      '--simulate',
+      ...W,
+    ]);
+    expect(exitCode).toBe(0);
+    expect(summary.route).toEqual(['start', 'syntax', 'depth', 'tests', 'docs', 'exit']);
+  });
+
   it('every example pipeline is covered by a test above', async () => {
     const examples = (await readdir(join(REPO_ROOT, 'examples', 'pipelines'))).filter((name) =>
       name.endsWith('.dot'),

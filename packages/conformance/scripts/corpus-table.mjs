@@ -28,10 +28,7 @@ try {
     failed = true;
   }
   const results = JSON.parse(readFileSync(resultsFile, 'utf8')).sort((a, b) => a.file.localeCompare(b.file));
-  const lines = [
-    '| file | nodes | diagnostics (errors / warnings) | dry run (status, stages executed) |',
-    '| ---- | ----: | ------------------------------- | --------------------------------- |',
-  ];
+  const rows = [];
   const notes = [];
   for (const result of results) {
     let run = 'not run: `run` refuses a file with errors (exit 2)';
@@ -47,8 +44,13 @@ try {
     for (const rule of result.errorRules) counts.set(rule, (counts.get(rule) ?? 0) + 1);
     const rules = [...counts].map(([rule, count]) => (count > 1 ? `${rule} ×${count}` : rule)).join(', ');
     const diagnostics = `${result.errors} / ${result.warnings}${rules === '' ? '' : ` (${rules})`}`;
-    lines.push(`| \`${result.file}\` | ${result.nodes} | ${diagnostics} | ${run} |`);
+    rows.push([`\`${result.file}\``, String(result.nodes), diagnostics, run]);
   }
+  const lines = padTable(
+    ['file', 'nodes', 'diagnostics (errors / warnings)', 'dry run (status, stages executed)'],
+    rows,
+    [false, true, false, false],
+  );
   const totals = {
     files: results.length,
     withErrors: results.filter((result) => result.errors > 0).length,
@@ -76,3 +78,14 @@ try {
   rmSync(outDir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
+
+/** A Markdown table with every column padded to its widest cell (as a Markdown formatter leaves it). */
+function padTable(header, rows, rightAligned) {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column].length)),
+  );
+  const cells = (row) =>
+    `| ${row.map((cell, column) => (rightAligned[column] ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join(' | ')} |`;
+  const rule = `| ${widths.map((width, column) => (rightAligned[column] ? `${'-'.repeat(width - 1)}:` : '-'.repeat(width))).join(' | ')} |`;
+  return [cells(header), rule, ...rows.map(cells)];
+}

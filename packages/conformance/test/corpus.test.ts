@@ -27,8 +27,10 @@ const recorded = JSON.parse(readFileSync(corpusDiagnosticsFile, 'utf8')) as Reco
 
 /** What a dry run of a file is told (a simulation script) and what it must end with, and why. */
 interface RunPlan {
-  /** `--simulate-script` content: outcome words per node, one per call. */
-  readonly script?: Readonly<Record<string, readonly string[]>>;
+  /** `--simulate-script` content: steps per node, one per call (an outcome word or `{ outcome?, stdout? }`). */
+  readonly script?: Readonly<
+    Record<string, readonly (string | { readonly outcome?: string; readonly stdout?: string })[]>
+  >;
   /** The expected end; default `success`. */
   readonly status?: 'success' | 'fail';
   /** For `fail`: the failure reason must match. */
@@ -39,7 +41,8 @@ interface RunPlan {
 
 /**
  * Files whose dry run needs steering. A dry run answers every LLM stage with success (or the custom outcome its
- * edges route on); a loop that only a real answer ends must be told when to end.
+ * edges route on) and gives every tool node an empty output (or the first value its edges compare the output
+ * with); a loop that only a real answer or a real command ends must be told when to end.
  */
 const RUN_PLANS: Readonly<Record<string, RunPlan>> = {
   '2389-research__tracker__ask_and_execute.dot': {
@@ -47,9 +50,13 @@ const RUN_PLANS: Readonly<Record<string, RunPlan>> = {
     why: 'as written, ReviewAnalysis "pass" (outcome=success) goes back to CommitWork and reviews again forever; only "disagree" leads on to the human gate and the exit (unsteered, the engine stops it at max_node_visits=25)',
   },
   '2389-research__tracker__kitchen-sink.dot': {
-    status: 'fail',
-    reason: /^node "CheckExistingPlans"|no eligible edge from CheckExistingPlans \(outcome=success\)/,
-    why: "routes on context.tool_stdout (the 2389 tracker's name for tool stdout); our tool handler writes tool.output, and a dry run does not run the command, so no edge of the tool node CheckExistingPlans is eligible (fail-closed)",
+    script: {
+      CheckExistingPlans: [{ stdout: 'fresh' }],
+      ValidatePlanFormat: [{ stdout: 'format_ok' }],
+      PickNextTask: [{ stdout: 'next_task-task-1' }, { stdout: 'all_complete' }],
+      RunScenarios: [{ stdout: 'scenarios_pass' }],
+    },
+    why: 'routes on what its tool commands print (context.tool_stdout, the 2389 tracker\'s name, which our tool handler writes too), and a dry run runs no command: the script says what they print, so the run takes the fresh path through design, plan, one task, scenarios and review (unsteered, CheckExistingPlans takes "resume", the first value its edges compare with, and the PickNextTask loop runs until max_node_visits=25 stops it)',
   },
   'danshapiro__kilroy__consensus_task.dot': {
     script: { ReviewConsensus: ['yes'] },

@@ -220,7 +220,7 @@ const rejections: readonly Rejection[] = [
     source: 'digraph G {\n  a @ b\n}',
     line: 2,
     column: 5,
-    shortMessage: 'Unexpected "@": expected a node id, "{", an attribute name, ";", "[", "=" or "->"',
+    shortMessage: 'Unexpected "@": expected "{", an attribute name, a node id, ";", "[" or "->"',
     hint: /bare identifiers/,
   },
   {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFixture } from '../test/read-fixture.js';
 import { summarize } from '../test/summarize.js';
 import type { DotAttribute, DotStatement } from './dot-ast.js';
-import { parseDot } from './parse-dot.js';
+import { parseDot, parseDotWithoutChunks } from './parse-dot.js';
 
 function only<T>(items: readonly T[]): T {
   expect(items).toHaveLength(1);
@@ -384,5 +384,98 @@ describe('parseDot: source spans', () => {
     if (second?.kind !== 'node') throw new Error('expected a node');
     expect(second.id.span.start).toMatchObject({ line: 4, column: 10 });
     expect(second.attributes[0]!.value.span.start).toMatchObject({ line: 4, column: 15 });
+  });
+});
+
+describe('parseDot: identifiers elided before matching (issue 2, chunk-text.ts)', () => {
+  // Every identifier is handed to Ohm as its first character; keywords and true/false are not. These
+  // inputs put each kind of word where a shortened one could change the parse or a span.
+  const source = [
+    'digraph Elided {',
+    '  NODE [shape=box]',
+    '  Edge [weight=2]',
+    '  GRAPH [goal="g"]',
+    '  subgraph_a [label="not a subgraph"]',
+    '  subgraphs -> node_1 -> edge_2 -> graph3',
+    '  nodes [flag=true, flagged=trueish, off=false]',
+    '  stage.limits.max = 7',
+    '  timeouts [timeout=900s, delay=250ms, ratio=1.5, neg=-3, model=gpt-4o, id=openai:gpt-5.1]',
+    '  constructor [x=1]',
+    '  a_really_long_identifier_with_digits_123 -> b [condition="outcome=success"]',
+    '}',
+  ].join('\n');
+
+  it('gives the same AST as matching the full text', () => {
+    expect(parseDot(source, { filename: 'elided.dot' })).toEqual(
+      parseDotWithoutChunks(source, { filename: 'elided.dot' }),
+    );
+  });
+
+  it('reads keywords in any case as defaults and longer words starting with a keyword as ids', () => {
+    expect(summarize(parseDot(source).statements)).toEqual([
+      { kind: 'nodeDefaults', attributes: { shape: 'box' } },
+      { kind: 'edgeDefaults', attributes: { weight: '2' } },
+      { kind: 'graphAttributes', attributes: { goal: 'g' } },
+      { kind: 'node', id: 'subgraph_a', attributes: { label: 'not a subgraph' } },
+      { kind: 'edgeChain', nodes: ['subgraphs', 'node_1', 'edge_2', 'graph3'], attributes: {} },
+      { kind: 'node', id: 'nodes', attributes: { flag: 'true', flagged: 'trueish', off: 'false' } },
+      { kind: 'attributeDeclaration', key: 'stage.limits.max', value: '7' },
+      {
+        kind: 'node',
+        id: 'timeouts',
+        attributes: {
+          timeout: '900s',
+          delay: '250ms',
+          ratio: '1.5',
+          neg: '-3',
+          model: 'gpt-4o',
+          id: 'openai:gpt-5.1',
+        },
+      },
+      { kind: 'node', id: 'constructor', attributes: { x: '1' } },
+      {
+        kind: 'edgeChain',
+        nodes: ['a_really_long_identifier_with_digits_123', 'b'],
+        attributes: { condition: 'outcome=success' },
+      },
+    ]);
+  });
+
+  it('keeps the token kind of every value', () => {
+    const statements = parseDot(source).statements;
+    const kinds = (index: number) =>
+      attributesOf(statements[index]!).map((attribute) => attribute.value.kind);
+    expect(kinds(5)).toEqual(['boolean', 'bare', 'boolean']);
+    expect(kinds(7)).toEqual(['duration', 'duration', 'float', 'integer', 'bare', 'bare']);
+  });
+
+  it('maps the spans of long identifiers and of what follows them back to the source', () => {
+    const statements = parseDot(source).statements;
+    const edge = statements[9]!;
+    if (edge.kind !== 'edgeChain') throw new Error('expected an edge chain');
+    const [from, to] = edge.nodes;
+    expect(from!.span.start).toMatchObject({ line: 11, column: 3 });
+    expect(from!.span.end).toMatchObject({ line: 11, column: 43 });
+    expect(to!.span.start).toMatchObject({ line: 11, column: 47 });
+    const condition = edge.attributes[0]!;
+    expect(condition.keySpan.start).toMatchObject({ line: 11, column: 50 });
+    expect(condition.value.span).toMatchObject({ start: { column: 60 }, end: { column: 77 } });
+    expect(edge.span.end).toMatchObject({ line: 11, column: 78 });
+    const declaration = statements[6]!;
+    expect(declaration.span).toMatchObject({ start: { line: 8, column: 3 }, end: { line: 8, column: 23 } });
+  });
+
+  it('reports an error after a long identifier at its real column', () => {
+    expect(() => parseBody('  a_long_node_name [label="x"] = 3')).toThrow(
+      expect.objectContaining({ location: expect.objectContaining({ line: 2, column: 32 }) }),
+    );
+  });
+});
+
+describe('parseDot: keyword statements', () => {
+  it('rejects a keyword used as a node id or as the source of an edge', () => {
+    expect(() => parseBody('node')).toThrow('"node" is a keyword and cannot be a node id');
+    expect(() => parseBody('Edge -> b')).toThrow('"Edge" is a keyword and cannot be a node id');
+    expect(() => parseBody('a -> graph')).toThrow('"graph" is a keyword and cannot be a node id');
   });
 });

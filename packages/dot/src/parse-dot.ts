@@ -6,7 +6,7 @@ import { dotGrammar } from './dot-grammar.js';
 import { spanAt } from './line-index.js';
 import { createParseContext, type ParseContext, syntaxError } from './parse-context.js';
 import { type DotScan, SEGMENT_STATEMENTS, SEGMENT_SUBGRAPH_OPEN, scanDot } from './scan-dot.js';
-import { type DotHeader, type DotSubgraphOpen, toDotAst } from './to-dot-ast.js';
+import { buildGraph, buildHeader, buildStatements, buildSubgraphOpen } from './to-dot-ast.js';
 
 /** Options of {@link parseDot}. */
 export interface ParseDotOptions {
@@ -45,7 +45,7 @@ export function parseDot(source: string, options: ParseDotOptions = {}): DotAst 
   const levels: Array<{ statements: DotStatement[]; open?: { start: number; id: DotId | undefined } }> = [
     { statements },
   ];
-  let nextString = 0;
+  let nextElision = 0;
   const { segments } = scan;
   for (let index = 0; index < segments.length; index += 3) {
     const kind = segments[index]!;
@@ -53,18 +53,18 @@ export function parseDot(source: string, options: ParseDotOptions = {}): DotAst 
     const end = segments[index + 2]!;
     const current = levels[levels.length - 1]!;
     if (kind === SEGMENT_STATEMENTS) {
-      const elided = elidedChunk(scan, start, end, nextString);
-      nextString = elided.nextString;
+      const elided = elidedChunk(scan, start, end, nextElision);
+      nextElision = elided.nextElision;
       const match = dotGrammar.match(elided.chunk.text, 'Statements');
       if (match.failed()) throw matchFailure(context, scan, match, elided.chunk);
-      for (const statement of toDotAst<DotStatement[]>(match, { parse: context, chunk: elided.chunk })) {
+      for (const statement of buildStatements(match, { parse: context, chunk: elided.chunk })) {
         current.statements.push(statement);
       }
     } else if (kind === SEGMENT_SUBGRAPH_OPEN) {
       const chunk = verbatimChunk(scan, start, end);
       const match = dotGrammar.match(chunk.text, 'SubgraphOpen');
       if (match.failed()) throw matchFailure(context, scan, match, chunk);
-      const { id: subgraphId } = toDotAst<DotSubgraphOpen>(match, { parse: context, chunk });
+      const subgraphId = buildSubgraphOpen(match, { parse: context, chunk });
       levels.push({ statements: [], open: { start, id: subgraphId } });
     } else {
       levels.pop();
@@ -90,7 +90,7 @@ export function parseDotWithoutChunks(source: string, options: ParseDotOptions =
   const chunk = verbatimChunk(scan, scan.headerStart, scan.bodyEnd + 1);
   const match = dotGrammar.match(chunk.text, 'Graph');
   if (match.failed()) throw matchFailure(context, scan, match, chunk);
-  const graph = toDotAst<{ id: DotId; statements: DotStatement[] }>(match, { parse: context, chunk });
+  const graph = buildGraph(match, { parse: context, chunk });
   return createAst(context, scan, graph.id, graph.statements);
 }
 
@@ -98,7 +98,7 @@ function parseHeader(context: ParseContext, scan: DotScan): DotId {
   const chunk = verbatimChunk(scan, scan.headerStart, scan.bodyStart);
   const match = dotGrammar.match(chunk.text, 'Header');
   if (match.failed()) throw matchFailure(context, scan, match, chunk);
-  return toDotAst<DotHeader>(match, { parse: context, chunk }).id;
+  return buildHeader(match, { parse: context, chunk });
 }
 
 function createAst(context: ParseContext, scan: DotScan, id: DotId, statements: DotStatement[]): DotAst {

@@ -33,6 +33,12 @@ export interface DotScan {
   readonly segments: readonly number[];
   /** `[start, end)` pairs, flattened and ascending: every quoted string, quotes included. */
   readonly strings: readonly number[];
+  /**
+   * `[start, end)` pairs, flattened and ascending: what the grammar does not need to see in the body
+   * (chunk-text.ts), i.e. the body of every non-empty quoted string and the tail of every identifier
+   * after its first character, except keywords and `true`/`false`, which the grammar matches literally.
+   */
+  readonly elisions: readonly number[];
 }
 
 /** Segment kind of {@link DotScan.segments}: a run of whole statements, matched with `Statements`. */
@@ -76,6 +82,18 @@ function isIdChar(code: number): boolean {
   );
 }
 
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** Words the grammar matches letter by letter: the DOT keywords (any case) and `true`/`false`. */
+const LITERAL_WORDS = new Set(['strict', 'digraph', 'graph', 'subgraph', 'node', 'edge', 'true', 'false']);
+
+function isLiteralWord(source: string, start: number, end: number): boolean {
+  const length = end - start;
+  return length >= 4 && length <= 8 && LITERAL_WORDS.has(source.slice(start, end).toLowerCase());
+}
+
 /** A line inside a string that looks like the start of a DOT statement: `name [` or `name ->`. */
 const STATEMENT_LINE = /\n[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*(?:\[|->)/;
 const SECOND_GRAPH = /(?:strict\s+)?(?:di)?graph\b/iy;
@@ -93,6 +111,7 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
   const length = source.length;
   const masks: number[] = [];
   const strings: number[] = [];
+  const elisions: number[] = [];
   const segments: number[] = [];
   const stack: number[] = [];
   // Stack depths whose brace holds statements cut into segments: the graph's, and those of subgraphs
@@ -270,13 +289,17 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
       let end = index + 1;
       while (end < length && isIdChar(source.charCodeAt(end))) end++;
       lastWordIsSubgraph = end - index === 8 && source.slice(index, end).toLowerCase() === 'subgraph';
+      if (end - index > 1 && !isDigit(code) && !isLiteralWord(source, index, end))
+        elisions.push(index + 1, end);
       if (statementTokens === 1) statementFirstIsSubgraph = lastWordIsSubgraph;
       lastSignificant = source.charCodeAt(end - 1);
       index = end;
       continue;
     }
     if (code === QUOTE) {
+      const stringStart = index;
       index = skipString(context, index, strings);
+      if (index - stringStart > 2) elisions.push(stringStart + 1, index - 1);
       lastSignificant = QUOTE;
       continue;
     }
@@ -360,7 +383,15 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
   if (phase === 'body') {
     throw unclosedError(context, stack[stack.length - 1]!, length, stack.length === 1);
   }
-  return { masked: applyMasks(source, masks), headerStart, bodyStart, bodyEnd, segments, strings };
+  return {
+    masked: applyMasks(source, masks),
+    headerStart,
+    bodyStart,
+    bodyEnd,
+    segments,
+    strings,
+    elisions,
+  };
 
   function skipString(scanContext: ParseContext, start: number, ranges: number[]): number {
     let from = start + 1;

@@ -1,12 +1,17 @@
 /**
- * The Ohm semantics that turns a matched chunk into our plain AST (`dot-ast.ts`), with source spans
- * mapped back to the whole file by the chunk's offset. No Ohm type leaves this module.
+ * Builds our plain AST (`dot-ast.ts`) from the concrete syntax tree of a matched chunk, with source
+ * spans mapped back to the whole file by the chunk's offsets. No Ohm type leaves this module.
  *
- * Alternatives that the grammar accepts only to reject them (`strict`, undirected `graph`, `--`, quoted
- * or numeric ids, edges to subgraphs, keys without a value) throw a `DotSyntaxError` here, where the
- * exact span and a specific fix are known.
+ * The CST comes from `ohm-js/v18` (ohm-js 17.5's forward-compatible `getCstRoot`, the tree API of
+ * Ohm 18) rather than from an Ohm 17 `Semantics`: the semantics wraps every CST node it visits in an
+ * object with its own source interval, which cost more than the match itself on large files (issue 2,
+ * "Speed and memory"). Each function below reads one rule of `dot.ohm`; the alternatives that the
+ * grammar accepts only to reject them (`strict`, undirected `graph`, `--`, quoted or numeric ids, edges
+ * to subgraphs, keys without a value) throw a `DotSyntaxError` here, where the exact span and a
+ * specific fix are known.
  */
-import type { MatchResult, Node } from 'ohm-js';
+import type { MatchResult } from 'ohm-js';
+import { type CstNode, getCstRoot } from 'ohm-js/v18';
 import { type ChunkText, toSourceOffset } from './chunk-text.js';
 import type {
   DotAttribute,
@@ -17,7 +22,6 @@ import type {
   DotValueKind,
   SourceSpan,
 } from './dot-ast.js';
-import { dotGrammar } from './dot-grammar.js';
 import { spanAt } from './line-index.js';
 import { type ParseContext, syntaxError } from './parse-context.js';
 
@@ -27,61 +31,57 @@ export interface ChunkContext {
   readonly chunk: ChunkText;
 }
 
-/** The value of `Header`: the graph id. */
-export interface DotHeader {
+/** What `Graph` (the whole file in one match) yields. */
+export interface DotGraphBody {
   readonly id: DotId;
-}
-
-/** The value of `SubgraphOpen`: the subgraph id, if named. */
-export interface DotSubgraphOpen {
-  readonly id: DotId | undefined;
+  readonly statements: DotStatement[];
+  readonly span: SourceSpan;
 }
 
 const KEYWORDS = new Set(['strict', 'digraph', 'graph', 'subgraph', 'node', 'edge']);
 
-type Actions = Record<string, (this: Node, ...children: Node[]) => unknown>;
+/** What a statement `<keyword> [...]` sets defaults for (keywords in any case, DESIGN.md "Parsing"). */
+const DEFAULTS_KINDS: ReadonlyMap<string, 'graphAttributes' | 'nodeDefaults' | 'edgeDefaults'> = new Map([
+  ['graph', 'graphAttributes'],
+  ['node', 'nodeDefaults'],
+  ['edge', 'edgeDefaults'],
+]);
 
-function contextOf(node: Node): ChunkContext {
-  return node.args.context as ChunkContext;
+/** The token kind of each rule that `Value` can apply. */
+const VALUE_KINDS: ReadonlyMap<string, DotValueKind> = new Map([
+  ['Value_string', 'string'],
+  ['float', 'float'],
+  ['duration', 'duration'],
+  ['integer', 'integer'],
+  ['boolean', 'boolean'],
+  ['bareValue', 'bare'],
+]);
+
+/** The graph id of a match of `Header`. */
+export function buildHeader(match: MatchResult, context: ChunkContext): DotId {
+  return new AstBuilder(context).header(getCstRoot(match));
 }
 
-/** The span of `node`; pass the context when `node` is a child whose operation has not run yet. */
-function spanOf(node: Node, context: ChunkContext = contextOf(node)): SourceSpan {
-  const { parse, chunk } = context;
-  return spanAt(
-    parse.lines,
-    toSourceOffset(chunk, node.source.startIdx),
-    toSourceOffset(chunk, node.source.endIdx),
-    parse.filename,
-  );
+/** The statements of a match of `Statements`. */
+export function buildStatements(match: MatchResult, context: ChunkContext): DotStatement[] {
+  return new AstBuilder(context).statements(getCstRoot(match).children[0]!);
 }
 
-/** The source text of `node`: unlike `sourceString`, it includes elided string bodies. */
-function textOf(node: Node, context: ChunkContext = contextOf(node)): string {
-  const { parse, chunk } = context;
-  return parse.source.slice(
-    toSourceOffset(chunk, node.source.startIdx),
-    toSourceOffset(chunk, node.source.endIdx),
-  );
+/** The subgraph id (if named) of a match of `SubgraphOpen`. */
+export function buildSubgraphOpen(match: MatchResult, context: ChunkContext): DotId | undefined {
+  return new AstBuilder(context).subgraphOpen(getCstRoot(match));
 }
 
-function fail(node: Node, shortMessage: string, hint: string, target: Node = node): never {
-  const { parse, chunk } = contextOf(node);
-  throw syntaxError(
-    parse,
-    toSourceOffset(chunk, target.source.startIdx),
-    toSourceOffset(chunk, target.source.endIdx),
-    shortMessage,
-    hint,
-  );
-}
-
-function ast<T>(node: Node, context: ChunkContext): T {
-  return node.ast(context) as T;
-}
-
-function astOfEach<T>(iteration: Node, context: ChunkContext): T[] {
-  return iteration.children.map((child) => ast<T>(child, context));
+/** The id, statements and span of a match of `Graph` (the whole file at once; for tests). */
+export function buildGraph(match: MatchResult, context: ChunkContext): DotGraphBody {
+  const builder = new AstBuilder(context);
+  const root = getCstRoot(match);
+  const [header, statements] = root.children;
+  return {
+    id: builder.header(header!),
+    statements: builder.statements(statements!),
+    span: builder.span(root),
+  };
 }
 
 /** Decodes the text of a quoted string (quotes included): `\"` `\\` `\n` `\t`, `\` + newline joins lines. */
@@ -118,268 +118,283 @@ function suggestIdentifier(text: string): string {
   return /^[0-9]/.test(words) ? `n${words}` : words;
 }
 
-function idFor(node: Node): DotId {
-  return { name: node.sourceString, span: spanOf(node) };
-}
-
-function rejectQuotedId(node: Node, what: 'node' | 'graph' | 'subgraph'): never {
-  const quoted = textOf(node);
-  const text = decodeDotString(quoted);
-  const suggestion = suggestIdentifier(text);
-  const hint =
-    what === 'subgraph'
-      ? `Use a bare name and put the text in label: subgraph cluster_${suggestion} { label=${JSON.stringify(text)} ... }`
-      : what === 'graph'
-        ? `Use a bare name and put the text in label: digraph ${suggestion} { label=${JSON.stringify(text)} ... }`
-        : `Use a bare id and put the text in label: ${suggestion} [label=${JSON.stringify(text)}]`;
-  fail(node, `${capitalise(what)} ids must be bare identifiers; ${quoted} is quoted`, hint);
-}
-
-function rejectNumericId(node: Node, what: 'node' | 'graph' | 'subgraph'): never {
-  const text = node.sourceString;
-  const suggestion = suggestIdentifier(text);
-  const hint =
-    what === 'node'
-      ? `Start the id with a letter or "_" and put the number in label: ${suggestion} [label="${text}"]`
-      : `Start the name with a letter or "_", e.g. ${what === 'graph' ? 'digraph' : 'subgraph'} ${suggestion}`;
-  fail(node, `${capitalise(what)} ids must be bare identifiers; ${text} is a number`, hint);
-}
-
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function attributeList(blocks: Node, context: ChunkContext): DotAttribute[] {
-  return blocks.children.flatMap((block) => ast<DotAttribute[]>(block, context));
+/** The first child, looking through `?` and iterated-sequence wrappers, applied from rule `ctorName`. */
+function findChild(node: CstNode, ctorName: string): CstNode | undefined {
+  for (const child of node.children) {
+    if (child.ctorName === ctorName) return child;
+    if (child.ctorName === '_opt' || child.ctorName === '_seq') {
+      const found = findChild(child, ctorName);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
-function scalar(kind: DotValueKind) {
-  return function (this: Node, _token: Node): DotValue {
-    const raw = this.sourceString;
-    return { kind, raw, value: raw, span: spanOf(this) };
-  };
+/**
+ * The items of the iteration of rule `ctorName` among `node`'s children (`Rule*` or `Rule+`). Found by
+ * what the items are, not by position: the CST merges adjacent empty iterations into one.
+ */
+function itemsOf(node: CstNode, ctorName: string): readonly CstNode[] {
+  for (const child of node.children) {
+    if (child.ctorName === '_list' && child.children[0]?.ctorName === ctorName) return child.children;
+  }
+  return [];
 }
 
-const actions: Actions = {
-  Graph(header, statements, _close) {
-    const context = contextOf(this);
-    const { id } = ast<DotHeader>(header, context);
-    return { id, statements: astOfEach<DotStatement>(statements, context), span: spanOf(this) };
-  },
-  Header(strict, kind, id, open) {
-    const context = contextOf(this);
-    if (strict.numChildren > 0) {
-      fail(
-        this,
+class AstBuilder {
+  private readonly parse: ParseContext;
+  private readonly chunk: ChunkText;
+
+  constructor(context: ChunkContext) {
+    this.parse = context.parse;
+    this.chunk = context.chunk;
+  }
+
+  // ---- rules ----
+
+  header(node: CstNode): DotId {
+    const [strict, kind, id, open] = node.children as [CstNode, CstNode, CstNode, CstNode];
+    if (strict.children.length > 0) {
+      this.fail(
+        strict.children[0]!,
         '"strict" graphs are not supported',
         'Remove "strict": an Attractor pipeline is a plain digraph (spec §2.3).',
-        strict,
       );
     }
-    ast(kind, context);
-    if (id.numChildren === 0) {
-      fail(
-        this,
-        'The graph has no name',
-        'Name it with a bare identifier: digraph my_pipeline { ... }',
-        open,
+    const keyword = kind.children[0]!;
+    if (keyword.ctorName === 'graphKw') {
+      this.fail(
+        keyword,
+        'Undirected graphs are not supported',
+        'Write "digraph" instead of "graph": pipelines are directed (spec §2.3).',
       );
     }
-    return { id: ast<DotId>(id.children[0]!, context) };
-  },
-  GraphKind_directed(_keyword) {
-    return undefined;
-  },
-  GraphKind_undirected(keyword) {
-    fail(
-      this,
-      'Undirected graphs are not supported',
-      'Write "digraph" instead of "graph": pipelines are directed (spec §2.3).',
-      keyword,
-    );
-  },
-  GraphId_bare(_identifier) {
-    return idFor(this);
-  },
-  GraphId_quoted(_string) {
-    rejectQuotedId(this, 'graph');
-  },
-  GraphId_numeric(_number) {
-    rejectNumericId(this, 'graph');
-  },
-  Statements(statements) {
-    return astOfEach<DotStatement>(statements, contextOf(this));
-  },
-  Statement(statement, _semicolon) {
-    return ast<DotStatement>(statement, contextOf(this));
-  },
-  Stmt_defaults(keyword, blocks) {
-    const context = contextOf(this);
-    const kind = ast<'graphAttributes' | 'nodeDefaults' | 'edgeDefaults'>(keyword, context);
-    return { kind, attributes: attributeList(blocks, context), span: spanOf(this) };
-  },
-  defaultsKw_graph(_keyword) {
-    return 'graphAttributes';
-  },
-  defaultsKw_node(_keyword) {
-    return 'nodeDefaults';
-  },
-  defaultsKw_edge(_keyword) {
-    return 'edgeDefaults';
-  },
-  Stmt_subgraph(subgraph) {
-    return ast<DotSubgraphStatement>(subgraph, contextOf(this));
-  },
-  Stmt_attributeDeclaration(attribute) {
-    return {
-      kind: 'attributeDeclaration',
-      attribute: ast<DotAttribute>(attribute, contextOf(this)),
-      span: spanOf(this),
-    };
-  },
-  Stmt_edgeChain(first, tails, blocks) {
-    const context = contextOf(this);
-    return {
-      kind: 'edgeChain',
-      nodes: [ast<DotId>(first, context), ...astOfEach<DotId>(tails, context)],
-      attributes: attributeList(blocks, context),
-      span: spanOf(this),
-    };
-  },
-  Stmt_node(id, blocks) {
-    const context = contextOf(this);
+    if (id.children.length === 0) {
+      this.fail(open, 'The graph has no name', 'Name it with a bare identifier: digraph my_pipeline { ... }');
+    }
+    return this.namedId(id.children[0]!, 'graph');
+  }
+
+  statements(list: CstNode): DotStatement[] {
+    const statements: DotStatement[] = [];
+    for (const stmt of list.children) statements.push(this.statement(stmt.children[0]!));
+    return statements;
+  }
+
+  /** One alternative of `Stmt`; its span leaves out a closing `;`. */
+  statement(node: CstNode): DotStatement {
+    if (node.ctorName === 'Stmt_nodeOrEdge') return this.nodeOrEdge(node);
+    const first = node.children[0]!;
+    if (node.ctorName === 'Stmt_attributeDeclaration') {
+      return { kind: 'attributeDeclaration', attribute: this.attribute(first), span: this.span(first) };
+    }
+    // Stmt_subgraph
+    return this.subgraph(first);
+  }
+
+  /** `NodeId EdgeTail* AttrBlock*`: an edge chain, `node`/`edge`/`graph [...]` defaults, or a node. */
+  nodeOrEdge(node: CstNode): DotStatement {
+    const id = node.children[0]!;
+    const tails = itemsOf(node, 'EdgeTail');
+    const blocks = itemsOf(node, 'AttrBlock');
+    const last = blocks.at(-1) ?? tails.at(-1) ?? id;
+    if (tails.length > 0) {
+      const nodes = [this.nodeId(id)];
+      for (const tail of tails) nodes.push(this.edgeTail(tail));
+      return {
+        kind: 'edgeChain',
+        nodes,
+        attributes: this.attributeList(blocks),
+        span: this.spanBetween(id, last),
+      };
+    }
+    const defaults = blocks.length > 0 ? DEFAULTS_KINDS.get(this.text(id).toLowerCase()) : undefined;
+    if (defaults !== undefined) {
+      return { kind: defaults, attributes: this.attributeList(blocks), span: this.spanBetween(id, last) };
+    }
     return {
       kind: 'node',
-      id: ast<DotId>(id, context),
-      attributes: attributeList(blocks, context),
-      span: spanOf(this),
+      id: this.nodeId(id),
+      attributes: this.attributeList(blocks),
+      span: this.spanBetween(id, last),
     };
-  },
-  Subgraph(open, statements, _close) {
-    const context = contextOf(this);
-    const { id } = ast<DotSubgraphOpen>(open, context);
-    const statementList = astOfEach<DotStatement>(statements, context);
+  }
+
+  subgraph(node: CstNode): DotSubgraphStatement {
+    const [open, statements] = node.children as [CstNode, CstNode];
+    const id = this.subgraphOpen(open);
+    const statementList = this.statements(statements);
+    const span = this.span(node);
     return id === undefined
-      ? { kind: 'subgraph', statements: statementList, span: spanOf(this) }
-      : { kind: 'subgraph', id, statements: statementList, span: spanOf(this) };
-  },
-  SubgraphOpen_named(_keyword, id, _open) {
-    return { id: id.numChildren > 0 ? ast<DotId>(id.children[0]!, contextOf(this)) : undefined };
-  },
-  SubgraphOpen_anonymous(_open) {
-    return { id: undefined };
-  },
-  SubgraphId_bare(_identifier) {
-    return idFor(this);
-  },
-  SubgraphId_quoted(_string) {
-    rejectQuotedId(this, 'subgraph');
-  },
-  SubgraphId_numeric(_number) {
-    rejectNumericId(this, 'subgraph');
-  },
-  EdgeTail(operator, target) {
-    const context = contextOf(this);
-    ast(operator, context);
-    return ast<DotId>(target, context);
-  },
-  EdgeOp_directed(_arrow) {
-    return undefined;
-  },
-  EdgeOp_undirected(_dashes) {
-    fail(
-      this,
-      'Undirected edge "--" is not supported',
-      'Write edges with "->": pipelines are directed (spec §2.3).',
-    );
-  },
-  EdgeTarget_node(id) {
-    return ast<DotId>(id, contextOf(this));
-  },
-  EdgeTarget_subgraph(_subgraph) {
-    fail(
-      this,
-      'An edge to a subgraph is not supported',
-      'Write one edge per target node: a -> b and a -> c instead of a -> { b c }.',
-    );
-  },
-  NodeId_bare(_name) {
-    const lowerCase = this.sourceString.toLowerCase();
+      ? { kind: 'subgraph', statements: statementList, span }
+      : { kind: 'subgraph', id, statements: statementList, span };
+  }
+
+  subgraphOpen(node: CstNode): DotId | undefined {
+    const alternative = node.children[0]!;
+    if (alternative.ctorName === 'SubgraphOpen_anonymous') return undefined;
+    const id = alternative.children[1]!;
+    return id.children.length > 0 ? this.namedId(id.children[0]!, 'subgraph') : undefined;
+  }
+
+  edgeTail(node: CstNode): DotId {
+    const [operator, target] = node.children as [CstNode, CstNode];
+    if (operator.sourceString === '--') {
+      this.fail(
+        operator,
+        'Undirected edge "--" is not supported',
+        'Write edges with "->": pipelines are directed (spec §2.3).',
+      );
+    }
+    if (target.ctorName === 'Subgraph') {
+      this.fail(
+        target,
+        'An edge to a subgraph is not supported',
+        'Write one edge per target node: a -> b and a -> c instead of a -> { b c }.',
+      );
+    }
+    return this.nodeId(target);
+  }
+
+  /** `NodeId`: a bare identifier that is not a keyword. */
+  nodeId(node: CstNode): DotId {
+    const token = node.children[0]!;
+    if (token.ctorName !== 'identifier') return this.rejectId(token, 'node');
+    const name = this.text(token);
+    const lowerCase = name.toLowerCase();
     if (lowerCase === 'digraph' || lowerCase === 'strict') {
-      fail(
-        this,
+      this.fail(
+        token,
         'A graph cannot contain another graph',
         'Close the first graph with "}" before this one, and put each graph in a file of its own (spec §2.3).',
       );
     }
     if (KEYWORDS.has(lowerCase)) {
-      fail(
-        this,
-        `"${this.sourceString}" is a keyword and cannot be a node id`,
-        `Rename the node, e.g. ${this.sourceString.toLowerCase()}_step [label="${this.sourceString}"]. DOT keywords are case-insensitive.`,
+      this.fail(
+        token,
+        `"${name}" is a keyword and cannot be a node id`,
+        `Rename the node, e.g. ${lowerCase}_step [label="${name}"]. DOT keywords are case-insensitive.`,
       );
     }
-    return idFor(this);
-  },
-  NodeId_quoted(_string) {
-    rejectQuotedId(this, 'node');
-  },
-  NodeId_numeric(_number) {
-    rejectNumericId(this, 'node');
-  },
-  AttrBlock(_open, items, _close) {
-    return astOfEach<DotAttribute>(items, contextOf(this));
-  },
-  AttrItem_pair(attribute, _separator) {
-    return ast<DotAttribute>(attribute, contextOf(this));
-  },
-  AttrItem_keyOnly(key, _separator) {
-    const name = ast<string>(key, contextOf(this));
-    fail(
-      this,
-      `Attribute "${name}" has no value`,
-      `Write it as ${name}="...". If it is the second word of an unquoted value, quote the whole value.`,
-      key,
+    return { name, span: this.span(token) };
+  }
+
+  /** `GraphId` or `SubgraphId`: only a bare identifier is accepted. */
+  namedId(node: CstNode, what: 'graph' | 'subgraph'): DotId {
+    const token = node.children[0]!;
+    if (token.ctorName !== 'identifier') return this.rejectId(token, what);
+    return { name: this.text(token), span: this.span(token) };
+  }
+
+  rejectId(token: CstNode, what: 'node' | 'graph' | 'subgraph'): never {
+    const written = this.text(token);
+    if (token.ctorName === 'string') {
+      const text = decodeDotString(written);
+      const suggestion = suggestIdentifier(text);
+      const hint =
+        what === 'subgraph'
+          ? `Use a bare name and put the text in label: subgraph cluster_${suggestion} { label=${JSON.stringify(text)} ... }`
+          : what === 'graph'
+            ? `Use a bare name and put the text in label: digraph ${suggestion} { label=${JSON.stringify(text)} ... }`
+            : `Use a bare id and put the text in label: ${suggestion} [label=${JSON.stringify(text)}]`;
+      this.fail(token, `${capitalise(what)} ids must be bare identifiers; ${written} is quoted`, hint);
+    }
+    const suggestion = suggestIdentifier(written);
+    const hint =
+      what === 'node'
+        ? `Start the id with a letter or "_" and put the number in label: ${suggestion} [label="${written}"]`
+        : `Start the name with a letter or "_", e.g. ${what === 'graph' ? 'digraph' : 'subgraph'} ${suggestion}`;
+    this.fail(token, `${capitalise(what)} ids must be bare identifiers; ${written} is a number`, hint);
+  }
+
+  /** The attributes of `AttrBlock*`, in order; several blocks merge. */
+  attributeList(blocks: readonly CstNode[]): DotAttribute[] {
+    const attributes: DotAttribute[] = [];
+    for (const block of blocks) {
+      for (const item of block.children[1]!.children) attributes.push(this.attributeItem(item));
+    }
+    return attributes;
+  }
+
+  /** `AttrItem`: `key = Value` with an optional separator; a key alone is rejected. */
+  attributeItem(node: CstNode): DotAttribute {
+    const key = node.children[0]!;
+    const value = findChild(node, 'Value');
+    if (value === undefined) {
+      const name = this.key(key);
+      this.fail(
+        key,
+        `Attribute "${name}" has no value`,
+        `Write it as ${name}="...". If it is the second word of an unquoted value, quote the whole value.`,
+      );
+    }
+    return this.attributeOf(key, value, this.spanBetween(key, value));
+  }
+
+  attribute(node: CstNode): DotAttribute {
+    const [key, , value] = node.children as [CstNode, CstNode, CstNode];
+    return this.attributeOf(key, value, this.span(node));
+  }
+
+  attributeOf(key: CstNode, value: CstNode, span: SourceSpan): DotAttribute {
+    return { key: this.key(key), keySpan: this.span(key), value: this.value(value), span };
+  }
+
+  key(node: CstNode): string {
+    const text = this.text(node);
+    return node.children[0]!.ctorName === 'string' ? decodeDotString(text) : text;
+  }
+
+  value(node: CstNode): DotValue {
+    const token = node.children[0]!;
+    const kind = VALUE_KINDS.get(token.ctorName)!;
+    const raw = this.text(token);
+    if (kind !== 'string') return { kind, raw, value: raw, span: this.span(token) };
+    // Value_string: string ("+" string)*
+    const [first, rest] = token.children as [CstNode, CstNode];
+    let decoded = decodeDotString(this.text(first));
+    for (const row of rest.children) decoded += decodeDotString(this.text(row.children[1]!));
+    return { kind, raw, value: decoded, span: this.span(token) };
+  }
+
+  // ---- positions ----
+
+  span(node: CstNode): SourceSpan {
+    return this.spanBetween(node, node);
+  }
+
+  /** From the start of `first` to the end of `last`. */
+  spanBetween(first: CstNode, last: CstNode): SourceSpan {
+    const { chunk, parse } = this;
+    return spanAt(
+      parse.lines,
+      toSourceOffset(chunk, first.source.startIdx),
+      toSourceOffset(chunk, last.source.endIdx),
+      parse.filename,
     );
-  },
-  Attribute(key, _equals, value) {
-    const context = contextOf(this);
-    return {
-      key: ast<string>(key, context),
-      keySpan: spanOf(key, context),
-      value: ast<DotValue>(value, context),
-      span: spanOf(this),
-    } satisfies DotAttribute;
-  },
-  Value_string(first, _plus, rest) {
-    const context = contextOf(this);
-    const parts = [first, ...rest.children].map((part) => decodeDotString(textOf(part, context)));
-    return {
-      kind: 'string',
-      raw: textOf(this, context),
-      value: parts.join(''),
-      span: spanOf(this),
-    } satisfies DotValue;
-  },
-  Value_scalar(value) {
-    return ast<DotValue>(value, contextOf(this));
-  },
-  scalar_float: scalar('float'),
-  scalar_duration: scalar('duration'),
-  scalar_integer: scalar('integer'),
-  scalar_boolean: scalar('boolean'),
-  scalar_bare: scalar('bare'),
-  key_bare(_name) {
-    return this.sourceString;
-  },
-  key_quoted(_string) {
-    return decodeDotString(textOf(this));
-  },
-};
+  }
 
-const semantics = dotGrammar.createSemantics().addOperation<unknown>('ast(context)', actions);
+  /** The source text of `node`, with whatever the chunk elided. */
+  text(node: CstNode): string {
+    const { chunk } = this;
+    return this.parse.source.slice(
+      toSourceOffset(chunk, node.source.startIdx),
+      toSourceOffset(chunk, node.source.endIdx),
+    );
+  }
 
-/** Builds the AST value of a successful match of `Header`, `Statements` or `Graph`. */
-export function toDotAst<T>(match: MatchResult, context: ChunkContext): T {
-  return semantics(match).ast(context) as T;
+  fail(node: CstNode, shortMessage: string, hint: string): never {
+    const { chunk } = this;
+    throw syntaxError(
+      this.parse,
+      toSourceOffset(chunk, node.source.startIdx),
+      toSourceOffset(chunk, node.source.endIdx),
+      shortMessage,
+      hint,
+    );
+  }
 }

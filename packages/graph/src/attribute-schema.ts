@@ -307,6 +307,13 @@ export const ATTRIBUTE_DEFINITIONS = {
   'manager.actions': define('manager.actions', ['node'], MANAGER_ACTIONS, 'observe, steer, wait.', [
     'stack.manager_loop',
   ]),
+  graph_ref: define(
+    'graph_ref',
+    ['node'],
+    STRING,
+    'DOT file a subgraph node runs as a child pipeline, relative to this file.',
+    ['subgraph'],
+  ),
   'stack.child_autostart': define(
     'stack.child_autostart',
     ['node'],
@@ -348,6 +355,12 @@ export type GraphAttributeKey = {
     ? TKey
     : never;
 }[AttributeKey];
+
+/**
+ * The prefix of a subgraph node's variables: `var.diff_cmd="jj diff"` sets `diff_cmd` in the child pipeline's
+ * context. Any `var.<name>` key is known on a `subgraph` node.
+ */
+export const SUBGRAPH_VARIABLE_PREFIX = 'var.';
 
 /**
  * Attribute names of other runners accepted as aliases of a canonical key (DESIGN.md "Dialect").

@@ -60,7 +60,8 @@ export type BuiltInHandlerType =
   | 'parallel'
   | 'parallel.fan_in'
   | 'tool'
-  | 'stack.manager_loop';
+  | 'stack.manager_loop'
+  | 'subgraph';
 
 /** The Graphviz shapes that map to a handler type (spec §2.8). */
 export type MappedShape =
@@ -86,6 +87,15 @@ export const SHAPE_TO_HANDLER_TYPE = {
   parallelogram: 'tool',
   house: 'stack.manager_loop',
 } as const satisfies Record<MappedShape, BuiltInHandlerType>;
+
+/**
+ * Every built-in handler type: those of the shape table (spec §2.8) and `subgraph` (spec §9.4 sub-pipeline
+ * nodes), which has no shape and is chosen with `type="subgraph"`.
+ */
+export const BUILT_IN_HANDLER_TYPE_NAMES: readonly BuiltInHandlerType[] = [
+  ...Object.values(SHAPE_TO_HANDLER_TYPE),
+  'subgraph',
+];
 
 /** A node with its raw attributes and the typed fields of spec §2.6 / Appendix A. */
 export interface GraphNode {

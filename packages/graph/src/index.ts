@@ -27,6 +27,7 @@ export {
   nodeAttribute,
   nodeFields,
   parseAttributeValue,
+  SUBGRAPH_VARIABLE_PREFIX,
   splitClassList,
 } from './attribute-schema.js';
 export type { BuildGraphOptions } from './build-graph.js';
@@ -45,10 +46,12 @@ export type {
   MappedShape,
   ReasoningEffort,
 } from './graph.js';
-export { Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
+export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type { Diagnostic, LintContext, LintRule, Severity } from './lint/diagnostic.js';
 export { formatDiagnostic } from './lint/format-diagnostic.js';
+export type { GraphFileReader } from './lint/graph-refs.js';
+export { MAX_GRAPH_REF_DEPTH, resolveGraphRef } from './lint/graph-refs.js';
 export type { ValidateOptions } from './lint/validate.js';
 export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } from './lint/validate.js';
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';

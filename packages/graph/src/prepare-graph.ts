@@ -5,6 +5,12 @@ import { DotSyntaxError, parseDot } from '@attractor/dot';
 import { buildGraph } from './build-graph.js';
 import type { Graph } from './graph.js';
 import type { Diagnostic, LintRule } from './lint/diagnostic.js';
+import {
+  checkGraphRefs,
+  type FileFinding,
+  type GraphFileReader,
+  resolveGraphRef,
+} from './lint/graph-refs.js';
 import { sortDiagnostics, validate } from './lint/validate.js';
 import { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
 import { expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
@@ -28,6 +34,14 @@ export interface PrepareGraphOptions {
   readonly strict?: boolean;
   /** Handler types the registry runs (see `validate`). Default: the built-in types. */
   readonly knownHandlerTypes?: Iterable<string>;
+  /**
+   * Reads the DOT files that `subgraph` nodes name in `graph_ref` (spec §9.4), resolved against the directory
+   * of `filename`: return the text, or `undefined` when the file does not exist. With it, each referenced file
+   * is prepared too (same options, recursively) and lint `subgraph_ref` reports a missing or unreadable file,
+   * a sub-pipeline with errors and a cycle of references as errors at the `graph_ref` value. Without it those
+   * checks are skipped (the `subgraph` handler still refuses such a file when the node runs). Default: none.
+   */
+  readonly readGraphFile?: GraphFileReader;
 }
 
 /** What `prepareGraph` returns. `graph` is absent only when the DOT did not parse. */
@@ -43,6 +57,7 @@ export interface PreparedGraph {
  *
  * Never throws on user content: a DOT syntax error becomes one error diagnostic of rule `dot_syntax`
  * (with the parser's location and hint) and no graph, so callers print every problem the same way.
+ * With `readGraphFile`, the files named by `graph_ref` are checked as well (lint `subgraph_ref`).
  *
  * @example
  * ```ts
@@ -52,6 +67,19 @@ export interface PreparedGraph {
  * ```
  */
 export function prepareGraph(source: string, options: PrepareGraphOptions = {}): PreparedGraph {
+  const chain =
+    options.filename === undefined
+      ? []
+      : [resolveGraphRef({ ref: options.filename, parentFilename: undefined })];
+  return prepareWithRefs(source, options, chain, new Map());
+}
+
+function prepareWithRefs(
+  source: string,
+  options: PrepareGraphOptions,
+  chain: readonly string[],
+  cache: Map<string, FileFinding>,
+): PreparedGraph {
   const filename = options.filename;
   let ast: ReturnType<typeof parseDot>;
   try {
@@ -80,5 +108,17 @@ export function prepareGraph(source: string, options: PrepareGraphOptions = {}):
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
   });
+  const read = options.readGraphFile;
+  if (read !== undefined) {
+    diagnostics.push(
+      ...checkGraphRefs(graph, {
+        read,
+        chain,
+        cache,
+        prepare: (childSource, childFilename, childChain) =>
+          prepareWithRefs(childSource, { ...options, filename: childFilename }, childChain, cache),
+      }),
+    );
+  }
   return { graph, diagnostics: sortDiagnostics(diagnostics) };
 }

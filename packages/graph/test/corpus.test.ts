@@ -3,6 +3,10 @@
  * built and linted, and produces exactly the diagnostics recorded in corpus-diagnostics.json.
  * Each recorded diagnostic was checked by hand against the file (see the package README's corpus
  * notes); a change in what a rule reports shows up here as a diff to review.
+ *
+ * Each file is prepared under its upstream path (repository and path from the corpus's SOURCES.md), with a
+ * reader that finds a referenced file (`graph_ref="../review-core/pipeline.dot"`) when it is in the corpus too,
+ * as the conformance suite's CLI run sees them.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,6 +25,20 @@ const files = readdirSync(corpusDirectory)
   .filter((name) => name.endsWith('.dot'))
   .sort();
 
+/** Corpus file name by upstream path (`allouis/attractor/pipelines/review-core/pipeline.dot`). */
+const upstreamFiles = new Map<string, string>();
+for (const match of readFileSync(join(corpusDirectory, 'SOURCES.md'), 'utf8').matchAll(
+  /^\|\s*\d+\s*\|\s*`([^`]+)`\s*\|\s*([^|]+?)\s*\|\s*`([^`]+)`\s*\|/gm,
+)) {
+  upstreamFiles.set(`/${match[2]}/${match[3]}`, match[1]!);
+}
+const upstreamPaths = new Map([...upstreamFiles].map(([path, file]) => [file, path]));
+
+function readCorpusFile(path: string): string | undefined {
+  const file = upstreamFiles.get(path);
+  return file === undefined ? undefined : readFileSync(join(corpusDirectory, file), 'utf8');
+}
+
 /** `"<severity> <rule> <node id | from->to | graph>"`. */
 function describeDiagnostic(diagnostic: Diagnostic): string {
   const target = diagnostic.edge
@@ -37,10 +55,14 @@ describe('the shared DOT corpus', () => {
 
   it.each(files)('%s parses, builds and lints as recorded', (file) => {
     const source = readFileSync(join(corpusDirectory, file), 'utf8');
-    const { graph, diagnostics } = prepareGraph(source, { filename: file });
+    const filename = upstreamPaths.get(file)!;
+    expect(filename, `${file} has no row in SOURCES.md`).toBeDefined();
+    const { graph, diagnostics } = prepareGraph(source, { filename, readGraphFile: readCorpusFile });
     expect(graph).toBeDefined();
     expect(
-      diagnostics.every((diagnostic) => diagnostic.span?.filename === file || diagnostic.span === undefined),
+      diagnostics.every(
+        (diagnostic) => diagnostic.span?.filename === filename || diagnostic.span === undefined,
+      ),
     ).toBe(true);
     expect({
       nodes: graph!.nodes.size,

@@ -1,8 +1,10 @@
 /**
- * Reads and prepares the child pipeline of a manager loop (spec §4.11).
+ * Reads and prepares the child pipeline of a manager loop (spec §4.11) or a subgraph node (spec §9.4), and
+ * picks a fresh run directory for it.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 
 /** The result of {@link loadChildGraph}: the graph, or why there is none. */
@@ -27,8 +29,20 @@ export function resolveChildPath(options: {
   return resolve(base, options.childDotfile);
 }
 
-/** Reads, parses, transforms and validates a child DOT file; errors come back formatted with file:line:col. */
-export async function loadChildGraph(path: string): Promise<ChildGraphResult> {
+/** Options of {@link loadChildGraph}. */
+export interface LoadChildGraphOptions {
+  /** The attribute that named the file, for the hint of a missing file. Default: `stack.child_dotfile`. */
+  readonly attribute?: string;
+}
+
+/**
+ * Reads, parses, transforms and validates a child DOT file; errors come back formatted with file:line:col. The
+ * files its own `subgraph` nodes name are checked too (missing, invalid, a cycle back to it: lint `subgraph_ref`).
+ */
+export async function loadChildGraph(
+  path: string,
+  options: LoadChildGraphOptions = {},
+): Promise<ChildGraphResult> {
   let source: string;
   try {
     source = await readFile(path, 'utf8');
@@ -37,10 +51,10 @@ export async function loadChildGraph(path: string): Promise<ChildGraphResult> {
     return {
       ok: false,
       path,
-      reason: `child pipeline ${path} cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}); check stack.child_dotfile, which is relative to the parent DOT file`,
+      reason: `child pipeline ${path} cannot be read (${code === 'ENOENT' ? 'no such file' : (code ?? String(error))}); check ${options.attribute ?? 'stack.child_dotfile'}, which is relative to the parent DOT file`,
     };
   }
-  const prepared = prepareGraph(source, { filename: path });
+  const prepared = prepareGraph(source, { filename: path, readGraphFile: readGraphFileSync });
   const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
   if (prepared.graph === undefined || errors.length > 0) {
     return {
@@ -50,4 +64,26 @@ export async function loadChildGraph(path: string): Promise<ChildGraphResult> {
     };
   }
   return { ok: true, graph: prepared.graph, path };
+}
+
+/** `prepareGraph`'s reader: the file's text, `undefined` when it does not exist. */
+function readGraphFileSync(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * A run directory for a child pipeline that no earlier attempt or interrupted run used: `{stageDir}/child`, else
+ * `{stageDir}/child-2`, `child-3`, ...
+ */
+export function freshChildDirectory(stageDir: string): string {
+  for (let index = 1; ; index++) {
+    const candidate = join(stageDir, index === 1 ? 'child' : `child-${index}`);
+    if (!existsSync(candidate)) return candidate;
+  }
 }

@@ -10,7 +10,9 @@ import { createExitHandler } from './exit-handler.js';
 import { createFanInHandler } from './fan-in-handler.js';
 import { createManagerLoopHandler } from './manager-loop-handler.js';
 import { createParallelHandler } from './parallel-handler.js';
+import type { SimulationScript } from './simulation-script.js';
 import { createStartHandler } from './start-handler.js';
+import { createSubgraphHandler } from './subgraph-handler.js';
 import { createToolHandler, type ToolHandlerOptions } from './tool-handler.js';
 import { createWaitHumanHandler } from './wait-human-handler.js';
 
@@ -28,13 +30,18 @@ export interface DefaultHandlersOptions {
   readonly interviewer?: Interviewer;
   /** Tool nodes record their command (`command.sh`) instead of running it. Default: false. */
   readonly dryRun?: boolean;
+  /**
+   * The simulation script (the CLI's `--simulate-script`): in a dry run, tool nodes follow their entries (outcome
+   * and simulated stdout); pass the same script to `createSimulationBackend` for the LLM stages. Default: `{}`.
+   */
+  readonly script?: SimulationScript;
   /** Further options of the tool handler (shell, kill grace, output limit). */
-  readonly tool?: Omit<ToolHandlerOptions, 'dryRun'>;
+  readonly tool?: Omit<ToolHandlerOptions, 'dryRun' | 'script'>;
 }
 
 /**
  * Every built-in handler by its type string (spec §2.8): `start`, `exit`, `codergen`, `wait.human`, `conditional`,
- * `parallel`, `parallel.fan_in`, `tool`, `stack.manager_loop`.
+ * `parallel`, `parallel.fan_in`, `tool`, `stack.manager_loop`, and `subgraph` (spec §9.4, `type="subgraph"`).
  */
 export function createHandlers(options: DefaultHandlersOptions = {}): Record<BuiltInHandlerType, Handler> {
   const backend = options.backend === undefined ? {} : { backend: options.backend };
@@ -51,8 +58,10 @@ export function createHandlers(options: DefaultHandlersOptions = {}): Record<Bui
     tool: createToolHandler({
       ...options.tool,
       ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
+      ...(options.script === undefined ? {} : { script: options.script }),
     }),
     'stack.manager_loop': createManagerLoopHandler(),
+    subgraph: createSubgraphHandler(),
   } satisfies Record<BuiltInHandlerType, Handler>;
 }
 

@@ -1,5 +1,5 @@
-export type { ChildGraphResult } from './child-graph-file.js';
-export { loadChildGraph, resolveChildPath } from './child-graph-file.js';
+export type { ChildGraphResult, LoadChildGraphOptions } from './child-graph-file.js';
+export { freshChildDirectory, loadChildGraph, resolveChildPath } from './child-graph-file.js';
 export type { CodergenHandlerOptions } from './codergen-handler.js';
 export { buildStagePrompt, createCodergenHandler, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 export type { CreateCodergenRequestOptions } from './codergen-request.js';
@@ -48,12 +48,21 @@ export { readParallelResults } from './parallel-results.js';
 export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';
 export type { SimulationBackend, SimulationBackendOptions } from './simulation-backend.js';
 export { createSimulationBackend, simulatedResponse } from './simulation-backend.js';
-export type { SimulationScript } from './simulation-script.js';
-export { parseSimulationScript } from './simulation-script.js';
+export type { SimulationScript, SimulationStep } from './simulation-script.js';
+export { parseSimulationScript, readSimulationStep } from './simulation-script.js';
 export { STEER_DIRECTORY, takeSteeringMessages, writeSteeringMessage } from './stage-files.js';
 export { createStartHandler } from './start-handler.js';
 export { parseStatusFile } from './status-file-schema.js';
+export { createSubgraphHandler } from './subgraph-handler.js';
+export type { RoutableToolOutputOptions, ToolRunOutput } from './tool-context.js';
+export {
+  routableToolOutput,
+  TOOL_DIALECT_KEYS,
+  TOOL_OUTPUT_MAX_CHARS,
+  TOOL_STDERR_TAIL_CHARS,
+  toolContextUpdates,
+} from './tool-context.js';
 export type { ToolHandlerOptions } from './tool-handler.js';
-export { createToolHandler, TOOL_OUTPUT_MAX_CHARS, TOOL_STDERR_TAIL_CHARS } from './tool-handler.js';
+export { createToolHandler } from './tool-handler.js';
 export type { WaitHumanHandlerOptions } from './wait-human-handler.js';
 export { asksForText, createWaitHumanHandler, HUMAN_TEXT_INPUT } from './wait-human-handler.js';

@@ -4,13 +4,15 @@
  */
 import type { CodergenBackend, CodergenRequest, Outcome } from '@attractor/engine';
 import { evaluateRunCondition } from '@attractor/engine';
-import { parseSimulationScript, type SimulationScript } from './simulation-script.js';
+import { parseSimulationScript, readSimulationStep, type SimulationScript } from './simulation-script.js';
 
 /** Options of {@link createSimulationBackend}. */
 export interface SimulationBackendOptions {
   /**
    * Outcome words per node id, one per call (`{ "test": ["fail", "success"], "classify": ["bug"] }`); validated
-   * like `loadSimulationScript`. Nodes not listed, and nodes whose list is exhausted, succeed. Default: `{}`.
+   * like `loadSimulationScript`. Nodes not listed, and nodes whose list is exhausted, succeed. A step object's
+   * `outcome` counts like a word; a step with `stdout` (meant for dry-run tool nodes) fails the stage with a
+   * reason saying so. Default: `{}`.
    */
   readonly script?: SimulationScript;
 }
@@ -82,12 +84,21 @@ export function createSimulationBackend(options: SimulationBackendOptions = {}):
       calls.set(nodeId, call);
       const text = simulatedResponse(nodeId);
       const steps = Object.hasOwn(script, nodeId) ? script[nodeId]! : [];
-      const word = steps[call - 1] ?? routableOutcome(request);
+      const scripted = steps[call - 1];
+      const step = readSimulationStep(scripted);
+      if (step.stdout !== undefined) {
+        return {
+          status: 'fail',
+          failureReason: `simulation script entry ${call} for "${nodeId}" sets "stdout", but "${nodeId}" is an LLM stage; "stdout" is for tool nodes in a dry run, give an outcome word instead`,
+          retryable: false,
+        };
+      }
+      const word = scripted === undefined ? routableOutcome(request) : step.outcome;
       if (word === undefined || word === 'success') return text;
       const outcome: Outcome = {
         status: word,
         notes:
-          steps[call - 1] === undefined
+          scripted === undefined
             ? `[Simulated] outcome "${word}" for stage ${nodeId}: the outcome its conditional edges route on (success reaches no edge)`
             : `[Simulated] outcome "${word}" for stage ${nodeId} (call ${call} of the script)`,
         contextUpdates: { last_response: text },

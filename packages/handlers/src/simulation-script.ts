@@ -1,25 +1,54 @@
 /**
- * The simulation script of the `SimulationBackend`: outcome words per node, one per call, validated with zod.
+ * The simulation script of the `SimulationBackend` and of dry-run tool nodes: what each node does, one step per
+ * call, validated with zod.
  */
 import { z } from 'zod';
 import { SimulationScriptError } from './errors/simulation-script-error.js';
 
 /**
- * Outcomes per node id, one per backend call in order (`{ "test": ["fail", "success"] }`). Any outcome word is
- * allowed: the built-in statuses and custom words (`{ "classify": ["bug"] }`). After a node's list is exhausted
- * the node succeeds.
+ * One scripted call of a node: an outcome word (`"success"`, `"fail"`, `"retry"`, `"partial_success"` or a custom
+ * word such as `"bug"`), or an object `{ "outcome"?: word, "stdout"?: text }`. `stdout` is what a tool node prints
+ * in a dry run (`tool.output` / `tool_stdout`), for pipelines that route on it; it is an error on an LLM stage.
  */
-export type SimulationScript = Readonly<Record<string, readonly string[]>>;
+export type SimulationStep =
+  | string
+  | { readonly outcome?: string | undefined; readonly stdout?: string | undefined };
+
+/**
+ * Steps per node id, one per call in order (`{ "test": ["fail", "success"], "check": [{ "stdout": "fresh" }] }`).
+ * After a node's list is exhausted the node succeeds.
+ */
+export type SimulationScript = Readonly<Record<string, readonly SimulationStep[]>>;
 
 const outcomeWord = z
   .string({ error: 'must be an outcome word such as "success", "fail" or a custom word' })
   .regex(/^[A-Za-z0-9_.-]+$/, 'must be a single outcome word (letters, digits, "_", "-", ".")');
 
+const stepObject = z.strictObject({
+  outcome: outcomeWord.optional(),
+  stdout: z.string({ error: 'must be a string (what the tool prints)' }).optional(),
+});
+
+const stepSchema = z.union([outcomeWord, stepObject]);
+
 const scriptSchema = z.record(
   z.string().min(1, 'node ids must not be empty'),
-  z.array(outcomeWord, { error: 'must be a list of outcome words' }),
+  z.array(stepSchema, { error: 'must be a list of outcome words' }),
   { error: 'must be a JSON object' },
 );
+
+/** The outcome word and tool stdout of a step (`undefined` when the step leaves them to the default). */
+export function readSimulationStep(step: SimulationStep | undefined): {
+  readonly outcome?: string;
+  readonly stdout?: string;
+} {
+  if (step === undefined) return {};
+  if (typeof step === 'string') return { outcome: step };
+  return {
+    ...(step.outcome === undefined ? {} : { outcome: step.outcome }),
+    ...(step.stdout === undefined ? {} : { stdout: step.stdout }),
+  };
+}
 
 /**
  * Validates a parsed simulation script.
@@ -31,16 +60,55 @@ const scriptSchema = z.record(
 export function parseSimulationScript(data: unknown, path = '<inline>'): SimulationScript {
   const parsed = scriptSchema.safeParse(data);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const [nodeId, index] = issue.path;
+  const issue = innermostIssue(parsed.error.issues[0]!, data);
+  const [nodeId, index, field] = issue.path;
   const where =
     nodeId === undefined
       ? 'the script'
       : index === undefined
         ? `"${String(nodeId)}"`
-        : `"${String(nodeId)}"[${String(index)}]`;
+        : field === undefined
+          ? `"${String(nodeId)}"[${String(index)}]`
+          : `"${String(nodeId)}"[${String(index)}].${String(field)}`;
   const got = describeValue(valueAt(data, issue.path));
   throw new SimulationScriptError({ path, problem: `${where} ${issue.message} (got ${got})` });
+}
+
+interface ScriptIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/**
+ * A failed step matches neither form: report the problem of the form the value was meant to be (a string is an
+ * outcome word, an object a step object), or both forms for anything else.
+ */
+function innermostIssue(issue: z.core.$ZodIssue, data: unknown): ScriptIssue {
+  if (issue.code !== 'invalid_union') return describeIssue(issue, []);
+  const value = valueAt(data, issue.path);
+  const branch =
+    typeof value === 'string'
+      ? issue.errors[0]
+      : typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? issue.errors[1]
+        : undefined;
+  const inner = branch?.[0];
+  if (inner === undefined) {
+    return {
+      path: issue.path,
+      message:
+        'must be an outcome word such as "success", "fail" or a custom word, or an object {"outcome": "...", "stdout": "..."}',
+    };
+  }
+  return describeIssue(inner, issue.path);
+}
+
+function describeIssue(issue: z.core.$ZodIssue, parentPath: readonly PropertyKey[]): ScriptIssue {
+  const message =
+    issue.code === 'unrecognized_keys'
+      ? `has unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => `"${key}"`).join(', ')} (a step object has "outcome" and "stdout")`
+      : issue.message;
+  return { path: [...parentPath, ...issue.path], message };
 }
 
 function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {

@@ -7,24 +7,27 @@
  * of resident memory, which every later fork copies page tables for) — see the conformance `parallel` benchmark.
  */
 import { spawn } from 'node:child_process';
-import type { Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import type { Handler, HandlerRuntime, Outcome } from '@attractor/engine';
 import { killProcessGroup, trackProcessGroup } from '@attractor/engine';
-import { nodeAttribute } from '@attractor/graph';
+import { type GraphEdge, nodeAttribute } from '@attractor/graph';
+import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
-import { truncateHead, truncateTail } from './truncate-text.js';
-
-/** Characters of stdout kept in the `tool.output` context value. Default of {@link ToolHandlerOptions.outputMaxChars}. */
-export const TOOL_OUTPUT_MAX_CHARS = 10_240;
-/** Characters of stderr kept in `tool.stderr` and in the failure reason. */
-export const TOOL_STDERR_TAIL_CHARS = 2_048;
+import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
+import { truncateTail } from './truncate-text.js';
 
 /** Options of {@link createToolHandler}. */
 export interface ToolHandlerOptions {
   /**
    * Record the command (`command.sh` in the stage directory and a `stage.log` event) without running it, and
-   * return SUCCESS with notes saying so. Default: false.
+   * return SUCCESS with notes saying so and a simulated stdout (see {@link createToolHandler}). Default: false.
    */
   readonly dryRun?: boolean;
+  /**
+   * Dry run only: steps per tool node id, one per call (the CLI's `--simulate-script`): an outcome word, or
+   * `{ "outcome"?: word, "stdout"?: text }` for what the command "prints". Without `dryRun`, a script entry for a
+   * tool node is ignored with a `stage.log` warning (the command runs for real). Default: `{}`.
+   */
+  readonly script?: SimulationScript;
   /** The shell: `true` for `/bin/sh`, or a path such as `/bin/bash`. Default: true. */
   readonly shell?: boolean | string;
   /** Milliseconds between SIGTERM and SIGKILL of the process group when the stage is aborted. Default: 2000. */
@@ -45,9 +48,17 @@ export interface ToolHandlerOptions {
  * process group, with `ATTRACTOR_RUN_ID`, `ATTRACTOR_LOGS_ROOT`, `ATTRACTOR_STAGE_DIR` and `ATTRACTOR_NODE_ID` added to
  * the environment. stdout and stderr go in full to `stdout.txt` / `stderr.txt` in the stage directory; the
  * context gets `tool.output` (stdout, truncated to 10 KB with a marker), `tool.exit_code` (a number, or null when
- * a signal ended the command) and `tool.stderr` (the last 2 KB). Exit 0 is SUCCESS; any other exit is FAIL with
- * the exit code and the stderr tail as the reason. A `status.json` the command writes in `$ATTRACTOR_STAGE_DIR`
- * overrides the outcome (spec Appendix C); its context updates are merged over the `tool.*` keys.
+ * a signal ended the command) and `tool.stderr` (the last 2 KB), and the same text without trailing whitespace
+ * under the 2389 tracker's names `tool_stdout` / `tool_stderr` (`TOOL_DIALECT_KEYS`), so pipelines written for
+ * that runner route as they did there. Exit 0 is SUCCESS; any other exit is FAIL with the exit code and the
+ * stderr tail as the reason. A `status.json` the command writes in `$ATTRACTOR_STAGE_DIR` overrides the outcome
+ * (spec Appendix C); its context updates are merged over the `tool.*` keys.
+ *
+ * In a dry run the command is recorded, not run. The n-th call of a node takes the n-th step of `script[node.id]`
+ * (default: SUCCESS): its outcome word (a `fail` sets `tool.exit_code` 1 and a failure reason) and its `stdout`.
+ * Without a scripted `stdout` the output is `''`, unless the outcome is not a failure and no outgoing edge is
+ * eligible with an empty output; then it is the first value the node's conditions compare the output with that
+ * makes an edge eligible (`routableToolOutput`). The counters live in the handler: use one registry per run.
  *
  * When `runtime.abortSignal` aborts (node `timeout`, run cancellation), the whole group gets SIGTERM and, after
  * `killGraceMs`, SIGKILL, so grandchildren (`sleep` started by the shell) die too.
@@ -56,8 +67,10 @@ export interface ToolHandlerOptions {
  * registry.register('tool', createToolHandler({ shell: '/bin/bash' }));
  */
 export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
+  const script = options.script ?? {};
+  const calls = new Map<string, number>();
   return {
-    async execute(node, _context, _graph, logsRoot, runtime) {
+    async execute(node, context, graph, logsRoot, runtime) {
       const command = nodeAttribute(node, 'tool_command')?.trim() ?? '';
       if (command === '') {
         return {
@@ -69,10 +82,24 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
       if (options.dryRun === true) {
         await writeStageFile(runtime.stageDir, 'command.sh', `#!/bin/sh\n${command}\n`);
         runtime.emit({ type: 'stage.log', level: 'info', message: `dry run: would run ${command}` });
-        return {
-          status: 'success',
-          notes: `Dry run: command not executed (recorded in command.sh): ${command}`,
-        };
+        const call = (calls.get(node.id) ?? 0) + 1;
+        calls.set(node.id, call);
+        return dryRunOutcome({
+          command,
+          call,
+          step: readSimulationStep(script[node.id]?.[call - 1]),
+          nodeId: node.id,
+          edges: graph.outgoing(node.id),
+          context,
+          outputMaxChars: options.outputMaxChars ?? TOOL_OUTPUT_MAX_CHARS,
+        });
+      }
+      if (Object.hasOwn(script, node.id)) {
+        runtime.emit({
+          type: 'stage.log',
+          level: 'warn',
+          message: `the simulation script's entry for tool node "${node.id}" is ignored: its command runs for real (script a tool node's output with --dry-run)`,
+        });
       }
       await removeStatusFile(runtime.stageDir);
       const run = await runCommand(command, {
@@ -90,12 +117,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
       });
       await writeStageFile(runtime.stageDir, 'stdout.txt', run.stdout);
       await writeStageFile(runtime.stageDir, 'stderr.txt', run.stderr);
-      const stderrTail = truncateTail(run.stderr, TOOL_STDERR_TAIL_CHARS);
-      const contextUpdates: Record<string, JsonValue> = {
-        'tool.output': truncateHead(run.stdout, options.outputMaxChars ?? TOOL_OUTPUT_MAX_CHARS),
-        'tool.exit_code': run.exitCode ?? null,
-        'tool.stderr': stderrTail,
-      };
+      const contextUpdates = toolContextUpdates(run, options.outputMaxChars ?? TOOL_OUTPUT_MAX_CHARS);
       let outcome: Outcome;
       if (run.spawnError !== undefined) {
         outcome = { status: 'fail', failureReason: run.spawnError, contextUpdates };
@@ -117,6 +139,39 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
       if (written === undefined) return outcome;
       return { ...written, contextUpdates: { ...contextUpdates, ...(written.contextUpdates ?? {}) } };
     },
+  };
+}
+
+interface DryRunOptions {
+  readonly command: string;
+  readonly call: number;
+  readonly step: { readonly outcome?: string; readonly stdout?: string };
+  readonly nodeId: string;
+  readonly edges: readonly GraphEdge[];
+  readonly context: { get(key: string): unknown };
+  readonly outputMaxChars: number;
+}
+
+function dryRunOutcome(options: DryRunOptions): Outcome {
+  const { step, command } = options;
+  const status = step.outcome ?? 'success';
+  const failed = status === 'fail' || status === 'retry';
+  // A simulated failure prints nothing unless scripted: it routes as a failed command would, on outcome=fail.
+  const stdout =
+    step.stdout ??
+    (failed ? '' : routableToolOutput({ edges: options.edges, context: options.context, outcome: status }));
+  const contextUpdates = toolContextUpdates(
+    { stdout, stderr: '', exitCode: status === 'fail' ? 1 : 0 },
+    options.outputMaxChars,
+  );
+  const printed = stdout === '' ? '' : `; simulated output ${JSON.stringify(stdout)}`;
+  return {
+    status,
+    notes: `Dry run: command not executed (recorded in command.sh)${printed}: ${command}`,
+    contextUpdates,
+    ...(failed
+      ? { failureReason: `simulated ${status} (script entry ${options.call} for "${options.nodeId}")` }
+      : {}),
   };
 }
 

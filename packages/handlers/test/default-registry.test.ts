@@ -5,10 +5,10 @@ import { createDefaultRegistry } from '../src/create-default-registry.js';
 import { createCallbackInterviewer } from '../src/interviewers/callback-interviewer.js';
 import { createQueueInterviewer } from '../src/interviewers/queue-interviewer.js';
 import { createSimulationBackend } from '../src/simulation-backend.js';
-import { delay, readText, runDot, tempDir, waitUntilDead } from './helpers.js';
+import { readText, runDot, tempDir, waitUntilDead } from './helpers.js';
 
 describe('createDefaultRegistry (spec §2.8, §4.2)', () => {
-  it('registers every handler type of the shape table and defaults to codergen', () => {
+  it('registers every handler type of the shape table and subgraph, and defaults to codergen', () => {
     const registry = createDefaultRegistry();
     expect(registry.types().sort()).toEqual([
       'codergen',
@@ -18,6 +18,7 @@ describe('createDefaultRegistry (spec §2.8, §4.2)', () => {
       'parallel.fan_in',
       'stack.manager_loop',
       'start',
+      'subgraph',
       'tool',
       'wait.human',
     ]);

@@ -6,7 +6,7 @@ import { createAutoApproveInterviewer } from '../src/interviewers/auto-approve-i
 import { createQueueInterviewer } from '../src/interviewers/queue-interviewer.js';
 import { loadSimulationScript } from '../src/load-simulation-script.js';
 import { createSimulationBackend } from '../src/simulation-backend.js';
-import { graphFrom, readText, runDot, tempDir } from './helpers.js';
+import { graphFrom, readJson, readText, runDot, tempDir } from './helpers.js';
 
 const examples = fileURLToPath(new URL('../../../examples/', import.meta.url));
 const pipelines = join(examples, 'pipelines');
@@ -31,9 +31,11 @@ describe('examples/pipelines run with the simulation backend', () => {
         .sort(),
     ).toEqual([
       'build-and-test.dot',
+      'checks-core.dot',
       'ensemble-review.dot',
       'flaky-retry.dot',
       'release-approval.dot',
+      'ship-with-checks.dot',
       'sprint-child.dot',
       'sprint-supervisor.dot',
       'triage-routing.dot',
@@ -149,5 +151,28 @@ describe('examples/pipelines run with the simulation backend', () => {
     expect(result.completedNodes).toEqual(['start', 'supervise', 'debrief', 'exit']);
     expect(result.context.get('stack.child.completed_nodes')).toEqual(['start', 'implement', 'test', 'exit']);
     expect(readText(join(logsRoot, 'supervise', 'child', 'test', 'stdout.txt'))).toMatch(/# fail 0/);
+  });
+
+  it('ship-with-checks: checks-core.dot runs twice as a sub-pipeline, quick then full, before packaging', async () => {
+    const { result, logsRoot } = await runDot(example('ship-with-checks.dot'), {
+      backend: createSimulationBackend(),
+      workdir: sampleProject(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'baseline', 'change', 'checks', 'package', 'exit']);
+    // var.depth="quick" reached the first child only: it skipped the unit tests.
+    expect(
+      readJson<{ completed_nodes: string[] }>(join(logsRoot, 'baseline', 'child', 'checkpoint.json'))
+        .completed_nodes,
+    ).toEqual(['start', 'syntax', 'depth', 'docs', 'exit']);
+    expect(readText(join(logsRoot, 'checks', 'child', 'tests', 'stdout.txt'))).toMatch(/# fail 0/);
+    expect(result.context.get('depth')).toBeUndefined();
+    expect(readText(join(logsRoot, 'package', 'stdout.txt'))).toContain('packaged 2 files into');
+  });
+
+  it('checks-core: runs on its own, full depth', async () => {
+    const { result } = await runDot(example('checks-core.dot'), { workdir: sampleProject() });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'syntax', 'depth', 'tests', 'docs', 'exit']);
   });
 });

@@ -121,4 +121,28 @@ describe('loadSimulationScript', () => {
       '"classify"[0] must be a single outcome word',
     );
   });
+
+  it('accepts step objects with an outcome and a tool stdout, and names a bad field', () => {
+    expect(
+      parseSimulationScript({ check: [{ stdout: 'fresh' }, { outcome: 'fail', stdout: '' }, 'success'] }),
+    ).toEqual({ check: [{ stdout: 'fresh' }, { outcome: 'fail', stdout: '' }, 'success'] });
+    expect(() => parseSimulationScript({ check: [{ stdout: 3 }] }, 'steps.json')).toThrow(
+      'Simulation script steps.json is invalid: "check"[0].stdout must be a string (what the tool prints) (got 3)',
+    );
+    expect(() => parseSimulationScript({ check: [{ output: 'fresh' }] })).toThrow(
+      '"check"[0] has unknown key "output" (a step object has "outcome" and "stdout")',
+    );
+    expect(() => parseSimulationScript({ check: [{ outcome: 'two words' }] })).toThrow(
+      '"check"[0].outcome must be a single outcome word',
+    );
+  });
+
+  it('fails an LLM stage whose step gives a stdout, saying that stdout is for dry-run tool nodes', async () => {
+    const backend = createSimulationBackend({ script: { build: [{ stdout: 'done' }] } });
+    const { result } = await runDot(flaky, { backend });
+    expect(result.status).toBe('fail');
+    expect(result.nodeOutcomes.build?.failureReason).toBe(
+      'simulation script entry 1 for "build" sets "stdout", but "build" is an LLM stage; "stdout" is for tool nodes in a dry run, give an outcome word instead',
+    );
+  });
 });

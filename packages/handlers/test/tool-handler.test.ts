@@ -167,6 +167,115 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     expect(result.context.get('tool.exit_code')).toBe(null);
   });
 
+  it("also writes the 2389 tracker's tool_stdout / tool_stderr, without trailing whitespace", async () => {
+    const { result } = await runDot(toolPipeline(`printf '  budget_ok \\n\\n'; echo 'disk full  ' >&2`));
+    expect(result.context.get('tool.output')).toBe('  budget_ok \n\n');
+    expect(result.context.get('tool_stdout')).toBe('  budget_ok');
+    expect(result.context.get('tool.stderr')).toBe('disk full  \n');
+    expect(result.context.get('tool_stderr')).toBe('disk full');
+  });
+
+  it('routes a pipeline written for the 2389 tracker on context.tool_stdout', async () => {
+    // The shape of 2389-research/tracker kitchen-sink.dot: CheckExistingPlans prints resume or fresh.
+    const source = `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      check [shape=parallelogram, tool_command="if [ -f plan.md ]; then echo resume; else echo fresh; fi"]
+      resume [shape=parallelogram, tool_command="echo resuming"]
+      fresh [shape=parallelogram, tool_command="touch plan.md"]
+      start -> check
+      check -> resume [condition="context.tool_stdout=resume", weight=2]
+      check -> fresh [condition="context.tool_stdout=fresh"]
+      resume -> exit
+      fresh -> check
+    }`;
+    const workdir = tempDir();
+    const { result } = await runDot(source, { workdir });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'check', 'fresh', 'check', 'resume', 'exit']);
+    expect(result.context.get('tool_stdout')).toBe('resuming');
+  });
+
+  it('gives a dry-run tool node the output its edges route on when an empty output routes nowhere', async () => {
+    const source = `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      check [shape=parallelogram, tool_command="./check.sh"]
+      resume [shape=parallelogram, tool_command="./resume.sh"]
+      fresh [shape=parallelogram, tool_command="./fresh.sh"]
+      start -> check
+      check -> resume [condition="context.tool_stdout=resume", weight=2]
+      check -> fresh [condition="context.tool_stdout=\\"fresh start\\""]
+      resume -> exit
+      fresh -> exit
+    }`;
+    const { result } = await runDot(source, { registry: createDefaultRegistry({ dryRun: true }) });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'check', 'resume', 'exit']);
+    expect(result.nodeOutcomes.check?.notes).toBe(
+      'Dry run: command not executed (recorded in command.sh); simulated output "resume": ./check.sh',
+    );
+    // An output that is never compared stays empty.
+    expect(result.context.get('tool.output')).toBe('');
+    expect(result.context.get('tool.exit_code')).toBe(0);
+    // A script chooses another output (quoted literals included), or a failure, per call.
+    const scripted = await runDot(source, {
+      registry: createDefaultRegistry({ dryRun: true, script: { check: [{ stdout: 'fresh start' }] } }),
+    });
+    expect(scripted.result.completedNodes).toEqual(['start', 'check', 'fresh', 'exit']);
+    expect(scripted.result.context.get('tool.output')).toBe('');
+    const failed = await runDot(source, {
+      registry: createDefaultRegistry({ dryRun: true, script: { check: ['fail'] } }),
+    });
+    expect(failed.result.status).toBe('fail');
+    expect(failed.result.nodeOutcomes.check).toMatchObject({
+      status: 'fail',
+      failureReason: 'simulated fail (script entry 1 for "check")',
+    });
+    expect(failed.result.context.get('tool.exit_code')).toBe(1);
+  });
+
+  it('takes the scripted dry-run output call by call, so a loop that a real command ends can end', async () => {
+    const source = `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      pick [shape=parallelogram, tool_command="./pick-next-task.sh"]
+      work [shape=parallelogram, tool_command="./work.sh"]
+      start -> pick
+      pick -> work [condition="context.tool_stdout!=all_complete", weight=2]
+      pick -> exit [condition="context.tool_stdout=all_complete"]
+      work -> pick
+    }`;
+    const { result } = await runDot(source, {
+      registry: createDefaultRegistry({
+        dryRun: true,
+        script: {
+          pick: [{ stdout: 'task-1' }, { outcome: 'success', stdout: 'task-2' }, { stdout: 'all_complete' }],
+        },
+      }),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'pick', 'work', 'pick', 'work', 'pick', 'exit']);
+    expect(result.context.get('tool_stdout')).toBe('all_complete');
+  });
+
+  it('warns that a script entry for a tool node is ignored when the command runs for real', async () => {
+    const workdir = tempDir();
+    const { result, events } = await runDot(toolPipeline('echo real > out.txt'), {
+      workdir,
+      registry: createDefaultRegistry({ script: { run: [{ stdout: 'fake' }] } }),
+    });
+    expect(result.status).toBe('success');
+    expect(readText(join(workdir, 'out.txt'))).toBe('real\n');
+    expect(
+      events.flatMap((event) =>
+        event.type === 'stage.log' && event.level === 'warn' ? [event.message] : [],
+      ),
+    ).toEqual([
+      `the simulation script's entry for tool node "run" is ignored: its command runs for real (script a tool node's output with --dry-run)`,
+    ]);
+  });
+
   it('fails with a clear reason when the working directory does not exist', async () => {
     const workdir = join(tempDir(), 'missing');
     const { result } = await runDot(toolPipeline('echo hi'), { workdir });

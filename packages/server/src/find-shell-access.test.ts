@@ -29,18 +29,20 @@ describe('findShellAccess', () => {
     ]);
   });
 
-  it('finds tool hooks on the graph and on nodes, and manager loops', () => {
+  it('finds tool hooks on the graph and on nodes, manager loops and subgraph nodes', () => {
     const graph = graphOf(`digraph h {
   tool_hooks.post = "notify"
   start [shape=Mdiamond]
   plan [prompt="Plan", tool_hooks.pre="echo pre"]
   manage [shape=house, stack.child_dotfile="child.dot"]
+  checks [type="subgraph", graph_ref="checks.dot"]
   done [shape=Msquare]
-  start -> plan -> manage -> done
+  start -> plan -> manage -> checks -> done
 }`);
     expect(findShellAccess({ graph }).map(describeShellAccess)).toEqual([
       'tool_hooks on node "plan" (line 4)',
       'manager-loop node "manage" (line 5) (runs a child pipeline file)',
+      'subgraph node "checks" (line 6) (runs the pipeline file of its graph_ref)',
       'graph attribute tool_hooks.pre/tool_hooks.post',
     ]);
   });

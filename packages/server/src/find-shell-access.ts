@@ -1,7 +1,7 @@
 /**
  * Finds what in a submitted pipeline can run shell commands on the server's machine, so a server without
  * `allowTools` can refuse it (issue "Safety"): `tool` nodes, `tool_hooks.pre` / `tool_hooks.post` commands, and
- * manager-loop nodes that load and run another DOT file.
+ * manager-loop and subgraph nodes that load and run another DOT file.
  */
 import type { Graph } from '@attractor/graph';
 
@@ -9,7 +9,8 @@ import type { Graph } from '@attractor/graph';
 export interface ShellAccess {
   /** The node, or undefined for a graph-level attribute. */
   readonly nodeId?: string;
-  readonly kind: 'tool' | 'tool_hooks' | 'child_pipeline';
+  /** `child_pipeline`: a manager loop's `stack.child_dotfile`; `sub_pipeline`: a subgraph node's `graph_ref`. */
+  readonly kind: 'tool' | 'tool_hooks' | 'child_pipeline' | 'sub_pipeline';
   /** 1-based source line, when known. */
   readonly line?: number;
 }
@@ -33,6 +34,7 @@ export function findShellAccess(options: FindShellAccessOptions): ShellAccess[] 
     if (node.attributes['tool_hooks.pre'] !== undefined || node.attributes['tool_hooks.post'] !== undefined)
       found.push({ ...at, kind: 'tool_hooks' });
     if (type === 'stack.manager_loop') found.push({ ...at, kind: 'child_pipeline' });
+    if (type === 'subgraph') found.push({ ...at, kind: 'sub_pipeline' });
   }
   if (graph.settings.toolHooksPre !== undefined || graph.settings.toolHooksPost !== undefined)
     found.push({ kind: 'tool_hooks' });
@@ -51,5 +53,7 @@ export function describeShellAccess(access: ShellAccess): string {
         : `tool_hooks on node "${access.nodeId}"${where}`;
     case 'child_pipeline':
       return `manager-loop node "${access.nodeId}"${where} (runs a child pipeline file)`;
+    case 'sub_pipeline':
+      return `subgraph node "${access.nodeId}"${where} (runs the pipeline file of its graph_ref)`;
   }
 }

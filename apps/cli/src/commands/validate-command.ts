@@ -2,7 +2,7 @@ import { type Diagnostic, formatDiagnostic, prepareGraph } from '@attractor/grap
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { colorDiagnostic, countLabel } from '../load-pipeline.js';
-import { readSourceFile } from '../read-source-file.js';
+import { createGraphFileReader, readSourceFile } from '../read-source-file.js';
 
 /** Options of `attractor validate`. */
 export interface ValidateCommandOptions {
@@ -35,11 +35,13 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const colors = createColors(io.color && options.json !== true);
   const results: ValidatedFile[] = [];
   const sources = new Map<string, string>();
+  const readGraphFile = createGraphFileReader(io.cwd);
   for (const file of options.files) {
     const source = await readSourceFile(file, { cwd: io.cwd, what: 'Pipeline file' });
     sources.set(file, source);
     const { graph, diagnostics } = prepareGraph(source, {
       filename: file,
+      readGraphFile,
       ...(options.strict === undefined ? {} : { strict: options.strict }),
     });
     results.push({

@@ -9,8 +9,21 @@ import type { RunServices, RunServicesFactory } from './run-services.js';
 /** Builds the services of a run from the resolved backend (see {@link RunServicesFactory}). */
 export const createRunServices: RunServicesFactory = async (options) => {
   const handlers = await import('@attractor/handlers');
+  let script: Awaited<ReturnType<typeof handlers.loadSimulationScript>> | undefined;
+  if (options.backend.kind === 'simulate' && options.backend.scriptPath !== undefined) {
+    try {
+      script = await handlers.loadSimulationScript(options.backend.scriptPath);
+    } catch (error) {
+      if (handlers.SimulationScriptError.isInstance(error)) {
+        throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+      }
+      throw error;
+    }
+  }
+  // One script for both: the backend answers LLM stages from it, dry-run tool nodes take their output from it.
   const registry = handlers.createDefaultRegistry({
     dryRun: options.backend.kind === 'simulate' && options.backend.dryRun,
+    ...(script === undefined ? {} : { script }),
   });
   const console =
     options.stdin.isTTY === true
@@ -19,17 +32,6 @@ export const createRunServices: RunServicesFactory = async (options) => {
   const withConsole = (services: Omit<RunServices, 'console' | 'dispose'>): RunServices =>
     console === undefined ? services : { ...services, console, dispose: () => console.close() };
   if (options.backend.kind === 'simulate') {
-    let script: Awaited<ReturnType<typeof handlers.loadSimulationScript>> | undefined;
-    if (options.backend.scriptPath !== undefined) {
-      try {
-        script = await handlers.loadSimulationScript(options.backend.scriptPath);
-      } catch (error) {
-        if (handlers.SimulationScriptError.isInstance(error)) {
-          throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
-        }
-        throw error;
-      }
-    }
     const backend = handlers.createSimulationBackend(script === undefined ? {} : { script });
     return withConsole({ registry, backend, secretValues: [] });
   }

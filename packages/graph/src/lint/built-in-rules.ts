@@ -36,6 +36,7 @@ import { startPromptRule } from './rules/start-prompt.js';
 import { stylesheetPropertyRule } from './rules/stylesheet-property.js';
 import { stylesheetSelectorUnmatchedRule } from './rules/stylesheet-selector-unmatched.js';
 import { stylesheetSyntaxRule } from './rules/stylesheet-syntax.js';
+import { subgraphRefRule } from './rules/subgraph-ref.js';
 import { terminalNodeRule } from './rules/terminal-node.js';
 import { toolCommandRequiredRule } from './rules/tool-command-required.js';
 import { typeKnownRule } from './rules/type-known.js';
@@ -83,6 +84,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   humanGateAcceleratorsRule,
   humanDefaultChoiceRule,
   managerChildDotfileRule,
+  subgraphRefRule,
   parallelFanInRule,
   fanInWithoutParallelRule,
   joinPolicyOptionsRule,

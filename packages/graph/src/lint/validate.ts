@@ -2,13 +2,13 @@
  * The validation API of spec §7.3: run the built-in and custom lint rules over a graph.
  */
 import { ValidationError } from '../errors/validation-error.js';
-import { type Graph, SHAPE_TO_HANDLER_TYPE } from '../graph.js';
+import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph } from '../graph.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, LintContext, LintRule } from './diagnostic.js';
 import { phantomNodes } from './phantom-nodes.js';
 
-/** The handler types of spec §2.8: the default `knownHandlerTypes` of `validate`. */
-export const BUILT_IN_HANDLER_TYPES: readonly string[] = Object.values(SHAPE_TO_HANDLER_TYPE);
+/** The handler types of spec §2.8 and `subgraph` (§9.4): the default `knownHandlerTypes` of `validate`. */
+export const BUILT_IN_HANDLER_TYPES: readonly string[] = BUILT_IN_HANDLER_TYPE_NAMES;
 
 /** Options of `validate` and `validateOrThrow`. */
 export interface ValidateOptions {

@@ -127,6 +127,28 @@ describe('manager_child_dotfile (spec §4.11)', () => {
   });
 });
 
+describe('subgraph_ref (spec §9.4)', () => {
+  it('reports a subgraph node without graph_ref, and knows the subgraph type, graph_ref and var.* keys', () => {
+    const source = pipeline(
+      '  review [type="subgraph", graph_ref="review.dot", var.diff_cmd="git diff"]\n  empty [type="subgraph", graph_ref=" "]\n  start -> review -> empty -> exit',
+    );
+    expect(lintRule(source, 'subgraph_ref')).toEqual(['error 5:37 empty']);
+    expect(diagnosticsOf(source, 'subgraph_ref')[0]).toMatchObject({
+      message: 'Subgraph node "empty" has no graph_ref, so there is no pipeline to run.',
+      fix: 'Add graph_ref="child.dot" to "empty" (a path relative to this DOT file).',
+    });
+    expect(lintRule(source, 'type_known')).toEqual([]);
+    expect(lintRule(source, 'unknown_attribute')).toEqual([]);
+    expect(lintRule(source, 'prompt_on_llm_nodes')).toEqual([]);
+  });
+
+  it('keeps var.* unknown on other nodes and graph_ref inert on them', () => {
+    const source = pipeline('  work [prompt="w", var.x="1", graph_ref="a.dot"]\n  start -> work -> exit');
+    expect(lintRule(source, 'unknown_attribute')).toEqual(['warning 4:21 work']);
+    expect(lintRule(source, 'inert_attribute')).toEqual(['warning 4:32 work']);
+  });
+});
+
 describe('parallel rules (DESIGN.md "Parallel fan-out")', () => {
   const joined = pipeline(
     '  fan [shape=component]\n  join [shape=tripleoctagon]\n  start -> fan\n  fan -> a -> join\n  fan -> b -> join\n  join -> exit',

@@ -1,8 +1,8 @@
 import { attributeDefinition } from '../../attribute-schema.js';
-import { SHAPE_TO_HANDLER_TYPE } from '../../graph.js';
+import { BUILT_IN_HANDLER_TYPE_NAMES } from '../../graph.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 
-const BUILT_IN_TYPES: ReadonlySet<string> = new Set(Object.values(SHAPE_TO_HANDLER_TYPE));
+const BUILT_IN_TYPES: ReadonlySet<string> = new Set(BUILT_IN_HANDLER_TYPE_NAMES);
 
 /**
  * `inert_attribute` (WARNING): an attribute written on a node whose handler never reads it, such as

@@ -4,6 +4,7 @@ import {
   attributeDefinition,
   DIALECT_ALIASES,
   GRAPHVIZ_ATTRIBUTES,
+  SUBGRAPH_VARIABLE_PREFIX,
 } from '../../attribute-schema.js';
 import { forEachAttribute } from '../attribute-walk.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
@@ -41,7 +42,8 @@ function suggestion(key: string, scope: AttributeScope): string | undefined {
 /**
  * `unknown_attribute` (WARNING): a key Attractor does not know (spec Appendix A, handler keys,
  * Graphviz presentation attributes) or a known key written where it has no effect (a `condition` on
- * a node). Suggests the closest known key. Unknown keys stay readable by custom handlers.
+ * a node). Suggests the closest known key. Unknown keys stay readable by custom handlers. `var.<name>` keys are
+ * known on `subgraph` nodes (the child pipeline's variables).
  */
 export const unknownAttributeRule: LintRule = {
   name: 'unknown_attribute',
@@ -50,6 +52,10 @@ export const unknownAttributeRule: LintRule = {
     forEachAttribute(graph, (attribute, owner) => {
       if (attribute.writtenKey !== undefined || attribute.key in DIALECT_ALIASES) return;
       if (GRAPHVIZ_ATTRIBUTES.has(attribute.key)) return;
+      if (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && owner.where.nodeId !== undefined) {
+        const node = graph.nodes.get(owner.where.nodeId);
+        if (node !== undefined && graph.handlerType(node) === 'subgraph') return;
+      }
       const definition = attributeDefinition(attribute.key);
       if (definition?.scopes.includes(owner.scope)) return;
       // Graph-level node attributes are read by the engine as graph defaults (tool_hooks, stack.*).

@@ -1,0 +1,110 @@
+/**
+ * Sub-pipeline nodes (spec §9.4) through the built binary: `validate` and `run` check every `graph_ref` before
+ * anything runs, and a parent with a failing child routes on the failure.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, temporaryDirectory } from './helpers/cli.js';
+
+async function files(entries: Readonly<Record<string, string>>): Promise<string> {
+  const dir = await temporaryDirectory('attractor-subgraph-');
+  for (const [name, text] of Object.entries(entries)) {
+    await mkdir(join(dir, name, '..'), { recursive: true });
+    await writeFile(join(dir, name), text);
+  }
+  return dir;
+}
+
+const parent = (ref: string) => `digraph Parent {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  checks [type="subgraph", graph_ref="${ref}"]
+  fix    [shape=parallelogram, tool_command="echo fixing"]
+  start -> checks
+  checks -> exit [condition="outcome=success"]
+  checks -> fix  [condition="outcome=fail"]
+  fix -> exit
+}
+`;
+
+describe('subgraph nodes through the CLI (spec §9.4)', () => {
+  it('validate reports a graph_ref that does not exist at file:line:col with a fix, and run refuses it (exit 2)', async () => {
+    const dir = await files({ 'pipelines/main/pipeline.dot': parent('../checks-core/pipeline.dot') });
+    const validated = await attractor(['validate', 'pipelines/main/pipeline.dot'], { cwd: dir });
+    expect(validated.exitCode).toBe(1);
+    expect(validated.stdout).toContain(
+      'pipelines/main/pipeline.dot:4:38: error[subgraph_ref]: Subgraph node "checks": graph_ref "../checks-core/pipeline.dot" does not exist (looked for pipelines/checks-core/pipeline.dot).',
+    );
+    expect(validated.stdout).toContain(
+      '> 4 |   checks [type="subgraph", graph_ref="../checks-core/pipeline.dot"]',
+    );
+    expect(validated.stdout).toContain(
+      'fix: Fix the path, which is relative to the directory of this DOT file, or create pipelines/checks-core/pipeline.dot.',
+    );
+    const run = await attractor(['run', '--dry-run', 'pipelines/main/pipeline.dot'], { cwd: dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('pipelines/main/pipeline.dot:4:38: error[subgraph_ref]:');
+    expect(run.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
+  });
+
+  it('validate reports a cycle of graph_refs', async () => {
+    const dir = await files({ 'a.dot': parent('b.dot'), 'b.dot': parent('a.dot') });
+    const validated = await attractor(['validate', 'a.dot'], { cwd: dir });
+    expect(validated.exitCode).toBe(1);
+    expect(validated.stdout).toContain(
+      'a.dot:4:38: error[subgraph_ref]: Subgraph node "checks": the sub-pipeline "b.dot" has 1 error; the first: b.dot:4:38: Subgraph node "checks": graph_ref "a.dot" leads back to a.dot, a pipeline that includes this one: a.dot → b.dot → a.dot. Running it would never end.',
+    );
+  });
+
+  it('runs a parent and its child end to end; a failing child routes the parent on outcome=fail', async () => {
+    const child = `digraph Checks {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  lint  [shape=parallelogram, tool_command="echo lint-ok"]
+  test  [shape=parallelogram, tool_command="echo '1 test failed' && exit 1"]
+  start -> lint -> test -> exit
+}
+`;
+    const dir = await files({
+      'main/pipeline.dot': parent('../checks/pipeline.dot'),
+      'checks/pipeline.dot': child,
+    });
+    const run = await attractor(
+      ['run', '--simulate', '--json', '--logs-dir', 'run', '--workdir', '.', 'main/pipeline.dot'],
+      { cwd: dir },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    const events = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; nodeId?: string; branchPath?: string[] });
+    const completed = events
+      .filter((event) => event.type === 'stage.completed' || event.type === 'stage.failed')
+      .map((event) => `${(event.branchPath ?? []).join('/')}:${event.nodeId}:${event.type}`);
+    expect(completed).toEqual([
+      ':start:stage.completed',
+      'child:checks:start:stage.completed',
+      'child:checks:lint:stage.completed',
+      'child:checks:test:stage.failed',
+      'child:checks:test:stage.completed',
+      ':checks:stage.failed',
+      ':checks:stage.completed',
+      ':fix:stage.completed',
+      ':exit:stage.completed',
+    ]);
+    expect(events.at(-1)?.type).toBe('pipeline.completed');
+    // The child's logs sit under the node's stage directory.
+    expect(await readFile(join(dir, 'run', 'checks', 'child', 'test', 'stdout.txt'), 'utf8')).toBe(
+      '1 test failed\n',
+    );
+    const status = JSON.parse(await readFile(join(dir, 'run', 'checks', 'status.json'), 'utf8')) as {
+      outcome: string;
+      failure_reason: string;
+      context_updates: Record<string, unknown>;
+    };
+    expect(status.outcome).toBe('fail');
+    expect(status.failure_reason).toMatch(/^sub-pipeline \.\.\/checks\/pipeline\.dot \(.*\) failed: /);
+    expect(status.context_updates['tool.output']).toBe('1 test failed\n');
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The file half of lint `subgraph_ref` (spec §9.4 sub-pipeline nodes): every `graph_ref` names a DOT file that
+ * exists, is valid itself, and does not lead back to a file that includes it. `prepareGraph` runs it when it is
+ * given a file reader; the graph package does no I/O of its own.
+ */
+import { dirname, isAbsolute, join, normalize } from 'node:path';
+import type { Graph } from '../graph.js';
+import type { Diagnostic } from './diagnostic.js';
+import { attributeSpan, nodeSpan } from './source-location.js';
+
+/** How deep sub-pipelines may nest before validation stops following them. */
+export const MAX_GRAPH_REF_DEPTH = 16;
+
+/**
+ * Reads a DOT file for `prepareGraph`: its text, or `undefined` when there is no such file. Throwing (a
+ * directory, no permission) is reported as "cannot be read" with the error's message.
+ */
+export type GraphFileReader = (path: string) => string | undefined;
+
+/**
+ * The path a `graph_ref` names: as written when absolute, else relative to the directory of the file that
+ * contains it (`parentFilename`), normalised. Without a parent file name, relative to the reader's working
+ * directory. The `subgraph` handler resolves the same way (spec §9.4).
+ */
+export function resolveGraphRef(options: {
+  readonly ref: string;
+  readonly parentFilename?: string | undefined;
+}): string {
+  if (isAbsolute(options.ref)) return normalize(options.ref);
+  return normalize(join(dirname(options.parentFilename ?? '.'), options.ref));
+}
+
+/** What {@link checkGraphRefs} needs besides the graph. */
+export interface GraphRefCheck {
+  readonly read: GraphFileReader;
+  /** The files from the top one down to this graph's, for cycles. */
+  readonly chain: readonly string[];
+  /** Prepares a referenced file (`prepareGraph` with the same reader and the longer chain). */
+  readonly prepare: (
+    source: string,
+    filename: string,
+    chain: readonly string[],
+  ) => { readonly diagnostics: readonly Diagnostic[] };
+  /** Findings per referenced file, shared by one top-level `prepareGraph` call. */
+  readonly cache: Map<string, FileFinding>;
+}
+
+/** The problem of one referenced file, or none. */
+export type FileFinding =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly message: string; readonly fix: string };
+
+/**
+ * Checks the `graph_ref` of every `subgraph` node of `graph` (an empty one is the pure `subgraph_ref` rule's):
+ * ERROR when the file does not exist or cannot be read, when it has errors of its own (the first is quoted with
+ * its `file:line:col`), when it leads back to a file on the way here (a cycle), or when nesting passes
+ * {@link MAX_GRAPH_REF_DEPTH}. Each diagnostic points at the `graph_ref` value.
+ */
+export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const node of graph.nodes.values()) {
+    if (graph.handlerType(node) !== 'subgraph') continue;
+    const attribute = node.attributes.graph_ref;
+    const ref = attribute?.value.trim() ?? '';
+    if (ref === '') continue;
+    const path = resolveGraphRef({ ref, parentFilename: graph.filename });
+    const finding = checkFile(ref, path, check);
+    if (finding.ok) continue;
+    diagnostics.push({
+      rule: 'subgraph_ref',
+      severity: 'error',
+      message: `Subgraph node "${node.id}": ${finding.message}`,
+      nodeId: node.id,
+      fix: finding.fix,
+      span: attributeSpan(attribute, nodeSpan(node)),
+    });
+  }
+  return diagnostics;
+}
+
+function checkFile(ref: string, path: string, check: GraphRefCheck): FileFinding {
+  const cycleStart = check.chain.indexOf(path);
+  if (cycleStart !== -1) {
+    return {
+      ok: false,
+      message: `graph_ref "${ref}" leads back to ${path}, a pipeline that includes this one: ${[...check.chain.slice(cycleStart), path].join(' → ')}. Running it would never end.`,
+      fix: 'Remove the cycle: a pipeline cannot include itself, directly or through its sub-pipelines.',
+    };
+  }
+  if (check.chain.length >= MAX_GRAPH_REF_DEPTH) {
+    return {
+      ok: false,
+      message: `graph_ref "${ref}" nests sub-pipelines more than ${MAX_GRAPH_REF_DEPTH} deep (${[...check.chain, path].join(' → ')}).`,
+      fix: 'Flatten the nesting: inline some of the sub-pipelines into their parents.',
+    };
+  }
+  const cached = check.cache.get(path);
+  if (cached !== undefined) return cached;
+  const finding = readAndPrepare(ref, path, check);
+  check.cache.set(path, finding);
+  return finding;
+}
+
+function readAndPrepare(ref: string, path: string, check: GraphRefCheck): FileFinding {
+  let source: string | undefined;
+  try {
+    source = check.read(path);
+  } catch (error) {
+    return {
+      ok: false,
+      message: `graph_ref "${ref}" cannot be read (${path}: ${error instanceof Error ? error.message : String(error)}).`,
+      fix: 'Point graph_ref at a readable DOT file (relative to the directory of this DOT file).',
+    };
+  }
+  if (source === undefined) {
+    return {
+      ok: false,
+      message: `graph_ref "${ref}" does not exist (looked for ${path}).`,
+      fix: `Fix the path, which is relative to the directory of this DOT file, or create ${path}.`,
+    };
+  }
+  const prepared = check.prepare(source, path, [...check.chain, path]);
+  const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  if (errors.length === 0) return { ok: true };
+  const first = errors[0]!;
+  const where =
+    first.span === undefined ? path : `${path}:${first.span.start.line}:${first.span.start.column}`;
+  return {
+    ok: false,
+    message: `the sub-pipeline "${ref}" has ${errors.length} error${errors.length === 1 ? '' : 's'}; the first: ${where}: ${first.message}`,
+    fix: `Fix ${path}; validate it on its own to see every problem.`,
+  };
+}

@@ -1,0 +1,287 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { prepareGraph } from '@attractor/graph';
+import { describe, expect, it } from 'vitest';
+import { createDefaultRegistry } from '../src/create-default-registry.js';
+import { createSimulationBackend } from '../src/simulation-backend.js';
+import { graphFrom, readJson, readText, runDot, tempDir, waitUntilDead, writeDot } from './helpers.js';
+
+/** Writes `files` (relative path → DOT) into a fresh directory; returns the directory and the first file's graph. */
+function pipelines(files: Readonly<Record<string, string>>) {
+  const dir = tempDir();
+  for (const [name, source] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), source);
+  }
+  const [first] = Object.keys(files);
+  const path = join(dir, first!);
+  return { dir, graph: graphFrom(readText(path), path) };
+}
+
+/** A parent that runs `graph_ref` at node `checks`, routes on the outcome, and ends at `exit`. */
+function parent(ref: string, attributes = ''): string {
+  return `digraph Parent {
+  graph [goal="ship the change"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  checks [type="subgraph", graph_ref="${ref}"${attributes}]
+  fix [shape=parallelogram, tool_command="echo fixing"]
+  review [shape=parallelogram, tool_command="echo reviewed"]
+  start -> checks
+  checks -> review [condition="outcome=success"]
+  checks -> fix [condition="outcome=fail"]
+  fix -> exit
+  review -> exit
+}
+`;
+}
+
+describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
+  it('runs graph_ref (relative to the parent file) as a child pipeline on a copy of the context, then returns its changes', async () => {
+    const child = `digraph Checks {
+      graph [goal="run the checks"]
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      lint [shape=parallelogram, tool_command="printf 'lint ok for %s' \\"$ATTRACTOR_NODE_ID\\""]
+      route [shape=diamond]
+      fast [shape=parallelogram, tool_command="echo fast-path > fast.txt"]
+      slow [shape=parallelogram, tool_command="echo slow-path > slow.txt"]
+      start -> lint -> route
+      route -> fast [condition="context.target=prod && context.mode=quick"]
+      route -> slow [condition="context.target!=prod"]
+      route -> slow [condition="context.mode!=quick"]
+      fast -> exit
+      slow -> exit
+    }`;
+    const { dir, graph } = pipelines({
+      'main/pipeline.dot': parent('../checks-core/pipeline.dot', ', var.target="prod"'),
+      'checks-core/pipeline.dot': child,
+    });
+    const { result, logsRoot, events } = await runDot(graph, {
+      workdir: dir,
+      context: { mode: 'quick', 'secret.keep': 'parent only' },
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'checks', 'review', 'exit']);
+    // The child saw the parent's context and the node's var.target, and ran in the same working directory.
+    expect(readText(join(dir, 'fast.txt'))).toBe('fast-path\n');
+    expect(existsSync(join(dir, 'slow.txt'))).toBe(false);
+    // Its own run directory sits under the stage directory, with its own checkpoint and stages.
+    const childRoot = join(logsRoot, 'checks', 'child');
+    expect(readdirSync(childRoot)).toEqual(expect.arrayContaining(['checkpoint.json', 'lint', 'fast']));
+    expect(
+      readJson<{ completed_nodes: string[] }>(join(childRoot, 'checkpoint.json')).completed_nodes,
+    ).toEqual(['start', 'lint', 'route', 'fast', 'exit']);
+    // The child's changes come back; its graph attributes and the var stay in the child.
+    expect(result.nodeOutcomes.checks?.contextUpdates).toMatchObject({
+      'tool.output': '',
+      tool_stdout: '',
+    });
+    expect(Object.keys(result.nodeOutcomes.checks?.contextUpdates ?? {}).sort()).toEqual([
+      'tool.exit_code',
+      'tool.output',
+      'tool.stderr',
+      'tool_stderr',
+      'tool_stdout',
+    ]);
+    expect(result.context.get('graph.goal')).toBe('ship the change');
+    expect(result.context.get('target')).toBeUndefined();
+    expect(result.context.get('secret.keep')).toBe('parent only');
+    expect(result.nodeOutcomes.checks?.notes).toBe(
+      `Sub-pipeline ../checks-core/pipeline.dot completed (5 stages): ${childRoot}`,
+    );
+    // Child events reach the parent's sink, marked with the node that runs the child.
+    const lint = events.find((event) => event.type === 'stage.completed' && event.nodeId === 'lint');
+    expect(lint?.branchPath).toEqual(['child:checks']);
+  });
+
+  it("fails the node when the child fails, with the child's reason and its context changes", async () => {
+    const child = `digraph Checks {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      test [shape=parallelogram, tool_command="echo '2 tests failed: parse, render'; exit 1"]
+      start -> test -> exit
+    }`;
+    const { dir, graph } = pipelines({ 'parent.dot': parent('checks.dot'), 'checks.dot': child });
+    const { result, logsRoot } = await runDot(graph, { workdir: dir });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
+    const childRoot = join(logsRoot, 'checks', 'child');
+    expect(result.nodeOutcomes.checks).toMatchObject({
+      status: 'fail',
+      failureReason: expect.stringMatching(
+        new RegExp(`^sub-pipeline checks\\.dot \\(${childRoot}\\) failed: .*test.*exited with code 1`),
+      ),
+    });
+    // The fixer can read the failing check's output, as in a flat pipeline.
+    expect(result.nodeOutcomes.checks?.contextUpdates?.['tool.output']).toBe(
+      '2 tests failed: parse, render\n',
+    );
+  });
+
+  it('takes the outcome of the stage before the exit, so a failure routed to the exit still fails the node', async () => {
+    const child = `digraph Verdict {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      judge [shape=parallelogram, tool_command="exit 4"]
+      start -> judge
+      judge -> exit [condition="outcome=fail"]
+      judge -> exit [condition="outcome=success"]
+    }`;
+    const { dir, graph } = pipelines({ 'parent.dot': parent('verdict.dot'), 'verdict.dot': child });
+    const { result } = await runDot(graph, { workdir: dir });
+    expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
+    expect(result.nodeOutcomes.checks?.failureReason).toMatch(
+      /reached its exit after stage "judge" failed: command exited with code 4$/,
+    );
+  });
+
+  it('passes a custom outcome of the last stage to the parent edges', async () => {
+    const child = `digraph Triage {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      classify [prompt="classify"]
+      start -> classify -> exit
+    }`;
+    const source = `digraph Parent {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      triage [type="subgraph", graph_ref="triage.dot"]
+      bug [shape=parallelogram, tool_command="echo bug"]
+      start -> triage
+      triage -> bug [condition="outcome=bug"]
+      triage -> exit [condition="outcome=success"]
+      bug -> exit
+    }`;
+    const { dir, graph } = pipelines({ 'parent.dot': source, 'triage.dot': child });
+    const { result } = await runDot(graph, {
+      workdir: dir,
+      backend: createSimulationBackend({ script: { classify: ['bug'] } }),
+    });
+    expect(result.completedNodes).toEqual(['start', 'triage', 'bug', 'exit']);
+    expect(result.nodeOutcomes.triage?.status).toBe('bug');
+  });
+
+  it('nests: a child may itself contain subgraph nodes, each with its run directory under its stage', async () => {
+    const grandchild = `digraph Leaf {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      leaf [shape=parallelogram, tool_command="printf leaf-ran"]
+      start -> leaf -> exit
+    }`;
+    const middle = `digraph Middle {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      inner [type="subgraph", graph_ref="leaf/leaf.dot"]
+      start -> inner -> exit
+    }`;
+    const { dir, graph } = pipelines({
+      'parent.dot': parent('middle.dot'),
+      'middle.dot': middle,
+      'leaf/leaf.dot': grandchild,
+    });
+    const { result, logsRoot, events } = await runDot(graph, { workdir: dir });
+    expect(result.completedNodes).toEqual(['start', 'checks', 'review', 'exit']);
+    expect(result.nodeOutcomes.checks?.contextUpdates?.tool_stdout).toBe('leaf-ran');
+    expect(readText(join(logsRoot, 'checks', 'child', 'inner', 'child', 'leaf', 'stdout.txt'))).toBe(
+      'leaf-ran',
+    );
+    const leaf = events.find((event) => event.type === 'stage.completed' && event.nodeId === 'leaf');
+    expect(leaf?.branchPath).toEqual(['child:checks', 'child:inner']);
+  });
+
+  it('fails without retrying when graph_ref does not exist, naming the path', async () => {
+    const { dir, graph } = pipelines({ 'parent.dot': parent('missing/pipeline.dot', ', max_retries=2') });
+    const { result } = await runDot(graph, { workdir: dir });
+    expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
+    expect(result.nodeOutcomes.checks).toMatchObject({
+      status: 'fail',
+      failureReason: `child pipeline ${join(dir, 'missing', 'pipeline.dot')} cannot be read (no such file); check graph_ref, which is relative to the parent DOT file`,
+    });
+    expect(result.nodeOutcomes.checks?.retryable).toBe(false);
+  });
+
+  it('refuses a cycle of graph_refs with the chain instead of recursing', async () => {
+    const { dir, graph } = pipelines({ 'a.dot': parent('b.dot'), 'b.dot': parent('a.dot') });
+    const { result } = await runDot(graph, { workdir: dir });
+    expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
+    const reason = result.nodeOutcomes.checks?.failureReason ?? '';
+    expect(reason).toContain(`child pipeline ${join(dir, 'b.dot')} is invalid:`);
+    expect(reason).toContain(
+      `leads back to ${join(dir, 'b.dot')}, a pipeline that includes this one: ${join(dir, 'b.dot')} → ${join(dir, 'a.dot')} → ${join(dir, 'b.dot')}`,
+    );
+  });
+
+  it("cancels the child, and kills its commands, on the node's timeout", async () => {
+    const child = `digraph Slow {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      wait [shape=parallelogram, tool_command="sleep 30 & echo $! > sleeper.pid; wait"]
+      start -> wait -> exit
+    }`;
+    const { dir, graph } = pipelines({
+      'parent.dot': parent('slow.dot', ', timeout="1500ms"'),
+      'slow.dot': child,
+    });
+    const startedMs = Date.now();
+    const { result } = await runDot(graph, { workdir: dir });
+    expect(Date.now() - startedMs).toBeLessThan(10_000);
+    expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
+    expect(result.nodeOutcomes.checks?.failureReason).toBe('timeout after 1.5s');
+    expect(await waitUntilDead(Number(readText(join(dir, 'sleeper.pid'))), 3000)).toBe(true);
+  });
+
+  it('gives each attempt a fresh child run directory', async () => {
+    const child = `digraph Flaky {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      once [shape=parallelogram, tool_command="if [ -f tried ]; then echo ok; else touch tried; exit 1; fi"]
+      start -> once -> exit
+    }`;
+    const { dir, graph } = pipelines({
+      'parent.dot': parent('flaky.dot', ', max_retries=1'),
+      'flaky.dot': child,
+    });
+    const { result, logsRoot } = await runDot(graph, { workdir: dir });
+    expect(result.completedNodes).toEqual(['start', 'checks', 'review', 'exit']);
+    expect(readdirSync(join(logsRoot, 'checks')).filter((name) => name.startsWith('child'))).toEqual([
+      'child',
+      'child-2',
+    ]);
+    expect(readText(join(logsRoot, 'checks', 'child-2', 'once', 'stdout.txt'))).toBe('ok\n');
+  });
+
+  it('runs the child in a dry run too: its tool nodes are recorded, not run', async () => {
+    const child = `digraph Checks {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      touch [shape=parallelogram, tool_command="touch ran.marker"]
+      start -> touch -> exit
+    }`;
+    const { dir, graph } = pipelines({ 'parent.dot': parent('checks.dot'), 'checks.dot': child });
+    const { result, logsRoot } = await runDot(graph, {
+      workdir: dir,
+      registry: createDefaultRegistry({ dryRun: true }),
+    });
+    expect(result.status).toBe('success');
+    expect(existsSync(join(dir, 'ran.marker'))).toBe(false);
+    expect(readText(join(logsRoot, 'checks', 'child', 'touch', 'command.sh'))).toBe(
+      '#!/bin/sh\ntouch ran.marker\n',
+    );
+  });
+
+  it('fails a subgraph node without graph_ref', async () => {
+    const source = `digraph P { start [shape=Mdiamond]; exit [shape=Msquare]; s [type="subgraph"]; start -> s -> exit }`;
+    const dir = tempDir();
+    const path = writeDot(dir, 'p.dot', source);
+    // prepareGraph reports it (subgraph_ref); the handler refuses it too when a graph skips validation.
+    const graph = prepareGraph(source, { filename: path }).graph!;
+    const { result } = await runDot(graph, { workdir: dir });
+    expect(result.nodeOutcomes.s).toMatchObject({
+      status: 'fail',
+      failureReason:
+        'Subgraph node "s" has no graph_ref; add graph_ref="child.dot" (relative to this DOT file)',
+      retryable: false,
+    });
+  });
+});
