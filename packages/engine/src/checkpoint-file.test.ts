@@ -44,6 +44,14 @@ describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () =
     file.write('{"other":1}');
     file.write('{"short":1}');
     expect(read(directory)).toBe('{"short":1}');
+    // Larger than the reused encoding buffer, with multi-byte characters.
+    const large = `{"large":"${'€ü'.repeat(20_000)}"}`;
+    file.write(large);
+    file.write('{"short":2}');
+    file.write(large);
+    expect(read(directory)).toBe(large);
+    file.write('{"short":3}');
+    expect(read(directory)).toBe('{"short":3}');
     file.close();
   });
 

@@ -85,6 +85,7 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
   const temporaryPath = join(directory, CHECKPOINT_TEMP_FILE);
   let spares: Spare[] | undefined;
   let nextSpare = 0;
+  let encoded = Buffer.allocUnsafeSlow(16 * 1024);
   let hardLinks = options.hardLinks ?? true;
 
   /** A temp file left by a crash: it becomes the checkpoint when there is no other, and is dropped otherwise. */
@@ -123,12 +124,15 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
   const writeSpare = (text: string) => {
     spares ??= openSpares();
     const spare = spares[nextSpare]!;
-    const data = Buffer.from(text, 'utf8');
-    for (let offset = 0; offset < data.length; )
-      offset += writeSync(spare.fd, data, offset, data.length - offset, offset);
+    // Encode into one reused buffer: a fresh buffer per checkpoint costs page faults once checkpoints are large.
+    const needed = Buffer.byteLength(text, 'utf8');
+    if (encoded.length < needed) encoded = Buffer.allocUnsafeSlow(Math.max(needed, encoded.length * 2));
+    const length = encoded.write(text, 0, 'utf8');
+    for (let offset = 0; offset < length; )
+      offset += writeSync(spare.fd, encoded, offset, length - offset, offset);
     // Shrinking to a non-zero size does not trigger ext4's flush-on-close that truncating to zero does.
-    if (data.length < spare.length) ftruncateSync(spare.fd, data.length);
-    spare.length = data.length;
+    if (length < spare.length) ftruncateSync(spare.fd, length);
+    spare.length = length;
     if (fsync) fsyncSync(spare.fd);
     try {
       linkSync(spare.path, temporaryPath);
