@@ -55,12 +55,20 @@ async function spawnFloor(count, concurrency, command) {
  * Where run directories of the in-process scenarios go: this package's `.attractor/` (gitignored), as a real run's
  * go under `./.attractor/runs/` of its project. Not /tmp: on a shared machine /tmp is churned by every other
  * process's temp files, and on ext4 without a journal each file creation then scans past the recently freed inodes
- * of its block group.
+ * of its block group, for minutes after a large delete. For the same reason a full run gives every scenario a
+ * directory under one base directory (ATTRACTOR_BENCH_DIR) and deletes it only at the very end: a scenario that
+ * removed its ~20,000 files would slow down the file creations of the next one.
  */
+const sharedBase = process.env.ATTRACTOR_BENCH_DIR;
 function benchDir(prefix) {
-  const root = path.join(packageDir, '.attractor', 'bench');
+  const root = sharedBase ?? path.join(packageDir, '.attractor', 'bench');
   mkdirSync(root, { recursive: true });
   return mkdtempSync(path.join(root, prefix));
+}
+
+/** Removes a scenario's directory, unless the whole base directory is removed at the end of a full run. */
+function removeBenchDir(dir) {
+  if (sharedBase === undefined) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Scenarios that run inside this (child) process and return one result object. */
@@ -159,7 +167,7 @@ const INPROCESS = {
         load: os.loadavg()[0],
       };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeBenchDir(dir);
     }
   },
 
@@ -210,7 +218,7 @@ const INPROCESS = {
         maxMs: Math.max(...times),
       };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeBenchDir(dir);
     }
   },
 };
@@ -219,6 +227,7 @@ const INPROCESS = {
 function child(name, arg) {
   const output = execFileSync(process.execPath, [self, '--child', name, String(arg ?? '')], {
     cwd: packageDir,
+    env: { ...process.env, ATTRACTOR_BENCH_DIR: fullRunBase },
     encoding: 'utf8',
     maxBuffer: 16 << 20,
   });
@@ -266,6 +275,12 @@ for (const required of [cliBin, path.join(repoRoot, 'packages', 'engine', 'dist'
   }
 }
 
+// One base directory for every scenario of this run, removed when the run ends (see benchDir).
+const benchRoot = path.join(packageDir, '.attractor', 'bench');
+mkdirSync(benchRoot, { recursive: true });
+const fullRunBase = mkdtempSync(path.join(benchRoot, 'all-'));
+process.once('exit', () => rmSync(fullRunBase, { recursive: true, force: true }));
+
 const rows = [];
 const results = {};
 const row = (benchmark, measured, target, ok) =>
@@ -286,7 +301,7 @@ for (const nodes of [100, 1_000, 10_000]) {
 // engine overhead: the engine package's own benchmark, one scenario per process
 const engineBench = path.join(repoRoot, 'packages', 'engine', 'bench', 'run-bench.mjs');
 for (const scenario of ['chain-1000', 'loop-10000']) {
-  const output = execFileSync(process.execPath, [engineBench, scenario], { encoding: 'utf8' });
+  const output = execFileSync(process.execPath, [engineBench, scenario, fullRunBase], { encoding: 'utf8' });
   const result = JSON.parse(output.trim().split('\n').at(-1));
   results[`engine-${scenario}`] = result;
   const growth = result.medianUsLast100 / Math.max(1, result.medianUsFirst100);
