@@ -27,9 +27,14 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
 const cpuMs = (usage) => (usage.user + usage.system) / 1000;
 
-/** Wall time of `count` `sh -c "<command>"` processes, `concurrency` at a time, with nothing of ours around them. */
-async function spawnFloorMs(count, concurrency, command) {
+/**
+ * Wall and CPU time of `count` `sh -c "<command>"` processes, `concurrency` at a time, started with plain
+ * `node:child_process.spawn` and nothing of ours around them: the floor under any runner in a process of this size
+ * (fork copies the page tables of the process's anonymous memory, so a bigger process starts commands slower).
+ */
+async function spawnFloor(count, concurrency, command) {
   const { spawn } = await import('node:child_process');
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let next = 0;
   const worker = async () => {
@@ -43,7 +48,27 @@ async function spawnFloorMs(count, concurrency, command) {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return performance.now() - started;
+  return { ms: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpuBefore)) };
+}
+
+/**
+ * Where run directories of the in-process scenarios go: this package's `.attractor/` (gitignored), as a real run's
+ * go under `./.attractor/runs/` of its project. Not /tmp: on a shared machine /tmp is churned by every other
+ * process's temp files, and on ext4 without a journal each file creation then scans past the recently freed inodes
+ * of its block group, for minutes after a large delete. For the same reason a full run gives every scenario a
+ * directory under one base directory (ATTRACTOR_BENCH_DIR) and deletes it only at the very end: a scenario that
+ * removed its ~20,000 files would slow down the file creations of the next one.
+ */
+const sharedBase = process.env.ATTRACTOR_BENCH_DIR;
+function benchDir(prefix) {
+  const root = sharedBase ?? path.join(packageDir, '.attractor', 'bench');
+  mkdirSync(root, { recursive: true });
+  return mkdtempSync(path.join(root, prefix));
+}
+
+/** Removes a scenario's directory, unless the whole base directory is removed at the end of a full run. */
+function removeBenchDir(dir) {
+  if (sharedBase === undefined) rmSync(dir, { recursive: true, force: true });
 }
 
 /** Scenarios that run inside this (child) process and return one result object. */
@@ -85,51 +110,70 @@ const INPROCESS = {
     };
   },
 
+  /** The machine's floor: 200 plain spawns at 50, in a process that loaded nothing else (3 rounds). */
+  async 'spawn-floor'() {
+    const rounds = [];
+    for (let round = 0; round < 3; round++) rounds.push(await spawnFloor(200, 50, 'sleep 0.05'));
+    return { rounds, rssMb: process.memoryUsage().rss / 1e6 };
+  },
+
+  /**
+   * 200 tool branches at max_parallel=50, 3 runs, each after the plain-spawn floor measured in this same process
+   * (same size, same moment). Run directories are removed only at the end, so no run pays for the previous one's.
+   */
   async parallel() {
     const { runPipeline } = await import('@attractor/engine');
     const { prepareGraph } = await import('@attractor/graph');
     const { createDefaultRegistry } = await import('@attractor/handlers');
-    const dir = mkdtempSync(path.join(tmpdir(), 'attractor-bench-parallel-'));
+    const dir = benchDir('parallel-');
     try {
       const prepared = prepareGraph(
         parallelPipeline({ branches: 200, maxParallel: 50, command: 'sleep 0.05' }),
       );
-      // What the machine needs to start 200 shells at 50 at a time right now: the floor under any runner.
-      const floorMs = await spawnFloorMs(200, 50, 'sleep 0.05');
-      let parallelMs;
-      const started = performance.now();
-      const result = await runPipeline({
-        graph: prepared.graph,
-        registry: createDefaultRegistry(),
-        logsRoot: path.join(dir, 'run'),
-        workdir: dir,
-        onEvent: (event) => {
-          if (event.type === 'stage.completed' && event.nodeId === 'fan') parallelMs = event.durationMs;
-        },
-      });
-      const totalMs = performance.now() - started;
-      if (result.status !== 'success')
-        throw new Error(`parallel run ${result.status}: ${result.failureReason}`);
+      const runs = [];
+      for (let round = 0; round < 3; round++) {
+        const floor = await spawnFloor(200, 50, 'sleep 0.05');
+        let parallelMs;
+        const cpuBefore = process.cpuUsage();
+        const started = performance.now();
+        const result = await runPipeline({
+          graph: prepared.graph,
+          registry: createDefaultRegistry(),
+          logsRoot: path.join(dir, `run-${round}`),
+          workdir: dir,
+          onEvent: (event) => {
+            if (event.type === 'stage.completed' && event.nodeId === 'fan') parallelMs = event.durationMs;
+          },
+        });
+        const totalMs = performance.now() - started;
+        const runCpuMs = cpuMs(process.cpuUsage(cpuBefore));
+        if (result.status !== 'success')
+          throw new Error(`parallel run ${result.status}: ${result.failureReason}`);
+        runs.push({ floorMs: floor.ms, floorCpuMs: floor.cpuMs, parallelMs, totalMs, cpuMs: runCpuMs });
+      }
       const idealMs = (200 / 50) * 50;
+      const parallelMs = median(runs.map((run) => run.parallelMs));
+      const floorMs = median(runs.map((run) => run.floorMs));
       return {
         branches: 200,
         maxParallel: 50,
         idealMs,
-        floorMs,
+        runs,
         parallelMs,
-        totalMs,
+        floorMs,
         ratio: parallelMs / idealMs,
-        ratioToFloor: parallelMs / floorMs,
+        ratioToFloor: median(runs.map((run) => run.parallelMs / run.floorMs)),
         peakRssMb: peakRssMb(),
+        load: os.loadavg()[0],
       };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeBenchDir(dir);
     }
   },
 
   async checkpoint(bytes) {
     const { createFileRunStore, CHECKPOINT_VERSION } = await import('@attractor/engine');
-    const dir = mkdtempSync(path.join(tmpdir(), 'attractor-bench-checkpoint-'));
+    const dir = benchDir('checkpoint-');
     try {
       // 64 context values (prompts, responses, tool output) that add up to `bytes`.
       const context = {};
@@ -174,7 +218,7 @@ const INPROCESS = {
         maxMs: Math.max(...times),
       };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      removeBenchDir(dir);
     }
   },
 };
@@ -183,6 +227,7 @@ const INPROCESS = {
 function child(name, arg) {
   const output = execFileSync(process.execPath, [self, '--child', name, String(arg ?? '')], {
     cwd: packageDir,
+    env: { ...process.env, ATTRACTOR_BENCH_DIR: fullRunBase },
     encoding: 'utf8',
     maxBuffer: 16 << 20,
   });
@@ -233,6 +278,12 @@ for (const required of [
   }
 }
 
+// One base directory for every scenario of this run, removed when the run ends (see benchDir).
+const benchRoot = path.join(packageDir, '.attractor', 'bench');
+mkdirSync(benchRoot, { recursive: true });
+const fullRunBase = mkdtempSync(path.join(benchRoot, 'all-'));
+process.once('exit', () => rmSync(fullRunBase, { recursive: true, force: true }));
+
 const rows = [];
 const results = {};
 const row = (benchmark, measured, target, ok) =>
@@ -253,7 +304,7 @@ for (const nodes of [100, 1_000, 10_000]) {
 // engine overhead: the engine package's own benchmark, one scenario per process
 const engineBench = path.join(repoRoot, 'packages', 'engine', 'bench', 'run-bench.mjs');
 for (const scenario of ['chain-1000', 'loop-10000']) {
-  const output = execFileSync(process.execPath, [engineBench, scenario], { encoding: 'utf8' });
+  const output = execFileSync(process.execPath, [engineBench, scenario, fullRunBase], { encoding: 'utf8' });
   const result = JSON.parse(output.trim().split('\n').at(-1));
   results[`engine-${scenario}`] = result;
   const growth = result.medianUsLast100 / Math.max(1, result.medianUsFirst100);
@@ -267,11 +318,20 @@ for (const scenario of ['chain-1000', 'loop-10000']) {
 
 // parallel
 {
+  const bare = child('spawn-floor');
+  results['spawn-floor'] = bare;
+  const bareMs = bare.rounds.map((round) => round.ms);
+  const range = (values) => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}`;
+  row(
+    'floor: 200 x plain spawn `sh -c "sleep 0.05"` at 50, bare process',
+    `median ${median(bareMs).toFixed(0)} ms (${range(bareMs)}) = ${(median(bareMs) / 200).toFixed(2)}x the ideal 200 ms; parent CPU ${median(bare.rounds.map((round) => round.cpuMs)).toFixed(0)} ms; RSS ${bare.rssMb.toFixed(0)} MB`,
+    '',
+  );
   const result = child('parallel');
   results.parallel = result;
   row(
     '200 x `sleep 0.05` tool branches, max_parallel=50',
-    `${result.parallelMs} ms for the parallel stage = ${result.ratio.toFixed(2)}x the ideal ${result.idealMs} ms; plain spawn floor now ${result.floorMs.toFixed(0)} ms (${result.ratioToFloor.toFixed(2)}x of it)`,
+    `median ${result.parallelMs} ms (${range(result.runs.map((run) => run.parallelMs))}) = ${result.ratio.toFixed(2)}x the ideal ${result.idealMs} ms; ${result.ratioToFloor.toFixed(2)}x the plain-spawn floor in the same process (${range(result.runs.map((run) => run.floorMs))} ms) and ${(result.parallelMs / median(bareMs)).toFixed(2)}x the bare floor; CPU ${median(result.runs.map((run) => run.cpuMs)).toFixed(0)} ms (floor ${median(result.runs.map((run) => run.floorCpuMs)).toFixed(0)} ms)`,
     '<= 1.5x',
     result.ratio <= 1.5,
   );

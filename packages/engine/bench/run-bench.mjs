@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 // Engine benchmark (issue 4): no-op handlers, checkpointing on, real file run store.
-// Usage: node bench/run-bench.mjs            -> runs every scenario, each in its own process (peak RSS per scenario)
-//        node bench/run-bench.mjs <scenario> -> runs one scenario and prints a JSON line
+// Usage: node bench/run-bench.mjs                       -> runs every scenario, each in its own process (peak RSS per scenario)
+//        node bench/run-bench.mjs <scenario> [<baseDir>] -> runs one scenario and prints a JSON line; with a base
+//        directory the run directory is left in it (for the caller to remove)
+// Run directories go under this package's `.attractor/` (gitignored), as a real run's go under `./.attractor/runs/`
+// of its project, or under $ATTRACTOR_BENCH_DIR. Not /tmp: on a shared machine /tmp is churned by every other
+// process's temp files, and on ext4 without a journal each file creation then scans past the recently freed inodes
+// of /tmp's block group (measured here: 220-400 us of kernel time per node in /tmp, 80-100 us in the project).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -43,11 +48,20 @@ function createNoIoStore(logsRoot) {
   };
 }
 
-async function runScenario(name) {
+/** Where run directories are created (see the header). */
+function benchRoot() {
+  const root =
+    process.env.ATTRACTOR_BENCH_DIR ??
+    join(dirname(fileURLToPath(import.meta.url)), '..', '.attractor', 'bench');
+  mkdirSync(root, { recursive: true });
+  return root;
+}
+
+async function runScenario(name, baseDir) {
   const { HandlerRegistry, runPipeline } = await import('../dist/index.js');
   const { createChainGraph, createTestGraph } = await import('../dist/test/index.js');
   const scenario = SCENARIOS[name];
-  const dir = mkdtempSync(join(tmpdir(), 'attractor-bench-'));
+  const dir = mkdtempSync(join(baseDir ?? benchRoot(), 'run-'));
   const logsRoot = join(dir, 'run');
   const stamps = [];
   let graph;
@@ -80,6 +94,7 @@ async function runScenario(name) {
     };
   }
   const registry = new HandlerRegistry({ defaultHandler: handler });
+  const cpuStart = process.cpuUsage();
   const started = performance.now();
   const noIoStore = scenario.noIo ? createNoIoStore(logsRoot) : undefined;
   const result = await runPipeline({
@@ -90,6 +105,7 @@ async function runScenario(name) {
     ...(noIoStore === undefined ? {} : { createRunStore: () => noIoStore }),
   });
   const totalMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStart);
   if (result.status !== 'success') throw new Error(`${name}: run ${result.status}: ${result.failureReason}`);
   const executions = result.completedNodes.length;
   const gaps = stamps.slice(1).map((stamp, index) => (stamp - stamps[index]) * 1000);
@@ -104,16 +120,21 @@ async function runScenario(name) {
     eventsBytes: statSync(join(logsRoot, 'events.jsonl')).size,
   };
   const floorUs = measureFsFloor(dir, checkpointBytes);
-  rmSync(dir, { recursive: true, force: true });
+  // Deleting ~20,000 files makes the next inode allocations in this block group slow for a while (ext4 without a
+  // journal skips recently freed inodes), so a run started from the table removes its directories at the very end.
+  if (baseDir === undefined) rmSync(dir, { recursive: true, force: true });
   return {
     scenario: name,
     executions,
     totalMs: Math.round(totalMs),
     usPerNode: Math.round((totalMs * 1000) / executions),
+    cpuUserUsPerNode: Math.round(cpu.user / executions),
+    cpuSysUsPerNode: Math.round(cpu.system / executions),
     medianUsFirst100: Math.round(early),
     medianUsLast100: Math.round(late),
     fsFloorUs: Math.round(floorUs),
     peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    load1: Math.round(loadavg()[0] * 100) / 100,
     checkpointBytes,
     eventsBytes,
   };
@@ -141,11 +162,16 @@ function measureFsFloor(dir, checkpointBytes) {
 
 const requested = process.argv[2];
 if (requested !== undefined) {
-  console.log(JSON.stringify(await runScenario(requested)));
+  console.log(JSON.stringify(await runScenario(requested, process.argv[3])));
 } else {
   const self = fileURLToPath(import.meta.url);
-  const rows = Object.keys(SCENARIOS).map((name) =>
-    JSON.parse(execFileSync(process.execPath, [self, name], { encoding: 'utf8' })),
-  );
-  console.table(rows);
+  const baseDir = mkdtempSync(join(benchRoot(), 'all-'));
+  try {
+    const rows = Object.keys(SCENARIOS).map((name) =>
+      JSON.parse(execFileSync(process.execPath, [self, name, baseDir], { encoding: 'utf8' })),
+    );
+    console.table(rows);
+  } finally {
+    rmSync(baseDir, { recursive: true, force: true });
+  }
 }

@@ -54,6 +54,31 @@ describe('events (spec §9.6)', () => {
     expect(events[0]).toMatchObject({ seq: 1, timestamp: '2026-01-01T00:00:00.000Z' });
   });
 
+  it('stamp each event with the clock time at emission, also when the clock moves between events', async () => {
+    const clock = createTestClock({ startMs: Date.UTC(2026, 0, 1, 12, 0, 0, 0) });
+    const handler: Handler = {
+      execute: async () => {
+        await clock.sleep(1_234);
+        return { status: 'success' };
+      },
+    };
+    const registry = registryWith(handler, { start: handler, exit: handler });
+    const { events } = await run({ graph, clock, registry });
+    const stamps = (type: string) =>
+      events.filter((event) => event.type === type).map((event) => event.timestamp);
+    expect(stamps('stage.started')).toEqual([
+      '2026-01-01T12:00:00.000Z',
+      '2026-01-01T12:00:01.234Z',
+      '2026-01-01T12:00:02.468Z',
+    ]);
+    expect(stamps('stage.completed')).toEqual([
+      '2026-01-01T12:00:01.234Z',
+      '2026-01-01T12:00:02.468Z',
+      '2026-01-01T12:00:03.702Z',
+    ]);
+    expect(readEvents(events[0]!.type === 'pipeline.started' ? events[0].logsRoot : '')).toEqual(events);
+  });
+
   it('emit pipeline.failed with the reason and the node', async () => {
     const handler = createScriptedHandler({ script: { a: [{ status: 'fail', failureReason: 'nope' }] } });
     const { events } = await run({ graph, registry: registryWith(handler) });

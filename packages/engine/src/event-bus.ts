@@ -122,10 +122,16 @@ export class EventBus {
   #seq: number;
   #pending: PipelineEvent[] = [];
   readonly #options: EventBusOptions;
+  /** The secret values worth looking for (at least 4 characters), filtered once. */
+  readonly #secrets: readonly string[];
+  // Several events share a millisecond; format each timestamp once.
+  #stampMs = Number.NaN;
+  #stampIso = '';
 
   constructor(options: EventBusOptions) {
     this.#options = options;
     this.#seq = options.lastSeq ?? 0;
+    this.#secrets = (options.secretValues ?? []).filter((secret) => secret.length >= 4);
   }
 
   /** The `seq` of the last event emitted. */
@@ -136,21 +142,22 @@ export class EventBus {
   /** Stamps, redacts, queues for persistence and delivers an event. */
   emit(event: UnstampedEvent, branchPath: readonly string[] = []): PipelineEvent {
     this.#seq += 1;
-    const path =
-      this.#options.basePath === undefined ? branchPath : [...this.#options.basePath, ...branchPath];
-    const stamped = redactSecrets(
-      {
-        ...event,
-        seq: this.#seq,
-        timestamp: new Date(this.#options.clock.now()).toISOString(),
-        runId: this.#options.runId,
-        ...(path.length > 0 ? { branchPath: path } : {}),
-      },
-      this.#options.secretValues,
-    ) as unknown as PipelineEvent;
-    this.#pending.push(stamped);
-    this.#options.hub.deliver(stamped);
-    return stamped;
+    const nowMs = this.#options.clock.now();
+    if (nowMs !== this.#stampMs) {
+      this.#stampMs = nowMs;
+      this.#stampIso = new Date(nowMs).toISOString();
+    }
+    const basePath = this.#options.basePath;
+    const path = basePath === undefined || basePath.length === 0 ? branchPath : [...basePath, ...branchPath];
+    const stamped: Record<string, unknown> = { ...event };
+    stamped.seq = this.#seq;
+    stamped.timestamp = this.#stampIso;
+    stamped.runId = this.#options.runId;
+    if (path.length > 0) stamped.branchPath = path;
+    const redacted = redactSecrets(stamped, this.#secrets) as unknown as PipelineEvent;
+    this.#pending.push(redacted);
+    this.#options.hub.deliver(redacted);
+    return redacted;
   }
 
   /** Writes the queued events to the store. */

@@ -221,6 +221,40 @@ describe('cancellation (DESIGN.md Cancellation and time)', () => {
     expect(checkpoint).toMatchObject({ next_node: 'b', state: 'running' });
   });
 
+  it('aborts the signal of each attempt once the attempt is over, and leaves no listener on the run signal', async () => {
+    const controller = new AbortController();
+    const signals: AbortSignal[] = [];
+    const handler: Handler = {
+      execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+        signals.push(runtime.abortSignal);
+        expect(runtime.abortSignal.aborted).toBe(false);
+        return { status: 'success' };
+      },
+    };
+    const graph = createTestGraph({ edges: ['start -> a -> b -> exit'] });
+    let listeners = 0;
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<typeof add>) => {
+      listeners += 1;
+      add(...args);
+    }) as typeof add;
+    controller.signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+      listeners -= 1;
+      remove(...args);
+    }) as typeof remove;
+    const { result } = await run({
+      graph,
+      registry: registryWith(handler, { start: handler, exit: handler }),
+      abortSignal: controller.signal,
+    });
+    expect(result.status).toBe('success');
+    expect(signals).toHaveLength(4);
+    expect(signals.every((signal) => signal.aborted)).toBe(true);
+    expect((signals[0]!.reason as Error).message).toBe('stage attempt finished');
+    expect(listeners).toBe(0);
+  });
+
   it('cancel() on the run handle stops it even when the handler ignores its signal', async () => {
     const stubborn: Handler = { execute: () => new Promise(() => undefined) };
     const graph = createTestGraph({ edges: ['start -> a -> exit'] });

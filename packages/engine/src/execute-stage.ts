@@ -137,42 +137,43 @@ export function abortReason(signal: AbortSignal): string {
 
 type AttemptResult = { kind: 'outcome'; outcome: Outcome } | { kind: 'cancelled'; reason: string };
 
+/** The reason a finished attempt's signal is aborted with, so that anything its handler left running stops. */
+const attemptFinished = new Error('stage attempt finished');
+
 async function runAttempt(
   execution: StageExecution,
   attempt: number,
   handlerType: string,
 ): Promise<AttemptResult> {
   const { scope, node, context } = execution;
-  // One controller per attempt, aborted by the run's signal or the timeout. Forwarded by hand rather than with
-  // AbortSignal.any, which keeps a reference per call on the long-lived run signal in Node 20.
+  const runSignal = execution.abortSignal;
+  // One controller per attempt, aborted by the run's signal or the timeout. One listener on the long-lived run
+  // signal (not AbortSignal.any, which keeps a reference per call in Node 20) aborts the attempt and stops waiting
+  // for a handler that ignores its signal.
   const attemptController = new AbortController();
   const signal = attemptController.signal;
-  const cleanup: (() => void)[] = [];
-  const forwardAbort = () => attemptController.abort(execution.abortSignal.reason);
-  if (execution.abortSignal.aborted) forwardAbort();
-  else {
-    execution.abortSignal.addEventListener('abort', forwardAbort, { once: true });
-    cleanup.push(() => execution.abortSignal.removeEventListener('abort', forwardAbort));
-  }
+  let rejectRun: ((reason: unknown) => void) | undefined;
+  const runAborted = new Promise<never>((_, reject) => {
+    rejectRun = reject;
+  });
+  const onRunAbort = () => {
+    attemptController.abort(runSignal.reason);
+    rejectRun?.(runSignal.reason);
+  };
+  let timer: AbortController | undefined;
+  if (runSignal.aborted) onRunAbort();
+  else runSignal.addEventListener('abort', onRunAbort, { once: true });
   try {
     const handler = resolveHandler(execution, handlerType);
     const runtime = createRuntime(execution, attempt, signal);
     const racers: Promise<unknown>[] = [
       Promise.resolve().then(() => handler.execute(node, context, scope.graph, scope.logsRoot, runtime)),
+      runAborted,
     ];
-    racers.push(
-      new Promise<never>((_, reject) => {
-        const onAbort = () => reject(execution.abortSignal.reason);
-        if (execution.abortSignal.aborted) onAbort();
-        execution.abortSignal.addEventListener('abort', onAbort, { once: true });
-        cleanup.push(() => execution.abortSignal.removeEventListener('abort', onAbort));
-      }),
-    );
     // A wait.human node's `timeout` is the interview timeout, never a handler timeout (DESIGN.md "Human gates").
     const timeoutMs = handlerType === 'wait.human' ? undefined : node.timeoutMs;
     if (timeoutMs !== undefined && timeoutMs > 0) {
-      const timer = new AbortController();
-      cleanup.push(() => timer.abort());
+      timer = new AbortController();
       racers.push(
         scope.clock.sleep(timeoutMs, timer.signal).then(
           () => {
@@ -187,12 +188,14 @@ async function runAttempt(
     const value = await Promise.race(racers);
     return { kind: 'outcome', outcome: await acceptOutcome(execution, value) };
   } catch (error) {
-    if (execution.abortSignal.aborted)
-      return { kind: 'cancelled', reason: abortReason(execution.abortSignal) };
+    if (runSignal.aborted) return { kind: 'cancelled', reason: abortReason(runSignal) };
     return { kind: 'outcome', outcome: errorToOutcome(error) };
   } finally {
-    for (const step of cleanup) step();
-    if (!attemptController.signal.aborted) attemptController.abort(new Error('stage attempt finished'));
+    runSignal.removeEventListener('abort', onRunAbort);
+    timer?.abort();
+    if (!signal.aborted) attemptController.abort(attemptFinished);
+    // Nobody waits for the run-abort racer any more: keep its eventual rejection from being reported as unhandled.
+    runAborted.catch(() => undefined);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The run directory on disk (spec §5.6, DESIGN.md "Run directory", "Checkpoint"): `manifest.json`,
- * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync),
+ * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync; see
+ * checkpoint-file.ts),
  * `events.jsonl` (append-only),
  * `{stage}/status.json`, and `{stage}/visits/<n>/` for earlier visits.
  *
@@ -9,20 +10,18 @@
  */
 import {
   closeSync,
-  existsSync,
   fstatSync,
-  fsyncSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   readSync,
   renameSync,
-  unlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { createCheckpointFile, readCheckpointText } from './checkpoint-file.js';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import {
@@ -32,6 +31,7 @@ import {
   type RunStore,
   type StageStatusFile,
 } from './run-store.js';
+import { createCheckpointSerializer } from './serialize-checkpoint.js';
 
 /** Options of {@link createFileRunStore}. */
 export interface FileRunStoreOptions {
@@ -55,8 +55,8 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const root = options.logsRoot;
   const fsync = options.fsync ?? false;
   mkdirSync(root, { recursive: true });
-  const checkpointPath = join(root, 'checkpoint.json');
-  const temporaryPath = join(root, '.checkpoint.json.tmp');
+  const checkpointFile = createCheckpointFile({ directory: root, fsync });
+  const serializeCheckpoint = createCheckpointSerializer();
   const eventsPath = join(root, 'events.jsonl');
   let eventsFd: number | undefined;
 
@@ -84,49 +84,28 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       writeFileSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
     },
     async readCheckpoint() {
-      let path = checkpointPath;
-      let data = readJson(checkpointPath) as Checkpoint | undefined;
-      if (data === undefined) {
-        // A crash between unlinking the old checkpoint and renaming the new one leaves only the (complete) temp file.
-        path = temporaryPath;
-        data = readJson(temporaryPath) as Checkpoint | undefined;
+      const read = readCheckpointText(root);
+      if (read === undefined) return undefined;
+      let data: Checkpoint;
+      try {
+        data = JSON.parse(read.text) as Checkpoint;
+      } catch (error) {
+        throw new CheckpointCorruptError({
+          path: read.path,
+          reason: 'the file is not valid JSON',
+          cause: error,
+        });
       }
-      if (data === undefined) return undefined;
       if (typeof data !== 'object' || data === null || data.version !== CHECKPOINT_VERSION) {
         throw new CheckpointCorruptError({
-          path,
+          path: read.path,
           reason: `unsupported checkpoint version ${JSON.stringify((data as { version?: unknown } | null)?.version)} (expected ${CHECKPOINT_VERSION})`,
         });
       }
       return data;
     },
     writeCheckpoint(checkpoint) {
-      const text = JSON.stringify(checkpoint);
-      if (fsync) {
-        const fd = openSync(temporaryPath, 'w');
-        try {
-          writeSync(fd, text);
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-      } else writeFileSync(temporaryPath, text);
-      // Unlink, then rename: ext4 flushes data on a rename that *replaces* a file (auto_da_alloc), which doubles
-      // the cost. Between the two calls only the complete temp file exists, and readCheckpoint falls back to it.
-      try {
-        unlinkSync(checkpointPath);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
-      renameSync(temporaryPath, checkpointPath);
-      if (fsync) {
-        const directory = openSync(root, 'r');
-        try {
-          fsyncSync(directory);
-        } finally {
-          closeSync(directory);
-        }
-      }
+      checkpointFile.write(serializeCheckpoint(checkpoint));
     },
     appendEvents(events) {
       if (events.length === 0) return;
@@ -166,18 +145,18 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     prepareStageDir(stagePath, visit) {
       const directory = join(root, stagePath);
       if (visit > 1) {
-        let entries: string[] = [];
+        let entries: string[] | undefined;
         try {
-          entries = readdirSync(directory).filter((entry) => entry !== 'visits');
+          entries = readdirSync(directory);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         }
-        if (entries.length > 0) {
-          let archive = join(directory, 'visits', String(visit - 1));
-          for (let suffix = 2; existsSync(archive); suffix++)
-            archive = join(directory, 'visits', `${visit - 1}-${suffix}`);
-          mkdirSync(archive, { recursive: true });
-          for (const entry of entries) renameSync(join(directory, entry), join(archive, entry));
+        if (entries !== undefined) {
+          const earlier = entries.filter((entry) => entry !== VISITS_DIRECTORY);
+          if (earlier.length > 0) {
+            const archive = createArchiveDirectory(join(directory, VISITS_DIRECTORY), visit - 1);
+            for (const entry of earlier) renameSync(join(directory, entry), join(archive, entry));
+          }
           return directory;
         }
       }
@@ -202,8 +181,33 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     close() {
       if (eventsFd !== undefined) closeSync(eventsFd);
       eventsFd = undefined;
+      checkpointFile.close();
     },
   };
+}
+
+/** The directory inside a stage directory that holds earlier visits (DESIGN.md "Evidence is never overwritten"). */
+const VISITS_DIRECTORY = 'visits';
+
+/**
+ * Creates `{visitsDirectory}/{visit}` (or `{visit}-2`, `{visit}-3`, ... when a resumed run already used the name)
+ * and returns its path. One `mkdir` in the usual case; the `visits` directory itself is created on first use.
+ */
+function createArchiveDirectory(visitsDirectory: string, visit: number): string {
+  for (let suffix = 1; ; suffix++) {
+    const archive = join(visitsDirectory, suffix === 1 ? String(visit) : `${visit}-${suffix}`);
+    try {
+      mkdirSync(archive);
+      return archive;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      if (code !== 'ENOENT') throw error;
+      mkdirSync(visitsDirectory, { recursive: true });
+      mkdirSync(archive);
+      return archive;
+    }
+  }
 }
 
 /** The version of this package, for `manifest.json`. */

@@ -54,10 +54,12 @@ function classifyKey(key: string): boolean {
  * Returns the original object when nothing changed.
  */
 export function redactSecrets<TValue>(value: TValue, secretValues: readonly string[] = []): TValue {
-  const secrets = secretValues.filter((secret) => secret.length >= 4);
+  const secrets =
+    secretValues.length === 0 ? secretValues : secretValues.filter((secret) => secret.length >= 4);
   return redact(value, secrets) as TValue;
 }
 
+// Events and status files are redacted on every node: copy only what changes, and nothing when nothing does.
 function redact(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === 'string') {
     let result = value;
@@ -66,20 +68,26 @@ function redact(value: unknown, secrets: readonly string[]): unknown {
   }
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
-    let changed = false;
-    const items = value.map((item) => {
+    let items: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
       const next = redact(item, secrets);
-      if (next !== item) changed = true;
-      return next;
-    });
-    return changed ? items : value;
+      if (next !== item) {
+        items ??= value.slice();
+        items[index] = next;
+      }
+    }
+    return items ?? value;
   }
-  let changed = false;
-  const result: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
+  let result: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item: unknown = (value as Record<string, unknown>)[key];
     const next = typeof item === 'string' && isSecretKey(key) ? REDACTED : redact(item, secrets);
-    if (next !== item) changed = true;
-    result[key] = next;
+    if (next !== item) {
+      result ??= { ...value };
+      result[key] = next;
+    }
   }
-  return changed ? result : value;
+  return result ?? value;
 }

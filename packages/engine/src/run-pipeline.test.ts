@@ -399,6 +399,56 @@ describe('runPipeline: run directory (spec §5.6)', () => {
     expect(readdirSync(join(logsRoot, 'check')).sort()).toEqual(['status.json', 'visits']);
   });
 
+  it('counts visits of nodes named like Object.prototype members (constructor, __proto__, toString)', async () => {
+    const calls = new Map<string, number>();
+    const handler: Handler = {
+      execute: async (node, _context, _graph, _logsRoot, runtime) => {
+        const count = (calls.get(node.id) ?? 0) + 1;
+        calls.set(node.id, count);
+        return {
+          status: node.id === 'toString' && count >= 2 ? 'done' : 'success',
+          notes: `visit ${runtime.visit}`,
+        };
+      },
+    };
+    const graph = createTestGraph({
+      edges: [
+        'start -> constructor -> __proto__ -> toString',
+        { from: 'toString', to: 'constructor', condition: 'outcome=success' },
+        { from: 'toString', to: 'exit', condition: 'outcome=done' },
+      ],
+    });
+    const { result, logsRoot, events } = await run({ graph, registry: registryWith(handler) });
+    expect(result.status).toBe('success');
+    const visits = events.flatMap((event) =>
+      event.type === 'stage.completed' ? [`${event.nodeId}:${event.visit}`] : [],
+    );
+    expect(visits).toEqual([
+      'start:1',
+      'constructor:1',
+      '__proto__:1',
+      'toString:1',
+      'constructor:2',
+      '__proto__:2',
+      'toString:2',
+      'exit:1',
+    ]);
+    for (const id of ['constructor', '__proto__', 'toString']) {
+      expect(readJson<StageStatusFile>(join(logsRoot, id, 'status.json')).notes).toBe('visit 2');
+      expect(readJson<StageStatusFile>(join(logsRoot, id, 'visits', '1', 'status.json')).notes).toBe(
+        'visit 1',
+      );
+    }
+    const checkpoint = readJson<{ node_visits: Record<string, number> }>(join(logsRoot, 'checkpoint.json'));
+    expect(Object.entries(checkpoint.node_visits)).toEqual(
+      expect.arrayContaining([
+        ['constructor', 2],
+        ['__proto__', 2],
+        ['toString', 2],
+      ]),
+    );
+  });
+
   it('appends every event to events.jsonl with increasing seq and ISO timestamps', async () => {
     const graph = createTestGraph({ edges: ['start -> a -> exit'] });
     const { logsRoot, events } = await run({ graph, registry: registryWith(createScriptedHandler()) });

@@ -19,6 +19,7 @@ import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, ChildRunStatus, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
+import { createNodeDictionary } from './node-dictionary.js';
 import type { Outcome } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { RunResult, RunStatus } from './run-result.js';
@@ -249,8 +250,8 @@ function historyFromEvents(
   checkpoint: Checkpoint,
 ): { path: string[]; visits: Record<string, number>; outcomes: Record<string, Outcome> } {
   const path: string[] = [];
-  const visits: Record<string, number> = {};
-  const outcomes: Record<string, Outcome> = {};
+  const visits = createNodeDictionary<number>();
+  const outcomes = createNodeDictionary<Outcome>();
   for (const event of events) {
     if (event.type !== 'stage.completed' || event.branchPath !== undefined) continue;
     if (event.runId !== checkpoint.run_id || event.seq > checkpoint.last_seq) continue;

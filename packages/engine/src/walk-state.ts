@@ -3,6 +3,7 @@
  * the path. Serialised into the checkpoint for the top-level walk.
  */
 import type { FidelityMode } from '@attractor/graph';
+import { createNodeDictionary } from './node-dictionary.js';
 import type { Outcome } from './outcome.js';
 import type { Checkpoint, StageRecord } from './run-store.js';
 
@@ -21,12 +22,12 @@ export class WalkState {
   completedPath: string[] = [];
   /** Node executions counted by `max_steps`. */
   stepCount = 0;
-  readonly nodeVisits: Record<string, number> = {};
-  readonly nodeRetries: Record<string, number> = {};
-  readonly nodeOutcomes: Record<string, Outcome> = {};
+  readonly nodeVisits = createNodeDictionary<number>();
+  readonly nodeRetries = createNodeDictionary<number>();
+  readonly nodeOutcomes = createNodeDictionary<Outcome>();
   gateRetries = 0;
   readonly fallbacksTaken = new Set<string>();
-  readonly failureStreaks: Record<string, { reason: string; count: number }> = {};
+  readonly failureStreaks = createNodeDictionary<{ reason: string; count: number }>();
   lastFidelity: FidelityMode | null = null;
   /** Set on resume: the next stage's `full` fidelity is degraded to `summary:high` (spec §5.3). */
   degradeFullOnce = false;
@@ -70,8 +71,8 @@ export class WalkState {
     nodeRetries: Record<string, number>;
   } {
     const completedNodes = this.completedPath.slice(-CHECKPOINT_PATH_WINDOW);
-    const nodeVisits: Record<string, number> = {};
-    const nodeOutcomes: Record<string, Outcome> = {};
+    const nodeVisits = createNodeDictionary<number>();
+    const nodeOutcomes = createNodeDictionary<Outcome>();
     const include = (id: string) => {
       const visits = this.nodeVisits[id];
       if (visits !== undefined) nodeVisits[id] = visits;
@@ -81,7 +82,7 @@ export class WalkState {
     for (const id of completedNodes.slice(-CHECKPOINT_OUTCOME_WINDOW)) include(id);
     for (const id of goalGateIds) include(id);
     if (this.currentNodeId !== undefined) include(this.currentNodeId);
-    const nodeRetries: Record<string, number> = {};
+    const nodeRetries = createNodeDictionary<number>();
     for (const [id, count] of Object.entries(this.nodeRetries)) if (count > 0) nodeRetries[id] = count;
     return { completedNodes, nodeVisits, nodeOutcomes, nodeRetries };
   }

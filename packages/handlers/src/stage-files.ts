@@ -1,7 +1,13 @@
 /**
  * File I/O inside a stage directory (spec §5.6, Appendix C): `prompt.md`, `response.md`, `status.json` and the
  * `steer/` directory a manager loop writes and a codergen stage reads (spec §4.11).
+ *
+ * The per-stage files are written and read with synchronous calls behind async signatures, like the engine's run
+ * store: they are small, and a synchronous call is several times cheaper than a trip through the thread pool (it
+ * counts with 200 parallel tool branches). The engine has created the stage directory before a handler runs, so
+ * the common path is one call per file; a missing `status.json` is checked without throwing.
  */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Outcome } from '@attractor/engine';
@@ -12,13 +18,20 @@ export const STEER_DIRECTORY = 'steer';
 
 /** Writes a text file in the stage directory (creating the directory when needed). */
 export async function writeStageFile(stageDir: string, name: string, text: string): Promise<void> {
-  await mkdir(stageDir, { recursive: true });
-  await writeFile(join(stageDir, name), text);
+  const path = join(stageDir, name);
+  try {
+    writeFileSync(path, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(stageDir, { recursive: true });
+    writeFileSync(path, text);
+  }
 }
 
 /** Removes a `status.json` left by an earlier attempt of the same visit, so only a fresh one can override. */
 export async function removeStatusFile(stageDir: string): Promise<void> {
-  await rm(join(stageDir, 'status.json'), { force: true });
+  const path = join(stageDir, 'status.json');
+  if (existsSync(path)) rmSync(path, { force: true });
 }
 
 /**
@@ -28,9 +41,10 @@ export async function removeStatusFile(stageDir: string): Promise<void> {
  */
 export async function readWrittenStatus(stageDir: string): Promise<Outcome | undefined> {
   const path = join(stageDir, 'status.json');
+  if (!existsSync(path)) return undefined;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -130,6 +130,43 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     ).toBe(true);
   });
 
+  it('starts commands from the given env plus the ATTRACTOR_* variables, and inherits this process env by default', async () => {
+    const command = 'echo "[$ONLY_HERE] [$ATTRACTOR_NODE_ID] [$ATTRACTOR_TEST_INHERITED]"';
+    process.env.ATTRACTOR_TEST_INHERITED = 'inherited';
+    try {
+      // An explicit env replaces this process's environment.
+      const injected = await runDot(toolPipeline(command), {
+        registry: createDefaultRegistry({ tool: { env: { ONLY_HERE: 'yes' } } }),
+      });
+      expect(injected.result.context.get('tool.output')).toBe('[yes] [run] []\n');
+      const inherited = await runDot(toolPipeline(command));
+      expect(inherited.result.context.get('tool.output')).toBe('[] [run] [inherited]\n');
+    } finally {
+      delete process.env.ATTRACTOR_TEST_INHERITED;
+    }
+  });
+
+  it('decodes multi-byte UTF-8 output split across pipe chunks', async () => {
+    // 70,000 three-byte characters: the pipe delivers them in chunks that split characters.
+    const script = "process.stdout.write('€'.repeat(70000)); process.stderr.write('ü'.repeat(3000))";
+    const { result, logsRoot } = await runDot(toolPipeline(`node -e "${script}"`));
+    expect(readText(join(logsRoot, 'run', 'stdout.txt'))).toBe('€'.repeat(70_000));
+    expect(readText(join(logsRoot, 'run', 'stderr.txt'))).toBe('ü'.repeat(3000));
+    expect((result.context.get('tool.output') as string).startsWith('€'.repeat(10_240))).toBe(true);
+    expect(result.context.get('tool.stderr')).toBe(
+      `[... 952 earlier characters truncated]\n${'ü'.repeat(2048)}`,
+    );
+  });
+
+  it('reports a command killed by a signal with the signal name', async () => {
+    const { result } = await runDot(toolPipeline('kill -TERM $$'));
+    expect(result.nodeOutcomes.run).toMatchObject({
+      status: 'fail',
+      failureReason: 'command was killed by SIGTERM',
+    });
+    expect(result.context.get('tool.exit_code')).toBe(null);
+  });
+
   it("also writes the 2389 tracker's tool_stdout / tool_stderr, without trailing whitespace", async () => {
     const { result } = await runDot(toolPipeline(`printf '  budget_ok \\n\\n'; echo 'disk full  ' >&2`));
     expect(result.context.get('tool.output')).toBe('  budget_ok \n\n');

@@ -1,0 +1,107 @@
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readEvents, registryWith, run, tempDir } from '../test/helpers.js';
+import { createFileRunStore } from './file-run-store.js';
+import type { Checkpoint } from './run-store.js';
+import { createTestGraph } from './test/graph-builder.js';
+import { createTestCheckpoint } from './test/run-store-contract.js';
+import { createScriptedHandler } from './test/scripted-handler.js';
+
+/** Paths of this process's open file descriptors under `directory` (Linux: /proc/self/fd). */
+function openFilesUnder(directory: string): string[] {
+  return readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(join('/proc/self/fd', fd));
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.startsWith(`${directory}/`) || target === directory);
+}
+
+const onLinux = process.platform === 'linux';
+
+describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
+  it('moves each earlier visit to visits/<n>/, and to visits/<n>-2/ when a resumed run reuses the number', () => {
+    const logsRoot = tempDir();
+    const store = createFileRunStore({ logsRoot });
+    const stage = join(logsRoot, 'work');
+    store.prepareStageDir('work', 1);
+    store.writeStageStatus('work', { outcome: 'fail', notes: 'visit 1' });
+    writeFileSync(join(stage, 'output.txt'), 'one');
+    store.prepareStageDir('work', 2);
+    expect(readdirSync(stage)).toEqual(['visits']);
+    store.writeStageStatus('work', { outcome: 'fail', notes: 'visit 2' });
+    // A crash before visit 2 was recorded: the resumed run starts visit 2 again.
+    store.prepareStageDir('work', 2);
+    store.writeStageStatus('work', { outcome: 'success', notes: 'visit 2 again' });
+    store.close();
+    const notes = (path: string) => JSON.parse(readFileSync(join(stage, path), 'utf8')).notes;
+    expect(readdirSync(join(stage, 'visits')).sort()).toEqual(['1', '1-2']);
+    expect(readdirSync(join(stage, 'visits', '1')).sort()).toEqual(['output.txt', 'status.json']);
+    expect(notes('visits/1/status.json')).toBe('visit 1');
+    expect(notes('visits/1-2/status.json')).toBe('visit 2');
+    expect(notes('status.json')).toBe('visit 2 again');
+  });
+
+  it('creates nested stage directories and leaves an empty one of an earlier visit in place', () => {
+    const logsRoot = tempDir();
+    const store = createFileRunStore({ logsRoot });
+    const directory = store.prepareStageDir('fan/branches/b1/b1', 1) as string;
+    expect(directory).toBe(join(logsRoot, 'fan/branches/b1/b1'));
+    expect(store.prepareStageDir('fan/branches/b1/b1', 2)).toBe(directory);
+    expect(readdirSync(directory)).toEqual([]);
+    // A visit > 1 of a directory that does not exist (its node never wrote anything) creates it.
+    expect(readdirSync(store.prepareStageDir('never', 3) as string)).toEqual([]);
+    store.close();
+  });
+
+  it.skipIf(!onLinux)('holds no file of the run directory open after close()', async () => {
+    const logsRoot = tempDir();
+    const store = createFileRunStore({ logsRoot });
+    store.writeCheckpoint(createTestCheckpoint({ step_count: 1 }));
+    store.appendEvents([
+      {
+        type: 'stage.log',
+        level: 'info',
+        message: 'm',
+        nodeId: 'a',
+        seq: 1,
+        timestamp: '2026-01-01T00:00:00.000Z',
+        runId: 'r',
+      },
+    ]);
+    store.writeCheckpoint(createTestCheckpoint({ step_count: 2 }));
+    expect(openFilesUnder(logsRoot).length).toBeGreaterThan(0);
+    store.close();
+    expect(openFilesUnder(logsRoot)).toEqual([]);
+    expect(readdirSync(logsRoot).sort()).toEqual(['checkpoint.json', 'events.jsonl']);
+    expect((await store.readCheckpoint())?.step_count).toBe(2);
+  });
+});
+
+describe('file run store in a run', () => {
+  it('keeps checkpoint.json complete at every checkpoint, closes its files and leaves no spare behind', async () => {
+    const steps: number[] = [];
+    let logsRoot = '';
+    const graph = createTestGraph({ edges: ['start -> a -> b -> c -> exit'] });
+    const { result, events } = await run({
+      graph,
+      registry: registryWith(createScriptedHandler()),
+      logsRoot: join(tempDir(), 'run'),
+      onEvent: (event) => {
+        if (event.type === 'pipeline.started') logsRoot = event.logsRoot;
+        if (event.type !== 'checkpoint.saved') return;
+        const checkpoint = JSON.parse(readFileSync(join(logsRoot, 'checkpoint.json'), 'utf8')) as Checkpoint;
+        steps.push(checkpoint.step_count);
+      },
+    });
+    expect(result.status).toBe('success');
+    expect(steps).toEqual([1, 2, 3, 4, 5]);
+    expect(readdirSync(logsRoot).filter((name) => name.startsWith('.'))).toEqual([]);
+    if (onLinux) expect(openFilesUnder(logsRoot)).toEqual([]);
+    expect(readEvents(logsRoot)).toEqual(events);
+  });
+});
