@@ -1,15 +1,11 @@
 /**
- * The `tool` handler (spec §4.10, DESIGN.md "Tool nodes"): runs `tool_command` in a shell, in its own process group
- * so a timeout or cancellation kills everything the command started.
- *
- * It uses `node:child_process` directly rather than execa: starting a command is on the critical path of every
- * tool node and of parallel fan-outs, and execa's stream machinery cost about 2 ms of CPU per command (and ~40 MB
- * of resident memory, which every later fork copies page tables for) — see the conformance `parallel` benchmark.
+ * The `tool` handler (spec §4.10, DESIGN.md "Tool nodes"): runs `tool_command` in a shell with execa, in its own
+ * process group so a timeout or cancellation kills everything the command started.
  */
-import { spawn } from 'node:child_process';
 import type { Handler, HandlerRuntime, Outcome } from '@attractor/engine';
 import { killProcessGroup, trackProcessGroup } from '@attractor/engine';
 import { type GraphEdge, nodeAttribute } from '@attractor/graph';
+import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
 import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
@@ -104,9 +100,9 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
       await removeStatusFile(runtime.stageDir);
       const run = await runCommand(command, {
         runtime,
+        inheritEnv: options.env === undefined,
         env: {
-          // The one read of process.env in the library: commands inherit the user's environment (DESIGN.md).
-          ...(options.env ?? process.env),
+          ...options.env,
           ATTRACTOR_RUN_ID: runtime.runId,
           ATTRACTOR_LOGS_ROOT: logsRoot,
           ATTRACTOR_STAGE_DIR: runtime.stageDir,
@@ -188,32 +184,30 @@ interface CommandRun {
 interface RunCommandOptions {
   readonly runtime: HandlerRuntime;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether `env` is added to this process's environment (true) or replaces it (false). */
+  readonly inheritEnv: boolean;
   readonly shell: boolean | string;
   readonly killGraceMs: number;
 }
 
 /**
- * Runs `command` in a shell as the leader of a new process group and waits until it exited and its output pipes
- * closed (a background child that keeps them open is waited for, as a shell would). Never rejects.
+ * Runs `command` in a shell with execa, as the leader of a new process group, and waits until it exited and its
+ * output pipes closed (a background child that keeps them open is waited for, as a shell would). Never rejects.
  */
 async function runCommand(command: string, options: RunCommandOptions): Promise<CommandRun> {
   const { runtime } = options;
-  const child = spawn(command, {
+  const subprocess = execa(command, {
     shell: options.shell,
     detached: true,
+    reject: false,
     cwd: runtime.workdir,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // Without an explicit environment, commands inherit this process's (execa's extendEnv).
+    extendEnv: options.inheritEnv,
+    stdin: 'ignore',
+    stripFinalNewline: false,
   });
-  const pid = child.pid;
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
+  const pid = subprocess.pid;
   const graceController = new AbortController();
   const onAbort = () => {
     if (pid === undefined) return;
@@ -229,27 +223,19 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     else runtime.abortSignal.addEventListener('abort', onAbort, { once: true });
   }
   try {
-    const ended = await new Promise<
-      { code: number | null; signal: NodeJS.Signals | null } | { error: Error }
-    >((resolve) => {
-      child.once('error', (error) => resolve({ error }));
-      child.once('close', (code, signal) => resolve({ code, signal }));
-    });
-    if ('error' in ended) {
-      // Only a failure to start the shell (missing working directory, no shell) reaches here.
-      return {
-        stdout,
-        stderr,
-        exitCode: undefined,
-        signal: undefined,
-        spawnError: `command could not be started in ${runtime.workdir}: ${ended.error.message}`,
-      };
-    }
+    const result = await subprocess;
+    const stdout = typeof result.stdout === 'string' ? result.stdout : '';
+    const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+    const started = pid !== undefined && (result.exitCode !== undefined || result.signal !== undefined);
+    const spawnError = started
+      ? undefined
+      : `command could not be started in ${runtime.workdir}: ${result.shortMessage}`;
     return {
       stdout,
       stderr,
-      exitCode: ended.code ?? undefined,
-      signal: ended.signal ?? undefined,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      ...(spawnError === undefined ? {} : { spawnError }),
     };
   } finally {
     runtime.abortSignal.removeEventListener('abort', onAbort);
