@@ -24,13 +24,18 @@ export interface ValidateOptions {
   readonly knownHandlerTypes?: Iterable<string>;
 }
 
+/** Graph-wide rules whose findings a mistyped edge end causes; dropped while `edge_target_exists` reports one. */
+const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unreachable']);
+
 /**
  * Lints a graph (spec §7.3): every rule of `BUILT_IN_RULES`, then `options.rules`. Diagnostics come back
  * ordered by source position (those without a position first), ties in rule order. A rule that throws
  * becomes an error diagnostic of rule `lint_rule_failed` instead of aborting validation. For a node that
  * exists only through a mistyped edge end (`edge_target_exists` reports it with a did-you-mean), the other
- * built-in rules' diagnostics about that node (`prompt_on_llm_nodes`, `dead_end`, ...) are dropped, so
- * the user sees the one error first; custom rules' diagnostics are kept.
+ * built-in rules' diagnostics about that node (`prompt_on_llm_nodes`, `dead_end`, ...) are dropped, and so
+ * are the graph-wide `reachability` and `exit_unreachable` findings, which such a typo causes (a broken
+ * `a -> exti` leaves the exit unreachable from everywhere): the user sees the one error first, and the
+ * next validation after the fix reports what remains. Custom rules' diagnostics are kept.
  *
  * @example
  * ```ts
@@ -46,19 +51,15 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
   const diagnostics: Diagnostic[] = [];
   const phantoms = phantomNodes(graph);
   const builtIn = new Set<LintRule>(BUILT_IN_RULES);
+  const keep = (diagnostic: Diagnostic) =>
+    diagnostic.rule === 'edge_target_exists' ||
+    phantoms.size === 0 ||
+    (!KNOCK_ON_RULES.has(diagnostic.rule) &&
+      (diagnostic.nodeId === undefined || !phantoms.has(diagnostic.nodeId)));
   for (const rule of [...BUILT_IN_RULES, ...(options.rules ?? [])]) {
     try {
       const found = rule.apply(graph, context);
-      diagnostics.push(
-        ...(builtIn.has(rule)
-          ? found.filter(
-              (diagnostic) =>
-                diagnostic.rule === 'edge_target_exists' ||
-                diagnostic.nodeId === undefined ||
-                !phantoms.has(diagnostic.nodeId),
-            )
-          : found),
-      );
+      diagnostics.push(...(builtIn.has(rule) ? found.filter(keep) : found));
     } catch (error) {
       diagnostics.push({
         rule: 'lint_rule_failed',

@@ -115,6 +115,18 @@ describe('edge_target_exists (spec §7.2)', () => {
     });
   });
 
+  it('reports only the typo when a mistyped edge to the exit leaves the exit unreachable', () => {
+    // Found by a new-user trial: the typo came last, after a reachability error and three exit_unreachable
+    // warnings that all go away once "exti" is fixed.
+    const source = TYPO.replace('  implement -> implment\n  implement -> exit', '  implement -> exti');
+    const { diagnostics } = prepareGraph(source, { filename: 'test.dot' });
+    expect(diagnostics.map((diagnostic) => [diagnostic.rule, diagnostic.message])).toEqual([
+      ['edge_target_exists', 'Edge target "exti" is not a declared node. Did you mean "exit"?'],
+    ]);
+    const fixed = prepareGraph(source.replace('exti', 'exit'), { filename: 'test.dot' });
+    expect(fixed.diagnostics).toEqual([]);
+  });
+
   it('names a mistyped edge source as the source', () => {
     const source = TYPO.replace('implement -> exit', 'implment -> exit');
     expect(lintRule(source, 'edge_target_exists')).toEqual([
