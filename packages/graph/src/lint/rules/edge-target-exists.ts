@@ -1,3 +1,5 @@
+import type { SourceSpan } from '@attractor/dot';
+import type { GraphEdge } from '../../graph.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { phantomNodes } from '../phantom-nodes.js';
@@ -25,7 +27,7 @@ export const edgeTargetExistsRule: LintRule = {
             message: `Edge ${edge.from === end ? 'source' : 'target'} "${end}" is not a declared node. Did you mean "${phantomOf}"?`,
             edge: { from: edge.from, to: edge.to },
             fix: `Change "${end}" to "${phantomOf}" in the edge, or declare "${end}" with its own node statement.`,
-            span: edge.span,
+            ...spanOfEnd(edge, end),
           });
           continue;
         }
@@ -39,10 +41,26 @@ export const edgeTargetExistsRule: LintRule = {
           fix: suggestion
             ? `Change "${end}" to "${suggestion}".`
             : `Declare node "${end}" or remove the edge.`,
-          span: edge.span,
+          ...spanOfEnd(edge, end),
         });
       }
     }
     return diagnostics;
   },
 };
+
+/**
+ * The span of the id `end` in the edge: an edge's span runs from the start of its source id to the end of its
+ * target id, and an id is a bare identifier on one line, so the id's own span follows from its length.
+ */
+function spanOfEnd(edge: GraphEdge, end: string): { span?: SourceSpan } {
+  const span = edge.span;
+  if (span === undefined) return {};
+  const { length } = end;
+  if (end === edge.to) {
+    const { offset, line, column } = span.end;
+    return { span: { ...span, start: { offset: offset - length, line, column: column - length } } };
+  }
+  const { offset, line, column } = span.start;
+  return { span: { ...span, end: { offset: offset + length, line, column: column + length } } };
+}

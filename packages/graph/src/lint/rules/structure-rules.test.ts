@@ -85,7 +85,8 @@ describe('edge_target_exists (spec §7.2)', () => {
     expect(found[0]).toMatchObject({
       severity: 'error',
       edge: { from: 'start', to: 'review' },
-      span: { start: { line: 3, column: 3 } },
+      // At the mistyped id, not the whole edge.
+      span: { start: { line: 3, column: 12 }, end: { line: 3, column: 18 } },
       fix: 'Change "review" to "reviews".',
     });
   });
@@ -111,7 +112,7 @@ describe('edge_target_exists (spec §7.2)', () => {
       message: 'Edge target "implment" is not a declared node. Did you mean "implement"?',
       edge: { from: 'implement', to: 'implment' },
       fix: 'Change "implment" to "implement" in the edge, or declare "implment" with its own node statement.',
-      span: { start: { line: 6, column: 3 } },
+      span: { start: { line: 6, column: 16 }, end: { line: 6, column: 24 } },
     });
   });
 
@@ -130,7 +131,7 @@ describe('edge_target_exists (spec §7.2)', () => {
   it('names a mistyped edge source as the source', () => {
     const source = TYPO.replace('implement -> exit', 'implment -> exit');
     expect(lintRule(source, 'edge_target_exists')).toEqual([
-      'error 6:3 implement->implment',
+      'error 6:16 implement->implment',
       'error 7:3 implment->exit',
     ]);
     expect(diagnosticsOf(source, 'edge_target_exists')[1]?.message).toBe(
