@@ -4,8 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { join, resolve } from 'node:path';
+import { formatDiagnostic, type Graph, prepareGraph, resolveGraphRef } from '@attractor/graph';
 
 /** The result of {@link loadChildGraph}: the graph, or why there is none. */
 export type ChildGraphResult =
@@ -14,19 +14,18 @@ export type ChildGraphResult =
 
 /**
  * Resolves `childDotfile` against the directory of the parent's DOT file (`parentFilename`), or against `workdir`
- * when the parent graph has no file name.
+ * when the parent graph has no file name: `resolveGraphRef` (the rule lint `subgraph_ref` checks files by), made
+ * absolute against `workdir`.
  */
 export function resolveChildPath(options: {
   readonly childDotfile: string;
   readonly parentFilename?: string | undefined;
   readonly workdir: string;
 }): string {
-  if (isAbsolute(options.childDotfile)) return options.childDotfile;
-  const base =
-    options.parentFilename === undefined
-      ? options.workdir
-      : dirname(resolve(options.workdir, options.parentFilename));
-  return resolve(base, options.childDotfile);
+  return resolve(
+    options.workdir,
+    resolveGraphRef({ ref: options.childDotfile, parentFilename: options.parentFilename }),
+  );
 }
 
 /** Options of {@link loadChildGraph}. */
