@@ -31,8 +31,6 @@ export interface DotScan {
    * (its `}`).
    */
   readonly segments: readonly number[];
-  /** `[start, end)` pairs, flattened and ascending: every quoted string, quotes included. */
-  readonly strings: readonly number[];
   /**
    * `[start, end)` pairs, flattened and ascending: what the grammar does not need to see in the body
    * (chunk-text.ts), i.e. the body of every non-empty quoted string and the tail of every identifier
@@ -389,7 +387,6 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
     bodyStart,
     bodyEnd,
     segments,
-    strings,
     elisions,
   };
 
