@@ -110,6 +110,25 @@ const INPROCESS = {
     };
   },
 
+  /**
+   * The operating system's floor, without Node: `xargs -P 50` (a small C program) starting 200 `sh -c "sleep 0.05"`
+   * (3 rounds, wall time of the whole pipeline `seq | xargs`). No runner that starts its commands through a shell, as
+   * DESIGN.md "Tool nodes" requires, can be faster on this machine. Undefined where `xargs` is missing.
+   */
+  async 'os-floor'() {
+    const { spawnSync } = await import('node:child_process');
+    const rounds = [];
+    for (let round = 0; round < 3; round++) {
+      const started = performance.now();
+      const result = spawnSync('sh', ['-c', `seq 200 | xargs -P 50 -I{} sh -c 'sleep 0.05'`], {
+        stdio: 'ignore',
+      });
+      if (result.status !== 0) return { rounds: undefined };
+      rounds.push({ ms: performance.now() - started });
+    }
+    return { rounds };
+  },
+
   /** The machine's floor: 200 plain spawns at 50, in a process that loaded nothing else (3 rounds). */
   async 'spawn-floor'() {
     const rounds = [];
@@ -318,6 +337,16 @@ for (const scenario of ['chain-1000', 'loop-10000']) {
 
 // parallel
 {
+  const os = child('os-floor');
+  results['os-floor'] = os;
+  if (os.rounds !== undefined) {
+    const osMs = os.rounds.map((round) => round.ms);
+    row(
+      'floor: 200 x `sh -c "sleep 0.05"` at 50 from `xargs -P 50` (no Node)',
+      `median ${median(osMs).toFixed(0)} ms (${Math.min(...osMs).toFixed(0)}-${Math.max(...osMs).toFixed(0)}) = ${(median(osMs) / 200).toFixed(2)}x the ideal 200 ms`,
+      '',
+    );
+  }
   const bare = child('spawn-floor');
   results['spawn-floor'] = bare;
   const bareMs = bare.rounds.map((round) => round.ms);
