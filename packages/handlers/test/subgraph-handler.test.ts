@@ -1,22 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareGraph } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
 import { createSimulationBackend } from '../src/simulation-backend.js';
-import { graphFrom, readJson, readText, runDot, tempDir, waitUntilDead, writeDot } from './helpers.js';
-
-/** Writes `files` (relative path → DOT) into a fresh directory; returns the directory and the first file's graph. */
-function pipelines(files: Readonly<Record<string, string>>) {
-  const dir = tempDir();
-  for (const [name, source] of Object.entries(files)) {
-    mkdirSync(join(dir, name, '..'), { recursive: true });
-    writeFileSync(join(dir, name), source);
-  }
-  const [first] = Object.keys(files);
-  const path = join(dir, first!);
-  return { dir, graph: graphFrom(readText(path), path) };
-}
+import { pipelines, readJson, readText, runDot, tempDir, waitUntilDead, writeDot } from './helpers.js';
 
 /** A parent that runs `graph_ref` at node `checks`, routes on the outcome, and ends at `exit`. */
 function parent(ref: string, attributes = ''): string {
