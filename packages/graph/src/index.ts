@@ -33,6 +33,8 @@ export {
 export type { BuildGraphOptions } from './build-graph.js';
 export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
+export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
+export { expandVariables } from './expand-variables.js';
 export type {
   AttributeOrigin,
   BuiltInHandlerType,

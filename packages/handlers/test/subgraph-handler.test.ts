@@ -272,4 +272,46 @@ describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
       retryable: false,
     });
   });
+
+  it('expands $goal and $context.<key> in var.* values with the parent context of the moment', async () => {
+    const child = `digraph Review {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      start -> exit
+    }`;
+    const { dir, graph } = pipelines({
+      'main/pipeline.dot': parent(
+        '../review-core/pipeline.dot',
+        ', var.diff_cmd="jj diff --from $context.base@origin --to @", var.brief="$goal (retry $context.round, keep $HOME)", var.plain="as written"',
+      ),
+      'review-core/pipeline.dot': child,
+    });
+    const { result, logsRoot } = await runDot(graph, { workdir: dir, context: { base: 'main', round: 2 } });
+    expect(result.nodeOutcomes.checks?.status).toBe('success');
+    const checkpoint = readJson<{ context: Record<string, unknown> }>(
+      join(logsRoot, 'checks', 'child', 'checkpoint.json'),
+    );
+    expect(checkpoint.context).toMatchObject({
+      diff_cmd: 'jj diff --from main@origin --to @',
+      brief: 'ship the change (retry 2, keep $HOME)',
+      plain: 'as written',
+    });
+  });
+
+  it('fails without retrying when a var.* value names a context key that is not set', async () => {
+    const { dir, graph } = pipelines({
+      'parent.dot': parent('checks.dot', ', var.diff_cmd="git diff $context.base", max_retries=2'),
+      'checks.dot': 'digraph C { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }',
+    });
+    const { result, logsRoot } = await runDot(graph, { workdir: dir });
+    expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
+    expect(result.nodeOutcomes.checks).toMatchObject({
+      status: 'fail',
+      failureReason:
+        'Subgraph node "checks": var.diff_cmd uses $context.base, but the context has no "base" when the node runs; set it earlier in the run (e.g. attractor run --set base=...) or write the value into var.diff_cmd',
+      retryable: false,
+    });
+    // Nothing ran: the child was never started.
+    expect(existsSync(join(logsRoot, 'checks', 'child'))).toBe(false);
+  });
 });
