@@ -107,4 +107,32 @@ describe('subgraph nodes through the CLI (spec §9.4)', () => {
     expect(status.failure_reason).toMatch(/^sub-pipeline \.\.\/checks\/pipeline\.dot \(.*\) failed: /);
     expect(status.context_updates['tool.output']).toBe('1 test failed\n');
   });
+
+  it('warns before a --simulate-script run about keys that name no node, and accepts keys of sub-pipeline nodes', async () => {
+    const child = `digraph Checks {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  lint  [shape=parallelogram, tool_command="echo lint-ok"]
+  start -> lint -> exit
+}
+`;
+    const dir = await files({
+      'main/pipeline.dot': parent('../checks/pipeline.dot'),
+      'checks/pipeline.dot': child,
+      'script.json': JSON.stringify({ lint: ['fail'], fixx: ['success'], deploy: ['fail'] }),
+    });
+    const run = await attractor(
+      ['run', '--dry-run', '--simulate-script', 'script.json', '--logs-dir', 'run', 'main/pipeline.dot'],
+      { cwd: dir },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr.split('\n').slice(0, 4)).toEqual([
+      'script.json: warning[simulate_script]: "fixx" names no node of the pipeline or its sub-pipelines, so its steps are never used. Did you mean "fix"?',
+      'script.json: warning[simulate_script]: "deploy" names no node of the pipeline or its sub-pipelines, so its steps are never used.',
+      '  node ids: start, exit, checks, fix, lint',
+      '  fix: Rename each key to the id of the node it scripts (keys are node ids, also those of sub-pipelines), or remove it.',
+    ]);
+    // The child's scripted failure routed the parent to fix.
+    expect(run.stdout).toMatch(/✔ fix /);
+  });
 });

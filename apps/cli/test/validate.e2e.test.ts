@@ -1,9 +1,9 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { attractor, BIN, childEnv, FIXTURES, PIPELINES } from './helpers/cli.js';
+import { attractor, BIN, childEnv, FIXTURES, PIPELINES, temporaryDirectory } from './helpers/cli.js';
 
 describe('attractor validate (spec §7)', () => {
   it('accepts every example pipeline with exit code 0 and a summary line', async () => {
@@ -68,6 +68,26 @@ describe('attractor validate (spec §7)', () => {
     const error = report.files[1]?.diagnostics.find((diagnostic) => diagnostic.severity === 'error');
     expect(error?.rule).toBe('attribute_type');
     expect(error?.span?.start).toMatchObject({ line: 5, column: 42 });
+  });
+
+  it('refuses a mistyped handler shape (shape=hexgon) at file:line:col with the shape meant, and run does not start', async () => {
+    const dir = await temporaryDirectory();
+    await writeFile(
+      join(dir, 'gate.dot'),
+      'digraph G {\n  start [shape=Mdiamond]\n  exit  [shape=Msquare]\n  ask   [shape=hexgon, label="Ship it?"]\n  start -> ask -> exit\n}\n',
+    );
+    const validated = await attractor(['validate', 'gate.dot'], { cwd: dir });
+    expect(validated.exitCode).toBe(1);
+    expect(validated.stdout).toContain(
+      'gate.dot:4:16: error[shape_mapping]: Node "ask" has shape=hexgon, which is neither a Graphviz shape nor a handler shape (spec §2.8), so it would run as an LLM (codergen) stage. Did you mean "hexagon" (the wait.human handler)?',
+    );
+    expect(validated.stdout).toContain(
+      'fix: Change shape=hexgon to shape=hexagon, or set type="wait.human".',
+    );
+    const run = await attractor(['run', '--simulate', 'gate.dot'], { cwd: dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('gate.dot:4:16: error[shape_mapping]:');
+    expect(run.stdout).not.toContain('Run directory');
   });
 
   it('exits 2 with a one-line message and no stack trace for a missing file', async () => {

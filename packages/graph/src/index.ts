@@ -33,6 +33,8 @@ export {
 export type { BuildGraphOptions } from './build-graph.js';
 export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
+export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
+export { expandVariables } from './expand-variables.js';
 export type {
   AttributeOrigin,
   BuiltInHandlerType,
@@ -49,6 +51,7 @@ export type {
 export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type { Diagnostic, LintContext, LintRule, Severity } from './lint/diagnostic.js';
+export { didYouMean } from './lint/did-you-mean.js';
 export { formatDiagnostic } from './lint/format-diagnostic.js';
 export type { GraphFileReader } from './lint/graph-refs.js';
 export { MAX_GRAPH_REF_DEPTH, resolveGraphRef } from './lint/graph-refs.js';

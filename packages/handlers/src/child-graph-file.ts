@@ -5,7 +5,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { formatDiagnostic, type Graph, prepareGraph, resolveGraphRef } from '@attractor/graph';
+import {
+  formatDiagnostic,
+  type Graph,
+  type GraphNode,
+  graphAttribute,
+  nodeAttribute,
+  prepareGraph,
+  resolveGraphRef,
+} from '@attractor/graph';
 
 /** The result of {@link loadChildGraph}: the graph, or why there is none. */
 export type ChildGraphResult =
@@ -25,6 +33,36 @@ export function resolveChildPath(options: {
   return resolve(
     options.workdir,
     resolveGraphRef({ ref: options.childDotfile, parentFilename: options.parentFilename }),
+  );
+}
+
+/**
+ * The child DOT file a node runs, as written, and the attribute that names it: `graph_ref` of a `subgraph` node
+ * (spec §9.4), or `stack.child_dotfile` of a `stack.manager_loop` node, the node's else the graph's (spec §4.11).
+ * `undefined` for other nodes and when the attribute is missing or blank.
+ */
+export function childDotfileOf(
+  node: GraphNode,
+  graph: Graph,
+): { readonly ref: string; readonly attribute: 'graph_ref' | 'stack.child_dotfile' } | undefined {
+  const type = graph.handlerType(node);
+  if (type === 'subgraph') {
+    const ref = nodeAttribute(node, 'graph_ref')?.trim() ?? '';
+    return ref === '' ? undefined : { ref, attribute: 'graph_ref' };
+  }
+  if (type === 'stack.manager_loop') {
+    const ref = managerChildDotfile(node, graph);
+    return ref === '' ? undefined : { ref, attribute: 'stack.child_dotfile' };
+  }
+  return undefined;
+}
+
+/** A manager loop's child DOT file as written: the node's `stack.child_dotfile`, else the graph's, else `''`. */
+export function managerChildDotfile(node: GraphNode, graph: Graph): string {
+  return (
+    nodeAttribute(node, 'stack.child_dotfile')?.trim() ||
+    graphAttribute(graph, 'stack.child_dotfile')?.trim() ||
+    ''
   );
 }
 

@@ -4,7 +4,7 @@
  * secrets redacted) after the stage.
  */
 import type { CodergenBackend, Handler, JsonValue, Outcome } from '@attractor/engine';
-import type { Graph, GraphNode } from '@attractor/graph';
+import { expandVariables, type Graph, type GraphNode } from '@attractor/graph';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
 
@@ -22,11 +22,12 @@ export interface CodergenHandlerOptions {
 
 /**
  * The prompt of an LLM stage (spec §4.5): the node's `prompt`, else its `label`, with `$goal` replaced by the
- * graph goal (a no-op when the `expand_goal_variable` transform already ran).
+ * graph goal (`expandVariables`; a no-op when the `expand_goal_variable` transform already ran). `$context.<key>`
+ * stays as written: `$goal` is the only variable of a prompt.
  */
 export function buildStagePrompt(node: GraphNode, graph: Graph): string {
   const text = node.prompt.trim() === '' ? node.label : node.prompt;
-  return text.replaceAll('$goal', graph.settings.goal);
+  return expandVariables(text, { goal: graph.settings.goal }).text;
 }
 
 /**

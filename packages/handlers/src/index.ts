@@ -1,5 +1,11 @@
 export type { ChildGraphResult, LoadChildGraphOptions } from './child-graph-file.js';
-export { freshChildDirectory, loadChildGraph, resolveChildPath } from './child-graph-file.js';
+export {
+  childDotfileOf,
+  freshChildDirectory,
+  loadChildGraph,
+  managerChildDotfile,
+  resolveChildPath,
+} from './child-graph-file.js';
 export type { CodergenHandlerOptions } from './codergen-handler.js';
 export { buildStagePrompt, createCodergenHandler, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 export type { CreateCodergenRequestOptions } from './codergen-request.js';
@@ -50,6 +56,12 @@ export type { SimulationBackend, SimulationBackendOptions } from './simulation-b
 export { createSimulationBackend, simulatedResponse } from './simulation-backend.js';
 export type { SimulationScript, SimulationStep } from './simulation-script.js';
 export { parseSimulationScript, readSimulationStep } from './simulation-script.js';
+export type {
+  CheckSimulationScriptKeysOptions,
+  SimulationScriptKeyCheck,
+  UnknownScriptKey,
+} from './simulation-script-keys.js';
+export { checkSimulationScriptKeys } from './simulation-script-keys.js';
 export { STEER_DIRECTORY, takeSteeringMessages, writeSteeringMessage } from './stage-files.js';
 export { createStartHandler } from './start-handler.js';
 export { parseStatusFile } from './status-file-schema.js';

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import type { ChildRunHandle, ChildRunStatus, Handler, JsonValue, Outcome } from '@attractor/engine';
 import { evaluateRunCondition } from '@attractor/engine';
 import { graphAttribute, nodeAttribute } from '@attractor/graph';
-import { loadChildGraph, resolveChildPath } from './child-graph-file.js';
+import { loadChildGraph, managerChildDotfile, resolveChildPath } from './child-graph-file.js';
 import { buildStagePrompt } from './codergen-handler.js';
 import { writeSteeringMessage } from './stage-files.js';
 
@@ -65,10 +65,7 @@ export function observeChild(
 export function createManagerLoopHandler(): Handler {
   return {
     async execute(node, context, graph, _logsRoot, runtime) {
-      const childDotfile =
-        nodeAttribute(node, 'stack.child_dotfile')?.trim() ||
-        graphAttribute(graph, 'stack.child_dotfile')?.trim() ||
-        '';
+      const childDotfile = managerChildDotfile(node, graph);
       if (childDotfile === '') {
         return {
           status: 'fail',

@@ -3,7 +3,7 @@
  * pipeline and takes its result as the node's outcome.
  */
 import type { Handler, JsonValue, Outcome, RunResult } from '@attractor/engine';
-import { type Graph, nodeAttribute, SUBGRAPH_VARIABLE_PREFIX } from '@attractor/graph';
+import { expandVariables, type Graph, nodeAttribute, SUBGRAPH_VARIABLE_PREFIX } from '@attractor/graph';
 import { freshChildDirectory, loadChildGraph, resolveChildPath } from './child-graph-file.js';
 
 /**
@@ -24,7 +24,7 @@ function isRunBookkeeping(key: string): boolean {
 
 /**
  * The child's initial context: a copy of the parent's values (without the parent run's bookkeeping), then each
- * `var.<name>` attribute of the node as `<name>` (a string, as written).
+ * `var.<name>` attribute of the node as `<name>` (a string, already expanded).
  */
 function subgraphChildContext(
   parent: Readonly<Record<string, JsonValue>>,
@@ -35,17 +35,28 @@ function subgraphChildContext(
   return { ...seed, ...variables };
 }
 
-/** The `var.<name>` attributes of a node, by `<name>`. */
-function variablesOf(
-  attributes: Readonly<Record<string, { readonly value: string }>>,
-): Record<string, string> {
+/**
+ * The `var.<name>` attributes of a node, by `<name>`, with `$goal` (the parent graph's goal) and `$context.<key>`
+ * (the parent's context when the node runs) expanded by `expandVariables`, the expander of prompts. A reference to
+ * a key the context does not have is a problem, not an empty string: a command built from it would run wrong.
+ */
+function variablesOf(options: {
+  readonly attributes: Readonly<Record<string, { readonly value: string }>>;
+  readonly goal: string;
+  readonly context: Readonly<Record<string, JsonValue>>;
+}):
+  | { readonly ok: true; readonly variables: Record<string, string> }
+  | { readonly ok: false; readonly attribute: string; readonly missingKeys: readonly string[] } {
   const variables: Record<string, string> = {};
-  for (const [key, attribute] of Object.entries(attributes)) {
-    if (key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && key.length > SUBGRAPH_VARIABLE_PREFIX.length) {
-      variables[key.slice(SUBGRAPH_VARIABLE_PREFIX.length)] = attribute.value;
+  for (const [key, attribute] of Object.entries(options.attributes)) {
+    if (!key.startsWith(SUBGRAPH_VARIABLE_PREFIX) || key.length <= SUBGRAPH_VARIABLE_PREFIX.length) continue;
+    const expanded = expandVariables(attribute.value, { goal: options.goal, context: options.context });
+    if (expanded.missingKeys.length > 0) {
+      return { ok: false, attribute: key, missingKeys: expanded.missingKeys };
     }
+    variables[key.slice(SUBGRAPH_VARIABLE_PREFIX.length)] = expanded.text;
   }
-  return variables;
+  return { ok: true, variables };
 }
 
 /**
@@ -109,7 +120,11 @@ function subgraphOutcome(options: {
  * Context: the child starts with a copy of the parent's context (without the parent's `graph.*`, since the child
  * mirrors its own graph attributes and goal, nor `internal.*`, `outcome`, `preferred_label`, `current_node` and
  * `last_stage`) plus one string value per `var.<name>` attribute of the node (`var.diff_cmd="git diff"` sets
- * `diff_cmd`, taken as written: no `$` expansion). When it ends, every key the child added or changed (the same
+ * `diff_cmd`). In those values `$goal` becomes the parent graph's goal and `$context.<key>` the value of `<key>` in
+ * the parent's context when the node runs (`var.diff_cmd="jj diff --from $context.base@origin"` with `base=main`
+ * sets `jj diff --from main@origin`), by `expandVariables` of `@attractor/graph`, the expander of prompts; other `$`
+ * text (`$HOME`) stays. A `$context.<key>` the context does not have fails the node (not retried), naming the
+ * attribute and the key. When it ends, every key the child added or changed (the same
  * bookkeeping keys left out) is applied to the parent as the node's context updates, whatever the outcome, so a
  * failing check's `tool.output` reaches the stage that fixes it.
  *
@@ -137,7 +152,21 @@ export function createSubgraphHandler(): Handler {
       });
       const loaded = await loadChildGraph(path, { attribute: 'graph_ref' });
       if (!loaded.ok) return { status: 'fail', failureReason: loaded.reason, retryable: false };
-      const seed = subgraphChildContext(context.snapshot(), variablesOf(node.attributes));
+      const parentContext = context.snapshot();
+      const variables = variablesOf({
+        attributes: node.attributes,
+        goal: graph.settings.goal,
+        context: parentContext,
+      });
+      if (!variables.ok) {
+        const keys = variables.missingKeys.map((key) => `$context.${key}`).join(', ');
+        return {
+          status: 'fail',
+          failureReason: `Subgraph node "${node.id}": ${variables.attribute} uses ${keys}, but the context has no ${variables.missingKeys.map((key) => `"${key}"`).join(', ')} when the node runs; set it earlier in the run (e.g. attractor run --set ${variables.missingKeys[0]}=...) or write the value into ${variables.attribute}`,
+          retryable: false,
+        };
+      }
+      const seed = subgraphChildContext(parentContext, variables.variables);
       const handle = runtime.runChild({
         graph: loaded.graph,
         logsRoot: freshChildDirectory(runtime.stageDir),

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -112,4 +112,15 @@ export function isAlive(pid: number): boolean {
 export async function waitUntilDead(pid: number, timeoutMs: number): Promise<boolean> {
   for (let waited = 0; waited < timeoutMs && isAlive(pid); waited += 50) await delay(50);
   return !isAlive(pid);
+}
+
+/** Writes `files` (relative path → DOT) into a fresh directory; returns the directory and the first file's graph. */
+export function pipelines(files: Readonly<Record<string, string>>): { dir: string; graph: Graph } {
+  const dir = tempDir();
+  for (const [name, source] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true });
+    writeFileSync(join(dir, name), source);
+  }
+  const path = join(dir, Object.keys(files)[0]!);
+  return { dir, graph: graphFrom(readText(path), path) };
 }

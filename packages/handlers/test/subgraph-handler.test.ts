@@ -1,22 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareGraph } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
 import { createSimulationBackend } from '../src/simulation-backend.js';
-import { graphFrom, readJson, readText, runDot, tempDir, waitUntilDead, writeDot } from './helpers.js';
-
-/** Writes `files` (relative path → DOT) into a fresh directory; returns the directory and the first file's graph. */
-function pipelines(files: Readonly<Record<string, string>>) {
-  const dir = tempDir();
-  for (const [name, source] of Object.entries(files)) {
-    mkdirSync(join(dir, name, '..'), { recursive: true });
-    writeFileSync(join(dir, name), source);
-  }
-  const [first] = Object.keys(files);
-  const path = join(dir, first!);
-  return { dir, graph: graphFrom(readText(path), path) };
-}
+import { pipelines, readJson, readText, runDot, tempDir, waitUntilDead, writeDot } from './helpers.js';
 
 /** A parent that runs `graph_ref` at node `checks`, routes on the outcome, and ends at `exit`. */
 function parent(ref: string, attributes = ''): string {
@@ -283,5 +271,47 @@ describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
         'Subgraph node "s" has no graph_ref; add graph_ref="child.dot" (relative to this DOT file)',
       retryable: false,
     });
+  });
+
+  it('expands $goal and $context.<key> in var.* values with the parent context of the moment', async () => {
+    const child = `digraph Review {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      start -> exit
+    }`;
+    const { dir, graph } = pipelines({
+      'main/pipeline.dot': parent(
+        '../review-core/pipeline.dot',
+        ', var.diff_cmd="jj diff --from $context.base@origin --to @", var.brief="$goal (retry $context.round, keep $HOME)", var.plain="as written"',
+      ),
+      'review-core/pipeline.dot': child,
+    });
+    const { result, logsRoot } = await runDot(graph, { workdir: dir, context: { base: 'main', round: 2 } });
+    expect(result.nodeOutcomes.checks?.status).toBe('success');
+    const checkpoint = readJson<{ context: Record<string, unknown> }>(
+      join(logsRoot, 'checks', 'child', 'checkpoint.json'),
+    );
+    expect(checkpoint.context).toMatchObject({
+      diff_cmd: 'jj diff --from main@origin --to @',
+      brief: 'ship the change (retry 2, keep $HOME)',
+      plain: 'as written',
+    });
+  });
+
+  it('fails without retrying when a var.* value names a context key that is not set', async () => {
+    const { dir, graph } = pipelines({
+      'parent.dot': parent('checks.dot', ', var.diff_cmd="git diff $context.base", max_retries=2'),
+      'checks.dot': 'digraph C { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }',
+    });
+    const { result, logsRoot } = await runDot(graph, { workdir: dir });
+    expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
+    expect(result.nodeOutcomes.checks).toMatchObject({
+      status: 'fail',
+      failureReason:
+        'Subgraph node "checks": var.diff_cmd uses $context.base, but the context has no "base" when the node runs; set it earlier in the run (e.g. attractor run --set base=...) or write the value into var.diff_cmd',
+      retryable: false,
+    });
+    // Nothing ran: the child was never started.
+    expect(existsSync(join(logsRoot, 'checks', 'child'))).toBe(false);
   });
 });

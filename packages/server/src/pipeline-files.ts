@@ -35,12 +35,12 @@ export function listPipelineFiles(pipelinesDir: string): string[] {
 }
 
 /**
- * Reads a `.dot` file given relative to `pipelinesDir`.
+ * The real absolute path of a `.dot` file given relative to `pipelinesDir`, after checking that it stays inside.
  * @throws {ApiError} `PIPELINE_FILE_NOT_FOUND` (400 without a pipelines directory, 404 otherwise) when the server
  *   has no pipelines directory, the path leaves it (`..`, absolute paths, symbolic links), is not a `.dot` file, or
  *   does not exist.
  */
-export function readPipelineFile(pipelinesDir: string | undefined, path: string): string {
+export function resolvePipelineFile(pipelinesDir: string | undefined, path: string): string {
   if (pipelinesDir === undefined) {
     throw new ApiError({
       status: 400,
@@ -62,5 +62,46 @@ export function readPipelineFile(pipelinesDir: string | undefined, path: string)
   const real = realpathSync(full);
   if (!real.startsWith(realpathSync(root) + sep) || !statSync(real).isFile())
     throw notFound('is outside the pipelines directory');
-  return readFileSync(real, 'utf8');
+  return real;
+}
+
+/**
+ * Reads a `.dot` file given relative to `pipelinesDir`: its text, and its real absolute path (the graph's file
+ * name, so that the files its `graph_ref`s name are found next to it whatever the run's working directory is).
+ * @throws {ApiError} see {@link resolvePipelineFile}.
+ */
+export function readPipelineFile(
+  pipelinesDir: string | undefined,
+  path: string,
+): { readonly source: string; readonly path: string } {
+  const real = resolvePipelineFile(pipelinesDir, path);
+  return { source: readFileSync(real, 'utf8'), path: real };
+}
+
+/**
+ * The `readGraphFile` of `prepareGraph` for a pipeline of the pipelines directory: reads the DOT file a `graph_ref`
+ * names (spec §9.4; an absolute path, resolved next to the parent file), only inside `pipelinesDir`, like the files
+ * a client may start. Returns `undefined` when the file does not exist; throws (a "cannot be read" diagnostic of
+ * lint `subgraph_ref`) when it is outside the directory, through `..` or a symbolic link, or is not a file.
+ */
+export function createPipelineFileReader(pipelinesDir: string): (path: string) => string | undefined {
+  const root = realpathSync(resolve(pipelinesDir));
+  const outside = () =>
+    new Error(
+      `it is outside the pipelines directory; this server runs sub-pipelines only from ${pipelinesDir}`,
+    );
+  return (path) => {
+    const full = resolve(root, path);
+    if (!full.startsWith(root + sep)) throw outside();
+    let real: string;
+    try {
+      real = realpathSync(full);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw error;
+    }
+    if (!real.startsWith(root + sep)) throw outside();
+    return readFileSync(real, 'utf8');
+  };
 }

@@ -23,7 +23,7 @@ import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 import { ApiError } from './errors/api-error.js';
 import { describeShellAccess, findShellAccess } from './find-shell-access.js';
 import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
-import { readPipelineFile } from './pipeline-files.js';
+import { createPipelineFileReader, readPipelineFile, resolvePipelineFile } from './pipeline-files.js';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import {
   createUniqueRunDirectory,
@@ -141,13 +141,16 @@ export class RunManager {
    */
   async start(request: StartRunRequest): Promise<RunSummary> {
     this.#refuseWhenStopping();
-    const source =
-      request.file === undefined
-        ? (request.dot ?? '')
-        : readPipelineFile(this.#options.pipelinesDir, request.file);
+    const file =
+      request.file === undefined ? undefined : readPipelineFile(this.#options.pipelinesDir, request.file);
+    const source = file === undefined ? (request.dot ?? '') : file.source;
     const filename = request.file ?? 'pipeline.dot';
     const registry = this.#options.createRegistry();
-    const graph = this.#prepare(source, filename, registry);
+    const graph = this.#prepare(
+      source,
+      { filename, ...(file === undefined ? {} : { path: file.path }) },
+      registry,
+    );
     const logsRoot = createUniqueRunDirectory(
       this.#options.runsDir,
       basename(defaultLogsRoot({ graph, nowMs: this.#options.clock.now() })),
@@ -210,7 +213,12 @@ export class RunManager {
     const { source, record } = readRunRequest(logsRoot);
     const manifest = await createFileRunStore({ logsRoot }).readManifest();
     const registry = this.#options.createRegistry();
-    const graph = this.#prepare(source, record.filename, registry);
+    const path = this.#pipelinePath(record);
+    const graph = this.#prepare(
+      source,
+      { filename: record.filename, ...(path === undefined ? {} : { path }) },
+      registry,
+    );
     const services = await this.services(graph, logsRoot, record, registry);
     const run = startResumedPipeline({
       ...services,
@@ -431,12 +439,48 @@ export class RunManager {
     }
   }
 
-  #prepare(source: string, filename: string, registry: HandlerRegistry): Graph {
-    const { graph, diagnostics } = prepareGraph(source, {
-      filename,
+  /**
+   * Where a run's pipeline file of the pipelines directory is (absolute), for a resume; `undefined` for DOT text, or
+   * when the server has no pipelines directory now.
+   */
+  #pipelinePath(record: RunRequestRecord): string | undefined {
+    const pipelinesDir = this.#options.pipelinesDir;
+    if (record.origin.kind !== 'file' || pipelinesDir === undefined) return undefined;
+    try {
+      return resolvePipelineFile(pipelinesDir, record.origin.path);
+    } catch (error) {
+      if (ApiError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Prepares and validates a pipeline (spec §9.1). `filename` is what diagnostics show (the path the client gave,
+   * or `pipeline.dot` for DOT text). With `path` (the file's real absolute path in the pipelines directory), the
+   * graph carries that path, so that `graph_ref` files resolve next to it when the nodes run, and the files its
+   * `graph_ref`s name are read and validated now (lint `subgraph_ref`, as `attractor run` does): a missing,
+   * invalid or cyclic sub-pipeline, or one outside the pipelines directory, refuses the pipeline before it starts.
+   */
+  #prepare(
+    source: string,
+    options: { readonly filename: string; readonly path?: string },
+    registry: HandlerRegistry,
+  ): Graph {
+    const pipelinesDir = this.#options.pipelinesDir;
+    const fromDirectory = options.path !== undefined && pipelinesDir !== undefined;
+    const prepared = prepareGraph(source, {
+      filename: options.path ?? options.filename,
       knownHandlerTypes: registry.types(),
       ...(this.#options.allowTools ? {} : { transforms: [withoutAgentShellTransform] }),
+      ...(fromDirectory ? { readGraphFile: createPipelineFileReader(pipelinesDir) } : {}),
     });
+    const graph = prepared.graph;
+    // Diagnostics of the file itself show the path as the client gave it.
+    const diagnostics = prepared.diagnostics.map((diagnostic) =>
+      options.path !== undefined && diagnostic.span?.filename === options.path
+        ? { ...diagnostic, span: { ...diagnostic.span, filename: options.filename } }
+        : diagnostic,
+    );
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
     if (graph === undefined || errors.length > 0) {
       throw new ApiError({

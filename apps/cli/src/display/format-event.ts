@@ -1,6 +1,6 @@
 import type { PipelineEvent } from '@attractor/engine';
 import type { Colors } from '../colors.js';
-import { formatElapsed, formatTokens, oneLine, stateIcon } from './format-values.js';
+import { firstLine, formatElapsed, formatTokens, oneLine, stateIcon } from './format-values.js';
 import type { Verbosity } from './run-display.js';
 
 /** Per-stage facts gathered across events (attempts, tokens) to print on the stage's completion line. */
@@ -61,13 +61,15 @@ export function formatEvent(
           ? ''
           : ` ${event.status === 'fail' ? colors.red(event.status) : colors.yellow(event.status)}`;
       const reason =
-        event.failureReason === undefined ? '' : colors.red(` — ${oneLine(event.failureReason, 160)}`);
+        event.failureReason === undefined
+          ? ''
+          : ` ${colors.red('—')} ${formatReason(event.failureReason, colors)}`;
       const label = event.preferredLabel === undefined ? '' : colors.dim(` → ${event.preferredLabel}`);
       return `${indent}${stateIcon(event.status, colors)} ${event.nodeId}${outcome}${label} ${colors.dim(parts.join(' · '))}${reason}`;
     }
     case 'stage.failed':
       if (!event.willRetry) return undefined;
-      return `${indent}${colors.yellow('↻')} ${event.nodeId} attempt ${event.attempt} failed: ${oneLine(event.error, 160)} ${colors.dim('— retrying')}`;
+      return `${indent}${colors.yellow('↻')} ${event.nodeId} attempt ${event.attempt} failed: ${formatReason(event.error, colors)} ${colors.dim('— retrying')}`;
     case 'stage.retrying':
       return verbose
         ? `${indent}${colors.dim(`  next attempt of ${event.nodeId} in ${formatElapsed(event.delayMs)}`)}`
@@ -119,6 +121,18 @@ export function formatEvent(
     default:
       return undefined;
   }
+}
+
+/**
+ * A failure reason on a stage line: its whole first line in red (the completion line prefixes it with `—`), and
+ * `(+N more lines)` when the reason goes on. The full text is in the run directory (`events.jsonl`, the stage's
+ * `status.json`) and, for the reason a run failed, in the finish summary.
+ */
+function formatReason(reason: string, colors: Colors): string {
+  const { line, moreLines } = firstLine(reason);
+  const more =
+    moreLines === 0 ? '' : ` ${colors.dim(`(+${moreLines} more line${moreLines === 1 ? '' : 's'})`)}`;
+  return `${colors.red(line)}${more}`;
 }
 
 function answerText(answer: {

@@ -59,6 +59,27 @@ export function stateText(state: StageState, colors: Colors): string {
   }
 }
 
+/** The longest first line {@link firstLine} shows, in characters: past it the line is cut with an ellipsis. */
+export const FIRST_LINE_MAX_CHARS = 2000;
+
+/**
+ * The first non-blank line of `text`, trimmed (cut at `maxChars` with an ellipsis; default
+ * {@link FIRST_LINE_MAX_CHARS}), and how many non-blank lines follow it. A failure reason is shown this way: its
+ * first line says what failed, whole; the full text is in the run directory (`events.jsonl`, `status.json`).
+ */
+export function firstLine(
+  text: string,
+  maxChars = FIRST_LINE_MAX_CHARS,
+): { readonly line: string; readonly moreLines: number } {
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const first = lines[0] ?? '';
+  const line = first.length <= maxChars ? first : `${first.slice(0, Math.max(0, maxChars - 1))}…`;
+  return { line, moreLines: Math.max(0, lines.length - 1) };
+}
+
 /** Shortens text to `max` characters on one line, with an ellipsis. */
 export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();

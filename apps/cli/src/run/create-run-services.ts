@@ -33,7 +33,24 @@ export const createRunServices: RunServicesFactory = async (options) => {
     console === undefined ? services : { ...services, console, dispose: () => console.close() };
   if (options.backend.kind === 'simulate') {
     const backend = handlers.createSimulationBackend(script === undefined ? {} : { script });
-    return withConsole({ registry, backend, secretValues: [] });
+    const scriptPath = options.backend.scriptPath;
+    const simulationScript =
+      script === undefined || scriptPath === undefined
+        ? undefined
+        : {
+            path: scriptPath,
+            check: await handlers.checkSimulationScriptKeys({
+              script,
+              graph: options.graph,
+              workdir: options.workdir,
+            }),
+          };
+    return withConsole({
+      registry,
+      backend,
+      secretValues: [],
+      ...(simulationScript === undefined ? {} : { simulationScript }),
+    });
   }
   const { createAiSdkBackend } = await import('@attractor/backend-ai-sdk');
   const backend = createAiSdkBackend({

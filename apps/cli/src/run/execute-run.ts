@@ -25,6 +25,7 @@ import { displayPath, loadPipeline } from '../load-pipeline.js';
 import type { SetValue } from '../parse-options.js';
 import { readRecordedCliOptions, recordCliOptions, resolveBackend } from './backend-choice.js';
 import { createCliInterviewer } from './create-cli-interviewer.js';
+import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
 import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
@@ -140,6 +141,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     env: io.env,
   });
   consoleInterviewer = services.console;
+  if (services.simulationScript !== undefined) {
+    const warning = formatScriptKeyWarning({
+      scriptFile: displayPath(services.simulationScript.path, io.cwd),
+      check: services.simulationScript.check,
+      colors: errorColors,
+      displayPath: (path) => displayPath(path, io.cwd),
+    });
+    if (warning !== undefined) io.stderr.write(`${warning}\n`);
+  }
 
   const controller = new AbortController();
   const common = {

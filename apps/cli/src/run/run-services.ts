@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { CodergenBackend, HandlerRegistry, Interviewer } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
+import type { SimulationScriptKeyCheck } from '@attractor/handlers';
 import type { ResolvedBackend } from './backend-choice.js';
 
 /** What a run needs from the plug-in packages (handlers, backends). */
@@ -11,6 +12,11 @@ export interface RunServices {
   readonly console?: Interviewer;
   /** Secret values to scrub from events and logs (the API key). */
   readonly secretValues: readonly string[];
+  /**
+   * With `--simulate-script`: the script file (absolute path) and which of its keys name no node of the pipeline
+   * or its sub-pipelines, for the warning printed before the run.
+   */
+  readonly simulationScript?: { readonly path: string; readonly check: SimulationScriptKeyCheck };
   /** Releases what the services hold (the console's stdin reader), so the process can exit. */
   readonly dispose?: () => void;
 }

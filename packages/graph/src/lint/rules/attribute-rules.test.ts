@@ -151,14 +151,39 @@ describe('shape_mapping (spec §2.8)', () => {
     expect(lintRule(source, 'shape_mapping')).toEqual(['info 4:15 work']);
   });
 
-  it('warns about a near-miss of a mapped shape, with the shape it probably meant', () => {
+  it('refuses a near-miss of a tool, gate or routing shape, with the shape it probably meant', () => {
     const source = pipeline('  run [shape=paralelogram, tool_command="make"]\n  start -> run -> exit');
-    expect(lintRule(source, 'shape_mapping')).toEqual(['warning 4:14 run']);
+    expect(lintRule(source, 'shape_mapping')).toEqual(['error 4:14 run']);
     expect(diagnosticsOf(source, 'shape_mapping')[0]).toMatchObject({
       message:
-        'Node "run" has shape=paralelogram, which is not a known shape, so it runs as an LLM (codergen) stage. Did you mean "parallelogram"?',
-      fix: 'Change shape=paralelogram to shape=parallelogram (the tool handler).',
+        'Node "run" has shape=paralelogram, which is neither a Graphviz shape nor a handler shape (spec §2.8), so it would run as an LLM (codergen) stage. Did you mean "parallelogram" (the tool handler)?',
+      fix: 'Change shape=paralelogram to shape=parallelogram, or set type="tool".',
     });
+  });
+
+  it.each([
+    ['parallelogramm', 'parallelogram', 'tool'],
+    ['hexgon', 'hexagon', 'wait.human'],
+    ['diamnd', 'diamond', 'conditional'],
+    ['componet', 'component', 'parallel'],
+    ['tripleoctogon', 'tripleoctagon', 'parallel.fan_in'],
+    ['hose', 'house', 'stack.manager_loop'],
+    ['mdiamond', 'Mdiamond', 'start'],
+  ])('refuses shape=%s as a typo of %s (the %s handler)', (shape, meant, handler) => {
+    const source = pipeline(`  step [shape=${shape}, prompt="x"]\n  start -> step -> exit`);
+    const [diagnostic] = diagnosticsOf(source, 'shape_mapping');
+    expect(diagnostic).toMatchObject({ severity: 'error', nodeId: 'step' });
+    expect(diagnostic?.message).toContain(`Did you mean "${meant}" (the ${handler} handler)?`);
+  });
+
+  it('only warns about a near-miss of box, which runs as the same LLM stage', () => {
+    const source = pipeline(
+      '  work [shape=bx, prompt="x"]\n  more [shape=boxx, prompt="y"]\n  start -> work -> more -> exit',
+    );
+    expect(lintRule(source, 'shape_mapping')).toEqual(['info 4:15 work', 'warning 5:15 more']);
+    expect(diagnosticsOf(source, 'shape_mapping')[1]?.message).toBe(
+      'Node "more" has shape=boxx, which is neither a Graphviz shape nor a handler shape (spec §2.8), so it runs as an LLM (codergen) stage. Did you mean "box" (the codergen handler)?',
+    );
   });
 
   it('keeps other Graphviz shapes close to a mapped one as an info', () => {

@@ -6,26 +6,31 @@ import { attributeSpan, nodeSpan } from '../source-location.js';
 
 /**
  * `shape_mapping` (spec §2.8): a node without `type` whose shape maps to no handler type runs as an
- * LLM (codergen) stage. A WARNING with a did-you-mean when the shape is no Graphviz shape (`GRAPHVIZ_SHAPES`
- * of `@attractor/stylesheet`) and is a near-miss of a mapped one (`paralelogram`); otherwise an INFO, in
- * case another handler was meant.
+ * LLM (codergen) stage. When the shape is no Graphviz shape (`GRAPHVIZ_SHAPES` of `@attractor/stylesheet`) and
+ * is a near-miss of a mapped one (`parallelogramm`, `hexgon`, `diamnd`: see `didYouMean`), it is an ERROR with
+ * the shape it probably meant, since running would send a tool, gate or routing stage to the LLM backend; a
+ * near-miss of `box` (which is the codergen stage anyway) is a WARNING. Any other unmapped shape (a real Graphviz
+ * shape such as `ellipse` or `tab`, or one far from every mapped shape) is an INFO, in case another handler was
+ * meant.
  */
 export const shapeMappingRule: LintRule = {
   name: 'shape_mapping',
   apply(graph) {
-    const mapped = Object.keys(SHAPE_TO_HANDLER_TYPE);
+    const mapped = Object.keys(SHAPE_TO_HANDLER_TYPE) as (keyof typeof SHAPE_TO_HANDLER_TYPE)[];
     return [...graph.nodes.values()]
       .filter((node) => node.type === undefined && !Object.hasOwn(SHAPE_TO_HANDLER_TYPE, node.shape))
       .map((node) => {
         const span = attributeSpan(node.attributes.shape, nodeSpan(node));
         const typo = GRAPHVIZ_SHAPES.has(node.shape) ? undefined : didYouMean(node.shape, mapped);
         if (typo !== undefined) {
+          const handler = SHAPE_TO_HANDLER_TYPE[typo as keyof typeof SHAPE_TO_HANDLER_TYPE];
+          const changesHandler = handler !== 'codergen';
           return {
             rule: 'shape_mapping',
-            severity: 'warning' as const,
-            message: `Node "${node.id}" has shape=${node.shape}, which is not a known shape, so it runs as an LLM (codergen) stage. Did you mean "${typo}"?`,
+            severity: changesHandler ? ('error' as const) : ('warning' as const),
+            message: `Node "${node.id}" has shape=${node.shape}, which is neither a Graphviz shape nor a handler shape (spec §2.8), so it ${changesHandler ? 'would run' : 'runs'} as an LLM (codergen) stage. Did you mean "${typo}" (the ${handler} handler)?`,
             nodeId: node.id,
-            fix: `Change shape=${node.shape} to shape=${typo} (the ${SHAPE_TO_HANDLER_TYPE[typo as keyof typeof SHAPE_TO_HANDLER_TYPE]} handler).`,
+            fix: `Change shape=${node.shape} to shape=${typo}${changesHandler ? `, or set type="${handler}"` : ''}.`,
             span,
           };
         }

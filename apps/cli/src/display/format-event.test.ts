@@ -1,0 +1,67 @@
+import type { PipelineEvent } from '@attractor/engine';
+import { describe, expect, it } from 'vitest';
+import { createColors } from '../colors.js';
+import { formatEvent } from './format-event.js';
+import { FIRST_LINE_MAX_CHARS, firstLine } from './format-values.js';
+
+const colors = createColors(false);
+const base = { seq: 1, timestamp: '2026-01-01T00:00:00.000Z', runId: 'r', index: 1, visit: 1 };
+
+function failed(error: string): PipelineEvent {
+  return {
+    ...base,
+    type: 'stage.failed',
+    nodeId: 'build',
+    attempt: 1,
+    error,
+    willRetry: true,
+    durationMs: 1200,
+  };
+}
+
+function completedWithReason(failureReason: string): PipelineEvent {
+  return {
+    ...base,
+    type: 'stage.completed',
+    nodeId: 'build',
+    attempt: 2,
+    status: 'fail',
+    failureReason,
+    durationMs: 1200,
+  };
+}
+
+const line = (event: PipelineEvent) => formatEvent(event, { colors, verbosity: 'normal', live: false });
+
+describe('failure reasons on stage lines', () => {
+  it('shows the whole first line of a long retry reason, past 160 characters', () => {
+    const reason = `command exited with code 2: ${'error: cannot find module "./generated/schema.js" '.repeat(6)}end`;
+    expect(reason.length).toBeGreaterThan(300);
+    expect(line(failed(reason))).toBe(`↻ build attempt 1 failed: ${reason.trim()} — retrying`);
+  });
+
+  it('shows the first line of a multi-line retry reason and counts the lines after it', () => {
+    const reason =
+      'command exited with code 1: FAIL src/a.test.ts\n  expected 2, got 3\n\n  at a.test.ts:4\n';
+    expect(line(failed(reason))).toBe(
+      '↻ build attempt 1 failed: command exited with code 1: FAIL src/a.test.ts (+2 more lines) — retrying',
+    );
+  });
+
+  it('shows the whole first line of the reason on a failed completion line', () => {
+    const reason = `simulated fail (script entry 2 for "build"): ${'x'.repeat(200)}`;
+    expect(line(completedWithReason(reason))).toBe(`✖ build fail 1.2s — ${reason}`);
+  });
+});
+
+describe('firstLine', () => {
+  it('skips leading blank lines and trims', () => {
+    expect(firstLine('\n\n   first  \nsecond\n')).toEqual({ line: 'first', moreLines: 1 });
+  });
+
+  it(`cuts a single line past ${FIRST_LINE_MAX_CHARS} characters with an ellipsis`, () => {
+    const { line: shown, moreLines } = firstLine('y'.repeat(FIRST_LINE_MAX_CHARS + 10));
+    expect(shown).toBe(`${'y'.repeat(FIRST_LINE_MAX_CHARS - 1)}…`);
+    expect(moreLines).toBe(0);
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { expandVariables } from './expand-variables.js';
+
+describe('expandVariables (spec §4.5, §9.2, §9.4)', () => {
+  it('replaces $goal by plain string replacement, also inside a longer word', () => {
+    expect(expandVariables('Plan: $goal. Goals: $goals', { goal: 'ship it' }).text).toBe(
+      'Plan: ship it. Goals: ship its',
+    );
+  });
+
+  it('leaves $context.<key> as written without a context (prompts)', () => {
+    expect(expandVariables('Use $context.base', { goal: 'g' })).toEqual({
+      text: 'Use $context.base',
+      missingKeys: [],
+    });
+  });
+
+  it('replaces $context.<key> by the exact (dotted) key and stops at the first other character', () => {
+    const context = { base: 'main', 'tool.output': 'ok\n', 'parallel.results': [{ branch: 'a' }] };
+    expect(
+      expandVariables('jj diff --from $context.base@origin; $context.tool.output|$context.parallel.results', {
+        goal: '',
+        context,
+      }).text,
+    ).toBe('jj diff --from main@origin; ok\n|[{"branch":"a"}]');
+  });
+
+  it('does not take a trailing dot into the key', () => {
+    expect(expandVariables('Branch $context.base.', { goal: '', context: { base: 'main' } }).text).toBe(
+      'Branch main.',
+    );
+  });
+
+  it('writes numbers and booleans as JSON', () => {
+    expect(
+      expandVariables('$context.round/$context.done', { goal: '', context: { round: 3, done: false } }).text,
+    ).toBe('3/false');
+  });
+
+  it('lists keys that are not in the context, once each, and leaves them as written', () => {
+    expect(
+      expandVariables('$context.base $context.head $context.base', { goal: '', context: { other: 'x' } }),
+    ).toEqual({ text: '$context.base $context.head $context.base', missingKeys: ['base', 'head'] });
+  });
+
+  it('keeps shell variables and never expands a value again', () => {
+    expect(
+      expandVariables('echo $HOME $(pwd) $ $context.note', {
+        goal: 'G',
+        context: { note: '$goal $context.note' },
+      }).text,
+    ).toBe('echo $HOME $(pwd) $ $goal $context.note');
+  });
+});

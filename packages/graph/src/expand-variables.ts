@@ -1,0 +1,57 @@
+/**
+ * The one variable expander of Attractor: `$goal` (spec §4.5, §9.2) in prompts, and `$goal` plus
+ * `$context.<key>` in the `var.*` values of sub-pipeline nodes (spec §9.4, the allouis dialect).
+ */
+
+/** `$goal`, or `$context.` followed by a key of letters, digits, `_` and `.` that does not end with a dot. */
+const VARIABLE = /\$goal|\$context\.([A-Za-z0-9_.]*[A-Za-z0-9_])?/g;
+
+/** Options of {@link expandVariables}. */
+export interface ExpandVariablesOptions {
+  /** What `$goal` becomes: the graph's `goal` (default `""`). */
+  readonly goal: string;
+  /**
+   * The run context, for `$context.<key>`. Without it `$context.<key>` is left as written (prompts: spec §4.5
+   * makes `$goal` the only template variable there).
+   */
+  readonly context?: Readonly<Record<string, unknown>>;
+}
+
+/** What {@link expandVariables} returns. */
+export interface ExpandedText {
+  readonly text: string;
+  /** The keys of `$context.<key>` references that are not in the context (each once, in order); left as written. */
+  readonly missingKeys: readonly string[];
+}
+
+/**
+ * Expands template variables in one pass, by plain string replacement (spec §4.5: "not a templating engine"), so a
+ * replaced value is never expanded again:
+ * - `$goal` becomes `options.goal` (also inside a longer word: `$goals` is the goal followed by `s`, as spec §9.2's
+ *   `replace(node.prompt, "$goal", graph.goal)` does);
+ * - with `options.context`, `$context.<key>` becomes the value of the context key `<key>`, looked up exactly (keys are
+ *   flat and may contain dots: `$context.tool.output`). The key is the longest run of letters, digits, `_` and `.`
+ *   after `$context.`, without trailing dots (`$context.base@origin` reads `base`, and `... $context.base.` ends at
+ *   `base`). A string value is inserted as is, any other JSON value as JSON (`3`, `true`, `["a"]`). A key that is
+ *   not in the context is left as written and listed in `missingKeys`.
+ * Every other `$` (shell variables such as `$HOME`, `$(...)`) passes through unchanged.
+ *
+ * @example
+ * expandVariables('jj diff --from $context.base@origin', { goal: '', context: { base: 'main' } }).text;
+ * // 'jj diff --from main@origin'
+ */
+export function expandVariables(text: string, options: ExpandVariablesOptions): ExpandedText {
+  const missing = new Set<string>();
+  const context = options.context;
+  const expanded = text.replace(VARIABLE, (match, key: string | undefined) => {
+    if (match === '$goal') return options.goal;
+    if (context === undefined || key === undefined) return match;
+    if (!Object.hasOwn(context, key)) {
+      missing.add(key);
+      return match;
+    }
+    const value = context[key];
+    return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+  });
+  return { text: expanded, missingKeys: [...missing] };
+}

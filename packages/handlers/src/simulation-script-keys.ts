@@ -1,0 +1,89 @@
+/**
+ * Checks the keys of a simulation script (the CLI's `--simulate-script`) against the node ids a run can reach: the
+ * pipeline's and those of every sub-pipeline it runs (spec §9.4 `subgraph` nodes, spec §4.11 manager loops).
+ */
+import { didYouMean, type Graph } from '@attractor/graph';
+import { childDotfileOf, loadChildGraph, resolveChildPath } from './child-graph-file.js';
+import type { SimulationScript } from './simulation-script.js';
+
+/** A script key that names no node, with the node id it was probably meant to be. */
+export interface UnknownScriptKey {
+  readonly key: string;
+  /** The closest node id (see `didYouMean` of `@attractor/graph`), when one is close enough to be a typo. */
+  readonly suggestion?: string;
+}
+
+/** What {@link checkSimulationScriptKeys} found. */
+export interface SimulationScriptKeyCheck {
+  /** Keys that name no node of the pipeline or of any sub-pipeline, in script order: their steps never run. */
+  readonly unknownKeys: readonly UnknownScriptKey[];
+  /**
+   * Every node id a key may name: the pipeline's in declaration order, then each sub-pipeline's (depth first, in
+   * the order their nodes appear), without repeats.
+   */
+  readonly nodeIds: readonly string[];
+  /**
+   * Child pipeline files that could not be read or are invalid (absolute path and why), so their node ids are
+   * missing from `nodeIds`. The node that runs such a file fails when it runs; a key meant for it may be reported
+   * in `unknownKeys`.
+   */
+  readonly unreadChildren: readonly { readonly path: string; readonly reason: string }[];
+}
+
+/** Options of {@link checkSimulationScriptKeys}. */
+export interface CheckSimulationScriptKeysOptions {
+  readonly script: SimulationScript;
+  /** The pipeline to run; its `filename` is the base of relative child paths. */
+  readonly graph: Graph;
+  /** The run's working directory: the base of child paths when the graph has no file name. */
+  readonly workdir: string;
+}
+
+/**
+ * Finds the keys of a simulation script that name no node the run can execute, so a mistyped node id does not
+ * silently leave a scripted outcome unused. A script key is a plain node id, and it applies in the pipeline and in
+ * every sub-pipeline: the files named by `graph_ref` on `subgraph` nodes and by `stack.child_dotfile` on manager
+ * loops (the node's, else the graph's) are read and prepared like the handlers do when the nodes run (paths
+ * relative to the parent DOT file), recursively, each file once.
+ *
+ * @returns the unknown keys (each with a near node id when there is one), every known node id, and the child files
+ *   that could not be read. Never throws for a missing or invalid child file.
+ * @example
+ * const check = await checkSimulationScriptKeys({ script, graph, workdir: process.cwd() });
+ * for (const { key, suggestion } of check.unknownKeys) console.warn(`"${key}" names no node`, suggestion);
+ */
+export async function checkSimulationScriptKeys(
+  options: CheckSimulationScriptKeysOptions,
+): Promise<SimulationScriptKeyCheck> {
+  const nodeIds = new Set<string>();
+  const unreadChildren: { path: string; reason: string }[] = [];
+  const visited = new Set<string>();
+  const visit = async (graph: Graph): Promise<void> => {
+    for (const id of graph.nodes.keys()) nodeIds.add(id);
+    for (const node of graph.nodes.values()) {
+      const child = childDotfileOf(node, graph);
+      if (child === undefined) continue;
+      const path = resolveChildPath({
+        childDotfile: child.ref,
+        parentFilename: graph.filename,
+        workdir: options.workdir,
+      });
+      if (visited.has(path)) continue;
+      visited.add(path);
+      const loaded = await loadChildGraph(path, { attribute: child.attribute });
+      if (loaded.ok) await visit(loaded.graph);
+      else unreadChildren.push({ path, reason: loaded.reason });
+    }
+  };
+  if (options.graph.filename !== undefined) {
+    visited.add(resolveChildPath({ childDotfile: options.graph.filename, workdir: options.workdir }));
+  }
+  await visit(options.graph);
+  const unknownKeys = Object.keys(options.script)
+    .filter((key) => !nodeIds.has(key))
+    .map((key) => {
+      const suggestion = didYouMean(key, nodeIds);
+      return suggestion === undefined ? { key } : { key, suggestion };
+    });
+  return { unknownKeys, nodeIds: [...nodeIds], unreadChildren };
+}
