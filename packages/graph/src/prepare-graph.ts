@@ -35,11 +35,12 @@ export interface PrepareGraphOptions {
   /** Handler types the registry runs (see `validate`). Default: the built-in types. */
   readonly knownHandlerTypes?: Iterable<string>;
   /**
-   * Reads the DOT files that `subgraph` nodes name in `graph_ref` (spec §9.4), resolved against the directory
-   * of `filename`: return the text, or `undefined` when the file does not exist. With it, each referenced file
-   * is prepared too (same options, recursively) and lint `subgraph_ref` reports a missing or unreadable file,
-   * a sub-pipeline with errors and a cycle of references as errors at the `graph_ref` value. Without it those
-   * checks are skipped (the `subgraph` handler still refuses such a file when the node runs). Default: none.
+   * Reads the DOT files that `subgraph` nodes name in `graph_ref` (spec §9.4) and manager loops in
+   * `stack.child_dotfile` (spec §4.11), resolved against the directory of `filename`: return the text, or
+   * `undefined` when the file does not exist. With it, each referenced file is prepared too (same options,
+   * recursively) and lints `subgraph_ref` / `manager_child_dotfile` report a missing or unreadable file, a child
+   * pipeline with errors and a cycle of references as errors at the attribute's value. Without it those checks
+   * are skipped (the handlers still refuse such a file when the node runs). Default: none.
    */
   readonly readGraphFile?: GraphFileReader;
 }
@@ -57,7 +58,8 @@ export interface PreparedGraph {
  *
  * Never throws on user content: a DOT syntax error becomes one error diagnostic of rule `dot_syntax`
  * (with the parser's location and hint) and no graph, so callers print every problem the same way.
- * With `readGraphFile`, the files named by `graph_ref` are checked as well (lint `subgraph_ref`).
+ * With `readGraphFile`, the files named by `graph_ref` and `stack.child_dotfile` are checked as well (lints
+ * `subgraph_ref`, `manager_child_dotfile`).
  *
  * @example
  * ```ts

@@ -132,6 +132,66 @@ describe('subgraph_ref file checks of prepareGraph (spec §9.4)', () => {
   });
 });
 
+describe('manager_child_dotfile file checks of prepareGraph (spec §4.11)', () => {
+  const supervisor = (nodeAttribute: string, graphAttribute = '') => `digraph supervisor {
+  ${graphAttribute}
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  watch [shape=house${nodeAttribute}]
+  start -> watch -> exit
+}
+`;
+
+  function managerErrors(root: string, file: string): string[] {
+    const path = join(root, file);
+    const source = readFileSync(path, 'utf8');
+    return prepareGraph(source, { filename: path, readGraphFile })
+      .diagnostics.filter((diagnostic) => diagnostic.rule === 'manager_child_dotfile')
+      .map((diagnostic) => formatDiagnostic(diagnostic, source).replaceAll(root, '<root>'));
+  }
+
+  it('accepts a node-level stack.child_dotfile that exists next to the parent file', () => {
+    const root = tree({
+      'sup/main.dot': supervisor(', "stack.child_dotfile"="child.dot"'),
+      'sup/child.dot': child,
+    });
+    expect(managerErrors(root, 'sup/main.dot')).toEqual([]);
+  });
+
+  it('reports a missing child file at the node attribute, with the resolved path', () => {
+    const root = tree({ 'main.dot': supervisor(', "stack.child_dotfile"="kid.dot"') });
+    expect(managerErrors(root, 'main.dot')).toEqual([
+      [
+        '<root>/main.dot:5:45: error[manager_child_dotfile]: Manager loop node "watch": stack.child_dotfile "kid.dot" does not exist (looked for <root>/kid.dot).',
+        '> 5 |   watch [shape=house, "stack.child_dotfile"="kid.dot"]',
+        '    |                                             ^^^^^^^^^',
+        '  fix: Fix the path, which is relative to the directory of this DOT file, or create <root>/kid.dot.',
+      ].join('\n'),
+    ]);
+  });
+
+  it("checks a graph-level stack.child_dotfile, pointing at the graph attribute, and quotes the child's first error", () => {
+    const broken =
+      'digraph child {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  t [shape=parallelogram]\n  start -> t -> exit\n}\n';
+    const root = tree({
+      'main.dot': supervisor('', 'graph ["stack.child_dotfile"="child.dot"]'),
+      'child.dot': broken,
+    });
+    const [error, ...rest] = managerErrors(root, 'main.dot');
+    expect(rest).toEqual([]);
+    expect(error).toMatch(
+      /^<root>\/main\.dot:2:32: error\[manager_child_dotfile\]: Manager loop node "watch": the sub-pipeline "child\.dot" has \d+ errors?; the first: <root>\/child\.dot:\d+:\d+: /,
+    );
+  });
+
+  it('detects a supervisor that supervises itself', () => {
+    const root = tree({ 'loop.dot': supervisor(', "stack.child_dotfile"="loop.dot"') });
+    expect(managerErrors(root, 'loop.dot')[0]).toContain(
+      'Manager loop node "watch": stack.child_dotfile "loop.dot" leads back to <root>/loop.dot, a pipeline that includes this one',
+    );
+  });
+});
+
 describe('resolveGraphRef', () => {
   it('resolves against the parent file directory, keeps absolute paths and normalises', () => {
     expect(resolveGraphRef({ ref: '../checks/pipeline.dot', parentFilename: '/p/main/pipeline.dot' })).toBe(

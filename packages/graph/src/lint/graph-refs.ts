@@ -1,10 +1,11 @@
 /**
- * The file half of lint `subgraph_ref` (spec §9.4 sub-pipeline nodes): every `graph_ref` names a DOT file that
- * exists, is valid itself, and does not lead back to a file that includes it. `prepareGraph` runs it when it is
+ * The file half of lints `subgraph_ref` (spec §9.4 sub-pipeline nodes) and `manager_child_dotfile` (spec §4.11
+ * manager loops): every `graph_ref` and `stack.child_dotfile` names a DOT file that exists, is valid itself, and
+ * does not lead back to a file that includes it. `prepareGraph` runs it when it is
  * given a file reader; the graph package does no I/O of its own.
  */
 import { dirname, isAbsolute, join, normalize } from 'node:path';
-import type { Graph } from '../graph.js';
+import type { Graph, GraphAttribute, GraphNode } from '../graph.js';
 import type { Diagnostic } from './diagnostic.js';
 import { attributeSpan, nodeSpan } from './source-location.js';
 
@@ -51,71 +52,109 @@ export type FileFinding =
   | { readonly ok: false; readonly message: string; readonly fix: string };
 
 /**
- * Checks the `graph_ref` of every `subgraph` node of `graph` (an empty one is the pure `subgraph_ref` rule's):
- * ERROR when the file does not exist or cannot be read, when it has errors of its own (the first is quoted with
- * its `file:line:col`), when it leads back to a file on the way here (a cycle), or when nesting passes
- * {@link MAX_GRAPH_REF_DEPTH}. Each diagnostic points at the `graph_ref` value.
+ * The child DOT file a node runs, with the attribute that names it and the lint rule that reports it: `graph_ref`
+ * of a `subgraph` node (spec §9.4, rule `subgraph_ref`), or `stack.child_dotfile` of a `stack.manager_loop` node,
+ * the node's else the graph's (spec §4.11, rule `manager_child_dotfile`). `undefined` for other nodes and for a
+ * missing or blank attribute (the pure rules report those).
+ */
+function childFileOf(
+  graph: Graph,
+  node: GraphNode,
+):
+  | {
+      readonly ref: string;
+      readonly attribute: GraphAttribute;
+      readonly rule: string;
+      readonly label: string;
+    }
+  | undefined {
+  const type = graph.handlerType(node);
+  if (type === 'subgraph') {
+    const attribute = node.attributes.graph_ref;
+    const ref = attribute?.value.trim() ?? '';
+    return attribute === undefined || ref === ''
+      ? undefined
+      : { ref, attribute, rule: 'subgraph_ref', label: `Subgraph node "${node.id}"` };
+  }
+  if (type === 'stack.manager_loop') {
+    const attribute =
+      (node.attributes['stack.child_dotfile']?.value.trim() ?? '') !== ''
+        ? node.attributes['stack.child_dotfile']
+        : graph.attributes['stack.child_dotfile'];
+    const ref = attribute?.value.trim() ?? '';
+    return attribute === undefined || ref === ''
+      ? undefined
+      : { ref, attribute, rule: 'manager_child_dotfile', label: `Manager loop node "${node.id}"` };
+  }
+  return undefined;
+}
+
+/**
+ * Checks the child DOT file of every `subgraph` node (`graph_ref`, rule `subgraph_ref`) and every
+ * `stack.manager_loop` node (`stack.child_dotfile`, rule `manager_child_dotfile`): ERROR when the file does not
+ * exist or cannot be read, when it has errors of its own (the first is quoted with its `file:line:col`), when it
+ * leads back to a file on the way here (a cycle), or when nesting passes {@link MAX_GRAPH_REF_DEPTH}. Each
+ * diagnostic points at the attribute's value (for a manager loop's graph-level `stack.child_dotfile`, the graph
+ * attribute's).
  */
 export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const node of graph.nodes.values()) {
-    if (graph.handlerType(node) !== 'subgraph') continue;
-    const attribute = node.attributes.graph_ref;
-    const ref = attribute?.value.trim() ?? '';
-    if (ref === '') continue;
-    const path = resolveGraphRef({ ref, parentFilename: graph.filename });
-    const finding = checkFile(ref, path, check);
+    const child = childFileOf(graph, node);
+    if (child === undefined) continue;
+    const path = resolveGraphRef({ ref: child.ref, parentFilename: graph.filename });
+    const finding = checkFile(child.ref, child.attribute.writtenKey ?? child.attribute.key, path, check);
     if (finding.ok) continue;
     diagnostics.push({
-      rule: 'subgraph_ref',
+      rule: child.rule,
       severity: 'error',
-      message: `Subgraph node "${node.id}": ${finding.message}`,
+      message: `${child.label}: ${finding.message}`,
       nodeId: node.id,
       fix: finding.fix,
-      span: attributeSpan(attribute, nodeSpan(node)),
+      span: attributeSpan(child.attribute, nodeSpan(node)),
     });
   }
   return diagnostics;
 }
 
-function checkFile(ref: string, path: string, check: GraphRefCheck): FileFinding {
+function checkFile(ref: string, key: string, path: string, check: GraphRefCheck): FileFinding {
   const cycleStart = check.chain.indexOf(path);
   if (cycleStart !== -1) {
     return {
       ok: false,
-      message: `graph_ref "${ref}" leads back to ${path}, a pipeline that includes this one: ${[...check.chain.slice(cycleStart), path].join(' → ')}. Running it would never end.`,
+      message: `${key} "${ref}" leads back to ${path}, a pipeline that includes this one: ${[...check.chain.slice(cycleStart), path].join(' → ')}. Running it would never end.`,
       fix: 'Remove the cycle: a pipeline cannot include itself, directly or through its sub-pipelines.',
     };
   }
   if (check.chain.length >= MAX_GRAPH_REF_DEPTH) {
     return {
       ok: false,
-      message: `graph_ref "${ref}" nests sub-pipelines more than ${MAX_GRAPH_REF_DEPTH} deep (${[...check.chain, path].join(' → ')}).`,
+      message: `${key} "${ref}" nests sub-pipelines more than ${MAX_GRAPH_REF_DEPTH} deep (${[...check.chain, path].join(' → ')}).`,
       fix: 'Flatten the nesting: inline some of the sub-pipelines into their parents.',
     };
   }
-  const cached = check.cache.get(path);
+  const cached = check.cache.get(`${key} ${path}`);
   if (cached !== undefined) return cached;
-  const finding = readAndPrepare(ref, path, check);
-  check.cache.set(path, finding);
+  const finding = readAndPrepare(ref, key, path, check);
+  check.cache.set(`${key} ${path}`, finding);
   return finding;
 }
 
-function readAndPrepare(ref: string, path: string, check: GraphRefCheck): FileFinding {
+function readAndPrepare(ref: string, key: string, path: string, check: GraphRefCheck): FileFinding {
   let source: string | undefined;
   try {
     source = check.read(path);
   } catch (error) {
     return {
       ok: false,
-      message: `graph_ref "${ref}" cannot be read (${path}: ${error instanceof Error ? error.message : String(error)}).`,
-      fix: 'Point graph_ref at a readable DOT file (relative to the directory of this DOT file).',
+      message: `${key} "${ref}" cannot be read (${path}: ${error instanceof Error ? error.message : String(error)}).`,
+      fix: `Point ${key} at a readable DOT file (relative to the directory of this DOT file).`,
     };
   }
   if (source === undefined) {
     return {
       ok: false,
-      message: `graph_ref "${ref}" does not exist (looked for ${path}).`,
+      message: `${key} "${ref}" does not exist (looked for ${path}).`,
       fix: `Fix the path, which is relative to the directory of this DOT file, or create ${path}.`,
     };
   }

@@ -3,7 +3,8 @@ import { nodeSpan } from '../source-location.js';
 
 /**
  * `manager_child_dotfile` (ERROR, spec §4.11): a `stack.manager_loop` node has a child pipeline to
- * supervise: `stack.child_dotfile` on the node or the graph.
+ * supervise: `stack.child_dotfile` on the node or the graph. That the file exists and is valid is checked by
+ * `prepareGraph` when it is given a file reader (`readGraphFile`, lint/graph-refs.ts), under the same rule name.
  */
 export const managerChildDotfileRule: LintRule = {
   name: 'manager_child_dotfile',
