@@ -90,6 +90,26 @@ describe('attractor validate (spec §7)', () => {
     expect(run.stdout).not.toContain('Run directory');
   });
 
+  it('refuses a misspelt condition key (outcom=success) at the key with the key meant, and run does not start', async () => {
+    const dir = await temporaryDirectory();
+    await writeFile(
+      join(dir, 'route.dot'),
+      'digraph G {\n  start [shape=Mdiamond]\n  exit  [shape=Msquare]\n  test  [shape=parallelogram, tool_command="true"]\n  review [prompt="Review"]\n  start -> test\n  test -> review [condition="outcom=success"]\n  test -> exit [condition="outcome=fail"]\n  review -> exit\n}\n',
+    );
+    const validated = await attractor(['validate', 'route.dot'], { cwd: dir });
+    expect(validated.exitCode).toBe(1);
+    expect(validated.stdout).toContain(
+      'route.dot:7:30: error[condition_key]: Edge test -> review has condition "outcom=success" whose key "outcom" is read from the run context (spec §10.4), not the node\'s outcome. Did you mean "outcome"?',
+    );
+    expect(validated.stdout).toContain(
+      'fix: Write outcome=success; if "outcom" really is a context key, write context.outcom=success.',
+    );
+    const run = await attractor(['run', '--simulate', 'route.dot'], { cwd: dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('route.dot:7:30: error[condition_key]:');
+    expect(run.stdout).not.toContain('Run directory');
+  });
+
   it('exits 2 with a one-line message and no stack trace for a missing file', async () => {
     const result = await attractor(['validate', 'no/such/pipeline.dot']);
     expect(result.exitCode).toBe(2);

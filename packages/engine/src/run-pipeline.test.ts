@@ -165,14 +165,20 @@ describe('runPipeline: execution engine (spec §11.3)', () => {
 });
 
 describe('runPipeline: routing', () => {
-  it('fails closed at a dead end, naming the node and outcome (DESIGN.md)', async () => {
+  it('fails closed at a dead end, naming the node, the outcome and the conditions that did not match (DESIGN.md)', async () => {
     const handler = createScriptedHandler();
     const graph = createTestGraph({
-      edges: ['start -> review', { from: 'review', to: 'exit', condition: 'outcome=fail' }],
+      edges: [
+        'start -> review',
+        { from: 'review', to: 'exit', condition: 'outcome=fail' },
+        { from: 'review', to: 'fix', condition: 'outcom=success' },
+      ],
     });
     const { result } = await run({ graph, registry: registryWith(handler) });
     expect(result.status).toBe('fail');
-    expect(result.failureReason).toBe('no eligible edge from review (outcome=success)');
+    expect(result.failureReason).toBe(
+      'no eligible edge from review (outcome=success); none of its edge conditions matched: "outcome=fail" (-> exit), "outcom=success" (-> fix)',
+    );
   });
 
   it('ends a node without outgoing edges as the spec says (success)', async () => {

@@ -299,7 +299,15 @@ function decideNext(options: WalkOptions, node: GraphNode, outcome: Outcome): De
   if (selection !== undefined) return { kind: 'go', nodeId: selection.edge.to, edge: selection.edge };
   if (edges.length > 0) {
     // Fail closed (DESIGN.md "Routing dead ends").
-    return end(fail(node, outcome, `no eligible edge from ${node.id} (outcome=${outcome.status})`));
+    // Name the conditions that did not match, so the user sees why (a misspelt key, an outcome not covered).
+    const conditions = edges.map((edge) => `"${edge.condition}" (-> ${edge.to})`).join(', ');
+    return end(
+      fail(
+        node,
+        outcome,
+        `no eligible edge from ${node.id} (outcome=${outcome.status}); none of its edge conditions matched: ${conditions}`,
+      ),
+    );
   }
   // No outgoing edges at all: the run ends as the spec's pseudocode says.
   return { kind: 'end', end: { kind: 'success', lastNodeId: node.id, outcome } };

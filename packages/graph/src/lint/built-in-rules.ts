@@ -2,6 +2,7 @@
 import type { LintRule } from './diagnostic.js';
 import { attributeTypeRule } from './rules/attribute-type.js';
 import { conditionCoverageRule } from './rules/condition-coverage.js';
+import { conditionKeyRule } from './rules/condition-key.js';
 import { conditionSyntaxRule } from './rules/condition-syntax.js';
 import { deadEndRule } from './rules/dead-end.js';
 import { dialectAliasRule } from './rules/dialect-alias.js';
@@ -69,6 +70,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   inertAttributeRule,
   shapeMappingRule,
   // Routing.
+  conditionKeyRule,
   conditionCoverageRule,
   outcomeCoverageRule,
   deadEndRule,

@@ -1,4 +1,4 @@
-import type { GraphAttribute } from '../../graph.js';
+import { conditionAttributes } from '../condition-attributes.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { parseConditionOnce } from '../edge-conditions.js';
 import { spanInAttribute } from '../source-location.js';
@@ -11,36 +11,20 @@ export const conditionSyntaxRule: LintRule = {
   name: 'condition_syntax',
   apply(graph) {
     const diagnostics: Diagnostic[] = [];
-    const check = (
-      attribute: GraphAttribute | undefined,
-      where: Pick<Diagnostic, 'nodeId' | 'edge'>,
-      owner: string,
-    ) => {
-      if (attribute === undefined || attribute.value.trim() === '') return;
+    for (const { attribute, where, owner } of conditionAttributes(graph)) {
       const { error } = parseConditionOnce(attribute.value);
-      if (error !== undefined) {
-        const operator = error.unsupportedOperator;
-        diagnostics.push({
-          rule: 'condition_syntax',
-          severity: 'error',
-          message: `${owner} has an invalid ${attribute.key} "${attribute.value}": ${error.shortMessage}.`,
-          ...where,
-          fix: operator
-            ? `The condition language has only =, != and && (spec §10.2); "${operator}" is not supported. Split the edge into several edges or set a context key the condition can compare.`
-            : `Write clauses like outcome=success or context.key!=value joined by && (expected ${error.expected}).`,
-          span: spanInAttribute(graph, attribute, { offset: error.location.offset, length: error.length }),
-        });
-      }
-    };
-    for (const edge of graph.edges) {
-      check(
-        edge.attributes.condition,
-        { edge: { from: edge.from, to: edge.to } },
-        `Edge ${edge.from} -> ${edge.to}`,
-      );
-    }
-    for (const node of graph.nodes.values()) {
-      check(node.attributes['manager.stop_condition'], { nodeId: node.id }, `Node "${node.id}"`);
+      if (error === undefined) continue;
+      const operator = error.unsupportedOperator;
+      diagnostics.push({
+        rule: 'condition_syntax',
+        severity: 'error',
+        message: `${owner} has an invalid ${attribute.key} "${attribute.value}": ${error.shortMessage}.`,
+        ...where,
+        fix: operator
+          ? `The condition language has only =, != and && (spec §10.2); "${operator}" is not supported. Split the edge into several edges or set a context key the condition can compare.`
+          : `Write clauses like outcome=success or context.key!=value joined by && (expected ${error.expected}).`,
+        span: spanInAttribute(graph, attribute, { offset: error.location.offset, length: error.length }),
+      });
     }
     return diagnostics;
   },

@@ -29,6 +29,45 @@ describe('condition_syntax (spec §7.2, §10.2)', () => {
   });
 });
 
+describe('condition_key (spec §10.2, §10.4)', () => {
+  it('reports a near-miss of outcome at the key inside the condition, with the key it probably meant', () => {
+    const source = pipeline(
+      '  start -> test\n  test -> exit [condition="outcom=success"]\n  test -> test [condition="outcome=fail"]',
+    );
+    expect(lintRule(source, 'condition_key')).toEqual(['error 6:28 test->exit']);
+    const [diagnostic] = diagnosticsOf(source, 'condition_key');
+    expect(diagnostic?.message).toBe(
+      'Edge test -> exit has condition "outcom=success" whose key "outcom" is read from the run context (spec §10.4), not the node\'s outcome. Did you mean "outcome"?',
+    );
+    expect(diagnostic?.fix).toBe(
+      'Write outcome=success; if "outcom" really is a context key, write context.outcom=success.',
+    );
+    expect(diagnostic?.span?.end.column).toBe(34);
+  });
+
+  it('reports near-misses of preferred_label and a capitalised Outcome in any clause', () => {
+    const source = pipeline(
+      '  start -> gate\n  gate -> exit [condition="context.ready=true && prefered_label=Fix"]\n  gate -> gate [condition="Outcome!=success"]',
+    );
+    expect(lintRule(source, 'condition_key')).toEqual(['error 6:50 gate->exit', 'error 7:28 gate->gate']);
+    expect(diagnosticsOf(source, 'condition_key')[0]?.message).toContain('Did you mean "preferred_label"?');
+  });
+
+  it('checks a manager.stop_condition', () => {
+    const source = pipeline(
+      '  boss [shape=house, stack.child_dotfile="c.dot", manager.stop_condition="outcme=success"]\n  start -> boss -> exit',
+    );
+    expect(lintRule(source, 'condition_key')).toEqual(['error 5:75 boss']);
+  });
+
+  it('accepts outcome, preferred_label, context keys, qualified near-misses and other bare keys', () => {
+    const source = pipeline(
+      '  start -> work\n  work -> exit [condition="outcome=success && preferred_label=Ship"]\n  work -> work [condition="context.outcom=x && tool.output=done && income"]',
+    );
+    expect(lintRule(source, 'condition_key')).toEqual([]);
+  });
+});
+
 describe('condition_coverage (DESIGN.md "Routing dead ends")', () => {
   it('warns when only conditional edges leave a node and none matches success', () => {
     const source = pipeline(
