@@ -110,6 +110,27 @@ describe('attractor validate (spec §7)', () => {
     expect(run.stdout).not.toContain('Run directory');
   });
 
+  it('refuses a mistyped handler type (type="subgrahp") at file:line:col with the type meant, and run does not start', async () => {
+    const dir = await temporaryDirectory();
+    await writeFile(
+      join(dir, 'child.dot'),
+      'digraph C {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n}\n',
+    );
+    await writeFile(
+      join(dir, 'parent.dot'),
+      'digraph G {\n  start [shape=Mdiamond]\n  exit  [shape=Msquare]\n  child [type="subgrahp", graph_ref="child.dot"]\n  start -> child -> exit\n}\n',
+    );
+    const validated = await attractor(['validate', 'parent.dot'], { cwd: dir });
+    expect(validated.exitCode).toBe(1);
+    expect(validated.stdout).toContain(
+      'parent.dot:4:15: error[type_known]: Node "child" has type "subgrahp", which no registered handler has, so it would run as an LLM (codergen) stage, the default handler. Did you mean "subgraph"?',
+    );
+    const run = await attractor(['run', '--simulate', 'parent.dot'], { cwd: dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('parent.dot:4:15: error[type_known]:');
+    expect(run.stdout).not.toContain('Run directory');
+  });
+
   it('exits 2 with a one-line message and no stack trace for a missing file', async () => {
     const result = await attractor(['validate', 'no/such/pipeline.dot']);
     expect(result.exitCode).toBe(2);

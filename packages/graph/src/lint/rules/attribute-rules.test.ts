@@ -200,15 +200,34 @@ describe('shape_mapping (spec §2.8)', () => {
 });
 
 describe('type_known (spec §7.2)', () => {
-  it('warns about an unregistered type at its value, suggesting a close one', () => {
+  it('refuses a near-miss of a registered type at its value, with the type meant', () => {
     const source = pipeline('  gate [type="wait.humna"]\n  start -> gate -> exit');
-    expect(lintRule(source, 'type_known')).toEqual(['warning 4:14 gate']);
+    expect(lintRule(source, 'type_known')).toEqual(['error 4:14 gate']);
     expect(diagnosticsOf(source, 'type_known')[0]?.fix).toBe('Change type to "wait.human".');
   });
 
-  it('takes the known types as an option', () => {
+  it('says a mistyped type would run as the default LLM (codergen) stage', () => {
+    const source = pipeline('  child [type="subgrahp", graph_ref="child.dot"]\n  start -> child -> exit');
+    expect(diagnosticsOf(source, 'type_known')[0]?.message).toBe(
+      'Node "child" has type "subgrahp", which no registered handler has, so it would run as an LLM (codergen) stage, the default handler. Did you mean "subgraph"?',
+    );
+  });
+
+  it('says an unknown type on a mapped shape runs as the handler of that shape', () => {
+    const source = pipeline(
+      '  run [shape=parallelogram, type="tol", tool_command="true"]\n  start -> run -> exit',
+    );
+    expect(diagnosticsOf(source, 'type_known')[0]?.message).toBe(
+      'Node "run" has type "tol", which no registered handler has, so it would run as the tool handler of its shape (parallelogram). Did you mean "tool"?',
+    );
+  });
+
+  it('warns about a custom type far from every registered one, and takes the known types as an option', () => {
     const source = pipeline('  deploy [type="deploy"]\n  start -> deploy -> exit');
     expect(lintRule(source, 'type_known')).toEqual(['warning 4:16 deploy']);
+    expect(diagnosticsOf(source, 'type_known')[0]?.message).toBe(
+      'Node "deploy" has type "deploy", which no registered handler has, so it runs as an LLM (codergen) stage, the default handler.',
+    );
     expect(lintRule(source, 'type_known', { knownHandlerTypes: ['start', 'exit', 'deploy'] })).toEqual([]);
   });
 });
