@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { processIo } from './cli-io.js';
 import { detectColorSupport } from './colors.js';
+import { ignoreBrokenPipe } from './ignore-broken-pipe.js';
 import { main } from './main.js';
 
 // Ctrl-C while no run is in progress (loading, printing the summary): exit with 130 rather than die by the signal.
@@ -9,6 +10,10 @@ const exitOnInterrupt = (): void => {
   if (process.listenerCount('SIGINT') === 1) process.exit(130);
 };
 process.on('SIGINT', exitOnInterrupt);
+
+// `attractor ... | head -1`: the reader leaving must neither print a stack trace nor stop a run (every command).
+ignoreBrokenPipe(process.stdout);
+ignoreBrokenPipe(process.stderr);
 
 main({ argv: process.argv.slice(2), io: processIo(detectColorSupport()) }).then(
   (code) => {
