@@ -54,14 +54,15 @@ export { readParallelResults } from './parallel-results.js';
 export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';
 export type { SimulationBackend, SimulationBackendOptions } from './simulation-backend.js';
 export { createSimulationBackend, simulatedResponse } from './simulation-backend.js';
-export type { SimulationScript, SimulationStep } from './simulation-script.js';
+export type { ParseSimulationScriptOptions, SimulationScript, SimulationStep } from './simulation-script.js';
 export { parseSimulationScript, readSimulationStep } from './simulation-script.js';
 export type {
   CheckSimulationScriptKeysOptions,
+  PipelineOutcomeWordsOptions,
   SimulationScriptKeyCheck,
   UnknownScriptKey,
 } from './simulation-script-keys.js';
-export { checkSimulationScriptKeys } from './simulation-script-keys.js';
+export { checkSimulationScriptKeys, pipelineOutcomeWords } from './simulation-script-keys.js';
 export { STEER_DIRECTORY, takeSteeringMessages, writeSteeringMessage } from './stage-files.js';
 export { createStartHandler } from './start-handler.js';
 export { parseStatusFile } from './status-file-schema.js';

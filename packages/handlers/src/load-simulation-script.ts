@@ -3,20 +3,29 @@
  */
 import { readFile } from 'node:fs/promises';
 import { SimulationScriptError } from './errors/simulation-script-error.js';
-import { parseSimulationScript, type SimulationScript } from './simulation-script.js';
+import {
+  type ParseSimulationScriptOptions,
+  parseSimulationScript,
+  type SimulationScript,
+} from './simulation-script.js';
 
 /**
  * Reads and validates a simulation script file: a JSON object mapping node ids to lists of outcome words.
  *
  * @param path - the JSON file.
+ * @param options - the pipeline's custom outcome words (`outcomes`), for the check of the step words (see
+ *   `parseSimulationScript`).
  * @returns the script, ready for `createSimulationBackend({ script })`.
  * @throws {SimulationScriptError} when the file is missing, is not JSON, or has a bad entry; the message names the
- *   file and the entry (`"classify"[0] must be ...`).
+ *   file and the entry (`"classify"[0] must be ...`), or a step word that is a typo of an outcome word (`"fial"`).
  * @example
  * const script = await loadSimulationScript('examples/pipelines/triage-routing.simulate.json');
  * const backend = createSimulationBackend({ script });
  */
-export async function loadSimulationScript(path: string): Promise<SimulationScript> {
+export async function loadSimulationScript(
+  path: string,
+  options: ParseSimulationScriptOptions = {},
+): Promise<SimulationScript> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -39,5 +48,5 @@ export async function loadSimulationScript(path: string): Promise<SimulationScri
       cause: error,
     });
   }
-  return parseSimulationScript(data, path);
+  return parseSimulationScript(data, path, { outcomes: options.outcomes ?? [] });
 }

@@ -55,11 +55,65 @@ export interface CheckSimulationScriptKeysOptions {
 export async function checkSimulationScriptKeys(
   options: CheckSimulationScriptKeysOptions,
 ): Promise<SimulationScriptKeyCheck> {
+  const { graphs, unreadChildren } = await loadRunGraphs(options);
   const nodeIds = new Set<string>();
+  for (const graph of graphs) for (const id of graph.nodes.keys()) nodeIds.add(id);
+  const unknownKeys = Object.keys(options.script)
+    .filter((key) => !nodeIds.has(key))
+    .map((key) => {
+      const suggestion = didYouMean(key, nodeIds);
+      return suggestion === undefined ? { key } : { key, suggestion };
+    });
+  return { unknownKeys, nodeIds: [...nodeIds], unreadChildren };
+}
+
+/** Options of {@link pipelineOutcomeWords}. */
+export type PipelineOutcomeWordsOptions = Omit<CheckSimulationScriptKeysOptions, 'script'>;
+
+/** `outcome=<word>` / `outcome!=<word>` clauses of a condition (spec §10.2; quoted or bare literal). */
+const OUTCOME_CLAUSE = /(?:^|&&)\s*outcome\s*!?=\s*"?([A-Za-z_][A-Za-z0-9_.:-]*)"?/g;
+
+const STANDARD_OUTCOMES: ReadonlySet<string> = new Set([
+  'success',
+  'partial_success',
+  'retry',
+  'fail',
+  'skipped',
+]);
+
+/**
+ * The custom outcome words (DESIGN.md "Outcomes": any word other than spec §5.2's) that edge conditions of the
+ * pipeline and of its sub-pipelines compare `outcome` with (`bug` of `outcome=bug`), in order of appearance without
+ * repeats: the words a simulation script may use besides the standard ones (`loadSimulationScript`'s `outcomes`).
+ * Sub-pipelines are found like {@link checkSimulationScriptKeys} finds them; unreadable ones are skipped.
+ *
+ * @example
+ * const outcomes = await pipelineOutcomeWords({ graph, workdir: process.cwd() });
+ * const script = await loadSimulationScript('script.json', { outcomes });
+ */
+export async function pipelineOutcomeWords(options: PipelineOutcomeWordsOptions): Promise<string[]> {
+  const { graphs } = await loadRunGraphs(options);
+  const words = new Set<string>();
+  for (const graph of graphs) {
+    for (const edge of graph.edges) {
+      for (const match of edge.condition.matchAll(OUTCOME_CLAUSE)) {
+        if (!STANDARD_OUTCOMES.has(match[1]!)) words.add(match[1]!);
+      }
+    }
+  }
+  return [...words];
+}
+
+/** The pipeline and every sub-pipeline it runs (depth first, each file once), and the child files that failed. */
+async function loadRunGraphs(options: PipelineOutcomeWordsOptions): Promise<{
+  graphs: Graph[];
+  unreadChildren: { path: string; reason: string }[];
+}> {
+  const graphs: Graph[] = [];
   const unreadChildren: { path: string; reason: string }[] = [];
   const visited = new Set<string>();
   const visit = async (graph: Graph): Promise<void> => {
-    for (const id of graph.nodes.keys()) nodeIds.add(id);
+    graphs.push(graph);
     for (const node of graph.nodes.values()) {
       const child = childDotfileOf(node, graph);
       if (child === undefined) continue;
@@ -79,11 +133,5 @@ export async function checkSimulationScriptKeys(
     visited.add(resolveChildPath({ childDotfile: options.graph.filename, workdir: options.workdir }));
   }
   await visit(options.graph);
-  const unknownKeys = Object.keys(options.script)
-    .filter((key) => !nodeIds.has(key))
-    .map((key) => {
-      const suggestion = didYouMean(key, nodeIds);
-      return suggestion === undefined ? { key } : { key, suggestion };
-    });
-  return { unknownKeys, nodeIds: [...nodeIds], unreadChildren };
+  return { graphs, unreadChildren };
 }

@@ -2,6 +2,7 @@
  * The simulation script of the `SimulationBackend` and of dry-run tool nodes: what each node does, one step per
  * call, validated with zod.
  */
+import { didYouMean } from '@attractor/graph';
 import { z } from 'zod';
 import { SimulationScriptError } from './errors/simulation-script-error.js';
 
@@ -50,16 +51,40 @@ export function readSimulationStep(step: SimulationStep | undefined): {
   };
 }
 
+/** The outcome words of spec §5.2, in the order the script error lists them. */
+const STANDARD_OUTCOME_WORDS: readonly string[] = ['success', 'partial_success', 'retry', 'fail', 'skipped'];
+
+/** Options of {@link parseSimulationScript} and `loadSimulationScript`. */
+export interface ParseSimulationScriptOptions {
+  /**
+   * The custom outcome words the pipeline routes on (`bug` of `outcome=bug`; see `pipelineOutcomeWords`). Given
+   * (even empty), the step words are checked: a word that is none of spec §5.2's (`success`, `partial_success`,
+   * `retry`, `fail`, `skipped`) nor of these, but close to one of them (`fial`, `sucess`, `fetaure`: see
+   * `didYouMean` of `@attractor/graph`), is a typo that would route nowhere and is rejected; other words are custom
+   * outcomes and pass. Default for `parseSimulationScript`: not given, no check (the words of an inline script are
+   * the caller's); `loadSimulationScript` always checks (default: no custom words).
+   */
+  readonly outcomes?: Iterable<string>;
+}
+
 /**
- * Validates a parsed simulation script.
+ * Validates a parsed simulation script: its shape, and with `options.outcomes` its outcome words.
  *
  * @param data - the parsed JSON.
  * @param path - the file it came from, for the error message. Default: `<inline>`.
- * @throws {SimulationScriptError} naming the file and the first bad entry, e.g. `"classify"[1] must be ...`.
+ * @throws {SimulationScriptError} naming the file and the first bad entry, e.g. `"classify"[1] must be ...`, or for a
+ *   mistyped word the key, the index, the word meant and the allowed words.
  */
-export function parseSimulationScript(data: unknown, path = '<inline>'): SimulationScript {
+export function parseSimulationScript(
+  data: unknown,
+  path = '<inline>',
+  options: ParseSimulationScriptOptions = {},
+): SimulationScript {
   const parsed = scriptSchema.safeParse(data);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    if (options.outcomes !== undefined) checkOutcomeWords(parsed.data, path, [...new Set(options.outcomes)]);
+    return parsed.data;
+  }
   const issue = innermostIssue(parsed.error.issues[0]!, data);
   const [nodeId, index, field] = issue.path;
   const where =
@@ -72,6 +97,28 @@ export function parseSimulationScript(data: unknown, path = '<inline>'): Simulat
           : `"${String(nodeId)}"[${String(index)}].${String(field)}`;
   const got = describeValue(valueAt(data, issue.path));
   throw new SimulationScriptError({ path, problem: `${where} ${issue.message} (got ${got})` });
+}
+
+/** Throws for the first step word that is no known outcome word but is close to one (a typo). */
+function checkOutcomeWords(script: SimulationScript, path: string, customWords: readonly string[]): void {
+  const known = new Set([...STANDARD_OUTCOME_WORDS, ...customWords]);
+  for (const [nodeId, steps] of Object.entries(script)) {
+    steps.forEach((step, index) => {
+      const word = readSimulationStep(step).outcome;
+      if (word === undefined || known.has(word)) return;
+      const meant = didYouMean(word, known);
+      if (meant === undefined) return;
+      const where = typeof step === 'string' ? `"${nodeId}"[${index}]` : `"${nodeId}"[${index}].outcome`;
+      const custom =
+        customWords.length === 0
+          ? ''
+          : `, or a custom word the pipeline routes on: ${customWords.join(', ')}`;
+      throw new SimulationScriptError({
+        path,
+        problem: `${where} is "${word}", which is no outcome word. Did you mean "${meant}"? Outcome words are ${STANDARD_OUTCOME_WORDS.join(', ')}${custom}`,
+      });
+    });
+  }
 }
 
 interface ScriptIssue {

@@ -122,6 +122,34 @@ describe('loadSimulationScript', () => {
     );
   });
 
+  it('rejects a step word that is a typo of an outcome word, naming the key, the index, the word meant and the words', async () => {
+    expect(() =>
+      parseSimulationScript({ test: ['success', 'fial', 'success'] }, 'steps.json', { outcomes: [] }),
+    ).toThrow(
+      'Simulation script steps.json is invalid: "test"[1] is "fial", which is no outcome word. Did you mean "fail"? Outcome words are success, partial_success, retry, fail, skipped.',
+    );
+    const path = join(tempDir(), 'typo.json');
+    writeFileSync(path, JSON.stringify({ check: [{ outcome: 'sucess' }] }));
+    await expect(loadSimulationScript(path)).rejects.toThrow(
+      '"check"[0].outcome is "sucess", which is no outcome word. Did you mean "success"?',
+    );
+  });
+
+  it('accepts custom words, and checks steps against the custom words of the pipeline', async () => {
+    expect(parseSimulationScript({ classify: ['bug', 'process'] }, 'x.json', { outcomes: [] })).toEqual({
+      classify: ['bug', 'process'],
+    });
+    // "ready" is close to "retry", but the pipeline routes on it.
+    expect(parseSimulationScript({ gate: ['ready'] }, 'x.json', { outcomes: ['ready'] })).toEqual({
+      gate: ['ready'],
+    });
+    const path = join(tempDir(), 'script.json');
+    writeFileSync(path, JSON.stringify({ classify: ['bgu', 'fetaure'] }));
+    await expect(loadSimulationScript(path, { outcomes: ['bug', 'feature'] })).rejects.toThrow(
+      '"classify"[1] is "fetaure", which is no outcome word. Did you mean "feature"? Outcome words are success, partial_success, retry, fail, skipped, or a custom word the pipeline routes on: bug, feature.',
+    );
+  });
+
   it('accepts step objects with an outcome and a tool stdout, and names a bad field', () => {
     expect(
       parseSimulationScript({ check: [{ stdout: 'fresh' }, { outcome: 'fail', stdout: '' }, 'success'] }),

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkSimulationScriptKeys } from '../src/simulation-script-keys.js';
+import { checkSimulationScriptKeys, pipelineOutcomeWords } from '../src/simulation-script-keys.js';
 import { graphFrom, pipelines } from './helpers.js';
 
 const parent = `digraph Parent {
@@ -93,5 +93,22 @@ describe('checkSimulationScriptKeys (--simulate-script, spec §9.4, §4.11)', ()
       workdir: dir,
     });
     expect(check.unknownKeys).toEqual([{ key: 'lin', suggestion: 'lint' }]);
+  });
+});
+
+describe('pipelineOutcomeWords (--simulate-script, DESIGN.md "Outcomes")', () => {
+  it('lists the custom outcome words of the pipeline and its sub-pipelines, without the standard ones', async () => {
+    const { dir, graph } = pipelines({
+      'main/pipeline.dot': parent.replace(
+        'start -> classify -> checks',
+        'start -> classify\n  classify -> checks [condition="outcome=bug"]\n  classify -> exit [condition="outcome!=\\"feature\\" && outcome!=bug"]\n  classify -> checks [condition="outcome=fail"]\n  checks',
+      ),
+      'checks/pipeline.dot': checks.replace(
+        'start -> lint -> exit',
+        'start -> lint\n  lint -> exit [condition="outcome=ready"]',
+      ),
+      'sprint/child.dot': sprint,
+    });
+    expect(await pipelineOutcomeWords({ graph, workdir: dir })).toEqual(['bug', 'feature', 'ready']);
   });
 });

@@ -12,7 +12,12 @@ export const createRunServices: RunServicesFactory = async (options) => {
   let script: Awaited<ReturnType<typeof handlers.loadSimulationScript>> | undefined;
   if (options.backend.kind === 'simulate' && options.backend.scriptPath !== undefined) {
     try {
-      script = await handlers.loadSimulationScript(options.backend.scriptPath);
+      // The pipeline's custom outcome words are valid steps too; a word close to a known one is a typo.
+      const outcomes = await handlers.pipelineOutcomeWords({
+        graph: options.graph,
+        workdir: options.workdir,
+      });
+      script = await handlers.loadSimulationScript(options.backend.scriptPath, { outcomes });
     } catch (error) {
       if (handlers.SimulationScriptError.isInstance(error)) {
         throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });

@@ -1,0 +1,47 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, temporaryDirectory } from './helpers/cli.js';
+
+const TEST_LOOP = `digraph Loop {
+  start  [shape=Mdiamond]
+  exit   [shape=Msquare]
+  test   [prompt="Run the tests"]
+  fix    [prompt="Fix the failures"]
+  review [prompt="Review"]
+  start -> test
+  test -> review [condition="outcome=success"]
+  test -> fix [condition="outcome=fail"]
+  fix -> test
+  review -> exit
+}
+`;
+
+describe('attractor run --simulate-script: the script is checked before the run', () => {
+  it('refuses a step word that is a typo of an outcome word, with the key, the index, the word meant and the words', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'loop.dot'), TEST_LOOP);
+    await writeFile(join(cwd, 'script.json'), JSON.stringify({ test: ['fial', 'success'] }));
+    const result = await attractor(['run', 'loop.dot', '--simulate-script', 'script.json'], { cwd });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      `"test"[0] is "fial", which is no outcome word. Did you mean "fail"? Outcome words are success, partial_success, retry, fail, skipped.`,
+    );
+    expect(result.stdout).not.toContain('✔ test');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('accepts a custom outcome word the pipeline routes on, even one close to a standard word', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'gate.dot'),
+      'digraph Gate {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  check [prompt="Ready?"]\n  start -> check\n  check -> exit [condition="outcome=ready"]\n  check -> check [condition="outcome!=ready"]\n}\n',
+    );
+    await writeFile(join(cwd, 'script.json'), JSON.stringify({ check: ['ready'] }));
+    const result = await attractor(['run', 'gate.dot', '--simulate-script', 'script.json'], { cwd });
+    // Lint warns that outcome=ready looks like outcome=retry; the script follows the pipeline.
+    expect(result.stderr).not.toContain('Simulation script');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('check ready');
+  });
+});
