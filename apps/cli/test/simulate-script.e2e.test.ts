@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { access, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
@@ -43,5 +43,22 @@ describe('attractor run --simulate-script: the script is checked before the run'
     expect(result.stderr).not.toContain('Simulation script');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('check ready');
+  });
+
+  it('reports an invalid script before creating the run directory or printing it', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'loop.dot'), TEST_LOOP);
+    await writeFile(join(cwd, 'script.json'), JSON.stringify({ test: [{ outcom: 'fail' }] }));
+    const result = await attractor(['run', 'loop.dot', '--simulate-script', 'script.json'], { cwd });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('"test"[0] has unknown key "outcom"');
+    expect(result.stdout).not.toContain('Run directory');
+    expect(await readdir(cwd)).toEqual(['loop.dot', 'script.json']);
+    const withLogsDir = await attractor(
+      ['run', 'loop.dot', '--simulate-script', 'script.json', '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(withLogsDir.exitCode).toBe(2);
+    await expect(access(join(cwd, 'run'))).rejects.toThrow();
   });
 });

@@ -108,19 +108,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
         message: `Run directory ${shown} already holds a run. Continue it with \`${cliCommand(io.env)} resume ${quoteArgument(shown)}\`, or pass another --logs-dir.`,
       });
     }
-    await mkdir(logsRoot, { recursive: true });
-    await recordCliOptions(logsRoot, cliOptions, io.cwd);
   }
-  const shownRoot = displayPath(logsRoot, io.cwd);
-  const resumeCommand = `${cliCommand(io.env)} resume ${quoteArgument(shownRoot)}`;
   const verbosity: Verbosity =
     cliOptions.quiet === true ? 'quiet' : cliOptions.verbose === true ? 'verbose' : 'normal';
   const display = chooseDisplay(io, cliOptions, colors, verbosity);
-  if (cliOptions.json !== true) {
-    io.stdout.write(`${colors.dim(`Run directory: ${shownRoot}`)}\n`);
-  } else {
-    io.stderr.write(`Run directory: ${shownRoot}\n`);
-  }
 
   let consoleInterviewer: Interviewer | undefined;
   const interviewer = createCliInterviewer({
@@ -131,6 +122,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       return consoleInterviewer;
     },
   });
+  // Before the run directory exists: the services check the rest of the user's input (the --simulate-script file,
+  // the backend options), so a mistake leaves no half-made run directory that inspect and resume would reject.
   const services = await options.createServices({
     backend,
     graph: pipeline.graph,
@@ -149,6 +142,22 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       displayPath: (path) => displayPath(path, io.cwd),
     });
     if (warning !== undefined) io.stderr.write(`${warning}\n`);
+  }
+  if (mode.kind === 'run') {
+    try {
+      await mkdir(logsRoot, { recursive: true });
+      await recordCliOptions(logsRoot, cliOptions, io.cwd);
+    } catch (error) {
+      services.dispose?.();
+      throw error;
+    }
+  }
+  const shownRoot = displayPath(logsRoot, io.cwd);
+  const resumeCommand = `${cliCommand(io.env)} resume ${quoteArgument(shownRoot)}`;
+  if (cliOptions.json !== true) {
+    io.stdout.write(`${colors.dim(`Run directory: ${shownRoot}`)}\n`);
+  } else {
+    io.stderr.write(`Run directory: ${shownRoot}\n`);
   }
 
   const controller = new AbortController();
