@@ -26,10 +26,12 @@ export interface LoadPipelineOptions {
   readonly knownHandlerTypes?: Iterable<string>;
   /** Print warnings (and infos) to stderr. Default: true. */
   readonly printWarnings?: boolean;
+  /** What a file with errors is refused for, in the message "the pipeline was not <refused>". Default: `run`. */
+  readonly refused?: 'run' | 'rendered';
 }
 
 /**
- * Reads, parses, transforms and lints a DOT file (spec §9.1) for `run` and `resume`: prints warnings to
+ * Reads, parses, transforms and lints a DOT file (spec §9.1) for `run`, `resume` and `render`: prints warnings to
  * stderr and refuses a pipeline with errors.
  *
  * @throws {CliError} `CLI_FILE_NOT_FOUND` for a missing file; `CLI_INVALID_INPUT` (exit 2) when the file has
@@ -65,7 +67,7 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
   if (graph === undefined || errors.length > 0) {
     throw new CliError({
       code: 'CLI_INVALID_INPUT',
-      message: `${filename}: ${countLabel(errors.length, 'error')}; the pipeline was not run. Fix the problems above, then check again with \`${cliCommand(io.env)} validate ${filename}\`.`,
+      message: `${filename}: ${countLabel(errors.length, 'error')}; the pipeline was not ${options.refused ?? 'run'}. Fix the problems above, then check again with \`${cliCommand(io.env)} validate ${filename}\`.`,
     });
   }
   return { graph, source, path: options.path, warnings };

@@ -202,7 +202,7 @@ function addRunOptions(command: Command): void {
       ),
     )
     .option('--json', 'print events as JSON lines on stdout and nothing else there')
-    .option('-q, --quiet', 'print only warnings, errors and the final summary')
+    .option('-q, --quiet', 'print only the run directory, warnings, errors and the final summary')
     .option('-v, --verbose', 'also print agent text, tool calls, logs and checkpoints')
     .option('--strict', 'treat dialect aliases as errors');
 }

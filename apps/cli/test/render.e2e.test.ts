@@ -66,6 +66,7 @@ describe('attractor render', () => {
     const result = await attractor(['render', file]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`${file}:`);
+    expect(result.stderr).toContain('1 error; the pipeline was not rendered.');
     expect(result.stdout).toBe('');
   });
 });

@@ -151,4 +151,32 @@ describe('attractor run: options, output and exit codes', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/✖ Pipeline failed after .*max_steps/);
   });
+
+  it('-q prints the run directory, then only the final summary, as its help says', async () => {
+    const help = await attractor(['run', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      '-q, --quiet print only the run directory, warnings, errors and the final summary',
+    );
+    const cwd = await temporaryDirectory();
+    const result = await attractor(
+      [
+        'run',
+        join(PIPELINES, 'build-and-test.dot'),
+        '--simulate',
+        '--workdir',
+        SAMPLE_PROJECT,
+        '-q',
+        '--logs-dir',
+        'run',
+      ],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toEqual([
+      'Run directory: run',
+      expect.stringMatching(/^✔ Pipeline succeeded in .+ \(\d+ stages\)$/),
+      '  run directory: run',
+    ]);
+  });
 });

@@ -61,4 +61,23 @@ describe('attractor run --simulate-script: the script is checked before the run'
     expect(withLogsDir.exitCode).toBe(2);
     await expect(access(join(cwd, 'run'))).rejects.toThrow();
   });
+
+  it('gives each call of a node its next step, retries included (the README example)', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'loop.dot'),
+      TEST_LOOP.replace('[prompt="Run the tests"]', '[prompt="Run the tests", max_retries=2]'),
+    );
+    await writeFile(join(cwd, 'once.json'), JSON.stringify({ test: ['fail'] }));
+    const once = await attractor(['run', 'loop.dot', '--simulate-script', 'once.json'], { cwd });
+    expect(once.exitCode).toBe(0);
+    expect(once.stdout).toMatch(/^✔ test .*2 attempts$/m);
+    expect(once.stdout).not.toContain('✔ fix');
+    await writeFile(join(cwd, 'visit.json'), JSON.stringify({ test: ['fail', 'fail', 'fail'] }));
+    const visit = await attractor(['run', 'loop.dot', '--simulate-script', 'visit.json'], { cwd });
+    expect(visit.exitCode).toBe(0);
+    expect(visit.stdout).toMatch(/^✖ test fail .*3 attempts/m);
+    expect(visit.stdout).toContain('✔ fix');
+    expect(visit.stdout).toMatch(/^✔ test .*visit 2$/m);
+  });
 });

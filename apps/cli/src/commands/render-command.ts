@@ -28,7 +28,7 @@ export interface RenderCommandOptions {
 export async function renderCommand(options: RenderCommandOptions): Promise<number> {
   const { io } = options;
   const colors = createColors(io.color);
-  const { graph } = await loadPipeline({ path: options.file, io, colors });
+  const { graph } = await loadPipeline({ path: options.file, io, colors, refused: 'rendered' });
   let statuses: ReturnType<typeof nodeStates> | undefined;
   if (options.run !== undefined) {
     const run = await readRunDirectory(options.run, { cwd: io.cwd });
