@@ -10,6 +10,7 @@ import type {
   DotId,
   DotNodeStatement,
   DotStatement,
+  DotStatementStream,
   SourceSpan,
 } from '@attractor/dot';
 import {
@@ -74,6 +75,10 @@ export function deriveClassName(label: string): string {
  * - Dialect aliases (`llm_prompt`, `node_type`, ...) are stored under the canonical key with
  *   `writtenKey` set (DESIGN.md "Dialect").
  *
+ * `ast` is the AST of `parseDot`, or the statement stream of `parseDotIncrementally`, whose statements are then
+ * parsed as the graph is built, so the AST of the whole file is never held at once (a `DotSyntaxError` then comes
+ * from here).
+ *
  * @example
  * ```ts
  * import { parseDot } from '@attractor/dot';
@@ -84,14 +89,24 @@ export function deriveClassName(label: string): string {
  * graph.outgoing('start')[0]?.to; // 'exit'
  * ```
  */
-export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph {
+export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraphOptions = {}): Graph {
   const filename = options.filename ?? ast.filename;
+  // Spans from `parseDot` compute `start` and `end` on access (a spread would drop them): copy them by name.
   const locate = (span: SourceSpan): SourceSpan =>
-    filename === undefined || span.filename !== undefined ? span : { ...span, filename };
+    filename === undefined || span.filename !== undefined
+      ? span
+      : { start: span.start, end: span.end, filename };
 
   const graphAttributes: MutableAttributes = {};
   const nodes = new Map<string, NodeDraft>();
   const edges: GraphEdge[] = [];
+
+  const edgeSpan = (from: SourceSpan, to: SourceSpan): SourceSpan => {
+    const file = from.filename ?? filename;
+    return file === undefined
+      ? { start: from.start, end: to.end }
+      : { start: from.start, end: to.end, filename: file };
+  };
 
   const toAttribute = (attribute: DotAttribute, origin: AttributeOrigin): GraphAttribute => {
     const canonical = DIALECT_ALIASES[attribute.key];
@@ -159,28 +174,25 @@ export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph 
   };
 
   const visitEdgeChain = (statement: DotEdgeChainStatement, scope: Scope) => {
-    for (const id of statement.nodes) ensureNode(id, id.span, scope);
-    for (let position = 0; position + 1 < statement.nodes.length; position += 1) {
-      const from = statement.nodes[position]!;
-      const to = statement.nodes[position + 1]!;
+    // The ids of the node drafts, not the statement's copies: one string per node id in the graph.
+    const ids = statement.nodes.map((id) => ensureNode(id, id.span, scope).id);
+    // Converted once and shared by the chain's edges (attributes are immutable).
+    const explicit = statement.attributes.map((attribute) => toAttribute(attribute, 'explicit'));
+    for (let position = 0; position + 1 < ids.length; position += 1) {
       const attributes: MutableAttributes = { ...scope.edgeDefaults };
-      assign(attributes, statement.attributes, 'explicit');
+      for (const attribute of explicit) attributes[attribute.key] = attribute;
       edges.push({
-        from: from.name,
-        to: to.name,
+        from: ids[position]!,
+        to: ids[position + 1]!,
         index: edges.length,
-        span: locate({ start: from.span.start, end: to.span.end }),
+        span: edgeSpan(statement.nodes[position]!.span, statement.nodes[position + 1]!.span),
         attributes,
         ...edgeFields(attributes),
       });
     }
   };
 
-  const visit = (
-    statements: readonly DotStatement[],
-    scope: Scope,
-    subgraphAttributes: MutableAttributes,
-  ) => {
+  const visit = (statements: Iterable<DotStatement>, scope: Scope, subgraphAttributes: MutableAttributes) => {
     for (const statement of statements) {
       switch (statement.kind) {
         case 'graphAttributes':

@@ -6,7 +6,7 @@
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Graph } from '../graph.js';
 import type { Diagnostic } from './diagnostic.js';
-import { attributeSpan, nodeSpan } from './source-location.js';
+import { attributeSpan, nodeSpan, plainSpan } from './source-location.js';
 
 /** How deep sub-pipelines may nest before validation stops following them. */
 export const MAX_GRAPH_REF_DEPTH = 16;
@@ -66,13 +66,14 @@ export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[]
     const path = resolveGraphRef({ ref, parentFilename: graph.filename });
     const finding = checkFile(ref, path, check);
     if (finding.ok) continue;
+    const span = attributeSpan(attribute, nodeSpan(node));
     diagnostics.push({
       rule: 'subgraph_ref',
       severity: 'error',
       message: `Subgraph node "${node.id}": ${finding.message}`,
       nodeId: node.id,
       fix: finding.fix,
-      span: attributeSpan(attribute, nodeSpan(node)),
+      ...(span === undefined ? {} : { span: plainSpan(span) }),
     });
   }
   return diagnostics;
