@@ -229,6 +229,8 @@ export class Graph {
       push(this.#outgoing, edge.from, edge);
       push(this.#incoming, edge.to, edge);
     }
+    trim(this.#outgoing);
+    trim(this.#incoming);
   }
 
   /** The node with this id, or undefined. */
@@ -301,6 +303,11 @@ function push(map: Map<string, GraphEdge[]>, key: string, edge: GraphEdge): void
   const list = map.get(key);
   if (list) list.push(edge);
   else map.set(key, [edge]);
+}
+
+/** Replaces each list that grew by `push` (room for 17 edges from the second one on) by an exact-size copy. */
+function trim(map: Map<string, GraphEdge[]>): void {
+  for (const [key, list] of map) if (list.length > 1) map.set(key, list.slice());
 }
 
 function optional<TKey extends string, TValue>(
