@@ -14,10 +14,10 @@ import type {
   SourceSpan,
 } from '@attractor/dot';
 import {
+  createNode,
   DIALECT_ALIASES,
   edgeFields,
   graphSettings,
-  nodeFields,
   splitClassList,
 } from './attribute-schema.js';
 import { type AttributeOrigin, Graph, type GraphAttribute, type GraphEdge, type GraphNode } from './graph.js';
@@ -236,7 +236,7 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
   const builtNodes: GraphNode[] = [...nodes.values()].map((draft) => {
     const ownClasses = splitClassList(draft.attributes.class?.value ?? '');
     const classes = [...ownClasses, ...draft.subgraphClasses.filter((name) => !ownClasses.includes(name))];
-    return {
+    return createNode({
       id: draft.id,
       span: draft.span,
       idSpan: draft.idSpan,
@@ -244,8 +244,7 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
       attributes: draft.attributes,
       classes,
       subgraphClasses: draft.subgraphClasses,
-      ...nodeFields(draft.id, draft.attributes),
-    };
+    });
   });
 
   return new Graph({

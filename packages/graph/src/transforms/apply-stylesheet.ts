@@ -1,5 +1,5 @@
 import { resolveProperties, type StylesheetDeclaration } from '@attractor/stylesheet';
-import { nodeFields } from '../attribute-schema.js';
+import { createNode } from '../attribute-schema.js';
 import type { GraphAttribute, GraphNode } from '../graph.js';
 import { graphStylesheet } from '../lint/model-stylesheet.js';
 import { spanInAttribute } from '../lint/source-location.js';
@@ -50,9 +50,7 @@ export const applyStylesheetTransform: Transform = {
         attributes[property] = attributeOf(property, value, declaration);
         changed = true;
       }
-      return changed
-        ? { ...node, attributes, ...nodeFields(node.id, attributes), prompt: node.prompt }
-        : node;
+      return changed ? createNode({ ...node, attributes }, node.prompt) : node;
     });
     return graph.with({ nodes });
   },
