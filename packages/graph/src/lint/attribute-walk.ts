@@ -76,18 +76,41 @@ class EntityOwner implements AttributeOwner {
   }
 }
 
+/**
+ * Tells whether an attribute is met for the first time. Its identity is the offset of its key in the source (the
+ * same written attribute can be several objects) or, without a key span, the object. The offsets go in a bit set
+ * the size of the source: a `Set` of every attribute of a large graph is megabytes of hash table.
+ */
+function firstVisitTracker(source: string | undefined): (attribute: GraphAttribute) => boolean {
+  const length = source?.length ?? 0;
+  const seenOffsets = new Uint32Array((length >>> 5) + 1);
+  const seenOthers = new Set<unknown>();
+  return (attribute) => {
+    const offset = attribute.keySpan?.start.offset;
+    if (offset !== undefined && offset >= 0 && offset < length) {
+      const word = offset >>> 5;
+      const bit = 1 << (offset & 31);
+      if ((seenOffsets[word]! & bit) !== 0) return false;
+      seenOffsets[word]! |= bit;
+      return true;
+    }
+    const identity = offset ?? attribute;
+    if (seenOthers.has(identity)) return false;
+    seenOthers.add(identity);
+    return true;
+  };
+}
+
 function attributeVisits(graph: Graph): Visits {
   const attributes: GraphAttribute[] = [];
   const owners: AttributeOwner[] = [];
-  const seen = new Set<unknown>();
+  const firstVisit = firstVisitTracker(graph.source);
   const walk = (record: GraphAttributes, scope: 'node' | 'edge', entity: GraphNode | GraphEdge) => {
     let own: AttributeOwner | undefined;
     let viaDefault: AttributeOwner | undefined;
     for (const key in record) {
       const attribute = record[key]!;
-      const identity = attribute.keySpan ? attribute.keySpan.start.offset : attribute;
-      if (seen.has(identity)) continue;
-      seen.add(identity);
+      if (!firstVisit(attribute)) continue;
       attributes.push(attribute);
       if (attribute.origin === 'default') {
         viaDefault ??= new EntityOwner(scope, entity, true);
@@ -100,9 +123,7 @@ function attributeVisits(graph: Graph): Visits {
   };
   const graphOwner: AttributeOwner = { scope: 'graph', description: `Graph "${graph.id}"`, where: {} };
   for (const attribute of Object.values(graph.attributes)) {
-    const identity = attribute.keySpan ? attribute.keySpan.start.offset : attribute;
-    if (seen.has(identity)) continue;
-    seen.add(identity);
+    if (!firstVisit(attribute)) continue;
     attributes.push(attribute);
     owners.push(graphOwner);
   }
