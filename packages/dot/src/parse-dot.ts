@@ -97,7 +97,6 @@ export function parseDotIncrementally(source: string, options: ParseDotOptions =
 function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<DotStatement, void, undefined> {
   // Statement lists of the open subgraphs (innermost last), with where each one opened.
   const levels: Array<{ statements: DotStatement[]; open: { start: number; id: DotId | undefined } }> = [];
-  let nextElision = 0;
   const { segments } = scan;
   for (let index = 0; index < segments.length; index += 3) {
     const kind = segments[index]!;
@@ -105,11 +104,10 @@ function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<Do
     const end = segments[index + 2]!;
     const current = levels.at(-1);
     if (kind === SEGMENT_STATEMENTS) {
-      const elided = elidedChunk(scan, start, end, nextElision);
-      nextElision = elided.nextElision;
-      const match = dotGrammar.match(elided.chunk.text, 'Statements');
-      if (match.failed()) throw matchFailure(context, scan, match, elided.chunk);
-      const statements = buildStatements(match, { parse: context, chunk: elided.chunk });
+      const chunk = elidedChunk(scan, start, end);
+      const match = dotGrammar.match(chunk.text, 'Statements');
+      if (match.failed()) throw matchFailure(context, scan, match, chunk);
+      const statements = buildStatements(match, { parse: context, chunk });
       if (current === undefined) yield* statements;
       else for (const statement of statements) current.statements.push(statement);
     } else if (kind === SEGMENT_SUBGRAPH_OPEN) {
