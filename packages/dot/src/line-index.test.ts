@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SourcePosition, SourceSpan } from './dot-ast.js';
+import { spanBetween } from './line-index.js';
 import { parseDot } from './parse-dot.js';
 
 const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -54,6 +55,27 @@ describe('AST spans (positions worked out on read)', () => {
     const [node, edge] = parseDot(source).statements;
     expect(node!.span).not.toEqual(edge!.span);
     expect(parseDot(source).statements[0]!.span).toEqual(node!.span);
+  });
+
+  it('joins two spans with spanBetween, of the same kind when both come from one parse', () => {
+    const ast = parseDot(source, { filename: 'g.dot' });
+    const edge = ast.statements[1]!;
+    if (edge.kind !== 'edgeChain') throw new Error('expected an edge chain');
+    const [from, to] = edge.nodes;
+    const joined = spanBetween(from!.span, to!.span);
+    expect(JSON.parse(JSON.stringify(joined))).toEqual({
+      start: { offset: 38, line: 4, column: 3 },
+      end: { offset: 50, line: 4, column: 15 },
+      filename: 'g.dot',
+    });
+    expect(joined).toEqual(edge.span);
+    const plain = { start: { offset: 0, line: 1, column: 1 }, end: { offset: 1, line: 1, column: 2 } };
+    expect(spanBetween(plain, to!.span)).toEqual({ start: plain.start, end: to!.span.end });
+    expect(spanBetween(from!.span, plain)).toEqual({
+      start: from!.span.start,
+      end: plain.end,
+      filename: 'g.dot',
+    });
   });
 
   it('gives the line and column of every span of every corpus file as counted by hand', () => {

@@ -61,6 +61,13 @@ export class OffsetSpan implements SourceSpan {
     this.endOffset = endOffset;
   }
 
+  /** From `first` to `last` when both are offset spans of the same text, else undefined. */
+  static between(first: SourceSpan, last: SourceSpan): OffsetSpan | undefined {
+    if (!(first instanceof OffsetSpan && last instanceof OffsetSpan)) return undefined;
+    const index = first.#index;
+    return index === last.#index ? new OffsetSpan(index, first.startOffset, last.endOffset) : undefined;
+  }
+
   /** Where the span starts (a new object on each read). */
   get start(): SourcePosition {
     return positionAt(this.#index, this.startOffset);
@@ -84,6 +91,24 @@ export class OffsetSpan implements SourceSpan {
     const { startOffset, endOffset } = this;
     return #index in this ? plainSpan(this) : { startOffset, endOffset };
   }
+}
+
+/**
+ * The span from the start of `first` to the end of `last` (for example an edge, from its source id to its target
+ * id). Two spans of one `parseDot` call give a span of the same kind (offsets, positions worked out when read),
+ * anything else a plain span (with the `filename` of `first`, if any).
+ *
+ * @param first - Where the span starts.
+ * @param last - Where it ends; in the same text, not before `first`.
+ * @returns A new span.
+ */
+export function spanBetween(first: SourceSpan, last: SourceSpan): SourceSpan {
+  const joined = OffsetSpan.between(first, last);
+  if (joined !== undefined) return joined;
+  const { filename } = first;
+  return filename === undefined
+    ? { start: first.start, end: last.end }
+    : { start: first.start, end: last.end, filename };
 }
 
 /** `span` as plain data: `start`, `end` and `filename` (when there is one) copied into a new object literal. */

@@ -13,6 +13,7 @@ import type {
   DotStatementStream,
   SourceSpan,
 } from '@attractor/dot';
+import { spanBetween } from '@attractor/dot';
 import {
   createNode,
   DIALECT_ALIASES,
@@ -101,12 +102,8 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
   const nodes = new Map<string, NodeDraft>();
   const edges: GraphEdge[] = [];
 
-  const edgeSpan = (from: SourceSpan, to: SourceSpan): SourceSpan => {
-    const file = from.filename ?? filename;
-    return file === undefined
-      ? { start: from.start, end: to.end }
-      : { start: from.start, end: to.end, filename: file };
-  };
+  // From the source id to the target id; of the parser's kind (positions worked out when read) when it can be.
+  const edgeSpan = (from: SourceSpan, to: SourceSpan): SourceSpan => locate(spanBetween(from, to));
 
   const toAttribute = (attribute: DotAttribute, origin: AttributeOrigin): GraphAttribute => {
     const canonical = DIALECT_ALIASES[attribute.key];
