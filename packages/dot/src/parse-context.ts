@@ -8,8 +8,8 @@ export interface ParseContext {
   readonly lines: LineIndex;
   readonly filename: string | undefined;
   /**
-   * One string per distinct attribute key and node id: a large file names the same keys and ids many times, and
-   * every `source.slice` of a short text is a new string.
+   * One string per distinct attribute key: a large file writes the same few keys many times, and every
+   * `source.slice` of a short text is a new string.
    */
   readonly names: Map<string, string>;
 }

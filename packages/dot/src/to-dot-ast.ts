@@ -280,7 +280,7 @@ class AstBuilder {
         `Rename the node, e.g. ${lowerCase}_step [label="${name}"]. DOT keywords are case-insensitive.`,
       );
     }
-    return { name: intern(this.parse, name), span: this.span(token) };
+    return { name, span: this.span(token) };
   }
 
   /** `GraphId` or `SubgraphId`: only a bare identifier is accepted. */
