@@ -607,16 +607,32 @@ export type EdgeFields = Omit<GraphEdge, 'from' | 'to' | 'index' | 'span' | 'att
 
 /** Derives the typed fields of an edge (spec §2.7) from its attributes, with the spec's defaults. */
 export function edgeFields(attributes: GraphAttributes): EdgeFields {
-  return {
-    label: attributes.label?.value ?? '',
-    condition: attributes.condition?.value.trim() ?? '',
-    weight: typed(attributes, 'weight') ?? 0,
-    loopRestart: typed(attributes, 'loop_restart') ?? false,
-    ...withoutUndefined({
-      fidelity: typed(attributes, 'fidelity') as FidelityMode | undefined,
-      threadId: nonEmpty(attributes, 'thread_id'),
-    }),
-  } as EdgeFields;
+  const fields: Record<string, unknown> = {};
+  setEdgeFields(fields, attributes);
+  return fields as unknown as EdgeFields;
+}
+
+/** What an edge is besides the fields derived from its attributes. */
+export type EdgeParts = Pick<GraphEdge, 'from' | 'to' | 'index' | 'span' | 'attributes'>;
+
+/** An edge: `parts`, then the fields `edgeFields` derives, set one by one in one order (see `createNode`). */
+export function createEdge(parts: EdgeParts): GraphEdge {
+  const edge: Record<string, unknown> = { from: parts.from, to: parts.to, index: parts.index };
+  if (parts.span !== undefined) edge.span = parts.span;
+  edge.attributes = parts.attributes;
+  setEdgeFields(edge, parts.attributes);
+  return edge as unknown as GraphEdge;
+}
+
+function setEdgeFields(target: Record<string, unknown>, attributes: GraphAttributes): void {
+  target.label = attributes.label?.value ?? '';
+  target.condition = attributes.condition?.value.trim() ?? '';
+  target.weight = typed(attributes, 'weight') ?? 0;
+  target.loopRestart = typed(attributes, 'loop_restart') ?? false;
+  const fidelity = typed(attributes, 'fidelity');
+  if (fidelity !== undefined) target.fidelity = fidelity;
+  const threadId = nonEmpty(attributes, 'thread_id');
+  if (threadId !== undefined) target.threadId = threadId;
 }
 
 /**

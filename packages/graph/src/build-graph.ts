@@ -15,9 +15,9 @@ import type {
 } from '@attractor/dot';
 import { spanBetween } from '@attractor/dot';
 import {
+  createEdge,
   createNode,
   DIALECT_ALIASES,
-  edgeFields,
   graphSettings,
   splitClassList,
 } from './attribute-schema.js';
@@ -107,15 +107,13 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
 
   const toAttribute = (attribute: DotAttribute, origin: AttributeOrigin): GraphAttribute => {
     const canonical = DIALECT_ALIASES[attribute.key];
-    return {
-      key: canonical ?? attribute.key,
-      value: attribute.value.value,
-      kind: attribute.value.kind,
-      origin,
-      ...(canonical === undefined ? {} : { writtenKey: attribute.key }),
-      keySpan: locate(attribute.keySpan),
-      valueSpan: locate(attribute.value.span),
-    };
+    const { value, kind } = attribute.value;
+    const keySpan = locate(attribute.keySpan);
+    const valueSpan = locate(attribute.value.span);
+    // Two literals rather than a conditional spread: one fixed shape each, no temporary object.
+    return canonical === undefined
+      ? { key: attribute.key, value, kind, origin, keySpan, valueSpan }
+      : { key: canonical, value, kind, origin, writtenKey: attribute.key, keySpan, valueSpan };
   };
 
   const assign = (
@@ -178,14 +176,15 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
     for (let position = 0; position + 1 < ids.length; position += 1) {
       const attributes: MutableAttributes = { ...scope.edgeDefaults };
       for (const attribute of explicit) attributes[attribute.key] = attribute;
-      edges.push({
-        from: ids[position]!,
-        to: ids[position + 1]!,
-        index: edges.length,
-        span: edgeSpan(statement.nodes[position]!.span, statement.nodes[position + 1]!.span),
-        attributes,
-        ...edgeFields(attributes),
-      });
+      edges.push(
+        createEdge({
+          from: ids[position]!,
+          to: ids[position + 1]!,
+          index: edges.length,
+          span: edgeSpan(statement.nodes[position]!.span, statement.nodes[position + 1]!.span),
+          attributes,
+        }),
+      );
     }
   };
 
