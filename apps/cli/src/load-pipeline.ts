@@ -53,7 +53,7 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
   const graph = prepared.graph;
   const diagnostics = prepared.diagnostics.map((diagnostic) =>
     diagnostic.span?.filename === absolute
-      ? { ...diagnostic, span: { ...diagnostic.span, filename } }
+      ? { ...diagnostic, span: { start: diagnostic.span.start, end: diagnostic.span.end, filename } }
       : diagnostic,
   );
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');

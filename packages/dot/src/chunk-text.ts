@@ -8,11 +8,15 @@
  *   `true`/`false` excepted: an identifier is one token to the grammar whatever its length, but
  *   Ohm would evaluate a character class and build a CST node for each of its characters.
  *
- * The scanner has already found both (it had to, to respect strings and to cut chunks), so the AST
- * builder reads the full text from the source through the mapping. `parseDotWithoutChunks` matches
- * the full text, and the tests compare the two.
+ * They are found when the chunk is made, in its own text: a chunk holds whole statements, so its strings are
+ * whole, and comments are already masked. (Listing them for the whole file up front, as the scanner once did,
+ * was megabytes of arrays alive for the whole parse.) The AST builder reads the full text from the source
+ * through the mapping. `parseDotWithoutChunks` matches the full text, and the tests compare the two.
  */
-import type { DotScan } from './scan-dot.js';
+import { type DotScan, isDigit, isIdChar, isLiteralWord } from './scan-dot.js';
+
+const QUOTE = 34;
+const BACKSLASH = 92;
 
 /** One chunk as matched by Ohm. */
 export interface ChunkText {
@@ -32,35 +36,57 @@ export function verbatimChunk(scan: DotScan, start: number, end: number): ChunkT
 }
 
 /**
- * Builds the chunk `[start, end)` of `scan.masked` without the ranges of `scan.elisions`. `firstElision`
- * is the index (in pairs) of the first elision that may lie in the chunk; the index after the chunk's
- * last elision is returned with it, so consecutive chunks walk the list once.
+ * Builds the chunk `[start, end)` of `scan.masked` without the body of every non-empty quoted string and the tail
+ * of every identifier after its first character, except keywords and `true`/`false`, which the grammar matches
+ * literally. `[start, end)` must hold whole statements (a segment of the scan).
  */
-export function elidedChunk(
-  scan: DotScan,
-  start: number,
-  end: number,
-  firstElision: number,
-): { chunk: ChunkText; nextElision: number } {
-  const { masked, elisions } = scan;
-  let pair = firstElision;
-  while (pair < elisions.length && elisions[pair]! < start) pair += 2;
+export function elidedChunk(scan: DotScan, start: number, end: number): ChunkText {
+  const { masked } = scan;
   const pieces: string[] = [];
   const elidedAt: number[] = [];
   const removedUpTo: number[] = [];
   let copied = start;
   let removed = 0;
-  for (; pair < elisions.length && elisions[pair]! < end; pair += 2) {
-    const cutStart = elisions[pair]!;
-    const cutEnd = elisions[pair + 1]!;
+  const cut = (cutStart: number, cutEnd: number) => {
     pieces.push(masked.slice(copied, cutStart));
     copied = cutEnd;
     elidedAt.push(cutStart - start - removed);
     removed += cutEnd - cutStart;
     removedUpTo.push(removed);
+  };
+  let index = start;
+  while (index < end) {
+    const code = masked.charCodeAt(index);
+    if (code === QUOTE) {
+      const close = closingQuote(masked, index);
+      if (close > index + 1) cut(index + 1, close);
+      index = close + 1;
+    } else if (isIdChar(code)) {
+      let wordEnd = index + 1;
+      while (wordEnd < end && isIdChar(masked.charCodeAt(wordEnd))) wordEnd++;
+      if (wordEnd - index > 1 && !isDigit(code) && !isLiteralWord(masked, index, wordEnd))
+        cut(index + 1, wordEnd);
+      index = wordEnd;
+    } else {
+      index++;
+    }
   }
   pieces.push(masked.slice(copied, end));
-  return { chunk: { text: pieces.join(''), base: start, elidedAt, removedUpTo }, nextElision: pair };
+  return { text: pieces.join(''), base: start, elidedAt, removedUpTo };
+}
+
+/** The offset of the `"` that closes the string opened at `open` (the scanner has checked that there is one). */
+function closingQuote(text: string, open: number): number {
+  let from = open + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote === -1) return text.length;
+    let backslashes = 0;
+    for (let before = quote - 1; before > open && text.charCodeAt(before) === BACKSLASH; before--)
+      backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    from = quote + 1;
+  }
 }
 
 /** The source offset of position `index` of `chunk.text`. */

@@ -2,7 +2,8 @@
  * The typed AST of the Attractor DOT subset (spec §2.1-§2.13), as returned by `parseDot`.
  *
  * The AST is plain data: no Ohm type crosses the package boundary (STYLE.md §9). Every node keeps
- * its source span so that diagnostics can point at the exact place. Attribute values stay strings
+ * its source span so that diagnostics can point at the exact place (spans compute their line and column
+ * when read: see {@link SourceSpan}). Attribute values stay strings
  * here; `@attractor/graph` types them.
  */
 
@@ -13,7 +14,16 @@ export interface SourcePosition {
   readonly column: number;
 }
 
-/** A half-open range `[start, end)` of the source text, with the file it came from when known. */
+/**
+ * A half-open range `[start, end)` of the source text, with the file it came from when known.
+ *
+ * The spans of a parsed AST are not plain objects: to keep the AST of a large file small, each holds two offsets
+ * and works out `start` and `end` (new objects) from the file's line index when they are read. They read like plain
+ * spans (`span.start.line`, `'start' in span`, `span.filename`), `JSON.stringify` gives the plain span, and `toEqual`
+ * compares their offsets; but a spread `{ ...span }` or `structuredClone(span)` does not copy `start`, `end` and
+ * `filename`. To make a span of your own from one, copy those by name: `{ start: span.start, end: span.end }`.
+ * The span of a `DotSyntaxError` is a plain object.
+ */
 export interface SourceSpan {
   readonly start: SourcePosition;
   readonly end: SourcePosition;

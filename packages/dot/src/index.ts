@@ -17,4 +17,10 @@ export type {
 } from './dot-ast.js';
 export { DotSyntaxError, type DotSyntaxErrorOptions } from './errors/dot-syntax-error.js';
 export { type FormatCodeFrameOptions, formatCodeFrame } from './format-code-frame.js';
-export { type ParseDotOptions, parseDot } from './parse-dot.js';
+export { spanBetween } from './line-index.js';
+export {
+  type DotStatementStream,
+  type ParseDotOptions,
+  parseDot,
+  parseDotIncrementally,
+} from './parse-dot.js';

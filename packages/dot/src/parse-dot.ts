@@ -1,7 +1,7 @@
 /** `parseDot`, the public entry of the package: scan, match chunk by chunk, build the AST (STYLE.md §9). */
 import type { FailedMatchResult } from 'ohm-js';
 import { type ChunkText, elidedChunk, toSourceOffset, verbatimChunk } from './chunk-text.js';
-import type { DotAst, DotId, DotStatement } from './dot-ast.js';
+import type { DotAst, DotId, DotStatement, DotSubgraphStatement, SourceSpan } from './dot-ast.js';
 import { dotGrammar } from './dot-grammar.js';
 import { spanAt } from './line-index.js';
 import { createParseContext, type ParseContext, syntaxError } from './parse-context.js';
@@ -37,29 +37,79 @@ export interface ParseDotOptions {
  * ```
  */
 export function parseDot(source: string, options: ParseDotOptions = {}): DotAst {
+  const { id, span, statements, filename } = parseDotIncrementally(source, options);
+  const all = [...statements];
+  return filename === undefined
+    ? { kind: 'digraph', id, statements: all, span }
+    : { kind: 'digraph', id, statements: all, span, filename };
+}
+
+/**
+ * A DOT file being parsed by {@link parseDotIncrementally}: what is known once the header has been read,
+ * and the top-level statements, parsed as they are taken.
+ */
+export interface DotStatementStream {
+  /** The graph id. */
+  readonly id: DotId;
+  /** The whole graph, from `digraph` to the closing `}`. */
+  readonly span: SourceSpan;
+  /** The `filename` option, when given. */
+  readonly filename?: string;
+  /**
+   * The top-level statements in source order, each parsed when the iteration reaches it (a subgraph comes
+   * whole, once its `}` is read). Can be iterated once. Throws {@link DotSyntaxError} at the first syntax error,
+   * after yielding the statements before it.
+   */
+  readonly statements: IterableIterator<DotStatement>;
+}
+
+/**
+ * Parses like {@link parseDot}, but yields the top-level statements one at a time, each as soon as the chunk
+ * of text that holds it has been matched, instead of returning the whole AST: a consumer that turns each
+ * statement into something smaller (as `@attractor/graph`'s `prepareGraph` does) never holds the AST of the
+ * whole file, which for a large file is many times the size of the text. The statements are the same objects
+ * `parseDot` would return, in the same order, and a syntax error is the same `DotSyntaxError`.
+ *
+ * @param source - The DOT text.
+ * @param options - `filename` for messages and spans.
+ * @returns The graph id and span, and an iterator over the statements.
+ * @throws {DotSyntaxError} here for an error the scanner finds (an unclosed string, bracket or brace, a
+ *   second graph, ...) or one in the header; from the iterator for an error inside a statement.
+ * @example
+ * ```ts
+ * const stream = parseDotIncrementally(source, { filename: 'big.dot' });
+ * let edges = 0;
+ * for (const statement of stream.statements) if (statement.kind === 'edgeChain') edges += statement.nodes.length - 1;
+ * ```
+ */
+export function parseDotIncrementally(source: string, options: ParseDotOptions = {}): DotStatementStream {
   const context = createParseContext(source, options.filename);
   const scan = scanDot(context);
   const id = parseHeader(context, scan);
-  const statements: DotStatement[] = [];
+  const span = spanAt(context.lines, scan.headerStart, scan.bodyEnd + 1);
+  const statements = topLevelStatements(context, scan);
+  return context.filename === undefined
+    ? { id, span, statements }
+    : { id, span, statements, filename: context.filename };
+}
+
+/** Matches the body chunk by chunk and yields each top-level statement as soon as it is complete. */
+function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<DotStatement, void, undefined> {
   // Statement lists of the open subgraphs (innermost last), with where each one opened.
-  const levels: Array<{ statements: DotStatement[]; open?: { start: number; id: DotId | undefined } }> = [
-    { statements },
-  ];
-  let nextElision = 0;
+  const levels: Array<{ statements: DotStatement[]; open: { start: number; id: DotId | undefined } }> = [];
   const { segments } = scan;
   for (let index = 0; index < segments.length; index += 3) {
     const kind = segments[index]!;
     const start = segments[index + 1]!;
     const end = segments[index + 2]!;
-    const current = levels[levels.length - 1]!;
+    const current = levels.at(-1);
     if (kind === SEGMENT_STATEMENTS) {
-      const elided = elidedChunk(scan, start, end, nextElision);
-      nextElision = elided.nextElision;
-      const match = dotGrammar.match(elided.chunk.text, 'Statements');
-      if (match.failed()) throw matchFailure(context, scan, match, elided.chunk);
-      for (const statement of buildStatements(match, { parse: context, chunk: elided.chunk })) {
-        current.statements.push(statement);
-      }
+      const chunk = elidedChunk(scan, start, end);
+      const match = dotGrammar.match(chunk.text, 'Statements');
+      if (match.failed()) throw matchFailure(context, scan, match, chunk);
+      const statements = buildStatements(match, { parse: context, chunk });
+      if (current === undefined) yield* statements;
+      else for (const statement of statements) current.statements.push(statement);
     } else if (kind === SEGMENT_SUBGRAPH_OPEN) {
       const chunk = verbatimChunk(scan, start, end);
       const match = dotGrammar.match(chunk.text, 'SubgraphOpen');
@@ -68,16 +118,17 @@ export function parseDot(source: string, options: ParseDotOptions = {}): DotAst 
       levels.push({ statements: [], open: { start, id: subgraphId } });
     } else {
       levels.pop();
-      const open = current.open!;
-      const span = spanAt(context.lines, open.start, end, context.filename);
-      levels[levels.length - 1]!.statements.push(
+      const { open, statements } = current!;
+      const span = spanAt(context.lines, open.start, end);
+      const subgraph: DotSubgraphStatement =
         open.id === undefined
-          ? { kind: 'subgraph', statements: current.statements, span }
-          : { kind: 'subgraph', id: open.id, statements: current.statements, span },
-      );
+          ? { kind: 'subgraph', statements, span }
+          : { kind: 'subgraph', id: open.id, statements, span };
+      const outer = levels.at(-1);
+      if (outer === undefined) yield subgraph;
+      else outer.statements.push(subgraph);
     }
   }
-  return createAst(context, scan, id, statements);
 }
 
 /**
@@ -102,7 +153,7 @@ function parseHeader(context: ParseContext, scan: DotScan): DotId {
 }
 
 function createAst(context: ParseContext, scan: DotScan, id: DotId, statements: DotStatement[]): DotAst {
-  const span = spanAt(context.lines, scan.headerStart, scan.bodyEnd + 1, context.filename);
+  const span = spanAt(context.lines, scan.headerStart, scan.bodyEnd + 1);
   return context.filename === undefined
     ? { kind: 'digraph', id, statements, span }
     : { kind: 'digraph', id, statements, span, filename: context.filename };

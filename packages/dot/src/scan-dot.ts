@@ -31,12 +31,6 @@ export interface DotScan {
    * (its `}`).
    */
   readonly segments: readonly number[];
-  /**
-   * `[start, end)` pairs, flattened and ascending: what the grammar does not need to see in the body
-   * (chunk-text.ts), i.e. the body of every non-empty quoted string and the tail of every identifier
-   * after its first character, except keywords and `true`/`false`, which the grammar matches literally.
-   */
-  readonly elisions: readonly number[];
 }
 
 /** Segment kind of {@link DotScan.segments}: a run of whole statements, matched with `Statements`. */
@@ -74,20 +68,23 @@ const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const BYTE_ORDER_MARK = 0xfeff;
 
-function isIdChar(code: number): boolean {
+/** `A-Z a-z 0-9 _`. */
+export function isIdChar(code: number): boolean {
   return (
     (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95
   );
 }
 
-function isDigit(code: number): boolean {
+/** `0-9`. */
+export function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
 /** Words the grammar matches letter by letter: the DOT keywords (any case) and `true`/`false`. */
 const LITERAL_WORDS = new Set(['strict', 'digraph', 'graph', 'subgraph', 'node', 'edge', 'true', 'false']);
 
-function isLiteralWord(source: string, start: number, end: number): boolean {
+/** Whether `source[start, end)` is a word the grammar matches literally (a keyword, `true`, `false`). */
+export function isLiteralWord(source: string, start: number, end: number): boolean {
   const length = end - start;
   return length >= 4 && length <= 8 && LITERAL_WORDS.has(source.slice(start, end).toLowerCase());
 }
@@ -109,7 +106,6 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
   const length = source.length;
   const masks: number[] = [];
   const strings: number[] = [];
-  const elisions: number[] = [];
   const segments: number[] = [];
   const stack: number[] = [];
   // Stack depths whose brace holds statements cut into segments: the graph's, and those of subgraphs
@@ -287,17 +283,13 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
       let end = index + 1;
       while (end < length && isIdChar(source.charCodeAt(end))) end++;
       lastWordIsSubgraph = end - index === 8 && source.slice(index, end).toLowerCase() === 'subgraph';
-      if (end - index > 1 && !isDigit(code) && !isLiteralWord(source, index, end))
-        elisions.push(index + 1, end);
       if (statementTokens === 1) statementFirstIsSubgraph = lastWordIsSubgraph;
       lastSignificant = source.charCodeAt(end - 1);
       index = end;
       continue;
     }
     if (code === QUOTE) {
-      const stringStart = index;
       index = skipString(context, index, strings);
-      if (index - stringStart > 2) elisions.push(stringStart + 1, index - 1);
       lastSignificant = QUOTE;
       continue;
     }
@@ -387,7 +379,6 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
     bodyStart,
     bodyEnd,
     segments,
-    elisions,
   };
 
   function skipString(scanContext: ParseContext, start: number, ranges: number[]): number {

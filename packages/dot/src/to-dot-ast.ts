@@ -23,7 +23,7 @@ import type {
   SourceSpan,
 } from './dot-ast.js';
 import { spanAt } from './line-index.js';
-import { type ParseContext, syntaxError } from './parse-context.js';
+import { intern, type ParseContext, syntaxError } from './parse-context.js';
 
 /** The file being parsed and the chunk being matched (whose offsets map back to the file). */
 export interface ChunkContext {
@@ -346,7 +346,7 @@ class AstBuilder {
 
   key(node: CstNode): string {
     const text = this.text(node);
-    return node.children[0]!.ctorName === 'string' ? decodeDotString(text) : text;
+    return intern(this.parse, node.children[0]!.ctorName === 'string' ? decodeDotString(text) : text);
   }
 
   value(node: CstNode): DotValue {
@@ -374,7 +374,6 @@ class AstBuilder {
       parse.lines,
       toSourceOffset(chunk, first.source.startIdx),
       toSourceOffset(chunk, last.source.endIdx),
-      parse.filename,
     );
   }
 

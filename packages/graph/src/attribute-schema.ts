@@ -543,28 +543,63 @@ export type NodeFields = Omit<
  * defaults: `label` = id, `shape` = `box`, `reasoning_effort` = `high`, booleans false.
  */
 export function nodeFields(id: string, attributes: GraphAttributes): NodeFields {
-  const optionalFields: Partial<Record<keyof NodeFields, unknown>> = {
-    type: nonEmpty(attributes, 'type'),
-    maxRetries: typed(attributes, 'max_retries'),
-    retryTarget: nonEmpty(attributes, 'retry_target'),
-    fallbackRetryTarget: nonEmpty(attributes, 'fallback_retry_target'),
-    fidelity: typed(attributes, 'fidelity') as FidelityMode | undefined,
-    threadId: nonEmpty(attributes, 'thread_id'),
-    timeoutMs: typed(attributes, 'timeout'),
-    llmModel: nonEmpty(attributes, 'llm_model'),
-    llmProvider: nonEmpty(attributes, 'llm_provider'),
-    maxVisits: typed(attributes, 'max_visits'),
-  };
-  return {
-    label: attributes.label?.value ?? id,
-    shape: nonEmpty(attributes, 'shape') ?? 'box',
-    prompt: attributes.prompt?.value ?? '',
-    goalGate: typed(attributes, 'goal_gate') ?? false,
-    reasoningEffort: (typed(attributes, 'reasoning_effort') as ReasoningEffort | undefined) ?? 'high',
-    autoStatus: typed(attributes, 'auto_status') ?? false,
-    allowPartial: typed(attributes, 'allow_partial') ?? false,
-    ...withoutUndefined(optionalFields),
-  } as NodeFields;
+  const fields = {} as Record<string, unknown>;
+  setNodeFields(fields, id, attributes);
+  return fields as unknown as NodeFields;
+}
+
+/** What a node is besides the fields derived from its attributes. */
+export type NodeParts = Pick<
+  GraphNode,
+  'id' | 'span' | 'idSpan' | 'declared' | 'attributes' | 'classes' | 'subgraphClasses'
+>;
+
+/**
+ * A node: `parts`, then the fields `nodeFields` derives from its attributes (with `prompt` instead of the derived
+ * one when given), set one by one in one order. A spread (`{ ...parts, ...nodeFields() }`) gave every node of a
+ * large graph a hidden class of its own, several hundred bytes each (issue 8).
+ */
+export function createNode(parts: NodeParts, prompt?: string): GraphNode {
+  const node: Record<string, unknown> = { id: parts.id };
+  if (parts.span !== undefined) node.span = parts.span;
+  if (parts.idSpan !== undefined) node.idSpan = parts.idSpan;
+  if (parts.declared !== undefined) node.declared = parts.declared;
+  node.attributes = parts.attributes;
+  node.classes = parts.classes;
+  if (parts.subgraphClasses !== undefined) node.subgraphClasses = parts.subgraphClasses;
+  setNodeFields(node, parts.id, parts.attributes);
+  if (prompt !== undefined) node.prompt = prompt;
+  return node as unknown as GraphNode;
+}
+
+function setNodeFields(target: Record<string, unknown>, id: string, attributes: GraphAttributes): void {
+  target.label = attributes.label?.value ?? id;
+  target.shape = nonEmpty(attributes, 'shape') ?? 'box';
+  target.prompt = attributes.prompt?.value ?? '';
+  target.goalGate = typed(attributes, 'goal_gate') ?? false;
+  target.reasoningEffort = (typed(attributes, 'reasoning_effort') as ReasoningEffort | undefined) ?? 'high';
+  target.autoStatus = typed(attributes, 'auto_status') ?? false;
+  target.allowPartial = typed(attributes, 'allow_partial') ?? false;
+  const type = nonEmpty(attributes, 'type');
+  if (type !== undefined) target.type = type;
+  const maxRetries = typed(attributes, 'max_retries');
+  if (maxRetries !== undefined) target.maxRetries = maxRetries;
+  const retryTarget = nonEmpty(attributes, 'retry_target');
+  if (retryTarget !== undefined) target.retryTarget = retryTarget;
+  const fallbackRetryTarget = nonEmpty(attributes, 'fallback_retry_target');
+  if (fallbackRetryTarget !== undefined) target.fallbackRetryTarget = fallbackRetryTarget;
+  const fidelity = typed(attributes, 'fidelity');
+  if (fidelity !== undefined) target.fidelity = fidelity;
+  const threadId = nonEmpty(attributes, 'thread_id');
+  if (threadId !== undefined) target.threadId = threadId;
+  const timeoutMs = typed(attributes, 'timeout');
+  if (timeoutMs !== undefined) target.timeoutMs = timeoutMs;
+  const llmModel = nonEmpty(attributes, 'llm_model');
+  if (llmModel !== undefined) target.llmModel = llmModel;
+  const llmProvider = nonEmpty(attributes, 'llm_provider');
+  if (llmProvider !== undefined) target.llmProvider = llmProvider;
+  const maxVisits = typed(attributes, 'max_visits');
+  if (maxVisits !== undefined) target.maxVisits = maxVisits;
 }
 
 /** The typed edge fields that `edgeFields` derives. */
@@ -572,16 +607,32 @@ export type EdgeFields = Omit<GraphEdge, 'from' | 'to' | 'index' | 'span' | 'att
 
 /** Derives the typed fields of an edge (spec §2.7) from its attributes, with the spec's defaults. */
 export function edgeFields(attributes: GraphAttributes): EdgeFields {
-  return {
-    label: attributes.label?.value ?? '',
-    condition: attributes.condition?.value.trim() ?? '',
-    weight: typed(attributes, 'weight') ?? 0,
-    loopRestart: typed(attributes, 'loop_restart') ?? false,
-    ...withoutUndefined({
-      fidelity: typed(attributes, 'fidelity') as FidelityMode | undefined,
-      threadId: nonEmpty(attributes, 'thread_id'),
-    }),
-  } as EdgeFields;
+  const fields: Record<string, unknown> = {};
+  setEdgeFields(fields, attributes);
+  return fields as unknown as EdgeFields;
+}
+
+/** What an edge is besides the fields derived from its attributes. */
+export type EdgeParts = Pick<GraphEdge, 'from' | 'to' | 'index' | 'span' | 'attributes'>;
+
+/** An edge: `parts`, then the fields `edgeFields` derives, set one by one in one order (see `createNode`). */
+export function createEdge(parts: EdgeParts): GraphEdge {
+  const edge: Record<string, unknown> = { from: parts.from, to: parts.to, index: parts.index };
+  if (parts.span !== undefined) edge.span = parts.span;
+  edge.attributes = parts.attributes;
+  setEdgeFields(edge, parts.attributes);
+  return edge as unknown as GraphEdge;
+}
+
+function setEdgeFields(target: Record<string, unknown>, attributes: GraphAttributes): void {
+  target.label = attributes.label?.value ?? '';
+  target.condition = attributes.condition?.value.trim() ?? '';
+  target.weight = typed(attributes, 'weight') ?? 0;
+  target.loopRestart = typed(attributes, 'loop_restart') ?? false;
+  const fidelity = typed(attributes, 'fidelity');
+  if (fidelity !== undefined) target.fidelity = fidelity;
+  const threadId = nonEmpty(attributes, 'thread_id');
+  if (threadId !== undefined) target.threadId = threadId;
 }
 
 /**

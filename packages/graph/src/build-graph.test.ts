@@ -1,4 +1,4 @@
-import { parseDot } from '@attractor/dot';
+import { parseDot, parseDotIncrementally } from '@attractor/dot';
 import { describe, expect, it } from 'vitest';
 import { buildGraph, deriveClassName } from './build-graph.js';
 
@@ -22,6 +22,33 @@ describe('buildGraph (spec §2.9-§2.12)', () => {
       [8, 14],
     ]);
     expect(graph.edges[1]?.span?.filename).toBe('g.dot');
+  });
+
+  it('puts the filename option on the spans of an AST parsed without one, keeping their positions', () => {
+    const source = 'digraph G {\n  A [label="x"]\n  A -> B\n}';
+    const graph = buildGraph(parseDot(source), { source, filename: 'named.dot' });
+    const label = graph.node('A')?.attributes.label;
+    expect(label?.valueSpan).toEqual({
+      start: { offset: 23, line: 2, column: 12 },
+      end: { offset: 26, line: 2, column: 15 },
+      filename: 'named.dot',
+    });
+    expect(graph.node('A')?.idSpan?.start).toEqual({ offset: 14, line: 2, column: 3 });
+    expect(JSON.parse(JSON.stringify(graph.edges[0]?.span))).toEqual({
+      start: { offset: 30, line: 3, column: 3 },
+      end: { offset: 36, line: 3, column: 9 },
+      filename: 'named.dot',
+    });
+  });
+
+  it('builds the same graph from the statement stream of parseDotIncrementally', () => {
+    const source = `digraph G {\n  node [shape=box]\n${Array.from({ length: 200 }, (_, index) => `  n${index} [label="N ${index}"]\n  n${index} -> n${index + 1}`).join('\n')}\n  subgraph cluster_a { label="Loop A"; inner }\n}`;
+    const streamed = buildGraph(parseDotIncrementally(source, { filename: 'g.dot' }), { source });
+    const whole = build(source);
+    expect(streamed.nodes.size).toBe(202);
+    expect(JSON.stringify([...streamed.nodes.values()])).toBe(JSON.stringify([...whole.nodes.values()]));
+    expect(JSON.stringify(streamed.edges)).toBe(JSON.stringify(whole.edges));
+    expect(streamed.node('inner')?.classes).toEqual(['loop-a']);
   });
 
   it('applies node defaults to later nodes only and lets explicit attributes win', () => {

@@ -10,13 +10,15 @@ import type {
   DotId,
   DotNodeStatement,
   DotStatement,
+  DotStatementStream,
   SourceSpan,
 } from '@attractor/dot';
+import { spanBetween } from '@attractor/dot';
 import {
+  createEdge,
+  createNode,
   DIALECT_ALIASES,
-  edgeFields,
   graphSettings,
-  nodeFields,
   splitClassList,
 } from './attribute-schema.js';
 import { type AttributeOrigin, Graph, type GraphAttribute, type GraphEdge, type GraphNode } from './graph.js';
@@ -74,6 +76,10 @@ export function deriveClassName(label: string): string {
  * - Dialect aliases (`llm_prompt`, `node_type`, ...) are stored under the canonical key with
  *   `writtenKey` set (DESIGN.md "Dialect").
  *
+ * `ast` is the AST of `parseDot`, or the statement stream of `parseDotIncrementally`, whose statements are then
+ * parsed as the graph is built, so the AST of the whole file is never held at once (a `DotSyntaxError` then comes
+ * from here).
+ *
  * @example
  * ```ts
  * import { parseDot } from '@attractor/dot';
@@ -84,26 +90,30 @@ export function deriveClassName(label: string): string {
  * graph.outgoing('start')[0]?.to; // 'exit'
  * ```
  */
-export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph {
+export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraphOptions = {}): Graph {
   const filename = options.filename ?? ast.filename;
+  // Spans from `parseDot` compute `start` and `end` on access (a spread would drop them): copy them by name.
   const locate = (span: SourceSpan): SourceSpan =>
-    filename === undefined || span.filename !== undefined ? span : { ...span, filename };
+    filename === undefined || span.filename !== undefined
+      ? span
+      : { start: span.start, end: span.end, filename };
 
   const graphAttributes: MutableAttributes = {};
   const nodes = new Map<string, NodeDraft>();
   const edges: GraphEdge[] = [];
 
+  // From the source id to the target id; of the parser's kind (positions worked out when read) when it can be.
+  const edgeSpan = (from: SourceSpan, to: SourceSpan): SourceSpan => locate(spanBetween(from, to));
+
   const toAttribute = (attribute: DotAttribute, origin: AttributeOrigin): GraphAttribute => {
     const canonical = DIALECT_ALIASES[attribute.key];
-    return {
-      key: canonical ?? attribute.key,
-      value: attribute.value.value,
-      kind: attribute.value.kind,
-      origin,
-      ...(canonical === undefined ? {} : { writtenKey: attribute.key }),
-      keySpan: locate(attribute.keySpan),
-      valueSpan: locate(attribute.value.span),
-    };
+    const { value, kind } = attribute.value;
+    const keySpan = locate(attribute.keySpan);
+    const valueSpan = locate(attribute.value.span);
+    // Two literals rather than a conditional spread: one fixed shape each, no temporary object.
+    return canonical === undefined
+      ? { key: attribute.key, value, kind, origin, keySpan, valueSpan }
+      : { key: canonical, value, kind, origin, writtenKey: attribute.key, keySpan, valueSpan };
   };
 
   const assign = (
@@ -159,28 +169,26 @@ export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph 
   };
 
   const visitEdgeChain = (statement: DotEdgeChainStatement, scope: Scope) => {
-    for (const id of statement.nodes) ensureNode(id, id.span, scope);
-    for (let position = 0; position + 1 < statement.nodes.length; position += 1) {
-      const from = statement.nodes[position]!;
-      const to = statement.nodes[position + 1]!;
+    // The ids of the node drafts, not the statement's copies: one string per node id in the graph.
+    const ids = statement.nodes.map((id) => ensureNode(id, id.span, scope).id);
+    // Converted once and shared by the chain's edges (attributes are immutable).
+    const explicit = statement.attributes.map((attribute) => toAttribute(attribute, 'explicit'));
+    for (let position = 0; position + 1 < ids.length; position += 1) {
       const attributes: MutableAttributes = { ...scope.edgeDefaults };
-      assign(attributes, statement.attributes, 'explicit');
-      edges.push({
-        from: from.name,
-        to: to.name,
-        index: edges.length,
-        span: locate({ start: from.span.start, end: to.span.end }),
-        attributes,
-        ...edgeFields(attributes),
-      });
+      for (const attribute of explicit) attributes[attribute.key] = attribute;
+      edges.push(
+        createEdge({
+          from: ids[position]!,
+          to: ids[position + 1]!,
+          index: edges.length,
+          span: edgeSpan(statement.nodes[position]!.span, statement.nodes[position + 1]!.span),
+          attributes,
+        }),
+      );
     }
   };
 
-  const visit = (
-    statements: readonly DotStatement[],
-    scope: Scope,
-    subgraphAttributes: MutableAttributes,
-  ) => {
+  const visit = (statements: Iterable<DotStatement>, scope: Scope, subgraphAttributes: MutableAttributes) => {
     for (const statement of statements) {
       switch (statement.kind) {
         case 'graphAttributes':
@@ -224,7 +232,7 @@ export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph 
   const builtNodes: GraphNode[] = [...nodes.values()].map((draft) => {
     const ownClasses = splitClassList(draft.attributes.class?.value ?? '');
     const classes = [...ownClasses, ...draft.subgraphClasses.filter((name) => !ownClasses.includes(name))];
-    return {
+    return createNode({
       id: draft.id,
       span: draft.span,
       idSpan: draft.idSpan,
@@ -232,8 +240,7 @@ export function buildGraph(ast: DotAst, options: BuildGraphOptions = {}): Graph 
       attributes: draft.attributes,
       classes,
       subgraphClasses: draft.subgraphClasses,
-      ...nodeFields(draft.id, draft.attributes),
-    };
+    });
   });
 
   return new Graph({

@@ -211,8 +211,8 @@ export class Graph {
   readonly edges: readonly GraphEdge[];
   readonly filename?: string;
   readonly source?: string;
-  readonly #outgoing = new Map<string, GraphEdge[]>();
-  readonly #incoming = new Map<string, GraphEdge[]>();
+  readonly #outgoing: Map<string, GraphEdge[]>;
+  readonly #incoming: Map<string, GraphEdge[]>;
   // Found on first use and kept: the graph never changes (lint rules ask for them many times).
   #startNodes: readonly GraphNode[] | undefined;
   #exitNodes: readonly GraphNode[] | undefined;
@@ -225,10 +225,9 @@ export class Graph {
     this.edges = init.edges;
     if (init.filename !== undefined) this.filename = init.filename;
     if (init.source !== undefined) this.source = init.source;
-    for (const edge of init.edges) {
-      push(this.#outgoing, edge.from, edge);
-      push(this.#incoming, edge.to, edge);
-    }
+    const indexes = edgeIndexesOf(init.edges);
+    this.#outgoing = indexes.outgoing;
+    this.#incoming = indexes.incoming;
   }
 
   /** The node with this id, or undefined. */
@@ -285,6 +284,10 @@ export class Graph {
 
   /** A copy with some parts replaced (spec §9.1: transforms return a new graph). */
   with(changes: Partial<GraphInit>): Graph {
+    // The same edges have the same indexes: the new graph takes them over instead of building them again.
+    if (changes.edges === undefined) {
+      reusableIndexes = { edges: this.edges, outgoing: this.#outgoing, incoming: this.#incoming };
+    }
     return new Graph({
       id: changes.id ?? this.id,
       attributes: changes.attributes ?? this.attributes,
@@ -297,10 +300,40 @@ export class Graph {
   }
 }
 
+interface EdgeIndexes {
+  readonly edges: readonly GraphEdge[];
+  readonly outgoing: Map<string, GraphEdge[]>;
+  readonly incoming: Map<string, GraphEdge[]>;
+}
+
+/** Set by `Graph.with` for the constructor it calls when the edges stay the same. */
+let reusableIndexes: EdgeIndexes | undefined;
+
+/** The outgoing and incoming edges of every node id: taken over from `Graph.with`, else built. */
+function edgeIndexesOf(edges: readonly GraphEdge[]): EdgeIndexes {
+  const reusable = reusableIndexes;
+  reusableIndexes = undefined;
+  if (reusable !== undefined && reusable.edges === edges) return reusable;
+  const outgoing = new Map<string, GraphEdge[]>();
+  const incoming = new Map<string, GraphEdge[]>();
+  for (const edge of edges) {
+    push(outgoing, edge.from, edge);
+    push(incoming, edge.to, edge);
+  }
+  trim(outgoing);
+  trim(incoming);
+  return { edges, outgoing, incoming };
+}
+
 function push(map: Map<string, GraphEdge[]>, key: string, edge: GraphEdge): void {
   const list = map.get(key);
   if (list) list.push(edge);
   else map.set(key, [edge]);
+}
+
+/** Replaces each list that grew by `push` (room for 17 edges from the second one on) by an exact-size copy. */
+function trim(map: Map<string, GraphEdge[]>): void {
+  for (const [key, list] of map) if (list.length > 1) map.set(key, list.slice());
 }
 
 function optional<TKey extends string, TValue>(

@@ -15,6 +15,41 @@ describe('prepareGraph (spec §9.1)', () => {
     expect(result.diagnostics[0]!.fix).toBeTruthy();
   });
 
+  it('reports a syntax error far into a large file the same way (statements are built as they are parsed)', () => {
+    const body = Array.from({ length: 400 }, (_, index) => `  n${index} [label="Node ${index}"]`).join('\n');
+    const result = prepareGraph(`digraph G {\n${body}\n  late [label=]\n}`, { filename: 'late.dot' });
+    expect(result.graph).toBeUndefined();
+    expect(result.diagnostics).toEqual([
+      {
+        rule: 'dot_syntax',
+        severity: 'error',
+        message: expect.stringContaining('Unexpected "]"'),
+        fix: expect.any(String),
+        span: {
+          start: { offset: expect.any(Number), line: 402, column: 15 },
+          end: expect.objectContaining({ line: 402 }),
+          filename: 'late.dot',
+        },
+      },
+    ]);
+  });
+
+  it('gives diagnostics plain spans that survive structuredClone and a spread', () => {
+    const source =
+      'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  a [timeout=x]\n  start -> a -> exit\n}';
+    const { diagnostics } = prepareGraph(source, { filename: 'p.dot' });
+    const typed = diagnostics.find((diagnostic) => diagnostic.rule === 'attribute_type');
+    expect(typed?.span).toEqual({
+      start: { offset: 73, line: 4, column: 14 },
+      end: { offset: 74, line: 4, column: 15 },
+      filename: 'p.dot',
+    });
+    for (const diagnostic of diagnostics) {
+      expect(structuredClone(diagnostic)).toEqual(diagnostic);
+      expect({ ...diagnostic.span }).toEqual(diagnostic.span);
+    }
+  });
+
   it('returns the graph with every diagnostic ordered by position', () => {
     const source =
       'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  a [timeout=x]\n  start -> a -> exit\n  b\n}';

@@ -1,7 +1,7 @@
 /**
  * The whole front end of spec §9.1 `prepare_pipeline`: parse → build → transform → validate.
  */
-import { DotSyntaxError, parseDot } from '@attractor/dot';
+import { DotSyntaxError, parseDotIncrementally } from '@attractor/dot';
 import { buildGraph } from './build-graph.js';
 import type { Graph } from './graph.js';
 import type { Diagnostic, LintRule } from './lint/diagnostic.js';
@@ -83,9 +83,11 @@ function prepareWithRefs(
   cache: Map<string, FileFinding>,
 ): PreparedGraph {
   const filename = options.filename;
-  let ast: ReturnType<typeof parseDot>;
+  let graph: Graph;
   try {
-    ast = parseDot(source, filename === undefined ? {} : { filename });
+    // Each statement becomes part of the graph as soon as it is parsed: the AST of the whole file never exists.
+    const statements = parseDotIncrementally(source, filename === undefined ? {} : { filename });
+    graph = buildGraph(statements, { source, ...(filename === undefined ? {} : { filename }) });
   } catch (error) {
     if (!DotSyntaxError.isInstance(error)) throw error;
     const { start, end } = error.span;
@@ -101,7 +103,6 @@ function prepareWithRefs(
       ],
     };
   }
-  let graph = buildGraph(ast, { source, ...(filename === undefined ? {} : { filename }) });
   for (const transform of [...BUILT_IN_TRANSFORMS, ...(options.transforms ?? [])]) {
     graph = transform.apply(graph);
   }

@@ -56,8 +56,13 @@ export interface OutcomeComparison {
   readonly length: number;
 }
 
-/** The `outcome=X` / `outcome!=X` clauses of a condition. */
-export function outcomeComparisons(condition: ConditionAst): OutcomeComparison[] {
+/** `outcomeComparisons` of each condition AST (they are cached by text, so a few ASTs serve every edge). */
+const comparisonsByCondition = new WeakMap<ConditionAst, readonly OutcomeComparison[]>();
+
+/** The `outcome=X` / `outcome!=X` clauses of a condition (the same array for the same AST: do not change it). */
+export function outcomeComparisons(condition: ConditionAst): readonly OutcomeComparison[] {
+  const cached = comparisonsByCondition.get(condition);
+  if (cached !== undefined) return cached;
   const found: OutcomeComparison[] = [];
   for (const clause of condition.clauses) {
     if (clause.kind === 'comparison' && clause.key.path === 'outcome') {
@@ -69,5 +74,6 @@ export function outcomeComparisons(condition: ConditionAst): OutcomeComparison[]
       });
     }
   }
+  comparisonsByCondition.set(condition, found);
   return found;
 }

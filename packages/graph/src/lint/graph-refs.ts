@@ -7,7 +7,7 @@
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Graph, GraphAttribute, GraphNode } from '../graph.js';
 import type { Diagnostic } from './diagnostic.js';
-import { attributeSpan, nodeSpan } from './source-location.js';
+import { attributeSpan, nodeSpan, plainSpan } from './source-location.js';
 
 /** How deep sub-pipelines may nest before validation stops following them. */
 export const MAX_GRAPH_REF_DEPTH = 16;
@@ -105,13 +105,14 @@ export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[]
     const path = resolveGraphRef({ ref: child.ref, parentFilename: graph.filename });
     const finding = checkFile(child.ref, child.attribute.writtenKey ?? child.attribute.key, path, check);
     if (finding.ok) continue;
+    const span = attributeSpan(child.attribute, nodeSpan(node));
     diagnostics.push({
       rule: child.rule,
       severity: 'error',
       message: `${child.label}: ${finding.message}`,
       nodeId: node.id,
       fix: finding.fix,
-      span: attributeSpan(child.attribute, nodeSpan(node)),
+      ...(span === undefined ? {} : { span: plainSpan(span) }),
     });
   }
   return diagnostics;

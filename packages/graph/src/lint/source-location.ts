@@ -19,6 +19,16 @@ function positionAfter(source: string, from: SourcePosition, offset: number): So
   return { offset, line, column: offset - lineStart + 1 };
 }
 
+/**
+ * `span` as a plain object (`start`, `end`, `filename` when set). The spans of the graph come from the parser,
+ * which works out their positions when read (`@attractor/dot` `SourceSpan`); a diagnostic carries a plain copy, so
+ * that it survives a spread, `structuredClone` or a `postMessage` as it is.
+ */
+export function plainSpan(span: SourceSpan): SourceSpan {
+  const { start, end, filename } = span;
+  return filename === undefined ? { start, end } : { start, end, filename };
+}
+
 /** Where a node should be pointed at: its id in its first declaration. */
 export function nodeSpan(node: GraphNode | undefined): SourceSpan | undefined {
   return node?.idSpan ?? node?.span;

@@ -7,6 +7,7 @@ import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, LintContext, LintRule } from './diagnostic.js';
 import { phantomNodes } from './phantom-nodes.js';
+import { plainSpan } from './source-location.js';
 
 /** The handler types of spec §2.8 and `subgraph` (§9.4): the default `knownHandlerTypes` of `validate`. */
 export const BUILT_IN_HANDLER_TYPES: readonly string[] = BUILT_IN_HANDLER_TYPE_NAMES;
@@ -35,7 +36,8 @@ const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unrea
  * built-in rules' diagnostics about that node (`prompt_on_llm_nodes`, `dead_end`, ...) are dropped, and so
  * are the graph-wide `reachability` and `exit_unreachable` findings, which such a typo causes (a broken
  * `a -> exti` leaves the exit unreachable from everywhere): the user sees the one error first, and the
- * next validation after the fix reports what remains. Custom rules' diagnostics are kept.
+ * next validation after the fix reports what remains. Custom rules' diagnostics are kept. Every diagnostic's
+ * `span` is a plain object (a copy of the graph's span, whose positions the parser works out on read).
  *
  * @example
  * ```ts
@@ -59,7 +61,12 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
   for (const rule of [...BUILT_IN_RULES, ...(options.rules ?? [])]) {
     try {
       const found = rule.apply(graph, context);
-      diagnostics.push(...(builtIn.has(rule) ? found.filter(keep) : found));
+      for (const diagnostic of found) {
+        if (builtIn.has(rule) && !keep(diagnostic)) continue;
+        diagnostics.push(
+          diagnostic.span === undefined ? diagnostic : { ...diagnostic, span: plainSpan(diagnostic.span) },
+        );
+      }
     } catch (error) {
       diagnostics.push({
         rule: 'lint_rule_failed',

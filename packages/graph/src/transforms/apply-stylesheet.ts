@@ -1,5 +1,5 @@
-import { resolveProperties } from '@attractor/stylesheet';
-import { nodeFields } from '../attribute-schema.js';
+import { resolveProperties, type StylesheetDeclaration } from '@attractor/stylesheet';
+import { createNode } from '../attribute-schema.js';
 import type { GraphAttribute, GraphNode } from '../graph.js';
 import { graphStylesheet } from '../lint/model-stylesheet.js';
 import { spanInAttribute } from '../lint/source-location.js';
@@ -19,6 +19,24 @@ export const applyStylesheetTransform: Transform = {
     const parsed = graphStylesheet(graph);
     const stylesheetAttribute = graph.attributes.model_stylesheet;
     if (parsed.kind !== 'parsed' || stylesheetAttribute === undefined) return graph.with({});
+    // One attribute per declaration, shared by every node it applies to (attributes are immutable): its span
+    // inside the stylesheet value is worked out once, not once per node.
+    const applied = new Map<StylesheetDeclaration, GraphAttribute>();
+    const attributeOf = (property: string, value: string, declaration: StylesheetDeclaration) => {
+      let attribute = applied.get(declaration);
+      if (attribute === undefined) {
+        const valueSpan = spanInAttribute(graph, stylesheetAttribute, declaration.valueSpan);
+        attribute = {
+          key: property,
+          value,
+          kind: 'derived',
+          origin: 'stylesheet',
+          ...(valueSpan === undefined ? {} : { valueSpan }),
+        };
+        applied.set(declaration, attribute);
+      }
+      return attribute;
+    };
     const nodes: GraphNode[] = [...graph.nodes.values()].map((node) => {
       const resolved = resolveProperties(parsed.stylesheet, {
         id: node.id,
@@ -29,19 +47,10 @@ export const applyStylesheetTransform: Transform = {
       let changed = false;
       for (const [property, { value, declaration }] of Object.entries(resolved)) {
         if (attributes[property]?.origin === 'explicit') continue;
-        const valueSpan = spanInAttribute(graph, stylesheetAttribute, declaration.valueSpan);
-        attributes[property] = {
-          key: property,
-          value,
-          kind: 'derived',
-          origin: 'stylesheet',
-          ...(valueSpan === undefined ? {} : { valueSpan }),
-        };
+        attributes[property] = attributeOf(property, value, declaration);
         changed = true;
       }
-      return changed
-        ? { ...node, attributes, ...nodeFields(node.id, attributes), prompt: node.prompt }
-        : node;
+      return changed ? createNode({ ...node, attributes }, node.prompt) : node;
     });
     return graph.with({ nodes });
   },

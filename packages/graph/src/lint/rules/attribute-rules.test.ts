@@ -23,6 +23,14 @@ describe('attribute_type (DESIGN.md "Attributes")', () => {
     expect(lintRule(source, 'attribute_type')).toEqual(['error 4:19 a']);
   });
 
+  it('reports a bad value of an edge chain once, with the first edge, and a bad edge default once', () => {
+    const source = pipeline('  edge [weight=heavy]\n  start -> a -> b -> exit [loop_restart=perhaps]');
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:16 start->a', 'error 5:41 start->a']);
+    expect(diagnosticsOf(source, 'attribute_type')[0]?.message).toBe(
+      'Edge start -> a (via a default block) has weight="heavy", which is not valid: expected an integer such as 3.',
+    );
+  });
+
   it('checks graph and edge values', () => {
     const source = pipeline('  max_steps=many\n  start -> exit [weight=heavy]');
     expect(lintRule(source, 'attribute_type')).toEqual(['error 4:13', 'error 5:25 start->exit']);

@@ -57,10 +57,15 @@ function spanOfEnd(edge: GraphEdge, end: string): { span?: SourceSpan } {
   const span = edge.span;
   if (span === undefined) return {};
   const { length } = end;
+  const file = span.filename === undefined ? {} : { filename: span.filename };
   if (end === edge.to) {
     const { offset, line, column } = span.end;
-    return { span: { ...span, start: { offset: offset - length, line, column: column - length } } };
+    return {
+      span: { start: { offset: offset - length, line, column: column - length }, end: span.end, ...file },
+    };
   }
   const { offset, line, column } = span.start;
-  return { span: { ...span, end: { offset: offset + length, line, column: column + length } } };
+  return {
+    span: { start: span.start, end: { offset: offset + length, line, column: column + length }, ...file },
+  };
 }

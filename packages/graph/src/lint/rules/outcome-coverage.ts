@@ -30,14 +30,14 @@ export const outcomeCoverageRule: LintRule = {
   apply(graph) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
-      diagnostics.push(...checkEdges(graph, node), ...checkPrompt(graph, node));
+      checkEdges(graph, node, diagnostics);
+      checkPrompt(graph, node, diagnostics);
     }
     return diagnostics;
   },
 };
 
-function checkEdges(graph: Graph, node: GraphNode): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
+function checkEdges(graph: Graph, node: GraphNode, diagnostics: Diagnostic[]): void {
   const handlerType = graph.handlerType(node);
   const possible = HANDLER_OUTCOMES[handlerType];
   for (const edge of graph.outgoing(node.id)) {
@@ -45,11 +45,12 @@ function checkEdges(graph: Graph, node: GraphNode): Diagnostic[] {
     const attribute = edge.attributes.condition;
     if (condition === undefined || attribute === undefined) continue;
     for (const clause of outcomeComparisons(condition)) {
-      const where = {
+      // Made only for a finding: most clauses are fine, and locating one in the source costs.
+      const where = () => ({
         nodeId: node.id,
         edge: { from: edge.from, to: edge.to },
         span: spanInAttribute(graph, attribute, clause),
-      };
+      });
       const typo = STANDARD_OUTCOMES.has(clause.value)
         ? undefined
         : didYouMean(clause.value, STANDARD_OUTCOMES);
@@ -58,7 +59,7 @@ function checkEdges(graph: Graph, node: GraphNode): Diagnostic[] {
           rule: 'outcome_coverage',
           severity: 'warning',
           message: `Edge ${edge.from} -> ${edge.to} tests outcome${clause.operator}${clause.value}, which is not a status. Did you mean "${typo}"?`,
-          ...where,
+          ...where(),
           fix: `Change it to outcome${clause.operator}${typo}.`,
         });
       } else if (possible !== undefined && clause.operator === '=' && !possible.includes(clause.value)) {
@@ -66,25 +67,24 @@ function checkEdges(graph: Graph, node: GraphNode): Diagnostic[] {
           rule: 'outcome_coverage',
           severity: 'warning',
           message: `Edge ${edge.from} -> ${edge.to} is never taken: "${node.id}" is a ${handlerType} node, which returns only ${possible.join(', ')}, never ${clause.value}.`,
-          ...where,
+          ...where(),
           fix: `Test one of ${possible.join(', ')}, or remove the edge.`,
         });
       }
     }
   }
-  return diagnostics;
 }
 
-function checkPrompt(graph: Graph, node: GraphNode): Diagnostic[] {
+function checkPrompt(graph: Graph, node: GraphNode, diagnostics: Diagnostic[]): void {
   const edges = graph.outgoing(node.id);
-  if (edges.length === 0 || edges.some((edge) => edge.condition === '')) return [];
+  if (edges.length === 0 || edges.some((edge) => edge.condition === '')) return;
   const routed = new Set<string>();
   for (const edge of edges) {
     const condition = edgeCondition(edge);
-    if (condition === undefined) return [];
+    if (condition === undefined) return;
     for (const clause of outcomeComparisons(condition)) {
       // `outcome!=x` routes every other outcome, custom ones included.
-      if (clause.operator === '!=') return [];
+      if (clause.operator === '!=') return;
       routed.add(clause.value);
     }
   }
@@ -93,12 +93,14 @@ function checkPrompt(graph: Graph, node: GraphNode): Diagnostic[] {
     const word = match[1]!;
     if (!STANDARD_OUTCOMES.has(word) && !routed.has(word)) asked.add(word);
   }
-  return [...asked].map((word) => ({
-    rule: 'outcome_coverage',
-    severity: 'warning',
-    message: `The prompt of "${node.id}" asks for outcome "${word}", but no edge from "${node.id}" routes it: the run would stop there.`,
-    nodeId: node.id,
-    fix: `Add an edge from "${node.id}" with condition="outcome=${word}".`,
-    span: attributeSpan(node.attributes.prompt),
-  }));
+  for (const word of asked) {
+    diagnostics.push({
+      rule: 'outcome_coverage',
+      severity: 'warning',
+      message: `The prompt of "${node.id}" asks for outcome "${word}", but no edge from "${node.id}" routes it: the run would stop there.`,
+      nodeId: node.id,
+      fix: `Add an edge from "${node.id}" with condition="outcome=${word}".`,
+      span: attributeSpan(node.attributes.prompt),
+    });
+  }
 }
