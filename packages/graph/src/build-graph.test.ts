@@ -7,6 +7,29 @@ function build(source: string) {
 }
 
 describe('buildGraph (spec §2.9-§2.12)', () => {
+  it('keeps attributes named after Object.prototype members as plain attributes (constructor, toString, __proto__)', () => {
+    const graph = build(`digraph G {
+  node [toString="from defaults"]
+  edge [constructor="edge default"]
+  a [prompt="x", constructor="y", __proto__="w"]
+  b
+  a -> b [__proto__="e"]
+}`);
+    const a = graph.nodes.get('a')!;
+    expect(Object.getPrototypeOf(a.attributes)).toBe(Object.prototype);
+    expect(Object.keys(a.attributes).sort()).toEqual(['__proto__', 'constructor', 'prompt', 'toString']);
+    expect(a.attributes.constructor).toMatchObject({ key: 'constructor', value: 'y', origin: 'explicit' });
+    expect(a.attributes.constructor?.writtenKey).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(a.attributes, '__proto__')?.value).toMatchObject({ value: 'w' });
+    expect(graph.nodes.get('b')!.attributes.toString).toMatchObject({
+      value: 'from defaults',
+      origin: 'default',
+    });
+    const [edge] = graph.edges;
+    expect(Object.keys(edge!.attributes).sort()).toEqual(['__proto__', 'constructor']);
+    expect(edge!.attributes.constructor).toMatchObject({ value: 'edge default', origin: 'default' });
+  });
+
   it('expands a chain into one edge per consecutive pair, each with the chain attributes', () => {
     const graph = build('digraph G { A -> B -> C [label="next", weight=2] }');
     expect(graph.edges.map((edge) => [edge.from, edge.to, edge.label, edge.weight, edge.index])).toEqual([

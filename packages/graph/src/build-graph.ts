@@ -33,6 +33,23 @@ export interface BuildGraphOptions {
 
 type MutableAttributes = Record<string, GraphAttribute>;
 
+/**
+ * Stores `attribute` under `key` as an own property, also for keys that name something of `Object.prototype`
+ * (`__proto__` would otherwise replace the record's prototype).
+ */
+function setAttribute(target: MutableAttributes, key: string, attribute: GraphAttribute): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, {
+      value: attribute,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    target[key] = attribute;
+  }
+}
+
 interface NodeDraft {
   readonly id: string;
   readonly attributes: MutableAttributes;
@@ -106,7 +123,9 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
   const edgeSpan = (from: SourceSpan, to: SourceSpan): SourceSpan => locate(spanBetween(from, to));
 
   const toAttribute = (attribute: DotAttribute, origin: AttributeOrigin): GraphAttribute => {
-    const canonical = DIALECT_ALIASES[attribute.key];
+    const canonical = Object.hasOwn(DIALECT_ALIASES, attribute.key)
+      ? DIALECT_ALIASES[attribute.key]
+      : undefined;
     const { value, kind } = attribute.value;
     const keySpan = locate(attribute.keySpan);
     const valueSpan = locate(attribute.value.span);
@@ -123,14 +142,14 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
   ) => {
     for (const attribute of attributes) {
       const converted = toAttribute(attribute, origin);
-      target[converted.key] = converted;
+      setAttribute(target, converted.key, converted);
     }
   };
 
   const fillDefaults = (target: MutableAttributes, defaults: MutableAttributes) => {
     for (const [key, attribute] of Object.entries(defaults)) {
-      const existing = target[key];
-      if (existing === undefined || existing.origin === 'default') target[key] = attribute;
+      const existing = Object.hasOwn(target, key) ? target[key] : undefined;
+      if (existing === undefined || existing.origin === 'default') setAttribute(target, key, attribute);
     }
   };
 
@@ -175,7 +194,7 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
     const explicit = statement.attributes.map((attribute) => toAttribute(attribute, 'explicit'));
     for (let position = 0; position + 1 < ids.length; position += 1) {
       const attributes: MutableAttributes = { ...scope.edgeDefaults };
-      for (const attribute of explicit) attributes[attribute.key] = attribute;
+      for (const attribute of explicit) setAttribute(attributes, attribute.key, attribute);
       edges.push(
         createEdge({
           from: ids[position]!,

@@ -79,6 +79,15 @@ describe('unknown_attribute', () => {
     expect(other?.message).toBe('Node "work" has unknown attribute "is_codergen".');
   });
 
+  it('reports keys named after Object.prototype members as unknown, not as dialect aliases', () => {
+    const source = pipeline('  work [prompt="x", constructor="y", toString="z"]\n  start -> work -> exit');
+    expect(lintRule(source, 'unknown_attribute')).toEqual(['warning 4:21 work', 'warning 4:38 work']);
+    expect(lintRule(source, 'dialect_alias')).toEqual([]);
+    expect(diagnosticsOf(source, 'unknown_attribute')[0]?.message).toBe(
+      'Node "work" has unknown attribute "constructor".',
+    );
+  });
+
   it("suggests our key for a namespaced key written bare and for other runners' names", () => {
     const source = pipeline(
       '  ask [shape=hexagon, default_choice=A]\n  work [prompt="x", allowed_tools="grep"]\n  start -> ask -> work -> exit [label="[A] Go"]',

@@ -34,7 +34,7 @@ const SYNONYMS: Readonly<Record<string, string>> = {
 /** A known key for `key` written without its namespace (`default_choice` → `human.default_choice`). */
 function suggestion(key: string, scope: AttributeScope): string | undefined {
   const candidates = KEYS_BY_SCOPE[scope];
-  const synonym = SYNONYMS[key];
+  const synonym = Object.hasOwn(SYNONYMS, key) ? SYNONYMS[key] : undefined;
   if (synonym !== undefined && candidates.includes(synonym)) return synonym;
   return candidates.find((candidate) => candidate.endsWith(`.${key}`)) ?? didYouMean(key, candidates);
 }
@@ -50,7 +50,7 @@ export const unknownAttributeRule: LintRule = {
   apply(graph) {
     const diagnostics: Diagnostic[] = [];
     forEachAttribute(graph, (attribute, owner) => {
-      if (attribute.writtenKey !== undefined || attribute.key in DIALECT_ALIASES) return;
+      if (attribute.writtenKey !== undefined || Object.hasOwn(DIALECT_ALIASES, attribute.key)) return;
       if (GRAPHVIZ_ATTRIBUTES.has(attribute.key)) return;
       if (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && owner.where.nodeId !== undefined) {
         const node = graph.nodes.get(owner.where.nodeId);
