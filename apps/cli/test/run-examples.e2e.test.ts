@@ -95,6 +95,23 @@ describe('example pipelines run offline through the CLI', () => {
     expect(publishOutput).toBe(`release notes published for run ${summary.runId}\n`);
   });
 
+  it('release-approval warns about --answer values no question took', async () => {
+    const { exitCode, stderr, summary } = await runExample([
+      'examples/pipelines/release-approval.dot',
+      '--simulate',
+      ...W,
+      '--answer',
+      'A',
+      '--answer',
+      'Y',
+    ]);
+    expect(exitCode).toBe(0);
+    expect(summary.route).toEqual(['start', 'draft', 'approve', 'publish', 'exit']);
+    expect(stderr).toContain(
+      'warning: 1 --answer value was not used ("Y"): the run asked fewer questions. Each --answer answers one question, in order.',
+    );
+  });
+
   it('release-approval with --auto-approve takes the first option', async () => {
     const { exitCode, summary } = await runExample([
       'examples/pipelines/release-approval.dot',

@@ -31,8 +31,10 @@ describe('createCliInterviewer (spec §6)', () => {
       autoApprove: false,
       display: recordingDisplay([]),
     });
+    expect(interviewer.unusedAnswers()).toEqual(['r', 'approve and publish']);
     expect((await interviewer.ask(gate)).value).toBe('R');
     expect((await interviewer.ask(gate)).selectedOption).toEqual({ key: 'A', label: 'Approve and publish' });
+    expect(interviewer.unusedAnswers()).toEqual([]);
   });
 
   it('falls back to auto-approve (first option) once the queue is empty', async () => {

@@ -14,14 +14,21 @@ export interface CliInterviewerOptions {
   readonly display: RunDisplay;
 }
 
+/** The CLI's interviewer: an {@link Interviewer} that also tells which `--answer` values no question took. */
+export interface CliInterviewer extends Interviewer {
+  /** The `--answer` values not used so far, in the order given. */
+  unusedAnswers(): readonly string[];
+}
+
 /**
  * The interviewer of `run` and `resume` (spec §6): queued `--answer` values first, then `--auto-approve`, then
  * the console when stdin is a terminal. With none of them, a question fails the stage with a message that says
  * to pass `--answer` or `--auto-approve`.
  */
-export function createCliInterviewer(options: CliInterviewerOptions): Interviewer {
+export function createCliInterviewer(options: CliInterviewerOptions): CliInterviewer {
   const queue = [...options.answers];
   return {
+    unusedAnswers: () => [...queue],
     async ask(question: Question, askOptions?: AskOptions): Promise<Answer> {
       const key = queue.shift();
       if (key !== undefined) return answerFromKey(question, key);

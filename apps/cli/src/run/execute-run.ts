@@ -205,6 +205,12 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
           : `${cliCommand(io.env)} resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`,
       completedNodes: result.completedNodes,
     });
+    const unused = interviewer.unusedAnswers();
+    if (result.status === 'success' && unused.length > 0) {
+      io.stderr.write(
+        `${errorColors.yellow('warning')}: ${unused.length === 1 ? '1 --answer value was' : `${unused.length} --answer values were`} not used (${unused.map((answer) => JSON.stringify(answer)).join(', ')}): the run asked fewer questions. Each --answer answers one question, in order.\n`,
+      );
+    }
     return result.status === 'success' ? 0 : result.status === 'cancelled' ? EXIT_INTERRUPTED : 1;
   } catch (error) {
     display.pause();
