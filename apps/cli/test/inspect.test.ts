@@ -83,6 +83,17 @@ describe('attractor inspect', () => {
     expect(await main({ argv: ['inspect', '.'], io })).toBe(2);
     expect(io.errors()).toContain('. is not a run directory: it has no manifest.json.');
   });
+
+  it('exits 2 for a DOT file, saying it is a file and how a DOT file is run', async () => {
+    const io = createTestIo({ cwd });
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(join(cwd, 'pipeline.dot'), SOURCE);
+    expect(await main({ argv: ['inspect', 'pipeline.dot'], io })).toBe(2);
+    expect(io.errors()).toContain(
+      'pipeline.dot is a file, not a run directory. Runs are kept under ./.attractor/runs/ by default; pass one of those directories (a DOT file is started with `attractor run pipeline.dot`).',
+    );
+    expect(await main({ argv: ['resume', 'missing-run'], io: createTestIo({ cwd }) })).toBe(2);
+  });
 });
 
 describe('attractor render --run', () => {

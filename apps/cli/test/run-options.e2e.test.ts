@@ -51,6 +51,35 @@ describe('attractor run: options, output and exit codes', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses a --logs-dir that is a file or lies under one: which path, why, what to pass; exit 2; no stack trace', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'notes.txt'), 'mine\n');
+    for (const [logsDir, reason] of [
+      ['notes.txt', 'a file of that name exists'],
+      ['notes.txt/run', 'a part of the path is a file, not a directory'],
+    ] as const) {
+      const result = await attractor(
+        [
+          'run',
+          join(PIPELINES, 'build-and-test.dot'),
+          '--simulate',
+          '--workdir',
+          SAMPLE_PROJECT,
+          '--logs-dir',
+          logsDir,
+        ],
+        { cwd },
+      );
+      expect(result.exitCode, result.stderr).toBe(2);
+      expect(result.stderr).toContain(
+        `Cannot create the run directory ${logsDir}: ${reason}. Pass --logs-dir a directory you can write to (it is created if missing).`,
+      );
+      expect(result.stderr).not.toContain('unexpected error');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(await readFile(join(cwd, 'notes.txt'), 'utf8')).toBe('mine\n');
+  });
+
   it('refuses a pipeline with lint errors before running it', async () => {
     const cwd = await temporaryDirectory();
     const result = await attractor(['run', join(FIXTURES, 'lint-errors.dot'), '--simulate'], { cwd });

@@ -24,14 +24,14 @@ export async function readRunDirectory(
   options: { readonly cwd: string },
 ): Promise<RunDirectory> {
   const logsRoot = resolve(options.cwd, path);
-  const isDirectory = await stat(logsRoot).then(
-    (info) => info.isDirectory(),
-    () => false,
+  const kind = await stat(logsRoot).then(
+    (info) => (info.isDirectory() ? 'directory' : 'file'),
+    () => 'missing',
   );
-  if (!isDirectory) {
+  if (kind !== 'directory') {
     throw new CliError({
       code: 'CLI_FILE_NOT_FOUND',
-      message: `Run directory ${path} not found. Runs are kept under ./.attractor/runs/ by default; pass one of those directories.`,
+      message: `${kind === 'file' ? `${path} is a file, not a run directory` : `Run directory ${path} not found`}. Runs are kept under ./.attractor/runs/ by default; pass one of those directories${/\.(dot|gv)$/i.test(path) ? ` (a DOT file is started with \`attractor run ${path}\`)` : ''}.`,
     });
   }
   const manifestText = await readOptional(join(logsRoot, 'manifest.json'));

@@ -149,7 +149,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       await recordCliOptions(logsRoot, cliOptions, io.cwd);
     } catch (error) {
       services.dispose?.();
-      throw error;
+      throw runDirectoryError(error, displayPath(logsRoot, io.cwd), cliOptions.logsDir !== undefined);
     }
   }
   const shownRoot = displayPath(logsRoot, io.cwd);
@@ -226,6 +226,28 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     releaseSignals();
     services.dispose?.();
   }
+}
+
+/**
+ * The user error for a run directory that cannot be made (`--logs-dir` names a file, a path under a file, or a
+ * place without write permission): says which path and what to do. Other errors pass through unchanged.
+ */
+function runDirectoryError(error: unknown, shown: string, fromOption: boolean): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const reasons: Record<string, string> = {
+    EEXIST: 'a file of that name exists',
+    ENOTDIR: 'a part of the path is a file, not a directory',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'the file system is read-only',
+    ENOSPC: 'the disk is full',
+  };
+  if (code === undefined || !Object.hasOwn(reasons, code)) return error;
+  return new CliError({
+    code: 'CLI_INVALID_INPUT',
+    message: `Cannot create the run directory ${shown}: ${reasons[code]}. ${fromOption ? 'Pass --logs-dir a directory you can write to (it is created if missing).' : 'Run from a directory you can write to, or pass --logs-dir.'}`,
+    cause: error,
+  });
 }
 
 /** Flags given to `resume` win; without backend flags, the run's recorded backend choice applies. */
