@@ -61,7 +61,9 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
   if (options.printWarnings !== false || errors.length > 0) {
     for (const diagnostic of diagnostics) {
       if (diagnostic.severity !== 'error' && options.printWarnings === false) continue;
-      io.stderr.write(`${colorDiagnostic(formatDiagnostic(diagnostic, source), diagnostic, colors)}\n`);
+      io.stderr.write(
+        `${colorDiagnostic(formatDiagnostic(diagnostic, source, { filename }), diagnostic, colors)}\n`,
+      );
     }
   }
   if (graph === undefined || errors.length > 0) {

@@ -30,6 +30,20 @@ describe('attractor validate (spec §7)', () => {
     expect(result.stdout).toContain(`✖ ${file}: 1 error, 2 warnings (4 nodes, 3 edges)`);
   });
 
+  it('names the file of a finding about the whole graph (no start node), not <input>', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'nostart.dot'),
+      'digraph G {\n  a [prompt="x"]\n  exit [shape=Msquare]\n  a -> exit\n}\n',
+    );
+    const result = await attractor(['validate', 'nostart.dot'], { cwd });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('nostart.dot: error[start_node]: Graph "G" has no start node.');
+    expect(result.stdout).not.toContain('<input>');
+    const run = await attractor(['run', 'nostart.dot', '--simulate'], { cwd });
+    expect(run.stderr).toContain('nostart.dot: error[start_node]: Graph "G" has no start node.');
+  });
+
   it('shows a DOT syntax error with file:line:col and a caret under the column', async () => {
     const file = join(FIXTURES, 'syntax-error.dot');
     const result = await attractor(['validate', file]);

@@ -24,6 +24,22 @@ interface Rejection {
 // Each rejection of issue 2 and DESIGN.md "Parsing", with the exact place and the fix.
 const rejections: readonly Rejection[] = [
   {
+    name: 'a hyphen inside a node id',
+    source: 'digraph G {\n  start [shape=Mdiamond]\n  run-tests [shape=box]\n}',
+    line: 3,
+    column: 3,
+    shortMessage: '"run-tests" is not an identifier: identifiers hold letters, digits and "_" only',
+    hint: /^Use a bare id and put the text in label: run_tests \[label="run-tests"\]$/,
+  },
+  {
+    name: 'a hyphen inside an edge target',
+    source: 'digraph G {\n  start -> run-unit-tests\n}',
+    line: 2,
+    column: 12,
+    shortMessage: '"run-unit-tests" is not an identifier: identifiers hold letters, digits and "_" only',
+    hint: /run_unit_tests \[label="run-unit-tests"\]/,
+  },
+  {
     name: 'strict graphs',
     source: 'strict digraph G {\n  a -> b\n}',
     line: 1,

@@ -197,6 +197,19 @@ function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchRe
       'An attribute is written name=value: remove the extra "=", or add the missing name or value next to it.',
     );
   }
+  // `run-tests`: a hyphen inside what was meant as one identifier (not `->`, not a negative number).
+  const hyphenated = /^(?:-[A-Za-z0-9_]+)+/.exec(text.slice(offset, offset + 200));
+  const before = /([A-Za-z_][A-Za-z0-9_]*)$/.exec(text.slice(Math.max(0, offset - 200), offset));
+  if (character === '-' && hyphenated !== null && before !== null) {
+    const written = `${before[1]}${hyphenated[0]}`;
+    return syntaxError(
+      context,
+      offset - before[1]!.length,
+      offset + hyphenated[0].length,
+      `"${written}" is not an identifier: identifiers hold letters, digits and "_" only`,
+      `Use a bare id and put the text in label: ${written.replaceAll('-', '_')} [label="${written}"]`,
+    );
+  }
   if (/^(digraph|graph|strict)$/i.test(word) && !expected.includes('"["')) {
     return syntaxError(
       context,

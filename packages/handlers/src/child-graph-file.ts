@@ -97,7 +97,7 @@ export async function loadChildGraph(
     return {
       ok: false,
       path,
-      reason: `child pipeline ${path} is invalid:\n${errors.map((diagnostic) => formatDiagnostic(diagnostic, source)).join('\n')}`,
+      reason: `child pipeline ${path} is invalid:\n${errors.map((diagnostic) => formatDiagnostic(diagnostic, source, { filename: path })).join('\n')}`,
     };
   }
   return { ok: true, graph: prepared.graph, path };

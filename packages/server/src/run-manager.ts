@@ -487,7 +487,7 @@ export class RunManager {
         status: 400,
         code: 'INVALID_PIPELINE',
         message: `The pipeline has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors
-          .map((diagnostic) => formatDiagnostic(diagnostic, source))
+          .map((diagnostic) => formatDiagnostic(diagnostic, source, { filename: options.filename }))
           .join('\n')}`,
         details: { diagnostics },
       });

@@ -60,7 +60,9 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   for (const result of results) {
     const source = sources.get(result.file);
     for (const diagnostic of result.diagnostics) {
-      io.stdout.write(`${colorDiagnostic(formatDiagnostic(diagnostic, source), diagnostic, colors)}\n\n`);
+      io.stdout.write(
+        `${colorDiagnostic(formatDiagnostic(diagnostic, source, { filename: result.file }), diagnostic, colors)}\n\n`,
+      );
     }
     const fileErrors = result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
     const fileWarnings = result.diagnostics.filter((diagnostic) => diagnostic.severity === 'warning').length;

@@ -25,6 +25,9 @@ describe('formatDiagnostic (spec §7.1)', () => {
     expect(formatDiagnostic(missingStart)).toBe(
       '<input>: error[start_node]: Graph "G" has no start node.\n  fix: Add `start [shape=Mdiamond]` and an edge from it to the first stage.',
     );
+    expect(formatDiagnostic(missingStart, undefined, { filename: 'g.dot' }).split('\n')[0]).toBe(
+      'g.dot: error[start_node]: Graph "G" has no start node.',
+    );
   });
 
   it('formats a DOT syntax error the same way', () => {

@@ -12,12 +12,17 @@ import type { Diagnostic } from './diagnostic.js';
  * ```
  *
  * The excerpt (from `@attractor/dot`'s `formatCodeFrame`) is shown when `source` is given and the
- * diagnostic has a span. The location prefix is `file:line:col` (file from the span, else `<input>`),
- * or just the file when the diagnostic has no span.
+ * diagnostic has a span. The location prefix is `file:line:col` (file from the span, else `options.filename`,
+ * else `<input>`), or just the file when the diagnostic has no span (a finding about the whole graph, such as
+ * a missing start node).
  */
-export function formatDiagnostic(diagnostic: Diagnostic, source?: string): string {
+export function formatDiagnostic(
+  diagnostic: Diagnostic,
+  source?: string,
+  options: { readonly filename?: string } = {},
+): string {
   const span = diagnostic.span;
-  const file = span?.filename ?? '<input>';
+  const file = span?.filename ?? options.filename ?? '<input>';
   const where = span ? `${file}:${span.start.line}:${span.start.column}` : file;
   const lines = [`${where}: ${diagnostic.severity}[${diagnostic.rule}]: ${diagnostic.message}`];
   if (span && source !== undefined) {
