@@ -30,6 +30,20 @@ describe('attractor validate (spec §7)', () => {
     expect(result.stdout).toContain(`✖ ${file}: 1 error, 2 warnings (4 nodes, 3 edges)`);
   });
 
+  it('validates the readable files before reporting one that does not exist (exit 2)', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'nostart.dot'),
+      'digraph G {\n  a [prompt="x"]\n  exit [shape=Msquare]\n  a -> exit\n}\n',
+    );
+    const result = await attractor(['validate', 'missing.dot', 'nostart.dot'], { cwd });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toContain('nostart.dot: error[start_node]');
+    expect(result.stdout).toContain('✖ nostart.dot: 1 error (2 nodes, 1 edge)');
+    expect(result.stderr).toContain('missing.dot');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('names the file of a finding about the whole graph (no start node), not <input>', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(

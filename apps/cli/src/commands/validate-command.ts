@@ -1,6 +1,7 @@
 import { type Diagnostic, formatDiagnostic, prepareGraph } from '@attractor/graph';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
+import { CliError } from '../errors/cli-error.js';
 import { colorDiagnostic, countLabel } from '../load-pipeline.js';
 import { createGraphFileReader, readSourceFile } from '../read-source-file.js';
 
@@ -28,7 +29,8 @@ export interface ValidatedFile {
  * `attractor validate <file.dot>...`: parses, transforms and lints each file (spec §7, §9.1) and prints the
  * diagnostics like a compiler, then a summary line. Exit code 0 when no file has an error, 1 otherwise.
  *
- * @throws {CliError} `CLI_FILE_NOT_FOUND` (exit 2) when a file cannot be read.
+ * @throws {CliError} `CLI_FILE_NOT_FOUND` (exit 2) when a file cannot be read; with several files, after the
+ *   readable ones have been validated and reported.
  */
 export async function validateCommand(options: ValidateCommandOptions): Promise<number> {
   const { io } = options;
@@ -36,8 +38,17 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const results: ValidatedFile[] = [];
   const sources = new Map<string, string>();
   const readGraphFile = createGraphFileReader(io.cwd);
+  // A file that cannot be read stops nothing: the others are validated and reported first.
+  const unreadable: CliError[] = [];
   for (const file of options.files) {
-    const source = await readSourceFile(file, { cwd: io.cwd, what: 'Pipeline file' });
+    let source: string;
+    try {
+      source = await readSourceFile(file, { cwd: io.cwd, what: 'Pipeline file' });
+    } catch (error) {
+      if (!CliError.isInstance(error) || options.files.length === 1) throw error;
+      unreadable.push(error);
+      continue;
+    }
     sources.set(file, source);
     const { graph, diagnostics } = prepareGraph(source, {
       filename: file,
@@ -55,6 +66,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const warnings = sum(results, 'warning');
   if (options.json === true) {
     io.stdout.write(`${JSON.stringify({ valid: errors === 0, errors, warnings, files: results })}\n`);
+    throwUnreadable(unreadable);
     return errors === 0 ? 0 : 1;
   }
   for (const result of results) {
@@ -83,7 +95,20 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
       `${countLabel(results.length, 'file')} checked: ${countLabel(errors, 'error')}, ${countLabel(warnings, 'warning')}${invalid > 0 ? ` (${invalid} invalid)` : ''}\n`,
     );
   }
+  throwUnreadable(unreadable);
   return errors === 0 ? 0 : 1;
+}
+
+/** After the readable files are reported: the first unreadable file's error, naming the others too. */
+function throwUnreadable(unreadable: readonly CliError[]): void {
+  const [first, ...others] = unreadable;
+  if (first === undefined) return;
+  if (others.length === 0) throw first;
+  throw new CliError({
+    code: first.code,
+    message: [first.message, ...others.map((error) => error.message)].join('\n'),
+    cause: first,
+  });
 }
 
 function sum(results: readonly ValidatedFile[], severity: Diagnostic['severity']): number {
