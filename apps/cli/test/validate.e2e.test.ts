@@ -118,6 +118,22 @@ describe('attractor validate (spec §7)', () => {
     expect(run.stdout).not.toContain('Run directory');
   });
 
+  it('warns about a node declared twice with different prompts, at the later key, and still exits 0', async () => {
+    const dir = await temporaryDirectory();
+    await writeFile(
+      join(dir, 'twice.dot'),
+      'digraph G {\n  start [shape=Mdiamond]\n  exit  [shape=Msquare]\n  plan  [prompt="Write a plan"]\n  start -> plan -> exit\n  plan  [prompt="Totally different prompt"]\n}\n',
+    );
+    const result = await attractor(['validate', 'twice.dot'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(
+      'twice.dot:6:10: warning[attribute_overridden]: Node "plan" sets prompt at line 6, replacing a different value set at line 4; only the value at line 6 is used.',
+    );
+    expect(result.stdout).toContain(
+      'fix: Remove one of the two prompt values, or merge them into one statement.',
+    );
+  });
+
   it('refuses a misspelt condition key (outcom=success) at the key with the key meant, and run does not start', async () => {
     const dir = await temporaryDirectory();
     await writeFile(

@@ -39,13 +39,13 @@ const source = syntheticPipeline(300);
 const graph = buildGraph(parseDot(source), { source });
 
 describe('a 300-stage pipeline (~610 lines, 600 edges)', () => {
-  bench('prepareGraph (parse, build, transforms, 41 rules)', () => {
+  bench('prepareGraph (parse, build, transforms, 43 rules)', () => {
     prepareGraph(source);
   });
   bench('parseDot + buildGraph', () => {
     buildGraph(parseDot(source), { source });
   });
-  bench('validate (41 rules)', () => {
+  bench('validate (43 rules)', () => {
     validate(graph);
   });
 });
@@ -70,7 +70,7 @@ describe('a 10,000-stage pipeline (graph layer only, parsed once)', () => {
     { iterations: 5, time: 0 },
   );
   bench(
-    'validate (41 rules)',
+    'validate (43 rules)',
     () => {
       validate(largeGraph);
     },

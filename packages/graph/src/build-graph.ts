@@ -87,7 +87,9 @@ export function deriveClassName(label: string): string {
  * - `node [...]` / `edge [...]` apply to later statements of the same scope; subgraph scopes inherit
  *   and nest (§2.10-§2.11). A node first mentioned in an edge is created with the defaults in force;
  *   a later node statement fills in the defaults in force there for keys it has not set explicitly.
- * - A repeated node statement merges its attributes into the node; later explicit values win.
+ * - A repeated node statement merges its attributes into the node; later explicit values win. When an explicit
+ *   value replaces a different explicit value (of a node or of the graph), the winner's `replaced` keeps the
+ *   loser, for the lint rule `attribute_overridden`.
  * - A subgraph `label` derives a class (§2.10) added to the `classes` of the nodes declared in it,
  *   after the node's own comma-separated `class` names (§2.12).
  * - Dialect aliases (`llm_prompt`, `node_type`, ...) are stored under the canonical key with
@@ -142,7 +144,17 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
   ) => {
     for (const attribute of attributes) {
       const converted = toAttribute(attribute, origin);
-      setAttribute(target, converted.key, converted);
+      const existing =
+        origin === 'explicit' && Object.hasOwn(target, converted.key) ? target[converted.key] : undefined;
+      // An explicit value replacing a different explicit one keeps it (rule `attribute_overridden`); the copy is made
+      // only then, so the common case allocates nothing more.
+      setAttribute(
+        target,
+        converted.key,
+        existing?.origin === 'explicit' && existing.value !== converted.value
+          ? { ...converted, replaced: existing }
+          : converted,
+      );
     }
   };
 

@@ -33,6 +33,13 @@ export interface GraphAttribute {
   readonly keySpan?: SourceSpan;
   /** Span of the value as written, when it was written in the source. */
   readonly valueSpan?: SourceSpan;
+  /**
+   * The explicit attribute this one replaced, when an explicit value of the same key (a repeated node statement,
+   * a graph attribute set twice, or the same key twice in one statement) was overridden by a different explicit
+   * value: later values win (spec §2), and lint rule `attribute_overridden` warns. Absent otherwise, also when a
+   * `node [...]` default was replaced or the value was the same. It may itself have `replaced` (a chain of three).
+   */
+  readonly replaced?: GraphAttribute;
 }
 
 /** Raw attributes by canonical key. */

@@ -1,5 +1,6 @@
 /** The built-in lint rules, in the order `validate` runs them: spec §7.2's table first, then ours. */
 import type { LintRule } from './diagnostic.js';
+import { attributeOverriddenRule } from './rules/attribute-overridden.js';
 import { attributeTypeRule } from './rules/attribute-type.js';
 import { conditionCoverageRule } from './rules/condition-coverage.js';
 import { conditionKeyRule } from './rules/condition-key.js';
@@ -69,6 +70,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   dialectAliasRule,
   inertAttributeRule,
   shapeMappingRule,
+  attributeOverriddenRule,
   // Routing.
   conditionKeyRule,
   conditionCoverageRule,
