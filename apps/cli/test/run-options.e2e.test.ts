@@ -1,4 +1,4 @@
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attractor, FIXTURES, PIPELINES, SAMPLE_PROJECT, temporaryDirectory } from './helpers/cli.js';
@@ -161,6 +161,30 @@ describe('attractor run: options, output and exit codes', () => {
     expect(result.stderr).toContain(
       'Working directory nowhere not found. Pass an existing directory with --workdir.',
     );
+  });
+
+  it('exits 2 before the run for a --workdir that is a file, saying so', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'notes.txt'), 'not a directory\n');
+    const result = await attractor(
+      [
+        'run',
+        join(PIPELINES, 'build-and-test.dot'),
+        '--dry-run',
+        '--workdir',
+        'notes.txt',
+        '--logs-dir',
+        'run',
+      ],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      'Working directory notes.txt is a file, not a directory. Pass the directory the tool commands run in with --workdir (e.g. .).',
+    );
+    expect(result.stderr).not.toContain('ENOTDIR');
+    expect(result.stdout).not.toContain('Run directory');
+    expect(await readdir(cwd)).toEqual(['notes.txt']);
   });
 
   it('--max-steps stops a run that needs more node executions (exit 1, reason names the limit)', async () => {

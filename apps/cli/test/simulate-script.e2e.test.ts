@@ -45,6 +45,25 @@ describe('attractor run --simulate-script: the script is checked before the run'
     expect(result.stdout).toContain('check ready');
   });
 
+  it('refuses a stdout step for an LLM stage before any stage runs, with the key, the index and what it takes', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'draft.dot'),
+      'digraph Draft {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  plan [prompt="Plan"]\n  write [prompt="Write"]\n  start -> plan -> write -> exit\n}\n',
+    );
+    await writeFile(join(cwd, 'script.json'), JSON.stringify({ write: [{ stdout: 'x' }] }));
+    const result = await attractor(['run', 'draft.dot', '--dry-run', '--simulate-script', 'script.json'], {
+      cwd,
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      '"write"[0].stdout is set, but "write" is an LLM stage (codergen), which takes an outcome word ("success", "fail", "retry", "partial_success" or a custom word the pipeline routes on) or {"outcome": "..."}; "stdout" is only for tool nodes (shape=parallelogram) in a dry run',
+    );
+    expect(result.stdout).not.toContain('plan');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(await readdir(cwd)).toEqual(['draft.dot', 'script.json']);
+  });
+
   it('reports an invalid script before creating the run directory or printing it', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(join(cwd, 'loop.dot'), TEST_LOOP);

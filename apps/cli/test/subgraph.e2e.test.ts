@@ -135,4 +135,35 @@ describe('subgraph nodes through the CLI (spec §9.4)', () => {
     // The child's scripted failure routed the parent to fix.
     expect(run.stdout).toMatch(/✔ fix /);
   });
+
+  it("inspect on a child run directory suggests resuming the parent run, which the child's resume needs", async () => {
+    const child = `digraph Checks {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  lint  [shape=parallelogram, tool_command="echo bad; exit 1"]
+  start -> lint
+  lint -> exit [condition="outcome=success"]
+}
+`;
+    const dir = await files({
+      'main/pipeline.dot':
+        'digraph Parent {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  checks [type="subgraph", graph_ref="../checks/pipeline.dot"]\n  start -> checks -> exit\n}\n',
+      'checks/pipeline.dot': child,
+    });
+    const run = await attractor(['run', '--simulate', '--logs-dir', 'run', 'main/pipeline.dot'], {
+      cwd: dir,
+    });
+    expect(run.exitCode).toBe(1);
+    const inspected = await attractor(['inspect', 'run/checks/child'], { cwd: dir });
+    expect(inspected.exitCode, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toContain('run:      run/checks/child\nparent:   run (this is a child run)\n');
+    expect(inspected.stdout).toContain(
+      'next:  lint  (a child run resumes with its parent: attractor resume run)',
+    );
+    expect(inspected.stdout).not.toContain('resume run/checks/child');
+    // The parent itself resumes as before.
+    const parentRun = await attractor(['inspect', 'run'], { cwd: dir });
+    expect(parentRun.stdout).toContain('next:  checks  (attractor resume run)');
+    expect(parentRun.stdout).not.toContain('parent:');
+  });
 });

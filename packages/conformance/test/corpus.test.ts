@@ -56,7 +56,7 @@ const RUN_PLANS: Readonly<Record<string, RunPlan>> = {
       PickNextTask: [{ stdout: 'next_task-task-1' }, { stdout: 'all_complete' }],
       RunScenarios: [{ stdout: 'scenarios_pass' }],
     },
-    why: 'routes on what its tool commands print (context.tool_stdout, the 2389 tracker\'s name, which our tool handler writes too), and a dry run runs no command: the script says what they print, so the run takes the fresh path through design, plan, one task, scenarios and review (unsteered, CheckExistingPlans takes "resume", the first value its edges compare with, and the PickNextTask loop runs until max_node_visits=25 stops it)',
+    why: 'routes on what its tool commands print (context.tool_stdout, the 2389 tracker\'s name, which our tool handler writes too), and a dry run runs no command: the script says what they print, so the run takes the fresh path through design, plan, one task, scenarios and review (unsteered, CheckExistingPlans takes "resume" and PickNextTask "all_complete", the first values their edges compare with, so no task runs)',
   },
   'danshapiro__kilroy__consensus_task.dot': {
     script: { ReviewConsensus: ['yes'] },

@@ -58,11 +58,16 @@ export type { ParseSimulationScriptOptions, SimulationScript, SimulationStep } f
 export { parseSimulationScript, readSimulationStep } from './simulation-script.js';
 export type {
   CheckSimulationScriptKeysOptions,
+  CheckSimulationScriptStepsOptions,
   PipelineOutcomeWordsOptions,
   SimulationScriptKeyCheck,
   UnknownScriptKey,
 } from './simulation-script-keys.js';
-export { checkSimulationScriptKeys, pipelineOutcomeWords } from './simulation-script-keys.js';
+export {
+  checkSimulationScriptKeys,
+  checkSimulationScriptSteps,
+  pipelineOutcomeWords,
+} from './simulation-script-keys.js';
 export { STEER_DIRECTORY, takeSteeringMessages, writeSteeringMessage } from './stage-files.js';
 export { createStartHandler } from './start-handler.js';
 export { parseStatusFile } from './status-file-schema.js';

@@ -2,9 +2,10 @@
  * Checks the keys of a simulation script (the CLI's `--simulate-script`) against the node ids a run can reach: the
  * pipeline's and those of every sub-pipeline it runs (spec §9.4 `subgraph` nodes, spec §4.11 manager loops).
  */
-import { didYouMean, type Graph } from '@attractor/graph';
+import { BUILT_IN_HANDLER_TYPE_NAMES, didYouMean, type Graph } from '@attractor/graph';
 import { childDotfileOf, loadChildGraph, resolveChildPath } from './child-graph-file.js';
-import type { SimulationScript } from './simulation-script.js';
+import { SimulationScriptError } from './errors/simulation-script-error.js';
+import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 
 /** A script key that names no node, with the node id it was probably meant to be. */
 export interface UnknownScriptKey {
@@ -65,6 +66,44 @@ export async function checkSimulationScriptKeys(
       return suggestion === undefined ? { key } : { key, suggestion };
     });
   return { unknownKeys, nodeIds: [...nodeIds], unreadChildren };
+}
+
+/** Options of {@link checkSimulationScriptSteps}. */
+export interface CheckSimulationScriptStepsOptions extends CheckSimulationScriptKeysOptions {
+  /** The script file, as the error names it. Default: `<inline>`. */
+  readonly path?: string;
+}
+
+/**
+ * Refuses, before a run starts, a script step that the node it names cannot take: a step with `stdout` (what a
+ * dry-run tool node prints) for a node that is no tool node of the pipeline or of its sub-pipelines (found like
+ * {@link checkSimulationScriptKeys} finds them), such as an LLM stage, which would fail at that node after the
+ * earlier stages ran, and again on resume. Keys that name no node, or only nodes of a custom handler type, pass.
+ *
+ * @throws {SimulationScriptError} naming the key, the index and what that node kind takes, e.g. `"write"[0].stdout
+ *   is set, but "write" is an LLM stage (codergen), which takes an outcome word ...`.
+ * @example
+ * await checkSimulationScriptSteps({ script, graph, workdir: process.cwd(), path: 'script.json' });
+ */
+export async function checkSimulationScriptSteps(options: CheckSimulationScriptStepsOptions): Promise<void> {
+  const { graphs } = await loadRunGraphs(options);
+  const builtIn: ReadonlySet<string> = new Set(BUILT_IN_HANDLER_TYPE_NAMES);
+  for (const [key, steps] of Object.entries(options.script)) {
+    const index = steps.findIndex((step) => readSimulationStep(step).stdout !== undefined);
+    if (index < 0) continue;
+    const types = new Set<string>();
+    for (const graph of graphs) {
+      const node = graph.nodes.get(key);
+      if (node !== undefined) types.add(graph.handlerType(node));
+    }
+    const type = [...types][0];
+    if (type === undefined || types.has('tool') || [...types].some((kind) => !builtIn.has(kind))) continue;
+    const kind = type === 'codergen' ? 'an LLM stage (codergen)' : `a ${type} node`;
+    throw new SimulationScriptError({
+      path: options.path ?? '<inline>',
+      problem: `"${key}"[${index}].stdout is set, but "${key}" is ${kind}, which takes an outcome word ("success", "fail", "retry", "partial_success" or a custom word the pipeline routes on) or {"outcome": "..."}; "stdout" is only for tool nodes (shape=parallelogram) in a dry run`,
+    });
+  }
 }
 
 /** Options of {@link pipelineOutcomeWords}. */

@@ -53,9 +53,12 @@ export function toolContextUpdates(
   };
 }
 
-/** `tool.output = <literal>` or `tool_stdout = <literal>` (with or without `context.`), quoted or bare. */
+/**
+ * `tool.output = <literal>` or `tool_stdout = <literal>`, with `=` or `!=` (with or without `context.`), quoted or
+ * bare.
+ */
 const STDOUT_CLAUSE =
-  /(?:^|&&)\s*(?:context\.)?(?:tool\.output|tool_stdout)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s&"]+))/g;
+  /(?:^|&&)\s*(?:context\.)?(?:tool\.output|tool_stdout)\s*!?=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s&"]+))/g;
 
 /** Options of {@link routableToolOutput}. */
 export interface RoutableToolOutputOptions {
@@ -68,31 +71,36 @@ export interface RoutableToolOutputOptions {
 }
 
 /**
- * The stdout a dry run gives a tool node whose command it does not run: `''`, unless no outgoing edge is eligible
- * with an empty output (edges on `context.tool_stdout=resume` / `=fresh` only); then the first value that one of
- * its conditions compares the output with (`tool.output` or `tool_stdout`, declaration order) and that makes an
- * edge eligible. Without it a dry run stops at such a node with "no eligible edge" (fail-closed routing).
+ * The stdout a dry run gives a tool node whose command it does not run. When its edges route only on its output
+ * (every edge eligible for a successful run compares `tool.output` or `tool_stdout`, with `=` or `!=`), the first
+ * value that one of its conditions compares the output with (declaration order) and that makes an edge eligible:
+ * `context.tool_stdout=0` / `context.tool_stdout!=0` gives `0`. Otherwise, and when no such value makes an edge
+ * eligible, `''`. Without it a dry run would stop at a node routing on `=resume` / `=fresh` only with "no eligible
+ * edge" (fail-closed routing), or take the `!=` branch of a pair the README says it does not.
  */
 export function routableToolOutput(options: RoutableToolOutputOptions): string {
   const { edges, context, outcome } = options;
-  const accepts = (stdout: string) => {
+  const eligible = (edge: GraphEdge, stdout: string) => {
+    if (edge.condition.trim() === '') return outcome !== 'fail' && outcome !== 'retry';
     const updates = toolContextUpdates({ stdout, stderr: '', exitCode: outcome === 'fail' ? 1 : 0 });
     const view = { get: (key: string) => (Object.hasOwn(updates, key) ? updates[key] : context.get(key)) };
-    return edges.some((edge) => {
-      if (edge.condition.trim() === '') return outcome !== 'fail' && outcome !== 'retry';
-      try {
-        return evaluateRunCondition({ condition: edge.condition, context: view, outcome });
-      } catch {
-        // An invalid condition is a lint error; it routes nowhere here.
-        return false;
-      }
-    });
+    try {
+      return evaluateRunCondition({ condition: edge.condition, context: view, outcome });
+    } catch {
+      // An invalid condition is a lint error; it routes nowhere here.
+      return false;
+    }
   };
-  if (edges.length === 0 || accepts('')) return '';
+  const comparedValues = (edge: GraphEdge) =>
+    [...edge.condition.matchAll(STDOUT_CLAUSE)].map((match) =>
+      match[1] === undefined ? match[2]! : unquote(match[1]),
+    );
+  // An edge that does not look at the output and is eligible anyway: the output does not decide the route.
+  const otherRoute = edges.some((edge) => comparedValues(edge).length === 0 && eligible(edge, ''));
+  if (otherRoute) return '';
   for (const edge of edges) {
-    for (const match of edge.condition.matchAll(STDOUT_CLAUSE)) {
-      const candidate = match[1] === undefined ? match[2]! : unquote(match[1]);
-      if (accepts(candidate)) return candidate;
+    for (const candidate of comparedValues(edge)) {
+      if (edges.some((target) => eligible(target, candidate))) return candidate;
     }
   }
   return '';

@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkSimulationScriptKeys, pipelineOutcomeWords } from '../src/simulation-script-keys.js';
+import {
+  checkSimulationScriptKeys,
+  checkSimulationScriptSteps,
+  pipelineOutcomeWords,
+} from '../src/simulation-script-keys.js';
 import { graphFrom, pipelines } from './helpers.js';
 
 const parent = `digraph Parent {
@@ -110,5 +114,41 @@ describe('pipelineOutcomeWords (--simulate-script, DESIGN.md "Outcomes")', () =>
       'sprint/child.dot': sprint,
     });
     expect(await pipelineOutcomeWords({ graph, workdir: dir })).toEqual(['bug', 'feature', 'ready']);
+  });
+});
+
+describe('checkSimulationScriptSteps (--simulate-script steps fit their nodes)', () => {
+  const files = { 'main/pipeline.dot': parent, 'checks/pipeline.dot': checks, 'sprint/child.dot': sprint };
+
+  it('accepts stdout for a tool node of a sub-pipeline, and outcome words for any node', async () => {
+    const { dir, graph } = pipelines(files);
+    await expect(
+      checkSimulationScriptSteps({
+        script: {
+          lint: [{ stdout: 'ok' }],
+          implement: ['fail', { outcome: 'success' }],
+          nowhere: [{ stdout: 'x' }],
+        },
+        graph,
+        workdir: dir,
+      }),
+    ).resolves.toBeUndefined();
+  });
+
+  it('refuses stdout for an LLM stage of a child pipeline and for a manager loop, with the key and the index', async () => {
+    const { dir, graph } = pipelines(files);
+    await expect(
+      checkSimulationScriptSteps({
+        script: { implement: ['success', { stdout: 'x' }] },
+        graph,
+        workdir: dir,
+        path: 'script.json',
+      }),
+    ).rejects.toThrow(
+      'Simulation script script.json is invalid: "implement"[1].stdout is set, but "implement" is an LLM stage (codergen), which takes an outcome word ("success", "fail", "retry", "partial_success" or a custom word the pipeline routes on) or {"outcome": "..."}; "stdout" is only for tool nodes (shape=parallelogram) in a dry run.',
+    );
+    await expect(
+      checkSimulationScriptSteps({ script: { supervise: [{ stdout: 'x' }] }, graph, workdir: dir }),
+    ).rejects.toThrow('"supervise"[0].stdout is set, but "supervise" is a stack.manager_loop node');
   });
 });

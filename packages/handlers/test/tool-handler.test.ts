@@ -235,6 +235,40 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     expect(failed.result.context.get('tool.exit_code')).toBe(1);
   });
 
+  it('gives a dry-run tool node the first value its edges compare with when they route on = and != of it', async () => {
+    const route = (condition: (op: string) => string) => `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      check [shape=parallelogram, tool_command="./check.sh"]
+      commit [shape=parallelogram, tool_command="git commit"]
+      start -> check
+      check -> exit [condition="${condition('=')}"]
+      check -> commit [condition="${condition('!=')}"]
+      commit -> exit
+    }`;
+    const registry = () => createDefaultRegistry({ dryRun: true });
+    const plain = await runDot(
+      route((op) => `context.tool_stdout${op}0`),
+      { registry: registry() },
+    );
+    expect(plain.result.completedNodes).toEqual(['start', 'check', 'exit']);
+    expect(plain.result.context.get('tool_stdout')).toBe('0');
+    // tool.output, with and without context., quoted, and another clause beside it: the first value, "ok".
+    const other = await runDot(
+      route((op) => (op === '=' ? 'tool.output=\\"ok\\"' : 'context.tool.output!=ok && outcome=success')),
+      { registry: registry() },
+    );
+    expect(other.result.completedNodes).toEqual(['start', 'check', 'exit']);
+    expect(other.result.context.get('tool.output')).toBe('ok');
+    // An edge that does not look at the output and is eligible anyway leaves the output empty.
+    const fallback = await runDot(
+      route((op) => (op === '=' ? 'context.tool_stdout=0' : '')),
+      { registry: registry() },
+    );
+    expect(fallback.result.completedNodes).toEqual(['start', 'check', 'commit', 'exit']);
+    expect(fallback.result.context.get('tool_stdout')).toBe('');
+  });
+
   it('takes the scripted dry-run output call by call, so a loop that a real command ends can end', async () => {
     const source = `digraph G {
       start [shape=Mdiamond]

@@ -3,6 +3,7 @@ import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { formatTable } from '../display/format-table.js';
 import { formatElapsed, formatTokens, oneLine, stateText } from '../display/format-values.js';
+import { findParentRun } from '../inspect/find-parent-run.js';
 import { readRunDirectory } from '../inspect/read-run-directory.js';
 import { type RunSummary, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath } from '../load-pipeline.js';
@@ -17,7 +18,9 @@ export interface InspectCommandOptions {
 
 /**
  * `attractor inspect <run-dir>`: a table of the run's stages (visits, status, attempts, duration, tokens, failure
- * reason), the route taken, and the run's state. Exit code 0 (the run's own outcome does not change it).
+ * reason), the route taken, and the run's state. For the child run of a sub-pipeline or manager loop node, the
+ * resume hint names the parent run (the one `attractor run` started), since only that one can be resumed. Exit
+ * code 0 (the run's own outcome does not change it).
  *
  * @throws {CliError} when the directory is missing or is not a run directory.
  */
@@ -29,19 +32,24 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
     io.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   }
-  io.stdout.write(`${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env))}\n`);
+  const parentRun = await findParentRun(summary.logsRoot);
+  io.stdout.write(
+    `${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env), parentRun)}\n`,
+  );
   return 0;
 }
 
 /**
  * The human-readable text of `attractor inspect`. `command` spells the CLI in the resume hint (see `cliCommand`;
- * default `attractor`).
+ * default `attractor`). `parentRun`, for a child run, is the run directory that resumes it (see `findParentRun`):
+ * the text names it and the resume hint resumes it. Default: none, the run resumes itself.
  */
 export function formatSummaryText(
   summary: RunSummary,
   colors: ReturnType<typeof createColors>,
   cwd: string,
   command = 'attractor',
+  parentRun?: string,
 ): string {
   const lines: string[] = [];
   lines.push(
@@ -49,6 +57,7 @@ export function formatSummaryText(
   );
   if (summary.goal !== '') lines.push(`goal:     ${summary.goal}`);
   lines.push(`run:      ${displayPath(summary.logsRoot, cwd)}`);
+  if (parentRun !== undefined) lines.push(`parent:   ${displayPath(parentRun, cwd)} (this is a child run)`);
   if (summary.sourcePath !== undefined) lines.push(`pipeline: ${displayPath(summary.sourcePath, cwd)}`);
   lines.push(`workdir:  ${displayPath(summary.workdir, cwd)}`);
   lines.push(`started:  ${summary.startedAt}`);
@@ -76,7 +85,10 @@ export function formatSummaryText(
   lines.push('');
   lines.push(`route: ${summary.route.length === 0 ? colors.dim('(none)') : summary.route.join(' → ')}`);
   if (summary.state !== 'success' && summary.nextNode !== undefined) {
-    lines.push(`next:  ${summary.nextNode}  (${command} resume ${displayPath(summary.logsRoot, cwd)})`);
+    const resume = `${command} resume ${displayPath(parentRun ?? summary.logsRoot, cwd)}`;
+    lines.push(
+      `next:  ${summary.nextNode}  (${parentRun === undefined ? resume : `a child run resumes with its parent: ${resume}`})`,
+    );
   }
   return lines.join('\n');
 }

@@ -18,6 +18,13 @@ export const createRunServices: RunServicesFactory = async (options) => {
         workdir: options.workdir,
       });
       script = await handlers.loadSimulationScript(options.backend.scriptPath, { outcomes });
+      // A step the node it names cannot take (stdout for an LLM stage) would fail there mid-run, and on resume.
+      await handlers.checkSimulationScriptSteps({
+        script,
+        graph: options.graph,
+        workdir: options.workdir,
+        path: options.backend.scriptPath,
+      });
     } catch (error) {
       if (handlers.SimulationScriptError.isInstance(error)) {
         throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });

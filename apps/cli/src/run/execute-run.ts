@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import {
   CheckpointCorruptError,
@@ -82,10 +82,18 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     workdir = resolve(io.cwd, cliOptions.workdir ?? run.manifest.workdir);
   }
 
-  if (!existsSync(workdir)) {
+  const workdirStats = statSync(workdir, { throwIfNoEntry: false });
+  if (workdirStats === undefined) {
     throw new CliError({
       code: 'CLI_FILE_NOT_FOUND',
       message: `Working directory ${displayPath(workdir, io.cwd)} not found. Pass an existing directory with --workdir.`,
+    });
+  }
+  if (!workdirStats.isDirectory()) {
+    // Every tool command would fail to start in it (spawn ENOTDIR), each retry again.
+    throw new CliError({
+      code: 'CLI_INVALID_INPUT',
+      message: `Working directory ${displayPath(workdir, io.cwd)} is a file, not a directory. Pass the directory the tool commands run in with --workdir (e.g. ${displayPath(dirname(workdir), io.cwd)}).`,
     });
   }
   const pipeline = await loadPipeline({
