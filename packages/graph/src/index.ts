@@ -52,9 +52,10 @@ export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './gra
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type { Diagnostic, LintContext, LintRule, Severity } from './lint/diagnostic.js';
 export { didYouMean } from './lint/did-you-mean.js';
+export { customOutcomeWords, STANDARD_OUTCOMES } from './lint/edge-conditions.js';
 export { formatDiagnostic } from './lint/format-diagnostic.js';
-export type { GraphFileReader } from './lint/graph-refs.js';
-export { MAX_GRAPH_REF_DEPTH, resolveGraphRef } from './lint/graph-refs.js';
+export type { ChildPipelineRef, GraphFileReader } from './lint/graph-refs.js';
+export { childPipelineRef, MAX_GRAPH_REF_DEPTH, resolveGraphRef } from './lint/graph-refs.js';
 export type { ValidateOptions } from './lint/validate.js';
 export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } from './lint/validate.js';
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';

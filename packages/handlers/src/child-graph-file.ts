@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
+  childPipelineRef,
   formatDiagnostic,
   type Graph,
   type GraphNode,
@@ -39,25 +40,22 @@ export function resolveChildPath(options: {
 /**
  * The child DOT file a node runs, as written, and the attribute that names it: `graph_ref` of a `subgraph` node
  * (spec §9.4), or `stack.child_dotfile` of a `stack.manager_loop` node, the node's else the graph's (spec §4.11).
- * `undefined` for other nodes and when the attribute is missing or blank.
+ * `undefined` for other nodes and when the attribute is missing or blank. (`childPipelineRef` of
+ * `@attractor/graph`, which lint uses too.)
  */
 export function childDotfileOf(
   node: GraphNode,
   graph: Graph,
 ): { readonly ref: string; readonly attribute: 'graph_ref' | 'stack.child_dotfile' } | undefined {
-  const type = graph.handlerType(node);
-  if (type === 'subgraph') {
-    const ref = nodeAttribute(node, 'graph_ref')?.trim() ?? '';
-    return ref === '' ? undefined : { ref, attribute: 'graph_ref' };
-  }
-  if (type === 'stack.manager_loop') {
-    const ref = managerChildDotfile(node, graph);
-    return ref === '' ? undefined : { ref, attribute: 'stack.child_dotfile' };
-  }
-  return undefined;
+  const child = childPipelineRef(graph, node);
+  return child === undefined ? undefined : { ref: child.ref, attribute: child.key };
 }
 
-/** A manager loop's child DOT file as written: the node's `stack.child_dotfile`, else the graph's, else `''`. */
+/**
+ * A manager loop's child DOT file as written: the node's `stack.child_dotfile`, else the graph's, else `''`. Unlike
+ * {@link childDotfileOf} it does not look at the node's handler type (the manager loop handler may be registered
+ * under a custom type).
+ */
 export function managerChildDotfile(node: GraphNode, graph: Graph): string {
   return (
     nodeAttribute(node, 'stack.child_dotfile')?.trim() ||

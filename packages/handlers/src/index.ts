@@ -59,6 +59,8 @@ export { parseSimulationScript, readSimulationStep } from './simulation-script.j
 export type {
   CheckSimulationScriptKeysOptions,
   CheckSimulationScriptStepsOptions,
+  LoadPipelineGraphsOptions,
+  PipelineGraphs,
   PipelineOutcomeWordsOptions,
   SimulationScriptKeyCheck,
   UnknownScriptKey,
@@ -66,6 +68,7 @@ export type {
 export {
   checkSimulationScriptKeys,
   checkSimulationScriptSteps,
+  loadPipelineGraphs,
   pipelineOutcomeWords,
 } from './simulation-script-keys.js';
 export { STEER_DIRECTORY, takeSteeringMessages, writeSteeringMessage } from './stage-files.js';

@@ -2,7 +2,7 @@
  * Checks the keys of a simulation script (the CLI's `--simulate-script`) against the node ids a run can reach: the
  * pipeline's and those of every sub-pipeline it runs (spec §9.4 `subgraph` nodes, spec §4.11 manager loops).
  */
-import { BUILT_IN_HANDLER_TYPE_NAMES, didYouMean, type Graph } from '@attractor/graph';
+import { BUILT_IN_HANDLER_TYPE_NAMES, customOutcomeWords, didYouMean, type Graph } from '@attractor/graph';
 import { childDotfileOf, loadChildGraph, resolveChildPath } from './child-graph-file.js';
 import { SimulationScriptError } from './errors/simulation-script-error.js';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
@@ -31,13 +31,30 @@ export interface SimulationScriptKeyCheck {
   readonly unreadChildren: readonly { readonly path: string; readonly reason: string }[];
 }
 
-/** Options of {@link checkSimulationScriptKeys}. */
-export interface CheckSimulationScriptKeysOptions {
-  readonly script: SimulationScript;
+/** The pipeline and every sub-pipeline it runs, as {@link loadPipelineGraphs} reads them. */
+export interface PipelineGraphs {
+  /** The pipeline first, then each sub-pipeline (depth first, each file once). */
+  readonly graphs: readonly Graph[];
+  /** Child pipeline files that could not be read or are invalid (absolute path and why). */
+  readonly unreadChildren: readonly { readonly path: string; readonly reason: string }[];
+}
+
+/** Options of {@link loadPipelineGraphs}. */
+export interface LoadPipelineGraphsOptions {
   /** The pipeline to run; its `filename` is the base of relative child paths. */
   readonly graph: Graph;
   /** The run's working directory: the base of child paths when the graph has no file name. */
   readonly workdir: string;
+  /**
+   * What {@link loadPipelineGraphs} already returned for this `graph` and `workdir`, so that several checks read and
+   * prepare the child files once. Default: read them.
+   */
+  readonly pipelineGraphs?: PipelineGraphs;
+}
+
+/** Options of {@link checkSimulationScriptKeys}. */
+export interface CheckSimulationScriptKeysOptions extends LoadPipelineGraphsOptions {
+  readonly script: SimulationScript;
 }
 
 /**
@@ -56,7 +73,7 @@ export interface CheckSimulationScriptKeysOptions {
 export async function checkSimulationScriptKeys(
   options: CheckSimulationScriptKeysOptions,
 ): Promise<SimulationScriptKeyCheck> {
-  const { graphs, unreadChildren } = await loadRunGraphs(options);
+  const { graphs, unreadChildren } = await loadPipelineGraphs(options);
   const nodeIds = new Set<string>();
   for (const graph of graphs) for (const id of graph.nodes.keys()) nodeIds.add(id);
   const unknownKeys = Object.keys(options.script)
@@ -86,7 +103,7 @@ export interface CheckSimulationScriptStepsOptions extends CheckSimulationScript
  * await checkSimulationScriptSteps({ script, graph, workdir: process.cwd(), path: 'script.json' });
  */
 export async function checkSimulationScriptSteps(options: CheckSimulationScriptStepsOptions): Promise<void> {
-  const { graphs } = await loadRunGraphs(options);
+  const { graphs } = await loadPipelineGraphs(options);
   const builtIn: ReadonlySet<string> = new Set(BUILT_IN_HANDLER_TYPE_NAMES);
   for (const [key, steps] of Object.entries(options.script)) {
     const index = steps.findIndex((step) => readSimulationStep(step).stdout !== undefined);
@@ -107,18 +124,7 @@ export async function checkSimulationScriptSteps(options: CheckSimulationScriptS
 }
 
 /** Options of {@link pipelineOutcomeWords}. */
-export type PipelineOutcomeWordsOptions = Omit<CheckSimulationScriptKeysOptions, 'script'>;
-
-/** `outcome=<word>` / `outcome!=<word>` clauses of a condition (spec §10.2; quoted or bare literal). */
-const OUTCOME_CLAUSE = /(?:^|&&)\s*outcome\s*!?=\s*"?([A-Za-z_][A-Za-z0-9_.:-]*)"?/g;
-
-const STANDARD_OUTCOMES: ReadonlySet<string> = new Set([
-  'success',
-  'partial_success',
-  'retry',
-  'fail',
-  'skipped',
-]);
+export type PipelineOutcomeWordsOptions = LoadPipelineGraphsOptions;
 
 /**
  * The custom outcome words (DESIGN.md "Outcomes": any word other than spec §5.2's) that edge conditions of the
@@ -131,23 +137,20 @@ const STANDARD_OUTCOMES: ReadonlySet<string> = new Set([
  * const script = await loadSimulationScript('script.json', { outcomes });
  */
 export async function pipelineOutcomeWords(options: PipelineOutcomeWordsOptions): Promise<string[]> {
-  const { graphs } = await loadRunGraphs(options);
+  const { graphs } = await loadPipelineGraphs(options);
   const words = new Set<string>();
-  for (const graph of graphs) {
-    for (const edge of graph.edges) {
-      for (const match of edge.condition.matchAll(OUTCOME_CLAUSE)) {
-        if (!STANDARD_OUTCOMES.has(match[1]!)) words.add(match[1]!);
-      }
-    }
-  }
+  for (const graph of graphs) for (const word of customOutcomeWords(graph)) words.add(word);
   return [...words];
 }
 
-/** The pipeline and every sub-pipeline it runs (depth first, each file once), and the child files that failed. */
-async function loadRunGraphs(options: PipelineOutcomeWordsOptions): Promise<{
-  graphs: Graph[];
-  unreadChildren: { path: string; reason: string }[];
-}> {
+/**
+ * Reads and prepares every sub-pipeline the pipeline runs: the files named by `graph_ref` on `subgraph` nodes and by
+ * `stack.child_dotfile` on manager loops, resolved like the handlers resolve them when the nodes run (relative to the
+ * parent DOT file), recursively, each file once. Returns `options.pipelineGraphs` when given. Never throws for a
+ * missing or invalid child file: it is listed in `unreadChildren`.
+ */
+export async function loadPipelineGraphs(options: LoadPipelineGraphsOptions): Promise<PipelineGraphs> {
+  if (options.pipelineGraphs !== undefined) return options.pipelineGraphs;
   const graphs: Graph[] = [];
   const unreadChildren: { path: string; reason: string }[] = [];
   const visited = new Set<string>();

@@ -2,7 +2,7 @@
  * The simulation script of the `SimulationBackend` and of dry-run tool nodes: what each node does, one step per
  * call, validated with zod.
  */
-import { didYouMean } from '@attractor/graph';
+import { didYouMean, STANDARD_OUTCOMES } from '@attractor/graph';
 import { z } from 'zod';
 import { SimulationScriptError } from './errors/simulation-script-error.js';
 
@@ -52,7 +52,7 @@ export function readSimulationStep(step: SimulationStep | undefined): {
 }
 
 /** The outcome words of spec §5.2, in the order the script error lists them. */
-const STANDARD_OUTCOME_WORDS: readonly string[] = ['success', 'partial_success', 'retry', 'fail', 'skipped'];
+const STANDARD_OUTCOME_WORDS: readonly string[] = [...STANDARD_OUTCOMES];
 
 /** Options of {@link parseSimulationScript} and `loadSimulationScript`. */
 export interface ParseSimulationScriptOptions {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkSimulationScriptKeys,
   checkSimulationScriptSteps,
+  loadPipelineGraphs,
   pipelineOutcomeWords,
 } from '../src/simulation-script-keys.js';
 import { graphFrom, pipelines } from './helpers.js';
@@ -97,6 +98,36 @@ describe('checkSimulationScriptKeys (--simulate-script, spec §9.4, §4.11)', ()
       workdir: dir,
     });
     expect(check.unknownKeys).toEqual([{ key: 'lin', suggestion: 'lint' }]);
+  });
+});
+
+describe('loadPipelineGraphs (the graphs the script checks share)', () => {
+  it('reads the pipeline and its sub-pipelines once; the checks use what they are given instead of reading again', async () => {
+    const { dir, graph } = pipelines({
+      'main/pipeline.dot': parent,
+      'checks/pipeline.dot': checks,
+      'sprint/child.dot': sprint,
+    });
+    const loaded = await loadPipelineGraphs({ graph, workdir: dir });
+    expect(loaded.graphs.map((each) => each.id)).toEqual(['Parent', 'Checks', 'Sprint']);
+    expect(loaded.unreadChildren).toEqual([]);
+    expect(await loadPipelineGraphs({ graph, workdir: dir, pipelineGraphs: loaded })).toBe(loaded);
+    // Given only the parent, the checks see only the parent's nodes: they did not read the child files.
+    const parentOnly = { graphs: [graph], unreadChildren: [] };
+    const check = await checkSimulationScriptKeys({
+      script: { lint: ['fail'] },
+      graph,
+      workdir: dir,
+      pipelineGraphs: parentOnly,
+    });
+    expect(check.unknownKeys.map((unknown) => unknown.key)).toEqual(['lint']);
+    const full = await checkSimulationScriptKeys({
+      script: { lint: ['fail'] },
+      graph,
+      workdir: dir,
+      pipelineGraphs: loaded,
+    });
+    expect(full.unknownKeys).toEqual([]);
   });
 });
 

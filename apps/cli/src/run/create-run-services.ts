@@ -10,12 +10,16 @@ import type { RunServices, RunServicesFactory } from './run-services.js';
 export const createRunServices: RunServicesFactory = async (options) => {
   const handlers = await import('@attractor/handlers');
   let script: Awaited<ReturnType<typeof handlers.loadSimulationScript>> | undefined;
+  // The pipeline and its sub-pipelines, read once for the three script checks below.
+  let pipelineGraphs: Awaited<ReturnType<typeof handlers.loadPipelineGraphs>> | undefined;
   if (options.backend.kind === 'simulate' && options.backend.scriptPath !== undefined) {
     try {
+      pipelineGraphs = await handlers.loadPipelineGraphs({ graph: options.graph, workdir: options.workdir });
       // The pipeline's custom outcome words are valid steps too; a word close to a known one is a typo.
       const outcomes = await handlers.pipelineOutcomeWords({
         graph: options.graph,
         workdir: options.workdir,
+        pipelineGraphs,
       });
       script = await handlers.loadSimulationScript(options.backend.scriptPath, { outcomes });
       // A step the node it names cannot take (stdout for an LLM stage) would fail there mid-run, and on resume.
@@ -23,6 +27,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
         script,
         graph: options.graph,
         workdir: options.workdir,
+        pipelineGraphs,
         path: options.backend.scriptPath,
       });
     } catch (error) {
@@ -55,6 +60,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
               script,
               graph: options.graph,
               workdir: options.workdir,
+              ...(pipelineGraphs === undefined ? {} : { pipelineGraphs }),
             }),
           };
     return withConsole({

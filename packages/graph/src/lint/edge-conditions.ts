@@ -3,9 +3,9 @@
  * and read what it says about `outcome`.
  */
 import { type ConditionAst, ConditionSyntaxError, parseCondition } from '@attractor/condition';
-import type { GraphEdge } from '../graph.js';
+import type { Graph, GraphEdge } from '../graph.js';
 
-/** The outcome statuses of spec §5.2 that every handler may produce or conditions may name. */
+/** The outcome statuses of spec §5.2 that every handler may produce or conditions may name, in the spec's order. */
 export const STANDARD_OUTCOMES: ReadonlySet<string> = new Set([
   'success',
   'partial_success',
@@ -76,4 +76,21 @@ export function outcomeComparisons(condition: ConditionAst): readonly OutcomeCom
   }
   comparisonsByCondition.set(condition, found);
   return found;
+}
+
+/**
+ * The custom outcome words (DESIGN.md "Outcomes": any word other than {@link STANDARD_OUTCOMES}) that the edge
+ * conditions of `graph` compare `outcome` with (`bug` of `outcome=bug` or `outcome!=bug`), in order of appearance
+ * without repeats. Conditions that do not parse are skipped (`condition_syntax` reports them).
+ */
+export function customOutcomeWords(graph: Graph): string[] {
+  const words = new Set<string>();
+  for (const edge of graph.edges) {
+    const condition = edgeCondition(edge);
+    if (condition === undefined) continue;
+    for (const clause of outcomeComparisons(condition)) {
+      if (!STANDARD_OUTCOMES.has(clause.value)) words.add(clause.value);
+    }
+  }
+  return [...words];
 }

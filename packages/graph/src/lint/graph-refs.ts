@@ -51,42 +51,38 @@ export type FileFinding =
   | { readonly ok: true }
   | { readonly ok: false; readonly message: string; readonly fix: string };
 
+/** The child DOT file a node runs, as written, with the attribute that names it (see {@link childPipelineRef}). */
+export interface ChildPipelineRef {
+  /** The path as written (trimmed), relative to the parent DOT file unless absolute. */
+  readonly ref: string;
+  /** The attribute holding it: the node's `graph_ref` or `stack.child_dotfile`, or the graph's `stack.child_dotfile`. */
+  readonly attribute: GraphAttribute;
+  /** Its canonical key. */
+  readonly key: 'graph_ref' | 'stack.child_dotfile';
+}
+
 /**
- * The child DOT file a node runs, with the attribute that names it and the lint rule that reports it: `graph_ref`
- * of a `subgraph` node (spec §9.4, rule `subgraph_ref`), or `stack.child_dotfile` of a `stack.manager_loop` node,
- * the node's else the graph's (spec §4.11, rule `manager_child_dotfile`). `undefined` for other nodes and for a
- * missing or blank attribute (the pure rules report those).
+ * The child DOT file a node runs: `graph_ref` of a `subgraph` node (spec §9.4), or `stack.child_dotfile` of a
+ * `stack.manager_loop` node, the node's else the graph's (spec §4.11). `undefined` for other nodes and for a missing
+ * or blank attribute. Lint (`subgraph_ref`, `manager_child_dotfile`) and the handlers that run child pipelines read
+ * the reference through this one function.
  */
-function childFileOf(
-  graph: Graph,
-  node: GraphNode,
-):
-  | {
-      readonly ref: string;
-      readonly attribute: GraphAttribute;
-      readonly rule: string;
-      readonly label: string;
-    }
-  | undefined {
+export function childPipelineRef(graph: Graph, node: GraphNode): ChildPipelineRef | undefined {
   const type = graph.handlerType(node);
+  let attribute: GraphAttribute | undefined;
+  let key: ChildPipelineRef['key'];
   if (type === 'subgraph') {
-    const attribute = node.attributes.graph_ref;
-    const ref = attribute?.value.trim() ?? '';
-    return attribute === undefined || ref === ''
-      ? undefined
-      : { ref, attribute, rule: 'subgraph_ref', label: `Subgraph node "${node.id}"` };
+    attribute = node.attributes.graph_ref;
+    key = 'graph_ref';
+  } else if (type === 'stack.manager_loop') {
+    const own = node.attributes['stack.child_dotfile'];
+    attribute = (own?.value.trim() ?? '') !== '' ? own : graph.attributes['stack.child_dotfile'];
+    key = 'stack.child_dotfile';
+  } else {
+    return undefined;
   }
-  if (type === 'stack.manager_loop') {
-    const attribute =
-      (node.attributes['stack.child_dotfile']?.value.trim() ?? '') !== ''
-        ? node.attributes['stack.child_dotfile']
-        : graph.attributes['stack.child_dotfile'];
-    const ref = attribute?.value.trim() ?? '';
-    return attribute === undefined || ref === ''
-      ? undefined
-      : { ref, attribute, rule: 'manager_child_dotfile', label: `Manager loop node "${node.id}"` };
-  }
-  return undefined;
+  const ref = attribute?.value.trim() ?? '';
+  return attribute === undefined || ref === '' ? undefined : { ref, attribute, key };
 }
 
 /**
@@ -100,16 +96,16 @@ function childFileOf(
 export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   for (const node of graph.nodes.values()) {
-    const child = childFileOf(graph, node);
+    const child = childPipelineRef(graph, node);
     if (child === undefined) continue;
     const path = resolveGraphRef({ ref: child.ref, parentFilename: graph.filename });
     const finding = checkFile(child.ref, child.attribute.writtenKey ?? child.attribute.key, path, check);
     if (finding.ok) continue;
     const span = attributeSpan(child.attribute, nodeSpan(node));
     diagnostics.push({
-      rule: child.rule,
+      rule: child.key === 'graph_ref' ? 'subgraph_ref' : 'manager_child_dotfile',
       severity: 'error',
-      message: `${child.label}: ${finding.message}`,
+      message: `${child.key === 'graph_ref' ? 'Subgraph' : 'Manager loop'} node "${node.id}": ${finding.message}`,
       nodeId: node.id,
       fix: finding.fix,
       ...(span === undefined ? {} : { span: plainSpan(span) }),
