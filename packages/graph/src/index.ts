@@ -52,7 +52,7 @@ export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './gra
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type { Diagnostic, LintContext, LintRule, Severity } from './lint/diagnostic.js';
 export { didYouMean } from './lint/did-you-mean.js';
-export { customOutcomeWords, STANDARD_OUTCOMES } from './lint/edge-conditions.js';
+export { comparedLiterals, customOutcomeWords, STANDARD_OUTCOMES } from './lint/edge-conditions.js';
 export { formatDiagnostic } from './lint/format-diagnostic.js';
 export type { ChildPipelineRef, GraphFileReader } from './lint/graph-refs.js';
 export { childPipelineRef, MAX_GRAPH_REF_DEPTH, resolveGraphRef } from './lint/graph-refs.js';

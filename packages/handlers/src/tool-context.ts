@@ -4,7 +4,7 @@
  */
 import type { JsonValue } from '@attractor/engine';
 import { evaluateRunCondition } from '@attractor/engine';
-import type { GraphEdge } from '@attractor/graph';
+import { comparedLiterals, type GraphEdge } from '@attractor/graph';
 import { truncateHead, truncateTail } from './truncate-text.js';
 
 /** Characters of stdout kept in the `tool.output` context value. Default of `ToolHandlerOptions.outputMaxChars`. */
@@ -53,12 +53,13 @@ export function toolContextUpdates(
   };
 }
 
-/**
- * `tool.output = <literal>` or `tool_stdout = <literal>`, with `=` or `!=` (with or without `context.`), quoted or
- * bare.
- */
-const STDOUT_CLAUSE =
-  /(?:^|&&)\s*(?:context\.)?(?:tool\.output|tool_stdout)\s*!?=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s&"]+))/g;
+/** The condition keys that read a tool node's stdout: `tool.output` or `tool_stdout`, with or without `context.`. */
+const STDOUT_KEYS: readonly string[] = [
+  'tool.output',
+  'context.tool.output',
+  'tool_stdout',
+  'context.tool_stdout',
+];
 
 /** Options of {@link routableToolOutput}. */
 export interface RoutableToolOutputOptions {
@@ -91,10 +92,7 @@ export function routableToolOutput(options: RoutableToolOutputOptions): string {
       return false;
     }
   };
-  const comparedValues = (edge: GraphEdge) =>
-    [...edge.condition.matchAll(STDOUT_CLAUSE)].map((match) =>
-      match[1] === undefined ? match[2]! : unquote(match[1]),
-    );
+  const comparedValues = (edge: GraphEdge) => comparedLiterals(edge.condition, STDOUT_KEYS);
   // An edge that does not look at the output and is eligible anyway: the output does not decide the route.
   const otherRoute = edges.some((edge) => comparedValues(edge).length === 0 && eligible(edge, ''));
   if (otherRoute) return '';
@@ -104,12 +102,4 @@ export function routableToolOutput(options: RoutableToolOutputOptions): string {
     }
   }
   return '';
-}
-
-function unquote(body: string): string {
-  try {
-    return JSON.parse(`"${body}"`) as string;
-  } catch {
-    return body;
-  }
 }

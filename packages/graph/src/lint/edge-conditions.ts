@@ -94,3 +94,22 @@ export function customOutcomeWords(graph: Graph): string[] {
   }
   return [...words];
 }
+
+/**
+ * The literals a condition compares any of `keys` with (`key=literal` or `key!=literal`, keys as written, e.g.
+ * `context.tool_stdout`), in source order, as the condition language decodes them (spec §10.2). `[]` for an empty
+ * condition or one that does not parse (`condition_syntax` reports it).
+ *
+ * @example
+ * comparedLiterals('context.tool_stdout!=0 && outcome=success', ['context.tool_stdout']); // ['0']
+ */
+export function comparedLiterals(condition: string, keys: readonly string[]): string[] {
+  if (condition.trim() === '') return [];
+  const ast = parseConditionOnce(condition).ast;
+  if (ast === undefined) return [];
+  const values: string[] = [];
+  for (const clause of ast.clauses) {
+    if (clause.kind === 'comparison' && keys.includes(clause.key.path)) values.push(clause.literal.value);
+  }
+  return values;
+}
