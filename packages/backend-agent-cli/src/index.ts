@@ -1,0 +1,12 @@
+export type { AgentCliBackendOptions } from './agent-cli-backend-options.js';
+export { AGENT_NAMES, AGENT_PACKAGES, type AgentName, isAgentName } from './agent-name.js';
+export type { AgentPermissions } from './agent-permissions.js';
+export { outcomeNote } from './agent-stage.js';
+export {
+  type AgentCliBackend,
+  type ClaudeCodeBackendOptions,
+  createClaudeCodeBackend,
+} from './claude-code-backend.js';
+export { AgentCliMissingError, type AgentCliMissingErrorOptions } from './errors/agent-cli-missing-error.js';
+export { type AgentCliLocation, type FindAgentCliOptions, findAgentCli } from './find-agent-cli.js';
+export { TRANSCRIPT_FILE } from './stage-files.js';
