@@ -40,6 +40,8 @@ export interface AgentStage {
   text(text: string): void;
   toolStarted(callId: string, toolName: string, input: unknown): void;
   toolCompleted(callId: string, output: string, isError: boolean, toolName?: string): void;
+  /** Emits a `stage.log` line (an agent's warning, for example). */
+  log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
   /** Adds token counts (and cost) and emits `agent.usage`. */
   usage(usage: AgentUsage): void;
   /** The session id reported so far. */
@@ -160,6 +162,9 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
         isError,
         durationMs: started === undefined ? 0 : clock.now() - started.startedAt,
       });
+    },
+    log(level, message) {
+      request.emit({ type: 'stage.log', level, message });
     },
     usage(usage) {
       totals.inputTokens += usage.inputTokens;

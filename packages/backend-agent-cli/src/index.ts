@@ -7,6 +7,7 @@ export {
   type ClaudeCodeBackendOptions,
   createClaudeCodeBackend,
 } from './claude-code-backend.js';
+export { type CodexBackendOptions, createCodexBackend } from './codex-backend.js';
 export { AgentCliMissingError, type AgentCliMissingErrorOptions } from './errors/agent-cli-missing-error.js';
 export { type AgentCliLocation, type FindAgentCliOptions, findAgentCli } from './find-agent-cli.js';
 export { TRANSCRIPT_FILE } from './stage-files.js';
