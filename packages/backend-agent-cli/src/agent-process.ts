@@ -3,6 +3,7 @@
  * timeout, a cancel or the end of the stage ends the agent and every command it started, not just the agent.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { type Clock, killProcessGroup, trackProcessGroup } from '@attractor/engine';
 
 /** Options of {@link startAgentProcess}. */
@@ -43,8 +44,10 @@ export interface AgentProcess {
 
 /**
  * Spawns the agent detached (its own process group) with piped stdio; stderr is collected (its tail). When the
- * leader exits, any process still left in its group is killed: no agent process outlives the stage. If this Node
- * process exits first, the group is killed too (`trackProcessGroup`).
+ * leader exits, any process still left in its group is killed: no agent process outlives the stage. `stop()` (a
+ * timeout or cancel) also ends the groups of descendants that started their own (Gemini CLI runs each shell
+ * command in a new session), found in `/proc` before the kill. If this Node process exits first, the agent's
+ * group is killed too (`trackProcessGroup`).
  */
 export function startAgentProcess(options: StartAgentProcessOptions): AgentProcess {
   const child = spawn(options.command, [...options.args], {
@@ -67,12 +70,20 @@ export function startAgentProcess(options: StartAgentProcessOptions): AgentProce
   if (options.input !== undefined) child.stdin.end(options.input);
   const timers = new AbortController();
   let stopping = false;
+  // Groups of descendants that left the agent's group (Gemini CLI starts each shell command in a new session).
+  let escapedGroups: number[] = [];
+  const killAll = (signal: NodeJS.Signals) => {
+    if (pid === undefined) return;
+    killProcessGroup(pid, signal);
+    for (const group of escapedGroups) killProcessGroup(group, signal);
+  };
   const stop = () => {
     if (pid === undefined || stopping) return;
     stopping = true;
-    killProcessGroup(pid, 'SIGTERM');
+    escapedGroups = descendantGroups(pid);
+    killAll('SIGTERM');
     options.clock.sleep(options.killGraceMs ?? 2000, timers.signal).then(
-      () => killProcessGroup(pid, 'SIGKILL'),
+      () => killAll('SIGKILL'),
       () => undefined,
     );
   };
@@ -94,10 +105,54 @@ export function startAgentProcess(options: StartAgentProcessOptions): AgentProce
   }).then((exit) => {
     options.abortSignal.removeEventListener('abort', stop);
     // The leader is gone; commands it started in the background go with it.
-    if (pid !== undefined) killProcessGroup(pid, 'SIGKILL');
+    killAll('SIGKILL');
     timers.abort();
     untrack?.();
     return exit;
   });
   return { child, stop, finished };
+}
+
+/**
+ * The process groups of every descendant of `rootPid` other than its own group and ours, read from `/proc`
+ * (Linux; elsewhere none). Taken before the kill, while the tree still hangs together.
+ */
+function descendantGroups(rootPid: number): number[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const children = new Map<number, { pid: number; group: number }[]>();
+  let ownGroup: number | undefined;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(entry);
+    if (stat === undefined) continue;
+    if (stat.pid === process.pid) ownGroup = stat.group;
+    const siblings = children.get(stat.parent) ?? [];
+    siblings.push({ pid: stat.pid, group: stat.group });
+    children.set(stat.parent, siblings);
+  }
+  const groups = new Set<number>();
+  const queue = [rootPid];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const child of children.get(next) ?? []) {
+      if (child.group !== rootPid && child.group !== ownGroup && child.group > 1) groups.add(child.group);
+      queue.push(child.pid);
+    }
+  }
+  return [...groups];
+}
+
+function readStat(pid: string): { pid: number; parent: number; group: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { pid: Number(pid), parent: Number(fields[1]), group: Number(fields[2]) };
+  } catch {
+    return undefined;
+  }
 }

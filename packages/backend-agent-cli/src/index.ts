@@ -10,4 +10,5 @@ export {
 export { type CodexBackendOptions, createCodexBackend } from './codex-backend.js';
 export { AgentCliMissingError, type AgentCliMissingErrorOptions } from './errors/agent-cli-missing-error.js';
 export { type AgentCliLocation, type FindAgentCliOptions, findAgentCli } from './find-agent-cli.js';
+export { createGeminiCliBackend, type GeminiCliBackendOptions } from './gemini-cli-backend.js';
 export { TRANSCRIPT_FILE } from './stage-files.js';
