@@ -3,13 +3,17 @@
  * with `ANTHROPIC_BASE_URL` at a scripted Anthropic Messages server on 127.0.0.1. No provider host is reached:
  * the server is also the CLI's HTTP(S) proxy and fails the file if anything else is asked for.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeCodergenBackendContract } from '@attractor/engine/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClaudeCodeBackendOptions, createClaudeCodeBackend } from '../src/index.js';
-import { anthropicWire } from './anthropic-wire.js';
-import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
+import {
+  anthropicWire,
+  prepareAgentTestHome,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../src/test/index.js';
 import {
   eventsOf,
   readStageFile,
@@ -20,12 +24,15 @@ import {
 } from './stage-pipeline.js';
 
 let server: ScriptedServer;
-let home: string;
+let env: Readonly<Record<string, string>>;
 
 beforeAll(async () => {
   server = await startScriptedServer(anthropicWire);
-  home = await tempDir('claude-home');
-  await mkdir(join(home, '.claude'), { recursive: true });
+  ({ env } = await prepareAgentTestHome({
+    agent: 'claude-code',
+    server,
+    path: process.env.PATH ?? '/usr/bin:/bin',
+  }));
 });
 
 afterAll(async () => {
@@ -33,25 +40,8 @@ afterAll(async () => {
   await server.close();
 });
 
-function claudeEnv(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    CLAUDE_CONFIG_DIR: join(home, '.claude'),
-    ANTHROPIC_BASE_URL: server.url,
-    ANTHROPIC_API_KEY: 'sk-ant-test-0123456789',
-    HTTP_PROXY: server.url,
-    HTTPS_PROXY: server.url,
-    NO_PROXY: '127.0.0.1,localhost',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    DISABLE_AUTOUPDATER: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  };
-}
-
 function backend(options: ClaudeCodeBackendOptions = {}) {
-  return createClaudeCodeBackend({ env: claudeEnv(), defaultModel: 'claude-test-1', ...options });
+  return createClaudeCodeBackend({ env, defaultModel: 'claude-test-1', ...options });
 }
 
 describe('createClaudeCodeBackend with the real claude CLI', () => {

@@ -4,47 +4,28 @@
  * reached: update checks, analytics and plugin sync are off, and the server, as the CLI's HTTP(S) proxy, fails
  * the file if anything else is asked for.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CodexBackendOptions, createCodexBackend } from '../src/index.js';
-import { openaiResponsesWire } from './openai-responses-wire.js';
-import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
 import {
-  eventsOf,
-  readStageFile,
-  runDot,
-  tempDir,
-  waitForNoProcess,
-  watchForProcess,
-} from './stage-pipeline.js';
+  openaiResponsesWire,
+  prepareAgentTestHome,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../src/test/index.js';
+import { eventsOf, readStageFile, runDot, waitForNoProcess, watchForProcess } from './stage-pipeline.js';
 
 let server: ScriptedServer;
-let home: string;
+let env: Readonly<Record<string, string>>;
 
 beforeAll(async () => {
   server = await startScriptedServer(openaiResponsesWire);
-  // Codex refuses to put its helper binaries under /tmp; the HOME is still a fresh directory per file.
-  home = await tempDir('codex-home');
-  await mkdir(join(home, '.codex'), { recursive: true });
-  await writeFile(
-    join(home, '.codex', 'config.toml'),
-    [
-      'check_for_update_on_startup = false',
-      'model = "gpt-5.1-codex"',
-      'model_provider = "scripted"',
-      '[model_providers.scripted]',
-      'name = "scripted"',
-      `base_url = "${server.url}/v1"`,
-      'wire_api = "responses"',
-      'env_key = "SCRIPTED_API_KEY"',
-      '[analytics]',
-      'enabled = false',
-      '[features]',
-      'plugins = false',
-      '',
-    ].join('\n'),
-  );
+  ({ env } = await prepareAgentTestHome({
+    agent: 'codex',
+    server,
+    path: process.env.PATH ?? '/usr/bin:/bin',
+  }));
 });
 
 afterAll(async () => {
@@ -52,20 +33,8 @@ afterAll(async () => {
   await server.close();
 });
 
-function codexEnv(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    CODEX_HOME: join(home, '.codex'),
-    SCRIPTED_API_KEY: 'sk-scripted-0123456789',
-    HTTP_PROXY: server.url,
-    HTTPS_PROXY: server.url,
-    NO_PROXY: '127.0.0.1,localhost',
-  };
-}
-
 function backend(options: CodexBackendOptions = {}) {
-  return createCodexBackend({ env: codexEnv(), ...options });
+  return createCodexBackend({ env, ...options });
 }
 
 describe('createCodexBackend with the real codex CLI', () => {

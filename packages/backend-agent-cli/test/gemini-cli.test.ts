@@ -4,12 +4,16 @@
  * statistics, telemetry and update checks. No provider host is reached: the server, as the CLI's HTTP(S) proxy,
  * fails the file if anything else is asked for.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiCliBackend, type GeminiCliBackendOptions } from '../src/index.js';
-import { geminiWire } from './gemini-wire.js';
-import { type ScriptedServer, startScriptedServer } from './scripted-server.js';
+import {
+  geminiWire,
+  prepareAgentTestHome,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../src/test/index.js';
 import {
   eventsOf,
   readStageFile,
@@ -20,21 +24,15 @@ import {
 } from './stage-pipeline.js';
 
 let server: ScriptedServer;
-let home: string;
+let env: Readonly<Record<string, string>>;
 
 beforeAll(async () => {
   server = await startScriptedServer(geminiWire);
-  home = await tempDir('gemini-home');
-  await mkdir(join(home, '.gemini'), { recursive: true });
-  await writeFile(
-    join(home, '.gemini', 'settings.json'),
-    JSON.stringify({
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
-      security: { auth: { selectedType: 'gemini-api-key' } },
-    }),
-  );
+  ({ env } = await prepareAgentTestHome({
+    agent: 'gemini-cli',
+    server,
+    path: process.env.PATH ?? '/usr/bin:/bin',
+  }));
 });
 
 afterAll(async () => {
@@ -42,21 +40,8 @@ afterAll(async () => {
   await server.close();
 });
 
-function geminiEnv(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    GEMINI_CLI_HOME: home,
-    GEMINI_API_KEY: 'gm-scripted-0123456789',
-    GOOGLE_GEMINI_BASE_URL: server.url,
-    HTTP_PROXY: server.url,
-    HTTPS_PROXY: server.url,
-    NO_PROXY: '127.0.0.1,localhost',
-  };
-}
-
 function backend(options: GeminiCliBackendOptions = {}) {
-  return createGeminiCliBackend({ env: geminiEnv(), defaultModel: 'gemini-2.5-pro', ...options });
+  return createGeminiCliBackend({ env, defaultModel: 'gemini-2.5-pro', ...options });
 }
 
 describe('createGeminiCliBackend with the real gemini CLI', () => {
