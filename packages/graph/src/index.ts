@@ -1,3 +1,4 @@
+export { BACKEND_VALUES } from '@attractor/stylesheet';
 export { parseAcceleratorKey } from './accelerator-key.js';
 export type {
   AttributeDefinition,
@@ -61,7 +62,5 @@ export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } fr
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';
 export { BUILT_IN_TRANSFORMS, prepareGraph } from './prepare-graph.js';
 export { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
-/** The values of the `backend` node attribute and stylesheet property (re-exported from @attractor/stylesheet). */
-export { BACKEND_VALUES } from '@attractor/stylesheet';
 export { expandGoalVariable, expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
 export type { Transform } from './transforms/transform.js';
