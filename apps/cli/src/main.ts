@@ -3,13 +3,13 @@
  * when the command runs, so `attractor validate` never loads the engine's handlers, the AI SDK or Graphviz.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
 import { CliError } from './errors/cli-error.js';
 import { collectSet, collectString, parsePositiveInteger, parseUrl } from './parse-options.js';
-import { parseBackendOption } from './run/backend-option.js';
+import { readBackendOption } from './run/backend-option.js';
 import type { RunCliOptions } from './run/run-cli-options.js';
 
 /** Options of {@link main}. */
@@ -188,6 +188,13 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     }
     throw error;
   }
+}
+
+/** Parses `--backend` for commander. */
+function parseBackendOption(text: string) {
+  const read = readBackendOption(text);
+  if ('error' in read) throw new InvalidArgumentError(read.error);
+  return read.routing;
 }
 
 function addRunOptions(command: Command): void {

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CliError } from '../errors/cli-error.js';
-import { type BackendRouting, formatBackendOption, parseBackendOption } from './backend-option.js';
+import { type BackendRouting, formatBackendOption, readBackendOption } from './backend-option.js';
 import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
 
 /** The file in a run directory where `run` records its backend choice for `resume`. */
@@ -121,11 +121,8 @@ export async function readRecordedCliOptions(logsRoot: string): Promise<Recorded
 export function recordedBackendChoice(recorded: RecordedCliOptions): BackendChoice {
   const { backend, ...rest } = recorded;
   if (backend === undefined) return rest;
-  try {
-    return { ...rest, backend: parseBackendOption(backend) };
-  } catch {
-    return rest;
-  }
+  const read = readBackendOption(backend);
+  return 'routing' in read ? { ...rest, backend: read.routing } : rest;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -2,8 +2,6 @@
  * The `--backend` option of `run`, `resume` and `serve` (spec §1.4: the run, not the DOT file, chooses how LLM
  * stages run): one backend for every stage, a mapping per provider, or both.
  */
-import { InvalidArgumentError } from 'commander';
-
 /**
  * The backends: `api` (the AI SDK backend) or a coding-agent CLI. The same list as `BACKEND_VALUES` of
  * @attractor/graph (a test keeps them equal); spelled out here so that parsing options loads no graph code.
@@ -28,21 +26,19 @@ function isBackendName(value: string): value is BackendName {
   return (BACKEND_VALUES as readonly string[]).includes(value);
 }
 
-function checkName(name: string, where: string): BackendName {
-  if (isBackendName(name)) return name;
-  throw new InvalidArgumentError(
-    `"${name}"${where} is not a backend; use one of ${BACKEND_VALUES.join(', ')} (e.g. --backend claude-code or --backend anthropic=claude-code,openai=codex).`,
-  );
+function notABackend(name: string, where: string): string {
+  return `"${name}"${where} is not a backend; use one of ${BACKEND_VALUES.join(', ')} (e.g. --backend claude-code or --backend anthropic=claude-code,openai=codex).`;
 }
 
 /**
- * Parses `--backend`: comma-separated entries, each a backend name (the default for every stage) or
+ * Reads `--backend`: comma-separated entries, each a backend name (the default for every stage) or
  * `<provider>=<backend>`. `claude-code`, `anthropic=claude-code,openai=codex` and `codex,anthropic=claude-code`
- * are valid.
- *
- * @throws {InvalidArgumentError} naming the entry and the valid backends.
+ * are valid. Returns the routing, or the message for a value that is not (naming the entry and the backends);
+ * `main.ts` turns it into commander's usage error, so this module loads no commander code.
  */
-export function parseBackendOption(text: string): BackendRouting {
+export function readBackendOption(
+  text: string,
+): { readonly routing: BackendRouting } | { readonly error: string } {
   let fallback: BackendName | undefined;
   const byProvider: Record<string, BackendName> = {};
   for (const raw of text.split(',')) {
@@ -51,24 +47,27 @@ export function parseBackendOption(text: string): BackendRouting {
     const equals = entry.indexOf('=');
     if (equals === -1) {
       if (fallback !== undefined) {
-        throw new InvalidArgumentError(
-          `"${text}" names two default backends (${fallback}, ${entry}); give one, plus <provider>=<backend> pairs.`,
-        );
+        return {
+          error: `"${text}" names two default backends (${fallback}, ${entry}); give one, plus <provider>=<backend> pairs.`,
+        };
       }
-      fallback = checkName(entry, '');
+      if (!isBackendName(entry)) return { error: notABackend(entry, '') };
+      fallback = entry;
       continue;
     }
     const provider = entry.slice(0, equals).trim().toLowerCase();
-    if (provider === '') throw new InvalidArgumentError(`the provider before "=" is empty in "${entry}".`);
-    byProvider[provider] = checkName(entry.slice(equals + 1).trim(), ` (for provider ${provider})`);
+    if (provider === '') return { error: `the provider before "=" is empty in "${entry}".` };
+    const name = entry.slice(equals + 1).trim();
+    if (!isBackendName(name)) return { error: notABackend(name, ` (for provider ${provider})`) };
+    byProvider[provider] = name;
   }
   if (fallback === undefined && Object.keys(byProvider).length === 0) {
-    throw new InvalidArgumentError(`expected a backend (${BACKEND_VALUES.join(', ')}), got "${text}".`);
+    return { error: `expected a backend (${BACKEND_VALUES.join(', ')}), got "${text}".` };
   }
-  return { default: fallback ?? 'api', byProvider };
+  return { routing: { default: fallback ?? 'api', byProvider } };
 }
 
-/** The `--backend` value that {@link parseBackendOption} reads back as `routing` (for recording a run's choice). */
+/** The `--backend` value that {@link readBackendOption} reads back as `routing` (for recording a run's choice). */
 export function formatBackendOption(routing: BackendRouting): string {
   return [
     routing.default,
