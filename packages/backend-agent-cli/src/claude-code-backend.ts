@@ -116,9 +116,6 @@ export function createClaudeCodeBackend(options: ClaudeCodeBackendOptions = {}):
         ...(options.executablePath === undefined
           ? {}
           : { pathToClaudeCodeExecutable: options.executablePath }),
-        stderr: (data: string) => {
-          stderr = (stderr + data).slice(-4000);
-        },
         spawnClaudeCodeProcess: (spawn) => {
           const agentProcess = startAgentProcess({
             command: spawn.command,

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeCodergenBackendContract } from '@attractor/engine/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CodexBackendOptions, createCodexBackend } from '../src/index.js';
 import {
@@ -14,7 +15,14 @@ import {
   type ScriptedServer,
   startScriptedServer,
 } from '../src/test/index.js';
-import { eventsOf, readStageFile, runDot, waitForNoProcess, watchForProcess } from './stage-pipeline.js';
+import {
+  eventsOf,
+  readStageFile,
+  runDot,
+  tempDir,
+  waitForNoProcess,
+  watchForProcess,
+} from './stage-pipeline.js';
 
 let server: ScriptedServer;
 let env: Readonly<Record<string, string>>;
@@ -177,4 +185,12 @@ describe('createCodexBackend with the real codex CLI', () => {
     expect(second?.texts.join('\n')).toContain('Plan it [[scenario:first]]');
     expect(second?.texts.join('\n')).toContain('Plan: add a greeting.');
   });
+});
+
+describeCodergenBackendContract('codex', {
+  createBackend: () => backend(),
+  request: async () => {
+    const stageDir = await tempDir('contract-stage');
+    return { stageDir, workdir: stageDir, prompt: 'Say hello [[scenario:contract]]' };
+  },
 });

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeCodergenBackendContract } from '@attractor/engine/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiCliBackend, type GeminiCliBackendOptions } from '../src/index.js';
 import {
@@ -190,4 +191,12 @@ describe('createGeminiCliBackend with the real gemini CLI', () => {
     expect(second?.texts.join('\n')).toContain('Plan it [[scenario:first]]');
     expect(second?.texts.join('\n')).toContain('Plan: add a greeting.');
   });
+});
+
+describeCodergenBackendContract('gemini-cli', {
+  createBackend: () => backend(),
+  request: async () => {
+    const stageDir = await tempDir('contract-stage');
+    return { stageDir, workdir: stageDir, prompt: 'Say hello [[scenario:contract]]' };
+  },
 });
