@@ -150,3 +150,74 @@ describe('attractor run --backend claude-code', () => {
     expect(result.stderr).toContain('Stages work run on the api backend, which has no LLM configured');
   });
 });
+
+/** Reads the child's stdout until the URL and token lines are printed. */
+async function waitForBanner(child: ReturnType<typeof attractor>): Promise<{ url: string; token: string }> {
+  let text = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(text)?.[1];
+      const token = /^Token: (\S+)$/m.exec(text)?.[1];
+      if (url !== undefined && token !== undefined) resolve({ url, token });
+    });
+    child.then(
+      (result) => reject(new Error(`serve exited early (${result.exitCode}): ${result.stderr}`)),
+      reject,
+    );
+  });
+}
+
+describe('attractor serve --backend claude-code', () => {
+  it('runs a started pipeline with Claude Code, and refuses Codex when the server does not allow shell commands', async () => {
+    const cwd = await temporaryDirectory();
+    server.script({ served: [{ text: 'Served by Claude Code.' }] });
+    const child = attractor(
+      ['serve', '--port', '0', '--backend', 'claude-code,openai=codex', '--model', 'claude-test-1'],
+      {
+        cwd,
+        env,
+      },
+    );
+    try {
+      const { url, token } = await waitForBanner(child);
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      const started = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          dot: 'digraph s { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="Serve [[scenario:served]]"] start -> work -> exit }',
+        }),
+      });
+      expect(started.status).toBe(201);
+      const { id } = (await started.json()) as { id: string };
+      let state = 'running';
+      for (let attempt = 0; attempt < 300 && state === 'running'; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const details = (await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as {
+          state: string;
+        };
+        state = details.state;
+      }
+      expect(state).toBe('success');
+      expect(await readFile(join(cwd, '.attractor', 'runs', id, 'work', 'response.md'), 'utf8')).toBe(
+        'Served by Claude Code.',
+      );
+
+      const refused = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          dot: 'digraph c { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="x", llm_model="gpt-5.1-codex"] start -> work -> exit }',
+        }),
+      });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+        '--allow-tools',
+      );
+    } finally {
+      child.kill('SIGTERM');
+      await child;
+    }
+  });
+});

@@ -60,7 +60,12 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     if (backend.kind === 'routed') {
       const { createRoutedBackend } = await import('../run/create-routed-backend.js');
       try {
-        return await createRoutedBackend({ choice: backend, graph: request.graph, env: io.env });
+        return await createRoutedBackend({
+          choice: backend,
+          graph: request.graph,
+          env: io.env,
+          allowShell: request.allowTools,
+        });
       } catch (error) {
         if (!CliError.isInstance(error)) throw error;
         throw new ApiError({ status: 400, code: 'BACKEND_UNAVAILABLE', message: error.message });

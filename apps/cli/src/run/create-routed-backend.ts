@@ -19,6 +19,11 @@ export interface CreateRoutedBackendOptions {
   readonly graph: Graph;
   /** The environment of the agents (they keep their own logins under HOME) and of the API backend's tools. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * False where shell commands are not allowed (`attractor serve` without `--allow-tools`): stages on Codex (whose
+   * `edit` mode still runs sandboxed commands) and `--agent-permissions full` are refused. Default: true.
+   */
+  readonly allowShell?: boolean;
 }
 
 /** Handler types whose stages call the backend. */
@@ -64,6 +69,18 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
       code: 'CLI_BACKEND_MISSING',
       message: `${missing.join('\n')} The pipeline was not started.`,
     });
+  }
+  if (options.allowShell === false) {
+    const shellStages =
+      choice.agentPermissions === 'full'
+        ? [...stagesByBackend.entries()].filter(([name]) => name !== 'api').flatMap(([, ids]) => ids)
+        : (stagesByBackend.get('codex') ?? []);
+    if (shellStages.length > 0) {
+      throw new CliError({
+        code: 'CLI_INVALID_INPUT',
+        message: `Stages ${shellStages.join(', ')} would run on an agent that can run shell commands (${choice.agentPermissions === 'full' ? '--agent-permissions full' : 'codex'}), which this server does not allow. Restart it with --allow-tools, or use claude-code or gemini-cli with --agent-permissions edit.`,
+      });
+    }
   }
   const apiStages = stagesByBackend.get('api');
   if (apiStages !== undefined && choice.api === undefined) {
