@@ -13,7 +13,7 @@ import {
 } from '@attractor/backend-agent-cli/test';
 import type { PipelineEvent } from '@attractor/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { attractor, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 
 let server: ScriptedServer;
 let env: Readonly<Record<string, string>>;
@@ -150,23 +150,6 @@ describe('attractor run --backend claude-code', () => {
     expect(result.stderr).toContain('Stages work run on the api backend, which has no LLM configured');
   });
 });
-
-/** Reads the child's stdout until the URL and token lines are printed. */
-async function waitForBanner(child: ReturnType<typeof attractor>): Promise<{ url: string; token: string }> {
-  let text = '';
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(text)?.[1];
-      const token = /^Token: (\S+)$/m.exec(text)?.[1];
-      if (url !== undefined && token !== undefined) resolve({ url, token });
-    });
-    child.then(
-      (result) => reject(new Error(`serve exited early (${result.exitCode}): ${result.stderr}`)),
-      reject,
-    );
-  });
-}
 
 describe('attractor serve --backend claude-code', () => {
   it('runs a started pipeline with Claude Code, and refuses Codex when the server does not allow shell commands', async () => {
