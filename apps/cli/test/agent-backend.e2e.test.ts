@@ -43,7 +43,8 @@ const PIPELINE = `digraph Feature {
 }
 `;
 
-describe('attractor run --backend claude-code', () => {
+// Generous: every stage starts the real claude CLI, slow on a busy CI machine.
+describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
   it('resumes a failed run with the backend it recorded, also when resume passes another backend option', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(
@@ -151,7 +152,7 @@ describe('attractor run --backend claude-code', () => {
   });
 });
 
-describe('attractor serve --backend claude-code', () => {
+describe('attractor serve --backend claude-code', { timeout: 120_000 }, () => {
   it('runs a started pipeline with Claude Code, and refuses Codex when the server does not allow shell commands', async () => {
     const cwd = await temporaryDirectory();
     server.script({ served: [{ text: 'Served by Claude Code.' }] });
@@ -175,7 +176,7 @@ describe('attractor serve --backend claude-code', () => {
       expect(started.status).toBe(201);
       const { id } = (await started.json()) as { id: string };
       let state = 'running';
-      for (let attempt = 0; attempt < 300 && state === 'running'; attempt++) {
+      for (let attempt = 0; attempt < 900 && state === 'running'; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         const details = (await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as {
           state: string;

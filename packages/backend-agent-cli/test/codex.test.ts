@@ -45,7 +45,8 @@ function backend(options: CodexBackendOptions = {}) {
   return createCodexBackend({ env, ...options });
 }
 
-describe('createCodexBackend with the real codex CLI', () => {
+// Generous: each test starts the real CLI, several times under a busy CI machine's load.
+describe('createCodexBackend with the real codex CLI', { timeout: 120_000 }, () => {
   it('writes a file in the workdir through the agent tool call and streams its messages into events', async () => {
     server.script({
       write: [
@@ -147,7 +148,7 @@ describe('createCodexBackend with the real codex CLI', () => {
     const run = await runDot({
       backend: backend({ killGraceMs: 500 }),
       dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
-        work [prompt="Wait [[scenario:sleepy]]", timeout="5s"]
+        work [prompt="Wait [[scenario:sleepy]]", timeout="10s"]
         start -> work -> exit }`,
     });
     watch.stop();
@@ -155,9 +156,10 @@ describe('createCodexBackend with the real codex CLI', () => {
     expect(watch.seen()).toBe(true);
     expect(run.result.status).toBe('fail');
     expect(eventsOf(run.events, 'stage.failed')[0]?.error).toContain('timeout');
-    expect(Date.now() - startedAt).toBeLessThan(20_000);
+    // The stage ends at its timeout (plus the agent's start-up on a busy machine), not when the command would.
+    expect(Date.now() - startedAt).toBeLessThan(40_000);
     expect(await waitForNoProcess(marker, 3000)).toEqual([]);
-  });
+  }, 70_000);
 
   it('resumes one Codex thread across a full-fidelity pair of stages', async () => {
     server.script({

@@ -45,7 +45,8 @@ function backend(options: GeminiCliBackendOptions = {}) {
   return createGeminiCliBackend({ env, defaultModel: 'gemini-2.5-pro', ...options });
 }
 
-describe('createGeminiCliBackend with the real gemini CLI', () => {
+// Generous: each test starts the real CLI, several times under a busy CI machine's load.
+describe('createGeminiCliBackend with the real gemini CLI', { timeout: 120_000 }, () => {
   it('writes a file in the workdir through the agent tool call and streams its messages into events', async () => {
     server.script({
       write: [
@@ -152,7 +153,7 @@ describe('createGeminiCliBackend with the real gemini CLI', () => {
     const run = await runDot({
       backend: backend({ killGraceMs: 500, permissions: 'full' }),
       dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
-        work [prompt="Wait [[scenario:sleepy]]", timeout="12s"]
+        work [prompt="Wait [[scenario:sleepy]]", timeout="30s"]
         start -> work -> exit }`,
     });
     watch.stop();
@@ -161,9 +162,10 @@ describe('createGeminiCliBackend with the real gemini CLI', () => {
     expect(watch.seen()).toBe(true);
     expect(run.result.status).toBe('fail');
     expect(eventsOf(run.events, 'stage.failed')[0]?.error).toContain('timeout');
-    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    // The stage ends at its timeout (plus the agent's start-up on a busy machine), not when the command would.
+    expect(Date.now() - startedAt).toBeLessThan(60_000);
     expect(await waitForNoProcess(marker, 3000)).toEqual([]);
-  });
+  }, 90_000);
 
   it('resumes one Gemini CLI session across a full-fidelity pair of stages', async () => {
     server.script({
