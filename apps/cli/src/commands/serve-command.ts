@@ -41,6 +41,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
             ? {}
             : { provider: request.provider ?? options.provider }),
           ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+          ...(options.backend === undefined ? {} : { backend: options.backend }),
+          ...(options.agentPermissions === undefined ? {} : { agentPermissions: options.agentPermissions }),
         },
         io.env,
         io.cwd,
@@ -55,6 +57,20 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       });
     }
     if (backend.kind === 'simulate') return handlers.createSimulationBackend();
+    if (backend.kind === 'routed') {
+      const { createRoutedBackend } = await import('../run/create-routed-backend.js');
+      try {
+        return await createRoutedBackend({
+          choice: backend,
+          graph: request.graph,
+          env: io.env,
+          allowShell: request.allowTools,
+        });
+      } catch (error) {
+        if (!CliError.isInstance(error)) throw error;
+        throw new ApiError({ status: 400, code: 'BACKEND_UNAVAILABLE', message: error.message });
+      }
+    }
     const { createAiSdkBackend } = await import('@attractor/backend-ai-sdk');
     return createAiSdkBackend({
       apiKey: backend.apiKey,
