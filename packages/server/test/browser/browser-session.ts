@@ -70,10 +70,14 @@ export async function launchBrowser(): Promise<BrowserSession> {
   };
 }
 
-/** Saves a full-page screenshot as `test-artifacts/<name>.png`. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+/** Saves a screenshot as `test-artifacts/<name>.png`: the full page, or only the viewport for very long pages. */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { readonly fullPage?: boolean } = {},
+): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: options.fullPage ?? true });
 }
 
 let axeSource: string | undefined;
