@@ -8,15 +8,10 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { join, sep } from 'node:path';
 import { z } from 'zod';
 import { ApiError } from './errors/api-error.js';
+import { STAGE_FILES } from './run-directory-files.js';
 
 /** The files a stage directory may hold that the API serves (spec §5.6 and the tool handler's output). */
-export const STAGE_DIRECTORY_FILES = [
-  'prompt.md',
-  'response.md',
-  'status.json',
-  'stdout.txt',
-  'stderr.txt',
-] as const;
+export const STAGE_DIRECTORY_FILES = STAGE_FILES;
 
 /** One of {@link STAGE_DIRECTORY_FILES}. */
 export type StageDirectoryFileName = (typeof STAGE_DIRECTORY_FILES)[number];
