@@ -1,5 +1,5 @@
 /**
- * Browser-test helpers: launches Chromium (see `findChromium`) with a fresh profile, opens pages signed in to a test
+ * Browser-test helpers: launches Chromium (`findChromium`: CHROMIUM_PATH, a system one, or @sparticuz/chromium's) with a fresh profile, opens pages signed in to a test
  * server, saves screenshots under `test-artifacts/` (gitignored; CI keeps them as artifacts) and runs axe-core's
  * WCAG 2 AA rules on a page.
  */
@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { findChromium } from '../find-chromium.js';
 import type { TestServer } from '../test-server.js';
-import { findChromium } from './find-browser.js';
 
 /** Where screenshots go. */
 export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
@@ -36,12 +36,13 @@ export async function launchBrowser(): Promise<BrowserSession> {
       'The web UI is not built: run `pnpm --filter @attractor/server build` before the browser tests.',
     );
   }
-  const executablePath = await findChromium();
+  const found = await findChromium();
   const userDataDir = await mkdtemp(join(tmpdir(), 'attractor-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath,
+    executablePath: found.executablePath,
     headless: true,
     args: [
+      ...found.args,
       '--no-sandbox',
       '--disable-gpu',
       '--disable-background-networking',
