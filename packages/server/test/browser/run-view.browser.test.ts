@@ -3,6 +3,8 @@
  * branch's stderr readable in its stage pane), and an LLM stage whose text streams in as several deltas (shown
  * before the stage ends, with its tool call, tokens and cost).
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CodergenBackend } from '@attractor/engine';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFixture, startTestServer, type TestServer } from '../test-server.js';
@@ -109,6 +111,31 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await expect.poll(() => text.textContent()).toBe('The plan: first read the code, then change it.');
     expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('success');
     expect(await page.locator('.run-facts').textContent()).toContain('1,200 in / 340 out');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('shows a tool stage stdout and stderr while the command runs', async () => {
+    server = await startTestServer({ allowTools: true });
+    browser = await launchBrowser();
+    // The command prints, then waits until the test lets it finish (a file in its stage directory).
+    const command =
+      'echo compiling x.ts; echo "warning: slow disk" >&2; while [ ! -f "$ATTRACTOR_STAGE_DIR/go" ]; do sleep 0.05; done; echo finished';
+    const id = await server.startRun(
+      `digraph slow { start [shape=Mdiamond]; build [type=tool, tool_command=${JSON.stringify(command)}]; done [shape=Msquare]; start -> build -> done }`,
+    );
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=build`);
+    const output = page.locator('#stage-pane .attempt .tool-output');
+    await expect.poll(() => output.locator('pre').first().textContent()).toBe('compiling x.ts\n');
+    expect(await output.locator('pre.stderr').textContent()).toBe('warning: slow disk\n');
+    expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('running');
+    await screenshot(page, 'tool-live-output');
+
+    await writeFile(join(server.runsDir, id, 'build', 'go'), '');
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await expect.poll(() => output.locator('pre').first().textContent()).toBe('compiling x.ts\nfinished\n');
+    await expect
+      .poll(() => page.locator('#stage-pane .stage-file[data-file="stdout.txt"] pre').textContent())
+      .toBe('compiling x.ts\nfinished\n');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
 });
