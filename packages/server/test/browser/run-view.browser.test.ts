@@ -3,7 +3,8 @@
  * branch's stderr readable in its stage pane), and an LLM stage whose text streams in as several deltas (shown
  * before the stage ends, with its tool call, tokens and cost).
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CodergenBackend } from '@attractor/engine';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -136,6 +137,40 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await expect
       .poll(() => page.locator('#stage-pane .stage-file[data-file="stdout.txt"] pre').textContent())
       .toBe('compiling x.ts\nfinished\n');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("shows the stages of a sub-pipeline in its node's stage pane", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'attractor-ui-subgraph-'));
+    await mkdir(join(root, 'pipelines'));
+    await writeFile(
+      join(root, 'pipelines', 'parent.dot'),
+      'digraph Parent { start [shape=Mdiamond]; go [shape=hexagon, label="Go?"]; checks [type="subgraph", graph_ref="checks.dot"]; exit [shape=Msquare]; start -> go; go -> checks [label="[G] Go"]; checks -> exit }',
+    );
+    await writeFile(
+      join(root, 'pipelines', 'checks.dot'),
+      'digraph Checks { start [shape=Mdiamond]; review [prompt="Review the change"]; exit [shape=Msquare]; start -> review -> exit }',
+    );
+    server = await startTestServer({
+      allowTools: true,
+      pipelinesDir: join(root, 'pipelines'),
+      workdir: root,
+    });
+    browser = await launchBrowser();
+    const response = await server.call('/pipelines', { method: 'POST', json: { file: 'parent.dot' } });
+    const { id } = (await response.json()) as { id: string };
+    // Child events are streamed live (the child's own run directory keeps them): watch from before it starts.
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=checks`);
+    await page.locator('#gate-panel').waitFor();
+    await page.keyboard.press('g');
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    const child = page.locator('#stage-pane #child-run');
+    await expect.poll(() => child.locator('h3 .badge').textContent()).toBe('success');
+    expect(
+      await child.locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-node'))),
+    ).toEqual(['start', 'review', 'exit']);
+    expect(await child.locator('li[data-node="review"]').getAttribute('data-status')).toBe('success');
+    await screenshot(page, 'sub-pipeline');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
 });

@@ -57,6 +57,14 @@ export interface AttemptView {
   stderr: string;
 }
 
+/** A child pipeline of a node (its events carry `branchPath: [..., 'child:<node>']` and the child's run id). */
+export interface ChildRunView {
+  readonly runId: string;
+  /** The latest status of each of the child's stages, in the order they first started. */
+  readonly stages: Map<string, string>;
+  ended?: 'success' | 'fail' | 'cancelled';
+}
+
 /** A waiting human question, from `interview.started`. */
 export interface GateView {
   readonly questionId: string;
@@ -84,8 +92,8 @@ export interface RunState {
   /** The parallel node of each branch, by branch path (`a` or `a/inner`). */
   readonly fanOfBranch: Map<string, string>;
   readonly gates: Map<string, GateView>;
-  /** Ids of child pipelines (manager loops, sub-pipelines) seen in the stream, by the node that started them. */
-  readonly childRuns: Map<string, Set<string>>;
+  /** Child pipelines (sub-pipelines, manager loops) seen in the stream, by the node of this run that started them. */
+  readonly children: Map<string, ChildRunView>;
   /** Event types this UI does not know yet (shown in the event log, ignored otherwise). */
   readonly unknownTypes: Set<string>;
   /** Every event, for the event log (the run's own and its children's). */
@@ -105,7 +113,7 @@ export function createRunState(runId: string): RunState {
     open: new Map(),
     fanOfBranch: new Map(),
     gates: new Map(),
-    childRuns: new Map(),
+    children: new Map(),
     unknownTypes: new Set(),
     events: [],
   };
@@ -135,11 +143,7 @@ export function applyEvent(state: RunState, event: PipelineEvent): void {
   state.version++;
   state.events.push(event);
   if (event.runId !== state.runId) {
-    // A child pipeline's event (manager loop, sub-pipeline): remember the child's run id under its parent node.
-    const parentNode = state.running.size > 0 ? [...state.running].at(-1)! : '';
-    const children = state.childRuns.get(parentNode) ?? new Set<string>();
-    children.add(event.runId);
-    state.childRuns.set(parentNode, children);
+    applyChildEvent(state, event);
     return;
   }
   if (event.seq > state.lastSeq) state.lastSeq = event.seq;
@@ -314,4 +318,24 @@ export function applyEvent(state: RunState, event: PipelineEvent): void {
       return;
     }
   }
+}
+
+/** Folds an event of a child pipeline into the child's view under the node of this run that started it. */
+function applyChildEvent(state: RunState, event: PipelineEvent): void {
+  const path = event.branchPath ?? [];
+  const at = path.findIndex((part) => part.startsWith('child:'));
+  if (at === -1) return;
+  const parentNode = path[at]!.slice('child:'.length);
+  let child = state.children.get(parentNode);
+  if (child === undefined || child.runId !== event.runId) {
+    child = { runId: event.runId, stages: new Map() };
+    state.children.set(parentNode, child);
+  }
+  // Only the child's own walk (not its branches or grandchildren) is summarised here.
+  if (path.length !== at + 1) return;
+  if (event.type === 'stage.started') child.stages.set(event.nodeId, 'running');
+  else if (event.type === 'stage.completed') child.stages.set(event.nodeId, event.status);
+  else if (event.type === 'pipeline.completed') child.ended = 'success';
+  else if (event.type === 'pipeline.failed') child.ended = 'fail';
+  else if (event.type === 'pipeline.cancelled') child.ended = 'cancelled';
 }

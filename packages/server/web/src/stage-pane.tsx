@@ -8,7 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { apiJson, apiText, runPath, type ServerInfo, type StageDirectory } from './api.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
-import { type AttemptView, type RunState, stageDirectoryOf } from './run-state.js';
+import { type AttemptView, type ChildRunView, type RunState, stageDirectoryOf } from './run-state.js';
 
 /** Props of {@link StagePane}. */
 export interface StagePaneProps {
@@ -90,6 +90,7 @@ export function StagePane(props: StagePaneProps) {
         </p>
       )}
       {attempts.length === 0 && <p class="muted">This node has not run yet.</p>}
+      {state.children.get(nodeId) !== undefined && <ChildRun child={state.children.get(nodeId)!} />}
       {[...visits.entries()].map(([key, visitAttempts], index) => {
         const first = visitAttempts[0]!;
         const dir = stageDirectoryOf(state, first);
@@ -285,4 +286,23 @@ function parseJson(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/** The child pipeline a node started (sub-pipeline or manager loop): its run id and each stage's status, live. */
+function ChildRun({ child }: { child: ChildRunView }) {
+  return (
+    <div class="child-run" id="child-run" data-run={child.runId}>
+      <h3>
+        Sub-pipeline <span class="muted small mono">{child.runId}</span>{' '}
+        <span class={`badge state-${child.ended ?? 'running'}`}>{child.ended ?? 'running'}</span>
+      </h3>
+      <ol class="child-stages">
+        {[...child.stages.entries()].map(([stage, status]) => (
+          <li key={stage} data-node={stage} data-status={status}>
+            <code>{stage}</code> <span class={`badge state-${status}`}>{status}</span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
 }
