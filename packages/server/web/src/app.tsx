@@ -1,6 +1,7 @@
 /** The web UI's shell: header, sign-in dialog, and the page of the current route. */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiRequestError, apiJson, auth, type ServerInfo } from './api.js';
+import { ErrorNote } from './error-note.js';
 import { NewRun } from './new-run.js';
 import { onLinkClick, useRoute } from './router.js';
 import { RunList } from './run-list.js';
@@ -50,11 +51,7 @@ export function App() {
       </header>
       <SignIn open={!signedIn} problem={problem} />
       <main id="main" tabIndex={-1}>
-        {serverError !== undefined && (
-          <p class="error" role="alert">
-            {serverError}
-          </p>
-        )}
+        <ErrorNote message={serverError} />
         {signedIn &&
           (route.page === 'runs' ? (
             <RunList />

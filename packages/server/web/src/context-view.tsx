@@ -4,6 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiJson, runPath } from './api.js';
+import { ErrorNote } from './error-note.js';
 import { JsonTree } from './json-tree.js';
 
 /** The context table; `checkpoints` counts the checkpoints seen so far (a change triggers a fresh read). */
@@ -41,12 +42,7 @@ export function ContextView({ runId, checkpoints }: { runId: string; checkpoints
     load();
   }, [runId, checkpoints]);
 
-  if (error !== undefined)
-    return (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error !== undefined) return <ErrorNote message={error} />;
   if (context === undefined) return <p class="muted">Loading the context…</p>;
   const entries = Object.entries(context.context).sort(([a], [b]) => a.localeCompare(b));
   return (

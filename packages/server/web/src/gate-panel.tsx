@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { apiJson, type PendingQuestion, runPath } from './api.js';
+import { ErrorNote } from './error-note.js';
 
 /** Props of {@link GatePanel}. */
 export interface GatePanelProps {
@@ -129,11 +130,7 @@ export function GatePanel({ runId, questionIds }: GatePanelProps) {
           </div>
         );
       })}
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
     </section>
   );
 }

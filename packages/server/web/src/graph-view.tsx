@@ -6,6 +6,7 @@
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { apiText, runPath } from './api.js';
+import { ErrorNote } from './error-note.js';
 import type { NodeStatus } from './run-state.js';
 
 /** Props of {@link GraphView}. */
@@ -91,11 +92,7 @@ export function GraphView(props: GraphViewProps) {
           {fit ? 'Actual size' : 'Fit to width'}
         </button>
       </div>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          The graph cannot be drawn: {error}
-        </p>
-      )}
+      <ErrorNote message={error === undefined ? undefined : `The graph cannot be drawn: ${error}`} />
       {/* biome-ignore lint/a11y/noStaticElementInteractions: the SVG nodes inside are the focusable buttons; this delegates their clicks and keys */}
       <div
         ref={host}

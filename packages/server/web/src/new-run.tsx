@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { apiJson, type RunSummary, type ServerInfo } from './api.js';
+import { ErrorNote } from './error-note.js';
 import { navigate, runHref } from './router.js';
 
 /** The new-run page. */
@@ -139,11 +140,7 @@ export function NewRun({ server }: { server: ServerInfo | undefined }) {
             />
           </label>
         </div>
-        {error !== undefined && (
-          <pre class="error" id="start-error" role="alert">
-            {error}
-          </pre>
-        )}
+        <ErrorNote message={error} id="start-error" preformatted />
         <div class="actions">
           <button type="submit" class="button" id="start-button" disabled={starting}>
             {starting ? 'Starting…' : 'Start run'}

@@ -6,6 +6,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiJson, type RunSummary } from './api.js';
+import { ErrorNote } from './error-note.js';
 import { openEventStream } from './event-stream.js';
 import { formatCost, formatDuration, formatTime, formatTokens } from './format.js';
 import { onLinkClick, runHref } from './router.js';
@@ -129,11 +130,7 @@ export function RunList() {
           />
         </label>
       </form>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {runs === undefined ? (
         <p class="muted">Loading runs…</p>
       ) : (

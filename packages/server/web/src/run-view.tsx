@@ -8,6 +8,7 @@ import type { PipelineEvent } from '@attractor/engine';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
 import { ContextView } from './context-view.js';
+import { ErrorNote } from './error-note.js';
 import { EventLog } from './event-log.js';
 import { openEventStream } from './event-stream.js';
 import { formatCost, formatDuration, formatTime, formatTokens } from './format.js';
@@ -224,11 +225,7 @@ export function RunView({ runId, stage, server }: RunViewProps) {
           {details.failureReason}
         </p>
       )}
-      {(error ?? actionError) !== undefined && (
-        <p class="error" role="alert" id="run-error">
-          {error ?? actionError}
-        </p>
-      )}
+      <ErrorNote message={error ?? actionError} id="run-error" />
       <GatePanel runId={runId} questionIds={questionIds} />
       <div class={`run-grid${stage === undefined ? '' : ' with-pane'}`}>
         <section class="card graph-card" aria-labelledby="graph-title">

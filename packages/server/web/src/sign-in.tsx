@@ -4,6 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiRequestError, apiFetch, auth } from './api.js';
+import { ErrorNote } from './error-note.js';
 
 /** Props of {@link SignIn}. */
 export interface SignInProps {
@@ -76,11 +77,7 @@ export function SignIn(props: SignInProps) {
           aria-invalid={shown !== undefined}
           aria-describedby={shown === undefined ? undefined : 'token-error'}
         />
-        {shown !== undefined && (
-          <p class="error" id="token-error" role="alert">
-            {shown}
-          </p>
-        )}
+        <ErrorNote message={shown} id="token-error" />
         <div class="actions">
           <button type="submit" class="button" id="token-submit" disabled={checking}>
             {checking ? 'Checking…' : 'Sign in'}

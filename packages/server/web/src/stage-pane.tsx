@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { apiJson, apiText, runPath, type ServerInfo, type StageDirectory } from './api.js';
+import { ErrorNote } from './error-note.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
 import { type AttemptView, type ChildRunView, type RunState, stageDirectoryOf } from './run-state.js';
@@ -84,11 +85,7 @@ export function StagePane(props: StagePaneProps) {
           Close
         </button>
       </div>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNote message={error} />
       {attempts.length === 0 && <p class="muted">This node has not run yet.</p>}
       {state.children.get(nodeId) !== undefined && <ChildRun child={state.children.get(nodeId)!} />}
       {[...visits.entries()].map(([key, visitAttempts], index) => {
