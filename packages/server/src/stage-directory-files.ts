@@ -120,6 +120,33 @@ export function readStageDirectoryFile(runDir: string, dir: string, name: StageD
   return readFileSync(path, 'utf8');
 }
 
+/**
+ * The run directories of a run's child pipelines (sub-pipelines, manager loops), which the engine creates inside
+ * their node's stage directory (`{node}/child/`, in parallel branches too): directories below the run directory
+ * that hold an `events.jsonl`, not looking inside those (grandchildren are their child's business) or in `visits/`.
+ */
+export function listChildRunDirectories(runDir: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    for (const entry of safeReaddir(dir)) {
+      if (entry === 'visits') continue;
+      const path = join(dir, entry);
+      if (existsSync(join(path, 'events.jsonl'))) found.push(path);
+      else if (depth < MAX_BRANCH_DEPTH * 3 && safeIsDirectory(path)) walk(path, depth + 1);
+    }
+  };
+  walk(runDir, 0);
+  return found;
+}
+
+function safeIsDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function describeExisting(
   runDir: string,
   dir: string,

@@ -1,12 +1,14 @@
 /**
  * The SSE stream of a run (spec §9.5 `GET /pipelines/{id}/events`): first the run's recorded events after
- * `Last-Event-ID` (from `events.jsonl` and, for a live run, the events not flushed yet), then live events until the
+ * `Last-Event-ID` (from `events.jsonl` and, for a live run, the events not flushed yet; for a fresh client also those
+ * of its child pipelines, from their run directories, without ids), then live events until the
  * run ends, then an `end` event. Each of the run's own events carries its `seq` as the SSE id, so a client that
  * reconnects with `Last-Event-ID` misses nothing and sees nothing twice.
  */
 import { createFileRunStore, type PipelineEvent } from '@attractor/engine';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { RunManager } from './run-manager.js';
+import { listChildRunDirectories } from './stage-directory-files.js';
 
 /** Options of {@link streamRunEvents}. */
 export interface StreamRunEventsOptions {
@@ -60,6 +62,16 @@ export async function streamRunEvents(
     }
   }
   if (batch !== '' && !aborted) await stream.write(batch);
+  // A fresh client also gets the events of the run's child pipelines so far (from their own run directories; they
+  // have no id in this stream). A reconnecting one has seen them.
+  if (options.lastEventId === 0) {
+    for (const childDir of listChildRunDirectories(options.logsRoot)) {
+      batch = '';
+      for (const event of await createFileRunStore({ logsRoot: childDir }).readEvents())
+        batch += sseMessage(event, undefined);
+      if (batch !== '' && !aborted) await stream.write(batch);
+    }
+  }
 
   let ended = false;
   while (following && !aborted && !ended) {

@@ -2,6 +2,9 @@
  * The API endpoints the web UI needs (issue "A web UI people would choose"): `GET /server`, the stage directories
  * of parallel branches with their stdout/stderr, branch stage statuses, run totals, and `GET /events`.
  */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunDetails, RunSummary, ServerInfo, StageDirectory } from '../src/index.js';
 import { serverInfoSchema, stageDirectorySchema } from '../src/index.js';
@@ -154,5 +157,47 @@ describe('run totals and GET /events', () => {
     expect(seen.some((summary) => summary.id === id && summary.live)).toBe(true);
     controller.abort();
     await reading;
+  });
+});
+
+describe('GET /pipelines/{id}/events with child pipelines', () => {
+  it('replays the events of a finished sub-pipeline to a fresh client, without ids', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'attractor-server-child-events-'));
+    await mkdir(join(root, 'pipelines'));
+    await writeFile(
+      join(root, 'pipelines', 'parent.dot'),
+      'digraph Parent { start [shape=Mdiamond]; checks [type="subgraph", graph_ref="checks.dot"]; exit [shape=Msquare]; start -> checks -> exit }',
+    );
+    await writeFile(
+      join(root, 'pipelines', 'checks.dot'),
+      'digraph Checks { start [shape=Mdiamond]; review [prompt="Review"]; exit [shape=Msquare]; start -> review -> exit }',
+    );
+    server = await startTestServer({
+      allowTools: true,
+      pipelinesDir: join(root, 'pipelines'),
+      workdir: root,
+    });
+    const started = await server.json<{ id: string }>('/pipelines', {
+      method: 'POST',
+      json: { file: 'parent.dot' },
+    });
+    await finished(server, started.id);
+
+    const fresh = await openEvents(server, started.id);
+    await fresh.ended;
+    const child = fresh.messages.filter((message) => message.event === undefined && message.id === undefined);
+    const childEvents = child.map(
+      (message) => JSON.parse(message.data) as { type: string; nodeId?: string; branchPath?: string[] },
+    );
+    expect(
+      childEvents.filter((event) => event.type === 'stage.completed').map((event) => event.nodeId),
+    ).toEqual(['start', 'review', 'exit']);
+    expect(childEvents.every((event) => event.branchPath?.[0] === 'child:checks')).toBe(true);
+
+    // A client that reconnects after the last event has seen them: nothing is sent again.
+    const last = Number(fresh.messages.filter((message) => message.id !== undefined).at(-1)!.id);
+    const again = await openEvents(server, started.id, last);
+    await again.ended;
+    expect(again.messages.map((message) => message.event)).toEqual(['end']);
   });
 });

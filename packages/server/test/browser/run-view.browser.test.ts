@@ -170,6 +170,11 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
       await child.locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-node'))),
     ).toEqual(['start', 'review', 'exit']);
     expect(await child.locator('li[data-node="review"]').getAttribute('data-status')).toBe('success');
+    // After a reload the child's stages come back from its own run directory.
+    await page.reload();
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await expect.poll(() => child.locator('h3 .badge').textContent()).toBe('success');
+    expect(await child.locator('li').count()).toBe(3);
     await screenshot(page, 'sub-pipeline');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
