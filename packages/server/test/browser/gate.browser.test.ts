@@ -102,4 +102,26 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     await screenshot(page, 'runs-390');
     expect(browser.pageErrors).toEqual([]);
   }, 90_000);
+
+  it('cancels a waiting run and resumes it from the page', async () => {
+    server = await startTestServer();
+    browser = await launchBrowser();
+    const id = await server.startRun(await readFixture('timed-gate.dot'));
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
+    await page.locator('#gate-panel').waitFor();
+
+    await page.click('#cancel-button');
+    await page.locator('#run-state[data-state="cancelled"]').waitFor();
+    expect(await page.locator('#gate-panel').count()).toBe(0);
+    await page.locator('#graph g#node-approve.status-pending').waitFor();
+    await screenshot(page, 'run-cancelled');
+
+    await page.click('#resume-button');
+    await page.locator('#gate-panel').waitFor();
+    await expect.poll(() => page.locator('#run-state').textContent()).toBe('waiting');
+    await page.locator('#gate-panel button[data-answer="A"]').click();
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await page.locator('#graph g#node-done.status-success').waitFor();
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -176,8 +176,9 @@ export function applyEvent(state: RunState, event: PipelineEvent): void {
       for (const attempt of state.open.values()) {
         attempt.status = 'cancelled';
         attempt.endedAtMs = atMs;
-        if (state.nodeStatus.get(attempt.nodeId) === 'running')
-          state.nodeStatus.set(attempt.nodeId, 'pending');
+        const shown = state.nodeStatus.get(attempt.nodeId);
+        // The attempt never finished: the node shows as not run (a resume runs it again).
+        if (shown === 'running' || shown === 'waiting') state.nodeStatus.set(attempt.nodeId, 'pending');
       }
       state.open.clear();
       state.running.clear();
