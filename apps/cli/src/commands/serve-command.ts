@@ -81,6 +81,22 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     });
   };
 
+  // What the web UI's "Simulate LLM stages" box shows: forced on, needed (no LLM configured), or a free choice.
+  const simulation = options.simulate === true ? 'always' : llmConfigured() ? 'optional' : 'required';
+  function llmConfigured(): boolean {
+    try {
+      resolveBackend(
+        { ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) },
+        io.env,
+        io.cwd,
+      );
+      return true;
+    } catch (error) {
+      if (CliError.isInstance(error)) return false;
+      throw error;
+    }
+  }
+
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -92,6 +108,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       workdir: resolve(io.cwd, options.workdir ?? '.'),
       allowTools: options.allowTools === true,
       backendFactory,
+      simulation,
       ...(apiKey === undefined ? {} : { secretValues: [apiKey] }),
     });
   } catch (error) {
