@@ -21,6 +21,7 @@ import {
   graphSettings,
   splitClassList,
 } from './attribute-schema.js';
+import { dialectValue } from './dialect-values.js';
 import { type AttributeOrigin, Graph, type GraphAttribute, type GraphEdge, type GraphNode } from './graph.js';
 
 /** Options of `buildGraph`. */
@@ -37,6 +38,26 @@ type MutableAttributes = Record<string, GraphAttribute>;
  * Stores `attribute` under `key` as an own property, also for keys that name something of `Object.prototype`
  * (`__proto__` would otherwise replace the record's prototype).
  */
+/**
+ * Amplifier's sub-pipeline node, `shape=folder` with `dot_file=` (read as `graph_ref`) and no `type`: it gets
+ * `type="subgraph"` (origin `transform`, `writtenValue` `shape=folder`, for lint `dialect_alias`), or it would
+ * run as an LLM stage.
+ */
+function folderAsSubgraph(attributes: MutableAttributes): void {
+  const shape = attributes.shape;
+  if (shape?.value !== 'folder' || attributes.graph_ref === undefined || attributes.type !== undefined)
+    return;
+  setAttribute(attributes, 'type', {
+    key: 'type',
+    value: 'subgraph',
+    kind: 'derived',
+    origin: 'transform',
+    writtenValue: 'shape=folder',
+    ...(shape.keySpan === undefined ? {} : { keySpan: shape.keySpan }),
+    ...(shape.valueSpan === undefined ? {} : { valueSpan: shape.valueSpan }),
+  });
+}
+
 function setAttribute(target: MutableAttributes, key: string, attribute: GraphAttribute): void {
   if (key === '__proto__') {
     Object.defineProperty(target, key, {
@@ -131,6 +152,24 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
     const { value, kind } = attribute.value;
     const keySpan = locate(attribute.keySpan);
     const valueSpan = locate(attribute.value.span);
+    const key = canonical ?? attribute.key;
+    const converted = dialectValue({
+      key,
+      writtenKey: canonical === undefined ? undefined : attribute.key,
+      value,
+    });
+    if (converted !== undefined) {
+      return {
+        key,
+        value: converted,
+        kind,
+        origin,
+        ...(canonical === undefined ? {} : { writtenKey: attribute.key }),
+        writtenValue: value,
+        keySpan,
+        valueSpan,
+      };
+    }
     // Two literals rather than a conditional spread: one fixed shape each, no temporary object.
     return canonical === undefined
       ? { key: attribute.key, value, kind, origin, keySpan, valueSpan }
@@ -261,6 +300,7 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
   visit(ast.statements, { nodeDefaults: {}, edgeDefaults: {}, derivedClasses: [] }, graphAttributes);
 
   const builtNodes: GraphNode[] = [...nodes.values()].map((draft) => {
+    folderAsSubgraph(draft.attributes);
     const ownClasses = splitClassList(draft.attributes.class?.value ?? '');
     const classes = [...ownClasses, ...draft.subgraphClasses.filter((name) => !ownClasses.includes(name))];
     return createNode({

@@ -29,6 +29,8 @@ export interface GraphAttribute {
   readonly origin: AttributeOrigin;
   /** The key as written when it differs from `key` (a dialect alias). */
   readonly writtenKey?: string;
+  /** The value as written when another runner's form was converted (`type="exec"` is stored as `tool`). */
+  readonly writtenValue?: string;
   /** Span of the key as written, when it was written in the source. */
   readonly keySpan?: SourceSpan;
   /** Span of the value as written, when it was written in the source. */

@@ -5,6 +5,7 @@ import { attributeTypeRule } from './rules/attribute-type.js';
 import { conditionCoverageRule } from './rules/condition-coverage.js';
 import { conditionKeyRule } from './rules/condition-key.js';
 import { conditionSyntaxRule } from './rules/condition-syntax.js';
+import { deadEdgeRule } from './rules/dead-edge.js';
 import { deadEndRule } from './rules/dead-end.js';
 import { dialectAliasRule } from './rules/dialect-alias.js';
 import { duplicateEdgeRule } from './rules/duplicate-edge.js';
@@ -76,6 +77,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   conditionCoverageRule,
   outcomeCoverageRule,
   deadEndRule,
+  deadEdgeRule,
   exitUnreachableRule,
   duplicateEdgeRule,
   loopRestartStartRule,

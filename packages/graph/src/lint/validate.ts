@@ -26,7 +26,7 @@ export interface ValidateOptions {
 }
 
 /** Graph-wide rules whose findings a mistyped edge end causes; dropped while `edge_target_exists` reports one. */
-const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unreachable']);
+const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unreachable', 'dead_edge']);
 
 /**
  * Lints a graph (spec §7.3): every rule of `BUILT_IN_RULES`, then `options.rules`. Diagnostics come back

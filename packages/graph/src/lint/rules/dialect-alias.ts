@@ -1,26 +1,117 @@
+import { OUTCOME_WORD_ALIASES } from '@attractor/condition';
+import type { GraphAttribute } from '../../graph.js';
 import { forEachAttribute } from '../attribute-walk.js';
-import type { Diagnostic, LintRule } from '../diagnostic.js';
+import { conditionAttributes } from '../condition-attributes.js';
+import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
+import { parseConditionOnce } from '../edge-conditions.js';
+import { spanInAttribute } from '../source-location.js';
+
+const COMPUTE = 'compute the answer in a tool or prompt, store it in the context, and compare it with "="';
+
+/** What each condition construct beyond spec §10.2 does here, and how to write it in §10.2 terms. */
+const CONDITION_EXTENSIONS: Readonly<Record<string, { readonly reads: string; readonly fix: string }>> = {
+  '||': {
+    reads: 'either side holds',
+    fix: 'draw one edge per alternative (edges are tried in order, spec §3.3)',
+  },
+  '!': { reads: 'negation', fix: 'compare with "!=" or route the other case with an unconditional edge' },
+  '(': { reads: 'grouping', fix: 'split the condition into several edges' },
+  '<': { reads: 'less than (numeric when both sides are numbers)', fix: COMPUTE },
+  '>': { reads: 'greater than (numeric when both sides are numbers)', fix: COMPUTE },
+  '<=': { reads: 'at most (numeric when both sides are numbers)', fix: COMPUTE },
+  '>=': { reads: 'at least (numeric when both sides are numbers)', fix: COMPUTE },
+  contains: { reads: 'substring test', fix: COMPUTE },
+  '!contains': { reads: 'negated substring test', fix: COMPUTE },
+  matches: { reads: 'regular expression test', fix: COMPUTE },
+};
+
+function severity(context: LintContext): 'error' | 'warning' {
+  return context.strict ? 'error' : 'warning';
+}
 
 /**
- * `dialect_alias` (WARNING; ERROR with `strict`, DESIGN.md "Dialect"): an attribute name of another
- * runner (`llm_prompt`, `node_type`, `context_fidelity_default`, `context_thread_default`,
- * `default_max_retry`) was read as its canonical key.
+ * `dialect_alias` (WARNING; ERROR with `strict`, DESIGN.md "Dialect", issue 19): the pipeline uses another runner's
+ * form of something this one names differently, and it is read as ours:
+ *
+ * - an attribute name (`llm_prompt`, `node_type`, Fabro's `script` / `model` / `provider` /
+ *   `stack.child_workflow`, streamweave's `command`, Amplifier's `dot_file`, `max_cycles`, `wait_ms`,
+ *   `stop_condition_key`; see `DIALECT_ALIASES`);
+ * - an attribute value (`type="exec"`, `weight="2.0"`, `goal_gate="outcome = success"`, Amplifier's `shape=folder`
+ *   sub-pipeline; see `DIALECT_VALUES`);
+ * - Fabro's outcome words in conditions (`outcome=succeeded`, `failed`, `partially_succeeded`);
+ * - condition operators beyond spec §10.2 (`||`, `!`, parentheses, `<`, `>`, `<=`, `>=`, `contains`, `!contains`,
+ *   `matches`, decimal numbers; spec §10.7 lists them as future extensions).
+ *
+ * Each finding says what the construct is read as and how to write it for any runner; `--strict` refuses them.
  */
 export const dialectAliasRule: LintRule = {
   name: 'dialect_alias',
   apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     forEachAttribute(graph, (attribute, owner) => {
-      if (attribute.writtenKey === undefined) return;
+      if (attribute.writtenKey === undefined && attribute.writtenValue === undefined) return;
       diagnostics.push({
         rule: 'dialect_alias',
-        severity: context.strict ? 'error' : 'warning',
-        message: `${owner.description} uses "${attribute.writtenKey}", another runner's name for "${attribute.key}"; it is read as ${attribute.key}.`,
+        severity: severity(context),
+        ...describeAttribute(attribute, owner.description),
         ...owner.where,
-        fix: `Rename ${attribute.writtenKey} to ${attribute.key}.`,
-        span: attribute.keySpan ?? attribute.valueSpan,
+        span:
+          (attribute.writtenValue === undefined ? attribute.keySpan : attribute.valueSpan) ??
+          attribute.keySpan,
       });
     });
+    for (const { attribute, where, owner } of conditionAttributes(graph)) {
+      const { ast } = parseConditionOnce(attribute.value);
+      if (ast === undefined) continue;
+      for (const clause of ast.clauses) {
+        if (clause.kind !== 'comparison' || clause.key.path !== 'outcome') continue;
+        const word = clause.literal.value;
+        if (!Object.hasOwn(OUTCOME_WORD_ALIASES, word)) continue;
+        const status = OUTCOME_WORD_ALIASES[word]!;
+        diagnostics.push({
+          rule: 'dialect_alias',
+          severity: severity(context),
+          message: `${owner} tests outcome${clause.operator}${word}, Fabro's word for the status "${status}"; it is read as outcome${clause.operator}${status}.`,
+          ...where,
+          fix: `Change it to outcome${clause.operator}${status}.`,
+          span: spanInAttribute(graph, attribute, clause.literal.span),
+        });
+      }
+      for (const extension of ast.extensions) {
+        const known = CONDITION_EXTENSIONS[extension.construct];
+        const reads = known?.reads ?? 'a decimal number';
+        diagnostics.push({
+          rule: 'dialect_alias',
+          severity: severity(context),
+          message: `${owner} uses "${extension.construct}" in its ${attribute.key}, beyond the condition language of spec §10.2 (§10.7 lists it as a future extension; Fabro, Tracker and pi-dev pipelines use it); it is read as ${reads}.`,
+          ...where,
+          fix: `To keep to spec §10.2 (and --strict), ${known?.fix ?? 'quote the number: "1.5" compares as text'}.`,
+          span: spanInAttribute(graph, attribute, extension.span),
+        });
+      }
+    }
     return diagnostics;
   },
 };
+
+function describeAttribute(attribute: GraphAttribute, owner: string): Pick<Diagnostic, 'message' | 'fix'> {
+  const { key, value, writtenKey, writtenValue } = attribute;
+  if (writtenValue === 'shape=folder') {
+    return {
+      message: `${owner} is a shape=folder node with dot_file, Amplifier's sub-pipeline; it runs as type="subgraph" with graph_ref.`,
+      fix: 'Write type="subgraph", graph_ref="<file>.dot" (any shape) instead of shape=folder with dot_file.',
+    };
+  }
+  if (writtenValue === undefined) {
+    return {
+      message: `${owner} uses "${writtenKey}", another runner's name for "${key}"; it is read as ${key}.`,
+      fix: `Rename ${writtenKey} to ${key}.`,
+    };
+  }
+  const written = `${writtenKey ?? key}=${JSON.stringify(writtenValue)}`;
+  const canonical = `${key}=${JSON.stringify(value)}`;
+  return {
+    message: `${owner} has ${written}, another runner's way to write ${canonical}; it is read as ${canonical}.`,
+    fix: `Write ${canonical}.`,
+  };
+}

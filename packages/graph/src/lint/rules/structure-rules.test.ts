@@ -54,6 +54,24 @@ describe('reachability (spec §7.2, DESIGN.md: an error)', () => {
   it('is silent when all nodes are reachable', () => {
     expect(lintRule(VALID, 'reachability')).toEqual([]);
   });
+
+  it('follows retry_target and fallback_retry_target jumps of nodes and of the graph (issue 19 bug 6)', () => {
+    const node = `digraph G {
+  start [shape=Mdiamond]; exit [shape=Msquare]
+  impl [prompt="x", goal_gate=true, retry_target="fixit"]
+  fixit [prompt="fix"]
+  start -> impl -> exit
+  fixit -> impl
+}`;
+    expect(lintRule(node, 'reachability')).toEqual([]);
+    const fallback = node.replace('retry_target="fixit"', 'fallback_retry_target="fixit"');
+    expect(lintRule(fallback, 'reachability')).toEqual([]);
+    const graphLevel = node
+      .replace(', retry_target="fixit"', '')
+      .replace('start [', 'graph [retry_target="fixit"]\n  start [');
+    expect(lintRule(graphLevel, 'reachability')).toEqual([]);
+    expect(lintRule(node.replace(', retry_target="fixit"', ''), 'reachability')).toEqual(['error 4:3 fixit']);
+  });
 });
 
 describe('start_no_incoming and exit_no_outgoing (spec §7.2)', () => {
