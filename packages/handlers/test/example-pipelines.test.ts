@@ -130,11 +130,22 @@ describe('examples/pipelines run with the simulation backend', () => {
       'start',
       'classify',
       'reproduce',
-      'known_good',
       'needs_info',
       'exit',
     ]);
     expect(result.context.get('tool.exit_code')).toBe(0);
+  });
+
+  it('triage-routing: failing tests route to write_fix instead of failing the run (issue 19 bug 10)', async () => {
+    const script = await loadSimulationScript(join(pipelines, 'triage-routing.simulate.json'));
+    // A working directory without the tests: `node --test test/` exits non-zero.
+    const { result } = await runDot(example('triage-routing.dot'), {
+      backend: createSimulationBackend({ script }),
+      workdir: tempDir(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'classify', 'reproduce', 'write_fix', 'exit']);
+    expect(result.context.get('tool.exit_code')).not.toBe(0);
   });
 
   it('triage-routing: without a script the classifier succeeds and the question route is taken', async () => {
