@@ -316,6 +316,8 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
 
   return new Graph({
     id: ast.id.name,
+    idSpan: locate(ast.id.span),
+    ...(ast.id.quoted === true ? { idQuoted: true } : {}),
     attributes: graphAttributes,
     settings: graphSettings(graphAttributes),
     nodes: builtNodes,

@@ -194,6 +194,10 @@ export interface GraphSettings {
 /** Everything `new Graph()` needs. */
 export interface GraphInit {
   readonly id: string;
+  /** Span of the graph id on the `digraph` line, where graph-level findings point. */
+  readonly idSpan?: SourceSpan;
+  /** True when the id was written as a quoted string (`digraph "sp-workflow"`, legal Graphviz; spec §2.2 has none). */
+  readonly idQuoted?: boolean;
   readonly attributes: GraphAttributes;
   readonly settings: GraphSettings;
   /** In declaration order. */
@@ -213,6 +217,10 @@ const NO_EDGES: readonly GraphEdge[] = Object.freeze([]);
  */
 export class Graph {
   readonly id: string;
+  /** Span of the graph id on the `digraph` line, when the graph was built from DOT. */
+  readonly idSpan?: SourceSpan;
+  /** True when the id was written as a quoted string (see {@link GraphInit.idQuoted}). */
+  readonly idQuoted?: boolean;
   readonly attributes: GraphAttributes;
   readonly settings: GraphSettings;
   /** Nodes by id, in declaration order. */
@@ -228,6 +236,8 @@ export class Graph {
 
   constructor(init: GraphInit) {
     this.id = init.id;
+    if (init.idSpan !== undefined) this.idSpan = init.idSpan;
+    if (init.idQuoted === true) this.idQuoted = true;
     this.attributes = init.attributes;
     this.settings = init.settings;
     this.nodes = new Map(init.nodes.map((node) => [node.id, node]));
@@ -299,6 +309,8 @@ export class Graph {
     }
     return new Graph({
       id: changes.id ?? this.id,
+      ...optional('idSpan', changes.idSpan ?? this.idSpan),
+      ...optional('idQuoted', changes.idQuoted ?? this.idQuoted),
       attributes: changes.attributes ?? this.attributes,
       settings: changes.settings ?? this.settings,
       nodes: changes.nodes ?? [...this.nodes.values()],

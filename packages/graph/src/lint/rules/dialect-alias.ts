@@ -4,7 +4,7 @@ import { forEachAttribute } from '../attribute-walk.js';
 import { conditionAttributes } from '../condition-attributes.js';
 import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
 import { parseConditionOnce } from '../edge-conditions.js';
-import { spanInAttribute } from '../source-location.js';
+import { nodeSpan, spanInAttribute } from '../source-location.js';
 
 const COMPUTE = 'compute the answer in a tool or prompt, store it in the context, and compare it with "="';
 
@@ -39,6 +39,7 @@ function severity(context: LintContext): 'error' | 'warning' {
  * - an attribute value (`type="exec"`, `weight="2.0"`, `goal_gate="outcome = success"`, Amplifier's `shape=folder`
  *   sub-pipeline; see `DIALECT_VALUES`);
  * - Fabro's outcome words in conditions (`outcome=succeeded`, `failed`, `partially_succeeded`);
+ * - a quoted graph id (`digraph "sp-workflow"`, legal Graphviz) and a second exit node (Kilroy);
  * - condition operators beyond spec §10.2 (`||`, `!`, parentheses, `<`, `>`, `<=`, `>=`, `contains`, `!contains`,
  *   `matches`, decimal numbers; spec §10.7 lists them as future extensions).
  *
@@ -48,6 +49,26 @@ export const dialectAliasRule: LintRule = {
   name: 'dialect_alias',
   apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
+    if (graph.idQuoted === true) {
+      diagnostics.push({
+        rule: 'dialect_alias',
+        severity: severity(context),
+        message: `The graph id "${graph.id}" is a quoted string: legal Graphviz, but spec §2.2 asks for an identifier; it is read as the name "${graph.id}".`,
+        fix: `Write a bare identifier and keep the text as the label: digraph ${graph.id.replace(/[^A-Za-z0-9_]+/g, '_').replace(/^(?=[0-9])/, '_')} { label=${JSON.stringify(graph.id)} ... }.`,
+        ...(graph.idSpan === undefined ? {} : { span: graph.idSpan }),
+      });
+    }
+    const exits = graph.exitNodes;
+    for (const node of exits.slice(1)) {
+      diagnostics.push({
+        rule: 'dialect_alias',
+        severity: severity(context),
+        message: `Node "${node.id}" is a second exit node (exit nodes: ${exits.map((exit) => exit.id).join(', ')}). Spec §7.2 asks for exactly one; Kilroy pipelines use several, so this runner accepts them: reaching any exit node ends the run, with success once its goal gates are satisfied (spec §3.4), whatever the exit is called.`,
+        nodeId: node.id,
+        fix: `To keep to the spec (and --strict), route every finished path to one exit node; a path that should end the run as failed can end at a node without outgoing edges instead of "${node.id}".`,
+        span: nodeSpan(node),
+      });
+    }
     forEachAttribute(graph, (attribute, owner) => {
       if (attribute.writtenKey === undefined && attribute.writtenValue === undefined) return;
       diagnostics.push({
