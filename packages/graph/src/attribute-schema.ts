@@ -263,6 +263,12 @@ export const ATTRIBUTE_DEFINITIONS = {
     ...LLM_HANDLERS,
   ]),
   auto_status: define('auto_status', ['node'], BOOLEAN, 'Synthesize SUCCESS when no status is written.'),
+  outputs: define(
+    'outputs',
+    ['node'],
+    STRING,
+    'Context keys the node sets (documentation, as Amplifier and allouis pipelines write it); a sub-pipeline hands back every key its child sets.',
+  ),
   allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.'),
   max_visits: define('max_visits', ['node'], POSITIVE_INTEGER, 'Loop guard: visits of this node per run.'),
   tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.', ['codergen']),

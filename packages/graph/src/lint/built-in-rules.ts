@@ -5,6 +5,7 @@ import { attributeTypeRule } from './rules/attribute-type.js';
 import { conditionCoverageRule } from './rules/condition-coverage.js';
 import { conditionKeyRule } from './rules/condition-key.js';
 import { conditionSyntaxRule } from './rules/condition-syntax.js';
+import { contextKeyUnsetRule } from './rules/context-key-unset.js';
 import { deadEdgeRule } from './rules/dead-edge.js';
 import { deadEndRule } from './rules/dead-end.js';
 import { dialectAliasRule } from './rules/dialect-alias.js';
@@ -75,6 +76,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   // Routing.
   conditionKeyRule,
   conditionCoverageRule,
+  contextKeyUnsetRule,
   outcomeCoverageRule,
   deadEndRule,
   deadEdgeRule,

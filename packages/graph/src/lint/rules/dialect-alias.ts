@@ -6,6 +6,9 @@ import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
 import { parseConditionOnce } from '../edge-conditions.js';
 import { nodeSpan, spanInAttribute } from '../source-location.js';
 
+/** Condition keys that read Amplifier's `tool.last_line`. */
+const LAST_LINE_KEYS: ReadonlySet<string> = new Set(['tool.last_line', 'context.tool.last_line']);
+
 const COMPUTE = 'compute the answer in a tool or prompt, store it in the context, and compare it with "="';
 
 /** What each condition construct beyond spec §10.2 does here, and how to write it in §10.2 terms. */
@@ -85,6 +88,16 @@ export const dialectAliasRule: LintRule = {
       const { ast } = parseConditionOnce(attribute.value);
       if (ast === undefined) continue;
       for (const clause of ast.clauses) {
+        if (LAST_LINE_KEYS.has(clause.key.path)) {
+          diagnostics.push({
+            rule: 'dialect_alias',
+            severity: severity(context),
+            message: `${owner} reads ${clause.key.path}, the key Amplifier and kenotron pipelines route on; a tool node here sets tool.last_line too (the last non-empty line of its stdout, trimmed).`,
+            ...where,
+            fix: 'To keep to keys every runner sets (and --strict), print a single line and compare context.tool.output, or write status.json with context_updates.',
+            span: spanInAttribute(graph, attribute, clause.key.span),
+          });
+        }
         if (clause.kind !== 'comparison' || clause.key.path !== 'outcome') continue;
         const word = clause.literal.value;
         if (!Object.hasOwn(OUTCOME_WORD_ALIASES, word)) continue;

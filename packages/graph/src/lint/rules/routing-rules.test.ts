@@ -328,3 +328,25 @@ describe('condition_coverage on context conditions (issue 19 bug 8)', () => {
     expect(lintRule(withOutcome, 'condition_coverage')).toEqual([]);
   });
 });
+
+describe('context_key_unset (issue 19)', () => {
+  it('warns about a tool key no tool node sets, with the key meant', () => {
+    const source = pipeline(
+      '  t [shape=parallelogram, tool_command="echo PASS"]\n  start -> t\n  t -> exit [condition="context.tool.last_lines=PASS"]\n  t -> t [condition="context.tool.last_line!=PASS"]',
+    );
+    expect(lintRule(source, 'context_key_unset')).toEqual(['warning 7:25 t->exit']);
+    expect(diagnosticsOf(source, 'context_key_unset')[0]?.fix).toBe('Write context.tool.last_line.');
+  });
+
+  it('warns about a tool key in a graph without a tool node, and not when one sets it', () => {
+    const without = pipeline(
+      '  start -> a\n  a -> exit [condition="context.tool.exit_code=0"]\n  a -> a [condition="context.tool.exit_code!=0"]',
+    );
+    expect(lintRule(without, 'context_key_unset')).toEqual(['warning 6:25 a->exit', 'warning 7:22 a->a']);
+    const withTool = without.replace(
+      'start -> a',
+      'start -> a\n  a [shape=parallelogram, tool_command="true"]',
+    );
+    expect(lintRule(withTool, 'context_key_unset')).toEqual([]);
+  });
+});
