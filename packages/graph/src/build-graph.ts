@@ -53,7 +53,30 @@ function folderAsSubgraph(attributes: MutableAttributes): void {
     kind: 'derived',
     origin: 'transform',
     writtenValue: 'shape=folder',
-    ...(shape.keySpan === undefined ? {} : { keySpan: shape.keySpan }),
+    // No key span: the lint's attribute walk knows a written attribute by its key's place, which is the shape's.
+    ...(shape.valueSpan === undefined ? {} : { valueSpan: shape.valueSpan }),
+  });
+}
+
+/**
+ * A `shape=parallelogram` node with a `prompt`, no `tool_command` and no `type`: pascals-discrete-attractor writes an
+ * agent stage with restricted tools (`allowed_tools`) this way. It gets `type="codergen"` (origin `transform`,
+ * `writtenValue` `shape=parallelogram`, for lint `dialect_alias`): it runs its prompt as an LLM stage instead of
+ * failing as a tool node without a command.
+ */
+function promptedToolShapeAsStage(attributes: MutableAttributes): void {
+  const shape = attributes.shape;
+  if (shape?.value !== 'parallelogram' || attributes.type !== undefined) return;
+  if ((attributes.tool_command?.value.trim() ?? '') !== '') return;
+  const prompt = attributes.prompt;
+  if (prompt === undefined || prompt.origin !== 'explicit' || prompt.value.trim() === '') return;
+  setAttribute(attributes, 'type', {
+    key: 'type',
+    value: 'codergen',
+    kind: 'derived',
+    origin: 'transform',
+    writtenValue: 'shape=parallelogram',
+    // No key span: the lint's attribute walk knows a written attribute by its key's place, which is the shape's.
     ...(shape.valueSpan === undefined ? {} : { valueSpan: shape.valueSpan }),
   });
 }
@@ -301,6 +324,7 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
 
   const builtNodes: GraphNode[] = [...nodes.values()].map((draft) => {
     folderAsSubgraph(draft.attributes);
+    promptedToolShapeAsStage(draft.attributes);
     const ownClasses = splitClassList(draft.attributes.class?.value ?? '');
     const classes = [...ownClasses, ...draft.subgraphClasses.filter((name) => !ownClasses.includes(name))];
     return createNode({

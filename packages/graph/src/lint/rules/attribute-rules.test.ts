@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+import { prepareGraph } from '../../prepare-graph.js';
 
 function pipeline(body: string): string {
   return `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${body}\n}`;
@@ -278,5 +279,35 @@ describe('duration_unit (spec §2.4)', () => {
     expect(
       lintRule(pipeline('  work [prompt="x", timeout="5m"]\n  start -> work -> exit'), 'duration_unit'),
     ).toEqual([]);
+  });
+});
+
+describe('dialect_alias on node kinds other runners write (issue 19)', () => {
+  it("runs Amplifier's shape=folder + dot_file as a sub-pipeline", () => {
+    const source = pipeline('  child [shape=folder, dot_file="child.dot"]\n  start -> child -> exit');
+    const { graph } = prepareGraph(source, {
+      filename: 'test.dot',
+      readGraphFile: () => 'digraph C { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }',
+    });
+    const node = graph!.node('child')!;
+    expect(graph!.handlerType(node)).toBe('subgraph');
+    expect(node.attributes.graph_ref?.value).toBe('child.dot');
+    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 4:16 child', 'warning 4:24 child']);
+  });
+
+  it('runs a tool-shaped node with a prompt and no tool_command as an LLM stage (pascals-discrete-attractor)', () => {
+    const source = pipeline(
+      '  scaffold [shape=parallelogram, prompt="Run sed on the template"]\n  start -> scaffold -> exit',
+    );
+    const { graph } = prepareGraph(source, { filename: 'test.dot' });
+    expect(graph!.handlerType(graph!.node('scaffold')!)).toBe('codergen');
+    expect(lintRule(source, 'tool_command_required')).toEqual([]);
+    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 4:19 scaffold']);
+    const withCommand = pipeline(
+      '  t [shape=parallelogram, prompt="x", tool_command="true"]\n  start -> t -> exit',
+    );
+    expect(prepareGraph(withCommand).graph!.handlerType(prepareGraph(withCommand).graph!.node('t')!)).toBe(
+      'tool',
+    );
   });
 });

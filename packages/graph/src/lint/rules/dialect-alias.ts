@@ -136,6 +136,12 @@ function describeAttribute(attribute: GraphAttribute, owner: string): Pick<Diagn
       fix: 'Write type="subgraph", graph_ref="<file>.dot" (any shape) instead of shape=folder with dot_file.',
     };
   }
+  if (writtenValue === 'shape=parallelogram') {
+    return {
+      message: `${owner} is a tool-shaped node (shape=parallelogram) with a prompt and no tool_command, as pascals-discrete-attractor writes an agent stage with restricted tools; it runs as an LLM stage (type="codergen").`,
+      fix: 'Write type="codergen" (or use shape=box), or give the node a tool_command if it should run a shell command.',
+    };
+  }
   if (writtenValue === undefined) {
     return {
       message: `${owner} uses "${writtenKey}", another runner's name for "${key}"; it is read as ${key}.`,
