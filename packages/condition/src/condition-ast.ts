@@ -42,7 +42,8 @@ export interface ConditionLiteral {
 
 /**
  * The comparison operators: `=` and `!=` of spec §10.2, and the extensions of §10.7 that other runners use:
- * `<`, `>`, `<=`, `>=` (numeric when both sides are numbers, else by string order), `contains` / `!contains`
+ * `<`, `>`, `<=`, `>=` (numeric when both sides are numbers, else by string order; never for a missing value),
+ * `contains` / `!contains`
  * (substring) and `matches` (a JavaScript regular expression, unanchored).
  */
 export type ConditionOperator = '=' | '!=' | '<' | '>' | '<=' | '>=' | 'contains' | '!contains' | 'matches';

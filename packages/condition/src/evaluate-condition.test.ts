@@ -239,6 +239,8 @@ describe('evaluateCondition extensions (spec §10.7, issue 19)', () => {
     ['context.coverage > 90', 'success', true],
     ['context.coverage >= 91 && context.coverage <= 91', 'success', true],
     ['context.coverage < 100', 'success', true],
+    ['context.missing < 100', 'success', false],
+    ['context.missing >= 0', 'success', false],
     ['context.version > 9', 'success', true],
     ['context.version > "9"', 'success', true],
     ['context.name > v10', 'success', true],

@@ -55,14 +55,15 @@ export function comparisonHolds(clause: ConditionComparisonClause, actual: strin
       return equalsLiteral(clause, actual);
     case '!=':
       return !equalsLiteral(clause, actual);
+    // A missing value (`""`) is not ordered: `context.coverage < 80` does not hold before anything sets coverage.
     case '<':
-      return compareConditionValues(actual, expected) < 0;
+      return actual !== '' && compareConditionValues(actual, expected) < 0;
     case '>':
-      return compareConditionValues(actual, expected) > 0;
+      return actual !== '' && compareConditionValues(actual, expected) > 0;
     case '<=':
-      return compareConditionValues(actual, expected) <= 0;
+      return actual !== '' && compareConditionValues(actual, expected) <= 0;
     case '>=':
-      return compareConditionValues(actual, expected) >= 0;
+      return actual !== '' && compareConditionValues(actual, expected) >= 0;
     case 'contains':
       return actual.includes(expected);
     case '!contains':
@@ -114,7 +115,8 @@ function clauseHoldsFor(input: ConditionInput): (clause: ConditionClause) => boo
  *
  * Keys resolve as {@link resolveConditionKey} describes: missing values are `""`, `context.x` falls
  * back to `x`. `=` and `!=` compare exactly and case-sensitively on strings; `<`, `>`, `<=`, `>=` compare
- * numerically when both sides are numbers (`10 > 9`) and by string order otherwise; `contains` / `!contains` test
+ * numerically when both sides are numbers (`10 > 9`) and by string order otherwise, and never hold for a missing
+ * (empty) value; `contains` / `!contains` test
  * for a substring; `matches` tests a JavaScript regular expression anywhere in the value (anchor it with `^...$`).
  * A bare-key clause holds when the value is a non-empty string (so `"false"` holds, as in the spec's
  * `bool(string)`). `outcome=succeeded`, `failed` and `partially_succeeded` (Fabro's words) match `success`, `fail`
