@@ -126,13 +126,7 @@ describe('examples/pipelines run with the simulation backend', () => {
       workdir: sampleProject(),
     });
     expect(result.status).toBe('success');
-    expect(result.completedNodes).toEqual([
-      'start',
-      'classify',
-      'reproduce',
-      'needs_info',
-      'exit',
-    ]);
+    expect(result.completedNodes).toEqual(['start', 'classify', 'reproduce', 'needs_info', 'exit']);
     expect(result.context.get('tool.exit_code')).toBe(0);
   });
 

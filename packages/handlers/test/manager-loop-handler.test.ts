@@ -50,7 +50,7 @@ describe('stack.manager_loop handler (spec §4.11)', () => {
     expect(childEvent?.branchPath).toEqual(['child:supervise']);
   });
 
-  it('lets a child run to completion inside one cycle, with Amplifier\'s unprefixed attributes (issue 19)', async () => {
+  it("lets a child run to completion inside one cycle, with Amplifier's unprefixed attributes (issue 19)", async () => {
     const dir = tempDir();
     writeDot(dir, 'child.dot', simpleChild);
     const parentPath = writeDot(
