@@ -350,3 +350,19 @@ describe('context_key_unset (issue 19)', () => {
     expect(lintRule(withTool, 'context_key_unset')).toEqual([]);
   });
 });
+
+describe("Fabro's outcome words (issue 19 bug 5)", () => {
+  it('flags outcome=succeeded after a diamond too, read as success, an error under strict', () => {
+    const source = pipeline(
+      '  check [shape=diamond]\n  start -> check\n  check -> exit [condition="outcome=succeeded"]\n  check -> check [condition="outcome=partially_succeeded"]',
+    );
+    expect(lintRule(source, 'dialect_alias')).toEqual([
+      'warning 7:37 check->exit',
+      'warning 8:38 check->check',
+    ]);
+    expect(diagnosticsOf(source, 'dialect_alias')[0]?.fix).toBe('Change it to outcome=success.');
+    expect(lintRule(source, 'dialect_alias', { strict: true })[0]).toBe('error 7:37 check->exit');
+    expect(lintRule(source, 'condition_coverage')).toEqual(['warning 5:3 check']);
+    expect(diagnosticsOf(source, 'condition_coverage')[0]?.message).toContain('none matches outcome=fail');
+  });
+});
