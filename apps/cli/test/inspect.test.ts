@@ -111,3 +111,44 @@ describe('attractor render --run', () => {
     expect(svg).toMatch(/<g id="node\d+" class="node not_reached">\s*<title>never<\/title>/);
   });
 });
+
+describe('attractor inspect of a run continued by loop_restart (issue 19 bug 2)', () => {
+  it('says the run restarted, names the directory that continues it, and offers no resume of the old one', async () => {
+    const source = `digraph Restarting {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  work  [prompt="Work"]
+  start -> work
+  work -> work [condition="context.round=1", loop_restart=true]
+  work -> exit [condition="context.round=2"]
+}`;
+    const { graph } = prepareGraph(source, { filename: 'restarting.dot' });
+    let round = 0;
+    const handler = createScriptedHandler({
+      script: {
+        work: [
+          () => ({ status: 'success', contextUpdates: { round: ++round } }),
+          () => ({ status: 'success', contextUpdates: { round: ++round } }),
+        ],
+      },
+    });
+    const root = join(cwd, 'runs', 'restarting');
+    const result = await runPipeline({
+      graph: graph!,
+      registry: new HandlerRegistry({ defaultHandler: handler }),
+      logsRoot: root,
+      workdir: cwd,
+      clock: { now: () => 0, sleep: async () => {} },
+    });
+    expect(result.logsRoot).toBe(`${root}-restart-1`);
+    const json = createTestIo({ cwd });
+    expect(await main({ argv: ['inspect', 'runs/restarting', '--json'], io: json })).toBe(0);
+    const summary = JSON.parse(json.output()) as RunSummary;
+    expect(summary).toMatchObject({ state: 'restarted', restartedTo: result.logsRoot });
+    expect(summary.nextNode).toBeUndefined();
+    const text = createTestIo({ cwd });
+    expect(await main({ argv: ['inspect', 'runs/restarting'], io: text })).toBe(0);
+    expect(text.output()).toContain('continued: runs/restarting-restart-1');
+    expect(text.output()).not.toContain('next:');
+  });
+});

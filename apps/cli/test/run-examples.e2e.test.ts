@@ -174,7 +174,7 @@ describe('example pipelines run offline through the CLI', () => {
       ...W,
     ]);
     expect(exitCode).toBe(0);
-    expect(summary.route).toEqual(['start', 'classify', 'reproduce', 'known_good', 'needs_info', 'exit']);
+    expect(summary.route).toEqual(['start', 'classify', 'reproduce', 'needs_info', 'exit']);
     expect(summary.stages.find((stage) => stage.nodeId === 'classify')?.state).toBe('bug');
   });
 

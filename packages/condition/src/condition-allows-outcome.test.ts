@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conditionAllowsOutcome } from './condition-allows-outcome.js';
+import { conditionAllowsOutcome, conditionTruthForOutcome } from './condition-allows-outcome.js';
 import { evaluateCondition } from './evaluate-condition.js';
 import { parseCondition } from './parse-condition.js';
 
@@ -28,5 +28,19 @@ describe('conditionAllowsOutcome (spec §10.3)', () => {
     for (const outcome of ['success', 'fail', 'retry']) {
       expect(evaluateCondition(ast, { outcome, context })).toBe(conditionAllowsOutcome(ast, outcome));
     }
+  });
+});
+
+describe('conditionTruthForOutcome (spec §10.3, §10.7)', () => {
+  it('is true, false or undefined (depends on the context) for an outcome', () => {
+    expect(
+      conditionTruthForOutcome(parseCondition('outcome=success || outcome=partial_success'), 'success'),
+    ).toBe(true);
+    expect(
+      conditionTruthForOutcome(parseCondition('outcome=success && context.x=1'), 'success'),
+    ).toBeUndefined();
+    expect(conditionTruthForOutcome(parseCondition('outcome=success && context.x=1'), 'fail')).toBe(false);
+    expect(conditionTruthForOutcome(parseCondition('!(outcome=fail) || context.x=1'), 'success')).toBe(true);
+    expect(conditionTruthForOutcome(parseCondition(''), 'fail')).toBe(true);
   });
 });

@@ -20,11 +20,12 @@ export interface ConditionKey {
 }
 
 /**
- * How a literal was written, spec §10.2: a quoted `string`, an `integer` (`-?[0-9]+`), a `boolean`
- * (`true` or `false`) or a `bare` literal (`[A-Za-z_][A-Za-z0-9_.:-]*`). Comparison always uses the
- * literal's string `value`, whatever its kind.
+ * How a literal was written, spec §10.2: a quoted `string`, an `integer` (`-?[0-9]+`), a decimal `number`
+ * (`-?[0-9]+.[0-9]+`, an extension), a `boolean` (`true` or `false`) or a `bare` literal
+ * (`[A-Za-z_][A-Za-z0-9_.:-]*`). Comparison uses the literal's string `value`, whatever its kind (the ordering
+ * operators compare numerically when both sides are numbers).
  */
-export type ConditionLiteralKind = 'string' | 'integer' | 'boolean' | 'bare';
+export type ConditionLiteralKind = 'string' | 'integer' | 'number' | 'boolean' | 'bare';
 
 /**
  * The right-hand side of a comparison.
@@ -39,10 +40,15 @@ export interface ConditionLiteral {
   readonly span: ConditionSpan;
 }
 
-/** The comparison operators of spec §10.2. */
-export type ConditionOperator = '=' | '!=';
+/**
+ * The comparison operators: `=` and `!=` of spec §10.2, and the extensions of §10.7 that other runners use:
+ * `<`, `>`, `<=`, `>=` (numeric when both sides are numbers, else by string order; never for a missing value),
+ * `contains` / `!contains`
+ * (substring) and `matches` (a JavaScript regular expression, unanchored).
+ */
+export type ConditionOperator = '=' | '!=' | '<' | '>' | '<=' | '>=' | 'contains' | '!contains' | 'matches';
 
-/** A clause `key=literal` or `key!=literal`, spec §10.2. */
+/** A clause `key <operator> literal`, spec §10.2 (operators other than `=` and `!=` are extensions). */
 export interface ConditionComparisonClause {
   readonly kind: 'comparison';
   readonly key: ConditionKey;
@@ -63,14 +69,45 @@ export interface ConditionTruthyClause {
   readonly span: ConditionSpan;
 }
 
-/** One `&&`-separated clause of a condition, spec §10.2. */
+/** A clause of a condition (a leaf of its expression), spec §10.2. */
 export type ConditionClause = ConditionComparisonClause | ConditionTruthyClause;
 
+/** `!operand` (extension, spec §10.7): holds when the operand does not. */
+export interface ConditionNotExpression {
+  readonly kind: 'not';
+  readonly operand: ConditionExpression;
+  readonly span: ConditionSpan;
+}
+
+/** Operands joined by `&&` (spec §10.2) or by `||` (extension, spec §10.7); two or more. */
+export interface ConditionJunction {
+  readonly kind: 'and' | 'or';
+  readonly operands: readonly ConditionExpression[];
+  readonly span: ConditionSpan;
+}
+
+/** A condition expression: a clause, a negation, or an `&&` / `||` junction (parentheses leave no node). */
+export type ConditionExpression = ConditionClause | ConditionNotExpression | ConditionJunction;
+
 /**
- * A parsed condition, spec §10.2: clauses AND-combined left to right. Zero clauses (blank text) means
- * the condition always holds. `source` is the condition text that was parsed.
+ * A construct beyond the §10.2 grammar (spec §10.7): `||`, `!`, parentheses, the operators `<`, `>`, `<=`, `>=`,
+ * `contains`, `!contains`, `matches`, or a decimal number. `construct` names it as written (`||`, `(`, `contains`,
+ * `1.5`); `span` locates it. `parseCondition(text, { strict: true })` refuses them.
+ */
+export interface ConditionExtension {
+  readonly construct: string;
+  readonly span: ConditionSpan;
+}
+
+/**
+ * A parsed condition. `expression` is its tree (undefined for blank text, which always holds); `clauses` lists
+ * every clause (leaf) in source order, for analyses that look at keys and literals; `extensions` lists what goes
+ * beyond spec §10.2, in source order. A condition of the §10.2 grammar is an `and` of its clauses (or one clause).
+ * `source` is the condition text that was parsed.
  */
 export interface ConditionAst {
+  readonly expression: ConditionExpression | undefined;
   readonly clauses: readonly ConditionClause[];
+  readonly extensions: readonly ConditionExtension[];
   readonly source: string;
 }

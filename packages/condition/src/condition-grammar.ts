@@ -2,7 +2,13 @@ import * as ohm from 'ohm-js';
 import { conditionGrammarRecipe } from './condition-grammar-recipe.js';
 
 /**
- * The Ohm grammar of the condition language, spec §10.2, compiled once at module load.
+ * The Ohm grammar of the condition language, spec §10.2, compiled once at module load, with the operators of §10.7
+ * that other runners' pipelines use (issue 19).
+ *
+ * Precedence, loosest first: `||`, then `&&`, then `!` (prefix, on a clause or a parenthesised group), then a clause
+ * `key operator literal`. `a || b && !c` reads `a || (b && (!c))`. Parentheses group. Operators of a clause:
+ * `=`, `!=` (spec §10.2), `<`, `>`, `<=`, `>=`, `contains`, `!contains` and `matches` (extensions, named in the AST
+ * so that `--strict` can refuse them). Word operators need a space or a quote after them (`x contains "a b"`).
  *
  * Syntactic rules (capitalised) skip whitespace between tokens; lexical rules (lowercase) do not, so a
  * key, an operator or a literal is never split by spaces. Every rule a user can fail on has a
@@ -14,12 +20,32 @@ import { conditionGrammarRecipe } from './condition-grammar-recipe.js';
 export const conditionGrammarSource = String.raw`
 Condition {
   Condition
-    = NonemptyListOf<Clause, "&&">  -- clauses
-    | end                           -- empty
+    = Or   -- expression
+    | end  -- empty
+
+  Or
+    = NonemptyListOf<And, orOperator>
+
+  And
+    = NonemptyListOf<Unary, "&&">
+
+  Unary
+    = notOperator Unary  -- not
+    | Primary
+
+  Primary
+    = "(" Or ")"  -- group
+    | Clause
 
   Clause
     = key operator literal  -- comparison
     | key                   -- truthy
+
+  orOperator
+    = "||"
+
+  notOperator
+    = "!" ~("=" | "contains")
 
   key (a key such as outcome, preferred_label or context.name)
     = identifier ("." identifier)*
@@ -36,17 +62,24 @@ Condition {
   asciiLetter
     = "a".."z" | "A".."Z"
 
-  operator (an operator "=" or "!=")
-    = "!="  -- notEqual
-    | "="   -- equal
+  operator (an operator such as "=", "!=", "<" or contains)
+    = "!="                           -- notEqual
+    | "<="                           -- lessOrEqual
+    | ">="                           -- greaterOrEqual
+    | "<"                            -- less
+    | ">"                            -- greater
+    | "="                            -- equal
+    | "!contains" ~identifierPart    -- notContains
+    | "contains" ~identifierPart     -- contains
+    | "matches" ~identifierPart      -- matches
 
   literal (a value)
     = string       -- string
-    | integer      -- integer
+    | number       -- number
     | bareLiteral  -- bare
 
-  integer
-    = "-"? digit+ ~bareChar
+  number
+    = "-"? digit+ ("." digit+)? ~bareChar
 
   bareLiteral
     = identifierStart bareChar*

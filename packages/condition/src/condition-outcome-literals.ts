@@ -2,7 +2,7 @@ import type { ConditionAst } from './condition-ast.js';
 
 /**
  * The outcome values a condition compares `outcome` against, in source order without duplicates:
- * the literals of its `outcome=...` and `outcome!=...` clauses. For lint rules that check that a
+ * the literals of its `outcome=...` and `outcome!=...` clauses (other operators are skipped). For lint rules that check that a
  * node's handler can return the outcomes its edges route on (DESIGN.md `outcome_coverage`).
  *
  * @example
@@ -13,7 +13,13 @@ import type { ConditionAst } from './condition-ast.js';
 export function conditionOutcomeLiterals(ast: ConditionAst): string[] {
   const values = new Set<string>();
   for (const clause of ast.clauses) {
-    if (clause.kind === 'comparison' && clause.key.path === 'outcome') values.add(clause.literal.value);
+    if (
+      clause.kind === 'comparison' &&
+      clause.key.path === 'outcome' &&
+      (clause.operator === '=' || clause.operator === '!=')
+    ) {
+      values.add(clause.literal.value);
+    }
   }
   return [...values];
 }

@@ -214,8 +214,50 @@ describe('evaluateCondition input forms', () => {
   it('throws ConditionSyntaxError for a string that does not parse, every time', () => {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       expect(() =>
-        evaluateCondition('outcome=fail || outcome=retry', { outcome: 'fail', context: contextOf() }),
+        evaluateCondition('outcome=fail OR outcome=retry', { outcome: 'fail', context: contextOf() }),
       ).toThrow(ConditionSyntaxError);
     }
+  });
+});
+
+describe('evaluateCondition extensions (spec §10.7, issue 19)', () => {
+  const context = contextOf({
+    coverage: 91,
+    version: '10',
+    log: 'all tests passed',
+    name: 'v2.1',
+    empty: '',
+  });
+  const cases: ReadonlyArray<readonly [condition: string, outcome: string, expected: boolean]> = [
+    ['outcome=fail || outcome=retry', 'retry', true],
+    ['outcome=fail || outcome=retry', 'success', false],
+    ['outcome=success || outcome=fail && context.coverage=0', 'success', true],
+    ['(outcome=success || outcome=fail) && context.coverage=0', 'success', false],
+    ['!outcome=success', 'fail', true],
+    ['!context.empty', 'success', true],
+    ['!(context.coverage > 90 && outcome=success)', 'success', false],
+    ['context.coverage > 90', 'success', true],
+    ['context.coverage >= 91 && context.coverage <= 91', 'success', true],
+    ['context.coverage < 100', 'success', true],
+    ['context.missing < 100', 'success', false],
+    ['context.missing >= 0', 'success', false],
+    ['context.version > 9', 'success', true],
+    ['context.version > "9"', 'success', true],
+    ['context.name > v10', 'success', true],
+    ['context.coverage > 90.5', 'success', true],
+    ['context.log contains "tests passed"', 'success', true],
+    ['context.log !contains failed', 'success', true],
+    ['context.log contains failed', 'success', false],
+    ['context.name matches "^v[0-9]+[.][0-9]+$"', 'success', true],
+    ['context.name matches "^[0-9]"', 'success', false],
+    ['outcome=succeeded', 'success', true],
+    ['outcome=failed', 'fail', true],
+    ['outcome!=failed', 'fail', false],
+    ['outcome=partially_succeeded', 'partial_success', true],
+    ['outcome=succeeded', 'fail', false],
+    ['context.failed=failed', 'fail', false],
+  ];
+  it.each(cases)('%j with outcome=%s is %s', (condition, outcome, expected) => {
+    expect(evaluateCondition(condition, { outcome, context })).toBe(expected);
   });
 });

@@ -51,10 +51,25 @@ const UNSUPPORTED_OPERATORS: Readonly<Record<string, UnsupportedOperator>> = {
   },
 };
 
+/** Tokens of {@link UNSUPPORTED_OPERATORS} that the extended grammar accepts (refused only with `strict`). */
+const EXTENSION_TOKENS: ReadonlySet<string> = new Set([
+  '||',
+  '!',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  'contains',
+  'matches',
+  '(',
+  ')',
+]);
+
 const TOKEN_PATTERN = /\s*("(?:[^"\\]|\\.)*"?|&&|\|\||!=|==|>=|<=|=~|!~|[A-Za-z0-9_.:\-/]+|\S)/y;
 const BAD_ESCAPE_PATTERN = /\\[^"\\nrt]/;
 const LANGUAGE =
   'spec §10.2 allows only clauses joined by "&&" that compare a key with "=" or "!=", or test a bare key';
+const STRICT_LANGUAGE = `${LANGUAGE} (--strict keeps to it; without --strict, ||, !, parentheses, <, >, <=, >=, contains, !contains and matches are accepted)`;
 
 function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
@@ -107,6 +122,8 @@ export function explainConditionFailure(options: {
   readonly source: string;
   readonly failureOffset: number;
   readonly expected: string;
+  /** Whether the §10.7 extensions are refused too. Default: false. */
+  readonly strict?: boolean;
 }): ConditionSyntaxError {
   const { source } = options;
   const tokens = tokenize(source);
@@ -121,22 +138,26 @@ export function explainConditionFailure(options: {
   let expected = options.expected;
   if (danglingDot) {
     expected = 'a name after "."';
-  } else if (expected === 'end of input' && failureOffset > 0) {
-    // Ohm drops the "&&" that was also possible here (it failed inside an iteration).
-    expected = 'end of input or "&&"';
+  } else if ((expected === 'end of input' || expected === '")"') && failureOffset > 0) {
+    // Ohm drops the "||" and "&&" that were also possible here (they failed inside an iteration).
+    expected = `${expected}, "||", or "&&"`;
   }
   let shortMessage = `Expected ${expected}`;
   let detail = `expected ${expected}`;
   let fix: string | undefined;
   let unsupportedOperator: string | undefined;
 
-  const unsupported = token ? UNSUPPORTED_OPERATORS[token.text.toLowerCase()] : undefined;
+  const word = token?.text.toLowerCase() ?? '';
+  const unsupported =
+    token && (options.strict === true || !EXTENSION_TOKENS.has(word))
+      ? UNSUPPORTED_OPERATORS[word]
+      : undefined;
   if (token && unsupported) {
     offset = token.offset;
     length = token.text.length;
     unsupportedOperator = token.text;
     shortMessage = `${capitalise(unsupported.name)} is not part of the condition language`;
-    detail = `${shortMessage}: ${LANGUAGE}`;
+    detail = `${shortMessage}: ${options.strict === true ? STRICT_LANGUAGE : LANGUAGE}`;
     fix = unsupported.fix;
   } else if (token?.text.startsWith('"')) {
     const badEscape = BAD_ESCAPE_PATTERN.exec(token.text);
@@ -168,19 +189,65 @@ export function explainConditionFailure(options: {
     }
   }
 
+  return syntaxError({ source, offset, length, shortMessage, detail, expected, fix, unsupportedOperator });
+}
+
+/** A `ConditionSyntaxError` whose message is the location, `detail`, the excerpt with a caret, and the fix. */
+function syntaxError(options: {
+  readonly source: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly shortMessage: string;
+  readonly detail: string;
+  readonly expected: string;
+  readonly fix: string | undefined;
+  readonly unsupportedOperator?: string | undefined;
+}): ConditionSyntaxError {
+  const { source, offset, length } = options;
   const { line, column } = lineAndColumn(source, offset);
   const message = [
-    `Line ${line}, col ${column}: ${detail}.`,
+    `Line ${line}, col ${column}: ${options.detail}.`,
     excerpt(source, offset, length),
-    ...(fix ? [`Fix: ${fix}`] : []),
+    ...(options.fix ? [`Fix: ${options.fix}`] : []),
   ].join('\n');
   return new ConditionSyntaxError({
     source,
     location: { offset, line, column },
     length,
-    shortMessage,
-    expected,
-    unsupportedOperator,
+    shortMessage: options.shortMessage,
+    expected: options.expected,
+    unsupportedOperator: options.unsupportedOperator,
     message,
+  });
+}
+
+/**
+ * The error `parseCondition(text, { strict: true })` throws for a construct of the extended grammar (spec §10.7)
+ * at `offset`: the same message as an operator the language does not have, saying that `--strict` keeps to §10.2.
+ * Internal.
+ */
+export function explainStrictExtension(source: string, offset: number): ConditionSyntaxError {
+  return explainConditionFailure({
+    source,
+    failureOffset: offset,
+    expected: 'an operator "=" or "!="',
+    strict: true,
+  });
+}
+
+/** The error for a `matches` pattern that is not a valid regular expression. Internal. */
+export function explainInvalidPattern(options: {
+  readonly source: string;
+  readonly offset: number;
+  readonly length: number;
+  readonly reason: string;
+}): ConditionSyntaxError {
+  const shortMessage = `Invalid regular expression after "matches": ${options.reason}`;
+  return syntaxError({
+    ...options,
+    shortMessage,
+    detail: `${shortMessage.charAt(0).toLowerCase()}${shortMessage.slice(1)}`,
+    expected: 'a regular expression',
+    fix: 'Write a JavaScript regular expression in a quoted string, e.g. context.version matches "^v[0-9]+$".',
   });
 }

@@ -2,6 +2,8 @@ import type { Node as OhmNode } from 'ohm-js';
 import type {
   ConditionAst,
   ConditionClause,
+  ConditionExpression,
+  ConditionExtension,
   ConditionKey,
   ConditionLiteral,
   ConditionOperator,
@@ -11,6 +13,8 @@ import { conditionGrammar } from './condition-grammar.js';
 
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', n: '\n', r: '\r', t: '\t' };
 const BOOLEAN_LITERALS: ReadonlySet<string> = new Set(['true', 'false']);
+/** The operators of spec §10.2; every other one is an extension. */
+const SPEC_OPERATORS: ReadonlySet<string> = new Set(['=', '!=']);
 
 function spanOf(node: OhmNode): ConditionSpan {
   return { offset: node.source.startIdx, length: node.source.endIdx - node.source.startIdx };
@@ -20,27 +24,70 @@ function keyOf(node: OhmNode): ConditionKey {
   return { path: node.sourceString, span: spanOf(node) };
 }
 
+/** What one `toAst` call collects besides the tree; reset by `matchCondition`. */
+let clauses: ConditionClause[] = [];
+let extensions: ConditionExtension[] = [];
+
+function junction(kind: 'and' | 'or', list: OhmNode, separator: string): ConditionExpression {
+  const items = list.asIteration().children;
+  const operands = items.map((item) => item.toAst() as ConditionExpression);
+  if (operands.length === 1) return operands[0]!;
+  if (kind === 'or') {
+    // The separators of a NonemptyListOf are its second child's children.
+    for (const token of list.children[1]?.children ?? []) {
+      extensions.push({ construct: separator, span: spanOf(token) });
+    }
+  }
+  return { kind, operands, span: spanOf(list) };
+}
+
 /** The semantics that turn a condition CST into our plain {@link ConditionAst}. Internal. */
 const semantics = conditionGrammar.createSemantics().addOperation<unknown>('toAst', {
-  Condition_clauses(list: OhmNode): readonly ConditionClause[] {
-    return list.asIteration().children.map((clause) => clause.toAst() as ConditionClause);
+  Condition_expression(or: OhmNode): ConditionExpression {
+    return or.toAst() as ConditionExpression;
   },
-  Condition_empty(_end: OhmNode): readonly ConditionClause[] {
-    return [];
+  Condition_empty(_end: OhmNode): undefined {
+    return undefined;
+  },
+  Or(list: OhmNode): ConditionExpression {
+    return junction('or', list, '||');
+  },
+  And(list: OhmNode): ConditionExpression {
+    return junction('and', list, '&&');
+  },
+  Unary_not(not: OhmNode, operand: OhmNode): ConditionExpression {
+    extensions.push({ construct: '!', span: spanOf(not) });
+    const start = not.source.startIdx;
+    return {
+      kind: 'not',
+      operand: operand.toAst() as ConditionExpression,
+      span: { offset: start, length: operand.source.endIdx - start },
+    };
+  },
+  Primary_group(open: OhmNode, inner: OhmNode, _close: OhmNode): ConditionExpression {
+    extensions.push({ construct: '(', span: spanOf(open) });
+    return inner.toAst() as ConditionExpression;
   },
   Clause_comparison(key: OhmNode, operator: OhmNode, literal: OhmNode): ConditionClause {
     const start = key.source.startIdx;
-    return {
+    const written = operator.sourceString as ConditionOperator;
+    if (!SPEC_OPERATORS.has(written)) extensions.push({ construct: written, span: spanOf(operator) });
+    const value = literal.toAst() as ConditionLiteral;
+    const clause: ConditionClause = {
       kind: 'comparison',
       key: keyOf(key),
-      operator: operator.sourceString as ConditionOperator,
+      operator: written,
       operatorSpan: spanOf(operator),
-      literal: literal.toAst() as ConditionLiteral,
+      literal: value,
       span: { offset: start, length: literal.source.endIdx - start },
     };
+    clauses.push(clause);
+    return clause;
   },
   Clause_truthy(key: OhmNode): ConditionClause {
-    return { kind: 'truthy', key: keyOf(key), span: spanOf(key) };
+    const clause: ConditionClause = { kind: 'truthy', key: keyOf(key), span: spanOf(key) };
+    clauses.push(clause);
+    return clause;
   },
   literal_string(string: OhmNode): ConditionLiteral {
     return {
@@ -50,9 +97,13 @@ const semantics = conditionGrammar.createSemantics().addOperation<unknown>('toAs
       span: spanOf(string),
     };
   },
-  literal_integer(integer: OhmNode): ConditionLiteral {
-    const raw = integer.sourceString;
-    return { kind: 'integer', value: raw, raw, span: spanOf(integer) };
+  literal_number(number: OhmNode): ConditionLiteral {
+    const raw = number.sourceString;
+    if (raw.includes('.')) {
+      extensions.push({ construct: raw, span: spanOf(number) });
+      return { kind: 'number', value: raw, raw, span: spanOf(number) };
+    }
+    return { kind: 'integer', value: raw, raw, span: spanOf(number) };
   },
   literal_bare(bare: OhmNode): ConditionLiteral {
     const raw = bare.sourceString;
@@ -69,6 +120,18 @@ const semantics = conditionGrammar.createSemantics().addOperation<unknown>('toAs
   },
 });
 
+const KEY_EXPECTED = 'a key such as outcome, preferred_label or context.name';
+
+/**
+ * Ohm's expected text without the `(` and `!` that may also start a clause: "Expected a key such as ..." reads
+ * better than "Expected a key such as ..., "(", or "!"", and the key is what is usually missing.
+ */
+function simplerExpected(expected: string): string {
+  return expected
+    .replace(`end of input, ${KEY_EXPECTED}, "(", or "!"`, `end of input or ${KEY_EXPECTED}`)
+    .replace(`${KEY_EXPECTED}, "(", or "!"`, KEY_EXPECTED);
+}
+
 /**
  * Matches `source` against the condition grammar. Returns the AST, or the failed Ohm match result's
  * rightmost failure offset and expected text for the caller to turn into a `ConditionSyntaxError`.
@@ -81,8 +144,22 @@ export function matchCondition(
   | { readonly ok: false; readonly offset: number; readonly expected: string } {
   const match = conditionGrammar.match(source);
   if (match.failed()) {
-    return { ok: false, offset: match.getRightmostFailurePosition(), expected: match.getExpectedText() };
+    return {
+      ok: false,
+      offset: match.getRightmostFailurePosition(),
+      expected: simplerExpected(match.getExpectedText()),
+    };
   }
-  const clauses = semantics(match).toAst() as readonly ConditionClause[];
-  return { ok: true, ast: { clauses, source } };
+  clauses = [];
+  extensions = [];
+  const expression = semantics(match).toAst() as ConditionExpression | undefined;
+  const ast: ConditionAst = {
+    expression,
+    clauses: clauses.sort((left, right) => left.span.offset - right.span.offset),
+    extensions: extensions.sort((left, right) => left.span.offset - right.span.offset),
+    source,
+  };
+  clauses = [];
+  extensions = [];
+  return { ok: true, ast };
 }

@@ -31,6 +31,8 @@ interface RunPlan {
   readonly script?: Readonly<
     Record<string, readonly (string | { readonly outcome?: string; readonly stdout?: string })[]>
   >;
+  /** `--answer` keys for the human gates, in order (then `--auto-approve` answers the rest). */
+  readonly answers?: readonly string[];
   /** The expected end; default `success`. */
   readonly status?: 'success' | 'fail';
   /** For `fail`: the failure reason must match. */
@@ -57,6 +59,10 @@ const RUN_PLANS: Readonly<Record<string, RunPlan>> = {
       RunScenarios: [{ stdout: 'scenarios_pass' }],
     },
     why: 'routes on what its tool commands print (context.tool_stdout, the 2389 tracker\'s name, which our tool handler writes too), and a dry run runs no command: the script says what they print, so the run takes the fresh path through design, plan, one task, scenarios and review (unsteered, CheckExistingPlans takes "resume" and PickNextTask "all_complete", the first values their edges compare with, so no task runs)',
+  },
+  'citadelgrad__pascals-discrete-attractor__plan-to-execute.dot': {
+    answers: ['continue', 'continue'],
+    why: 'its human gates list "reject" first, which --auto-approve takes (the first option), so the PRD is regenerated forever; the answers continue past review_prd and review_spec as a reviewer would',
   },
   'danshapiro__kilroy__consensus_task.dot': {
     script: { ReviewConsensus: ['yes'] },
@@ -150,6 +156,7 @@ describe.skipIf(corpusDirectory === undefined)('the shared corpus through the at
         '--workdir',
         runDir,
       ];
+      for (const answer of plan?.answers ?? []) args.push('--answer', answer);
       if (plan?.script !== undefined) {
         const scriptPath = join(runDir, 'simulate.json');
         writeFileSync(scriptPath, JSON.stringify(plan.script));

@@ -1,7 +1,7 @@
 /** Spec §11.2 Validation and Linting: one test per checkbox, through prepareGraph / validate / validateOrThrow. */
 
 import { parseDot } from '@attractor/dot';
-import { buildGraph, ValidationError, validate, validateOrThrow } from '@attractor/graph';
+import { buildGraph, prepareGraph, ValidationError, validate, validateOrThrow } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { lint } from './support/lint.js';
 import { graphFrom } from './support/run-dot.js';
@@ -21,18 +21,18 @@ describe('§11.2 Validation and Linting', () => {
     expect(two.every((line) => line.startsWith('error start_node'))).toBe(true);
   });
 
-  it('Exactly one exit node (shape=Msquare or id matching `exit`/`end`) is required', () => {
+  it('Exactly one exit node (shape=Msquare or id matching `exit`/`end`) is required [a second exit node is a dialect_alias warning, an error with --strict: Kilroy pipelines have several]', () => {
     const body = 'start [shape=Mdiamond]; a [prompt="a"]; start -> a';
     expect(lint(`digraph G { ${body} }`, 'terminal_node')).toEqual(['error terminal_node (graph)']);
     expect(lint(`digraph G { ${body}; done [shape=Msquare]; a -> done }`, 'terminal_node')).toEqual([]);
     expect(lint(`digraph G { ${body}; exit; a -> exit }`, 'terminal_node')).toEqual([]);
     expect(lint(`digraph G { ${body}; end; a -> end }`, 'terminal_node')).toEqual([]);
-    const two = lint(
-      `digraph G { ${body}; x1 [shape=Msquare]; x2 [shape=Msquare]; a -> x1; a -> x2 }`,
-      'terminal_node',
+    const two = `digraph G { ${body}; x1 [shape=Msquare]; x2 [shape=Msquare]; a -> x1; a -> x2 }`;
+    expect(lint(two, 'terminal_node', 'dialect_alias')).toEqual(['warning dialect_alias x2']);
+    const strict = prepareGraph(two, { filename: 'lint.dot', strict: true }).diagnostics.filter(
+      (diagnostic) => diagnostic.rule === 'dialect_alias',
     );
-    expect(two.length).toBeGreaterThanOrEqual(1);
-    expect(two.every((line) => line.startsWith('error terminal_node'))).toBe(true);
+    expect(strict.map((diagnostic) => diagnostic.severity)).toEqual(['error']);
   });
 
   it('Start node has no incoming edges', () => {

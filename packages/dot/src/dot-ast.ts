@@ -34,6 +34,11 @@ export interface SourceSpan {
 export interface DotId {
   readonly name: string;
   readonly span: SourceSpan;
+  /**
+   * True for a graph id written as a quoted string (`digraph "sp-workflow"`): legal Graphviz that spec §2.2 does not
+   * have (it asks for an identifier); `name` is the decoded text. Absent otherwise.
+   */
+  readonly quoted?: true;
 }
 
 /**

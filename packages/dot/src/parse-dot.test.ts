@@ -481,3 +481,12 @@ describe('parseDot: keyword statements', () => {
     expect(() => parseBody('a -> graph')).toThrow('"graph" is a keyword and cannot be a node id');
   });
 });
+
+describe('parseDot quoted graph ids (legal Graphviz, issue 19)', () => {
+  it('accepts a quoted graph id, decoded and marked quoted', () => {
+    const ast = parseDot('digraph "sp-workflow" {\n  a -> b\n}');
+    expect(ast.id.name).toBe('sp-workflow');
+    expect(ast.id.quoted).toBe(true);
+    expect(parseDot('digraph G { a }').id.quoted).toBeUndefined();
+  });
+});

@@ -3,6 +3,7 @@ import type { FailedMatchResult } from 'ohm-js';
 import { type ChunkText, elidedChunk, toSourceOffset, verbatimChunk } from './chunk-text.js';
 import type { DotAst, DotId, DotStatement, DotSubgraphStatement, SourceSpan } from './dot-ast.js';
 import { dotGrammar } from './dot-grammar.js';
+import { closingQuoteBefore, earlyClosingQuoteMessage } from './early-closing-quote.js';
 import { spanAt } from './line-index.js';
 import { createParseContext, type ParseContext, syntaxError } from './parse-context.js';
 import { type DotScan, SEGMENT_STATEMENTS, SEGMENT_SUBGRAPH_OPEN, scanDot } from './scan-dot.js';
@@ -218,6 +219,11 @@ function matchFailure(context: ParseContext, scan: DotScan, match: FailedMatchRe
       'A graph cannot contain another graph',
       'Close the first graph with "}" before this one, and put each graph in a file of its own (spec §2.3).',
     );
+  }
+  const quote = closingQuoteBefore(context.source, offset);
+  if (quote !== undefined) {
+    const { shortMessage, hint } = earlyClosingQuoteMessage(describeFound(character, word));
+    return syntaxError(context, quote, quote + 1, shortMessage, hint);
   }
   return syntaxError(
     context,

@@ -22,6 +22,7 @@ import type {
   DotValueKind,
   SourceSpan,
 } from './dot-ast.js';
+import { closingQuoteBefore, earlyClosingQuoteMessage } from './early-closing-quote.js';
 import { spanAt } from './line-index.js';
 import { intern, type ParseContext, syntaxError } from './parse-context.js';
 
@@ -283,9 +284,15 @@ class AstBuilder {
     return { name, span: this.span(token) };
   }
 
-  /** `GraphId` or `SubgraphId`: only a bare identifier is accepted. */
+  /**
+   * `GraphId` or `SubgraphId`: a bare identifier, or for a graph also a quoted string (legal Graphviz that several
+   * runners' pipelines use, `digraph "sp-workflow"`; marked `quoted` for lint).
+   */
   namedId(node: CstNode, what: 'graph' | 'subgraph'): DotId {
     const token = node.children[0]!;
+    if (what === 'graph' && token.ctorName === 'string') {
+      return { name: decodeDotString(this.text(token)), span: this.span(token), quoted: true };
+    }
     if (token.ctorName !== 'identifier') return this.rejectId(token, what);
     return { name: this.text(token), span: this.span(token) };
   }
@@ -326,6 +333,13 @@ class AstBuilder {
     const value = findChild(node, 'Value');
     if (value === undefined) {
       const name = this.key(key);
+      const keyOffset = toSourceOffset(this.chunk, key.source.startIdx);
+      // `x="1" y` is a key without a value; `x="1"y` is a string that ended early.
+      const quote = closingQuoteBefore(this.parse.source, keyOffset, { adjacent: true });
+      if (quote !== undefined) {
+        const { shortMessage, hint } = earlyClosingQuoteMessage(`"${name}"`);
+        throw syntaxError(this.parse, quote, quote + 1, shortMessage, hint);
+      }
       this.fail(
         key,
         `Attribute "${name}" has no value`,

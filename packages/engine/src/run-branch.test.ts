@@ -246,6 +246,49 @@ describe('loop_restart (spec §2.7)', () => {
     expect(result.completedNodes).toEqual(['work', 'exit']);
   });
 
+  it('ends the old directory as restarted, pointing at the new one; resume follows the pointer (issue 19 bug 2)', async () => {
+    let workRuns = 0;
+    let checkRuns = 0;
+    const handler: Handler = {
+      execute: async (node) => {
+        if (node.id === 'work') workRuns += 1;
+        if (node.id === 'check') {
+          checkRuns += 1;
+          // The restarted run fails once at `check`, then passes on resume.
+          if (checkRuns === 2) return { status: 'fail', failureReason: 'flaky' };
+        }
+        return { status: 'success', contextUpdates: { 'context.round': workRuns } };
+      },
+    };
+    const graph = createTestGraph({
+      edges: [
+        'start -> work -> check',
+        { from: 'check', to: 'work', condition: 'context.round=1', loopRestart: true },
+        { from: 'check', to: 'exit', condition: 'outcome=success && context.round=2' },
+      ],
+    });
+    const { result, logsRoot } = await run({ graph, registry: registryWith(handler) });
+    expect(result.status).toBe('fail');
+    const { readJson } = await import('../test/helpers.js');
+    const old = readJson<{ state: string; restarted_to: string; next_node: string | null }>(
+      join(logsRoot, 'checkpoint.json'),
+    );
+    expect(old).toMatchObject({ state: 'restarted', restarted_to: result.logsRoot, next_node: null });
+    const { resumePipeline } = await import('./run-pipeline.js');
+    const { createTestClock } = await import('./test/test-clock.js');
+    const resumed = await resumePipeline({
+      graph,
+      registry: registryWith(handler),
+      logsRoot,
+      clock: createTestClock(),
+    });
+    expect(resumed.status).toBe('success');
+    expect(resumed.logsRoot).toBe(result.logsRoot);
+    // Resumed at the failed `check` of the restarted run: `work` ran twice in all (once per run directory), not again.
+    expect(workRuns).toBe(2);
+    expect(checkRuns).toBe(3);
+  });
+
   it('stops a loop_restart edge that is always taken at max_steps, counted across the restarts', async () => {
     // The shape of danshapiro/kilroy semport.dot in a simulated run: the restart edge is taken every round.
     const graph = createTestGraph({

@@ -164,6 +164,25 @@ describe('runPipeline: execution engine (spec §11.3)', () => {
   });
 });
 
+describe('runPipeline: last_stage (spec §5.1, §4.7; issue 19 bug 1)', () => {
+  it('is set by the stages that run a handler of their own, not by a conditional node', async () => {
+    const handler = createScriptedHandler();
+    const conditional = { execute: async () => ({ status: 'success' as const }) };
+    const graph = createTestGraph({
+      nodes: [{ id: 'check', shape: 'diamond' }],
+      edges: [
+        'start -> step1 -> check',
+        { from: 'check', to: 'found', condition: 'context.last_stage=step1' },
+        { from: 'check', to: 'other', condition: 'context.last_stage!=step1' },
+        'found -> exit',
+        'other -> exit',
+      ],
+    });
+    const { result } = await run({ graph, registry: registryWith(handler, { conditional }) });
+    expect(result.completedNodes).toEqual(['start', 'step1', 'check', 'found', 'exit']);
+  });
+});
+
 describe('runPipeline: routing', () => {
   it('fails closed at a dead end, naming the node, the outcome and the conditions that did not match (DESIGN.md)', async () => {
     const handler = createScriptedHandler();

@@ -181,10 +181,22 @@ export function resumePipeline(options: ResumePipelineOptions): Promise<RunResul
 /** Like {@link resumePipeline}, returning the {@link PipelineRun} for events and progress. */
 export function startResumedPipeline(options: ResumePipelineOptions): PipelineRun {
   return launch(options, async (session) => {
-    const logsRoot = resolve(options.logsRoot);
-    const store = session.storeFor(logsRoot);
-    const checkpoint = await store.readCheckpoint();
-    const manifest = await store.readManifest();
+    let logsRoot = resolve(options.logsRoot);
+    let store = session.storeFor(logsRoot);
+    let checkpoint = await store.readCheckpoint();
+    let manifest = await store.readManifest();
+    // A run continued by loop_restart resumes where it went on: follow the chain to its newest directory.
+    const followed = new Set<string>([logsRoot]);
+    while (checkpoint?.state === 'restarted' && checkpoint.restarted_to !== undefined) {
+      const next = resolve(logsRoot, checkpoint.restarted_to);
+      if (followed.has(next)) break;
+      followed.add(next);
+      await store.close();
+      logsRoot = next;
+      store = session.storeFor(logsRoot);
+      checkpoint = await store.readCheckpoint();
+      manifest = await store.readManifest();
+    }
     if (checkpoint === undefined || manifest === undefined) {
       throw new ResumeError({
         reason: 'no_checkpoint',
@@ -436,6 +448,12 @@ function launch(
       bus.emit({ type: 'pipeline.restarted', newLogsRoot: newRoot, targetNodeId: end.targetNodeId });
       await bus.flush();
       if (manifest !== undefined) await store.writeManifest({ ...manifest, restarted_to: newRoot });
+      // The old directory ends in a state of its own, pointing at the new one: left `running`, it would look
+      // interrupted, and resuming it would re-run stages the restarted run already did (issue 19).
+      const last = await store.readCheckpoint();
+      if (last !== undefined) {
+        await store.writeCheckpoint({ ...last, state: 'restarted', next_node: null, restarted_to: newRoot });
+      }
       await store.close();
       // A restart starts with fresh counters, except the step count: max_steps bounds the whole chain of
       // restarts, or a loop_restart edge that is always taken would restart forever (DESIGN.md "Loop guards").

@@ -51,8 +51,14 @@ export interface Checkpoint {
   readonly run_id: string;
   /** Must match the manifest's `source_sha256`; resume refuses a different graph. */
   readonly graph_sha256: string;
-  /** Where the run stands: `running` (resumable at `next_node`), or its final status. */
-  readonly state: 'running' | 'success' | 'fail' | 'cancelled';
+  /**
+   * Where the run stands: `running` (resumable at `next_node`), its final status, or `restarted`: a `loop_restart`
+   * edge continued the run in the sibling directory `restarted_to`, and this directory is finished (resume and
+   * inspect follow the pointer).
+   */
+  readonly state: 'running' | 'success' | 'fail' | 'cancelled' | 'restarted';
+  /** With state `restarted`: the run directory that continues this run. */
+  readonly restarted_to?: string;
   /** The last completed node (spec §5.3). Empty before the first node completes. */
   readonly current_node: string;
   /** The node to execute next, already selected so that resume never re-decides a route; null when the run ended. */

@@ -175,7 +175,11 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
     context.set('outcome', outcome.status);
     if (outcome.preferredLabel !== undefined && outcome.preferredLabel !== '')
       context.set('preferred_label', outcome.preferredLabel);
-    context.set('last_stage', node.id);
+    // The handler of a stage sets last_stage (spec §5.1, §4.5); a conditional node only routes and sets nothing (§4.7),
+    // so `check -> found [condition="context.last_stage=step1"]` still sees the stage before the diamond.
+    if ((scope.registry.resolveType(node) ?? scope.graph.handlerType(node)) !== 'conditional') {
+      context.set('last_stage', node.id);
+    }
     await scope.store.writeStageStatus(
       stagePath,
       redactSecrets(outcomeToStatusFile(outcome), scope.secretValues),

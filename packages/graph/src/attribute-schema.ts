@@ -272,6 +272,12 @@ export const ATTRIBUTE_DEFINITIONS = {
     [...LLM_HANDLERS],
   ),
   auto_status: define('auto_status', ['node'], BOOLEAN, 'Synthesize SUCCESS when no status is written.'),
+  outputs: define(
+    'outputs',
+    ['node'],
+    STRING,
+    'Context keys the node sets (documentation, as Amplifier and allouis pipelines write it); a sub-pipeline hands back every key its child sets.',
+  ),
   allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.'),
   max_visits: define('max_visits', ['node'], POSITIVE_INTEGER, 'Loop guard: visits of this node per run.'),
   tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.', ['codergen']),
@@ -379,8 +385,12 @@ export type GraphAttributeKey = {
 export const SUBGRAPH_VARIABLE_PREFIX = 'var.';
 
 /**
- * Attribute names of other runners accepted as aliases of a canonical key (DESIGN.md "Dialect").
- * The attribute is stored under the canonical key with `writtenKey` set; lint `dialect_alias` warns.
+ * Attribute names of other runners accepted as aliases of a canonical key (DESIGN.md "Dialect", issue 19).
+ * The attribute is stored under the canonical key with `writtenKey` set; lint `dialect_alias` warns (an error with
+ * `--strict`). Fabro: `script` (tool command), `model` / `provider`, `stack.child_workflow`. streamweave: `command`
+ * (with `type="exec"`). Amplifier: `dot_file` (a sub-pipeline, with `shape=folder`), and the manager's
+ * `max_cycles`, `wait_ms` and `stop_condition_key` without the `manager.` prefix (values converted by
+ * `DIALECT_VALUE_CONVERSIONS`).
  */
 export const DIALECT_ALIASES: Readonly<Record<string, AttributeKey>> = {
   llm_prompt: 'prompt',
@@ -388,6 +398,15 @@ export const DIALECT_ALIASES: Readonly<Record<string, AttributeKey>> = {
   context_fidelity_default: 'default_fidelity',
   context_thread_default: 'default_thread',
   default_max_retry: 'default_max_retries',
+  script: 'tool_command',
+  command: 'tool_command',
+  model: 'llm_model',
+  provider: 'llm_provider',
+  'stack.child_workflow': 'stack.child_dotfile',
+  dot_file: 'graph_ref',
+  max_cycles: 'manager.max_cycles',
+  wait_ms: 'manager.poll_interval',
+  stop_condition_key: 'manager.stop_condition',
 };
 
 /**

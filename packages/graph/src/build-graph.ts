@@ -21,6 +21,7 @@ import {
   graphSettings,
   splitClassList,
 } from './attribute-schema.js';
+import { dialectValue } from './dialect-values.js';
 import { type AttributeOrigin, Graph, type GraphAttribute, type GraphEdge, type GraphNode } from './graph.js';
 
 /** Options of `buildGraph`. */
@@ -37,6 +38,49 @@ type MutableAttributes = Record<string, GraphAttribute>;
  * Stores `attribute` under `key` as an own property, also for keys that name something of `Object.prototype`
  * (`__proto__` would otherwise replace the record's prototype).
  */
+/**
+ * Amplifier's sub-pipeline node, `shape=folder` with `dot_file=` (read as `graph_ref`) and no `type`: it gets
+ * `type="subgraph"` (origin `transform`, `writtenValue` `shape=folder`, for lint `dialect_alias`), or it would
+ * run as an LLM stage.
+ */
+function folderAsSubgraph(attributes: MutableAttributes): void {
+  const shape = attributes.shape;
+  if (shape?.value !== 'folder' || attributes.graph_ref === undefined || attributes.type !== undefined)
+    return;
+  setAttribute(attributes, 'type', {
+    key: 'type',
+    value: 'subgraph',
+    kind: 'derived',
+    origin: 'transform',
+    writtenValue: 'shape=folder',
+    // No key span: the lint's attribute walk knows a written attribute by its key's place, which is the shape's.
+    ...(shape.valueSpan === undefined ? {} : { valueSpan: shape.valueSpan }),
+  });
+}
+
+/**
+ * A `shape=parallelogram` node with a `prompt`, no `tool_command` and no `type`: pascals-discrete-attractor writes an
+ * agent stage with restricted tools (`allowed_tools`) this way. It gets `type="codergen"` (origin `transform`,
+ * `writtenValue` `shape=parallelogram`, for lint `dialect_alias`): it runs its prompt as an LLM stage instead of
+ * failing as a tool node without a command.
+ */
+function promptedToolShapeAsStage(attributes: MutableAttributes): void {
+  const shape = attributes.shape;
+  if (shape?.value !== 'parallelogram' || attributes.type !== undefined) return;
+  if ((attributes.tool_command?.value.trim() ?? '') !== '') return;
+  const prompt = attributes.prompt;
+  if (prompt === undefined || prompt.origin !== 'explicit' || prompt.value.trim() === '') return;
+  setAttribute(attributes, 'type', {
+    key: 'type',
+    value: 'codergen',
+    kind: 'derived',
+    origin: 'transform',
+    writtenValue: 'shape=parallelogram',
+    // No key span: the lint's attribute walk knows a written attribute by its key's place, which is the shape's.
+    ...(shape.valueSpan === undefined ? {} : { valueSpan: shape.valueSpan }),
+  });
+}
+
 function setAttribute(target: MutableAttributes, key: string, attribute: GraphAttribute): void {
   if (key === '__proto__') {
     Object.defineProperty(target, key, {
@@ -131,6 +175,24 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
     const { value, kind } = attribute.value;
     const keySpan = locate(attribute.keySpan);
     const valueSpan = locate(attribute.value.span);
+    const key = canonical ?? attribute.key;
+    const converted = dialectValue({
+      key,
+      writtenKey: canonical === undefined ? undefined : attribute.key,
+      value,
+    });
+    if (converted !== undefined) {
+      return {
+        key,
+        value: converted,
+        kind,
+        origin,
+        ...(canonical === undefined ? {} : { writtenKey: attribute.key }),
+        writtenValue: value,
+        keySpan,
+        valueSpan,
+      };
+    }
     // Two literals rather than a conditional spread: one fixed shape each, no temporary object.
     return canonical === undefined
       ? { key: attribute.key, value, kind, origin, keySpan, valueSpan }
@@ -261,6 +323,8 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
   visit(ast.statements, { nodeDefaults: {}, edgeDefaults: {}, derivedClasses: [] }, graphAttributes);
 
   const builtNodes: GraphNode[] = [...nodes.values()].map((draft) => {
+    folderAsSubgraph(draft.attributes);
+    promptedToolShapeAsStage(draft.attributes);
     const ownClasses = splitClassList(draft.attributes.class?.value ?? '');
     const classes = [...ownClasses, ...draft.subgraphClasses.filter((name) => !ownClasses.includes(name))];
     return createNode({
@@ -276,6 +340,8 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
 
   return new Graph({
     id: ast.id.name,
+    idSpan: locate(ast.id.span),
+    ...(ast.id.quoted === true ? { idQuoted: true } : {}),
     attributes: graphAttributes,
     settings: graphSettings(graphAttributes),
     nodes: builtNodes,

@@ -29,6 +29,8 @@ export interface GraphAttribute {
   readonly origin: AttributeOrigin;
   /** The key as written when it differs from `key` (a dialect alias). */
   readonly writtenKey?: string;
+  /** The value as written when another runner's form was converted (`type="exec"` is stored as `tool`). */
+  readonly writtenValue?: string;
   /** Span of the key as written, when it was written in the source. */
   readonly keySpan?: SourceSpan;
   /** Span of the value as written, when it was written in the source. */
@@ -192,6 +194,10 @@ export interface GraphSettings {
 /** Everything `new Graph()` needs. */
 export interface GraphInit {
   readonly id: string;
+  /** Span of the graph id on the `digraph` line, where graph-level findings point. */
+  readonly idSpan?: SourceSpan;
+  /** True when the id was written as a quoted string (`digraph "sp-workflow"`, legal Graphviz; spec §2.2 has none). */
+  readonly idQuoted?: boolean;
   readonly attributes: GraphAttributes;
   readonly settings: GraphSettings;
   /** In declaration order. */
@@ -211,6 +217,10 @@ const NO_EDGES: readonly GraphEdge[] = Object.freeze([]);
  */
 export class Graph {
   readonly id: string;
+  /** Span of the graph id on the `digraph` line, when the graph was built from DOT. */
+  readonly idSpan?: SourceSpan;
+  /** True when the id was written as a quoted string (see {@link GraphInit.idQuoted}). */
+  readonly idQuoted?: boolean;
   readonly attributes: GraphAttributes;
   readonly settings: GraphSettings;
   /** Nodes by id, in declaration order. */
@@ -226,6 +236,8 @@ export class Graph {
 
   constructor(init: GraphInit) {
     this.id = init.id;
+    if (init.idSpan !== undefined) this.idSpan = init.idSpan;
+    if (init.idQuoted === true) this.idQuoted = true;
     this.attributes = init.attributes;
     this.settings = init.settings;
     this.nodes = new Map(init.nodes.map((node) => [node.id, node]));
@@ -297,6 +309,8 @@ export class Graph {
     }
     return new Graph({
       id: changes.id ?? this.id,
+      ...optional('idSpan', changes.idSpan ?? this.idSpan),
+      ...optional('idQuoted', changes.idQuoted ?? this.idQuoted),
       attributes: changes.attributes ?? this.attributes,
       settings: changes.settings ?? this.settings,
       nodes: changes.nodes ?? [...this.nodes.values()],

@@ -97,8 +97,7 @@ describe('prepareGraph on pipelines written for other runners (DESIGN.md "Dialec
       'dialect_alias 5:10 Rename node_type to type.',
       'dialect_alias 6:10 Rename llm_prompt to prompt.',
       'duration_unit 6:44 Write timeout="300s" (units: ms, s, m, h, d).',
-      'tool_command_required 7:3 Rename script to tool_command: "script" is another runner\'s name and is not read.',
-      'unknown_attribute 7:31 Rename script to tool_command.',
+      'dialect_alias 7:31 Rename script to tool_command.',
       'unknown_attribute 8:25 Rename default_choice to human.default_choice.',
       'dialect_alias 9:10 Rename node_type to type.',
     ]);

@@ -59,8 +59,11 @@ export function observeChild(
  * - the child ending decides: completed with outcome success → SUCCESS, failed → FAIL with the child's reason;
  * - `manager.stop_condition` (condition language, spec §10, over the context with the observation) → SUCCESS,
  *   cancelling a still-running child;
- * - **wait** sleeps `manager.poll_interval` (default 45s) on the runtime clock.
- * Past the cycle limit the child is cancelled and the outcome is FAIL. Aborting the stage cancels the child.
+ * - **wait** sleeps `manager.poll_interval` (default 45s) on the runtime clock, or until the child ends.
+ * A cycle is one such round while the child runs. A child that ends during a cycle (also the last one, so
+ * `manager.max_cycles=1` lets a child run to completion inside one cycle) decides the outcome; past the cycle limit
+ * a still-running child is cancelled and the outcome is FAIL. Aborting the stage cancels the child. Amplifier's
+ * `max_cycles`, `wait_ms` and `stop_condition_key` (read by the graph as `manager.*`) work the same way.
  */
 export function createManagerLoopHandler(): Handler {
   return {
@@ -131,6 +134,16 @@ export function createManagerLoopHandler(): Handler {
         ...outcome,
         contextUpdates: { ...observed, 'stack.child.cycles': cycle, ...(outcome.contextUpdates ?? {}) },
       });
+      const childEnded = (ended: { status: string; failureReason?: string }): Outcome => {
+        if (actions.has('observe')) observed = observeChild(handle, ended);
+        if (ended.status === 'success') {
+          return withObservation({ status: 'success', notes: `Child ${loaded.path} completed` });
+        }
+        return withObservation({
+          status: 'fail',
+          failureReason: `Child ${loaded.path} ${ended.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${ended.failureReason ?? 'no reason given'}`,
+        });
+      };
       let cycle = 0;
       try {
         for (cycle = 1; cycle <= maxCycles; cycle++) {
@@ -153,16 +166,7 @@ export function createManagerLoopHandler(): Handler {
               });
             }
           }
-          if (finished !== undefined) {
-            if (actions.has('observe')) observed = observeChild(handle, finished);
-            if (finished.status === 'success') {
-              return withObservation({ status: 'success', notes: `Child ${loaded.path} completed` });
-            }
-            return withObservation({
-              status: 'fail',
-              failureReason: `Child ${loaded.path} ${finished.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${finished.failureReason ?? 'no reason given'}`,
-            });
-          }
+          if (finished !== undefined) return childEnded(finished);
           if (stopCondition !== '' && evaluateRunCondition({ condition: stopCondition, context: view })) {
             await stopChild(`stop condition of ${node.id} satisfied`);
             return withObservation({
@@ -177,6 +181,9 @@ export function createManagerLoopHandler(): Handler {
           }
         }
         cycle = maxCycles;
+        // A child that ends during the last cycle's wait ended inside the cycle: its outcome decides, not the limit.
+        const ended = finished as { status: string; failureReason?: string } | undefined;
+        if (ended !== undefined) return childEnded(ended);
         await stopChild(`manager.max_cycles of ${node.id} exceeded`);
         if (actions.has('observe')) observed = observeChild(handle, finished);
         return withObservation({

@@ -31,10 +31,24 @@ export interface ToolRunOutput {
   readonly exitCode: number | undefined;
 }
 
+/** The last non-empty line of `text`, trimmed; `''` when there is none. */
+export function lastNonEmptyLine(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(start, end).trim();
+    if (line !== '') return line;
+    end = start - 1;
+  }
+  return '';
+}
+
 /**
  * The context updates of a tool run: `tool.output` (stdout, cut to `outputMaxChars` with a marker),
- * `tool.exit_code` (a number, or null) and `tool.stderr` (the last 2,048 characters), plus the dialect aliases of
- * {@link TOOL_DIALECT_KEYS} (`tool_stdout`, `tool_stderr`: the same text without trailing whitespace).
+ * `tool.exit_code` (a number, or null), `tool.stderr` (the last 2,048 characters) and `tool.last_line` (the last
+ * non-empty line of stdout, trimmed: Amplifier and kenotron pipelines route on `context.tool.last_line=PASS`), plus
+ * the dialect aliases of {@link TOOL_DIALECT_KEYS} (`tool_stdout`, `tool_stderr`: the same text without trailing
+ * whitespace).
  *
  * @param outputMaxChars - characters of stdout kept. Default: {@link TOOL_OUTPUT_MAX_CHARS}.
  */
@@ -48,17 +62,23 @@ export function toolContextUpdates(
     'tool.output': output,
     'tool.exit_code': run.exitCode ?? null,
     'tool.stderr': stderr,
+    'tool.last_line': lastNonEmptyLine(run.stdout),
     tool_stdout: output.trimEnd(),
     tool_stderr: stderr.trimEnd(),
   };
 }
 
-/** The condition keys that read a tool node's stdout: `tool.output` or `tool_stdout`, with or without `context.`. */
+/**
+ * The condition keys that read a tool node's stdout: `tool.output`, `tool_stdout` or `tool.last_line`, with or
+ * without `context.` (a one-line output is its own last line).
+ */
 const STDOUT_KEYS: readonly string[] = [
   'tool.output',
   'context.tool.output',
   'tool_stdout',
   'context.tool_stdout',
+  'tool.last_line',
+  'context.tool.last_line',
 ];
 
 /** Options of {@link routableToolOutput}. */

@@ -38,6 +38,14 @@ export interface ToolHandlerOptions {
 }
 
 /**
+ * Added to the failure reason of a failing command on a node with `auto_status=true`. Spec Appendix C has the engine
+ * write SUCCESS only when the handler wrote no status; the tool handler always reports one (its exit code), so
+ * `auto_status` never turns a failing command into a success (issue 19, documented in the handlers README).
+ */
+const AUTO_STATUS_NOTE =
+  ' (auto_status=true does not override the exit code: it applies only when a handler reports no outcome, spec Appendix C; make the command exit 0, or write status.json in $ATTRACTOR_STAGE_DIR, to report success)';
+
+/**
  * Creates the `tool` handler (spec §4.10, DESIGN.md "Tool nodes").
  *
  * Runs the node's `tool_command` in a shell (`cwd` = `runtime.workdir`, stdin closed) as the leader of its own
@@ -46,8 +54,9 @@ export interface ToolHandlerOptions {
  * context gets `tool.output` (stdout, truncated to 10 KB with a marker), `tool.exit_code` (a number, or null when
  * a signal ended the command) and `tool.stderr` (the last 2 KB), and the same text without trailing whitespace
  * under the 2389 tracker's names `tool_stdout` / `tool_stderr` (`TOOL_DIALECT_KEYS`), so pipelines written for
- * that runner route as they did there. Exit 0 is SUCCESS; any other exit is FAIL with the exit code and the
- * stderr tail as the reason. A `status.json` the command writes in `$ATTRACTOR_STAGE_DIR` overrides the outcome
+ * that runner route as they did there, and `tool.last_line` (the last non-empty line of stdout). Exit 0 is SUCCESS; any
+ * other exit is FAIL with the exit code and the stderr tail as the reason, also with `auto_status=true` (which applies
+ * only when a handler reports no outcome; the reason says so). A `status.json` the command writes in `$ATTRACTOR_STAGE_DIR` overrides the outcome
  * (spec Appendix C); its context updates are merged over the `tool.*` keys.
  *
  * In a dry run the command is recorded, not run. The n-th call of a node takes the n-th step of `script[node.id]`
@@ -127,7 +136,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
         const tail = truncateTail(run.stderr.trim(), 500);
         outcome = {
           status: 'fail',
-          failureReason: `command ${how}${tail === '' ? '' : `: ${tail}`}`,
+          failureReason: `command ${how}${tail === '' ? '' : `: ${tail}`}${node.autoStatus ? AUTO_STATUS_NOTE : ''}`,
           contextUpdates,
         };
       }

@@ -1,4 +1,4 @@
-import { cpSync, readdirSync } from 'node:fs';
+import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -126,15 +126,22 @@ describe('examples/pipelines run with the simulation backend', () => {
       workdir: sampleProject(),
     });
     expect(result.status).toBe('success');
-    expect(result.completedNodes).toEqual([
-      'start',
-      'classify',
-      'reproduce',
-      'known_good',
-      'needs_info',
-      'exit',
-    ]);
+    expect(result.completedNodes).toEqual(['start', 'classify', 'reproduce', 'needs_info', 'exit']);
     expect(result.context.get('tool.exit_code')).toBe(0);
+  });
+
+  it('triage-routing: failing tests route to write_fix instead of failing the run (issue 19 bug 10)', async () => {
+    const script = await loadSimulationScript(join(pipelines, 'triage-routing.simulate.json'));
+    // A working directory whose test fails: `node --test` exits non-zero.
+    const workdir = tempDir();
+    writeFileSync(join(workdir, 'slug.test.js'), "throw new Error('slugify drops accents');\n");
+    const { result } = await runDot(example('triage-routing.dot'), {
+      backend: createSimulationBackend({ script }),
+      workdir,
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'classify', 'reproduce', 'write_fix', 'exit']);
+    expect(result.context.get('tool.exit_code')).not.toBe(0);
   });
 
   it('triage-routing: without a script the classifier succeeds and the question route is taken', async () => {

@@ -50,6 +50,30 @@ describe('stack.manager_loop handler (spec §4.11)', () => {
     expect(childEvent?.branchPath).toEqual(['child:supervise']);
   });
 
+  it("lets a child run to completion inside one cycle, with Amplifier's unprefixed attributes (issue 19)", async () => {
+    const dir = tempDir();
+    writeDot(dir, 'child.dot', simpleChild);
+    const parentPath = writeDot(
+      dir,
+      'parent.dot',
+      `digraph Parent {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  supervise [shape=house, stack.child_dotfile="child.dot", max_cycles=1, wait_ms=60000]
+  start -> supervise -> exit
+}`,
+    );
+    const started = Date.now();
+    const { result } = await runDot(graphFrom(readText(parentPath), parentPath), {
+      backend: createSimulationBackend(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.context.get('stack.child.outcome')).toBe('success');
+    expect(result.context.get('stack.child.cycles')).toBe(1);
+    // The wait of the one cycle ended with the child, not after wait_ms.
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it('stops on its stop condition and cancels the child', async () => {
     const child = `digraph Child {
       start [shape=Mdiamond]

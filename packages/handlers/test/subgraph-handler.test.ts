@@ -67,6 +67,7 @@ describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
     });
     expect(Object.keys(result.nodeOutcomes.checks?.contextUpdates ?? {}).sort()).toEqual([
       'tool.exit_code',
+      'tool.last_line',
       'tool.output',
       'tool.stderr',
       'tool_stderr',

@@ -47,6 +47,31 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     expect(result.context.get('tool.output')).toBe('partial\n');
   });
 
+  it('keeps a non-zero exit a FAIL with auto_status=true, and says why (spec Appendix C, issue 19 bug 9)', async () => {
+    const { result } = await runDot(toolPipeline('exit 3', ', auto_status=true'));
+    expect(result.status).toBe('fail');
+    expect(result.nodeOutcomes.run?.status).toBe('fail');
+    expect(result.nodeOutcomes.run?.failureReason).toBe(
+      'command exited with code 3 (auto_status=true does not override the exit code: it applies only when a handler reports no outcome, spec Appendix C; make the command exit 0, or write status.json in $ATTRACTOR_STAGE_DIR, to report success)',
+    );
+  });
+
+  it('sets tool.last_line to the last non-empty line of stdout, for pipelines that route on it', async () => {
+    const source = `digraph G {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      run [shape=parallelogram, tool_command="printf 'building\\nVERDICT: PASS  \\n\\n'"]
+      fixit [shape=parallelogram, tool_command="true"]
+      start -> run
+      run -> exit [condition="context.tool.last_line=\\"VERDICT: PASS\\""]
+      run -> fixit [condition="context.tool.last_line!=\\"VERDICT: PASS\\""]
+      fixit -> exit
+    }`;
+    const { result } = await runDot(source);
+    expect(result.context.get('tool.last_line')).toBe('VERDICT: PASS');
+    expect(result.completedNodes).toEqual(['start', 'run', 'exit']);
+  });
+
   it('routes on tool.exit_code in conditions', async () => {
     const source = `digraph G {
       start [shape=Mdiamond]

@@ -12,7 +12,7 @@ import type { StageDirectory } from './stage-directory-files.js';
  * Where a run stands. `waiting`: running and waiting for a human answer. `interrupted`: it was running when its
  * process died (no clean cancel); it can be resumed, like a `cancelled` one.
  */
-export type RunState = 'running' | 'waiting' | 'success' | 'fail' | 'cancelled' | 'interrupted';
+export type RunState = 'running' | 'waiting' | 'success' | 'fail' | 'cancelled' | 'interrupted' | 'restarted';
 
 /** One run in `GET /pipelines`. */
 export interface RunSummary {

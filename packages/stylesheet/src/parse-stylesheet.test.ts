@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StylesheetSyntaxError } from './errors/stylesheet-syntax-error.js';
 import { parseStylesheet } from './parse-stylesheet.js';
+import { resolveProperties } from './resolve-properties.js';
 
 function syntaxErrorOf(text: string): StylesheetSyntaxError {
   try {
@@ -181,27 +182,57 @@ describe('parseStylesheet AST shape (spec §8.2, §8.3)', () => {
 
 describe('parseStylesheet diagnostics', () => {
   it('warns about an unknown property, suggests the recognised one, and does not apply it', () => {
-    const text = '* { model: claude-opus-4-6; provider: anthropic; llm_model: x }';
+    const text = '* { modle: claude-opus-4-6; llm_model: x }';
     const { rules, diagnostics } = parseStylesheet(text);
     expect(rules[0]?.declarations.map((declaration) => declaration.property)).toEqual(['llm_model']);
     expect(diagnostics).toEqual([
       {
         severity: 'warning',
         code: 'unknown_property',
-        message: 'Unknown stylesheet property "model"; it is ignored. Did you mean "llm_model"?',
+        message: 'Unknown stylesheet property "modle"; it is ignored. Did you mean "llm_model"?',
         span: { offset: 4, length: 5 },
-        fix: 'Rename "model" to "llm_model".',
+        fix: 'Rename "modle" to "llm_model".',
         suggestion: 'llm_model',
       },
-      {
-        severity: 'warning',
-        code: 'unknown_property',
-        message: 'Unknown stylesheet property "provider"; it is ignored. Did you mean "llm_provider"?',
-        span: { offset: 28, length: 8 },
-        fix: 'Rename "provider" to "llm_provider".',
-        suggestion: 'llm_provider',
-      },
     ]);
+  });
+
+  it("applies Fabro's model: and provider: as llm_model and llm_provider, with a warning (issue 19)", () => {
+    const { rules, diagnostics } = parseStylesheet('* { model: claude-opus-4-6; provider: anthropic }');
+    expect(rules[0]?.declarations.map((declaration) => [declaration.property, declaration.value])).toEqual([
+      ['llm_model', 'claude-opus-4-6'],
+      ['llm_provider', 'anthropic'],
+    ]);
+    expect(diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.span])).toEqual([
+      ['property_alias', { offset: 4, length: 5 }],
+      ['property_alias', { offset: 28, length: 8 }],
+    ]);
+  });
+
+  it('parses a model glob, reports it and does not apply it (issue 19)', () => {
+    const { rules, diagnostics } = parseStylesheet(
+      '* { llm_model: claude-sonnet-*; reasoning_effort: high }',
+    );
+    expect(rules[0]?.declarations.map((declaration) => declaration.property)).toEqual(['reasoning_effort']);
+    expect(diagnostics).toMatchObject([
+      { code: 'model_glob', severity: 'warning', span: { offset: 15, length: 15 } },
+    ]);
+    expect(diagnostics[0]?.message).toContain('has no catalogue');
+  });
+
+  it('applies a glob in an id or class selector, with a warning (issue 19)', () => {
+    const stylesheet = parseStylesheet('#review_* { llm_model: a } .fast* { llm_model: b }');
+    expect(stylesheet.diagnostics.map((diagnostic) => diagnostic.code)).toEqual([
+      'selector_glob',
+      'selector_glob',
+    ]);
+    expect(
+      resolveProperties(stylesheet, { id: 'review_code', shape: 'box', classes: [] }).llm_model?.value,
+    ).toBe('a');
+    expect(
+      resolveProperties(stylesheet, { id: 'plan', shape: 'box', classes: ['faster'] }).llm_model?.value,
+    ).toBe('b');
+    expect(resolveProperties(stylesheet, { id: 'reviewer', shape: 'box', classes: [] })).toEqual({});
   });
 
   const suggestions: ReadonlyArray<readonly [property: string, suggestion: string | undefined]> = [

@@ -8,10 +8,20 @@ import type {
   StylesheetRule,
   StylesheetSelector,
 } from './stylesheet-ast.js';
-import { checkDeclaration } from './stylesheet-properties.js';
+import { checkDeclaration, STYLESHEET_PROPERTY_ALIASES } from './stylesheet-properties.js';
 import { matchStylesheet } from './to-stylesheet-ast.js';
 
 function checkSelector(selector: StylesheetSelector): StylesheetDiagnostic | undefined {
+  if ((selector.kind === 'id' || selector.kind === 'class') && selector.value.includes('*')) {
+    const written = `${selector.kind === 'id' ? '#' : '.'}${selector.value}`;
+    return {
+      severity: 'warning',
+      code: 'selector_glob',
+      message: `Selector "${written}" is a glob (Amplifier): it is applied to every node whose ${selector.kind === 'id' ? 'id' : 'class'} matches, which spec §8.2 does not have.`,
+      span: selector.span,
+      fix: `To keep to spec §8.2, give the nodes a class (class="review") and select it with ".review".`,
+    };
+  }
   if (selector.kind !== 'shape' || GRAPHVIZ_SHAPES.has(selector.value)) return undefined;
   const name = selector.value;
   return {
@@ -33,9 +43,11 @@ function checkSelector(selector: StylesheetSelector): StylesheetDiagnostic | und
  * comments (`/* ... *\/`, `// ...`) may appear between tokens. Each rule gets its specificity
  * (§8.3) and its 0-based source `order`. Spans are offsets inside `text`.
  *
- * Unknown properties, empty values, invalid `reasoning_effort` values and shape selectors that are
- * not Graphviz shapes are reported in `diagnostics` (see {@link StylesheetDiagnostic}); the
- * declarations concerned are left out of `rule.declarations` and never applied.
+ * Unknown properties, empty values, invalid `reasoning_effort` values, model globs and shape selectors
+ * that are not Graphviz shapes are reported in `diagnostics` (see {@link StylesheetDiagnostic}); the
+ * declarations concerned are left out of `rule.declarations` and never applied. Fabro's `model:` /
+ * `provider:` are applied as `llm_model` / `llm_provider`, and `*` in `#id` / `.class` selectors as a glob,
+ * each with a warning.
  *
  * @throws {StylesheetSyntaxError} when `text` does not match the grammar, with the offset, line and
  * column inside `text`.
@@ -60,7 +72,21 @@ export function parseStylesheet(text: string): ParsedStylesheet {
     const selectorProblem = checkSelector(raw.selector);
     if (selectorProblem) diagnostics.push(selectorProblem);
     const declarations: StylesheetDeclaration[] = [];
-    for (const declaration of raw.declarations) {
+    for (const written of raw.declarations) {
+      const canonical = Object.hasOwn(STYLESHEET_PROPERTY_ALIASES, written.property)
+        ? STYLESHEET_PROPERTY_ALIASES[written.property]!
+        : undefined;
+      const declaration = canonical === undefined ? written : { ...written, property: canonical };
+      if (canonical !== undefined) {
+        diagnostics.push({
+          severity: 'warning',
+          code: 'property_alias',
+          message: `"${written.property}" is Fabro's name for the stylesheet property "${canonical}"; it is applied as ${canonical}.`,
+          span: written.propertySpan,
+          fix: `Rename "${written.property}" to "${canonical}".`,
+          suggestion: canonical,
+        });
+      }
       const problem = checkDeclaration(declaration);
       if (problem) diagnostics.push(problem);
       else declarations.push(declaration);

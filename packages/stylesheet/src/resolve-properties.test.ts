@@ -128,7 +128,7 @@ describe('resolveProperties source order (spec §8.3)', () => {
   });
 
   it('never applies a declaration that has a diagnostic', () => {
-    const stylesheet = parseStylesheet('* { model: a; reasoning_effort: extreme; llm_provider: openai }');
+    const stylesheet = parseStylesheet('* { modle: a; reasoning_effort: extreme; llm_provider: openai }');
     expect(valuesOf(resolveProperties(stylesheet, createNode({ id: 'n' })))).toEqual({
       llm_provider: 'openai',
     });

@@ -17,7 +17,7 @@ export interface ResolvedStyleProperty {
 /**
  * True when `rule`'s selector matches `node`, spec §8.3: `*` every node, a shape name the node's
  * `shape`, `.class` a node whose `classes` include it, `#id` the node with that `id`. Comparisons are
- * exact and case-sensitive.
+ * exact and case-sensitive; a `*` in an id or class selector matches any run of characters (`#review_*`).
  */
 export function ruleMatches(rule: StylesheetRule, node: StylesheetNode): boolean {
   const { kind, value } = rule.selector;
@@ -27,10 +27,29 @@ export function ruleMatches(rule: StylesheetRule, node: StylesheetNode): boolean
     case 'shape':
       return node.shape === value;
     case 'class':
-      return node.classes.includes(value);
+      return value.includes('*')
+        ? node.classes.some((name) => globPattern(value).test(name))
+        : node.classes.includes(value);
     case 'id':
-      return node.id === value;
+      return value.includes('*') ? globPattern(value).test(node.id) : node.id === value;
   }
+}
+
+const globs = new Map<string, RegExp>();
+
+/** The whole-name pattern of a selector glob: `*` stands for any run of characters. */
+function globPattern(glob: string): RegExp {
+  let pattern = globs.get(glob);
+  if (pattern === undefined) {
+    pattern = new RegExp(
+      `^${glob
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&'))
+        .join('.*')}$`,
+    );
+    globs.set(glob, pattern);
+  }
+  return pattern;
 }
 
 /**

@@ -50,7 +50,13 @@ export interface StylesheetRule {
 }
 
 /** Stable codes of {@link StylesheetDiagnostic}. */
-export type StylesheetDiagnosticCode = 'unknown_property' | 'invalid_value' | 'unknown_shape';
+export type StylesheetDiagnosticCode =
+  | 'unknown_property'
+  | 'invalid_value'
+  | 'unknown_shape'
+  | 'property_alias'
+  | 'model_glob'
+  | 'selector_glob';
 
 /**
  * A problem in a stylesheet that parses, for lint to report.
@@ -59,6 +65,11 @@ export type StylesheetDiagnosticCode = 'unknown_property' | 'invalid_value' | 'u
  *   `reasoning_effort`; the fix suggests the closest one (`model` -> `llm_model`).
  * - `invalid_value` (error): an empty value, or a `reasoning_effort` other than `low`, `medium`, `high`.
  * - `unknown_shape` (warning): a shape selector that is not a Graphviz shape, so it matches no node.
+ * - `property_alias` (warning): Fabro's `model:` / `provider:`, applied as `llm_model` / `llm_provider`.
+ * - `model_glob` (warning): a `*` in an `llm_model` / `llm_provider` value (`claude-sonnet-*`, Amplifier): it names
+ *   no model, so the declaration is not applied and the node keeps the run's default model.
+ * - `selector_glob` (warning): a `*` in an `#id` or `.class` selector (`#review_*`): applied as a glob over ids or
+ *   class names, which spec §8.2 does not have.
  *
  * `span` is inside the stylesheet text; `fix` says what to write instead.
  */

@@ -8,7 +8,9 @@ import { stylesheetGrammarRecipe } from './stylesheet-grammar-recipe.js';
  * the line) between tokens. Deviations from the spec's EBNF: any property name parses (unknown ones
  * become diagnostics, not syntax errors), class names may also contain upper-case letters and `_`,
  * values may be bare (`claude-opus-4-6`, `openai/gpt-5:free`) or quoted with `"` or `'`, a rule may
- * be empty, and an empty stylesheet has no rules.
+ * be empty, and an empty stylesheet has no rules. `*` may appear in `#id` and `.class` selectors (a glob: `#review_*`)
+ * and in bare values (`claude-sonnet-*`, a model glob that the parser reports and does not apply), as Amplifier
+ * writes them.
  */
 export const stylesheetGrammarSource = String.raw`
 Stylesheet {
@@ -31,10 +33,10 @@ Stylesheet {
     | shapeName       -- shape
 
   nodeId (a node id)
-    = (asciiLetter | digit | "_")+
+    = (asciiLetter | digit | "_" | "*")+
 
   className (a class name)
-    = (asciiLetter | digit | "-" | "_")+
+    = (asciiLetter | digit | "-" | "_" | "*")+
 
   shapeName
     = identifier
@@ -56,7 +58,7 @@ Stylesheet {
     = bareChar+
 
   bareChar
-    = ~("//" | "/*") (asciiLetter | digit | "_" | "." | "-" | ":" | "/" | "@" | "+")
+    = ~("//" | "/*") (asciiLetter | digit | "_" | "." | "-" | ":" | "/" | "@" | "+" | "*")
 
   string
     = "\"" (~("\"" | "\\") any | escape)* "\""  -- double

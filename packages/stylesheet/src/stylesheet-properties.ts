@@ -27,6 +27,12 @@ const PROPERTY_CANDIDATES = [
   { name: 'backend', aliases: ['agent', 'runner'] },
 ] as const;
 
+/** Property names of other runners applied as ours, with a `property_alias` warning: Fabro's `model:` / `provider:`. */
+export const STYLESHEET_PROPERTY_ALIASES: Readonly<Record<string, StylesheetProperty>> = {
+  model: 'llm_model',
+  provider: 'llm_provider',
+};
+
 const PROPERTIES: ReadonlySet<string> = new Set(STYLESHEET_PROPERTIES);
 const EFFORTS: ReadonlySet<string> = new Set(REASONING_EFFORT_VALUES);
 const BACKENDS: ReadonlySet<string> = new Set(BACKEND_VALUES);
@@ -63,6 +69,15 @@ export function checkDeclaration(declaration: {
       message: `Stylesheet property "${property}" has an empty value; it is ignored.`,
       span: valueSpan,
       fix: `Give "${property}" a value or remove the declaration.`,
+    };
+  }
+  if ((property === 'llm_model' || property === 'llm_provider') && value.includes('*')) {
+    return {
+      severity: 'warning',
+      code: 'model_glob',
+      message: `"${value}" is a glob, not a ${property === 'llm_model' ? 'model id' : 'provider'}: runners with a model catalogue (Amplifier) pick a match, but this one sends ${property} to the provider as written and has no catalogue, so the declaration is not applied and the node keeps the run's default model.`,
+      span: valueSpan,
+      fix: `Write the ${property === 'llm_model' ? 'model id (e.g. llm_model: claude-sonnet-4-5)' : 'provider (e.g. llm_provider: anthropic)'} instead of a glob.`,
     };
   }
   if (property === 'reasoning_effort' && !EFFORTS.has(value)) {

@@ -84,7 +84,12 @@ export function formatSummaryText(
   lines.push(rows.length === 0 ? colors.dim('(no stage has started)') : formatTable([header, ...rows]));
   lines.push('');
   lines.push(`route: ${summary.route.length === 0 ? colors.dim('(none)') : summary.route.join(' → ')}`);
-  if (summary.state !== 'success' && summary.nextNode !== undefined) {
+  if (summary.state === 'restarted' && summary.restartedTo !== undefined) {
+    const continued = displayPath(summary.restartedTo, cwd);
+    lines.push(
+      `continued: ${continued}  (a loop_restart edge restarted the run there; ${command} inspect ${continued}, or ${command} resume either directory)`,
+    );
+  } else if (summary.state !== 'success' && summary.nextNode !== undefined) {
     const resume = `${command} resume ${displayPath(parentRun ?? summary.logsRoot, cwd)}`;
     lines.push(
       `next:  ${summary.nextNode}  (${parentRun === undefined ? resume : `a child run resumes with its parent: ${resume}`})`,

@@ -4,8 +4,11 @@ import type { RunDirectory } from './read-run-directory.js';
 /** Where a stage stands: its last outcome, `running` (started, not finished, run live) or `interrupted`. */
 export type StageState = OutcomeStatus | 'running' | 'interrupted';
 
-/** Where a run stands. `interrupted`: its checkpoint says running but the process is gone (killed). */
-export type RunState = 'running' | 'success' | 'fail' | 'cancelled' | 'interrupted';
+/**
+ * Where a run stands. `interrupted`: its checkpoint says running but the process is gone (killed). `restarted`: a
+ * `loop_restart` edge continued the run in another directory (`restartedTo`).
+ */
+export type RunState = 'running' | 'success' | 'fail' | 'cancelled' | 'interrupted' | 'restarted';
 
 /** One stage (node, within its branch) of a run. */
 export interface StageSummary {
@@ -39,6 +42,8 @@ export interface RunSummary {
   /** ISO-8601. */
   readonly startedAt: string;
   readonly state: RunState;
+  /** With state `restarted`: the run directory a `loop_restart` edge continued the run in. */
+  readonly restartedTo?: string;
   readonly failureReason?: string;
   /** The node a resume continues at. */
   readonly nextNode?: string;
@@ -168,6 +173,8 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
   if (ended !== undefined) {
     state = ended.state;
     failureReason = ended.reason;
+  } else if (checkpoint?.state === 'restarted') {
+    state = 'restarted';
   } else if (checkpoint !== undefined && checkpoint.state !== 'running') {
     state = checkpoint.state;
     failureReason = checkpoint.failure_reason;
@@ -188,6 +195,7 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     workdir: run.manifest.workdir,
     startedAt: run.manifest.started_at,
     state,
+    ...(checkpoint?.restarted_to === undefined ? {} : { restartedTo: checkpoint.restarted_to }),
     ...(failureReason === undefined ? {} : { failureReason }),
     ...(nextNode === undefined || state === 'success' ? {} : { nextNode }),
     route,

@@ -5,6 +5,8 @@ import { attributeTypeRule } from './rules/attribute-type.js';
 import { conditionCoverageRule } from './rules/condition-coverage.js';
 import { conditionKeyRule } from './rules/condition-key.js';
 import { conditionSyntaxRule } from './rules/condition-syntax.js';
+import { contextKeyUnsetRule } from './rules/context-key-unset.js';
+import { deadEdgeRule } from './rules/dead-edge.js';
 import { deadEndRule } from './rules/dead-end.js';
 import { dialectAliasRule } from './rules/dialect-alias.js';
 import { duplicateEdgeRule } from './rules/duplicate-edge.js';
@@ -74,8 +76,10 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   // Routing.
   conditionKeyRule,
   conditionCoverageRule,
+  contextKeyUnsetRule,
   outcomeCoverageRule,
   deadEndRule,
+  deadEdgeRule,
   exitUnreachableRule,
   duplicateEdgeRule,
   loopRestartStartRule,

@@ -2,7 +2,12 @@
  * Condition analysis shared by the routing lint rules: parse an edge's condition without throwing,
  * and read what it says about `outcome`.
  */
-import { type ConditionAst, ConditionSyntaxError, parseCondition } from '@attractor/condition';
+import {
+  type ConditionAst,
+  ConditionSyntaxError,
+  canonicalOutcome,
+  parseCondition,
+} from '@attractor/condition';
 import type { Graph, GraphEdge } from '../graph.js';
 
 /** The outcome statuses of spec §5.2 that every handler may produce or conditions may name, in the spec's order. */
@@ -48,7 +53,10 @@ export function edgeCondition(edge: GraphEdge): ConditionAst | undefined {
   return parseConditionOnce(edge.condition).ast;
 }
 
-/** One `outcome=X` / `outcome!=X` clause; `offset`/`length` locate the literal in the condition text. */
+/**
+ * One `outcome=X` / `outcome!=X` clause; `offset`/`length` locate the literal in the condition text. `value` is the
+ * status the literal stands for (Fabro's `succeeded` is `success`, see `canonicalOutcome`).
+ */
 export interface OutcomeComparison {
   readonly operator: '=' | '!=';
   readonly value: string;
@@ -65,10 +73,14 @@ export function outcomeComparisons(condition: ConditionAst): readonly OutcomeCom
   if (cached !== undefined) return cached;
   const found: OutcomeComparison[] = [];
   for (const clause of condition.clauses) {
-    if (clause.kind === 'comparison' && clause.key.path === 'outcome') {
+    if (
+      clause.kind === 'comparison' &&
+      clause.key.path === 'outcome' &&
+      (clause.operator === '=' || clause.operator === '!=')
+    ) {
       found.push({
         operator: clause.operator,
-        value: clause.literal.value,
+        value: canonicalOutcome(clause.literal.value),
         offset: clause.literal.span.offset,
         length: clause.literal.span.length,
       });
@@ -109,7 +121,13 @@ export function comparedLiterals(condition: string, keys: readonly string[]): st
   if (ast === undefined) return [];
   const values: string[] = [];
   for (const clause of ast.clauses) {
-    if (clause.kind === 'comparison' && keys.includes(clause.key.path)) values.push(clause.literal.value);
+    if (
+      clause.kind === 'comparison' &&
+      (clause.operator === '=' || clause.operator === '!=') &&
+      keys.includes(clause.key.path)
+    ) {
+      values.push(clause.literal.value);
+    }
   }
   return values;
 }

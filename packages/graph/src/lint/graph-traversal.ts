@@ -190,15 +190,39 @@ export function dominatorsOf(graph: Graph, rootId: string, targetId: string): Se
 const reachedFromStart = new WeakMap<Graph, ReadonlySet<string>>();
 
 /**
- * `reachableFrom(graph, graph.startNode.id)`, computed once per graph and shared by the rules that need it
- * (the graph is immutable). Empty when the graph has no single start node. Do not modify the returned set.
+ * The nodes reachable from the start node along edges and along the jumps the engine makes (DESIGN.md
+ * "Reachability"): a reached node's `retry_target` and `fallback_retry_target` (taken on failure and by goal gates,
+ * spec §3.4, §3.7) and the graph's own, which any reached node can take. Computed once per graph and shared by the
+ * rules that need it (the graph is immutable). Empty when the graph has no single start node. Do not modify the
+ * returned set.
  */
 export function reachableFromStart(graph: Graph): ReadonlySet<string> {
   let reached = reachedFromStart.get(graph);
   if (reached === undefined) {
     const start = graph.startNode;
-    reached = start === undefined ? new Set() : reachableFrom(graph, start.id);
+    reached = start === undefined ? new Set() : reachableWithJumps(graph, start.id);
     reachedFromStart.set(graph, reached);
   }
   return reached;
+}
+
+function reachableWithJumps(graph: Graph, startId: string): Set<string> {
+  const graphTargets = [graph.settings.retryTarget, graph.settings.fallbackRetryTarget];
+  const seen = new Set<string>();
+  const queue: string[] = [];
+  const visit = (id: string | undefined) => {
+    if (id === undefined || seen.has(id) || graph.node(id) === undefined) return;
+    seen.add(id);
+    queue.push(id);
+  };
+  visit(startId);
+  for (const id of graphTargets) visit(id);
+  for (let head = 0; head < queue.length; head += 1) {
+    const id = queue[head]!;
+    for (const edge of graph.outgoing(id)) visit(edge.to);
+    const node = graph.node(id);
+    visit(node?.retryTarget);
+    visit(node?.fallbackRetryTarget);
+  }
+  return seen;
 }

@@ -97,7 +97,7 @@ describe('validateOrThrow (spec §7.3)', () => {
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.diagnostics.map((d) => d.rule)).toEqual(['start_node', 'terminal_node', 'dead_end']);
     expect(error.message).toBe(
-      'Pipeline validation failed with 2 errors:\n  [start_node] Graph "G" has no start node.\n  [terminal_node] Graph "G" has no exit node.',
+      'Pipeline validation failed with 2 errors:\n  1:9: [start_node] Graph "G" has no start node.\n  1:9: [terminal_node] Graph "G" has no exit node.',
     );
     expect(ValidationError.isInstance(new Error('x'))).toBe(false);
   });

@@ -26,7 +26,7 @@ export interface ValidateOptions {
 }
 
 /** Graph-wide rules whose findings a mistyped edge end causes; dropped while `edge_target_exists` reports one. */
-const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unreachable']);
+const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unreachable', 'dead_edge']);
 
 /**
  * Lints a graph (spec §7.3): every rule of `BUILT_IN_RULES`, then `options.rules`. Diagnostics come back
@@ -36,7 +36,9 @@ const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unrea
  * built-in rules' diagnostics about that node (`prompt_on_llm_nodes`, `dead_end`, ...) are dropped, and so
  * are the graph-wide `reachability` and `exit_unreachable` findings, which such a typo causes (a broken
  * `a -> exti` leaves the exit unreachable from everywhere): the user sees the one error first, and the
- * next validation after the fix reports what remains. Custom rules' diagnostics are kept. Every diagnostic's
+ * next validation after the fix reports what remains. Custom rules' diagnostics are kept. A finding about the whole
+ * graph without a place of its own (no start node, no exit node) points at the graph id on the `digraph` line. Every
+ * diagnostic's
  * `span` is a plain object (a copy of the graph's span, whose positions the parser works out on read).
  *
  * @example
@@ -63,9 +65,11 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
       const found = rule.apply(graph, context);
       for (const diagnostic of found) {
         if (builtIn.has(rule) && !keep(diagnostic)) continue;
-        diagnostics.push(
-          diagnostic.span === undefined ? diagnostic : { ...diagnostic, span: plainSpan(diagnostic.span) },
-        );
+        // A finding about the whole graph (no start node, no exit node) points at the `digraph` line.
+        const span =
+          diagnostic.span ??
+          (diagnostic.nodeId === undefined && diagnostic.edge === undefined ? graph.idSpan : undefined);
+        diagnostics.push(span === undefined ? diagnostic : { ...diagnostic, span: plainSpan(span) });
       }
     } catch (error) {
       diagnostics.push({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+import { prepareGraph } from '../../prepare-graph.js';
 
 function pipeline(body: string): string {
   return `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${body}\n}`;
@@ -228,26 +229,41 @@ describe('shape_mapping (spec §2.8)', () => {
 });
 
 describe('type_known (spec §7.2)', () => {
-  it('refuses a near-miss of a registered type at its value, with the type meant', () => {
+  it('warns about a near-miss of a registered type at its value, with a fix that does not replace it blindly', () => {
     const source = pipeline('  gate [type="wait.humna"]\n  start -> gate -> exit');
-    expect(lintRule(source, 'type_known')).toEqual(['error 4:14 gate']);
-    expect(diagnosticsOf(source, 'type_known')[0]?.fix).toBe('Change type to "wait.human".');
-  });
-
-  it('says a mistyped type would run as the default LLM (codergen) stage', () => {
-    const source = pipeline('  child [type="subgrahp", graph_ref="child.dot"]\n  start -> child -> exit');
-    expect(diagnosticsOf(source, 'type_known')[0]?.message).toBe(
-      'Node "child" has type "subgrahp", which no registered handler has, so it would run as an LLM (codergen) stage, the default handler. Did you mean "subgraph"?',
+    expect(lintRule(source, 'type_known')).toEqual(['warning 4:14 gate']);
+    expect(diagnosticsOf(source, 'type_known')[0]?.fix).toBe(
+      'If this node should run the wait.human handler, change type to "wait.human"; otherwise register a handler for "wait.humna".',
     );
   });
 
-  it('says an unknown type on a mapped shape runs as the handler of that shape', () => {
+  it('says a mistyped type runs as the default LLM (codergen) stage', () => {
+    const source = pipeline('  child [type="subgrahp", graph_ref="child.dot"]\n  start -> child -> exit');
+    expect(diagnosticsOf(source, 'type_known')[0]?.message).toBe(
+      'Node "child" has type "subgrahp", which no registered handler has, so it runs as an LLM (codergen) stage, the default handler. Did you mean "subgraph"?',
+    );
+  });
+
+  it('says an unknown type on a mapped shape runs as the handler of that shape, without guessing from a short name', () => {
     const source = pipeline(
       '  run [shape=parallelogram, type="tol", tool_command="true"]\n  start -> run -> exit',
     );
     expect(diagnosticsOf(source, 'type_known')[0]?.message).toBe(
-      'Node "run" has type "tol", which no registered handler has, so it would run as the tool handler of its shape (parallelogram). Did you mean "tool"?',
+      'Node "run" has type "tol", which no registered handler has, so it runs as the tool handler of its shape (parallelogram).',
     );
+  });
+
+  it('never suggests a handler of another category by edit distance (issue 19 bug 3: "exec" is not "exit")', () => {
+    const source = pipeline('  build [type="exek", tool_command="make"]\n  start -> build -> exit');
+    const [finding] = diagnosticsOf(source, 'type_known');
+    expect(finding?.severity).toBe('warning');
+    expect(finding?.message).not.toContain('exit');
+    expect(finding?.fix).not.toContain('"exit"');
+  });
+
+  it('suggests a handler of the same kind of work for a known synonym', () => {
+    const source = pipeline('  build [type="shell", tool_command="make"]\n  start -> build -> exit');
+    expect(diagnosticsOf(source, 'type_known')[0]?.message).toContain('Did you mean "tool"?');
   });
 
   it('warns about a custom type far from every registered one, and takes the known types as an option', () => {
@@ -274,5 +290,35 @@ describe('duration_unit (spec §2.4)', () => {
     expect(
       lintRule(pipeline('  work [prompt="x", timeout="5m"]\n  start -> work -> exit'), 'duration_unit'),
     ).toEqual([]);
+  });
+});
+
+describe('dialect_alias on node kinds other runners write (issue 19)', () => {
+  it("runs Amplifier's shape=folder + dot_file as a sub-pipeline", () => {
+    const source = pipeline('  child [shape=folder, dot_file="child.dot"]\n  start -> child -> exit');
+    const { graph } = prepareGraph(source, {
+      filename: 'test.dot',
+      readGraphFile: () => 'digraph C { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }',
+    });
+    const node = graph!.node('child')!;
+    expect(graph!.handlerType(node)).toBe('subgraph');
+    expect(node.attributes.graph_ref?.value).toBe('child.dot');
+    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 4:16 child', 'warning 4:24 child']);
+  });
+
+  it('runs a tool-shaped node with a prompt and no tool_command as an LLM stage (pascals-discrete-attractor)', () => {
+    const source = pipeline(
+      '  scaffold [shape=parallelogram, prompt="Run sed on the template"]\n  start -> scaffold -> exit',
+    );
+    const { graph } = prepareGraph(source, { filename: 'test.dot' });
+    expect(graph!.handlerType(graph!.node('scaffold')!)).toBe('codergen');
+    expect(lintRule(source, 'tool_command_required')).toEqual([]);
+    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 4:19 scaffold']);
+    const withCommand = pipeline(
+      '  t [shape=parallelogram, prompt="x", tool_command="true"]\n  start -> t -> exit',
+    );
+    expect(prepareGraph(withCommand).graph!.handlerType(prepareGraph(withCommand).graph!.node('t')!)).toBe(
+      'tool',
+    );
   });
 });

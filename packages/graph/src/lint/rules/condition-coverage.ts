@@ -1,4 +1,5 @@
 import { conditionAllowsOutcome } from '@attractor/condition';
+import { conditionsCoverEveryContext } from '../context-coverage.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-conditions.js';
 import { nodeSpan } from '../source-location.js';
@@ -7,7 +8,9 @@ import { nodeSpan } from '../source-location.js';
  * `condition_coverage` (WARNING, DESIGN.md "Routing dead ends"): every outgoing edge of a node is
  * conditional and none can match `outcome=success` (or `outcome=fail` when the node has no retry
  * target), so that outcome ends the run with "no eligible edge". Nodes whose conditions name custom
- * outcomes (`outcome=process`) are only checked for `fail`.
+ * outcomes (`outcome=process`) are only checked for `fail`. Also when the edges' conditions test context values
+ * (`context.mode=fast`, `context.mode=slow`) and some value of them leaves no edge eligible on success (issue 19):
+ * nothing guarantees that one matches (complementary pairs such as `x=1` / `x!=1` do cover every case).
  */
 export const conditionCoverageRule: LintRule = {
   name: 'condition_coverage',
@@ -32,7 +35,19 @@ export const conditionCoverageRule: LintRule = {
           !(outcome === 'fail' && hasRetryTarget) &&
           !parsed.some((condition) => conditionAllowsOutcome(condition, outcome)),
       );
-      if (uncovered.length === 0) continue;
+      if (uncovered.length === 0) {
+        if (!customOutcomes && conditionsCoverEveryContext(parsed, 'success') === false) {
+          diagnostics.push({
+            rule: 'condition_coverage',
+            severity: 'warning',
+            message: `Every outgoing edge of "${node.id}" is conditional and its conditions test run values that nothing guarantees: when none matches, the run stops at "${node.id}" with no eligible edge.`,
+            nodeId: node.id,
+            fix: `Add an unconditional fallback edge from "${node.id}", or make the conditions complementary (e.g. context.mode=fast and context.mode!=fast).`,
+            span: nodeSpan(node),
+          });
+        }
+        continue;
+      }
       const list = uncovered.map((outcome) => `outcome=${outcome}`).join(' or ');
       diagnostics.push({
         rule: 'condition_coverage',

@@ -5,7 +5,8 @@ import { spanInAttribute } from '../source-location.js';
 
 /**
  * `condition_syntax` (ERROR, spec §7.2, §10.2): every edge `condition` and node
- * `manager.stop_condition` parses. The span points at the offending character inside the value.
+ * `manager.stop_condition` parses (with the §10.7 extensions; `dialect_alias` reports those). The span points at
+ * the offending character inside the value.
  */
 export const conditionSyntaxRule: LintRule = {
   name: 'condition_syntax',
@@ -21,8 +22,8 @@ export const conditionSyntaxRule: LintRule = {
         message: `${owner} has an invalid ${attribute.key} "${attribute.value}": ${error.shortMessage}.`,
         ...where,
         fix: operator
-          ? `The condition language has only =, != and && (spec §10.2); "${operator}" is not supported. Split the edge into several edges or set a context key the condition can compare.`
-          : `Write clauses like outcome=success or context.key!=value joined by && (expected ${error.expected}).`,
+          ? `"${operator}" is not supported: conditions compare a key with =, !=, <, >, <=, >=, contains, !contains or matches, and combine clauses with &&, || and ! (spec §10.2, §10.7). Split the edge into several edges or set a context key the condition can compare.`
+          : `Write clauses like outcome=success or context.key!=value joined by && or || (expected ${error.expected}).`,
         span: spanInAttribute(graph, attribute, { offset: error.location.offset, length: error.length }),
       });
     }

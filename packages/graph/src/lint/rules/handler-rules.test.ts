@@ -37,11 +37,11 @@ describe('tool_command_required (spec §4.10)', () => {
     expect(lintRule(source, 'tool_command_required')).toEqual(['error 4:3 t']);
   });
 
-  it('points at a script attribute written for another runner', () => {
+  it("reads Fabro's script attribute as the tool command, with a dialect_alias warning (issue 19)", () => {
     const source = pipeline('  t [shape=parallelogram, script="cargo test"]\n  start -> t -> exit');
-    expect(diagnosticsOf(source, 'tool_command_required')[0]?.fix).toBe(
-      'Rename script to tool_command: "script" is another runner\'s name and is not read.',
-    );
+    expect(lintRule(source, 'tool_command_required')).toEqual([]);
+    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 4:27 t']);
+    expect(lintRule(source, 'dialect_alias', { strict: true })).toEqual(['error 4:27 t']);
   });
 
   it('accepts a tool node with a command', () => {
@@ -51,9 +51,9 @@ describe('tool_command_required (spec §4.10)', () => {
 });
 
 describe('human gate rules (spec §4.6)', () => {
-  it('human_gate_edges: reports a gate with no options', () => {
+  it('human_gate_edges: warns about a gate with no options, a deliberate stop that fails at run time (spec §4.6)', () => {
     const source = pipeline('  start -> exit\n  start -> ask\n  ask [shape=hexagon, label="OK?"]');
-    expect(lintRule(source, 'human_gate_edges')).toEqual(['error 6:3 ask']);
+    expect(lintRule(source, 'human_gate_edges')).toEqual(['warning 6:3 ask']);
     expect(lintRule(source, 'dead_end')).toEqual([]);
   });
 

@@ -8,10 +8,22 @@ function pipeline(body: string): string {
 describe('condition_syntax (spec §7.2, §10.2)', () => {
   it('reports a condition that does not parse at the offending character', () => {
     const source = pipeline(
-      '  start -> work\n  work -> exit [condition="outcome=success || context.done=true"]',
+      '  start -> work\n  work -> exit [condition="outcome=success OR context.done=true"]',
     );
     expect(lintRule(source, 'condition_syntax')).toEqual(['error 6:44 work->exit']);
-    expect(diagnosticsOf(source, 'condition_syntax')[0]?.fix).toContain('"||" is not supported');
+    expect(diagnosticsOf(source, 'condition_syntax')[0]?.fix).toContain('"OR" is not supported');
+  });
+
+  it('accepts the operators of spec §10.7 with a dialect_alias warning at each, refused under strict (issue 19)', () => {
+    const source = pipeline(
+      '  start -> work\n  work -> exit [condition="outcome=success || context.score >= 5"]\n  work -> work',
+    );
+    expect(lintRule(source, 'condition_syntax')).toEqual([]);
+    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 6:44 work->exit', 'warning 6:61 work->exit']);
+    expect(lintRule(source, 'dialect_alias', { strict: true })).toEqual([
+      'error 6:44 work->exit',
+      'error 6:61 work->exit',
+    ]);
   });
 
   it('reports an invalid manager.stop_condition', () => {
@@ -262,5 +274,95 @@ describe('prompt variables (spec §4.5, §9.2)', () => {
     expect(
       lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'prompt_variable'),
     ).toEqual([]);
+  });
+});
+
+describe('dead_edge (spec §3.3, issue 19 bug 7)', () => {
+  it('names the unconditional edge that the lexical tiebreak never picks', () => {
+    const source = pipeline('  a [prompt="a"]\n  b [prompt="b"]\n  start -> a -> b\n  b -> a\n  b -> exit');
+    expect(lintRule(source, 'dead_edge')).toEqual(['warning 9:3 b b->exit']);
+    expect(diagnosticsOf(source, 'dead_edge')[0]?.message).toBe(
+      'Edge b -> exit is never taken: b -> a is also unconditional and always wins, because both have weight 0 and "a" sorts before "exit" (spec §3.3\'s lexical tiebreak).',
+    );
+  });
+
+  it('names the lighter edge when weights differ', () => {
+    const source = pipeline('  start -> a\n  a -> exit [weight=2]\n  a -> b\n  b -> exit');
+    expect(lintRule(source, 'dead_edge')).toEqual(['warning 7:3 a a->b']);
+  });
+
+  it('accepts labelled edges, conditional edges, human gates and parallel nodes', () => {
+    const labelled = pipeline(
+      '  start -> a\n  a -> b [label="Fix"]\n  a -> exit [label="Done"]\n  b -> exit',
+    );
+    expect(lintRule(labelled, 'dead_edge')).toEqual([]);
+    const conditional = pipeline(
+      '  start -> a\n  a -> b [condition="outcome=fail"]\n  a -> exit\n  b -> exit',
+    );
+    expect(lintRule(conditional, 'dead_edge')).toEqual([]);
+    const gate = pipeline('  ask [shape=hexagon]\n  start -> ask\n  ask -> b\n  ask -> exit\n  b -> exit');
+    expect(lintRule(gate, 'dead_edge')).toEqual([]);
+  });
+});
+
+describe('condition_coverage on context conditions (issue 19 bug 8)', () => {
+  it('warns when every edge tests a context value and some value leaves none eligible', () => {
+    const source = pipeline(
+      '  start -> a\n  a -> b [condition="context.mode=fast"]\n  a -> exit [condition="context.mode=slow"]\n  b -> exit',
+    );
+    expect(lintRule(source, 'condition_coverage')).toEqual(['warning 5:12 a']);
+  });
+
+  it('accepts complementary conditions and a mix with an outcome edge that always holds', () => {
+    const complementary = pipeline(
+      '  start -> a\n  a -> b [condition="context.mode=fast"]\n  a -> exit [condition="context.mode!=fast"]\n  b -> exit',
+    );
+    expect(lintRule(complementary, 'condition_coverage')).toEqual([]);
+    const negated = pipeline(
+      '  start -> a\n  a -> b [condition="context.done"]\n  a -> exit [condition="!context.done || outcome=fail"]\n  b -> exit',
+    );
+    expect(lintRule(negated, 'condition_coverage')).toEqual([]);
+    const withOutcome = pipeline(
+      '  start -> a\n  a -> b [condition="context.mode=fast"]\n  a -> exit [condition="outcome=success"]\n  a -> exit [condition="outcome=fail"]\n  b -> exit',
+    );
+    expect(lintRule(withOutcome, 'condition_coverage')).toEqual([]);
+  });
+});
+
+describe('context_key_unset (issue 19)', () => {
+  it('warns about a tool key no tool node sets, with the key meant', () => {
+    const source = pipeline(
+      '  t [shape=parallelogram, tool_command="echo PASS"]\n  start -> t\n  t -> exit [condition="context.tool.last_lines=PASS"]\n  t -> t [condition="context.tool.last_line!=PASS"]',
+    );
+    expect(lintRule(source, 'context_key_unset')).toEqual(['warning 7:25 t->exit']);
+    expect(diagnosticsOf(source, 'context_key_unset')[0]?.fix).toBe('Write context.tool.last_line.');
+  });
+
+  it('warns about a tool key in a graph without a tool node, and not when one sets it', () => {
+    const without = pipeline(
+      '  start -> a\n  a -> exit [condition="context.tool.exit_code=0"]\n  a -> a [condition="context.tool.exit_code!=0"]',
+    );
+    expect(lintRule(without, 'context_key_unset')).toEqual(['warning 6:25 a->exit', 'warning 7:22 a->a']);
+    const withTool = without.replace(
+      'start -> a',
+      'start -> a\n  a [shape=parallelogram, tool_command="true"]',
+    );
+    expect(lintRule(withTool, 'context_key_unset')).toEqual([]);
+  });
+});
+
+describe("Fabro's outcome words (issue 19 bug 5)", () => {
+  it('flags outcome=succeeded after a diamond too, read as success, an error under strict', () => {
+    const source = pipeline(
+      '  check [shape=diamond]\n  start -> check\n  check -> exit [condition="outcome=succeeded"]\n  check -> check [condition="outcome=partially_succeeded"]',
+    );
+    expect(lintRule(source, 'dialect_alias')).toEqual([
+      'warning 7:37 check->exit',
+      'warning 8:38 check->check',
+    ]);
+    expect(diagnosticsOf(source, 'dialect_alias')[0]?.fix).toBe('Change it to outcome=success.');
+    expect(lintRule(source, 'dialect_alias', { strict: true })[0]).toBe('error 7:37 check->exit');
+    expect(lintRule(source, 'condition_coverage')).toEqual(['warning 5:3 check']);
+    expect(diagnosticsOf(source, 'condition_coverage')[0]?.message).toContain('none matches outcome=fail');
   });
 });

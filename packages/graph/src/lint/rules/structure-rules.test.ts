@@ -11,10 +11,10 @@ const VALID = `digraph G {
 }`;
 
 describe('start_node (spec §7.2)', () => {
-  it('reports a graph without a start node', () => {
+  it('reports a graph without a start node at the digraph line (issue 19)', () => {
     expect(
       lintRule('digraph G {\n  work [prompt="x"]\n  exit [shape=Msquare]\n  work -> exit\n}', 'start_node'),
-    ).toEqual(['error -']);
+    ).toEqual(['error 1:9']);
   });
 
   it('reports the second start node at its id', () => {
@@ -31,13 +31,28 @@ describe('start_node (spec §7.2)', () => {
 });
 
 describe('terminal_node (spec §7.2)', () => {
-  it('reports a missing exit and a second exit', () => {
-    expect(lintRule('digraph G { start [shape=Mdiamond]; start -> a }', 'terminal_node')).toEqual([
-      'error -',
-    ]);
+  it('reports a missing exit at the digraph line', () => {
+    expect(
+      lintRule('// a pipeline\ndigraph G { start [shape=Mdiamond]; start -> a }', 'terminal_node'),
+    ).toEqual(['error 2:9']);
+  });
+
+  it('accepts a second exit node with a dialect_alias warning that says why, an error under strict (issue 19)', () => {
     const two =
       'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  end\n  start -> exit\n  start -> end\n}';
-    expect(lintRule(two, 'terminal_node')).toEqual(['error 4:3 end']);
+    expect(lintRule(two, 'terminal_node')).toEqual([]);
+    expect(lintRule(two, 'dialect_alias')).toEqual(['warning 4:3 end']);
+    expect(diagnosticsOf(two, 'dialect_alias')[0]?.message).toContain('reaching any exit node ends the run');
+    expect(lintRule(two, 'dialect_alias', { strict: true })).toEqual(['error 4:3 end']);
+  });
+
+  it('accepts a quoted graph id with a dialect_alias warning at the id (issue 19)', () => {
+    const quoted =
+      'digraph "sp-workflow" {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n}';
+    expect(lintRule(quoted, 'dialect_alias')).toEqual(['warning 1:9']);
+    expect(diagnosticsOf(quoted, 'dialect_alias')[0]?.fix).toBe(
+      'Write a bare identifier and keep the text as the label: digraph sp_workflow { label="sp-workflow" ... }.',
+    );
   });
 
   it('accepts one exit node', () => {
@@ -53,6 +68,24 @@ describe('reachability (spec §7.2, DESIGN.md: an error)', () => {
 
   it('is silent when all nodes are reachable', () => {
     expect(lintRule(VALID, 'reachability')).toEqual([]);
+  });
+
+  it('follows retry_target and fallback_retry_target jumps of nodes and of the graph (issue 19 bug 6)', () => {
+    const node = `digraph G {
+  start [shape=Mdiamond]; exit [shape=Msquare]
+  impl [prompt="x", goal_gate=true, retry_target="fixit"]
+  fixit [prompt="fix"]
+  start -> impl -> exit
+  fixit -> impl
+}`;
+    expect(lintRule(node, 'reachability')).toEqual([]);
+    const fallback = node.replace('retry_target="fixit"', 'fallback_retry_target="fixit"');
+    expect(lintRule(fallback, 'reachability')).toEqual([]);
+    const graphLevel = node
+      .replace(', retry_target="fixit"', '')
+      .replace('start [', 'graph [retry_target="fixit"]\n  start [');
+    expect(lintRule(graphLevel, 'reachability')).toEqual([]);
+    expect(lintRule(node.replace(', retry_target="fixit"', ''), 'reachability')).toEqual(['error 4:3 fixit']);
   });
 });
 

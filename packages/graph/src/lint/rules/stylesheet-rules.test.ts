@@ -18,9 +18,21 @@ describe('stylesheet_syntax (spec §7.2, §8.2)', () => {
 
 describe('stylesheet_property (spec §8.4)', () => {
   it('reports the stylesheet parser findings at their place in the DOT file', () => {
-    const source = withStylesheet('* { model: gpt; reasoning_effort: extreme; }');
+    const source = withStylesheet('* { modle: gpt; reasoning_effort: extreme; }');
     expect(lintRule(source, 'stylesheet_property')).toEqual(['warning 4:25', 'error 4:55']);
     expect(diagnosticsOf(source, 'stylesheet_property')[0]?.fix).toContain('llm_model');
+  });
+
+  it("reports Fabro's model: and Amplifier's model globs as dialect_alias, errors under strict (issue 19)", () => {
+    const source = withStylesheet('* { model: gpt; } #wo* { llm_model: claude-sonnet-*; }');
+    expect(lintRule(source, 'stylesheet_property')).toEqual([]);
+    expect(lintRule(source, 'dialect_alias')).toEqual(['warning 4:25', 'warning 4:39', 'warning 4:57']);
+    expect(lintRule(source, 'dialect_alias', { strict: true })).toEqual([
+      'error 4:25',
+      'error 4:39',
+      'error 4:57',
+    ]);
+    expect(lintRule(source, 'stylesheet_selector_unmatched')).toEqual([]);
   });
 
   it('reports a backend the stylesheet names that does not exist, with a did-you-mean', () => {

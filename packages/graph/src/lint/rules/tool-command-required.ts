@@ -15,10 +15,7 @@ export const toolCommandRequiredRule: LintRule = {
         severity: 'error',
         message: `Tool node "${node.id}" has no tool_command, so it always fails.`,
         nodeId: node.id,
-        fix:
-          node.attributes.script === undefined
-            ? `Add tool_command="<shell command>" to "${node.id}".`
-            : `Rename script to tool_command: "script" is another runner's name and is not read.`,
+        fix: `Add tool_command="<shell command>" to "${node.id}".`,
         span: nodeSpan(node),
       }));
   },

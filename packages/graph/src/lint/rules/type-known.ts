@@ -17,12 +17,58 @@ function fallbackDescription(node: GraphNode, context: LintContext): string {
 }
 
 /**
- * `type_known` (spec §7.2): an explicit node `type` names a handler type the registry knows. The known set comes
- * from `validate`'s `knownHandlerTypes` option (default: the built-ins of §2.8). A node with an unknown type runs
- * as the handler of its shape or, for most nodes, as the default LLM (codergen) stage. A near-miss of a known type
- * (`subgrahp`, `wait.humna`: see `didYouMean`) is an ERROR with the type it probably meant, like `shape_mapping`'s
- * mistyped shapes, since running would hand that stage to the wrong handler; any other unknown type is a WARNING
- * (a custom handler that this registry lacks).
+ * Type names other runners and authors use for a built-in handler, by category: a suggestion for an unknown
+ * type comes from here first, so it names a handler that does the same kind of work.
+ */
+const SYNONYMS: Readonly<Record<string, string>> = {
+  shell: 'tool',
+  command: 'tool',
+  script: 'tool',
+  bash: 'tool',
+  run: 'tool',
+  llm: 'codergen',
+  agent: 'codergen',
+  prompt: 'codergen',
+  human: 'wait.human',
+  approval: 'wait.human',
+  gate: 'wait.human',
+  end: 'exit',
+  finish: 'exit',
+  begin: 'start',
+  fan_out: 'parallel',
+  fanout: 'parallel',
+  join: 'parallel.fan_in',
+  fan_in: 'parallel.fan_in',
+  manager: 'stack.manager_loop',
+  workflow: 'subgraph',
+  sub_pipeline: 'subgraph',
+};
+
+/** Shorter names are too close to other words for an edit-distance guess (`exec` is two edits from `exit`). */
+const MIN_TYPO_LENGTH = 6;
+
+function suggestType(type: string, known: ReadonlySet<string>): string | undefined {
+  const synonym = SYNONYMS[type.toLowerCase()];
+  if (synonym !== undefined) return known.has(synonym) ? synonym : undefined;
+  if (type.length < MIN_TYPO_LENGTH) return undefined;
+  const typo = didYouMean(type, known);
+  // A typo keeps the namespace of what it meant (`wait.humna`, `parallel.fan_inn`); never cross categories.
+  if (
+    typo === undefined ||
+    typo.split('.')[0]!.slice(0, 3) !== type.toLowerCase().split('.')[0]!.slice(0, 3)
+  ) {
+    return undefined;
+  }
+  return typo;
+}
+
+/**
+ * `type_known` (WARNING, spec §7.2): an explicit node `type` names a handler type the registry knows. The known set
+ * comes from `validate`'s `knownHandlerTypes` option (default: the built-ins of §2.8). A node with an unknown type
+ * runs as the handler of its shape or, for most nodes, as the default LLM (codergen) stage. The message suggests a
+ * type only when it is a known synonym of the same kind of work (`shell` -> `tool`) or a long name's typo of the
+ * same namespace (`subgrahp`, `wait.humna`), never a short word's edit-distance neighbour from another category
+ * (`exec` is not `exit`), and the fix never replaces the type blindly.
  */
 export const typeKnownRule: LintRule = {
   name: 'type_known',
@@ -31,25 +77,21 @@ export const typeKnownRule: LintRule = {
       .filter((node) => node.type !== undefined && !context.knownHandlerTypes.has(node.type))
       .map((node) => {
         const type = node.type!;
-        const suggestion = didYouMean(type, context.knownHandlerTypes);
+        const suggestion = suggestType(type, context.knownHandlerTypes as ReadonlySet<string>);
         const span = attributeSpan(node.attributes.type, nodeSpan(node));
         const fallback = fallbackDescription(node, context);
-        if (suggestion !== undefined) {
-          return {
-            rule: 'type_known',
-            severity: 'error' as const,
-            message: `Node "${node.id}" has type "${type}", which no registered handler has, so it would run as ${fallback}. Did you mean "${suggestion}"?`,
-            nodeId: node.id,
-            fix: `Change type to "${suggestion}".`,
-            span,
-          };
-        }
+        const register = `register a handler for "${type}"`;
         return {
           rule: 'type_known',
           severity: 'warning' as const,
-          message: `Node "${node.id}" has type "${type}", which no registered handler has, so it runs as ${fallback}.`,
+          message:
+            `Node "${node.id}" has type "${type}", which no registered handler has, so it runs as ${fallback}.` +
+            (suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`),
           nodeId: node.id,
-          fix: `Register a handler for "${type}", or use one of: ${[...context.knownHandlerTypes].join(', ')}.`,
+          fix:
+            suggestion === undefined
+              ? `Register a handler for "${type}", or use one of: ${[...context.knownHandlerTypes].join(', ')}.`
+              : `If this node should run the ${suggestion} handler, change type to "${suggestion}"; otherwise ${register}.`,
           span,
         };
       });
