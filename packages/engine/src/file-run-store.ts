@@ -3,7 +3,7 @@
  * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync; see
  * checkpoint-file.ts),
  * `events.jsonl` (append-only),
- * `{stage}/status.json`, and `{stage}/visits/<n>/` for earlier visits.
+ * `{stage}/status.json` and `manifest.json` (atomic: temp file + rename), and `{stage}/visits/<n>/` for earlier visits.
  *
  * Writes are synchronous on purpose: they are small, and a synchronous write-and-rename is several times cheaper
  * than the promise-based one (see the `bench` script).
@@ -17,10 +17,10 @@ import {
   readFileSync,
   readSync,
   renameSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import { createCheckpointFile, readCheckpointText } from './checkpoint-file.js';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import type { PipelineEvent } from './pipeline-event.js';
@@ -81,7 +81,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return readJson(join(root, 'manifest.json')) as RunManifest | undefined;
     },
     writeManifest(manifest) {
-      writeFileSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      writeFileAtomic.sync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { fsync });
     },
     async readCheckpoint() {
       const read = readCheckpointText(root);
@@ -165,7 +165,10 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
     writeStageStatus(stagePath, status) {
       // prepareStageDir created the directory.
-      writeFileSync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`);
+      // Atomic: a full disk leaves the previous file (or none), never an empty or torn one.
+      writeFileAtomic.sync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`, {
+        fsync,
+      });
     },
     async readStageStatus(stagePath) {
       const path = join(root, stagePath, 'status.json');

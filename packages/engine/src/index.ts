@@ -51,6 +51,7 @@ export type {
 } from './interviewer.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value.js';
 export { findNonJson } from './json-value.js';
+export { createMaskingRunStore } from './masking-run-store.js';
 export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
 export { isSuccessStatus } from './outcome.js';
 export type {
@@ -83,8 +84,30 @@ export type {
   StageScopedEvent,
   StageStartedEvent,
 } from './pipeline-event.js';
-export { killProcessGroup, trackProcessGroup } from './process-groups.js';
-export { isSecretKey, REDACTED, redactSecrets } from './redact-secrets.js';
+export {
+  createProcessGroupRecorder,
+  type EndOrphanedProcessGroupsOptions,
+  endOrphanedProcessGroups,
+  PROCESS_GROUPS_FILE,
+  type ProcessGroupRecorder,
+  type ProcessGroupRecorderOptions,
+  type ProcessGroupsFile,
+} from './process-group-file.js';
+export { killProcessGroup, processGroupAlive, trackProcessGroup } from './process-groups.js';
+export {
+  createSecretMasker,
+  isSecretEnvName,
+  isSecretKey,
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  redactSecrets,
+  SECRET_ENV_NAME_FRAGMENTS,
+  SECRET_TOKEN_PATTERN,
+  type SecretMasker,
+  type SecretMaskerOptions,
+  type SecretValuesFromEnvOptions,
+  secretValuesFromEnv,
+} from './redact-secrets.js';
 export type { ResolveFidelityOptions, ResolveThreadKeyOptions } from './resolve-fidelity.js';
 export { DEFAULT_FIDELITY, resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
 export type { BackoffConfig, RetryDelayOptions, RetryPolicy, RetryPresetName } from './retry-policy.js';
