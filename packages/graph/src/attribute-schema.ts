@@ -268,6 +268,13 @@ export const ATTRIBUTE_DEFINITIONS = {
   tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.', ['codergen']),
   // Handler keys (spec §4.6-§4.11, DESIGN.md).
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', ['tool']),
+  tool_output_max_bytes: define(
+    'tool_output_max_bytes',
+    ['node'],
+    POSITIVE_INTEGER,
+    'Bytes of stdout and of stderr kept in stdout.txt/stderr.txt (default 100000000); the rest is drained and the truncation recorded.',
+    ['tool'],
+  ),
   max_parallel: define('max_parallel', ['node'], POSITIVE_INTEGER, 'Concurrent branches.', ['parallel']),
   join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.', ['parallel']),
   join_k: define('join_k', ['node'], POSITIVE_INTEGER, 'Successes needed by k_of_n.', ['parallel']),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type CodergenRequest, REDACTED, secretValuesFromEnv } from '@attractor/engine';
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
-import { runDot, tempDir } from './helpers.js';
+import { runDot } from './helpers.js';
 
 const SECRETS = {
   OPENAI_API_KEY: 'sk-proj-openai0123456789abcdefXYZ',

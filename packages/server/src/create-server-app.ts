@@ -112,7 +112,9 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     c.json({ files: options.pipelinesDir === undefined ? [] : listPipelineFiles(options.pipelinesDir) }),
   );
 
-  app.get('/pipelines/:id', async (c) => c.json(await manager.details(c.req.param('id'))));
+  app.get('/pipelines/:id', async (c) =>
+    c.json(manager.secrets.mask(await manager.details(c.req.param('id')))),
+  );
 
   app.get('/pipelines/:id/events', (c) => {
     const runId = c.req.param('id');
@@ -151,7 +153,9 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const id = c.req.param('id');
     await manager.summaryOf(id);
     const live = manager.live(id);
-    return c.json({ questions: live === undefined || live.ended ? [] : live.interviewer.pending() });
+    return c.json({
+      questions: manager.secrets.mask(live === undefined || live.ended ? [] : live.interviewer.pending()),
+    });
   });
 
   app.post('/pipelines/:id/questions/:qid/answer', async (c) => {
@@ -177,14 +181,14 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     if (checkpoint === undefined) {
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
     }
-    return c.json(checkpoint);
+    return c.json(manager.secrets.mask(checkpoint));
   });
 
   app.get('/pipelines/:id/context', async (c) => {
     const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
     return c.json({
-      context: checkpoint?.context ?? {},
+      context: manager.secrets.mask(checkpoint?.context ?? {}),
       // The context as of the last checkpoint (written after every completed node).
       ...(checkpoint === undefined ? {} : { asOf: checkpoint.timestamp, afterNode: checkpoint.current_node }),
     });
@@ -198,7 +202,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       'Content-Type',
       file.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
     );
-    return c.body(text);
+    return c.body(manager.secrets.maskText(text));
   });
 
   return app;

@@ -9,6 +9,7 @@ import {
   type Clock,
   type CodergenBackend,
   createFileRunStore,
+  createSecretMasker,
   defaultLogsRoot,
   type HandlerRegistry,
   type JsonValue,
@@ -16,6 +17,7 @@ import {
   type PipelineRun,
   ResumeError,
   type RunResult,
+  type SecretMasker,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
@@ -93,7 +95,10 @@ export interface RunManagerOptions {
   /** Working directory of runs (tool cwd, agent file tools). Default: the engine's (`process.cwd()`). */
   readonly workdir?: string;
   readonly clock: Clock;
-  /** Secret values to scrub from events and status files. */
+  /**
+   * Secret values masked in everything the runs write and everything the server sends (events, SSE, checkpoint,
+   * context, stage files). Token shapes and secret-named keys are masked even without it.
+   */
   readonly secretValues?: readonly string[];
 }
 
@@ -125,8 +130,12 @@ export class RunManager {
   readonly #resuming = new Set<string>();
   #stopping = false;
 
+  /** Masks secrets in every response (DESIGN.md "Secrets"). */
+  readonly secrets: SecretMasker;
+
   constructor(options: RunManagerOptions) {
     this.#options = options;
+    this.secrets = createSecretMasker({ values: options.secretValues ?? [] });
   }
 
   /** The runs directory. */

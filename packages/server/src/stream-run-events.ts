@@ -49,7 +49,7 @@ export async function streamRunEvents(
   for (const seq of [...recorded.keys()].sort((a, b) => a - b)) {
     if (seq <= lastSent) continue;
     if (aborted) return;
-    await stream.writeSSE({ id: String(seq), data: JSON.stringify(recorded.get(seq)) });
+    await stream.writeSSE({ id: String(seq), data: JSON.stringify(manager.secrets.mask(recorded.get(seq))) });
     lastSent = seq;
   }
 
@@ -65,9 +65,9 @@ export async function streamRunEvents(
     if (event === null) break;
     if (event.runId !== runId) {
       // Events of child pipelines (or of a loop_restart's next directory) have their own seq: live only.
-      await stream.writeSSE({ data: JSON.stringify(event) });
+      await stream.writeSSE({ data: JSON.stringify(manager.secrets.mask(event)) });
     } else if (event.seq > lastSent) {
-      await stream.writeSSE({ id: String(event.seq), data: JSON.stringify(event) });
+      await stream.writeSSE({ id: String(event.seq), data: JSON.stringify(manager.secrets.mask(event)) });
       lastSent = event.seq;
     }
   }

@@ -76,7 +76,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       workdir: resolve(io.cwd, options.workdir ?? '.'),
       allowTools: options.allowTools === true,
       backendFactory,
-      ...(apiKey === undefined ? {} : { secretValues: [apiKey] }),
+      secretValues: [...(apiKey === undefined ? [] : [apiKey]), ...(io.secretValues ?? [])],
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

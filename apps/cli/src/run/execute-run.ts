@@ -176,7 +176,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     interviewer,
     workdir,
     abortSignal: controller.signal,
-    secretValues: services.secretValues,
+    secretValues: [...services.secretValues, ...(io.secretValues ?? [])],
     onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
   };
