@@ -124,10 +124,12 @@ function waitForStop(signal: AbortSignal | undefined): Promise<void> {
     const onSignal = () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      process.off('SIGHUP', onSignal);
       resolveStop();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    process.on('SIGHUP', onSignal);
   });
 }
 
