@@ -8,6 +8,10 @@ export { Context } from './context.js';
 export { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
 export { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 export { ContextValueError } from './errors/context-value-error.js';
+export {
+  FileRefusedError,
+  type FileRefusedReason,
+} from './errors/file-refused-error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
 export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
@@ -94,6 +98,7 @@ export {
   type ProcessGroupsFile,
 } from './process-group-file.js';
 export { killProcessGroup, processGroupAlive, trackProcessGroup } from './process-groups.js';
+export { DEFAULT_MAX_FILE_BYTES, type ReadTextFileOptions, readTextFileSync } from './read-text-file.js';
 export {
   createSecretMasker,
   isSecretEnvName,
