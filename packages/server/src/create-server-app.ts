@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { requireBearerToken } from './bearer-auth.js';
 import { ApiError } from './errors/api-error.js';
 import { listPipelineFiles } from './pipeline-files.js';
+import { checkJsonDepth, type PipelineLimits } from './pipeline-limits.js';
 import { renderRunGraph } from './render-run-graph.js';
 import { answerBodySchema, resumeBodySchema, startPipelineBodySchema } from './request-schemas.js';
 import { readStageFile, resolveRunDirectory } from './run-directory-files.js';
@@ -30,6 +31,24 @@ export interface CreateServerAppOptions {
   readonly pipelinesDir?: string;
   /** Largest accepted request body, in bytes; larger ones get 413. Default: 1 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Refuse (403 `FORBIDDEN_HOST`) requests whose `Host` header is not a loopback name (`localhost`, `127.x.x.x`,
+   * `[::1]`): the DNS-rebinding defence of a server bound to loopback. `startServer` sets it when its host is a
+   * loopback address. Default: false.
+   */
+  readonly loopbackHostsOnly?: boolean;
+}
+
+/** Whether a `Host` header names this machine's loopback interface (any port). */
+export function isLoopbackHostHeader(host: string): boolean {
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, '');
+  const lower = name.toLowerCase();
+  return (
+    lower === 'localhost' ||
+    lower.endsWith('.localhost') ||
+    lower === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(lower)
+  );
 }
 
 /**
@@ -47,11 +66,37 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       if (error.status === 401) c.header('WWW-Authenticate', 'Bearer realm="attractor"');
       return c.json(error.toJson(), error.status as 400);
     }
+    // Input too deep or too large for a recursive step is the client's doing: 422, never a 500 with a stack.
+    if (error instanceof RangeError) {
+      return c.json(
+        {
+          error: {
+            code: 'LIMIT_EXCEEDED',
+            message: `The request is too deeply nested or too large to process (${error.message}).`,
+          },
+        },
+        422,
+      );
+    }
     return c.json({ error: { code: 'INTERNAL', message: error.message } }, 500);
   });
   app.notFound((c) =>
     c.json({ error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } }, 404),
   );
+
+  if (options.loopbackHostsOnly === true) {
+    app.use('*', async (c, next) => {
+      const host = c.req.header('host') ?? '';
+      if (!isLoopbackHostHeader(host)) {
+        throw new ApiError({
+          status: 403,
+          code: 'FORBIDDEN_HOST',
+          message: `This server listens on loopback only and refuses Host "${host}" (DNS-rebinding defence). Use http://127.0.0.1:<port>/ or http://localhost:<port>/.`,
+        });
+      }
+      await next();
+    });
+  }
 
   app.use(
     '*',
@@ -103,7 +148,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const contentType = c.req.header('content-type') ?? '';
     const body = contentType.startsWith('text/')
       ? { dot: await c.req.text() }
-      : parseBody(startPipelineBodySchema, await readJson(c));
+      : parseBody(startPipelineBodySchema, await readJson(c, manager.limits));
     const summary = await manager.start(body);
     return c.json(summary, 201, { Location: `/pipelines/${encodeURIComponent(summary.id)}` });
   });
@@ -130,7 +175,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
 
   app.post('/pipelines/:id/resume', async (c) => {
     const text = await c.req.text();
-    const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text));
+    const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text, manager.limits));
     return c.json(await manager.resume(c.req.param('id'), body));
   });
 
@@ -161,7 +206,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   app.post('/pipelines/:id/questions/:qid/answer', async (c) => {
     const id = c.req.param('id');
     const qid = c.req.param('qid');
-    const body = parseBody(answerBodySchema, await readJson(c));
+    const body = parseBody(answerBodySchema, await readJson(c, manager.limits));
     await manager.summaryOf(id);
     const live = manager.live(id);
     if (live === undefined || live.ended) {
@@ -208,13 +253,14 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   return app;
 }
 
-async function readJson(c: Context): Promise<unknown> {
-  return parseJsonText(await c.req.text());
+async function readJson(c: Context, limits: PipelineLimits): Promise<unknown> {
+  return parseJsonText(await c.req.text(), limits);
 }
 
-function parseJsonText(text: string): unknown {
+function parseJsonText(text: string, limits: PipelineLimits): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ApiError({
       status: 400,
@@ -222,6 +268,9 @@ function parseJsonText(text: string): unknown {
       message: `The request body is not valid JSON (${(error as Error).message}).`,
     });
   }
+  // Before the schema, whose checks recurse.
+  checkJsonDepth(value, limits);
+  return value;
 }
 
 function parseBody<TSchema extends z.ZodType>(schema: TSchema, value: unknown): z.infer<TSchema> {

@@ -117,15 +117,46 @@ export function readRunRequest(runDir: string): { source: string; record: RunReq
  */
 export function resolveRunDirectory(runsDir: string, runId: string): string {
   const path = join(runsDir, runId);
-  if (!RUN_ID_PATTERN.test(runId) || runId.includes('..') || !existsSync(join(path, 'manifest.json'))) {
-    throw new ApiError({
+  const notFound = () =>
+    new ApiError({
       status: 404,
       code: 'RUN_NOT_FOUND',
       message: `No run "${runId}" in the runs directory. GET /pipelines lists the runs.`,
     });
+  if (!RUN_ID_PATTERN.test(runId) || runId.includes('..') || !existsSync(join(path, 'manifest.json'))) {
+    throw notFound();
+  }
+  // Never serve through a symbolic link that leads out of the runs directory: not the run directory itself, nor
+  // the files read from it without a name check of their own (issue 20 §7).
+  const root = realpathSync(runsDir);
+  const real = realpathSync(path);
+  if (!real.startsWith(root + sep)) throw notFound();
+  for (const name of RUN_FILES) {
+    let file: string;
+    try {
+      file = realpathSync(join(real, name));
+    } catch {
+      continue;
+    }
+    if (!file.startsWith(real + sep)) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `Run "${runId}" has a ${name} that leads outside its run directory; it is not served.`,
+      });
+    }
   }
   return path;
 }
+
+/** The files of a run directory read by name (checkpoint, manifest, event log, the server's own records). */
+const RUN_FILES = [
+  'manifest.json',
+  'checkpoint.json',
+  'events.jsonl',
+  RUN_SOURCE_FILE,
+  RUN_REQUEST_FILE,
+] as const;
 
 /** The names of the run directories under `runsDir` (those holding a `manifest.json`). */
 export function listRunDirectories(runsDir: string): string[] {
