@@ -8,6 +8,7 @@ import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
 import { CliError } from './errors/cli-error.js';
+import { describeFsError, fsFaultFix, isFsFault } from './errors/describe-fs-error.js';
 import { withMaskedOutput } from './mask-output.js';
 import { collectSet, collectString, parsePositiveInteger, parseUrl } from './parse-options.js';
 import type { RunCliOptions } from './run/run-cli-options.js';
@@ -174,6 +175,13 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     if (CliError.isInstance(error)) {
       io.stderr.write(`${colors.red('error:')} ${error.message}\n`);
       return error.exitCode;
+    }
+    if (isFsFault(error)) {
+      // A file-system fault no command explained: still one line naming the path and the cause, never a stack.
+      io.stderr.write(
+        `${colors.red('error:')} ${error.path === undefined ? '' : `${error.path}: `}${describeFsError(error)}. ${fsFaultFix(error)}.\n`,
+      );
+      return EXIT_CODES.failed;
     }
     throw error;
   }
