@@ -135,6 +135,7 @@ const BOOLEAN = valueType(parseBoolean, 'true or false');
 const DURATION = valueType(parseDuration, 'a duration such as 250ms, 900s, 15m, 2h or 1d');
 const FIDELITY = valueType(enumParser(FIDELITY_MODES), `one of ${FIDELITY_MODES.join(', ')}`);
 const REASONING_EFFORT = valueType(enumParser(['low', 'medium', 'high']), 'one of low, medium, high');
+const FAN_IN_MODE = valueType(enumParser(['pick', 'merge']), 'one of pick, merge');
 const JOIN_POLICY = valueType(
   enumParser(['wait_all', 'first_success', 'k_of_n', 'quorum']),
   'one of wait_all, first_success, k_of_n, quorum',
@@ -279,6 +280,13 @@ export const ATTRIBUTE_DEFINITIONS = {
   join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.', ['parallel']),
   join_k: define('join_k', ['node'], POSITIVE_INTEGER, 'Successes needed by k_of_n.', ['parallel']),
   branch_timeout: define('branch_timeout', ['node'], DURATION, 'Time limit of one branch.', ['parallel']),
+  fan_in_mode: define(
+    'fan_in_mode',
+    ['node'],
+    FAN_IN_MODE,
+    'pick (default): the fan-in selects one branch; merge: its prompt combines every branch into one output.',
+    ['parallel.fan_in'],
+  ),
   'human.default_choice': define(
     'human.default_choice',
     ['node'],

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Outcome } from '@attractor/engine';
+import { readTextFileSync } from '@attractor/engine';
 import writeFileAtomic from 'write-file-atomic';
 import { parseStatusFile } from './status-file-schema.js';
 
@@ -93,4 +94,23 @@ export async function writeSteeringMessage(
 
 function compareNatural(left: string, right: string): number {
   return left.localeCompare(right, 'en', { numeric: true });
+}
+
+/**
+ * The full output of a stage, for whoever combines branches (DESIGN.md "Parallel results"): its `response.md`
+ * (an LLM stage), else its `stdout.txt` (a tool stage); undefined when it wrote neither. Read with the 10 MB
+ * limit of `readTextFileSync`.
+ */
+export function readStageOutput(stageDir: string): string | undefined {
+  for (const name of ['response.md', 'stdout.txt']) {
+    const path = join(stageDir, name);
+    if (!existsSync(path)) continue;
+    try {
+      return readTextFileSync(path, { what: 'Stage output' });
+    } catch {
+      // Too large or not a file: the branch's short `last_response` still stands.
+      return undefined;
+    }
+  }
+  return undefined;
 }

@@ -30,7 +30,10 @@ describe('tool stages end their process group (DESIGN.md "Tool nodes", issue 20 
   it('lists the running group in process-groups.json with the runner pid, and removes it afterwards', async () => {
     const workdir = tempDir();
     const { result, logsRoot } = await runDot(
-      toolPipeline('cat "$ATTRACTOR_LOGS_ROOT/process-groups.json" > seen.json; echo $$ > shell.pid'),
+      // The runner records the group just after the spawn: give it a moment before looking.
+      toolPipeline(
+        'f="$ATTRACTOR_LOGS_ROOT/process-groups.json"; for i in 1 2 3 4 5 6 7 8 9 10; do [ -s "$f" ] && break; sleep 0.1; done; cat "$f" > seen.json; echo $$ > shell.pid',
+      ),
       { workdir },
     );
     expect(result.status).toBe('success');
