@@ -20,7 +20,6 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { createCheckpointFile, readCheckpointText } from './checkpoint-file.js';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import type { PipelineEvent } from './pipeline-event.js';
@@ -32,6 +31,7 @@ import {
   type StageStatusFile,
 } from './run-store.js';
 import { createCheckpointSerializer } from './serialize-checkpoint.js';
+import { writeFileAtomicSync } from './write-file-atomic-sync.js';
 
 /** Options of {@link createFileRunStore}. */
 export interface FileRunStoreOptions {
@@ -81,7 +81,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return readJson(join(root, 'manifest.json')) as RunManifest | undefined;
     },
     writeManifest(manifest) {
-      writeFileAtomic.sync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { fsync });
+      writeFileAtomicSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { fsync });
     },
     async readCheckpoint() {
       const read = readCheckpointText(root);
@@ -166,7 +166,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     writeStageStatus(stagePath, status) {
       // prepareStageDir created the directory.
       // Atomic: a full disk leaves the previous file (or none), never an empty or torn one.
-      writeFileAtomic.sync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`, {
+      writeFileAtomicSync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`, {
         fsync,
       });
     },

@@ -142,3 +142,4 @@ export type {
 export { bestByWeightThenLexical, normalizeLabel, selectEdge } from './select-edge.js';
 export { outcomeToStatusFile, statusFileToOutcome } from './status-file.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';
+export { writeFileAtomicSync } from './write-file-atomic-sync.js';

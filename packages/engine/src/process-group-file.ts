@@ -7,8 +7,8 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { killProcessGroup, processGroupAlive } from './process-groups.js';
+import { writeFileAtomicSync } from './write-file-atomic-sync.js';
 
 /** The file name in the run directory. */
 export const PROCESS_GROUPS_FILE = 'process-groups.json';
@@ -47,7 +47,7 @@ export function createProcessGroupRecorder(options: ProcessGroupRecorderOptions)
       return;
     }
     const file: ProcessGroupsFile = { version: 1, runner_pid: runnerPid, groups: [...groups] };
-    writeFileAtomic.sync(path, `${JSON.stringify(file)}\n`, { fsync: false });
+    writeFileAtomicSync(path, `${JSON.stringify(file)}\n`, { fsync: false });
   };
   return {
     record(pgid) {

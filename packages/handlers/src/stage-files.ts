@@ -11,8 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Outcome } from '@attractor/engine';
-import { readTextFileSync } from '@attractor/engine';
-import writeFileAtomic from 'write-file-atomic';
+import { readTextFileSync, writeFileAtomicSync } from '@attractor/engine';
 import { parseStatusFile } from './status-file-schema.js';
 
 /** The name of the steering directory inside a stage directory. */
@@ -25,11 +24,11 @@ export const STEER_DIRECTORY = 'steer';
 export async function writeStageFile(stageDir: string, name: string, text: string): Promise<void> {
   const path = join(stageDir, name);
   try {
-    writeFileAtomic.sync(path, text, { fsync: false });
+    writeFileAtomicSync(path, text, { fsync: false });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     mkdirSync(stageDir, { recursive: true });
-    writeFileAtomic.sync(path, text, { fsync: false });
+    writeFileAtomicSync(path, text, { fsync: false });
   }
 }
 
