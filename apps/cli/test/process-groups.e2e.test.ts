@@ -69,6 +69,8 @@ describe('tool processes never outlive their runner (issue 20 §4)', () => {
 
   it('a resume after kill -9 ends the process groups the dead runner left before it runs the stage again', async () => {
     const { cwd, child, grandchild } = await startSlowRun();
+    // The runner records the group right after the spawn, so the command may get ahead of it.
+    await waitForFile(join(cwd, 'run', 'process-groups.json'));
     const recorded = JSON.parse(await readFile(join(cwd, 'run', 'process-groups.json'), 'utf8')) as {
       runner_pid: number;
       groups: number[];
