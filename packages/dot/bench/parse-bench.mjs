@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const packageDir = path.resolve(here, '..');
@@ -134,8 +135,8 @@ for (const count of [5_000, 20_000]) {
   writeFileSync(file, generateAttributes(count));
   inputs.push({ name: `${count} attributes in one list`, file });
 }
-const corpusDir = path.resolve(packageDir, '..', '..', '..', 'shared', 'corpus', 'dot');
-if (existsSync(corpusDir)) {
+const corpusDir = corpusDotDirectory('the corpus row of the parse benchmark');
+if (corpusDir !== undefined) {
   const largest = readdirSync(corpusDir)
     .filter((name) => name.endsWith('.dot'))
     .map((name) => path.join(corpusDir, name))

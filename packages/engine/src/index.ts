@@ -59,6 +59,7 @@ export { createMaskingRunStore } from './masking-run-store.js';
 export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
 export { isSuccessStatus } from './outcome.js';
 export type {
+  AgentSessionStartedEvent,
   AgentTextEvent,
   AgentToolCallCompletedEvent,
   AgentToolCallStartedEvent,

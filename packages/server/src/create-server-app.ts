@@ -16,6 +16,13 @@ import { renderRunGraph } from './render-run-graph.js';
 import { answerBodySchema, resumeBodySchema, startPipelineBodySchema } from './request-schemas.js';
 import { readStageFile, resolveRunDirectory } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
+import type { ServerInfo, SimulationMode } from './server-info.js';
+import {
+  describeStageDirectory,
+  readStageDirectoryFile,
+  stageDirectoryQuerySchema,
+} from './stage-directory-files.js';
+import { streamRunChanges } from './stream-run-changes.js';
 import { streamRunEvents } from './stream-run-events.js';
 import { readUiFile } from './ui-files.js';
 
@@ -37,6 +44,10 @@ export interface CreateServerAppOptions {
    * loopback address. Default: false.
    */
   readonly loopbackHostsOnly?: boolean;
+  /** How LLM stages are treated, as `GET /server` reports it (see {@link SimulationMode}). Default: `optional`. */
+  readonly simulation?: SimulationMode;
+  /** Whether the run manager accepts pipelines that can run shell commands, as `GET /server` reports it. */
+  readonly allowTools?: boolean;
 }
 
 /** Whether a `Host` header names this machine's loopback interface (any port). */
@@ -117,11 +128,14 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     if (file === undefined)
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: `No UI file ${name}.` });
     c.header('Content-Type', file.contentType);
-    c.header('Cache-Control', 'no-cache');
+    c.header('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     return c.body(file.body);
   };
+  // The page routes of the single-page UI all serve index.html; the app reads the path.
   app.get('/', serveUi('index.html'));
-  app.get('/ui/:file', (c) => serveUi(c.req.param('file'))(c));
+  app.get('/new', serveUi('index.html'));
+  app.get('/runs/:id', serveUi('index.html'));
+  app.get('/ui/assets/:file', (c) => serveUi(`assets/${c.req.param('file')}`)(c));
 
   app.use('*', requireBearerToken(options.token));
   app.use('*', async (c, next) => {
@@ -140,6 +154,21 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
         });
       },
     }),
+  );
+
+  app.get('/server', (c) =>
+    c.json({
+      simulation: options.simulation ?? 'optional',
+      allowTools: options.allowTools ?? false,
+      pipelinesDirectory: options.pipelinesDir !== undefined,
+      capabilities: { fork: false },
+    } satisfies ServerInfo),
+  );
+
+  app.get('/events', (c) =>
+    streamSSE(c, (stream) =>
+      manager.trackStream(streamRunChanges(stream, { manager, sleep: manager.sleep })),
+    ),
   );
 
   app.get('/pipelines', async (c) => c.json({ pipelines: await manager.list() }));
@@ -239,6 +268,30 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     });
   });
 
+  app.get('/pipelines/:id/stage', (c) => {
+    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    return c.json(describeStageDirectory(logsRoot, query.dir));
+  });
+
+  app.get('/pipelines/:id/stage-file', (c) => {
+    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    if (query.name === undefined) {
+      throw new ApiError({
+        status: 400,
+        code: 'INVALID_REQUEST',
+        message: 'Give the file with ?name= (prompt.md, response.md, status.json, stdout.txt or stderr.txt).',
+      });
+    }
+    const text = readStageDirectoryFile(logsRoot, query.dir, query.name);
+    c.header(
+      'Content-Type',
+      query.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    );
+    return c.body(text);
+  });
+
   app.get('/pipelines/:id/stages/:node/:file', (c) => {
     const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
     const file = c.req.param('file');
@@ -271,6 +324,19 @@ function parseJsonText(text: string, limits: PipelineLimits): unknown {
   // Before the schema, whose checks recurse.
   checkJsonDepth(value, limits);
   return value;
+}
+
+function parseQuery<TSchema extends z.ZodType>(schema: TSchema, value: unknown): z.infer<TSchema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new ApiError({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message: `Invalid query: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ')}`,
+      details: { issues: parsed.error.issues },
+    });
+  }
+  return parsed.data;
 }
 
 function parseBody<TSchema extends z.ZodType>(schema: TSchema, value: unknown): z.infer<TSchema> {

@@ -11,6 +11,7 @@ import { serve } from '@hono/node-server';
 import { createServerApp, isLoopbackHostHeader } from './create-server-app.js';
 import type { PipelineLimits } from './pipeline-limits.js';
 import { type BackendFactory, RunManager } from './run-manager.js';
+import type { SimulationMode } from './server-info.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -53,6 +54,12 @@ export interface StartServerOptions {
   readonly limits?: Partial<PipelineLimits>;
   /** Time source. Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * How the backend treats LLM stages, reported to clients by `GET /server` so the web UI shows the truth:
+   * `always` (every run simulated), `required` (no LLM configured: runs must ask for simulation) or `optional`.
+   * Default: `always` without a `backendFactory` (the default backend simulates), else `optional`.
+   */
+  readonly simulation?: SimulationMode;
 }
 
 /** A running server. */
@@ -99,6 +106,8 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     loopbackHostsOnly: isLoopbackHostHeader(host.includes(':') ? `[${host}]` : host),
     ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    simulation: options.simulation ?? (options.backendFactory === undefined ? 'always' : 'optional'),
+    allowTools: options.allowTools ?? false,
   });
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
     (resolveListening, reject) => {
