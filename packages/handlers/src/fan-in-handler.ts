@@ -221,7 +221,7 @@ const MERGED_INLINE_MAX_CHARS = 100_000;
  * `last_response`). The successful branches' `context_updates` are applied in edge order (a later branch wins).
  */
 async function merge(options: MergeOptions): Promise<Outcome> {
-  const { node, graph, context, runtime, results, outputs, backend, secrets } = options;
+  const { node, graph, runtime, results, outputs, backend, secrets } = options;
   if (backend === undefined) {
     return {
       status: 'fail',
