@@ -24,6 +24,11 @@ export interface CliIo {
   readonly cwd: string;
   /** Whether to colour output (picocolors rules: NO_COLOR, FORCE_COLOR, TTY). */
   readonly color: boolean;
+  /**
+   * Secret values masked in everything a run writes, streams or sends to a model (set by `main` from the
+   * environment and `--secret`; see mask-output.ts). Default: none.
+   */
+  readonly secretValues?: readonly string[];
 }
 
 /** The {@link CliIo} of the current process. */

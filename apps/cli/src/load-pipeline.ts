@@ -4,7 +4,7 @@ import { cliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import type { Colors } from './colors.js';
 import { CliError } from './errors/cli-error.js';
-import { createGraphFileReader, readSourceFile } from './read-source-file.js';
+import { createGraphFileReader, maxFileBytesFromEnv, readSourceFile } from './read-source-file.js';
 
 /** A pipeline ready to run: the graph, its source and the non-blocking diagnostics. */
 export interface LoadedPipeline {
@@ -39,14 +39,19 @@ export interface LoadPipelineOptions {
  */
 export async function loadPipeline(options: LoadPipelineOptions): Promise<LoadedPipeline> {
   const { io, colors } = options;
-  const source = await readSourceFile(options.path, { cwd: io.cwd, what: 'Pipeline file' });
+  const maxBytes = maxFileBytesFromEnv(io.env);
+  const source = await readSourceFile(options.path, {
+    cwd: io.cwd,
+    what: 'Pipeline file',
+    ...(maxBytes === undefined ? {} : { maxBytes }),
+  });
   const filename = displayPath(options.path, io.cwd);
   // The graph keeps the absolute path: handlers resolve files next to it (a manager loop's child DOT file)
   // whatever the working directory is. Diagnostics show the path as the user typed it.
   const absolute = resolve(io.cwd, options.path);
   const prepared = prepareGraph(source, {
     filename: absolute,
-    readGraphFile: createGraphFileReader(io.cwd),
+    readGraphFile: createGraphFileReader(io.cwd, maxBytes),
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
   });

@@ -8,6 +8,8 @@ import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
 import { CliError } from './errors/cli-error.js';
+import { describeFsError, fsFaultFix, isFsFault } from './errors/describe-fs-error.js';
+import { withMaskedOutput } from './mask-output.js';
 import { collectSet, collectString, parsePositiveInteger, parseUrl } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
 import type { RunCliOptions } from './run/run-cli-options.js';
@@ -27,7 +29,7 @@ export const EXIT_CODES = { success: 0, failed: 1, usage: 2, interrupted: 130 } 
  * errors), 2 usage or invalid input, 130 interrupted. User errors are printed without a stack trace.
  */
 export async function main(options: MainOptions): Promise<number> {
-  const { io } = options;
+  const io = withMaskedOutput(options.io, options.argv);
   const colors = createColors(io.color);
   let exitCode = 0;
   const program = new Command('attractor')
@@ -165,6 +167,7 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         'what agent CLIs may do unasked: edit (default; edit files in the workdir) or full (anything, no sandbox)',
       ).choices(['edit', 'full']),
     )
+    .addOption(secretOption())
     .action(async (commandOptions: ServeCliOptions) => {
       const { serveCommand } = await import('./commands/serve-command.js');
       exitCode = await serveCommand({ options: commandOptions, io });
@@ -185,6 +188,13 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     if (CliError.isInstance(error)) {
       io.stderr.write(`${colors.red('error:')} ${error.message}\n`);
       return error.exitCode;
+    }
+    if (isFsFault(error)) {
+      // A file-system fault no command explained: still one line naming the path and the cause, never a stack.
+      io.stderr.write(
+        `${colors.red('error:')} ${error.path === undefined ? '' : `${error.path}: `}${describeFsError(error)}. ${fsFaultFix(error)}.\n`,
+      );
+      return EXIT_CODES.failed;
     }
     throw error;
   }
@@ -236,7 +246,16 @@ function addRunOptions(command: Command): void {
     .option('--json', 'print events as JSON lines on stdout and nothing else there')
     .option('-q, --quiet', 'print only the run directory, warnings, errors and the final summary')
     .option('-v, --verbose', 'also print agent text, tool calls, logs and checkpoints')
-    .option('--strict', 'treat dialect aliases as errors');
+    .option('--strict', 'treat dialect aliases as errors')
+    .addOption(secretOption());
+}
+
+/** `--secret NAME` (repeatable): main.ts reads it from argv before parsing; commander only has to accept it. */
+function secretOption(): Option {
+  return new Option(
+    '--secret <NAME>',
+    'mask the value of environment variable NAME everywhere (files, events, console, prompts), like *KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *AUTH* names (repeatable)',
+  ).argParser(collectString);
 }
 
 function readVersion(): string {

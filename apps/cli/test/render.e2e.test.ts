@@ -69,4 +69,38 @@ describe('attractor render', () => {
     expect(result.stderr).toContain('1 error; the pipeline was not rendered.');
     expect(result.stdout).toBe('');
   });
+
+  it('refuses --run with a run of another graph, naming both (issue 20 §7)', async () => {
+    const dir = await temporaryDirectory();
+    const ran = await attractor(
+      [
+        'run',
+        join(PIPELINES, 'release-approval.dot'),
+        '--simulate',
+        '--auto-approve',
+        '--logs-dir',
+        join(dir, 'run'),
+      ],
+      { cwd: dir },
+    );
+    expect(ran.exitCode).toBe(0);
+    const result = await attractor([
+      'render',
+      join(PIPELINES, 'build-and-test.dot'),
+      '--run',
+      join(dir, 'run'),
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /error: Run \S+ ran graph "\w+" from \S*release-approval\.dot \(sha256 [0-9a-f]{12}…\), not \S*build-and-test\.dot \(graph "\w+", sha256 [0-9a-f]{12}…\)\. Render the pipeline the run ran, or leave out --run\./,
+    );
+    const same = await attractor([
+      'render',
+      join(PIPELINES, 'release-approval.dot'),
+      '--run',
+      join(dir, 'run'),
+    ]);
+    expect(same.exitCode).toBe(0);
+  });
 });

@@ -151,6 +151,23 @@ describe('example pipelines run offline through the CLI', () => {
     ).toEqual(['api_design', 'correctness', 'tests_review']);
   });
 
+  it('merge-reviews merges two reviews and a tool output, each in full, into one result', async () => {
+    const { exitCode, stdout, summary, cwd } = await runExample([
+      'examples/pipelines/merge-reviews.dot',
+      '--simulate',
+      ...W,
+    ]);
+    expect(exitCode).toBe(0);
+    expect(summary.route).toEqual(['start', 'fan_out', 'merge', 'report', 'exit']);
+    const runDir = join(cwd, /^Run directory: (.+)$/m.exec(stdout)![1]!);
+    const prompt = await readFile(join(runDir, 'merge', 'prompt.md'), 'utf8');
+    for (const branch of ['correctness', 'api_design', 'inventory'])
+      expect(prompt).toContain(`## ${branch} (success)`);
+    // The tool branch's full stdout (`ls src`), not a 200-character excerpt.
+    expect(prompt).toContain('slugify.js');
+    expect(await readFile(join(runDir, 'merge', 'response.md'), 'utf8')).not.toBe('');
+  });
+
   it('flaky-retry retries the flaky fetch once and passes the goal gate', async () => {
     const { exitCode, summary } = await runExample([
       'examples/pipelines/flaky-retry.dot',

@@ -55,8 +55,8 @@ describe('attractor run: options, output and exit codes', () => {
     const cwd = await temporaryDirectory();
     await writeFile(join(cwd, 'notes.txt'), 'mine\n');
     for (const [logsDir, reason] of [
-      ['notes.txt', 'a file of that name exists'],
-      ['notes.txt/run', 'a part of the path is a file, not a directory'],
+      ['notes.txt', 'a file of that name exists (EEXIST)'],
+      ['notes.txt/run', 'a part of the path is a file, not a directory (ENOTDIR)'],
     ] as const) {
       const result = await attractor(
         [

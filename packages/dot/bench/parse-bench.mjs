@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Parse benchmark of @attractor/dot (issue 2, "Speed and memory"); run with `pnpm bench` after a build.
+// Parse benchmark of @attractor/dot (issue 2, "Speed and memory"; issue 20 §3 shapes: nesting depth and
+// attribute count); run with `pnpm bench` after a build.
 // Generates pipelines of 100, 1,000 and 10,000 nodes (label/prompt/max_retries on every node, a
 // conditional edge chain; the 10,000-node file is about 1.4 MB) and adds the largest corpus file.
 // Each input is parsed in a child process of its own so that its peak RSS is its own. Prints a table
@@ -83,6 +84,32 @@ function generatePipeline(count, inCluster = false) {
   return lines.join('\n');
 }
 
+/**
+ * The two shapes of issue 20 §3 that used to be superlinear: `depth` named subgraphs nested in each other (or, with
+ * `nested` false, the same subgraphs one after another), and one node with `count` attributes in one list.
+ */
+function generateSubgraphs(depth, nested) {
+  const lines = [
+    'digraph Subgraphs {',
+    '  start [shape=Mdiamond]',
+    '  exit [shape=Msquare]',
+    '  start -> exit',
+  ];
+  for (let index = 0; index < depth; index++) {
+    lines.push(`  subgraph level_${index} {`, `    n_${index} [label="x"]`);
+    if (!nested) lines.push('  }');
+  }
+  if (nested) for (let index = 0; index < depth; index++) lines.push('  }');
+  lines.push('}', '');
+  return lines.join('\n');
+}
+
+function generateAttributes(count) {
+  const keys = [];
+  for (let index = 0; index < count; index++) keys.push(`k${index}=1`);
+  return `digraph Attributes {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit [${keys.join(' ')}]\n}\n`;
+}
+
 const workDir = path.join(tmpdir(), `attractor-dot-bench-${process.pid}`);
 mkdirSync(workDir, { recursive: true });
 const inputs = [];
@@ -94,6 +121,20 @@ for (const count of [100, 1_000, 10_000]) {
 const clusterFile = path.join(workDir, 'generated-10000-in-cluster.dot');
 writeFileSync(clusterFile, generatePipeline(10_000, true));
 inputs.push({ name: 'generated 10000 nodes, one cluster', file: clusterFile });
+for (const [depth, nested] of [
+  [1_000, true],
+  [3_000, true],
+  [3_000, false],
+]) {
+  const file = path.join(workDir, `subgraphs-${depth}-${nested ? 'nested' : 'flat'}.dot`);
+  writeFileSync(file, generateSubgraphs(depth, nested));
+  inputs.push({ name: `${depth} subgraphs, ${nested ? 'nested' : 'one after another'}`, file });
+}
+for (const count of [5_000, 20_000]) {
+  const file = path.join(workDir, `attributes-${count}.dot`);
+  writeFileSync(file, generateAttributes(count));
+  inputs.push({ name: `${count} attributes in one list`, file });
+}
 const corpusDir = corpusDotDirectory('the corpus row of the parse benchmark');
 if (corpusDir !== undefined) {
   const largest = readdirSync(corpusDir)

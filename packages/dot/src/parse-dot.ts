@@ -106,9 +106,11 @@ function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<Do
     const current = levels.at(-1);
     if (kind === SEGMENT_STATEMENTS) {
       const chunk = elidedChunk(scan, start, end);
-      const match = dotGrammar.match(chunk.text, 'Statements');
-      if (match.failed()) throw matchFailure(context, scan, match, chunk);
-      const statements = buildStatements(match, { parse: context, chunk });
+      const statements = withinStack(context, scan, start, () => {
+        const match = dotGrammar.match(chunk.text, 'Statements');
+        if (match.failed()) throw matchFailure(context, scan, match, chunk);
+        return buildStatements(match, { parse: context, chunk });
+      });
       if (current === undefined) yield* statements;
       else for (const statement of statements) current.statements.push(statement);
     } else if (kind === SEGMENT_SUBGRAPH_OPEN) {
@@ -144,6 +146,34 @@ export function parseDotWithoutChunks(source: string, options: ParseDotOptions =
   if (match.failed()) throw matchFailure(context, scan, match, chunk);
   const graph = buildGraph(match, { parse: context, chunk });
   return createAst(context, scan, graph.id, graph.statements);
+}
+
+/**
+ * Runs a recursive step (Ohm's match of one chunk, the AST builder) and turns a stack overflow into a
+ * `DotSyntaxError` at the first brace of the chunk: `{ }` nested inside one statement (an edge to nested anonymous
+ * subgraphs) is matched whole, and a few hundred levels of it exhaust the stack. Subgraphs that stand alone as
+ * statements are cut by the scanner and nest to any depth.
+ */
+function withinStack<TResult>(
+  context: ParseContext,
+  scan: DotScan,
+  start: number,
+  step: () => TResult,
+): TResult {
+  try {
+    return step();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const brace = scan.masked.indexOf('{', start);
+    const at = brace === -1 ? start : brace;
+    throw syntaxError(
+      context,
+      at,
+      at + 1,
+      'The braces here nest too deeply inside one statement to parse',
+      'Flatten the nesting, or give each nested block a statement of its own (subgraph name { ... } on its own line, after a ";"), which nests to any depth.',
+    );
+  }
 }
 
 function parseHeader(context: ParseContext, scan: DotScan): DotId {

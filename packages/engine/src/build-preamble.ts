@@ -3,6 +3,7 @@
  */
 import type { FidelityMode } from '@attractor/graph';
 import type { JsonValue } from './json-value.js';
+import { createSecretMasker, isSecretKey, type SecretMasker } from './redact-secrets.js';
 import type { StageRecord } from './run-store.js';
 
 /** Approximate budgets per mode, in characters (tokens × 4, spec §5.4). `full` has none: it reuses the session. */
@@ -22,8 +23,10 @@ export interface BuildPreambleOptions {
   readonly runId: string;
   /** Completed stages, oldest first. */
   readonly stages: readonly StageRecord[];
-  /** The context values (internal keys and the engine's own keys are left out). */
+  /** The context values (internal keys, the engine's own keys and secret-named keys are left out). */
   readonly context: Readonly<Record<string, JsonValue>>;
+  /** Masks secret values and token shapes in the text sent to the model. Default: token shapes only. */
+  readonly secrets?: SecretMasker;
 }
 
 const HIDDEN_KEY = /^(internal\.|graph\.)|^(outcome|preferred_label|current_node|last_stage)$/;
@@ -42,14 +45,17 @@ function valueText(value: JsonValue, maxChars: number): string {
  * - `summary:low|medium|high`: the same sections with more stages, longer notes and values, within
  *   ~600 / ~1500 / ~3000 tokens (approximated as characters / 4).
  *
- * The result never exceeds {@link PREAMBLE_BUDGET_CHARS} for the mode.
+ * The result never exceeds {@link PREAMBLE_BUDGET_CHARS} for the mode. It goes to a model, so context values under
+ * secret-named keys (`deploy_token`, `apiKey`; see `isSecretKey`) are never listed, and secret values and token
+ * shapes anywhere in it are masked (DESIGN.md "Secrets").
  */
 export function buildPreamble(options: BuildPreambleOptions): string {
   const { mode } = options;
   if (mode === 'full') return '';
   const budget = PREAMBLE_BUDGET_CHARS[mode];
+  const secrets = options.secrets ?? createSecretMasker();
   const header = [`Goal: ${options.goal === '' ? '(none)' : options.goal}`, `Run: ${options.runId}`];
-  if (mode === 'truncate') return clip(header.join('\n'), budget);
+  if (mode === 'truncate') return clip(secrets.maskText(header.join('\n')), budget);
 
   const detail = {
     compact: { stages: 20, notes: 0, values: 20, valueChars: 120 },
@@ -67,14 +73,17 @@ export function buildPreamble(options: BuildPreambleOptions): string {
     if (detail.notes > 0 && note !== undefined && note !== '') line += ` — ${valueText(note, detail.notes)}`;
     lines.push(line);
   }
-  const entries = Object.entries(options.context).filter(([key]) => !HIDDEN_KEY.test(key));
+  const entries = Object.entries(options.context).filter(
+    ([key]) => !HIDDEN_KEY.test(key) && !isSecretKey(key),
+  );
   if (entries.length > 0) {
     lines.push('', 'Context:');
     for (const [key, value] of entries.slice(0, detail.values)) {
       lines.push(`- ${key}: ${valueText(value, detail.valueChars)}`);
     }
   }
-  return clip(lines.join('\n'), budget);
+  // Masked before clipping, so a secret cut by the budget cannot leak its first half.
+  return clip(secrets.maskText(lines.join('\n')), budget);
 }
 
 function clip(text: string, budget: number): string {

@@ -5,7 +5,7 @@
 import { EventEmitter } from 'eventemitter3';
 import type { Clock } from './clock.js';
 import type { PipelineEvent, PipelineEventType } from './pipeline-event.js';
-import { redactSecrets } from './redact-secrets.js';
+import { createSecretMasker, type SecretMasker } from './redact-secrets.js';
 import type { RunStore } from './run-store.js';
 
 /**
@@ -111,8 +111,8 @@ export interface EventBusOptions {
   readonly store?: RunStore;
   /** The last `seq` already written to the store (resume). Default: 0. */
   readonly lastSeq?: number;
-  /** Known secret values to scrub from every event string. */
-  readonly secretValues?: readonly string[];
+  /** Masks secrets in every event. Default: a masker of token shapes and secret-named keys only. */
+  readonly secrets?: SecretMasker;
   /** Prepended to every event's branch path (a child pipeline's events carry `child:<node>`). */
   readonly basePath?: readonly string[];
 }
@@ -122,8 +122,7 @@ export class EventBus {
   #seq: number;
   #pending: PipelineEvent[] = [];
   readonly #options: EventBusOptions;
-  /** The secret values worth looking for (at least 4 characters), filtered once. */
-  readonly #secrets: readonly string[];
+  readonly #secrets: SecretMasker;
   // Several events share a millisecond; format each timestamp once.
   #stampMs = Number.NaN;
   #stampIso = '';
@@ -131,7 +130,7 @@ export class EventBus {
   constructor(options: EventBusOptions) {
     this.#options = options;
     this.#seq = options.lastSeq ?? 0;
-    this.#secrets = (options.secretValues ?? []).filter((secret) => secret.length >= 4);
+    this.#secrets = options.secrets ?? createSecretMasker();
   }
 
   /** The `seq` of the last event emitted. */
@@ -154,7 +153,7 @@ export class EventBus {
     stamped.timestamp = this.#stampIso;
     stamped.runId = this.#options.runId;
     if (path.length > 0) stamped.branchPath = path;
-    const redacted = redactSecrets(stamped, this.#secrets) as unknown as PipelineEvent;
+    const redacted = this.#secrets.mask(stamped) as unknown as PipelineEvent;
     this.#pending.push(redacted);
     this.#options.hub.deliver(redacted);
     return redacted;

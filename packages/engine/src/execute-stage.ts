@@ -281,6 +281,8 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
     }),
     artifacts: scope.artifacts,
     clock: scope.clock,
+    secrets: scope.secrets,
+    ...(scope.processGroups === undefined ? {} : { processGroups: scope.processGroups }),
     runBranch: (options) => execution.runBranch(options, { stagePath: execution.stagePath, signal }),
     runChild: (options) => scope.startChild(options, { nodeId: node.id, branchPath, abortSignal: signal }),
   };

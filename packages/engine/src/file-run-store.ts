@@ -3,7 +3,7 @@
  * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync; see
  * checkpoint-file.ts),
  * `events.jsonl` (append-only),
- * `{stage}/status.json`, and `{stage}/visits/<n>/` for earlier visits.
+ * `{stage}/status.json` and `manifest.json` (atomic: temp file + rename), and `{stage}/visits/<n>/` for earlier visits.
  *
  * Writes are synchronous on purpose: they are small, and a synchronous write-and-rename is several times cheaper
  * than the promise-based one (see the `bench` script).
@@ -17,7 +17,6 @@ import {
   readFileSync,
   readSync,
   renameSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +31,7 @@ import {
   type StageStatusFile,
 } from './run-store.js';
 import { createCheckpointSerializer } from './serialize-checkpoint.js';
+import { writeFileAtomicSync } from './write-file-atomic-sync.js';
 
 /** Options of {@link createFileRunStore}. */
 export interface FileRunStoreOptions {
@@ -81,7 +81,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return readJson(join(root, 'manifest.json')) as RunManifest | undefined;
     },
     writeManifest(manifest) {
-      writeFileSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+      writeFileAtomicSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { fsync });
     },
     async readCheckpoint() {
       const read = readCheckpointText(root);
@@ -165,7 +165,10 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
     writeStageStatus(stagePath, status) {
       // prepareStageDir created the directory.
-      writeFileSync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`);
+      // Atomic: a full disk leaves the previous file (or none), never an empty or torn one.
+      writeFileAtomicSync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`, {
+        fsync,
+      });
     },
     async readStageStatus(stagePath) {
       const path = join(root, stagePath, 'status.json');

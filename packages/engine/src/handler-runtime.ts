@@ -12,6 +12,8 @@ import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
+import type { ProcessGroupRecorder } from './process-group-file.js';
+import type { SecretMasker } from './redact-secrets.js';
 import type { RunResult } from './run-result.js';
 
 /** The context fidelity resolved for one stage (spec §5.4). */
@@ -148,6 +150,18 @@ export interface HandlerRuntime {
   readonly artifacts: ArtifactStore;
   /** The run's clock; use it instead of timers so tests stay fast. */
   readonly clock: Clock;
+  /**
+   * The run's secret masker (DESIGN.md "Secrets"): mask whatever a handler writes to the stage directory or sends
+   * to a model (`stdout.txt`, `prompt.md`). Absent in runtimes built by hand (tests); then mask with
+   * `createSecretMasker()`.
+   */
+  readonly secrets?: SecretMasker;
+  /**
+   * Records the process group of a command the handler starts (`record(pgid)` returns the function that forgets
+   * it), so a runner that takes the run over after this one died ends it first. Absent when the run does not live
+   * in a run directory on disk.
+   */
+  readonly processGroups?: ProcessGroupRecorder;
   /**
    * Executes part of the graph with the engine's own loop (routing, retries, loop guards, events, stage
    * directories under `{stageDir}/branches/{branchId}/`) on the given context, until `stopBefore` matches, a

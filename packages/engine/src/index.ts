@@ -8,6 +8,10 @@ export { Context } from './context.js';
 export { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
 export { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 export { ContextValueError } from './errors/context-value-error.js';
+export {
+  FileRefusedError,
+  type FileRefusedReason,
+} from './errors/file-refused-error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
 export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
@@ -51,6 +55,7 @@ export type {
 } from './interviewer.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value.js';
 export { findNonJson } from './json-value.js';
+export { createMaskingRunStore } from './masking-run-store.js';
 export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
 export { isSuccessStatus } from './outcome.js';
 export type {
@@ -84,8 +89,31 @@ export type {
   StageScopedEvent,
   StageStartedEvent,
 } from './pipeline-event.js';
-export { killProcessGroup, trackProcessGroup } from './process-groups.js';
-export { isSecretKey, REDACTED, redactSecrets } from './redact-secrets.js';
+export {
+  createProcessGroupRecorder,
+  type EndOrphanedProcessGroupsOptions,
+  endOrphanedProcessGroups,
+  PROCESS_GROUPS_FILE,
+  type ProcessGroupRecorder,
+  type ProcessGroupRecorderOptions,
+  type ProcessGroupsFile,
+} from './process-group-file.js';
+export { killProcessGroup, processGroupAlive, trackProcessGroup } from './process-groups.js';
+export { DEFAULT_MAX_FILE_BYTES, type ReadTextFileOptions, readTextFileSync } from './read-text-file.js';
+export {
+  createSecretMasker,
+  isSecretEnvName,
+  isSecretKey,
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  redactSecrets,
+  SECRET_ENV_NAME_FRAGMENTS,
+  SECRET_TOKEN_PATTERN,
+  type SecretMasker,
+  type SecretMaskerOptions,
+  type SecretValuesFromEnvOptions,
+  secretValuesFromEnv,
+} from './redact-secrets.js';
 export type { ResolveFidelityOptions, ResolveThreadKeyOptions } from './resolve-fidelity.js';
 export { DEFAULT_FIDELITY, resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
 export type { BackoffConfig, RetryDelayOptions, RetryPolicy, RetryPresetName } from './retry-policy.js';
@@ -115,3 +143,4 @@ export type {
 export { bestByWeightThenLexical, normalizeLabel, selectEdge } from './select-edge.js';
 export { outcomeToStatusFile, statusFileToOutcome } from './status-file.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';
+export { writeFileAtomicSync } from './write-file-atomic-sync.js';

@@ -4,6 +4,8 @@
  * children, so the groups still running are killed here if this process exits first.
  */
 
+import { readdirSync, readFileSync } from 'node:fs';
+
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
@@ -33,4 +35,36 @@ export function trackProcessGroup(pid: number): () => void {
   return () => {
     liveGroups.delete(pid);
   };
+}
+
+/**
+ * Whether any process of the group led by `pgid` is still running. A zombie (exited, not yet reaped: orphans in a
+ * container whose init does not reap) does not count. On Linux the members are found in `/proc`; elsewhere any
+ * member that can still be signalled counts.
+ */
+export function processGroupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // `pid (comm) state ppid pgrp ...`: comm may hold spaces and parentheses, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') return true;
+  }
+  return false;
 }

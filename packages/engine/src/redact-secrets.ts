@@ -1,9 +1,77 @@
 /**
- * Secret redaction for events and status files (DESIGN.md "Events": secrets are never written to any log).
+ * The one secret masker (DESIGN.md "Secrets"): every boundary where data is persisted, streamed, displayed or sent
+ * to a model (run store, events, stage files, console, server responses, preambles) masks with it. It knows three
+ * kinds of secret:
+ *
+ * - values of environment variables whose names look secret ({@link isSecretEnvName}) or that the user named
+ *   (`--secret NAME`, config `secrets`), collected by {@link secretValuesFromEnv};
+ * - well-known token shapes ({@link SECRET_TOKEN_PATTERN}: `sk-…`, `ghp_…`, `github_pat_…`, `xox…`, `AKIA…`);
+ * - string values under secret-looking keys of structured data ({@link isSecretKey}: `deploy_token`, `apiKey`).
  */
 
-/** What replaces a redacted value. */
+/** What replaces a masked value. */
 export const REDACTED = '[REDACTED]';
+
+/** Upper-case fragments that make an environment variable name secret (`*KEY*`, `*TOKEN*`, ...). */
+export const SECRET_ENV_NAME_FRAGMENTS = [
+  'KEY',
+  'TOKEN',
+  'SECRET',
+  'PASSWORD',
+  'PASSWD',
+  'CREDENTIAL',
+  'AUTH',
+] as const;
+
+/**
+ * Well-known token shapes, masked wherever they appear even when no environment variable holds them: OpenAI and
+ * Anthropic keys (`sk-…`), GitHub tokens (`ghp_…`, `gho_…`, `ghu_…`, `ghs_…`, `ghr_…`, `github_pat_…`), Slack
+ * tokens (`xoxb-…`, `xoxp-…`, ...), AWS access key ids (`AKIA…`). Global flag: use with `replace`.
+ */
+export const SECRET_TOKEN_PATTERN =
+  /\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abposer]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16})\b/g;
+
+/** Secret values shorter than this are not masked: masking `1` or `on` everywhere would garble every text. */
+export const MIN_SECRET_LENGTH = 4;
+
+/** Values that common secret-named variables hold but that are not secrets (`GIT_TERMINAL_PROMPT_AUTH=true`). */
+const NOT_SECRET_VALUES = new Set(['true', 'false', 'null', 'none', 'undefined', 'yes', 'no']);
+
+/**
+ * Whether an environment variable name looks secret: it contains (case-insensitively) `KEY`, `TOKEN`, `SECRET`,
+ * `PASSWORD`, `PASSWD`, `CREDENTIAL` or `AUTH`. `OPENAI_API_KEY`, `GITHUB_TOKEN`, `MY_PASSWORD`,
+ * `AWS_SECRET_ACCESS_KEY` are secret; `PATH`, `HOME` are not.
+ */
+export function isSecretEnvName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return SECRET_ENV_NAME_FRAGMENTS.some((fragment) => upper.includes(fragment));
+}
+
+/** Options of {@link secretValuesFromEnv}. */
+export interface SecretValuesFromEnvOptions {
+  /** The environment to read (the CLI passes `process.env`; library code never reads it). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Further variable names whose values are secret whatever they are called (`--secret NAME`). */
+  readonly names?: readonly string[];
+}
+
+/**
+ * The values of the secret-named variables of `env` ({@link isSecretEnvName}) and of the variables in `names`,
+ * at least {@link MIN_SECRET_LENGTH} characters long, longest first, without duplicates.
+ */
+export function secretValuesFromEnv(options: SecretValuesFromEnvOptions): string[] {
+  const extra = new Set(options.names ?? []);
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(options.env)) {
+    if (value === undefined || (!extra.has(name) && !isSecretEnvName(name))) continue;
+    if (isWorthMasking(value)) values.add(value);
+  }
+  return [...values].sort((left, right) => right.length - left.length);
+}
+
+function isWorthMasking(value: string): boolean {
+  return value.trim().length >= MIN_SECRET_LENGTH && !NOT_SECRET_VALUES.has(value.trim().toLowerCase());
+}
 
 const SECRET_WORDS = new Set([
   'apikey',
@@ -13,16 +81,19 @@ const SECRET_WORDS = new Set([
   'passwd',
   'credential',
   'credentials',
+  'auth',
+  'authorization',
 ]);
 /** Keys ending in `key` that are not secrets. */
 const NOT_SECRET = new Set(['thread key', 'sort key', 'accelerator key']);
 
 /**
- * Whether a key names a secret, like an environment variable `*KEY*`, `*TOKEN*`, `*SECRET*` (or `password`,
- * `credential`): the key is split into words at `_ . - /`, spaces and camelCase humps. A word `token`, `secret`,
- * `password`, `credential(s)` or `apikey` marks a secret, and so does `key` after another word (`API_KEY`,
- * `apiKey`), but not a bare `key` (a question option's accelerator key) or `threadKey`.
- * `OPENAI_API_KEY`, `apiKey`, `github.token` are secret; `key`, `inputTokens`, `monkey`, `keyboard` are not.
+ * Whether a key of structured data (a context key, an event field) names a secret: the key is split into words at
+ * `_ . - /`, spaces and camelCase humps. A word `token`, `secret`, `password`, `credential(s)`, `auth`,
+ * `authorization` or `apikey` marks a secret, and so does `key` after another word (`API_KEY`, `apiKey`), but not a
+ * bare `key` (a question option's accelerator key) or `threadKey`.
+ * `OPENAI_API_KEY`, `apiKey`, `github.token`, `deploy_token` are secret; `key`, `inputTokens`, `monkey`,
+ * `keyboard`, `author` are not.
  */
 export function isSecretKey(key: string): boolean {
   let known = secretKeyCache.get(key);
@@ -49,29 +120,89 @@ function classifyKey(key: string): boolean {
 }
 
 /**
- * A copy of `value` in which every string under a secret key (see {@link isSecretKey}) is replaced by
- * `[REDACTED]`, and every occurrence of a known secret value (at least 4 characters) inside any string is too.
- * Returns the original object when nothing changed.
+ * Masks secrets in text and in JSON-like data. Create one per run with {@link createSecretMasker} and hand it to
+ * every boundary.
  */
-export function redactSecrets<TValue>(value: TValue, secretValues: readonly string[] = []): TValue {
-  const secrets =
-    secretValues.length === 0 ? secretValues : secretValues.filter((secret) => secret.length >= 4);
-  return redact(value, secrets) as TValue;
+export interface SecretMasker {
+  /** The known secret values (longest first), for boundaries that stream text (see {@link SecretMasker.maskText}). */
+  readonly values: readonly string[];
+  /** Length of the longest known value: a streaming masker holds back this many characters minus one. */
+  readonly longestValueLength: number;
+  /** `text` with every known value and every well-known token shape replaced by `[REDACTED]`. */
+  maskText(text: string): string;
+  /**
+   * A copy of `value` in which every string is masked like {@link SecretMasker.maskText}, and every string under a
+   * secret key ({@link isSecretKey}) is replaced whole. Returns the original object when nothing changed.
+   */
+  mask<TValue>(value: TValue): TValue;
 }
 
-// Events and status files are redacted on every node: copy only what changes, and nothing when nothing does.
-function redact(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === 'string') {
-    let result = value;
-    for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-    return result;
+/** Options of {@link createSecretMasker}. */
+export interface SecretMaskerOptions {
+  /** Known secret values (see {@link secretValuesFromEnv}); values under 4 characters are ignored. */
+  readonly values?: readonly string[];
+}
+
+/**
+ * Creates the {@link SecretMasker} of a run.
+ *
+ * @example
+ * const masker = createSecretMasker({ values: secretValuesFromEnv({ env: process.env, names: ['DB_URL'] }) });
+ * masker.maskText(`token ${process.env.GITHUB_TOKEN}`); // 'token [REDACTED]'
+ */
+export function createSecretMasker(options: SecretMaskerOptions = {}): SecretMasker {
+  const values = [...new Set((options.values ?? []).filter(isWorthMasking))].sort(
+    (left, right) => right.length - left.length,
+  );
+  const maskText = (text: string): string => maskString(text, values);
+  return {
+    values,
+    longestValueLength: values[0]?.length ?? 0,
+    maskText,
+    mask: <TValue>(value: TValue): TValue => redact(value, values, 0) as TValue,
+  };
+}
+
+/**
+ * A copy of `value` in which every string under a secret key (see {@link isSecretKey}) is replaced by
+ * `[REDACTED]`, and every occurrence of a known secret value (at least 4 characters) or a well-known token shape
+ * inside any string is too. Returns the original object when nothing changed. Same as
+ * `createSecretMasker({ values: secretValues }).mask(value)`.
+ */
+export function redactSecrets<TValue>(value: TValue, secretValues: readonly string[] = []): TValue {
+  const secrets = secretValues.length === 0 ? secretValues : secretValues.filter(isWorthMasking);
+  return redact(value, secrets, 0) as TValue;
+}
+
+function maskString(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  // Cheap pre-checks keep the regex off the common path (most strings hold no token prefix at all).
+  if (
+    result.includes('sk-') ||
+    result.includes('gh') ||
+    result.includes('xox') ||
+    result.includes('AKIA') ||
+    result.includes('ASIA')
+  ) {
+    result = result.replace(SECRET_TOKEN_PATTERN, REDACTED);
   }
+  return result;
+}
+
+/** Deeper data is masked whole: a 100,000-deep JSON value must not overflow the stack here. */
+const MAX_DEPTH = 1000;
+
+// Events and status files are masked on every node: copy only what changes, and nothing when nothing does.
+function redact(value: unknown, secrets: readonly string[], depth: number): unknown {
+  if (typeof value === 'string') return maskString(value, secrets);
   if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) {
     let items: unknown[] | undefined;
     for (let index = 0; index < value.length; index++) {
       const item: unknown = value[index];
-      const next = redact(item, secrets);
+      const next = redact(item, secrets, depth + 1);
       if (next !== item) {
         items ??= value.slice();
         items[index] = next;
@@ -83,7 +214,7 @@ function redact(value: unknown, secrets: readonly string[]): unknown {
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const item: unknown = (value as Record<string, unknown>)[key];
-    const next = typeof item === 'string' && isSecretKey(key) ? REDACTED : redact(item, secrets);
+    const next = typeof item === 'string' && isSecretKey(key) ? REDACTED : redact(item, secrets, depth + 1);
     if (next !== item) {
       result ??= { ...value };
       result[key] = next;

@@ -19,9 +19,12 @@ import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, ChildRunStatus, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
+import { createMaskingRunStore } from './masking-run-store.js';
 import { createNodeDictionary } from './node-dictionary.js';
 import type { Outcome } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
+import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
+import { createSecretMasker } from './redact-secrets.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import type { ChildOrigin, RunScope } from './run-scope.js';
 import type { Checkpoint, RunManifest, RunStore } from './run-store.js';
@@ -53,7 +56,11 @@ export interface PipelineServicesOptions {
   readonly maxSteps?: number;
   /** fsync checkpoints before renaming them (power-loss safety; costs ~0.3 ms per node). Default: false. */
   readonly fsync?: boolean;
-  /** Known secret values (API keys) to scrub from events and status files, in addition to secret-named keys. */
+  /**
+   * Known secret values (API keys; see `secretValuesFromEnv`) masked wherever the run writes or sends data: events,
+   * `checkpoint.json`, `manifest.json`, `status.json`, stage files written by handlers (`runtime.secrets`) and
+   * preambles. Values under secret-named keys and well-known token shapes are masked even without it.
+   */
   readonly secretValues?: readonly string[];
   /** Persistence. Default: {@link createFileRunStore} on the run directory. */
   readonly createRunStore?: (logsRoot: string) => RunStore;
@@ -322,6 +329,7 @@ function launch(
       : AbortSignal.any([options.abortSignal, controller.signal]);
   const hub = new EventHub(options.onEvent);
   const stores = new Map<string, RunStore>();
+  const secrets = createSecretMasker({ values: options.secretValues ?? [] });
   let live: { state: WalkState; logsRoot: string; runId: string } | undefined;
   let finished: RunResult | undefined;
   const initialRoot = resolve((options as { logsRoot?: string }).logsRoot ?? '.');
@@ -329,10 +337,13 @@ function launch(
   const storeFor = (logsRoot: string): RunStore => {
     let store = stores.get(logsRoot);
     if (store === undefined) {
-      store = (
-        options.createRunStore ??
-        ((root) => createFileRunStore({ logsRoot: root, fsync: options.fsync ?? false }))
-      )(logsRoot);
+      store = createMaskingRunStore(
+        (
+          options.createRunStore ??
+          ((root) => createFileRunStore({ logsRoot: root, fsync: options.fsync ?? false }))
+        )(logsRoot),
+        secrets,
+      );
       stores.set(logsRoot, store);
     }
     return store;
@@ -351,7 +362,7 @@ function launch(
       hub,
       store,
       lastSeq: from.lastSeq ?? 0,
-      ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
+      secrets,
       ...(extras.basePath === undefined ? {} : { basePath: extras.basePath }),
     });
     let manifest = from.manifest;
@@ -392,7 +403,11 @@ function launch(
       logsRoot: from.logsRoot,
       workdir,
       graphSha256,
-      secretValues: options.secretValues ?? [],
+      secrets,
+      // Only a run directory on disk can tell a later runner which groups to end.
+      ...(options.createRunStore === undefined
+        ? { processGroups: createProcessGroupRecorder({ logsRoot: from.logsRoot }) }
+        : {}),
       exitNodeIds: new Set(graph.exitNodes.map((node) => node.id)),
       goalGateIds: new Set([...graph.nodes.values()].filter((node) => node.goalGate).map((node) => node.id)),
       maxSteps: options.maxSteps ?? graph.settings.maxSteps,
@@ -408,6 +423,21 @@ function launch(
       resumed: !from.fresh,
       startNodeId: from.startNodeId,
     });
+    if (!from.fresh && options.createRunStore === undefined) {
+      // Taking over a run: a dead runner's commands must not keep writing while the stage runs again.
+      const ended = await endOrphanedProcessGroups({
+        logsRoot: from.logsRoot,
+        sleep: (ms) => clock.sleep(ms),
+      });
+      if (ended.length > 0) {
+        bus.emit({
+          type: 'stage.log',
+          nodeId: from.startNodeId,
+          level: 'warn',
+          message: `ended ${ended.length} process group(s) left running by the previous runner (${ended.join(', ')}) before running "${from.startNodeId}" again`,
+        });
+      }
+    }
     if (from.fresh) {
       // The initial checkpoint (spec §3.1 INITIALIZE): resumable before the first node completes.
       await bus.flush();

@@ -9,6 +9,8 @@ import type { EventBus } from './event-bus.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
+import type { ProcessGroupRecorder } from './process-group-file.js';
+import type { SecretMasker } from './redact-secrets.js';
 import type { RunStore } from './run-store.js';
 
 /** Where a stage asked for a child pipeline. */
@@ -33,8 +35,10 @@ export interface RunScope {
   readonly logsRoot: string;
   readonly workdir: string;
   readonly graphSha256: string;
-  /** Known secret values scrubbed from events and status files. */
-  readonly secretValues: readonly string[];
+  /** Masks secrets at every boundary (DESIGN.md "Secrets"). */
+  readonly secrets: SecretMasker;
+  /** Records running commands' process groups in the run directory (file stores only). */
+  readonly processGroups?: ProcessGroupRecorder;
   /** Ids of the terminal nodes (cached: `graph.exitNodes` scans every node). */
   readonly exitNodeIds: ReadonlySet<string>;
   /** Ids of the goal-gate nodes. */

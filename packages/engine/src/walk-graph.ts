@@ -10,7 +10,6 @@ import { findJoinNode } from './find-join-node.js';
 import { findUnsatisfiedGoalGate, resolveRetryTarget } from './goal-gates.js';
 import type { BranchResult, RunBranchOptions, StageFidelity } from './handler-runtime.js';
 import { isSuccessStatus, type Outcome } from './outcome.js';
-import { redactSecrets } from './redact-secrets.js';
 import { resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
 import type { RunScope } from './run-scope.js';
 import { CHECKPOINT_VERSION, type Checkpoint } from './run-store.js';
@@ -180,10 +179,8 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
     if ((scope.registry.resolveType(node) ?? scope.graph.handlerType(node)) !== 'conditional') {
       context.set('last_stage', node.id);
     }
-    await scope.store.writeStageStatus(
-      stagePath,
-      redactSecrets(outcomeToStatusFile(outcome), scope.secretValues),
-    );
+    // The run store masks secrets (masking-run-store.ts).
+    await scope.store.writeStageStatus(stagePath, outcomeToStatusFile(outcome));
     bus.emit(
       {
         type: 'stage.completed',
@@ -355,6 +352,7 @@ function stageFidelity(
         runId: scope.runId,
         stages: state.recent(),
         context: context.snapshot(),
+        secrets: scope.secrets,
       });
       return preamble;
     },

@@ -136,6 +136,7 @@ const BOOLEAN = valueType(parseBoolean, 'true or false');
 const DURATION = valueType(parseDuration, 'a duration such as 250ms, 900s, 15m, 2h or 1d');
 const FIDELITY = valueType(enumParser(FIDELITY_MODES), `one of ${FIDELITY_MODES.join(', ')}`);
 const REASONING_EFFORT = valueType(enumParser(['low', 'medium', 'high']), 'one of low, medium, high');
+const FAN_IN_MODE = valueType(enumParser(['pick', 'merge']), 'one of pick, merge');
 const BACKEND = valueType(enumParser(BACKEND_VALUES), `one of ${BACKEND_VALUES.join(', ')}`);
 const JOIN_POLICY = valueType(
   enumParser(['wait_all', 'first_success', 'k_of_n', 'quorum']),
@@ -283,10 +284,24 @@ export const ATTRIBUTE_DEFINITIONS = {
   tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.', ['codergen']),
   // Handler keys (spec §4.6-§4.11, DESIGN.md).
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', ['tool']),
+  tool_output_max_bytes: define(
+    'tool_output_max_bytes',
+    ['node'],
+    POSITIVE_INTEGER,
+    'Bytes of stdout and of stderr kept in stdout.txt/stderr.txt (default 100000000); the rest is drained and the truncation recorded.',
+    ['tool'],
+  ),
   max_parallel: define('max_parallel', ['node'], POSITIVE_INTEGER, 'Concurrent branches.', ['parallel']),
   join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.', ['parallel']),
   join_k: define('join_k', ['node'], POSITIVE_INTEGER, 'Successes needed by k_of_n.', ['parallel']),
   branch_timeout: define('branch_timeout', ['node'], DURATION, 'Time limit of one branch.', ['parallel']),
+  fan_in_mode: define(
+    'fan_in_mode',
+    ['node'],
+    FAN_IN_MODE,
+    'pick (default): the fan-in selects one branch; merge: its prompt combines every branch into one output.',
+    ['parallel.fan_in'],
+  ),
   'human.default_choice': define(
     'human.default_choice',
     ['node'],

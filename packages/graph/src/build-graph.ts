@@ -281,39 +281,54 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
     }
   };
 
+  // Iterative, with an explicit stack of open subgraphs: nesting depth is bounded by memory, not by the call stack
+  // (issue 20 §3: thousands of nested subgraphs).
   const visit = (statements: Iterable<DotStatement>, scope: Scope, subgraphAttributes: MutableAttributes) => {
-    for (const statement of statements) {
+    const frames: Array<{
+      readonly statements: Iterator<DotStatement>;
+      readonly scope: Scope;
+      readonly attributes: MutableAttributes;
+    }> = [{ statements: statements[Symbol.iterator](), scope, attributes: subgraphAttributes }];
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!;
+      const next = frame.statements.next();
+      if (next.done === true) {
+        frames.pop();
+        continue;
+      }
+      const statement = next.value;
       switch (statement.kind) {
         case 'graphAttributes':
-          assign(subgraphAttributes, statement.attributes, 'explicit');
+          assign(frame.attributes, statement.attributes, 'explicit');
           break;
         case 'attributeDeclaration':
-          assign(subgraphAttributes, [statement.attribute], 'explicit');
+          assign(frame.attributes, [statement.attribute], 'explicit');
           break;
         case 'nodeDefaults':
-          assign(scope.nodeDefaults, statement.attributes, 'default');
+          assign(frame.scope.nodeDefaults, statement.attributes, 'default');
           break;
         case 'edgeDefaults':
-          assign(scope.edgeDefaults, statement.attributes, 'default');
+          assign(frame.scope.edgeDefaults, statement.attributes, 'default');
           break;
         case 'node':
-          visitNode(statement, scope);
+          visitNode(statement, frame.scope);
           break;
         case 'edgeChain':
-          visitEdgeChain(statement, scope);
+          visitEdgeChain(statement, frame.scope);
           break;
         case 'subgraph': {
           const label = subgraphLabel(statement.statements);
           const derived = label === undefined ? '' : deriveClassName(label);
+          const outer = frame.scope;
           const inner: Scope = {
-            nodeDefaults: { ...scope.nodeDefaults },
-            edgeDefaults: { ...scope.edgeDefaults },
+            nodeDefaults: { ...outer.nodeDefaults },
+            edgeDefaults: { ...outer.edgeDefaults },
             derivedClasses:
-              derived === '' || scope.derivedClasses.includes(derived)
-                ? scope.derivedClasses
-                : [...scope.derivedClasses, derived],
+              derived === '' || outer.derivedClasses.includes(derived)
+                ? outer.derivedClasses
+                : [...outer.derivedClasses, derived],
           };
-          visit(statement.statements, inner, {});
+          frames.push({ statements: statement.statements[Symbol.iterator](), scope: inner, attributes: {} });
           break;
         }
       }

@@ -2,9 +2,9 @@
  * Reads and prepares the child pipeline of a manager loop (spec §4.11) or a subgraph node (spec §9.4), and
  * picks a fresh run directory for it.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { FileRefusedError, readTextFileSync } from '@attractor/engine';
 import {
   childPipelineRef,
   formatDiagnostic,
@@ -80,8 +80,9 @@ export async function loadChildGraph(
 ): Promise<ChildGraphResult> {
   let source: string;
   try {
-    source = await readFile(path, 'utf8');
+    source = readTextFileSync(path, { what: 'Child pipeline' });
   } catch (error) {
+    if (FileRefusedError.isInstance(error)) return { ok: false, path, reason: error.message };
     const code = (error as NodeJS.ErrnoException).code;
     return {
       ok: false,
@@ -104,7 +105,7 @@ export async function loadChildGraph(
 /** `prepareGraph`'s reader: the file's text, `undefined` when it does not exist. */
 function readGraphFileSync(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readTextFileSync(path, { what: 'The file' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;

@@ -3,7 +3,13 @@
  * and calls the LLM backend with the engine's `CodergenRequest`. The engine writes the final `status.json` (with
  * secrets redacted) after the stage.
  */
-import type { CodergenBackend, Handler, JsonValue, Outcome } from '@attractor/engine';
+import {
+  type CodergenBackend,
+  createSecretMasker,
+  type Handler,
+  type JsonValue,
+  type Outcome,
+} from '@attractor/engine';
 import { expandVariables, type Graph, type GraphNode } from '@attractor/graph';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
@@ -49,7 +55,9 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Han
   return {
     async execute(node, context, graph, _logsRoot, runtime) {
       const { stageDir } = runtime;
-      const prompt = buildStagePrompt(node, graph);
+      // The prompt goes to a model and to prompt.md: secrets never reach either (DESIGN.md "Secrets").
+      const secrets = runtime.secrets ?? createSecretMasker();
+      const prompt = secrets.maskText(buildStagePrompt(node, graph));
       await writeStageFile(stageDir, 'prompt.md', prompt);
       await removeStatusFile(stageDir);
       const backend = options.backend ?? runtime.backend;
@@ -65,7 +73,7 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Han
       try {
         const result = await backend.run(request);
         if (typeof result === 'string') {
-          await writeStageFile(stageDir, 'response.md', result);
+          await writeStageFile(stageDir, 'response.md', secrets.maskText(result));
           outcome = {
             status: 'success',
             notes: `Stage completed: ${node.id}`,

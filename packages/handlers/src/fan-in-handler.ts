@@ -1,8 +1,18 @@
 /**
  * The `parallel.fan_in` handler (spec §4.9, DESIGN.md "Parallel results").
  */
-import type { CodergenBackend, Handler, JsonValue, Outcome } from '@attractor/engine';
-import { buildStagePrompt } from './codergen-handler.js';
+import {
+  type CodergenBackend,
+  type Context,
+  createSecretMasker,
+  type Handler,
+  type HandlerRuntime,
+  type JsonValue,
+  type Outcome,
+  type SecretMasker,
+} from '@attractor/engine';
+import { type Graph, type GraphNode, nodeAttribute } from '@attractor/graph';
+import { buildStagePrompt, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { type ParallelBranchResult, readParallelResults } from './parallel-results.js';
 import { isSuccessfulCandidate, selectBestCandidate } from './select-best-candidate.js';
@@ -14,21 +24,82 @@ export interface FanInHandlerOptions {
   readonly backend?: CodergenBackend;
 }
 
+/** The prompt variable a fan-in prompt uses for every branch's full output, rendered by {@link renderBranchOutputs}. */
+export const BRANCH_OUTPUTS_VARIABLE = '$parallel.outputs';
+
 /**
- * The judge prompt for LLM-based selection: the node's prompt, then every candidate (id, status, response,
- * notes, failure), then the instruction to put the chosen id on the first line.
+ * Every branch's work, readably: per branch a `## <id> (<status>)` heading, then its full output (the
+ * `output`, else the artifact `output_artifact` names, else `last_response`), its notes and its failure.
+ * `outputs` holds the full outputs by branch id (see {@link loadBranchOutputs}).
  */
-export function buildJudgePrompt(instruction: string, results: readonly ParallelBranchResult[]): string {
-  const candidates = results.map((result) =>
-    [
-      `## ${result.branch}`,
-      `status: ${result.status}`,
-      ...(result.last_response === '' ? [] : [`response: ${result.last_response}`]),
-      ...(result.notes === '' ? [] : [`notes: ${result.notes}`]),
-      ...(result.failure_reason === '' ? [] : [`failure: ${result.failure_reason}`]),
-    ].join('\n'),
-  );
-  return `${instruction}\n\n# Candidates\n\n${candidates.join('\n\n')}\n\nReply with the id of the best candidate (one of: ${results.map((result) => result.branch).join(', ')}) on the first line, then your reasons.`;
+export function renderBranchOutputs(
+  results: readonly ParallelBranchResult[],
+  outputs: ReadonlyMap<string, string>,
+): string {
+  return results
+    .map((result) => {
+      const output = outputs.get(result.branch) ?? (result.output || result.last_response);
+      return [
+        `## ${result.branch} (${result.status})`,
+        '',
+        output === '' ? '(no output)' : output,
+        ...(result.notes === '' ? [] : ['', `notes: ${result.notes}`]),
+        ...(result.failure_reason === '' ? [] : ['', `failure: ${result.failure_reason}`]),
+      ].join('\n');
+    })
+    .join('\n\n');
+}
+
+/** The full output of every branch by id, reading back outputs kept as artifacts. */
+async function loadBranchOutputs(
+  results: readonly ParallelBranchResult[],
+  artifacts: { retrieve(id: string): Promise<JsonValue> },
+): Promise<Map<string, string>> {
+  const outputs = new Map<string, string>();
+  for (const result of results) {
+    if (result.output_artifact !== undefined) {
+      const data = await artifacts.retrieve(result.output_artifact).catch(() => undefined);
+      if (typeof data === 'string') outputs.set(result.branch, data);
+    } else if (result.output !== '') {
+      outputs.set(result.branch, result.output);
+    }
+  }
+  return outputs;
+}
+
+/** Options of {@link buildJudgePrompt} and {@link buildMergePrompt}. */
+export interface FanInPromptOptions {
+  /** The fan-in node's prompt (`$goal` expanded); {@link BRANCH_OUTPUTS_VARIABLE} in it is replaced. */
+  readonly instruction: string;
+  readonly results: readonly ParallelBranchResult[];
+  /** Full outputs by branch id (read back from artifacts); otherwise each result's `output` / `last_response`. */
+  readonly outputs?: ReadonlyMap<string, string>;
+}
+
+/**
+ * The judge prompt for LLM-based selection: the node's prompt with every candidate's full output (where it says
+ * {@link BRANCH_OUTPUTS_VARIABLE}, else appended under `# Candidates`), then the instruction to put the chosen id
+ * on the first line.
+ */
+export function buildJudgePrompt(options: FanInPromptOptions): string {
+  const ids = options.results.map((result) => result.branch).join(', ');
+  return `${withBranchOutputs(options, 'Candidates')}\n\nReply with the id of the best candidate (one of: ${ids}) on the first line, then your reasons.`;
+}
+
+/**
+ * The merge prompt (`fan_in_mode=merge`): the node's prompt with every branch's full output (where it says
+ * {@link BRANCH_OUTPUTS_VARIABLE}, else appended under `# Branches`), and the instruction that the reply is the
+ * merged result.
+ */
+export function buildMergePrompt(options: FanInPromptOptions): string {
+  return `${withBranchOutputs(options, 'Branches')}\n\nMerge the branches' work into one result. Your whole reply becomes the merged output.`;
+}
+
+function withBranchOutputs(options: FanInPromptOptions, heading: string): string {
+  const rendered = renderBranchOutputs(options.results, options.outputs ?? new Map());
+  return options.instruction.includes(BRANCH_OUTPUTS_VARIABLE)
+    ? options.instruction.replaceAll(BRANCH_OUTPUTS_VARIABLE, rendered)
+    : `${options.instruction}\n\n# ${heading}\n\n${rendered}`;
 }
 
 /**
@@ -53,6 +124,13 @@ export function findJudgedCandidate(
 
 /**
  * Creates the `parallel.fan_in` handler (spec §4.9).
+ *
+ * Every branch's full output is reachable (DESIGN.md "Parallel results"): `parallel.results[i].output` (or the
+ * artifact `output_artifact` names, for outputs over 100,000 characters), and `$parallel.outputs` in the fan-in's
+ * prompt, which renders each branch's id, status and full output. `fan_in_mode` (lint `fan_in_mode`) chooses:
+ * `merge` sends the prompt and every output to the LLM and its reply becomes the merged output
+ * (`parallel.fan_in.merged`, `response.md`, `last_response`; every successful branch's `context_updates` applied in
+ * edge order); `pick` (the default, spec §4.9) selects one branch as follows.
  *
  * Reads `parallel.results` (FAIL `No parallel results to evaluate` when missing or empty) and selects the best
  * candidate: with a `prompt` and a backend, an LLM judge (`prompt.md` / `response.md` in the stage directory; the
@@ -81,22 +159,30 @@ export function createFanInHandler(options: FanInHandlerOptions = {}): Handler {
       let best: ParallelBranchResult | undefined;
       let how = 'heuristic';
       const backend = options.backend ?? runtime.backend;
+      const secrets = runtime.secrets ?? createSecretMasker();
+      const outputs = await loadBranchOutputs(results, runtime.artifacts);
+      if (nodeAttribute(node, 'fan_in_mode') === 'merge') {
+        return merge({ node, graph, context, runtime, results, outputs, backend, secrets });
+      }
       if (node.prompt.trim() !== '' && backend !== undefined) {
-        const prompt = buildJudgePrompt(buildStagePrompt(node, graph), results);
-        await writeStageFile(runtime.stageDir, 'prompt.md', prompt);
-        let answer: string | Outcome;
-        try {
-          answer = await backend.run(createCodergenRequest({ node, graph, prompt, context, runtime }));
-        } catch (error) {
-          return errorToFailOutcome(error);
-        }
+        const asked = await ask({
+          node,
+          graph,
+          context,
+          runtime,
+          backend,
+          secrets,
+          prompt: buildJudgePrompt({ instruction: buildStagePrompt(node, graph), results, outputs }),
+        });
+        if ('failed' in asked) return asked.failed;
+        const answer = asked.answer;
         const text =
           typeof answer === 'string'
             ? answer
             : [answer.preferredLabel, ...(answer.suggestedNextIds ?? []), answer.notes]
                 .filter(Boolean)
                 .join('\n');
-        await writeStageFile(runtime.stageDir, 'response.md', text);
+        await writeStageFile(runtime.stageDir, 'response.md', secrets.maskText(text));
         best = findJudgedCandidate(text, results);
         how = best === undefined ? 'heuristic (the judge named no candidate)' : 'LLM judge';
       }
@@ -113,4 +199,94 @@ export function createFanInHandler(options: FanInHandlerOptions = {}): Handler {
       };
     },
   };
+}
+
+interface MergeOptions {
+  readonly node: GraphNode;
+  readonly graph: Graph;
+  readonly context: Context;
+  readonly runtime: HandlerRuntime;
+  readonly results: readonly ParallelBranchResult[];
+  readonly outputs: ReadonlyMap<string, string>;
+  readonly backend: CodergenBackend | undefined;
+  readonly secrets: SecretMasker;
+}
+
+/** Merged outputs up to this many characters stay in the context; larger ones go to the artifact store. */
+const MERGED_INLINE_MAX_CHARS = 100_000;
+
+/**
+ * `fan_in_mode=merge`: the LLM combines every branch; its reply is the merged output (`response.md`,
+ * `parallel.fan_in.merged` or, when large, the artifact `parallel.fan_in.merged_artifact` names, and
+ * `last_response`). The successful branches' `context_updates` are applied in edge order (a later branch wins).
+ */
+async function merge(options: MergeOptions): Promise<Outcome> {
+  const { node, graph, runtime, results, outputs, backend, secrets } = options;
+  if (backend === undefined) {
+    return {
+      status: 'fail',
+      failureReason: `Fan-in "${node.id}" has fan_in_mode=merge but the run has no LLM backend to merge with; pass a backend (or --simulate), or remove fan_in_mode to pick one branch.`,
+      retryable: false,
+    };
+  }
+  const instruction = buildStagePrompt(node, graph);
+  const asked = await ask({
+    ...options,
+    backend,
+    prompt: buildMergePrompt({ instruction, results, outputs }),
+  });
+  if ('failed' in asked) return asked.failed;
+  const answer = asked.answer;
+  if (typeof answer !== 'string') return answer;
+  const merged = secrets.maskText(answer);
+  await writeStageFile(runtime.stageDir, 'response.md', merged);
+  const contextUpdates: Record<string, JsonValue> = {};
+  for (const result of results) {
+    if (isSuccessfulCandidate(result.status)) Object.assign(contextUpdates, result.context_updates);
+  }
+  if (merged.length <= MERGED_INLINE_MAX_CHARS) {
+    contextUpdates['parallel.fan_in.merged'] = merged;
+  } else {
+    const artifact = await runtime.artifacts.store({
+      id: `parallel.fan_in.${node.id}.merged`,
+      name: `merged output of fan-in ${node.id}`,
+      data: merged,
+    });
+    contextUpdates['parallel.fan_in.merged_artifact'] = artifact.id;
+  }
+  const merging = results.filter((result) => isSuccessfulCandidate(result.status));
+  return {
+    status: 'success',
+    contextUpdates: {
+      ...contextUpdates,
+      last_stage: node.id,
+      last_response: merged.slice(0, LAST_RESPONSE_MAX_CHARS),
+      'parallel.fan_in.best_id': '',
+      'parallel.fan_in.best_outcome': 'success',
+      'parallel.fan_in.mode': 'merge',
+    },
+    notes: `Merged ${merging.length} branches (${merging.map((result) => result.branch).join(', ')}) by LLM`,
+  };
+}
+
+/** Writes the (masked) prompt to `prompt.md` and asks the backend; a thrown error becomes a FAIL outcome. */
+async function ask(options: {
+  readonly node: GraphNode;
+  readonly graph: Graph;
+  readonly context: Context;
+  readonly runtime: HandlerRuntime;
+  readonly backend: CodergenBackend;
+  readonly secrets: SecretMasker;
+  readonly prompt: string;
+}): Promise<{ readonly answer: string | Outcome } | { readonly failed: Outcome }> {
+  const { node, graph, context, runtime } = options;
+  const prompt = options.secrets.maskText(options.prompt);
+  await writeStageFile(runtime.stageDir, 'prompt.md', prompt);
+  try {
+    return {
+      answer: await options.backend.run(createCodergenRequest({ node, graph, prompt, context, runtime })),
+    };
+  } catch (error) {
+    return { failed: errorToFailOutcome(error) };
+  }
 }

@@ -16,8 +16,15 @@ export { createDefaultRegistry, createHandlers } from './create-default-registry
 export type { SimulationScriptErrorOptions } from './errors/simulation-script-error.js';
 export { SimulationScriptError } from './errors/simulation-script-error.js';
 export { createExitHandler } from './exit-handler.js';
-export type { FanInHandlerOptions } from './fan-in-handler.js';
-export { buildJudgePrompt, createFanInHandler, findJudgedCandidate } from './fan-in-handler.js';
+export type { FanInHandlerOptions, FanInPromptOptions } from './fan-in-handler.js';
+export {
+  BRANCH_OUTPUTS_VARIABLE,
+  buildJudgePrompt,
+  buildMergePrompt,
+  createFanInHandler,
+  findJudgedCandidate,
+  renderBranchOutputs,
+} from './fan-in-handler.js';
 export type { HumanGateChoice } from './human-gate-choices.js';
 export {
   findChoiceByText,
@@ -50,7 +57,7 @@ export {
   DEFAULT_MAX_PARALLEL,
 } from './parallel-handler.js';
 export type { ParallelBranchResult } from './parallel-results.js';
-export { readParallelResults } from './parallel-results.js';
+export { BRANCH_OUTPUT_INLINE_MAX_CHARS, readParallelResults } from './parallel-results.js';
 export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';
 export type { SimulationBackend, SimulationBackendOptions } from './simulation-backend.js';
 export { createSimulationBackend, simulatedResponse } from './simulation-backend.js';

@@ -1,7 +1,7 @@
 /**
  * Reads a simulation script file (the CLI's `--simulate-script`).
  */
-import { readFile } from 'node:fs/promises';
+import { FileRefusedError, readTextFileSync } from '@attractor/engine';
 import { SimulationScriptError } from './errors/simulation-script-error.js';
 import {
   type ParseSimulationScriptOptions,
@@ -28,13 +28,16 @@ export async function loadSimulationScript(
 ): Promise<SimulationScript> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readTextFileSync(path, { what: 'The simulation script' });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new SimulationScriptError({
       path,
-      problem:
-        code === 'ENOENT' ? 'the file does not exist' : `the file cannot be read (${code ?? String(error)})`,
+      problem: FileRefusedError.isInstance(error)
+        ? error.message
+        : code === 'ENOENT'
+          ? 'the file does not exist'
+          : `the file cannot be read (${code ?? String(error)})`,
       cause: error,
     });
   }

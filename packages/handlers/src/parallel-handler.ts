@@ -1,12 +1,15 @@
 /**
  * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
  */
+
+import { join } from 'node:path';
 import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { findJoinNode, formatDuration, isSuccessStatus } from '@attractor/engine';
 import { type Graph, type GraphEdge, type GraphNode, type JoinPolicy, nodeAttribute } from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
-import type { ParallelBranchResult } from './parallel-results.js';
+import { BRANCH_OUTPUT_INLINE_MAX_CHARS, type ParallelBranchResult } from './parallel-results.js';
+import { readStageOutput } from './stage-files.js';
 
 /** Concurrent branches when the node has no `max_parallel` (spec §4.8). */
 export const DEFAULT_MAX_PARALLEL = 4;
@@ -249,6 +252,36 @@ async function runOneBranch(options: RunOneBranchOptions): Promise<BranchRecord>
   const updates = Object.fromEntries(
     Object.entries(result.contextUpdates).filter(([key]) => !isPrivateKey(key)),
   );
+  const record = judgeBranch(branch, result, updates, timedOut);
+  return { ...record, entry: await withFullOutput(record.entry, result, runtime) };
+}
+
+/**
+ * The entry with the branch's full output (DESIGN.md "Parallel results"): inline up to
+ * `BRANCH_OUTPUT_INLINE_MAX_CHARS`, else as an artifact whose id is in `output_artifact`.
+ */
+async function withFullOutput(
+  entry: ParallelBranchResult,
+  result: BranchResult,
+  runtime: HandlerRuntime,
+): Promise<ParallelBranchResult> {
+  const output = readStageOutput(join(runtime.stageDir, 'branches', entry.branch, result.lastNodeId));
+  if (output === undefined) return entry;
+  if (output.length <= BRANCH_OUTPUT_INLINE_MAX_CHARS) return { ...entry, output };
+  const artifact = await runtime.artifacts.store({
+    id: `parallel.${entry.branch}.output`,
+    name: `full output of branch ${entry.branch}`,
+    data: output,
+  });
+  return { ...entry, output_artifact: artifact.id };
+}
+
+function judgeBranch(
+  branch: string,
+  result: BranchResult,
+  updates: Record<string, JsonValue>,
+  timedOut: boolean,
+): BranchRecord {
   const last = result.outcome;
   const lastResponse = result.lastResponse ?? '';
   if (result.status === 'cancelled') {
@@ -302,6 +335,7 @@ function entryOf(
     notes,
     failure_reason: failureReason,
     last_response: lastResponse,
+    output: '',
     context_updates: contextUpdates,
   };
 }

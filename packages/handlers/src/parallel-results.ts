@@ -14,11 +14,21 @@ export interface ParallelBranchResult {
   readonly status: string;
   readonly notes: string;
   readonly failure_reason: string;
-  /** `last_response` of the branch context ('' when no stage set one). */
+  /** `last_response` of the branch context ('' when no stage set one): the first 200 characters. */
   readonly last_response: string;
+  /**
+   * The branch's full output: its last stage's `response.md` (LLM) or `stdout.txt` (tool); '' when it wrote
+   * neither, or when the output is larger than {@link BRANCH_OUTPUT_INLINE_MAX_CHARS} (see `output_artifact`).
+   */
+  readonly output: string;
+  /** The artifact id of a full output too large to keep in the context (`runtime.artifacts.retrieve(id)`). */
+  readonly output_artifact?: string;
   /** Context keys the branch added or changed (engine bookkeeping and `parallel.*` keys left out). */
   readonly context_updates: Readonly<Record<string, JsonValue>>;
 }
+
+/** Branch outputs up to this many characters stay in `parallel.results`; larger ones go to the artifact store. */
+export const BRANCH_OUTPUT_INLINE_MAX_CHARS = 100_000;
 
 /** Reads `parallel.results` from a context value; undefined when it is missing or not an array of results. */
 export function readParallelResults(value: JsonValue | undefined): ParallelBranchResult[] | undefined {
@@ -35,6 +45,8 @@ export function readParallelResults(value: JsonValue | undefined): ParallelBranc
       notes: typeof record.notes === 'string' ? record.notes : '',
       failure_reason: typeof record.failure_reason === 'string' ? record.failure_reason : '',
       last_response: typeof record.last_response === 'string' ? record.last_response : '',
+      output: typeof record.output === 'string' ? record.output : '',
+      ...(typeof record.output_artifact === 'string' ? { output_artifact: record.output_artifact } : {}),
       context_updates:
         typeof updates === 'object' && updates !== null && !Array.isArray(updates)
           ? (updates as Readonly<Record<string, JsonValue>>)

@@ -9,6 +9,7 @@ function candidate(branch: string, status: string, score?: number): ParallelBran
     notes: '',
     failure_reason: '',
     last_response: '',
+    output: '',
     context_updates: score === undefined ? {} : { score },
   };
 }

@@ -7,24 +7,28 @@
  * counts with 200 parallel tool branches). The engine has created the stage directory before a handler runs, so
  * the common path is one call per file; a missing `status.json` is checked without throwing.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Outcome } from '@attractor/engine';
+import { readTextFileSync, writeFileAtomicSync } from '@attractor/engine';
 import { parseStatusFile } from './status-file-schema.js';
 
 /** The name of the steering directory inside a stage directory. */
 export const STEER_DIRECTORY = 'steer';
 
-/** Writes a text file in the stage directory (creating the directory when needed). */
+/**
+ * Writes a text file in the stage directory (creating the directory when needed), atomically: a temp file renamed
+ * into place, so a full disk or a crash never leaves it empty or torn.
+ */
 export async function writeStageFile(stageDir: string, name: string, text: string): Promise<void> {
   const path = join(stageDir, name);
   try {
-    writeFileSync(path, text);
+    writeFileAtomicSync(path, text, { fsync: false });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     mkdirSync(stageDir, { recursive: true });
-    writeFileSync(path, text);
+    writeFileAtomicSync(path, text, { fsync: false });
   }
 }
 
@@ -89,4 +93,23 @@ export async function writeSteeringMessage(
 
 function compareNatural(left: string, right: string): number {
   return left.localeCompare(right, 'en', { numeric: true });
+}
+
+/**
+ * The full output of a stage, for whoever combines branches (DESIGN.md "Parallel results"): its `response.md`
+ * (an LLM stage), else its `stdout.txt` (a tool stage); undefined when it wrote neither. Read with the 10 MB
+ * limit of `readTextFileSync`.
+ */
+export function readStageOutput(stageDir: string): string | undefined {
+  for (const name of ['response.md', 'stdout.txt']) {
+    const path = join(stageDir, name);
+    if (!existsSync(path)) continue;
+    try {
+      return readTextFileSync(path, { what: 'Stage output' });
+    } catch {
+      // Too large or not a file: the branch's short `last_response` still stands.
+      return undefined;
+    }
+  }
+  return undefined;
 }

@@ -2,8 +2,13 @@
  * The `tool` handler (spec §4.10, DESIGN.md "Tool nodes"): runs `tool_command` in a shell with execa, in its own
  * process group so a timeout or cancellation kills everything the command started.
  */
-import type { Handler, HandlerRuntime, Outcome } from '@attractor/engine';
-import { killProcessGroup, trackProcessGroup } from '@attractor/engine';
+import type { Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import {
+  createSecretMasker,
+  killProcessGroup,
+  processGroupAlive,
+  trackProcessGroup,
+} from '@attractor/engine';
 import { type GraphEdge, nodeAttribute } from '@attractor/graph';
 import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
@@ -30,6 +35,12 @@ export interface ToolHandlerOptions {
   readonly killGraceMs?: number;
   /** Characters of stdout kept in `tool.output` (the rest is cut with a marker). Default: 10240. */
   readonly outputMaxChars?: number;
+  /**
+   * Bytes of stdout and of stderr kept in `stdout.txt` / `stderr.txt` when the node has no `tool_output_max_bytes`.
+   * Output past it is read and dropped (the command never gets a broken pipe), and the truncation is recorded in
+   * the outcome's notes, in `tool.output_truncated` and as a `stage.log` warning. Default: 100,000,000.
+   */
+  readonly outputMaxBytes?: number;
   /**
    * The environment commands start from; the `ATTRACTOR_*` variables are added to it. Default: the environment of
    * this process (`process.env`), as a shell the user starts would get.
@@ -84,8 +95,9 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
           retryable: false,
         };
       }
+      const secrets = runtime.secrets ?? createSecretMasker();
       if (options.dryRun === true) {
-        await writeStageFile(runtime.stageDir, 'command.sh', `#!/bin/sh\n${command}\n`);
+        await writeStageFile(runtime.stageDir, 'command.sh', secrets.maskText(`#!/bin/sh\n${command}\n`));
         runtime.emit({ type: 'stage.log', level: 'info', message: `dry run: would run ${command}` });
         const call = (calls.get(node.id) ?? 0) + 1;
         calls.set(node.id, call);
@@ -107,7 +119,9 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
         });
       }
       await removeStatusFile(runtime.stageDir);
-      const run = await runCommand(command, {
+      const outputMaxBytes =
+        nodeAttribute(node, 'tool_output_max_bytes') ?? options.outputMaxBytes ?? TOOL_OUTPUT_MAX_BYTES;
+      const raw = await runCommand(command, {
         runtime,
         inheritEnv: options.env === undefined,
         env: {
@@ -119,15 +133,29 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
         },
         shell: options.shell ?? true,
         killGraceMs: options.killGraceMs ?? 2000,
+        outputMaxBytes,
       });
+      // Commands get the real environment; what they print is masked before it is kept anywhere.
+      const run = { ...raw, stdout: secrets.maskText(raw.stdout), stderr: secrets.maskText(raw.stderr) };
       await writeStageFile(runtime.stageDir, 'stdout.txt', run.stdout);
       await writeStageFile(runtime.stageDir, 'stderr.txt', run.stderr);
-      const contextUpdates = toolContextUpdates(run, options.outputMaxChars ?? TOOL_OUTPUT_MAX_CHARS);
+      const truncation = describeTruncation(run, outputMaxBytes);
+      if (truncation !== undefined) {
+        runtime.emit({ type: 'stage.log', level: 'warn', message: truncation });
+      }
+      const contextUpdates: Record<string, JsonValue> = {
+        ...toolContextUpdates(run, options.outputMaxChars ?? TOOL_OUTPUT_MAX_CHARS),
+        ...(truncation === undefined ? {} : { 'tool.output_truncated': true }),
+      };
       let outcome: Outcome;
       if (run.spawnError !== undefined) {
         outcome = { status: 'fail', failureReason: run.spawnError, contextUpdates };
       } else if (run.exitCode === 0) {
-        outcome = { status: 'success', notes: `Tool completed: ${command}`, contextUpdates };
+        outcome = {
+          status: 'success',
+          notes: `Tool completed: ${command}${truncation === undefined ? '' : ` (${truncation})`}`,
+          contextUpdates,
+        };
       } else {
         const how =
           run.exitCode === undefined
@@ -137,6 +165,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
         outcome = {
           status: 'fail',
           failureReason: `command ${how}${tail === '' ? '' : `: ${tail}`}${node.autoStatus ? AUTO_STATUS_NOTE : ''}`,
+          ...(truncation === undefined ? {} : { notes: truncation }),
           contextUpdates,
         };
       }
@@ -145,6 +174,18 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
       return { ...written, contextUpdates: { ...contextUpdates, ...(written.contextUpdates ?? {}) } };
     },
   };
+}
+
+/** Default of the `tool_output_max_bytes` attribute: bytes of stdout and of stderr kept, 100,000,000. */
+export const TOOL_OUTPUT_MAX_BYTES = 100_000_000;
+
+/** The warning recorded when output went past the cap, or undefined. */
+function describeTruncation(run: CommandRun, maxBytes: number): string | undefined {
+  const parts: string[] = [];
+  if (run.stdoutDroppedBytes > 0) parts.push(`stdout (${run.stdoutDroppedBytes} more bytes dropped)`);
+  if (run.stderrDroppedBytes > 0) parts.push(`stderr (${run.stderrDroppedBytes} more bytes dropped)`);
+  if (parts.length === 0) return undefined;
+  return `output truncated at tool_output_max_bytes=${maxBytes}: ${parts.join(', ')}`;
 }
 
 interface DryRunOptions {
@@ -221,6 +262,9 @@ function forwardLiveOutput(
 interface CommandRun {
   readonly stdout: string;
   readonly stderr: string;
+  /** Bytes of stdout / stderr past the cap, drained and dropped. */
+  readonly stdoutDroppedBytes: number;
+  readonly stderrDroppedBytes: number;
   /** Undefined when a signal ended the command or it never started. */
   readonly exitCode: number | undefined;
   readonly signal: string | undefined;
@@ -235,11 +279,40 @@ interface RunCommandOptions {
   readonly inheritEnv: boolean;
   readonly shell: boolean | string;
   readonly killGraceMs: number;
+  /** Bytes kept of each stream; the rest is read and dropped so the command never sees a broken pipe. */
+  readonly outputMaxBytes: number;
+}
+
+/** Collects a stream's bytes up to a cap and keeps reading (and counting) past it. */
+class CappedOutput {
+  readonly #chunks: Buffer[] = [];
+  #kept = 0;
+  dropped = 0;
+  constructor(readonly maxBytes: number) {}
+  add(chunk: Buffer): void {
+    const room = this.maxBytes - this.#kept;
+    if (room >= chunk.length) {
+      this.#chunks.push(chunk);
+      this.#kept += chunk.length;
+      return;
+    }
+    if (room > 0) {
+      this.#chunks.push(chunk.subarray(0, room));
+      this.#kept += room;
+    }
+    this.dropped += chunk.length - Math.max(room, 0);
+  }
+  text(): string {
+    return Buffer.concat(this.#chunks).toString('utf8');
+  }
 }
 
 /**
  * Runs `command` in a shell with execa, as the leader of a new process group, and waits until it exited and its
- * output pipes closed (a background child that keeps them open is waited for, as a shell would). Never rejects.
+ * output pipes closed (a background child that keeps them open is waited for, as a shell would). Whatever is left
+ * of the group afterwards (`cmd &` with its output redirected) is ended: SIGTERM, then SIGKILL after
+ * `killGraceMs`. The group is recorded with the run (`runtime.processGroups`) while it runs, so a runner that
+ * takes over after this one died can end it. Never rejects.
  */
 async function runCommand(command: string, options: RunCommandOptions): Promise<CommandRun> {
   const { runtime } = options;
@@ -253,7 +326,12 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     extendEnv: options.inheritEnv,
     stdin: 'ignore',
     stripFinalNewline: false,
+    // We read the pipes ourselves: past the cap they are drained, never closed on the command (DESIGN.md "Tool nodes").
+    buffer: false,
   });
+  const stdout = new CappedOutput(options.outputMaxBytes);
+  const stderr = new CappedOutput(options.outputMaxBytes);
+  const drained = Promise.all([drain(subprocess.stdout, stdout), drain(subprocess.stderr, stderr)]);
   const pid = subprocess.pid;
   forwardLiveOutput(subprocess.stdout, 'stdout', runtime);
   forwardLiveOutput(subprocess.stderr, 'stderr', runtime);
@@ -267,29 +345,57 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     );
   };
   const untrack = pid === undefined ? undefined : trackProcessGroup(pid);
+  const unrecord = pid === undefined ? undefined : runtime.processGroups?.record(pid);
   if (pid !== undefined) {
     if (runtime.abortSignal.aborted) onAbort();
     else runtime.abortSignal.addEventListener('abort', onAbort, { once: true });
   }
   try {
     const result = await subprocess;
-    const stdout = typeof result.stdout === 'string' ? result.stdout : '';
-    const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+    await drained;
     const started = pid !== undefined && (result.exitCode !== undefined || result.signal !== undefined);
     const spawnError = started
       ? undefined
       : `command could not be started in ${runtime.workdir}: ${result.shortMessage}`;
     return {
-      stdout,
-      stderr,
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      stdoutDroppedBytes: stdout.dropped,
+      stderrDroppedBytes: stderr.dropped,
       exitCode: result.exitCode,
       signal: result.signal,
       ...(spawnError === undefined ? {} : { spawnError }),
     };
   } finally {
     runtime.abortSignal.removeEventListener('abort', onAbort);
+    if (pid !== undefined && !runtime.abortSignal.aborted) {
+      // The stage is over: nothing it started may outlive it (DESIGN.md "Tool nodes").
+      await endProcessGroup(pid, options.killGraceMs, runtime);
+    }
     untrack?.();
+    unrecord?.();
     // The group leader is gone; stop the pending SIGKILL only once nothing of the group can remain.
     if (!runtime.abortSignal.aborted) graceController.abort();
   }
+}
+
+function drain(stream: NodeJS.ReadableStream | null, output: CappedOutput): Promise<void> {
+  if (stream === null) return Promise.resolve();
+  return new Promise((resolve) => {
+    stream.on('data', (chunk: Buffer) => output.add(chunk));
+    stream.once('close', () => resolve());
+    stream.once('error', () => resolve());
+  });
+}
+
+/** SIGTERM to what is left of the group, then SIGKILL once `graceMs` passed with members still alive. */
+async function endProcessGroup(pid: number, graceMs: number, runtime: HandlerRuntime): Promise<void> {
+  if (!processGroupAlive(pid)) return;
+  killProcessGroup(pid, 'SIGTERM');
+  const pollMs = 20;
+  for (let waitedMs = 0; waitedMs < graceMs; waitedMs += pollMs) {
+    if (!processGroupAlive(pid)) return;
+    await runtime.clock.sleep(pollMs);
+  }
+  killProcessGroup(pid, 'SIGKILL');
 }

@@ -34,6 +34,7 @@ describe('examples/pipelines run with the simulation backend', () => {
       'checks-core.dot',
       'ensemble-review.dot',
       'flaky-retry.dot',
+      'merge-reviews.dot',
       'release-approval.dot',
       'ship-with-checks.dot',
       'sprint-child.dot',
@@ -71,6 +72,36 @@ describe('examples/pipelines run with the simulation backend', () => {
     expect(result.completedNodes).toEqual(['start', 'fan_out', 'judge', 'summary', 'exit']);
     expect(result.context.get('parallel.success_count')).toBe(3);
     expect(result.context.get('parallel.fan_in.best_id')).toBe('api_design');
+  });
+
+  it('merge-reviews: the fan-in merges two reviews and a tool output, each in full, into one result', async () => {
+    const simulation = createSimulationBackend();
+    const prompts = new Map<string, string>();
+    const { result, logsRoot } = await runDot(example('merge-reviews.dot'), {
+      backend: {
+        run: (request) => {
+          prompts.set(request.node.id, request.prompt);
+          return request.node.id === 'merge'
+            ? Promise.resolve(`Merged review of ${branchIds(request.prompt).join(', ')}`)
+            : simulation.run(request);
+        },
+      },
+      workdir: sampleProject(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'fan_out', 'merge', 'report', 'exit']);
+    const mergePrompt = prompts.get('merge')!;
+    // Every branch's full output, readably: the reviews' response.md and the tool's stdout.txt.
+    for (const branch of ['correctness', 'api_design', 'inventory']) {
+      const dir = join(logsRoot, 'fan_out', 'branches', branch, branch);
+      const full = readText(join(dir, branch === 'inventory' ? 'stdout.txt' : 'response.md'));
+      expect(mergePrompt).toContain(`## ${branch} (success)\n\n${full}`);
+    }
+    expect(mergePrompt).toContain('slugify.js');
+    const merged = 'Merged review of correctness, api_design, inventory';
+    expect(result.context.get('parallel.fan_in.merged')).toBe(merged);
+    expect(result.context.get('parallel.fan_in.mode')).toBe('merge');
+    expect(readText(join(logsRoot, 'merge', 'response.md'))).toBe(merged);
   });
 
   it('flaky-retry: the fixture fetch fails once for real and succeeds on the retry', async () => {
@@ -183,3 +214,8 @@ describe('examples/pipelines run with the simulation backend', () => {
     expect(result.completedNodes).toEqual(['start', 'syntax', 'depth', 'tests', 'docs', 'exit']);
   });
 });
+
+/** The branch ids of the `## <id> (<status>)` headings of a fan-in prompt, in order. */
+function branchIds(prompt: string): string[] {
+  return [...prompt.matchAll(/^## (\S+) \(/gm)].map((match) => match[1]!);
+}

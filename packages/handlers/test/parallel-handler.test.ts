@@ -203,9 +203,7 @@ describe('parallel and parallel.fan_in handlers (spec §4.8, §4.9, §11.6)', ()
       'join [shape=tripleoctagon, prompt="Pick the best review"]',
     );
     const { result } = await runDot(source, { backend });
-    expect(prompts[0]).toContain(
-      'Pick the best review\n\n# Candidates\n\n## a\nstatus: success\nresponse: review by a',
-    );
+    expect(prompts[0]).toContain('Pick the best review\n\n# Candidates\n\n## a (success)\n\nreview by a');
     expect(result.context.get('parallel.fan_in.best_id')).toBe('b');
     expect(result.context.get('last_response')).toBe('review by b');
     expect(result.nodeOutcomes.join?.notes).toBe('Selected best candidate: b (success, by LLM judge)');

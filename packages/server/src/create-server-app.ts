@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { requireBearerToken } from './bearer-auth.js';
 import { ApiError } from './errors/api-error.js';
 import { listPipelineFiles } from './pipeline-files.js';
+import { checkJsonDepth, type PipelineLimits } from './pipeline-limits.js';
 import { renderRunGraph } from './render-run-graph.js';
 import { answerBodySchema, resumeBodySchema, startPipelineBodySchema } from './request-schemas.js';
 import { readStageFile, resolveRunDirectory } from './run-directory-files.js';
@@ -37,10 +38,28 @@ export interface CreateServerAppOptions {
   readonly pipelinesDir?: string;
   /** Largest accepted request body, in bytes; larger ones get 413. Default: 1 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Refuse (403 `FORBIDDEN_HOST`) requests whose `Host` header is not a loopback name (`localhost`, `127.x.x.x`,
+   * `[::1]`): the DNS-rebinding defence of a server bound to loopback. `startServer` sets it when its host is a
+   * loopback address. Default: false.
+   */
+  readonly loopbackHostsOnly?: boolean;
   /** How LLM stages are treated, as `GET /server` reports it (see {@link SimulationMode}). Default: `optional`. */
   readonly simulation?: SimulationMode;
   /** Whether the run manager accepts pipelines that can run shell commands, as `GET /server` reports it. */
   readonly allowTools?: boolean;
+}
+
+/** Whether a `Host` header names this machine's loopback interface (any port). */
+export function isLoopbackHostHeader(host: string): boolean {
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, '');
+  const lower = name.toLowerCase();
+  return (
+    lower === 'localhost' ||
+    lower.endsWith('.localhost') ||
+    lower === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(lower)
+  );
 }
 
 /**
@@ -58,11 +77,37 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       if (error.status === 401) c.header('WWW-Authenticate', 'Bearer realm="attractor"');
       return c.json(error.toJson(), error.status as 400);
     }
+    // Input too deep or too large for a recursive step is the client's doing: 422, never a 500 with a stack.
+    if (error instanceof RangeError) {
+      return c.json(
+        {
+          error: {
+            code: 'LIMIT_EXCEEDED',
+            message: `The request is too deeply nested or too large to process (${error.message}).`,
+          },
+        },
+        422,
+      );
+    }
     return c.json({ error: { code: 'INTERNAL', message: error.message } }, 500);
   });
   app.notFound((c) =>
     c.json({ error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } }, 404),
   );
+
+  if (options.loopbackHostsOnly === true) {
+    app.use('*', async (c, next) => {
+      const host = c.req.header('host') ?? '';
+      if (!isLoopbackHostHeader(host)) {
+        throw new ApiError({
+          status: 403,
+          code: 'FORBIDDEN_HOST',
+          message: `This server listens on loopback only and refuses Host "${host}" (DNS-rebinding defence). Use http://127.0.0.1:<port>/ or http://localhost:<port>/.`,
+        });
+      }
+      await next();
+    });
+  }
 
   app.use(
     '*',
@@ -132,7 +177,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const contentType = c.req.header('content-type') ?? '';
     const body = contentType.startsWith('text/')
       ? { dot: await c.req.text() }
-      : parseBody(startPipelineBodySchema, await readJson(c));
+      : parseBody(startPipelineBodySchema, await readJson(c, manager.limits));
     const summary = await manager.start(body);
     return c.json(summary, 201, { Location: `/pipelines/${encodeURIComponent(summary.id)}` });
   });
@@ -141,7 +186,9 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     c.json({ files: options.pipelinesDir === undefined ? [] : listPipelineFiles(options.pipelinesDir) }),
   );
 
-  app.get('/pipelines/:id', async (c) => c.json(await manager.details(c.req.param('id'))));
+  app.get('/pipelines/:id', async (c) =>
+    c.json(manager.secrets.mask(await manager.details(c.req.param('id')))),
+  );
 
   app.get('/pipelines/:id/events', (c) => {
     const runId = c.req.param('id');
@@ -157,7 +204,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
 
   app.post('/pipelines/:id/resume', async (c) => {
     const text = await c.req.text();
-    const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text));
+    const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text, manager.limits));
     return c.json(await manager.resume(c.req.param('id'), body));
   });
 
@@ -180,13 +227,15 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const id = c.req.param('id');
     await manager.summaryOf(id);
     const live = manager.live(id);
-    return c.json({ questions: live === undefined || live.ended ? [] : live.interviewer.pending() });
+    return c.json({
+      questions: manager.secrets.mask(live === undefined || live.ended ? [] : live.interviewer.pending()),
+    });
   });
 
   app.post('/pipelines/:id/questions/:qid/answer', async (c) => {
     const id = c.req.param('id');
     const qid = c.req.param('qid');
-    const body = parseBody(answerBodySchema, await readJson(c));
+    const body = parseBody(answerBodySchema, await readJson(c, manager.limits));
     await manager.summaryOf(id);
     const live = manager.live(id);
     if (live === undefined || live.ended) {
@@ -206,14 +255,14 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     if (checkpoint === undefined) {
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
     }
-    return c.json(checkpoint);
+    return c.json(manager.secrets.mask(checkpoint));
   });
 
   app.get('/pipelines/:id/context', async (c) => {
     const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
     return c.json({
-      context: checkpoint?.context ?? {},
+      context: manager.secrets.mask(checkpoint?.context ?? {}),
       // The context as of the last checkpoint (written after every completed node).
       ...(checkpoint === undefined ? {} : { asOf: checkpoint.timestamp, afterNode: checkpoint.current_node }),
     });
@@ -251,19 +300,20 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       'Content-Type',
       file.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
     );
-    return c.body(text);
+    return c.body(manager.secrets.maskText(text));
   });
 
   return app;
 }
 
-async function readJson(c: Context): Promise<unknown> {
-  return parseJsonText(await c.req.text());
+async function readJson(c: Context, limits: PipelineLimits): Promise<unknown> {
+  return parseJsonText(await c.req.text(), limits);
 }
 
-function parseJsonText(text: string): unknown {
+function parseJsonText(text: string, limits: PipelineLimits): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new ApiError({
       status: 400,
@@ -271,6 +321,9 @@ function parseJsonText(text: string): unknown {
       message: `The request body is not valid JSON (${(error as Error).message}).`,
     });
   }
+  // Before the schema, whose checks recurse.
+  checkJsonDepth(value, limits);
+  return value;
 }
 
 function parseQuery<TSchema extends z.ZodType>(schema: TSchema, value: unknown): z.infer<TSchema> {

@@ -1,5 +1,5 @@
 export type { CreateServerAppOptions } from './create-server-app.js';
-export { createServerApp, DEFAULT_MAX_BODY_BYTES } from './create-server-app.js';
+export { createServerApp, DEFAULT_MAX_BODY_BYTES, isLoopbackHostHeader } from './create-server-app.js';
 export type { ApiErrorCode, ApiErrorOptions } from './errors/api-error.js';
 export { ApiError } from './errors/api-error.js';
 export type { FindShellAccessOptions, ShellAccess } from './find-shell-access.js';
@@ -11,6 +11,8 @@ export type {
   PendingQuestion,
 } from './http-interviewer.js';
 export { createHttpInterviewer, toAnswer } from './http-interviewer.js';
+export type { PipelineLimits } from './pipeline-limits.js';
+export { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
 export type { NodeDisplayStatus, RenderRunGraphOptions } from './render-run-graph.js';
 export { renderRunGraph, runGraphDot } from './render-run-graph.js';
 export type {

@@ -2,8 +2,9 @@
  * The server's pipelines directory: `.dot` files a client may start by path (`POST /pipelines {"file": ...}`)
  * instead of sending DOT text. Paths never leave the directory.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { FileRefusedError, readTextFileSync } from '@attractor/engine';
 import { ApiError } from './errors/api-error.js';
 
 /** Max directory depth searched by {@link listPipelineFiles}. */
@@ -75,7 +76,14 @@ export function readPipelineFile(
   path: string,
 ): { readonly source: string; readonly path: string } {
   const real = resolvePipelineFile(pipelinesDir, path);
-  return { source: readFileSync(real, 'utf8'), path: real };
+  try {
+    return { source: readTextFileSync(real, { what: 'Pipeline file' }), path: real };
+  } catch (error) {
+    if (FileRefusedError.isInstance(error)) {
+      throw new ApiError({ status: 422, code: 'FILE_REFUSED', message: error.message.replace(real, path) });
+    }
+    throw error;
+  }
 }
 
 /**
@@ -102,6 +110,6 @@ export function createPipelineFileReader(pipelinesDir: string): (path: string) =
       throw error;
     }
     if (!real.startsWith(root + sep)) throw outside();
-    return readFileSync(real, 'utf8');
+    return readTextFileSync(real, { what: 'The file' });
   };
 }

@@ -10,7 +10,6 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   realpathSync,
   rmSync,
@@ -18,6 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, join, sep } from 'node:path';
+import { readTextFileSync } from '@attractor/engine';
 import { z } from 'zod';
 import { ApiError } from './errors/api-error.js';
 
@@ -89,7 +89,17 @@ export function readRunRequest(runDir: string): { source: string; record: RunReq
       message: `Run "${basename(runDir)}" was not started by this server (no ${RUN_SOURCE_FILE} / ${RUN_REQUEST_FILE}); resume it with \`attractor resume\` instead.`,
     });
   }
-  const parsed = runRequestSchema.safeParse(JSON.parse(readFileSync(recordPath, 'utf8')));
+  let recorded: unknown;
+  try {
+    recorded = JSON.parse(readTextFileSync(recordPath, { what: RUN_REQUEST_FILE }));
+  } catch (error) {
+    throw new ApiError({
+      status: 409,
+      code: 'RESUME_REFUSED',
+      message: `Run "${basename(runDir)}" has an unreadable ${RUN_REQUEST_FILE}: ${(error as Error).message}.`,
+    });
+  }
+  const parsed = runRequestSchema.safeParse(recorded);
   if (!parsed.success) {
     throw new ApiError({
       status: 409,
@@ -97,7 +107,7 @@ export function readRunRequest(runDir: string): { source: string; record: RunReq
       message: `Run "${basename(runDir)}" has an unreadable ${RUN_REQUEST_FILE}: ${parsed.error.issues[0]?.message ?? 'invalid'}.`,
     });
   }
-  return { source: readFileSync(sourcePath, 'utf8'), record: parsed.data };
+  return { source: readTextFileSync(sourcePath, { what: RUN_SOURCE_FILE }), record: parsed.data };
 }
 
 /**
@@ -107,15 +117,46 @@ export function readRunRequest(runDir: string): { source: string; record: RunReq
  */
 export function resolveRunDirectory(runsDir: string, runId: string): string {
   const path = join(runsDir, runId);
-  if (!RUN_ID_PATTERN.test(runId) || runId.includes('..') || !existsSync(join(path, 'manifest.json'))) {
-    throw new ApiError({
+  const notFound = () =>
+    new ApiError({
       status: 404,
       code: 'RUN_NOT_FOUND',
       message: `No run "${runId}" in the runs directory. GET /pipelines lists the runs.`,
     });
+  if (!RUN_ID_PATTERN.test(runId) || runId.includes('..') || !existsSync(join(path, 'manifest.json'))) {
+    throw notFound();
+  }
+  // Never serve through a symbolic link that leads out of the runs directory: not the run directory itself, nor
+  // the files read from it without a name check of their own (issue 20 §7).
+  const root = realpathSync(runsDir);
+  const real = realpathSync(path);
+  if (!real.startsWith(root + sep)) throw notFound();
+  for (const name of RUN_FILES) {
+    let file: string;
+    try {
+      file = realpathSync(join(real, name));
+    } catch {
+      continue;
+    }
+    if (!file.startsWith(real + sep)) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `Run "${runId}" has a ${name} that leads outside its run directory; it is not served.`,
+      });
+    }
   }
   return path;
 }
+
+/** The files of a run directory read by name (checkpoint, manifest, event log, the server's own records). */
+const RUN_FILES = [
+  'manifest.json',
+  'checkpoint.json',
+  'events.jsonl',
+  RUN_SOURCE_FILE,
+  RUN_REQUEST_FILE,
+] as const;
 
 /** The names of the run directories under `runsDir` (those holding a `manifest.json`). */
 export function listRunDirectories(runsDir: string): string[] {
@@ -164,13 +205,13 @@ export function readStageFile(runDir: string, nodeId: string, file: string): str
   const real = realpathSync(path);
   const root = realpathSync(runDir);
   if (!real.startsWith(root + sep) || !statSync(real).isFile()) throw notFound('outside the run directory');
-  return readFileSync(real, 'utf8');
+  return readTextFileSync(real, { what: 'Stage file' });
 }
 
 /** The text of a DOT file recorded in a manifest (runs started by the CLI), or undefined when it cannot be read. */
 export function readSourceFile(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readTextFileSync(path, { what: 'Source file' });
   } catch {
     return undefined;
   }

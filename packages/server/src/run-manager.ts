@@ -9,6 +9,7 @@ import {
   type Clock,
   type CodergenBackend,
   createFileRunStore,
+  createSecretMasker,
   defaultLogsRoot,
   type HandlerRegistry,
   type JsonValue,
@@ -16,6 +17,7 @@ import {
   type PipelineRun,
   ResumeError,
   type RunResult,
+  type SecretMasker,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
@@ -24,6 +26,12 @@ import { ApiError } from './errors/api-error.js';
 import { describeShellAccess, findShellAccess } from './find-shell-access.js';
 import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
 import { createPipelineFileReader, readPipelineFile, resolvePipelineFile } from './pipeline-files.js';
+import {
+  checkNodeCount,
+  checkPipelineLimits,
+  DEFAULT_PIPELINE_LIMITS,
+  type PipelineLimits,
+} from './pipeline-limits.js';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import {
   createUniqueRunDirectory,
@@ -48,6 +56,7 @@ import {
 } from './run-summary.js';
 import { addEventToTotals, createRunTotals, type RunTotals, totalsSummaryFields } from './run-totals.js';
 import { listStageDirectories } from './stage-directory-files.js';
+import { validatePipelineInWorker } from './validate-pipeline.js';
 import { withoutAgentShellTransform } from './without-agent-shell.js';
 
 /** What a {@link BackendFactory} is asked for: the backend of one run. */
@@ -96,8 +105,13 @@ export interface RunManagerOptions {
   /** Working directory of runs (tool cwd, agent file tools). Default: the engine's (`process.cwd()`). */
   readonly workdir?: string;
   readonly clock: Clock;
-  /** Secret values to scrub from events and status files. */
+  /**
+   * Secret values masked in everything the runs write and everything the server sends (events, SSE, checkpoint,
+   * context, stage files). Token shapes and secret-named keys are masked even without it.
+   */
   readonly secretValues?: readonly string[];
+  /** Limits on the pipelines clients send (size, nesting, attributes, nodes, validation time). Default: {@link DEFAULT_PIPELINE_LIMITS}. */
+  readonly limits?: Partial<PipelineLimits>;
 }
 
 /** A run executed by this server. */
@@ -150,8 +164,17 @@ export class RunManager {
   readonly #pastTotals = new Map<string, RunTotals>();
   #stopping = false;
 
+  /** Masks secrets in every response (DESIGN.md "Secrets"). */
+  readonly secrets: SecretMasker;
+  /** The limits in force. */
+  readonly limits: PipelineLimits;
+  /** Graphs of past runs, parsed once (GET never parses a run twice). Bounded. */
+  readonly #graphs = new Map<string, Graph>();
+
   constructor(options: RunManagerOptions) {
     this.#options = options;
+    this.limits = { ...DEFAULT_PIPELINE_LIMITS, ...options.limits };
+    this.secrets = createSecretMasker({ values: options.secretValues ?? [] });
   }
 
   /** The runs directory. */
@@ -174,7 +197,7 @@ export class RunManager {
     const source = file === undefined ? (request.dot ?? '') : file.source;
     const filename = request.file ?? 'pipeline.dot';
     const registry = this.#options.createRegistry();
-    const graph = this.#prepare(
+    const graph = await this.#prepare(
       source,
       { filename, ...(file === undefined ? {} : { path: file.path }) },
       registry,
@@ -242,7 +265,7 @@ export class RunManager {
     const manifest = await createFileRunStore({ logsRoot }).readManifest();
     const registry = this.#options.createRegistry();
     const path = this.#pipelinePath(record);
-    const graph = this.#prepare(
+    const graph = await this.#prepare(
       source,
       { filename: record.filename, ...(path === undefined ? {} : { path }) },
       registry,
@@ -307,6 +330,15 @@ export class RunManager {
   async graphOf(id: string): Promise<Graph> {
     const live = this.#live.get(id);
     if (live !== undefined) return live.graph;
+    const cached = this.#graphs.get(id);
+    if (cached !== undefined) return cached;
+    const graph = await this.#parsePastRun(id);
+    if (this.#graphs.size >= 256) this.#graphs.delete(this.#graphs.keys().next().value!);
+    this.#graphs.set(id, graph);
+    return graph;
+  }
+
+  async #parsePastRun(id: string): Promise<Graph> {
     const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
     let source: string;
     let filename: string;
@@ -539,13 +571,26 @@ export class RunManager {
    * `graph_ref`s name are read and validated now (lint `subgraph_ref`, as `attractor run` does): a missing,
    * invalid or cyclic sub-pipeline, or one outside the pipelines directory, refuses the pipeline before it starts.
    */
-  #prepare(
+  async #prepare(
     source: string,
     options: { readonly filename: string; readonly path?: string },
     registry: HandlerRegistry,
-  ): Graph {
+  ): Promise<Graph> {
     const pipelinesDir = this.#options.pipelinesDir;
     const fromDirectory = options.path !== undefined && pipelinesDir !== undefined;
+    // Off the event loop first, within limits; the main thread builds the Graph only for what passed (issue 20 §3).
+    checkPipelineLimits(source, this.limits);
+    const checked = await validatePipelineInWorker(
+      {
+        source,
+        filename: options.path ?? options.filename,
+        knownHandlerTypes: [...registry.types()],
+        allowTools: this.#options.allowTools,
+        ...(fromDirectory ? { pipelinesDir } : {}),
+      },
+      this.limits,
+    );
+    checkNodeCount(checked.nodes, this.limits);
     const prepared = prepareGraph(source, {
       filename: options.path ?? options.filename,
       knownHandlerTypes: registry.types(),

@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 import { type Clock, type HandlerRegistry, systemClock } from '@attractor/engine';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { serve } from '@hono/node-server';
-import { createServerApp } from './create-server-app.js';
+import { createServerApp, isLoopbackHostHeader } from './create-server-app.js';
+import type { PipelineLimits } from './pipeline-limits.js';
 import { type BackendFactory, RunManager } from './run-manager.js';
 import type { SimulationMode } from './server-info.js';
 
@@ -44,8 +45,13 @@ export interface StartServerOptions {
   readonly workdir?: string;
   /** Largest accepted request body, in bytes; larger ones get 413. Default: 1048576 (1 MiB). */
   readonly maxBodyBytes?: number;
-  /** Secret values (API keys) to scrub from events and status files. */
+  /**
+   * Secret values masked in everything the runs write and the server sends (the CLI passes the values of its
+   * secret-named environment variables and `--secret` names). Token shapes and secret-named keys are masked anyway.
+   */
   readonly secretValues?: readonly string[];
+  /** Limits on the pipelines and JSON bodies clients send. Default: `DEFAULT_PIPELINE_LIMITS`. */
+  readonly limits?: Partial<PipelineLimits>;
   /** Time source. Default: the system clock. */
   readonly clock?: Clock;
   /**
@@ -92,10 +98,12 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     ...(options.workdir === undefined ? {} : { workdir: resolve(options.workdir) }),
     clock: options.clock ?? systemClock,
     ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   const app = createServerApp({
     manager,
     token,
+    loopbackHostsOnly: isLoopbackHostHeader(host.includes(':') ? `[${host}]` : host),
     ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     simulation: options.simulation ?? (options.backendFactory === undefined ? 'always' : 'optional'),

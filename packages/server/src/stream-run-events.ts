@@ -53,7 +53,7 @@ export async function streamRunEvents(
   let batch = '';
   for (const seq of [...recorded.keys()].sort((a, b) => a - b)) {
     if (seq <= lastSent) continue;
-    batch += sseMessage(recorded.get(seq)!, String(seq));
+    batch += sseMessage(manager.secrets.mask(recorded.get(seq)!), String(seq));
     lastSent = seq;
     if (batch.length >= MAX_BATCH_CHARS) {
       if (aborted) return;
@@ -68,7 +68,7 @@ export async function streamRunEvents(
     for (const childDir of listChildRunDirectories(options.logsRoot)) {
       batch = '';
       for (const event of await createFileRunStore({ logsRoot: childDir }).readEvents())
-        batch += sseMessage(event, undefined);
+        batch += sseMessage(manager.secrets.mask(event), undefined);
       if (batch !== '' && !aborted) await stream.write(batch);
     }
   }
@@ -91,9 +91,9 @@ export async function streamRunEvents(
       }
       if (event.runId !== runId) {
         // Events of child pipelines (or of a loop_restart's next directory) have their own seq: live only.
-        batch += sseMessage(event, undefined);
+        batch += sseMessage(manager.secrets.mask(event), undefined);
       } else if (event.seq > lastSent) {
-        batch += sseMessage(event, String(event.seq));
+        batch += sseMessage(manager.secrets.mask(event), String(event.seq));
         lastSent = event.seq;
       }
     }

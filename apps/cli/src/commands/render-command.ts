@@ -23,7 +23,8 @@ export interface RenderCommandOptions {
  * WebAssembly (`@viz-js/viz`, offline). With `--run`, nodes are filled by their status in that run: green
  * succeeded, red failed, yellow running or interrupted, grey not reached.
  *
- * @throws {CliError} for a missing file, a pipeline with errors, or a missing run directory.
+ * @throws {CliError} for a missing file, a pipeline with errors, a missing run directory, or a run of another
+ *   graph (its recorded sha256 differs; both names are given).
  */
 export async function renderCommand(options: RenderCommandOptions): Promise<number> {
   const { io } = options;
@@ -32,6 +33,17 @@ export async function renderCommand(options: RenderCommandOptions): Promise<numb
   let statuses: ReturnType<typeof nodeStates> | undefined;
   if (options.run !== undefined) {
     const run = await readRunDirectory(options.run, { cwd: io.cwd });
+    // Statuses of another graph's run would colour the wrong nodes (issue 20 §7).
+    const { graphFingerprint } = await import('@attractor/engine');
+    const sha = graphFingerprint(graph);
+    const recorded = run.checkpoint?.graph_sha256 ?? run.manifest.source_sha256;
+    if (recorded !== sha) {
+      const source = run.manifest.source_path === undefined ? '' : ` from ${run.manifest.source_path}`;
+      throw new CliError({
+        code: 'CLI_INVALID_INPUT',
+        message: `Run ${options.run} ran graph "${run.manifest.graph_name}"${source} (sha256 ${recorded.slice(0, 12)}…), not ${options.file} (graph "${graph.id}", sha256 ${sha.slice(0, 12)}…). Render the pipeline the run ran, or leave out --run.`,
+      });
+    }
     statuses = nodeStates(summarizeRun(run));
   }
   const dot = toGraphvizDot(graph, statuses === undefined ? {} : { statuses });

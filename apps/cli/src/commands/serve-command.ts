@@ -109,7 +109,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       allowTools: options.allowTools === true,
       backendFactory,
       simulation,
-      ...(apiKey === undefined ? {} : { secretValues: [apiKey] }),
+      secretValues: [...(apiKey === undefined ? [] : [apiKey]), ...(io.secretValues ?? [])],
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -126,7 +126,9 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   // Listen for Ctrl-C before printing the URL: a supervisor may stop the server as soon as it sees it.
   const stopped = waitForStop(command.stopSignal);
   io.stdout.write(`${colors.bold('Attractor server')} listening on ${server.url}\n`);
-  io.stdout.write(`Token: ${server.token}\n`);
+  // A token from the environment is a secret like any other: the console masks it, so say where it is instead.
+  const tokenFromEnv = nonEmpty(options.token) === undefined && token !== undefined;
+  io.stdout.write(`Token: ${tokenFromEnv ? `the value of $${SERVER_TOKEN_ENV}` : server.token}\n`);
   io.stdout.write(
     `Open ${server.url}/ and paste the token; API clients send "Authorization: Bearer <token>". Ctrl-C stops the server.\n`,
   );
@@ -157,10 +159,12 @@ function waitForStop(signal: AbortSignal | undefined): Promise<void> {
     const onSignal = () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      process.off('SIGHUP', onSignal);
       resolveStop();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    process.on('SIGHUP', onSignal);
   });
 }
 

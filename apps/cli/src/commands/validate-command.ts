@@ -3,7 +3,7 @@ import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { CliError } from '../errors/cli-error.js';
 import { colorDiagnostic, countLabel } from '../load-pipeline.js';
-import { createGraphFileReader, readSourceFile } from '../read-source-file.js';
+import { createGraphFileReader, maxFileBytesFromEnv, readSourceFile } from '../read-source-file.js';
 
 /** Options of `attractor validate`. */
 export interface ValidateCommandOptions {
@@ -37,13 +37,18 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const colors = createColors(io.color && options.json !== true);
   const results: ValidatedFile[] = [];
   const sources = new Map<string, string>();
-  const readGraphFile = createGraphFileReader(io.cwd);
+  const maxBytes = maxFileBytesFromEnv(io.env);
+  const readGraphFile = createGraphFileReader(io.cwd, maxBytes);
   // A file that cannot be read stops nothing: the others are validated and reported first.
   const unreadable: CliError[] = [];
   for (const file of options.files) {
     let source: string;
     try {
-      source = await readSourceFile(file, { cwd: io.cwd, what: 'Pipeline file' });
+      source = await readSourceFile(file, {
+        cwd: io.cwd,
+        what: 'Pipeline file',
+        ...(maxBytes === undefined ? {} : { maxBytes }),
+      });
     } catch (error) {
       if (!CliError.isInstance(error) || options.files.length === 1) throw error;
       unreadable.push(error);

@@ -1,7 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Checkpoint, PipelineEvent, RunManifest } from '@attractor/engine';
 import { CliError } from '../errors/cli-error.js';
+import { describeFsError } from '../errors/describe-fs-error.js';
 
 /** The files of a run directory the CLI reads (spec §5.6, DESIGN.md "Run directory"). */
 export interface RunDirectory {
@@ -26,7 +27,14 @@ export async function readRunDirectory(
   const logsRoot = resolve(options.cwd, path);
   const kind = await stat(logsRoot).then(
     (info) => (info.isDirectory() ? 'directory' : 'file'),
-    () => 'missing',
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return 'missing';
+      throw new CliError({
+        code: 'CLI_INVALID_INPUT',
+        message: `Cannot read run directory ${path}: ${describeFsError(error)}. Check its permissions.`,
+        cause: error,
+      });
+    },
   );
   if (kind !== 'directory') {
     throw new CliError({
@@ -64,8 +72,14 @@ async function readOptional(path: string): Promise<string | undefined> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    // An unreadable run directory is a user-facing fault: one line naming the file and the cause, no stack.
+    throw new CliError({
+      code: 'CLI_INVALID_INPUT',
+      message: `Cannot read ${path}: ${describeFsError(error)}. Check the run directory's permissions (ls -l ${dirname(path)}).`,
+      cause: error,
+    });
   }
 }
 

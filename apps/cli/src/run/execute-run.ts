@@ -20,6 +20,7 @@ import { createLineDisplay } from '../display/line-display.js';
 import type { RunDisplay, Verbosity } from '../display/run-display.js';
 import { createTtyDisplay } from '../display/tty-display.js';
 import { CliError } from '../errors/cli-error.js';
+import { describeFsError, fsFaultFix, isFsFault } from '../errors/describe-fs-error.js';
 import { readRunDirectory } from '../inspect/read-run-directory.js';
 import { displayPath, loadPipeline } from '../load-pipeline.js';
 import type { SetValue } from '../parse-options.js';
@@ -181,7 +182,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     interviewer,
     workdir,
     abortSignal: controller.signal,
-    secretValues: services.secretValues,
+    secretValues: [...services.secretValues, ...(io.secretValues ?? [])],
     onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
   };
@@ -234,6 +235,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ) {
       throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
     }
+    if (isFsFault(error)) {
+      // Disk full, read-only or unreadable run directory mid-run: one line, where and why, and how to go on.
+      throw new CliError({
+        code: 'CLI_INVALID_INPUT',
+        exitCode: 1,
+        message: `The run stopped: cannot write ${error.path ?? shownRoot}: ${describeFsError(error)}. ${fsFaultFix(error)}, then resume with: ${resumeCommand}`,
+        cause: error,
+      });
+    }
     throw error;
   } finally {
     releaseSignals();
@@ -246,19 +256,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
  * place without write permission): says which path and what to do. Other errors pass through unchanged.
  */
 function runDirectoryError(error: unknown, shown: string, fromOption: boolean): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const reasons: Record<string, string> = {
-    EEXIST: 'a file of that name exists',
-    ENOTDIR: 'a part of the path is a file, not a directory',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EROFS: 'the file system is read-only',
-    ENOSPC: 'the disk is full',
-  };
-  if (code === undefined || !Object.hasOwn(reasons, code)) return error;
+  if (!isFsFault(error)) return error;
   return new CliError({
     code: 'CLI_INVALID_INPUT',
-    message: `Cannot create the run directory ${shown}: ${reasons[code]}. ${fromOption ? 'Pass --logs-dir a directory you can write to (it is created if missing).' : 'Run from a directory you can write to, or pass --logs-dir.'}`,
+    message: `Cannot create the run directory ${shown}: ${describeFsError(error)}. ${fromOption ? 'Pass --logs-dir a directory you can write to (it is created if missing).' : 'Run from a directory you can write to, or pass --logs-dir.'}`,
     cause: error,
   });
 }

@@ -6,8 +6,9 @@ import type { RunDisplay } from '../display/run-display.js';
 export const EXIT_INTERRUPTED = 130;
 
 /**
- * First Ctrl-C (or SIGTERM): abort the running stage; the engine stops and keeps the last checkpoint. Second:
- * print the resume command and exit at once with 130. Returns a function that removes the handlers.
+ * First Ctrl-C (or SIGTERM, or SIGHUP when the terminal closes): abort the running stage (its tool's whole process
+ * group is ended); the engine stops and keeps the last checkpoint. Second: print the resume command and exit at once
+ * with 130 (still-running process groups get SIGKILL on exit). Returns a function that removes the handlers.
  */
 export function installInterruptHandlers(options: {
   readonly controller: AbortController;
@@ -34,8 +35,11 @@ export function installInterruptHandlers(options: {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A closed terminal must not leave the stage's commands running under init (issue 20 §4).
+  process.on('SIGHUP', onSignal);
   return () => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   };
 }

@@ -33,6 +33,8 @@ export interface RunCliOptions extends BackendChoice {
   readonly quiet?: boolean;
   readonly verbose?: boolean;
   readonly strict?: boolean;
+  /** `--secret NAME`: environment variables whose values are masked (main.ts reads them from argv). */
+  readonly secret?: readonly string[];
   /** `resume` only: continue at this node. */
   readonly from?: string;
   /** `resume` only: the DOT file, when it moved since the run started. */

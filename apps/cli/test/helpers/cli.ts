@@ -66,7 +66,7 @@ export async function waitForBanner(
     child.stdout?.on('data', (chunk: Buffer) => {
       text += chunk.toString();
       const url = /listening on (http:\/\/\S+)/.exec(text)?.[1];
-      const token = /^Token: (\S+)$/m.exec(text)?.[1];
+      const token = /^Token: (.+)$/m.exec(text)?.[1];
       if (url !== undefined && token !== undefined) resolve({ url, token });
     });
     child.then(

@@ -14,6 +14,7 @@ import { durationUnitRule } from './rules/duration-unit.js';
 import { edgeTargetExistsRule } from './rules/edge-target-exists.js';
 import { exitNoOutgoingRule } from './rules/exit-no-outgoing.js';
 import { exitUnreachableRule } from './rules/exit-unreachable.js';
+import { fanInModeRule } from './rules/fan-in-mode.js';
 import { fanInWithoutParallelRule } from './rules/fan-in-without-parallel.js';
 import { fidelityValidRule } from './rules/fidelity-valid.js';
 import { goalGateBypassRule } from './rules/goal-gate-bypass.js';
@@ -87,6 +88,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   // Handlers.
   startPromptRule,
   toolCommandRequiredRule,
+  fanInModeRule,
   humanGateEdgesRule,
   humanGateLabelsRule,
   humanGateAcceleratorsRule,

@@ -22,6 +22,9 @@ export type ApiErrorCode =
   | 'NOT_FOUND'
   | 'BACKEND_UNAVAILABLE'
   | 'SERVER_STOPPING'
+  | 'FILE_REFUSED'
+  | 'LIMIT_EXCEEDED'
+  | 'FORBIDDEN_HOST'
   | 'INTERNAL';
 
 /** Options of {@link ApiError}'s constructor. */

@@ -217,3 +217,24 @@ describe('prompt on a manager loop (its steering message)', () => {
     expect(lintRule(source, 'inert_attribute')).toEqual([]);
   });
 });
+
+describe('fan_in_mode (DESIGN.md "Parallel results")', () => {
+  const fanIn = (attributes: string) =>
+    `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  fork [shape=component]\n  a [prompt="A"]\n  b [prompt="B"]\n  join [shape=tripleoctagon${attributes}]\n  start -> fork\n  fork -> a -> join\n  fork -> b -> join\n  join -> exit\n}`;
+
+  it('refuses fan_in_mode=merge without a prompt, naming the fix', () => {
+    expect(lintRule(fanIn(', fan_in_mode=merge'), 'fan_in_mode')).toEqual(['error 7:3 join']);
+    expect(diagnosticsOf(fanIn(', fan_in_mode=merge'), 'fan_in_mode')[0]?.fix).toContain('$parallel.outputs');
+  });
+
+  it('accepts merge with a prompt, and pick', () => {
+    expect(lintRule(fanIn(', fan_in_mode=merge, prompt="Merge: $parallel.outputs"'), 'fan_in_mode')).toEqual(
+      [],
+    );
+    expect(lintRule(fanIn(', fan_in_mode=pick'), 'fan_in_mode')).toEqual([]);
+  });
+
+  it('types the value: only pick or merge', () => {
+    expect(lintRule(fanIn(', fan_in_mode=combine'), 'attribute_type')).toEqual(['error 7:42 join']);
+  });
+});

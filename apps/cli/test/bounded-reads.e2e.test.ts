@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, temporaryDirectory } from './helpers/cli.js';
+
+const parentDot = (ref: string) => `digraph parent {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  child [type="subgraph", graph_ref="${ref}"]
+  start -> child -> exit
+}`;
+
+describe('bounded reads of user-named files (issue 20 §2)', () => {
+  it('refuses a graph_ref to /dev/zero at once, naming the path and the reason', async () => {
+    const dir = await temporaryDirectory();
+    await writeFile(join(dir, 'parent.dot'), parentDot('/dev/zero'));
+    const result = await attractor(['validate', 'parent.dot'], { cwd: dir, timeout: 20_000 });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout + result.stderr).toContain(
+      '/dev/zero is a character device, not a regular file; only regular files are read',
+    );
+  });
+
+  it('refuses a FIFO instead of blocking on it', async () => {
+    const dir = await temporaryDirectory();
+    execFileSync('mkfifo', [join(dir, 'pipe.dot')]);
+    await writeFile(join(dir, 'parent.dot'), parentDot('pipe.dot'));
+    const viaRef = await attractor(['validate', 'parent.dot'], { cwd: dir, timeout: 20_000 });
+    expect(viaRef.exitCode).toBe(1);
+    expect(viaRef.stdout + viaRef.stderr).toContain('is a FIFO (named pipe), not a regular file');
+    const direct = await attractor(['validate', 'pipe.dot'], { cwd: dir, timeout: 20_000 });
+    expect(direct.exitCode).toBe(2);
+    expect(direct.stderr).toContain(`Pipeline file ${join(dir, 'pipe.dot')} is a FIFO (named pipe)`);
+  });
+
+  it('refuses a file over the size limit, which ATTRACTOR_MAX_FILE_BYTES sets', async () => {
+    const dir = await temporaryDirectory();
+    const source = `digraph big {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n  // ${'x'.repeat(2000)}\n}\n`;
+    await writeFile(join(dir, 'big.dot'), source);
+    const refused = await attractor(['validate', 'big.dot'], {
+      cwd: dir,
+      env: { ATTRACTOR_MAX_FILE_BYTES: '1000' },
+    });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(
+      `is ${Buffer.byteLength(source)} bytes, over the limit of 1000 bytes (raise it with ATTRACTOR_MAX_FILE_BYTES=<bytes>)`,
+    );
+    const accepted = await attractor(['validate', 'big.dot'], { cwd: dir });
+    expect(accepted.exitCode).toBe(0);
+  });
+});

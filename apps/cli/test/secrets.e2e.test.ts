@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, temporaryDirectory } from './helpers/cli.js';
+
+function everyFile(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? everyFile(path) : [path];
+  });
+}
+
+const ENV = {
+  OPENAI_API_KEY: 'sk-test-openai-0123456789abcdef',
+  GITHUB_TOKEN: 'not-shaped-github-token-value',
+  MY_PASSWORD: 'pw-correct-horse-battery',
+  DATABASE_URL: 'postgres://user:dbpass-42@db/app',
+} as const;
+
+describe('attractor run masks secrets (DESIGN.md "Secrets", issue 20 §1)', () => {
+  it('keeps secret-named variables and --secret values off the console and out of the run directory', async () => {
+    const dir = await temporaryDirectory();
+    const dot = join(dir, 'leak.dot');
+    await writeFile(
+      dot,
+      `digraph leak {
+        start [shape=Mdiamond]
+        exit [shape=Msquare]
+        show [shape=parallelogram, tool_command="echo $OPENAI_API_KEY $GITHUB_TOKEN $DATABASE_URL; test \\"$MY_PASSWORD\\" = pw-correct-horse-battery && echo env-ok; echo \\"denied for $MY_PASSWORD\\" >&2; exit 3"]
+        start -> show -> exit
+      }`,
+    );
+    const logsDir = join(dir, 'run');
+    const result = await attractor(
+      ['run', dot, '--simulate', '--logs-dir', logsDir, '--workdir', dir, '--secret', 'DATABASE_URL', '-v'],
+      { env: ENV },
+    );
+    expect(result.exitCode).toBe(1);
+    const console = `${result.stdout}\n${result.stderr}`;
+    expect(console).toContain('denied for [REDACTED]');
+    expect(readFileSync(join(logsDir, 'show', 'stdout.txt'), 'utf8')).toContain('env-ok');
+    for (const value of Object.values(ENV)) {
+      expect(console).not.toContain(value);
+      for (const path of everyFile(logsDir)) {
+        expect(readFileSync(path, 'utf8'), `${path} holds ${value}`).not.toContain(value);
+      }
+    }
+  });
+});
