@@ -41,6 +41,8 @@ function createNoIoStore(logsRoot) {
       for (const event of events) eventsBytes += JSON.stringify(event).length + 1;
     },
     readEvents: async () => [],
+    readCheckpointHistory: async () => [],
+    readLastEventSeq: async () => 0,
     prepareStageDir: (stagePath) => `${logsRoot}/${stagePath}`,
     writeStageStatus: (_stagePath, status) => void JSON.stringify(status, null, 2),
     readStageStatus: async () => undefined,

@@ -1,6 +1,7 @@
 export type { ArtifactInfo, ArtifactStore, StoreArtifactOptions } from './artifact-store.js';
 export type { BuildPreambleOptions } from './build-preamble.js';
 export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';
+export { checkpointSchema, parseCheckpoint } from './checkpoint-schema.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
 export type { CodergenBackend, CodergenRequest } from './codergen-backend.js';
@@ -103,7 +104,14 @@ export {
   startResumedPipeline,
 } from './run-pipeline.js';
 export type { RunResult, RunStatus } from './run-result.js';
-export type { Checkpoint, RunManifest, RunStore, StageRecord, StageStatusFile } from './run-store.js';
+export type {
+  Checkpoint,
+  CheckpointOrigin,
+  RunManifest,
+  RunStore,
+  StageRecord,
+  StageStatusFile,
+} from './run-store.js';
 export { CHECKPOINT_VERSION } from './run-store.js';
 export type {
   EdgeConditionContext,

@@ -19,15 +19,12 @@ import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, ChildRunStatus, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
-import { createNodeDictionary } from './node-dictionary.js';
-import type { Outcome } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import type { ChildOrigin, RunScope } from './run-scope.js';
-import type { Checkpoint, RunManifest, RunStore } from './run-store.js';
-import { statusFileToOutcome } from './status-file.js';
+import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
 import { buildCheckpoint, type WalkEnd, walkGraph } from './walk-graph.js';
-import { WalkState } from './walk-state.js';
+import { nodePositions, WalkState } from './walk-state.js';
 
 /** Options shared by {@link runPipeline} and {@link resumePipeline}. */
 export interface PipelineServicesOptions {
@@ -130,9 +127,7 @@ export function defaultLogsRoot(options: {
 export function startPipeline(options: RunPipelineOptions): PipelineRun {
   return launch(options, async (session) => {
     const logsRoot = resolve(options.logsRoot);
-    const context = new Context();
-    mirrorGraphAttributes(options.graph, context);
-    if (options.context !== undefined) context.applyUpdates(options.context);
+    const context = initialContext(options.graph, options.context);
     const start = options.graph.startNode;
     if (start === undefined) {
       throw new Error(
@@ -147,7 +142,34 @@ export function startPipeline(options: RunPipelineOptions): PipelineRun {
     ) {
       throw new RunDirectoryInUseError({ logsRoot });
     }
-    return session.runFrom({ logsRoot, context, state: new WalkState(), startNodeId: start.id, fresh: true });
+    return runFromStart(session, {
+      logsRoot,
+      graph: options.graph,
+      context,
+      startNodeId: start.id,
+      values: options.context,
+    });
+  });
+}
+
+/** A walk of a new run from its start node. */
+function runFromStart(
+  session: Session,
+  options: {
+    logsRoot: string;
+    graph: Graph;
+    context: Context;
+    startNodeId: string;
+    values: Readonly<Record<string, JsonValue>> | undefined;
+  },
+): Promise<RunResult> {
+  return session.runFrom({
+    logsRoot: options.logsRoot,
+    context: options.context,
+    state: new WalkState(nodePositions(options.graph.nodes.keys())),
+    startNodeId: options.startNodeId,
+    fresh: true,
+    ...(options.values === undefined ? {} : { initialValues: options.values }),
   });
 }
 
@@ -168,7 +190,9 @@ export function runPipeline(options: RunPipelineOptions): Promise<RunResult> {
  * and gate counters, and continues at the checkpoint's `next_node` (or `from`). A run that ended in FAIL re-runs
  * the failed node. The first stage after the resume gets `summary:high` instead of `full` fidelity.
  *
- * The result's `completedNodes` covers the whole run (read back from `events.jsonl`).
+ * Resume reads only the checkpoint (and the manifest); `events.jsonl` is an audit trail. The result's
+ * `completedNodes` starts with the checkpoint's window of recent executions (at most 100), and `nodeOutcomes` with
+ * its goal gates and recent nodes. A run interrupted before its first checkpoint starts again from the start node.
  *
  * @throws {ResumeError} (as a rejection) when there is no checkpoint, the graph differs from the checkpointed one
  *   (sha256), the run already succeeded (without `from`), or the node to continue at does not exist.
@@ -183,53 +207,66 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
   return launch(options, async (session) => {
     const logsRoot = resolve(options.logsRoot);
     const store = session.storeFor(logsRoot);
-    const checkpoint = await store.readCheckpoint();
     const manifest = await store.readManifest();
-    if (checkpoint === undefined || manifest === undefined) {
+    const checkpoint = await store.readCheckpoint();
+    if (manifest === undefined) {
       throw new ResumeError({
         reason: 'no_checkpoint',
         logsRoot,
         message: `Cannot resume ${logsRoot}: it has no ${checkpoint === undefined ? 'checkpoint.json' : 'manifest.json'}. Start a new run instead.`,
       });
     }
-    const sha = graphFingerprint(options.graph);
-    if (checkpoint.graph_sha256 !== sha) {
+    const graph = options.graph;
+    const sha = graphFingerprint(graph);
+    const recordedSha = checkpoint?.graph_sha256 ?? manifest.source_sha256;
+    if (recordedSha !== sha) {
       throw new ResumeError({
         reason: 'graph_mismatch',
         logsRoot,
-        message: `Cannot resume ${logsRoot}: it was run with a different graph (sha256 ${checkpoint.graph_sha256.slice(0, 12)}…${manifest.source_path === undefined ? '' : ` from ${manifest.source_path}`}), not this one (sha256 ${sha.slice(0, 12)}…). Resume with the original DOT file, or start a new run.`,
+        message: `Cannot resume ${logsRoot}: it was run with a different graph (sha256 ${recordedSha.slice(0, 12)}…${manifest.source_path === undefined ? '' : ` from ${manifest.source_path}`}), not this one (sha256 ${sha.slice(0, 12)}…). Resume with the original DOT file, or start a new run.`,
       });
     }
     const from = options.from;
-    if (from === undefined && checkpoint.state === 'success') {
+    if (from === undefined && checkpoint?.state === 'success') {
       throw new ResumeError({
         reason: 'already_completed',
         logsRoot,
         message: `Cannot resume ${logsRoot}: the run already completed successfully. Pass \`from\` (CLI --from <node>) to re-run from a node.`,
       });
     }
-    const startNodeId = from ?? checkpoint.next_node;
-    if (startNodeId === null || options.graph.node(startNodeId) === undefined) {
+    const startNodeId = from ?? (checkpoint === undefined ? graph.startNode?.id : checkpoint.next_node);
+    if (startNodeId === undefined || startNodeId === null || graph.node(startNodeId) === undefined) {
       throw new ResumeError({
         reason: 'unknown_node',
         logsRoot,
-        message: `Cannot resume ${logsRoot}: node "${startNodeId ?? ''}" is not in graph "${options.graph.id}".`,
+        message: `Cannot resume ${logsRoot}: node "${startNodeId ?? ''}" is not in graph "${graph.id}".`,
       });
     }
-    const events = await store.readEvents();
-    const history = historyFromEvents(events, checkpoint);
-    for (const nodeId of Object.keys(history.outcomes)) {
-      if (checkpoint.node_outcomes[nodeId] !== undefined) continue;
-      // The stage directory holds the latest visit's full outcome (spec §11.3); the event only a summary.
-      const written = await store.readStageStatus(nodeId).catch(() => undefined);
-      if (written !== undefined) history.outcomes[nodeId] = statusFileToOutcome(written);
+    // New events continue the audit trail's numbering; nothing else is read from it.
+    const lastSeq = Math.max(await store.readLastEventSeq(), checkpoint?.last_seq ?? 0);
+    const positions = nodePositions(graph.nodes.keys());
+    if (checkpoint === undefined) {
+      // Interrupted before its first checkpoint: start again from the start, with the initial context it was given.
+      return session.runFrom({
+        logsRoot,
+        context: initialContext(graph, manifest.initial_context),
+        state: new WalkState(positions),
+        startNodeId,
+        fresh: true,
+        resumed: true,
+        lastSeq,
+        manifest,
+      });
     }
-    const lastSeq = events.reduce((max, event) => Math.max(max, event.seq), checkpoint.last_seq);
-    const state = WalkState.fromCheckpoint(checkpoint, history);
+    const state = WalkState.fromCheckpoint(
+      checkpoint,
+      manifest.node_ids ?? [...graph.nodes.keys()],
+      positions,
+    );
     const context = new Context(checkpoint.context, checkpoint.logs);
     const edge =
       from === undefined && checkpoint.next_edge_index !== null
-        ? options.graph.edges[checkpoint.next_edge_index]
+        ? graph.edges[checkpoint.next_edge_index]
         : undefined;
     return session.runFrom({
       logsRoot,
@@ -237,35 +274,21 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
       state,
       startNodeId,
       fresh: false,
+      resumed: true,
       lastSeq,
       manifest,
+      ...(checkpoint.origin === undefined ? {} : { origin: checkpoint.origin }),
       ...(edge === undefined ? {} : { incomingEdgeIndex: edge.index }),
     });
   });
 }
 
-/** The top-level history up to the checkpoint, rebuilt from the event log: path, visit counts, latest outcomes. */
-function historyFromEvents(
-  events: readonly PipelineEvent[],
-  checkpoint: Checkpoint,
-): { path: string[]; visits: Record<string, number>; outcomes: Record<string, Outcome> } {
-  const path: string[] = [];
-  const visits = createNodeDictionary<number>();
-  const outcomes = createNodeDictionary<Outcome>();
-  for (const event of events) {
-    if (event.type !== 'stage.completed' || event.branchPath !== undefined) continue;
-    if (event.runId !== checkpoint.run_id || event.seq > checkpoint.last_seq) continue;
-    path.push(event.nodeId);
-    visits[event.nodeId] = Math.max(visits[event.nodeId] ?? 0, event.visit);
-    if (event.status === 'skipped') continue;
-    outcomes[event.nodeId] = {
-      status: event.status,
-      ...(event.preferredLabel === undefined ? {} : { preferredLabel: event.preferredLabel }),
-      ...(event.notes === undefined ? {} : { notes: event.notes }),
-      ...(event.failureReason === undefined ? {} : { failureReason: event.failureReason }),
-    };
-  }
-  return { path, visits, outcomes };
+/** A new run's context: the `graph.*` mirror, then the initial values. */
+function initialContext(graph: Graph, values: Readonly<Record<string, JsonValue>> | undefined): Context {
+  const context = new Context();
+  mirrorGraphAttributes(graph, context);
+  if (values !== undefined) context.applyUpdates(values);
+  return context;
 }
 
 function mirrorGraphAttributes(graph: Graph, context: Context): void {
@@ -280,11 +303,18 @@ interface RunFromOptions {
   readonly state: WalkState;
   readonly startNodeId: string;
   readonly incomingEdgeIndex?: number;
-  /** A new run directory (write the manifest) rather than a resume. */
+  /** A walk from the start: write the initial checkpoint (and the manifest, unless `manifest` is given). */
   readonly fresh: boolean;
+  /** `pipeline.started` says `resumed: true`. Default: `!fresh`. */
+  readonly resumed?: boolean;
   readonly lastSeq?: number;
+  /** The run's existing manifest; without it a new one is written. */
   readonly manifest?: RunManifest;
   readonly restartedFrom?: string;
+  /** The initial context values, recorded in a new manifest. */
+  readonly initialValues?: Readonly<Record<string, JsonValue>>;
+  /** Where a forked run came from. */
+  readonly origin?: CheckpointOrigin;
 }
 
 interface Session {
@@ -343,7 +373,7 @@ function launch(
       ...(extras.basePath === undefined ? {} : { basePath: extras.basePath }),
     });
     let manifest = from.manifest;
-    if (from.fresh) {
+    if (manifest === undefined) {
       const sourcePath = options.sourcePath ?? graph.filename;
       manifest = {
         version: 1,
@@ -356,6 +386,9 @@ function launch(
         engine_version: readEngineVersion(),
         workdir,
         ...(from.restartedFrom === undefined ? {} : { restarted_from: from.restartedFrom }),
+        node_ids: [...graph.nodes.keys()],
+        ...(from.initialValues === undefined ? {} : { initial_context: from.initialValues }),
+        ...(from.origin === undefined ? {} : { forked_from: from.origin }),
       };
       await store.writeManifest(manifest);
     }
@@ -384,6 +417,7 @@ function launch(
       exitNodeIds: new Set(graph.exitNodes.map((node) => node.id)),
       goalGateIds: new Set([...graph.nodes.values()].filter((node) => node.goalGate).map((node) => node.id)),
       maxSteps: options.maxSteps ?? graph.settings.maxSteps,
+      origin: from.origin,
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
     };
@@ -393,7 +427,7 @@ function launch(
       name: graph.id,
       goal: graph.settings.goal,
       logsRoot: from.logsRoot,
-      resumed: !from.fresh,
+      resumed: from.resumed ?? !from.fresh,
       startNodeId: from.startNodeId,
     });
     if (from.fresh) {
@@ -439,7 +473,7 @@ function launch(
       await store.close();
       // A restart starts with fresh counters, except the step count: max_steps bounds the whole chain of
       // restarts, or a loop_restart edge that is always taken would restart forever (DESIGN.md "Loop guards").
-      const restartState = new WalkState();
+      const restartState = new WalkState(nodePositions(graph.nodes.keys()));
       restartState.stepCount = from.state.stepCount;
       return runFrom({
         logsRoot: newRoot,
@@ -581,17 +615,15 @@ function startChild(
     childOptions,
     async (session) => {
       const logsRoot = resolve(options.logsRoot);
-      const context = new Context();
-      mirrorGraphAttributes(options.graph, context);
-      if (options.context !== undefined) context.applyUpdates(options.context);
+      const context = initialContext(options.graph, options.context);
       const start = options.graph.startNode;
       if (start === undefined) throw new Error(`Child graph "${options.graph.id}" has no single start node.`);
-      return session.runFrom({
+      return runFromStart(session, {
         logsRoot,
+        graph: options.graph,
         context,
-        state: new WalkState(),
         startNodeId: start.id,
-        fresh: true,
+        values: options.context,
       });
     },
     { basePath },

@@ -9,7 +9,7 @@ import type { EventBus } from './event-bus.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
-import type { RunStore } from './run-store.js';
+import type { CheckpointOrigin, RunStore } from './run-store.js';
 
 /** Where a stage asked for a child pipeline. */
 export interface ChildOrigin {
@@ -41,6 +41,8 @@ export interface RunScope {
   readonly goalGateIds: ReadonlySet<string>;
   /** Node executions allowed per walk (`max_steps`). */
   readonly maxSteps: number;
+  /** Set on a forked run: recorded in every checkpoint. */
+  readonly origin?: CheckpointOrigin | undefined;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
   readonly startChild: (options: RunChildOptions, origin: ChildOrigin) => ChildRunHandle;
 }

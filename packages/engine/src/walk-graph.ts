@@ -136,7 +136,7 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
       const name = nodeLimit === undefined ? 'max_node_visits' : 'max_visits';
       return await stopWithFailure(`node "${node.id}" reached its visit limit (${name}=${limit})`, currentId);
     }
-    state.nodeVisits[node.id] = visit;
+    state.setVisits(node.id, visit);
     const index = state.stepCount + 1;
 
     const stagePath = options.stagePrefix === '' ? node.id : `${options.stagePrefix}/${node.id}`;
@@ -163,7 +163,7 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
     });
     if (result.kind === 'cancelled') {
       // A cancelled node is never recorded as completed; the last checkpoint still points at it.
-      state.nodeVisits[node.id] = visit - 1;
+      state.setVisits(node.id, visit - 1);
       return { kind: 'cancelled', reason: result.reason, lastNodeId: lastId };
     }
     const outcome = result.outcome;
@@ -411,6 +411,7 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
     completed_nodes: view.completedNodes,
     step_count: state.stepCount,
     node_retries: view.nodeRetries,
+    visited_nodes: view.visitedNodes,
     node_visits: view.nodeVisits,
     node_outcomes: view.nodeOutcomes,
     gate_retries: state.gateRetries,
@@ -422,6 +423,7 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
     logs: logs.length > CHECKPOINT_LOG_LIMIT ? logs.slice(-CHECKPOINT_LOG_LIMIT) : logs,
     ...(ended?.kind === 'fail' || ended?.kind === 'cancelled' ? { failure_reason: ended.reason } : {}),
     last_seq: scope.bus.lastSeq,
+    ...(scope.origin === undefined ? {} : { origin: scope.origin }),
   };
 }
 

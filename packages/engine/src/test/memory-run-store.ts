@@ -1,6 +1,7 @@
 /**
  * An in-memory {@link RunStore} for tests and embedders that do not want files.
  */
+import { parseCheckpoint } from '../checkpoint-schema.js';
 import type { PipelineEvent } from '../pipeline-event.js';
 import type { Checkpoint, RunManifest, RunStore, StageStatusFile } from '../run-store.js';
 
@@ -31,10 +32,20 @@ export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
     writeManifest(manifest) {
       store.manifest = structuredClone(manifest);
     },
-    readCheckpoint: async () => structuredClone(store.checkpoints.at(-1)),
+    readCheckpoint: async () => {
+      const latest = store.checkpoints.at(-1);
+      return latest === undefined
+        ? undefined
+        : parseCheckpoint(structuredClone(latest), `${logsRoot} checkpoint`);
+    },
     writeCheckpoint(checkpoint) {
       store.checkpoints.push(JSON.parse(JSON.stringify(checkpoint)) as Checkpoint);
     },
+    readCheckpointHistory: async () =>
+      store.checkpoints.map((checkpoint, index) =>
+        parseCheckpoint(structuredClone(checkpoint), `${logsRoot} checkpoint ${index}`),
+      ),
+    readLastEventSeq: async () => store.events.at(-1)?.seq ?? 0,
     appendEvents(events) {
       store.events.push(...events);
     },
