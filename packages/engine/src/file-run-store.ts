@@ -4,7 +4,8 @@
  * checkpoint-file.ts),
  * `checkpoints.jsonl` (every checkpoint, append-only: the history fork starts from),
  * `events.jsonl` (append-only audit trail),
- * `{stage}/status.json`, and `{stage}/visits/<n>/` for earlier visits.
+ * `{stage}/status.json`, `{stage}/visits/<n>/` for earlier visits, and while a run executes `run.lock/` +
+ * `run.lock.json` (file-run-lock.ts).
  *
  * Writes are synchronous on purpose: they are small, and a synchronous write-and-rename is several times cheaper
  * than the promise-based one (see the `bench` script).
@@ -25,6 +26,7 @@ import { join } from 'node:path';
 import { createCheckpointFile, readCheckpointText } from './checkpoint-file.js';
 import { parseCheckpoint } from './checkpoint-schema.js';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
+import { acquireFileRunLock, readFileRunLock } from './file-run-lock.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { Checkpoint, RunManifest, RunStore, StageStatusFile } from './run-store.js';
 import { createCheckpointSerializer } from './serialize-checkpoint.js';
@@ -39,6 +41,11 @@ export interface FileRunStoreOptions {
    * rename is atomic).
    */
   readonly fsync?: boolean;
+  /**
+   * Age of an unrefreshed run lock after which another runner takes it over, in milliseconds (the holder refreshes
+   * it every 2 s). A lock whose holder ran on this host and is gone is taken over at once. Default: 30,000.
+   */
+  readonly staleLockMs?: number;
 }
 
 /**
@@ -179,6 +186,16 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
         throw error;
       }
       return JSON.parse(text) as StageStatusFile;
+    },
+    acquireLock(lockOptions) {
+      return acquireFileRunLock({
+        directory: root,
+        since: lockOptions.since,
+        ...(options.staleLockMs === undefined ? {} : { staleMs: options.staleLockMs }),
+      });
+    },
+    async readLock() {
+      return readFileRunLock(root);
     },
     close() {
       if (eventsFd !== undefined) closeSync(eventsFd);

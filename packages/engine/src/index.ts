@@ -13,11 +13,13 @@ export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
 export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
 export { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
+export { RunLockedError } from './errors/run-locked-error.js';
 export type { EvaluateRunConditionOptions } from './evaluate-run-condition.js';
 export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';
 export type { ArtifactStoreOptions } from './file-artifact-store.js';
 export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-artifact-store.js';
+export { DEFAULT_STALE_LOCK_MS, RUN_LOCK_DIRECTORY, RUN_LOCK_FILE } from './file-run-lock.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { createFileRunStore } from './file-run-store.js';
 export { findJoinNode } from './find-join-node.js';
@@ -90,6 +92,7 @@ export type { ResolveFidelityOptions, ResolveThreadKeyOptions } from './resolve-
 export { DEFAULT_FIDELITY, resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
 export type { BackoffConfig, RetryDelayOptions, RetryPolicy, RetryPresetName } from './retry-policy.js';
 export { buildRetryPolicy, DEFAULT_BACKOFF, RETRY_PRESETS, retryDelayMs } from './retry-policy.js';
+export type { AcquireRunLockOptions, RunLock, RunLockHolder } from './run-lock.js';
 export type {
   PipelineRun,
   PipelineServicesOptions,

@@ -20,6 +20,7 @@ import type { ChildRunHandle, ChildRunStatus, RunChildOptions } from './handler-
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import type { PipelineEvent } from './pipeline-event.js';
+import type { RunLock } from './run-lock.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import type { ChildOrigin, RunScope } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
@@ -134,6 +135,7 @@ export function startPipeline(options: RunPipelineOptions): PipelineRun {
         `Graph "${options.graph.id}" has ${options.graph.startNodes.length} start nodes; exactly one is required (shape=Mdiamond or id "start"). Run validate() first.`,
       );
     }
+    await session.lock(logsRoot);
     if (
       (await session
         .storeFor(logsRoot)
@@ -207,6 +209,8 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
   return launch(options, async (session) => {
     const logsRoot = resolve(options.logsRoot);
     const store = session.storeFor(logsRoot);
+    // Held before the checkpoint is read: a second resume of a running run stops here.
+    await session.lock(logsRoot);
     const manifest = await store.readManifest();
     const checkpoint = await store.readCheckpoint();
     if (manifest === undefined) {
@@ -319,6 +323,8 @@ interface RunFromOptions {
 
 interface Session {
   storeFor(logsRoot: string): RunStore;
+  /** Takes the run lock of a run directory (once per session; released when the run ends). */
+  lock(logsRoot: string): Promise<RunLock>;
   runFrom(options: RunFromOptions): Promise<RunResult>;
 }
 
@@ -356,8 +362,24 @@ function launch(
     return store;
   };
 
+  const locks = new Map<string, RunLock>();
+  const lock = async (logsRoot: string): Promise<RunLock> => {
+    let held = locks.get(logsRoot);
+    if (held === undefined) {
+      held = await storeFor(logsRoot).acquireLock({ since: new Date(clock.now()).toISOString() });
+      locks.set(logsRoot, held);
+    }
+    return held;
+  };
+  const unlock = async (logsRoot: string): Promise<void> => {
+    const held = locks.get(logsRoot);
+    locks.delete(logsRoot);
+    await held?.release();
+  };
+
   const runFrom = async (from: RunFromOptions): Promise<RunResult> => {
     const startedMs = clock.now();
+    const runLock = await lock(from.logsRoot);
     const store = storeFor(from.logsRoot);
     const runId = basename(from.logsRoot);
     const graph = options.graph;
@@ -418,6 +440,7 @@ function launch(
       goalGateIds: new Set([...graph.nodes.values()].filter((node) => node.goalGate).map((node) => node.id)),
       maxSteps: options.maxSteps ?? graph.settings.maxSteps,
       origin: from.origin,
+      lock: runLock,
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
     };
@@ -471,6 +494,7 @@ function launch(
       await bus.flush();
       if (manifest !== undefined) await store.writeManifest({ ...manifest, restarted_to: newRoot });
       await store.close();
+      await unlock(from.logsRoot);
       // A restart starts with fresh counters, except the step count: max_steps bounds the whole chain of
       // restarts, or a loop_restart edge that is always taken would restart forever (DESIGN.md "Loop guards").
       const restartState = new WalkState(nodePositions(graph.nodes.keys()));
@@ -517,16 +541,22 @@ function launch(
     };
   };
 
+  const releaseLocks = async () => {
+    for (const logsRoot of [...locks.keys()]) await unlock(logsRoot);
+  };
   const result = Promise.resolve()
-    .then(() => body({ storeFor, runFrom }))
+    .then(() => body({ storeFor, lock, runFrom }))
     .then(
-      (value) => {
+      async (value) => {
+        await releaseLocks();
         finished = value;
         hub.close();
         return value;
       },
       async (error: unknown) => {
         for (const store of stores.values()) await Promise.resolve(store.close()).catch(() => undefined);
+        // The run is over either way; a failure to release is reported only if nothing else went wrong.
+        await releaseLocks().catch(() => undefined);
         hub.close();
         throw error;
       },

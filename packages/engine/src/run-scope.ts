@@ -9,6 +9,7 @@ import type { EventBus } from './event-bus.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
+import type { RunLock } from './run-lock.js';
 import type { CheckpointOrigin, RunStore } from './run-store.js';
 
 /** Where a stage asked for a child pipeline. */
@@ -41,6 +42,8 @@ export interface RunScope {
   readonly goalGateIds: ReadonlySet<string>;
   /** Node executions allowed per walk (`max_steps`). */
   readonly maxSteps: number;
+  /** The run lock this walk holds (its holder record takes the process groups of running stage commands). */
+  readonly lock: RunLock;
   /** Set on a forked run: recorded in every checkpoint. */
   readonly origin?: CheckpointOrigin | undefined;
   /** Starts a child pipeline for a manager loop (spec §4.11). */

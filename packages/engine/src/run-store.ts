@@ -6,6 +6,7 @@
 import type { JsonValue } from './json-value.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
+import type { AcquireRunLockOptions, RunLock, RunLockHolder } from './run-lock.js';
 
 /**
  * The current checkpoint format version. A checkpoint with another version is refused on resume. Version 2 made the
@@ -173,7 +174,15 @@ export interface RunStore {
   writeStageStatus(stagePath: string, status: StageStatusFile): void | Promise<void>;
   /** Reads `{stagePath}/status.json` when present (written by a handler or a tool it ran). */
   readStageStatus(stagePath: string): Promise<StageStatusFile | undefined>;
-  /** Flushes and releases resources (open file handles). */
+  /**
+   * Takes the run's lock (one run, one runner): the engine holds it from before it reads the checkpoint until the
+   * run ends. A lock whose holder is dead is taken over.
+   * @throws {RunLockedError} when a live runner holds it.
+   */
+  acquireLock(options: AcquireRunLockOptions): Promise<RunLock>;
+  /** Who holds the run's lock now, if anyone recorded it. */
+  readLock(): Promise<RunLockHolder | undefined>;
+  /** Flushes and releases resources (open file handles). Does not release the lock. */
   close(): void | Promise<void>;
 }
 

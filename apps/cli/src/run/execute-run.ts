@@ -9,6 +9,7 @@ import {
   type PipelineRun,
   ResumeError,
   RunDirectoryInUseError,
+  RunLockedError,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
@@ -225,7 +226,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     if (
       ResumeError.isInstance(error) ||
       CheckpointCorruptError.isInstance(error) ||
-      RunDirectoryInUseError.isInstance(error)
+      RunDirectoryInUseError.isInstance(error) ||
+      RunLockedError.isInstance(error)
     ) {
       throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
     }
