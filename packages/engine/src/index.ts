@@ -6,6 +6,17 @@ export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
 export type { CodergenBackend, CodergenRequest } from './codergen-backend.js';
 export { Context } from './context.js';
+export type {
+  Decision,
+  DecisionEffect,
+  DecisionRules,
+  DecisionSnapshot,
+  NextStep,
+  SnapshotChange,
+  WalkEnd,
+  WalkEvent,
+} from './decide.js';
+export { decide } from './decide.js';
 export { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
 export { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 export { ContextValueError } from './errors/context-value-error.js';

@@ -24,7 +24,7 @@ import type { RunLock } from './run-lock.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import type { ChildOrigin, RunScope } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
-import { buildCheckpoint, type WalkEnd, walkGraph } from './walk-graph.js';
+import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
 
 /** Options shared by {@link runPipeline} and {@link resumePipeline}. */
@@ -471,7 +471,7 @@ function launch(
       from.incomingEdgeIndex === undefined ? undefined : graph.edges[from.incomingEdgeIndex];
     let end: WalkEnd;
     try {
-      end = await walkGraph({
+      end = await walkTopLevel({
         scope,
         state: from.state,
         context: from.context,
@@ -480,7 +480,6 @@ function launch(
         abortSignal: signal,
         stagePrefix: '',
         branchPath: [],
-        topLevel: true,
       });
     } catch (error) {
       await bus.flush();

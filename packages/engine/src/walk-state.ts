@@ -3,6 +3,7 @@
  * the path. Serialised into the checkpoint for the top-level walk.
  */
 import type { FidelityMode } from '@attractor/graph';
+import type { SnapshotChange } from './decide.js';
 import { createNodeDictionary } from './node-dictionary.js';
 import type { Outcome } from './outcome.js';
 import type { Checkpoint, StageRecord } from './run-store.js';
@@ -69,6 +70,27 @@ export class WalkState {
     if (position === undefined) return;
     if (visits > 0) this.#visited.add(position);
     else this.#visited.remove(position);
+  }
+
+  /** Applies the snapshot changes of a decision (decide.ts). */
+  apply(changes: readonly SnapshotChange[]): void {
+    for (const change of changes) {
+      switch (change.kind) {
+        case 'visits':
+          this.setVisits(change.nodeId, change.visits);
+          break;
+        case 'gate_retry':
+          this.gateRetries += 1;
+          break;
+        case 'fallback_taken':
+          this.fallbacksTaken.add(change.nodeId);
+          break;
+        case 'failure_streak':
+          if (change.streak === undefined) delete this.failureStreaks[change.nodeId];
+          else this.failureStreaks[change.nodeId] = { ...change.streak };
+          break;
+      }
+    }
   }
 
   /** Records a completed node execution. */
