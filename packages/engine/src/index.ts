@@ -17,6 +17,8 @@ export type {
   WalkEvent,
 } from './decide.js';
 export { decide } from './decide.js';
+export type { DeclaredHandler, HandlerDefinition, HandlerInput } from './define-handler.js';
+export { defineHandler, isDeclaredHandler } from './define-handler.js';
 export { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
 export { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 export { ContextValueError } from './errors/context-value-error.js';

@@ -471,6 +471,7 @@ export class RunManager {
     const prepared = prepareGraph(source, {
       filename: options.path ?? options.filename,
       knownHandlerTypes: registry.types(),
+      handlers: registry.lintInfo(),
       ...(this.#options.allowTools ? {} : { transforms: [withoutAgentShellTransform] }),
       ...(fromDirectory ? { readGraphFile: createPipelineFileReader(pipelinesDir) } : {}),
     });
