@@ -1,8 +1,7 @@
-import type { Graph } from '@attractor/graph';
+import { findJoinNode, type Graph } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { Context } from './context.js';
 import { type DecisionRules, type DecisionSnapshot, decide, type WalkEvent } from './decide.js';
-import { findJoinNode } from './find-join-node.js';
 import type { Outcome } from './outcome.js';
 import { createTestGraph } from './test/graph-builder.js';
 

@@ -4,12 +4,11 @@
  * writes no checkpoint). Both ask the pure decision core (decide.ts) what each event means and apply its answer;
  * {@link runNode} executes one node for both.
  */
-import type { GraphEdge, GraphNode } from '@attractor/graph';
+import { findJoinNode, type GraphEdge, type GraphNode } from '@attractor/graph';
 import { buildPreamble } from './build-preamble.js';
 import type { Context } from './context.js';
 import { type Decision, type DecisionRules, decide, type WalkEnd, type WalkEvent } from './decide.js';
 import { executeStage } from './execute-stage.js';
-import { findJoinNode } from './find-join-node.js';
 import type { BranchResult, RunBranchOptions, StageFidelity } from './handler-runtime.js';
 import type { Outcome } from './outcome.js';
 import { redactSecrets } from './redact-secrets.js';

@@ -35,6 +35,7 @@ export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
 export { expandVariables } from './expand-variables.js';
+export { findJoinNode } from './find-join-node.js';
 export type {
   AttributeOrigin,
   BuiltInHandlerType,

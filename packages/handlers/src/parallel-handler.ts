@@ -2,8 +2,15 @@
  * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
  */
 import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import { findJoinNode, formatDuration, isSuccessStatus } from '@attractor/engine';
-import { type Graph, type GraphEdge, type GraphNode, type JoinPolicy, nodeAttribute } from '@attractor/graph';
+import { formatDuration, isSuccessStatus } from '@attractor/engine';
+import {
+  findJoinNode,
+  type Graph,
+  type GraphEdge,
+  type GraphNode,
+  type JoinPolicy,
+  nodeAttribute,
+} from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
 import type { ParallelBranchResult } from './parallel-results.js';
