@@ -35,6 +35,8 @@ export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-ar
 export { DEFAULT_STALE_LOCK_MS, RUN_LOCK_DIRECTORY, RUN_LOCK_FILE } from './file-run-lock.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { createFileRunStore } from './file-run-store.js';
+export type { ForkRunOptions } from './fork-run.js';
+export { forkRun, startForkedPipeline } from './fork-run.js';
 export { formatDuration } from './format-duration.js';
 export type {
   FindUnsatisfiedGoalGateOptions,
