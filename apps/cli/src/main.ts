@@ -43,6 +43,7 @@ Examples:
   attractor run pipeline.dot --model gpt-5.2 --answer A     (OPENAI_API_KEY from the environment)
   attractor inspect .attractor/runs/<run>
   attractor resume .attractor/runs/<run>
+  attractor fork .attractor/runs/<run> --at review@2 --graph edited.dot
 
 Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or invalid input, 130 interrupted.`,
     )
@@ -88,6 +89,25 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
   resume.action(async (runDir: string, commandOptions: RunCliOptions) => {
     const { resumeCommand } = await import('./commands/run-command.js');
     exitCode = await resumeCommand({ runDir, options: commandOptions, io });
+  });
+
+  const fork = program
+    .command('fork')
+    .description('start a new run from the checkpoint after a completed stage of another run')
+    .argument('<run-dir>', 'the run to fork (only read)')
+    .requiredOption('--at <node[@visit]>', 'the completed stage to start after (default visit: the latest)')
+    .addOption(new Option('--graph <file.dot>', "an edited DOT file (default: the run's own)"))
+    .addOption(
+      new Option(
+        '--logs-dir <dir>',
+        'run directory of the fork (default: ./.attractor/runs/<UTC time>-<graph>/)',
+      ),
+    )
+    .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'));
+  addRunOptions(fork);
+  fork.action(async (runDir: string, commandOptions: RunCliOptions & { at: string }) => {
+    const { forkCommand } = await import('./commands/run-command.js');
+    exitCode = await forkCommand({ runDir, at: commandOptions.at, options: commandOptions, io });
   });
 
   program

@@ -10,6 +10,7 @@ import {
   ResumeError,
   RunDirectoryInUseError,
   RunLockedError,
+  startForkedPipeline,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
@@ -36,7 +37,9 @@ export interface ExecuteRunOptions {
   /** A new run of a DOT file, or a resume of a run directory. */
   readonly mode:
     | { readonly kind: 'run'; readonly file: string }
-    | { readonly kind: 'resume'; readonly runDir: string };
+    | { readonly kind: 'resume'; readonly runDir: string }
+    /** A new run from the checkpoint after stage `at` (`node[@visit]`) of the run in `runDir`. */
+    | { readonly kind: 'fork'; readonly runDir: string; readonly at: string };
   readonly options: RunCliOptions;
   readonly io: CliIo;
   readonly createServices: RunServicesFactory;
@@ -61,6 +64,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   let pipelinePath: string;
   let workdir: string;
   let initialContext: Readonly<Record<string, SetValue>> | undefined;
+  let sourceRoot = '';
 
   if (mode.kind === 'run') {
     pipelinePath = mode.file;
@@ -69,6 +73,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     logsRoot = ''; // chosen once the graph name is known
   } else {
     const run = await readRunDirectory(mode.runDir, { cwd: io.cwd });
+    sourceRoot = run.logsRoot;
     logsRoot = run.logsRoot;
     const recorded = await readRecordedCliOptions(logsRoot);
     cliOptions = mergeResumeOptions(cliOptions, recorded);
@@ -105,7 +110,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   });
   const backend = resolveBackend(cliOptions, io.env, io.cwd);
 
-  if (mode.kind === 'run') {
+  if (mode.kind === 'run' || mode.kind === 'fork') {
     logsRoot =
       cliOptions.logsDir === undefined
         ? freshLogsRoot(pipeline.graph, io.cwd)
@@ -152,7 +157,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     });
     if (warning !== undefined) io.stderr.write(`${warning}\n`);
   }
-  if (mode.kind === 'run') {
+  if (mode.kind === 'run' || mode.kind === 'fork') {
     try {
       await mkdir(logsRoot, { recursive: true });
       await recordCliOptions(logsRoot, cliOptions, io.cwd);
@@ -181,8 +186,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
   };
-  let run: PipelineRun;
-  if (mode.kind === 'run') {
+  let run: PipelineRun | Promise<PipelineRun>;
+  if (mode.kind === 'fork') {
+    run = startForkedPipeline({
+      ...common,
+      from: sourceRoot,
+      at: mode.at,
+      logsRoot,
+      sourcePath: resolve(io.cwd, pipeline.path),
+    });
+  } else if (mode.kind === 'run') {
     run = startPipeline({
       ...common,
       logsRoot,
@@ -202,7 +215,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       ? () => {}
       : installInterruptHandlers({ controller, display, io, resumeCommand, colors: errorColors });
   try {
-    const result = await run.result;
+    const result = await (await run).result;
     display.finish({
       status: result.status,
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
