@@ -116,10 +116,13 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .argument('<file.dot...>', 'the pipelines')
     .option('--json', 'print one JSON document on stdout')
     .option('--strict', 'treat dialect aliases as errors')
-    .action(async (files: string[], commandOptions: { json?: boolean; strict?: boolean }) => {
-      const { validateCommand } = await import('./commands/validate-command.js');
-      exitCode = await validateCommand({ files, io, ...commandOptions });
-    });
+    .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
+    .action(
+      async (files: string[], commandOptions: { json?: boolean; strict?: boolean; config?: string }) => {
+        const { validateCommand } = await import('./commands/validate-command.js');
+        exitCode = await validateCommand({ files, io, ...commandOptions });
+      },
+    );
 
   program
     .command('render')
@@ -224,7 +227,11 @@ function addRunOptions(command: Command): void {
     .option('--json', 'print events as JSON lines on stdout and nothing else there')
     .option('-q, --quiet', 'print only the run directory, warnings, errors and the final summary')
     .option('-v, --verbose', 'also print agent text, tool calls, logs and checkpoints')
-    .option('--strict', 'treat dialect aliases as errors');
+    .option('--strict', 'treat dialect aliases as errors')
+    .option(
+      '--config <file>',
+      'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})',
+    );
 }
 
 function readVersion(): string {

@@ -17,6 +17,7 @@ import {
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
+import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { createJsonDisplay } from '../display/json-display.js';
 import { createLineDisplay } from '../display/line-display.js';
 import type { RunDisplay, Verbosity } from '../display/run-display.js';
@@ -102,10 +103,25 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       message: `Working directory ${displayPath(workdir, io.cwd)} is a file, not a directory. Pass the directory the tool commands run in with --workdir (e.g. ${displayPath(dirname(workdir), io.cwd)}).`,
     });
   }
+  const config = await loadCliConfig({
+    cwd: io.cwd,
+    ...(cliOptions.config === undefined ? {} : { path: cliOptions.config }),
+  });
+  // Config defaults fill in what neither the command line nor the run's recorded options set.
+  cliOptions = {
+    ...cliOptions,
+    ...(cliOptions.model === undefined && config.defaults.model !== undefined
+      ? { model: config.defaults.model }
+      : {}),
+    ...(cliOptions.provider === undefined && config.defaults.provider !== undefined
+      ? { provider: config.defaults.provider }
+      : {}),
+  };
   const pipeline = await loadPipeline({
     path: pipelinePath,
     io,
     colors: errorColors,
+    ...lintOptionsOf(config),
     ...(cliOptions.strict === undefined ? {} : { strict: cliOptions.strict }),
   });
   const backend = resolveBackend(cliOptions, io.env, io.cwd);
@@ -146,6 +162,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     stdin: io.stdin,
     stdout: io.stdout as unknown as Writable,
     env: io.env,
+    handlers: config.handlers,
   });
   consoleInterviewer = services.console;
   if (services.simulationScript !== undefined) {

@@ -28,6 +28,8 @@ export interface RunCliOptions extends BackendChoice {
   readonly quiet?: boolean;
   readonly verbose?: boolean;
   readonly strict?: boolean;
+  /** The plug-in config file (default: `attractor.config.{js,mjs,ts}` in the working directory, if any). */
+  readonly config?: string;
   /** `resume` only: continue at this node. */
   readonly from?: string;
   /** `resume` only: the DOT file, when it moved since the run started. */
