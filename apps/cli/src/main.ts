@@ -170,6 +170,7 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
     .option('--model <model>', 'default model for stages that name none')
     .option('--provider <provider>', 'default provider for stages that name none (openai)')
+    .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(
       new Option('--base-url <url>', 'OpenAI-compatible API base URL (default: $OPENAI_BASE_URL)').argParser(
         parseUrl,

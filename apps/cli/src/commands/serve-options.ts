@@ -5,6 +5,8 @@ import { InvalidArgumentError } from 'commander';
 
 /** The options of `attractor serve`. */
 export interface ServeCliOptions {
+  /** The plug-in config file (default: `attractor.config.{js,mjs,ts}` in the working directory, if any). */
+  readonly config?: string;
   readonly host: string;
   readonly port: number;
   readonly token?: string;
