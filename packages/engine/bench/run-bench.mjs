@@ -43,6 +43,12 @@ function createNoIoStore(logsRoot) {
     readEvents: async () => [],
     readCheckpointHistory: async () => [],
     readLastEventSeq: async () => 0,
+    acquireLock: async ({ since }) => ({
+      holder: { pid: process.pid, host: 'bench', since },
+      setProcessGroups: async () => {},
+      release: async () => {},
+    }),
+    readLock: async () => undefined,
     prepareStageDir: (stagePath) => `${logsRoot}/${stagePath}`,
     writeStageStatus: (_stagePath, status) => void JSON.stringify(status, null, 2),
     readStageStatus: async () => undefined,

@@ -13,7 +13,7 @@ import { ApiError } from './errors/api-error.js';
 import { listPipelineFiles } from './pipeline-files.js';
 import { renderRunGraph } from './render-run-graph.js';
 import { answerBodySchema, resumeBodySchema, startPipelineBodySchema } from './request-schemas.js';
-import { readStageFile, resolveRunDirectory } from './run-directory-files.js';
+import { readStageFile } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
 import { streamRunEvents } from './stream-run-events.js';
 import { readUiFile } from './ui-files.js';
@@ -116,7 +116,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
 
   app.get('/pipelines/:id/events', (c) => {
     const runId = c.req.param('id');
-    const logsRoot = resolveRunDirectory(manager.runsDir, runId);
+    const logsRoot = manager.runDirectory(runId);
     const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
     const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
     return streamSSE(c, (stream) =>
@@ -172,7 +172,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/checkpoint', async (c) => {
-    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const logsRoot = manager.runDirectory(c.req.param('id'));
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
     if (checkpoint === undefined) {
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
@@ -181,7 +181,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/context', async (c) => {
-    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const logsRoot = manager.runDirectory(c.req.param('id'));
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
     return c.json({
       context: checkpoint?.context ?? {},
@@ -191,7 +191,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/stages/:node/:file', (c) => {
-    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const logsRoot = manager.runDirectory(c.req.param('id'));
     const file = c.req.param('file');
     const text = readStageFile(logsRoot, c.req.param('node'), file);
     c.header(
