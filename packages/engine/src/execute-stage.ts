@@ -283,6 +283,7 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
     clock: scope.clock,
     runBranch: (options) => execution.runBranch(options, { stagePath: execution.stagePath, signal }),
     runChild: (options) => scope.startChild(options, { nodeId: node.id, branchPath, abortSignal: signal }),
+    recordProcessGroup: (processGroupId) => scope.processGroups.add(processGroupId),
   };
   return scope.backend === undefined ? runtime : { ...runtime, backend: scope.backend };
 }

@@ -172,4 +172,30 @@ describe('run lock (DESIGN.md "Checkpoint": one run, one runner)', () => {
     expect(existsSync(join(fresh, RUN_LOCK_DIRECTORY))).toBe(false);
     expect(existsSync(join(fresh, RUN_LOCK_FILE))).toBe(false);
   });
+  it('mirrors the process groups a stage records into the holder record while it runs', async () => {
+    const logsRoot = join(tempDir(), 'run');
+    const seen: (number[] | undefined)[] = [];
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    const registry = new HandlerRegistry({
+      defaultHandler: {
+        execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+          const forget = runtime.recordProcessGroup?.(4242);
+          await settle();
+          seen.push(holderOf(logsRoot).process_groups);
+          forget?.();
+          await settle();
+          seen.push(holderOf(logsRoot).process_groups);
+          return { status: 'success' };
+        },
+      },
+    });
+    const result = await runPipeline({
+      graph: createTestGraph({ edges: ['start -> work -> exit'] }),
+      registry,
+      logsRoot,
+    });
+    expect(result.status).toBe('success');
+    expect(seen.slice(0, 2)).toEqual([[4242], []]);
+    expect(existsSync(join(logsRoot, RUN_LOCK_FILE))).toBe(false);
+  });
 });

@@ -22,7 +22,7 @@ import type { JsonValue } from './json-value.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { RunLock } from './run-lock.js';
 import type { RunResult, RunStatus } from './run-result.js';
-import type { ChildOrigin, RunScope } from './run-scope.js';
+import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
 import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
@@ -441,6 +441,14 @@ function launch(
       maxSteps: options.maxSteps ?? graph.settings.maxSteps,
       origin: from.origin,
       lock: runLock,
+      processGroups: recordProcessGroups(runLock, (error) =>
+        bus.emit({
+          type: 'stage.log',
+          level: 'warn',
+          nodeId: live?.state.currentNodeId ?? '',
+          message: `could not record a process group in the run lock: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+      ),
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
     };

@@ -19,6 +19,34 @@ export interface ChildOrigin {
   readonly abortSignal: AbortSignal;
 }
 
+/** The process groups of a run's running stage commands. Internal to the engine. */
+export interface ProcessGroupRecord {
+  /** Records a group; returns the function that forgets it. */
+  add(processGroupId: number): () => void;
+}
+
+/**
+ * Mirrors the process groups of a run's running commands into its lock's holder record. A failed write is reported
+ * through `onError` (the run goes on: the record only helps a later takeover).
+ */
+export function recordProcessGroups(lock: RunLock, onError: (error: unknown) => void): ProcessGroupRecord {
+  const running = new Set<number>();
+  let writes = Promise.resolve();
+  const write = () => {
+    const groups = [...running];
+    writes = writes.then(() => lock.setProcessGroups(groups)).catch(onError);
+  };
+  return {
+    add(processGroupId) {
+      running.add(processGroupId);
+      write();
+      return () => {
+        if (running.delete(processGroupId)) write();
+      };
+    },
+  };
+}
+
 /** The services of one run directory. Internal to the engine. */
 export interface RunScope {
   readonly graph: Graph;
@@ -44,6 +72,8 @@ export interface RunScope {
   readonly maxSteps: number;
   /** The run lock this walk holds (its holder record takes the process groups of running stage commands). */
   readonly lock: RunLock;
+  /** The process groups of running stage commands, mirrored into the lock's holder record. */
+  readonly processGroups: ProcessGroupRecord;
   /** Set on a forked run: recorded in every checkpoint. */
   readonly origin?: CheckpointOrigin | undefined;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
