@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { attractor, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 
 const GATE = `digraph gate {
   start [shape=Mdiamond]
@@ -13,23 +13,6 @@ const GATE = `digraph gate {
   ask -> done [label="[Y] Yes"]
   ask -> plan [label="[N] No"]
 }`;
-
-/** Reads the child's stdout until the URL and token lines are printed. */
-async function waitForBanner(child: ReturnType<typeof attractor>): Promise<{ url: string; token: string }> {
-  let text = '';
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(text)?.[1];
-      const token = /^Token: (\S+)$/m.exec(text)?.[1];
-      if (url !== undefined && token !== undefined) resolve({ url, token });
-    });
-    child.then(
-      (result) => reject(new Error(`serve exited early (${result.exitCode}): ${result.stderr}`)),
-      reject,
-    );
-  });
-}
 
 describe('attractor serve (spec §9.5)', () => {
   it('prints URL and token, serves the API with ATTRACTOR_SERVER_TOKEN, and stops cleanly on SIGTERM keeping the run resumable', async () => {
@@ -44,6 +27,8 @@ describe('attractor serve (spec §9.5)', () => {
 
     expect((await fetch(`${url}/pipelines`)).status).toBe(401);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    // --simulate: every run is simulated, whatever a request says.
+    expect(await (await fetch(`${url}/server`, { headers })).json()).toMatchObject({ simulation: 'always' });
     const started = await fetch(`${url}/pipelines`, {
       method: 'POST',
       headers,
@@ -133,6 +118,9 @@ describe('attractor serve (spec §9.5)', () => {
     const cwd = await temporaryDirectory();
     const child = attractor(['serve', '--port', '0'], { cwd });
     const { url, token } = await waitForBanner(child);
+    // The web UI learns that runs must be simulated here (its "Simulate LLM stages" box is ticked and locked).
+    const info = await fetch(`${url}/server`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(await info.json()).toMatchObject({ simulation: 'required' });
     const response = await fetch(`${url}/pipelines`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },

@@ -71,6 +71,7 @@ export { findNonJson } from './json-value.js';
 export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
 export { isSuccessStatus } from './outcome.js';
 export type {
+  AgentSessionStartedEvent,
   AgentTextEvent,
   AgentToolCallCompletedEvent,
   AgentToolCallStartedEvent,

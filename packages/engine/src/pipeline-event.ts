@@ -224,6 +224,23 @@ export interface AgentUsageEvent extends PipelineEventBase, StageScopedFields {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly model?: string;
+  /** Cost of the calls this event counts, in US dollars, when the agent reports one (Claude Code does). */
+  readonly costUsd?: number;
+}
+
+/**
+ * A coding-agent CLI (Claude Code, Codex, Gemini CLI) started or resumed its session for a stage. `sessionId` is
+ * the agent's own id: stages that share a thread key under `full` fidelity resume it (spec §5.4).
+ */
+export interface AgentSessionStartedEvent extends PipelineEventBase, StageScopedFields {
+  readonly type: 'agent.session.started';
+  /** Which agent runs the stage: `claude-code`, `codex`, `gemini-cli`. */
+  readonly agent: string;
+  readonly sessionId: string;
+  /** True when the stage continues the session of an earlier stage (`full` fidelity). */
+  readonly resumed: boolean;
+  /** The model the agent reports, when it does. */
+  readonly model?: string;
 }
 
 /** A free-form log line of a stage (e.g. a tool command's progress, a steering message applied). */
@@ -263,6 +280,7 @@ export type PipelineEvent =
   | AgentToolCallCompletedEvent
   | AgentTextEvent
   | AgentUsageEvent
+  | AgentSessionStartedEvent
   | StageLogEvent
   | StageCustomEvent;
 
@@ -275,6 +293,7 @@ export type StageScopedEvent =
   | AgentToolCallCompletedEvent
   | AgentTextEvent
   | AgentUsageEvent
+  | AgentSessionStartedEvent
   | StageLogEvent
   | StageCustomEvent;
 

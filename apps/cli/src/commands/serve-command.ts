@@ -44,6 +44,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           ...((request.model ?? model) === undefined ? {} : { model: request.model ?? model }),
           ...((request.provider ?? provider) === undefined ? {} : { provider: request.provider ?? provider }),
           ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+          ...(options.backend === undefined ? {} : { backend: options.backend }),
+          ...(options.agentPermissions === undefined ? {} : { agentPermissions: options.agentPermissions }),
         },
         io.env,
         io.cwd,
@@ -58,6 +60,20 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       });
     }
     if (backend.kind === 'simulate') return handlers.createSimulationBackend();
+    if (backend.kind === 'routed') {
+      const { createRoutedBackend } = await import('../run/create-routed-backend.js');
+      try {
+        return await createRoutedBackend({
+          choice: backend,
+          graph: request.graph,
+          env: io.env,
+          allowShell: request.allowTools,
+        });
+      } catch (error) {
+        if (!CliError.isInstance(error)) throw error;
+        throw new ApiError({ status: 400, code: 'BACKEND_UNAVAILABLE', message: error.message });
+      }
+    }
     const { createAiSdkBackend } = await import('@attractor/backend-ai-sdk');
     return createAiSdkBackend({
       apiKey: backend.apiKey,
@@ -67,6 +83,22 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       ...(backend.provider === undefined ? {} : { defaultProvider: backend.provider }),
     });
   };
+
+  // What the web UI's "Simulate LLM stages" box shows: forced on, needed (no LLM configured), or a free choice.
+  const simulation = options.simulate === true ? 'always' : llmConfigured() ? 'optional' : 'required';
+  function llmConfigured(): boolean {
+    try {
+      resolveBackend(
+        { ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) },
+        io.env,
+        io.cwd,
+      );
+      return true;
+    } catch (error) {
+      if (CliError.isInstance(error)) return false;
+      throw error;
+    }
+  }
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -84,6 +116,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
         for (const [type, handler] of config.handlers) registry.register(type, handler);
         return registry;
       },
+      simulation,
       ...(apiKey === undefined ? {} : { secretValues: [apiKey] }),
     });
   } catch (error) {

@@ -1,6 +1,6 @@
 /**
- * The composition root of a run: the built-in handlers, the simulation or AI-SDK backend, and the console
- * interviewer. Only `run` and `resume` load this module, so other commands never load handlers, execa or the
+ * The composition root of a run: the built-in handlers, the simulation, AI-SDK or routed (`--backend`) backend,
+ * and the console interviewer. Only `run` and `resume` load this module, so other commands never load handlers, execa or the
  * AI SDK.
  */
 import { CliError } from '../errors/cli-error.js';
@@ -69,6 +69,19 @@ export const createRunServices: RunServicesFactory = async (options) => {
       backend,
       secretValues: [],
       ...(simulationScript === undefined ? {} : { simulationScript }),
+    });
+  }
+  if (options.backend.kind === 'routed') {
+    const { createRoutedBackend } = await import('./create-routed-backend.js');
+    const backend = await createRoutedBackend({
+      choice: options.backend,
+      graph: options.graph,
+      env: options.env,
+    });
+    return withConsole({
+      registry,
+      backend,
+      secretValues: options.backend.api === undefined ? [] : [options.backend.api.apiKey],
     });
   }
   const { createAiSdkBackend } = await import('@attractor/backend-ai-sdk');

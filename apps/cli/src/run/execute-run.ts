@@ -26,11 +26,16 @@ import { CliError } from '../errors/cli-error.js';
 import { readRunDirectory } from '../inspect/read-run-directory.js';
 import { displayPath, loadPipeline } from '../load-pipeline.js';
 import type { SetValue } from '../parse-options.js';
-import { readRecordedCliOptions, recordCliOptions, resolveBackend } from './backend-choice.js';
+import {
+  mergeResumeOptions,
+  readRecordedCliOptions,
+  recordCliOptions,
+  resolveBackend,
+} from './backend-choice.js';
 import { createCliInterviewer } from './create-cli-interviewer.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
-import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
+import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
 
 /** Options of {@link executeRun}. */
@@ -288,35 +293,6 @@ function runDirectoryError(error: unknown, shown: string, fromOption: boolean): 
     message: `Cannot create the run directory ${shown}: ${reasons[code]}. ${fromOption ? 'Pass --logs-dir a directory you can write to (it is created if missing).' : 'Run from a directory you can write to, or pass --logs-dir.'}`,
     cause: error,
   });
-}
-
-/** Flags given to `resume` win; without backend flags, the run's recorded backend choice applies. */
-function mergeResumeOptions(
-  given: RunCliOptions,
-  recorded: Awaited<ReturnType<typeof readRecordedCliOptions>>,
-): RunCliOptions {
-  const backendKeys: (keyof BackendChoice)[] = [
-    'simulate',
-    'simulateScript',
-    'dryRun',
-    'model',
-    'provider',
-    'baseUrl',
-  ];
-  const givenBackend = backendKeys.some((key) => given[key] !== undefined);
-  const backend: BackendChoice = givenBackend
-    ? {}
-    : Object.fromEntries(
-        backendKeys.filter((key) => recorded[key] !== undefined).map((key) => [key, recorded[key]]),
-      );
-  return {
-    ...backend,
-    ...given,
-    ...(given.autoApprove === undefined && recorded.autoApprove === true ? { autoApprove: true } : {}),
-    ...(given.maxSteps === undefined && recorded.maxSteps !== undefined
-      ? { maxSteps: recorded.maxSteps }
-      : {}),
-  };
 }
 
 function chooseDisplay(io: CliIo, options: RunCliOptions, colors: Colors, verbosity: Verbosity): RunDisplay {

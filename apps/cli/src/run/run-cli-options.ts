@@ -1,4 +1,5 @@
 import type { SetValue } from '../parse-options.js';
+import type { BackendRouting } from './backend-option.js';
 
 /** The backend choice of `run` and `resume`, recorded in the run directory so that `resume` can reuse it. */
 export interface BackendChoice {
@@ -14,6 +15,10 @@ export interface BackendChoice {
   readonly provider?: string;
   /** OpenAI-compatible base URL; default `OPENAI_BASE_URL`, then OpenAI. */
   readonly baseUrl?: string;
+  /** `--backend`: which backend runs each LLM stage (default: `api` for all). */
+  readonly backend?: BackendRouting;
+  /** `--agent-permissions`: what agent CLIs may do without asking. Default: `edit`. */
+  readonly agentPermissions?: 'edit' | 'full';
 }
 
 /** Options shared by `attractor run` and `attractor resume`, as commander parses them. */
