@@ -1,5 +1,11 @@
 import { relative, resolve } from 'node:path';
-import { type Diagnostic, formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import {
+  type Diagnostic,
+  formatDiagnostic,
+  type Graph,
+  type HandlerLintInfo,
+  prepareGraph,
+} from '@attractor/graph';
 import { cliCommand } from './cli-command.js';
 import type { CliIo } from './cli-io.js';
 import type { Colors } from './colors.js';
@@ -24,6 +30,8 @@ export interface LoadPipelineOptions {
   readonly strict?: boolean;
   /** Handler types the registry runs, for the `type_known` rule. Default: the built-in types. */
   readonly knownHandlerTypes?: Iterable<string>;
+  /** What registered handlers declare (attributes, outcomes), by type: `registry.lintInfo()`. Default: none. */
+  readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
   /** Print warnings (and infos) to stderr. Default: true. */
   readonly printWarnings?: boolean;
   /** What a file with errors is refused for, in the message "the pipeline was not <refused>". Default: `run`. */
@@ -54,6 +62,7 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
     readGraphFile: createGraphFileReader(io.cwd, maxBytes),
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
+    ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
   });
   const graph = prepared.graph;
   const diagnostics = prepared.diagnostics.map((diagnostic) =>

@@ -46,6 +46,7 @@ Examples:
   attractor run pipeline.dot --model gpt-5.2 --answer A     (OPENAI_API_KEY from the environment)
   attractor inspect .attractor/runs/<run>
   attractor resume .attractor/runs/<run>
+  attractor fork .attractor/runs/<run> --at review@2 --graph edited.dot
 
 Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or invalid input, 130 interrupted.`,
     )
@@ -93,16 +94,38 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     exitCode = await resumeCommand({ runDir, options: commandOptions, io });
   });
 
+  const fork = program
+    .command('fork')
+    .description('start a new run from the checkpoint after a completed stage of another run')
+    .argument('<run-dir>', 'the run to fork (only read)')
+    .requiredOption('--at <node[@visit]>', 'the completed stage to start after (default visit: the latest)')
+    .addOption(new Option('--graph <file.dot>', "an edited DOT file (default: the run's own)"))
+    .addOption(
+      new Option(
+        '--logs-dir <dir>',
+        'run directory of the fork (default: ./.attractor/runs/<UTC time>-<graph>/)',
+      ),
+    )
+    .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'));
+  addRunOptions(fork);
+  fork.action(async (runDir: string, commandOptions: RunCliOptions & { at: string }) => {
+    const { forkCommand } = await import('./commands/run-command.js');
+    exitCode = await forkCommand({ runDir, at: commandOptions.at, options: commandOptions, io });
+  });
+
   program
     .command('validate')
     .description('lint pipelines and print diagnostics like a compiler; exit 1 when any has an error')
     .argument('<file.dot...>', 'the pipelines')
     .option('--json', 'print one JSON document on stdout')
     .option('--strict', 'treat dialect aliases as errors')
-    .action(async (files: string[], commandOptions: { json?: boolean; strict?: boolean }) => {
-      const { validateCommand } = await import('./commands/validate-command.js');
-      exitCode = await validateCommand({ files, io, ...commandOptions });
-    });
+    .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
+    .action(
+      async (files: string[], commandOptions: { json?: boolean; strict?: boolean; config?: string }) => {
+        const { validateCommand } = await import('./commands/validate-command.js');
+        exitCode = await validateCommand({ files, io, ...commandOptions });
+      },
+    );
 
   program
     .command('render')
@@ -150,6 +173,7 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
     .option('--model <model>', 'default model for stages that name none')
     .option('--provider <provider>', 'default provider for stages that name none (openai)')
+    .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(
       new Option('--base-url <url>', 'OpenAI-compatible API base URL (default: $OPENAI_BASE_URL)').argParser(
         parseUrl,
@@ -247,6 +271,7 @@ function addRunOptions(command: Command): void {
     .option('-q, --quiet', 'print only the run directory, warnings, errors and the final summary')
     .option('-v, --verbose', 'also print agent text, tool calls, logs and checkpoints')
     .option('--strict', 'treat dialect aliases as errors')
+    .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption());
 }
 

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 
@@ -66,6 +67,40 @@ describe('attractor serve (spec §9.5)', () => {
       ),
     ) as { next_node: string };
     expect(checkpoint.next_node).toBe('ask');
+  }, 30_000);
+
+  it('runs plug-in handlers of --config and lints their attributes from their schema', async () => {
+    const cwd = await temporaryDirectory();
+    const config = fileURLToPath(new URL('./fixtures/plugin/attractor.config.mjs', import.meta.url));
+    const child = attractor(['serve', '--port', '0', '--simulate', '--config', config], { cwd });
+    const { url, token } = await waitForBanner(child);
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const post = (dot: string) =>
+      fetch(`${url}/pipelines`, { method: 'POST', headers, body: JSON.stringify({ dot }) });
+    const pipeline = (region: string) =>
+      `digraph r { start [shape=Mdiamond]; ship [type="deploy", region="${region}"]; exit [shape=Msquare]; start -> ship -> exit }`;
+    const refused = await post(pipeline('mars'));
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('which its deploy handler does not accept');
+    const started = await post(pipeline('eu'));
+    expect(started.status).toBe(201);
+    const { id } = (await started.json()) as { id: string };
+    let status = '';
+    for (let attempt = 0; attempt < 400 && status !== 'success'; attempt++) {
+      status = ((await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as { state: string })
+        .state;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(status).toBe('success');
+    const checkpoint = JSON.parse(
+      await (await import('node:fs/promises')).readFile(
+        join(cwd, '.attractor', 'runs', id, 'checkpoint.json'),
+        'utf8',
+      ),
+    ) as { context: Record<string, unknown> };
+    expect(checkpoint.context['ship.region']).toBe('eu');
+    child.kill('SIGTERM');
+    expect((await child).exitCode).toBe(0);
   }, 30_000);
 
   it('generates a token when none is given and refuses a bad port', async () => {

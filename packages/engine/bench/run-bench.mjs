@@ -41,6 +41,14 @@ function createNoIoStore(logsRoot) {
       for (const event of events) eventsBytes += JSON.stringify(event).length + 1;
     },
     readEvents: async () => [],
+    readCheckpointHistory: async () => [],
+    readLastEventSeq: async () => 0,
+    acquireLock: async ({ since }) => ({
+      holder: { pid: process.pid, host: 'bench', since },
+      setProcessGroups: async () => {},
+      release: async () => {},
+    }),
+    readLock: async () => undefined,
     prepareStageDir: (stagePath) => `${logsRoot}/${stagePath}`,
     writeStageStatus: (_stagePath, status) => void JSON.stringify(status, null, 2),
     readStageStatus: async () => undefined,

@@ -1,46 +1,19 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { type RunnerExit, startCrashRunner } from '../test/crash-runner.js';
 import { tempDir } from '../test/helpers.js';
-
-const runner = fileURLToPath(new URL('../test/fixtures/crash-runner.mjs', import.meta.url));
-
-interface Outcome {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-}
 
 function spawnRunner(
   mode: 'run' | 'resume',
   logsRoot: string,
   env: Record<string, string> = {},
   killAfterMs?: number,
-): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [runner, mode, logsRoot], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer =
-      killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (timer !== undefined) clearTimeout(timer);
-      if (code !== 0 && signal === null) reject(new Error(`runner exited with ${code}: ${stderr}`));
-      else resolve({ code, signal, stdout });
-    });
-  });
+): Promise<RunnerExit> {
+  const { child, finished } = startCrashRunner(mode, logsRoot, env);
+  if (killAfterMs === undefined) return finished;
+  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  return finished.finally(() => clearTimeout(timer));
 }
 
 function parseResult(stdout: string): {

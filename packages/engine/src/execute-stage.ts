@@ -282,9 +282,23 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
     artifacts: scope.artifacts,
     clock: scope.clock,
     secrets: scope.secrets,
-    ...(scope.processGroups === undefined ? {} : { processGroups: scope.processGroups }),
+    processGroups: { record: (processGroupId) => recordProcessGroup(scope, processGroupId) },
     runBranch: (options) => execution.runBranch(options, { stagePath: execution.stagePath, signal }),
     runChild: (options) => scope.startChild(options, { nodeId: node.id, branchPath, abortSignal: signal }),
+    recordProcessGroup: (processGroupId) => recordProcessGroup(scope, processGroupId),
   };
   return scope.backend === undefined ? runtime : { ...runtime, backend: scope.backend };
+}
+
+/**
+ * Records a running command's process group where a later runner finds it: the run lock's holder record
+ * (`run.lock.json`) and, for a run directory on disk, `process-groups.json`. Returns the function that forgets it.
+ */
+function recordProcessGroup(scope: RunScope, processGroupId: number): () => void {
+  const fromLock = scope.processGroups.add(processGroupId);
+  const fromFile = scope.processGroupFile?.record(processGroupId);
+  return () => {
+    fromLock();
+    fromFile?.();
+  };
 }

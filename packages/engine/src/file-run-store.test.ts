@@ -77,7 +77,7 @@ describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
     expect(openFilesUnder(logsRoot).length).toBeGreaterThan(0);
     store.close();
     expect(openFilesUnder(logsRoot)).toEqual([]);
-    expect(readdirSync(logsRoot).sort()).toEqual(['checkpoint.json', 'events.jsonl']);
+    expect(readdirSync(logsRoot).sort()).toEqual(['checkpoint.json', 'checkpoints.jsonl', 'events.jsonl']);
     expect((await store.readCheckpoint())?.step_count).toBe(2);
   });
 });

@@ -2,8 +2,10 @@
  * The run directory on disk (spec §5.6, DESIGN.md "Run directory", "Checkpoint"): `manifest.json`,
  * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync; see
  * checkpoint-file.ts),
- * `events.jsonl` (append-only),
- * `{stage}/status.json` and `manifest.json` (atomic: temp file + rename), and `{stage}/visits/<n>/` for earlier visits.
+ * `checkpoints.jsonl` (every checkpoint, append-only: the history fork starts from),
+ * `events.jsonl` (append-only audit trail),
+ * `{stage}/status.json` and `manifest.json` (atomic: temp file + rename), `{stage}/visits/<n>/` for earlier visits,
+ * and while a run executes `run.lock/` + `run.lock.json` (file-run-lock.ts).
  *
  * Writes are synchronous on purpose: they are small, and a synchronous write-and-rename is several times cheaper
  * than the promise-based one (see the `bench` script).
@@ -21,15 +23,11 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { createCheckpointFile, readCheckpointText } from './checkpoint-file.js';
+import { parseCheckpoint } from './checkpoint-schema.js';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
+import { acquireFileRunLock, readFileRunLock } from './file-run-lock.js';
 import type { PipelineEvent } from './pipeline-event.js';
-import {
-  CHECKPOINT_VERSION,
-  type Checkpoint,
-  type RunManifest,
-  type RunStore,
-  type StageStatusFile,
-} from './run-store.js';
+import type { Checkpoint, RunManifest, RunStore, StageStatusFile } from './run-store.js';
 import { createCheckpointSerializer } from './serialize-checkpoint.js';
 import { writeFileAtomicSync } from './write-file-atomic-sync.js';
 
@@ -43,6 +41,11 @@ export interface FileRunStoreOptions {
    * rename is atomic).
    */
   readonly fsync?: boolean;
+  /**
+   * Age of an unrefreshed run lock after which another runner takes it over, in milliseconds (the holder refreshes
+   * it every 2 s). A lock whose holder ran on this host and is gone is taken over at once. Default: 30,000.
+   */
+  readonly staleLockMs?: number;
 }
 
 /**
@@ -58,7 +61,9 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const checkpointFile = createCheckpointFile({ directory: root, fsync });
   const serializeCheckpoint = createCheckpointSerializer();
   const eventsPath = join(root, 'events.jsonl');
+  const historyPath = join(root, CHECKPOINT_HISTORY_FILE);
   let eventsFd: number | undefined;
+  let historyFd: number | undefined;
 
   const readJson = (path: string): unknown => {
     let text: string;
@@ -86,9 +91,9 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     async readCheckpoint() {
       const read = readCheckpointText(root);
       if (read === undefined) return undefined;
-      let data: Checkpoint;
+      let data: unknown;
       try {
-        data = JSON.parse(read.text) as Checkpoint;
+        data = JSON.parse(read.text);
       } catch (error) {
         throw new CheckpointCorruptError({
           path: read.path,
@@ -96,44 +101,48 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
           cause: error,
         });
       }
-      if (typeof data !== 'object' || data === null || data.version !== CHECKPOINT_VERSION) {
-        throw new CheckpointCorruptError({
-          path: read.path,
-          reason: `unsupported checkpoint version ${JSON.stringify((data as { version?: unknown } | null)?.version)} (expected ${CHECKPOINT_VERSION})`,
-        });
-      }
-      return data;
+      return parseCheckpoint(data, read.path);
     },
     writeCheckpoint(checkpoint) {
-      checkpointFile.write(serializeCheckpoint(checkpoint));
+      const text = serializeCheckpoint(checkpoint);
+      // History first: a crash between the two writes leaves checkpoint.json one entry behind, never ahead.
+      historyFd ??= openAppendLog(historyPath);
+      writeSync(historyFd, `${text}\n`);
+      checkpointFile.write(text);
+    },
+    async readCheckpointHistory() {
+      const lines = readLines(historyPath);
+      const checkpoints: Checkpoint[] = [];
+      for (const [index, line] of lines.entries()) {
+        let data: unknown;
+        try {
+          data = JSON.parse(line);
+        } catch (error) {
+          // A torn last line from a crash mid-append: that checkpoint was never published.
+          if (index === lines.length - 1) break;
+          throw new CheckpointCorruptError({
+            path: `${historyPath} line ${index + 1}`,
+            reason: 'the line is not valid JSON',
+            cause: error,
+          });
+        }
+        checkpoints.push(parseCheckpoint(data, `${historyPath} line ${index + 1}`));
+      }
+      return checkpoints;
+    },
+    async readLastEventSeq() {
+      return lastEventSeq(eventsPath);
     },
     appendEvents(events) {
       if (events.length === 0) return;
-      if (eventsFd === undefined) {
-        eventsFd = openSync(eventsPath, 'a+');
-        // A crash mid-append can leave a torn last line; start on a fresh line so the next event stays readable.
-        const size = fstatSync(eventsFd).size;
-        if (size > 0) {
-          const last = Buffer.alloc(1);
-          readSync(eventsFd, last, 0, 1, size - 1);
-          if (last[0] !== 0x0a) writeSync(eventsFd, '\n');
-        }
-      }
+      eventsFd ??= openAppendLog(eventsPath);
       let text = '';
       for (const event of events) text += `${JSON.stringify(event)}\n`;
       writeSync(eventsFd, text);
     },
     async readEvents() {
-      let text: string;
-      try {
-        text = readFileSync(eventsPath, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-        throw error;
-      }
       const events: PipelineEvent[] = [];
-      for (const line of text.split('\n')) {
-        if (line === '') continue;
+      for (const line of readLines(eventsPath)) {
         try {
           events.push(JSON.parse(line) as PipelineEvent);
         } catch {
@@ -181,12 +190,86 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       }
       return JSON.parse(text) as StageStatusFile;
     },
+    acquireLock(lockOptions) {
+      return acquireFileRunLock({
+        directory: root,
+        since: lockOptions.since,
+        ...(options.staleLockMs === undefined ? {} : { staleMs: options.staleLockMs }),
+      });
+    },
+    async readLock() {
+      return readFileRunLock(root);
+    },
     close() {
       if (eventsFd !== undefined) closeSync(eventsFd);
+      if (historyFd !== undefined) closeSync(historyFd);
       eventsFd = undefined;
+      historyFd = undefined;
       checkpointFile.close();
     },
   };
+}
+
+/** The checkpoint history file of a run directory: one checkpoint per line, oldest first. */
+export const CHECKPOINT_HISTORY_FILE = 'checkpoints.jsonl';
+
+/**
+ * Opens an append-only JSON-lines file. A crash mid-append can leave a torn last line; the next entry then starts on
+ * a fresh line, so that it stays readable.
+ */
+function openAppendLog(path: string): number {
+  const fd = openSync(path, 'a+');
+  const size = fstatSync(fd).size;
+  if (size > 0) {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    if (last[0] !== 0x0a) writeSync(fd, '\n');
+  }
+  return fd;
+}
+
+/** The non-empty lines of a JSON-lines file; none when it does not exist. */
+function readLines(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return text.split('\n').filter((line) => line !== '');
+}
+
+/** The `seq` of the last complete event in `events.jsonl`, reading only the end of the file; 0 when none. */
+function lastEventSeq(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    for (let window = 64 * 1024; ; window *= 4) {
+      const start = Math.max(0, size - window);
+      const buffer = Buffer.alloc(size - start);
+      readSync(fd, buffer, 0, buffer.length, start);
+      const lines = buffer.toString('utf8').split('\n');
+      // The first line of a window that does not start the file may be cut.
+      for (let index = lines.length - 1; index >= (start === 0 ? 0 : 1); index--) {
+        try {
+          const seq: unknown = (JSON.parse(lines[index]!) as { seq?: unknown }).seq;
+          if (typeof seq === 'number') return seq;
+        } catch {
+          // A torn or empty line.
+        }
+      }
+      if (start === 0) return 0;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The directory inside a stage directory that holds earlier visits (DESIGN.md "Evidence is never overwritten"). */

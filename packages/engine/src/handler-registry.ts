@@ -1,7 +1,8 @@
 /**
  * The handler registry of spec §4.2: handler type string → handler, with shape-based resolution and a default.
  */
-import { type Graph, type GraphNode, SHAPE_TO_HANDLER_TYPE } from '@attractor/graph';
+import { type Graph, type GraphNode, type HandlerLintInfo, SHAPE_TO_HANDLER_TYPE } from '@attractor/graph';
+import { type DeclaredHandler, isDeclaredHandler } from './define-handler.js';
 import { HandlerNotFoundError } from './errors/handler-not-found-error.js';
 import type { Handler } from './handler.js';
 
@@ -36,10 +37,27 @@ export class HandlerRegistry {
     this.#defaultHandler = options.defaultHandler;
   }
 
-  /** Registers a handler for a type string; registering an already-registered type replaces its handler. */
-  register(type: string, handler: Handler): this {
-    this.#handlers.set(type, handler);
+  /**
+   * Registers a handler for a type string, or a declared handler (`defineHandler`) under its own type; registering
+   * an already-registered type replaces its handler.
+   */
+  register(handler: DeclaredHandler): this;
+  register(type: string, handler: Handler): this;
+  register(typeOrHandler: string | DeclaredHandler, handler?: Handler): this {
+    if (typeof typeOrHandler === 'string') this.#handlers.set(typeOrHandler, handler!);
+    else this.#handlers.set(typeOrHandler.type, typeOrHandler);
     return this;
+  }
+
+  /**
+   * What the registered declared handlers say about themselves, by type, for `validate(graph, { handlers })` of
+   * `@attractor/graph`: their attribute keys and schema checks, and their outcomes.
+   */
+  lintInfo(): Map<string, HandlerLintInfo> {
+    const info = new Map<string, HandlerLintInfo>();
+    for (const [type, handler] of this.#handlers)
+      if (isDeclaredHandler(handler)) info.set(type, handler.lintInfo);
+    return info;
   }
 
   /** Sets (or with `undefined`, clears) the default handler. */

@@ -180,4 +180,11 @@ export interface HandlerRuntime {
    * `status()`, await `result`. Used by the manager loop handler (spec §4.11).
    */
   runChild(options: RunChildOptions): ChildRunHandle;
+  /**
+   * Records the process group of a command this stage started in the run lock's holder record
+   * (`run.lock.json` → `process_groups`), so that a runner taking over the lock after this process was killed ends
+   * the group first. Call the returned function once the group has ended. Absent on runtimes built outside a run
+   * (`createTestRuntime`).
+   */
+  recordProcessGroup?(processGroupId: number): () => void;
 }

@@ -1,10 +1,24 @@
 export type { ArtifactInfo, ArtifactStore, StoreArtifactOptions } from './artifact-store.js';
 export type { BuildPreambleOptions } from './build-preamble.js';
 export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';
+export { checkpointSchema, parseCheckpoint } from './checkpoint-schema.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
 export type { CodergenBackend, CodergenRequest } from './codergen-backend.js';
 export { Context } from './context.js';
+export type {
+  Decision,
+  DecisionEffect,
+  DecisionRules,
+  DecisionSnapshot,
+  NextStep,
+  SnapshotChange,
+  WalkEnd,
+  WalkEvent,
+} from './decide.js';
+export { decide } from './decide.js';
+export type { DeclaredHandler, HandlerDefinition, HandlerInput } from './define-handler.js';
+export { defineHandler, isDeclaredHandler } from './define-handler.js';
 export { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
 export { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 export { ContextValueError } from './errors/context-value-error.js';
@@ -16,14 +30,17 @@ export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
 export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
 export { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
+export { RunLockedError } from './errors/run-locked-error.js';
 export type { EvaluateRunConditionOptions } from './evaluate-run-condition.js';
 export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';
 export type { ArtifactStoreOptions } from './file-artifact-store.js';
 export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-artifact-store.js';
+export { DEFAULT_STALE_LOCK_MS, RUN_LOCK_DIRECTORY, RUN_LOCK_FILE } from './file-run-lock.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { createFileRunStore } from './file-run-store.js';
-export { findJoinNode } from './find-join-node.js';
+export type { ForkRunOptions } from './fork-run.js';
+export { forkRun, startForkedPipeline } from './fork-run.js';
 export { formatDuration } from './format-duration.js';
 export type {
   FindUnsatisfiedGoalGateOptions,
@@ -118,6 +135,7 @@ export type { ResolveFidelityOptions, ResolveThreadKeyOptions } from './resolve-
 export { DEFAULT_FIDELITY, resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
 export type { BackoffConfig, RetryDelayOptions, RetryPolicy, RetryPresetName } from './retry-policy.js';
 export { buildRetryPolicy, DEFAULT_BACKOFF, RETRY_PRESETS, retryDelayMs } from './retry-policy.js';
+export type { AcquireRunLockOptions, RunLock, RunLockHolder } from './run-lock.js';
 export type {
   PipelineRun,
   PipelineServicesOptions,
@@ -132,7 +150,14 @@ export {
   startResumedPipeline,
 } from './run-pipeline.js';
 export type { RunResult, RunStatus } from './run-result.js';
-export type { Checkpoint, RunManifest, RunStore, StageRecord, StageStatusFile } from './run-store.js';
+export type {
+  Checkpoint,
+  CheckpointOrigin,
+  RunManifest,
+  RunStore,
+  StageRecord,
+  StageStatusFile,
+} from './run-store.js';
 export { CHECKPOINT_VERSION } from './run-store.js';
 export type {
   EdgeConditionContext,

@@ -1,11 +1,10 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { prepareGraph } from '@attractor/graph';
+import { findJoinNode, prepareGraph } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 import { readJson, registryWith, run } from '../test/helpers.js';
 import { graphFromDot, readFixture } from '../test/read-fixture.js';
-import { findJoinNode } from './find-join-node.js';
 import type { Handler } from './handler.js';
 import type { BranchResult } from './handler-runtime.js';
 import type { Checkpoint } from './run-store.js';

@@ -1,12 +1,14 @@
-import { statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvents, readJson, registryWith, run, tempDir } from '../test/helpers.js';
+import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import { ResumeError } from './errors/resume-error.js';
 import { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
+import { createFileRunStore } from './file-run-store.js';
 import type { Handler } from './handler.js';
 import { resumePipeline, runPipeline } from './run-pipeline.js';
-import type { Checkpoint } from './run-store.js';
+import type { Checkpoint, RunManifest } from './run-store.js';
 import { createTestGraph } from './test/graph-builder.js';
 import { createScriptedHandler, type ScriptStep } from './test/scripted-handler.js';
 import { createTestClock } from './test/test-clock.js';
@@ -290,7 +292,7 @@ describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
     expect(modes).toEqual(['a:full:none', 'b:summary:high:preamble', 'c:full:none']);
   });
 
-  it('restores the whole path, visits and outcomes of a run longer than the checkpoint window', async () => {
+  it('resumes from the checkpoint alone: no events.jsonl and no status.json are read', async () => {
     const ids = Array.from({ length: 150 }, (_, index) => `n${index}`);
     const long = createTestGraph({
       nodes: [{ id: 'n3', goalGate: true, retryTarget: 'n3' }],
@@ -305,17 +307,114 @@ describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
     const logsRoot = await interruptedAt('n140', long);
     const checkpoint = readJson<Checkpoint>(join(logsRoot, 'checkpoint.json'));
     expect(checkpoint.completed_nodes).toHaveLength(100);
+    expect(checkpoint.visited_nodes).toBe('0-140');
     expect(checkpoint.node_outcomes.n3).toBeDefined();
+    rmSync(join(logsRoot, 'events.jsonl'));
+    for (const id of ids) rmSync(join(logsRoot, id), { recursive: true, force: true });
     const resumed = await resumePipeline({
       graph: long,
       registry: registryWith(counting),
       logsRoot,
       clock: createTestClock(),
     });
-    expect(resumed.completedNodes).toEqual(uninterrupted.completedNodes);
-    expect(resumed.nodeOutcomes).toEqual(uninterrupted.nodeOutcomes);
+    expect(resumed.status).toBe('success');
+    // The window of 100 executions before the interruption, then the rest.
+    expect(resumed.completedNodes).toEqual(uninterrupted.completedNodes.slice(-111));
+    expect(resumed.nodeOutcomes.n3).toEqual(uninterrupted.nodeOutcomes.n3);
     expect(resumed.context.snapshot()).toEqual(uninterrupted.context.snapshot());
   });
+
+  it('keeps the visit counters of nodes far behind the checkpoint window (loop guards)', async () => {
+    const ids = Array.from({ length: 120 }, (_, index) => `n${index}`);
+    const lapGraph = createTestGraph({
+      nodes: [{ id: 'n5', maxVisits: 1 }],
+      edges: [
+        ['start', ...ids].join(' -> '),
+        { from: 'n119', to: 'n0', condition: 'context.laps!=2' },
+        { from: 'n119', to: 'exit', condition: 'context.laps=2' },
+      ],
+    });
+    const laps: Handler = {
+      execute: async (node, context) => ({
+        status: 'success',
+        ...(node.id === 'n119'
+          ? { contextUpdates: { 'context.laps': Number(context.get('context.laps') ?? 0) + 1 } }
+          : {}),
+      }),
+    };
+    const uninterrupted = await runPipeline({
+      graph: lapGraph,
+      registry: registryWith(laps),
+      logsRoot: join(tempDir(), 'u'),
+      clock: createTestClock(),
+    });
+    expect(uninterrupted.failureReason).toBe('node "n5" reached its visit limit (max_visits=1)');
+    const logsRoot = await interruptedAt('n115', lapGraph, laps);
+    const resumed = await resumePipeline({ graph: lapGraph, registry: registryWith(laps), logsRoot });
+    expect(resumed.status).toBe('fail');
+    expect(resumed.failureReason).toBe(uninterrupted.failureReason);
+  });
+
+  it('restarts from the start a run interrupted before its first checkpoint', async () => {
+    const logsRoot = await interruptedAt('b');
+    const manifest = readJson<RunManifest>(join(logsRoot, 'manifest.json'));
+    // As if the process died right after writing the manifest.
+    for (const name of ['checkpoint.json', 'checkpoints.jsonl', 'events.jsonl', 'start', 'a', 'b'])
+      rmSync(join(logsRoot, name), { recursive: true, force: true });
+    writeFileSync(
+      join(logsRoot, 'manifest.json'),
+      JSON.stringify({ ...manifest, initial_context: { 'context.seed': 'kept' } }),
+    );
+    const resumed = await resumePipeline({ graph, registry: registryWith(counting), logsRoot });
+    expect(resumed.status).toBe('success');
+    expect(resumed.completedNodes).toEqual(['start', 'a', 'b', 'c', 'exit']);
+    expect(resumed.context.get('context.seed')).toBe('kept');
+    expect(readEvents(logsRoot)[0]).toMatchObject({ type: 'pipeline.started', resumed: true });
+  });
+
+  it('keeps every checkpoint as history, each of bounded size', async () => {
+    const logsRoot = await interruptedAt('c');
+    await resumePipeline({ graph, registry: registryWith(counting), logsRoot });
+    const history = await createFileRunStore({ logsRoot }).readCheckpointHistory();
+    expect(history.map((checkpoint) => [checkpoint.current_node, checkpoint.next_node])).toEqual([
+      ['', 'start'],
+      ['start', 'a'],
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'exit'],
+      ['exit', null],
+    ]);
+    expect(history.at(-1)).toEqual(readJson<Checkpoint>(join(logsRoot, 'checkpoint.json')));
+  });
+
+  for (const [name, text, message] of [
+    ['an old version', '{"version":1}', 'field "version": unsupported checkpoint version 1 (expected 2)'],
+    ['a missing field', '{"version":2}', 'field "timestamp"'],
+    ['null outcomes', null, 'field "node_outcomes"'],
+    ['a string context', 'context', 'field "context"'],
+  ] as const) {
+    it(`refuses a checkpoint with ${name}, naming the field, and leaves the files unchanged`, async () => {
+      const logsRoot = await interruptedAt('b');
+      const path = join(logsRoot, 'checkpoint.json');
+      const valid = readJson<Record<string, unknown>>(path);
+      const written =
+        text === null
+          ? JSON.stringify({ ...valid, node_outcomes: null })
+          : text === 'context'
+            ? JSON.stringify({ ...valid, context: 'xyz' })
+            : text;
+      writeFileSync(path, written);
+      const before = readFileSync(join(logsRoot, 'events.jsonl'), 'utf8');
+      const error = await resumePipeline({ graph, registry: registryWith(counting), logsRoot }).catch(
+        (caught: unknown) => caught as Error,
+      );
+      expect(CheckpointCorruptError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(message);
+      expect((error as Error).message).toContain(path);
+      expect(readFileSync(path, 'utf8')).toBe(written);
+      expect(readFileSync(join(logsRoot, 'events.jsonl'), 'utf8')).toBe(before);
+    });
+  }
 
   it('runPipeline refuses a run directory that already holds a run', async () => {
     const logsRoot = await interruptedAt('b');

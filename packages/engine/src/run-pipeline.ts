@@ -25,12 +25,12 @@ import type { Outcome } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
 import { createSecretMasker } from './redact-secrets.js';
+import type { RunLock } from './run-lock.js';
 import type { RunResult, RunStatus } from './run-result.js';
-import type { ChildOrigin, RunScope } from './run-scope.js';
-import type { Checkpoint, RunManifest, RunStore } from './run-store.js';
-import { statusFileToOutcome } from './status-file.js';
-import { buildCheckpoint, type WalkEnd, walkGraph } from './walk-graph.js';
-import { WalkState } from './walk-state.js';
+import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
+import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
+import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
+import { nodePositions, WalkState } from './walk-state.js';
 
 /** Options shared by {@link runPipeline} and {@link resumePipeline}. */
 export interface PipelineServicesOptions {
@@ -137,15 +137,14 @@ export function defaultLogsRoot(options: {
 export function startPipeline(options: RunPipelineOptions): PipelineRun {
   return launch(options, async (session) => {
     const logsRoot = resolve(options.logsRoot);
-    const context = new Context();
-    mirrorGraphAttributes(options.graph, context);
-    if (options.context !== undefined) context.applyUpdates(options.context);
+    const context = initialContext(options.graph, options.context);
     const start = options.graph.startNode;
     if (start === undefined) {
       throw new Error(
         `Graph "${options.graph.id}" has ${options.graph.startNodes.length} start nodes; exactly one is required (shape=Mdiamond or id "start"). Run validate() first.`,
       );
     }
+    await session.lock(logsRoot);
     if (
       (await session
         .storeFor(logsRoot)
@@ -154,7 +153,34 @@ export function startPipeline(options: RunPipelineOptions): PipelineRun {
     ) {
       throw new RunDirectoryInUseError({ logsRoot });
     }
-    return session.runFrom({ logsRoot, context, state: new WalkState(), startNodeId: start.id, fresh: true });
+    return runFromStart(session, {
+      logsRoot,
+      graph: options.graph,
+      context,
+      startNodeId: start.id,
+      values: options.context,
+    });
+  });
+}
+
+/** A walk of a new run from its start node. */
+function runFromStart(
+  session: Session,
+  options: {
+    logsRoot: string;
+    graph: Graph;
+    context: Context;
+    startNodeId: string;
+    values: Readonly<Record<string, JsonValue>> | undefined;
+  },
+): Promise<RunResult> {
+  return session.runFrom({
+    logsRoot: options.logsRoot,
+    context: options.context,
+    state: new WalkState(nodePositions(options.graph.nodes.keys())),
+    startNodeId: options.startNodeId,
+    fresh: true,
+    ...(options.values === undefined ? {} : { initialValues: options.values }),
   });
 }
 
@@ -175,7 +201,9 @@ export function runPipeline(options: RunPipelineOptions): Promise<RunResult> {
  * and gate counters, and continues at the checkpoint's `next_node` (or `from`). A run that ended in FAIL re-runs
  * the failed node. The first stage after the resume gets `summary:high` instead of `full` fidelity.
  *
- * The result's `completedNodes` covers the whole run (read back from `events.jsonl`).
+ * Resume reads only the checkpoint (and the manifest); `events.jsonl` is an audit trail. The result's
+ * `completedNodes` starts with the checkpoint's window of recent executions (at most 100), and `nodeOutcomes` with
+ * its goal gates and recent nodes. A run interrupted before its first checkpoint starts again from the start node.
  *
  * @throws {ResumeError} (as a rejection) when there is no checkpoint, the graph differs from the checkpointed one
  *   (sha256), the run already succeeded (without `from`), or the node to continue at does not exist.
@@ -190,10 +218,9 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
   return launch(options, async (session) => {
     let logsRoot = resolve(options.logsRoot);
     let store = session.storeFor(logsRoot);
-    let checkpoint = await store.readCheckpoint();
-    let manifest = await store.readManifest();
     // A run continued by loop_restart resumes where it went on: follow the chain to its newest directory.
     const followed = new Set<string>([logsRoot]);
+    let checkpoint = await store.readCheckpoint();
     while (checkpoint?.state === 'restarted' && checkpoint.restarted_to !== undefined) {
       const next = resolve(logsRoot, checkpoint.restarted_to);
       if (followed.has(next)) break;
@@ -202,53 +229,69 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
       logsRoot = next;
       store = session.storeFor(logsRoot);
       checkpoint = await store.readCheckpoint();
-      manifest = await store.readManifest();
     }
-    if (checkpoint === undefined || manifest === undefined) {
+    // Held before the checkpoint is read for good: a second resume of a running run stops here.
+    await session.lock(logsRoot);
+    const manifest = await store.readManifest();
+    checkpoint = await store.readCheckpoint();
+    if (manifest === undefined) {
       throw new ResumeError({
         reason: 'no_checkpoint',
         logsRoot,
         message: `Cannot resume ${logsRoot}: it has no ${checkpoint === undefined ? 'checkpoint.json' : 'manifest.json'}. Start a new run instead.`,
       });
     }
-    const sha = graphFingerprint(options.graph);
-    if (checkpoint.graph_sha256 !== sha) {
+    const graph = options.graph;
+    const sha = graphFingerprint(graph);
+    const recordedSha = checkpoint?.graph_sha256 ?? manifest.source_sha256;
+    if (recordedSha !== sha) {
       throw new ResumeError({
         reason: 'graph_mismatch',
         logsRoot,
-        message: `Cannot resume ${logsRoot}: it was run with a different graph (sha256 ${checkpoint.graph_sha256.slice(0, 12)}…${manifest.source_path === undefined ? '' : ` from ${manifest.source_path}`}), not this one (sha256 ${sha.slice(0, 12)}…). Resume with the original DOT file, or start a new run.`,
+        message: `Cannot resume ${logsRoot}: it was run with a different graph (sha256 ${recordedSha.slice(0, 12)}…${manifest.source_path === undefined ? '' : ` from ${manifest.source_path}`}), not this one (sha256 ${sha.slice(0, 12)}…). Resume with the original DOT file, or start a new run.`,
       });
     }
     const from = options.from;
-    if (from === undefined && checkpoint.state === 'success') {
+    if (from === undefined && checkpoint?.state === 'success') {
       throw new ResumeError({
         reason: 'already_completed',
         logsRoot,
         message: `Cannot resume ${logsRoot}: the run already completed successfully. Pass \`from\` (CLI --from <node>) to re-run from a node.`,
       });
     }
-    const startNodeId = from ?? checkpoint.next_node;
-    if (startNodeId === null || options.graph.node(startNodeId) === undefined) {
+    const startNodeId = from ?? (checkpoint === undefined ? graph.startNode?.id : checkpoint.next_node);
+    if (startNodeId === undefined || startNodeId === null || graph.node(startNodeId) === undefined) {
       throw new ResumeError({
         reason: 'unknown_node',
         logsRoot,
-        message: `Cannot resume ${logsRoot}: node "${startNodeId ?? ''}" is not in graph "${options.graph.id}".`,
+        message: `Cannot resume ${logsRoot}: node "${startNodeId ?? ''}" is not in graph "${graph.id}".`,
       });
     }
-    const events = await store.readEvents();
-    const history = historyFromEvents(events, checkpoint);
-    for (const nodeId of Object.keys(history.outcomes)) {
-      if (checkpoint.node_outcomes[nodeId] !== undefined) continue;
-      // The stage directory holds the latest visit's full outcome (spec §11.3); the event only a summary.
-      const written = await store.readStageStatus(nodeId).catch(() => undefined);
-      if (written !== undefined) history.outcomes[nodeId] = statusFileToOutcome(written);
+    // New events continue the audit trail's numbering; nothing else is read from it.
+    const lastSeq = Math.max(await store.readLastEventSeq(), checkpoint?.last_seq ?? 0);
+    const positions = nodePositions(graph.nodes.keys());
+    if (checkpoint === undefined) {
+      // Interrupted before its first checkpoint: start again from the start, with the initial context it was given.
+      return session.runFrom({
+        logsRoot,
+        context: initialContext(graph, manifest.initial_context),
+        state: new WalkState(positions),
+        startNodeId,
+        fresh: true,
+        resumed: true,
+        lastSeq,
+        manifest,
+      });
     }
-    const lastSeq = events.reduce((max, event) => Math.max(max, event.seq), checkpoint.last_seq);
-    const state = WalkState.fromCheckpoint(checkpoint, history);
+    const state = WalkState.fromCheckpoint(
+      checkpoint,
+      manifest.node_ids ?? [...graph.nodes.keys()],
+      positions,
+    );
     const context = new Context(checkpoint.context, checkpoint.logs);
     const edge =
       from === undefined && checkpoint.next_edge_index !== null
-        ? options.graph.edges[checkpoint.next_edge_index]
+        ? graph.edges[checkpoint.next_edge_index]
         : undefined;
     return session.runFrom({
       logsRoot,
@@ -256,35 +299,21 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
       state,
       startNodeId,
       fresh: false,
+      resumed: true,
       lastSeq,
       manifest,
+      ...(checkpoint.origin === undefined ? {} : { origin: checkpoint.origin }),
       ...(edge === undefined ? {} : { incomingEdgeIndex: edge.index }),
     });
   });
 }
 
-/** The top-level history up to the checkpoint, rebuilt from the event log: path, visit counts, latest outcomes. */
-function historyFromEvents(
-  events: readonly PipelineEvent[],
-  checkpoint: Checkpoint,
-): { path: string[]; visits: Record<string, number>; outcomes: Record<string, Outcome> } {
-  const path: string[] = [];
-  const visits = createNodeDictionary<number>();
-  const outcomes = createNodeDictionary<Outcome>();
-  for (const event of events) {
-    if (event.type !== 'stage.completed' || event.branchPath !== undefined) continue;
-    if (event.runId !== checkpoint.run_id || event.seq > checkpoint.last_seq) continue;
-    path.push(event.nodeId);
-    visits[event.nodeId] = Math.max(visits[event.nodeId] ?? 0, event.visit);
-    if (event.status === 'skipped') continue;
-    outcomes[event.nodeId] = {
-      status: event.status,
-      ...(event.preferredLabel === undefined ? {} : { preferredLabel: event.preferredLabel }),
-      ...(event.notes === undefined ? {} : { notes: event.notes }),
-      ...(event.failureReason === undefined ? {} : { failureReason: event.failureReason }),
-    };
-  }
-  return { path, visits, outcomes };
+/** A new run's context: the `graph.*` mirror, then the initial values. */
+function initialContext(graph: Graph, values: Readonly<Record<string, JsonValue>> | undefined): Context {
+  const context = new Context();
+  mirrorGraphAttributes(graph, context);
+  if (values !== undefined) context.applyUpdates(values);
+  return context;
 }
 
 function mirrorGraphAttributes(graph: Graph, context: Context): void {
@@ -299,15 +328,24 @@ interface RunFromOptions {
   readonly state: WalkState;
   readonly startNodeId: string;
   readonly incomingEdgeIndex?: number;
-  /** A new run directory (write the manifest) rather than a resume. */
+  /** A walk from the start: write the initial checkpoint (and the manifest, unless `manifest` is given). */
   readonly fresh: boolean;
+  /** `pipeline.started` says `resumed: true`. Default: `!fresh`. */
+  readonly resumed?: boolean;
   readonly lastSeq?: number;
+  /** The run's existing manifest; without it a new one is written. */
   readonly manifest?: RunManifest;
   readonly restartedFrom?: string;
+  /** The initial context values, recorded in a new manifest. */
+  readonly initialValues?: Readonly<Record<string, JsonValue>>;
+  /** Where a forked run came from. */
+  readonly origin?: CheckpointOrigin;
 }
 
 interface Session {
   storeFor(logsRoot: string): RunStore;
+  /** Takes the run lock of a run directory (once per session; released when the run ends). */
+  lock(logsRoot: string): Promise<RunLock>;
   runFrom(options: RunFromOptions): Promise<RunResult>;
 }
 
@@ -349,8 +387,24 @@ function launch(
     return store;
   };
 
+  const locks = new Map<string, RunLock>();
+  const lock = async (logsRoot: string): Promise<RunLock> => {
+    let held = locks.get(logsRoot);
+    if (held === undefined) {
+      held = await storeFor(logsRoot).acquireLock({ since: new Date(clock.now()).toISOString() });
+      locks.set(logsRoot, held);
+    }
+    return held;
+  };
+  const unlock = async (logsRoot: string): Promise<void> => {
+    const held = locks.get(logsRoot);
+    locks.delete(logsRoot);
+    await held?.release();
+  };
+
   const runFrom = async (from: RunFromOptions): Promise<RunResult> => {
     const startedMs = clock.now();
+    const runLock = await lock(from.logsRoot);
     const store = storeFor(from.logsRoot);
     const runId = basename(from.logsRoot);
     const graph = options.graph;
@@ -366,7 +420,7 @@ function launch(
       ...(extras.basePath === undefined ? {} : { basePath: extras.basePath }),
     });
     let manifest = from.manifest;
-    if (from.fresh) {
+    if (manifest === undefined) {
       const sourcePath = options.sourcePath ?? graph.filename;
       manifest = {
         version: 1,
@@ -379,6 +433,9 @@ function launch(
         engine_version: readEngineVersion(),
         workdir,
         ...(from.restartedFrom === undefined ? {} : { restarted_from: from.restartedFrom }),
+        node_ids: [...graph.nodes.keys()],
+        ...(from.initialValues === undefined ? {} : { initial_context: from.initialValues }),
+        ...(from.origin === undefined ? {} : { forked_from: from.origin }),
       };
       await store.writeManifest(manifest);
     }
@@ -406,11 +463,21 @@ function launch(
       secrets,
       // Only a run directory on disk can tell a later runner which groups to end.
       ...(options.createRunStore === undefined
-        ? { processGroups: createProcessGroupRecorder({ logsRoot: from.logsRoot }) }
+        ? { processGroupFile: createProcessGroupRecorder({ logsRoot: from.logsRoot }) }
         : {}),
       exitNodeIds: new Set(graph.exitNodes.map((node) => node.id)),
       goalGateIds: new Set([...graph.nodes.values()].filter((node) => node.goalGate).map((node) => node.id)),
       maxSteps: options.maxSteps ?? graph.settings.maxSteps,
+      origin: from.origin,
+      lock: runLock,
+      processGroups: recordProcessGroups(runLock, (error) =>
+        bus.emit({
+          type: 'stage.log',
+          level: 'warn',
+          nodeId: live?.state.currentNodeId ?? '',
+          message: `could not record a process group in the run lock: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+      ),
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
     };
@@ -420,7 +487,7 @@ function launch(
       name: graph.id,
       goal: graph.settings.goal,
       logsRoot: from.logsRoot,
-      resumed: !from.fresh,
+      resumed: from.resumed ?? !from.fresh,
       startNodeId: from.startNodeId,
     });
     if (!from.fresh && options.createRunStore === undefined) {
@@ -456,7 +523,7 @@ function launch(
       from.incomingEdgeIndex === undefined ? undefined : graph.edges[from.incomingEdgeIndex];
     let end: WalkEnd;
     try {
-      end = await walkGraph({
+      end = await walkTopLevel({
         scope,
         state: from.state,
         context: from.context,
@@ -465,7 +532,6 @@ function launch(
         abortSignal: signal,
         stagePrefix: '',
         branchPath: [],
-        topLevel: true,
       });
     } catch (error) {
       await bus.flush();
@@ -485,9 +551,10 @@ function launch(
         await store.writeCheckpoint({ ...last, state: 'restarted', next_node: null, restarted_to: newRoot });
       }
       await store.close();
+      await unlock(from.logsRoot);
       // A restart starts with fresh counters, except the step count: max_steps bounds the whole chain of
       // restarts, or a loop_restart edge that is always taken would restart forever (DESIGN.md "Loop guards").
-      const restartState = new WalkState();
+      const restartState = new WalkState(nodePositions(graph.nodes.keys()));
       restartState.stepCount = from.state.stepCount;
       return runFrom({
         logsRoot: newRoot,
@@ -531,16 +598,22 @@ function launch(
     };
   };
 
+  const releaseLocks = async () => {
+    for (const logsRoot of [...locks.keys()]) await unlock(logsRoot);
+  };
   const result = Promise.resolve()
-    .then(() => body({ storeFor, runFrom }))
+    .then(() => body({ storeFor, lock, runFrom }))
     .then(
-      (value) => {
+      async (value) => {
+        await releaseLocks();
         finished = value;
         hub.close();
         return value;
       },
       async (error: unknown) => {
         for (const store of stores.values()) await Promise.resolve(store.close()).catch(() => undefined);
+        // The run is over either way; a failure to release is reported only if nothing else went wrong.
+        await releaseLocks().catch(() => undefined);
         hub.close();
         throw error;
       },
@@ -629,17 +702,15 @@ function startChild(
     childOptions,
     async (session) => {
       const logsRoot = resolve(options.logsRoot);
-      const context = new Context();
-      mirrorGraphAttributes(options.graph, context);
-      if (options.context !== undefined) context.applyUpdates(options.context);
+      const context = initialContext(options.graph, options.context);
       const start = options.graph.startNode;
       if (start === undefined) throw new Error(`Child graph "${options.graph.id}" has no single start node.`);
-      return session.runFrom({
+      return runFromStart(session, {
         logsRoot,
+        graph: options.graph,
         context,
-        state: new WalkState(),
         startNodeId: start.id,
-        fresh: true,
+        values: options.context,
       });
     },
     { basePath },

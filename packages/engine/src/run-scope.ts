@@ -11,13 +11,42 @@ import type { ChildRunHandle, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
 import type { ProcessGroupRecorder } from './process-group-file.js';
 import type { SecretMasker } from './redact-secrets.js';
-import type { RunStore } from './run-store.js';
+import type { RunLock } from './run-lock.js';
+import type { CheckpointOrigin, RunStore } from './run-store.js';
 
 /** Where a stage asked for a child pipeline. */
 export interface ChildOrigin {
   readonly nodeId: string;
   readonly branchPath: readonly string[];
   readonly abortSignal: AbortSignal;
+}
+
+/** The process groups of a run's running stage commands. Internal to the engine. */
+export interface ProcessGroupRecord {
+  /** Records a group; returns the function that forgets it. */
+  add(processGroupId: number): () => void;
+}
+
+/**
+ * Mirrors the process groups of a run's running commands into its lock's holder record. A failed write is reported
+ * through `onError` (the run goes on: the record only helps a later takeover).
+ */
+export function recordProcessGroups(lock: RunLock, onError: (error: unknown) => void): ProcessGroupRecord {
+  const running = new Set<number>();
+  let writes = Promise.resolve();
+  const write = () => {
+    const groups = [...running];
+    writes = writes.then(() => lock.setProcessGroups(groups)).catch(onError);
+  };
+  return {
+    add(processGroupId) {
+      running.add(processGroupId);
+      write();
+      return () => {
+        if (running.delete(processGroupId)) write();
+      };
+    },
+  };
 }
 
 /** The services of one run directory. Internal to the engine. */
@@ -37,14 +66,20 @@ export interface RunScope {
   readonly graphSha256: string;
   /** Masks secrets at every boundary (DESIGN.md "Secrets"). */
   readonly secrets: SecretMasker;
-  /** Records running commands' process groups in the run directory (file stores only). */
-  readonly processGroups?: ProcessGroupRecorder;
+  /** Records running commands' process groups in `process-groups.json` of the run directory (file stores only). */
+  readonly processGroupFile?: ProcessGroupRecorder;
   /** Ids of the terminal nodes (cached: `graph.exitNodes` scans every node). */
   readonly exitNodeIds: ReadonlySet<string>;
   /** Ids of the goal-gate nodes. */
   readonly goalGateIds: ReadonlySet<string>;
   /** Node executions allowed per walk (`max_steps`). */
   readonly maxSteps: number;
+  /** The run lock this walk holds (its holder record takes the process groups of running stage commands). */
+  readonly lock: RunLock;
+  /** The process groups of running stage commands, mirrored into the lock's holder record. */
+  readonly processGroups: ProcessGroupRecord;
+  /** Set on a forked run: recorded in every checkpoint. */
+  readonly origin?: CheckpointOrigin | undefined;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
   readonly startChild: (options: RunChildOptions, origin: ChildOrigin) => ChildRunHandle;
 }

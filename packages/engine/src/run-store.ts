@@ -6,9 +6,13 @@
 import type { JsonValue } from './json-value.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
+import type { AcquireRunLockOptions, RunLock, RunLockHolder } from './run-lock.js';
 
-/** The current checkpoint format version. A checkpoint with another version is refused on resume. */
-export const CHECKPOINT_VERSION = 1;
+/**
+ * The current checkpoint format version. A checkpoint with another version is refused on resume. Version 2 made the
+ * checkpoint the whole state of a resume (`visited_nodes`, no event-log replay).
+ */
+export const CHECKPOINT_VERSION = 2;
 
 /** `manifest.json`: what ran, from where, and when (DESIGN.md "Run directory"). */
 export interface RunManifest {
@@ -30,6 +34,29 @@ export interface RunManifest {
   readonly restarted_to?: string;
   /** Set on the sibling directory of a `loop_restart`: the directory it continues. */
   readonly restarted_from?: string;
+  /**
+   * The graph's node ids in declaration order: the positions `visited_nodes` of the checkpoints refer to (so that a
+   * fork with an edited graph can still read them).
+   */
+  readonly node_ids?: readonly string[];
+  /** The initial context values the run was started with (a run interrupted before its first checkpoint restarts with them). */
+  readonly initial_context?: Readonly<Record<string, JsonValue>>;
+  /** Set on a forked run: the run and checkpoint it started from (`forkRun`). */
+  readonly forked_from?: CheckpointOrigin;
+}
+
+/** Where a forked run came from: the source run and the checkpoint it started at. */
+export interface CheckpointOrigin {
+  /** The source run's id. */
+  readonly run_id: string;
+  /** The source run directory (or store key). */
+  readonly logs_root: string;
+  /** The position of the source checkpoint in the source run's checkpoint history, from 0. */
+  readonly checkpoint: number;
+  /** The node that had just completed in that checkpoint. */
+  readonly node: string;
+  /** Its visit number. */
+  readonly visit: number;
 }
 
 /** A short record of a completed stage, kept (bounded) in the checkpoint to build fidelity preambles after resume. */
@@ -41,8 +68,10 @@ export interface StageRecord {
 }
 
 /**
- * `checkpoint.json` (spec §5.3 extended by DESIGN.md "Checkpoint"). Its size depends on the graph and the context,
- * never on the length of the run: the full history lives in `events.jsonl`.
+ * `checkpoint.json` (spec §5.3 extended by DESIGN.md "Checkpoint"): the whole state a resume needs, validated with
+ * zod on read (`checkpointSchema`). Its size depends on the graph and the context, never on the length of the run:
+ * lists of the past are bounded windows, and visit counters are kept as `visited_nodes` ranges plus the counters
+ * above one. `events.jsonl` is an audit trail only; resume never reads it.
  */
 export interface Checkpoint {
   readonly version: typeof CHECKPOINT_VERSION;
@@ -66,8 +95,8 @@ export interface Checkpoint {
   /** The incoming edge's index in `graph.edges` for `next_node`, for fidelity/thread resolution after resume. */
   readonly next_edge_index: number | null;
   /**
-   * The most recent node executions (at most 100), oldest first. The whole path is in `events.jsonl`
-   * (`stage.completed` events without `branchPath`), which resume reads back.
+   * The most recent node executions (at most 100), oldest first. The whole path is in the audit trail
+   * (`stage.completed` events without `branchPath` in `events.jsonl`).
    */
   readonly completed_nodes: readonly string[];
   /** Number of node executions so far (the `max_steps` counter). */
@@ -75,13 +104,18 @@ export interface Checkpoint {
   /** Non-zero retry counters per node (spec §5.3). */
   readonly node_retries: Readonly<Record<string, number>>;
   /**
-   * Visit counters of the last 10 nodes executed and of the goal gates (loop guards); resume recounts the rest
-   * from `events.jsonl`.
+   * The nodes visited at least once, as positions in the graph's declaration order (`manifest.node_ids`):
+   * comma-separated positions or inclusive ranges, ascending, e.g. `0-4,7`. Empty before the first visit.
+   */
+  readonly visited_nodes: string;
+  /**
+   * Visit counters (loop guards) of every node visited more than once, and of the last 10 nodes executed and the
+   * goal gates; a node in `visited_nodes` without an entry here was visited once.
    */
   readonly node_visits: Readonly<Record<string, number>>;
   /**
-   * The latest outcome of every goal gate that ran and of the last 10 nodes executed (goal gates across resume);
-   * resume reads older nodes' outcomes from their `status.json`.
+   * The latest outcome of every goal gate that ran and of the last 10 nodes executed (goal gates across resume).
+   * Full outcomes of older stages are in their `status.json` (evidence, not state).
    */
   readonly node_outcomes: Readonly<Record<string, Outcome>>;
   /** Goal-gate jumps taken so far (`max_gate_retries`). */
@@ -102,6 +136,8 @@ export interface Checkpoint {
   readonly failure_reason?: string;
   /** The last event `seq` written before this checkpoint. */
   readonly last_seq: number;
+  /** Set on the checkpoints of a forked run: where it came from. */
+  readonly origin?: CheckpointOrigin;
 }
 
 /**
@@ -120,8 +156,16 @@ export interface RunStore {
    * @throws {CheckpointCorruptError} when it exists but does not parse or has another version.
    */
   readCheckpoint(): Promise<Checkpoint | undefined>;
-  /** Replaces the checkpoint atomically. */
+  /** Replaces the checkpoint atomically and appends it to the checkpoint history. */
   writeCheckpoint(checkpoint: Checkpoint): void | Promise<void>;
+  /**
+   * Every checkpoint written, oldest first (fork and time travel start from any of them). A checkpoint torn by a
+   * crash is left out.
+   * @throws {CheckpointCorruptError} when a complete entry does not match the schema.
+   */
+  readCheckpointHistory(): Promise<Checkpoint[]>;
+  /** The `seq` of the last event in the event log, 0 when it is empty (new events continue the numbering). */
+  readLastEventSeq(): Promise<number>;
   /** Appends events to the event log (`events.jsonl`), in order. */
   appendEvents(events: readonly PipelineEvent[]): void | Promise<void>;
   /** Every event written so far, in order. Torn trailing lines (from a crash) are ignored. */
@@ -136,7 +180,15 @@ export interface RunStore {
   writeStageStatus(stagePath: string, status: StageStatusFile): void | Promise<void>;
   /** Reads `{stagePath}/status.json` when present (written by a handler or a tool it ran). */
   readStageStatus(stagePath: string): Promise<StageStatusFile | undefined>;
-  /** Flushes and releases resources (open file handles). */
+  /**
+   * Takes the run's lock (one run, one runner): the engine holds it from before it reads the checkpoint until the
+   * run ends. A lock whose holder is dead is taken over.
+   * @throws {RunLockedError} when a live runner holds it.
+   */
+  acquireLock(options: AcquireRunLockOptions): Promise<RunLock>;
+  /** Who holds the run's lock now, if anyone recorded it. */
+  readLock(): Promise<RunLockHolder | undefined>;
+  /** Flushes and releases resources (open file handles). Does not release the lock. */
   close(): void | Promise<void>;
 }
 

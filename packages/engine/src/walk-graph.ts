@@ -1,43 +1,25 @@
 /**
- * The core execution loop of spec §3.2, shared by the top-level run and by `runtime.runBranch`: loop guards,
- * goal gates, node execution, context updates, checkpoint, edge selection, failure routing, fail-closed dead ends.
+ * The run loop of spec §3.2 as two plain walkers: {@link walkTopLevel} (checkpoints, goal gates at the exit,
+ * `loop_restart`) and {@link walkBranch} (`runtime.runBranch`: stops at the join, the exit or `stopBefore`, and
+ * writes no checkpoint). Both ask the pure decision core (decide.ts) what each event means and apply its answer;
+ * {@link runNode} executes one node for both.
  */
-import type { GraphEdge, GraphNode } from '@attractor/graph';
+import { findJoinNode, type GraphEdge, type GraphNode } from '@attractor/graph';
 import { buildPreamble } from './build-preamble.js';
 import type { Context } from './context.js';
+import { type Decision, type DecisionRules, decide, type WalkEnd, type WalkEvent } from './decide.js';
 import { executeStage } from './execute-stage.js';
-import { findJoinNode } from './find-join-node.js';
-import { findUnsatisfiedGoalGate, resolveRetryTarget } from './goal-gates.js';
 import type { BranchResult, RunBranchOptions, StageFidelity } from './handler-runtime.js';
-import { isSuccessStatus, type Outcome } from './outcome.js';
+import type { Outcome } from './outcome.js';
 import { resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
 import type { RunScope } from './run-scope.js';
 import { CHECKPOINT_VERSION, type Checkpoint } from './run-store.js';
-import { selectEdge } from './select-edge.js';
 import { outcomeToStatusFile } from './status-file.js';
 import { CHECKPOINT_LOG_LIMIT, WalkState } from './walk-state.js';
 
-/** How a walk ended. Internal to the engine. */
-export type WalkEnd =
-  | { readonly kind: 'success'; readonly lastNodeId: string; readonly outcome: Outcome }
-  | {
-      readonly kind: 'fail';
-      readonly reason: string;
-      readonly lastNodeId: string;
-      /** The node a resume re-runs. */
-      readonly resumeNodeId: string;
-      readonly outcome?: Outcome;
-    }
-  | { readonly kind: 'cancelled'; readonly reason: string; readonly lastNodeId: string }
-  | {
-      readonly kind: 'stopped';
-      readonly stoppedAt: string;
-      readonly lastNodeId: string;
-      readonly outcome?: Outcome;
-    }
-  | { readonly kind: 'restart'; readonly targetNodeId: string; readonly lastNodeId: string };
+export type { WalkEnd } from './decide.js';
 
-/** Options of {@link walkGraph}. Internal to the engine. */
+/** What both walkers take. Internal to the engine. */
 export interface WalkOptions {
   readonly scope: RunScope;
   readonly state: WalkState;
@@ -45,281 +27,216 @@ export interface WalkOptions {
   readonly startNodeId: string;
   /** The edge the walk arrives at `startNodeId` by, if any. */
   readonly incomingEdge?: GraphEdge;
-  readonly stopBefore?: (node: GraphNode) => boolean;
   readonly abortSignal: AbortSignal;
   /** Prefix of stage directory paths relative to the run directory (`''` at the top level). */
   readonly stagePrefix: string;
   readonly branchPath: readonly string[];
-  /** Write `checkpoint.json` after every node (top-level walk only) and honour `loop_restart`. */
-  readonly topLevel: boolean;
 }
 
-/** Walks the graph from `startNodeId` until it ends. Never rejects for handler or routing faults. */
-export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
-  const { scope, state, context, topLevel } = options;
-  const { graph, bus } = scope;
-  let currentId = options.startNodeId;
-  let incoming = options.incomingEdge;
-  let previousId: string | undefined = state.completedPath.at(-1);
-  let lastId = previousId ?? currentId;
-  let lastOutcome: Outcome | undefined;
+/** Options of {@link walkBranch}. Internal to the engine. */
+export interface BranchWalkOptions extends WalkOptions {
+  /** Stop (without executing) before a node for which this returns true. */
+  readonly stopBefore?: (node: GraphNode) => boolean;
+}
 
-  // A stop decided before a node runs (loop guards, goal gates); the top level records it in the checkpoint.
-  const stopWithFailure = async (reason: string, resumeNodeId: string): Promise<WalkEnd> => {
-    const end: WalkEnd = { kind: 'fail', reason, lastNodeId: lastId, resumeNodeId };
-    if (topLevel) await writeCheckpoint(options, lastId, null, null, end);
+/** Where a walk stands between nodes. */
+interface Position {
+  nodeId: string;
+  incoming: GraphEdge | undefined;
+  /** The node executed last (`lastNodeId` of the end). */
+  lastId: string;
+  lastOutcome: Outcome | undefined;
+}
+
+/**
+ * Walks the run from `startNodeId` to its end: writes the checkpoint after every node and when the walk stops,
+ * checks goal gates at the exit and ends at a `loop_restart` edge. Never rejects for handler or routing faults.
+ */
+export async function walkTopLevel(options: WalkOptions): Promise<WalkEnd> {
+  const { scope, state } = options;
+  const at = startPosition(options);
+  const rules = walkRules(options, at);
+  const ended = async (end: WalkEnd, currentNode: string): Promise<WalkEnd> => {
+    await writeCheckpoint(options, currentNode, null, null, end);
     return end;
   };
-
   while (true) {
-    if (options.abortSignal.aborted) {
-      return { kind: 'cancelled', reason: reasonOf(options.abortSignal), lastNodeId: lastId };
-    }
-    const node = graph.node(currentId);
-    if (node === undefined)
-      return await stopWithFailure(`node "${currentId}" does not exist in graph "${graph.id}"`, currentId);
-    if (options.stopBefore?.(node) === true) {
-      return {
-        kind: 'stopped',
-        stoppedAt: node.id,
-        lastNodeId: lastId,
-        ...(lastOutcome === undefined ? {} : { outcome: lastOutcome }),
-      };
-    }
-
-    const terminal = scope.exitNodeIds.has(node.id);
-    if (terminal && !topLevel) {
-      // A branch stops before the exit; the parent walk executes it (and checks goal gates) once.
-      return {
-        kind: 'stopped',
-        stoppedAt: node.id,
-        lastNodeId: lastId,
-        ...(lastOutcome === undefined ? {} : { outcome: lastOutcome }),
-      };
-    }
-    if (terminal) {
-      const gate = findUnsatisfiedGoalGate({ graph, nodeOutcomes: state.nodeOutcomes });
-      if (gate !== undefined) {
-        const gateStatus = state.nodeOutcomes[gate.id]?.status ?? 'unknown';
-        if (state.gateRetries >= graph.settings.maxGateRetries) {
-          return await stopWithFailure(
-            `goal gate "${gate.id}" still unsatisfied (outcome=${gateStatus}) after ${state.gateRetries} gate retries (max_gate_retries=${graph.settings.maxGateRetries})`,
-            currentId,
-          );
-        }
-        const target = resolveRetryTarget({ node: gate, graph });
-        if (target === undefined) {
-          return await stopWithFailure(
-            `goal gate "${gate.id}" unsatisfied (outcome=${gateStatus}) and no retry target: set retry_target on "${gate.id}" or on the graph`,
-            currentId,
-          );
-        }
-        state.gateRetries += 1;
-        context.appendLog(`goal gate ${gate.id} unsatisfied; jumping to ${target.nodeId}`);
-        currentId = target.nodeId;
-        incoming = undefined;
+    if (options.abortSignal.aborted) return cancelled(options, at);
+    if (scope.exitNodeIds.has(at.nodeId)) {
+      const gates = apply(options, decide(state, { type: 'exit.reached', nodeId: at.nodeId }, rules));
+      if (gates.kind === 'end') return ended(gates.end, at.lastId);
+      if (gates.kind === 'go') {
+        at.nodeId = gates.nodeId;
+        at.incoming = undefined;
         continue;
       }
+    } else {
+      const arrival = apply(options, decide(state, { type: 'node.reached', nodeId: at.nodeId }, rules));
+      if (arrival.kind === 'end') return ended(arrival.end, at.lastId);
     }
-
-    if (state.stepCount >= scope.maxSteps) {
-      return await stopWithFailure(
-        `max_steps (${scope.maxSteps}) reached before node "${node.id}": the run looks like a runaway loop`,
-        currentId,
-      );
-    }
-    const visit = (state.nodeVisits[node.id] ?? 0) + 1;
-    const nodeLimit = node.maxVisits;
-    const limit = nodeLimit ?? graph.settings.maxNodeVisits;
-    if (visit > limit) {
-      const name = nodeLimit === undefined ? 'max_node_visits' : 'max_visits';
-      return await stopWithFailure(`node "${node.id}" reached its visit limit (${name}=${limit})`, currentId);
-    }
-    state.nodeVisits[node.id] = visit;
-    const index = state.stepCount + 1;
-
-    const stagePath = options.stagePrefix === '' ? node.id : `${options.stagePrefix}/${node.id}`;
-    state.currentNodeId = node.id;
-    state.currentStagePath = stagePath;
-    context.set('current_node', node.id);
-    const stageDir = await scope.store.prepareStageDir(stagePath, visit);
-    const fidelity = stageFidelity(options, node, incoming, previousId);
-
-    const startedMs = scope.clock.now();
-    const result = await executeStage({
-      scope,
-      state,
-      node,
-      context,
-      stagePath,
-      stageDir,
-      branchPath: options.branchPath,
-      visit,
-      index,
-      fidelity,
-      abortSignal: options.abortSignal,
-      runBranch: (branchOptions, stage) => runBranch(options, branchOptions, stage),
-    });
-    if (result.kind === 'cancelled') {
-      // A cancelled node is never recorded as completed; the last checkpoint still points at it.
-      state.nodeVisits[node.id] = visit - 1;
-      return { kind: 'cancelled', reason: result.reason, lastNodeId: lastId };
-    }
-    const outcome = result.outcome;
-
-    // Record completion and apply the outcome to the context (spec §3.2 steps 3–4).
-    state.recordCompletion(node.id, outcome);
-    state.lastFidelity = fidelity.mode;
-    if (outcome.contextUpdates !== undefined) context.applyUpdates(outcome.contextUpdates);
-    context.set('outcome', outcome.status);
-    if (outcome.preferredLabel !== undefined && outcome.preferredLabel !== '')
-      context.set('preferred_label', outcome.preferredLabel);
-    // The handler of a stage sets last_stage (spec §5.1, §4.5); a conditional node only routes and sets nothing (§4.7),
-    // so `check -> found [condition="context.last_stage=step1"]` still sees the stage before the diamond.
-    if ((scope.registry.resolveType(node) ?? scope.graph.handlerType(node)) !== 'conditional') {
-      context.set('last_stage', node.id);
-    }
-    // The run store masks secrets (masking-run-store.ts).
-    await scope.store.writeStageStatus(stagePath, outcomeToStatusFile(outcome));
-    bus.emit(
-      {
-        type: 'stage.completed',
-        nodeId: node.id,
-        index,
-        visit,
-        attempt: result.attempts,
-        status: outcome.status,
-        durationMs: scope.clock.now() - startedMs,
-        ...(outcome.preferredLabel === undefined ? {} : { preferredLabel: outcome.preferredLabel }),
-        ...(outcome.notes === undefined ? {} : { notes: outcome.notes }),
-        ...(outcome.failureReason === undefined ? {} : { failureReason: outcome.failureReason }),
-      },
-      options.branchPath,
+    const ran = await runNode(options, at, rules);
+    if (ran.kind === 'cancelled') return cancelled(options, at, ran.reason);
+    const next = apply(options, ran.decision);
+    if (next.kind === 'end') return ended(next.end, at.nodeId);
+    await writeCheckpoint(
+      options,
+      at.nodeId,
+      next.nodeId,
+      next.kind === 'go' ? (next.edge?.index ?? null) : null,
     );
-    lastId = node.id;
-    lastOutcome = outcome;
-    previousId = node.id;
-
-    // Decide where to go next.
-    const decision = decideNext(options, node, outcome);
-    if (decision.kind === 'end') {
-      if (topLevel) await writeCheckpoint(options, node.id, null, null, decision.end);
-      return decision.end;
+    if (next.kind === 'go' && next.edge?.loopRestart === true) {
+      return { kind: 'restart', targetNodeId: next.nodeId, lastNodeId: at.nodeId };
     }
-    if (topLevel) await writeCheckpoint(options, node.id, decision.nodeId, decision.edge?.index ?? null);
-    if (decision.edge?.loopRestart === true && topLevel) {
-      return { kind: 'restart', targetNodeId: decision.nodeId, lastNodeId: node.id };
-    }
-    currentId = decision.nodeId;
-    incoming = decision.edge;
+    at.nodeId = next.nodeId;
+    at.incoming = next.kind === 'go' ? next.edge : undefined;
   }
 }
 
-type Decision = { kind: 'go'; nodeId: string; edge?: GraphEdge } | { kind: 'end'; end: WalkEnd };
+/**
+ * Walks one parallel branch from `startNodeId` until it reaches a terminal node or a node `stopBefore` names
+ * (without executing it), or a dead end. Writes no checkpoint; a `loop_restart` edge is followed like any edge.
+ */
+export async function walkBranch(options: BranchWalkOptions): Promise<WalkEnd> {
+  const { scope, state } = options;
+  const at = startPosition(options);
+  const rules = walkRules(options, at);
+  while (true) {
+    if (options.abortSignal.aborted) return cancelled(options, at);
+    const node = scope.graph.node(at.nodeId);
+    // A branch stops before the exit; the parent walk executes it (and checks goal gates) once.
+    if (node !== undefined && (options.stopBefore?.(node) === true || scope.exitNodeIds.has(node.id))) {
+      return {
+        kind: 'stopped',
+        stoppedAt: node.id,
+        lastNodeId: at.lastId,
+        ...(at.lastOutcome === undefined ? {} : { outcome: at.lastOutcome }),
+      };
+    }
+    const arrival = apply(options, decide(state, { type: 'node.reached', nodeId: at.nodeId }, rules));
+    if (arrival.kind === 'end') return arrival.end;
+    const ran = await runNode(options, at, rules);
+    if (ran.kind === 'cancelled') return cancelled(options, at, ran.reason);
+    const next = apply(options, ran.decision);
+    if (next.kind === 'end') return next.end;
+    at.nodeId = next.nodeId;
+    at.incoming = next.kind === 'go' ? next.edge : undefined;
+  }
+}
 
-function decideNext(options: WalkOptions, node: GraphNode, outcome: Outcome): Decision {
+function startPosition(options: WalkOptions): Position {
+  const previous = options.state.completedPath.at(-1);
+  return {
+    nodeId: options.startNodeId,
+    incoming: options.incomingEdge,
+    lastId: previous ?? options.startNodeId,
+    lastOutcome: undefined,
+  };
+}
+
+function cancelled(options: WalkOptions, at: Position, reason?: string): WalkEnd {
+  return { kind: 'cancelled', reason: reason ?? reasonOf(options.abortSignal), lastNodeId: at.lastId };
+}
+
+/** The rules of one walk; `lastNodeId` follows the walk's position. */
+function walkRules(options: WalkOptions, at: Position): DecisionRules {
+  const { scope } = options;
+  return {
+    graph: scope.graph,
+    context: options.context,
+    maxSteps: scope.maxSteps,
+    exitNodeIds: scope.exitNodeIds,
+    get lastNodeId() {
+      return at.lastId;
+    },
+    joinOf: (nodeId) => findJoinNode(scope.graph, nodeId),
+    fansOut: (nodeId) => {
+      const node = scope.graph.node(nodeId);
+      return node !== undefined && scope.graph.handlerType(node) === 'parallel';
+    },
+  };
+}
+
+/** Applies a decision's changes and effects to the walk's state and context; returns its next step. */
+function apply(options: WalkOptions, decision: Decision): Decision['next'] {
+  options.state.apply(decision.changes);
+  for (const effect of decision.effects) options.context.appendLog(effect.message);
+  return decision.next;
+}
+
+type NodeRun = { kind: 'cancelled'; reason: string } | { kind: 'completed'; decision: Decision };
+
+/**
+ * Executes the node at `at` (its visit already counted): stage directory, fidelity, the handler with retries,
+ * then records the outcome (state, context, `status.json`, `stage.completed`) and asks where to go next.
+ */
+async function runNode(options: WalkOptions, at: Position, rules: DecisionRules): Promise<NodeRun> {
   const { scope, state, context } = options;
-  const { graph } = scope;
-  if (scope.exitNodeIds.has(node.id)) {
-    if (isSuccessStatus(outcome.status) || outcome.status === 'skipped') {
-      return { kind: 'end', end: { kind: 'success', lastNodeId: node.id, outcome } };
-    }
-    return end(
-      fail(node, outcome, `exit node "${node.id}" failed: ${outcome.failureReason ?? outcome.status}`),
-    );
+  const node = scope.graph.node(at.nodeId)!;
+  const visit = state.nodeVisits[node.id] ?? 1;
+  const index = state.stepCount + 1;
+  const stagePath = options.stagePrefix === '' ? node.id : `${options.stagePrefix}/${node.id}`;
+  state.currentNodeId = node.id;
+  state.currentStagePath = stagePath;
+  context.set('current_node', node.id);
+  const stageDir = await scope.store.prepareStageDir(stagePath, visit);
+  const previousId = state.completedPath.at(-1);
+  const fidelity = stageFidelity(options, node, at.incoming, previousId);
+
+  const startedMs = scope.clock.now();
+  const result = await executeStage({
+    scope,
+    state,
+    node,
+    context,
+    stagePath,
+    stageDir,
+    branchPath: options.branchPath,
+    visit,
+    index,
+    fidelity,
+    abortSignal: options.abortSignal,
+    runBranch: (branchOptions, stage) => runBranch(options, branchOptions, stage),
+  });
+  if (result.kind === 'cancelled') {
+    // A cancelled node is never recorded as completed; the last checkpoint still points at it.
+    state.setVisits(node.id, visit - 1);
+    return { kind: 'cancelled', reason: result.reason };
   }
+  const outcome = result.outcome;
 
-  // The `stuck` guard: the same failure on 3 consecutive visits of a node stops the run (DESIGN.md loop guards).
-  if (outcome.status === 'fail') {
-    const reason = outcome.failureReason ?? '';
-    const streak = state.failureStreaks[node.id];
-    const count = streak !== undefined && streak.reason === reason ? streak.count + 1 : 1;
-    state.failureStreaks[node.id] = { reason, count };
-    if (count >= 3) {
-      return end(
-        fail(
-          node,
-          outcome,
-          `stuck: node "${node.id}" failed ${count} consecutive visits with the same reason: ${reason || '(no reason)'}`,
-        ),
-      );
-    }
-  } else delete state.failureStreaks[node.id];
-
-  // A handler that ran its outgoing edges itself (parallel) names where the walk continues (DESIGN.md).
-  if (outcome.continueAt !== undefined) {
-    if (graph.node(outcome.continueAt) !== undefined) return { kind: 'go', nodeId: outcome.continueAt };
-    return end(
-      fail(
-        node,
-        outcome,
-        `node "${node.id}" asked to continue at "${outcome.continueAt}", which is not in the graph`,
-      ),
-    );
+  // Record completion and apply the outcome to the context (spec §3.2 steps 3–4).
+  state.recordCompletion(node.id, outcome);
+  state.lastFidelity = fidelity.mode;
+  if (outcome.contextUpdates !== undefined) context.applyUpdates(outcome.contextUpdates);
+  context.set('outcome', outcome.status);
+  if (outcome.preferredLabel !== undefined && outcome.preferredLabel !== '')
+    context.set('preferred_label', outcome.preferredLabel);
+  // The handler of a stage sets last_stage (spec §5.1, §4.5); a conditional node only routes and sets nothing (§4.7),
+  // so `check -> found [condition="context.last_stage=step1"]` still sees the stage before the diamond.
+  if ((scope.registry.resolveType(node) ?? scope.graph.handlerType(node)) !== 'conditional') {
+    context.set('last_stage', node.id);
   }
-
-  const edges = graph.outgoing(node.id);
-  if (outcome.status !== 'fail' && graph.handlerType(node) === 'parallel') {
-    // The branches already walked the fan-out edges: continue at the join (DESIGN.md "Parallel fan-out").
-    const join = outcome.suggestedNextIds?.find((id) => graph.nodes.has(id)) ?? findJoinNode(graph, node.id);
-    if (join !== undefined) return { kind: 'go', nodeId: join };
-    return end(
-      fail(
-        node,
-        outcome,
-        `parallel node "${node.id}" has no join: add a parallel.fan_in (shape=tripleoctagon) node where its branches meet`,
-      ),
-    );
-  }
-  if (outcome.status === 'fail') {
-    // Failure routing (spec §3.7): a matching conditional edge, then retry_target, then fallback_retry_target (once).
-    const selection = selectEdge({ edges, outcome, context, conditionalOnly: true });
-    if (selection !== undefined) return { kind: 'go', nodeId: selection.edge.to, edge: selection.edge };
-    const target = resolveRetryTarget({
-      node,
-      graph,
-      includeGraph: false,
-      allowFallback: !state.fallbacksTaken.has(node.id),
-    });
-    if (target !== undefined) {
-      if (target.source === 'node_fallback') state.fallbacksTaken.add(node.id);
-      context.appendLog(
-        `node ${node.id} failed; jumping to ${target.source === 'node' ? 'retry_target' : 'fallback_retry_target'} ${target.nodeId}`,
-      );
-      return { kind: 'go', nodeId: target.nodeId };
-    }
-    const reason = outcome.failureReason ?? 'no failure reason given';
-    const fallbackNote =
-      node.fallbackRetryTarget !== undefined && state.fallbacksTaken.has(node.id)
-        ? ' (fallback_retry_target already taken once)'
-        : '';
-    return end(fail(node, outcome, `node "${node.id}" failed: ${reason}${fallbackNote}`));
-  }
-
-  const selection = selectEdge({ edges, outcome, context });
-  if (selection !== undefined) return { kind: 'go', nodeId: selection.edge.to, edge: selection.edge };
-  if (edges.length > 0) {
-    // Fail closed (DESIGN.md "Routing dead ends").
-    // Name the conditions that did not match, so the user sees why (a misspelt key, an outcome not covered).
-    const conditions = edges.map((edge) => `"${edge.condition}" (-> ${edge.to})`).join(', ');
-    return end(
-      fail(
-        node,
-        outcome,
-        `no eligible edge from ${node.id} (outcome=${outcome.status}); none of its edge conditions matched: ${conditions}`,
-      ),
-    );
-  }
-  // No outgoing edges at all: the run ends as the spec's pseudocode says.
-  return { kind: 'end', end: { kind: 'success', lastNodeId: node.id, outcome } };
-}
-
-function end(walkEnd: WalkEnd): Decision {
-  return { kind: 'end', end: walkEnd };
-}
-
-function fail(node: GraphNode, outcome: Outcome, reason: string): WalkEnd {
-  return { kind: 'fail', reason, lastNodeId: node.id, resumeNodeId: node.id, outcome };
+  // The run store masks secrets (masking-run-store.ts).
+  await scope.store.writeStageStatus(stagePath, outcomeToStatusFile(outcome));
+  scope.bus.emit(
+    {
+      type: 'stage.completed',
+      nodeId: node.id,
+      index,
+      visit,
+      attempt: result.attempts,
+      status: outcome.status,
+      durationMs: scope.clock.now() - startedMs,
+      ...(outcome.preferredLabel === undefined ? {} : { preferredLabel: outcome.preferredLabel }),
+      ...(outcome.notes === undefined ? {} : { notes: outcome.notes }),
+      ...(outcome.failureReason === undefined ? {} : { failureReason: outcome.failureReason }),
+    },
+    options.branchPath,
+  );
+  at.lastId = node.id;
+  at.lastOutcome = outcome;
+  const event: WalkEvent = { type: 'stage.completed', nodeId: node.id, outcome };
+  return { kind: 'completed', decision: decide(state, event, rules) };
 }
 
 function stageFidelity(
@@ -413,6 +330,7 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
     completed_nodes: view.completedNodes,
     step_count: state.stepCount,
     node_retries: view.nodeRetries,
+    visited_nodes: view.visitedNodes,
     node_visits: view.nodeVisits,
     node_outcomes: view.nodeOutcomes,
     gate_retries: state.gateRetries,
@@ -424,6 +342,7 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
     logs: logs.length > CHECKPOINT_LOG_LIMIT ? logs.slice(-CHECKPOINT_LOG_LIMIT) : logs,
     ...(ended?.kind === 'fail' || ended?.kind === 'cancelled' ? { failure_reason: ended.reason } : {}),
     last_seq: scope.bus.lastSeq,
+    ...(scope.origin === undefined ? {} : { origin: scope.origin }),
   };
 }
 
@@ -441,7 +360,7 @@ async function runBranch(
     options.abortSignal === undefined ? stage.signal : AbortSignal.any([stage.signal, options.abortSignal]);
   const startValues = options.context.snapshot();
   const state = new WalkState();
-  const end = await walkGraph({
+  const end = await walkBranch({
     scope: parent.scope,
     state,
     context: options.context,
@@ -450,7 +369,6 @@ async function runBranch(
     abortSignal: signal,
     stagePrefix: `${stage.stagePath}/branches/${options.branchId}`,
     branchPath: [...parent.branchPath, options.branchId],
-    topLevel: false,
   });
   const lastResponse = options.context.get('last_response');
   const lastOutcome = state.nodeOutcomes[end.lastNodeId];

@@ -36,6 +36,7 @@ export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
 export { expandVariables } from './expand-variables.js';
+export { findJoinNode } from './find-join-node.js';
 export type {
   AttributeOrigin,
   BuiltInHandlerType,
@@ -51,7 +52,7 @@ export type {
 } from './graph.js';
 export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
-export type { Diagnostic, LintContext, LintRule, Severity } from './lint/diagnostic.js';
+export type { Diagnostic, HandlerLintInfo, LintContext, LintRule, Severity } from './lint/diagnostic.js';
 export { didYouMean } from './lint/did-you-mean.js';
 export { comparedLiterals, customOutcomeWords, STANDARD_OUTCOMES } from './lint/edge-conditions.js';
 export { formatDiagnostic } from './lint/format-diagnostic.js';

@@ -4,7 +4,7 @@
 import { DotSyntaxError, parseDotIncrementally } from '@attractor/dot';
 import { buildGraph } from './build-graph.js';
 import type { Graph } from './graph.js';
-import type { Diagnostic, LintRule } from './lint/diagnostic.js';
+import type { Diagnostic, HandlerLintInfo, LintRule } from './lint/diagnostic.js';
 import {
   checkGraphRefs,
   type FileFinding,
@@ -34,6 +34,8 @@ export interface PrepareGraphOptions {
   readonly strict?: boolean;
   /** Handler types the registry runs (see `validate`). Default: the built-in types. */
   readonly knownHandlerTypes?: Iterable<string>;
+  /** What registered handlers declare, by type (`HandlerRegistry.lintInfo()` of the engine); see `validate`. */
+  readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
   /**
    * Reads the DOT files that `subgraph` nodes name in `graph_ref` (spec §9.4) and manager loops in
    * `stack.child_dotfile` (spec §4.11), resolved against the directory of `filename`: return the text, or
@@ -110,6 +112,7 @@ function prepareWithRefs(
     ...(options.rules === undefined ? {} : { rules: options.rules }),
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
+    ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
   });
   const read = options.readGraphFile;
   if (read !== undefined) {

@@ -4,8 +4,15 @@
 
 import { join } from 'node:path';
 import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import { findJoinNode, formatDuration, isSuccessStatus } from '@attractor/engine';
-import { type Graph, type GraphEdge, type GraphNode, type JoinPolicy, nodeAttribute } from '@attractor/graph';
+import { formatDuration, isSuccessStatus } from '@attractor/engine';
+import {
+  findJoinNode,
+  type Graph,
+  type GraphEdge,
+  type GraphNode,
+  type JoinPolicy,
+  nodeAttribute,
+} from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
 import { BRANCH_OUTPUT_INLINE_MAX_CHARS, type ParallelBranchResult } from './parallel-results.js';

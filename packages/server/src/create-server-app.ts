@@ -14,7 +14,7 @@ import { listPipelineFiles } from './pipeline-files.js';
 import { checkJsonDepth, type PipelineLimits } from './pipeline-limits.js';
 import { renderRunGraph } from './render-run-graph.js';
 import { answerBodySchema, resumeBodySchema, startPipelineBodySchema } from './request-schemas.js';
-import { readStageFile, resolveRunDirectory } from './run-directory-files.js';
+import { readStageFile } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
 import {
@@ -192,7 +192,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
 
   app.get('/pipelines/:id/events', (c) => {
     const runId = c.req.param('id');
-    const logsRoot = resolveRunDirectory(manager.runsDir, runId);
+    const logsRoot = manager.runDirectory(runId);
     const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
     const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
     return streamSSE(c, (stream) =>
@@ -250,7 +250,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/checkpoint', async (c) => {
-    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const logsRoot = manager.runDirectory(c.req.param('id'));
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
     if (checkpoint === undefined) {
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
@@ -259,7 +259,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/context', async (c) => {
-    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const logsRoot = manager.runDirectory(c.req.param('id'));
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
     return c.json({
       context: manager.secrets.mask(checkpoint?.context ?? {}),
@@ -269,13 +269,13 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/stage', (c) => {
-    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const logsRoot = manager.runDirectory(c.req.param('id'));
     const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
     return c.json(describeStageDirectory(logsRoot, query.dir));
   });
 
   app.get('/pipelines/:id/stage-file', (c) => {
-    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const logsRoot = manager.runDirectory(c.req.param('id'));
     const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
     if (query.name === undefined) {
       throw new ApiError({
@@ -293,7 +293,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/stages/:node/:file', (c) => {
-    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const logsRoot = manager.runDirectory(c.req.param('id'));
     const file = c.req.param('file');
     const text = readStageFile(logsRoot, c.req.param('node'), file);
     c.header(

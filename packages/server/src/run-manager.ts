@@ -3,7 +3,7 @@
  * context and interviewer, keeps their events for SSE clients, cancels them on request or when the server stops,
  * and reads past runs back from the runs directory so they can be listed and resumed.
  */
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   CheckpointCorruptError,
   type Clock,
@@ -318,6 +318,17 @@ export class RunManager {
     return this.summary(id);
   }
 
+  /**
+   * The directory of run `id`. A run this server has just started may not have written its `manifest.json` yet (the
+   * engine takes the run lock first), so a live run's directory is not checked for one.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404).
+   */
+  runDirectory(id: string): string {
+    return this.#live.has(id)
+      ? join(this.#options.runsDir, id)
+      : resolveRunDirectory(this.#options.runsDir, id);
+  }
+
   /** The live run with this id, if this server runs (or ran) it. */
   live(id: string): LiveRun | undefined {
     return this.#live.get(id);
@@ -419,8 +430,8 @@ export class RunManager {
    */
   async details(id: string): Promise<RunDetails> {
     const summary = await this.summaryOf(id);
-    const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
     const live = this.#live.get(id);
+    const logsRoot = this.runDirectory(id);
     let completedNodes: readonly string[];
     let nodeStatuses: Record<string, NodeDisplayStatus>;
     const waitingNodes = new Set<string>();
@@ -594,6 +605,7 @@ export class RunManager {
     const prepared = prepareGraph(source, {
       filename: options.path ?? options.filename,
       knownHandlerTypes: registry.types(),
+      handlers: registry.lintInfo(),
       ...(this.#options.allowTools ? {} : { transforms: [withoutAgentShellTransform] }),
       ...(fromDirectory ? { readGraphFile: createPipelineFileReader(pipelinesDir) } : {}),
     });

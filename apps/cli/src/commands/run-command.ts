@@ -37,3 +37,23 @@ export async function resumeCommand(options: {
     createServices: createRunServices,
   });
 }
+
+/**
+ * `attractor fork <run-dir> --at <node>[@visit]`: a new run from the checkpoint after that stage of the run, with
+ * the run's DOT file or `--graph` (an edited graph re-routes that stage's outcome). The source run is only read.
+ * See {@link executeRun}.
+ */
+export async function forkCommand(options: {
+  readonly runDir: string;
+  readonly at: string;
+  readonly options: RunCliOptions;
+  readonly io: CliIo;
+}): Promise<number> {
+  const { createRunServices } = await import('../run/create-run-services.js');
+  return executeRun({
+    mode: { kind: 'fork', runDir: options.runDir, at: options.at },
+    options: options.options,
+    io: options.io,
+    createServices: createRunServices,
+  });
+}

@@ -8,6 +8,7 @@ import type { CodergenBackend } from '@attractor/engine';
 import { ApiError, type BackendRequest, startServer } from '@attractor/server';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
+import { loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { resolveBackend } from '../run/backend-choice.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
@@ -27,6 +28,12 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   const token = nonEmpty(options.token) ?? nonEmpty(io.env[SERVER_TOKEN_ENV]);
   const apiKey = nonEmpty(io.env.OPENAI_API_KEY);
   const handlers = await import('@attractor/handlers');
+  const config = await loadCliConfig({
+    cwd: io.cwd,
+    ...(options.config === undefined ? {} : { path: options.config }),
+  });
+  const model = options.model ?? config.defaults.model;
+  const provider = options.provider ?? config.defaults.provider;
 
   const backendFactory = async (request: BackendRequest): Promise<CodergenBackend> => {
     let backend: ReturnType<typeof resolveBackend>;
@@ -34,12 +41,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       backend = resolveBackend(
         {
           ...(options.simulate === true || request.simulate ? { simulate: true } : {}),
-          ...((request.model ?? options.model) === undefined
-            ? {}
-            : { model: request.model ?? options.model }),
-          ...((request.provider ?? options.provider) === undefined
-            ? {}
-            : { provider: request.provider ?? options.provider }),
+          ...((request.model ?? model) === undefined ? {} : { model: request.model ?? model }),
+          ...((request.provider ?? provider) === undefined ? {} : { provider: request.provider ?? provider }),
           ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
           ...(options.backend === undefined ? {} : { backend: options.backend }),
           ...(options.agentPermissions === undefined ? {} : { agentPermissions: options.agentPermissions }),
@@ -108,6 +111,11 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       workdir: resolve(io.cwd, options.workdir ?? '.'),
       allowTools: options.allowTools === true,
       backendFactory,
+      createRegistry: () => {
+        const registry = handlers.createDefaultRegistry();
+        for (const [type, handler] of config.handlers) registry.register(type, handler);
+        return registry;
+      },
       simulation,
       secretValues: [...(apiKey === undefined ? [] : [apiKey]), ...(io.secretValues ?? [])],
     });

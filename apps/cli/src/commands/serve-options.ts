@@ -6,6 +6,8 @@ import type { BackendRouting } from '../run/backend-option.js';
 
 /** The options of `attractor serve`. */
 export interface ServeCliOptions {
+  /** The plug-in config file (default: `attractor.config.{js,mjs,ts}` in the working directory, if any). */
+  readonly config?: string;
   readonly host: string;
   readonly port: number;
   readonly token?: string;

@@ -1,6 +1,7 @@
 import { type Diagnostic, formatDiagnostic, prepareGraph } from '@attractor/graph';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
+import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { colorDiagnostic, countLabel } from '../load-pipeline.js';
 import { createGraphFileReader, maxFileBytesFromEnv, readSourceFile } from '../read-source-file.js';
@@ -12,6 +13,8 @@ export interface ValidateCommandOptions {
   readonly json?: boolean;
   /** Dialect aliases are errors. */
   readonly strict?: boolean;
+  /** The plug-in config file (default: `attractor.config.{js,mjs,ts}` in the working directory, if any). */
+  readonly config?: string;
   readonly io: CliIo;
 }
 
@@ -39,6 +42,11 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const sources = new Map<string, string>();
   const maxBytes = maxFileBytesFromEnv(io.env);
   const readGraphFile = createGraphFileReader(io.cwd, maxBytes);
+  const config = await loadCliConfig({
+    cwd: io.cwd,
+    ...(options.config === undefined ? {} : { path: options.config }),
+  });
+  const lintOptions = lintOptionsOf(config);
   // A file that cannot be read stops nothing: the others are validated and reported first.
   const unreadable: CliError[] = [];
   for (const file of options.files) {
@@ -58,6 +66,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
     const { graph, diagnostics } = prepareGraph(source, {
       filename: file,
       readGraphFile,
+      ...lintOptions,
       ...(options.strict === undefined ? {} : { strict: options.strict }),
     });
     results.push({

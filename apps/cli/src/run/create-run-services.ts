@@ -42,6 +42,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
     dryRun: options.backend.kind === 'simulate' && options.backend.dryRun,
     ...(script === undefined ? {} : { script }),
   });
+  for (const [type, handler] of options.handlers ?? []) registry.register(type, handler);
   const console =
     options.stdin.isTTY === true
       ? handlers.createConsoleInterviewer({ input: options.stdin, output: options.stdout })

@@ -9,12 +9,15 @@ import {
   type PipelineRun,
   ResumeError,
   RunDirectoryInUseError,
+  RunLockedError,
+  startForkedPipeline,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
+import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { createJsonDisplay } from '../display/json-display.js';
 import { createLineDisplay } from '../display/line-display.js';
 import type { RunDisplay, Verbosity } from '../display/run-display.js';
@@ -41,7 +44,9 @@ export interface ExecuteRunOptions {
   /** A new run of a DOT file, or a resume of a run directory. */
   readonly mode:
     | { readonly kind: 'run'; readonly file: string }
-    | { readonly kind: 'resume'; readonly runDir: string };
+    | { readonly kind: 'resume'; readonly runDir: string }
+    /** A new run from the checkpoint after stage `at` (`node[@visit]`) of the run in `runDir`. */
+    | { readonly kind: 'fork'; readonly runDir: string; readonly at: string };
   readonly options: RunCliOptions;
   readonly io: CliIo;
   readonly createServices: RunServicesFactory;
@@ -66,6 +71,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   let pipelinePath: string;
   let workdir: string;
   let initialContext: Readonly<Record<string, SetValue>> | undefined;
+  let sourceRoot = '';
 
   if (mode.kind === 'run') {
     pipelinePath = mode.file;
@@ -74,6 +80,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     logsRoot = ''; // chosen once the graph name is known
   } else {
     const run = await readRunDirectory(mode.runDir, { cwd: io.cwd });
+    sourceRoot = run.logsRoot;
     logsRoot = run.logsRoot;
     const recorded = await readRecordedCliOptions(logsRoot);
     cliOptions = mergeResumeOptions(cliOptions, recorded);
@@ -102,15 +109,30 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       message: `Working directory ${displayPath(workdir, io.cwd)} is a file, not a directory. Pass the directory the tool commands run in with --workdir (e.g. ${displayPath(dirname(workdir), io.cwd)}).`,
     });
   }
+  const config = await loadCliConfig({
+    cwd: io.cwd,
+    ...(cliOptions.config === undefined ? {} : { path: cliOptions.config }),
+  });
+  // Config defaults fill in what neither the command line nor the run's recorded options set.
+  cliOptions = {
+    ...cliOptions,
+    ...(cliOptions.model === undefined && config.defaults.model !== undefined
+      ? { model: config.defaults.model }
+      : {}),
+    ...(cliOptions.provider === undefined && config.defaults.provider !== undefined
+      ? { provider: config.defaults.provider }
+      : {}),
+  };
   const pipeline = await loadPipeline({
     path: pipelinePath,
     io,
     colors: errorColors,
+    ...lintOptionsOf(config),
     ...(cliOptions.strict === undefined ? {} : { strict: cliOptions.strict }),
   });
   const backend = resolveBackend(cliOptions, io.env, io.cwd);
 
-  if (mode.kind === 'run') {
+  if (mode.kind === 'run' || mode.kind === 'fork') {
     logsRoot =
       cliOptions.logsDir === undefined
         ? freshLogsRoot(pipeline.graph, io.cwd)
@@ -146,6 +168,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     stdin: io.stdin,
     stdout: io.stdout as unknown as Writable,
     env: io.env,
+    handlers: config.handlers,
   });
   consoleInterviewer = services.console;
   if (services.simulationScript !== undefined) {
@@ -157,7 +180,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     });
     if (warning !== undefined) io.stderr.write(`${warning}\n`);
   }
-  if (mode.kind === 'run') {
+  if (mode.kind === 'run' || mode.kind === 'fork') {
     try {
       await mkdir(logsRoot, { recursive: true });
       await recordCliOptions(logsRoot, cliOptions, io.cwd);
@@ -186,8 +209,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
   };
-  let run: PipelineRun;
-  if (mode.kind === 'run') {
+  let run: PipelineRun | Promise<PipelineRun>;
+  if (mode.kind === 'fork') {
+    run = startForkedPipeline({
+      ...common,
+      from: sourceRoot,
+      at: mode.at,
+      logsRoot,
+      sourcePath: resolve(io.cwd, pipeline.path),
+    });
+  } else if (mode.kind === 'run') {
     run = startPipeline({
       ...common,
       logsRoot,
@@ -207,7 +238,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       ? () => {}
       : installInterruptHandlers({ controller, display, io, resumeCommand, colors: errorColors });
   try {
-    const result = await run.result;
+    const result = await (await run).result;
     display.finish({
       status: result.status,
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
@@ -231,7 +262,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     if (
       ResumeError.isInstance(error) ||
       CheckpointCorruptError.isInstance(error) ||
-      RunDirectoryInUseError.isInstance(error)
+      RunDirectoryInUseError.isInstance(error) ||
+      RunLockedError.isInstance(error)
     ) {
       throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
     }

@@ -35,6 +35,8 @@ export interface RunCliOptions extends BackendChoice {
   readonly strict?: boolean;
   /** `--secret NAME`: environment variables whose values are masked (main.ts reads them from argv). */
   readonly secret?: readonly string[];
+  /** The plug-in config file (default: `attractor.config.{js,mjs,ts}` in the working directory, if any). */
+  readonly config?: string;
   /** `resume` only: continue at this node. */
   readonly from?: string;
   /** `resume` only: the DOT file, when it moved since the run started. */

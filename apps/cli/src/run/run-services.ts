@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { CodergenBackend, HandlerRegistry, Interviewer } from '@attractor/engine';
+import type { CodergenBackend, Handler, HandlerRegistry, Interviewer } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
 import type { SimulationScriptKeyCheck } from '@attractor/handlers';
 import type { ResolvedBackend } from './backend-choice.js';
@@ -32,6 +32,8 @@ export interface CreateRunServicesOptions {
   readonly stdout: Writable;
   /** The environment handed to agent shell tools (the backend filters secrets out of it). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Plug-in handlers by type (`attractor.config.*`), registered over the built-ins. Default: none. */
+  readonly handlers?: ReadonlyMap<string, Handler>;
 }
 
 /** Builds the handler registry and backend for a run (loaded lazily: only `run` and `resume` need them). */

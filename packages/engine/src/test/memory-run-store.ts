@@ -1,7 +1,10 @@
 /**
  * An in-memory {@link RunStore} for tests and embedders that do not want files.
  */
+import { parseCheckpoint } from '../checkpoint-schema.js';
+import { RunLockedError } from '../errors/run-locked-error.js';
 import type { PipelineEvent } from '../pipeline-event.js';
+import type { RunLockHolder } from '../run-lock.js';
 import type { Checkpoint, RunManifest, RunStore, StageStatusFile } from '../run-store.js';
 
 /** A {@link RunStore} whose state is inspectable. */
@@ -13,6 +16,8 @@ export interface MemoryRunStore extends RunStore {
   /** Stage paths prepared, with the visit number. */
   readonly preparedStages: { stagePath: string; visit: number }[];
   manifest: RunManifest | undefined;
+  /** The holder of the run lock, while one is held. */
+  lockHolder: RunLockHolder | undefined;
 }
 
 /**
@@ -27,14 +32,25 @@ export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
     statuses: new Map(),
     preparedStages: [],
     manifest: undefined,
+    lockHolder: undefined,
     readManifest: async () => store.manifest,
     writeManifest(manifest) {
       store.manifest = structuredClone(manifest);
     },
-    readCheckpoint: async () => structuredClone(store.checkpoints.at(-1)),
+    readCheckpoint: async () => {
+      const latest = store.checkpoints.at(-1);
+      return latest === undefined
+        ? undefined
+        : parseCheckpoint(structuredClone(latest), `${logsRoot} checkpoint`);
+    },
     writeCheckpoint(checkpoint) {
       store.checkpoints.push(JSON.parse(JSON.stringify(checkpoint)) as Checkpoint);
     },
+    readCheckpointHistory: async () =>
+      store.checkpoints.map((checkpoint, index) =>
+        parseCheckpoint(structuredClone(checkpoint), `${logsRoot} checkpoint ${index}`),
+      ),
+    readLastEventSeq: async () => store.events.at(-1)?.seq ?? 0,
     appendEvents(events) {
       store.events.push(...events);
     },
@@ -48,6 +64,25 @@ export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
       store.statuses.set(stagePath, structuredClone(status));
     },
     readStageStatus: async (stagePath) => store.statuses.get(stagePath),
+    async acquireLock({ since }) {
+      if (store.lockHolder !== undefined) throw new RunLockedError({ logsRoot, holder: store.lockHolder });
+      let holder: RunLockHolder = { pid: process.pid, host: 'memory', since };
+      store.lockHolder = holder;
+      return {
+        get holder() {
+          return holder;
+        },
+        async setProcessGroups(processGroupIds) {
+          const held = store.lockHolder === holder;
+          holder = { ...holder, process_groups: [...processGroupIds] };
+          if (held) store.lockHolder = holder;
+        },
+        async release() {
+          if (store.lockHolder === holder) store.lockHolder = undefined;
+        },
+      };
+    },
+    readLock: async () => store.lockHolder,
     close() {},
   };
   return store;

@@ -19,6 +19,7 @@ export function createTestCheckpoint(overrides: Partial<Checkpoint> = {}): Check
     completed_nodes: ['start'],
     step_count: 1,
     node_retries: {},
+    visited_nodes: '0',
     node_visits: { start: 1 },
     node_outcomes: { start: { status: 'success' } },
     gate_retries: 0,
@@ -81,6 +82,28 @@ export function describeRunStoreContract(
       await store.writeCheckpoint(createTestCheckpoint({ step_count: 2 }));
       expect(await store.readManifest()).toEqual(manifest);
       expect((await store.readCheckpoint())?.step_count).toBe(2);
+    });
+
+    it('keeps every checkpoint as history, oldest first', async () => {
+      const store = await createStore();
+      expect(await store.readCheckpointHistory()).toEqual([]);
+      for (const step of [1, 2, 3]) await store.writeCheckpoint(createTestCheckpoint({ step_count: step }));
+      expect((await store.readCheckpointHistory()).map((checkpoint) => checkpoint.step_count)).toEqual([
+        1, 2, 3,
+      ]);
+    });
+
+    it('refuses a checkpoint that does not match the schema, naming the field', async () => {
+      const store = await createStore();
+      await store.writeCheckpoint({ ...createTestCheckpoint(), context: 'xyz' } as never);
+      await expect(store.readCheckpoint()).rejects.toThrow(/field "context"/);
+    });
+
+    it('reports the seq of the last event', async () => {
+      const store = await createStore();
+      expect(await store.readLastEventSeq()).toBe(0);
+      await store.appendEvents([event(1), event(2)]);
+      expect(await store.readLastEventSeq()).toBe(2);
     });
 
     it('appends events in order across calls', async () => {

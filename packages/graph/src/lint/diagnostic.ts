@@ -30,6 +30,26 @@ export interface LintContext {
   readonly strict: boolean;
   /** Handler types a registry can run; `type_known` warns about others. Default: the built-in types of spec §2.8. */
   readonly knownHandlerTypes: ReadonlySet<string>;
+  /** What registered handlers declare about themselves, by handler type (see {@link HandlerLintInfo}). */
+  readonly handlers: ReadonlyMap<string, HandlerLintInfo>;
+}
+
+/**
+ * What a handler declares about itself, for lint (DESIGN.md "Handler contract"; the engine's `defineHandler`
+ * produces it from a zod schema): its node attributes and the outcomes it can return.
+ */
+export interface HandlerLintInfo {
+  /** Node attribute keys the handler reads: `unknown_attribute` does not flag them on its nodes. */
+  readonly attributeKeys?: readonly string[];
+  /**
+   * Checks the node's values of those keys (raw DOT strings) and returns one problem per invalid key, reported by
+   * `attribute_type` as an error, e.g. `{ key: 'region', message: 'expected one of eu, us' }`.
+   */
+  readonly checkAttributes?: (
+    values: Readonly<Record<string, string>>,
+  ) => readonly { readonly key: string; readonly message: string }[];
+  /** Every outcome the handler can return; `outcome_coverage` warns about conditions testing another one. */
+  readonly outcomes?: readonly string[];
 }
 
 /** A lint rule (spec §7.4): a stable name and a pure function from graph to diagnostics. */

@@ -5,7 +5,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph } from '../graph.js';
 import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
-import type { Diagnostic, LintContext, LintRule } from './diagnostic.js';
+import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from './diagnostic.js';
 import { phantomNodes } from './phantom-nodes.js';
 import { plainSpan } from './source-location.js';
 
@@ -23,6 +23,11 @@ export interface ValidateOptions {
    * Default: `BUILT_IN_HANDLER_TYPES`. Pass the registry's types when custom handlers are registered.
    */
   readonly knownHandlerTypes?: Iterable<string>;
+  /**
+   * What registered handlers declare (attributes, outcomes), by handler type: read by `unknown_attribute`,
+   * `attribute_type` and `outcome_coverage`. The engine's `HandlerRegistry.lintInfo()` builds it. Default: none.
+   */
+  readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
 }
 
 /** Graph-wide rules whose findings a mistyped edge end causes; dropped while `edge_target_exists` reports one. */
@@ -51,6 +56,7 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
   const context: LintContext = {
     strict: options.strict ?? false,
     knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
+    handlers: options.handlers ?? new Map(),
   };
   const diagnostics: Diagnostic[] = [];
   const phantoms = phantomNodes(graph);

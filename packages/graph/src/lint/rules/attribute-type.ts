@@ -1,6 +1,7 @@
 import { type AttributeKey, attributeDefinition, parseAttributeValue } from '../../attribute-schema.js';
+import type { Graph } from '../../graph.js';
 import { forEachAttribute } from '../attribute-walk.js';
-import type { Diagnostic, LintRule } from '../diagnostic.js';
+import type { Diagnostic, HandlerLintInfo, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
 
 /** Keys whose invalid values have their own rule with the spec's severity. */
@@ -13,8 +14,9 @@ const REPORTED_ELSEWHERE = new Set(['fidelity', 'default_fidelity']);
  */
 export const attributeTypeRule: LintRule = {
   name: 'attribute_type',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
+    if (context.handlers.size > 0) checkDeclaredAttributes(graph, context.handlers, diagnostics);
     forEachAttribute(graph, (attribute, owner) => {
       const definition = attributeDefinition(attribute.key);
       if (definition === undefined || REPORTED_ELSEWHERE.has(attribute.key)) return;
@@ -34,3 +36,33 @@ export const attributeTypeRule: LintRule = {
     return diagnostics;
   },
 };
+
+/** Values of the attributes a registered handler declares, checked by the handler's own schema. */
+function checkDeclaredAttributes(
+  graph: Graph,
+  handlers: ReadonlyMap<string, HandlerLintInfo>,
+  diagnostics: Diagnostic[],
+): void {
+  for (const node of graph.nodes.values()) {
+    const declared = handlers.get(graph.handlerType(node));
+    if (declared?.checkAttributes === undefined || declared.attributeKeys === undefined) continue;
+    const values: Record<string, string> = {};
+    for (const key of declared.attributeKeys) {
+      const attribute = Object.hasOwn(node.attributes, key) ? node.attributes[key] : undefined;
+      if (attribute !== undefined) values[key] = attribute.value;
+    }
+    for (const problem of declared.checkAttributes(values)) {
+      const attribute = Object.hasOwn(node.attributes, problem.key)
+        ? node.attributes[problem.key]
+        : undefined;
+      diagnostics.push({
+        rule: 'attribute_type',
+        severity: 'error',
+        message: `Node "${node.id}" has ${problem.key}${attribute === undefined ? '' : `="${attribute.value}"`}, which its ${graph.handlerType(node)} handler does not accept: ${problem.message}.`,
+        nodeId: node.id,
+        fix: `Give ${problem.key} a value the ${graph.handlerType(node)} handler accepts (${problem.message}).`,
+        ...(attribute === undefined ? {} : { span: attributeSpan(attribute) }),
+      });
+    }
+  }
+}

@@ -1,11 +1,11 @@
 import type { Graph, GraphNode } from '../../graph.js';
-import type { Diagnostic, LintRule } from '../diagnostic.js';
+import type { Diagnostic, HandlerLintInfo, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-conditions.js';
 import { attributeSpan, spanInAttribute } from '../source-location.js';
 
 /**
- * Outcomes a built-in handler can return (spec §4.3-§4.11). Absent: any outcome, including custom
+ * Outcomes a built-in handler can return when the registry's handlers declare none (lint without a registry) (spec §4.3-§4.11). Absent: any outcome, including custom
  * words (codergen via its backend, tool via status.json, custom handlers). `conditional` is absent
  * because many pipelines route a diamond on the outcome it passes through.
  */
@@ -27,19 +27,24 @@ const PROMPT_OUTCOME = /\boutcome\s*[=:]\s*["'`]?([a-z][a-z_]*)/g;
  */
 export const outcomeCoverageRule: LintRule = {
   name: 'outcome_coverage',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
-      checkEdges(graph, node, diagnostics);
+      checkEdges(graph, node, context.handlers, diagnostics);
       checkPrompt(graph, node, diagnostics);
     }
     return diagnostics;
   },
 };
 
-function checkEdges(graph: Graph, node: GraphNode, diagnostics: Diagnostic[]): void {
+function checkEdges(
+  graph: Graph,
+  node: GraphNode,
+  handlers: ReadonlyMap<string, HandlerLintInfo>,
+  diagnostics: Diagnostic[],
+): void {
   const handlerType = graph.handlerType(node);
-  const possible = HANDLER_OUTCOMES[handlerType];
+  const possible = handlers.get(handlerType)?.outcomes ?? HANDLER_OUTCOMES[handlerType];
   for (const edge of graph.outgoing(node.id)) {
     const condition = edgeCondition(edge);
     const attribute = edge.attributes.condition;

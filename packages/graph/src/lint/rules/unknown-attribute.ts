@@ -47,11 +47,16 @@ function suggestion(key: string, scope: AttributeScope): string | undefined {
  */
 export const unknownAttributeRule: LintRule = {
   name: 'unknown_attribute',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     forEachAttribute(graph, (attribute, owner) => {
       if (attribute.writtenKey !== undefined || Object.hasOwn(DIALECT_ALIASES, attribute.key)) return;
       if (GRAPHVIZ_ATTRIBUTES.has(attribute.key)) return;
+      if (owner.where.nodeId !== undefined && owner.scope === 'node') {
+        const node = graph.nodes.get(owner.where.nodeId);
+        const declared = node === undefined ? undefined : context.handlers.get(graph.handlerType(node));
+        if (declared?.attributeKeys?.includes(attribute.key) === true) return;
+      }
       if (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && owner.where.nodeId !== undefined) {
         const node = graph.nodes.get(owner.where.nodeId);
         if (node !== undefined && graph.handlerType(node) === 'subgraph') return;

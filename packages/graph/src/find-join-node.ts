@@ -1,7 +1,7 @@
 /**
  * The join of a parallel block (DESIGN.md "Parallel fan-out").
  */
-import type { Graph } from '@attractor/graph';
+import type { Graph } from './graph.js';
 
 /**
  * The `parallel.fan_in` node that closes the parallel block opened by `parallelNodeId`, or undefined. Pure.

@@ -1,0 +1,67 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, temporaryDirectory } from './helpers/cli.js';
+
+const PIPELINE = `digraph Forkable {
+  goal="fork me"
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  plan [prompt="Plan"]
+  build [prompt="Build"]
+  polish [prompt="Polish"]
+  start -> plan -> build -> exit
+  build -> polish [condition="outcome=fail"]
+  polish -> exit
+}
+`;
+
+async function json<T>(path: string): Promise<T> {
+  return JSON.parse(await readFile(path, 'utf8')) as T;
+}
+
+describe('attractor fork', () => {
+  it('starts a new run after a completed stage, records its origin, and follows an edited graph', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'pipeline.dot'), PIPELINE);
+    const first = await attractor(['run', 'pipeline.dot', '--simulate', '--logs-dir', 'source'], { cwd });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const before = await readFile(join(cwd, 'source', 'checkpoints.jsonl'), 'utf8');
+
+    const same = await attractor(['fork', 'source', '--at', 'plan@1', '--logs-dir', 'same'], { cwd });
+    expect(same.exitCode, same.stderr).toBe(0);
+    const manifest = await json<{ forked_from: { node: string; visit: number; run_id: string } }>(
+      join(cwd, 'same', 'manifest.json'),
+    );
+    expect(manifest.forked_from).toMatchObject({ run_id: 'source', node: 'plan', visit: 1 });
+    const sameEnd = await json<{ completed_nodes: string[]; state: string }>(
+      join(cwd, 'same', 'checkpoint.json'),
+    );
+    expect(sameEnd).toMatchObject({ state: 'success', completed_nodes: ['start', 'plan', 'build', 'exit'] });
+
+    await writeFile(
+      join(cwd, 'edited.dot'),
+      PIPELINE.replace('start -> plan -> build -> exit', 'start -> plan -> polish -> build -> exit'),
+    );
+    const edited = await attractor(
+      ['fork', 'source', '--at', 'plan', '--graph', 'edited.dot', '--logs-dir', 'edited'],
+      { cwd },
+    );
+    expect(edited.exitCode, edited.stderr).toBe(0);
+    const editedEnd = await json<{ completed_nodes: string[] }>(join(cwd, 'edited', 'checkpoint.json'));
+    expect(editedEnd.completed_nodes).toEqual(['start', 'plan', 'polish', 'build', 'exit']);
+    expect(await readFile(join(cwd, 'source', 'checkpoints.jsonl'), 'utf8')).toBe(before);
+  });
+
+  it('refuses a stage the run never completed, listing the ones it did; exit 2', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'pipeline.dot'), PIPELINE);
+    await attractor(['run', 'pipeline.dot', '--simulate', '--logs-dir', 'source'], { cwd });
+    const result = await attractor(['fork', 'source', '--at', 'polish'], { cwd });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      'has no checkpoint after that stage. Its completed stages: start@1, plan@1, build@1, exit@1.',
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
