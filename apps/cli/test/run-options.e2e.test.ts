@@ -203,6 +203,18 @@ describe('attractor run: options, output and exit codes', () => {
     );
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(/✖ Pipeline failed after .*max_steps/);
+    // Resume reuses the recorded limit, so the printed resume command raises it (doubles it): following the printed
+    // commands finishes the run instead of stopping at once again.
+    let output = result.stdout;
+    const limits: number[] = [];
+    for (let round = 0; round < 4 && !output.includes('✔ Pipeline succeeded'); round += 1) {
+      const printed = /resume with:\s+attractor resume (\S+) --max-steps (\d+)$/m.exec(output);
+      expect(printed, output).not.toBeNull();
+      limits.push(Number(printed![2]));
+      output = (await attractor(['resume', printed![1]!, '--max-steps', printed![2]!], { cwd })).stdout;
+    }
+    expect(limits[0]).toBe(6);
+    expect(output).toMatch(/✔ Pipeline succeeded/);
   });
 
   it('-q prints the run directory, then only the final summary, as its help says', async () => {

@@ -225,7 +225,7 @@ describe('decide: loop guards before a node (DESIGN.md "Loop guards")', () => {
       snapshot({ stepCount: 5 }),
       'work',
       5,
-      'max_steps (5) reached before node "work": the run looks like a runaway loop',
+      'max_steps (5) reached before node "work": a guard against runaway loops; raise max_steps if this pipeline needs more steps',
     ],
     [
       'stops past the graph max_node_visits',

@@ -171,7 +171,7 @@ function decideArrival(snapshot: DecisionSnapshot, nodeId: string, rules: Decisi
   if (snapshot.stepCount >= rules.maxSteps) {
     return stop(
       rules,
-      `max_steps (${rules.maxSteps}) reached before node "${nodeId}": the run looks like a runaway loop`,
+      `max_steps (${rules.maxSteps}) reached before node "${nodeId}": a guard against runaway loops; raise max_steps if this pipeline needs more steps`,
       nodeId,
     );
   }

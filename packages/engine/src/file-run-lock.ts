@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lock as lockFile } from 'proper-lockfile';
 import { RunLockedError } from './errors/run-locked-error.js';
-import { killProcessGroup } from './process-groups.js';
+import { killProcessGroup, processGroupAlive } from './process-groups.js';
 import type { RunLock, RunLockHolder } from './run-lock.js';
 
 /** The lock directory proper-lockfile creates in the run directory. */
@@ -71,15 +71,17 @@ export async function acquireFileRunLock(options: FileRunLockOptions): Promise<R
     if (stale === undefined) {
       throw new RunLockedError({ logsRoot: directory, holder: readFileRunLock(directory) });
     }
-    if (stale.holder?.host === hostname()) {
-      for (const group of stale.holder.process_groups ?? []) killProcessGroup(group, 'SIGKILL');
-    }
+    const ended =
+      stale.holder?.host === hostname()
+        ? (stale.holder.process_groups ?? []).filter((group) => processGroupAlive(group))
+        : [];
+    for (const group of ended) killProcessGroup(group, 'SIGKILL');
     removeIfPresent(() => rmdirSync(join(directory, RUN_LOCK_DIRECTORY)));
     const taken = await tryLock(directory, RUN_LOCK_DIRECTORY);
     if (taken === undefined) {
       throw new RunLockedError({ logsRoot: directory, holder: readFileRunLock(directory) });
     }
-    return held(directory, options.since, taken);
+    return Object.assign(held(directory, options.since, taken), { endedProcessGroups: ended });
   } finally {
     await releaseGate();
   }

@@ -31,6 +31,11 @@ export interface RunLock {
    * runner taking over after a crash can end them. Pass an empty list once they have ended.
    */
   setProcessGroups(processGroupIds: readonly number[]): Promise<void>;
+  /**
+   * The process groups of a dead holder's stage commands that were still running when this lock took the run
+   * over, and were ended then (SIGKILL); empty when the lock was free.
+   */
+  readonly endedProcessGroups?: readonly number[];
   /** Releases the lock and removes the holder record. Safe to call twice. */
   release(): Promise<void>;
 }

@@ -490,12 +490,17 @@ function launch(
       resumed: from.resumed ?? !from.fresh,
       startNodeId: from.startNodeId,
     });
-    if (!from.fresh && options.createRunStore === undefined) {
-      // Taking over a run: a dead runner's commands must not keep writing while the stage runs again.
-      const ended = await endOrphanedProcessGroups({
-        logsRoot: from.logsRoot,
-        sleep: (ms) => clock.sleep(ms),
-      });
+    if (!from.fresh) {
+      // Taking over a run: a dead runner's commands must not keep writing while the stage runs again. The lock ended
+      // those its holder record listed; process-groups.json (file stores) may list more.
+      const ended = [
+        ...new Set([
+          ...(runLock.endedProcessGroups ?? []),
+          ...(options.createRunStore === undefined
+            ? await endOrphanedProcessGroups({ logsRoot: from.logsRoot, sleep: (ms) => clock.sleep(ms) })
+            : []),
+        ]),
+      ];
       if (ended.length > 0) {
         bus.emit({
           type: 'stage.log',

@@ -170,7 +170,7 @@ describe('loop guards (DESIGN.md)', () => {
     });
     expect(result.completedNodes).toHaveLength(10);
     expect(result.failureReason).toBe(
-      'max_steps (10) reached before node "work": the run looks like a runaway loop',
+      'max_steps (10) reached before node "work": a guard against runaway loops; raise max_steps if this pipeline needs more steps',
     );
   });
 

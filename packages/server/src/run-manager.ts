@@ -3,6 +3,7 @@
  * context and interviewer, keeps their events for SSE clients, cancels them on request or when the server stops,
  * and reads past runs back from the runs directory so they can be listed and resumed.
  */
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import {
   CheckpointCorruptError,
@@ -324,9 +325,11 @@ export class RunManager {
    * @throws {ApiError} `RUN_NOT_FOUND` (404).
    */
   runDirectory(id: string): string {
-    return this.#live.has(id)
-      ? join(this.#options.runsDir, id)
-      : resolveRunDirectory(this.#options.runsDir, id);
+    const path = join(this.#options.runsDir, id);
+    // A run this server has just started has no manifest.json for a few milliseconds (it takes the run lock
+    // first); every other run goes through the checks of resolveRunDirectory (no symbolic link out of runsDir).
+    if (this.#live.has(id) && !existsSync(join(path, 'manifest.json'))) return path;
+    return resolveRunDirectory(this.#options.runsDir, id);
   }
 
   /** The live run with this id, if this server runs (or ran) it. */

@@ -244,10 +244,11 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
       durationMs: result.durationMs,
       logsRoot: displayPath(result.logsRoot, io.cwd),
-      resumeCommand:
+      resumeCommand: `${
         result.logsRoot === logsRoot
           ? resumeCommand
-          : `${cliCommand(io.env)} resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`,
+          : `${cliCommand(io.env)} resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`
+      }${raisedMaxSteps(result.failureReason)}`,
       completedNodes: result.completedNodes,
     });
     const unused = interviewer.unusedAnswers();
@@ -318,4 +319,13 @@ function freshLogsRoot(graph: Parameters<typeof defaultLogsRoot>[0]['graph'], cw
 /** Quotes a shell argument when it needs it. */
 function quoteArgument(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * ` --max-steps <2n>` when the run stopped at its `max_steps` limit of n, else `''`: resume reuses the recorded
+ * limit, so the printed resume command must raise it or the resumed run stops at once again.
+ */
+function raisedMaxSteps(failureReason: string | undefined): string {
+  const limit = /^max_steps \((\d+)\) reached/.exec(failureReason ?? '')?.[1];
+  return limit === undefined ? '' : ` --max-steps ${Number(limit) * 2}`;
 }
