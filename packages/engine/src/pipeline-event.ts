@@ -221,8 +221,16 @@ export interface AgentTextEvent extends PipelineEventBase, StageScopedFields {
 /** Token usage reported by a model call. Counts are in tokens. */
 export interface AgentUsageEvent extends PipelineEventBase, StageScopedFields {
   readonly type: 'agent.usage';
+  /** All input tokens, cached ones included. */
   readonly inputTokens: number;
+  /** All output tokens, reasoning ones included. */
   readonly outputTokens: number;
+  /** Input tokens read from the provider's prompt cache (part of `inputTokens`), when reported. */
+  readonly cachedInputTokens?: number;
+  /** Reasoning tokens (part of `outputTokens`), when reported. */
+  readonly reasoningTokens?: number;
+  /** The call's cost in USD, or `'unknown'` for a model without a price; absent when the backend prices nothing. */
+  readonly costUsd?: number | 'unknown';
   readonly model?: string;
 }
 

@@ -1,8 +1,10 @@
 /**
  * What every walk of one run directory shares: the graph, the handlers, the services and the event bus.
  */
+
 import type { Graph } from '@attractor/graph';
 import type { ArtifactStore } from './artifact-store.js';
+import type { RunBudget } from './check-budget.js';
 import type { Clock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
 import type { EventBus } from './event-bus.js';
@@ -41,6 +43,8 @@ export interface RunScope {
   readonly goalGateIds: ReadonlySet<string>;
   /** Node executions allowed per walk (`max_steps`). */
   readonly maxSteps: number;
+  /** LLM budgets (`max_budget_usd`, `max_tokens`), checked before each LLM stage. */
+  readonly budget: RunBudget;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
   readonly startChild: (options: RunChildOptions, origin: ChildOrigin) => ChildRunHandle;
 }

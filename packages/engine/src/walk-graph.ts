@@ -2,8 +2,10 @@
  * The core execution loop of spec §3.2, shared by the top-level run and by `runtime.runBranch`: loop guards,
  * goal gates, node execution, context updates, checkpoint, edge selection, failure routing, fail-closed dead ends.
  */
+
 import type { GraphEdge, GraphNode } from '@attractor/graph';
 import { buildPreamble } from './build-preamble.js';
+import { budgetStopReason } from './check-budget.js';
 import type { Context } from './context.js';
 import { executeStage } from './execute-stage.js';
 import { findJoinNode } from './find-join-node.js';
@@ -123,6 +125,17 @@ export async function walkGraph(options: WalkOptions): Promise<WalkEnd> {
       }
     }
 
+    if (
+      (scope.budget.maxBudgetUsd !== undefined || scope.budget.maxTokens !== undefined) &&
+      graph.handlerType(node) === 'codergen'
+    ) {
+      const reason = budgetStopReason({
+        budget: scope.budget,
+        nodeId: node.id,
+        read: (key) => context.get(key),
+      });
+      if (reason !== undefined) return await stopWithFailure(reason, currentId);
+    }
     if (state.stepCount >= scope.maxSteps) {
       return await stopWithFailure(
         `max_steps (${scope.maxSteps}) reached before node "${node.id}": the run looks like a runaway loop`,
