@@ -10,6 +10,8 @@ export {
   isBuiltInProvider,
   providerSettingsFromEnv,
 } from './built-in-providers.js';
+export type { CheckLlmStagesOptions, LlmStageProblem, LlmStagesCheck } from './check-llm-stages.js';
+export { checkLlmStages } from './check-llm-stages.js';
 export type { AiSdkBackend, AiSdkBackendOptions } from './create-ai-sdk-backend.js';
 export { createAiSdkBackend, DEFAULT_MAX_TURNS } from './create-ai-sdk-backend.js';
 export type { BackendConfigurationSetting } from './errors/backend-configuration-error.js';

@@ -8,7 +8,9 @@ function reader(values: Record<string, unknown>) {
 describe('budgetStopReason (run budgets)', () => {
   it('lets an LLM stage start while the budgets last', () => {
     const read = reader({ 'usage.total.cost_usd': 0.49, 'usage.total.total_tokens': 999 });
-    expect(budgetStopReason({ budget: { maxBudgetUsd: 0.5, maxTokens: 1000 }, nodeId: 'b', read })).toBeUndefined();
+    expect(
+      budgetStopReason({ budget: { maxBudgetUsd: 0.5, maxTokens: 1000 }, nodeId: 'b', read }),
+    ).toBeUndefined();
     expect(budgetStopReason({ budget: {}, nodeId: 'b', read })).toBeUndefined();
   });
 

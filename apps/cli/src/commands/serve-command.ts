@@ -10,6 +10,8 @@ import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { CliError } from '../errors/cli-error.js';
 import { resolveBackend } from '../run/backend-choice.js';
+import { createAiBackend } from '../run/create-ai-backend.js';
+import { formatPreflight } from '../run/format-preflight.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
 
 /** Options of {@link serveCommand}. */
@@ -25,45 +27,43 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   const { options, io } = command;
   const colors = createColors(io.color);
   const token = nonEmpty(options.token) ?? nonEmpty(io.env[SERVER_TOKEN_ENV]);
-  const apiKey = nonEmpty(io.env.OPENAI_API_KEY);
   const handlers = await import('@attractor/handlers');
 
   const backendFactory = async (request: BackendRequest): Promise<CodergenBackend> => {
-    let backend: ReturnType<typeof resolveBackend>;
-    try {
-      backend = resolveBackend(
-        {
-          ...(options.simulate === true || request.simulate ? { simulate: true } : {}),
-          ...((request.model ?? options.model) === undefined
-            ? {}
-            : { model: request.model ?? options.model }),
-          ...((request.provider ?? options.provider) === undefined
-            ? {}
-            : { provider: request.provider ?? options.provider }),
-          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-        },
-        io.env,
-        io.cwd,
-      );
-    } catch (error) {
-      if (!CliError.isInstance(error)) throw error;
+    const backend = resolveBackend(
+      {
+        ...(options.simulate === true || request.simulate ? { simulate: true } : {}),
+        ...((request.model ?? options.model) === undefined ? {} : { model: request.model ?? options.model }),
+        ...((request.provider ?? options.provider) === undefined
+          ? {}
+          : { provider: request.provider ?? options.provider }),
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      },
+      io.env,
+      io.cwd,
+    );
+    if (backend.kind === 'simulate') return handlers.createSimulationBackend();
+    const created = await createAiBackend({ backend, graph: request.graph, env: io.env });
+    if (!created.ok) {
       throw new ApiError({
         status: 400,
         code: 'BACKEND_UNAVAILABLE',
-        message:
-          'This server has no LLM configured. Send "simulate": true to run LLM stages offline, or restart `attractor serve` with OPENAI_API_KEY, OPENAI_BASE_URL or --base-url (or with --simulate).',
+        message: formatPreflight(created.problems).replace(
+          'Or pass --simulate to run without an LLM.',
+          'Restart `attractor serve` with those variables set, or send "simulate": true.',
+        ),
       });
     }
-    if (backend.kind === 'simulate') return handlers.createSimulationBackend();
-    const { createAiSdkBackend } = await import('@attractor/backend-ai-sdk');
-    return createAiSdkBackend({
-      apiKey: backend.apiKey,
-      env: io.env,
-      ...(backend.baseURL === undefined ? {} : { baseURL: backend.baseURL }),
-      ...(backend.model === undefined ? {} : { defaultModel: backend.model }),
-      ...(backend.provider === undefined ? {} : { defaultProvider: backend.provider }),
-    });
+    return created.backend;
   };
+  const secretValues = [
+    'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
+    'GOOGLE_GENERATIVE_AI_API_KEY',
+    'GEMINI_API_KEY',
+  ]
+    .map((name) => nonEmpty(io.env[name]))
+    .filter((value): value is string => value !== undefined);
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -76,7 +76,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       workdir: resolve(io.cwd, options.workdir ?? '.'),
       allowTools: options.allowTools === true,
       backendFactory,
-      ...(apiKey === undefined ? {} : { secretValues: [apiKey] }),
+      ...(secretValues.length === 0 ? {} : { secretValues }),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -1,6 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CliError } from '../errors/cli-error.js';
 import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
 
 /** The file in a run directory where `run` records its backend choice for `resume`. */
@@ -10,6 +9,8 @@ export const CLI_OPTIONS_FILE = 'cli-options.json';
 export interface RecordedCliOptions extends BackendChoice {
   readonly autoApprove?: boolean;
   readonly maxSteps?: number;
+  readonly maxBudgetUsd?: number;
+  readonly maxTokens?: number;
 }
 
 /** How the LLM stages will run, with everything resolved. */
@@ -17,18 +18,18 @@ export type ResolvedBackend =
   | { readonly kind: 'simulate'; readonly scriptPath?: string; readonly dryRun: boolean }
   | {
       readonly kind: 'ai-sdk';
-      readonly apiKey: string;
       readonly baseURL?: string;
       readonly model?: string;
       readonly provider?: string;
+      /** Absolute path of the `--prices` file. */
+      readonly pricesPath?: string;
     };
 
 /**
- * Decides the backend from the options and the environment. `OPENAI_API_KEY` and `OPENAI_BASE_URL` are read
- * here (the CLI is the only place that reads the environment). `--simulate-script` implies `--simulate`.
- * A base URL without a key is allowed (local OpenAI-compatible servers usually need none).
- *
- * @throws {CliError} `CLI_MISSING_API_KEY` when neither a key, a base URL, `--simulate` nor `--dry-run` is given.
+ * Decides the backend from the options and the environment. `OPENAI_BASE_URL` is read here (the CLI is the only
+ * place that reads the environment); the providers' keys are checked per LLM stage by the preflight
+ * (`checkLlmStages`) once the pipeline is known, so a pipeline without LLM stages needs none.
+ * `--simulate-script` implies `--simulate`.
  */
 export function resolveBackend(
   choice: BackendChoice,
@@ -42,22 +43,13 @@ export function resolveBackend(
       ...(choice.simulateScript === undefined ? {} : { scriptPath: resolve(cwd, choice.simulateScript) }),
     };
   }
-  const apiKey = nonEmpty(env.OPENAI_API_KEY);
   const baseURL = choice.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL);
-  if (apiKey === undefined && baseURL === undefined) {
-    throw new CliError({
-      code: 'CLI_MISSING_API_KEY',
-      message:
-        'No LLM is configured, so the pipeline was not started. Set OPENAI_API_KEY to use OpenAI, or pass --base-url <url> (or set OPENAI_BASE_URL) for an OpenAI-compatible server, or pass --simulate to run without an LLM.',
-    });
-  }
   return {
     kind: 'ai-sdk',
-    // Local servers ignore the key, but the OpenAI client insists on one.
-    apiKey: apiKey ?? 'not-needed',
     ...(baseURL === undefined ? {} : { baseURL }),
     ...(choice.model === undefined ? {} : { model: choice.model }),
     ...(choice.provider === undefined ? {} : { provider: choice.provider }),
+    ...(choice.prices === undefined ? {} : { pricesPath: resolve(cwd, choice.prices) }),
   };
 }
 
@@ -70,8 +62,11 @@ export async function recordCliOptions(logsRoot: string, options: RunCliOptions,
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.prices === undefined ? {} : { prices: resolve(cwd, options.prices) }),
     ...(options.autoApprove === true ? { autoApprove: true } : {}),
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
   };
   await writeFile(join(logsRoot, CLI_OPTIONS_FILE), `${JSON.stringify(recorded, null, 2)}\n`);
 }

@@ -17,7 +17,7 @@ import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
 import { createJsonDisplay } from '../display/json-display.js';
 import { createLineDisplay } from '../display/line-display.js';
-import type { RunDisplay, Verbosity } from '../display/run-display.js';
+import type { RunDisplay, RunUsage, Verbosity } from '../display/run-display.js';
 import { createTtyDisplay } from '../display/tty-display.js';
 import { CliError } from '../errors/cli-error.js';
 import { readRunDirectory } from '../inspect/read-run-directory.js';
@@ -179,6 +179,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     secretValues: services.secretValues,
     onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
+    ...(cliOptions.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: cliOptions.maxBudgetUsd }),
+    ...(cliOptions.maxTokens === undefined ? {} : { maxTokens: cliOptions.maxTokens }),
   };
   let run: PipelineRun;
   if (mode.kind === 'run') {
@@ -212,6 +214,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
           ? resumeCommand
           : `${cliCommand(io.env)} resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`,
       completedNodes: result.completedNodes,
+      ...usageOf(result.context),
     });
     const unused = interviewer.unusedAnswers();
     if (result.status === 'success' && unused.length > 0) {
@@ -270,6 +273,7 @@ function mergeResumeOptions(
     'model',
     'provider',
     'baseUrl',
+    'prices',
   ];
   const givenBackend = backendKeys.some((key) => given[key] !== undefined);
   const backend: BackendChoice = givenBackend
@@ -283,6 +287,12 @@ function mergeResumeOptions(
     ...(given.autoApprove === undefined && recorded.autoApprove === true ? { autoApprove: true } : {}),
     ...(given.maxSteps === undefined && recorded.maxSteps !== undefined
       ? { maxSteps: recorded.maxSteps }
+      : {}),
+    ...(given.maxBudgetUsd === undefined && recorded.maxBudgetUsd !== undefined
+      ? { maxBudgetUsd: recorded.maxBudgetUsd }
+      : {}),
+    ...(given.maxTokens === undefined && recorded.maxTokens !== undefined
+      ? { maxTokens: recorded.maxTokens }
       : {}),
   };
 }
@@ -309,4 +319,23 @@ function freshLogsRoot(graph: Parameters<typeof defaultLogsRoot>[0]['graph'], cw
 /** Quotes a shell argument when it needs it. */
 function quoteArgument(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The run's LLM usage from the context keys the backends write (`usage.total.*`), when any LLM stage ran. */
+function usageOf(context: { get(key: string): unknown }): { usage?: RunUsage } {
+  const count = (key: string): number => {
+    const value = context.get(`usage.total.${key}`);
+    return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  };
+  if (context.get('usage.total.total_tokens') === undefined) return {};
+  return {
+    usage: {
+      inputTokens: count('input_tokens'),
+      outputTokens: count('output_tokens'),
+      cachedInputTokens: count('cached_input_tokens'),
+      reasoningTokens: count('reasoning_tokens'),
+      costUsd: count('cost_usd'),
+      costComplete: context.get('usage.total.cost_complete') !== false,
+    },
+  };
 }

@@ -52,7 +52,9 @@ export function sendGemini(
   };
   const calls = reply.type === 'tool-calls' ? reply.calls : [];
   const text = reply.text ?? '';
-  const callParts = calls.map((call) => ({
+  // Gemini 3 models sign their function calls; a client must send the signature back with the call.
+  const callParts = calls.map((call, index) => ({
+    thoughtSignature: `sig-${index}`,
     functionCall: {
       name: call.name,
       args: typeof call.arguments === 'string' ? JSON.parse(call.arguments) : call.arguments,
