@@ -1,20 +1,30 @@
-// Sums the vitest JSON reports of every workspace package into one `N passed, N failed` line.
+// Sums the vitest JSON reports of every workspace package into one `N passed, N failed` line. Each argument is
+// `<report file name>:<label>`; a line per label comes first, then the plain total line that CI reads.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-for (const group of ['packages', 'apps', 'examples', 'tools']) {
-  if (!existsSync(group)) continue;
-  for (const name of readdirSync(group)) {
-    const report = join(group, name, '.vitest-results.json');
-    if (!existsSync(report)) continue;
-    const result = JSON.parse(readFileSync(report, 'utf8'));
-    passed += result.numPassedTests;
-    failed += result.numFailedTests + (result.numRuntimeErrors ?? 0);
-    skipped += result.numPendingTests + (result.numTodoTests ?? 0);
+const reports = process.argv.length > 2 ? process.argv.slice(2) : ['.vitest-results.json:all'];
+const total = { passed: 0, failed: 0, skipped: 0 };
+const line = ({ passed, failed, skipped }) =>
+  `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
+let empty = false;
+for (const spec of reports) {
+  const [file, label = file] = spec.split(/:(.*)/s);
+  const counts = { passed: 0, failed: 0, skipped: 0 };
+  for (const group of ['packages', 'apps', 'examples', 'tools']) {
+    if (!existsSync(group)) continue;
+    for (const name of readdirSync(group)) {
+      const report = join(group, name, file);
+      if (!existsSync(report)) continue;
+      const result = JSON.parse(readFileSync(report, 'utf8'));
+      counts.passed += result.numPassedTests;
+      counts.failed += result.numFailedTests + (result.numRuntimeErrors ?? 0);
+      counts.skipped += result.numPendingTests + (result.numTodoTests ?? 0);
+    }
   }
+  if (counts.passed === 0) empty = true;
+  if (reports.length > 1) console.log(`(${label}: ${line(counts)})`);
+  for (const key of Object.keys(total)) total[key] += counts[key];
 }
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-if (passed === 0 || failed > 0) process.exit(1);
+console.log(line(total));
+if (empty || total.failed > 0) process.exit(1);

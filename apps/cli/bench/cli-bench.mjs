@@ -7,12 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 
 const bin = fileURLToPath(new URL('../bin/attractor.js', import.meta.url));
-// The largest pipeline of the shared corpus (66 KB), where the repository is checked out beside shared/.
-const kitchenSink = fileURLToPath(
-  new URL('../../../../shared/corpus/dot/2389-research__tracker__kitchen-sink.dot', import.meta.url),
-);
+// The largest pipeline of the shared corpus (66 KB), where the corpus is at hand (tools/corpus.mjs).
+const corpus = corpusDotDirectory('the kitchen-sink rows of the CLI benchmark');
+const kitchenSink = join(corpus ?? tmpdir(), '2389-research__tracker__kitchen-sink.dot');
 const pipelines = fileURLToPath(new URL('../../../examples/pipelines/', import.meta.url));
 const directory = mkdtempSync(join(tmpdir(), 'attractor-cli-bench-'));
 

@@ -2,6 +2,15 @@
 // The `attractor` command. The CLI is compiled to ../dist by `pnpm build`; this small file is checked in so that
 // the package manager can link the command at install time, before the first build. It loads the bundle of
 // dist/bin.js (scripts/bundle-cli.mjs), which starts faster than the ~160 modules it replaces.
+// It must parse and run on any Node, so that an old one is told what to install instead of failing on syntax or on
+// an API it lacks: keep it plain JavaScript, and keep REQUIRED_NODE_MAJOR in step with `engines.node`.
+const REQUIRED_NODE_MAJOR = 22;
+if (Number(process.versions.node.split('.')[0]) < REQUIRED_NODE_MAJOR) {
+  process.stderr.write(
+    `attractor: needs Node.js ${REQUIRED_NODE_MAJOR} or newer, found ${process.versions.node}; install Node.js ${REQUIRED_NODE_MAJOR} or 24 LTS.\n`,
+  );
+  process.exit(2);
+}
 try {
   await import('../dist/attractor.mjs');
 } catch (error) {

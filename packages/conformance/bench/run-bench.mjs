@@ -14,13 +14,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 import { chainPipeline, generatedPipeline, parallelPipeline } from './generate-pipelines.mjs';
 
 const self = fileURLToPath(import.meta.url);
 const packageDir = path.resolve(path.dirname(self), '..');
 const repoRoot = path.resolve(packageDir, '..', '..');
 const cliBin = path.join(repoRoot, 'apps', 'cli', 'bin', 'attractor.js');
-const corpusDir = path.resolve(repoRoot, '..', 'shared', 'corpus', 'dot');
+const corpusDir = corpusDotDirectory('the corpus rows of the benchmark') ?? path.join(repoRoot, 'no-corpus');
 const KB = 1024;
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

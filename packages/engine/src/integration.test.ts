@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareGraph } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
+import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 import { readJson, registryWith, run } from '../test/helpers.js';
 import { graphFromDot, readFixture } from '../test/read-fixture.js';
 import { findJoinNode } from './find-join-node.js';
@@ -99,11 +100,11 @@ const human: Handler = {
   },
 };
 
-describe('the corpus of real pipelines (shared/corpus/dot)', () => {
-  const corpus = new URL('../../../../shared/corpus/dot/', import.meta.url);
-  const files = existsSync(corpus) ? readdirSync(corpus).filter((name) => name.endsWith('.dot')) : [];
+const corpus = corpusDotDirectory('the corpus run tests of @attractor/engine');
+describe.skipIf(corpus === undefined)('the corpus of real pipelines (shared/corpus/dot)', () => {
+  const files = corpus === undefined ? [] : readdirSync(corpus).filter((name) => name.endsWith('.dot'));
   const runnable = files.flatMap((file) => {
-    const { graph, diagnostics } = prepareGraph(readFileSync(new URL(file, corpus), 'utf8'), {
+    const { graph, diagnostics } = prepareGraph(readFileSync(join(corpus!, file), 'utf8'), {
       filename: file,
     });
     return graph === undefined || diagnostics.some((diagnostic) => diagnostic.severity === 'error')

@@ -60,7 +60,7 @@ describe('examples/pipelines run with the simulation backend', () => {
     ]);
     expect(result.context.get('parallel.outcome')).toBe('success');
     expect(readText(join(logsRoot, 'checks', 'branches', 'tests', 'tests', 'stdout.txt'))).toMatch(
-      /# pass [1-9]/,
+      /(?:#|ℹ) pass [1-9]/,
     );
     expect(readText(join(logsRoot, 'package', 'stdout.txt'))).toContain('packaged 2 files into');
   });
@@ -150,7 +150,7 @@ describe('examples/pipelines run with the simulation backend', () => {
     expect(result.status).toBe('success');
     expect(result.completedNodes).toEqual(['start', 'supervise', 'debrief', 'exit']);
     expect(result.context.get('stack.child.completed_nodes')).toEqual(['start', 'implement', 'test', 'exit']);
-    expect(readText(join(logsRoot, 'supervise', 'child', 'test', 'stdout.txt'))).toMatch(/# fail 0/);
+    expect(readText(join(logsRoot, 'supervise', 'child', 'test', 'stdout.txt'))).toMatch(/(?:#|ℹ) fail 0/);
   });
 
   it('ship-with-checks: checks-core.dot runs twice as a sub-pipeline, quick then full, before packaging', async () => {
@@ -165,7 +165,7 @@ describe('examples/pipelines run with the simulation backend', () => {
       readJson<{ completed_nodes: string[] }>(join(logsRoot, 'baseline', 'child', 'checkpoint.json'))
         .completed_nodes,
     ).toEqual(['start', 'syntax', 'depth', 'docs', 'exit']);
-    expect(readText(join(logsRoot, 'checks', 'child', 'tests', 'stdout.txt'))).toMatch(/# fail 0/);
+    expect(readText(join(logsRoot, 'checks', 'child', 'tests', 'stdout.txt'))).toMatch(/(?:#|ℹ) fail 0/);
     expect(result.context.get('depth')).toBeUndefined();
     expect(readText(join(logsRoot, 'package', 'stdout.txt'))).toContain('packaged 2 files into');
   });

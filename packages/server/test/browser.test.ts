@@ -1,17 +1,17 @@
 /**
- * The web UI in a real browser: Debian's Chromium driven by playwright-core. Starts a pipeline with a human gate
+ * The web UI in a real browser: a Chromium (find-chromium.ts: CHROMIUM_PATH, the system's, or the one an npm dev
+ * dependency ships) driven by playwright-core. Starts a pipeline with a human gate
  * from the page, watches the gate turn to running, answers with the option button, and sees the run finish.
  * Screenshots go to test-artifacts/ (gitignored).
  */
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findChromium } from './find-chromium.js';
 import { readFixture, startTestServer, type TestServer } from './test-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = new URL('../test-artifacts/', import.meta.url).pathname;
 
 let server: TestServer | undefined;
@@ -27,16 +27,13 @@ afterEach(async () => {
 });
 
 async function launchChromium(): Promise<BrowserContext> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `The browser test needs Debian's Chromium at ${CHROMIUM}, which is missing. Install it with \`apt-get install -y chromium\` (CI runs .ci/system-deps, which does this).`,
-    );
-  }
+  const found = await findChromium();
   userDataDir = await mkdtemp(join(tmpdir(), 'attractor-chromium-'));
   return chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
+    executablePath: found.executablePath,
     headless: true,
     args: [
+      ...found.args,
       '--no-sandbox',
       '--disable-gpu',
       '--disable-background-networking',

@@ -18,6 +18,7 @@ export interface CorpusEntry {
 
 /** The corpus's `.dot` files, sorted by name. */
 export function corpusFiles(): string[] {
+  if (corpusDirectory === undefined) return [];
   return readdirSync(corpusDirectory)
     .filter((name) => name.endsWith('.dot'))
     .sort();
@@ -25,7 +26,9 @@ export function corpusFiles(): string[] {
 
 /** Copies every corpus file to its upstream path under `root` and returns the entries, sorted by corpus name. */
 export function layOutCorpus(root: string): CorpusEntry[] {
-  const sources = readFileSync(join(corpusDirectory, 'SOURCES.md'), 'utf8');
+  const directory = corpusDirectory;
+  if (directory === undefined) return [];
+  const sources = readFileSync(join(directory, 'SOURCES.md'), 'utf8');
   const rows = new Map<string, { repo: string; upstreamPath: string }>();
   for (const match of sources.matchAll(
     /^\|\s*\d+\s*\|\s*`([^`]+)`\s*\|\s*([^|]+?)\s*\|\s*`([^`]+)`\s*\|/gm,
@@ -34,10 +37,10 @@ export function layOutCorpus(root: string): CorpusEntry[] {
   }
   return corpusFiles().map((file) => {
     const row = rows.get(file);
-    if (row === undefined) throw new Error(`${file} has no row in ${join(corpusDirectory, 'SOURCES.md')}`);
+    if (row === undefined) throw new Error(`${file} has no row in ${join(directory, 'SOURCES.md')}`);
     const path = join(root, row.repo, row.upstreamPath);
     mkdirSync(dirname(path), { recursive: true });
-    copyFileSync(join(corpusDirectory, file), path);
+    copyFileSync(join(directory, file), path);
     return { file, ...row, path };
   });
 }

@@ -1,0 +1,75 @@
+/**
+ * The `attractor` command on a Node.js older than it supports (issue 14): one line naming the version it needs and
+ * the one it found, exit code 2, no stack trace. Run once with Node's reported version lowered before the command
+ * starts, and once with a real Node.js older than 22 where the machine has one (these machines start with Node 20
+ * at /usr/bin/node; the test says so where it has none).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { BIN, childEnv, REPO_ROOT } from './helpers/cli.js';
+
+const LOWER_VERSION = `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.19.0"})`;
+
+/** A real `node` older than 22 on this machine, if there is one. */
+function olderNode(): string | undefined {
+  for (const candidate of ['/usr/bin/node', '/usr/local/bin/node']) {
+    if (!existsSync(candidate)) continue;
+    const version = execFileSync(candidate, ['--version'], { encoding: 'utf8' }).trim();
+    if (Number(version.slice(1).split('.')[0]) < 22) return candidate;
+  }
+  process.stderr.write(
+    'no Node.js older than 22 on this machine: the real-old-Node case of node-version.e2e is skipped\n',
+  );
+  return undefined;
+}
+
+describe('attractor on a Node.js older than 22', () => {
+  it('says which version it needs and which it found, in one line, and exits with 2', async () => {
+    const result = await execa('node', ['--import', LOWER_VERSION, BIN, 'validate', 'missing.dot'], {
+      env: childEnv(),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      'attractor: needs Node.js 22 or newer, found 20.19.0; install Node.js 22 or 24 LTS.',
+    );
+  });
+
+  const old = olderNode();
+  it.skipIf(old === undefined)('refuses to start on a real old Node.js the same way', async () => {
+    const result = await execa(old!, [BIN, '--version'], { reject: false, stdin: 'ignore' });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /^attractor: needs Node\.js 22 or newer, found 2[01]\.\d+\.\d+; install Node\.js 22 or 24 LTS\.$/,
+    );
+  });
+
+  it('asks for the same major as every package.json engines field', () => {
+    const bin = readFileSync(BIN, 'utf8');
+    const required = Number(/const REQUIRED_NODE_MAJOR = (\d+);/.exec(bin)?.[1]);
+    const manifests = execFileSync('git', ['ls-files', '*package.json'], { cwd: REPO_ROOT, encoding: 'utf8' })
+      .trim()
+      .split('\n');
+    const engines = manifests
+      .map((file) => JSON.parse(readFileSync(join(REPO_ROOT, file), 'utf8')).engines?.node)
+      .filter((range): range is string => range !== undefined);
+    expect(engines.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(engines)).toEqual(new Set([`>=${required}`]));
+  });
+
+  it('still starts on the Node.js running the tests', async () => {
+    const result = await execa('node', [BIN, '--version'], {
+      env: childEnv(),
+      extendEnv: false,
+      reject: false,
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
