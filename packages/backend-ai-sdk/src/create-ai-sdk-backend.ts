@@ -227,6 +227,9 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       ...(options.defaultProvider === undefined ? {} : { defaultProvider: options.defaultProvider }),
     });
     const runKey = dirname(request.stageDir);
+    // `gemini` is the Google provider under another name: it reads GEMINI.md and takes Google's options.
+    const canonicalProvider =
+      resolved.builtIn === undefined ? resolved.provider : BUILT_IN_PROVIDERS[resolved.builtIn].canonical;
     const toolNames = selectTools(node);
     const reportOutcome = node.attributes.tools?.value.trim().toLowerCase() !== 'none';
     const workdir = options.workdir ?? request.workdir;
@@ -239,10 +242,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         resolved.baseURL === undefined &&
         isOpenAIReasoningModel(resolved.modelId));
     const providerOptions: SharedV4ProviderOptions | undefined = sendEffort
-      ? reasoningProviderOptions(
-          resolved.builtIn === undefined ? resolved.provider : BUILT_IN_PROVIDERS[resolved.builtIn].canonical,
-          node.reasoningEffort,
-        )
+      ? reasoningProviderOptions(canonicalProvider, node.reasoningEffort)
       : undefined;
 
     let reported: ReportedOutcome | undefined;
@@ -276,7 +276,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       toolNames,
       reportOutcome,
       projectInstructions:
-        toolNames.length > 0 ? await readProjectInstructions(workdir, resolved.provider) : '',
+        toolNames.length > 0 ? await readProjectInstructions(workdir, canonicalProvider) : '',
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     });
 
