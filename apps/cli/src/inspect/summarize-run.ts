@@ -161,8 +161,9 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         stage.outputTokens += event.outputTokens;
         stage.cachedInputTokens += event.cachedInputTokens ?? 0;
         stage.reasoningTokens += event.reasoningTokens ?? 0;
+        // A call without a price (or from a backend that prices nothing) makes the cost unknown, never 0.
         if (typeof event.costUsd === 'number') stage.costUsd += event.costUsd;
-        else if (event.costUsd === 'unknown') stage.costUnknown = true;
+        else stage.costUnknown = true;
         break;
       }
       case 'pipeline.completed':
