@@ -285,8 +285,13 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     const userText =
       full || request.preamble.trim() === '' ? request.prompt : `${request.preamble}\n\n${request.prompt}`;
     const initial: ModelMessage[] = [...earlier, { role: 'user', content: userText }];
-    await writePromptFile(request.stageDir, redactSecrets(formatPrompt(system, initial), secretValues));
-    await transcript.write({
+    // Written while the model works; awaited before the stage ends.
+    const promptWritten = writePromptFile(
+      request.stageDir,
+      redactSecrets(formatPrompt(system, initial), secretValues),
+    );
+    promptWritten.catch(() => {});
+    void transcript.write({
       type: 'stage_started',
       nodeId: node.id,
       provider: resolved.provider,
@@ -358,6 +363,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
           ? {}
           : { retryable: mapped.retryable, statusCode: mapped.statusCode ?? null }),
       });
+      await promptWritten;
       if (mapped === undefined) throw error;
       request.emit({ type: 'stage.log', level: 'error', message: mapped.message });
       throw mapped;
@@ -369,7 +375,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     // a following `full` stage gets from the "previous node" fallback of spec §5.4.
     if (full) sessions.set(runKey, request.threadKey, loop.history);
     sessions.set(runKey, node.id, loop.history);
-    await writeResponseFile(request.stageDir, loop.text);
+    const responseWritten = writeResponseFile(request.stageDir, loop.text);
     if (loop.turnLimitReached) {
       request.emit({
         type: 'stage.log',
@@ -387,7 +393,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       usage: loop.usage,
       previousTotals: previousTotals(request),
     });
-    await transcript.write({
+    const finished = transcript.write({
       type: 'stage_finished',
       status: outcome.status,
       steps: loop.steps,
@@ -395,6 +401,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       costUsd: stageCost,
       ...(loop.turnLimitReached ? { turnLimit: maxTurns } : {}),
     });
+    await Promise.all([promptWritten, responseWritten, finished]);
     return outcome;
   }
 

@@ -154,7 +154,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       ...(reasoning === 0 ? {} : { reasoningTokens: reasoning }),
       costUsd: options.cost(addUsage(ZERO_USAGE, step.usage)),
     });
-    await transcript.write({
+    // Not awaited: the stream waits for this callback, and the transcript keeps its order (flushed by the caller).
+    void transcript.write({
       type: 'step',
       step: stepNumber,
       finishReason: step.finishReason,
