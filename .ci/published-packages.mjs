@@ -1,6 +1,6 @@
 // Prints the directories of the workspace packages that are published to npm (not private, not ignored by
 // changesets), one per line: the packages that .ci/run tests again on the oldest supported Node.
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ignored = new Set(JSON.parse(readFileSync('.changeset/config.json', 'utf8')).ignore ?? []);

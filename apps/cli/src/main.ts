@@ -3,7 +3,7 @@
  * when the command runs, so `attractor validate` never loads the engine's handlers, the AI SDK or Graphviz.
  */
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
@@ -15,6 +15,7 @@ import {
   parsePositiveInteger,
   parseUrl,
 } from './parse-options.js';
+import { readBackendOption } from './run/backend-option.js';
 import type { RunCliOptions } from './run/run-cli-options.js';
 
 /** Options of {@link main}. */
@@ -161,6 +162,18 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         parseUrl,
       ),
     )
+    .addOption(
+      new Option(
+        '--backend <choice>',
+        'who runs LLM stages: api (default), claude-code, codex or gemini-cli; or per provider, e.g. anthropic=claude-code,openai=codex',
+      ).argParser(parseBackendOption),
+    )
+    .addOption(
+      new Option(
+        '--agent-permissions <mode>',
+        'what agent CLIs may do unasked: edit (default; edit files in the workdir) or full (anything, no sandbox)',
+      ).choices(['edit', 'full']),
+    )
     .action(async (commandOptions: ServeCliOptions) => {
       const { serveCommand } = await import('./commands/serve-command.js');
       exitCode = await serveCommand({ options: commandOptions, io });
@@ -184,6 +197,13 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     }
     throw error;
   }
+}
+
+/** Parses `--backend` for commander. */
+function parseBackendOption(text: string) {
+  const read = readBackendOption(text);
+  if ('error' in read) throw new InvalidArgumentError(read.error);
+  return read.routing;
 }
 
 function addRunOptions(command: Command): void {
@@ -222,6 +242,18 @@ function addRunOptions(command: Command): void {
       new Option('--base-url <url>', 'OpenAI-compatible API base URL (default: $OPENAI_BASE_URL)').argParser(
         parseUrl,
       ),
+    )
+    .addOption(
+      new Option(
+        '--backend <choice>',
+        'who runs LLM stages: api (default), claude-code, codex or gemini-cli; or per provider, e.g. anthropic=claude-code,openai=codex',
+      ).argParser(parseBackendOption),
+    )
+    .addOption(
+      new Option(
+        '--agent-permissions <mode>',
+        'what agent CLIs may do unasked: edit (default; edit files in the workdir) or full (anything, no sandbox)',
+      ).choices(['edit', 'full']),
     )
     .option('--auto-approve', 'answer every human gate with its first option')
     .addOption(

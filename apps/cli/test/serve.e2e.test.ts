@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { attractor, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 
 const GATE = `digraph gate {
   start [shape=Mdiamond]
@@ -12,23 +12,6 @@ const GATE = `digraph gate {
   ask -> done [label="[Y] Yes"]
   ask -> plan [label="[N] No"]
 }`;
-
-/** Reads the child's stdout until the URL and token lines are printed. */
-async function waitForBanner(child: ReturnType<typeof attractor>): Promise<{ url: string; token: string }> {
-  let text = '';
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(text)?.[1];
-      const token = /^Token: (\S+)$/m.exec(text)?.[1];
-      if (url !== undefined && token !== undefined) resolve({ url, token });
-    });
-    child.then(
-      (result) => reject(new Error(`serve exited early (${result.exitCode}): ${result.stderr}`)),
-      reject,
-    );
-  });
-}
 
 describe('attractor serve (spec §9.5)', () => {
   it('prints URL and token, serves the API with ATTRACTOR_SERVER_TOKEN, and stops cleanly on SIGTERM keeping the run resumable', async () => {

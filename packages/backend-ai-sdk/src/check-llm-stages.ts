@@ -20,6 +20,8 @@ export interface CheckLlmStagesOptions {
   readonly baseURL?: string;
   /** Names of providers passed in `providers` (they bring their own credentials). */
   readonly providerNames?: readonly string[];
+  /** Check only these node ids (e.g. the stages a run routes to this backend). Default: every LLM stage. */
+  readonly only?: ReadonlySet<string>;
 }
 
 /** A problem of one LLM stage found before the run. */
@@ -61,6 +63,7 @@ export function checkLlmStages(options: CheckLlmStagesOptions): LlmStagesCheck {
   const passedIn = new Set((options.providerNames ?? []).map((name) => name.toLowerCase()));
   for (const node of options.graph.nodes.values()) {
     if (options.graph.handlerType(node) !== 'codergen') continue;
+    if (options.only !== undefined && !options.only.has(node.id)) continue;
     llmStages.push(node.id);
     const choice = stageModelChoice({
       node,

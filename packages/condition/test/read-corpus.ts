@@ -1,11 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** The shared corpus of real pipelines written by other people for other Attractor runners. */
-export const corpusDirectory = path.resolve(repoRoot, '..', 'shared', 'corpus', 'dot');
+/**
+ * The shared corpus of real pipelines written by other people for other Attractor runners (ATTRACTOR_CORPUS_DIR or
+ * ../shared/corpus), or `undefined` where there is none: the corpus tests then skip, saying so in one line.
+ */
+export const corpusDirectory = corpusDotDirectory('the corpus tests of @attractor/condition');
 
 /** One `condition="..."` attribute value found in a corpus file, with DOT's `\"` escapes resolved. */
 export interface CorpusCondition {
@@ -21,8 +25,10 @@ export interface CorpusCondition {
  */
 export function readCorpusConditions(): CorpusCondition[] {
   const found: CorpusCondition[] = [];
-  for (const file of readdirSync(corpusDirectory).filter((name) => name.endsWith('.dot'))) {
-    const source = readFileSync(path.join(corpusDirectory, file), 'utf8');
+  const directory = corpusDirectory;
+  if (directory === undefined) return found;
+  for (const file of readdirSync(directory).filter((name) => name.endsWith('.dot'))) {
+    const source = readFileSync(path.join(directory, file), 'utf8');
     for (const match of source.matchAll(/\bcondition\s*=\s*"((?:[^"\\]|\\.)*)"/g)) {
       const line = source.slice(0, match.index).split('\n').length;
       found.push({ file, line, text: match[1]!.replaceAll('\\"', '"') });

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const packageDir = path.resolve(here, '..');
@@ -93,8 +94,8 @@ for (const count of [100, 1_000, 10_000]) {
 const clusterFile = path.join(workDir, 'generated-10000-in-cluster.dot');
 writeFileSync(clusterFile, generatePipeline(10_000, true));
 inputs.push({ name: 'generated 10000 nodes, one cluster', file: clusterFile });
-const corpusDir = path.resolve(packageDir, '..', '..', '..', 'shared', 'corpus', 'dot');
-if (existsSync(corpusDir)) {
+const corpusDir = corpusDotDirectory('the corpus row of the parse benchmark');
+if (corpusDir !== undefined) {
   const largest = readdirSync(corpusDir)
     .filter((name) => name.endsWith('.dot'))
     .map((name) => path.join(corpusDir, name))

@@ -14,6 +14,11 @@ describe('budgetStopReason (run budgets)', () => {
     expect(budgetStopReason({ budget: {}, nodeId: 'b', read })).toBeUndefined();
   });
 
+  it('adds up the cost the AI SDK and agent-CLI backends recorded', () => {
+    const read = reader({ 'usage.total.cost_usd': 0.3, 'cost.total.usd': 0.25 });
+    expect(budgetStopReason({ budget: { maxBudgetUsd: 0.5 }, nodeId: 'b', read })).toContain('cost $0.5500');
+  });
+
   it('names the spent budget, the amount used and how to continue', () => {
     const read = reader({ 'usage.total.cost_usd': 0.5, 'usage.total.total_tokens': 1000 });
     expect(budgetStopReason({ budget: { maxBudgetUsd: 0.5 }, nodeId: 'review', read })).toBe(

@@ -1,7 +1,8 @@
 /**
  * Run budgets (DESIGN.md "The AI-SDK backend"): `max_budget_usd` and `max_tokens` stop a run cleanly before the
  * next LLM stage once the LLM stages so far spent them. The usage comes from the run context, where backends
- * record it (`usage.total.cost_usd`, `usage.total.total_tokens`). Pure.
+ * record it: tokens in `usage.total.total_tokens`; cost in `usage.total.cost_usd` (the AI SDK backend) and
+ * `cost.total.usd` (the agent-CLI backends), added up. Pure.
  */
 
 /** The budgets of a run; absent ones are unlimited. */
@@ -12,8 +13,10 @@ export interface RunBudget {
   readonly maxTokens?: number;
 }
 
-/** Context key holding the run's LLM cost so far, in USD. */
+/** Context key holding the run's LLM cost so far (AI SDK backend), in USD. */
 export const USAGE_TOTAL_COST_KEY = 'usage.total.cost_usd';
+/** Context key holding the run's agent-CLI cost so far, in USD. */
+export const AGENT_TOTAL_COST_KEY = 'cost.total.usd';
 /** Context key holding the run's LLM tokens so far. */
 export const USAGE_TOTAL_TOKENS_KEY = 'usage.total.total_tokens';
 
@@ -32,7 +35,7 @@ export function budgetStopReason(options: {
 }): string | undefined {
   const { budget, nodeId } = options;
   if (budget.maxBudgetUsd !== undefined) {
-    const spent = amount(options.read(USAGE_TOTAL_COST_KEY));
+    const spent = amount(options.read(USAGE_TOTAL_COST_KEY)) + amount(options.read(AGENT_TOTAL_COST_KEY));
     if (spent >= budget.maxBudgetUsd) {
       return `budget max_budget_usd=${budget.maxBudgetUsd} spent: the LLM stages cost $${spent.toFixed(4)} before LLM stage "${nodeId}". Resume with a bigger budget: attractor resume <run dir> --max-budget-usd <usd>`;
     }

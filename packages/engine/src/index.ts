@@ -2,7 +2,12 @@ export type { ArtifactInfo, ArtifactStore, StoreArtifactOptions } from './artifa
 export type { BuildPreambleOptions } from './build-preamble.js';
 export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';
 export type { RunBudget } from './check-budget.js';
-export { budgetStopReason, USAGE_TOTAL_COST_KEY, USAGE_TOTAL_TOKENS_KEY } from './check-budget.js';
+export {
+  AGENT_TOTAL_COST_KEY,
+  budgetStopReason,
+  USAGE_TOTAL_COST_KEY,
+  USAGE_TOTAL_TOKENS_KEY,
+} from './check-budget.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
 export type { CodergenBackend, CodergenRequest } from './codergen-backend.js';
@@ -56,6 +61,7 @@ export { findNonJson } from './json-value.js';
 export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
 export { isSuccessStatus } from './outcome.js';
 export type {
+  AgentSessionStartedEvent,
   AgentTextEvent,
   AgentToolCallCompletedEvent,
   AgentToolCallStartedEvent,

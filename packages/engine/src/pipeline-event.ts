@@ -229,8 +229,26 @@ export interface AgentUsageEvent extends PipelineEventBase, StageScopedFields {
   readonly cachedInputTokens?: number;
   /** Reasoning tokens (part of `outputTokens`), when reported. */
   readonly reasoningTokens?: number;
-  /** The call's cost in USD, or `'unknown'` for a model without a price; absent when the backend prices nothing. */
+  readonly model?: string;
+  /**
+   * Cost of the calls this event counts, in US dollars: from the AI SDK backend's price table (`'unknown'` for a
+   * model without a price), or as an agent CLI reports it (Claude Code does). Absent when the backend prices nothing.
+   */
   readonly costUsd?: number | 'unknown';
+}
+
+/**
+ * A coding-agent CLI (Claude Code, Codex, Gemini CLI) started or resumed its session for a stage. `sessionId` is
+ * the agent's own id: stages that share a thread key under `full` fidelity resume it (spec §5.4).
+ */
+export interface AgentSessionStartedEvent extends PipelineEventBase, StageScopedFields {
+  readonly type: 'agent.session.started';
+  /** Which agent runs the stage: `claude-code`, `codex`, `gemini-cli`. */
+  readonly agent: string;
+  readonly sessionId: string;
+  /** True when the stage continues the session of an earlier stage (`full` fidelity). */
+  readonly resumed: boolean;
+  /** The model the agent reports, when it does. */
   readonly model?: string;
 }
 
@@ -271,6 +289,7 @@ export type PipelineEvent =
   | AgentToolCallCompletedEvent
   | AgentTextEvent
   | AgentUsageEvent
+  | AgentSessionStartedEvent
   | StageLogEvent
   | StageCustomEvent;
 
@@ -283,6 +302,7 @@ export type StageScopedEvent =
   | AgentToolCallCompletedEvent
   | AgentTextEvent
   | AgentUsageEvent
+  | AgentSessionStartedEvent
   | StageLogEvent
   | StageCustomEvent;
 

@@ -5,6 +5,9 @@ import type { Graph } from '../src/graph.js';
 import { validate as validateExport } from '../src/lint/validate.js';
 import { BUILT_IN_TRANSFORMS, prepareGraph as prepareGraphExport } from '../src/prepare-graph.js';
 
+// A benchmark takes as long as its samples take: minutes on a loaded 2-core machine, not vitest's default limit.
+const BENCH_TIMEOUT_MS = 900_000;
+
 // Bound once: vitest 5 runs benchmarks through its module runner, whose export getters would be timed too.
 const parseDot = parseDotExport;
 const buildGraph = buildGraphExport;
@@ -44,7 +47,7 @@ function syntheticPipeline(stages: number): string {
 const source = syntheticPipeline(300);
 const graph = buildGraph(parseDot(source), { source });
 
-test('a 300-stage pipeline (~610 lines, 600 edges)', async ({ bench }) => {
+test('a 300-stage pipeline (~610 lines, 600 edges)', { timeout: BENCH_TIMEOUT_MS }, async ({ bench }) => {
   await bench.compare(
     bench('prepareGraph (parse, build, transforms, 43 rules)', () => {
       prepareGraph(source);
@@ -69,7 +72,9 @@ function buildLarge(): Graph {
 }
 const largeGraph = buildLarge();
 
-test('a 10,000-stage pipeline (graph layer only, parsed once)', async ({ bench }) => {
+test('a 10,000-stage pipeline (graph layer only, parsed once)', { timeout: BENCH_TIMEOUT_MS }, async ({
+  bench,
+}) => {
   await bench.compare(
     bench('buildGraph + transforms', () => {
       buildLarge();

@@ -10,6 +10,7 @@
  * booleans, durations, enumerations and comma-separated lists of them), and loading zod cost every CLI
  * command about 80 ms of CPU (95 modules, 850 KB, most of it locales), a fifth of `attractor validate`.
  */
+import { BACKEND_VALUES } from '@attractor/stylesheet';
 import type {
   FidelityMode,
   GraphAttributes,
@@ -144,6 +145,7 @@ const BOOLEAN = valueType(parseBoolean, 'true or false');
 const DURATION = valueType(parseDuration, 'a duration such as 250ms, 900s, 15m, 2h or 1d');
 const FIDELITY = valueType(enumParser(FIDELITY_MODES), `one of ${FIDELITY_MODES.join(', ')}`);
 const REASONING_EFFORT = valueType(enumParser(['low', 'medium', 'high']), 'one of low, medium, high');
+const BACKEND = valueType(enumParser(BACKEND_VALUES), `one of ${BACKEND_VALUES.join(', ')}`);
 const JOIN_POLICY = valueType(
   enumParser(['wait_all', 'first_success', 'k_of_n', 'quorum']),
   'one of wait_all, first_success, k_of_n, quorum',
@@ -283,6 +285,13 @@ export const ATTRIBUTE_DEFINITIONS = {
   reasoning_effort: define('reasoning_effort', ['node'], REASONING_EFFORT, 'LLM reasoning effort.', [
     ...LLM_HANDLERS,
   ]),
+  backend: define(
+    'backend',
+    ['node'],
+    BACKEND,
+    "Which backend runs this LLM stage (api, claude-code, codex, gemini-cli). Default: the run's --backend.",
+    [...LLM_HANDLERS],
+  ),
   auto_status: define('auto_status', ['node'], BOOLEAN, 'Synthesize SUCCESS when no status is written.'),
   allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.'),
   max_visits: define('max_visits', ['node'], POSITIVE_INTEGER, 'Loop guard: visits of this node per run.'),

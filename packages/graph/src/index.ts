@@ -1,3 +1,4 @@
+export { BACKEND_VALUES } from '@attractor/stylesheet';
 export { parseAcceleratorKey } from './accelerator-key.js';
 export type {
   AttributeDefinition,

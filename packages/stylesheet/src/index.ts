@@ -20,4 +20,4 @@ export type {
   StylesheetSpecificity,
 } from './stylesheet-ast.js';
 export type { StylesheetProperty } from './stylesheet-properties.js';
-export { REASONING_EFFORT_VALUES, STYLESHEET_PROPERTIES } from './stylesheet-properties.js';
+export { BACKEND_VALUES, REASONING_EFFORT_VALUES, STYLESHEET_PROPERTIES } from './stylesheet-properties.js';

@@ -1,14 +1,20 @@
 import { closestMatch } from './closest-match.js';
 import type { StylesheetDiagnostic, StylesheetSpan } from './stylesheet-ast.js';
 
-/** The properties a stylesheet may set, spec §8.4. */
-export const STYLESHEET_PROPERTIES = ['llm_model', 'llm_provider', 'reasoning_effort'] as const;
+/** The properties a stylesheet may set: spec §8.4, plus `backend` (which backend runs a stage, DESIGN.md). */
+export const STYLESHEET_PROPERTIES = ['llm_model', 'llm_provider', 'reasoning_effort', 'backend'] as const;
 
 /** A property a stylesheet may set, spec §8.4. */
 export type StylesheetProperty = (typeof STYLESHEET_PROPERTIES)[number];
 
 /** The values of `reasoning_effort`, spec §8.4. */
 export const REASONING_EFFORT_VALUES = ['low', 'medium', 'high'] as const;
+
+/**
+ * The values of `backend` (stylesheet property and node attribute): `api` (the AI SDK backend) or a coding-agent
+ * CLI (`claude-code`, `codex`, `gemini-cli`).
+ */
+export const BACKEND_VALUES = ['api', 'claude-code', 'codex', 'gemini-cli'] as const;
 
 /**
  * Spellings other runners use, so their stylesheets get a precise did-you-mean. Fabro writes
@@ -18,11 +24,13 @@ const PROPERTY_CANDIDATES = [
   { name: 'llm_model', aliases: ['model', 'model_id'] },
   { name: 'llm_provider', aliases: ['provider'] },
   { name: 'reasoning_effort', aliases: ['effort', 'reasoning', 'thinking'] },
+  { name: 'backend', aliases: ['agent', 'runner'] },
 ] as const;
 
 const PROPERTIES: ReadonlySet<string> = new Set(STYLESHEET_PROPERTIES);
 const EFFORTS: ReadonlySet<string> = new Set(REASONING_EFFORT_VALUES);
-const PROPERTY_LIST = 'llm_model, llm_provider and reasoning_effort';
+const BACKENDS: ReadonlySet<string> = new Set(BACKEND_VALUES);
+const PROPERTY_LIST = 'llm_model, llm_provider, reasoning_effort and backend';
 
 /**
  * Checks one declaration against spec §8.4 and returns the diagnostic that keeps it from being
@@ -73,6 +81,20 @@ export function checkDeclaration(declaration: {
       fix: suggestion
         ? `Write reasoning_effort: ${suggestion}.`
         : 'Write reasoning_effort: low, medium or high.',
+      suggestion,
+    };
+  }
+  if (property === 'backend' && !BACKENDS.has(value)) {
+    const suggestion = closestMatch(
+      value.toLowerCase(),
+      BACKEND_VALUES.map((name) => ({ name })),
+    );
+    return {
+      severity: 'error',
+      code: 'invalid_value',
+      message: `"${value}" is not a backend (${BACKEND_VALUES.join(', ')}); it is ignored.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+      span: valueSpan,
+      fix: suggestion ? `Write backend: ${suggestion}.` : `Write backend: ${BACKEND_VALUES.join(', ')}.`,
       suggestion,
     };
   }

@@ -38,11 +38,27 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           ? {}
           : { provider: request.provider ?? options.provider }),
         ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        ...(options.backend === undefined ? {} : { backend: options.backend }),
+        ...(options.agentPermissions === undefined ? {} : { agentPermissions: options.agentPermissions }),
       },
       io.env,
       io.cwd,
     );
     if (backend.kind === 'simulate') return handlers.createSimulationBackend();
+    if (backend.kind === 'routed') {
+      const { createRoutedBackend } = await import('../run/create-routed-backend.js');
+      try {
+        return await createRoutedBackend({
+          choice: backend,
+          graph: request.graph,
+          env: io.env,
+          allowShell: request.allowTools,
+        });
+      } catch (error) {
+        if (!CliError.isInstance(error)) throw error;
+        throw new ApiError({ status: 400, code: 'BACKEND_UNAVAILABLE', message: error.message });
+      }
+    }
     const created = await createAiBackend({ backend, graph: request.graph, env: io.env });
     if (!created.ok) {
       throw new ApiError({

@@ -2,6 +2,7 @@
  * The options of `attractor serve`, kept apart from the command so that parsing them loads no server code.
  */
 import { InvalidArgumentError } from 'commander';
+import type { BackendRouting } from '../run/backend-option.js';
 
 /** The options of `attractor serve`. */
 export interface ServeCliOptions {
@@ -16,6 +17,10 @@ export interface ServeCliOptions {
   readonly model?: string;
   readonly provider?: string;
   readonly baseUrl?: string;
+  /** `--backend`: which backend runs each LLM stage of every run. */
+  readonly backend?: BackendRouting;
+  /** `--agent-permissions`: what agent CLIs may do without asking. */
+  readonly agentPermissions?: 'edit' | 'full';
 }
 
 /** The name of the environment variable holding the server token. */

@@ -102,6 +102,10 @@ export function formatEvent(
       return verbose && !event.delta
         ? `${indent}  ${colors.dim(`${event.nodeId}: ${oneLine(event.text, 200)}`)}`
         : undefined;
+    case 'agent.session.started':
+      return verbose
+        ? `${indent}  ${colors.dim(`${event.nodeId}: ${event.agent} session ${event.sessionId}${event.resumed ? ' (resumed)' : ''}`)}`
+        : undefined;
     case 'agent.tool_call.started':
       return verbose
         ? `${indent}  ${colors.dim(`${event.nodeId} → ${event.toolName} ${oneLine(JSON.stringify(event.arguments), 120)}`)}`

@@ -1,7 +1,12 @@
 const MARKER = Symbol.for('attractor.error.CliError');
 
 /** Stable codes of {@link CliError}. */
-export type CliErrorCode = 'CLI_USAGE' | 'CLI_INVALID_INPUT' | 'CLI_FILE_NOT_FOUND' | 'CLI_MISSING_API_KEY';
+export type CliErrorCode =
+  | 'CLI_USAGE'
+  | 'CLI_INVALID_INPUT'
+  | 'CLI_FILE_NOT_FOUND'
+  | 'CLI_MISSING_API_KEY'
+  | 'CLI_BACKEND_MISSING';
 
 /** Options of the {@link CliError} constructor. */
 export interface CliErrorOptions {

@@ -21,6 +21,8 @@ export async function createAiBackend(options: {
   readonly graph: Graph;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly prices?: PriceTable;
+  /** Check only these stages (those a `--backend` run routes to `api`). Default: every LLM stage. */
+  readonly stages?: ReadonlySet<string>;
 }): Promise<AiBackendResult> {
   const backendPackage = await import('@attractor/backend-ai-sdk');
   globalThis.AI_SDK_LOG_WARNINGS = false;
@@ -30,11 +32,14 @@ export async function createAiBackend(options: {
     ...(backend.model === undefined ? {} : { defaultModel: backend.model }),
     ...(backend.provider === undefined ? {} : { defaultProvider: backend.provider }),
   };
-  const check = backendPackage.checkLlmStages({ graph: options.graph, env, ...defaults });
+  const check = backendPackage.checkLlmStages({
+    graph: options.graph,
+    env,
+    ...defaults,
+    ...(options.stages === undefined ? {} : { only: options.stages }),
+  });
   if (check.problems.length > 0) return { ok: false, problems: check.problems };
-  const secretValues = (['openai', 'anthropic', 'google'] as const)
-    .map((name) => backendPackage.providerSettingsFromEnv(name, env).apiKey)
-    .filter((key): key is string => key !== undefined);
+  const secretValues = await providerKeys(env);
   return {
     ok: true,
     backend: backendPackage.createAiSdkBackend({
@@ -44,4 +49,12 @@ export async function createAiBackend(options: {
     }),
     secretValues,
   };
+}
+
+/** The provider keys set in `env` (OpenAI, Anthropic, Google), to scrub from events and logs. */
+export async function providerKeys(env: Readonly<Record<string, string | undefined>>): Promise<string[]> {
+  const { providerSettingsFromEnv } = await import('@attractor/backend-ai-sdk');
+  return (['openai', 'anthropic', 'google'] as const)
+    .map((name) => providerSettingsFromEnv(name, env).apiKey)
+    .filter((key): key is string => key !== undefined);
 }

@@ -1,12 +1,12 @@
 /**
- * The composition root of a run: the built-in handlers, the simulation or AI-SDK backend, and the console
- * interviewer. Only `run` and `resume` load this module, so other commands never load handlers, execa or the
+ * The composition root of a run: the built-in handlers, the simulation, AI-SDK or routed (`--backend`) backend,
+ * and the console interviewer. Only `run` and `resume` load this module, so other commands never load handlers, execa or the
  * AI SDK.
  */
 import { readFile } from 'node:fs/promises';
 import type { PriceTable } from '@attractor/backend-ai-sdk';
 import { CliError } from '../errors/cli-error.js';
-import { createAiBackend } from './create-ai-backend.js';
+import { createAiBackend, providerKeys } from './create-ai-backend.js';
 import { formatPreflight } from './format-preflight.js';
 import type { RunServices, RunServicesFactory } from './run-services.js';
 
@@ -73,6 +73,20 @@ export const createRunServices: RunServicesFactory = async (options) => {
       secretValues: [],
       ...(simulationScript === undefined ? {} : { simulationScript }),
     });
+  }
+  if (options.backend.kind === 'routed') {
+    const { createRoutedBackend } = await import('./create-routed-backend.js');
+    const prices =
+      options.backend.api.pricesPath === undefined
+        ? undefined
+        : await readPrices(options.backend.api.pricesPath);
+    const backend = await createRoutedBackend({
+      choice: options.backend,
+      graph: options.graph,
+      env: options.env,
+      ...(prices === undefined ? {} : { prices }),
+    });
+    return withConsole({ registry, backend, secretValues: await providerKeys(options.env) });
   }
   const prices =
     options.backend.pricesPath === undefined ? undefined : await readPrices(options.backend.pricesPath);

@@ -23,11 +23,16 @@ import { CliError } from '../errors/cli-error.js';
 import { readRunDirectory } from '../inspect/read-run-directory.js';
 import { displayPath, loadPipeline } from '../load-pipeline.js';
 import type { SetValue } from '../parse-options.js';
-import { readRecordedCliOptions, recordCliOptions, resolveBackend } from './backend-choice.js';
+import {
+  mergeResumeOptions,
+  readRecordedCliOptions,
+  recordCliOptions,
+  resolveBackend,
+} from './backend-choice.js';
 import { createCliInterviewer } from './create-cli-interviewer.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
-import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
+import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
 
 /** Options of {@link executeRun}. */
@@ -261,42 +266,6 @@ function runDirectoryError(error: unknown, shown: string, fromOption: boolean): 
   });
 }
 
-/** Flags given to `resume` win; without backend flags, the run's recorded backend choice applies. */
-function mergeResumeOptions(
-  given: RunCliOptions,
-  recorded: Awaited<ReturnType<typeof readRecordedCliOptions>>,
-): RunCliOptions {
-  const backendKeys: (keyof BackendChoice)[] = [
-    'simulate',
-    'simulateScript',
-    'dryRun',
-    'model',
-    'provider',
-    'baseUrl',
-    'prices',
-  ];
-  const givenBackend = backendKeys.some((key) => given[key] !== undefined);
-  const backend: BackendChoice = givenBackend
-    ? {}
-    : Object.fromEntries(
-        backendKeys.filter((key) => recorded[key] !== undefined).map((key) => [key, recorded[key]]),
-      );
-  return {
-    ...backend,
-    ...given,
-    ...(given.autoApprove === undefined && recorded.autoApprove === true ? { autoApprove: true } : {}),
-    ...(given.maxSteps === undefined && recorded.maxSteps !== undefined
-      ? { maxSteps: recorded.maxSteps }
-      : {}),
-    ...(given.maxBudgetUsd === undefined && recorded.maxBudgetUsd !== undefined
-      ? { maxBudgetUsd: recorded.maxBudgetUsd }
-      : {}),
-    ...(given.maxTokens === undefined && recorded.maxTokens !== undefined
-      ? { maxTokens: recorded.maxTokens }
-      : {}),
-  };
-}
-
 function chooseDisplay(io: CliIo, options: RunCliOptions, colors: Colors, verbosity: Verbosity): RunDisplay {
   if (options.json === true)
     return createJsonDisplay({ stdout: io.stdout, stderr: io.stderr, colors: createColors(io.color) });
@@ -321,6 +290,10 @@ function quoteArgument(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+function agentCost(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
 /** The run's LLM usage from the context keys the backends write (`usage.total.*`), when any LLM stage ran. */
 function usageOf(context: { get(key: string): unknown }): { usage?: RunUsage } {
   const count = (key: string): number => {
@@ -334,7 +307,8 @@ function usageOf(context: { get(key: string): unknown }): { usage?: RunUsage } {
       outputTokens: count('output_tokens'),
       cachedInputTokens: count('cached_input_tokens'),
       reasoningTokens: count('reasoning_tokens'),
-      costUsd: count('cost_usd'),
+      // The AI SDK backend's priced cost plus what agent CLIs report (`cost.total.usd`).
+      costUsd: count('cost_usd') + agentCost(context.get('cost.total.usd')),
       costComplete: context.get('usage.total.cost_complete') !== false,
     },
   };

@@ -1,4 +1,5 @@
 import type { SetValue } from '../parse-options.js';
+import type { BackendRouting } from './backend-option.js';
 
 /** The backend choice of `run` and `resume`, recorded in the run directory so that `resume` can reuse it. */
 export interface BackendChoice {
@@ -16,6 +17,10 @@ export interface BackendChoice {
   readonly baseUrl?: string;
   /** JSON price file `{ "<model>": { "input": 3, "output": 15, "cachedInput": 0.3 } }` (USD per million tokens). */
   readonly prices?: string;
+  /** `--backend`: which backend runs each LLM stage (default: `api` for all). */
+  readonly backend?: BackendRouting;
+  /** `--agent-permissions`: what agent CLIs may do without asking. Default: `edit`. */
+  readonly agentPermissions?: 'edit' | 'full';
 }
 
 /** Options shared by `attractor run` and `attractor resume`, as commander parses them. */

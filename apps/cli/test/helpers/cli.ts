@@ -61,3 +61,22 @@ export function attractor(
 export function temporaryDirectory(prefix = 'attractor-cli-'): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
+
+/** Reads the child's stdout until the URL and token lines are printed. */
+export async function waitForBanner(
+  child: ReturnType<typeof attractor>,
+): Promise<{ url: string; token: string }> {
+  let text = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(text)?.[1];
+      const token = /^Token: (\S+)$/m.exec(text)?.[1];
+      if (url !== undefined && token !== undefined) resolve({ url, token });
+    });
+    child.then(
+      (result) => reject(new Error(`serve exited early (${result.exitCode}): ${result.stderr}`)),
+      reject,
+    );
+  });
+}

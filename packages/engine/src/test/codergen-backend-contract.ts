@@ -98,6 +98,7 @@ export function describeCodergenBackendContract(name: string, options: CodergenB
         'agent.tool_call.completed',
         'agent.text',
         'agent.usage',
+        'agent.session.started',
         'stage.log',
         'stage.custom',
       ];

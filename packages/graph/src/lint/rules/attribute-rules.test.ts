@@ -16,6 +16,17 @@ describe('attribute_type (DESIGN.md "Attributes")', () => {
     });
   });
 
+  it('reports a backend value that names no backend, listing the backends', () => {
+    const source = pipeline('  work [prompt="x", backend="claude"]\n  start -> work -> exit');
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:29 work']);
+    expect(diagnosticsOf(source, 'attribute_type')[0]?.message).toBe(
+      'Node "work" has backend="claude", which is not valid: expected one of api, claude-code, codex, gemini-cli.',
+    );
+    expect(
+      lintRule(pipeline('  work [prompt="x", backend="codex"]\n  start -> work -> exit'), 'attribute_type'),
+    ).toEqual([]);
+  });
+
   it('reports a bad default once, at the default block', () => {
     const source = pipeline(
       '  node [goal_gate=maybe]\n  a [prompt="x"]\n  b [prompt="y"]\n  start -> a -> b -> exit',

@@ -23,6 +23,13 @@ describe('stylesheet_property (spec §8.4)', () => {
     expect(diagnosticsOf(source, 'stylesheet_property')[0]?.fix).toContain('llm_model');
   });
 
+  it('reports a backend the stylesheet names that does not exist, with a did-you-mean', () => {
+    const source = withStylesheet('* { backend: claude-cod; }');
+    expect(lintRule(source, 'stylesheet_property')).toEqual(['error 4:34']);
+    expect(diagnosticsOf(source, 'stylesheet_property')[0]?.fix).toBe('Write backend: claude-code.');
+    expect(lintRule(withStylesheet('.fast { backend: codex; }'), 'stylesheet_property')).toEqual([]);
+  });
+
   it('is silent for recognised properties', () => {
     expect(lintRule(withStylesheet('* { llm_provider: openai; }'), 'stylesheet_property')).toEqual([]);
   });

@@ -1,0 +1,219 @@
+/**
+ * The Claude Code backend against the real `claude` CLI (brought by @anthropic-ai/claude-agent-sdk), pointed
+ * with `ANTHROPIC_BASE_URL` at a scripted Anthropic Messages server on 127.0.0.1. No provider host is reached:
+ * the server is also the CLI's HTTP(S) proxy and fails the file if anything else is asked for.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describeCodergenBackendContract } from '@attractor/engine/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClaudeCodeBackendOptions, createClaudeCodeBackend } from '../src/index.js';
+import {
+  anthropicWire,
+  prepareAgentTestHome,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../src/test/index.js';
+import {
+  eventsOf,
+  readStageFile,
+  runDot,
+  tempDir,
+  waitForNoProcess,
+  watchForProcess,
+} from './stage-pipeline.js';
+
+let server: ScriptedServer;
+let env: Readonly<Record<string, string>>;
+
+beforeAll(async () => {
+  server = await startScriptedServer(anthropicWire);
+  ({ env } = await prepareAgentTestHome({
+    agent: 'claude-code',
+    server,
+    path: process.env.PATH ?? '/usr/bin:/bin',
+  }));
+});
+
+afterAll(async () => {
+  expect(server.outbound).toEqual([]);
+  await server.close();
+});
+
+function backend(options: ClaudeCodeBackendOptions = {}) {
+  return createClaudeCodeBackend({ env, defaultModel: 'claude-test-1', ...options });
+}
+
+// Generous: each test starts the real CLI, several times under a busy CI machine's load.
+describe('createClaudeCodeBackend with the real claude CLI', { timeout: 120_000 }, () => {
+  it('writes a file in the workdir through the agent tool call and streams its messages into events', async () => {
+    const workdir = await tempDir('write');
+    server.script({
+      write: [
+        { tool: 'Write', input: { file_path: join(workdir, 'hello.txt'), content: 'Hello from Claude\n' } },
+        { text: 'I wrote hello.txt.' },
+      ],
+    });
+    const run = await runDot({
+      workdir,
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        work [prompt="Create hello.txt [[scenario:write]]"]
+        start -> work -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    expect(await readFile(join(workdir, 'hello.txt'), 'utf8')).toBe('Hello from Claude\n');
+    const started = eventsOf(run.events, 'agent.tool_call.started');
+    expect(started.map((event) => event.toolName)).toEqual(['Write']);
+    expect(started[0]?.arguments).toMatchObject({ file_path: join(workdir, 'hello.txt') });
+    const completed = eventsOf(run.events, 'agent.tool_call.completed');
+    expect(completed).toHaveLength(1);
+    expect(completed[0]).toMatchObject({ toolName: 'Write', isError: false, callId: started[0]?.callId });
+    expect(eventsOf(run.events, 'agent.text').map((event) => event.text)).toContain('I wrote hello.txt.');
+    const session = eventsOf(run.events, 'agent.session.started');
+    expect(session).toHaveLength(1);
+    expect(session[0]).toMatchObject({ agent: 'claude-code', resumed: false, nodeId: 'work' });
+    const usage = eventsOf(run.events, 'agent.usage');
+    expect(usage).toHaveLength(1);
+    expect(usage[0]?.inputTokens).toBeGreaterThanOrEqual(200);
+    expect(usage[0]?.outputTokens).toBe(40);
+    expect(usage[0]?.costUsd).toBeGreaterThan(0);
+    expect(await readStageFile(run, 'work', 'prompt.md')).toContain('Create hello.txt [[scenario:write]]');
+    expect(await readStageFile(run, 'work', 'response.md')).toBe('I wrote hello.txt.');
+    const transcript = (await readStageFile(run, 'work', 'transcript.jsonl')).trim().split('\n');
+    expect(transcript.length).toBeGreaterThan(4);
+    expect(transcript.join('\n')).not.toContain('sk-ant-test-0123456789');
+    const status = JSON.parse(await readStageFile(run, 'work', 'status.json'));
+    expect(status.outcome).toBe('success');
+    expect(status.context_updates['agent.work.session_id']).toBe(session[0]?.sessionId);
+  });
+
+  it('fails the stage with the agent error and routes on outcome=fail', async () => {
+    server.script({
+      broken: [{ httpError: 400, message: 'model claude-test-1 is not enabled for this key' }],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        work [prompt="Break [[scenario:broken]]"]
+        recover [shape=parallelogram, tool_command="echo recovered"]
+        start -> work
+        work -> exit [condition="outcome=success"]
+        work -> recover [condition="outcome=fail"]
+        recover -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    const work = eventsOf(run.events, 'stage.completed').find((event) => event.nodeId === 'work');
+    expect(work?.status).toBe('fail');
+    expect(work?.failureReason).toContain('model claude-test-1 is not enabled for this key');
+    expect(eventsOf(run.events, 'stage.completed').map((event) => event.nodeId)).toContain('recover');
+  });
+
+  it('lets a status.json the agent writes in $ATTRACTOR_STAGE_DIR override the outcome with a custom word', async () => {
+    const workdir = await tempDir('status');
+    const logsRoot = join(workdir, '.attractor', 'run');
+    server.script({
+      status: [
+        {
+          tool: 'Write',
+          input: {
+            file_path: join(logsRoot, 'triage', 'status.json'),
+            content: JSON.stringify({ outcome: 'needs_review', notes: 'two files changed' }),
+          },
+        },
+        { text: 'Reported needs_review.' },
+      ],
+    });
+    const run = await runDot({
+      workdir,
+      logsRoot,
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        triage [prompt="Triage [[scenario:status]]"]
+        review [shape=parallelogram, tool_command="echo reviewing"]
+        start -> triage
+        triage -> exit [condition="outcome=success"]
+        triage -> review [condition="outcome=needs_review"]
+        review -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    const triage = eventsOf(run.events, 'stage.completed').find((event) => event.nodeId === 'triage');
+    expect(triage).toMatchObject({ status: 'needs_review', notes: 'two files changed' });
+    expect(eventsOf(run.events, 'stage.completed').map((event) => event.nodeId)).toContain('review');
+    expect(await readStageFile(run, 'triage', 'prompt.md')).toContain('needs_review');
+  });
+
+  it('ends the whole process group on a node timeout, leaving no agent process behind', async () => {
+    const marker = `attractor-claude-timeout-${process.pid}`;
+    server.script({
+      sleepy: [
+        {
+          tool: 'Bash',
+          input: {
+            command: `node -e "setInterval(() => {}, 1000)" ${marker}`,
+            description: 'Run the server',
+          },
+        },
+      ],
+    });
+    const startedAt = Date.now();
+    const watch = watchForProcess(marker);
+    const run = await runDot({
+      backend: backend({ allowedTools: ['Bash'], killGraceMs: 500 }),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        work [prompt="Wait [[scenario:sleepy]]", timeout="15s"]
+        start -> work -> exit }`,
+    });
+
+    watch.stop();
+    expect(watch.seen()).toBe(true);
+    expect(eventsOf(run.events, 'agent.tool_call.completed')).toEqual([]);
+    // The stage ended while the command ran; nothing of the agent's process group may be left.
+    expect(run.result.status).toBe('fail');
+    expect(eventsOf(run.events, 'agent.tool_call.started').map((event) => event.toolName)).toEqual(['Bash']);
+    const failed = eventsOf(run.events, 'stage.failed')[0];
+    expect(failed?.error).toContain('timeout');
+    // The stage ends at its timeout (plus the agent's start-up on a busy machine), not when the command would.
+    expect(Date.now() - startedAt).toBeLessThan(45_000);
+    expect(await waitForNoProcess(marker, 3000)).toEqual([]);
+  }, 75_000);
+
+  it('resumes one Claude Code session across a full-fidelity pair of stages', async () => {
+    server.script({
+      first: [{ text: 'Plan: add a greeting.' }],
+      second: [{ text: 'Implemented the plan.' }],
+    });
+    const agent = backend();
+    const run = await runDot({
+      backend: agent,
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        plan [prompt="Plan it [[scenario:first]]", fidelity="full", thread_id="feature"]
+        build [prompt="Build it [[scenario:second]]", fidelity="full", thread_id="feature"]
+        start -> plan -> build -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    const sessions = eventsOf(run.events, 'agent.session.started');
+    expect(sessions.map((event) => [event.nodeId, event.resumed])).toEqual([
+      ['plan', false],
+      ['build', true],
+    ]);
+    expect(agent.sessionId('feature')).toBe(sessions[1]?.sessionId);
+    const second = server.requests.filter((request) => request.scenario === 'second');
+    expect(second.length).toBeGreaterThan(0);
+    const texts = second[0]?.texts.join('\n') ?? '';
+    expect(texts).toContain('Plan it [[scenario:first]]');
+    expect(texts).toContain('Plan: add a greeting.');
+  });
+});
+
+describeCodergenBackendContract('claude-code', {
+  createBackend: () => backend(),
+  request: async () => {
+    const stageDir = await tempDir('contract-stage');
+    return { stageDir, workdir: stageDir, prompt: 'Say hello [[scenario:contract]]' };
+  },
+});

@@ -1,0 +1,198 @@
+/**
+ * The Codex backend against the real `codex` CLI (@openai/codex), configured through a temp `CODEX_HOME` with a
+ * custom model provider whose base URL is a scripted Responses API server on 127.0.0.1. No provider host is
+ * reached: update checks, analytics and plugin sync are off, and the server, as the CLI's HTTP(S) proxy, fails
+ * the file if anything else is asked for.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describeCodergenBackendContract } from '@attractor/engine/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CodexBackendOptions, createCodexBackend } from '../src/index.js';
+import {
+  openaiResponsesWire,
+  prepareAgentTestHome,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../src/test/index.js';
+import {
+  eventsOf,
+  readStageFile,
+  runDot,
+  tempDir,
+  waitForNoProcess,
+  watchForProcess,
+} from './stage-pipeline.js';
+
+let server: ScriptedServer;
+let env: Readonly<Record<string, string>>;
+
+beforeAll(async () => {
+  server = await startScriptedServer(openaiResponsesWire);
+  ({ env } = await prepareAgentTestHome({
+    agent: 'codex',
+    server,
+    path: process.env.PATH ?? '/usr/bin:/bin',
+  }));
+});
+
+afterAll(async () => {
+  expect(server.outbound).toEqual([]);
+  await server.close();
+});
+
+function backend(options: CodexBackendOptions = {}) {
+  return createCodexBackend({ env, ...options });
+}
+
+// Generous: each test starts the real CLI, several times under a busy CI machine's load.
+describe('createCodexBackend with the real codex CLI', { timeout: 120_000 }, () => {
+  it('writes a file in the workdir through the agent tool call and streams its messages into events', async () => {
+    server.script({
+      write: [
+        { tool: 'exec_command', input: { cmd: "printf 'Hello from Codex\\n' > hello.txt" } },
+        { text: 'I wrote hello.txt.' },
+      ],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        work [prompt="Create hello.txt [[scenario:write]]"]
+        start -> work -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    expect(await readFile(join(run.workdir, 'hello.txt'), 'utf8')).toBe('Hello from Codex\n');
+    const started = eventsOf(run.events, 'agent.tool_call.started');
+    expect(started.map((event) => event.toolName)).toEqual(['shell']);
+    expect(JSON.stringify(started[0]?.arguments)).toContain('hello.txt');
+    expect(eventsOf(run.events, 'agent.tool_call.completed')[0]).toMatchObject({
+      toolName: 'shell',
+      isError: false,
+    });
+    expect(eventsOf(run.events, 'agent.text').map((event) => event.text)).toContain('I wrote hello.txt.');
+    const session = eventsOf(run.events, 'agent.session.started');
+    expect(session).toHaveLength(1);
+    expect(session[0]).toMatchObject({ agent: 'codex', resumed: false });
+    expect(eventsOf(run.events, 'agent.usage')[0]).toMatchObject({ inputTokens: 200, outputTokens: 40 });
+    expect(await readStageFile(run, 'work', 'prompt.md')).toContain('[[scenario:write]]');
+    expect(await readStageFile(run, 'work', 'response.md')).toBe('I wrote hello.txt.');
+    const transcript = await readStageFile(run, 'work', 'transcript.jsonl');
+    expect(transcript).toContain('thread.started');
+    expect(transcript).not.toContain('sk-scripted-0123456789');
+  });
+
+  it('fails the stage with the agent error and routes on outcome=fail', async () => {
+    server.script({
+      broken: [{ httpError: 400, message: 'model gpt-5.1-codex is not enabled for this key' }],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        work [prompt="Break [[scenario:broken]]"]
+        recover [shape=parallelogram, tool_command="echo recovered"]
+        start -> work
+        work -> exit [condition="outcome=success"]
+        work -> recover [condition="outcome=fail"]
+        recover -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    const work = eventsOf(run.events, 'stage.completed').find((event) => event.nodeId === 'work');
+    expect(work?.status).toBe('fail');
+    expect(work?.failureReason).toContain('not enabled for this key');
+    expect(eventsOf(run.events, 'stage.completed').map((event) => event.nodeId)).toContain('recover');
+  });
+
+  it('lets a status.json the agent writes in $ATTRACTOR_STAGE_DIR override the outcome with a custom word', async () => {
+    server.script({
+      status: [
+        {
+          tool: 'exec_command',
+          input: {
+            cmd: `printf '%s' '{"outcome":"needs_review","notes":"two files changed"}' > "$ATTRACTOR_STAGE_DIR/status.json"`,
+          },
+        },
+        { text: 'Reported needs_review.' },
+      ],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        triage [prompt="Triage [[scenario:status]]"]
+        review [shape=parallelogram, tool_command="echo reviewing"]
+        start -> triage
+        triage -> exit [condition="outcome=success"]
+        triage -> review [condition="outcome=needs_review"]
+        review -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    const triage = eventsOf(run.events, 'stage.completed').find((event) => event.nodeId === 'triage');
+    expect(triage).toMatchObject({ status: 'needs_review', notes: 'two files changed' });
+    expect(eventsOf(run.events, 'stage.completed').map((event) => event.nodeId)).toContain('review');
+  });
+
+  it('ends the whole process group on a node timeout, leaving no agent process behind', async () => {
+    const marker = `attractor-codex-timeout-${process.pid}`;
+    server.script({
+      sleepy: [
+        {
+          tool: 'exec_command',
+          input: { cmd: `node -e "setInterval(() => {}, 1000)" ${marker}`, yield_time_ms: 30000 },
+        },
+      ],
+    });
+    const watch = watchForProcess(marker);
+    const startedAt = Date.now();
+    const run = await runDot({
+      backend: backend({ killGraceMs: 500 }),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        work [prompt="Wait [[scenario:sleepy]]", timeout="10s"]
+        start -> work -> exit }`,
+    });
+    watch.stop();
+
+    expect(watch.seen()).toBe(true);
+    expect(run.result.status).toBe('fail');
+    expect(eventsOf(run.events, 'stage.failed')[0]?.error).toContain('timeout');
+    // The stage ends at its timeout (plus the agent's start-up on a busy machine), not when the command would.
+    expect(Date.now() - startedAt).toBeLessThan(40_000);
+    expect(await waitForNoProcess(marker, 3000)).toEqual([]);
+  }, 70_000);
+
+  it('resumes one Codex thread across a full-fidelity pair of stages', async () => {
+    server.script({
+      first: [{ text: 'Plan: add a greeting.' }],
+      second: [{ text: 'Implemented the plan.' }],
+    });
+    const agent = backend();
+    const run = await runDot({
+      backend: agent,
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        plan [prompt="Plan it [[scenario:first]]", fidelity="full", thread_id="feature"]
+        build [prompt="Build it [[scenario:second]]", fidelity="full", thread_id="feature"]
+        start -> plan -> build -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    const sessions = eventsOf(run.events, 'agent.session.started');
+    expect(sessions.map((event) => [event.nodeId, event.resumed])).toEqual([
+      ['plan', false],
+      ['build', true],
+    ]);
+    expect(sessions[1]?.sessionId).toBe(sessions[0]?.sessionId);
+    expect(agent.sessionId('feature')).toBe(sessions[0]?.sessionId);
+    const second = server.requests.find((request) => request.scenario === 'second');
+    expect(second?.texts.join('\n')).toContain('Plan it [[scenario:first]]');
+    expect(second?.texts.join('\n')).toContain('Plan: add a greeting.');
+  });
+});
+
+describeCodergenBackendContract('codex', {
+  createBackend: () => backend(),
+  request: async () => {
+    const stageDir = await tempDir('contract-stage');
+    return { stageDir, workdir: stageDir, prompt: 'Say hello [[scenario:contract]]' };
+  },
+});

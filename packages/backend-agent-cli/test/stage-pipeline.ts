@@ -1,0 +1,107 @@
+/**
+ * Runs small real pipelines (`runPipeline` with the built-in handlers, so the real codergen handler) with an
+ * agent-CLI backend, and reads the process table, for the agent tests.
+ */
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CodergenBackend, type PipelineEvent, type RunResult, runPipeline } from '@attractor/engine';
+import { prepareGraph } from '@attractor/graph';
+import { createDefaultRegistry } from '@attractor/handlers';
+
+/** A fresh temp directory. */
+export function tempDir(prefix: string): Promise<string> {
+  return mkdtemp(join(tmpdir(), `agent-cli-${prefix}-`));
+}
+
+/** The result of {@link runDot}. */
+export interface DotRun {
+  readonly result: RunResult;
+  readonly events: PipelineEvent[];
+  readonly logsRoot: string;
+  readonly workdir: string;
+}
+
+/** Runs a DOT pipeline in a fresh workdir; `logsRoot` is `{workdir}/.attractor/run` unless given. */
+export async function runDot(options: {
+  readonly dot: string;
+  readonly backend: CodergenBackend;
+  readonly workdir?: string;
+  readonly logsRoot?: string;
+}): Promise<DotRun> {
+  const prepared = prepareGraph(options.dot, { filename: 'test.dot' });
+  const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  if (prepared.graph === undefined || errors.length > 0) {
+    throw new Error(`test pipeline is invalid: ${errors.map((error) => error.message).join('; ')}`);
+  }
+  const workdir = options.workdir ?? (await tempDir('work'));
+  const logsRoot = options.logsRoot ?? join(workdir, '.attractor', 'run');
+  const events: PipelineEvent[] = [];
+  const result = await runPipeline({
+    graph: prepared.graph,
+    registry: createDefaultRegistry(),
+    logsRoot,
+    workdir,
+    backend: options.backend,
+    onEvent: (event) => events.push(event),
+  });
+  return { result, events, logsRoot, workdir };
+}
+
+/** Reads a file of a stage directory. */
+export function readStageFile(run: DotRun, nodeId: string, name: string): Promise<string> {
+  return readFile(join(run.logsRoot, nodeId, name), 'utf8');
+}
+
+/** The command lines of every process on the machine that contain `needle` (from /proc). */
+export async function processesMatching(needle: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const commandLine = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+      if (commandLine.includes(needle)) found.push(`${entry}: ${commandLine}`);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** Waits until no process matches `needle` or `timeoutMs` passes; returns what is still there. */
+export async function waitForNoProcess(needle: string, timeoutMs: number): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = await processesMatching(needle);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = await processesMatching(needle);
+  }
+  return left;
+}
+
+/** Events of one type, typed. */
+export function eventsOf<TType extends PipelineEvent['type']>(
+  events: readonly PipelineEvent[],
+  type: TType,
+): Extract<PipelineEvent, { type: TType }>[] {
+  return events.filter((event): event is Extract<PipelineEvent, { type: TType }> => event.type === type);
+}
+
+/** Polls the process table until stopped; `seen()` tells whether a process matching `needle` ever showed up. */
+export function watchForProcess(needle: string): { seen(): boolean; stop(): void } {
+  let seen = false;
+  let stopped = false;
+  const poll = async () => {
+    while (!stopped && !seen) {
+      if ((await processesMatching(needle)).length > 0) seen = true;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  };
+  void poll();
+  return {
+    seen: () => seen,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
