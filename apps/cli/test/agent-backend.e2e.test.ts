@@ -152,7 +152,9 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
     });
 
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('Stages work run on the api backend, which has no LLM configured');
+    expect(result.stderr).toContain(
+      'error: The pipeline was not started: 1 LLM stage cannot run.\n  - LLM stage "work" names no model: set llm_model on the node or in the model_stylesheet, or pass --model\nOr give them an agent: --backend claude-code (or a node attribute backend="codex"), or pass --simulate.',
+    );
   });
 });
 
