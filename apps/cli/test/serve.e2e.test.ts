@@ -26,6 +26,8 @@ describe('attractor serve (spec §9.5)', () => {
 
     expect((await fetch(`${url}/pipelines`)).status).toBe(401);
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    // --simulate: every run is simulated, whatever a request says.
+    expect(await (await fetch(`${url}/server`, { headers })).json()).toMatchObject({ simulation: 'always' });
     const started = await fetch(`${url}/pipelines`, {
       method: 'POST',
       headers,
@@ -81,6 +83,9 @@ describe('attractor serve (spec §9.5)', () => {
     const cwd = await temporaryDirectory();
     const child = attractor(['serve', '--port', '0'], { cwd });
     const { url, token } = await waitForBanner(child);
+    // The web UI learns that runs must be simulated here (its "Simulate LLM stages" box is ticked and locked).
+    const info = await fetch(`${url}/server`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(await info.json()).toMatchObject({ simulation: 'required' });
     const response = await fetch(`${url}/pipelines`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },

@@ -84,6 +84,6 @@ export {
   toolContextUpdates,
 } from './tool-context.js';
 export type { ToolHandlerOptions } from './tool-handler.js';
-export { createToolHandler } from './tool-handler.js';
+export { createToolHandler, TOOL_LIVE_OUTPUT_MAX_CHARS } from './tool-handler.js';
 export type { WaitHumanHandlerOptions } from './wait-human-handler.js';
 export { asksForText, createWaitHumanHandler, HUMAN_TEXT_INPUT } from './wait-human-handler.js';

@@ -171,6 +171,44 @@ function dryRunOutcome(options: DryRunOptions): Outcome {
   };
 }
 
+/**
+ * Characters of each stream sent live as `stage.custom` events (`tool.stdout` / `tool.stderr`, data `{ text }`)
+ * while a command runs, so that a watcher (the server's web UI) shows its output before it ends. Past this, one
+ * last event says the rest is in the stage's `stdout.txt` / `stderr.txt`, which always hold everything.
+ */
+export const TOOL_LIVE_OUTPUT_MAX_CHARS = 32 * 1024;
+
+/** Emits each chunk of `stream` as a `stage.custom` event named `tool.<name>`, up to the live-output cap. */
+function forwardLiveOutput(
+  stream: NodeJS.ReadableStream | null | undefined,
+  name: 'stdout' | 'stderr',
+  runtime: HandlerRuntime,
+): void {
+  if (stream === null || stream === undefined) return;
+  let sent = 0;
+  const decoder = new TextDecoder();
+  const onData = (chunk: Buffer | string) => {
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    if (text === '') return;
+    const room = TOOL_LIVE_OUTPUT_MAX_CHARS - sent;
+    if (text.length <= room) {
+      sent += text.length;
+      runtime.emit({ type: 'stage.custom', name: `tool.${name}`, data: { text } });
+      return;
+    }
+    if (room > 0)
+      runtime.emit({ type: 'stage.custom', name: `tool.${name}`, data: { text: text.slice(0, room) } });
+    runtime.emit({
+      type: 'stage.custom',
+      name: `tool.${name}`,
+      data: { text: `\n[live output stops here; ${name}.txt in the stage directory holds all of it]\n` },
+    });
+    sent = TOOL_LIVE_OUTPUT_MAX_CHARS;
+    stream.removeListener('data', onData);
+  };
+  stream.on('data', onData);
+}
+
 interface CommandRun {
   readonly stdout: string;
   readonly stderr: string;
@@ -208,6 +246,8 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     stripFinalNewline: false,
   });
   const pid = subprocess.pid;
+  forwardLiveOutput(subprocess.stdout, 'stdout', runtime);
+  forwardLiveOutput(subprocess.stderr, 'stderr', runtime);
   const graceController = new AbortController();
   const onAbort = () => {
     if (pid === undefined) return;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
+import { TOOL_LIVE_OUTPUT_MAX_CHARS } from '../src/tool-handler.js';
 import { delay, readText, runDot, tempDir, waitUntilDead } from './helpers.js';
 
 function toolPipeline(command: string, attributes = ''): string {
@@ -315,5 +316,43 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     const { result } = await runDot(toolPipeline('echo hi'), { workdir });
     expect(result.nodeOutcomes.run?.status).toBe('fail');
     expect(result.nodeOutcomes.run?.failureReason).toContain(`command could not be started in ${workdir}`);
+  });
+
+  it('sends the output live as tool.stdout / tool.stderr events while the command runs', async () => {
+    const { result, events, logsRoot } = await runDot(
+      toolPipeline('echo first; echo oops >&2; sleep 0.3; echo second'),
+    );
+    expect(result.status).toBe('success');
+    const live = events.filter(
+      (event) =>
+        event.type === 'stage.custom' && (event.name === 'tool.stdout' || event.name === 'tool.stderr'),
+    ) as Extract<(typeof events)[number], { type: 'stage.custom' }>[];
+    const text = (name: string) =>
+      live
+        .filter((event) => event.name === name)
+        .map((event) => (event.data as { text: string }).text)
+        .join('');
+    expect(text('tool.stdout')).toBe('first\nsecond\n');
+    expect(text('tool.stderr')).toBe('oops\n');
+    // "first" came in its own event, before the command ended.
+    expect(live.filter((event) => event.name === 'tool.stdout').length).toBeGreaterThanOrEqual(2);
+    const completed = events.find((event) => event.type === 'stage.completed' && event.nodeId === 'run')!;
+    expect(live.every((event) => event.seq < completed.seq && event.nodeId === 'run')).toBe(true);
+    expect(readText(join(logsRoot, 'run', 'stdout.txt'))).toBe('first\nsecond\n');
+  });
+
+  it('stops the live output at TOOL_LIVE_OUTPUT_MAX_CHARS and keeps all of it in stdout.txt', async () => {
+    const { events, logsRoot } = await runDot(toolPipeline("head -c 100000 /dev/zero | tr '\\0' x"));
+    const live = events.flatMap((event) =>
+      event.type === 'stage.custom' && event.name === 'tool.stdout'
+        ? [(event.data as { text: string }).text]
+        : [],
+    );
+    const joined = live.join('');
+    expect(joined.startsWith('x'.repeat(TOOL_LIVE_OUTPUT_MAX_CHARS))).toBe(true);
+    expect(joined.slice(TOOL_LIVE_OUTPUT_MAX_CHARS)).toBe(
+      '\n[live output stops here; stdout.txt in the stage directory holds all of it]\n',
+    );
+    expect(readText(join(logsRoot, 'run', 'stdout.txt'))).toHaveLength(100_000);
   });
 });

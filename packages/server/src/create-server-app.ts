@@ -15,6 +15,13 @@ import { renderRunGraph } from './render-run-graph.js';
 import { answerBodySchema, resumeBodySchema, startPipelineBodySchema } from './request-schemas.js';
 import { readStageFile, resolveRunDirectory } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
+import type { ServerInfo, SimulationMode } from './server-info.js';
+import {
+  describeStageDirectory,
+  readStageDirectoryFile,
+  stageDirectoryQuerySchema,
+} from './stage-directory-files.js';
+import { streamRunChanges } from './stream-run-changes.js';
 import { streamRunEvents } from './stream-run-events.js';
 import { readUiFile } from './ui-files.js';
 
@@ -30,6 +37,10 @@ export interface CreateServerAppOptions {
   readonly pipelinesDir?: string;
   /** Largest accepted request body, in bytes; larger ones get 413. Default: 1 MiB. */
   readonly maxBodyBytes?: number;
+  /** How LLM stages are treated, as `GET /server` reports it (see {@link SimulationMode}). Default: `optional`. */
+  readonly simulation?: SimulationMode;
+  /** Whether the run manager accepts pipelines that can run shell commands, as `GET /server` reports it. */
+  readonly allowTools?: boolean;
 }
 
 /**
@@ -72,11 +83,14 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     if (file === undefined)
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: `No UI file ${name}.` });
     c.header('Content-Type', file.contentType);
-    c.header('Cache-Control', 'no-cache');
+    c.header('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     return c.body(file.body);
   };
+  // The page routes of the single-page UI all serve index.html; the app reads the path.
   app.get('/', serveUi('index.html'));
-  app.get('/ui/:file', (c) => serveUi(c.req.param('file'))(c));
+  app.get('/new', serveUi('index.html'));
+  app.get('/runs/:id', serveUi('index.html'));
+  app.get('/ui/assets/:file', (c) => serveUi(`assets/${c.req.param('file')}`)(c));
 
   app.use('*', requireBearerToken(options.token));
   app.use('*', async (c, next) => {
@@ -95,6 +109,21 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
         });
       },
     }),
+  );
+
+  app.get('/server', (c) =>
+    c.json({
+      simulation: options.simulation ?? 'optional',
+      allowTools: options.allowTools ?? false,
+      pipelinesDirectory: options.pipelinesDir !== undefined,
+      capabilities: { fork: false },
+    } satisfies ServerInfo),
+  );
+
+  app.get('/events', (c) =>
+    streamSSE(c, (stream) =>
+      manager.trackStream(streamRunChanges(stream, { manager, sleep: manager.sleep })),
+    ),
   );
 
   app.get('/pipelines', async (c) => c.json({ pipelines: await manager.list() }));
@@ -190,6 +219,30 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     });
   });
 
+  app.get('/pipelines/:id/stage', (c) => {
+    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    return c.json(describeStageDirectory(logsRoot, query.dir));
+  });
+
+  app.get('/pipelines/:id/stage-file', (c) => {
+    const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
+    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    if (query.name === undefined) {
+      throw new ApiError({
+        status: 400,
+        code: 'INVALID_REQUEST',
+        message: 'Give the file with ?name= (prompt.md, response.md, status.json, stdout.txt or stderr.txt).',
+      });
+    }
+    const text = readStageDirectoryFile(logsRoot, query.dir, query.name);
+    c.header(
+      'Content-Type',
+      query.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    );
+    return c.body(text);
+  });
+
   app.get('/pipelines/:id/stages/:node/:file', (c) => {
     const logsRoot = resolveRunDirectory(manager.runsDir, c.req.param('id'));
     const file = c.req.param('file');
@@ -218,6 +271,19 @@ function parseJsonText(text: string): unknown {
       message: `The request body is not valid JSON (${(error as Error).message}).`,
     });
   }
+}
+
+function parseQuery<TSchema extends z.ZodType>(schema: TSchema, value: unknown): z.infer<TSchema> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new ApiError({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message: `Invalid query: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'query'}: ${issue.message}`).join('; ')}`,
+      details: { issues: parsed.error.issues },
+    });
+  }
+  return parsed.data;
 }
 
 function parseBody<TSchema extends z.ZodType>(schema: TSchema, value: unknown): z.infer<TSchema> {

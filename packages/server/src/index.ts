@@ -22,5 +22,10 @@ export type {
 } from './run-manager.js';
 export { RunManager } from './run-manager.js';
 export type { RunDetails, RunState, RunSummary } from './run-summary.js';
+export type { RunUsage } from './run-totals.js';
+export type { ServerInfo, SimulationMode } from './server-info.js';
+export { serverInfoSchema, simulationModeSchema } from './server-info.js';
+export type { StageDirectory, StageDirectoryFileName } from './stage-directory-files.js';
+export { STAGE_DIRECTORY_FILES, stageDirectorySchema } from './stage-directory-files.js';
 export type { AttractorServer, StartServerOptions } from './start-server.js';
 export { startServer } from './start-server.js';

@@ -26,7 +26,7 @@ export const RUN_SOURCE_FILE = 'pipeline.dot';
 /** What the server needs to resume a run after a restart, saved in its run directory. */
 export const RUN_REQUEST_FILE = 'server-run.json';
 /** The stage files the API serves (spec §5.6), and nothing else. */
-export const STAGE_FILES = ['prompt.md', 'response.md', 'status.json'] as const;
+export const STAGE_FILES = ['prompt.md', 'response.md', 'status.json', 'stdout.txt', 'stderr.txt'] as const;
 /** One of {@link STAGE_FILES}. */
 export type StageFileName = (typeof STAGE_FILES)[number];
 

@@ -43,8 +43,11 @@ import {
   type RunDetails,
   type RunState,
   type RunSummary,
+  stageStatusesFromEvents,
   statusesFromOutcomes,
 } from './run-summary.js';
+import { addEventToTotals, createRunTotals, type RunTotals, totalsSummaryFields } from './run-totals.js';
+import { listStageDirectories } from './stage-directory-files.js';
 import { withoutAgentShellTransform } from './without-agent-shell.js';
 
 /** What a {@link BackendFactory} is asked for: the backend of one run. */
@@ -110,11 +113,27 @@ export interface LiveRun {
   readonly subscribers: Set<(event: PipelineEvent | undefined) => void>;
   /** When the run directory was created (ISO-8601). */
   readonly startedAt: string;
+  /** End, duration, tokens and cost so far, updated with every event. */
+  readonly totals: RunTotals;
   ended: boolean;
   result?: RunResult;
   /** A fault that made the run reject (infrastructure, not a pipeline failure). */
   fault?: string;
 }
+
+/** Event types after which a run's summary (state, current node, questions, totals) may have changed. */
+const SUMMARY_EVENTS: ReadonlySet<PipelineEvent['type']> = new Set([
+  'pipeline.started',
+  'pipeline.completed',
+  'pipeline.failed',
+  'pipeline.cancelled',
+  'stage.started',
+  'stage.completed',
+  'interview.started',
+  'interview.completed',
+  'interview.timeout',
+  'agent.usage',
+]);
 
 /** The set of runs of one server. Not thread-safe across processes: one server per runs directory. */
 export class RunManager {
@@ -123,6 +142,12 @@ export class RunManager {
   readonly #streams = new Set<Promise<void>>();
   /** Runs whose resume is being set up (between the request and the engine's first event). */
   readonly #resuming = new Set<string>();
+  /** Listeners of run changes (`GET /events`): called with the id of a run whose summary may have changed. */
+  readonly #runListeners = new Set<(runId: string) => void>();
+  /** Called once when the server stops (open `GET /events` streams end). */
+  readonly #stopListeners = new Set<() => void>();
+  /** Totals of past runs that ended, by run directory (they no longer change). */
+  readonly #pastTotals = new Map<string, RunTotals>();
   #stopping = false;
 
   constructor(options: RunManagerOptions) {
@@ -133,6 +158,9 @@ export class RunManager {
   get runsDir(): string {
     return this.#options.runsDir;
   }
+
+  /** Sleeps `ms` milliseconds on the manager's clock (rejects when `signal` aborts). */
+  readonly sleep = (ms: number, signal?: AbortSignal): Promise<void> => this.#options.clock.sleep(ms, signal);
 
   /**
    * Validates and starts a pipeline; returns its summary at once (the run goes on in the background).
@@ -220,6 +248,8 @@ export class RunManager {
       registry,
     );
     const services = await this.services(graph, logsRoot, record, registry);
+    // The tokens and cost of the earlier invocations carry over into the resumed run's totals.
+    if (this.#live.get(id) === undefined) await this.#readPastRun(logsRoot).catch(() => undefined);
     const run = startResumedPipeline({
       ...services,
       logsRoot,
@@ -318,7 +348,37 @@ export class RunManager {
     const live = this.#live.get(id);
     if (live !== undefined) return this.summary(id);
     const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
-    return readPastRun(logsRoot);
+    return this.#readPastRun(logsRoot);
+  }
+
+  /**
+   * Calls `listener` with a run's id whenever its summary may have changed (started, a stage began or ended, a
+   * question was asked or answered, usage was reported, it ended). Returns the function that unsubscribes.
+   */
+  onRunChange(listener: (runId: string) => void): () => void {
+    this.#runListeners.add(listener);
+    return () => this.#runListeners.delete(listener);
+  }
+
+  /** Calls `listener` once when {@link RunManager.stopAll} begins. Returns the function that unsubscribes. */
+  onStop(listener: () => void): () => void {
+    this.#stopListeners.add(listener);
+    return () => this.#stopListeners.delete(listener);
+  }
+
+  async #readPastRun(logsRoot: string): Promise<RunSummary> {
+    const summary = await readPastRun(logsRoot);
+    let totals = this.#pastTotals.get(logsRoot);
+    if (totals === undefined) {
+      totals = createRunTotals();
+      for (const event of await createFileRunStore({ logsRoot })
+        .readEvents()
+        .catch(() => []))
+        addEventToTotals(totals, event);
+      // A run that ended keeps its totals; one that may still be written to (interrupted) is read again.
+      if (totals.endedAt !== undefined) this.#pastTotals.set(logsRoot, totals);
+    }
+    return { ...summary, ...totalsSummaryFields(totals) };
   }
 
   /**
@@ -345,6 +405,17 @@ export class RunManager {
       completedNodes = checkpoint?.completed_nodes ?? [];
       nodeStatuses = statusesFromOutcomes(checkpoint?.node_outcomes ?? {});
     }
+    // Stages inside parallel branches have no outcome in the checkpoint: their events tell.
+    const events =
+      live?.events ??
+      (await createFileRunStore({ logsRoot })
+        .readEvents()
+        .catch(() => []));
+    const fromEvents = stageStatusesFromEvents(
+      events.filter((event) => event.runId === id),
+      { live: live !== undefined && !live.ended },
+    );
+    nodeStatuses = { ...fromEvents, ...nodeStatuses };
     const graph = await this.graphOf(id).catch(() => undefined);
     const nodeIds = graph === undefined ? completedNodes : [...graph.nodes.keys()];
     return {
@@ -353,6 +424,7 @@ export class RunManager {
       nodeStatuses,
       waitingNodes: [...waitingNodes],
       stages: listStageFiles(logsRoot, nodeIds),
+      stageDirectories: listStageDirectories(logsRoot),
     };
   }
 
@@ -363,7 +435,7 @@ export class RunManager {
     for (const name of listRunDirectories(this.#options.runsDir)) {
       if (summaries.has(name)) continue;
       try {
-        summaries.set(name, await readPastRun(`${this.#options.runsDir}/${name}`));
+        summaries.set(name, await this.#readPastRun(`${this.#options.runsDir}/${name}`));
       } catch {
         // A half-written or foreign directory: not a run we can describe; leave it out of the list.
       }
@@ -398,6 +470,7 @@ export class RunManager {
       ...(progress.currentNodeId === undefined || live.ended ? {} : { currentNode: progress.currentNodeId }),
       ...(failureReason === undefined ? {} : { failureReason }),
       pendingQuestions: pending,
+      ...totalsSummaryFields(live.totals),
     };
   }
 
@@ -407,6 +480,7 @@ export class RunManager {
    */
   async stopAll(): Promise<void> {
     this.#stopping = true;
+    for (const listener of [...this.#stopListeners]) listener();
     const running = [...this.#live.values()].filter((live) => !live.ended);
     for (const live of running) live.run.cancel('server stopped');
     await Promise.allSettled(running.map((live) => live.run.result));
@@ -427,6 +501,10 @@ export class RunManager {
       this.#options.clock.sleep(timeoutMs, controller.signal).catch(() => undefined),
     ]);
     controller.abort();
+  }
+
+  #notifyRunChange(id: string): void {
+    for (const listener of this.#runListeners) listener(id);
   }
 
   #refuseWhenStopping(): void {
@@ -557,16 +635,21 @@ export class RunManager {
       events: [],
       subscribers: this.#live.get(id)?.subscribers ?? new Set(),
       startedAt,
+      totals: this.#live.get(id)?.totals ?? this.#pastTotals.get(run.logsRoot) ?? createRunTotals(),
       ended: false,
     };
+    this.#pastTotals.delete(run.logsRoot);
     run.events.on('event', (event) => {
       if (event.runId === id) live.events.push(event);
+      addEventToTotals(live.totals, event);
       for (const subscriber of live.subscribers) subscriber(event);
+      if (SUMMARY_EVENTS.has(event.type)) this.#notifyRunChange(id);
     });
     const finish = () => {
       live.ended = true;
       for (const subscriber of live.subscribers) subscriber(undefined);
       live.subscribers.clear();
+      this.#notifyRunChange(id);
     };
     run.result.then(
       (result) => {

@@ -2,9 +2,11 @@
  * What the API reports about a run: a summary for lists and the details of one run, for runs this server is
  * running and for past runs read back from their run directories.
  */
-import type { Checkpoint, RunManifest } from '@attractor/engine';
+import type { Checkpoint, PipelineEvent, RunManifest } from '@attractor/engine';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import type { StageFileName } from './run-directory-files.js';
+import type { RunUsage } from './run-totals.js';
+import type { StageDirectory } from './stage-directory-files.js';
 
 /**
  * Where a run stands. `waiting`: running and waiting for a human answer. `interrupted`: it was running when its
@@ -30,6 +32,12 @@ export interface RunSummary {
   readonly failureReason?: string;
   /** Questions waiting for an answer. */
   readonly pendingQuestions: number;
+  /** When the run ended (ISO-8601), for a run that ended; absent while it runs or when its process died. */
+  readonly endedAt?: string;
+  /** Wall time of the run's last invocation in milliseconds, once it ended. */
+  readonly durationMs?: number;
+  /** Tokens (and cost, when the backend reports it) of the run's model calls, once one reported usage. */
+  readonly usage?: RunUsage;
 }
 
 /** One run in `GET /pipelines/{id}`: the summary plus progress and stage files. */
@@ -40,8 +48,13 @@ export interface RunDetails extends RunSummary {
   readonly nodeStatuses: Readonly<Record<string, NodeDisplayStatus>>;
   /** Running nodes whose human gate waits for an answer. */
   readonly waitingNodes: readonly string[];
-  /** Stage files that exist, per node (for `GET /pipelines/{id}/stages/{node}/{file}`). */
+  /** Stage files that exist, per top-level node (for `GET /pipelines/{id}/stages/{node}/{file}`). */
   readonly stages: readonly { readonly nodeId: string; readonly files: readonly StageFileName[] }[];
+  /**
+   * Every stage directory, parallel branch stages included (for `GET /pipelines/{id}/stage` and
+   * `GET /pipelines/{id}/stage-file`).
+   */
+  readonly stageDirectories: readonly StageDirectory[];
 }
 
 /** The summary of a run this server is not executing, from its manifest and checkpoint. Pure. */
@@ -103,4 +116,21 @@ function toDisplayStatus(status: string): NodeDisplayStatus {
       // A custom outcome word (DESIGN.md "Outcomes") counts as success.
       return 'success';
   }
+}
+
+/**
+ * The display status of every node that ran, from a run's events: the latest `stage.completed` of each node wins,
+ * inside parallel branches too (whose outcomes the checkpoint does not hold); a node started and not completed yet
+ * is `running` while `live`, and keeps no status otherwise. Pure.
+ */
+export function stageStatusesFromEvents(
+  events: Iterable<PipelineEvent>,
+  options: { readonly live: boolean },
+): Record<string, NodeDisplayStatus> {
+  const statuses: Record<string, NodeDisplayStatus> = {};
+  for (const event of events) {
+    if (event.type === 'stage.started' && options.live) statuses[event.nodeId] = 'running';
+    else if (event.type === 'stage.completed') statuses[event.nodeId] = toDisplayStatus(event.status);
+  }
+  return statuses;
 }

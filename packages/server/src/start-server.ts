@@ -10,6 +10,7 @@ import { createDefaultRegistry, createSimulationBackend } from '@attractor/handl
 import { serve } from '@hono/node-server';
 import { createServerApp } from './create-server-app.js';
 import { type BackendFactory, RunManager } from './run-manager.js';
+import type { SimulationMode } from './server-info.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -47,6 +48,12 @@ export interface StartServerOptions {
   readonly secretValues?: readonly string[];
   /** Time source. Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * How the backend treats LLM stages, reported to clients by `GET /server` so the web UI shows the truth:
+   * `always` (every run simulated), `required` (no LLM configured: runs must ask for simulation) or `optional`.
+   * Default: `always` without a `backendFactory` (the default backend simulates), else `optional`.
+   */
+  readonly simulation?: SimulationMode;
 }
 
 /** A running server. */
@@ -91,6 +98,8 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     token,
     ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    simulation: options.simulation ?? (options.backendFactory === undefined ? 'always' : 'optional'),
+    allowTools: options.allowTools ?? false,
   });
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
     (resolveListening, reject) => {

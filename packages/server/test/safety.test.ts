@@ -44,6 +44,10 @@ describe('bearer token (issue #9 "Safety")', () => {
       ['GET', `/pipelines/${id}/checkpoint`],
       ['GET', `/pipelines/${id}/context`],
       ['GET', `/pipelines/${id}/stages/draft/prompt.md`],
+      ['GET', `/pipelines/${id}/stage?dir=draft`],
+      ['GET', `/pipelines/${id}/stage-file?dir=draft&name=prompt.md`],
+      ['GET', '/server'],
+      ['GET', '/events'],
       ['GET', '/no-such-route'],
     ];
     const bodies: Record<string, unknown> = {
@@ -74,18 +78,35 @@ describe('bearer token (issue #9 "Safety")', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-    expect(await page.text()).toContain('<title>Attractor</title>');
-    for (const [file, type] of [
-      ['app.js', 'text/javascript; charset=utf-8'],
-      ['style.css', 'text/css; charset=utf-8'],
-    ]) {
-      const response = await fetch(`${server.url}/ui/${file}`);
-      expect(response.status, file).toBe(200);
-      expect(response.headers.get('content-type')).toBe(type);
+    const html = await page.text();
+    expect(html).toContain('<title>Attractor</title>');
+    // The built bundles that index.html names, and the page routes of the app (served the same index.html).
+    const assets = [...html.matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(assets.map((asset) => asset.replace(/-[A-Za-z0-9_-]+\./, '-<hash>.')).sort()).toEqual([
+      '/ui/assets/index-<hash>.css',
+      '/ui/assets/index-<hash>.js',
+    ]);
+    for (const asset of assets) {
+      const response = await fetch(`${server.url}${asset}`);
+      expect(response.status, asset).toBe(200);
+      expect(response.headers.get('content-type')).toBe(
+        asset.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
+      );
+      expect(response.headers.get('cache-control')).toContain('immutable');
     }
-    for (const path of ['/ui/..%2Fpackage.json', '/ui/index.ts', '/ui/', '/ui/%2E%2E%2Fsrc%2Findex.ts']) {
+    for (const path of ['/new', '/runs/2026-01-01T00-00-00Z-any']) {
       const response = await fetch(`${server.url}${path}`);
-      expect(response.status, path).toBe(path === '/ui/' ? 401 : 404);
+      expect(response.status, path).toBe(200);
+      expect(await response.text()).toBe(html);
+    }
+    for (const path of [
+      '/ui/assets/..%2F..%2Fpackage.json',
+      '/ui/assets/index.ts',
+      '/ui/assets/%2E%2E%2Findex.html',
+      '/ui/app.js',
+    ]) {
+      const response = await fetch(`${server.url}${path}`);
+      expect(response.status, path).toBe(path === '/ui/app.js' ? 401 : 404);
     }
   });
 

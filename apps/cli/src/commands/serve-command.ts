@@ -81,6 +81,18 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     .map((name) => nonEmpty(io.env[name]))
     .filter((value): value is string => value !== undefined);
 
+  // What the web UI's "Simulate LLM stages" box shows: forced on, needed (no LLM configured), or a free choice.
+  const simulation = options.simulate === true ? 'always' : llmConfigured() ? 'optional' : 'required';
+  // A provider key, an OpenAI-compatible URL, or agent CLIs (--backend): some stages can run on a real LLM.
+  function llmConfigured(): boolean {
+    return (
+      secretValues.length > 0 ||
+      options.baseUrl !== undefined ||
+      nonEmpty(io.env.OPENAI_BASE_URL) !== undefined ||
+      options.backend !== undefined
+    );
+  }
+
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -92,6 +104,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       workdir: resolve(io.cwd, options.workdir ?? '.'),
       allowTools: options.allowTools === true,
       backendFactory,
+      simulation,
       ...(secretValues.length === 0 ? {} : { secretValues }),
     });
   } catch (error) {

@@ -1,0 +1,162 @@
+/**
+ * Web UI benchmark (issue "A web UI people would choose"): the time from opening a run URL to the graph drawn with
+ * its statuses, for a finished 10-node and 500-node run; and the server's memory while 20 pages watch 20 live
+ * runs. The server runs in its own process (bench-server.mjs) so its resident memory is measured alone.
+ * Run: `pnpm --filter @attractor/server bench` (after `pnpm build`). Prints a table; writes nothing to git.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, it } from 'vitest';
+import { type BrowserSession, launchBrowser } from '../test/browser/browser-session.js';
+import { chainPipeline } from '../test/browser/chain-pipeline.js';
+import type { TestServer } from '../test/test-server.js';
+
+interface BenchServer {
+  readonly process: ChildProcess;
+  readonly url: string;
+  readonly token: string;
+  rssMb(): number;
+  startRun(dot: string): Promise<string>;
+  json<T>(path: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+async function startBenchServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const child = spawn(process.execPath, [new URL('./bench-server.mjs', import.meta.url).pathname], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  const { url, token } = JSON.parse(line) as { url: string; token: string };
+  const call = (path: string, init: RequestInit = {}) =>
+    fetch(`${url}${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    });
+  return {
+    process: child,
+    url,
+    token,
+    rssMb: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+    },
+    async startRun(dot) {
+      const response = await call('/pipelines', { method: 'POST', body: JSON.stringify({ dot }) });
+      return ((await response.json()) as { id: string }).id;
+    },
+    async json(path) {
+      return (await (await call(path)).json()) as never;
+    },
+    async close() {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+const rows: string[][] = [];
+let browser: BrowserSession | undefined;
+afterAll(async () => {
+  await browser?.close();
+  console.info(`\n${rows.map((row) => row.join(' | ')).join('\n')}\n`);
+});
+
+async function waitUntil(probe: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+describe('web UI benchmark', () => {
+  it('opens a run URL and draws the graph with statuses (10 and 500 nodes)', async () => {
+    const server = await startBenchServer();
+    browser = await launchBrowser();
+    try {
+      for (const nodes of [10, 500]) {
+        const id = await server.startRun(
+          chainPipeline(nodes)
+            .replace('go [shape=hexagon, label="Go?"]', 'go [prompt="go"]')
+            .replace('[label="[G] Go"]', ''),
+        );
+        await waitUntil(
+          async () => (await server.json<{ live: boolean }>(`/pipelines/${id}`)).live === false,
+          'the run to end',
+        );
+        const times: number[] = [];
+        for (let repeat = 0; repeat < 5; repeat++) {
+          const started = Date.now();
+          const page = await browser.open(server as unknown as TestServer, `/runs/${encodeURIComponent(id)}`);
+          await page.locator('#graph[data-loaded] g#node-done.status-success').waitFor({ timeout: 120_000 });
+          times.push(Date.now() - started);
+          await page.close();
+        }
+        rows.push([
+          `open run URL → graph with statuses, ${nodes} nodes (median of 5)`,
+          `${median(times)} ms`,
+          `runs: ${times.join(', ')} ms`,
+        ]);
+      }
+    } finally {
+      await server.close();
+    }
+  }, 600_000);
+
+  it('server memory with 20 pages watching 20 live runs', async () => {
+    const server = await startBenchServer({ BENCH_STAGE_MS: '400' });
+    browser ??= await launchBrowser();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const idle = server.rssMb();
+      const pipeline = chainPipeline(60)
+        .replace('go [shape=hexagon, label="Go?"]', 'go [prompt="go"]')
+        .replace('[label="[G] Go"]', '');
+      const ids: string[] = [];
+      for (let index = 0; index < 20; index++) ids.push(await server.startRun(pipeline));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const unwatched = server.rssMb();
+      let peak = 0;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, server.rssMb());
+      }, 200);
+      const pages = await Promise.all(
+        ids.map((id) => browser!.open(server as unknown as TestServer, `/runs/${encodeURIComponent(id)}`)),
+      );
+      const watching = (await server.json<{ pipelines: { live: boolean }[] }>('/pipelines')).pipelines.filter(
+        (run) => run.live,
+      ).length;
+      await waitUntil(
+        async () =>
+          (await server.json<{ pipelines: { live: boolean }[] }>('/pipelines')).pipelines.every(
+            (run) => !run.live,
+          ),
+        'the runs to end',
+        300_000,
+      );
+      clearInterval(sampler);
+      for (const page of pages) await page.close();
+      rows.push(['server RSS, idle', `${idle.toFixed(0)} MB`, '']);
+      rows.push([
+        'server RSS, 20 live runs, nobody watching',
+        `${unwatched.toFixed(0)} MB`,
+        '60-node runs, 400 ms per stage',
+      ]);
+      rows.push([
+        'server RSS peak, 20 pages watching 20 live runs',
+        `${peak.toFixed(0)} MB`,
+        `${(peak - unwatched).toFixed(0)} MB more; ${watching} runs still live when all pages were open`,
+      ]);
+    } finally {
+      await server.close();
+    }
+  }, 600_000);
+});

@@ -1,0 +1,197 @@
+/**
+ * The stage directories of a run directory (spec §5.6 plus DESIGN.md "Run directory"): `{node}/` for the top-level
+ * walk, `{parallel node}/branches/{branch}/{node}/` for stages inside parallel branches (nested to any depth), and
+ * `{stage}/visits/{n}/` for earlier visits of a node. The API lists them and serves a fixed set of file names from
+ * them, never anything outside the run directory.
+ */
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { z } from 'zod';
+import { ApiError } from './errors/api-error.js';
+import { STAGE_FILES } from './run-directory-files.js';
+
+/** The files a stage directory may hold that the API serves (spec §5.6 and the tool handler's output). */
+export const STAGE_DIRECTORY_FILES = STAGE_FILES;
+
+/** One of {@link STAGE_DIRECTORY_FILES}. */
+export type StageDirectoryFileName = (typeof STAGE_DIRECTORY_FILES)[number];
+
+const SEGMENT = '[A-Za-z_][A-Za-z0-9_]*';
+const BRANCH = '[A-Za-z0-9._-]+';
+/**
+ * A stage directory relative to the run directory: `node`, `fan/branches/a/node` (any depth), optionally followed by
+ * `/visits/<n>`. No `..`: branch ids may hold dots but never only dots.
+ */
+const STAGE_DIRECTORY_PATTERN = new RegExp(
+  `^(?:${SEGMENT}/branches/${BRANCH}/)*${SEGMENT}(?:/visits/[0-9]+)?$`,
+);
+
+/** The query of `GET /pipelines/{id}/stage` and `GET /pipelines/{id}/stage-file`. */
+export const stageDirectoryQuerySchema = z.strictObject({
+  dir: z
+    .string()
+    .regex(
+      STAGE_DIRECTORY_PATTERN,
+      'dir must be a stage directory such as "review", "fan/branches/a/check" or "review/visits/1"',
+    )
+    .refine((dir) => !dir.split('/').some((part) => /^\.+$/.test(part)), 'dir must not contain "." or ".."'),
+  name: z.enum(STAGE_DIRECTORY_FILES).optional(),
+});
+
+/** A stage directory and what it holds, as `GET /pipelines/{id}/stage` reports it. */
+export const stageDirectorySchema = z.object({
+  /** Relative to the run directory, `/`-separated. */
+  dir: z.string(),
+  /** The node the directory belongs to. */
+  nodeId: z.string(),
+  /** The branch ids from the outermost parallel block inward (empty for the top-level walk), as in `branchPath`. */
+  branchPath: z.array(z.string()),
+  /** The served files that exist, with their size in bytes. */
+  files: z.array(z.object({ name: z.enum(STAGE_DIRECTORY_FILES), bytes: z.number().int().nonnegative() })),
+  /** Earlier visits kept under `visits/<n>/`, in ascending order. */
+  visits: z.array(z.number().int().positive()),
+});
+
+/** See {@link stageDirectorySchema}. */
+export type StageDirectory = z.infer<typeof stageDirectorySchema>;
+
+/** Nesting depth {@link listStageDirectories} follows into `branches/` (parallel blocks inside parallel blocks). */
+const MAX_BRANCH_DEPTH = 8;
+
+/**
+ * Every stage directory of a run: top-level ones and those inside parallel branches at any depth (not the
+ * `visits/` history: see {@link describeStageDirectory}). Only directories holding at least one served file.
+ */
+export function listStageDirectories(runDir: string): StageDirectory[] {
+  const found: StageDirectory[] = [];
+  const walk = (relative: string, branchPath: readonly string[], depth: number) => {
+    for (const name of safeReaddir(join(runDir, relative))) {
+      if (!new RegExp(`^${SEGMENT}$`).test(name)) continue;
+      const dir = relative === '' ? name : `${relative}/${name}`;
+      const described = describeExisting(runDir, dir, name, branchPath);
+      if (described !== undefined) found.push(described);
+      if (depth < MAX_BRANCH_DEPTH) {
+        for (const branch of safeReaddir(join(runDir, dir, 'branches'))) {
+          if (!new RegExp(`^${BRANCH}$`).test(branch) || /^\.+$/.test(branch)) continue;
+          walk(`${dir}/branches/${branch}`, [...branchPath, branch], depth + 1);
+        }
+      }
+    }
+  };
+  walk('', [], 0);
+  return found;
+}
+
+/**
+ * One stage directory with its files and earlier visits.
+ * @throws {ApiError} `NOT_FOUND` (404) when `dir` does not name a stage directory of the run that exists.
+ */
+export function describeStageDirectory(runDir: string, dir: string): StageDirectory {
+  checkInside(runDir, dir);
+  const parts = dir.split('/');
+  const visitAt = parts.indexOf('visits');
+  const stageParts = visitAt === -1 ? parts : parts.slice(0, visitAt);
+  const branchPath = stageParts.filter((_, index) => index % 3 === 2);
+  const nodeId = stageParts.at(-1)!;
+  const described = describeExisting(runDir, dir, nodeId, branchPath);
+  if (described === undefined) {
+    throw new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `No stage directory "${dir}" in the run (the stage has not started yet, or the path is wrong).`,
+    });
+  }
+  return described;
+}
+
+/**
+ * The text of file `name` (one of {@link STAGE_DIRECTORY_FILES}) in stage directory `dir` of a run.
+ * @throws {ApiError} `NOT_FOUND` (404) when it does not exist or leads outside the run directory.
+ */
+export function readStageDirectoryFile(runDir: string, dir: string, name: StageDirectoryFileName): string {
+  const path = checkInside(runDir, `${dir}/${name}`);
+  if (path === undefined || !statSync(path).isFile()) {
+    throw new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `No file "${dir}/${name}" in the run: the stage has not written it (yet).`,
+    });
+  }
+  return readFileSync(path, 'utf8');
+}
+
+/**
+ * The run directories of a run's child pipelines (sub-pipelines, manager loops), which the engine creates inside
+ * their node's stage directory (`{node}/child/`, in parallel branches too): directories below the run directory
+ * that hold an `events.jsonl`, not looking inside those (grandchildren are their child's business) or in `visits/`.
+ */
+export function listChildRunDirectories(runDir: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    for (const entry of safeReaddir(dir)) {
+      if (entry === 'visits') continue;
+      const path = join(dir, entry);
+      if (existsSync(join(path, 'events.jsonl'))) found.push(path);
+      else if (depth < MAX_BRANCH_DEPTH * 3 && safeIsDirectory(path)) walk(path, depth + 1);
+    }
+  };
+  walk(runDir, 0);
+  return found;
+}
+
+function safeIsDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function describeExisting(
+  runDir: string,
+  dir: string,
+  nodeId: string,
+  branchPath: readonly string[],
+): StageDirectory | undefined {
+  const files: StageDirectory['files'] = [];
+  for (const name of STAGE_DIRECTORY_FILES) {
+    const path = join(runDir, dir, name);
+    try {
+      const stats = statSync(path);
+      if (stats.isFile()) files.push({ name, bytes: stats.size });
+    } catch {
+      // Not written (yet).
+    }
+  }
+  const visits = safeReaddir(join(runDir, dir, 'visits'))
+    .filter((name) => /^[0-9]+$/.test(name))
+    .map(Number)
+    .filter((visit) => visit > 0)
+    .sort((a, b) => a - b);
+  if (files.length === 0 && visits.length === 0) return undefined;
+  return { dir, nodeId, branchPath: [...branchPath], files, visits };
+}
+
+/** The real path of `relative` under the run directory when it exists and stays inside; undefined when missing. */
+function checkInside(runDir: string, relative: string): string | undefined {
+  const path = join(runDir, ...relative.split('/'));
+  if (!existsSync(path)) return undefined;
+  const real = realpathSync(path);
+  const root = realpathSync(runDir);
+  if (!real.startsWith(root + sep)) {
+    throw new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `"${relative}" leads outside the run directory.`,
+    });
+  }
+  return real;
+}
+
+function safeReaddir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}

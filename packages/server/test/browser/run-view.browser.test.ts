@@ -1,0 +1,181 @@
+/**
+ * The run page in Chromium: a parallel block with a failing branch (every branch stage coloured, the failed
+ * branch's stderr readable in its stage pane), and an LLM stage whose text streams in as several deltas (shown
+ * before the stage ends, with its tool call, tokens and cost).
+ */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CodergenBackend } from '@attractor/engine';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readFixture, startTestServer, type TestServer } from '../test-server.js';
+import { type BrowserSession, checkAccessibility, launchBrowser, screenshot } from './browser-session.js';
+
+let server: TestServer | undefined;
+let browser: BrowserSession | undefined;
+afterEach(async () => {
+  await browser?.close();
+  await server?.close();
+  browser = undefined;
+  server = undefined;
+});
+
+describe('web UI: run page (issue "A web UI people would choose")', () => {
+  it('colours every stage of a parallel block and shows the failed branch stderr', async () => {
+    server = await startTestServer({ allowTools: true });
+    browser = await launchBrowser();
+    const id = await server.startRun(await readFixture('parallel-failing-branch.dot'));
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
+
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    for (const [node, status] of [
+      ['fan', 'partial_success'],
+      ['a1', 'success'],
+      ['a2', 'success'],
+      ['b1', 'fail'],
+      ['join', 'success'],
+      ['report', 'success'],
+      ['done', 'success'],
+    ]) {
+      await page.locator(`#graph g#node-${node}.status-${status}`).waitFor();
+    }
+
+    await page.click('#graph g#node-b1');
+    await page.waitForURL(/\?stage=b1$/);
+    const pane = page.locator('#stage-pane');
+    await expect.poll(() => pane.locator('.visit summary').first().textContent()).toContain('branch b1');
+    const stderr = pane.locator('.stage-file[data-file="stderr.txt"] pre');
+    await expect.poll(() => stderr.textContent()).toBe('b1 broke: missing input\n');
+    expect(await pane.locator('.stage-files').getAttribute('data-dir')).toBe('fan/branches/b1/b1');
+    expect(await pane.locator('.attempt .fail-text').first().textContent()).toContain('exited with code 3');
+    await page.click('#tab-context');
+    const results = page.locator('#context-table tr[data-key="parallel.results"]');
+    await results.waitFor();
+    // parallel.results is a tree, not one raw JSON string.
+    expect(await results.locator('.json-node').count()).toBeGreaterThan(1);
+    expect(await results.textContent()).not.toContain('\\n');
+    await screenshot(page, 'parallel-failing-branch');
+    expect(await checkAccessibility(page)).toEqual([]);
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('shows an LLM stage text while it streams in, with its tool call, tokens and cost', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A backend that writes its answer in several deltas and waits (for the test) before it finishes the stage.
+    const streaming: CodergenBackend = {
+      async run(request) {
+        if (request.node.id !== 'write') return 'ok';
+        for (const text of ['The plan: ', 'first read ', 'the code, '])
+          request.emit({ type: 'agent.text', text, delta: true });
+        request.emit({
+          type: 'agent.tool_call.started',
+          toolName: 'read_file',
+          callId: 'call-1',
+          arguments: { path: 'src/index.ts' },
+        });
+        request.emit({
+          type: 'agent.tool_call.completed',
+          toolName: 'read_file',
+          callId: 'call-1',
+          output: 'export {};',
+          isError: false,
+          durationMs: 12,
+        });
+        request.emit({ type: 'agent.usage', inputTokens: 1200, outputTokens: 340, costUsd: 0.0123 } as never);
+        await released;
+        request.emit({ type: 'agent.text', text: 'then change it.', delta: true });
+        return 'The plan: first read the code, then change it.';
+      },
+    };
+    server = await startTestServer({ backendFactory: () => streaming });
+    browser = await launchBrowser();
+    const id = await server.startRun(
+      'digraph stream { start [shape=Mdiamond]; write [prompt="Plan the change"]; done [shape=Msquare]; start -> write -> done }',
+    );
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=write`);
+
+    const text = page.locator('#stage-pane .attempt .live-text');
+    await expect.poll(() => text.textContent()).toBe('The plan: first read the code, ');
+    // The stage is still running: the partial text is shown before it ends.
+    await page.locator('#graph g#node-write.status-running').waitFor();
+    expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('running');
+    expect(await page.locator('#stage-pane .tool-call summary code').textContent()).toBe('read_file');
+    expect(await page.locator('#stage-pane .attempt .facts').textContent()).toContain('1,200 in / 340 out');
+    expect(await page.locator('#stage-pane .attempt .facts').textContent()).toContain('$0.0123');
+    await screenshot(page, 'llm-streaming');
+
+    release();
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await expect.poll(() => text.textContent()).toBe('The plan: first read the code, then change it.');
+    expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('success');
+    expect(await page.locator('.run-facts').textContent()).toContain('1,200 in / 340 out');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('shows a tool stage stdout and stderr while the command runs', async () => {
+    server = await startTestServer({ allowTools: true });
+    browser = await launchBrowser();
+    // The command prints, then waits until the test lets it finish (a file in its stage directory).
+    const command =
+      'echo compiling x.ts; echo "warning: slow disk" >&2; while [ ! -f "$ATTRACTOR_STAGE_DIR/go" ]; do sleep 0.05; done; echo finished';
+    const id = await server.startRun(
+      `digraph slow { start [shape=Mdiamond]; build [type=tool, tool_command=${JSON.stringify(command)}]; done [shape=Msquare]; start -> build -> done }`,
+    );
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=build`);
+    const output = page.locator('#stage-pane .attempt .tool-output');
+    await expect.poll(() => output.locator('pre').first().textContent()).toBe('compiling x.ts\n');
+    expect(await output.locator('pre.stderr').textContent()).toBe('warning: slow disk\n');
+    expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('running');
+    await screenshot(page, 'tool-live-output');
+
+    await writeFile(join(server.runsDir, id, 'build', 'go'), '');
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await expect.poll(() => output.locator('pre').first().textContent()).toBe('compiling x.ts\nfinished\n');
+    await expect
+      .poll(() => page.locator('#stage-pane .stage-file[data-file="stdout.txt"] pre').textContent())
+      .toBe('compiling x.ts\nfinished\n');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("shows the stages of a sub-pipeline in its node's stage pane", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'attractor-ui-subgraph-'));
+    await mkdir(join(root, 'pipelines'));
+    await writeFile(
+      join(root, 'pipelines', 'parent.dot'),
+      'digraph Parent { start [shape=Mdiamond]; go [shape=hexagon, label="Go?"]; checks [type="subgraph", graph_ref="checks.dot"]; exit [shape=Msquare]; start -> go; go -> checks [label="[G] Go"]; checks -> exit }',
+    );
+    await writeFile(
+      join(root, 'pipelines', 'checks.dot'),
+      'digraph Checks { start [shape=Mdiamond]; review [prompt="Review the change"]; exit [shape=Msquare]; start -> review -> exit }',
+    );
+    server = await startTestServer({
+      allowTools: true,
+      pipelinesDir: join(root, 'pipelines'),
+      workdir: root,
+    });
+    browser = await launchBrowser();
+    const response = await server.call('/pipelines', { method: 'POST', json: { file: 'parent.dot' } });
+    const { id } = (await response.json()) as { id: string };
+    // Child events are streamed live (the child's own run directory keeps them): watch from before it starts.
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=checks`);
+    await page.locator('#gate-panel').waitFor();
+    await page.keyboard.press('g');
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    const child = page.locator('#stage-pane #child-run');
+    await expect.poll(() => child.locator('h3 .badge').textContent()).toBe('success');
+    expect(
+      await child.locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-node'))),
+    ).toEqual(['start', 'review', 'exit']);
+    expect(await child.locator('li[data-node="review"]').getAttribute('data-status')).toBe('success');
+    // After a reload the child's stages come back from its own run directory.
+    await page.reload();
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await expect.poll(() => child.locator('h3 .badge').textContent()).toBe('success');
+    expect(await child.locator('li').count()).toBe(3);
+    await screenshot(page, 'sub-pipeline');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,342 @@
+/**
+ * The state of one run view, folded from the run's events (the engine's `PipelineEvent` union, imported, never
+ * copied): each node's status (stages inside parallel branches included), every attempt of every visit with its
+ * streamed text, tool calls, logs, usage and live tool output, the timeline, and which gate waits. Mutable and
+ * versioned so a 500-node run updates without copying: the view re-renders when `version` changes.
+ */
+import type { PipelineEvent } from '@attractor/engine';
+
+/** What a node shows in the graph. */
+export type NodeStatus =
+  | 'pending'
+  | 'running'
+  | 'waiting'
+  | 'success'
+  | 'partial_success'
+  | 'retry'
+  | 'fail'
+  | 'skipped';
+
+/** One tool call of an agent. */
+export interface ToolCallView {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly arguments: unknown;
+  output?: string;
+  isError?: boolean;
+  durationMs?: number;
+}
+
+/** One attempt of one visit of a node (in the top-level walk or a parallel branch). */
+export interface AttemptView {
+  /** Unique within the run: branch path, node, visit, attempt. */
+  readonly key: string;
+  readonly nodeId: string;
+  readonly branchPath: readonly string[];
+  readonly visit: number;
+  readonly attempt: number;
+  readonly handlerType: string;
+  /** Milliseconds since the epoch. */
+  readonly startedAtMs: number;
+  endedAtMs?: number;
+  /** `running` until it ends; the outcome status, or `failed` for an attempt that will be retried. */
+  status: 'running' | 'failed' | 'cancelled' | string;
+  durationMs?: number;
+  error?: string;
+  notes?: string;
+  /** The model's text so far (streamed deltas appended). */
+  text: string;
+  textDeltas: number;
+  readonly toolCalls: ToolCallView[];
+  readonly logs: { level: string; message: string }[];
+  inputTokens: number;
+  outputTokens: number;
+  costUsd?: number;
+  /** Tool output streamed while the command runs (`stage.custom` events named `tool.stdout` / `tool.stderr`). */
+  stdout: string;
+  stderr: string;
+}
+
+/** A child pipeline of a node (its events carry `branchPath: [..., 'child:<node>']` and the child's run id). */
+export interface ChildRunView {
+  readonly runId: string;
+  /** The latest status of each of the child's stages, in the order they first started. */
+  readonly stages: Map<string, string>;
+  ended?: 'success' | 'fail' | 'cancelled';
+}
+
+/** A waiting human question, from `interview.started`. */
+export interface GateView {
+  readonly questionId: string;
+  readonly stage: string;
+  readonly askedAtMs: number;
+}
+
+/** The folded state of a run view. */
+export interface RunState {
+  readonly runId: string;
+  version: number;
+  lastSeq: number;
+  startedAtMs?: number;
+  endedAtMs?: number;
+  ended?: 'success' | 'fail' | 'cancelled';
+  endReason?: string;
+  /** Status per node id (all walks of this run's graph). */
+  readonly nodeStatus: Map<string, NodeStatus>;
+  /** Nodes running now (more than one inside parallel blocks). */
+  readonly running: Set<string>;
+  readonly attempts: AttemptView[];
+  readonly attemptsByNode: Map<string, AttemptView[]>;
+  /** The open attempt per `branchPath|nodeId`. */
+  readonly open: Map<string, AttemptView>;
+  /** The parallel node of each branch, by branch path (`a` or `a/inner`). */
+  readonly fanOfBranch: Map<string, string>;
+  readonly gates: Map<string, GateView>;
+  /** Child pipelines (sub-pipelines, manager loops) seen in the stream, by the node of this run that started them. */
+  readonly children: Map<string, ChildRunView>;
+  /** Event types this UI does not know yet (shown in the event log, ignored otherwise). */
+  readonly unknownTypes: Set<string>;
+  /** Every event, for the event log (the run's own and its children's). */
+  readonly events: PipelineEvent[];
+}
+
+/** A fresh state for run `runId`. */
+export function createRunState(runId: string): RunState {
+  return {
+    runId,
+    version: 0,
+    lastSeq: 0,
+    nodeStatus: new Map(),
+    running: new Set(),
+    attempts: [],
+    attemptsByNode: new Map(),
+    open: new Map(),
+    fanOfBranch: new Map(),
+    gates: new Map(),
+    children: new Map(),
+    unknownTypes: new Set(),
+    events: [],
+  };
+}
+
+const openKey = (branchPath: readonly string[] | undefined, nodeId: string) =>
+  `${(branchPath ?? []).join('/')}|${nodeId}`;
+
+/** The stage directory of an attempt relative to the run directory (`fan/branches/a/check` inside a branch). */
+export function stageDirectoryOf(
+  state: RunState,
+  attempt: Pick<AttemptView, 'branchPath' | 'nodeId'>,
+): string {
+  const parts: string[] = [];
+  for (let depth = 0; depth < attempt.branchPath.length; depth++) {
+    const key = attempt.branchPath.slice(0, depth + 1).join('/');
+    const fan = state.fanOfBranch.get(key);
+    if (fan === undefined) return attempt.nodeId;
+    parts.push(fan, 'branches', attempt.branchPath[depth]!);
+  }
+  parts.push(attempt.nodeId);
+  return parts.join('/');
+}
+
+/** Applies one event to `state` (mutates it and bumps `version`). Unknown event types are recorded and ignored. */
+export function applyEvent(state: RunState, event: PipelineEvent): void {
+  state.version++;
+  state.events.push(event);
+  if (event.runId !== state.runId) {
+    applyChildEvent(state, event);
+    return;
+  }
+  if (event.seq > state.lastSeq) state.lastSeq = event.seq;
+  const atMs = Date.parse(event.timestamp);
+  switch (event.type) {
+    case 'pipeline.started':
+      if (event.branchPath === undefined) {
+        state.startedAtMs ??= atMs;
+        delete state.ended;
+        delete state.endedAtMs;
+      }
+      return;
+    case 'pipeline.completed':
+    case 'pipeline.failed':
+    case 'pipeline.cancelled':
+      if (event.branchPath !== undefined) return;
+      state.ended =
+        event.type === 'pipeline.completed'
+          ? 'success'
+          : event.type === 'pipeline.failed'
+            ? 'fail'
+            : 'cancelled';
+      state.endReason =
+        event.type === 'pipeline.failed'
+          ? event.error
+          : event.type === 'pipeline.cancelled'
+            ? event.reason
+            : '';
+      state.endedAtMs = atMs;
+      for (const attempt of state.open.values()) {
+        attempt.status = 'cancelled';
+        attempt.endedAtMs = atMs;
+        const shown = state.nodeStatus.get(attempt.nodeId);
+        // The attempt never finished: the node shows as not run (a resume runs it again).
+        if (shown === 'running' || shown === 'waiting') state.nodeStatus.set(attempt.nodeId, 'pending');
+      }
+      state.open.clear();
+      state.running.clear();
+      state.gates.clear();
+      return;
+    case 'stage.started': {
+      const attempt: AttemptView = {
+        key: `${openKey(event.branchPath, event.nodeId)}|${event.visit}|${event.attempt}`,
+        nodeId: event.nodeId,
+        branchPath: event.branchPath ?? [],
+        visit: event.visit,
+        attempt: event.attempt,
+        handlerType: event.handlerType,
+        startedAtMs: atMs,
+        status: 'running',
+        text: '',
+        textDeltas: 0,
+        toolCalls: [],
+        logs: [],
+        inputTokens: 0,
+        outputTokens: 0,
+        stdout: '',
+        stderr: '',
+      };
+      state.attempts.push(attempt);
+      const list = state.attemptsByNode.get(event.nodeId) ?? [];
+      list.push(attempt);
+      state.attemptsByNode.set(event.nodeId, list);
+      state.open.set(openKey(event.branchPath, event.nodeId), attempt);
+      state.nodeStatus.set(event.nodeId, 'running');
+      state.running.add(event.nodeId);
+      return;
+    }
+    case 'stage.completed':
+    case 'stage.failed': {
+      const key = openKey(event.branchPath, event.nodeId);
+      const attempt = state.open.get(key);
+      const completed = event.type === 'stage.completed';
+      if (attempt !== undefined) {
+        attempt.endedAtMs = atMs;
+        attempt.durationMs = event.durationMs;
+        if (completed) {
+          attempt.status = event.status;
+          if (event.failureReason !== undefined) attempt.error = event.failureReason;
+          if (event.notes !== undefined) attempt.notes = event.notes;
+        } else {
+          attempt.status = 'failed';
+          attempt.error = event.error;
+        }
+        // A failed attempt is followed by stage.completed for the same attempt when it is not retried.
+        if (completed || event.willRetry) state.open.delete(key);
+      }
+      if (completed) {
+        state.nodeStatus.set(event.nodeId, event.status as NodeStatus);
+        state.running.delete(event.nodeId);
+      } else if (event.willRetry) state.nodeStatus.set(event.nodeId, 'retry');
+      return;
+    }
+    case 'stage.retrying':
+      return;
+    case 'parallel.branch.started':
+      state.fanOfBranch.set([...(event.branchPath ?? []), event.branch].join('/'), event.nodeId);
+      return;
+    case 'parallel.started':
+    case 'parallel.branch.completed':
+    case 'parallel.completed':
+    case 'checkpoint.saved':
+    case 'pipeline.restarted':
+      return;
+    case 'interview.started':
+      state.gates.set(event.question.id, {
+        questionId: event.question.id,
+        stage: event.stage,
+        askedAtMs: atMs,
+      });
+      state.nodeStatus.set(event.stage, 'waiting');
+      return;
+    case 'interview.completed':
+    case 'interview.timeout':
+      state.gates.delete(event.question.id);
+      if (state.nodeStatus.get(event.question.stage) === 'waiting')
+        state.nodeStatus.set(event.question.stage, 'running');
+      return;
+    case 'agent.text': {
+      const attempt = state.open.get(openKey(event.branchPath, event.nodeId));
+      if (attempt === undefined) return;
+      if (event.delta) {
+        attempt.text += event.text;
+        attempt.textDeltas++;
+      } else if (attempt.textDeltas === 0) {
+        // A whole message; after streamed deltas it repeats what is already shown.
+        attempt.text += attempt.text === '' ? event.text : `\n\n${event.text}`;
+      }
+      return;
+    }
+    case 'agent.tool_call.started': {
+      const attempt = state.open.get(openKey(event.branchPath, event.nodeId));
+      attempt?.toolCalls.push({ callId: event.callId, toolName: event.toolName, arguments: event.arguments });
+      return;
+    }
+    case 'agent.tool_call.completed': {
+      const attempt = state.open.get(openKey(event.branchPath, event.nodeId));
+      const call = attempt?.toolCalls.find((candidate) => candidate.callId === event.callId);
+      if (call !== undefined) {
+        call.output = event.output;
+        call.isError = event.isError;
+        call.durationMs = event.durationMs;
+      }
+      return;
+    }
+    case 'agent.usage': {
+      const attempt = state.open.get(openKey(event.branchPath, event.nodeId));
+      if (attempt === undefined) return;
+      attempt.inputTokens += event.inputTokens;
+      attempt.outputTokens += event.outputTokens;
+      const cost = (event as { readonly costUsd?: unknown }).costUsd;
+      if (typeof cost === 'number') attempt.costUsd = (attempt.costUsd ?? 0) + cost;
+      return;
+    }
+    case 'stage.log': {
+      state.open.get(openKey(event.branchPath, event.nodeId))?.logs.push({
+        level: event.level,
+        message: event.message,
+      });
+      return;
+    }
+    case 'stage.custom': {
+      const attempt = state.open.get(openKey(event.branchPath, event.nodeId));
+      const data = event.data as { readonly text?: unknown } | null;
+      if (attempt === undefined || typeof data?.text !== 'string') return;
+      if (event.name === 'tool.stdout') attempt.stdout += data.text;
+      else if (event.name === 'tool.stderr') attempt.stderr += data.text;
+      return;
+    }
+    default: {
+      // An event type newer than this UI: keep it in the log, change nothing else.
+      state.unknownTypes.add((event as { readonly type: string }).type);
+      return;
+    }
+  }
+}
+
+/** Folds an event of a child pipeline into the child's view under the node of this run that started it. */
+function applyChildEvent(state: RunState, event: PipelineEvent): void {
+  const path = event.branchPath ?? [];
+  const at = path.findIndex((part) => part.startsWith('child:'));
+  if (at === -1) return;
+  const parentNode = path[at]!.slice('child:'.length);
+  let child = state.children.get(parentNode);
+  if (child === undefined || child.runId !== event.runId) {
+    child = { runId: event.runId, stages: new Map() };
+    state.children.set(parentNode, child);
+  }
+  // Only the child's own walk (not its branches or grandchildren) is summarised here.
+  if (path.length !== at + 1) return;
+  if (event.type === 'stage.started') child.stages.set(event.nodeId, 'running');
+  else if (event.type === 'stage.completed') child.stages.set(event.nodeId, event.status);
+  else if (event.type === 'pipeline.completed') child.ended = 'success';
+  else if (event.type === 'pipeline.failed') child.ended = 'fail';
+  else if (event.type === 'pipeline.cancelled') child.ended = 'cancelled';
+}

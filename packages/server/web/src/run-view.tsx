@@ -1,0 +1,298 @@
+/**
+ * The run page (`/runs/<id>`): header with state, timing, tokens and the actions the run allows (cancel, resume),
+ * the waiting gates on top, the live graph, the stage pane of the selected node (`?stage=<node>`), and tabs for the
+ * timeline, the context and the event log. Everything follows the run's SSE stream; events are applied in batches
+ * once per animation frame.
+ */
+import type { PipelineEvent } from '@attractor/engine';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
+import { ContextView } from './context-view.js';
+import { ErrorNote } from './error-note.js';
+import { EventLog } from './event-log.js';
+import { openEventStream } from './event-stream.js';
+import { formatCost, formatDuration, formatTime, formatTokens } from './format.js';
+import { GatePanel } from './gate-panel.js';
+import { GraphView } from './graph-view.js';
+import { navigate, onLinkClick, runHref } from './router.js';
+import { StateBadge } from './run-list.js';
+import { applyEvent, createRunState, type RunState } from './run-state.js';
+import { StagePane } from './stage-pane.js';
+import { Timeline } from './timeline.js';
+
+/** Props of {@link RunView}. */
+export interface RunViewProps {
+  readonly runId: string;
+  readonly stage: string | undefined;
+  readonly server: ServerInfo | undefined;
+}
+
+type Tab = 'timeline' | 'context' | 'events';
+
+/** The run page. */
+export function RunView({ runId, stage, server }: RunViewProps) {
+  const state = useRef<RunState>(createRunState(runId));
+  const [version, setVersion] = useState(0);
+  const [details, setDetails] = useState<RunDetails | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [actionError, setActionError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [tab, setTab] = useState<Tab>('timeline');
+  const [streamKey, setStreamKey] = useState(0);
+  const [now, setNow] = useState(() => Date.now());
+  const [checkpoints, setCheckpoints] = useState(0);
+
+  const loadDetails = () =>
+    apiJson<RunDetails>(runPath(runId)).then(
+      (body) => {
+        setDetails(body);
+        setError(undefined);
+      },
+      (failure: unknown) => setError((failure as Error).message),
+    );
+
+  useEffect(() => {
+    void loadDetails();
+  }, [runId]);
+
+  useEffect(() => {
+    let pending: PipelineEvent[] = [];
+    let frame: number | undefined;
+    let refresh = false;
+    let saved = 0;
+    const flush = () => {
+      frame = undefined;
+      const batch = pending;
+      pending = [];
+      for (const event of batch) applyEvent(state.current, event);
+      setVersion(state.current.version);
+      if (saved > 0) setCheckpoints((count) => count + saved);
+      saved = 0;
+      if (refresh) {
+        refresh = false;
+        void loadDetails();
+      }
+    };
+    const after = state.current.lastSeq;
+    const close = openEventStream(runPath(runId, `/events${after > 0 ? `?lastEventId=${after}` : ''}`), {
+      message: (data) => {
+        const event = JSON.parse(data) as PipelineEvent;
+        pending.push(event);
+        if (event.type === 'checkpoint.saved') saved++;
+        if (
+          event.runId === runId &&
+          (event.type.startsWith('pipeline.') ||
+            event.type === 'interview.started' ||
+            event.type === 'interview.completed')
+        )
+          refresh = true;
+        frame ??= requestAnimationFrame(flush);
+      },
+      end: () => {
+        close();
+        refresh = true;
+        frame ??= requestAnimationFrame(flush);
+      },
+    });
+    return () => {
+      close();
+      if (frame !== undefined) cancelAnimationFrame(frame);
+    };
+  }, [runId, streamKey]);
+
+  const live = details?.live === true && state.current.ended === undefined;
+  useEffect(() => {
+    if (!live) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [live]);
+
+  const select = (nodeId: string | undefined) => navigate(runHref(runId, nodeId), { replace: false });
+
+  const act = async (action: 'cancel' | 'resume') => {
+    setBusy(true);
+    setActionError(undefined);
+    try {
+      const summary = await apiJson<RunSummary>(runPath(runId, `/${action}`), { method: 'POST', body: '{}' });
+      setDetails((current) => (current === undefined ? current : { ...current, ...summary }));
+      // A resumed run streams again: reopen the stream after the events already seen.
+      if (action === 'resume') setStreamKey((key) => key + 1);
+    } catch (failure) {
+      setActionError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const fork = async (nodeId: string) => {
+    setActionError(undefined);
+    try {
+      const summary = await apiJson<RunSummary>(runPath(runId, '/fork'), {
+        method: 'POST',
+        body: JSON.stringify({ from: nodeId }),
+      });
+      navigate(runHref(summary.id));
+    } catch (failure) {
+      setActionError((failure as Error).message);
+    }
+  };
+
+  const run = state.current;
+  const startedMs = details === undefined ? undefined : Date.parse(details.startedAt);
+  const endedMs = run.endedAtMs ?? (details?.endedAt === undefined ? undefined : Date.parse(details.endedAt));
+  const duration = startedMs === undefined ? undefined : (endedMs ?? (live ? now : undefined))! - startedMs;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let cost: number | undefined;
+  for (const attempt of run.attempts) {
+    inputTokens += attempt.inputTokens;
+    outputTokens += attempt.outputTokens;
+    if (attempt.costUsd !== undefined) cost = (cost ?? 0) + attempt.costUsd;
+  }
+  const questionIds = [...run.gates.keys()].sort().join(',');
+  const displayState = details?.state ?? 'running';
+
+  return (
+    <section class="view run-view" aria-labelledby="run-title">
+      <div class="run-header">
+        <div>
+          <p class="crumbs">
+            <a href="/" onClick={onLinkClick}>
+              Runs
+            </a>{' '}
+            ›
+          </p>
+          <h1 id="run-title">{details?.graphName ?? runId}</h1>
+          <p class="muted small mono" id="run-id">
+            {runId}
+          </p>
+          {details !== undefined && details.goal !== '' && <p class="goal">{details.goal}</p>}
+        </div>
+        <div class="run-actions">
+          <StateBadge state={displayState} id="run-state" />
+          {details?.live === true && (
+            <button
+              type="button"
+              class="button danger"
+              id="cancel-button"
+              disabled={busy}
+              onClick={() => act('cancel')}
+            >
+              Cancel
+            </button>
+          )}
+          {details?.live === false && details.resumable && (
+            <button
+              type="button"
+              class="button"
+              id="resume-button"
+              disabled={busy}
+              onClick={() => act('resume')}
+            >
+              Resume
+            </button>
+          )}
+        </div>
+      </div>
+      <dl class="facts run-facts">
+        <div>
+          <dt>Started</dt>
+          <dd>{details === undefined ? '–' : formatTime(details.startedAt)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{duration === undefined || Number.isNaN(duration) ? '–' : formatDuration(duration)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>
+            {inputTokens + outputTokens === 0
+              ? '–'
+              : `${formatTokens(inputTokens)} in / ${formatTokens(outputTokens)} out`}
+          </dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatCost(cost)}</dd>
+        </div>
+        <div>
+          <dt>Stages</dt>
+          <dd>{run.attempts.length}</dd>
+        </div>
+      </dl>
+      {details?.failureReason !== undefined && displayState !== 'success' && (
+        <p class="fail-text" id="run-failure">
+          {details.failureReason}
+        </p>
+      )}
+      <ErrorNote message={error ?? actionError} id="run-error" />
+      <GatePanel runId={runId} questionIds={questionIds} />
+      <div class={`run-grid${stage === undefined ? '' : ' with-pane'}`}>
+        <section class="card graph-card" aria-labelledby="graph-title">
+          <h2 id="graph-title">Graph</h2>
+          <GraphView
+            runId={runId}
+            statuses={run.nodeStatus}
+            running={run.running}
+            version={version}
+            selected={stage}
+            onSelect={select}
+          />
+        </section>
+        {stage !== undefined && (
+          <StagePane
+            runId={runId}
+            state={run}
+            version={version}
+            nodeId={stage}
+            server={server}
+            onClose={() => select(undefined)}
+            onFork={fork}
+          />
+        )}
+      </div>
+      <section class="card" aria-label="Run details">
+        <div class="tabs" role="tablist" aria-label="Run details">
+          {(['timeline', 'context', 'events'] as const).map((name) => (
+            <button
+              type="button"
+              role="tab"
+              key={name}
+              id={`tab-${name}`}
+              aria-selected={tab === name}
+              aria-controls={`panel-${name}`}
+              tabIndex={tab === name ? 0 : -1}
+              onClick={() => setTab(name)}
+              onKeyDown={(event) => {
+                const names = ['timeline', 'context', 'events'] as const;
+                const at = names.indexOf(name);
+                const next =
+                  event.key === 'ArrowRight'
+                    ? names[(at + 1) % names.length]
+                    : event.key === 'ArrowLeft'
+                      ? names[(at + names.length - 1) % names.length]
+                      : undefined;
+                if (next !== undefined) {
+                  event.preventDefault();
+                  setTab(next);
+                  document.getElementById(`tab-${next}`)?.focus();
+                }
+              }}
+            >
+              {name === 'timeline' ? 'Timeline' : name === 'context' ? 'Context' : 'Events'}
+            </button>
+          ))}
+        </div>
+        <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
+          {tab === 'timeline' ? (
+            <Timeline state={run} now={now} onSelect={select} />
+          ) : tab === 'context' ? (
+            <ContextView runId={runId} checkpoints={checkpoints} />
+          ) : (
+            <EventLog events={run.events} />
+          )}
+        </div>
+      </section>
+    </section>
+  );
+}

@@ -1,0 +1,305 @@
+/**
+ * The stage pane of one node: every visit as a history (in parallel branches too), and per attempt its status,
+ * duration, tokens and cost, the model's text as it streams in, agent tool calls with arguments and results, log
+ * lines, and tool output live; then the stage files (full prompt, response, status.json, stdout, stderr). Files are
+ * re-read when an attempt starts or ends (event-driven, never on a timer).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { apiJson, apiText, runPath, type ServerInfo, type StageDirectory } from './api.js';
+import { ErrorNote } from './error-note.js';
+import { formatCost, formatDuration, formatTokens } from './format.js';
+import { JsonTree } from './json-tree.js';
+import { type AttemptView, type ChildRunView, type RunState, stageDirectoryOf } from './run-state.js';
+
+/** Props of {@link StagePane}. */
+export interface StagePaneProps {
+  readonly runId: string;
+  readonly state: RunState;
+  readonly version: number;
+  readonly nodeId: string;
+  readonly server: ServerInfo | undefined;
+  readonly onClose: () => void;
+  readonly onFork: (nodeId: string) => void;
+}
+
+/** Largest stage file shown inline, in bytes. */
+const INLINE_LIMIT = 512 * 1024;
+
+/** The stage pane. */
+export function StagePane(props: StagePaneProps) {
+  const { state, nodeId } = props;
+  const attempts = state.attemptsByNode.get(nodeId) ?? [];
+  // One group per (branch path, visit): the visits of the node, oldest first.
+  const visits = new Map<string, AttemptView[]>();
+  for (const attempt of attempts) {
+    const key = `${attempt.branchPath.join('/')}#${attempt.visit}`;
+    visits.set(key, [...(visits.get(key) ?? []), attempt]);
+  }
+  const dirs = [...new Set(attempts.map((attempt) => stageDirectoryOf(state, attempt)))];
+  const ended = attempts.filter((attempt) => attempt.status !== 'running').length;
+  const [listings, setListings] = useState(new Map<string, StageDirectory>());
+  const [error, setError] = useState<string | undefined>();
+  const dirKey = dirs.join('\n');
+
+  useEffect(() => {
+    let cancelled = false;
+    const targets = dirKey === '' ? [nodeId] : dirKey.split('\n');
+    Promise.all(
+      targets.map((dir) =>
+        apiJson<StageDirectory>(runPath(props.runId, `/stage?dir=${encodeURIComponent(dir)}`)).then(
+          (listing) => [dir, listing] as const,
+          () => undefined,
+        ),
+      ),
+    ).then(
+      (found) => {
+        if (cancelled) return;
+        setListings(new Map(found.filter((entry) => entry !== undefined)));
+      },
+      (failure: unknown) => setError((failure as Error).message),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [props.runId, nodeId, dirKey, attempts.length, ended]);
+
+  const canFork = props.server?.capabilities.fork === true && attempts.some((a) => a.status === 'success');
+  return (
+    <section class="card stage-pane" id="stage-pane" aria-labelledby="stage-title" data-node={nodeId}>
+      <div class="pane-head">
+        <h2 id="stage-title">
+          Stage <code>{nodeId}</code>
+        </h2>
+        <span class="spacer" />
+        {canFork && (
+          <button type="button" class="button" id="fork-button" onClick={() => props.onFork(nodeId)}>
+            Fork from here
+          </button>
+        )}
+        <button
+          type="button"
+          class="button ghost small"
+          onClick={props.onClose}
+          aria-label="Close the stage pane"
+        >
+          Close
+        </button>
+      </div>
+      <ErrorNote message={error} />
+      {attempts.length === 0 && <p class="muted">This node has not run yet.</p>}
+      {state.children.get(nodeId) !== undefined && <ChildRun child={state.children.get(nodeId)!} />}
+      {[...visits.entries()].map(([key, visitAttempts], index) => {
+        const first = visitAttempts[0]!;
+        const dir = stageDirectoryOf(state, first);
+        const listing = listings.get(dir);
+        const visitDir =
+          listing?.visits.includes(first.visit) === true ? `${dir}/visits/${first.visit}` : dir;
+        const latest = index === visits.size - 1;
+        return (
+          <details class="visit" key={key} open={latest} data-visit={first.visit}>
+            <summary>
+              Visit {first.visit}
+              {first.branchPath.length > 0 && (
+                <span class="muted"> · branch {first.branchPath.join(' › ')}</span>
+              )}{' '}
+              <span class={`badge state-${visitAttempts.at(-1)!.status}`}>
+                {visitAttempts.at(-1)!.status}
+              </span>
+            </summary>
+            {visitAttempts.map((attempt) => (
+              <Attempt key={attempt.key} attempt={attempt} />
+            ))}
+            <StageFiles runId={props.runId} dir={visitDir} version={`${attempts.length}:${ended}`} />
+          </details>
+        );
+      })}
+      {attempts.length === 0 && <StageFiles runId={props.runId} dir={nodeId} version="0" />}
+    </section>
+  );
+}
+
+function Attempt({ attempt }: { attempt: AttemptView }) {
+  const tokens = attempt.inputTokens + attempt.outputTokens;
+  return (
+    <div class="attempt" data-attempt={attempt.attempt} data-status={attempt.status}>
+      <dl class="facts">
+        <div>
+          <dt>Attempt</dt>
+          <dd>{attempt.attempt}</dd>
+        </div>
+        <div>
+          <dt>Status</dt>
+          <dd class={`status-text status-${attempt.status}`}>{attempt.status}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd>{attempt.durationMs === undefined ? 'running…' : formatDuration(attempt.durationMs)}</dd>
+        </div>
+        <div>
+          <dt>Tokens</dt>
+          <dd>
+            {tokens === 0
+              ? '–'
+              : `${formatTokens(attempt.inputTokens)} in / ${formatTokens(attempt.outputTokens)} out`}
+          </dd>
+        </div>
+        <div>
+          <dt>Cost</dt>
+          <dd>{formatCost(attempt.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>Handler</dt>
+          <dd>{attempt.handlerType}</dd>
+        </div>
+      </dl>
+      {attempt.error !== undefined && <p class="fail-text">{attempt.error}</p>}
+      {attempt.text !== '' && (
+        <div class="stream">
+          <h3>Response{attempt.status === 'running' ? ' (streaming)' : ''}</h3>
+          <pre class="live-text" aria-live={attempt.status === 'running' ? 'polite' : 'off'}>
+            {attempt.text}
+          </pre>
+        </div>
+      )}
+      {attempt.toolCalls.length > 0 && (
+        <div class="tool-calls">
+          <h3>Tool calls</h3>
+          {attempt.toolCalls.map((call) => (
+            <details key={call.callId} class={`tool-call${call.isError === true ? ' is-error' : ''}`}>
+              <summary>
+                <code>{call.toolName}</code>{' '}
+                <span class="muted small">
+                  {call.output === undefined
+                    ? 'running…'
+                    : `${call.isError === true ? 'error' : 'done'} in ${formatDuration(call.durationMs ?? 0)}`}
+                </span>
+              </summary>
+              <h4>Arguments</h4>
+              <JsonTree value={call.arguments} />
+              {call.output !== undefined && (
+                <>
+                  <h4>Result</h4>
+                  <pre class="file-text">{call.output}</pre>
+                </>
+              )}
+            </details>
+          ))}
+        </div>
+      )}
+      {(attempt.stdout !== '' || attempt.stderr !== '') && (
+        <div class="tool-output">
+          {attempt.stdout !== '' && (
+            <>
+              <h3>stdout (live)</h3>
+              <pre class="file-text">{attempt.stdout}</pre>
+            </>
+          )}
+          {attempt.stderr !== '' && (
+            <>
+              <h3>stderr (live)</h3>
+              <pre class="file-text stderr">{attempt.stderr}</pre>
+            </>
+          )}
+        </div>
+      )}
+      {attempt.logs.length > 0 && (
+        <ul class="logs">
+          {attempt.logs.map((line, index) => (
+            <li key={index} class={`log-${line.level}`}>
+              <span class="muted small">{line.level}</span> {line.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** The served files of a stage directory, each readable in full. */
+function StageFiles({ runId, dir, version }: { runId: string; dir: string; version: string }) {
+  const [listing, setListing] = useState<StageDirectory | undefined>();
+  const [texts, setTexts] = useState(new Map<string, string>());
+  useEffect(() => {
+    let cancelled = false;
+    apiJson<StageDirectory>(runPath(runId, `/stage?dir=${encodeURIComponent(dir)}`)).then(
+      async (found) => {
+        const loaded = new Map<string, string>();
+        await Promise.all(
+          found.files
+            .filter((file) => file.bytes <= INLINE_LIMIT)
+            .map(async (file) => {
+              const text = await apiText(
+                runPath(runId, `/stage-file?dir=${encodeURIComponent(dir)}&name=${file.name}`),
+              ).catch((failure: unknown) => `(${(failure as Error).message})`);
+              loaded.set(file.name, text);
+            }),
+        );
+        if (cancelled) return;
+        setListing(found);
+        setTexts(loaded);
+      },
+      () => {
+        if (!cancelled) setListing(undefined);
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [runId, dir, version]);
+  if (listing === undefined || listing.files.length === 0) return null;
+  return (
+    <div class="stage-files" data-dir={dir}>
+      <h3>Files</h3>
+      {listing.files.map((file) => {
+        const text = texts.get(file.name);
+        return (
+          <details
+            key={file.name}
+            class="stage-file"
+            data-file={file.name}
+            open={file.name === 'stderr.txt' ? file.bytes > 0 : file.name === 'prompt.md'}
+          >
+            <summary>
+              <code>{file.name}</code>{' '}
+              <span class="muted small">{file.bytes.toLocaleString('en-US')} bytes</span>
+            </summary>
+            {text === undefined ? (
+              <p class="muted small">Too large to show here ({file.bytes} bytes).</p>
+            ) : file.name === 'status.json' ? (
+              <JsonTree value={parseJson(text)} />
+            ) : (
+              <pre class={`file-text${file.name === 'stderr.txt' ? ' stderr' : ''}`}>{text}</pre>
+            )}
+          </details>
+        );
+      })}
+    </div>
+  );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The child pipeline a node started (sub-pipeline or manager loop): its run id and each stage's status, live. */
+function ChildRun({ child }: { child: ChildRunView }) {
+  return (
+    <div class="child-run" id="child-run" data-run={child.runId}>
+      <h3>
+        Sub-pipeline <span class="muted small mono">{child.runId}</span>{' '}
+        <span class={`badge state-${child.ended ?? 'running'}`}>{child.ended ?? 'running'}</span>
+      </h3>
+      <ol class="child-stages">
+        {[...child.stages.entries()].map(([stage, status]) => (
+          <li key={stage} data-node={stage} data-status={status}>
+            <code>{stage}</code> <span class={`badge state-${status}`}>{status}</span>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
