@@ -10,7 +10,13 @@ import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/se
 import { CliError } from './errors/cli-error.js';
 import { describeFsError, fsFaultFix, isFsFault } from './errors/describe-fs-error.js';
 import { withMaskedOutput } from './mask-output.js';
-import { collectSet, collectString, parsePositiveInteger, parseUrl } from './parse-options.js';
+import {
+  collectSet,
+  collectString,
+  parseNonNegativeNumber,
+  parsePositiveInteger,
+  parseUrl,
+} from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
 import type { RunCliOptions } from './run/run-cli-options.js';
 
@@ -172,7 +178,10 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
     .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
     .option('--model <model>', 'default model for stages that name none')
-    .option('--provider <provider>', 'default provider for stages that name none (openai)')
+    .option(
+      '--provider <provider>',
+      'provider for stages whose llm_provider and model name imply none: openai, anthropic, google (gemini) (default: openai)',
+    )
     .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(
       new Option('--base-url <url>', 'OpenAI-compatible API base URL (default: $OPENAI_BASE_URL)').argParser(
@@ -236,6 +245,22 @@ function addRunOptions(command: Command): void {
     .addOption(
       new Option('--max-steps <n>', 'stop after this many node executions').argParser(parsePositiveInteger),
     )
+    .addOption(
+      new Option(
+        '--max-budget-usd <usd>',
+        'stop before the next LLM stage once LLM stages cost this much (overrides max_budget_usd)',
+      ).argParser(parseNonNegativeNumber),
+    )
+    .addOption(
+      new Option(
+        '--max-tokens <n>',
+        'stop before the next LLM stage once LLM stages used this many tokens (overrides max_tokens)',
+      ).argParser(parsePositiveInteger),
+    )
+    .option(
+      '--prices <file.json>',
+      'model prices in USD per million tokens, over the defaults: {"<model>": {"input": 3, "output": 15, "cachedInput": 0.3}}',
+    )
     .option('--simulate', 'simulate LLM stages (no API key needed); tools run for real')
     .option(
       '--simulate-script <file.json>',
@@ -243,7 +268,10 @@ function addRunOptions(command: Command): void {
     )
     .option('--dry-run', 'simulate LLM stages and record tool commands without running them')
     .option('--model <model>', 'default model for stages that name none')
-    .option('--provider <provider>', 'default provider for stages that name none (openai)')
+    .option(
+      '--provider <provider>',
+      'provider for stages whose llm_provider and model name imply none: openai, anthropic, google (gemini) (default: openai)',
+    )
     .addOption(
       new Option('--base-url <url>', 'OpenAI-compatible API base URL (default: $OPENAI_BASE_URL)').argParser(
         parseUrl,

@@ -62,6 +62,18 @@ export function parsePositiveInteger(text: string): number {
 }
 
 /**
+ * Parses a non-negative decimal option (`--max-budget-usd 2.5`).
+ *
+ * @throws {InvalidArgumentError} for anything else.
+ */
+export function parseNonNegativeNumber(text: string): number {
+  if (!/^(\d+(\.\d+)?|\.\d+)$/.test(text.trim())) {
+    throw new InvalidArgumentError(`expected a number of at least 0 such as 2.5, got "${text}".`);
+  }
+  return Number(text);
+}
+
+/**
  * Checks a URL option (`--base-url`).
  *
  * @throws {InvalidArgumentError} when it is not an absolute http(s) URL.

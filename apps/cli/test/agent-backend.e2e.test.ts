@@ -121,7 +121,11 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
     expect(sessions.map((event) => event.nodeId)).toEqual(['plan', 'implement', 'review']);
     const usage = events.filter((event) => event.type === 'agent.usage');
     expect(usage).toHaveLength(3);
-    expect(usage.every((event) => event.type === 'agent.usage' && (event.costUsd ?? 0) > 0)).toBe(true);
+    expect(
+      usage.every(
+        (event) => event.type === 'agent.usage' && typeof event.costUsd === 'number' && event.costUsd > 0,
+      ),
+    ).toBe(true);
     expect(await readFile(join(cwd, 'run', 'implement', 'response.md'), 'utf8')).toBe('Wrote hello.txt.');
     expect(JSON.parse(await readFile(join(cwd, 'run', 'cli-options.json'), 'utf8'))).toMatchObject({
       backend: 'claude-code',
@@ -148,7 +152,9 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
     });
 
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('Stages work run on the api backend, which has no LLM configured');
+    expect(result.stderr).toContain(
+      'error: The pipeline was not started: 1 LLM stage cannot run.\n  - LLM stage "work" names no model: set llm_model on the node or in the model_stylesheet, or pass --model\nOr give them an agent: --backend claude-code (or a node attribute backend="codex"), or pass --simulate.',
+    );
   });
 });
 

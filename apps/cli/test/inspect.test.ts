@@ -72,9 +72,11 @@ describe('attractor inspect', () => {
     expect(await main({ argv: ['inspect', logsRoot], io })).toBe(0);
     const text = io.output();
     expect(text).toMatch(/^Inspected {2}success$/m);
-    expect(text).toMatch(/^stage\s+visits\s+status\s+attempts\s+duration\s+tokens\s+failure$/m);
+    expect(text).toMatch(/^stage\s+visits\s+status\s+attempts\s+duration\s+tokens\s+cost\s+failure$/m);
     expect(text).toMatch(/^build\s+1\s+success\s+2\s/m);
-    expect(text).toMatch(/^plan\s+1\s+success\s+1\s+\S+\s+1\.5k$/m);
+    // The recorded usage carries no price: the cost is unknown, not $0.
+    expect(text).toMatch(/^plan\s+1\s+success\s+1\s+\S+\s+1\.5k\s+unknown$/m);
+    expect(text).toMatch(/^cost: {5}unknown$/m);
     expect(text).toContain('route: start → plan → build → review → exit');
   });
 

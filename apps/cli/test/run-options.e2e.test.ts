@@ -20,15 +20,16 @@ describe('attractor run: options, output and exit codes', () => {
     expect(result.stderr).toMatch(/^Run directory: \.attractor\/runs\/\S+-BuildAndTest$/m);
   });
 
-  it('without --simulate and without OPENAI_API_KEY fails before running, naming OPENAI_API_KEY, --base-url and --simulate', async () => {
+  it('without --simulate and without OPENAI_API_KEY fails before running, naming the stages, OPENAI_API_KEY and --simulate', async () => {
     const cwd = await temporaryDirectory();
     const result = await attractor(
       ['run', join(PIPELINES, 'build-and-test.dot'), '--workdir', SAMPLE_PROJECT],
       { cwd },
     );
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('Set OPENAI_API_KEY to use OpenAI, or pass --base-url <url>');
-    expect(result.stderr).toContain('or pass --simulate to run without an LLM.');
+    expect(result.stderr).toBe(
+      'error: The pipeline was not started: 3 LLM stages cannot run.\n  - set OPENAI_API_KEY for provider openai: LLM stages "plan", "fix", "report" (model gpt-5.2)\nOr pass --simulate to run without an LLM.',
+    );
     expect(result.stdout).toBe('');
     await expect(access(join(cwd, '.attractor'))).rejects.toThrow();
   });

@@ -38,6 +38,8 @@ function mockBackend(model: MockLanguageModelV3, options: Parameters<typeof crea
     providers: { mock: () => model },
     defaultProvider: 'mock',
     defaultModel: 'm',
+    // The mock answers doGenerate; streaming goes over HTTP in test/*-end-to-end.test.ts.
+    streaming: false,
     ...options,
   });
 }
@@ -113,7 +115,7 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     expect(userTexts(second)).toEqual(['Build a Flask app', 'Actually, just create a /health endpoint']);
     expect(second.at(-1)?.role).toBe('user');
     expect(second.at(-2)?.role).toBe('tool');
-    expect(backend.history('main').map((message) => message.role)).toEqual([
+    expect(backend.history('main', stage.logsRoot).map((message) => message.role)).toEqual([
       'user',
       'assistant',
       'tool',
@@ -196,7 +198,11 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
 
   it('maps an explicit reasoning_effort to the provider option and sends none otherwise to other servers', async () => {
     const model = new MockLanguageModelV3({ doGenerate: async () => text('ok') });
-    const backend = createAiSdkBackend({ providers: { openai: () => model }, defaultModel: 'gpt-5' });
+    const backend = createAiSdkBackend({
+      providers: { openai: () => model },
+      defaultModel: 'gpt-5',
+      streaming: false,
+    });
     const explicit = await createStageRequest({
       node: { id: 'a', attrs: { reasoning_effort: 'low' }, reasoningEffort: 'low' },
     });

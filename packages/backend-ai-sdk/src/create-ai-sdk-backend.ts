@@ -1,18 +1,20 @@
 /**
  * `createAiSdkBackend`: the engine's `CodergenBackend` (spec §4.5) as a coding agent on the AI SDK's multi-step
- * tool loop (coding-agent-loop-spec §2). One `generateText` call per stage attempt, with the workdir-confined
- * tools, steering between steps, the turn limit, fidelity-dependent history, a transcript and usage accounting.
+ * tool loop (coding-agent-loop-spec §2). One `streamText` call per stage attempt, with the workdir-confined
+ * tools, steering between steps, the turn limit, fidelity-dependent history, transient-error retries, a
+ * transcript, and usage and cost accounting.
  */
-import { createOpenAI } from '@ai-sdk/openai';
-import type { SharedV3ProviderOptions } from '@ai-sdk/provider';
+import { dirname } from 'node:path';
+import type { SharedV4ProviderOptions } from '@ai-sdk/provider';
 import {
   type Clock,
   type CodergenBackend,
   type CodergenRequest,
   type Outcome,
+  redactSecrets,
   systemClock,
 } from '@attractor/engine';
-import type { ModelMessage } from 'ai';
+import { type ModelMessage, wrapLanguageModel } from 'ai';
 import {
   createAgentTools,
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -20,21 +22,29 @@ import {
   type ReportedOutcome,
 } from './agent-tools.js';
 import { buildSystemPrompt } from './build-system-prompt.js';
+import { BUILT_IN_PROVIDERS, providerSettingsFromEnv } from './built-in-providers.js';
 import { filterEnvironment } from './filter-environment.js';
 import { toModelCallError } from './map-model-error.js';
+import { costUsd, DEFAULT_PRICES, type PriceTable } from './price-table.js';
 import { reasoningProviderOptions } from './reasoning-provider-options.js';
 import {
-  type BuiltInOpenAI,
+  createModelRegistry,
   isOpenAIReasoningModel,
   type ModelProvider,
   resolveModel,
 } from './resolve-model.js';
-import { writeResponseFile } from './response-file.js';
+import { formatPrompt, writePromptFile, writeResponseFile } from './response-file.js';
 import { type AgentLoopResult, runAgentLoop } from './run-agent-loop.js';
 import { selectTools } from './select-tools.js';
-import { buildStageOutcome } from './stage-outcome.js';
+import { createSessionStore } from './session-store.js';
+import { buildStageOutcome, type UsageTotals } from './stage-outcome.js';
 import { resolveToolHooks } from './tool-hooks.js';
 import { createTranscriptWriter } from './transcript-file.js';
+import {
+  createTransientRetryMiddleware,
+  DEFAULT_TRANSIENT_RETRY_POLICY,
+  type TransientRetryPolicy,
+} from './transient-retry.js';
 import type { ToolOutputLimit } from './truncate-output.js';
 import { readProjectInstructions } from './workdir-files.js';
 
@@ -44,8 +54,9 @@ export const DEFAULT_MAX_TURNS = 50;
 /** Options of {@link createAiSdkBackend}. */
 export interface AiSdkBackendOptions {
   /**
-   * AI SDK providers by name (`anthropic: createAnthropic({ apiKey })`, `google: ...`), used for nodes whose
-   * `llm_provider` (or inferred provider) has that name. An `openai` entry replaces the built-in one.
+   * More AI SDK providers by name (`mistral: createMistral({ apiKey })`, any provider instance or a function from
+   * model id to model), used for nodes whose `llm_provider` has that name. They join the built-in `openai`,
+   * `anthropic`, `google` and `gemini` in the provider registry, and replace a built-in one of the same name.
    */
   readonly providers?: Readonly<Record<string, ModelProvider>>;
   /** Model for nodes that set no `llm_model` (the CLI's `--model`). Default: none (such a node fails clearly). */
@@ -66,8 +77,19 @@ export interface AiSdkBackendOptions {
    * `responses` (the Responses API) against OpenAI itself. Set `responses` for a compatible server that offers it.
    */
   readonly openaiApi?: 'chat' | 'responses';
-  /** API key of the built-in OpenAI provider (the CLI passes `OPENAI_API_KEY`). Default: none (empty key). */
+  /** API key of the built-in OpenAI provider. Default: `OPENAI_API_KEY` of `env` (else an empty key). */
   readonly apiKey?: string;
+  /**
+   * Prices in USD per million tokens by model id, over {@link DEFAULT_PRICES} (the CLI's `--prices file.json`).
+   * A model without a price costs `"unknown"`.
+   */
+  readonly prices?: PriceTable;
+  /** How transient provider errors (429, 5xx, 529, network) are retried per model call. Default: 6 attempts, 5 minutes. */
+  readonly retry?: Partial<TransientRetryPolicy>;
+  /** Jitter source in [0, 1) for retry backoff. Default: `Math.random`. */
+  readonly random?: () => number;
+  /** Stream replies with `streamText` (text deltas become `agent.text` events). Default: true. */
+  readonly streaming?: boolean;
   /**
    * Working directory the tools are confined to. Default: the run's working directory (`request.workdir`).
    */
@@ -84,9 +106,11 @@ export interface AiSdkBackendOptions {
   /** Largest shell timeout the model may ask for, in milliseconds. Default: 600000. */
   readonly maxCommandTimeoutMs?: number;
   /**
-   * Environment of shell commands and tool hooks, before filtering: every variable whose name contains `KEY`,
-   * `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD` or `CREDENTIAL` is removed. Library code never reads `process.env`;
-   * pass it here (the CLI does). Default: empty (bash then uses its built-in `PATH`).
+   * The environment. The built-in providers read their keys and base URLs from it (`OPENAI_API_KEY`,
+   * `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `GOOGLE_GENERATIVE_AI_API_KEY` or
+   * `GEMINI_API_KEY`, `GOOGLE_GENERATIVE_AI_BASE_URL`). Shell commands and tool hooks get it filtered: every
+   * variable whose name contains `KEY`, `TOKEN`, `SECRET`, `PASSWORD`, `PASSWD` or `CREDENTIAL` is removed. Library
+   * code never reads `process.env`; pass it here (the CLI does). Default: empty (bash then uses its built-in `PATH`).
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Per-tool output limits, merged over `DEFAULT_TOOL_OUTPUT_LIMITS` (coding-agent-loop-spec §5.2). */
@@ -99,13 +123,32 @@ export interface AiSdkBackendOptions {
 
 /** The backend, with access to the `full`-fidelity sessions it keeps. */
 export interface AiSdkBackend extends CodergenBackend {
-  /** The message history kept for a thread key (empty when none), oldest first. For inspection and tests. */
-  history(threadKey: string): readonly ModelMessage[];
+  /**
+   * The message history kept for a thread key of a run (empty when none), oldest first. `run` is the run's logs
+   * root (the parent of its stage directories). For inspection and tests.
+   */
+  history(threadKey: string, run: string): readonly ModelMessage[];
 }
 
 function contextNumber(request: CodergenRequest, key: string): number {
   const value = request.context.get(key);
   return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+function previousTotals(request: CodergenRequest): UsageTotals {
+  return {
+    inputTokens: contextNumber(request, 'usage.total.input_tokens'),
+    outputTokens: contextNumber(request, 'usage.total.output_tokens'),
+    cachedInputTokens: contextNumber(request, 'usage.total.cached_input_tokens'),
+    reasoningTokens: contextNumber(request, 'usage.total.reasoning_tokens'),
+    totalTokens: contextNumber(request, 'usage.total.total_tokens'),
+    costUsd: contextNumber(request, 'usage.total.cost_usd'),
+    costComplete: request.context.get('usage.total.cost_complete') !== false,
+  };
+}
+
+function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
 }
 
 /**
@@ -125,22 +168,25 @@ function contextNumber(request: CodergenRequest, key: string): number {
  * - every step and tool call goes to `{stageDir}/transcript.jsonl` and to `request.emit` (`agent.*` events);
  * - the final reply goes to `{stageDir}/response.md`.
  *
- * Returns an Outcome: the `report_outcome` values, or SUCCESS with the reply; either way with `last_response`
- * and token usage in `contextUpdates` (`usage.<node>.input_tokens|output_tokens|total_tokens` and running
- * totals `usage.total.*`). Hitting the turn limit is a retryable FAIL.
+ * - transient provider errors (429, 500-504, 529, network) are retried per model call with exponential backoff
+ *   and jitter, honouring `retry-after(-ms)`; each wait is a `stage.custom` event `llm.retry` and a `stage.log`
+ *   warning. These retries never use the node's `max_retries`;
+ * - `{stageDir}/prompt.md` holds the whole prompt sent; the final reply goes to `{stageDir}/response.md`.
  *
- * @throws {BackendConfigurationError} (not retryable) when the node has no model, its provider has no instance,
+ * Returns an Outcome: the `report_outcome` values, or SUCCESS with the reply; either way with `last_response`,
+ * token usage and cost in `contextUpdates` (`usage.<node>.*` and the running totals `usage.total.*`, see
+ * `usageContextUpdates`). Hitting the turn limit is a retryable FAIL.
+ *
+ * @throws {BackendConfigurationError} (not retryable) when the node has no model, its provider is unknown,
  *   or its `tools` attribute names an unknown tool.
- * @throws {ModelCallError} when the provider call fails: `retryable` for 429, 5xx, network errors and timeouts;
- *   terminal for 400/401/403/404 with a message saying what to fix. The AI SDK's own retries are off
- *   (`maxRetries: 0`) so the engine's retry policy is the only one.
+ * @throws {ModelCallError} when the provider call fails: `retryable` for 429, 5xx, network errors and timeouts
+ *   that outlasted the backend's own retries; terminal for 400/401/403/404 with a message naming the provider and
+ *   the variable to check. The AI SDK's own retries are off (`maxRetries: 0`).
  *
  * @example
  * const backend = createAiSdkBackend({
- *   baseURL: 'http://localhost:11434/v1',
- *   apiKey: 'ollama',
- *   defaultModel: 'qwen2.5-coder',
- *   env: { PATH: '/usr/bin:/bin' },
+ *   env: process.env, // ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...
+ *   defaultModel: 'claude-sonnet-4-6',
  * });
  * const result = await runPipeline({ graph, registry, logsRoot: '.attractor/runs/demo', backend });
  */
@@ -153,32 +199,37 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     options.maxCommandTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS,
   );
   const env = filterEnvironment(options.env ?? {});
-  const secretValues = options.apiKey !== undefined && options.apiKey !== '' ? [options.apiKey] : [];
-  const sessions = new Map<string, readonly ModelMessage[]>();
-  let openai: BuiltInOpenAI | undefined;
-  const builtInOpenAI = (): BuiltInOpenAI => {
-    openai ??= {
-      // An explicit (possibly empty) key keeps the SDK from reading OPENAI_API_KEY from process.env itself.
-      provider: createOpenAI({
-        apiKey: options.apiKey ?? '',
-        ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      }),
-      api: options.openaiApi ?? (options.baseURL === undefined ? 'responses' : 'chat'),
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-    };
-    return openai;
-  };
+  const registry = createModelRegistry({
+    ...(options.providers === undefined ? {} : { providers: options.providers }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+    ...(options.openaiApi === undefined ? {} : { openaiApi: options.openaiApi }),
+  });
+  const secretValues = [
+    ...(options.apiKey === undefined || options.apiKey === '' ? [] : [options.apiKey]),
+    ...(['openai', 'anthropic', 'google'] as const)
+      .map((name) => providerSettingsFromEnv(name, options.env ?? {}).apiKey)
+      .filter((key): key is string => key !== undefined),
+  ];
+  const prices: PriceTable = { ...DEFAULT_PRICES, ...options.prices };
+  const retryPolicy: TransientRetryPolicy = { ...DEFAULT_TRANSIENT_RETRY_POLICY, ...options.retry };
+  const random = options.random ?? Math.random;
+  const sessions = createSessionStore<readonly ModelMessage[]>();
 
   async function run(request: CodergenRequest): Promise<Outcome> {
     const { node } = request;
     request.abortSignal.throwIfAborted();
     const resolved = resolveModel({
       node,
-      ...(options.providers === undefined ? {} : { providers: options.providers }),
+      registry,
       ...(options.defaultModel === undefined ? {} : { defaultModel: options.defaultModel }),
       ...(options.defaultProvider === undefined ? {} : { defaultProvider: options.defaultProvider }),
-      builtInOpenAI,
     });
+    const runKey = dirname(request.stageDir);
+    // `gemini` is the Google provider under another name: it reads GEMINI.md and takes Google's options.
+    const canonicalProvider =
+      resolved.builtIn === undefined ? resolved.provider : BUILT_IN_PROVIDERS[resolved.builtIn].canonical;
     const toolNames = selectTools(node);
     const reportOutcome = node.attributes.tools?.value.trim().toLowerCase() !== 'none';
     const workdir = options.workdir ?? request.workdir;
@@ -187,9 +238,11 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     // The spec's default effort (high) goes only to OpenAI's own reasoning models; elsewhere only when set.
     const sendEffort =
       explicitEffort ||
-      (resolved.builtInOpenAI && options.baseURL === undefined && isOpenAIReasoningModel(resolved.modelId));
-    const providerOptions: SharedV3ProviderOptions | undefined = sendEffort
-      ? reasoningProviderOptions(resolved.provider, node.reasoningEffort)
+      (resolved.builtIn === 'openai' &&
+        resolved.baseURL === undefined &&
+        isOpenAIReasoningModel(resolved.modelId));
+    const providerOptions: SharedV4ProviderOptions | undefined = sendEffort
+      ? reasoningProviderOptions(canonicalProvider, node.reasoningEffort)
       : undefined;
 
     let reported: ReportedOutcome | undefined;
@@ -223,16 +276,22 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       toolNames,
       reportOutcome,
       projectInstructions:
-        toolNames.length > 0 ? await readProjectInstructions(workdir, resolved.provider) : '',
+        toolNames.length > 0 ? await readProjectInstructions(workdir, canonicalProvider) : '',
       ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     });
 
     const full = request.fidelity === 'full';
-    const earlier = full ? (sessions.get(request.threadKey) ?? []) : [];
+    const earlier = full ? (sessions.get(runKey, request.threadKey) ?? []) : [];
     const userText =
       full || request.preamble.trim() === '' ? request.prompt : `${request.preamble}\n\n${request.prompt}`;
     const initial: ModelMessage[] = [...earlier, { role: 'user', content: userText }];
-    await transcript.write({
+    // Written while the model works; awaited before the stage ends.
+    const promptWritten = writePromptFile(
+      request.stageDir,
+      redactSecrets(formatPrompt(system, initial), secretValues),
+    );
+    promptWritten.catch(() => {});
+    void transcript.write({
       type: 'stage_started',
       nodeId: node.id,
       provider: resolved.provider,
@@ -247,8 +306,39 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
 
     let loop: AgentLoopResult;
     try {
-      loop = await runAgentLoop({
+      const model = wrapLanguageModel({
         model: resolved.model,
+        middleware: createTransientRetryMiddleware({
+          policy: retryPolicy,
+          clock,
+          random,
+          onWait: (wait) => {
+            const status =
+              wait.failure.statusCode === undefined ? 'network error' : `HTTP ${wait.failure.statusCode}`;
+            const data = {
+              provider: resolved.provider,
+              model: resolved.modelId,
+              attempt: wait.attempt,
+              maxAttempts: wait.maxAttempts,
+              delayMs: wait.delayMs,
+              fromRetryAfter: wait.fromRetryAfter,
+              statusCode: wait.failure.statusCode ?? null,
+              message: redactSecrets(wait.failure.message, secretValues),
+            };
+            request.emit({ type: 'stage.custom', name: 'llm.retry', data });
+            request.emit({
+              type: 'stage.log',
+              level: 'warn',
+              message: `${resolved.provider} ${status} (${data.message.slice(0, 120)}); retrying in ${formatSeconds(wait.delayMs)}${wait.fromRetryAfter ? ' as retry-after asks' : ''} (attempt ${wait.attempt + 1} of ${wait.maxAttempts})`,
+            });
+            void transcript.write({ type: 'retry_wait', ...data });
+          },
+        }),
+      });
+      loop = await runAgentLoop({
+        model,
+        cost: (usage) => costUsd(prices, resolved.modelId, usage),
+        ...(options.streaming === undefined ? {} : { streaming: options.streaming }),
         modelId: resolved.modelId,
         system,
         initial,
@@ -273,6 +363,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
           ? {}
           : { retryable: mapped.retryable, statusCode: mapped.statusCode ?? null }),
       });
+      await promptWritten;
       if (mapped === undefined) throw error;
       request.emit({ type: 'stage.log', level: 'error', message: mapped.message });
       throw mapped;
@@ -282,9 +373,9 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     request.abortSignal.throwIfAborted();
     // A `full` stage continues its thread. Every session is also kept under the node id, which is the thread key
     // a following `full` stage gets from the "previous node" fallback of spec §5.4.
-    if (full) sessions.set(request.threadKey, loop.history);
-    sessions.set(node.id, loop.history);
-    await writeResponseFile(request.stageDir, loop.text);
+    if (full) sessions.set(runKey, request.threadKey, loop.history);
+    sessions.set(runKey, node.id, loop.history);
+    const responseWritten = writeResponseFile(request.stageDir, loop.text);
     if (loop.turnLimitReached) {
       request.emit({
         type: 'stage.log',
@@ -292,30 +383,30 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         message: `turn limit of ${maxTurns} model calls reached`,
       });
     }
+    const stageCost = costUsd(prices, resolved.modelId, loop.usage);
     const outcome = buildStageOutcome({
       nodeId: node.id,
+      costUsd: stageCost,
       text: loop.text,
       ...(reported === undefined ? {} : { reported }),
       ...(loop.turnLimitReached ? { turnLimitReached: maxTurns } : {}),
       usage: loop.usage,
-      previousTotals: {
-        inputTokens: contextNumber(request, 'usage.total.input_tokens'),
-        outputTokens: contextNumber(request, 'usage.total.output_tokens'),
-        totalTokens: contextNumber(request, 'usage.total.total_tokens'),
-      },
+      previousTotals: previousTotals(request),
     });
-    await transcript.write({
+    const finished = transcript.write({
       type: 'stage_finished',
       status: outcome.status,
       steps: loop.steps,
       usage: loop.usage,
+      costUsd: stageCost,
       ...(loop.turnLimitReached ? { turnLimit: maxTurns } : {}),
     });
+    await Promise.all([promptWritten, responseWritten, finished]);
     return outcome;
   }
 
   return {
     run,
-    history: (threadKey) => sessions.get(threadKey) ?? [],
+    history: (threadKey, run) => sessions.get(run, threadKey) ?? [],
   };
 }

@@ -3,16 +3,13 @@
  * `APICallError.isRetryable` becomes {@link ModelCallError.retryable}, and the message says what to fix.
  */
 import { APICallError, RetryError } from 'ai';
+import { BUILT_IN_PROVIDERS } from './built-in-providers.js';
 import { ModelCallError } from './errors/model-call-error.js';
+import type { ProviderTarget } from './resolve-model.js';
 
 /** Where a model call went, for messages. */
-export interface ModelCallTarget {
-  readonly provider: string;
+export interface ModelCallTarget extends ProviderTarget {
   readonly modelId: string;
-  /** The custom base URL in use, if any. */
-  readonly baseURL?: string;
-  /** True when the built-in OpenAI provider made the call (so `apiKey` / OPENAI_API_KEY apply). */
-  readonly builtInOpenAI: boolean;
 }
 
 function serverMessage(error: APICallError): string {
@@ -25,7 +22,7 @@ function serverMessage(error: APICallError): string {
 }
 
 /**
- * Converts an error thrown by `generateText` into a {@link ModelCallError}, or returns undefined for errors that
+ * Converts an error thrown by `streamText` / `generateText` (after the backend's own transient retries) into a {@link ModelCallError}, or returns undefined for errors that
  * are not provider failures (aborts, tool bugs), which the caller rethrows unchanged.
  */
 export function toModelCallError(error: unknown, target: ModelCallTarget): ModelCallError | undefined {
@@ -36,18 +33,29 @@ export function toModelCallError(error: unknown, target: ModelCallTarget): Model
   const status = cause.statusCode;
   const base = { provider: target.provider, modelId: target.modelId, cause };
   const withStatus = status === undefined ? base : { ...base, statusCode: status };
+  const info = target.builtIn === undefined ? undefined : BUILT_IN_PROVIDERS[target.builtIn];
   if (status === undefined) {
+    const urlSetting =
+      info === undefined
+        ? `the base URL of the provider passed in \`providers.${target.provider}\``
+        : target.builtIn === 'openai'
+          ? 'the base URL (--base-url / OPENAI_BASE_URL)'
+          : `the base URL (${info.baseUrlVariable})`;
     return new ModelCallError({
       ...withStatus,
       failure: 'network',
       retryable: true,
-      message: `Could not reach ${where}: ${detail}. Check that the server is running and the base URL (--base-url / OPENAI_BASE_URL) is right.`,
+      message: `Could not reach ${where}: ${detail}. Check that the server is running and ${urlSetting} is right.`,
     });
   }
   if (status === 401) {
-    const fix = target.builtInOpenAI
-      ? 'Set OPENAI_API_KEY (or pass the `apiKey` option to createAiSdkBackend). For an OpenAI-compatible server, also pass its URL with --base-url (or OPENAI_BASE_URL) and the key it expects.'
-      : `Check the API key of the provider instance passed in \`providers.${target.provider}\`.`;
+    const variables = info?.keyVariables.join(' or ');
+    const fix =
+      info === undefined
+        ? `Check the API key of the provider instance passed in \`providers.${target.provider}\`.`
+        : target.builtIn === 'openai'
+          ? 'Check OPENAI_API_KEY (or the `apiKey` option of createAiSdkBackend). For an OpenAI-compatible server, also pass its URL with --base-url (or OPENAI_BASE_URL) and the key it expects.'
+          : `Check ${variables}: it must hold a valid ${target.provider} API key.`;
     return new ModelCallError({
       ...withStatus,
       failure: 'authentication',
@@ -60,7 +68,7 @@ export function toModelCallError(error: unknown, target: ModelCallTarget): Model
       ...withStatus,
       failure: 'permission',
       retryable: false,
-      message: `Permission denied (HTTP 403) calling ${where}: ${detail}. Use an API key with access to this model, or choose another model (llm_model in the graph, --model on the CLI).`,
+      message: `Permission denied (HTTP 403) calling ${where}: ${detail}. Use an API key${info === undefined ? '' : ` (${info.keyVariables.join(' or ')})`} with access to this model, or choose another model (llm_model in the graph, --model on the CLI).`,
     });
   }
   if (status === 404) {
@@ -85,6 +93,14 @@ export function toModelCallError(error: unknown, target: ModelCallTarget): Model
       failure: 'rate_limited',
       retryable: true,
       message: `Rate limited (HTTP 429) by ${where}: ${detail}.`,
+    });
+  }
+  if (status === 529) {
+    return new ModelCallError({
+      ...withStatus,
+      failure: 'server_error',
+      retryable: true,
+      message: `${target.provider} is overloaded (HTTP 529) for ${where}: ${detail}.`,
     });
   }
   if (status >= 500) {

@@ -17,7 +17,13 @@ export interface TranscriptEntry {
 
 /** Appends entries to a stage's transcript, in call order. */
 export interface TranscriptWriter {
+  /**
+   * Queues an entry; resolves once it is written. Callers on a hot path may leave it unawaited and await
+   * {@link TranscriptWriter.flush} later: a failed write then surfaces there.
+   */
   write(entry: TranscriptEntry): Promise<void>;
+  /** Resolves when every queued entry is written; rejects when one failed. */
+  flush(): Promise<void>;
 }
 
 /**
@@ -38,7 +44,11 @@ export function createTranscriptWriter(options: {
         options.secretValues,
       );
       queue = queue.then(() => appendFile(path, `${JSON.stringify(line)}\n`, 'utf8'));
-      return queue;
+      const written = queue;
+      // An unawaited write must not become an unhandled rejection; flush() reports it.
+      written.catch(() => {});
+      return written;
     },
+    flush: () => queue,
   };
 }

@@ -3,6 +3,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createTestClock } from '@attractor/engine/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAiSdkBackend, ModelCallError } from '../src/index.js';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../src/test/index.js';
@@ -40,10 +41,17 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
       last_response: 'The answer is 42',
       'usage.work.input_tokens': 12,
       'usage.work.output_tokens': 7,
+      'usage.work.cached_input_tokens': 0,
+      'usage.work.reasoning_tokens': 0,
       'usage.work.total_tokens': 19,
+      'usage.work.cost_usd': 'unknown',
       'usage.total.input_tokens': 112,
       'usage.total.output_tokens': 57,
+      'usage.total.cached_input_tokens': 0,
+      'usage.total.reasoning_tokens': 0,
       'usage.total.total_tokens': 169,
+      'usage.total.cost_usd': 0,
+      'usage.total.cost_complete': false,
     });
     expect(server.requests).toHaveLength(1);
     const request = server.requests[0]!;
@@ -127,7 +135,8 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
     expect(outcome).toMatchObject({ status: 'success' });
     const toolMessage = server.requests[1]!.messages.at(-1)!;
     expect(toolMessage.role).toBe('tool');
-    expect(toolMessage.text).toContain('Refused: "../escaped.txt" is outside the working directory');
+    expect(toolMessage.text).toContain('Tool error (write_file): Refused:');
+    expect(toolMessage.text).toContain('is outside the working directory');
     await expect(readFile(join(stage.workdir, '..', 'escaped.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
     expect(stage.events).toContainEqual(
       expect.objectContaining({ type: 'agent.tool_call.completed', toolName: 'write_file', isError: true }),
@@ -161,11 +170,58 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
     expect(JSON.stringify(await readTranscript(stage.stageDir))).not.toContain('wrong-key');
   });
 
-  it('marks a 429 retryable and makes exactly one HTTP request (the SDK does not retry)', async () => {
+  it('retries a 429 inside the backend on the injected clock and then succeeds', async () => {
     server = await startScriptedOpenAIServer({
-      script: [{ type: 'error', status: 429, message: 'Slow down' }],
+      script: [
+        { type: 'error', status: 429, message: 'Slow down' },
+        { type: 'text', text: 'Done after waiting' },
+      ],
     });
-    const backend = createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' });
+    const clock = createTestClock();
+    const backend = createAiSdkBackend({
+      baseURL: server.baseURL,
+      apiKey: 'k',
+      defaultModel: 'gpt-test',
+      clock,
+      random: () => 0,
+    });
+    const stage = await createStageRequest();
+
+    const outcome = await backend.run(stage.request);
+
+    expect(outcome).toMatchObject({
+      status: 'success',
+      contextUpdates: { last_response: 'Done after waiting' },
+    });
+    expect(server.requests).toHaveLength(2);
+    expect(clock.sleeps).toEqual([500]);
+    expect(stage.events).toContainEqual({
+      type: 'stage.custom',
+      name: 'llm.retry',
+      data: expect.objectContaining({
+        provider: 'openai',
+        attempt: 1,
+        maxAttempts: 6,
+        delayMs: 500,
+        statusCode: 429,
+      }),
+    });
+  });
+
+  it('gives up after the configured attempts with a retryable error', async () => {
+    server = await startScriptedOpenAIServer({
+      script: [
+        { type: 'error', status: 429, message: 'Slow down' },
+        { type: 'error', status: 429, message: 'Slow down' },
+      ],
+    });
+    const backend = createAiSdkBackend({
+      baseURL: server.baseURL,
+      apiKey: 'k',
+      defaultModel: 'gpt-test',
+      clock: createTestClock(),
+      retry: { maxAttempts: 2 },
+    });
     const stage = await createStageRequest();
 
     const error = (await backend.run(stage.request).catch((thrown: unknown) => thrown)) as ModelCallError;
@@ -173,7 +229,7 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
     expect(error.retryable).toBe(true);
     expect(error.failure).toBe('rate_limited');
     expect(error.message).toContain('Slow down');
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('marks a 500 retryable and a 400 terminal', async () => {
@@ -183,7 +239,12 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
         { type: 'error', status: 400, message: 'bad model' },
       ],
     });
-    const backend = createAiSdkBackend({ baseURL: server.baseURL, apiKey: 'k', defaultModel: 'gpt-test' });
+    const backend = createAiSdkBackend({
+      baseURL: server.baseURL,
+      apiKey: 'k',
+      defaultModel: 'gpt-test',
+      retry: { maxAttempts: 1 },
+    });
 
     const first = (await backend
       .run((await createStageRequest()).request)
@@ -229,12 +290,14 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
       threadKey: 'main',
     });
     const implement = await createStageRequest({
+      logsRoot: plan.logsRoot,
       node: { id: 'implement' },
       prompt: 'Implement the plan',
       fidelity: 'full',
       threadKey: 'main',
     });
     const review = await createStageRequest({
+      logsRoot: plan.logsRoot,
       node: { id: 'review' },
       prompt: 'Review',
       fidelity: 'compact',
@@ -257,7 +320,7 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
       ['user', 'Implement the plan'],
     ]);
     expect(conversation(2)).toEqual([['user', 'Goal: hello world. Completed: plan, implement.\n\nReview']]);
-    expect(backend.history('main')).toHaveLength(4);
+    expect(backend.history('main', plan.logsRoot)).toHaveLength(4);
   });
 });
 
@@ -283,6 +346,7 @@ describe('createAiSdkBackend over the Responses API', () => {
     });
     await writeFile(join(first.workdir, 'notes.txt'), 'x');
     const second = await createStageRequest({
+      logsRoot: first.logsRoot,
       node: { id: 'next' },
       fidelity: 'full',
       threadKey: 't',

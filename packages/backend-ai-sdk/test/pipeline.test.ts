@@ -47,13 +47,15 @@ async function runWorkPipeline(options: {
       baseURL: options.baseURL,
       apiKey: options.apiKey,
       defaultModel: 'gpt-test',
+      clock: options.clock,
+      random: () => 0,
     }),
     onEvent: (event) => options.events?.push(event),
   });
 }
 
 describe('createAiSdkBackend in runPipeline (spec Appendix D retries)', () => {
-  it('retries a 429 through the engine and then succeeds', async () => {
+  it('retries a 429 inside the backend: one stage attempt, no node retry used, the wait recorded', async () => {
     server = await startScriptedOpenAIServer({
       script: [
         { type: 'error', status: 429, message: 'Rate limit reached' },
@@ -73,11 +75,19 @@ describe('createAiSdkBackend in runPipeline (spec Appendix D retries)', () => {
 
     expect(result.status).toBe('success');
     expect(server.requests).toHaveLength(2);
-    const failed = events.find((event) => event.type === 'stage.failed');
-    expect(failed).toMatchObject({ nodeId: 'work', willRetry: true, attempt: 1 });
-    expect(failed?.type === 'stage.failed' && failed.error).toContain('Rate limited (HTTP 429)');
-    expect(events.filter((event) => event.type === 'stage.retrying')).toHaveLength(1);
-    expect(clock.sleeps).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'stage.failed')).toEqual([]);
+    expect(events.filter((event) => event.type === 'stage.retrying')).toEqual([]);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'stage.custom', nodeId: 'work', name: 'llm.retry' }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'stage.log',
+        level: 'warn',
+        message: expect.stringContaining('openai HTTP 429'),
+      }),
+    );
+    expect(clock.sleeps).toEqual([500]);
     expect(result.nodeOutcomes.work).toMatchObject({ status: 'success' });
   });
 
@@ -155,8 +165,11 @@ describe('integration smoke test (spec §11.13)', () => {
       };
       expect(status.outcome).toBe('success');
     }
-    expect(await readFile(join(logsRoot, 'plan', 'prompt.md'), 'utf8')).toBe(
-      'Plan how to create a hello world script for: Create a hello world Python script',
+    // prompt.md holds the whole prompt sent: the system prompt, the preamble and the node's prompt.
+    const planPrompt = await readFile(join(logsRoot, 'plan', 'prompt.md'), 'utf8');
+    expect(planPrompt).toMatch(/^## system\n\nYou are a coding agent/);
+    expect(planPrompt).toContain(
+      '## user\n\nGoal: Create a hello world Python script\nRun: run\n\nCompleted stages (1):\n- start: success\n\nPlan how to create a hello world script for: Create a hello world Python script\n',
     );
     expect(await readFile(join(logsRoot, 'review', 'response.md'), 'utf8')).toBe('The code is correct.');
     expect(await readFile(join(workdir, 'hello.py'), 'utf8')).toBe('print("Hello World")\n');

@@ -15,6 +15,8 @@ export interface TestStage {
   readonly events: EmittableEvent[];
   readonly workdir: string;
   readonly stageDir: string;
+  /** The run's logs root (the parent of `stageDir`), the run key of the backend's sessions. */
+  readonly logsRoot: string;
 }
 
 /** Options of {@link createStageRequest}. */
@@ -30,6 +32,8 @@ export interface StageRequestOptions {
   readonly steering?: readonly (readonly string[])[];
   readonly graphSettings?: Parameters<typeof createTestGraph>[0]['settings'];
   readonly abortSignal?: AbortSignal;
+  /** The run's logs root, to put several stages in one run (sessions are kept per run). Default: a fresh one. */
+  readonly logsRoot?: string;
 }
 
 /** Creates a request for one stage in fresh temp directories. */
@@ -37,7 +41,8 @@ export async function createStageRequest(options: StageRequestOptions = {}): Pro
   const root = await mkdtemp(join(tmpdir(), 'backend-ai-sdk-'));
   const workdir = options.workdir ?? join(root, 'work');
   const nodeSpec: TestNodeSpec = options.node ?? { id: 'work' };
-  const stageDir = join(root, 'logs', nodeSpec.id);
+  const logsRoot = options.logsRoot ?? join(root, 'logs');
+  const stageDir = join(logsRoot, nodeSpec.id);
   await mkdir(workdir, { recursive: true });
   await mkdir(stageDir, { recursive: true });
   const graph = createTestGraph({
@@ -62,7 +67,7 @@ export async function createStageRequest(options: StageRequestOptions = {}): Pro
     emit: (event) => events.push(event),
     takeSteering: async () => [...(steering.shift() ?? [])],
   };
-  return { request, events, workdir, stageDir };
+  return { request, events, workdir, stageDir, logsRoot };
 }
 
 /** The parsed lines of a stage's transcript. */

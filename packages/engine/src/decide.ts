@@ -8,6 +8,7 @@
  * would cost time proportional to the graph on every node.
  */
 import type { Graph, GraphEdge } from '@attractor/graph';
+import { budgetStopReason, type RunBudget } from './check-budget.js';
 import { findUnsatisfiedGoalGate, resolveRetryTarget } from './goal-gates.js';
 import { isSuccessStatus, type Outcome } from './outcome.js';
 import { type EdgeConditionContext, selectEdge } from './select-edge.js';
@@ -103,6 +104,8 @@ export interface DecisionRules {
   readonly joinOf: (parallelNodeId: string) => string | undefined;
   /** Whether a node's branches were already walked by its handler (the `parallel` type). */
   readonly fansOut: (nodeId: string) => boolean;
+  /** LLM budgets (`max_budget_usd`, `max_tokens`), checked before each LLM (`codergen`) stage. Default: none. */
+  readonly budget?: RunBudget;
 }
 
 /**
@@ -168,6 +171,15 @@ function decideArrival(snapshot: DecisionSnapshot, nodeId: string, rules: Decisi
   const node = graph.node(nodeId);
   if (node === undefined)
     return stop(rules, `node "${nodeId}" does not exist in graph "${graph.id}"`, nodeId);
+  const { budget } = rules;
+  if (
+    budget !== undefined &&
+    (budget.maxBudgetUsd !== undefined || budget.maxTokens !== undefined) &&
+    graph.handlerType(node) === 'codergen'
+  ) {
+    const reason = budgetStopReason({ budget, nodeId, read: (key) => rules.context.get(key) });
+    if (reason !== undefined) return stop(rules, reason, nodeId);
+  }
   if (snapshot.stepCount >= rules.maxSteps) {
     return stop(
       rules,

@@ -1,6 +1,13 @@
 export type { ArtifactInfo, ArtifactStore, StoreArtifactOptions } from './artifact-store.js';
 export type { BuildPreambleOptions } from './build-preamble.js';
 export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';
+export type { RunBudget } from './check-budget.js';
+export {
+  AGENT_TOTAL_COST_KEY,
+  budgetStopReason,
+  USAGE_TOTAL_COST_KEY,
+  USAGE_TOTAL_TOKENS_KEY,
+} from './check-budget.js';
 export { checkpointSchema, parseCheckpoint } from './checkpoint-schema.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';

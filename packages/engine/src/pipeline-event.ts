@@ -221,11 +221,20 @@ export interface AgentTextEvent extends PipelineEventBase, StageScopedFields {
 /** Token usage reported by a model call. Counts are in tokens. */
 export interface AgentUsageEvent extends PipelineEventBase, StageScopedFields {
   readonly type: 'agent.usage';
+  /** All input tokens, cached ones included. */
   readonly inputTokens: number;
+  /** All output tokens, reasoning ones included. */
   readonly outputTokens: number;
+  /** Input tokens read from the provider's prompt cache (part of `inputTokens`), when reported. */
+  readonly cachedInputTokens?: number;
+  /** Reasoning tokens (part of `outputTokens`), when reported. */
+  readonly reasoningTokens?: number;
   readonly model?: string;
-  /** Cost of the calls this event counts, in US dollars, when the agent reports one (Claude Code does). */
-  readonly costUsd?: number;
+  /**
+   * Cost of the calls this event counts, in US dollars: from the AI SDK backend's price table (`'unknown'` for a
+   * model without a price), or as an agent CLI reports it (Claude Code does). Absent when the backend prices nothing.
+   */
+  readonly costUsd?: number | 'unknown';
 }
 
 /**

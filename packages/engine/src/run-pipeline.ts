@@ -2,10 +2,12 @@
  * The public entry points of the engine: `startPipeline` / `runPipeline` (spec §3.1–3.2) and
  * `startResumedPipeline` / `resumePipeline` (spec §5.3), plus `loop_restart` and child pipelines.
  */
+
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Graph } from '@attractor/graph';
 import type { EventEmitter } from 'eventemitter3';
 import type { ArtifactStore } from './artifact-store.js';
+import type { RunBudget } from './check-budget.js';
 import { type Clock, systemClock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
 import { Context } from './context.js';
@@ -54,6 +56,10 @@ export interface PipelineServicesOptions {
   readonly onEvent?: (event: PipelineEvent) => void;
   /** Overrides the graph's `max_steps` (node executions per run, default 1000). */
   readonly maxSteps?: number;
+  /** Overrides the graph's `max_budget_usd`: no LLM stage starts once LLM stages cost this many USD. */
+  readonly maxBudgetUsd?: number;
+  /** Overrides the graph's `max_tokens`: no LLM stage starts once LLM stages used this many tokens. */
+  readonly maxTokens?: number;
   /** fsync checkpoints before renaming them (power-loss safety; costs ~0.3 ms per node). Default: false. */
   readonly fsync?: boolean;
   /**
@@ -478,6 +484,10 @@ function launch(
           message: `could not record a process group in the run lock: ${error instanceof Error ? error.message : String(error)}`,
         }),
       ),
+      budget: budgetOf(
+        options.maxBudgetUsd ?? graph.settings.maxBudgetUsd,
+        options.maxTokens ?? graph.settings.maxTokens,
+      ),
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
     };
@@ -726,5 +736,12 @@ function startChild(
     status: run.status,
     result: run.result,
     cancel: run.cancel,
+  };
+}
+
+function budgetOf(maxBudgetUsd: number | undefined, maxTokens: number | undefined): RunBudget {
+  return {
+    ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
+    ...(maxTokens === undefined ? {} : { maxTokens }),
   };
 }

@@ -1,8 +1,10 @@
 /**
  * What every walk of one run directory shares: the graph, the handlers, the services and the event bus.
  */
+
 import type { Graph } from '@attractor/graph';
 import type { ArtifactStore } from './artifact-store.js';
+import type { RunBudget } from './check-budget.js';
 import type { Clock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
 import type { EventBus } from './event-bus.js';
@@ -80,6 +82,8 @@ export interface RunScope {
   readonly processGroups: ProcessGroupRecord;
   /** Set on a forked run: recorded in every checkpoint. */
   readonly origin?: CheckpointOrigin | undefined;
+  /** LLM budgets (`max_budget_usd`, `max_tokens`), checked before each LLM stage. */
+  readonly budget: RunBudget;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
   readonly startChild: (options: RunChildOptions, origin: ChildOrigin) => ChildRunHandle;
 }

@@ -145,6 +145,7 @@ function walkRules(options: WalkOptions, at: Position): DecisionRules {
     context: options.context,
     maxSteps: scope.maxSteps,
     exitNodeIds: scope.exitNodeIds,
+    budget: scope.budget,
     get lastNodeId() {
       return at.lastId;
     },

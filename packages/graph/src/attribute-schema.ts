@@ -64,6 +64,14 @@ function integerParser(minimum: number): AttributeValueParser<number> {
   };
 }
 
+/** A finite decimal number of at least 0 (`2`, `0.5`, `12.75`), surrounding blanks allowed. */
+const parseNonNegativeNumber: AttributeValueParser<number> = (text) => {
+  const trimmed = text.trim();
+  if (!/^\d+(\.\d+)?$|^\.\d+$/.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? value : undefined;
+};
+
 /** One of `members`, surrounding blanks allowed. */
 function enumParser<const TMember extends string>(
   members: readonly TMember[],
@@ -132,6 +140,7 @@ const STRING = valueType(parseString, 'a string');
 const INTEGER = valueType(integerParser(Number.MIN_SAFE_INTEGER), 'an integer such as 3');
 const NON_NEGATIVE_INTEGER = valueType(integerParser(0), 'a non-negative integer such as 3');
 const POSITIVE_INTEGER = valueType(integerParser(1), 'a positive integer such as 4');
+const NON_NEGATIVE_NUMBER = valueType(parseNonNegativeNumber, 'a non-negative number such as 2.5');
 const BOOLEAN = valueType(parseBoolean, 'true or false');
 const DURATION = valueType(parseDuration, 'a duration such as 250ms, 900s, 15m, 2h or 1d');
 const FIDELITY = valueType(enumParser(FIDELITY_MODES), `one of ${FIDELITY_MODES.join(', ')}`);
@@ -214,6 +223,18 @@ export const ATTRIBUTE_DEFINITIONS = {
   max_node_visits: define('max_node_visits', ['graph'], POSITIVE_INTEGER, 'Loop guard: visits per node.'),
   max_steps: define('max_steps', ['graph'], POSITIVE_INTEGER, 'Loop guard: node executions per run.'),
   max_gate_retries: define('max_gate_retries', ['graph'], NON_NEGATIVE_INTEGER, 'Goal-gate jumps per run.'),
+  max_budget_usd: define(
+    'max_budget_usd',
+    ['graph'],
+    NON_NEGATIVE_NUMBER,
+    'Run budget in USD: the run stops before the next LLM stage once LLM stages cost this much.',
+  ),
+  max_tokens: define(
+    'max_tokens',
+    ['graph'],
+    POSITIVE_INTEGER,
+    'Run budget in tokens: the run stops before the next LLM stage once LLM stages used this many.',
+  ),
   'stack.child_dotfile': define(
     'stack.child_dotfile',
     ['graph', 'node'],
@@ -696,6 +717,8 @@ export function graphSettings(attributes: GraphAttributes): GraphSettings {
       fallbackRetryTarget: nonEmpty(attributes, 'fallback_retry_target'),
       defaultFidelity: typed(attributes, 'default_fidelity') as FidelityMode | undefined,
       defaultThread: nonEmpty(attributes, 'default_thread'),
+      maxBudgetUsd: typed(attributes, 'max_budget_usd'),
+      maxTokens: typed(attributes, 'max_tokens'),
       toolHooksPre: nonEmpty(attributes, 'tool_hooks.pre'),
       toolHooksPost: nonEmpty(attributes, 'tool_hooks.post'),
     }),

@@ -2,7 +2,7 @@ import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { formatTable } from '../display/format-table.js';
-import { formatElapsed, formatTokens, oneLine, stateText } from '../display/format-values.js';
+import { formatCost, formatElapsed, formatTokens, oneLine, stateText } from '../display/format-values.js';
 import { findParentRun } from '../inspect/find-parent-run.js';
 import { readRunDirectory } from '../inspect/read-run-directory.js';
 import { type RunSummary, summarizeRun } from '../inspect/summarize-run.js';
@@ -63,14 +63,19 @@ export function formatSummaryText(
   lines.push(`started:  ${summary.startedAt}`);
   if (summary.durationMs > 0) lines.push(`duration: ${formatElapsed(summary.durationMs)}`);
   if (summary.inputTokens + summary.outputTokens > 0) {
+    const details = [
+      ...(summary.cachedInputTokens > 0 ? [`${formatTokens(summary.cachedInputTokens)} cached`] : []),
+      ...(summary.reasoningTokens > 0 ? [`${formatTokens(summary.reasoningTokens)} reasoning`] : []),
+    ];
     lines.push(
-      `tokens:   ${formatTokens(summary.inputTokens)} in, ${formatTokens(summary.outputTokens)} out`,
+      `tokens:   ${formatTokens(summary.inputTokens)} in, ${formatTokens(summary.outputTokens)} out${details.length === 0 ? '' : ` (${details.join(', ')})`}`,
     );
+    lines.push(`cost:     ${formatCost(summary.costUsd, summary.costUnknown)}`);
   }
   if (summary.failureReason !== undefined) lines.push(`reason:   ${colors.red(summary.failureReason)}`);
   lines.push('');
-  const header = ['stage', 'visits', 'status', 'attempts', 'duration', 'tokens', 'failure'].map((cell) =>
-    colors.bold(cell),
+  const header = ['stage', 'visits', 'status', 'attempts', 'duration', 'tokens', 'cost', 'failure'].map(
+    (cell) => colors.bold(cell),
   );
   const rows = summary.stages.map((stage) => [
     `${'  '.repeat(stage.branchPath.length)}${stage.nodeId}`,
@@ -79,6 +84,7 @@ export function formatSummaryText(
     String(stage.attempts),
     stage.durationMs > 0 ? formatElapsed(stage.durationMs) : '-',
     stage.inputTokens + stage.outputTokens > 0 ? formatTokens(stage.inputTokens + stage.outputTokens) : '-',
+    stage.inputTokens + stage.outputTokens > 0 ? formatCost(stage.costUsd, stage.costUnknown) : '-',
     stage.failureReason === undefined ? '' : colors.red(oneLine(stage.failureReason, 80)),
   ]);
   lines.push(rows.length === 0 ? colors.dim('(no stage has started)') : formatTable([header, ...rows]));

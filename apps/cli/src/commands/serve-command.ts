@@ -11,6 +11,8 @@ import { createColors } from '../colors.js';
 import { loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { resolveBackend } from '../run/backend-choice.js';
+import { createAiBackend } from '../run/create-ai-backend.js';
+import { formatPreflight } from '../run/format-preflight.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
 
 /** Options of {@link serveCommand}. */
@@ -26,7 +28,6 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   const { options, io } = command;
   const colors = createColors(io.color);
   const token = nonEmpty(options.token) ?? nonEmpty(io.env[SERVER_TOKEN_ENV]);
-  const apiKey = nonEmpty(io.env.OPENAI_API_KEY);
   const handlers = await import('@attractor/handlers');
   const config = await loadCliConfig({
     cwd: io.cwd,
@@ -36,29 +37,18 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   const provider = options.provider ?? config.defaults.provider;
 
   const backendFactory = async (request: BackendRequest): Promise<CodergenBackend> => {
-    let backend: ReturnType<typeof resolveBackend>;
-    try {
-      backend = resolveBackend(
-        {
-          ...(options.simulate === true || request.simulate ? { simulate: true } : {}),
-          ...((request.model ?? model) === undefined ? {} : { model: request.model ?? model }),
-          ...((request.provider ?? provider) === undefined ? {} : { provider: request.provider ?? provider }),
-          ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-          ...(options.backend === undefined ? {} : { backend: options.backend }),
-          ...(options.agentPermissions === undefined ? {} : { agentPermissions: options.agentPermissions }),
-        },
-        io.env,
-        io.cwd,
-      );
-    } catch (error) {
-      if (!CliError.isInstance(error)) throw error;
-      throw new ApiError({
-        status: 400,
-        code: 'BACKEND_UNAVAILABLE',
-        message:
-          'This server has no LLM configured. Send "simulate": true to run LLM stages offline, or restart `attractor serve` with OPENAI_API_KEY, OPENAI_BASE_URL or --base-url (or with --simulate).',
-      });
-    }
+    const backend = resolveBackend(
+      {
+        ...(options.simulate === true || request.simulate ? { simulate: true } : {}),
+        ...((request.model ?? model) === undefined ? {} : { model: request.model ?? model }),
+        ...((request.provider ?? provider) === undefined ? {} : { provider: request.provider ?? provider }),
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        ...(options.backend === undefined ? {} : { backend: options.backend }),
+        ...(options.agentPermissions === undefined ? {} : { agentPermissions: options.agentPermissions }),
+      },
+      io.env,
+      io.cwd,
+    );
     if (backend.kind === 'simulate') return handlers.createSimulationBackend();
     if (backend.kind === 'routed') {
       const { createRoutedBackend } = await import('../run/create-routed-backend.js');
@@ -74,30 +64,38 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
         throw new ApiError({ status: 400, code: 'BACKEND_UNAVAILABLE', message: error.message });
       }
     }
-    const { createAiSdkBackend } = await import('@attractor/backend-ai-sdk');
-    return createAiSdkBackend({
-      apiKey: backend.apiKey,
-      env: io.env,
-      ...(backend.baseURL === undefined ? {} : { baseURL: backend.baseURL }),
-      ...(backend.model === undefined ? {} : { defaultModel: backend.model }),
-      ...(backend.provider === undefined ? {} : { defaultProvider: backend.provider }),
-    });
+    const created = await createAiBackend({ backend, graph: request.graph, env: io.env });
+    if (!created.ok) {
+      throw new ApiError({
+        status: 400,
+        code: 'BACKEND_UNAVAILABLE',
+        message: formatPreflight(created.problems).replace(
+          'Or pass --simulate to run without an LLM.',
+          'Restart `attractor serve` with those variables set, or send "simulate": true.',
+        ),
+      });
+    }
+    return created.backend;
   };
+  const secretValues = [
+    'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
+    'GOOGLE_GENERATIVE_AI_API_KEY',
+    'GEMINI_API_KEY',
+  ]
+    .map((name) => nonEmpty(io.env[name]))
+    .filter((value): value is string => value !== undefined);
 
   // What the web UI's "Simulate LLM stages" box shows: forced on, needed (no LLM configured), or a free choice.
   const simulation = options.simulate === true ? 'always' : llmConfigured() ? 'optional' : 'required';
+  // A provider key, an OpenAI-compatible URL, or agent CLIs (--backend): some stages can run on a real LLM.
   function llmConfigured(): boolean {
-    try {
-      resolveBackend(
-        { ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }) },
-        io.env,
-        io.cwd,
-      );
-      return true;
-    } catch (error) {
-      if (CliError.isInstance(error)) return false;
-      throw error;
-    }
+    return (
+      secretValues.length > 0 ||
+      options.baseUrl !== undefined ||
+      nonEmpty(io.env.OPENAI_BASE_URL) !== undefined ||
+      options.backend !== undefined
+    );
   }
 
   let server: Awaited<ReturnType<typeof startServer>>;
@@ -117,7 +115,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
         return registry;
       },
       simulation,
-      secretValues: [...(apiKey === undefined ? [] : [apiKey]), ...(io.secretValues ?? [])],
+      secretValues: [...secretValues, ...(io.secretValues ?? [])],
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -1,5 +1,5 @@
 import type { Colors } from '../colors.js';
-import { formatElapsed } from './format-values.js';
+import { formatCost, formatElapsed, formatTokens } from './format-values.js';
 import type { RunFinish } from './run-display.js';
 
 /** The final summary of `run` / `resume`: status, duration, run directory, and how to resume after a failure. */
@@ -19,6 +19,16 @@ export function formatFinish(finish: RunFinish, colors: Colors): string {
     lines.push(
       `${colors.yellow('■')} ${colors.bold('Interrupted')} after ${duration}; the last checkpoint is kept.`,
     );
+  }
+  const usage = finish.usage;
+  if (usage !== undefined) {
+    const details = [
+      `${formatTokens(usage.inputTokens)} in`,
+      `${formatTokens(usage.outputTokens)} out`,
+      ...(usage.cachedInputTokens > 0 ? [`${formatTokens(usage.cachedInputTokens)} cached`] : []),
+      ...(usage.reasoningTokens > 0 ? [`${formatTokens(usage.reasoningTokens)} reasoning`] : []),
+    ];
+    lines.push(`  LLM usage:     ${details.join(', ')} · ${formatCost(usage.costUsd, !usage.costComplete)}`);
   }
   lines.push(`  run directory: ${finish.logsRoot}`);
   if (finish.status !== 'success') lines.push(`  resume with:   ${colors.bold(finish.resumeCommand)}`);

@@ -85,3 +85,13 @@ export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
 }
+
+/**
+ * A cost in USD for people: `$0.0412`, `$1.23`; with `unknown` true a `+ unknown` suffix says some calls had no
+ * price (`$0.0412 + unknown`, or `unknown` alone when nothing was priced).
+ */
+export function formatCost(costUsd: number, unknown: boolean): string {
+  if (unknown && costUsd === 0) return 'unknown';
+  const amount = `$${costUsd >= 1 ? costUsd.toFixed(2) : costUsd.toFixed(4)}`;
+  return unknown ? `${amount} + unknown` : amount;
+}

@@ -12,6 +12,20 @@ export interface RunFinish {
   readonly resumeCommand: string;
   /** Node executions of the whole run, in order. */
   readonly completedNodes: readonly string[];
+  /** LLM usage of the whole run (`usage.total.*` of the context), when any LLM stage ran. */
+  readonly usage?: RunUsage;
+}
+
+/** LLM usage of a run, as the backends record it in the context (`usage.total.*`). */
+export interface RunUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly reasoningTokens: number;
+  /** USD of the stages with a known price. */
+  readonly costUsd: number;
+  /** False when a stage's model had no price. */
+  readonly costComplete: boolean;
 }
 
 /**

@@ -83,6 +83,28 @@ describe('createTtyDisplay', () => {
     expect(terminal.text()).toContain('✔ Pipeline succeeded in 3s (1 stage)\n  run directory: runs/x');
   });
 
+  it('with -v shows the agent text as it streams and a model-call retry wait on the stage line', () => {
+    const terminal = fakeTerminal();
+    const display = createTtyDisplay({
+      stdout: terminal.stream,
+      colors: createColors(false),
+      verbosity: 'verbose',
+      now: () => 0,
+    });
+    display.onEvent(started('review'));
+    display.onEvent({
+      ...base,
+      type: 'stage.custom',
+      nodeId: 'review',
+      name: 'llm.retry',
+      data: { delayMs: 2000, statusCode: 429, attempt: 1, maxAttempts: 6 },
+    });
+    expect(terminal.text()).toContain('⠋ review REVIEW 0ms HTTP 429, retrying the model call in 2s');
+    display.onEvent({ ...base, type: 'agent.text', nodeId: 'review', text: 'Looks ', delta: true });
+    display.onEvent({ ...base, type: 'agent.text', nodeId: 'review', text: 'good so far', delta: true });
+    expect(terminal.text().endsWith('\n  Looks good so far\n')).toBe(true);
+  });
+
   it('clears the live area on pause and draws nothing until resume, so a question can be asked in place', () => {
     const terminal = fakeTerminal();
     const display = createTtyDisplay({

@@ -15,6 +15,14 @@ interface ActiveStage {
   readonly startedMs: number;
   attempt: number;
   note: string;
+  /** With -v: the agent's reply streamed so far in the current model call (`agent.text` deltas). */
+  streamed: string;
+}
+
+/** The last line of streamed text, at most `width` characters (its end). */
+function streamTail(text: string, width: number): string {
+  const line = text.trimEnd().split('\n').at(-1) ?? '';
+  return line.length <= width ? line : `…${line.slice(line.length - width + 1)}`;
 }
 
 /**
@@ -55,7 +63,10 @@ export function createTtyDisplay(options: {
           : '';
       const attempt = stage.attempt > 1 ? ` · attempt ${stage.attempt}` : '';
       const label = stage.label === stage.nodeId ? '' : ` ${colors.dim(stage.label)}`;
-      return `${stage.indent}${symbol} ${stage.nodeId}${label} ${colors.dim(`${formatElapsed(now() - stage.startedMs)}${attempt}${tokens}`)}${stage.note === '' ? '' : colors.yellow(` ${stage.note}`)}`;
+      const line = `${stage.indent}${symbol} ${stage.nodeId}${label} ${colors.dim(`${formatElapsed(now() - stage.startedMs)}${attempt}${tokens}`)}${stage.note === '' ? '' : colors.yellow(` ${stage.note}`)}`;
+      return stage.streamed === ''
+        ? line
+        : `${line}\n${stage.indent}  ${colors.dim(streamTail(stage.streamed, Math.max(20, (stdout.columns ?? 100) - stage.indent.length - 4)))}`;
     });
     log(lines.join('\n'));
   };
@@ -99,10 +110,24 @@ export function createTtyDisplay(options: {
             startedMs: now(),
             attempt: event.attempt,
             note: '',
+            streamed: '',
           });
         }
       } else if (event.type === 'stage.completed') {
         active.delete(stageKey(event));
+      } else if (event.type === 'agent.text' && verbosity === 'verbose') {
+        // -v shows the reply as it streams; the whole message is printed for good when the model call ends.
+        const stage = active.get(stageKey(event));
+        if (stage !== undefined) stage.streamed = event.delta ? stage.streamed + event.text : '';
+      } else if (event.type === 'stage.custom' && event.name === 'llm.retry') {
+        const stage = active.get(stageKey(event));
+        const data = event.data as { delayMs?: unknown; statusCode?: unknown };
+        if (stage !== undefined && typeof data.delayMs === 'number') {
+          stage.note = `${typeof data.statusCode === 'number' ? `HTTP ${data.statusCode}, ` : ''}retrying the model call in ${formatElapsed(data.delayMs)}`;
+        }
+      } else if (event.type === 'agent.usage') {
+        const stage = active.get(stageKey(event));
+        if (stage?.note.includes('retrying the model call')) stage.note = '';
       } else if (event.type === 'stage.retrying') {
         const stage = active.get(stageKey(event));
         if (stage !== undefined) stage.note = `retrying in ${formatElapsed(event.delayMs)}`;

@@ -27,6 +27,14 @@ export interface StageSummary {
   /** Tokens reported by `agent.usage` events. */
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens read from the provider's cache (part of `inputTokens`). */
+  readonly cachedInputTokens: number;
+  /** Reasoning tokens (part of `outputTokens`). */
+  readonly reasoningTokens: number;
+  /** USD of the model calls with a known price. */
+  readonly costUsd: number;
+  /** True when a model call had no price (then `costUsd` is a lower bound). */
+  readonly costUnknown: boolean;
   /** The latest failure reason, when the latest outcome failed or an attempt failed. */
   readonly failureReason?: string;
 }
@@ -54,6 +62,12 @@ export interface RunSummary {
   readonly durationMs: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly reasoningTokens: number;
+  /** USD of the model calls with a known price. */
+  readonly costUsd: number;
+  /** True when a model call had no price. */
+  readonly costUnknown: boolean;
 }
 
 interface MutableStage {
@@ -67,6 +81,10 @@ interface MutableStage {
   durationMs: number;
   inputTokens: number;
   outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+  costUsd: number;
+  costUnknown: boolean;
   failureReason?: string;
   open: boolean;
 }
@@ -104,6 +122,10 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         durationMs: 0,
         inputTokens: 0,
         outputTokens: 0,
+        cachedInputTokens: 0,
+        reasoningTokens: 0,
+        costUsd: 0,
+        costUnknown: false,
         open: false,
       };
       stages.set(key, stage);
@@ -142,6 +164,11 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         const stage = stageOf(event);
         stage.inputTokens += event.inputTokens;
         stage.outputTokens += event.outputTokens;
+        stage.cachedInputTokens += event.cachedInputTokens ?? 0;
+        stage.reasoningTokens += event.reasoningTokens ?? 0;
+        // A call without a price (or from a backend that prices nothing) makes the cost unknown, never 0.
+        if (typeof event.costUsd === 'number') stage.costUsd += event.costUsd;
+        else stage.costUnknown = true;
         break;
       }
       case 'pipeline.completed':
@@ -203,6 +230,10 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     durationMs,
     inputTokens: rows.reduce((total, stage) => total + stage.inputTokens, 0),
     outputTokens: rows.reduce((total, stage) => total + stage.outputTokens, 0),
+    cachedInputTokens: rows.reduce((total, stage) => total + stage.cachedInputTokens, 0),
+    reasoningTokens: rows.reduce((total, stage) => total + stage.reasoningTokens, 0),
+    costUsd: rows.reduce((total, stage) => total + stage.costUsd, 0),
+    costUnknown: rows.some((stage) => stage.costUnknown),
   };
 }
 

@@ -44,6 +44,7 @@ describe('resolveBackend with --backend', () => {
       kind: 'routed',
       routing: { default: 'claude-code', byProvider: {} },
       agentPermissions: 'edit',
+      api: { kind: 'ai-sdk' },
     });
   });
 });

@@ -1,6 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CliError } from '../errors/cli-error.js';
 import { type BackendRouting, formatBackendOption, readBackendOption } from './backend-option.js';
 import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
 
@@ -13,15 +12,18 @@ export interface RecordedCliOptions extends Omit<BackendChoice, 'backend'> {
   readonly backend?: string;
   readonly autoApprove?: boolean;
   readonly maxSteps?: number;
+  readonly maxBudgetUsd?: number;
+  readonly maxTokens?: number;
 }
 
-/** The AI SDK backend's settings. */
+/** The AI SDK backend's settings (the providers' keys come from the environment, checked per stage). */
 export interface AiSdkSettings {
   readonly kind: 'ai-sdk';
-  readonly apiKey: string;
   readonly baseURL?: string;
   readonly model?: string;
   readonly provider?: string;
+  /** Absolute path of the `--prices` file. */
+  readonly pricesPath?: string;
 }
 
 /** How the LLM stages will run, with everything resolved. */
@@ -33,18 +35,17 @@ export type ResolvedBackend =
       readonly kind: 'routed';
       readonly routing: BackendRouting;
       readonly agentPermissions: 'edit' | 'full';
-      /** The AI SDK backend for stages routed to `api`, when a key or base URL is configured. */
-      readonly api?: AiSdkSettings;
+      /** The AI SDK backend for stages routed to `api` (their providers' keys are checked per stage). */
+      readonly api: AiSdkSettings;
       /** Default model for stages that name none (`--model`). */
       readonly model?: string;
     };
 
 /**
- * Decides the backend from the options and the environment. `OPENAI_API_KEY` and `OPENAI_BASE_URL` are read
- * here (the CLI is the only place that reads the environment). `--simulate-script` implies `--simulate`.
- * A base URL without a key is allowed (local OpenAI-compatible servers usually need none).
- *
- * @throws {CliError} `CLI_MISSING_API_KEY` when neither a key, a base URL, `--simulate` nor `--dry-run` is given.
+ * Decides the backend from the options and the environment. `OPENAI_BASE_URL` is read here (the CLI is the only
+ * place that reads the environment); the providers' keys are checked per LLM stage by the preflight
+ * (`checkLlmStages`) once the pipeline is known, so a pipeline without LLM stages needs none.
+ * `--simulate-script` implies `--simulate`.
  */
 export function resolveBackend(
   choice: BackendChoice,
@@ -58,35 +59,23 @@ export function resolveBackend(
       ...(choice.simulateScript === undefined ? {} : { scriptPath: resolve(cwd, choice.simulateScript) }),
     };
   }
-  const apiKey = nonEmpty(env.OPENAI_API_KEY);
   const baseURL = choice.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL);
-  const api: AiSdkSettings | undefined =
-    apiKey === undefined && baseURL === undefined
-      ? undefined
-      : {
-          kind: 'ai-sdk',
-          // Local servers ignore the key, but the OpenAI client insists on one.
-          apiKey: apiKey ?? 'not-needed',
-          ...(baseURL === undefined ? {} : { baseURL }),
-          ...(choice.model === undefined ? {} : { model: choice.model }),
-          ...(choice.provider === undefined ? {} : { provider: choice.provider }),
-        };
+  const api: AiSdkSettings = {
+    kind: 'ai-sdk',
+    ...(baseURL === undefined ? {} : { baseURL }),
+    ...(choice.model === undefined ? {} : { model: choice.model }),
+    ...(choice.provider === undefined ? {} : { provider: choice.provider }),
+    ...(choice.prices === undefined ? {} : { pricesPath: resolve(cwd, choice.prices) }),
+  };
   if (choice.backend !== undefined) {
-    // Whether a stage needs the API is known once the graph is read (the run services check it).
+    // Which stages need which backend is known once the graph is read (the run services check it).
     return {
       kind: 'routed',
       routing: choice.backend,
       agentPermissions: choice.agentPermissions ?? 'edit',
-      ...(api === undefined ? {} : { api }),
+      api,
       ...(choice.model === undefined ? {} : { model: choice.model }),
     };
-  }
-  if (api === undefined) {
-    throw new CliError({
-      code: 'CLI_MISSING_API_KEY',
-      message:
-        'No LLM is configured, so the pipeline was not started. Set OPENAI_API_KEY to use OpenAI, or pass --base-url <url> (or set OPENAI_BASE_URL) for an OpenAI-compatible server, or pass --simulate to run without an LLM.',
-    });
   }
   return api;
 }
@@ -100,10 +89,13 @@ export async function recordCliOptions(logsRoot: string, options: RunCliOptions,
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+    ...(options.prices === undefined ? {} : { prices: resolve(cwd, options.prices) }),
     ...(options.backend === undefined ? {} : { backend: formatBackendOption(options.backend) }),
     ...(options.agentPermissions === undefined ? {} : { agentPermissions: options.agentPermissions }),
     ...(options.autoApprove === true ? { autoApprove: true } : {}),
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
+    ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
   };
   await writeFile(join(logsRoot, CLI_OPTIONS_FILE), `${JSON.stringify(recorded, null, 2)}\n`);
 }
@@ -142,6 +134,7 @@ export function mergeResumeOptions(given: RunCliOptions, recorded: RecordedCliOp
     'model',
     'provider',
     'baseUrl',
+    'prices',
     'backend',
     'agentPermissions',
   ];
@@ -160,6 +153,12 @@ export function mergeResumeOptions(given: RunCliOptions, recorded: RecordedCliOp
     ...(given.autoApprove === undefined && recorded.autoApprove === true ? { autoApprove: true } : {}),
     ...(given.maxSteps === undefined && recorded.maxSteps !== undefined
       ? { maxSteps: recorded.maxSteps }
+      : {}),
+    ...(given.maxBudgetUsd === undefined && recorded.maxBudgetUsd !== undefined
+      ? { maxBudgetUsd: recorded.maxBudgetUsd }
+      : {}),
+    ...(given.maxTokens === undefined && recorded.maxTokens !== undefined
+      ? { maxTokens: recorded.maxTokens }
       : {}),
   };
 }

@@ -4,11 +4,15 @@
  * mapping or the default (DESIGN.md "Agent-CLI backends"). Checks before the run starts that every backend the
  * pipeline's stages will use is available.
  */
+
+import type { PriceTable } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend } from '@attractor/engine';
 import type { Graph, GraphNode } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
 import type { ResolvedBackend } from './backend-choice.js';
 import { type BackendName, backendForNode } from './backend-option.js';
+import { createAiBackend } from './create-ai-backend.js';
+import { formatPreflight } from './format-preflight.js';
 
 /** The `routed` kind of {@link ResolvedBackend}. */
 export type RoutedBackendChoice = Extract<ResolvedBackend, { kind: 'routed' }>;
@@ -24,6 +28,8 @@ export interface CreateRoutedBackendOptions {
    * `edit` mode still runs sandboxed commands) and `--agent-permissions full` are refused. Default: true.
    */
   readonly allowShell?: boolean;
+  /** Model prices for the `api` backend (`--prices`), over the defaults. */
+  readonly prices?: PriceTable;
 }
 
 /** Handler types whose stages call the backend. */
@@ -33,7 +39,7 @@ const LLM_STAGE_TYPES = new Set(['codergen', 'parallel.fan_in']);
  * Creates the routing backend. Backends are created when a stage first needs them.
  *
  * @throws {CliError} `CLI_BACKEND_MISSING` naming the npm package to install when an agent CLI a stage needs is
- *   not installed; `CLI_MISSING_API_KEY` when a stage runs on `api` and no key or base URL is configured.
+ *   not installed; `CLI_MISSING_API_KEY` listing the stages on `api` whose provider has no key or that name no model.
  */
 export async function createRoutedBackend(options: CreateRoutedBackendOptions): Promise<CodergenBackend> {
   const { choice, graph, env } = options;
@@ -83,11 +89,26 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
     }
   }
   const apiStages = stagesByBackend.get('api');
-  if (apiStages !== undefined && choice.api === undefined) {
-    throw new CliError({
-      code: 'CLI_MISSING_API_KEY',
-      message: `Stages ${apiStages.join(', ')} run on the api backend, which has no LLM configured, so the pipeline was not started. Set OPENAI_API_KEY or pass --base-url, or give them an agent: --backend claude-code (or a node attribute backend="codex").`,
+  let apiBackend: CodergenBackend | undefined;
+  if (apiStages !== undefined) {
+    // The stages on `api` need their providers' keys (or a model), checked like a run without --backend.
+    const created = await createAiBackend({
+      backend: choice.api,
+      graph,
+      env,
+      stages: new Set(apiStages),
+      ...(options.prices === undefined ? {} : { prices: options.prices }),
     });
+    if (!created.ok) {
+      throw new CliError({
+        code: 'CLI_MISSING_API_KEY',
+        message: formatPreflight(created.problems).replace(
+          'Or pass --simulate to run without an LLM.',
+          'Or give them an agent: --backend claude-code (or a node attribute backend="codex"), or pass --simulate.',
+        ),
+      });
+    }
+    apiBackend = created.backend;
   }
 
   const instances = new Map<BackendName, CodergenBackend>();
@@ -105,16 +126,16 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
       case 'gemini-cli':
         return agentCli.createGeminiCliBackend(agentOptions);
       case 'api': {
-        const api = choice.api;
-        if (api === undefined)
-          throw new Error('The api backend has no LLM configured (OPENAI_API_KEY, --base-url).');
-        return aiSdk.createAiSdkBackend({
-          apiKey: api.apiKey,
+        // Created above for the stages the graph routes to `api`; a stage routed there at run time alone (a
+        // sub-pipeline's) gets one without the preflight, and fails with the provider's message if it lacks a key.
+        apiBackend ??= aiSdk.createAiSdkBackend({
           env,
-          ...(api.baseURL === undefined ? {} : { baseURL: api.baseURL }),
-          ...(api.model === undefined ? {} : { defaultModel: api.model }),
-          ...(api.provider === undefined ? {} : { defaultProvider: api.provider }),
+          ...(choice.api.baseURL === undefined ? {} : { baseURL: choice.api.baseURL }),
+          ...(choice.api.model === undefined ? {} : { defaultModel: choice.api.model }),
+          ...(choice.api.provider === undefined ? {} : { defaultProvider: choice.api.provider }),
+          ...(options.prices === undefined ? {} : { prices: options.prices }),
         });
+        return apiBackend;
       }
     }
   };

@@ -20,7 +20,7 @@ import { type Colors, createColors } from '../colors.js';
 import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { createJsonDisplay } from '../display/json-display.js';
 import { createLineDisplay } from '../display/line-display.js';
-import type { RunDisplay, Verbosity } from '../display/run-display.js';
+import type { RunDisplay, RunUsage, Verbosity } from '../display/run-display.js';
 import { createTtyDisplay } from '../display/tty-display.js';
 import { CliError } from '../errors/cli-error.js';
 import { describeFsError, fsFaultFix, isFsFault } from '../errors/describe-fs-error.js';
@@ -208,6 +208,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     secretValues: [...services.secretValues, ...(io.secretValues ?? [])],
     onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
+    ...(cliOptions.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: cliOptions.maxBudgetUsd }),
+    ...(cliOptions.maxTokens === undefined ? {} : { maxTokens: cliOptions.maxTokens }),
   };
   let run: PipelineRun | Promise<PipelineRun>;
   if (mode.kind === 'fork') {
@@ -250,6 +252,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
           : `${cliCommand(io.env)} resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`
       }${raisedMaxSteps(result.failureReason)}`,
       completedNodes: result.completedNodes,
+      ...usageOf(result.context),
     });
     const unused = interviewer.unusedAnswers();
     if (result.status === 'success' && unused.length > 0) {
@@ -328,4 +331,28 @@ function quoteArgument(text: string): string {
 function raisedMaxSteps(failureReason: string | undefined): string {
   const limit = /^max_steps \((\d+)\) reached/.exec(failureReason ?? '')?.[1];
   return limit === undefined ? '' : ` --max-steps ${Number(limit) * 2}`;
+}
+
+function agentCost(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** The run's LLM usage from the context keys the backends write (`usage.total.*`), when any LLM stage ran. */
+function usageOf(context: { get(key: string): unknown }): { usage?: RunUsage } {
+  const count = (key: string): number => {
+    const value = context.get(`usage.total.${key}`);
+    return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+  };
+  if (context.get('usage.total.total_tokens') === undefined) return {};
+  return {
+    usage: {
+      inputTokens: count('input_tokens'),
+      outputTokens: count('output_tokens'),
+      cachedInputTokens: count('cached_input_tokens'),
+      reasoningTokens: count('reasoning_tokens'),
+      // The AI SDK backend's priced cost plus what agent CLIs report (`cost.total.usd`).
+      costUsd: count('cost_usd') + agentCost(context.get('cost.total.usd')),
+      costComplete: context.get('usage.total.cost_complete') !== false,
+    },
+  };
 }

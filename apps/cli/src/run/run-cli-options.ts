@@ -15,6 +15,8 @@ export interface BackendChoice {
   readonly provider?: string;
   /** OpenAI-compatible base URL; default `OPENAI_BASE_URL`, then OpenAI. */
   readonly baseUrl?: string;
+  /** JSON price file `{ "<model>": { "input": 3, "output": 15, "cachedInput": 0.3 } }` (USD per million tokens). */
+  readonly prices?: string;
   /** `--backend`: which backend runs each LLM stage (default: `api` for all). */
   readonly backend?: BackendRouting;
   /** `--agent-permissions`: what agent CLIs may do without asking. Default: `edit`. */
@@ -27,6 +29,10 @@ export interface RunCliOptions extends BackendChoice {
   readonly workdir?: string;
   readonly set?: Readonly<Record<string, SetValue>>;
   readonly maxSteps?: number;
+  /** Run budget in USD: no LLM stage starts once LLM stages cost this much (overrides `max_budget_usd`). */
+  readonly maxBudgetUsd?: number;
+  /** Run budget in tokens (overrides `max_tokens`). */
+  readonly maxTokens?: number;
   readonly autoApprove?: boolean;
   readonly answer?: readonly string[];
   readonly json?: boolean;

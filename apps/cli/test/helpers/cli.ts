@@ -27,7 +27,12 @@ export function childEnv(extra: Readonly<Record<string, string>> = {}): Record<s
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^OPENAI_|^FORCE_COLOR$|^NO_COLOR$|^CI$|^npm_command$|^npm_config_user_agent$/.test(key)) continue;
+    if (
+      /^OPENAI_|^ANTHROPIC_|^GOOGLE_GENERATIVE_AI_|^GEMINI_API_KEY$|^FORCE_COLOR$|^NO_COLOR$|^CI$|^npm_command$|^npm_config_user_agent$/.test(
+        key,
+      )
+    )
+      continue;
     env[key] = value;
   }
   return { ...env, NO_COLOR: '1', ...extra };

@@ -6,7 +6,8 @@ import type { ServerResponse } from 'node:http';
 import type { NormalizedMessage, RecordedRequest } from './recorded-request.js';
 import type { ScriptedReply, ScriptedToolCall, ScriptedUsage } from './scripted-reply.js';
 
-const DEFAULT_USAGE: ScriptedUsage = { inputTokens: 10, outputTokens: 5 };
+/** Usage of a reply that names none. */
+export const DEFAULT_USAGE: ScriptedUsage = { inputTokens: 10, outputTokens: 5 };
 
 type JsonObject = Record<string, unknown>;
 
@@ -23,12 +24,14 @@ export function sendError(response: ServerResponse, reply: Extract<ScriptedReply
   response.end(JSON.stringify({ error: { message, type, param: null, code: reply.code ?? null } }));
 }
 
-function sendJson(response: ServerResponse, value: unknown): void {
+/** Sends a JSON body with status 200. */
+export function sendJson(response: ServerResponse, value: unknown): void {
   response.writeHead(200, { 'content-type': 'application/json' });
   response.end(JSON.stringify(value));
 }
 
-function sendEvents(response: ServerResponse, events: readonly unknown[], done: boolean): void {
+/** Sends server-sent events (`data:` lines), optionally ending with `data: [DONE]`. */
+export function sendEvents(response: ServerResponse, events: readonly unknown[], done: boolean): void {
   response.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
@@ -39,12 +42,13 @@ function sendEvents(response: ServerResponse, events: readonly unknown[], done: 
   response.end();
 }
 
-function argumentsText(call: ScriptedToolCall): string {
+/** A scripted call's arguments as the JSON text the wire carries. */
+export function argumentsText(call: ScriptedToolCall): string {
   return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
 }
 
 /** Splits text into word-sized deltas, as a streaming model would send them. */
-function pieces(text: string): string[] {
+export function pieces(text: string): string[] {
   return text === '' ? [] : text.split(/(?<= )/);
 }
 
@@ -60,6 +64,8 @@ export function sendChat(
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
+    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
   };
   const id = `chatcmpl-${sequence}`;
   const created = 1_700_000_000 + sequence;
@@ -158,9 +164,9 @@ export function sendResponses(
     output,
     usage: {
       input_tokens: usage.inputTokens,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0 },
       output_tokens: usage.outputTokens,
-      output_tokens_details: { reasoning_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
       total_tokens: usage.inputTokens + usage.outputTokens,
     },
     incomplete_details: null,

@@ -1,10 +1,14 @@
 /**
- * How the scripted server records a request: the raw HTTP parts plus the conversation normalised across the Chat
- * Completions and Responses APIs, so tests assert on roles and texts instead of wire formats.
+ * How the scripted server records a request: the raw HTTP parts plus the conversation normalised across the
+ * OpenAI Chat Completions and Responses APIs, Anthropic's Messages API and Gemini's generateContent, so tests
+ * assert on roles and texts instead of wire formats.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** One message of a request, normalised across both APIs so tests can assert on conversations. */
+/** The APIs the scripted server speaks. */
+export type ScriptedApi = 'chat' | 'responses' | 'anthropic' | 'gemini' | 'other';
+
+/** One message of a request, normalised across the APIs so tests can assert on conversations. */
 export interface NormalizedMessage {
   /** `system`, `developer`, `user`, `assistant` or `tool` (a tool result). */
   readonly role: string;
@@ -19,7 +23,7 @@ export interface NormalizedMessage {
 /** A request the server received. */
 export interface RecordedRequest {
   /** Which API was called. `other` for any other path (answered with 404). */
-  readonly api: 'chat' | 'responses' | 'other';
+  readonly api: ScriptedApi;
   readonly method: string;
   /** The request path, e.g. `/v1/chat/completions`. */
   readonly path: string;
@@ -34,7 +38,7 @@ export interface RecordedRequest {
   readonly messages: readonly NormalizedMessage[];
   /** Names of the tools offered. */
   readonly toolNames: readonly string[];
-  /** The bearer token of the `authorization` header, if any. */
+  /** The key sent: the bearer token of `authorization`, `x-api-key` (Anthropic) or `x-goog-api-key` (Gemini). */
   readonly apiKey?: string;
 }
 
@@ -70,21 +74,35 @@ export function recordRequest(input: {
 }): RecordedRequest {
   const body = asObject(input.body);
   const authorization = input.headers.authorization;
-  const apiKey = authorization?.startsWith('Bearer ') ? authorization.slice('Bearer '.length) : undefined;
+  const header = (name: string) => {
+    const value = input.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const apiKey = authorization?.startsWith('Bearer ')
+    ? authorization.slice('Bearer '.length)
+    : (header('x-api-key') ?? header('x-goog-api-key'));
   const tools = asArray(body.tools).map(asObject);
-  const toolNames = tools.map((tool) => String(asObject(tool.function).name ?? tool.name ?? ''));
+  const toolNames =
+    input.api === 'gemini'
+      ? tools.flatMap((tool) => asArray(tool.functionDeclarations).map((fn) => String(asObject(fn).name)))
+      : tools.map((tool) => String(asObject(tool.function).name ?? tool.name ?? ''));
   const messages =
     input.api === 'chat'
       ? normalizeChatMessages(body.messages)
-      : normalizeResponsesInput(body.input, input.servedItems);
+      : input.api === 'anthropic'
+        ? normalizeAnthropicMessages(body.system, body.messages)
+        : input.api === 'gemini'
+          ? normalizeGeminiContents(body.systemInstruction, body.contents)
+          : normalizeResponsesInput(body.input, input.servedItems);
+  const geminiPath = /\/models\/([^/:]+):(generateContent|streamGenerateContent)/.exec(input.path);
   return {
     api: input.api,
     method: input.method,
     path: input.path,
     headers: input.headers,
     body: input.body,
-    model: typeof body.model === 'string' ? body.model : '',
-    stream: body.stream === true,
+    model: geminiPath?.[1] ?? (typeof body.model === 'string' ? body.model : ''),
+    stream: geminiPath === null ? body.stream === true : geminiPath[2] === 'streamGenerateContent',
     messages,
     toolNames,
     ...(apiKey === undefined ? {} : { apiKey }),
@@ -131,6 +149,60 @@ function normalizeResponsesInput(
       result.push({ role: 'tool', text: asText(item.output), toolCallId: String(item.call_id) });
     } else if (typeof item.role === 'string') {
       result.push({ role: item.role, text: asText(item.content) });
+    }
+  }
+  return result;
+}
+
+function normalizeAnthropicMessages(system: unknown, messages: unknown): NormalizedMessage[] {
+  const result: NormalizedMessage[] = [];
+  const systemText = asText(system);
+  if (systemText !== '') result.push({ role: 'system', text: systemText });
+  for (const item of asArray(messages)) {
+    const message = asObject(item);
+    const role = String(message.role ?? '');
+    if (typeof message.content === 'string') {
+      result.push({ role, text: message.content });
+      continue;
+    }
+    const parts = asArray(message.content).map(asObject);
+    for (const part of parts.filter((candidate) => candidate.type === 'tool_result')) {
+      result.push({ role: 'tool', text: asText(part.content), toolCallId: String(part.tool_use_id) });
+    }
+    const texts = parts.filter((part) => part.type === 'text');
+    const toolCalls = parts.filter((part) => part.type === 'tool_use').map((part) => String(part.name));
+    if (texts.length > 0 || toolCalls.length > 0) {
+      result.push({
+        role,
+        text: asText(texts),
+        ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      });
+    }
+  }
+  return result;
+}
+
+function normalizeGeminiContents(systemInstruction: unknown, contents: unknown): NormalizedMessage[] {
+  const result: NormalizedMessage[] = [];
+  const systemText = asText(asObject(systemInstruction).parts);
+  if (systemText !== '') result.push({ role: 'system', text: systemText });
+  for (const item of asArray(contents)) {
+    const content = asObject(item);
+    const role = content.role === 'model' ? 'assistant' : String(content.role ?? 'user');
+    const parts = asArray(content.parts).map(asObject);
+    for (const part of parts.filter((candidate) => candidate.functionResponse !== undefined)) {
+      const functionResponse = asObject(part.functionResponse);
+      const output = asObject(functionResponse.response);
+      const text =
+        typeof output.content === 'string' ? output.content : JSON.stringify(output.content ?? output);
+      result.push({ role: 'tool', text, toolCallId: String(functionResponse.name) });
+    }
+    const texts = parts.filter((part) => typeof part.text === 'string');
+    const toolCalls = parts
+      .filter((part) => part.functionCall !== undefined)
+      .map((part) => String(asObject(part.functionCall).name));
+    if (texts.length > 0 || toolCalls.length > 0) {
+      result.push({ role, text: asText(texts), ...(toolCalls.length > 0 ? { toolCalls } : {}) });
     }
   }
   return result;

@@ -1,13 +1,22 @@
 /**
- * A scripted OpenAI-compatible HTTP server for tests: a real `node:http` server on 127.0.0.1 that speaks the Chat
- * Completions API (`POST /v1/chat/completions`) and the Responses API (`POST /v1/responses`), streaming and not,
- * answers each model request with the next step of a script, and records every request. The only fake in our
- * end-to-end tests is the LLM (STYLE.md §8); the real `@ai-sdk/openai` client talks to it over HTTP.
+ * A scripted LLM HTTP server for tests: a real `node:http` server on 127.0.0.1 that speaks OpenAI's Chat
+ * Completions API (`POST /v1/chat/completions`) and Responses API (`POST /v1/responses`), Anthropic's Messages
+ * API (`POST /v1/messages`) and Gemini's `POST /v1beta/models/{model}:generateContent` /
+ * `:streamGenerateContent`, streaming and not, answers each model request with the next step of a script, and
+ * records every request. The only fake in our end-to-end tests is the LLM (STYLE.md §8); the real `@ai-sdk/*`
+ * clients talk to it over HTTP.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendAnthropic, sendAnthropicError } from './anthropic-wire-replies.js';
+import { sendGemini, sendGeminiError } from './gemini-wire-replies.js';
 import { sendChat, sendError, sendResponses } from './openai-wire-replies.js';
-import { type NormalizedMessage, type RecordedRequest, recordRequest } from './recorded-request.js';
+import {
+  type NormalizedMessage,
+  type RecordedRequest,
+  recordRequest,
+  type ScriptedApi,
+} from './recorded-request.js';
 import type { ScriptedReply, ScriptedStep } from './scripted-reply.js';
 
 /** Options of {@link startScriptedOpenAIServer}. */
@@ -27,6 +36,10 @@ export interface ScriptedOpenAIServerOptions {
 export interface ScriptedOpenAIServer {
   /** The base URL to give the OpenAI client, e.g. `http://127.0.0.1:41234/v1`. */
   readonly baseURL: string;
+  /** The server's root, e.g. `http://127.0.0.1:41234`: the value for `ANTHROPIC_BASE_URL`. */
+  readonly rootURL: string;
+  /** The base URL of the Gemini API, e.g. `http://127.0.0.1:41234/v1beta` (`GOOGLE_GENERATIVE_AI_BASE_URL`). */
+  readonly googleBaseURL: string;
   /** Every request received, in order (model requests and others). */
   readonly requests: readonly RecordedRequest[];
   /** Appends steps to the script. */
@@ -68,11 +81,21 @@ export async function startScriptedOpenAIServer(
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = parseJson(raw);
       const path = request.url ?? '';
-      const api = path.endsWith('/chat/completions')
+      const route = path.split('?')[0] ?? '';
+      const api: ScriptedApi = route.endsWith('/chat/completions')
         ? 'chat'
-        : path.endsWith('/responses')
+        : route.endsWith('/responses')
           ? 'responses'
-          : 'other';
+          : route.endsWith('/messages')
+            ? 'anthropic'
+            : /:(generateContent|streamGenerateContent)$/.test(route)
+              ? 'gemini'
+              : 'other';
+      const sendFailure = (reply: Extract<ScriptedReply, { type: 'error' }>) => {
+        if (api === 'anthropic') sendAnthropicError(response, reply);
+        else if (api === 'gemini') sendGeminiError(response, reply);
+        else sendError(response, reply);
+      };
       const record = recordRequest({
         api,
         method: request.method ?? 'GET',
@@ -92,10 +115,10 @@ export async function startScriptedOpenAIServer(
         return;
       }
       if (options.apiKey !== undefined && record.apiKey !== options.apiKey) {
-        sendError(response, {
+        sendFailure({
           type: 'error',
           status: 401,
-          message: 'Incorrect API key provided.',
+          message: api === 'anthropic' ? 'invalid x-api-key' : 'Incorrect API key provided.',
           code: 'invalid_api_key',
         });
         return;
@@ -103,8 +126,10 @@ export async function startScriptedOpenAIServer(
       const step = script.shift() ?? options.fallback ?? exhausted(requests.length);
       const reply = typeof step === 'function' ? step(record) : step;
       sequence += 1;
-      if (reply.type === 'error') sendError(response, reply);
+      if (reply.type === 'error') sendFailure(reply);
       else if (api === 'chat') sendChat(response, reply, record, sequence);
+      else if (api === 'anthropic') sendAnthropic(response, reply, record, sequence);
+      else if (api === 'gemini') sendGemini(response, reply, record);
       else sendResponses(response, reply, record, sequence, servedItems);
     });
   });
@@ -113,6 +138,8 @@ export async function startScriptedOpenAIServer(
   const { port } = server.address() as AddressInfo;
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
+    rootURL: `http://127.0.0.1:${port}`,
+    googleBaseURL: `http://127.0.0.1:${port}/v1beta`,
     requests,
     enqueue: (...steps) => {
       script.push(...steps);

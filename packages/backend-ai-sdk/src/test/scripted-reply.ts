@@ -5,8 +5,14 @@ import type { RecordedRequest } from './recorded-request.js';
 
 /** Token counts a scripted reply reports. Default: 10 input, 5 output. */
 export interface ScriptedUsage {
+  /** All input tokens, cached ones included. */
   readonly inputTokens: number;
+  /** All output tokens, reasoning ones included. */
   readonly outputTokens: number;
+  /** Input tokens read from the prompt cache. Default: 0. */
+  readonly cachedInputTokens?: number;
+  /** Reasoning tokens. Default: 0. */
+  readonly reasoningTokens?: number;
 }
 
 /** One tool call of a scripted reply. */
@@ -29,8 +35,10 @@ export type ScriptedReply =
       readonly usage?: ScriptedUsage;
     }
   /**
-   * An HTTP error with an OpenAI-style body `{ error: { message, type, code } }`, e.g. 429, 401, 500. `message`
-   * defaults to a description of the status.
+   * An HTTP error with the called API's error body (OpenAI `{ error: { message, type, code } }`, Anthropic
+   * `{ type: 'error', error: { type, message } }` with `overloaded_error` for 529, Gemini
+   * `{ error: { code, message, status } }`), e.g. 429, 401, 500, 529. `message` defaults to a description of the
+   * status; `headers` are sent as given (`retry-after`).
    */
   | {
       readonly type: 'error';

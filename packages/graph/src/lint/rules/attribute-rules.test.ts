@@ -48,6 +48,16 @@ describe('attribute_type (DESIGN.md "Attributes")', () => {
     expect(lintRule(source, 'attribute_type')).toEqual(['error 4:13', 'error 5:25 start->exit']);
   });
 
+  it('checks the run budgets max_budget_usd (a number) and max_tokens (a positive integer)', () => {
+    const bad = pipeline('  max_budget_usd="five dollars"\n  max_tokens=1.5\n  start -> exit');
+    expect(diagnosticsOf(bad, 'attribute_type').map((diagnostic) => diagnostic.message)).toEqual([
+      'Graph "G" has max_budget_usd="five dollars", which is not valid: expected a non-negative number such as 2.5.',
+      'Graph "G" has max_tokens="1.5", which is not valid: expected a positive integer such as 4.',
+    ]);
+    const good = pipeline('  max_budget_usd=2.5\n  max_tokens=200000\n  start -> exit');
+    expect(lintRule(good, 'attribute_type')).toEqual([]);
+  });
+
   it('accepts well-typed values', () => {
     const source = pipeline(
       '  work [prompt="x", timeout="15m", max_retries=2, goal_gate=true]\n  start -> work -> exit [weight=3]',

@@ -1,0 +1,45 @@
+/**
+ * The preflight message of `run` / `resume` / `serve`: every LLM stage the backend cannot run, grouped by what to
+ * fix, in one message (exit 2), before anything runs.
+ */
+import type { LlmStageProblem } from '@attractor/backend-ai-sdk';
+
+function nodes(ids: readonly string[]): string {
+  return ids.map((id) => `"${id}"`).join(', ');
+}
+
+/**
+ * The message for the problems found by `checkLlmStages`, e.g.
+ * `Set ANTHROPIC_API_KEY for provider anthropic: LLM stage "review" (model claude-sonnet-4-6)`. Pure.
+ */
+export function formatPreflight(problems: readonly LlmStageProblem[]): string {
+  const lines: string[] = [];
+  const byProvider = new Map<string, Extract<LlmStageProblem, { kind: 'no_credentials' }>[]>();
+  for (const problem of problems) {
+    if (problem.kind !== 'no_credentials') continue;
+    byProvider.set(problem.provider, [...(byProvider.get(problem.provider) ?? []), problem]);
+  }
+  for (const [provider, missing] of byProvider) {
+    const models = [...new Set(missing.map((problem) => problem.modelId))].join(', ');
+    const variables = missing[0]?.variables.join(' or ') ?? '';
+    const stages = missing.length === 1 ? 'LLM stage' : 'LLM stages';
+    lines.push(
+      `  - set ${variables} for provider ${provider}: ${stages} ${nodes(missing.map((problem) => problem.nodeId))} (model ${models})`,
+    );
+  }
+  for (const problem of problems) {
+    if (problem.kind === 'unknown_provider') {
+      lines.push(
+        `  - LLM stage "${problem.nodeId}" names provider "${problem.provider}" (model ${problem.modelId}), which is not built in: set llm_provider to openai, anthropic, google or gemini (or pass --base-url for an OpenAI-compatible server and set llm_provider="openai")`,
+      );
+    }
+  }
+  const noModel = problems.filter((problem) => problem.kind === 'no_model').map((problem) => problem.nodeId);
+  if (noModel.length > 0) {
+    lines.push(
+      `  - ${noModel.length === 1 ? 'LLM stage' : 'LLM stages'} ${nodes(noModel)} ${noModel.length === 1 ? 'names' : 'name'} no model: set llm_model on the node or in the model_stylesheet, or pass --model`,
+    );
+  }
+  const count = new Set(problems.map((problem) => problem.nodeId)).size;
+  return `The pipeline was not started: ${count} LLM ${count === 1 ? 'stage' : 'stages'} cannot run.\n${lines.join('\n')}\nOr pass --simulate to run without an LLM.`;
+}
