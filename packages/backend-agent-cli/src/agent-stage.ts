@@ -3,10 +3,21 @@
  * `prompt.md`, the agent's environment, the transcript, the live `agent.*` events, and the Outcome
  * (DESIGN.md "Agent-CLI backends"). Each backend translates its agent's stream into calls on an {@link AgentStage}.
  */
-import type { Clock, CodergenRequest, JsonValue, Outcome } from '@attractor/engine';
+import {
+  type Clock,
+  type CodergenRequest,
+  type JsonValue,
+  type Outcome,
+  redactSecrets,
+} from '@attractor/engine';
 import { comparedLiterals } from '@attractor/graph';
 import type { AgentName } from './agent-name.js';
-import { createTranscriptWriter, type TranscriptWriter, writeStageFile } from './stage-files.js';
+import {
+  createTranscriptWriter,
+  secretValuesOf,
+  type TranscriptWriter,
+  writeStageFile,
+} from './stage-files.js';
 
 /** Characters of the final text kept in `last_response` (spec §4.5). */
 const LAST_RESPONSE_MAX_CHARS = 200;
@@ -103,14 +114,25 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
     outcomeNote(routedOutcomes(request)),
   ];
   const prompt = parts.join('\n\n');
-  await writeStageFile(request.stageDir, 'prompt.md', prompt);
   const env: Record<string, string | undefined> = {
     ...options.env,
     ATTRACTOR_STAGE_DIR: request.stageDir,
     ATTRACTOR_NODE_ID: nodeId,
     ATTRACTOR_WORKDIR: request.workdir,
   };
-  const transcript = createTranscriptWriter({ stageDir: request.stageDir, clock, env });
+  // The agent gets the prompt as it is; the file masks the environment's secrets and the run's (`--secret`).
+  const maskedPrompt = redactSecrets(prompt, secretValuesOf(env));
+  await writeStageFile(
+    request.stageDir,
+    'prompt.md',
+    request.secrets === undefined ? maskedPrompt : request.secrets.maskText(maskedPrompt),
+  );
+  const transcript = createTranscriptWriter({
+    stageDir: request.stageDir,
+    clock,
+    env,
+    secrets: request.secrets,
+  });
   transcript.write({
     type: 'stage_started',
     agent: options.agent,

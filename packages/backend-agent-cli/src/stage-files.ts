@@ -5,7 +5,7 @@
  */
 import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Clock, isSecretKey, redactSecrets } from '@attractor/engine';
+import { type Clock, isSecretKey, redactSecrets, type SecretMasker } from '@attractor/engine';
 
 /** The transcript file in the stage directory. */
 export const TRANSCRIPT_FILE = 'transcript.jsonl';
@@ -29,6 +29,8 @@ export interface TranscriptWriterOptions {
   readonly clock: Clock;
   /** The agent's environment: values of secret-looking names (`*KEY*`, `*TOKEN*`, ...) are masked. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The run's masker (`CodergenRequest.secrets`: `--secret` names too), applied after the environment's values. */
+  readonly secrets?: SecretMasker | undefined;
 }
 
 /** Creates the transcript writer of one stage attempt. */
@@ -38,10 +40,11 @@ export function createTranscriptWriter(options: TranscriptWriterOptions): Transc
   let queue: Promise<void> = Promise.resolve();
   return {
     write(entry) {
-      const line = redactSecrets(
+      const redacted = redactSecrets(
         { timestamp: new Date(options.clock.now()).toISOString(), ...entry },
         secretValues,
       );
+      const line = options.secrets === undefined ? redacted : options.secrets.mask(redacted);
       queue = queue.then(() => appendFile(path, `${JSON.stringify(line)}\n`, 'utf8'));
     },
     flush: () => queue,

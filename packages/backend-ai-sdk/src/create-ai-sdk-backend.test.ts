@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LanguageModelV3GenerateResult, LanguageModelV3Prompt } from '@ai-sdk/provider';
+import { createSecretMasker } from '@attractor/engine';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { createStageRequest, readTranscript } from '../test/stage-request.js';
@@ -392,5 +393,27 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     const transcript = await readFile(join(stage.stageDir, 'transcript.jsonl'), 'utf8');
     expect(transcript).not.toContain('sk-live-123456');
     expect(transcript).toContain('[REDACTED]');
+  });
+
+  it("masks the run's secrets (--secret names, secret-named variables) in prompt.md and the transcript", async () => {
+    const secret = 'db-pass-987654';
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        toolCall('write_file', { file_path: 'db.txt', content: `password ${secret}` }),
+        text('ok'),
+      ],
+    });
+    const stage = await createStageRequest({ prompt: `Connect with ${secret} and store it.` });
+    const request = { ...stage.request, secrets: createSecretMasker({ values: [secret] }) };
+
+    await mockBackend(model).run(request);
+
+    const prompt = await readFile(join(stage.stageDir, 'prompt.md'), 'utf8');
+    const transcript = await readFile(join(stage.stageDir, 'transcript.jsonl'), 'utf8');
+    expect(prompt).toContain('Connect with [REDACTED] and store it.');
+    expect(transcript).toContain('password [REDACTED]');
+    expect(`${prompt}${transcript}`).not.toContain(secret);
+    // The model and the tool still get the real value: only what is written down is masked.
+    expect(await readFile(join(stage.workdir, 'db.txt'), 'utf8')).toBe(`password ${secret}`);
   });
 });

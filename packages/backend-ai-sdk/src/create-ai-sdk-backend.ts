@@ -233,7 +233,17 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     const toolNames = selectTools(node);
     const reportOutcome = node.attributes.tools?.value.trim().toLowerCase() !== 'none';
     const workdir = options.workdir ?? request.workdir;
-    const transcript = createTranscriptWriter({ stageDir: request.stageDir, clock, secretValues });
+    const transcript = createTranscriptWriter({
+      stageDir: request.stageDir,
+      clock,
+      secretValues,
+      secrets: request.secrets,
+    });
+    // The backend's own keys and token shapes, then whatever the run masks (`--secret`, secret-named variables).
+    const mask = (text: string): string => {
+      const redacted = redactSecrets(text, secretValues);
+      return request.secrets === undefined ? redacted : request.secrets.maskText(redacted);
+    };
     const explicitEffort = node.attributes.reasoning_effort !== undefined;
     // The spec's default effort (high) goes only to OpenAI's own reasoning models; elsewhere only when set.
     const sendEffort =
@@ -286,10 +296,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       full || request.preamble.trim() === '' ? request.prompt : `${request.preamble}\n\n${request.prompt}`;
     const initial: ModelMessage[] = [...earlier, { role: 'user', content: userText }];
     // Written while the model works; awaited before the stage ends.
-    const promptWritten = writePromptFile(
-      request.stageDir,
-      redactSecrets(formatPrompt(system, initial), secretValues),
-    );
+    const promptWritten = writePromptFile(request.stageDir, mask(formatPrompt(system, initial)));
     promptWritten.catch(() => {});
     void transcript.write({
       type: 'stage_started',
@@ -323,7 +330,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
               delayMs: wait.delayMs,
               fromRetryAfter: wait.fromRetryAfter,
               statusCode: wait.failure.statusCode ?? null,
-              message: redactSecrets(wait.failure.message, secretValues),
+              message: mask(wait.failure.message),
             };
             request.emit({ type: 'stage.custom', name: 'llm.retry', data });
             request.emit({

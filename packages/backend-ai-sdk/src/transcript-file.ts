@@ -4,7 +4,7 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Clock, redactSecrets } from '@attractor/engine';
+import { type Clock, redactSecrets, type SecretMasker } from '@attractor/engine';
 
 /** File name of the transcript inside the stage directory. */
 export const TRANSCRIPT_FILE = 'transcript.jsonl';
@@ -34,15 +34,18 @@ export function createTranscriptWriter(options: {
   readonly stageDir: string;
   readonly clock: Clock;
   readonly secretValues: readonly string[];
+  /** The run's masker (`CodergenRequest.secrets`), applied after `secretValues`. Default: none. */
+  readonly secrets?: SecretMasker | undefined;
 }): TranscriptWriter {
   const path = join(options.stageDir, TRANSCRIPT_FILE);
   let queue: Promise<void> = Promise.resolve();
   return {
     write(entry) {
-      const line = redactSecrets(
+      const redacted = redactSecrets(
         { timestamp: new Date(options.clock.now()).toISOString(), ...entry },
         options.secretValues,
       );
+      const line = options.secrets === undefined ? redacted : options.secrets.mask(redacted);
       queue = queue.then(() => appendFile(path, `${JSON.stringify(line)}\n`, 'utf8'));
       const written = queue;
       // An unawaited write must not become an unhandled rejection; flush() reports it.

@@ -7,6 +7,7 @@ import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
 import type { Context } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
+import type { SecretMasker } from './redact-secrets.js';
 
 /** Everything the backend needs for one codergen stage attempt. */
 export interface CodergenRequest {
@@ -37,6 +38,13 @@ export interface CodergenRequest {
    * model turns and add the messages to the conversation as user messages.
    */
   readonly takeSteering: () => Promise<string[]>;
+  /**
+   * The run's secret masker (`runtime.secrets`; DESIGN.md "Secrets"): a backend masks with it everything it writes
+   * to the stage directory (transcripts, `prompt.md`) and every message it reports, so that values the run treats
+   * as secret (`--secret NAME`, secret-named environment variables, token shapes) never reach a file. Absent in
+   * requests built by hand; a backend then masks what it knows itself.
+   */
+  readonly secrets?: SecretMasker;
 }
 
 /**

@@ -36,6 +36,7 @@ export function createCodergenRequest(options: CreateCodergenRequestOptions): Co
     workdir: runtime.workdir,
     emit: (event) => runtime.emit(event),
     takeSteering: () => takeSteeringMessages(runtime.stageDir),
+    ...(runtime.secrets === undefined ? {} : { secrets: runtime.secrets }),
   };
 }
 
