@@ -10,13 +10,14 @@
  * `staleMs`. Takeovers are serialised by a second, short-lived lock (`run.lock.gate/`), and the holder record must
  * name the inode of the lock directory it belongs to, so a taker never removes a lock another runner just took.
  */
-import { readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lock as lockFile } from 'proper-lockfile';
 import { RunLockedError } from './errors/run-locked-error.js';
 import { killProcessGroup, processGroupAlive } from './process-groups.js';
 import type { RunLock, RunLockHolder } from './run-lock.js';
+import { writeFileAtomicSync } from './write-file-atomic-sync.js';
 
 /** The lock directory proper-lockfile creates in the run directory. */
 export const RUN_LOCK_DIRECTORY = 'run.lock';
@@ -196,9 +197,8 @@ function readStored(directory: string): StoredHolder | undefined {
 }
 
 function writeStored(directory: string, stored: StoredHolder): void {
-  const temporary = join(directory, `.${RUN_LOCK_FILE}.${process.pid}.tmp`);
-  writeFileSync(temporary, `${JSON.stringify(stored, null, 2)}\n`);
-  renameSync(temporary, join(directory, RUN_LOCK_FILE));
+  // Atomic, and a full disk leaves no empty temp file behind (write-file-atomic-sync.ts).
+  writeFileAtomicSync(join(directory, RUN_LOCK_FILE), `${JSON.stringify(stored, null, 2)}\n`);
 }
 
 function removeIfPresent(remove: () => void): void {
