@@ -13,7 +13,12 @@ import { ApiError } from './errors/api-error.js';
 import { listPipelineFiles } from './pipeline-files.js';
 import { checkJsonDepth, type PipelineLimits } from './pipeline-limits.js';
 import { renderRunGraph } from './render-run-graph.js';
-import { answerBodySchema, resumeBodySchema, startPipelineBodySchema } from './request-schemas.js';
+import {
+  answerBodySchema,
+  forkBodySchema,
+  resumeBodySchema,
+  startPipelineBodySchema,
+} from './request-schemas.js';
 import { readStageFile } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
@@ -161,7 +166,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       simulation: options.simulation ?? 'optional',
       allowTools: options.allowTools ?? false,
       pipelinesDirectory: options.pipelinesDir !== undefined,
-      capabilities: { fork: false },
+      capabilities: { fork: true },
     } satisfies ServerInfo),
   );
 
@@ -206,6 +211,12 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const text = await c.req.text();
     const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text, manager.limits));
     return c.json(await manager.resume(c.req.param('id'), body));
+  });
+
+  app.post('/pipelines/:id/fork', async (c) => {
+    const text = await c.req.text();
+    const body = parseBody(forkBodySchema, parseJsonText(text, manager.limits));
+    return c.json(await manager.fork(c.req.param('id'), body));
   });
 
   app.get('/pipelines/:id/graph', async (c) => {

@@ -37,3 +37,12 @@ export const answerBodySchema = z
 export const resumeBodySchema = z.strictObject({
   from: z.string().min(1).optional(),
 });
+
+/**
+ * Body of `POST /pipelines/{id}/fork`: the completed stage to fork after (`node` or `node@visit`, the latest visit
+ * by default) and, optionally, an edited DOT source for the new run (default: the source run's).
+ */
+export const forkBodySchema = z.strictObject({
+  from: z.string().min(1),
+  dot: z.string().min(1).optional(),
+});

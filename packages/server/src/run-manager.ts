@@ -19,6 +19,7 @@ import {
   ResumeError,
   type RunResult,
   type SecretMasker,
+  startForkedPipeline,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
@@ -232,6 +233,54 @@ export class RunManager {
       sourcePath: `${logsRoot}/${RUN_SOURCE_FILE}`,
       ...(request.context === undefined ? {} : { context: request.context }),
     });
+    return this.summary(
+      this.#track(run, graph, interviewer, new Date(this.#options.clock.now()).toISOString()).id,
+    );
+  }
+
+  /**
+   * Starts a new run from the snapshot after a completed stage of run `id` (the engine's `startForkedPipeline`),
+   * with the source run's DOT or an edited one; the source run is not changed. Returns the new run's summary.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404), `FORK_REFUSED` (409: no such completed stage, or the edited graph
+   *   lacks it), `INVALID_PIPELINE` / `TOOLS_NOT_ALLOWED` (400) for the edited DOT, `SERVER_STOPPING` (503).
+   */
+  async fork(id: string, options: { readonly from: string; readonly dot?: string }): Promise<RunSummary> {
+    this.#refuseWhenStopping();
+    const sourceRoot = resolveRunDirectory(this.#options.runsDir, id);
+    const { source, record } = readRunRequest(sourceRoot);
+    const dot = options.dot ?? source;
+    const registry = this.#options.createRegistry();
+    const path = this.#pipelinePath(record);
+    const graph = await this.#prepare(
+      dot,
+      { filename: record.filename, ...(path === undefined ? {} : { path }) },
+      registry,
+    );
+    const logsRoot = createUniqueRunDirectory(
+      this.#options.runsDir,
+      basename(defaultLogsRoot({ graph, nowMs: this.#options.clock.now() })),
+    );
+    writeRunRequest(logsRoot, dot, record);
+    let run: PipelineRun;
+    let interviewer: HttpInterviewer;
+    try {
+      const services = await this.services(graph, logsRoot, record, registry);
+      interviewer = services.interviewer;
+      run = await startForkedPipeline({
+        ...services,
+        from: sourceRoot,
+        at: options.from,
+        logsRoot,
+        sourcePath: `${logsRoot}/${RUN_SOURCE_FILE}`,
+      });
+    } catch (error) {
+      // Nothing ran: leave no half-made run behind.
+      removeRunDirectory(logsRoot);
+      if (ResumeError.isInstance(error) || CheckpointCorruptError.isInstance(error)) {
+        throw new ApiError({ status: 409, code: 'FORK_REFUSED', message: error.message, cause: error });
+      }
+      throw error;
+    }
     return this.summary(
       this.#track(run, graph, interviewer, new Date(this.#options.clock.now()).toISOString()).id,
     );

@@ -333,3 +333,64 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     }
   });
 });
+
+describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
+  const LINEAR = `digraph Linear {
+    start [shape=Mdiamond]
+    exit [shape=Msquare]
+    a [prompt="Step A"]
+    b [prompt="Step B"]
+    c [prompt="Step C"]
+    start -> a -> b -> c -> exit
+  }`;
+
+  it('starts a new run after a completed stage, with the same or an edited DOT, and leaves the source run alone', async () => {
+    server = await startTestServer();
+    const info = await server.json<{ capabilities: { fork: boolean } }>('/server');
+    expect(info.capabilities.fork).toBe(true);
+    const source = await server.startRun(LINEAR, { simulate: true });
+    await waitForState(server, source, 'success');
+    const checkpointBefore = readFileSync(join(server.runsDir, source, 'checkpoint.json'), 'utf8');
+
+    const forked = await server.call(`/pipelines/${source}/fork`, { method: 'POST', json: { from: 'a' } });
+    expect(forked.status).toBe(200);
+    const fork = (await forked.json()) as RunSummary;
+    expect(fork.id).not.toBe(source);
+    const done = await waitForState(server, fork.id, 'success');
+    expect(done.nodeStatuses).toMatchObject({ b: 'success', c: 'success' });
+    const manifest = JSON.parse(readFileSync(join(server.runsDir, fork.id, 'manifest.json'), 'utf8'));
+    expect(manifest.forked_from).toMatchObject({ run_id: source });
+    // Only the stages after `a` ran in the fork.
+    expect(existsSync(join(server.runsDir, fork.id, 'a'))).toBe(false);
+    expect(existsSync(join(server.runsDir, fork.id, 'b', 'status.json'))).toBe(true);
+    expect(readFileSync(join(server.runsDir, source, 'checkpoint.json'), 'utf8')).toBe(checkpointBefore);
+
+    // An edited graph routes the forked stage's outcome its own way: a -> c, no b.
+    const edited = LINEAR.replace('start -> a -> b -> c -> exit', 'start -> a -> c -> exit').replace(
+      '    b [prompt="Step B"]\n',
+      '',
+    );
+    const rerouted = await server.call(`/pipelines/${source}/fork`, {
+      method: 'POST',
+      json: { from: 'a', dot: edited },
+    });
+    expect(rerouted.status).toBe(200);
+    const second = (await rerouted.json()) as RunSummary;
+    await waitForState(server, second.id, 'success');
+    expect(existsSync(join(server.runsDir, second.id, 'b'))).toBe(false);
+    expect(existsSync(join(server.runsDir, second.id, 'c', 'status.json'))).toBe(true);
+  });
+
+  it('refuses a stage the source run never completed, and leaves no run directory behind', async () => {
+    server = await startTestServer();
+    const source = await server.startRun(LINEAR, { simulate: true });
+    await waitForState(server, source, 'success');
+    const before = readdirSync(server.runsDir).sort();
+    const refused = await server.call(`/pipelines/${source}/fork`, { method: 'POST', json: { from: 'zzz' } });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: 'FORK_REFUSED' } });
+    expect(readdirSync(server.runsDir).sort()).toEqual(before);
+    const bad = await server.call(`/pipelines/${source}/fork`, { method: 'POST', json: {} });
+    expect(bad.status).toBe(400);
+  });
+});

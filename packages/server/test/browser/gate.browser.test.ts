@@ -3,6 +3,8 @@
  * mode, starting a pipeline, answering its human gate with the keyboard while the timeout counts down, the stage
  * pane and the context, at 1,400 px and at a 390 px phone width, with axe-core's WCAG AA rules.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFixture, startTestServer, type TestServer } from '../test-server.js';
 import { type BrowserSession, checkAccessibility, launchBrowser, screenshot } from './browser-session.js';
@@ -122,6 +124,39 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     await page.locator('#gate-panel button[data-answer="A"]').click();
     await page.locator('#run-state[data-state="success"]').waitFor();
     await page.locator('#graph g#node-done.status-success').waitFor();
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('forks a finished run from a stage pane and opens the new run, which starts after that stage', async () => {
+    server = await startTestServer();
+    browser = await launchBrowser();
+    const dot = `digraph Linear {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      a [prompt="Step A"]
+      b [prompt="Step B"]
+      start -> a -> b -> exit
+    }`;
+    const id = await server.startRun(dot, { simulate: true });
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await page.click('#graph g#node-a');
+    await page.locator('#fork-button').click();
+    await page.waitForURL(
+      (url) => url.pathname.startsWith('/runs/') && !url.pathname.endsWith(encodeURIComponent(id)),
+    );
+    const forkId = decodeURIComponent(new URL(page.url()).pathname.slice('/runs/'.length));
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await page.locator('#graph g#node-b.status-success').waitFor();
+    await screenshot(page, 'run-forked');
+    // The fork ran only what comes after `a`, and says where it came from.
+    expect(existsSync(join(server.runsDir, forkId, 'a'))).toBe(false);
+    expect(existsSync(join(server.runsDir, forkId, 'b', 'status.json'))).toBe(true);
+    expect(
+      JSON.parse(readFileSync(join(server.runsDir, forkId, 'manifest.json'), 'utf8')).forked_from,
+    ).toMatchObject({
+      run_id: id,
+    });
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
 });
