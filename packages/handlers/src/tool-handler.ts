@@ -228,26 +228,36 @@ function dryRunOutcome(options: DryRunOptions): Outcome {
  */
 export const TOOL_LIVE_OUTPUT_MAX_CHARS = 32 * 1024;
 
-/** Emits each chunk of `stream` as a `stage.custom` event named `tool.<name>`, up to the live-output cap. */
+/**
+ * Sends a command's output as `tool.stdout` / `tool.stderr` custom events while it runs, up to
+ * {@link TOOL_LIVE_OUTPUT_MAX_CHARS} per stream. Output goes out a line at a time, each line masked whole with the
+ * run's secret masker, so a secret the command prints in two writes (`printf 'pass'; sleep 1; printf 'word\n'`)
+ * is still one string when it is masked; a line without a newline waits for one (or for the end of the stream),
+ * except that past {@link LIVE_LINE_HOLD_CHARS} characters all but the last stretch that could hold a secret go out.
+ */
 function forwardLiveOutput(
   stream: NodeJS.ReadableStream | null | undefined,
   name: 'stdout' | 'stderr',
   runtime: HandlerRuntime,
 ): void {
   if (stream === null || stream === undefined) return;
+  const masker = runtime.secrets ?? createSecretMasker();
+  const mask = (text: string): string => masker.maskText(text);
+  // Keep back at least the longest known secret (minus one) and room for a token shape when a line is cut.
+  const keep = Math.max(masker.longestValueLength - 1, 256);
   let sent = 0;
+  let pending = '';
   const decoder = new TextDecoder();
-  const onData = (chunk: Buffer | string) => {
-    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    if (text === '') return;
+  const send = (raw: string) => {
+    const text = mask(raw);
+    if (text === '' || sent >= TOOL_LIVE_OUTPUT_MAX_CHARS) return;
     const room = TOOL_LIVE_OUTPUT_MAX_CHARS - sent;
     if (text.length <= room) {
       sent += text.length;
       runtime.emit({ type: 'stage.custom', name: `tool.${name}`, data: { text } });
       return;
     }
-    if (room > 0)
-      runtime.emit({ type: 'stage.custom', name: `tool.${name}`, data: { text: text.slice(0, room) } });
+    runtime.emit({ type: 'stage.custom', name: `tool.${name}`, data: { text: text.slice(0, room) } });
     runtime.emit({
       type: 'stage.custom',
       name: `tool.${name}`,
@@ -256,8 +266,27 @@ function forwardLiveOutput(
     sent = TOOL_LIVE_OUTPUT_MAX_CHARS;
     stream.removeListener('data', onData);
   };
+  const onData = (chunk: Buffer | string) => {
+    pending += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    const lineEnd = pending.lastIndexOf('\n');
+    if (lineEnd >= 0) {
+      send(pending.slice(0, lineEnd + 1));
+      pending = pending.slice(lineEnd + 1);
+    } else if (pending.length > LIVE_LINE_HOLD_CHARS) {
+      send(pending.slice(0, pending.length - keep));
+      pending = pending.slice(pending.length - keep);
+    }
+  };
   stream.on('data', onData);
+  stream.once('end', () => {
+    pending += decoder.decode();
+    if (pending !== '') send(pending);
+    pending = '';
+  });
 }
+
+/** How long a line without a newline may grow before its start is sent live anyway (characters). */
+const LIVE_LINE_HOLD_CHARS = 8192;
 
 interface CommandRun {
   readonly stdout: string;

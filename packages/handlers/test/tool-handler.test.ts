@@ -366,6 +366,27 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     expect(readText(join(logsRoot, 'run', 'stdout.txt'))).toBe('first\nsecond\n');
   });
 
+  it('masks a secret the command prints in two writes in the live output, events.jsonl included', async () => {
+    const secret = 'postgres://admin:hunter2pw@db.internal/prod';
+    const { result, events, logsRoot } = await runDot(
+      toolPipeline(
+        "printf 'url=postgres://admin:hun'; sleep 0.3; printf 'ter2pw@db.internal/prod\\n'; echo done",
+      ),
+      { secretValues: [secret] },
+    );
+    expect(result.status).toBe('success');
+    const live = events.flatMap((event) =>
+      event.type === 'stage.custom' && event.name === 'tool.stdout'
+        ? [(event.data as { text: string }).text]
+        : [],
+    );
+    expect(live.join('')).toBe('url=[REDACTED]\ndone\n');
+    expect(live.some((text) => text.includes('admin:hun') || text.includes('ter2pw'))).toBe(false);
+    // The command's own text is in the events (it is the pipeline's, not a secret); the joined value never is.
+    expect(readText(join(logsRoot, 'events.jsonl'))).not.toContain('hunter2pw');
+    expect(readText(join(logsRoot, 'run', 'stdout.txt'))).toBe('url=[REDACTED]\ndone\n');
+  });
+
   it('stops the live output at TOOL_LIVE_OUTPUT_MAX_CHARS and keeps all of it in stdout.txt', async () => {
     const { events, logsRoot } = await runDot(toolPipeline("head -c 100000 /dev/zero | tr '\\0' x"));
     const live = events.flatMap((event) =>
