@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
@@ -63,5 +64,8 @@ describe('attractor fork', () => {
       'has no checkpoint after that stage. Its completed stages: start@1, plan@1, build@1, exit@1.',
     );
     expect(result.stderr).not.toMatch(/\n\s+at /);
+    // The refused fork leaves no empty run directory behind (second new-user trial).
+    const runs = join(cwd, '.attractor', 'runs');
+    expect(existsSync(runs) ? await readdir(runs) : []).toEqual([]);
   });
 });

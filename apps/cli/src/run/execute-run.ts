@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import {
@@ -269,6 +269,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       RunDirectoryInUseError.isInstance(error) ||
       RunLockedError.isInstance(error)
     ) {
+      // A fork refused before it started (no such stage) leaves no run directory behind: only ours was in it.
+      if (mode.kind === 'fork' && ResumeError.isInstance(error)) await removeUnstartedRunDirectory(logsRoot);
       throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
     }
     if (isFsFault(error)) {
@@ -355,4 +357,12 @@ function usageOf(context: { get(key: string): unknown }): { usage?: RunUsage } {
       costComplete: context.get('usage.total.cost_complete') !== false,
     },
   };
+}
+
+/** Removes a run directory that holds nothing but this command's `cli-options.json` (a run that never started). */
+async function removeUnstartedRunDirectory(logsRoot: string): Promise<void> {
+  const entries = await readdir(logsRoot).catch(() => undefined);
+  if (entries !== undefined && entries.every((name) => name === 'cli-options.json')) {
+    await rm(logsRoot, { recursive: true, force: true });
+  }
 }
