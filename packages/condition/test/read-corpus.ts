@@ -1,9 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { corpusDotDirectory } from '../../../tools/corpus.mjs';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /**
  * The shared corpus of real pipelines written by other people for other Attractor runners (ATTRACTOR_CORPUS_DIR or

@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 import type { SourcePosition, SourceSpan } from './dot-ast.js';

@@ -22,8 +22,6 @@ import type { ChildRunHandle, ChildRunStatus, RunChildOptions } from './handler-
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import { createMaskingRunStore } from './masking-run-store.js';
-import { createNodeDictionary } from './node-dictionary.js';
-import type { Outcome } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
 import { createSecretMasker } from './redact-secrets.js';

@@ -362,7 +362,7 @@ function usageOf(context: { get(key: string): unknown }): { usage?: RunUsage } {
 /** Removes a run directory that holds nothing but this command's `cli-options.json` (a run that never started). */
 async function removeUnstartedRunDirectory(logsRoot: string): Promise<void> {
   const entries = await readdir(logsRoot).catch(() => undefined);
-  if (entries !== undefined && entries.every((name) => name === 'cli-options.json')) {
+  if (entries?.every((name) => name === 'cli-options.json')) {
     await rm(logsRoot, { recursive: true, force: true });
   }
 }
