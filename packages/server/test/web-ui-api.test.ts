@@ -24,14 +24,14 @@ async function finished(test: TestServer, id: string): Promise<RunDetails> {
 }
 
 describe('GET /server', () => {
-  it('reports that the default server simulates every run, and that fork is not offered', async () => {
+  it('reports that the default server simulates every run, and that fork is offered', async () => {
     server = await startTestServer();
     const info = serverInfoSchema.parse(await server.json<ServerInfo>('/server'));
     expect(info).toEqual({
       simulation: 'always',
       allowTools: false,
       pipelinesDirectory: false,
-      capabilities: { fork: false },
+      capabilities: { fork: true },
     });
   });
 
