@@ -161,7 +161,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     const { id } = (await response.json()) as { id: string };
     // Child events are streamed live (the child's own run directory keeps them): watch from before it starts.
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=checks`);
-    await page.locator('#gate-panel').waitFor();
+    await page.locator('#gate-panel button[data-answer="G"]').waitFor();
     await page.keyboard.press('g');
     await page.locator('#run-state[data-state="success"]').waitFor();
     const child = page.locator('#stage-pane #child-run');

@@ -54,6 +54,8 @@ describe('web UI at scale (issue "A web UI people would choose")', () => {
     await page.locator('#graph[data-loaded] g#node-go.status-waiting').waitFor();
     expect(await page.locator('#graph g.node').count()).toBe(500);
 
+    // The gate's question arrives on its own request: press its key once its button shows.
+    await page.locator('#gate-panel button[data-answer="G"]').waitFor();
     await page.keyboard.press('g');
     await page.locator('#run-state[data-state="success"]').waitFor({ timeout: 120_000 });
     await page.locator('#graph g#node-done.status-success').waitFor();

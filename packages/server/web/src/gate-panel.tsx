@@ -3,7 +3,7 @@
  * accelerator key (pressing the key answers, unless focus is in a text field), the timeout counting down and the
  * default it will take. Free-form questions get a text field. Answers go to the server; errors show inline.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { apiJson, type PendingQuestion, runPath } from './api.js';
 import { ErrorNote } from './error-note.js';
 
@@ -52,7 +52,9 @@ export function GatePanel({ runId, questionIds }: GatePanelProps) {
   };
 
   const first = questions[0];
-  useEffect(() => {
+  // A layout effect: the key listener is in place by the time the question's buttons are on screen, so a key pressed
+  // as soon as the gate shows is never lost.
+  useLayoutEffect(() => {
     if (first === undefined) return;
     const keys = choicesOf(first);
     const onKey = (event: KeyboardEvent) => {
