@@ -30,6 +30,18 @@ describe('attractor validate (spec §7)', () => {
     expect(result.stdout).toContain(`✖ ${file}: 1 error, 3 warnings (4 nodes, 3 edges)`);
   });
 
+  it('checks conditions against the outcomes the built-in handlers declare', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'gate.dot'),
+      'digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  ask [shape=hexagon, label="Ship?"]\n  start -> ask\n  ask -> exit [label="Yes", condition="outcome=partial_success"]\n  ask -> start [label="No"]\n}\n',
+    );
+    const result = await attractor(['validate', 'gate.dot'], { cwd });
+    expect(result.stdout).toContain(
+      'gate.dot:6:48: warning[outcome_coverage]: Edge ask -> exit is never taken: "ask" is a wait.human node, which returns only success, fail, retry, never partial_success.',
+    );
+  });
+
   it('validates the readable files before reporting one that does not exist (exit 2)', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(

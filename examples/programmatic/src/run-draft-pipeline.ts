@@ -8,7 +8,7 @@ import {
 
 // A custom handler: count the words of the previous stage's response and fail when there are too many.
 const wordCount: Handler = {
-  async execute(node, context) {
+  async execute({ node, context }) {
     const words = context.getString('last_response').split(/\s+/).filter(Boolean).length;
     const limit = Number(context.get('max_words') ?? 100);
     return words <= limit

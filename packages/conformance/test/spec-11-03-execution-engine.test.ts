@@ -25,7 +25,7 @@ describe('§11.3 Execution Engine', () => {
   it("Each node's handler is resolved via shape-to-handler-type mapping", async () => {
     const seen: string[] = [];
     const spy = (type: string): Handler => ({
-      async execute(node) {
+      async execute({ node }) {
         seen.push(`${node.id}:${type}`);
         return { status: 'success' };
       },
@@ -49,7 +49,7 @@ describe('§11.3 Execution Engine', () => {
   it('Handler is called with (node, context, graph, logs_root) and returns an Outcome', async () => {
     const calls: { node: GraphNode; context: Context; graph: Graph; logsRoot: string }[] = [];
     const registry = createDefaultRegistry().register('codergen', {
-      async execute(node, context, graph, logsRoot) {
+      async execute({ node, context, graph, logsRoot }) {
         calls.push({ node, context, graph, logsRoot });
         return { status: 'success', notes: `ran ${node.id}` };
       },

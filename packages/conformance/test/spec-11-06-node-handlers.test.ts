@@ -33,7 +33,7 @@ function latchHandler(count: number): Handler & { maxInFlight: () => number } {
   const waiting: (() => void)[] = [];
   return {
     maxInFlight: () => maxInFlight,
-    async execute(node) {
+    async execute({ node }) {
       inFlight += 1;
       maxInFlight = Math.max(maxInFlight, inFlight);
       if (inFlight >= count) for (const release of waiting.splice(0)) release();
@@ -57,26 +57,26 @@ describe('§11.6 Node Handlers', () => {
   it('**Start handler:** Returns SUCCESS immediately (no-op)', async () => {
     const graph = graphFrom(ONE_NODE);
     const backend = recordingBackend('unused');
-    const outcome = await createStartHandler().execute(
-      graph.node('start')!,
-      new (await import('@attractor/engine')).Context(),
+    const outcome = await createStartHandler().execute({
+      node: graph.node('start')!,
+      context: new (await import('@attractor/engine')).Context(),
       graph,
-      tempDir(),
-      createTestRuntime({ backend }),
-    );
+      logsRoot: tempDir(),
+      runtime: createTestRuntime({ backend }),
+    });
     expect(outcome.status).toBe('success');
     expect(backend.requests).toHaveLength(0);
   });
 
   it('**Exit handler:** Returns SUCCESS immediately (no-op, engine checks goal gates)', async () => {
     const graph = graphFrom(ONE_NODE);
-    const outcome = await createExitHandler().execute(
-      graph.node('exit')!,
-      new (await import('@attractor/engine')).Context(),
+    const outcome = await createExitHandler().execute({
+      node: graph.node('exit')!,
+      context: new (await import('@attractor/engine')).Context(),
       graph,
-      tempDir(),
-      createTestRuntime(),
-    );
+      logsRoot: tempDir(),
+      runtime: createTestRuntime(),
+    });
     expect(outcome.status).toBe('success');
     const { result } = await runDot(ONE_NODE);
     expect(result.status).toBe('success');
@@ -247,7 +247,7 @@ describe('§11.6 Node Handlers', () => {
   it('Custom handlers can be registered by type string', async () => {
     const seen: string[] = [];
     const registry = createDefaultRegistry().register('acme.notify', {
-      async execute(node) {
+      async execute({ node }) {
         seen.push(`${node.id}:${node.attributes.channel?.value}`);
         return { status: 'success', contextUpdates: { notified: node.attributes.channel?.value ?? '' } };
       },

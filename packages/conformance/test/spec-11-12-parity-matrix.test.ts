@@ -297,7 +297,7 @@ line two",
 
   it('Custom handler registration and execution works', async () => {
     const registry = createDefaultRegistry().register('acme.count', {
-      async execute(node, context) {
+      async execute({ node, context }) {
         const count = Number(context.get('count') ?? 0) + Number(node.attributes.step?.value ?? 1);
         return { status: 'success', contextUpdates: { count } };
       },

@@ -26,6 +26,7 @@ function rulesFor(graph: Graph, context = new Context(), maxSteps = 1000): Decis
     lastNodeId: 'prev',
     joinOf: (id) => findJoinNode(graph, id),
     fansOut: (id) => graph.node(id)?.shape === 'component',
+    callsModel: (id) => graph.node(id)?.shape === 'box',
   };
 }
 

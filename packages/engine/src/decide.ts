@@ -102,8 +102,10 @@ export interface DecisionRules {
   readonly lastNodeId: string;
   /** The join a `parallel` node's walk continues at (DESIGN.md "Parallel fan-out"). */
   readonly joinOf: (parallelNodeId: string) => string | undefined;
-  /** Whether a node's branches were already walked by its handler (the `parallel` type). */
+  /** Whether a node's branches were already walked by its handler (its handler `fansOut`, like `parallel`). */
   readonly fansOut: (nodeId: string) => boolean;
+  /** Whether a node's handler calls the LLM (`callsModel`, like `codergen`): budgets are checked before it. */
+  readonly callsModel: (nodeId: string) => boolean;
   /** LLM budgets (`max_budget_usd`, `max_tokens`), checked before each LLM (`codergen`) stage. Default: none. */
   readonly budget?: RunBudget;
 }
@@ -175,7 +177,7 @@ function decideArrival(snapshot: DecisionSnapshot, nodeId: string, rules: Decisi
   if (
     budget !== undefined &&
     (budget.maxBudgetUsd !== undefined || budget.maxTokens !== undefined) &&
-    graph.handlerType(node) === 'codergen'
+    rules.callsModel(nodeId)
   ) {
     const reason = budgetStopReason({ budget, nodeId, read: (key) => rules.context.get(key) });
     if (reason !== undefined) return stop(rules, reason, nodeId);

@@ -5,29 +5,23 @@
  * declared attribute is not an `unknown_attribute`, a bad value is an `attribute_type` error from the schema, and
  * `outcome_coverage` knows what the handler returns.
  */
-import type { Graph, GraphNode, HandlerLintInfo } from '@attractor/graph';
+import type { HandlerLintInfo, HandlerTraits } from '@attractor/graph';
 import type { z } from 'zod';
-import type { Context } from './context.js';
-import type { Handler } from './handler.js';
-import type { HandlerRuntime } from './handler-runtime.js';
+import type { Handler, HandlerExecuteInput } from './handler.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
 
 /** The one argument of a declared handler's `execute`. */
-export interface HandlerInput<TAttributes> {
-  /** The node being executed. */
-  readonly node: GraphNode;
+export interface HandlerInput<TAttributes> extends HandlerExecuteInput {
   /** The node's declared attributes, parsed by the handler's schema (DOT values are strings: use `z.coerce`). */
   readonly attributes: TAttributes;
-  /** The run context (spec §5.1): read it freely, but prefer returning `contextUpdates`. */
-  readonly context: Context;
-  /** The whole graph. */
-  readonly graph: Graph;
-  /** Signal, events, interviewer, backend, stage directory, `runBranch` (see `HandlerRuntime`). */
-  readonly runtime: HandlerRuntime;
 }
 
-/** What {@link defineHandler} takes. */
-export interface HandlerDefinition<TSchema extends z.ZodObject> {
+/**
+ * What {@link defineHandler} takes: the handler's type, attributes, outcomes and execute, plus the capabilities
+ * of {@link HandlerTraits} (`role`, `fansOut`, `joinsBranches`, `asksHuman`, `routesOnly`, `callsModel`,
+ * `supervisesChild`, `runsCommand`, `runsSubgraph`, `contextKeys`) that the engine and lint read instead of the type string. Default: none of them.
+ */
+export interface HandlerDefinition<TSchema extends z.ZodObject> extends HandlerTraits {
   /** The handler type nodes select with `type="..."` (or through their shape). */
   readonly type: string;
   /**
@@ -49,13 +43,15 @@ export interface DeclaredHandler extends Handler {
   readonly attributeKeys: readonly string[];
   /** The outcomes it can return, when declared. */
   readonly outcomes: readonly OutcomeStatus[] | undefined;
-  /** Its metadata for lint (`validate({ handlers })` of `@attractor/graph`). */
+  /** Its capabilities (see {@link HandlerDefinition}). */
+  readonly traits: HandlerTraits;
+  /** Its metadata for lint (`validate({ handlers })` of `@attractor/graph`): attributes, outcomes, capabilities. */
   readonly lintInfo: HandlerLintInfo;
 }
 
 /**
- * Declares a handler: its type, the zod schema of its attributes, its outcomes and `execute({ node, attributes,
- * context, graph, runtime })`. Register it with `registry.register(handler)`. A node whose declared attributes do not
+ * Declares a handler: its type, the zod schema of its attributes, its outcomes, its capabilities and
+ * `execute({ node, attributes, context, graph, logsRoot, runtime })`. Register it with `registry.register(handler)`. A node whose declared attributes do not
  * match the schema fails (not retryable) with a reason naming the attribute; lint reports the same as an error.
  *
  * @example
@@ -82,16 +78,20 @@ export function defineHandler<TSchema extends z.ZodObject>(
       message: issue.message,
     }));
   };
+  const traits = pickTraits(definition);
   return {
     type: definition.type,
     attributeKeys,
     outcomes: definition.outcomes,
+    traits,
     lintInfo: {
+      ...traits,
       attributeKeys,
       checkAttributes: problems,
       ...(definition.outcomes === undefined ? {} : { outcomes: definition.outcomes }),
     },
-    async execute(node, context, graph, _logsRoot, runtime) {
+    async execute(input) {
+      const { node } = input;
       const values: Record<string, string> = {};
       for (const key of attributeKeys) {
         const attribute = Object.hasOwn(node.attributes, key) ? node.attributes[key] : undefined;
@@ -110,9 +110,28 @@ export function defineHandler<TSchema extends z.ZodObject>(
         }
         attributes = parsed.data;
       }
-      return definition.execute({ node, attributes, context, graph, runtime });
+      return definition.execute({ ...input, attributes });
     },
   };
+}
+
+const TRAIT_KEYS = [
+  'role',
+  'fansOut',
+  'joinsBranches',
+  'asksHuman',
+  'routesOnly',
+  'callsModel',
+  'supervisesChild',
+  'runsCommand',
+  'runsSubgraph',
+  'contextKeys',
+] as const satisfies readonly (keyof HandlerTraits)[];
+
+function pickTraits(definition: HandlerTraits): HandlerTraits {
+  const traits: Record<string, unknown> = {};
+  for (const key of TRAIT_KEYS) if (definition[key] !== undefined) traits[key] = definition[key];
+  return traits as HandlerTraits;
 }
 
 /** True for a handler made by {@link defineHandler}. */

@@ -91,7 +91,7 @@ describe('events (spec §9.6)', () => {
 
   it('stamp stage-scoped events from handlers with the node id and write them to events.jsonl', async () => {
     const talker: Handler = {
-      execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ runtime }) => {
         runtime.emit({
           type: 'agent.tool_call.started',
           toolName: 'shell',
@@ -112,7 +112,7 @@ describe('events (spec §9.6)', () => {
 
   it('never write secrets: values of *KEY*/*TOKEN*/*SECRET* keys and known secret values are redacted', async () => {
     const leaky: Handler = {
-      execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ runtime }) => {
         runtime.emit({
           type: 'agent.tool_call.started',
           toolName: 'shell',
@@ -162,7 +162,7 @@ describe('interviewer wrapper (spec §6.5, §9.6)', () => {
     edges: ['start -> gate -> exit'],
   });
   const asking = (timeoutMs?: number, withDefault = false): Handler => ({
-    execute: async (node, _context, _graph, _logsRoot, runtime) => {
+    execute: async ({ node, runtime }) => {
       const answer = await runtime.interviewer.ask({
         id: `${node.id}:1`,
         text: 'Ship?',

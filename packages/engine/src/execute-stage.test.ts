@@ -150,7 +150,7 @@ describe('node timeout (DESIGN.md Cancellation and time)', () => {
     const clock = createTestClock({ autoAdvance: false });
     let aborted = false;
     const slow: Handler = {
-      execute: (_node, _context, _graph, _logsRoot, runtime) =>
+      execute: ({ runtime }) =>
         new Promise((resolve) => {
           runtime.abortSignal.addEventListener('abort', () => {
             aborted = true;
@@ -173,7 +173,7 @@ describe('node timeout (DESIGN.md Cancellation and time)', () => {
   it('does not apply the node timeout to a wait.human handler (the interview timeout applies)', async () => {
     const clock = createTestClock();
     const human: Handler = {
-      execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ runtime }) => {
         await runtime.clock.sleep(60_000);
         return { status: 'success' };
       },
@@ -195,7 +195,7 @@ describe('cancellation (DESIGN.md Cancellation and time)', () => {
   it('stops the walk, does not record the running node, and keeps the last checkpoint', async () => {
     const controller = new AbortController();
     const blocking: Handler = {
-      execute: (node, _context, _graph, _logsRoot, runtime) => {
+      execute: ({ node, runtime }) => {
         if (node.id === 'a') return Promise.resolve({ status: 'success' });
         setImmediate(() => controller.abort(new Error('user pressed Ctrl-C')));
         return new Promise((_, reject) =>
@@ -225,7 +225,7 @@ describe('cancellation (DESIGN.md Cancellation and time)', () => {
     const controller = new AbortController();
     const signals: AbortSignal[] = [];
     const handler: Handler = {
-      execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ runtime }) => {
         signals.push(runtime.abortSignal);
         expect(runtime.abortSignal.aborted).toBe(false);
         return { status: 'success' };

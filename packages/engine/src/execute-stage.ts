@@ -2,11 +2,11 @@
  * One visit of one node: resolve the handler, run attempts with timeout and cancellation, turn exceptions into
  * FAIL outcomes, and retry per spec §3.5–3.6 and DESIGN.md "Retrying FAIL".
  */
-import type { GraphNode } from '@attractor/graph';
+import type { GraphNode, HandlerTraits } from '@attractor/graph';
 import type { Context } from './context.js';
 import type { UnstampedEvent } from './event-bus.js';
 import { formatDuration } from './format-duration.js';
-import type { Handler } from './handler.js';
+import type { Handler, HandlerExecuteInput } from './handler.js';
 import type { BranchResult, HandlerRuntime, RunBranchOptions, StageFidelity } from './handler-runtime.js';
 import { findNonJson } from './json-value.js';
 import type { Outcome } from './outcome.js';
@@ -67,7 +67,7 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
       handlerType,
     });
     await scope.bus.flush();
-    const result = await runAttempt(execution, attempt, handlerType);
+    const result = await runAttempt(execution, attempt);
     if (result.kind === 'cancelled') return result;
     const outcome = result.outcome;
     const durationMs = scope.clock.now() - startedMs;
@@ -140,11 +140,7 @@ type AttemptResult = { kind: 'outcome'; outcome: Outcome } | { kind: 'cancelled'
 /** The reason a finished attempt's signal is aborted with, so that anything its handler left running stops. */
 const attemptFinished = new Error('stage attempt finished');
 
-async function runAttempt(
-  execution: StageExecution,
-  attempt: number,
-  handlerType: string,
-): Promise<AttemptResult> {
+async function runAttempt(execution: StageExecution, attempt: number): Promise<AttemptResult> {
   const { scope, node, context } = execution;
   const runSignal = execution.abortSignal;
   // One controller per attempt, aborted by the run's signal or the timeout. One listener on the long-lived run
@@ -164,14 +160,17 @@ async function runAttempt(
   if (runSignal.aborted) onRunAbort();
   else runSignal.addEventListener('abort', onRunAbort, { once: true });
   try {
-    const handler = resolveHandler(execution, handlerType);
+    const traits = scope.registry.traitsOf(node, scope.graph);
+    const handler = resolveHandler(execution, traits);
     const runtime = createRuntime(execution, attempt, signal);
     const racers: Promise<unknown>[] = [
-      Promise.resolve().then(() => handler.execute(node, context, scope.graph, scope.logsRoot, runtime)),
+      Promise.resolve().then(() =>
+        callHandler(handler, { node, context, graph: scope.graph, logsRoot: scope.logsRoot, runtime }),
+      ),
       runAborted,
     ];
-    // A wait.human node's `timeout` is the interview timeout, never a handler timeout (DESIGN.md "Human gates").
-    const timeoutMs = handlerType === 'wait.human' ? undefined : node.timeoutMs;
+    // A human gate's `timeout` is the interview timeout, never a handler timeout (DESIGN.md "Human gates").
+    const timeoutMs = traits.asksHuman === true ? undefined : node.timeoutMs;
     if (timeoutMs !== undefined && timeoutMs > 0) {
       timer = new AbortController();
       racers.push(
@@ -199,12 +198,22 @@ async function runAttempt(
   }
 }
 
-function resolveHandler(execution: StageExecution, handlerType: string): Handler {
+function resolveHandler(execution: StageExecution, traits: HandlerTraits): Handler {
   const { scope, node } = execution;
   if (scope.registry.resolveType(node) !== undefined) return scope.registry.resolve(node, scope.graph);
   // Start and exit are no-ops (spec §4.3–4.4); the engine runs them even when no handler is registered.
-  if (handlerType === 'start' || handlerType === 'exit') return noop;
+  if (traits.role !== undefined) return noop;
   return scope.registry.resolve(node, scope.graph);
+}
+
+/**
+ * Calls `execute` with its one input object; a JavaScript handler written for the older positional form
+ * (`execute(node, context, graph, logsRoot, runtime)`, two or more declared parameters) is called that way.
+ */
+function callHandler(handler: Handler, input: HandlerExecuteInput): Promise<Outcome> {
+  const execute = handler.execute as (...parameters: unknown[]) => Promise<Outcome>;
+  if (execute.length < 2) return handler.execute(input);
+  return execute.call(handler, input.node, input.context, input.graph, input.logsRoot, input.runtime);
 }
 
 /** Turns a thrown value into a FAIL outcome, keeping `retryable` when the error carries it (STYLE.md §6). */

@@ -13,7 +13,7 @@ import { createTestClock } from './test/test-clock.js';
 
 /** Counts work passes; `check` loops back to `work` until three passes are done. */
 const counting: Handler = {
-  execute: async (node, context) => {
+  execute: async ({ node, context }) => {
     if (node.id !== 'work') return { status: 'success' };
     const count = Number(context.get('context.count') ?? 0) + 1;
     return {

@@ -4,7 +4,7 @@
  * source run is only read.
  */
 import { basename, resolve } from 'node:path';
-import { findJoinNode, type Graph } from '@attractor/graph';
+import { findJoinNode, type Graph, type GraphNode } from '@attractor/graph';
 import { systemClock } from './clock.js';
 import { Context } from './context.js';
 import { decide } from './decide.js';
@@ -12,6 +12,7 @@ import { ResumeError } from './errors/resume-error.js';
 import { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
 import { createFileRunStore, readEngineVersion } from './file-run-store.js';
 import { graphFingerprint } from './graph-fingerprint.js';
+import type { HandlerRegistry } from './handler-registry.js';
 import { type PipelineRun, type PipelineServicesOptions, startResumedPipeline } from './run-pipeline.js';
 import type { RunResult } from './run-result.js';
 import type { Checkpoint, CheckpointOrigin, RunManifest } from './run-store.js';
@@ -84,7 +85,7 @@ export async function startForkedPipeline(options: ForkRunOptions): Promise<Pipe
   const next =
     sha === checkpoint.graph_sha256
       ? { nodeId: checkpoint.next_node, edgeIndex: checkpoint.next_edge_index }
-      : reroute(graph, checkpoint, sourceIds, positions, from);
+      : reroute(graph, checkpoint, sourceIds, positions, from, options.registry);
 
   const target = createStore(logsRoot);
   try {
@@ -167,7 +168,9 @@ function reroute(
   sourceIds: readonly string[],
   positions: ReadonlyMap<string, number>,
   from: string,
+  registry: HandlerRegistry,
 ): { nodeId: string; edgeIndex: number | null } {
+  const traitsOf = (node: GraphNode) => registry.traitsOf(node, graph);
   const nodeId = checkpoint.current_node;
   const outcome = checkpoint.node_outcomes[nodeId];
   if (graph.node(nodeId) === undefined || outcome === undefined) {
@@ -187,10 +190,14 @@ function reroute(
       maxSteps: Number.POSITIVE_INFINITY,
       exitNodeIds: new Set(graph.exitNodes.map((node) => node.id)),
       lastNodeId: nodeId,
-      joinOf: (id) => findJoinNode(graph, id),
+      joinOf: (id) => findJoinNode(graph, id, { traitsOf }),
       fansOut: (id) => {
         const node = graph.node(id);
-        return node !== undefined && graph.handlerType(node) === 'parallel';
+        return node !== undefined && traitsOf(node).fansOut === true;
+      },
+      callsModel: (id) => {
+        const node = graph.node(id);
+        return node !== undefined && traitsOf(node).callsModel === true;
       },
     },
   );

@@ -1,7 +1,14 @@
 /**
  * The handler registry of spec §4.2: handler type string → handler, with shape-based resolution and a default.
  */
-import { type Graph, type GraphNode, type HandlerLintInfo, SHAPE_TO_HANDLER_TYPE } from '@attractor/graph';
+import {
+  type Graph,
+  type GraphNode,
+  type HandlerLintInfo,
+  type HandlerTraits,
+  handlerTraits,
+  SHAPE_TO_HANDLER_TYPE,
+} from '@attractor/graph';
 import { type DeclaredHandler, isDeclaredHandler } from './define-handler.js';
 import { HandlerNotFoundError } from './errors/handler-not-found-error.js';
 import type { Handler } from './handler.js';
@@ -58,6 +65,18 @@ export class HandlerRegistry {
     for (const [type, handler] of this.#handlers)
       if (isDeclaredHandler(handler)) info.set(type, handler.lintInfo);
     return info;
+  }
+
+  /**
+   * The capabilities of the handler a node resolves to (what the engine asks instead of comparing type strings):
+   * a handler made by `defineHandler` declares its own; for a plain handler, or a node no registered type matches,
+   * they are the spec's for the node's handler type (`SPEC_HANDLER_TRAITS` of `@attractor/graph`).
+   */
+  traitsOf(node: GraphNode, graph: Graph): HandlerTraits {
+    const type = this.resolveType(node);
+    const handler = type === undefined ? undefined : this.#handlers.get(type);
+    if (handler !== undefined && isDeclaredHandler(handler)) return handler.traits;
+    return handlerTraits(graph, node);
   }
 
   /** Sets (or with `undefined`, clears) the default handler. */

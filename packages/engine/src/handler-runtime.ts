@@ -34,8 +34,8 @@ export interface RunBranchOptions {
   readonly context: Context;
   /**
    * The walk stops before the first node for which this returns true (that node is not executed). The parallel
-   * handler passes `(node) => node.id === findJoinNode(graph, parallelId) || graph.handlerType(node) === 'parallel.fan_in'`
-   * (the join is the fan-in, or the first node all branches reach). Default: never.
+   * handler passes `(node) => node.id === findJoinNode(graph, parallelId)` (the block's join: its fan-in, or the
+   * first node all branches reach). Default: never.
    */
   readonly stopBefore?: (node: GraphNode) => boolean;
   /** Aborts the branch (in addition to the stage's own signal), e.g. `first_success` cancelling the others. */

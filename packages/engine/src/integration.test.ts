@@ -12,7 +12,7 @@ import type { Checkpoint } from './run-store.js';
 /** A codergen-like handler: writes prompt.md, response.md and status.json to the stage directory (spec §4.5). */
 function fakeCodergen(failOnce: Set<string> = new Set()): Handler {
   return {
-    async execute(node, _context, _graph, _logsRoot, runtime) {
+    async execute({ node, runtime }) {
       const prompt = node.prompt === '' ? node.label : node.prompt;
       writeFileSync(join(runtime.stageDir, 'prompt.md'), prompt);
       const failing = failOnce.delete(node.id);
@@ -67,7 +67,7 @@ describe('spec §11.13 integration smoke test (scripted LLM)', () => {
 
 /** A parallel handler in the shape the built-in one takes, enough to walk real pipelines. */
 const parallel: Handler = {
-  async execute(node, context, graph, _logsRoot, runtime) {
+  async execute({ node, context, graph, runtime }) {
     const joinId = findJoinNode(graph, node.id);
     const results: BranchResult[] = await Promise.all(
       graph.outgoing(node.id).map((edge) =>
@@ -86,7 +86,7 @@ const parallel: Handler = {
 };
 
 const human: Handler = {
-  async execute(node, _context, graph, _logsRoot, runtime) {
+  async execute({ node, graph, runtime }) {
     const edges = graph.outgoing(node.id);
     const answer = await runtime.interviewer.ask({
       id: node.id,

@@ -17,19 +17,19 @@ import { createTestClock } from './test/test-clock.js';
 function interruptingAt(stopAt: string, controller: AbortController, inner: Handler): Handler {
   let stopped = false;
   return {
-    execute: (node, context, graph, logsRoot, runtime) => {
+    execute: ({ node, context, graph, logsRoot, runtime }) => {
       if (node.id === stopAt && !stopped) {
         stopped = true;
         controller.abort(new Error('simulated interruption'));
         return new Promise(() => undefined);
       }
-      return inner.execute(node, context, graph, logsRoot, runtime);
+      return inner.execute({ node, context, graph, logsRoot, runtime });
     },
   };
 }
 
 const counting: Handler = {
-  execute: async (node, context) => ({
+  execute: async ({ node, context }) => ({
     status: 'success',
     contextUpdates: {
       [`context.${node.id}`]: (Number(context.get('context.count') ?? 0) + 1).toString(),
@@ -89,7 +89,7 @@ describe('checkpoint (spec §5.3, §11.7, DESIGN.md Checkpoint)', () => {
     const sizeAfter = async (iterations: number) => {
       let count = 0;
       const handler: Handler = {
-        execute: async (_node, context) => {
+        execute: async ({ context }) => {
           count += 1;
           context.appendLog(`iteration ${count}`);
           return { status: 'success', contextUpdates: { done: count >= iterations ? 'yes' : 'no' } };
@@ -275,7 +275,7 @@ describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
     });
     const modes: string[] = [];
     const recorder: Handler = {
-      execute: async (node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ node, runtime }) => {
         modes.push(
           `${node.id}:${runtime.fidelity.mode}:${runtime.fidelity.preamble === '' ? 'none' : 'preamble'}`,
         );
@@ -335,7 +335,7 @@ describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
       ],
     });
     const laps: Handler = {
-      execute: async (node, context) => ({
+      execute: async ({ node, context }) => ({
         status: 'success',
         ...(node.id === 'n119'
           ? { contextUpdates: { 'context.laps': Number(context.get('context.laps') ?? 0) + 1 } }

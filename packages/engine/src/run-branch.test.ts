@@ -11,7 +11,7 @@ import { createScriptedInterviewer } from './test/scripted-interviewer.js';
 
 /** A minimal parallel handler in the shape the built-in one takes: branches on clones, results in the context. */
 const parallel: Handler = {
-  async execute(node, context, graph, _logsRoot, runtime) {
+  async execute({ node, context, graph, runtime }) {
     const results: BranchResult[] = await Promise.all(
       graph.outgoing(node.id).map((edge) =>
         runtime.runBranch({
@@ -104,7 +104,7 @@ describe('runtime.runBranch (DESIGN.md Parallel fan-out)', () => {
 
   it('reaches branches with the interviewer and the event sink', async () => {
     const asker: Handler = {
-      execute: async (node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ node, runtime }) => {
         const answer = await runtime.interviewer.ask({
           id: node.id,
           text: 'ok?',
@@ -143,7 +143,7 @@ describe('runtime.runChild (spec §4.11)', () => {
     const observed: ChildRunStatus[] = [];
     const childRoot = join(tempDir(), 'child-run');
     const manager: Handler = {
-      async execute(_node, _context, _graph, _logsRoot, runtime) {
+      async execute({ runtime }) {
         const child = runtime.runChild({
           graph: childGraph,
           logsRoot: childRoot,
@@ -198,7 +198,7 @@ describe('runtime.runChild (spec §4.11)', () => {
     };
     let seen: ChildRunStatus | undefined;
     const manager: Handler = {
-      async execute(_node, _context, _graph, _logsRoot, runtime) {
+      async execute({ runtime }) {
         const child = runtime.runChild({ graph: childGraph, logsRoot: join(tempDir(), 'c') });
         while (child.status().currentNodeId !== 'slow') await new Promise((resolve) => setImmediate(resolve));
         seen = child.status();
@@ -221,7 +221,7 @@ describe('loop_restart (spec §2.7)', () => {
   it('continues in a new sibling run directory and records it in the old manifest', async () => {
     let rounds = 0;
     const handler: Handler = {
-      execute: async (node) => {
+      execute: async ({ node }) => {
         if (node.id === 'work') rounds += 1;
         return { status: 'success', contextUpdates: { 'context.round': rounds } };
       },
@@ -250,7 +250,7 @@ describe('loop_restart (spec §2.7)', () => {
     let workRuns = 0;
     let checkRuns = 0;
     const handler: Handler = {
-      execute: async (node) => {
+      execute: async ({ node }) => {
         if (node.id === 'work') workRuns += 1;
         if (node.id === 'check') {
           checkRuns += 1;

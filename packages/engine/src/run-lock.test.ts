@@ -178,7 +178,7 @@ describe('run lock (DESIGN.md "Checkpoint": one run, one runner)', () => {
     const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
     const registry = new HandlerRegistry({
       defaultHandler: {
-        execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+        execute: async ({ runtime }) => {
           const forget = runtime.recordProcessGroup?.(4242);
           await settle();
           seen.push(holderOf(logsRoot).process_groups);

@@ -24,7 +24,7 @@ describe('runPipeline: execution engine (spec §11.3)', () => {
   it("resolves each node's handler via the shape-to-handler-type mapping", async () => {
     const seen: string[] = [];
     const tagged = (tag: string): Handler => ({
-      execute: async (node) => {
+      execute: async ({ node }) => {
         seen.push(`${tag}:${node.id}`);
         return { status: 'success' };
       },
@@ -52,7 +52,7 @@ describe('runPipeline: execution engine (spec §11.3)', () => {
   it('calls the handler with (node, context, graph, logsRoot, runtime) and uses its Outcome', async () => {
     let received: unknown[] = [];
     const handler: Handler = {
-      execute: async (node, context, graph, logsRoot, runtime) => {
+      execute: async ({ node, context, graph, logsRoot, runtime }) => {
         received = [
           node.id,
           context.getString('current_node'),
@@ -323,7 +323,7 @@ describe('runPipeline: handler faults', () => {
 
   it('fails the node when the handler sets a non-JSON context value directly', async () => {
     const handler: Handler = {
-      execute: async (_node, context) => {
+      execute: async ({ context }) => {
         context.set('fn', (() => 1) as unknown as JsonValue);
         return { status: 'success' };
       },
@@ -362,7 +362,7 @@ describe('runPipeline: handler faults', () => {
   it('reads a status.json the handler wrote itself when it returns nothing (Appendix C)', async () => {
     const { writeFileSync } = await import('node:fs');
     const writer: Handler = {
-      execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ runtime }) => {
         writeFileSync(
           join(runtime.stageDir, 'status.json'),
           JSON.stringify({ outcome: 'fail', notes: 'from file' }),
@@ -427,7 +427,7 @@ describe('runPipeline: run directory (spec §5.6)', () => {
   it('counts visits of nodes named like Object.prototype members (constructor, __proto__, toString)', async () => {
     const calls = new Map<string, number>();
     const handler: Handler = {
-      execute: async (node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ node, runtime }) => {
         const count = (calls.get(node.id) ?? 0) + 1;
         calls.set(node.id, count);
         return {
@@ -501,7 +501,7 @@ describe('runPipeline: run directory (spec §5.6)', () => {
   it('creates the stage directory before execute', async () => {
     let existed = false;
     const handler: Handler = {
-      execute: async (_node, _context, _graph, _logsRoot, runtime) => {
+      execute: async ({ runtime }) => {
         existed = existsSync(runtime.stageDir);
         return { status: 'success' };
       },

@@ -140,6 +140,7 @@ function cancelled(options: WalkOptions, at: Position, reason?: string): WalkEnd
 /** The rules of one walk; `lastNodeId` follows the walk's position. */
 function walkRules(options: WalkOptions, at: Position): DecisionRules {
   const { scope } = options;
+  const traitsOf = (node: GraphNode) => scope.registry.traitsOf(node, scope.graph);
   return {
     graph: scope.graph,
     context: options.context,
@@ -149,10 +150,14 @@ function walkRules(options: WalkOptions, at: Position): DecisionRules {
     get lastNodeId() {
       return at.lastId;
     },
-    joinOf: (nodeId) => findJoinNode(scope.graph, nodeId),
+    joinOf: (nodeId) => findJoinNode(scope.graph, nodeId, { traitsOf }),
     fansOut: (nodeId) => {
       const node = scope.graph.node(nodeId);
-      return node !== undefined && scope.graph.handlerType(node) === 'parallel';
+      return node !== undefined && traitsOf(node).fansOut === true;
+    },
+    callsModel: (nodeId) => {
+      const node = scope.graph.node(nodeId);
+      return node !== undefined && traitsOf(node).callsModel === true;
     },
   };
 }
@@ -214,7 +219,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     context.set('preferred_label', outcome.preferredLabel);
   // The handler of a stage sets last_stage (spec §5.1, §4.5); a conditional node only routes and sets nothing (§4.7),
   // so `check -> found [condition="context.last_stage=step1"]` still sees the stage before the diamond.
-  if ((scope.registry.resolveType(node) ?? scope.graph.handlerType(node)) !== 'conditional') {
+  if (scope.registry.traitsOf(node, scope.graph).routesOnly !== true) {
     context.set('last_stage', node.id);
   }
   // The run store masks secrets (masking-run-store.ts).

@@ -9,6 +9,18 @@ function graphOf(...statements: string[]): Graph {
 }
 
 describe('findJoinNode (DESIGN.md Parallel fan-out)', () => {
+  it('reads which nodes open and close a block from the traits it is given', () => {
+    const traitsOf = (node: { type?: string }) => (node.type === 'collect' ? { joinsBranches: true } : {});
+    const withFanIn = graphOf(
+      'fan [type="spread"]',
+      'gather [type="collect"]',
+      'fan -> a -> gather -> c',
+      'fan -> b -> c',
+    );
+    expect(findJoinNode(withFanIn, 'fan')).toBe('c');
+    expect(findJoinNode(withFanIn, 'fan', { traitsOf })).toBe('gather');
+  });
+
   it('finds the fan-in node breadth-first from the branches', () => {
     const graph = graphOf(
       'merge [shape=tripleoctagon]',

@@ -36,7 +36,7 @@ export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
 export { expandVariables } from './expand-variables.js';
-export { findJoinNode } from './find-join-node.js';
+export { type FindJoinNodeOptions, findJoinNode } from './find-join-node.js';
 export type {
   AttributeOrigin,
   BuiltInHandlerType,
@@ -51,6 +51,7 @@ export type {
   ReasoningEffort,
 } from './graph.js';
 export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
+export { type HandlerTraits, handlerTraits, SPEC_HANDLER_TRAITS } from './handler-traits.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type { Diagnostic, HandlerLintInfo, LintContext, LintRule, Severity } from './lint/diagnostic.js';
 export { didYouMean } from './lint/did-you-mean.js';

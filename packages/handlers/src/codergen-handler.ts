@@ -6,11 +6,12 @@
 import {
   type CodergenBackend,
   createSecretMasker,
-  type Handler,
+  type DeclaredHandler,
+  defineHandler,
   type JsonValue,
   type Outcome,
 } from '@attractor/engine';
-import { expandVariables, type Graph, type GraphNode } from '@attractor/graph';
+import { expandVariables, type Graph, type GraphNode, SPEC_HANDLER_TRAITS } from '@attractor/graph';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
 
@@ -51,9 +52,11 @@ export function buildStagePrompt(node: GraphNode, graph: Graph): string {
  * @example
  * registry.register('codergen', createCodergenHandler({ backend: createSimulationBackend() }));
  */
-export function createCodergenHandler(options: CodergenHandlerOptions = {}): Handler {
-  return {
-    async execute(node, context, graph, _logsRoot, runtime) {
+export function createCodergenHandler(options: CodergenHandlerOptions = {}): DeclaredHandler {
+  return defineHandler({
+    type: 'codergen',
+    ...SPEC_HANDLER_TRAITS.codergen,
+    async execute({ node, context, graph, runtime }) {
       const { stageDir } = runtime;
       // The prompt goes to a model and to prompt.md: secrets never reach either (DESIGN.md "Secrets").
       const secrets = runtime.secrets ?? createSecretMasker();
@@ -95,7 +98,7 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Han
       if (written !== undefined) outcome = mergeWritten(outcome, written);
       return outcome;
     },
-  };
+  });
 }
 
 /** A `status.json` written during the stage wins; its context updates go over the handler's own. */

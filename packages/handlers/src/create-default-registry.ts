@@ -1,7 +1,7 @@
 /**
  * The built-in handler set (spec §2.8, §4) and a registry with all of it.
  */
-import type { CodergenBackend, Handler, Interviewer } from '@attractor/engine';
+import type { CodergenBackend, DeclaredHandler, Interviewer } from '@attractor/engine';
 import { HandlerRegistry } from '@attractor/engine';
 import type { BuiltInHandlerType } from '@attractor/graph';
 import { createCodergenHandler } from './codergen-handler.js';
@@ -43,7 +43,9 @@ export interface DefaultHandlersOptions {
  * Every built-in handler by its type string (spec §2.8): `start`, `exit`, `codergen`, `wait.human`, `conditional`,
  * `parallel`, `parallel.fan_in`, `tool`, `stack.manager_loop`, and `subgraph` (spec §9.4, `type="subgraph"`).
  */
-export function createHandlers(options: DefaultHandlersOptions = {}): Record<BuiltInHandlerType, Handler> {
+export function createHandlers(
+  options: DefaultHandlersOptions = {},
+): Record<BuiltInHandlerType, DeclaredHandler> {
   const backend = options.backend === undefined ? {} : { backend: options.backend };
   return {
     start: createStartHandler(),
@@ -62,7 +64,7 @@ export function createHandlers(options: DefaultHandlersOptions = {}): Record<Bui
     }),
     'stack.manager_loop': createManagerLoopHandler(),
     subgraph: createSubgraphHandler(),
-  } satisfies Record<BuiltInHandlerType, Handler>;
+  } satisfies Record<BuiltInHandlerType, DeclaredHandler>;
 }
 
 /**

@@ -1,9 +1,14 @@
-import type { Handler } from '@attractor/engine';
+import { type DeclaredHandler, defineHandler } from '@attractor/engine';
+import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
 
 /**
  * Creates the `exit` handler (spec §4.4): a no-op that returns SUCCESS at once. Goal gates are the engine's
  * concern (spec §3.4), checked before the exit node runs.
  */
-export function createExitHandler(): Handler {
-  return { execute: async () => ({ status: 'success' }) };
+export function createExitHandler(): DeclaredHandler {
+  return defineHandler({
+    type: 'exit',
+    ...SPEC_HANDLER_TRAITS.exit,
+    execute: async () => ({ status: 'success' }),
+  });
 }

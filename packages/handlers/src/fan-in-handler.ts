@@ -5,13 +5,14 @@ import {
   type CodergenBackend,
   type Context,
   createSecretMasker,
-  type Handler,
+  type DeclaredHandler,
+  defineHandler,
   type HandlerRuntime,
   type JsonValue,
   type Outcome,
   type SecretMasker,
 } from '@attractor/engine';
-import { type Graph, type GraphNode, nodeAttribute } from '@attractor/graph';
+import { type Graph, type GraphNode, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
 import { buildStagePrompt, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { type ParallelBranchResult, readParallelResults } from './parallel-results.js';
@@ -139,9 +140,11 @@ export function findJudgedCandidate(
  * `context_updates` to the parent context and sets `parallel.fan_in.best_id` and `parallel.fan_in.best_outcome`.
  * When every candidate failed the outcome is FAIL (spec §4.9); otherwise SUCCESS.
  */
-export function createFanInHandler(options: FanInHandlerOptions = {}): Handler {
-  return {
-    async execute(node, context, graph, _logsRoot, runtime) {
+export function createFanInHandler(options: FanInHandlerOptions = {}): DeclaredHandler {
+  return defineHandler({
+    type: 'parallel.fan_in',
+    ...SPEC_HANDLER_TRAITS['parallel.fan_in'],
+    async execute({ node, context, graph, runtime }) {
       const results = readParallelResults(context.get('parallel.results'));
       if (results === undefined || results.length === 0) {
         return { status: 'fail', failureReason: 'No parallel results to evaluate' };
@@ -198,7 +201,7 @@ export function createFanInHandler(options: FanInHandlerOptions = {}): Handler {
         notes: `Selected best candidate: ${best.branch} (${best.status}, by ${how})`,
       };
     },
-  };
+  });
 }
 
 interface MergeOptions {

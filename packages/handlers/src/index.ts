@@ -51,11 +51,7 @@ export {
   DEFAULT_POLL_INTERVAL_MS,
   observeChild,
 } from './manager-loop-handler.js';
-export {
-  createJoinDetector,
-  createParallelHandler,
-  DEFAULT_MAX_PARALLEL,
-} from './parallel-handler.js';
+export { createParallelHandler, DEFAULT_MAX_PARALLEL } from './parallel-handler.js';
 export type { ParallelBranchResult } from './parallel-results.js';
 export { BRANCH_OUTPUT_INLINE_MAX_CHARS, readParallelResults } from './parallel-results.js';
 export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';

@@ -3,9 +3,9 @@
  * wait cycles.
  */
 import { join, resolve } from 'node:path';
-import type { ChildRunHandle, ChildRunStatus, Handler, JsonValue, Outcome } from '@attractor/engine';
-import { evaluateRunCondition } from '@attractor/engine';
-import { graphAttribute, nodeAttribute } from '@attractor/graph';
+import type { ChildRunHandle, ChildRunStatus, JsonValue, Outcome } from '@attractor/engine';
+import { type DeclaredHandler, defineHandler, evaluateRunCondition } from '@attractor/engine';
+import { graphAttribute, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
 import { loadChildGraph, managerChildDotfile, resolveChildPath } from './child-graph-file.js';
 import { buildStagePrompt } from './codergen-handler.js';
 import { writeSteeringMessage } from './stage-files.js';
@@ -65,9 +65,11 @@ export function observeChild(
  * a still-running child is cancelled and the outcome is FAIL. Aborting the stage cancels the child. Amplifier's
  * `max_cycles`, `wait_ms` and `stop_condition_key` (read by the graph as `manager.*`) work the same way.
  */
-export function createManagerLoopHandler(): Handler {
-  return {
-    async execute(node, context, graph, _logsRoot, runtime) {
+export function createManagerLoopHandler(): DeclaredHandler {
+  return defineHandler({
+    type: 'stack.manager_loop',
+    ...SPEC_HANDLER_TRAITS['stack.manager_loop'],
+    async execute({ node, context, graph, runtime }) {
       const childDotfile = managerChildDotfile(node, graph);
       if (childDotfile === '') {
         return {
@@ -197,5 +199,5 @@ export function createManagerLoopHandler(): Handler {
         }
       }
     },
-  };
+  });
 }

@@ -1,18 +1,13 @@
+import { type DeclaredHandler, defineHandler } from '@attractor/engine';
+import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
 /**
  * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
  */
 
 import { join } from 'node:path';
-import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import type { BranchResult, Context, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { formatDuration, isSuccessStatus } from '@attractor/engine';
-import {
-  findJoinNode,
-  type Graph,
-  type GraphEdge,
-  type GraphNode,
-  type JoinPolicy,
-  nodeAttribute,
-} from '@attractor/graph';
+import { findJoinNode, type Graph, type GraphEdge, type JoinPolicy, nodeAttribute } from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
 import { BRANCH_OUTPUT_INLINE_MAX_CHARS, type ParallelBranchResult } from './parallel-results.js';
@@ -30,33 +25,6 @@ function isPrivateKey(key: string): boolean {
     key.startsWith('internal.') ||
     key.startsWith('parallel.')
   );
-}
-
-/**
- * The `stopBefore` predicate of one branch: it stops before the first `parallel.fan_in` node that does not close a
- * parallel block opened inside the branch, so nested parallel blocks run inside their enclosing branch.
- */
-export function createJoinDetector(graph: Graph): (node: GraphNode) => boolean {
-  let depth = 0;
-  return (node) => {
-    const type = graph.handlerType(node);
-    if (type === 'parallel') {
-      depth += 1;
-      return false;
-    }
-    if (type !== 'parallel.fan_in') return false;
-    if (depth > 0) {
-      depth -= 1;
-      return false;
-    }
-    return true;
-  };
-}
-
-/** Stops a branch before its block's join (nesting-aware fan-in detection, or the engine's `findJoinNode`). */
-function stopBeforeJoin(graph: Graph, joinNodeId: string | undefined): (node: GraphNode) => boolean {
-  const isClosingFanIn = createJoinDetector(graph);
-  return (node) => isClosingFanIn(node) || node.id === joinNodeId;
 }
 
 /** Unique branch ids from edge targets (letters, digits, `.`, `_`, `-`), suffixed `-2`, `-3` on repeats. */
@@ -94,9 +62,11 @@ interface BranchRecord {
  * (the join status). `continueAt` names the join node, where the engine continues (DESIGN.md). Emits the
  * `parallel.*` events of spec §9.6.
  */
-export function createParallelHandler(): Handler {
-  return {
-    async execute(node, context, graph, _logsRoot, runtime) {
+export function createParallelHandler(): DeclaredHandler {
+  return defineHandler({
+    type: 'parallel',
+    ...SPEC_HANDLER_TRAITS.parallel,
+    async execute({ node, context, graph, runtime }) {
       const edges = graph.outgoing(node.id);
       const expectedJoin = findJoinNode(graph, node.id);
       if (edges.length === 0) {
@@ -211,7 +181,7 @@ export function createParallelHandler(): Handler {
       }
       return outcome;
     },
-  };
+  });
 }
 
 interface RunOneBranchOptions {
@@ -246,7 +216,7 @@ async function runOneBranch(options: RunOneBranchOptions): Promise<BranchRecord>
     result = await runtime.runBranch({
       startNodeId: options.edge.to,
       context: options.context.clone(),
-      stopBefore: stopBeforeJoin(options.graph, options.joinNodeId),
+      stopBefore: (node) => node.id === options.joinNodeId,
       abortSignal: AbortSignal.any([options.joinSignal, timeoutController.signal]),
       branchId: branch,
     });
@@ -357,26 +327,18 @@ function joinReason(controller: AbortController): string {
 }
 
 /**
- * The join: the first fan-in a branch stopped before (edge order); else the first fan-in reachable from a branch
- * start without closing a nested block (failed branches never reach it); else the exit node a branch stopped at.
+ * The join: the block's join (`findJoinNode` of `@attractor/graph`: its fan-in, or the first node every branch
+ * reaches); without one, the exit node a branch stopped at (the parent walk runs it once, goal gates included).
  */
 function findJoin(
   records: readonly (BranchRecord | undefined)[],
   graph: Graph,
   expectedJoin: string | undefined,
 ): string | undefined {
-  const isFanIn = (id: string) => {
-    const node = graph.node(id);
-    return node !== undefined && graph.handlerType(node) === 'parallel.fan_in';
-  };
-  const stops = records.map((record) => record?.result?.stoppedAt).filter((id) => id !== undefined);
-  const fanIn = stops.find(isFanIn);
-  if (fanIn !== undefined) return fanIn;
   if (expectedJoin !== undefined) return expectedJoin;
-  // Branches that ran into the exit stop before it; the parent walk runs it once (goal gates included).
   const exits = new Set(graph.exitNodes.map((node) => node.id));
   return (
-    stops.find((id) => exits.has(id)) ??
+    records.map((record) => record?.result?.stoppedAt).find((id) => id !== undefined && exits.has(id)) ??
     records.map((record) => record?.result?.lastNodeId).find((id) => id !== undefined && exits.has(id))
   );
 }

@@ -1,4 +1,5 @@
-import type { Handler } from '@attractor/engine';
+import { type DeclaredHandler, defineHandler } from '@attractor/engine';
+import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
 
 /**
  * Creates the `start` handler (spec §4.3): a no-op that returns SUCCESS at once.
@@ -6,6 +7,10 @@ import type { Handler } from '@attractor/engine';
  * @example
  * registry.register('start', createStartHandler());
  */
-export function createStartHandler(): Handler {
-  return { execute: async () => ({ status: 'success' }) };
+export function createStartHandler(): DeclaredHandler {
+  return defineHandler({
+    type: 'start',
+    ...SPEC_HANDLER_TRAITS.start,
+    execute: async () => ({ status: 'success' }),
+  });
 }

@@ -2,8 +2,15 @@
  * The `subgraph` handler (spec §9.4 "Pipeline Composition", sub-pipeline nodes): runs another DOT file as a child
  * pipeline and takes its result as the node's outcome.
  */
-import type { Handler, JsonValue, Outcome, RunResult } from '@attractor/engine';
-import { expandVariables, type Graph, nodeAttribute, SUBGRAPH_VARIABLE_PREFIX } from '@attractor/graph';
+import type { JsonValue, Outcome, RunResult } from '@attractor/engine';
+import { type DeclaredHandler, defineHandler } from '@attractor/engine';
+import {
+  expandVariables,
+  type Graph,
+  nodeAttribute,
+  SPEC_HANDLER_TRAITS,
+  SUBGRAPH_VARIABLE_PREFIX,
+} from '@attractor/graph';
 import { freshChildDirectory, loadChildGraph, resolveChildPath } from './child-graph-file.js';
 
 /**
@@ -134,9 +141,11 @@ function subgraphOutcome(options: {
  * // review [type="subgraph", graph_ref="../review-core/pipeline.dot", var.diff_cmd="git diff main"]
  * registry.register('subgraph', createSubgraphHandler());
  */
-export function createSubgraphHandler(): Handler {
-  return {
-    async execute(node, context, graph, _logsRoot, runtime) {
+export function createSubgraphHandler(): DeclaredHandler {
+  return defineHandler({
+    type: 'subgraph',
+    ...SPEC_HANDLER_TRAITS.subgraph,
+    async execute({ node, context, graph, runtime }) {
       const ref = nodeAttribute(node, 'graph_ref')?.trim() ?? '';
       if (ref === '') {
         return {
@@ -185,5 +194,5 @@ export function createSubgraphHandler(): Handler {
       const outcome = subgraphOutcome({ ref, result, child: loaded.graph });
       return { ...outcome, contextUpdates };
     },
-  };
+  });
 }

@@ -2,14 +2,16 @@
  * The `tool` handler (spec §4.10, DESIGN.md "Tool nodes"): runs `tool_command` in a shell with execa, in its own
  * process group so a timeout or cancellation kills everything the command started.
  */
-import type { Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import type { HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import {
   createSecretMasker,
+  type DeclaredHandler,
+  defineHandler,
   killProcessGroup,
   processGroupAlive,
   trackProcessGroup,
 } from '@attractor/engine';
-import { type GraphEdge, nodeAttribute } from '@attractor/graph';
+import { type GraphEdge, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
 import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
@@ -82,11 +84,13 @@ const AUTO_STATUS_NOTE =
  * @example
  * registry.register('tool', createToolHandler({ shell: '/bin/bash' }));
  */
-export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
+export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHandler {
   const script = options.script ?? {};
   const calls = new Map<string, number>();
-  return {
-    async execute(node, context, graph, logsRoot, runtime) {
+  return defineHandler({
+    type: 'tool',
+    ...SPEC_HANDLER_TRAITS.tool,
+    async execute({ node, context, graph, logsRoot, runtime }) {
       const command = nodeAttribute(node, 'tool_command')?.trim() ?? '';
       if (command === '') {
         return {
@@ -173,7 +177,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
       if (written === undefined) return outcome;
       return { ...written, contextUpdates: { ...contextUpdates, ...(written.contextUpdates ?? {}) } };
     },
-  };
+  });
 }
 
 /** Default of the `tool_output_max_bytes` attribute: bytes of stdout and of stderr kept, 100,000,000. */

@@ -2,8 +2,9 @@
  * The `wait.human` handler (spec §4.6, DESIGN.md "Human gates"): asks the interviewer to choose one of the node's
  * outgoing edges, or, for a node with `human.input="text"`, asks for free text.
  */
-import type { Answer, Handler, HandlerRuntime, Interviewer, Outcome, Question } from '@attractor/engine';
-import { type GraphNode, nodeAttribute } from '@attractor/graph';
+import type { Answer, HandlerRuntime, Interviewer, Outcome, Question } from '@attractor/engine';
+import { type DeclaredHandler, defineHandler } from '@attractor/engine';
+import { type GraphNode, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
 import {
   findChoiceByText,
   findChoiceForAnswer,
@@ -49,9 +50,11 @@ export function asksForText(node: GraphNode): boolean {
  * @example
  * registry.register('wait.human', createWaitHumanHandler());
  */
-export function createWaitHumanHandler(options: WaitHumanHandlerOptions = {}): Handler {
-  return {
-    async execute(node, _context, graph, _logsRoot, runtime) {
+export function createWaitHumanHandler(options: WaitHumanHandlerOptions = {}): DeclaredHandler {
+  return defineHandler({
+    type: 'wait.human',
+    ...SPEC_HANDLER_TRAITS['wait.human'],
+    async execute({ node, graph, runtime }) {
       const interviewer = options.interviewer ?? runtime.interviewer;
       const defaultChoice = nodeAttribute(node, 'human.default_choice')?.trim() ?? '';
       if (asksForText(node)) return askForText(node, runtime, interviewer, defaultChoice);
@@ -99,7 +102,7 @@ export function createWaitHumanHandler(options: WaitHumanHandlerOptions = {}): H
       }
       return selected(choice);
     },
-  };
+  });
 }
 
 function selected(choice: HumanGateChoice, note?: string): Outcome {

@@ -63,7 +63,7 @@ describe('start, exit and conditional handlers (spec §11.6)', () => {
   it('custom handlers can be registered by type string', async () => {
     const registry = createDefaultRegistry({ backend: createSimulationBackend() });
     const custom: Handler = {
-      execute: async (node) => ({
+      execute: async ({ node }) => ({
         status: 'success',
         contextUpdates: { 'custom.seen': node.attributes.flavour?.value ?? '' },
       }),

@@ -83,7 +83,7 @@ describe('parallel and parallel.fan_in handlers (spec §4.8, §4.9, §11.6)', ()
     const slowStarted = [deferred(), deferred()];
     const observed: string[] = [];
     const probe: Handler = {
-      async execute(node, _context, _graph, _logsRoot, runtime) {
+      async execute({ node, runtime }) {
         if (node.id === 'quick') {
           await Promise.all(slowStarted.map((started) => started.promise));
           return { status: 'success', contextUpdates: { winner: node.id } };
@@ -115,7 +115,7 @@ describe('parallel and parallel.fan_in handlers (spec §4.8, §4.9, §11.6)', ()
   });
 
   const outcomes = (failing: string[]): Handler => ({
-    async execute(node) {
+    async execute({ node }) {
       return failing.includes(node.id)
         ? { status: 'fail', failureReason: `${node.id} broke`, retryable: false }
         : { status: 'success', contextUpdates: { [`seen.${node.id}`]: true } };
@@ -166,7 +166,7 @@ describe('parallel and parallel.fan_in handlers (spec §4.8, §4.9, §11.6)', ()
 
   it('branch_timeout fails a branch that runs too long', async () => {
     const probe: Handler = {
-      async execute(node, _context, _graph, _logsRoot, runtime) {
+      async execute({ node, runtime }) {
         if (node.id === 'slow') {
           await new Promise<void>((resolve) =>
             runtime.abortSignal.addEventListener('abort', () => resolve(), { once: true }),

@@ -56,7 +56,7 @@ export function createScriptedHandler(options: ScriptedHandlerOptions = {}): Scr
   return {
     calls,
     nodeIds: () => calls.map((call) => call.nodeId),
-    async execute(node, context, _graph, _logsRoot, runtime) {
+    async execute({ node, context, runtime }) {
       const call: ScriptedCall = {
         nodeId: node.id,
         visit: runtime.visit,

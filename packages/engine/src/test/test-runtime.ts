@@ -27,13 +27,13 @@ export interface TestRuntime extends HandlerRuntime {
 const DEFAULT_FIDELITY: StageFidelity = { mode: 'compact', threadKey: 'test-thread', preamble: '' };
 
 /**
- * Creates a runtime for calling `handler.execute(node, context, graph, logsRoot, runtime)` directly in a test.
+ * Creates a runtime for calling `handler.execute({ node, context, graph, logsRoot, runtime })` directly in a test.
  * `runBranch` and `runChild` reject unless overridden (they need the engine: use `runPipeline` for those).
  * Without an interviewer, `interviewer.ask` rejects like the engine's does.
  *
  * @example
  * const runtime = createTestRuntime({ stageDir: await mkdtemp(join(tmpdir(), 'stage-')) });
- * const outcome = await handler.execute(node, new Context(), graph, dirname(runtime.stageDir), runtime);
+ * const outcome = await handler.execute({ node, context: new Context(), graph, logsRoot: dirname(runtime.stageDir), runtime });
  */
 export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime {
   const emitted: EmittableEvent[] = [];

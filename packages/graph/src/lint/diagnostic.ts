@@ -2,7 +2,8 @@
  * The lint diagnostic model (spec §7.1) and the rule interface (spec §7.4).
  */
 import type { SourceSpan } from '@attractor/dot';
-import type { Graph } from '../graph.js';
+import type { Graph, GraphNode } from '../graph.js';
+import type { HandlerTraits } from '../handler-traits.js';
 
 /** How serious a diagnostic is (spec §7.1). `error` blocks execution. */
 export type Severity = 'error' | 'warning' | 'info';
@@ -32,13 +33,18 @@ export interface LintContext {
   readonly knownHandlerTypes: ReadonlySet<string>;
   /** What registered handlers declare about themselves, by handler type (see {@link HandlerLintInfo}). */
   readonly handlers: ReadonlyMap<string, HandlerLintInfo>;
+  /**
+   * The capabilities of a node's handler (its registered declaration, else the spec's for its type): rules ask
+   * these (`asksHuman`, `fansOut`, ...) rather than compare type strings.
+   */
+  traitsOf(node: GraphNode): HandlerTraits;
 }
 
 /**
  * What a handler declares about itself, for lint (DESIGN.md "Handler contract"; the engine's `defineHandler`
- * produces it from a zod schema): its node attributes and the outcomes it can return.
+ * produces it from a zod schema): its node attributes, the outcomes it can return and its capabilities.
  */
-export interface HandlerLintInfo {
+export interface HandlerLintInfo extends HandlerTraits {
   /** Node attribute keys the handler reads: `unknown_attribute` does not flag them on its nodes. */
   readonly attributeKeys?: readonly string[];
   /**
@@ -48,8 +54,6 @@ export interface HandlerLintInfo {
   readonly checkAttributes?: (
     values: Readonly<Record<string, string>>,
   ) => readonly { readonly key: string; readonly message: string }[];
-  /** Every outcome the handler can return; `outcome_coverage` warns about conditions testing another one. */
-  readonly outcomes?: readonly string[];
 }
 
 /** A lint rule (spec §7.4): a stable name and a pure function from graph to diagnostics. */

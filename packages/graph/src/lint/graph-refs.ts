@@ -6,6 +6,7 @@
  */
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Graph, GraphAttribute, GraphNode } from '../graph.js';
+import { handlerTraits } from '../handler-traits.js';
 import type { Diagnostic } from './diagnostic.js';
 import { attributeSpan, nodeSpan, plainSpan } from './source-location.js';
 
@@ -68,13 +69,13 @@ export interface ChildPipelineRef {
  * the reference through this one function.
  */
 export function childPipelineRef(graph: Graph, node: GraphNode): ChildPipelineRef | undefined {
-  const type = graph.handlerType(node);
+  const traits = handlerTraits(graph, node);
   let attribute: GraphAttribute | undefined;
   let key: ChildPipelineRef['key'];
-  if (type === 'subgraph') {
+  if (traits.runsSubgraph === true) {
     attribute = node.attributes.graph_ref;
     key = 'graph_ref';
-  } else if (type === 'stack.manager_loop') {
+  } else if (traits.supervisesChild === true) {
     const own = node.attributes['stack.child_dotfile'];
     attribute = (own?.value.trim() ?? '') !== '' ? own : graph.attributes['stack.child_dotfile'];
     key = 'stack.child_dotfile';

@@ -3,6 +3,7 @@
  */
 import { ValidationError } from '../errors/validation-error.js';
 import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph } from '../graph.js';
+import { handlerTraits } from '../handler-traits.js';
 import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from './diagnostic.js';
@@ -24,8 +25,10 @@ export interface ValidateOptions {
    */
   readonly knownHandlerTypes?: Iterable<string>;
   /**
-   * What registered handlers declare (attributes, outcomes), by handler type: read by `unknown_attribute`,
-   * `attribute_type` and `outcome_coverage`. The engine's `HandlerRegistry.lintInfo()` builds it. Default: none.
+   * What registered handlers declare (attributes, outcomes, capabilities), by handler type: read by
+   * `unknown_attribute`, `attribute_type`, `outcome_coverage` and every rule that depends on what a node does
+   * (human gates, parallel blocks, LLM prompts). The engine's `HandlerRegistry.lintInfo()` builds it. Default: none,
+   * so the spec's built-in types keep their meaning (`SPEC_HANDLER_TRAITS`) and no outcome set is known.
    */
   readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
 }
@@ -53,10 +56,12 @@ const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unrea
  * ```
  */
 export function validate(graph: Graph, options: ValidateOptions = {}): Diagnostic[] {
+  const handlers = options.handlers ?? new Map<string, HandlerLintInfo>();
   const context: LintContext = {
     strict: options.strict ?? false,
     knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
-    handlers: options.handlers ?? new Map(),
+    handlers,
+    traitsOf: (node) => handlerTraits(graph, node, handlers),
   };
   const diagnostics: Diagnostic[] = [];
   const phantoms = phantomNodes(graph);

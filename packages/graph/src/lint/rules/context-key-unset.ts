@@ -1,58 +1,51 @@
+import { type HandlerTraits, SPEC_HANDLER_TRAITS } from '../../handler-traits.js';
 import { conditionAttributes } from '../condition-attributes.js';
-import type { Diagnostic, LintRule } from '../diagnostic.js';
+import type { Diagnostic, HandlerLintInfo, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { parseConditionOnce } from '../edge-conditions.js';
 import { spanInAttribute } from '../source-location.js';
 
-/**
- * Context namespaces whose keys only built-in handlers set, the handler type that sets them, and the keys: a tool
- * node sets `tool.*` (DESIGN.md "Tool nodes"), a manager loop `stack.child.*` (spec §4.11).
- */
-const HANDLER_KEYS: readonly {
+/** A namespace of context keys that only one handler type writes (its declared `contextKeys`). */
+interface OwnedNamespace {
   readonly prefix: string;
   readonly handler: string;
   readonly keys: readonly string[];
-}[] = [
-  { prefix: 'tool.', handler: 'tool', keys: ['output', 'exit_code', 'stderr', 'last_line'] },
-  {
-    prefix: 'stack.child.',
-    handler: 'stack.manager_loop',
-    keys: [
-      'status',
-      'current_node',
-      'completed_nodes',
-      'outcome',
-      'last_status',
-      'failure_reason',
-      'run_id',
-      'logs_root',
-      'cycles',
-    ],
-  },
-];
+}
 
-/** Handler types whose children hand their context keys back to the parent. */
-const IMPORTING_HANDLERS: ReadonlySet<string> = new Set(['subgraph', 'stack.manager_loop', 'parallel']);
+/** The namespaces handlers declare: the registered ones' declarations over the spec's built-in types. */
+function ownedNamespaces(handlers: ReadonlyMap<string, HandlerLintInfo>): OwnedNamespace[] {
+  const traits = new Map<string, HandlerTraits>(Object.entries(SPEC_HANDLER_TRAITS));
+  for (const [type, declared] of handlers) traits.set(type, declared);
+  return [...traits].flatMap(([handler, { contextKeys }]) =>
+    contextKeys === undefined ? [] : [{ handler, prefix: contextKeys.prefix, keys: contextKeys.keys }],
+  );
+}
 
 /**
- * `context_key_unset` (WARNING, issue 19): a condition reads a key of a namespace that only a built-in handler
- * writes, and no node of the graph can write it: `context.tool.last_lines` (the tool handler sets `tool.output`,
+ * `context_key_unset` (WARNING, issue 19): a condition reads a key of a namespace that only one handler declares
+ * (`contextKeys`) and writes, and no node of the graph can write it: `context.tool.last_lines` (the tool handler sets `tool.output`,
  * `tool.exit_code`, `tool.stderr` and `tool.last_line`), or `context.tool.output` in a graph without a tool node.
  * The key stays empty, so the condition compares `""`. Graphs with sub-pipelines, manager loops or parallel
  * branches are only checked for misspelt keys (a child may set the others).
  */
 export const contextKeyUnsetRule: LintRule = {
   name: 'context_key_unset',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
+    const namespaces = ownedNamespaces(context.handlers);
+    if (namespaces.length === 0) return diagnostics;
     const types = new Set([...graph.nodes.values()].map((node) => graph.handlerType(node)));
-    const imports = [...IMPORTING_HANDLERS].some((type) => types.has(type));
+    // A child pipeline or a parallel branch may set any key and hand it back to this graph.
+    const imports = [...graph.nodes.values()].some((node) => {
+      const traits = context.traitsOf(node);
+      return traits.fansOut === true || traits.supervisesChild === true || traits.runsSubgraph === true;
+    });
     for (const { attribute, where, owner } of conditionAttributes(graph)) {
       const { ast } = parseConditionOnce(attribute.value);
       if (ast === undefined) continue;
       for (const clause of ast.clauses) {
         const key = clause.key.path.replace(/^context\./, '');
-        const namespace = HANDLER_KEYS.find((entry) => key.startsWith(entry.prefix));
+        const namespace = namespaces.find((entry) => key.startsWith(entry.prefix));
         if (namespace === undefined) continue;
         const name = key.slice(namespace.prefix.length);
         const known = namespace.keys.includes(name);

@@ -1,9 +1,6 @@
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { edgeSpan } from '../source-location.js';
 
-/** Handlers that choose among all outgoing edges themselves: a human gate offers each, a parallel node runs each. */
-const CHOOSING_HANDLERS: ReadonlySet<string> = new Set(['wait.human', 'parallel']);
-
 /**
  * `dead_edge` (WARNING, spec §3.3, issue 19): an unconditional, unlabelled edge that edge selection never takes,
  * because another unconditional edge of the same node always wins: higher `weight`, or the same weight and a target
@@ -13,10 +10,12 @@ const CHOOSING_HANDLERS: ReadonlySet<string> = new Set(['wait.human', 'parallel'
  */
 export const deadEdgeRule: LintRule = {
   name: 'dead_edge',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
-      if (CHOOSING_HANDLERS.has(graph.handlerType(node))) continue;
+      // A human gate offers every edge and a parallel node runs every edge: neither chooses by weight.
+      const traits = context.traitsOf(node);
+      if (traits.asksHuman === true || traits.fansOut === true) continue;
       const unconditional = graph.outgoing(node.id).filter((edge) => edge.condition.trim() === '');
       if (unconditional.length < 2) continue;
       let best = unconditional[0]!;

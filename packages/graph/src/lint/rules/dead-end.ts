@@ -9,14 +9,12 @@ import { nodeSpan } from '../source-location.js';
  */
 export const deadEndRule: LintRule = {
   name: 'dead_end',
-  apply(graph) {
+  apply(graph, context) {
     const exits = new Set(graph.exitNodes.map((node) => node.id));
     return [...graph.nodes.values()]
       .filter(
         (node) =>
-          !exits.has(node.id) &&
-          graph.handlerType(node) !== 'wait.human' &&
-          graph.outgoing(node.id).length === 0,
+          !exits.has(node.id) && !context.traitsOf(node).asksHuman && graph.outgoing(node.id).length === 0,
       )
       .map((node) => ({
         rule: 'dead_end',

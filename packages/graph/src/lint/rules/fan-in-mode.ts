@@ -8,11 +8,11 @@ import { nodeSpan } from '../source-location.js';
  */
 export const fanInModeRule: LintRule = {
   name: 'fan_in_mode',
-  apply(graph) {
+  apply(graph, context) {
     return [...graph.nodes.values()]
       .filter(
         (node) =>
-          graph.handlerType(node) === 'parallel.fan_in' &&
+          context.traitsOf(node).joinsBranches &&
           node.attributes.fan_in_mode?.value.trim() === 'merge' &&
           node.prompt.trim() === '',
       )

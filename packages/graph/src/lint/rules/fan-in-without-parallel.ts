@@ -8,15 +8,13 @@ import { nodeSpan } from '../source-location.js';
  */
 export const fanInWithoutParallelRule: LintRule = {
   name: 'fan_in_without_parallel',
-  apply(graph) {
+  apply(graph, context) {
     const afterParallel = reachableFromAll(
       graph,
-      [...graph.nodes.values()]
-        .filter((node) => graph.handlerType(node) === 'parallel')
-        .map((node) => node.id),
+      [...graph.nodes.values()].filter((node) => context.traitsOf(node).fansOut).map((node) => node.id),
     );
     return [...graph.nodes.values()]
-      .filter((node) => graph.handlerType(node) === 'parallel.fan_in' && !afterParallel.has(node.id))
+      .filter((node) => context.traitsOf(node).joinsBranches && !afterParallel.has(node.id))
       .map((node) => ({
         rule: 'fan_in_without_parallel',
         severity: 'warning',

@@ -1,3 +1,4 @@
+import { findJoinNode } from '../../find-join-node.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import {
   breadthFirstTree,
@@ -21,7 +22,7 @@ import { attributeSpan, nodeSpan } from '../source-location.js';
  */
 export const goalGateBypassRule: LintRule = {
   name: 'goal_gate_bypass',
-  apply(graph) {
+  apply(graph, context) {
     const start = graph.startNode;
     const exit = graph.exitNode;
     if (start === undefined || exit === undefined) return [];
@@ -36,13 +37,11 @@ export const goalGateBypassRule: LintRule = {
     const onRoute = new Set(route);
     let exitDominators: ReadonlySet<string> | undefined;
     const parallelRegions = [...graph.nodes.values()]
-      .filter((node) => graph.handlerType(node) === 'parallel')
-      .map((node) => ({
-        id: node.id,
-        region: reachableFrom(graph, node.id, {
-          stopAt: (id) => graph.handlerType(graph.node(id) ?? node) === 'parallel.fan_in',
-        }),
-      }));
+      .filter((node) => context.traitsOf(node).fansOut === true)
+      .map((node) => {
+        const join = findJoinNode(graph, node.id, { traitsOf: context.traitsOf });
+        return { id: node.id, region: reachableFrom(graph, node.id, { stopAt: (id) => id === join }) };
+      });
     const reached = reachableFromStart(graph);
     const diagnostics: Diagnostic[] = [];
     for (const gate of gates) {

@@ -8,11 +8,11 @@ import { attributeSpan } from '../source-location.js';
  */
 export const humanDefaultChoiceRule: LintRule = {
   name: 'human_default_choice',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
       const attribute = node.attributes['human.default_choice'];
-      if (attribute === undefined || graph.handlerType(node) !== 'wait.human') continue;
+      if (attribute === undefined || !context.traitsOf(node).asksHuman) continue;
       const choice = attribute.value.trim();
       const edges = graph.outgoing(node.id);
       const matches = edges.some((edge) => {

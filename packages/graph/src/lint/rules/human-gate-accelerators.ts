@@ -9,10 +9,10 @@ import { attributeSpan } from '../source-location.js';
  */
 export const humanGateAcceleratorsRule: LintRule = {
   name: 'human_gate_accelerators',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
-      if (graph.handlerType(node) !== 'wait.human' || nodeAttribute(node, 'human.input') === 'text') continue;
+      if (!context.traitsOf(node).asksHuman || nodeAttribute(node, 'human.input') === 'text') continue;
       const taken = new Map<string, string>();
       for (const edge of graph.outgoing(node.id)) {
         const label = edge.label.trim() === '' ? edge.to : edge.label;

@@ -8,9 +8,9 @@ import { nodeSpan } from '../source-location.js';
  */
 export const humanGateEdgesRule: LintRule = {
   name: 'human_gate_edges',
-  apply(graph) {
+  apply(graph, context) {
     return [...graph.nodes.values()]
-      .filter((node) => graph.handlerType(node) === 'wait.human' && graph.outgoing(node.id).length === 0)
+      .filter((node) => context.traitsOf(node).asksHuman && graph.outgoing(node.id).length === 0)
       .map((node) => ({
         rule: 'human_gate_edges',
         severity: 'warning',

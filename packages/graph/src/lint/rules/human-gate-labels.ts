@@ -7,11 +7,9 @@ import type { LintRule } from '../diagnostic.js';
  */
 export const humanGateLabelsRule: LintRule = {
   name: 'human_gate_labels',
-  apply(graph) {
+  apply(graph, context) {
     return [...graph.nodes.values()]
-      .filter(
-        (node) => graph.handlerType(node) === 'wait.human' && nodeAttribute(node, 'human.input') !== 'text',
-      )
+      .filter((node) => context.traitsOf(node).asksHuman && nodeAttribute(node, 'human.input') !== 'text')
       .flatMap((node) =>
         graph
           .outgoing(node.id)

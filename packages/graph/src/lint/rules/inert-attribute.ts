@@ -11,14 +11,14 @@ const BUILT_IN_TYPES: ReadonlySet<string> = new Set(BUILT_IN_HANDLER_TYPE_NAMES)
  */
 export const inertAttributeRule: LintRule = {
   name: 'inert_attribute',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
       const handlerType = graph.handlerType(node);
       if (!BUILT_IN_TYPES.has(handlerType)) continue;
       for (const attribute of Object.values(node.attributes)) {
         if (attribute.origin !== 'explicit') continue;
-        if (handlerType === 'start' && attribute.key === 'prompt') continue;
+        if (attribute.key === 'prompt' && context.traitsOf(node).role === 'start') continue;
         const readers = attributeDefinition(attribute.key)?.handlers;
         if (readers === undefined || readers.includes(handlerType)) continue;
         const written = attribute.writtenKey ?? attribute.key;

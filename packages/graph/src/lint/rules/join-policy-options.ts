@@ -9,10 +9,10 @@ import { attributeSpan, nodeSpan } from '../source-location.js';
  */
 export const joinPolicyOptionsRule: LintRule = {
   name: 'join_policy_options',
-  apply(graph) {
+  apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
-      if (graph.handlerType(node) !== 'parallel') continue;
+      if (!context.traitsOf(node).fansOut) continue;
       const policy = nodeAttribute(node, 'join_policy') ?? 'wait_all';
       const joinK = nodeAttribute(node, 'join_k');
       const branches = graph.outgoing(node.id).length;

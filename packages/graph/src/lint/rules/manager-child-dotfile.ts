@@ -8,12 +8,12 @@ import { nodeSpan } from '../source-location.js';
  */
 export const managerChildDotfileRule: LintRule = {
   name: 'manager_child_dotfile',
-  apply(graph) {
+  apply(graph, context) {
     if ((graph.attributes['stack.child_dotfile']?.value.trim() ?? '') !== '') return [];
     return [...graph.nodes.values()]
       .filter(
         (node) =>
-          graph.handlerType(node) === 'stack.manager_loop' &&
+          context.traitsOf(node).supervisesChild === true &&
           (node.attributes['stack.child_dotfile']?.value.trim() ?? '') === '',
       )
       .map((node) => ({

@@ -1,28 +1,14 @@
 import type { Graph, GraphNode } from '../../graph.js';
-import type { Diagnostic, HandlerLintInfo, LintRule } from '../diagnostic.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-conditions.js';
 import { attributeSpan, spanInAttribute } from '../source-location.js';
-
-/**
- * Outcomes a built-in handler can return when the registry's handlers declare none (lint without a registry) (spec §4.3-§4.11). Absent: any outcome, including custom
- * words (codergen via its backend, tool via status.json, custom handlers). `conditional` is absent
- * because many pipelines route a diamond on the outcome it passes through.
- */
-const HANDLER_OUTCOMES: Readonly<Record<string, readonly string[]>> = {
-  start: ['success'],
-  exit: ['success'],
-  'wait.human': ['success', 'fail', 'retry'],
-  parallel: ['success', 'partial_success', 'fail'],
-  'parallel.fan_in': ['success', 'fail'],
-  'stack.manager_loop': ['success', 'fail'],
-};
 
 const PROMPT_OUTCOME = /\boutcome\s*[=:]\s*["'`]?([a-z][a-z_]*)/g;
 
 /**
  * `outcome_coverage` (WARNING, DESIGN.md "Outcomes"): a condition names an outcome its node's handler
- * cannot return (`outcome=partial_success` after a human gate), a likely misspelt outcome
+ * does not declare (`outcomes` of its registered declaration, else of the spec's built-in type) (`outcome=partial_success` after a human gate), a likely misspelt outcome
  * (`outcome=sucess`), or a node's prompt asks for a custom outcome that no edge routes.
  */
 export const outcomeCoverageRule: LintRule = {
@@ -30,7 +16,7 @@ export const outcomeCoverageRule: LintRule = {
   apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
-      checkEdges(graph, node, context.handlers, diagnostics);
+      checkEdges(graph, node, context.traitsOf(node).outcomes, diagnostics);
       checkPrompt(graph, node, diagnostics);
     }
     return diagnostics;
@@ -40,11 +26,10 @@ export const outcomeCoverageRule: LintRule = {
 function checkEdges(
   graph: Graph,
   node: GraphNode,
-  handlers: ReadonlyMap<string, HandlerLintInfo>,
+  possible: readonly string[] | undefined,
   diagnostics: Diagnostic[],
 ): void {
   const handlerType = graph.handlerType(node);
-  const possible = handlers.get(handlerType)?.outcomes ?? HANDLER_OUTCOMES[handlerType];
   for (const edge of graph.outgoing(node.id)) {
     const condition = edgeCondition(edge);
     const attribute = edge.attributes.condition;

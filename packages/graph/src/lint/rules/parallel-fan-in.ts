@@ -8,15 +8,15 @@ import { nodesReachingAny } from '../graph-traversal.js';
  */
 export const parallelFanInRule: LintRule = {
   name: 'parallel_fan_in',
-  apply(graph) {
+  apply(graph, context) {
     const fanIns = [...graph.nodes.values()]
-      .filter((node) => graph.handlerType(node) === 'parallel.fan_in')
+      .filter((node) => context.traitsOf(node).joinsBranches)
       .map((node) => node.id);
     // A branch reaches a fan-in when its first node can reach one: one backward walk from every fan-in.
     const reachesFanIn = nodesReachingAny(graph, fanIns);
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
-      if (graph.handlerType(node) !== 'parallel') continue;
+      if (!context.traitsOf(node).fansOut) continue;
       for (const edge of graph.outgoing(node.id)) {
         if (reachesFanIn.has(edge.to)) continue;
         diagnostics.push({

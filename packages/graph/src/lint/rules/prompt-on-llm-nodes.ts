@@ -7,11 +7,11 @@ import { nodeSpan } from '../source-location.js';
  */
 export const promptOnLlmNodesRule: LintRule = {
   name: 'prompt_on_llm_nodes',
-  apply(graph) {
+  apply(graph, context) {
     return [...graph.nodes.values()]
       .filter(
         (node) =>
-          graph.handlerType(node) === 'codergen' &&
+          context.traitsOf(node).callsModel &&
           node.prompt.trim() === '' &&
           (node.attributes.label?.value ?? '').trim() === '',
       )

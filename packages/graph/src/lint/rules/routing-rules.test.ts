@@ -126,6 +126,14 @@ describe('outcome_coverage (DESIGN.md "Outcomes")', () => {
     expect(lintRule(source, 'outcome_coverage')).toEqual(['warning 7:47 ask ask->exit']);
   });
 
+  it('reads a registered handler’s declared outcomes over the spec’s', () => {
+    const source = pipeline(
+      '  ask [shape=hexagon]\n  start -> ask\n  ask -> exit [label="ok", condition="outcome=partial_success"]\n  ask -> exit [label="no"]',
+    );
+    const handlers = new Map([['wait.human', { outcomes: ['success', 'partial_success'] }]]);
+    expect(lintRule(source, 'outcome_coverage', { handlers })).toEqual([]);
+  });
+
   it('warns when a prompt asks for a custom outcome no edge routes', () => {
     const source = pipeline(
       '  work [prompt="Write outcome=process or outcome=done"]\n  start -> work\n  work -> exit [condition="outcome=done"]\n  work -> work [condition="outcome=fail"]',

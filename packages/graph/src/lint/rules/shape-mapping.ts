@@ -1,5 +1,6 @@
 import { GRAPHVIZ_SHAPES } from '@attractor/stylesheet';
 import { SHAPE_TO_HANDLER_TYPE } from '../../graph.js';
+import { SPEC_HANDLER_TRAITS } from '../../handler-traits.js';
 import type { LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { attributeSpan, nodeSpan } from '../source-location.js';
@@ -24,7 +25,8 @@ export const shapeMappingRule: LintRule = {
         const typo = GRAPHVIZ_SHAPES.has(node.shape) ? undefined : didYouMean(node.shape, mapped);
         if (typo !== undefined) {
           const handler = SHAPE_TO_HANDLER_TYPE[typo as keyof typeof SHAPE_TO_HANDLER_TYPE];
-          const changesHandler = handler !== 'codergen';
+          // The default handler is the LLM stage: a near-miss of its own shape changes nothing.
+          const changesHandler = SPEC_HANDLER_TRAITS[handler]?.callsModel !== true;
           return {
             rule: 'shape_mapping',
             severity: changesHandler ? ('error' as const) : ('warning' as const),

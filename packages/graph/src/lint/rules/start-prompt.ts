@@ -4,9 +4,9 @@ import { attributeSpan } from '../source-location.js';
 /** `start_prompt` (WARNING, spec §4.3): the start node is a no-op, so a prompt on it is never sent. */
 export const startPromptRule: LintRule = {
   name: 'start_prompt',
-  apply(graph) {
+  apply(graph, context) {
     return graph.startNodes
-      .filter((node) => graph.handlerType(node) === 'start' && node.prompt.trim() !== '')
+      .filter((node) => context.traitsOf(node).role === 'start' && node.prompt.trim() !== '')
       .map((node) => ({
         rule: 'start_prompt',
         severity: 'warning',

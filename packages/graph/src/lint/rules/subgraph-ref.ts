@@ -8,11 +8,12 @@ import { attributeSpan, nodeSpan } from '../source-location.js';
  */
 export const subgraphRefRule: LintRule = {
   name: 'subgraph_ref',
-  apply(graph) {
+  apply(graph, context) {
     return [...graph.nodes.values()]
       .filter(
         (node) =>
-          graph.handlerType(node) === 'subgraph' && (node.attributes.graph_ref?.value.trim() ?? '') === '',
+          context.traitsOf(node).runsSubgraph === true &&
+          (node.attributes.graph_ref?.value.trim() ?? '') === '',
       )
       .map((node) => ({
         rule: 'subgraph_ref',

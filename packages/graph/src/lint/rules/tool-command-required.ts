@@ -4,11 +4,12 @@ import { nodeSpan } from '../source-location.js';
 /** `tool_command_required` (ERROR, spec §4.10): a `tool` node has a non-empty `tool_command`; without one it always fails. */
 export const toolCommandRequiredRule: LintRule = {
   name: 'tool_command_required',
-  apply(graph) {
+  apply(graph, context) {
     return [...graph.nodes.values()]
       .filter(
         (node) =>
-          graph.handlerType(node) === 'tool' && (node.attributes.tool_command?.value.trim() ?? '') === '',
+          context.traitsOf(node).runsCommand === true &&
+          (node.attributes.tool_command?.value.trim() ?? '') === '',
       )
       .map((node) => ({
         rule: 'tool_command_required',

@@ -1,4 +1,5 @@
 import { type GraphNode, SHAPE_TO_HANDLER_TYPE } from '../../graph.js';
+import { SPEC_HANDLER_TRAITS } from '../../handler-traits.js';
 import type { LintContext, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { attributeSpan, nodeSpan } from '../source-location.js';
@@ -10,7 +11,11 @@ import { attributeSpan, nodeSpan } from '../source-location.js';
  */
 function fallbackDescription(node: GraphNode, context: LintContext): string {
   const shapeType = (SHAPE_TO_HANDLER_TYPE as Record<string, string | undefined>)[node.shape];
-  if (shapeType !== undefined && shapeType !== 'codergen' && context.knownHandlerTypes.has(shapeType)) {
+  if (
+    shapeType !== undefined &&
+    SPEC_HANDLER_TRAITS[shapeType]?.callsModel !== true &&
+    context.knownHandlerTypes.has(shapeType)
+  ) {
     return `the ${shapeType} handler of its shape (${node.shape})`;
   }
   return 'an LLM (codergen) stage, the default handler';

@@ -59,7 +59,7 @@ export const unknownAttributeRule: LintRule = {
       }
       if (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && owner.where.nodeId !== undefined) {
         const node = graph.nodes.get(owner.where.nodeId);
-        if (node !== undefined && graph.handlerType(node) === 'subgraph') return;
+        if (node !== undefined && context.traitsOf(node).runsSubgraph === true) return;
       }
       const definition = attributeDefinition(attribute.key);
       if (definition?.scopes.includes(owner.scope)) return;
