@@ -5,14 +5,20 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ALLOWED = {
-  '@attractor/dot': [],
-  '@attractor/condition': [],
-  '@attractor/stylesheet': [],
-  '@attractor/graph': ['@attractor/dot', '@attractor/condition', '@attractor/stylesheet'],
-  '@attractor/engine': ['@attractor/graph', '@attractor/condition'],
-  '@attractor/handlers': ['@attractor/engine', '@attractor/graph'],
-  '@attractor/backend-ai-sdk': ['@attractor/engine', '@attractor/graph'],
-  '@attractor/backend-agent-cli': ['@attractor/engine', '@attractor/graph'],
+  '@attractor/errors': [],
+  '@attractor/dot': ['@attractor/errors'],
+  '@attractor/condition': ['@attractor/errors'],
+  '@attractor/stylesheet': ['@attractor/errors'],
+  '@attractor/graph': [
+    '@attractor/errors',
+    '@attractor/dot',
+    '@attractor/condition',
+    '@attractor/stylesheet',
+  ],
+  '@attractor/engine': ['@attractor/errors', '@attractor/graph', '@attractor/condition'],
+  '@attractor/handlers': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
+  '@attractor/backend-ai-sdk': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
+  '@attractor/backend-agent-cli': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
 };
 // Extra packages a package's tests may use (devDependencies only; its src may still not import them). The
 // AI-SDK backend runs real pipelines through the codergen handler in its end-to-end tests.

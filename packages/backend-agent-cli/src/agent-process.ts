@@ -4,7 +4,8 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { type Clock, killProcessGroup, trackProcessGroup } from '@attractor/engine';
+import type { Clock } from '@attractor/engine';
+import { killProcessGroup, trackProcessGroup } from '@attractor/engine/internal';
 
 /** Options of {@link startAgentProcess}. */
 export interface StartAgentProcessOptions {

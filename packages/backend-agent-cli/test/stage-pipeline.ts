@@ -2,50 +2,34 @@
  * Runs small real pipelines (`runPipeline` with the built-in handlers, so the real codergen handler) with an
  * agent-CLI backend, and reads the process table, for the agent tests.
  */
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CodergenBackend, type PipelineEvent, type RunResult, runPipeline } from '@attractor/engine';
-import { prepareGraph } from '@attractor/graph';
+import type { CodergenBackend, PipelineEvent } from '@attractor/engine';
+import { tempDir as engineTempDir, type RunDotResult, runDot as runEngineDot } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 
-/** A fresh temp directory. */
-export function tempDir(prefix: string): Promise<string> {
-  return mkdtemp(join(tmpdir(), `agent-cli-${prefix}-`));
+/** A fresh temp directory, removed after the test (`tempDir` of `@attractor/engine/test`). */
+export function tempDir(prefix: string): string {
+  return engineTempDir(`agent-cli-${prefix}-`);
 }
 
 /** The result of {@link runDot}. */
-export interface DotRun {
-  readonly result: RunResult;
-  readonly events: PipelineEvent[];
-  readonly logsRoot: string;
-  readonly workdir: string;
-}
+export type DotRun = RunDotResult;
 
-/** Runs a DOT pipeline in a fresh workdir; `logsRoot` is `{workdir}/.attractor/run` unless given. */
-export async function runDot(options: {
+/** Runs a DOT pipeline with the built-in handlers in a fresh workdir; `logsRoot` is `{workdir}/.attractor/run` unless given. */
+export function runDot(options: {
   readonly dot: string;
   readonly backend: CodergenBackend;
   readonly workdir?: string;
   readonly logsRoot?: string;
 }): Promise<DotRun> {
-  const prepared = prepareGraph(options.dot, { filename: 'test.dot' });
-  const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-  if (prepared.graph === undefined || errors.length > 0) {
-    throw new Error(`test pipeline is invalid: ${errors.map((error) => error.message).join('; ')}`);
-  }
-  const workdir = options.workdir ?? (await tempDir('work'));
-  const logsRoot = options.logsRoot ?? join(workdir, '.attractor', 'run');
-  const events: PipelineEvent[] = [];
-  const result = await runPipeline({
-    graph: prepared.graph,
+  const workdir = options.workdir ?? tempDir('work');
+  return runEngineDot(options.dot, {
     registry: createDefaultRegistry(),
-    logsRoot,
-    workdir,
     backend: options.backend,
-    onEvent: (event) => events.push(event),
+    workdir,
+    logsRoot: options.logsRoot ?? join(workdir, '.attractor', 'run'),
   });
-  return { result, events, logsRoot, workdir };
 }
 
 /** Reads a file of a stage directory. */

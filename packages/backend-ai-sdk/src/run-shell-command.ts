@@ -3,7 +3,8 @@
  * `/bin/bash --norc --noprofile -c` in its own process group, with a timeout that sends SIGTERM to the whole group, waits 2 s, then
  * SIGKILL, and returns the output collected so far. Timers go through the injected clock (STYLE.md §5).
  */
-import { type Clock, killProcessGroup, trackProcessGroup } from '@attractor/engine';
+import type { Clock } from '@attractor/engine';
+import { killProcessGroup, trackProcessGroup } from '@attractor/engine/internal';
 import { execa } from 'execa';
 
 /** Options of {@link runShellCommand}. */

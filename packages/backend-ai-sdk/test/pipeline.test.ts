@@ -3,11 +3,10 @@
  * real codergen handler) against the scripted server:
  * engine-driven retries (spec Appendix D) and the integration smoke test of spec §11.13.
  */
-import { mkdir, mkdtemp, readFile, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileRunStore, type PipelineEvent, runPipeline } from '@attractor/engine';
-import { createTestClock, createTestGraph } from '@attractor/engine/test';
+import { createTestClock, createTestGraph, tempDir } from '@attractor/engine/test';
 import { prepareGraph, validate } from '@attractor/graph';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,10 +18,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function tempDir(): Promise<string> {
-  return mkdtemp(join(tmpdir(), 'backend-pipeline-'));
-}
 
 /** Runs `start -> work -> exit` (work with `maxRetries`) against the scripted server. */
 async function runWorkPipeline(options: {
@@ -36,7 +31,7 @@ async function runWorkPipeline(options: {
     nodes: [{ id: 'work', maxRetries: options.maxRetries }],
     edges: ['start -> work -> exit'],
   });
-  const root = await tempDir();
+  const root = tempDir('backend-pipeline-');
   return runPipeline({
     graph,
     registry: createDefaultRegistry(),
@@ -126,7 +121,7 @@ describe('integration smoke test (spec §11.13)', () => {
       ],
     });
     const dot = await readFile(new URL('./fixtures/smoke-pipeline.dot', import.meta.url), 'utf8');
-    const root = await tempDir();
+    const root = tempDir('backend-pipeline-');
     const logsRoot = join(root, 'run');
     const workdir = join(root, 'work');
     await mkdir(workdir);

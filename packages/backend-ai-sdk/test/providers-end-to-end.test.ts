@@ -4,12 +4,10 @@
  * over HTTP to the scripted server speaking each provider's wire protocol, streaming and not, inside real
  * `runPipeline` runs with the built-in handlers.
  */
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type PipelineEvent, resumePipeline, runPipeline } from '@attractor/engine';
-import { createTestClock } from '@attractor/engine/test';
-import { prepareGraph } from '@attractor/graph';
+import { type PipelineEvent, resumePipeline } from '@attractor/engine';
+import { createTestClock, graphFrom, runDot as runEngineDot, tempDir } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AiSdkBackendOptions, createAiSdkBackend, ModelCallError } from '../src/index.js';
@@ -91,25 +89,20 @@ async function runDot(options: {
   readonly clock?: ReturnType<typeof createTestClock>;
   readonly maxBudgetUsd?: number;
 }) {
-  const root = await mkdtemp(join(tmpdir(), 'backend-providers-'));
-  const workdir = join(root, 'work');
+  const workdir = join(tempDir('backend-providers-'), 'work');
   await mkdir(workdir);
-  const graph = prepareGraph(options.dot, { filename: 'pipeline.dot' }).graph!;
-  const events: PipelineEvent[] = [];
+  const graph = graphFrom(options.dot, 'pipeline.dot');
   const clock = options.clock ?? createTestClock();
   const backend = createAiSdkBackend({ clock, random: () => 0, ...options.backend });
-  const logsRoot = join(root, 'run');
-  const result = await runPipeline({
-    graph,
+  const run = await runEngineDot(graph, {
     registry: createDefaultRegistry(),
-    logsRoot,
+    logsRoot: join(workdir, '..', 'run'),
     workdir,
     clock,
     backend,
-    onEvent: (event) => events.push(event),
     ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
   });
-  return { result, events, logsRoot, workdir, backend, clock, graph };
+  return { ...run, backend, clock, graph };
 }
 
 async function readStatus(logsRoot: string, node: string): Promise<Record<string, unknown>> {

@@ -43,7 +43,6 @@ export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';
 export type { ArtifactStoreOptions } from './file-artifact-store.js';
 export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-artifact-store.js';
-export { DEFAULT_STALE_LOCK_MS, RUN_LOCK_DIRECTORY, RUN_LOCK_FILE } from './file-run-lock.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { createFileRunStore } from './file-run-store.js';
 export type { ForkRunOptions } from './fork-run.js';
@@ -56,7 +55,6 @@ export type {
   RetryTargetSource,
 } from './goal-gates.js';
 export { findUnsatisfiedGoalGate, resolveRetryTarget } from './goal-gates.js';
-export { graphFingerprint } from './graph-fingerprint.js';
 export type { Handler } from './handler.js';
 export type { HandlerRegistryOptions } from './handler-registry.js';
 export { HandlerRegistry } from './handler-registry.js';
@@ -78,7 +76,6 @@ export type {
   QuestionType,
 } from './interviewer.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value.js';
-export { findNonJson } from './json-value.js';
 export { createMaskingRunStore } from './masking-run-store.js';
 export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
 export { isSuccessStatus } from './outcome.js';
@@ -113,16 +110,7 @@ export type {
   StageScopedEvent,
   StageStartedEvent,
 } from './pipeline-event.js';
-export {
-  createProcessGroupRecorder,
-  type EndOrphanedProcessGroupsOptions,
-  endOrphanedProcessGroups,
-  PROCESS_GROUPS_FILE,
-  type ProcessGroupRecorder,
-  type ProcessGroupRecorderOptions,
-  type ProcessGroupsFile,
-} from './process-group-file.js';
-export { killProcessGroup, processGroupAlive, trackProcessGroup } from './process-groups.js';
+export type { ProcessGroupRecorder } from './process-group-file.js';
 export { DEFAULT_MAX_FILE_BYTES, type ReadTextFileOptions, readTextFileSync } from './read-text-file.js';
 export {
   createSecretMasker,
@@ -172,7 +160,5 @@ export type {
   EdgeSelectionReason,
   SelectEdgeOptions,
 } from './select-edge.js';
-export { bestByWeightThenLexical, normalizeLabel, selectEdge } from './select-edge.js';
-export { outcomeToStatusFile, statusFileToOutcome } from './status-file.js';
+export { normalizeLabel, selectEdge } from './select-edge.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';
-export { writeFileAtomicSync } from './write-file-atomic-sync.js';

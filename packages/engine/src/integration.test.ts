@@ -4,10 +4,11 @@ import { findJoinNode, prepareGraph } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { corpusDotDirectory } from '../../../tools/corpus.mjs';
 import { readJson, registryWith, run } from '../test/helpers.js';
-import { graphFromDot, readFixture } from '../test/read-fixture.js';
+import { readFixture } from '../test/read-fixture.js';
 import type { Handler } from './handler.js';
 import type { BranchResult } from './handler-runtime.js';
 import type { Checkpoint } from './run-store.js';
+import { graphFrom } from './test/graph-from.js';
 
 /** A codergen-like handler: writes prompt.md, response.md and status.json to the stage directory (spec §4.5). */
 function fakeCodergen(failOnce: Set<string> = new Set()): Handler {
@@ -26,7 +27,7 @@ function fakeCodergen(failOnce: Set<string> = new Set()): Handler {
 }
 
 describe('spec §11.13 integration smoke test (scripted LLM)', () => {
-  const graph = graphFromDot(readFixture('spec-smoke-test.dot'), 'spec-smoke-test.dot');
+  const graph = graphFrom(readFixture('spec-smoke-test.dot'), 'spec-smoke-test.dot');
 
   it('runs plan -> implement -> review -> done with artifacts, a satisfied gate and a final checkpoint', async () => {
     const { result, logsRoot } = await run({ graph, registry: registryWith(fakeCodergen()) });

@@ -1,46 +1,24 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import type { Handler } from '../src/handler.js';
 import { HandlerRegistry } from '../src/handler-registry.js';
 import type { PipelineEvent } from '../src/pipeline-event.js';
-import { type RunPipelineOptions, runPipeline } from '../src/run-pipeline.js';
+import type { RunPipelineOptions } from '../src/run-pipeline.js';
+import { runDot } from '../src/test/run-dot.js';
+import { tempDir } from '../src/test/temp-dir.js';
 import { createTestClock } from '../src/test/test-clock.js';
 
-const created: string[] = [];
-
-/** A fresh temporary directory, removed after the test. */
-export function tempDir(prefix = 'attractor-engine-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  created.push(dir);
-  return dir;
-}
-
-afterEach(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+export { tempDir };
 
 /** A registry whose default handler is `handler`. */
 export function registryWith(handler: Handler, handlers: Record<string, Handler> = {}): HandlerRegistry {
   return new HandlerRegistry({ defaultHandler: handler, handlers });
 }
 
-/** Runs with a temp run directory and a test clock; collects the events. */
-export async function run(options: Omit<RunPipelineOptions, 'logsRoot'> & { logsRoot?: string }) {
-  const events: PipelineEvent[] = [];
-  const logsRoot = options.logsRoot ?? join(tempDir(), 'run');
-  const result = await runPipeline({
-    clock: createTestClock(),
-    random: () => 0.5,
-    ...options,
-    logsRoot,
-    onEvent: (event) => {
-      events.push(event);
-      options.onEvent?.(event);
-    },
-  });
-  return { result, events, logsRoot };
+/** Runs a graph with `runDot` and a test clock: a temp run directory and workdir; collects the events. */
+export function run(options: Omit<RunPipelineOptions, 'logsRoot'> & { logsRoot?: string }) {
+  const { graph, ...rest } = options;
+  return runDot(graph, { clock: createTestClock(), ...rest });
 }
 
 /** Parses a JSON file. */

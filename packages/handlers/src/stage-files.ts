@@ -11,7 +11,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Outcome } from '@attractor/engine';
-import { readTextFileSync, writeFileAtomicSync } from '@attractor/engine';
+import { readTextFileSync } from '@attractor/engine';
+import { writeFileAtomicSync } from '@attractor/engine/internal';
 import { parseStatusFile } from './status-file-schema.js';
 
 /** The name of the steering directory inside a stage directory. */

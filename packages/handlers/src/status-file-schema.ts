@@ -3,7 +3,7 @@
  * agent fails the stage with a reason that names the file and the bad field.
  */
 import type { JsonValue, Outcome } from '@attractor/engine';
-import { statusFileToOutcome } from '@attractor/engine';
+import { statusFileToOutcome } from '@attractor/engine/internal';
 import { z } from 'zod';
 
 const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>

@@ -3,14 +3,8 @@
  * process group so a timeout or cancellation kills everything the command started.
  */
 import type { HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import {
-  createSecretMasker,
-  type DeclaredHandler,
-  defineHandler,
-  killProcessGroup,
-  processGroupAlive,
-  trackProcessGroup,
-} from '@attractor/engine';
+import { createSecretMasker, type DeclaredHandler, defineHandler } from '@attractor/engine';
+import { killProcessGroup, processGroupAlive, trackProcessGroup } from '@attractor/engine/internal';
 import { type GraphEdge, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
 import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';

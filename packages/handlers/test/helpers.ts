@@ -1,39 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type HandlerRegistry,
-  type PipelineEvent,
-  type RunPipelineOptions,
-  type RunResult,
-  runPipeline,
-} from '@attractor/engine';
-import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
-import { afterEach } from 'vitest';
+  graphFrom,
+  type RunDotOptions,
+  type RunDotResult,
+  runDot as runEngineDot,
+  tempDir,
+} from '@attractor/engine/test';
+import type { Graph } from '@attractor/graph';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
 
-const created: string[] = [];
-
-/** A fresh temporary directory, removed after the test. */
-export function tempDir(prefix = 'attractor-handlers-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  created.push(dir);
-  return dir;
-}
-
-afterEach(() => {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** Parses DOT with prepareGraph and fails the test on any error diagnostic. */
-export function graphFrom(source: string, filename?: string): Graph {
-  const prepared = prepareGraph(source, filename === undefined ? {} : { filename });
-  const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-  if (prepared.graph === undefined || errors.length > 0) {
-    throw new Error(errors.map((diagnostic) => formatDiagnostic(diagnostic, source)).join('\n'));
-  }
-  return prepared.graph;
-}
+export { graphFrom, tempDir };
 
 /** Writes a DOT file into `dir` and returns its path. */
 export function writeDot(dir: string, name: string, source: string): string {
@@ -42,35 +19,9 @@ export function writeDot(dir: string, name: string, source: string): string {
   return path;
 }
 
-export interface RunDotResult {
-  readonly result: RunResult;
-  readonly events: PipelineEvent[];
-  readonly logsRoot: string;
-}
-
-/** Runs DOT source (or a graph) through the real engine with the default registry. */
-export async function runDot(
-  source: string | Graph,
-  options: Partial<Omit<RunPipelineOptions, 'graph'>> & {
-    readonly registry?: HandlerRegistry;
-    readonly filename?: string;
-  } = {},
-): Promise<RunDotResult> {
-  const graph = typeof source === 'string' ? graphFrom(source, options.filename) : source;
-  const events: PipelineEvent[] = [];
-  const logsRoot = options.logsRoot ?? join(tempDir(), 'run');
-  const result = await runPipeline({
-    random: () => 0.5,
-    ...options,
-    graph,
-    registry: options.registry ?? createDefaultRegistry(),
-    logsRoot,
-    onEvent: (event) => {
-      events.push(event);
-      options.onEvent?.(event);
-    },
-  });
-  return { result, events, logsRoot };
+/** Runs DOT source (or a graph) through the real engine (`runDot` of `@attractor/engine/test`), by default with the built-in handlers. */
+export function runDot(source: string | Graph, options: Partial<RunDotOptions> = {}): Promise<RunDotResult> {
+  return runEngineDot(source, { ...options, registry: options.registry ?? createDefaultRegistry() });
 }
 
 /** Reads a text file. */

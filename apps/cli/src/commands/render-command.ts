@@ -34,7 +34,7 @@ export async function renderCommand(options: RenderCommandOptions): Promise<numb
   if (options.run !== undefined) {
     const run = await readRunDirectory(options.run, { cwd: io.cwd });
     // Statuses of another graph's run would colour the wrong nodes (issue 20 §7).
-    const { graphFingerprint } = await import('@attractor/engine');
+    const { graphFingerprint } = await import('@attractor/engine/internal');
     const sha = graphFingerprint(graph);
     const recorded = run.checkpoint?.graph_sha256 ?? run.manifest.source_sha256;
     if (recorded !== sha) {

@@ -1,4 +1,4 @@
-const MARKER = Symbol.for('attractor.error.CliError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** Stable codes of {@link CliError}. */
 export type CliErrorCode =
@@ -22,21 +22,16 @@ export interface CliErrorOptions {
  * A user error the CLI reports with its message alone (no stack trace) and exits with `exitCode`:
  * a bad option, a missing file, a DOT file with errors, a missing API key.
  */
-export class CliError extends Error {
+export class CliError extends AttractorError<CliErrorCode> {
   override readonly name = 'CliError';
-  readonly code: CliErrorCode;
   /** The process exit code, 2 unless stated otherwise. */
   readonly exitCode: number;
-  readonly [MARKER] = true;
 
   constructor(options: CliErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = options.code;
+    super({ code: options.code, message: options.message, cause: options.cause });
     this.exitCode = options.exitCode ?? 2;
   }
 
-  /** Whether `error` is a `CliError`, across copies of this package (checks a `Symbol.for` marker). */
-  static isInstance(error: unknown): error is CliError {
-    return typeof error === 'object' && error !== null && MARKER in error;
-  }
+  /** True for a `CliError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(CliError);
 }

@@ -1,6 +1,5 @@
+import { AttractorError, isErrorOf } from '@attractor/errors';
 import type { AgentName } from '../agent-name.js';
-
-const MARKER = Symbol.for('attractor.error.AgentCliMissingError');
 
 /** Fields of {@link AgentCliMissingError}. */
 export interface AgentCliMissingErrorOptions {
@@ -14,25 +13,22 @@ export interface AgentCliMissingErrorOptions {
  * An agent's CLI (or SDK) is not installed where the backend looks for it. Not retryable: install the package
  * the message names, or pass `executablePath`.
  */
-export class AgentCliMissingError extends Error {
+export class AgentCliMissingError extends AttractorError<'AGENT_CLI_MISSING'> {
   override readonly name = 'AgentCliMissingError';
-  readonly code = 'AGENT_CLI_MISSING';
   readonly retryable = false;
   readonly agent: AgentName;
   readonly packageName: string;
-  readonly [MARKER] = true;
 
   constructor(options: AgentCliMissingErrorOptions) {
-    super(
-      `The ${options.agent} backend needs ${options.packageName}, which is not installed. Install it next to Attractor (npm install ${options.packageName}) or pass the agent's executable (executablePath).`,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
+    super({
+      code: 'AGENT_CLI_MISSING',
+      message: `The ${options.agent} backend needs ${options.packageName}, which is not installed. Install it next to Attractor (npm install ${options.packageName}) or pass the agent's executable (executablePath).`,
+      cause: options.cause,
+    });
     this.agent = options.agent;
     this.packageName = options.packageName;
   }
 
-  /** Whether `error` is an AgentCliMissingError (also across copies of this package). */
-  static isInstance(error: unknown): error is AgentCliMissingError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
-  }
+  /** True for a `AgentCliMissingError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(AgentCliMissingError);
 }

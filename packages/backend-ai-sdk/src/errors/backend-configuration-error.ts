@@ -1,4 +1,4 @@
-const MARKER = Symbol.for('attractor.error.BackendConfigurationError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** Which setting is wrong. */
 export type BackendConfigurationSetting =
@@ -13,23 +13,19 @@ export type BackendConfigurationSetting =
  * A stage cannot run because of configuration: no model, a provider without an instance, or a bad `tools`
  * attribute. Not retryable (spec Appendix D: terminal); the message says what to change.
  */
-export class BackendConfigurationError extends Error {
+export class BackendConfigurationError extends AttractorError<'BACKEND_CONFIGURATION'> {
   override readonly name = 'BackendConfigurationError';
-  readonly code = 'BACKEND_CONFIGURATION';
   readonly setting: BackendConfigurationSetting;
   /** The node whose stage failed. */
   readonly nodeId: string;
   readonly retryable = false;
-  readonly [MARKER] = true;
 
   constructor(options: { setting: BackendConfigurationSetting; nodeId: string; message: string }) {
-    super(options.message);
+    super({ code: 'BACKEND_CONFIGURATION', message: options.message });
     this.setting = options.setting;
     this.nodeId = options.nodeId;
   }
 
-  /** True for a `BackendConfigurationError` from any copy of this package. */
-  static isInstance(error: unknown): error is BackendConfigurationError {
-    return typeof error === 'object' && error !== null && MARKER in error;
-  }
+  /** True for a `BackendConfigurationError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(BackendConfigurationError);
 }

@@ -1,4 +1,4 @@
-const MARKER = Symbol.for('attractor.error.ModelCallError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** What kind of failure a model call had (spec Appendix D). */
 export type ModelCallFailure =
@@ -17,9 +17,8 @@ export type ModelCallFailure =
  * are retryable; 400, 401, 403, 404 are terminal), mapped from the AI SDK's `APICallError`; the engine's retry
  * policy reads only that field. The message says what happened and, for terminal failures, what to fix.
  */
-export class ModelCallError extends Error {
+export class ModelCallError extends AttractorError<'MODEL_CALL_FAILED'> {
   override readonly name = 'ModelCallError';
-  readonly code = 'MODEL_CALL_FAILED';
   readonly failure: ModelCallFailure;
   readonly retryable: boolean;
   /** The HTTP status, when the provider answered. */
@@ -27,7 +26,6 @@ export class ModelCallError extends Error {
   /** Provider name (`openai`, ...) and model id of the call. */
   readonly provider: string;
   readonly modelId: string;
-  readonly [MARKER] = true;
 
   constructor(options: {
     failure: ModelCallFailure;
@@ -38,7 +36,7 @@ export class ModelCallError extends Error {
     message: string;
     cause?: unknown;
   }) {
-    super(options.message, { cause: options.cause });
+    super({ code: 'MODEL_CALL_FAILED', message: options.message, cause: options.cause });
     this.failure = options.failure;
     this.retryable = options.retryable;
     if (options.statusCode !== undefined) this.statusCode = options.statusCode;
@@ -46,8 +44,6 @@ export class ModelCallError extends Error {
     this.modelId = options.modelId;
   }
 
-  /** True for a `ModelCallError` from any copy of this package. */
-  static isInstance(error: unknown): error is ModelCallError {
-    return typeof error === 'object' && error !== null && MARKER in error;
-  }
+  /** True for a `ModelCallError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(ModelCallError);
 }

@@ -1,4 +1,4 @@
-const MARKER = Symbol.for('attractor.error.ConditionSyntaxError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /**
  * Where a condition failed to parse. `offset` is 0-based inside the condition text (UTF-16 code
@@ -39,10 +39,8 @@ export interface ConditionSyntaxErrorOptions {
  *
  * Use {@link ConditionSyntaxError.isInstance} rather than `instanceof`.
  */
-export class ConditionSyntaxError extends Error {
+export class ConditionSyntaxError extends AttractorError<'CONDITION_SYNTAX'> {
   override readonly name = 'ConditionSyntaxError' as const;
-  /** Stable error code. */
-  readonly code = 'CONDITION_SYNTAX' as const;
   readonly source: string;
   readonly location: ConditionSyntaxErrorLocation;
   readonly length: number;
@@ -51,18 +49,15 @@ export class ConditionSyntaxError extends Error {
   readonly unsupportedOperator: string | undefined;
 
   constructor(options: ConditionSyntaxErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    super({ code: 'CONDITION_SYNTAX', message: options.message, cause: options.cause });
     this.source = options.source;
     this.location = options.location;
     this.length = options.length;
     this.shortMessage = options.shortMessage;
     this.expected = options.expected;
     this.unsupportedOperator = options.unsupportedOperator;
-    Object.defineProperty(this, MARKER, { value: true });
   }
 
-  /** True when `error` is a `ConditionSyntaxError`, also across package copies and realms. */
-  static isInstance(error: unknown): error is ConditionSyntaxError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
-  }
+  /** True for a `ConditionSyntaxError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(ConditionSyntaxError);
 }

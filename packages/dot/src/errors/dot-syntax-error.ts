@@ -1,7 +1,6 @@
+import { AttractorError, isErrorOf } from '@attractor/errors';
 import type { SourcePosition, SourceSpan } from '../dot-ast.js';
 import { formatCodeFrame } from '../format-code-frame.js';
-
-const MARKER = Symbol.for('attractor.error.DotSyntaxError');
 
 /** Options of the {@link DotSyntaxError} constructor. */
 export interface DotSyntaxErrorOptions {
@@ -33,10 +32,8 @@ export interface DotSyntaxErrorOptions {
  * `span` (start and end of the offending text), `shortMessage` and `hint`. Use
  * {@link DotSyntaxError.isInstance} rather than `instanceof` across packages.
  */
-export class DotSyntaxError extends Error {
+export class DotSyntaxError extends AttractorError<'DOT_SYNTAX'> {
   override readonly name = 'DotSyntaxError';
-  /** Stable error code. */
-  readonly code = 'DOT_SYNTAX';
   /** The file name passed to `parseDot`, if any. */
   readonly filename: string | undefined;
   /** Where the problem starts. */
@@ -47,7 +44,6 @@ export class DotSyntaxError extends Error {
   readonly shortMessage: string;
   /** How to fix it. */
   readonly hint: string;
-  readonly [MARKER] = true;
 
   constructor(options: DotSyntaxErrorOptions) {
     const { start } = options.span;
@@ -57,7 +53,11 @@ export class DotSyntaxError extends Error {
         : `${options.filename}:${start.line}:${start.column}`;
     // The location is already on the first line, so the frame goes without its ` --> file` line.
     const frame = formatCodeFrame(options.source, { start, end: options.span.end });
-    super(`${where}: ${options.shortMessage}\n${frame}\nHint: ${options.hint}`, { cause: options.cause });
+    super({
+      code: 'DOT_SYNTAX',
+      message: `${where}: ${options.shortMessage}\n${frame}\nHint: ${options.hint}`,
+      cause: options.cause,
+    });
     this.filename = options.filename;
     this.location = { line: start.line, column: start.column, offset: start.offset };
     this.span = options.span;
@@ -65,8 +65,6 @@ export class DotSyntaxError extends Error {
     this.hint = options.hint;
   }
 
-  /** True for a `DotSyntaxError` from any copy of this package (checks a `Symbol.for` marker). */
-  static isInstance(error: unknown): error is DotSyntaxError {
-    return typeof error === 'object' && error !== null && (error as { [MARKER]?: unknown })[MARKER] === true;
-  }
+  /** True for a `DotSyntaxError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(DotSyntaxError);
 }

@@ -1,22 +1,19 @@
-const MARKER = Symbol.for('attractor.error.ArtifactNotFoundError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** Thrown by `ArtifactStore.retrieve` for an id that was never stored (or was removed). */
-export class ArtifactNotFoundError extends Error {
+export class ArtifactNotFoundError extends AttractorError<'ARTIFACT_NOT_FOUND'> {
   override readonly name = 'ArtifactNotFoundError';
-  readonly code = 'ARTIFACT_NOT_FOUND';
   readonly artifactId: string;
   readonly retryable = false;
-  readonly [MARKER] = true;
 
   constructor(options: { artifactId: string; known: readonly string[] }) {
-    super(
-      `Artifact "${options.artifactId}" not found. Stored artifacts: ${options.known.length === 0 ? '(none)' : options.known.join(', ')}.`,
-    );
+    super({
+      code: 'ARTIFACT_NOT_FOUND',
+      message: `Artifact "${options.artifactId}" not found. Stored artifacts: ${options.known.length === 0 ? '(none)' : options.known.join(', ')}.`,
+    });
     this.artifactId = options.artifactId;
   }
 
-  /** True for an `ArtifactNotFoundError` from any copy of this package. */
-  static isInstance(error: unknown): error is ArtifactNotFoundError {
-    return typeof error === 'object' && error !== null && MARKER in error;
-  }
+  /** True for a `ArtifactNotFoundError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(ArtifactNotFoundError);
 }

@@ -1,24 +1,21 @@
-const MARKER = Symbol.for('attractor.error.CheckpointCorruptError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** Thrown when `checkpoint.json` (or `manifest.json`) exists but cannot be used: bad JSON or another format version. */
-export class CheckpointCorruptError extends Error {
+export class CheckpointCorruptError extends AttractorError<'CHECKPOINT_CORRUPT'> {
   override readonly name = 'CheckpointCorruptError';
-  readonly code = 'CHECKPOINT_CORRUPT';
   /** The file that could not be read. */
   readonly path: string;
   readonly retryable = false;
-  readonly [MARKER] = true;
 
   constructor(options: { path: string; reason: string; cause?: unknown }) {
-    super(
-      `Cannot resume from ${options.path}: ${options.reason}. Start a new run, or restore the file from a backup.`,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
+    super({
+      code: 'CHECKPOINT_CORRUPT',
+      message: `Cannot resume from ${options.path}: ${options.reason}. Start a new run, or restore the file from a backup.`,
+      cause: options.cause,
+    });
     this.path = options.path;
   }
 
-  /** True for a `CheckpointCorruptError` from any copy of this package. */
-  static isInstance(error: unknown): error is CheckpointCorruptError {
-    return typeof error === 'object' && error !== null && MARKER in error;
-  }
+  /** True for a `CheckpointCorruptError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(CheckpointCorruptError);
 }

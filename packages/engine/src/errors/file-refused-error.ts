@@ -1,4 +1,4 @@
-const MARKER = Symbol.for('attractor.error.FileRefusedError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** Why a file was not read. */
 export type FileRefusedReason =
@@ -11,22 +11,18 @@ export type FileRefusedReason =
  * Thrown by `readTextFileSync` when a file named by a user (a pipeline, a `graph_ref`, a simulation script) is not a
  * regular file or is larger than the limit. The message names the path, the reason and the fix.
  */
-export class FileRefusedError extends Error {
+export class FileRefusedError extends AttractorError<'FILE_REFUSED'> {
   override readonly name = 'FileRefusedError';
-  readonly code = 'FILE_REFUSED';
   readonly reason: FileRefusedReason;
   readonly path: string;
   readonly retryable = false;
-  readonly [MARKER] = true;
 
   constructor(options: { reason: FileRefusedReason; path: string; message: string }) {
-    super(options.message);
+    super({ code: 'FILE_REFUSED', message: options.message });
     this.reason = options.reason;
     this.path = options.path;
   }
 
-  /** True for a `FileRefusedError` from any copy of this package. */
-  static isInstance(error: unknown): error is FileRefusedError {
-    return typeof error === 'object' && error !== null && MARKER in error;
-  }
+  /** True for a `FileRefusedError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(FileRefusedError);
 }

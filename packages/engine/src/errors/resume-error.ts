@@ -1,4 +1,4 @@
-const MARKER = Symbol.for('attractor.error.ResumeError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** Why a run directory cannot be resumed. */
 export type ResumeErrorReason =
@@ -12,22 +12,18 @@ export type ResumeErrorReason =
   | 'unknown_node';
 
 /** Thrown by `resumePipeline` when the run directory cannot be resumed with the given graph. */
-export class ResumeError extends Error {
+export class ResumeError extends AttractorError<'RESUME_REFUSED'> {
   override readonly name = 'ResumeError';
-  readonly code = 'RESUME_REFUSED';
   readonly reason: ResumeErrorReason;
   readonly logsRoot: string;
   readonly retryable = false;
-  readonly [MARKER] = true;
 
   constructor(options: { reason: ResumeErrorReason; logsRoot: string; message: string }) {
-    super(options.message);
+    super({ code: 'RESUME_REFUSED', message: options.message });
     this.reason = options.reason;
     this.logsRoot = options.logsRoot;
   }
 
-  /** True for a `ResumeError` from any copy of this package. */
-  static isInstance(error: unknown): error is ResumeError {
-    return typeof error === 'object' && error !== null && MARKER in error;
-  }
+  /** True for a `ResumeError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(ResumeError);
 }

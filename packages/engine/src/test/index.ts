@@ -5,8 +5,11 @@ export type {
 export { createTestCodergenRequest, describeCodergenBackendContract } from './codergen-backend-contract.js';
 export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.js';
 export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
+export { graphFrom } from './graph-from.js';
 export type { MemoryRunStore } from './memory-run-store.js';
 export { createMemoryRunStore } from './memory-run-store.js';
+export type { RunDotOptions, RunDotResult } from './run-dot.js';
+export { runDot } from './run-dot.js';
 export { createTestCheckpoint, describeRunStoreContract } from './run-store-contract.js';
 export type {
   ScriptedCall,
@@ -17,6 +20,7 @@ export type {
 export { createScriptedHandler } from './scripted-handler.js';
 export type { ScriptedInterviewer } from './scripted-interviewer.js';
 export { createScriptedInterviewer } from './scripted-interviewer.js';
+export { tempDir } from './temp-dir.js';
 export type { TestClock, TestClockOptions } from './test-clock.js';
 export { createTestClock } from './test-clock.js';
 export type { TestRuntime, TestRuntimeOptions } from './test-runtime.js';

@@ -1,4 +1,4 @@
-const MARKER = Symbol.for('attractor.error.SimulationScriptError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** Options of {@link SimulationScriptError}. */
 export interface SimulationScriptErrorOptions {
@@ -13,27 +13,23 @@ export interface SimulationScriptErrorOptions {
  * A simulation script (see `loadSimulationScript`) that cannot be read or does not have the shape
  * `{ "<node id>": ["<outcome>", ...] }`. The message names the file and the bad entry.
  */
-export class SimulationScriptError extends Error {
+export class SimulationScriptError extends AttractorError<'SIMULATION_SCRIPT_INVALID'> {
   override readonly name = 'SimulationScriptError';
-  /** Stable error code. */
-  readonly code = 'SIMULATION_SCRIPT_INVALID';
   /** The script file. */
   readonly path: string;
   /** The problem without the file name. */
   readonly problem: string;
-  readonly [MARKER] = true;
 
   constructor(options: SimulationScriptErrorOptions) {
-    super(
-      `Simulation script ${options.path} is invalid: ${options.problem}. Expected a JSON object mapping node ids to lists of outcome words, e.g. {"classify": ["bug"], "test": ["fail", "success"]}.`,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
+    super({
+      code: 'SIMULATION_SCRIPT_INVALID',
+      message: `Simulation script ${options.path} is invalid: ${options.problem}. Expected a JSON object mapping node ids to lists of outcome words, e.g. {"classify": ["bug"], "test": ["fail", "success"]}.`,
+      cause: options.cause,
+    });
     this.path = options.path;
     this.problem = options.problem;
   }
 
-  /** Whether `error` is a SimulationScriptError (across package copies). */
-  static isInstance(error: unknown): error is SimulationScriptError {
-    return typeof error === 'object' && error !== null && MARKER in error;
-  }
+  /** True for a `SimulationScriptError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(SimulationScriptError);
 }

@@ -2,8 +2,7 @@
  * The one error type of the HTTP API: a status, a stable code and a message a person can act on. Route handlers
  * throw it; the app's error handler turns it into `{ "error": { "code", "message", ...details } }`.
  */
-
-const MARKER = Symbol.for('attractor.error.ApiError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /** The stable codes of {@link ApiError}, one per kind of refusal. */
 export type ApiErrorCode =
@@ -43,30 +42,24 @@ export interface ApiErrorOptions {
  * A refused or failed API request (spec §9.5). Serialised as `{ error: { code, message, ...details } }` with
  * `status` as the HTTP status.
  */
-export class ApiError extends Error {
+export class ApiError extends AttractorError<ApiErrorCode> {
   override readonly name = 'ApiError';
   /** HTTP status code. */
   readonly status: number;
-  /** Stable machine-readable code. */
-  readonly code: ApiErrorCode;
   /** Extra fields of the error body. */
   readonly details: Readonly<Record<string, unknown>>;
-  readonly [MARKER] = true;
 
   constructor(options: ApiErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    super({ code: options.code, message: options.message, cause: options.cause });
     this.status = options.status;
-    this.code = options.code;
     this.details = options.details ?? {};
-  }
-
-  /** Whether `error` is an {@link ApiError} (by marker, also across package copies). */
-  static isInstance(error: unknown): error is ApiError {
-    return typeof error === 'object' && error !== null && MARKER in error;
   }
 
   /** The JSON body of the error response. */
   toJson(): { error: Record<string, unknown> } {
     return { error: { code: this.code, message: this.message, ...this.details } };
   }
+
+  /** True for a `ApiError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(ApiError);
 }

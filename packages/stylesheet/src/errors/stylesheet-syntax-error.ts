@@ -1,4 +1,4 @@
-const MARKER = Symbol.for('attractor.error.StylesheetSyntaxError');
+import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /**
  * Where a stylesheet failed to parse. `offset` is 0-based inside the stylesheet text (UTF-16 code
@@ -33,26 +33,21 @@ export interface StylesheetSyntaxErrorOptions {
  *
  * Use {@link StylesheetSyntaxError.isInstance} rather than `instanceof`.
  */
-export class StylesheetSyntaxError extends Error {
+export class StylesheetSyntaxError extends AttractorError<'STYLESHEET_SYNTAX'> {
   override readonly name = 'StylesheetSyntaxError' as const;
-  /** Stable error code. */
-  readonly code = 'STYLESHEET_SYNTAX' as const;
   readonly source: string;
   readonly location: StylesheetSyntaxErrorLocation;
   readonly shortMessage: string;
   readonly expected: string;
 
   constructor(options: StylesheetSyntaxErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    super({ code: 'STYLESHEET_SYNTAX', message: options.message, cause: options.cause });
     this.source = options.source;
     this.location = options.location;
     this.shortMessage = options.shortMessage;
     this.expected = options.expected;
-    Object.defineProperty(this, MARKER, { value: true });
   }
 
-  /** True when `error` is a `StylesheetSyntaxError`, also across package copies and realms. */
-  static isInstance(error: unknown): error is StylesheetSyntaxError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
-  }
+  /** True for a `StylesheetSyntaxError` from any copy of this package (checks its marker, never `instanceof`). */
+  static override readonly isInstance = isErrorOf(StylesheetSyntaxError);
 }
