@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
 
 const PLUGIN = fileURLToPath(new URL('./fixtures/plugin/', import.meta.url));
+const SERVICES = fileURLToPath(new URL('./fixtures/plugin-services/', import.meta.url));
 
 describe('plug-ins from attractor.config.* / --config', () => {
   it('validate lints a plug-in handler’s attributes from its schema (config found in the working directory)', async () => {
@@ -56,5 +57,105 @@ describe('plug-ins from attractor.config.* / --config', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('Config file attractor.config.mjs failed to load: missing DEPLOY_TOKEN');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('run uses the config’s backend and interviewer (defaults.backend, defaults.interviewer); resume loads them again', async () => {
+    const cwd = await temporaryDirectory();
+    const config = join(SERVICES, 'attractor.config.mjs');
+    const result = await attractor(
+      ['run', join(SERVICES, 'release.dot'), '--config', config, '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(await readFile(join(cwd, 'run', 'notes', 'response.md'), 'utf8')).toBe(
+      'echo from the config backend: Write the release notes',
+    );
+    const checkpoint = JSON.parse(await readFile(join(cwd, 'run', 'checkpoint.json'), 'utf8')) as {
+      completed_nodes: string[];
+    };
+    expect(checkpoint.completed_nodes).toEqual(['start', 'notes', 'gate', 'exit']);
+
+    const resumed = await attractor(['resume', 'run', '--config', config], { cwd });
+    expect(resumed.stderr).toContain('already');
+    expect(resumed.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--answer answers instead of the config’s interviewer, --simulate runs instead of its backend', async () => {
+    const cwd = await temporaryDirectory();
+    const result = await attractor(
+      [
+        'run',
+        join(SERVICES, 'release.dot'),
+        '--config',
+        join(SERVICES, 'attractor.config.mjs'),
+        '--simulate',
+        '--answer',
+        'H',
+        '--logs-dir',
+        'run',
+      ],
+      { cwd },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(await readFile(join(cwd, 'run', 'notes', 'response.md'), 'utf8')).not.toContain('config backend');
+    const checkpoint = JSON.parse(await readFile(join(cwd, 'run', 'checkpoint.json'), 'utf8')) as {
+      completed_nodes: string[];
+    };
+    expect(checkpoint.completed_nodes).toEqual(['start', 'notes', 'gate', 'held', 'exit']);
+  });
+
+  it('reads defaults.prices relative to the config file, and reports a bad one with its path', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'attractor.config.mjs'),
+      "export default { defaults: { prices: 'conf/prices.json' } };\n",
+    );
+    await writeFile(
+      join(cwd, 'p.dot'),
+      'digraph P { start [shape=Mdiamond]; exit [shape=Msquare]; work [prompt="w"]; start -> work -> exit }\n',
+    );
+    const result = await attractor(['run', 'p.dot'], { cwd, env: { OPENAI_API_KEY: 'sk-test' } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`Cannot read the price file ${join(cwd, 'conf', 'prices.json')}`);
+  });
+
+  it('refuses a default naming a backend or interviewer the config does not define, naming the file', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'attractor.config.mjs'),
+      "export default { backends: { echo: { run: async () => 'x' } }, defaults: { backend: 'ecko' } };\n",
+    );
+    await writeFile(
+      join(cwd, 'p.dot'),
+      'digraph P { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+    );
+    for (const command of [
+      ['validate', 'p.dot'],
+      ['run', 'p.dot'],
+    ]) {
+      const result = await attractor(command, { cwd });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain(
+        'Config file attractor.config.mjs: defaults.backend is "ecko", which backends does not define (it defines echo).',
+      );
+    }
+  });
+
+  it('reports a plug-in that throws while loading in validate and serve too', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'attractor.config.mjs'), "throw new Error('no registry token');\n");
+    await writeFile(
+      join(cwd, 'p.dot'),
+      'digraph P { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+    );
+    for (const command of [
+      ['validate', 'p.dot'],
+      ['serve', '--port', '0'],
+    ]) {
+      const result = await attractor(command, { cwd });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain('Config file attractor.config.mjs failed to load: no registry token');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 });

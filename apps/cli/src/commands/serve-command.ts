@@ -12,6 +12,7 @@ import { loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { resolveBackend } from '../run/backend-choice.js';
 import { createAiBackend } from '../run/create-ai-backend.js';
+import { readPrices } from '../run/create-run-services.js';
 import { formatPreflight } from '../run/format-preflight.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
 
@@ -35,6 +36,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   });
   const model = options.model ?? config.defaults.model;
   const provider = options.provider ?? config.defaults.provider;
+  const prices = config.defaults.prices === undefined ? undefined : await readPrices(config.defaults.prices);
 
   const backendFactory = async (request: BackendRequest): Promise<CodergenBackend> => {
     const backend = resolveBackend(
@@ -50,6 +52,12 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       io.cwd,
     );
     if (backend.kind === 'simulate') return handlers.createSimulationBackend();
+    // The config file's backend runs the LLM stages unless --backend chose others.
+    const plugin =
+      options.backend === undefined && config.defaults.backend !== undefined
+        ? config.backends.get(config.defaults.backend)
+        : undefined;
+    if (plugin !== undefined) return plugin;
     if (backend.kind === 'routed') {
       const { createRoutedBackend } = await import('../run/create-routed-backend.js');
       try {
@@ -64,7 +72,12 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
         throw new ApiError({ status: 400, code: 'BACKEND_UNAVAILABLE', message: error.message });
       }
     }
-    const created = await createAiBackend({ backend, graph: request.graph, env: io.env });
+    const created = await createAiBackend({
+      backend,
+      graph: request.graph,
+      env: io.env,
+      ...(prices === undefined ? {} : { prices }),
+    });
     if (!created.ok) {
       throw new ApiError({
         status: 400,

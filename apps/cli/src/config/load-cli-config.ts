@@ -1,13 +1,20 @@
 /**
  * Plug-ins of the reference CLI (DESIGN.md "Packages"): `attractor.config.{js,mjs,ts}` in the working directory, or
- * the file `--config` names, exports the handlers to register and defaults for run options. `run`, `resume`, `fork`
+ * the file `--config` names, exports the handlers to register, interviewers and LLM backends by name, and defaults
+ * for run options. `run`, `resume`, `fork`
  * and `validate` load it before they lint the pipeline, so a plug-in handler's declared attributes and outcomes are
  * linted like a built-in's.
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Handler, HandlerRegistry, isDeclaredHandler } from '@attractor/engine';
+import {
+  type CodergenBackend,
+  type Handler,
+  HandlerRegistry,
+  type Interviewer,
+  isDeclaredHandler,
+} from '@attractor/engine';
 import { BUILT_IN_HANDLER_TYPES, type HandlerLintInfo } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
 import { displayPath } from '../load-pipeline.js';
@@ -25,6 +32,12 @@ export interface CliConfigDefaults {
   readonly model?: string;
   /** Default provider of LLM stages (`--provider`). */
   readonly provider?: string;
+  /** The config backend (a key of `backends`) that runs LLM stages when no backend option is given. */
+  readonly backend?: string;
+  /** The config interviewer (a key of `interviewers`) that answers human gates without `--answer`/`--auto-approve`. */
+  readonly interviewer?: string;
+  /** Absolute path of the price table (`--prices`), given relative to the config file. */
+  readonly prices?: string;
 }
 
 /** A loaded config: what the plug-ins add. */
@@ -33,8 +46,19 @@ export interface CliConfig {
   readonly path?: string;
   /** Handlers by type, registered over the built-ins. */
   readonly handlers: ReadonlyMap<string, Handler>;
+  /** Interviewers by name (`defaults.interviewer` picks one). */
+  readonly interviewers: ReadonlyMap<string, Interviewer>;
+  /** LLM backends by name (`defaults.backend` picks one). */
+  readonly backends: ReadonlyMap<string, CodergenBackend>;
   readonly defaults: CliConfigDefaults;
 }
+
+const EMPTY_CONFIG: CliConfig = {
+  handlers: new Map(),
+  interviewers: new Map(),
+  backends: new Map(),
+  defaults: {},
+};
 
 /** Handler types lint accepts (built-in and plug-in) and what the plug-in handlers declare. */
 export function lintOptionsOf(config: CliConfig): {
@@ -55,7 +79,10 @@ export function lintOptionsOf(config: CliConfig): {
  *
  * - `handlers`: an array of handlers made with `defineHandler` (registered under their `type`), or an object
  *   `{ type: handler }` (also positional `execute(node, context, graph, logsRoot, runtime)` handlers);
- * - `defaults`: `{ model, provider }`.
+ * - `interviewers`: an object `{ name: interviewer }` (objects with an `ask` function);
+ * - `backends`: an object `{ name: backend }` (objects with a `run` function, the `CodergenBackend` contract);
+ * - `defaults`: `{ model, provider, backend, interviewer, prices }`: `backend` and `interviewer` name an entry of
+ *   `backends` / `interviewers`, `prices` is a price-table file relative to the config file.
  *
  * @throws {CliError} `CLI_FILE_NOT_FOUND` for a `--config` file that does not exist; `CLI_INVALID_INPUT` when the
  *   file throws while loading or exports something else, naming the file and the problem.
@@ -68,7 +95,7 @@ export async function loadCliConfig(options: {
     options.path === undefined
       ? CONFIG_FILE_NAMES.map((name) => resolve(options.cwd, name)).find((candidate) => existsSync(candidate))
       : resolve(options.cwd, options.path);
-  if (path === undefined) return { handlers: new Map(), defaults: {} };
+  if (path === undefined) return EMPTY_CONFIG;
   const shown = displayPath(path, options.cwd);
   if (!existsSync(path)) {
     throw new CliError({
@@ -90,6 +117,8 @@ export async function loadCliConfig(options: {
     typeof module.default === 'object' && module.default !== null ? module.default : module
   ) as {
     handlers?: unknown;
+    interviewers?: unknown;
+    backends?: unknown;
     defaults?: unknown;
   };
   const invalid = (what: string) =>
@@ -120,22 +149,66 @@ export async function loadCliConfig(options: {
   } else if (exported.handlers !== undefined) {
     throw invalid('handlers must be an array of defineHandler(...) results or an object { type: handler }.');
   }
+  const interviewers = namedPlugins<Interviewer>(exported.interviewers, 'interviewers', 'ask', invalid);
+  const backends = namedPlugins<CodergenBackend>(exported.backends, 'backends', 'run', invalid);
   const defaults = exported.defaults ?? {};
   if (typeof defaults !== 'object' || defaults === null)
-    throw invalid('defaults must be an object { model, provider }.');
-  const { model, provider } = defaults as { model?: unknown; provider?: unknown };
-  for (const [key, value] of [
-    ['model', model],
-    ['provider', provider],
+    throw invalid('defaults must be an object { model, provider, backend, interviewer, prices }.');
+  const values = defaults as Record<string, unknown>;
+  const strings: Record<string, string> = {};
+  for (const key of ['model', 'provider', 'backend', 'interviewer', 'prices'] as const) {
+    const value = values[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value === '')
+      throw invalid(`defaults.${key} must be a non-empty string.`);
+    strings[key] = value;
+  }
+  for (const [key, plugins] of [
+    ['backend', backends],
+    ['interviewer', interviewers],
   ] as const) {
-    if (value !== undefined && typeof value !== 'string') throw invalid(`defaults.${key} must be a string.`);
+    const name = strings[key];
+    if (name !== undefined && !plugins.has(name)) {
+      const known = [...plugins.keys()];
+      throw invalid(
+        `defaults.${key} is "${name}", which ${key}s does not define${known.length === 0 ? '' : ` (it defines ${known.join(', ')})`}.`,
+      );
+    }
   }
   return {
     path,
     handlers,
+    interviewers,
+    backends,
     defaults: {
-      ...(typeof model === 'string' ? { model } : {}),
-      ...(typeof provider === 'string' ? { provider } : {}),
+      ...(strings.model === undefined ? {} : { model: strings.model }),
+      ...(strings.provider === undefined ? {} : { provider: strings.provider }),
+      ...(strings.backend === undefined ? {} : { backend: strings.backend }),
+      ...(strings.interviewer === undefined ? {} : { interviewer: strings.interviewer }),
+      ...(strings.prices === undefined ? {} : { prices: resolve(dirname(path), strings.prices) }),
     },
   };
+}
+
+/** Reads `{ name: plugin }`, checking that each entry has the contract's method. */
+function namedPlugins<TPlugin>(
+  exported: unknown,
+  key: 'interviewers' | 'backends',
+  method: string,
+  invalid: (what: string) => CliError,
+): Map<string, TPlugin> {
+  const plugins = new Map<string, TPlugin>();
+  if (exported === undefined) return plugins;
+  if (typeof exported !== 'object' || exported === null || Array.isArray(exported))
+    throw invalid(`${key} must be an object { name: ${key === 'backends' ? 'backend' : 'interviewer'} }.`);
+  for (const [name, plugin] of Object.entries(exported)) {
+    if (
+      typeof plugin !== 'object' ||
+      plugin === null ||
+      typeof (plugin as Record<string, unknown>)[method] !== 'function'
+    )
+      throw invalid(`${key}.${name} has no ${method} function.`);
+    plugins.set(name, plugin as TPlugin);
+  }
+  return plugins;
 }

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { CodergenBackend } from '@attractor/engine';
 import { type BackendRouting, formatBackendOption, readBackendOption } from './backend-option.js';
 import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
 
@@ -29,6 +30,12 @@ export interface AiSdkSettings {
 /** How the LLM stages will run, with everything resolved. */
 export type ResolvedBackend =
   | { readonly kind: 'simulate'; readonly scriptPath?: string; readonly dryRun: boolean }
+  | {
+      /** A backend of the config file (`backends`, picked by `defaults.backend`). */
+      readonly kind: 'plugin';
+      readonly name: string;
+      readonly backend: CodergenBackend;
+    }
   | AiSdkSettings
   | {
       /** `--backend`: each stage goes to the backend the routing picks for it. */
@@ -51,7 +58,7 @@ export function resolveBackend(
   choice: BackendChoice,
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
-): ResolvedBackend {
+): Exclude<ResolvedBackend, { kind: 'plugin' }> {
   if (choice.simulate === true || choice.dryRun === true || choice.simulateScript !== undefined) {
     return {
       kind: 'simulate',

@@ -75,6 +75,8 @@ export const createRunServices: RunServicesFactory = async (options) => {
       ...(simulationScript === undefined ? {} : { simulationScript }),
     });
   }
+  if (options.backend.kind === 'plugin')
+    return withConsole({ registry, backend: options.backend.backend, secretValues: [] });
   if (options.backend.kind === 'routed') {
     const { createRoutedBackend } = await import('./create-routed-backend.js');
     const prices =
@@ -108,7 +110,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
  *
  * @throws {CliError} `CLI_FILE_NOT_FOUND` / `CLI_INVALID_INPUT` naming the file and each problem.
  */
-async function readPrices(path: string): Promise<PriceTable> {
+export async function readPrices(path: string): Promise<PriceTable> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -17,7 +17,7 @@ import {
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
-import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
+import { type CliConfig, lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { createJsonDisplay } from '../display/json-display.js';
 import { createLineDisplay } from '../display/line-display.js';
 import type { RunDisplay, RunUsage, Verbosity } from '../display/run-display.js';
@@ -29,6 +29,7 @@ import { displayPath, loadPipeline } from '../load-pipeline.js';
 import type { SetValue } from '../parse-options.js';
 import {
   mergeResumeOptions,
+  type ResolvedBackend,
   readRecordedCliOptions,
   recordCliOptions,
   resolveBackend,
@@ -122,6 +123,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ...(cliOptions.provider === undefined && config.defaults.provider !== undefined
       ? { provider: config.defaults.provider }
       : {}),
+    ...(cliOptions.prices === undefined && config.defaults.prices !== undefined
+      ? { prices: config.defaults.prices }
+      : {}),
   };
   const pipeline = await loadPipeline({
     path: pipelinePath,
@@ -130,7 +134,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ...lintOptionsOf(config),
     ...(cliOptions.strict === undefined ? {} : { strict: cliOptions.strict }),
   });
-  const backend = resolveBackend(cliOptions, io.env, io.cwd);
+  const backend = configBackend(cliOptions, config) ?? resolveBackend(cliOptions, io.env, io.cwd);
 
   if (mode.kind === 'run' || mode.kind === 'fork') {
     logsRoot =
@@ -150,7 +154,13 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   const display = chooseDisplay(io, cliOptions, colors, verbosity);
 
   let consoleInterviewer: Interviewer | undefined;
-  const interviewer = createCliInterviewer({
+  // The config's interviewer answers the gates unless the command line does (--answer, --auto-approve).
+  const answered = (cliOptions.answer ?? []).length > 0 || cliOptions.autoApprove === true;
+  const pluginInterviewer =
+    answered || config.defaults.interviewer === undefined
+      ? undefined
+      : config.interviewers.get(config.defaults.interviewer);
+  const cliInterviewer = createCliInterviewer({
     answers: cliOptions.answer ?? [],
     autoApprove: cliOptions.autoApprove === true,
     display,
@@ -158,6 +168,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       return consoleInterviewer;
     },
   });
+  const interviewer = pluginInterviewer ?? cliInterviewer;
   // Before the run directory exists: the services check the rest of the user's input (the --simulate-script file,
   // the backend options), so a mistake leaves no half-made run directory that inspect and resume would reject.
   const services = await options.createServices({
@@ -254,7 +265,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       completedNodes: result.completedNodes,
       ...usageOf(result.context),
     });
-    const unused = interviewer.unusedAnswers();
+    const unused = cliInterviewer.unusedAnswers();
     if (result.status === 'success' && unused.length > 0) {
       io.stderr.write(
         `${errorColors.yellow('warning')}: ${unused.length === 1 ? '1 --answer value was' : `${unused.length} --answer values were`} not used (${unused.map((answer) => JSON.stringify(answer)).join(', ')}): the run asked fewer questions. Each --answer answers one question, in order.\n`,
@@ -365,4 +376,22 @@ async function removeUnstartedRunDirectory(logsRoot: string): Promise<void> {
   if (entries?.every((name) => name === 'cli-options.json')) {
     await rm(logsRoot, { recursive: true, force: true });
   }
+}
+
+/**
+ * The config file's backend (`defaults.backend`) when no backend option chooses another: `--simulate`,
+ * `--dry-run`, `--simulate-script` and `--backend` win over it.
+ */
+function configBackend(choice: RunCliOptions, config: CliConfig): ResolvedBackend | undefined {
+  const name = config.defaults.backend;
+  if (name === undefined) return undefined;
+  if (
+    choice.simulate === true ||
+    choice.dryRun === true ||
+    choice.simulateScript !== undefined ||
+    choice.backend !== undefined
+  )
+    return undefined;
+  const backend = config.backends.get(name);
+  return backend === undefined ? undefined : { kind: 'plugin', name, backend };
 }
