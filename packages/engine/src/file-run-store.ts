@@ -55,6 +55,11 @@ export interface FileRunStoreOptions {
    * it every 2 s). A lock whose holder ran on this host and is gone is taken over at once. Default: 30,000.
    */
   readonly staleLockMs?: number;
+  /**
+   * Create the run directory now (true) or on the first write (false, what a catalog's `open` does, so that reading
+   * a run that does not exist leaves nothing behind). Default: true.
+   */
+  readonly createDirectory?: boolean;
 }
 
 /**
@@ -67,7 +72,13 @@ export interface FileRunStoreOptions {
 export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const root = options.logsRoot;
   const fsync = options.fsync ?? false;
-  mkdirSync(root, { recursive: true });
+  let rootCreated = options.createDirectory !== false;
+  if (rootCreated) mkdirSync(root, { recursive: true });
+  const ensureRoot = () => {
+    if (rootCreated) return;
+    mkdirSync(root, { recursive: true });
+    rootCreated = true;
+  };
   const checkpointFile = createCheckpointFile({ directory: root, fsync });
   const serializeCheckpoint = createCheckpointSerializer();
   const eventsPath = join(root, 'events.jsonl');
@@ -102,6 +113,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return readJson(join(root, 'manifest.json')) as RunManifest | undefined;
     },
     writeManifest(manifest) {
+      ensureRoot();
       writeFileAtomicSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { fsync });
     },
     async readCheckpoint() {
@@ -122,7 +134,10 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     writeCheckpoint(checkpoint) {
       const text = serializeCheckpoint(checkpoint);
       // History first: a crash between the two writes leaves checkpoint.json one entry behind, never ahead.
-      historyFd ??= openAppendLog(historyPath);
+      if (historyFd === undefined) {
+        ensureRoot();
+        historyFd = openAppendLog(historyPath);
+      }
       writeSync(historyFd, `${text}\n`);
       checkpointFile.write(text);
     },
@@ -151,7 +166,10 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
     appendEvents(events) {
       if (events.length === 0) return;
-      eventsFd ??= openAppendLog(eventsPath);
+      if (eventsFd === undefined) {
+        ensureRoot();
+        eventsFd = openAppendLog(eventsPath);
+      }
       let text = '';
       for (const event of events) text += `${JSON.stringify(event)}\n`;
       writeSync(eventsFd, text);
@@ -261,7 +279,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       const key = checkRelativeName('child path', relativePath);
       let child = children.get(key);
       if (child === undefined) {
-        child = createFileRunStore({ ...options, logsRoot: join(root, key) });
+        child = createFileRunStore({ ...options, logsRoot: join(root, key), createDirectory: false });
         children.set(key, child);
       }
       return child;
@@ -272,6 +290,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return { path, sync: async () => {} };
     },
     acquireLock(lockOptions) {
+      ensureRoot();
       return acquireFileRunLock({
         directory: root,
         since: lockOptions.since,

@@ -45,6 +45,8 @@ export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';
 export type { ArtifactStoreOptions } from './file-artifact-store.js';
 export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-artifact-store.js';
+export type { FileRunCatalogOptions } from './file-run-catalog.js';
+export { createFileRunCatalog } from './file-run-catalog.js';
 export { DEFAULT_STALE_LOCK_MS, RUN_LOCK_DIRECTORY, RUN_LOCK_FILE } from './file-run-lock.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { createFileRunStore } from './file-run-store.js';
