@@ -222,6 +222,9 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
         appendFileSync(path, data);
       }
     },
+    async removeStageFile(stagePath, name) {
+      rmSync(stageFilePath(stagePath, name), { force: true });
+    },
     async readStageFile(stagePath, name) {
       return readBytes(stageFilePath(stagePath, name));
     },

@@ -214,6 +214,8 @@ export interface RunStore {
   writeStageFile(stagePath: string, name: string, data: BlobData): Promise<void>;
   /** Appends to a stage file, creating it when missing (live `stdout.txt`/`stderr.txt` of a command). */
   appendStageFile(stagePath: string, name: string, data: string | Uint8Array): Promise<void>;
+  /** Removes a stage file (e.g. a `status.json` left by an earlier attempt); removing a missing one does nothing. */
+  removeStageFile(stagePath: string, name: string): Promise<void>;
   /** A stage file's bytes, or undefined when it does not exist. */
   readStageFile(stagePath: string, name: string): Promise<Uint8Array | undefined>;
   /** A stage file as a stream of chunks (for large files), or undefined when it does not exist. */
