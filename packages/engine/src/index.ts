@@ -185,6 +185,8 @@ export type {
   SelectEdgeOptions,
 } from './select-edge.js';
 export { bestByWeightThenLexical, normalizeLabel, selectEdge } from './select-edge.js';
+export type { StageWorkspace } from './stage-workspace.js';
+export { createStageWorkspace } from './stage-workspace.js';
 export { outcomeToStatusFile, statusFileToOutcome } from './status-file.js';
 export { checkArtifactId, checkRelativeName, collectBlobData } from './store-names.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';
