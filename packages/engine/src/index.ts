@@ -171,6 +171,7 @@ export type {
   RunIndexFilter,
   RunIndexStatus,
   RunManifest,
+  ReadRunOptions,
   RunRecord,
   RunStore,
   StageRecord,

@@ -28,6 +28,7 @@ import { createSecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
+import { readRun } from './run-store.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
 import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
@@ -236,8 +237,9 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
     }
     // Held before the checkpoint is read for good: a second resume of a running run stops here.
     await session.lock(logsRoot);
-    const manifest = await store.readManifest();
-    checkpoint = await store.readCheckpoint();
+    const record = await readRun(store, { stages: false });
+    const manifest = record.manifest;
+    checkpoint = record.checkpoint;
     if (manifest === undefined) {
       throw new ResumeError({
         reason: 'no_checkpoint',
