@@ -28,8 +28,8 @@ import { createSecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
-import { readRun } from './run-store.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
+import { readRun } from './run-store.js';
 import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
 
