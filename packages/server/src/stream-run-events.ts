@@ -4,17 +4,27 @@
  * of its child pipelines, from their run directories, without ids), then live events until the
  * run ends, then an `end` event. Each of the run's own events carries its `seq` as the SSE id, so a client that
  * reconnects with `Last-Event-ID` misses nothing and sees nothing twice.
+ *
+ * With `child`, the stream is that of a child run (sub-pipeline, manager loop) of the run: the child's recorded
+ * events (ids: the child's `seq`) and those of its own children, then the live events under the child, until the
+ * child (or the run) ends.
  */
 import { createFileRunStore, type PipelineEvent } from '@attractor/engine';
 import type { SSEStreamingApi } from 'hono/streaming';
+import type { ChildRunDirectory } from './child-run-directory.js';
+import { relateToChildRun } from './child-run-path.js';
 import type { RunManager } from './run-manager.js';
 import { listChildRunDirectories } from './stage-directory-files.js';
 
 /** Options of {@link streamRunEvents}. */
 export interface StreamRunEventsOptions {
   readonly manager: RunManager;
+  /** The (top) run's id. */
   readonly runId: string;
+  /** The run directory streamed: the run's, or with `child`, the child's. */
   readonly logsRoot: string;
+  /** Stream this child run of the run instead of the run itself. */
+  readonly child?: ChildRunDirectory;
   /** Replay events with a greater `seq` only. Default: 0 (everything). */
   readonly lastEventId: number;
 }
@@ -24,8 +34,15 @@ export async function streamRunEvents(
   stream: SSEStreamingApi,
   options: StreamRunEventsOptions,
 ): Promise<void> {
-  const { manager, runId } = options;
+  const { manager, runId, child } = options;
   const live = manager.live(runId);
+  /** Whether an event is the streamed run's own (its walk and parallel branches), and when so whether it ends it. */
+  const relate = (event: PipelineEvent): 'own' | 'end' | 'other' => {
+    if (child === undefined) return event.runId === runId ? 'own' : 'other';
+    const relation = relateToChildRun(event, child);
+    if (relation?.kind !== 'own') return 'other';
+    return relation.relativePath.length === 0 && ENDS.has(event.type) ? 'end' : 'own';
+  };
   // `null` marks the end of the run.
   const queue: (PipelineEvent | null)[] = [];
   let wake: (() => void) | undefined;
@@ -35,8 +52,8 @@ export async function streamRunEvents(
     wake?.();
   };
   // Subscribe before reading the file: an event emitted meanwhile is then queued, and `seq` removes duplicates.
-  const following = live !== undefined && !live.ended;
-  if (following) live.subscribers.add(push);
+  let following = live !== undefined && !live.ended;
+  if (following) live!.subscribers.add(push);
   stream.onAbort(() => {
     aborted = true;
     live?.subscribers.delete(push);
@@ -44,9 +61,15 @@ export async function streamRunEvents(
   });
 
   const recorded = new Map<number, PipelineEvent>();
+  const ownRunId = child?.runId ?? runId;
   for (const event of await createFileRunStore({ logsRoot: options.logsRoot }).readEvents())
-    if (event.runId === runId) recorded.set(event.seq, event);
-  for (const event of live?.events ?? []) recorded.set(event.seq, event);
+    if (event.runId === ownRunId) recorded.set(event.seq, event);
+  if (child === undefined) for (const event of live?.events ?? []) recorded.set(event.seq, event);
+  // A child that has ended is not followed (its top run may go on for long).
+  if (child !== undefined && [...recorded.values()].some((event) => relate(event) === 'end')) {
+    following = false;
+    live?.subscribers.delete(push);
+  }
   let lastSent = options.lastEventId;
   // Events go out in batches (one write per batch): a fast run emits hundreds of events a second, and one awaited
   // write per event would fall behind the engine.
@@ -89,20 +112,31 @@ export async function streamRunEvents(
         ended = true;
         break;
       }
-      if (event.runId !== runId) {
+      const relation = relate(event);
+      if (relation === 'other') {
         // Events of child pipelines (or of a loop_restart's next directory) have their own seq: live only.
-        batch += sseMessage(manager.secrets.mask(event), undefined);
+        if (child === undefined || relateToChildRun(event, child) !== undefined)
+          batch += sseMessage(manager.secrets.mask(event), undefined);
       } else if (event.seq > lastSent) {
         batch += sseMessage(manager.secrets.mask(event), String(event.seq));
         lastSent = event.seq;
+      }
+      if (relation === 'end') {
+        ended = true;
+        live?.subscribers.delete(push);
+        break;
       }
     }
     if (batch !== '' && !aborted) await stream.write(batch);
   }
   if (aborted) return;
-  const summary = await manager.summaryOf(runId);
+  const summary =
+    child === undefined ? await manager.summaryOf(runId) : await manager.childDetails(runId, child.path);
   await stream.writeSSE({ event: 'end', data: JSON.stringify({ state: summary.state }) });
 }
+
+/** The events that end a run. */
+const ENDS: ReadonlySet<string> = new Set(['pipeline.completed', 'pipeline.failed', 'pipeline.cancelled']);
 
 /** Largest batch of SSE text written at once while replaying, in characters. */
 const MAX_BATCH_CHARS = 256 * 1024;

@@ -58,7 +58,13 @@ export function App() {
           ) : route.page === 'new' ? (
             <NewRun server={server} />
           ) : route.page === 'run' ? (
-            <RunView key={route.runId} runId={route.runId} stage={route.stage} server={server} />
+            <RunView
+              key={`${route.runId}\u0000${route.child ?? ''}`}
+              runId={route.runId}
+              child={route.child}
+              stage={route.stage}
+              server={server}
+            />
           ) : (
             <section class="view">
               <h1>Not found</h1>

@@ -1,5 +1,6 @@
 /**
- * Page routes on the History API: `/` (runs), `/new`, `/runs/<id>` (a run, optionally `?stage=<node>`). The server
+ * Page routes on the History API: `/` (runs), `/new`, `/runs/<id>` (a run, optionally `?stage=<node>`, and
+ * `?child=<path>` for a child run inside it, e.g. the sub-pipeline of node `checks`: `checks/child`). The server
  * serves index.html for each of them, so a run URL can be opened, bookmarked and shared.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -8,7 +9,7 @@ import { useEffect, useState } from 'preact/hooks';
 export type Route =
   | { readonly page: 'runs' }
   | { readonly page: 'new' }
-  | { readonly page: 'run'; readonly runId: string; readonly stage?: string }
+  | { readonly page: 'run'; readonly runId: string; readonly stage?: string; readonly child?: string }
   | { readonly page: 'missing'; readonly path: string };
 
 /** The route of `location`. */
@@ -18,8 +19,15 @@ export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Rou
   if (path === '/new') return { page: 'new' };
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run !== null) {
-    const stage = new URLSearchParams(location.search).get('stage');
-    return { page: 'run', runId: decodeURIComponent(run[1]!), ...(stage === null ? {} : { stage }) };
+    const query = new URLSearchParams(location.search);
+    const stage = query.get('stage');
+    const child = query.get('child');
+    return {
+      page: 'run',
+      runId: decodeURIComponent(run[1]!),
+      ...(stage === null ? {} : { stage }),
+      ...(child === null || child === '' ? {} : { child }),
+    };
   }
   return { page: 'missing', path };
 }
@@ -59,7 +67,11 @@ export function onLinkClick(event: MouseEvent): void {
   navigate(anchor.getAttribute('href') ?? '/');
 }
 
-/** The URL of a run's page. */
-export function runHref(runId: string, stage?: string): string {
-  return `/runs/${encodeURIComponent(runId)}${stage === undefined ? '' : `?stage=${encodeURIComponent(stage)}`}`;
+/** The URL of a run's page (of a child run inside it with `child`), with the stage pane of `stage` open. */
+export function runHref(runId: string, stage?: string, child?: string): string {
+  const query = new URLSearchParams();
+  if (child !== undefined) query.set('child', child);
+  if (stage !== undefined) query.set('stage', stage);
+  const search = query.toString();
+  return `/runs/${encodeURIComponent(runId)}${search === '' ? '' : `?${search}`}`;
 }

@@ -5,6 +5,7 @@
  * versioned so a 500-node run updates without copying: the view re-renders when `version` changes.
  */
 import type { PipelineEvent } from '@attractor/engine';
+import { type ChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
 
 /** What a node shows in the graph. */
 export type NodeStatus =
@@ -60,6 +61,8 @@ export interface AttemptView {
 /** A child pipeline of a node (its events carry `branchPath: [..., 'child:<node>']` and the child's run id). */
 export interface ChildRunView {
   readonly runId: string;
+  /** Its path under the top run's directory (`checks/child`), which opens its own run view. */
+  readonly path: string;
   /** The latest status of each of the child's stages, in the order they first started. */
   readonly stages: Map<string, string>;
   ended?: 'success' | 'fail' | 'cancelled';
@@ -74,7 +77,10 @@ export interface GateView {
 
 /** The folded state of a run view. */
 export interface RunState {
+  /** The id of the run whose events are this view's own: the top run's, or a child run's (`child`). */
   readonly runId: string;
+  /** For the view of a child run: where it is under the top run (its events' branch path prefix and run id). */
+  readonly child?: ChildRunPath;
   version: number;
   lastSeq: number;
   startedAtMs?: number;
@@ -100,10 +106,11 @@ export interface RunState {
   readonly events: PipelineEvent[];
 }
 
-/** A fresh state for run `runId`. */
-export function createRunState(runId: string): RunState {
+/** A fresh state for run `runId`, or for its child run `child` (see `parseChildRunPath`). */
+export function createRunState(runId: string, child?: ChildRunPath): RunState {
   return {
-    runId,
+    runId: child?.runId ?? runId,
+    ...(child === undefined ? {} : { child }),
     version: 0,
     lastSeq: 0,
     nodeStatus: new Map(),
@@ -139,10 +146,13 @@ export function stageDirectoryOf(
 }
 
 /** Applies one event to `state` (mutates it and bumps `version`). Unknown event types are recorded and ignored. */
-export function applyEvent(state: RunState, event: PipelineEvent): void {
+export function applyEvent(state: RunState, original: PipelineEvent): void {
   state.version++;
-  state.events.push(event);
-  if (event.runId !== state.runId) {
+  state.events.push(original);
+  const seen = relativeEvent(state, original);
+  if (seen === undefined) return;
+  const event = seen.event;
+  if (!seen.own) {
     applyChildEvent(state, event);
     return;
   }
@@ -321,19 +331,54 @@ export function applyEvent(state: RunState, event: PipelineEvent): void {
   }
 }
 
-/** Folds an event of a child pipeline into the child's view under the node of this run that started it. */
+/**
+ * The event as this view sees it: a child run's view sees its events' branch paths relative to the child (they carry
+ * the parent's branch path first). `own`: the view's run's own event; else one of a child pipeline's, to fold into
+ * `children`. Undefined for an event that is not under this view's run.
+ */
+function relativeEvent(
+  state: RunState,
+  event: PipelineEvent,
+): { readonly event: PipelineEvent; readonly own: boolean } | undefined {
+  if (state.child === undefined) return { event, own: event.runId === state.runId };
+  const relation = relateToChildRun(event, state.child);
+  if (relation === undefined) return undefined;
+  const { branchPath: _full, ...rest } = event;
+  const relative = (
+    relation.relativePath.length === 0 ? rest : { ...rest, branchPath: relation.relativePath }
+  ) as PipelineEvent;
+  return { event: relative, own: relation.kind === 'own' };
+}
+
+/**
+ * Folds an event of a child pipeline (its branch path relative to this view) into the child's view under the node
+ * of this run that started it; a question the child asks waits in this view too.
+ */
 function applyChildEvent(state: RunState, event: PipelineEvent): void {
   const path = event.branchPath ?? [];
   const at = path.findIndex((part) => part.startsWith('child:'));
   if (at === -1) return;
-  const parentNode = path[at]!.slice('child:'.length);
-  let child = state.children.get(parentNode);
-  if (child === undefined || child.runId !== event.runId) {
-    child = { runId: event.runId, stages: new Map() };
-    state.children.set(parentNode, child);
-  }
+  if (event.type === 'interview.started')
+    state.gates.set(event.question.id, {
+      questionId: event.question.id,
+      stage: event.stage,
+      askedAtMs: Date.parse(event.timestamp),
+    });
+  else if (event.type === 'interview.completed' || event.type === 'interview.timeout')
+    state.gates.delete(event.question.id);
   // Only the child's own walk (not its branches or grandchildren) is summarised here.
   if (path.length !== at + 1) return;
+  const parentNode = path[at]!.slice('child:'.length);
+  let child = state.children.get(parentNode);
+  if (child === undefined || child.runId !== event.runId || event.type === 'pipeline.started') {
+    const stageDir = stageDirectoryOf(state, { branchPath: path.slice(0, at), nodeId: parentNode });
+    child = {
+      runId: event.runId,
+      path: `${state.child === undefined ? '' : `${state.child.path}/`}${stageDir}/${event.runId}`,
+      stages: new Map(),
+    };
+    state.children.set(parentNode, child);
+  }
   if (event.type === 'stage.started') child.stages.set(event.nodeId, 'running');
   else if (event.type === 'stage.completed') child.stages.set(event.nodeId, event.status);
   else if (event.type === 'pipeline.completed') child.ended = 'success';

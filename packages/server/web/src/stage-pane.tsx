@@ -9,17 +9,23 @@ import { apiJson, apiText, runPath, type ServerInfo, type StageDirectory } from 
 import { ErrorNote } from './error-note.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
+import { onLinkClick, runHref } from './router.js';
 import { type AttemptView, type ChildRunView, type RunState, stageDirectoryOf } from './run-state.js';
 
 /** Props of {@link StagePane}. */
 export interface StagePaneProps {
   readonly runId: string;
+  /** A child run inside run `runId` (`checks/child`) whose stage this is. */
+  readonly child?: string | undefined;
+  /** For a fork's stage that ran in the source run only: that run and the stage's status there. */
+  readonly inherited?: { readonly runId: string; readonly status: string } | undefined;
   readonly state: RunState;
   readonly version: number;
   readonly nodeId: string;
   readonly server: ServerInfo | undefined;
   readonly onClose: () => void;
-  readonly onFork: (nodeId: string) => void;
+  /** Forks the run after this stage; without it (a child run) no fork is offered. */
+  readonly onFork?: ((nodeId: string) => void) | undefined;
 }
 
 /** Largest stage file shown inline, in bytes. */
@@ -46,7 +52,9 @@ export function StagePane(props: StagePaneProps) {
     const targets = dirKey === '' ? [nodeId] : dirKey.split('\n');
     Promise.all(
       targets.map((dir) =>
-        apiJson<StageDirectory>(runPath(props.runId, `/stage?dir=${encodeURIComponent(dir)}`)).then(
+        apiJson<StageDirectory>(
+          runPath(props.runId, `/stage?dir=${encodeURIComponent(dir)}`, props.child),
+        ).then(
           (listing) => [dir, listing] as const,
           () => undefined,
         ),
@@ -61,9 +69,14 @@ export function StagePane(props: StagePaneProps) {
     return () => {
       cancelled = true;
     };
-  }, [props.runId, nodeId, dirKey, attempts.length, ended]);
+  }, [props.runId, props.child, nodeId, dirKey, attempts.length, ended]);
 
-  const canFork = props.server?.capabilities.fork === true && attempts.some((a) => a.status === 'success');
+  const onFork = props.onFork;
+  const canFork =
+    onFork !== undefined &&
+    props.server?.capabilities.fork === true &&
+    attempts.some((a) => a.status === 'success');
+  const childRun = state.children.get(nodeId);
   return (
     <section class="card stage-pane" id="stage-pane" aria-labelledby="stage-title" data-node={nodeId}>
       <div class="pane-head">
@@ -72,7 +85,7 @@ export function StagePane(props: StagePaneProps) {
         </h2>
         <span class="spacer" />
         {canFork && (
-          <button type="button" class="button" id="fork-button" onClick={() => props.onFork(nodeId)}>
+          <button type="button" class="button" id="fork-button" onClick={() => onFork!(nodeId)}>
             Fork from here
           </button>
         )}
@@ -86,8 +99,19 @@ export function StagePane(props: StagePaneProps) {
         </button>
       </div>
       <ErrorNote message={error} />
-      {attempts.length === 0 && <p class="muted">This node has not run yet.</p>}
-      {state.children.get(nodeId) !== undefined && <ChildRun child={state.children.get(nodeId)!} />}
+      {attempts.length === 0 &&
+        (props.inherited === undefined ? (
+          <p class="muted">This node has not run yet.</p>
+        ) : (
+          <p class="inherited" id="inherited-stage">
+            Inherited: this stage ran ({props.inherited.status.replace('_', ' ')}) in{' '}
+            <a href={runHref(props.inherited.runId, nodeId)} onClick={onLinkClick}>
+              {props.inherited.runId}
+            </a>
+            , the run this one was forked from.
+          </p>
+        ))}
+      {childRun !== undefined && <ChildRun runId={props.runId} child={childRun} />}
       {[...visits.entries()].map(([key, visitAttempts], index) => {
         const first = visitAttempts[0]!;
         const dir = stageDirectoryOf(state, first);
@@ -109,11 +133,18 @@ export function StagePane(props: StagePaneProps) {
             {visitAttempts.map((attempt) => (
               <Attempt key={attempt.key} attempt={attempt} />
             ))}
-            <StageFiles runId={props.runId} dir={visitDir} version={`${attempts.length}:${ended}`} />
+            <StageFiles
+              runId={props.runId}
+              child={props.child}
+              dir={visitDir}
+              version={`${attempts.length}:${ended}`}
+            />
           </details>
         );
       })}
-      {attempts.length === 0 && <StageFiles runId={props.runId} dir={nodeId} version="0" />}
+      {attempts.length === 0 && props.inherited === undefined && (
+        <StageFiles runId={props.runId} child={props.child} dir={nodeId} version="0" />
+      )}
     </section>
   );
 }
@@ -190,13 +221,13 @@ function Attempt({ attempt }: { attempt: AttemptView }) {
         <div class="tool-output">
           {attempt.stdout !== '' && (
             <>
-              <h3>stdout (live)</h3>
+              <h3>stdout{attempt.status === 'running' ? ' (live)' : ''}</h3>
               <pre class="file-text">{attempt.stdout}</pre>
             </>
           )}
           {attempt.stderr !== '' && (
             <>
-              <h3>stderr (live)</h3>
+              <h3>stderr{attempt.status === 'running' ? ' (live)' : ''}</h3>
               <pre class="file-text stderr">{attempt.stderr}</pre>
             </>
           )}
@@ -216,12 +247,22 @@ function Attempt({ attempt }: { attempt: AttemptView }) {
 }
 
 /** The served files of a stage directory, each readable in full. */
-function StageFiles({ runId, dir, version }: { runId: string; dir: string; version: string }) {
+function StageFiles({
+  runId,
+  child,
+  dir,
+  version,
+}: {
+  runId: string;
+  child: string | undefined;
+  dir: string;
+  version: string;
+}) {
   const [listing, setListing] = useState<StageDirectory | undefined>();
   const [texts, setTexts] = useState(new Map<string, string>());
   useEffect(() => {
     let cancelled = false;
-    apiJson<StageDirectory>(runPath(runId, `/stage?dir=${encodeURIComponent(dir)}`)).then(
+    apiJson<StageDirectory>(runPath(runId, `/stage?dir=${encodeURIComponent(dir)}`, child)).then(
       async (found) => {
         const loaded = new Map<string, string>();
         await Promise.all(
@@ -229,7 +270,7 @@ function StageFiles({ runId, dir, version }: { runId: string; dir: string; versi
             .filter((file) => file.bytes <= INLINE_LIMIT)
             .map(async (file) => {
               const text = await apiText(
-                runPath(runId, `/stage-file?dir=${encodeURIComponent(dir)}&name=${file.name}`),
+                runPath(runId, `/stage-file?dir=${encodeURIComponent(dir)}&name=${file.name}`, child),
               ).catch((failure: unknown) => `(${(failure as Error).message})`);
               loaded.set(file.name, text);
             }),
@@ -245,7 +286,7 @@ function StageFiles({ runId, dir, version }: { runId: string; dir: string; versi
     return () => {
       cancelled = true;
     };
-  }, [runId, dir, version]);
+  }, [runId, child, dir, version]);
   if (listing === undefined || listing.files.length === 0) return null;
   return (
     <div class="stage-files" data-dir={dir}>
@@ -285,14 +326,27 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The child pipeline a node started (sub-pipeline or manager loop): its run id and each stage's status, live. */
-function ChildRun({ child }: { child: ChildRunView }) {
+/**
+ * The child pipeline a node started (sub-pipeline or manager loop): its run id and each stage's status, live, and
+ * the link to its own run view (graph, stage panes, timeline).
+ */
+function ChildRun({ runId, child }: { runId: string; child: ChildRunView }) {
   return (
-    <div class="child-run" id="child-run" data-run={child.runId}>
+    <div class="child-run" id="child-run" data-run={child.runId} data-path={child.path}>
       <h3>
         Sub-pipeline <span class="muted small mono">{child.runId}</span>{' '}
         <span class={`badge state-${child.ended ?? 'running'}`}>{child.ended ?? 'running'}</span>
       </h3>
+      <p>
+        <a
+          class="button small"
+          id="open-child-run"
+          href={runHref(runId, undefined, child.path)}
+          onClick={onLinkClick}
+        >
+          Open its run view
+        </a>
+      </p>
       <ol class="child-stages">
         {[...child.stages.entries()].map(([stage, status]) => (
           <li key={stage} data-node={stage} data-status={status}>
