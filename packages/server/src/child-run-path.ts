@@ -88,3 +88,14 @@ export function relateToChildRun(
   if (relativePath.some((part) => part.startsWith('child:'))) return { kind: 'descendant', relativePath };
   return event.runId === child.runId ? { kind: 'own', relativePath } : undefined;
 }
+
+/**
+ * The key of a child run among a live run's child events: its run id and the branch path prefix of its events
+ * (for an event: up to its last `child:` segment). `undefined` for an event of the top run itself.
+ */
+export function childRunKey(runId: string, branchPath: readonly string[] | undefined): string | undefined {
+  const path = branchPath ?? [];
+  let last = -1;
+  for (let index = 0; index < path.length; index++) if (path[index]!.startsWith('child:')) last = index;
+  return last === -1 ? undefined : `${runId} ${path.slice(0, last + 1).join('/')}`;
+}

@@ -25,7 +25,7 @@ import {
 } from '@attractor/engine';
 import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
-import { relateToChildRun } from './child-run-path.js';
+import { childRunKey, relateToChildRun } from './child-run-path.js';
 import { ApiError } from './errors/api-error.js';
 import { describeShellAccess, findShellAccess } from './find-shell-access.js';
 import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
@@ -133,8 +133,13 @@ export interface LiveRun {
   readonly startedAt: string;
   /** End, duration, tokens and cost so far, updated with every event. */
   readonly totals: RunTotals;
-  /** Child runs that ended, as `<child run id> <branch path prefix>` (cleared when one starts again). */
+  /** Child runs that ended, by `childRunKey` (cleared when one starts again). */
   readonly endedChildren: Set<string>;
+  /**
+   * The events of child runs seen by this process, by `childRunKey`: a child's `events.jsonl` is written in
+   * batches, so a page opened while a child waits (at a human gate) reads the rest here.
+   */
+  readonly childEvents: Map<string, PipelineEvent[]>;
   ended: boolean;
   result?: RunResult;
   /** A fault that made the run reject (infrastructure, not a pipeline failure). */
@@ -552,7 +557,7 @@ export class RunManager {
     return (
       live !== undefined &&
       !live.ended &&
-      !live.endedChildren.has(childKey(child.runId, child.basePath)) &&
+      !live.endedChildren.has(childRunKey(child.runId, child.basePath)!) &&
       readFinalEvent(child.logsRoot) === undefined
     );
   }
@@ -851,19 +856,30 @@ export class RunManager {
       startedAt,
       totals: this.#live.get(id)?.totals ?? this.#pastTotals.get(run.logsRoot) ?? createRunTotals(),
       endedChildren: new Set(),
+      childEvents: new Map(),
       ended: false,
     };
     this.#pastTotals.delete(run.logsRoot);
     run.events.on('event', (event) => {
+      const key = event.runId === id ? undefined : childRunKey(event.runId, event.branchPath);
       if (event.runId === id) live.events.push(event);
-      else if (event.type === 'pipeline.started')
-        live.endedChildren.delete(childKey(event.runId, event.branchPath ?? []));
-      else if (
-        event.type === 'pipeline.completed' ||
-        event.type === 'pipeline.failed' ||
-        event.type === 'pipeline.cancelled'
-      )
-        live.endedChildren.add(childKey(event.runId, event.branchPath ?? []));
+      else if (key !== undefined) {
+        const ownWalk = (event.branchPath ?? []).at(-1)?.startsWith('child:') === true;
+        if (event.type === 'pipeline.started' && ownWalk) {
+          // A node visited again starts a child in the same place: the earlier one's events are on disk.
+          live.endedChildren.delete(key);
+          live.childEvents.set(key, []);
+        } else if (
+          ownWalk &&
+          (event.type === 'pipeline.completed' ||
+            event.type === 'pipeline.failed' ||
+            event.type === 'pipeline.cancelled')
+        )
+          live.endedChildren.add(key);
+        const list = live.childEvents.get(key);
+        if (list === undefined) live.childEvents.set(key, [event]);
+        else list.push(event);
+      }
       addEventToTotals(live.totals, event);
       for (const subscriber of live.subscribers) subscriber(event);
       if (SUMMARY_EVENTS.has(event.type)) this.#notifyRunChange(id);
@@ -887,11 +903,6 @@ export class RunManager {
     this.#live.set(id, live);
     return live;
   }
-}
-
-/** The key of a child run in {@link LiveRun.endedChildren}. */
-function childKey(runId: string, basePath: readonly string[]): string {
-  return `${runId} ${basePath.join('/')}`;
 }
 
 async function readPastRun(logsRoot: string): Promise<RunSummary> {

@@ -10,9 +10,10 @@
  * child (or the run) ends.
  */
 import { createFileRunStore, type PipelineEvent } from '@attractor/engine';
+import { relative, sep } from 'node:path';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { ChildRunDirectory } from './child-run-directory.js';
-import { relateToChildRun } from './child-run-path.js';
+import { childRunKey, parseChildRunPath, relateToChildRun } from './child-run-path.js';
 import type { RunManager } from './run-manager.js';
 import { listChildRunDirectories } from './stage-directory-files.js';
 
@@ -64,7 +65,9 @@ export async function streamRunEvents(
   const ownRunId = child?.runId ?? runId;
   for (const event of await createFileRunStore({ logsRoot: options.logsRoot }).readEvents())
     if (event.runId === ownRunId) recorded.set(event.seq, event);
-  if (child === undefined) for (const event of live?.events ?? []) recorded.set(event.seq, event);
+  const unflushed =
+    child === undefined ? live?.events : live?.childEvents.get(childRunKey(child.runId, child.basePath)!);
+  for (const event of unflushed ?? []) recorded.set(event.seq, event);
   // A child that has ended is not followed (its top run may go on for long).
   if (child !== undefined && [...recorded.values()].some((event) => relate(event) === 'end')) {
     following = false;
@@ -89,9 +92,18 @@ export async function streamRunEvents(
   // have no id in this stream). A reconnecting one has seen them.
   if (options.lastEventId === 0) {
     for (const childDir of listChildRunDirectories(options.logsRoot)) {
-      batch = '';
+      const events = new Map<number, PipelineEvent>();
       for (const event of await createFileRunStore({ logsRoot: childDir }).readEvents())
-        batch += sseMessage(manager.secrets.mask(event), undefined);
+        events.set(event.seq, event);
+      // Events the child has not written yet (a child waiting at a gate), from the live run.
+      const below = relative(options.logsRoot, childDir).split(sep).join('/');
+      const path = parseChildRunPath(child === undefined ? below : `${child.path}/${below}`);
+      const pending = path === undefined ? undefined : childRunKey(path.runId, path.basePath);
+      for (const event of (pending === undefined ? undefined : live?.childEvents.get(pending)) ?? [])
+        events.set(event.seq, event);
+      batch = '';
+      for (const seq of [...events.keys()].sort((a, b) => a - b))
+        batch += sseMessage(manager.secrets.mask(events.get(seq)!), undefined);
       if (batch !== '' && !aborted) await stream.write(batch);
     }
   }
