@@ -572,9 +572,15 @@ export class RunManager {
     const live = this.childLive(id, child);
     const summary = await readPastRun(child.logsRoot);
     const checkpoint = await readCheckpointSafely(child.logsRoot);
-    const events = await createFileRunStore({ logsRoot: child.logsRoot })
+    // The child's events.jsonl is written in batches: add those the live run has seen and the file lacks yet.
+    const merged = new Map<number, PipelineEvent>();
+    for (const event of await createFileRunStore({ logsRoot: child.logsRoot })
       .readEvents()
-      .catch(() => []);
+      .catch(() => []))
+      if (event.runId === child.runId) merged.set(event.seq, event);
+    for (const event of this.#live.get(id)?.childEvents.get(childRunKey(child.runId, child.basePath)!) ?? [])
+      if (event.runId === child.runId) merged.set(event.seq, event);
+    const events = [...merged.keys()].sort((a, b) => a - b).map((seq) => merged.get(seq)!);
     const totals = createRunTotals();
     for (const event of events) addEventToTotals(totals, event);
     const own = events.filter((event) => relateToChildRun(event, child)?.kind === 'own');

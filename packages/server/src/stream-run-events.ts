@@ -9,8 +9,9 @@
  * events (ids: the child's `seq`) and those of its own children, then the live events under the child, until the
  * child (or the run) ends.
  */
-import { createFileRunStore, type PipelineEvent } from '@attractor/engine';
+
 import { relative, sep } from 'node:path';
+import { createFileRunStore, type PipelineEvent } from '@attractor/engine';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { ChildRunDirectory } from './child-run-directory.js';
 import { childRunKey, parseChildRunPath, relateToChildRun } from './child-run-path.js';

@@ -178,4 +178,70 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await screenshot(page, 'sub-pipeline');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
+
+  it("opens a sub-pipeline's own run view, live: its graph with statuses, its gate, its stage panes", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'attractor-ui-child-view-'));
+    await mkdir(join(root, 'pipelines'));
+    await writeFile(
+      join(root, 'pipelines', 'parent.dot'),
+      'digraph Parent { start [shape=Mdiamond]; plan [prompt="Plan"]; checks [type="subgraph", graph_ref="checks.dot"]; exit [shape=Msquare]; start -> plan -> checks -> exit }',
+    );
+    await writeFile(
+      join(root, 'pipelines', 'checks.dot'),
+      'digraph Checks { start [shape=Mdiamond]; review [prompt="Review the change"]; ok [shape=hexagon, label="Ship it?"]; exit [shape=Msquare]; start -> review -> ok; ok -> exit [label="[Y] Yes"]; ok -> review [label="[N] No"] }',
+    );
+    server = await startTestServer({
+      allowTools: true,
+      pipelinesDir: join(root, 'pipelines'),
+      workdir: root,
+    });
+    browser = await launchBrowser();
+    const response = await server.call('/pipelines', { method: 'POST', json: { file: 'parent.dot' } });
+    const { id } = (await response.json()) as { id: string };
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=checks`);
+
+    // The child's question waits on the parent's page too; the node's pane links to the child's own view.
+    await page.locator('#gate-panel button[data-answer="Y"]').waitFor();
+    expect(await page.locator('#run-state').textContent()).toBe('waiting');
+    await page.locator('#stage-pane #open-child-run').click();
+    await page.waitForURL((url) => url.searchParams.get('child') === 'checks/child');
+    await page.locator('#graph[data-loaded] g#node-review.status-success').waitFor();
+    await page.locator('#graph g#node-ok.status-waiting').waitFor();
+    expect(await page.locator('#graph g.node').count()).toBe(4);
+    expect(await page.locator('#run-title').textContent()).toBe('Checks');
+    expect(await page.locator('#run-id').textContent()).toBe(`${id} / checks/child`);
+    expect(await page.locator('#cancel-button').count()).toBe(0);
+    await page.locator('#gate-panel button[data-answer="N"]').waitFor();
+    await screenshot(page, 'child-run-waiting-1400');
+    expect(await checkAccessibility(page)).toEqual([]);
+
+    // Answered here, the child goes round again: the review's second visit shows in its pane, live.
+    await page.keyboard.press('n');
+    await page.locator('#graph g#node-ok.status-waiting').waitFor();
+    await page.click('#graph g#node-review');
+    await page.waitForURL((url) => url.searchParams.get('stage') === 'review');
+    await expect.poll(() => page.locator('#stage-pane .visit').count()).toBe(2);
+    await expect
+      .poll(() =>
+        page.locator('#stage-pane .visit[open] .stage-file[data-file="prompt.md"] pre').textContent(),
+      )
+      .toContain('Review the change');
+    await page.locator('#gate-panel button[data-answer="Y"]').waitFor();
+    await page.keyboard.press('y');
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await page.locator('#graph g#node-exit.status-success').waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(page, 'child-run-done-390');
+    await page.setViewportSize({ width: 1400, height: 900 });
+
+    // After a reload the child's view comes back from its own run directory; the crumb leads back to the parent.
+    await page.reload();
+    await page.locator('#graph[data-loaded] g#node-ok.status-success').waitFor();
+    expect(await page.locator('#timeline .timeline-row').count()).toBe(6);
+    await page.click('#parent-run-link');
+    await page.locator('#graph[data-loaded] g#node-checks.status-success').waitFor();
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
 });
