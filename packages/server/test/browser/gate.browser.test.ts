@@ -148,7 +148,19 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     const forkId = decodeURIComponent(new URL(page.url()).pathname.slice('/runs/'.length));
     await page.locator('#run-state[data-state="success"]').waitFor();
     await page.locator('#graph g#node-b.status-success').waitFor();
+    // The page says where the fork came from, and the stages it inherited show as completed, not pending.
+    expect(await page.locator('#forked-from').textContent()).toBe(`Forked from ${id} after a@1`);
+    expect(await page.locator('#forked-from a').getAttribute('href')).toBe(
+      `/runs/${encodeURIComponent(id)}?stage=a`,
+    );
+    await page.locator('#graph g#node-a.status-success').waitFor();
+    await page.locator('#graph g#node-start.status-success').waitFor();
+    await page.click('#graph g#node-a');
+    await expect
+      .poll(() => page.locator('#stage-pane #inherited-stage').textContent())
+      .toContain(`this stage ran (success) in ${id}`);
     await screenshot(page, 'run-forked');
+    expect(await checkAccessibility(page)).toEqual([]);
     // The fork ran only what comes after `a`, and says where it came from.
     expect(existsSync(join(server.runsDir, forkId, 'a'))).toBe(false);
     expect(existsSync(join(server.runsDir, forkId, 'b', 'status.json'))).toBe(true);
