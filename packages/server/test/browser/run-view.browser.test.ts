@@ -244,4 +244,59 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await page.locator('#run-state[data-state="success"]').waitFor();
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
+
+  it('opens each branch of a nested parallel block as its own view, coloured by the stages inside it', async () => {
+    server = await startTestServer();
+    browser = await launchBrowser();
+    // Branch a holds a parallel block of its own (x, y); `common` runs in both outer branches.
+    const id = await server.startRun(`digraph Nested {
+      start [shape=Mdiamond]; done [shape=Msquare]
+      fan [shape=component]; join [shape=tripleoctagon]
+      inner [shape=component]; ijoin [shape=tripleoctagon]
+      a [prompt="a"]; b [prompt="b"]; x [prompt="x"]; y [prompt="y"]; common [prompt="common"]
+      start -> fan; fan -> a; fan -> b
+      a -> inner; inner -> x; inner -> y; x -> ijoin; y -> ijoin; ijoin -> common
+      b -> common; common -> join; join -> done
+    }`);
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=fan`);
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    const branches = page.locator('#stage-pane #branches li');
+    await expect.poll(() => branches.count()).toBe(2);
+    expect(
+      await branches.evaluateAll((items) => items.map((item) => item.getAttribute('data-branch'))),
+    ).toEqual(['a', 'b']);
+    // A stage inside a branch has no checkpoint of its own to fork from.
+    await page.click('#graph g#node-common');
+    await expect.poll(() => page.locator('#stage-pane .visit').count()).toBe(2);
+    expect(await page.locator('#fork-button').count()).toBe(0);
+
+    // Branch b's view: only b and its `common` are coloured; branch a's stages stay pending.
+    await page.goto(`${server.url}/runs/${encodeURIComponent(id)}?stage=fan`);
+    await page.locator('#stage-pane #branches li[data-branch="b"] a').click();
+    await page.waitForURL((url) => url.searchParams.get('branch') === 'b');
+    await page.locator('#graph[data-loaded] g#node-b.status-success').waitFor();
+    await page.locator('#graph g#node-common.status-success').waitFor();
+    for (const node of ['a', 'inner', 'x', 'y', 'ijoin', 'fan', 'join'])
+      await page.locator(`#graph g#node-${node}.status-pending`).waitFor();
+    expect(await page.locator('#branch-scope').textContent()).toContain('Parallel branch b of fan');
+
+    // Branch a's inner block lists its own branches; branch a › x colours x only.
+    await page.goto(`${server.url}/runs/${encodeURIComponent(id)}?branch=a&stage=inner`);
+    await page.locator('#graph[data-loaded] g#node-inner.status-success').waitFor();
+    await page.locator('#graph g#node-b.status-pending').waitFor();
+    await expect
+      .poll(() => branches.evaluateAll((items) => items.map((item) => item.getAttribute('data-branch'))))
+      .toEqual(['a/x', 'a/y']);
+    await screenshot(page, 'nested-parallel-branch');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await branches.first().locator('a').click();
+    await page.waitForURL((url) => url.searchParams.get('branch') === 'a/x');
+    await page.locator('#graph[data-loaded] g#node-x.status-success').waitFor();
+    await page.locator('#graph g#node-y.status-pending').waitFor();
+    await page.click('#graph g#node-x');
+    await expect
+      .poll(() => page.locator('#stage-pane .stage-files').getAttribute('data-dir'))
+      .toBe('fan/branches/a/inner/branches/x/x');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
 });

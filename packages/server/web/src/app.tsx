@@ -59,9 +59,10 @@ export function App() {
             <NewRun server={server} />
           ) : route.page === 'run' ? (
             <RunView
-              key={`${route.runId}\u0000${route.child ?? ''}`}
+              key={`${route.runId}\u0000${route.child ?? ''}\u0000${route.branch ?? ''}`}
               runId={route.runId}
               child={route.child}
+              branch={route.branch}
               stage={route.stage}
               server={server}
             />

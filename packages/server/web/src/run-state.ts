@@ -68,6 +68,17 @@ export interface ChildRunView {
   ended?: 'success' | 'fail' | 'cancelled';
 }
 
+/** One branch of a parallel node, from `parallel.branch.started` / `parallel.branch.completed`. */
+export interface BranchView {
+  /** The branch path of the stages inside it (`['a']`, or `['a', 'x']` for branch `x` of a block inside `a`). */
+  readonly path: readonly string[];
+  readonly branch: string;
+  /** Position in the fan-out's edge order, from 0. */
+  readonly index: number;
+  /** The branch's outcome once it ended; `running` before. */
+  status: string;
+}
+
 /** A waiting human question, from `interview.started`. */
 export interface GateView {
   readonly questionId: string;
@@ -81,6 +92,8 @@ export interface RunState {
   readonly runId: string;
   /** For the view of a child run: where it is under the top run (its events' branch path prefix and run id). */
   readonly child?: ChildRunPath;
+  /** For the view of one parallel branch: its branch path; only the stages inside it count. */
+  readonly branch?: readonly string[];
   version: number;
   lastSeq: number;
   startedAtMs?: number;
@@ -97,6 +110,8 @@ export interface RunState {
   readonly open: Map<string, AttemptView>;
   /** The parallel node of each branch, by branch path (`a` or `a/inner`). */
   readonly fanOfBranch: Map<string, string>;
+  /** The branches of each parallel node (every run of it), by node id, in start order. */
+  readonly branchesOfFan: Map<string, BranchView[]>;
   readonly gates: Map<string, GateView>;
   /** Child pipelines (sub-pipelines, manager loops) seen in the stream, by the node of this run that started them. */
   readonly children: Map<string, ChildRunView>;
@@ -106,11 +121,15 @@ export interface RunState {
   readonly events: PipelineEvent[];
 }
 
-/** A fresh state for run `runId`, or for its child run `child` (see `parseChildRunPath`). */
-export function createRunState(runId: string, child?: ChildRunPath): RunState {
+/**
+ * A fresh state for run `runId`, or for its child run `child` (see `parseChildRunPath`); with `branch`, only the
+ * stages inside that parallel branch (branch path, outermost first) count.
+ */
+export function createRunState(runId: string, child?: ChildRunPath, branch?: readonly string[]): RunState {
   return {
     runId: child?.runId ?? runId,
     ...(child === undefined ? {} : { child }),
+    ...(branch === undefined || branch.length === 0 ? {} : { branch }),
     version: 0,
     lastSeq: 0,
     nodeStatus: new Map(),
@@ -119,6 +138,7 @@ export function createRunState(runId: string, child?: ChildRunPath): RunState {
     attemptsByNode: new Map(),
     open: new Map(),
     fanOfBranch: new Map(),
+    branchesOfFan: new Map(),
     gates: new Map(),
     children: new Map(),
     unknownTypes: new Set(),
@@ -152,6 +172,7 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
   const seen = relativeEvent(state, original);
   if (seen === undefined) return;
   const event = seen.event;
+  if (state.branch !== undefined && !inBranch(state.branch, event)) return;
   if (!seen.own) {
     applyChildEvent(state, event);
     return;
@@ -249,11 +270,23 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
     }
     case 'stage.retrying':
       return;
-    case 'parallel.branch.started':
-      state.fanOfBranch.set([...(event.branchPath ?? []), event.branch].join('/'), event.nodeId);
+    case 'parallel.branch.started': {
+      const path = [...(event.branchPath ?? []), event.branch];
+      state.fanOfBranch.set(path.join('/'), event.nodeId);
+      const list = state.branchesOfFan.get(event.nodeId) ?? [];
+      list.push({ path, branch: event.branch, index: event.index, status: 'running' });
+      state.branchesOfFan.set(event.nodeId, list);
       return;
+    }
+    case 'parallel.branch.completed': {
+      const key = [...(event.branchPath ?? []), event.branch].join('/');
+      const view = state.branchesOfFan
+        .get(event.nodeId)
+        ?.findLast((candidate) => candidate.path.join('/') === key);
+      if (view !== undefined) view.status = event.status;
+      return;
+    }
     case 'parallel.started':
-    case 'parallel.branch.completed':
     case 'parallel.completed':
     case 'checkpoint.saved':
     case 'pipeline.restarted':
@@ -329,6 +362,17 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
       return;
     }
   }
+}
+
+/**
+ * Whether an event counts in the view of parallel branch `branch`: the run's start and end, the branch bookkeeping
+ * of parallel nodes (so stage directories resolve), and whatever happens inside the branch.
+ */
+function inBranch(branch: readonly string[], event: PipelineEvent): boolean {
+  const path = event.branchPath ?? [];
+  if (event.type.startsWith('parallel.branch.')) return true;
+  if (path.length === 0 && event.type.startsWith('pipeline.')) return true;
+  return branch.every((part, index) => path[index] === part);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The run page (`/runs/<id>`, or `/runs/<id>?child=<path>` for a child run inside it: a sub-pipeline's or manager
- * loop's own graph, stages and statuses): header with state, timing, tokens, where a fork came from, and the actions
+ * loop's own graph, stages and statuses; `?branch=a/x` for one parallel branch, its stages only): header with state, timing, tokens, where a fork came from, and the actions
  * the run allows (cancel, resume; none for a child run, whose top run has them), the waiting gates on top, the live graph, the stage pane of the selected node (`?stage=<node>`), and tabs for the
  * timeline, the context and the event log. Everything follows the run's SSE stream; events are applied in batches
  * once per animation frame.
@@ -27,6 +27,8 @@ export interface RunViewProps {
   readonly runId: string;
   /** A child run inside run `runId` (`checks/child`): the page shows that child. */
   readonly child?: string | undefined;
+  /** One parallel branch (`a`, or `a/x` for branch `x` of a block inside `a`): only its stages count. */
+  readonly branch?: string | undefined;
   readonly stage: string | undefined;
   readonly server: ServerInfo | undefined;
 }
@@ -34,9 +36,10 @@ export interface RunViewProps {
 type Tab = 'timeline' | 'context' | 'events';
 
 /** The run page. */
-export function RunView({ runId, child, stage, server }: RunViewProps) {
+export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
   const childPath = child === undefined ? undefined : parseChildRunPath(child);
-  const state = useRef<RunState>(createRunState(runId, childPath));
+  const branchPath = branch?.split('/');
+  const state = useRef<RunState>(createRunState(runId, childPath, branchPath));
   const [version, setVersion] = useState(0);
   const [details, setDetails] = useState<RunDetails | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -119,7 +122,8 @@ export function RunView({ runId, child, stage, server }: RunViewProps) {
     return () => clearInterval(timer);
   }, [live]);
 
-  const select = (nodeId: string | undefined) => navigate(runHref(runId, nodeId, child), { replace: false });
+  const select = (nodeId: string | undefined) =>
+    navigate(runHref(runId, nodeId, { child, branch }), { replace: false });
 
   const act = async (action: 'cancel' | 'resume') => {
     setBusy(true);
@@ -165,13 +169,18 @@ export function RunView({ runId, child, stage, server }: RunViewProps) {
   const displayState = details?.state ?? 'running';
   // Nodes without events of their own here keep the status the server knows: a fork's inherited stages.
   const statuses = useMemo(() => {
+    // A branch's page shows the stages inside the branch only.
+    if (branchPath !== undefined) return run.nodeStatus;
     const merged = new Map<string, NodeStatus>(Object.entries(details?.nodeStatuses ?? {}));
     for (const [nodeId, status] of run.nodeStatus) merged.set(nodeId, status);
     return merged;
   }, [version, details]);
   const forkedFrom = details?.forkedFrom;
   const inherited =
-    forkedFrom === undefined || stage === undefined || run.attemptsByNode.has(stage)
+    forkedFrom === undefined ||
+    stage === undefined ||
+    branchPath !== undefined ||
+    run.attemptsByNode.has(stage)
       ? undefined
       : details?.nodeStatuses[stage];
 
@@ -192,7 +201,7 @@ export function RunView({ runId, child, stage, server }: RunViewProps) {
                 </a>{' '}
                 › sub-pipeline of{' '}
                 <a
-                  href={runHref(runId, childPath.parentNode, parentChildPath(childPath.path))}
+                  href={runHref(runId, childPath.parentNode, { child: parentChildPath(childPath.path) })}
                   onClick={onLinkClick}
                 >
                   <code>{childPath.parentNode}</code>
@@ -201,6 +210,28 @@ export function RunView({ runId, child, stage, server }: RunViewProps) {
             )}
           </p>
           <h1 id="run-title">{details?.graphName ?? runId}</h1>
+          {branchPath !== undefined && (
+            <p class="branch-scope" id="branch-scope">
+              Parallel branch <code>{branchPath.join(' › ')}</code>
+              {run.fanOfBranch.get(branch!) !== undefined && (
+                <>
+                  {' '}
+                  of{' '}
+                  <a
+                    href={runHref(runId, run.fanOfBranch.get(branch!), { child })}
+                    onClick={onLinkClick}
+                    id="branch-fan-link"
+                  >
+                    <code>{run.fanOfBranch.get(branch!)}</code>
+                  </a>
+                </>
+              )}
+              : only the stages inside it are coloured.{' '}
+              <a href={runHref(runId, undefined, { child })} onClick={onLinkClick}>
+                Whole run
+              </a>
+            </p>
+          )}
           <p class="muted small mono" id="run-id">
             {childPath === undefined ? runId : `${runId} / ${childPath.path}`}
           </p>
@@ -301,6 +332,7 @@ export function RunView({ runId, child, stage, server }: RunViewProps) {
           <StagePane
             runId={runId}
             child={child}
+            branch={branch}
             inherited={
               inherited === undefined || forkedFrom === undefined
                 ? undefined

@@ -10,13 +10,21 @@ import { ErrorNote } from './error-note.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
 import { onLinkClick, runHref } from './router.js';
-import { type AttemptView, type ChildRunView, type RunState, stageDirectoryOf } from './run-state.js';
+import {
+  type AttemptView,
+  type BranchView,
+  type ChildRunView,
+  type RunState,
+  stageDirectoryOf,
+} from './run-state.js';
 
 /** Props of {@link StagePane}. */
 export interface StagePaneProps {
   readonly runId: string;
   /** A child run inside run `runId` (`checks/child`) whose stage this is. */
   readonly child?: string | undefined;
+  /** The parallel branch the page shows (`a/x`), if it shows one. */
+  readonly branch?: string | undefined;
   /** For a fork's stage that ran in the source run only: that run and the stage's status there. */
   readonly inherited?: { readonly runId: string; readonly status: string } | undefined;
   readonly state: RunState;
@@ -75,7 +83,8 @@ export function StagePane(props: StagePaneProps) {
   const canFork =
     onFork !== undefined &&
     props.server?.capabilities.fork === true &&
-    attempts.some((a) => a.status === 'success');
+    // A checkpoint follows a stage of the top-level walk only: a stage inside a parallel branch cannot be forked.
+    attempts.some((a) => a.status === 'success' && a.branchPath.length === 0);
   const childRun = state.children.get(nodeId);
   return (
     <section class="card stage-pane" id="stage-pane" aria-labelledby="stage-title" data-node={nodeId}>
@@ -112,6 +121,14 @@ export function StagePane(props: StagePaneProps) {
           </p>
         ))}
       {childRun !== undefined && <ChildRun runId={props.runId} child={childRun} />}
+      {state.branchesOfFan.get(nodeId) !== undefined && (
+        <Branches
+          runId={props.runId}
+          child={props.child}
+          branches={state.branchesOfFan.get(nodeId)!}
+          current={props.branch}
+        />
+      )}
       {[...visits.entries()].map(([key, visitAttempts], index) => {
         const first = visitAttempts[0]!;
         const dir = stageDirectoryOf(state, first);
@@ -341,7 +358,7 @@ function ChildRun({ runId, child }: { runId: string; child: ChildRunView }) {
         <a
           class="button small"
           id="open-child-run"
-          href={runHref(runId, undefined, child.path)}
+          href={runHref(runId, undefined, { child: child.path })}
           onClick={onLinkClick}
         >
           Open its run view
@@ -354,6 +371,48 @@ function ChildRun({ runId, child }: { runId: string; child: ChildRunView }) {
           </li>
         ))}
       </ol>
+    </div>
+  );
+}
+
+/**
+ * The branches of a parallel node (of its latest run), each with its outcome and a link to its own page: the
+ * graph coloured by the stages inside that branch only (nested blocks, or a node that runs in several branches).
+ */
+function Branches({
+  runId,
+  child,
+  branches,
+  current,
+}: {
+  runId: string;
+  child: string | undefined;
+  branches: readonly BranchView[];
+  current: string | undefined;
+}) {
+  // The latest run of the node: the last branch started at each path.
+  const latest = new Map<string, BranchView>();
+  for (const branch of branches) latest.set(branch.path.join('/'), branch);
+  return (
+    <div class="branches" id="branches">
+      <h3>Branches</h3>
+      <ul>
+        {[...latest.values()].map((branch) => {
+          const key = branch.path.join('/');
+          return (
+            <li key={key} data-branch={key} data-status={branch.status}>
+              <a
+                href={runHref(runId, undefined, { child, branch: key })}
+                onClick={onLinkClick}
+                aria-current={current === key ? 'page' : undefined}
+              >
+                branch <code>{branch.path.join(' › ')}</code>
+              </a>{' '}
+              <span class={`badge state-${branch.status}`}>{branch.status.replace('_', ' ')}</span>
+            </li>
+          );
+        })}
+      </ul>
     </div>
   );
 }
