@@ -102,16 +102,31 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     // The stage is still running: the partial text is shown before it ends.
     await page.locator('#graph g#node-write.status-running').waitFor();
     expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('running');
-    expect(await page.locator('#stage-pane .tool-call summary code').textContent()).toBe('read_file');
-    expect(await page.locator('#stage-pane .attempt .facts').textContent()).toContain('1,200 in / 340 out');
-    expect(await page.locator('#stage-pane .attempt .facts').textContent()).toContain('$0.0123');
+    expect(await page.locator('#stage-pane .tool-call > summary code').textContent()).toBe('read_file');
+    // The call's arguments and result open from its summary.
+    await page.click('#stage-pane .tool-call > summary');
+    expect(await page.locator('#stage-pane .tool-call .json-key').first().textContent()).toBe('path');
+    expect(await page.locator('#stage-pane .tool-call .json-string').first().textContent()).toContain(
+      'src/index.ts',
+    );
+    expect(await page.locator('#stage-pane .tool-call pre').textContent()).toBe('export {};');
+    expect(await page.locator('#stage-pane .tool-call > summary').textContent()).toContain('done in 12 ms');
+    const facts = page.locator('#stage-pane .attempt .facts');
+    expect(await facts.textContent()).toContain('1,200 in / 340 out');
+    expect(await facts.textContent()).toContain('$0.0123');
+    expect(await facts.textContent()).toContain('running…');
     await screenshot(page, 'llm-streaming');
 
     release();
     await page.locator('#run-state[data-state="success"]').waitFor();
     await expect.poll(() => text.textContent()).toBe('The plan: first read the code, then change it.');
     expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('success');
+    expect(await facts.textContent()).toMatch(/Duration\d+(\.\d+)? (ms|s)/);
     expect(await page.locator('.run-facts').textContent()).toContain('1,200 in / 340 out');
+    // The stage's status.json, as a tree.
+    const status = page.locator('#stage-pane .stage-file[data-file="status.json"]');
+    await status.locator('> summary').click();
+    await expect.poll(() => status.locator('.json-key').allTextContents()).toContain('outcome');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
 
@@ -226,6 +241,10 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
         page.locator('#stage-pane .visit[open] .stage-file[data-file="prompt.md"] pre').textContent(),
       )
       .toContain('Review the change');
+    // The first visit keeps its own files (moved under visits/1 when the node ran again).
+    await expect
+      .poll(() => page.locator('#stage-pane .visit[data-visit="1"] .stage-files').getAttribute('data-dir'))
+      .toBe('review/visits/1');
     await page.locator('#gate-panel button[data-answer="Y"]').waitFor();
     await page.keyboard.press('y');
     await page.locator('#run-state[data-state="success"]').waitFor();
