@@ -318,4 +318,37 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
       .toBe('fan/branches/a/inner/branches/x/x');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
+
+  it('shows each attempt of a retried stage with its own status, output and duration', async () => {
+    server = await startTestServer({ allowTools: true });
+    browser = await launchBrowser();
+    // Fails slowly once (leaving a marker in its stage directory), then succeeds at once.
+    const command =
+      'if [ -f "$ATTRACTOR_STAGE_DIR/.tried" ]; then echo ready; else touch "$ATTRACTOR_STAGE_DIR/.tried"; sleep 0.4; echo busy >&2; exit 1; fi';
+    const id = await server.startRun(
+      `digraph retry { start [shape=Mdiamond]; fetch [type=tool, max_retries=1, tool_command=${JSON.stringify(command)}]; done [shape=Msquare]; start -> fetch -> done }`,
+    );
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=fetch`);
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    const attempts = page.locator('#stage-pane .visit .attempt');
+    await expect.poll(() => attempts.count()).toBe(2);
+    expect(
+      await attempts.evaluateAll((items) => items.map((item) => item.getAttribute('data-status'))),
+    ).toEqual(['failed', 'success']);
+    expect(await attempts.nth(0).locator('pre.stderr').textContent()).toBe('busy\n');
+    expect(await attempts.nth(0).locator('.fail-text').textContent()).toContain('exited with code 1');
+    expect(await attempts.nth(1).locator('.tool-output pre').textContent()).toBe('ready\n');
+    // Each attempt's own duration: the quick second one does not count the first one and the back-off.
+    const durationMs = async (index: number) => {
+      const text = (await attempts.nth(index).locator('.facts div:nth-child(3) dd').textContent())!;
+      const [, value, unit] = /^([\d.]+) (ms|s)$/.exec(text)!;
+      return Number(value) * (unit === 's' ? 1000 : 1);
+    };
+    expect(await durationMs(0)).toBeGreaterThanOrEqual(400);
+    expect(await durationMs(1)).toBeLessThan(400);
+    expect(await page.locator('#stage-pane .visit-total').textContent()).toContain('2 attempts');
+    expect(await page.locator('#timeline .timeline-row').count()).toBe(4);
+    await screenshot(page, 'retried-stage');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -250,7 +250,10 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
       const completed = event.type === 'stage.completed';
       if (attempt !== undefined) {
         attempt.endedAtMs = atMs;
-        attempt.durationMs = event.durationMs;
+        // The stage.completed of a retried stage counts the whole visit (every attempt and the back-off between):
+        // a later attempt's own duration is its own start to end.
+        attempt.durationMs =
+          completed && attempt.attempt > 1 ? Math.max(0, atMs - attempt.startedAtMs) : event.durationMs;
         if (completed) {
           attempt.status = event.status;
           if (event.failureReason !== undefined) attempt.error = event.failureReason;

@@ -146,6 +146,13 @@ export function StagePane(props: StagePaneProps) {
               <span class={`badge state-${visitAttempts.at(-1)!.status}`}>
                 {visitAttempts.at(-1)!.status}
               </span>
+              {visitAttempts.length > 1 && visitAttempts.at(-1)!.endedAtMs !== undefined && (
+                <span class="muted small visit-total">
+                  {' '}
+                  {visitAttempts.length} attempts,{' '}
+                  {formatDuration(visitAttempts.at(-1)!.endedAtMs! - first.startedAtMs)} in all
+                </span>
+              )}
             </summary>
             {visitAttempts.map((attempt) => (
               <Attempt key={attempt.key} attempt={attempt} />
