@@ -101,6 +101,7 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     await expect
       .poll(() => page.locator('#run-table tbody tr').first().getAttribute('data-state'))
       .toBe('success');
+    expect(await page.locator('#run-count').textContent()).toBe('1 run');
     await screenshot(page, 'runs-390');
     expect(browser.pageErrors).toEqual([]);
   }, 90_000);
