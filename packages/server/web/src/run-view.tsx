@@ -199,7 +199,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
                 <a href={runHref(runId)} onClick={onLinkClick} id="parent-run-link">
                   {runId}
                 </a>{' '}
-                › sub-pipeline of{' '}
+                › child run of{' '}
                 <a
                   href={runHref(runId, childPath.parentNode, { child: parentChildPath(childPath.path) })}
                   onClick={onLinkClick}
@@ -340,6 +340,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
             }
             state={run}
             version={version}
+            now={now}
             nodeId={stage}
             server={server}
             onClose={() => select(undefined)}

@@ -31,6 +31,8 @@ export interface StagePaneProps {
   readonly version: number;
   readonly nodeId: string;
   readonly server: ServerInfo | undefined;
+  /** The clock of the page (ms since the epoch, ticking while the run is live): running attempts count from it. */
+  readonly now: number;
   readonly onClose: () => void;
   /** Forks the run after this stage; without it (a child run) no fork is offered. */
   readonly onFork?: ((nodeId: string) => void) | undefined;
@@ -155,7 +157,7 @@ export function StagePane(props: StagePaneProps) {
               )}
             </summary>
             {visitAttempts.map((attempt) => (
-              <Attempt key={attempt.key} attempt={attempt} />
+              <Attempt key={attempt.key} attempt={attempt} now={props.now} />
             ))}
             <StageFiles
               runId={props.runId}
@@ -173,7 +175,7 @@ export function StagePane(props: StagePaneProps) {
   );
 }
 
-function Attempt({ attempt }: { attempt: AttemptView }) {
+function Attempt({ attempt, now }: { attempt: AttemptView; now: number }) {
   const tokens = attempt.inputTokens + attempt.outputTokens;
   return (
     <div class="attempt" data-attempt={attempt.attempt} data-status={attempt.status}>
@@ -188,7 +190,13 @@ function Attempt({ attempt }: { attempt: AttemptView }) {
         </div>
         <div>
           <dt>Duration</dt>
-          <dd>{attempt.durationMs === undefined ? 'running…' : formatDuration(attempt.durationMs)}</dd>
+          <dd>
+            {attempt.durationMs !== undefined
+              ? formatDuration(attempt.durationMs)
+              : attempt.status === 'running'
+                ? `running… ${formatDuration(Math.max(0, now - attempt.startedAtMs))}`
+                : '–'}
+          </dd>
         </div>
         <div>
           <dt>Tokens</dt>
