@@ -892,6 +892,8 @@ export class RunManager {
     });
     const finish = () => {
       live.ended = true;
+      // Every child has written its events.jsonl by now.
+      live.childEvents.clear();
       for (const subscriber of live.subscribers) subscriber(undefined);
       live.subscribers.clear();
       this.#notifyRunChange(id);

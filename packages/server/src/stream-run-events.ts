@@ -91,7 +91,23 @@ export async function streamRunEvents(
   if (batch !== '' && !aborted) await stream.write(batch);
   // A fresh client also gets the events of the run's child pipelines so far (from their own run directories; they
   // have no id in this stream). A reconnecting one has seen them.
+  /**
+   * The child events replayed from the live run's memory: the very objects the live loop may get again (a child
+   * event emitted after this stream subscribed), which it then skips.
+   */
+  const replayed = new Set<PipelineEvent>();
+  const replayChild = async (events: Map<number, PipelineEvent>) => {
+    batch = '';
+    for (const seq of [...events.keys()].sort((a, b) => a - b)) {
+      const event = events.get(seq)!;
+      replayed.add(event);
+      batch += sseMessage(manager.secrets.mask(event), undefined);
+    }
+    if (batch !== '' && !aborted) await stream.write(batch);
+  };
   if (options.lastEventId === 0) {
+    const pendingKeys = new Set(live?.childEvents.keys() ?? []);
+    if (child !== undefined) pendingKeys.delete(childRunKey(child.runId, child.basePath)!);
     for (const childDir of listChildRunDirectories(options.logsRoot)) {
       const events = new Map<number, PipelineEvent>();
       for (const event of await createFileRunStore({ logsRoot: childDir }).readEvents())
@@ -99,13 +115,18 @@ export async function streamRunEvents(
       // Events the child has not written yet (a child waiting at a gate), from the live run.
       const below = relative(options.logsRoot, childDir).split(sep).join('/');
       const path = parseChildRunPath(child === undefined ? below : `${child.path}/${below}`);
-      const pending = path === undefined ? undefined : childRunKey(path.runId, path.basePath);
-      for (const event of (pending === undefined ? undefined : live?.childEvents.get(pending)) ?? [])
+      const key = path === undefined ? undefined : childRunKey(path.runId, path.basePath);
+      for (const event of (key === undefined ? undefined : live?.childEvents.get(key)) ?? [])
         events.set(event.seq, event);
-      batch = '';
-      for (const seq of [...events.keys()].sort((a, b) => a - b))
-        batch += sseMessage(manager.secrets.mask(events.get(seq)!), undefined);
-      if (batch !== '' && !aborted) await stream.write(batch);
+      if (key !== undefined) pendingKeys.delete(key);
+      await replayChild(events);
+    }
+    // Children (and their children) that have written nothing yet, or that live deeper, from memory.
+    for (const key of pendingKeys) {
+      const events = new Map<number, PipelineEvent>();
+      for (const event of live?.childEvents.get(key) ?? [])
+        if (child === undefined || relateToChildRun(event, child) !== undefined) events.set(event.seq, event);
+      if (events.size > 0) await replayChild(events);
     }
   }
 
@@ -127,7 +148,8 @@ export async function streamRunEvents(
       }
       const relation = relate(event);
       if (relation === 'other') {
-        // Events of child pipelines (or of a loop_restart's next directory) have their own seq: live only.
+        // Events of child pipelines (or of a loop_restart's next directory) have their own seq, and no SSE id.
+        if (replayed.has(event)) continue;
         if (child === undefined || relateToChildRun(event, child) !== undefined)
           batch += sseMessage(manager.secrets.mask(event), undefined);
       } else if (event.seq > lastSent) {

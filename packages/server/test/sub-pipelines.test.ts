@@ -161,6 +161,9 @@ describe('sub-pipelines of the pipelines directory (spec §9.4)', () => {
       true,
     );
     expect(seen.map((event) => event.seq)).toEqual(seen.map((_, index) => index + 1));
+    // The parent's stream, opened now, replays the child's events so far (from memory, as the file lags) once.
+    const parentStream = await openEvents(server, id);
+    await parentStream.until((message) => message.data.includes('"interview.started"'), 'the child gate');
     const answer = await server.call(`/pipelines/${id}/questions/${pending!.id}/answer`, {
       method: 'POST',
       json: { value: 'Y' },
@@ -169,6 +172,13 @@ describe('sub-pipelines of the pipelines directory (spec §9.4)', () => {
     const end = await stream.until((message) => message.event === 'end', 'the end of the child stream');
     expect(JSON.parse(end.data)).toEqual({ state: 'success' });
     expect(stream.events().at(-1)).toMatchObject({ type: 'pipeline.completed', runId: 'child' });
+    await parentStream.until((message) => message.event === 'end', 'the end of the run');
+    const childSeqs = parentStream
+      .events()
+      .filter((event) => event.runId === 'child')
+      .map((event) => event.seq);
+    expect(childSeqs).toEqual(childSeqs.map((_, index) => index + 1));
+    parentStream.close();
 
     // Its stage files and context.
     const stage = await server.json<{ files: { name: string }[] }>(
