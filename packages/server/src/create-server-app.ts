@@ -19,7 +19,7 @@ import {
   resumeBodySchema,
   startPipelineBodySchema,
 } from './request-schemas.js';
-import { readStageFile } from './run-directory-files.js';
+import { readRunRequest, readStageFile } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
 import {
@@ -236,6 +236,24 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const text = await c.req.text();
     const body = parseBody(forkBodySchema, parseJsonText(text, manager.limits));
     return c.json(await manager.fork(c.req.param('id'), body));
+  });
+
+  // The DOT source a server run was started with (what "Fork from here" offers to edit).
+  app.get('/pipelines/:id/source', (c) => {
+    const id = c.req.param('id');
+    let source: string;
+    try {
+      source = readRunRequest(manager.runDirectory(id)).source;
+    } catch (error) {
+      if (!ApiError.isInstance(error) || error.status !== 409) throw error;
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `Run "${id}" was not started by this server, so its DOT source is not kept here.`,
+      });
+    }
+    c.header('Content-Type', 'text/vnd.graphviz; charset=utf-8');
+    return c.body(manager.secrets.maskText(source));
   });
 
   app.get('/pipelines/:id/graph', async (c) => {

@@ -140,17 +140,13 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
     }
   };
 
-  const fork = async (nodeId: string) => {
-    setActionError(undefined);
-    try {
-      const summary = await apiJson<RunSummary>(runPath(runId, '/fork'), {
-        method: 'POST',
-        body: JSON.stringify({ from: nodeId }),
-      });
-      navigate(runHref(summary.id));
-    } catch (failure) {
-      setActionError((failure as Error).message);
-    }
+  /** Forks after `nodeId`, with `dot` instead of the run's DOT when given; rejects with the server's refusal. */
+  const fork = async (nodeId: string, dot?: string) => {
+    const summary = await apiJson<RunSummary>(runPath(runId, '/fork'), {
+      method: 'POST',
+      body: JSON.stringify({ from: nodeId, ...(dot === undefined ? {} : { dot }) }),
+    });
+    navigate(runHref(summary.id));
   };
 
   const run = state.current;

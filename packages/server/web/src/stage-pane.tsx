@@ -34,8 +34,11 @@ export interface StagePaneProps {
   /** The clock of the page (ms since the epoch, ticking while the run is live): running attempts count from it. */
   readonly now: number;
   readonly onClose: () => void;
-  /** Forks the run after this stage; without it (a child run) no fork is offered. */
-  readonly onFork?: ((nodeId: string) => void) | undefined;
+  /**
+   * Forks the run after this stage, with an edited DOT when given (rejects with the server's refusal); without it
+   * (a child run) no fork is offered.
+   */
+  readonly onFork?: ((nodeId: string, dot?: string) => Promise<void>) | undefined;
 }
 
 /** Largest stage file shown inline, in bytes. */
@@ -88,6 +91,21 @@ export function StagePane(props: StagePaneProps) {
     // A checkpoint follows a stage of the top-level walk only: a stage inside a parallel branch cannot be forked.
     attempts.some((a) => a.status === 'success' && a.branchPath.length === 0);
   const childRun = state.children.get(nodeId);
+  const [forkDot, setForkDot] = useState<string | undefined>();
+  const [forkError, setForkError] = useState<string | undefined>();
+  const [forking, setForking] = useState(false);
+  useEffect(() => setForkError(undefined), [nodeId]);
+  const runFork = (dot: string | undefined) => {
+    setForking(true);
+    setForkError(undefined);
+    onFork!(nodeId, dot).then(
+      () => setForking(false),
+      (failure: unknown) => {
+        setForking(false);
+        setForkError((failure as Error).message);
+      },
+    );
+  };
   return (
     <section class="card stage-pane" id="stage-pane" aria-labelledby="stage-title" data-node={nodeId}>
       <div class="pane-head">
@@ -96,7 +114,13 @@ export function StagePane(props: StagePaneProps) {
         </h2>
         <span class="spacer" />
         {canFork && (
-          <button type="button" class="button" id="fork-button" onClick={() => onFork!(nodeId)}>
+          <button
+            type="button"
+            class="button"
+            id="fork-button"
+            disabled={forking}
+            onClick={() => runFork(undefined)}
+          >
             Fork from here
           </button>
         )}
@@ -110,6 +134,39 @@ export function StagePane(props: StagePaneProps) {
         </button>
       </div>
       <ErrorNote message={error} />
+      {canFork && (
+        <details
+          class="fork-edit"
+          id="fork-edit"
+          onToggle={(event) => {
+            if ((event.currentTarget as HTMLDetailsElement).open && forkDot === undefined)
+              apiText(runPath(props.runId, '/source')).then(setForkDot, (failure: unknown) =>
+                setForkError((failure as Error).message),
+              );
+          }}
+        >
+          <summary>Fork from here with an edited pipeline</summary>
+          <label for="fork-dot">DOT of the fork (the run's own; change it, then fork)</label>
+          <textarea
+            id="fork-dot"
+            rows={12}
+            spellcheck={false}
+            value={forkDot ?? ''}
+            disabled={forkDot === undefined}
+            onInput={(event) => setForkDot((event.currentTarget as HTMLTextAreaElement).value)}
+          />
+          <button
+            type="button"
+            class="button"
+            id="fork-edited-button"
+            disabled={forking || forkDot === undefined}
+            onClick={() => runFork(forkDot)}
+          >
+            Fork with this DOT
+          </button>
+        </details>
+      )}
+      <ErrorNote message={forkError} id="fork-error" preformatted />
       {attempts.length === 0 &&
         (props.inherited === undefined ? (
           <p class="muted">This node has not run yet.</p>
