@@ -176,6 +176,10 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
       .toContain('error[reachability]: Node "b" cannot be reached');
     expect(new URL(page.url()).pathname).toBe(`/runs/${encodeURIComponent(id)}`);
     await screenshot(page, 'fork-edited-refused');
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(page, 'fork-edited-refused-390');
+    await page.setViewportSize({ width: 1400, height: 900 });
     await editor.fill(
       dot
         .replace('start -> a -> b -> exit', 'start -> a -> c -> exit')

@@ -308,6 +308,10 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
       .toEqual(['a/x', 'a/y']);
     await screenshot(page, 'nested-parallel-branch');
     expect(await checkAccessibility(page)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(page, 'nested-parallel-branch-390');
+    await page.setViewportSize({ width: 1400, height: 900 });
     await branches.first().locator('a').click();
     await page.waitForURL((url) => url.searchParams.get('branch') === 'a/x');
     await page.locator('#graph[data-loaded] g#node-x.status-success').waitFor();
