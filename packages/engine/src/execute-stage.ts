@@ -13,7 +13,8 @@ import type { Outcome } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
 import { buildRetryPolicy, retryDelayMs } from './retry-policy.js';
 import type { RunScope } from './run-scope.js';
-import type { StageStatusFile } from './run-store.js';
+import type { LocalStageDirectory, StageStatusFile } from './run-store.js';
+import { createStageWorkspace } from './stage-workspace.js';
 import { statusFileToOutcome } from './status-file.js';
 import type { WalkState } from './walk-state.js';
 import { wrapInterviewer } from './wrap-interviewer.js';
@@ -26,7 +27,8 @@ export interface StageExecution {
   readonly context: Context;
   /** Stage directory relative to the run directory. */
   readonly stagePath: string;
-  readonly stageDir: string;
+  /** The stage as a real directory (`runtime.stageDir`); synced into the store after every attempt. */
+  readonly localStage: LocalStageDirectory;
   readonly branchPath: readonly string[];
   readonly visit: number;
   /** Step number of this execution in the walk (events' `index`). */
@@ -185,8 +187,14 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
       );
     }
     const value = await Promise.race(racers);
+    const synced = execution.localStage.sync();
+    if (synced !== undefined) await synced;
     return { kind: 'outcome', outcome: await acceptOutcome(execution, value) };
   } catch (error) {
+    // Keep what the failed attempt left in a scratch directory as evidence.
+    await Promise.resolve()
+      .then(() => execution.localStage.sync())
+      .catch(() => undefined);
     if (runSignal.aborted) return { kind: 'cancelled', reason: abortReason(runSignal) };
     return { kind: 'outcome', outcome: errorToOutcome(error) };
   } finally {
@@ -275,7 +283,8 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
   };
   const runtime: HandlerRuntime = {
     abortSignal: signal,
-    stageDir: execution.stageDir,
+    stage: createStageWorkspace(scope.store, execution.stagePath, execution.localStage),
+    stageDir: execution.localStage.path,
     runId: scope.runId,
     workdir: scope.workdir,
     visit: execution.visit,
@@ -293,7 +302,14 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
     secrets: scope.secrets,
     processGroups: { record: (processGroupId) => recordProcessGroup(scope, processGroupId) },
     runBranch: (options) => execution.runBranch(options, { stagePath: execution.stagePath, signal }),
-    runChild: (options) => scope.startChild(options, { nodeId: node.id, branchPath, abortSignal: signal }),
+    runChild: (options) =>
+      scope.startChild(options, {
+        nodeId: node.id,
+        stagePath: execution.stagePath,
+        store: scope.store,
+        branchPath,
+        abortSignal: signal,
+      }),
     recordProcessGroup: (processGroupId) => recordProcessGroup(scope, processGroupId),
   };
   return scope.backend === undefined ? runtime : { ...runtime, backend: scope.backend };

@@ -34,6 +34,8 @@ export {
   type FileRefusedReason,
 } from './errors/file-refused-error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
+export type { StoreNameKind } from './errors/invalid-store-name-error.js';
+export { InvalidStoreNameError } from './errors/invalid-store-name-error.js';
 export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
 export { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
@@ -43,6 +45,8 @@ export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';
 export type { ArtifactStoreOptions } from './file-artifact-store.js';
 export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-artifact-store.js';
+export type { FileRunCatalogOptions } from './file-run-catalog.js';
+export { createFileRunCatalog } from './file-run-catalog.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { createFileRunStore } from './file-run-store.js';
 export type { ForkRunOptions } from './fork-run.js';
@@ -146,14 +150,23 @@ export {
 } from './run-pipeline.js';
 export type { RunResult, RunStatus } from './run-result.js';
 export type {
+  BlobData,
   Checkpoint,
   CheckpointOrigin,
+  LocalStageDirectory,
+  ReadRunOptions,
+  RunCatalog,
+  RunIndexEntry,
+  RunIndexFilter,
+  RunIndexStatus,
   RunManifest,
+  RunRecord,
   RunStore,
   StageRecord,
   StageStatusFile,
+  StoredFileInfo,
 } from './run-store.js';
-export { CHECKPOINT_VERSION } from './run-store.js';
+export { CHECKPOINT_VERSION, readRun } from './run-store.js';
 export type {
   EdgeConditionContext,
   EdgeSelection,
@@ -161,4 +174,7 @@ export type {
   SelectEdgeOptions,
 } from './select-edge.js';
 export { normalizeLabel, selectEdge } from './select-edge.js';
+export type { StageWorkspace } from './stage-workspace.js';
+export { createStageWorkspace } from './stage-workspace.js';
+export { checkArtifactId, checkRelativeName, collectBlobData } from './store-names.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';

@@ -4,10 +4,16 @@ import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
  * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
  */
 
-import { join } from 'node:path';
-import type { BranchResult, Context, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { formatDuration, isSuccessStatus } from '@attractor/engine';
-import { findJoinNode, type Graph, type GraphEdge, type JoinPolicy, nodeAttribute } from '@attractor/graph';
+import {
+  findJoinNode,
+  type Graph,
+  type GraphEdge,
+  type GraphNode,
+  type JoinPolicy,
+  nodeAttribute,
+} from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
 import { BRANCH_OUTPUT_INLINE_MAX_CHARS, type ParallelBranchResult } from './parallel-results.js';
@@ -242,7 +248,7 @@ async function withFullOutput(
   result: BranchResult,
   runtime: HandlerRuntime,
 ): Promise<ParallelBranchResult> {
-  const output = readStageOutput(join(runtime.stageDir, 'branches', entry.branch, result.lastNodeId));
+  const output = await readStageOutput(runtime.stage, `branches/${entry.branch}/${result.lastNodeId}`);
   if (output === undefined) return entry;
   if (output.length <= BRANCH_OUTPUT_INLINE_MAX_CHARS) return { ...entry, output };
   const artifact = await runtime.artifacts.store({

@@ -2,7 +2,7 @@
  * The `subgraph` handler (spec §9.4 "Pipeline Composition", sub-pipeline nodes): runs another DOT file as a child
  * pipeline and takes its result as the node's outcome.
  */
-import type { JsonValue, Outcome, RunResult } from '@attractor/engine';
+import type { Handler, JsonValue, Outcome, RunResult } from '@attractor/engine';
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';
 import {
   expandVariables,
@@ -11,7 +11,7 @@ import {
   SPEC_HANDLER_TRAITS,
   SUBGRAPH_VARIABLE_PREFIX,
 } from '@attractor/graph';
-import { freshChildDirectory, loadChildGraph, resolveChildPath } from './child-graph-file.js';
+import { freshChildName, loadChildGraph, resolveChildPath } from './child-graph-file.js';
 
 /**
  * Context keys that belong to one run's engine, never carried between parent and child: the graph attributes
@@ -120,7 +120,7 @@ function subgraphOutcome(options: {
  * validated when the node runs (a missing or invalid file, or one whose own `graph_ref`s lead back to it, is a
  * FAIL that is not retried, with the diagnostics and their `file:line:col`; `attractor validate` reports the same
  * before a run). It runs through `runtime.runChild` in its own run directory under the stage directory
- * (`{stageDir}/child`, or `child-2`, ... for later attempts), with the parent's backend, interviewer, handlers,
+ * (`child` in the stage, or `child-2`, ... for later attempts; the file store's `{stageDir}/child`), with the parent's backend, interviewer, handlers,
  * clock and event sink (its events carry `branchPath: [..., 'child:<nodeId>']`), in the same working directory.
  * Cancelling the run or the node's `timeout` cancels the child.
  *
@@ -178,7 +178,7 @@ export function createSubgraphHandler(): DeclaredHandler {
       const seed = subgraphChildContext(parentContext, variables.variables);
       const handle = runtime.runChild({
         graph: loaded.graph,
-        logsRoot: freshChildDirectory(runtime.stageDir),
+        name: await freshChildName(runtime.stage),
         context: seed,
       });
       runtime.emit({

@@ -6,11 +6,19 @@ export { createTestCodergenRequest, describeCodergenBackendContract } from './co
 export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.js';
 export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
 export { graphFrom } from './graph-from.js';
-export type { MemoryRunStore } from './memory-run-store.js';
+export type { MemoryRunStore, StoredBlob } from './memory-run-store.js';
 export { createMemoryRunStore } from './memory-run-store.js';
+export type { RunCatalogFixture } from './run-catalog-contract.js';
+export { describeRunCatalogContract } from './run-catalog-contract.js';
 export type { RunDotOptions, RunDotResult } from './run-dot.js';
 export { runDot } from './run-dot.js';
-export { createTestCheckpoint, describeRunStoreContract } from './run-store-contract.js';
+export type { RunStoreFixture } from './run-store-contract.js';
+export {
+  createTestCheckpoint,
+  createTestManifest,
+  deadProcessId,
+  describeRunStoreContract,
+} from './run-store-contract.js';
 export type {
   ScriptedCall,
   ScriptedHandler,
