@@ -149,6 +149,7 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
   // signal (not AbortSignal.any, which keeps a reference per call in Node 20) aborts the attempt and stops waiting
   // for a handler that ignores its signal.
   const attemptController = new AbortController();
+  const attemptState = { ended: false };
   const signal = attemptController.signal;
   let rejectRun: ((reason: unknown) => void) | undefined;
   const runAborted = new Promise<never>((_, reject) => {
@@ -164,7 +165,7 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
   try {
     const traits = scope.registry.traitsOf(node, scope.graph);
     const handler = resolveHandler(execution, traits);
-    const runtime = createRuntime(execution, attempt, signal);
+    const runtime = createRuntime(execution, attempt, signal, attemptState);
     const racers: Promise<unknown>[] = [
       Promise.resolve().then(() =>
         callHandler(handler, { node, context, graph: scope.graph, logsRoot: scope.logsRoot, runtime }),
@@ -203,6 +204,7 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
     if (!signal.aborted) attemptController.abort(attemptFinished);
     // Nobody waits for the run-abort racer any more: keep its eventual rejection from being reported as unhandled.
     runAborted.catch(() => undefined);
+    attemptState.ended = true;
   }
 }
 
@@ -274,9 +276,17 @@ function validateOutcome(outcome: Outcome): Outcome {
   return status === outcome.status ? outcome : { ...outcome, status };
 }
 
-function createRuntime(execution: StageExecution, attempt: number, signal: AbortSignal): HandlerRuntime {
+function createRuntime(
+  execution: StageExecution,
+  attempt: number,
+  signal: AbortSignal,
+  attemptState: { ended: boolean },
+): HandlerRuntime {
   const { scope, node, branchPath } = execution;
   const emitEvent = (event: EmittableEvent) => {
+    // A handler that ignored its abort (timeout, cancellation) may still emit once its attempt has been recorded, and
+    // even after the run ended: such an event belongs to no attempt any more, so it is dropped.
+    if (attemptState.ended) return;
     const withNode = 'nodeId' in event && event.nodeId !== undefined ? event : { ...event, nodeId: node.id };
     scope.bus.emit(withNode as UnstampedEvent, branchPath);
     void scope.bus.flush();
