@@ -1,0 +1,199 @@
+/**
+ * One job of the run queue: start or resume the run it names against the shared store, until it ends, suspends at
+ * a human gate, is cancelled, or the worker stops (then the run goes back to the queue).
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type Clock,
+  type CodergenBackend,
+  type HandlerRegistry,
+  ResumeError,
+  type RunResult,
+  type RunStore,
+  startPipeline,
+  startResumedPipeline,
+} from '@attractor/engine';
+import type { Graph } from '@attractor/graph';
+import type { Job } from 'pg-boss';
+import type { WorkerRunCatalog } from './catalog-run-stores.js';
+import type { RunRequest } from './queued-run.js';
+import type { RunJobData, RunQueue } from './run-queue.js';
+import type { WorkerEvent } from './start-worker.js';
+import { createSuspendingInterviewer } from './suspending-interviewer.js';
+
+/** What a run needs to execute, built by the worker's `prepare` from the run's request. */
+export interface PreparedRun {
+  /** The pipeline, parsed, transformed and validated (e.g. `prepareGraph` of `@attractor/graph`). */
+  readonly graph: Graph;
+  readonly registry: HandlerRegistry;
+  readonly backend?: CodergenBackend;
+  /** Secret values masked in everything the run writes (API keys). */
+  readonly secretValues?: readonly string[];
+  /** Overrides the graph's `max_steps`. */
+  readonly maxSteps?: number;
+  /** Releases what `prepare` opened, after the run stops. */
+  readonly dispose?: () => void | Promise<void>;
+}
+
+/** Builds a run's graph and services from its request; `workdir` is the run's directory under the workdir root. */
+export type PrepareRun = (
+  request: RunRequest & { readonly runId: string; readonly workdir: string },
+) => Promise<PreparedRun>;
+
+/** Why a worker stops a run it executes. */
+type StopCause = 'cancel' | 'stop' | 'suspend';
+
+/** A run a worker executes now. */
+export interface ActiveRun {
+  stop(cause: StopCause, reason: string): void;
+}
+
+/** Options of {@link executeRunJob}. Internal to the worker. */
+export interface ExecuteRunJobOptions {
+  readonly job: Job<RunJobData>;
+  readonly queue: RunQueue;
+  readonly catalog: WorkerRunCatalog;
+  readonly prepare: PrepareRun;
+  readonly workdirRoot: string;
+  readonly runsRoot: string;
+  readonly createRunStore: (logsRoot: string) => RunStore;
+  readonly workerId: string;
+  readonly clock: Clock;
+  readonly emit: (event: WorkerEvent) => void;
+  readonly active: Map<string, ActiveRun>;
+}
+
+/**
+ * Executes one run job. Resolves when the job is done (the run ended, suspended, was cancelled or handed back);
+ * rejects on an infrastructure fault (store or queue down, the run locked by a live worker) so that pg-boss retries
+ * the job after its retry delay.
+ */
+export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void> {
+  const { job, queue, emit } = options;
+  const { runId, trigger } = job.data;
+  const queued = await queue.readRun(runId);
+  if (queued === undefined) {
+    emit({ type: 'run.skipped', runId, reason: 'the queue has no such run' });
+    return;
+  }
+  if (queued.state === 'success' || queued.state === 'fail' || queued.state === 'cancelled') {
+    emit({ type: 'run.skipped', runId, reason: `the run is already ${queued.state}` });
+    return;
+  }
+  if (trigger === 'timeout' && (queued.state !== 'waiting' || queued.question?.id !== job.data.questionId)) {
+    emit({ type: 'run.skipped', runId, reason: 'the question of this deadline was answered' });
+    return;
+  }
+  if (queued.state === 'waiting' && trigger !== 'timeout') {
+    emit({ type: 'run.skipped', runId, reason: 'the run waits for an answer' });
+    return;
+  }
+
+  const store = options.catalog.open(runId);
+  const manifest = await store.readManifest();
+  const checkpoint = manifest === undefined ? undefined : await store.readCheckpoint();
+  if (checkpoint?.state === 'success' || checkpoint?.state === 'fail' || checkpoint?.state === 'cancelled') {
+    // It ended before (its worker died before recording that): record it, run nothing.
+    await queue.claimRun({ runId, workerId: options.workerId });
+    await queue.settleRun({ runId, state: checkpoint.state });
+    emit({ type: 'run.finished', runId, status: checkpoint.state });
+    return;
+  }
+  if (!(await queue.claimRun({ runId, workerId: options.workerId }))) {
+    emit({ type: 'run.skipped', runId, reason: 'the run was cancelled' });
+    return;
+  }
+
+  const workdir = join(options.workdirRoot, runId);
+  await mkdir(workdir, { recursive: true });
+  const prepared = await options.prepare({ ...queued.request, runId, workdir });
+  const controller = new AbortController();
+  let stopCause: StopCause | undefined;
+  let suspendedAt: string | undefined;
+  options.active.set(runId, {
+    stop(cause, reason) {
+      if (stopCause !== undefined) return;
+      stopCause = cause;
+      controller.abort(new Error(reason));
+    },
+  });
+  const interviewer = createSuspendingInterviewer({
+    pool: queue.pool,
+    runId,
+    workerId: options.workerId,
+    clock: options.clock,
+    persist: async ({ question, askedAt, deadlineAt, newDeadline }) => {
+      await queue.suspendAtGate({
+        runId,
+        question,
+        askedBy: options.workerId,
+        askedAt,
+        deadlineAt,
+        scheduleTimeout: newDeadline,
+      });
+      suspendedAt = question.stage;
+    },
+    suspend: (reason) => options.active.get(runId)?.stop('suspend', reason),
+  });
+  const services = {
+    graph: prepared.graph,
+    registry: prepared.registry,
+    ...(prepared.backend === undefined ? {} : { backend: prepared.backend }),
+    ...(prepared.secretValues === undefined ? {} : { secretValues: prepared.secretValues }),
+    ...(prepared.maxSteps === undefined ? {} : { maxSteps: prepared.maxSteps }),
+    interviewer,
+    workdir,
+    clock: options.clock,
+    abortSignal: AbortSignal.any([controller.signal, job.signal]),
+    createRunStore: options.createRunStore,
+    logsRoot: join(options.runsRoot, runId),
+  };
+  const run =
+    manifest === undefined
+      ? startPipeline({
+          ...services,
+          ...(queued.request.context === undefined ? {} : { context: queued.request.context }),
+          ...(queued.request.filename === undefined ? {} : { sourcePath: queued.request.filename }),
+        })
+      : startResumedPipeline(services);
+  emit({ type: 'run.started', runId, resumed: manifest !== undefined, trigger });
+  let result: RunResult;
+  try {
+    result = await run.result;
+  } catch (error) {
+    if (ResumeError.isInstance(error)) {
+      // Nothing a retry would change (another graph, a finished run): the run ends here.
+      await queue.settleRun({ runId, state: 'fail', error: error.message });
+      emit({ type: 'run.finished', runId, status: 'fail', failureReason: error.message });
+      return;
+    }
+    throw error;
+  } finally {
+    options.active.delete(runId);
+    await prepared.dispose?.();
+  }
+
+  if (stopCause === 'suspend' && suspendedAt !== undefined) {
+    emit({ type: 'run.suspended', runId, stage: suspendedAt });
+    return;
+  }
+  if (result.status === 'cancelled' && stopCause !== 'cancel') {
+    if (job.signal.aborted && stopCause === undefined) return; // pg-boss took the job back; its retry resumes the run
+    await queue.settleRun({ runId, state: 'queued' });
+    await queue.sendJob({ runId, trigger: 'requeue' });
+    emit({ type: 'run.requeued', runId, reason: result.failureReason ?? 'the worker is stopping' });
+    return;
+  }
+  await queue.settleRun({
+    runId,
+    state: result.status,
+    ...(result.failureReason === undefined ? {} : { error: result.failureReason }),
+  });
+  emit({
+    type: 'run.finished',
+    runId,
+    status: result.status,
+    ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
+  });
+}
