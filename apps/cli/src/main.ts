@@ -18,6 +18,8 @@ import {
   parseUrl,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
+import type { QueueRunCliOptions } from './commands/queue-commands.js';
+import type { WorkerCliOptions } from './commands/worker-command.js';
 import type { RunCliOptions } from './run/run-cli-options.js';
 
 /** Options of {@link main}. */
@@ -80,7 +82,24 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       ).argParser(collectSet),
     );
   addRunOptions(run);
-  run.action(async (file: string, commandOptions: RunCliOptions) => {
+  run
+    .addOption(
+      new Option(
+        '--queue [url]',
+        'enqueue the run for workers instead of running it here, and print its id (queue: the url, else $ATTRACTOR_QUEUE_URL)',
+      ),
+    )
+    .option('--wait', 'with --queue: follow the run until it ends and exit like a local run')
+    .addOption(storeOption());
+  run.action(async (file: string, commandOptions: QueueRunCliOptions) => {
+    if (commandOptions.queue !== undefined) {
+      const { enqueueCommand } = await import('./commands/queue-commands.js');
+      exitCode = await enqueueCommand({ file, options: commandOptions, io });
+      return;
+    }
+    if (commandOptions.wait === true) {
+      throw new CliError({ code: 'CLI_USAGE', message: '--wait follows a queued run: add --queue.' });
+    }
     const { runCommand } = await import('./commands/run-command.js');
     exitCode = await runCommand({ file, options: commandOptions, io });
   });
@@ -206,6 +225,63 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       exitCode = await serveCommand({ options: commandOptions, io });
     });
 
+  program
+    .command('worker')
+    .description('take runs from the shared queue and execute them against the shared run store')
+    .addOption(
+      new Option('--concurrency <n>', 'runs executed at once').default(1).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--workdir-root <dir>',
+        'shared directory of the runs\' working directories, <dir>/<run id> (default: $ATTRACTOR_WORKDIR_ROOT, else ./.attractor/work)',
+      ),
+    )
+    .addOption(storeOption())
+    .addOption(queueOption())
+    .addOption(
+      new Option(
+        '--heartbeat-seconds <n>',
+        'a worker silent this long loses its runs to other workers (at least 10; default 30)',
+      ).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--supervise-seconds <n>',
+        'how often to look for runs of dead workers (default 30)',
+      ).argParser(parsePositiveInteger),
+    )
+    .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
+    .addOption(secretOption())
+    .action(async (commandOptions: WorkerCliOptions) => {
+      const { workerCommand } = await import('./commands/worker-command.js');
+      exitCode = await workerCommand({ options: commandOptions, io });
+    });
+
+  program
+    .command('runs')
+    .description('list the runs of the shared queue, newest first')
+    .option('--status <status>', 'only runs in this state: queued, running, waiting, success, fail, cancelled')
+    .option('--graph <name>', 'only runs of this graph')
+    .option('--json', 'print one JSON document on stdout')
+    .addOption(storeOption())
+    .addOption(queueOption())
+    .action(async (commandOptions: { status?: string; graph?: string; json?: boolean; queue?: string; store?: string }) => {
+      const { runsCommand } = await import('./commands/queue-commands.js');
+      exitCode = await runsCommand({ options: commandOptions, io });
+    });
+
+  program
+    .command('answer')
+    .description('answer the human gate a queued run waits at; a worker resumes the run')
+    .argument('<run>', 'the run id')
+    .argument('<key>', "an option's key, label or target node (yes/no, or the text of a free-text gate)")
+    .addOption(queueOption())
+    .action(async (runId: string, key: string, commandOptions: { queue?: string }) => {
+      const { answerCommand } = await import('./commands/queue-commands.js');
+      exitCode = await answerCommand({ runId, key, options: commandOptions, io });
+    });
+
   try {
     await program.parseAsync([...options.argv], { from: 'user' });
     if (options.argv.length === 0) {
@@ -301,6 +377,19 @@ function addRunOptions(command: Command): void {
     .option('--strict', 'treat dialect aliases as errors')
     .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption());
+}
+
+/** `--store <url>`: the shared run store. */
+function storeOption(): Option {
+  return new Option(
+    '--store <url>',
+    'shared run store: postgres://… or a directory on a shared volume (default: $ATTRACTOR_STORE_URL)',
+  );
+}
+
+/** `--queue <url>`: the shared run queue. */
+function queueOption(): Option {
+  return new Option('--queue <url>', 'shared run queue: postgres://… (default: $ATTRACTOR_QUEUE_URL)');
 }
 
 /** `--secret NAME` (repeatable): main.ts reads it from argv before parsing; commander only has to accept it. */

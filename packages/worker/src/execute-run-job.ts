@@ -107,7 +107,16 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
 
   const workdir = join(options.workdirRoot, runId);
   await mkdir(workdir, { recursive: true });
-  const prepared = await options.prepare({ ...queued.request, runId, workdir });
+  let prepared: PreparedRun;
+  try {
+    prepared = await options.prepare({ ...queued.request, runId, workdir });
+  } catch (error) {
+    // The request cannot become a run here (the DOT has errors, a plug-in is missing): a retry changes nothing.
+    const message = error instanceof Error ? error.message : String(error);
+    await queue.settleRun({ runId, state: 'fail', error: message });
+    emit({ type: 'run.finished', runId, status: 'fail', failureReason: message });
+    return;
+  }
   const controller = new AbortController();
   let stopCause: StopCause | undefined;
   let suspendedAt: string | undefined;

@@ -1,0 +1,243 @@
+/**
+ * The CLI on a shared queue and store: `attractor run file.dot --queue [--wait]`, `attractor runs` and
+ * `attractor answer <run> <key>`.
+ */
+import { resolve } from 'node:path';
+import type { PipelineEvent } from '@attractor/engine';
+import type { JsonValue } from '@attractor/engine';
+import type { QueuedRun, RunQueue } from '@attractor/worker';
+import type { CliIo } from '../cli-io.js';
+import { cliCommand } from '../cli-command.js';
+import { type Colors, createColors } from '../colors.js';
+import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
+import { CliError } from '../errors/cli-error.js';
+import { loadPipeline } from '../load-pipeline.js';
+import type { RunCliOptions } from '../run/run-cli-options.js';
+import {
+  connectQueueOrExplain,
+  type OpenedCatalog,
+  openRunCatalog,
+  requireQueueUrl,
+  requireStoreUrl,
+  storeUrlOf,
+} from '../shared/shared-locations.js';
+
+/** `run` options that matter on a queue. */
+export interface QueueRunCliOptions extends RunCliOptions {
+  /** `--queue [url]`: enqueue instead of running here. */
+  readonly queue?: string | boolean;
+  /** `--wait`: follow the queued run until it ends. */
+  readonly wait?: boolean;
+  /** `--store <url>`: the shared run store (for `--wait`). */
+  readonly store?: string;
+}
+
+/** How often `--wait` reads new events from the store, in milliseconds. */
+const FOLLOW_INTERVAL_MS = 250;
+
+/**
+ * `attractor run file.dot --queue`: lints the pipeline like a local run, enqueues it and prints the run id. With
+ * `--wait`, follows its events from the store until it ends and exits like a local run (0 success, 1 failed, 130
+ * cancelled).
+ */
+export async function enqueueCommand(options: {
+  readonly file: string;
+  readonly options: QueueRunCliOptions;
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const cli = options.options;
+  const colors = createColors(io.color && cli.json !== true);
+  const queueUrl = requireQueueUrl(cli.queue, io, '`attractor run --queue`');
+  const storeUrl = cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor run --queue --wait`') : undefined;
+  const config = await loadCliConfig({ cwd: io.cwd, ...(cli.config === undefined ? {} : { path: cli.config }) });
+  const pipeline = await loadPipeline({
+    path: options.file,
+    io,
+    colors: createColors(io.color),
+    ...lintOptionsOf(config),
+    ...(cli.strict === undefined ? {} : { strict: cli.strict }),
+  });
+  const queue = await connectQueueOrExplain(queueUrl);
+  try {
+    const runId = await queue.enqueueRun({
+      source: pipeline.source,
+      filename: resolve(io.cwd, options.file),
+      graphName: pipeline.graph.id,
+      ...(cli.set === undefined ? {} : { context: cli.set as Readonly<Record<string, JsonValue>> }),
+      options: backendOptionsOf(cli, io.cwd),
+    });
+    io.stdout.write(`${runId}\n`);
+    if (storeUrl === undefined) return 0;
+    const catalog = await openRunCatalog(storeUrl, io);
+    try {
+      return await followRun({ catalog, queue, runId, io, colors, json: cli.json === true });
+    } finally {
+      await catalog.close();
+    }
+  } finally {
+    await queue.close();
+  }
+}
+
+/** The options a worker needs to build the run's backend (no secrets: they stay in the workers' environment). */
+function backendOptionsOf(cli: RunCliOptions, cwd: string): Readonly<Record<string, JsonValue>> {
+  const picked: Record<string, JsonValue> = {};
+  if (cli.simulate !== undefined) picked.simulate = cli.simulate;
+  if (cli.simulateScript !== undefined) picked.simulateScript = resolve(cwd, cli.simulateScript);
+  if (cli.dryRun !== undefined) picked.dryRun = cli.dryRun;
+  if (cli.model !== undefined) picked.model = cli.model;
+  if (cli.provider !== undefined) picked.provider = cli.provider;
+  if (cli.baseUrl !== undefined) picked.baseUrl = cli.baseUrl;
+  if (cli.prices !== undefined) picked.prices = resolve(cwd, cli.prices);
+  if (cli.backend !== undefined) picked.backend = JSON.parse(JSON.stringify(cli.backend)) as JsonValue;
+  if (cli.agentPermissions !== undefined) picked.agentPermissions = cli.agentPermissions;
+  if (cli.maxSteps !== undefined) picked.maxSteps = cli.maxSteps;
+  return picked;
+}
+
+/**
+ * Prints a queued run's events as the store receives them, until the run ends; says so once while it waits at a
+ * gate. Resolves with the exit code of a local run.
+ */
+async function followRun(options: {
+  readonly catalog: OpenedCatalog;
+  readonly queue: RunQueue;
+  readonly runId: string;
+  readonly io: CliIo;
+  readonly colors: Colors;
+  readonly json: boolean;
+}): Promise<number> {
+  const { io, colors, runId } = options;
+  const store = options.catalog.open(runId);
+  let lastSeq = 0;
+  let waitingAt: string | undefined;
+  while (true) {
+    const events = (await store.readEvents().catch(() => [] as PipelineEvent[])).filter(
+      (event) => event.seq > lastSeq,
+    );
+    let ended: number | undefined;
+    for (const event of events) {
+      lastSeq = event.seq;
+      io.stdout.write(options.json ? `${JSON.stringify(event)}\n` : formatEvent(event, colors));
+      if (event.type === 'pipeline.completed') ended = 0;
+      if (event.type === 'pipeline.failed') ended = 1;
+    }
+    const queued = await options.queue.readRun(runId);
+    if (ended !== undefined && (queued === undefined || queued.state !== 'running')) return ended;
+    if (queued?.state === 'cancelled') {
+      io.stderr.write(`run ${runId} was cancelled${queued.error === undefined ? '' : `: ${queued.error}`}\n`);
+      return 130;
+    }
+    if ((queued?.state === 'fail' || queued?.state === 'success') && events.length === 0) {
+      if (queued.state === 'success') return 0;
+      io.stderr.write(`${colors.red('error:')} run ${runId} failed${queued.error === undefined ? '' : `: ${queued.error}`}\n`);
+      return 1;
+    }
+    if (queued?.state === 'waiting' && queued.question !== undefined && waitingAt !== queued.question.id) {
+      waitingAt = queued.question.id;
+      io.stderr.write(
+        `run ${runId} waits at gate "${queued.question.stage}": ${queued.question.text}\n  options: ${describeOptions(queued)}\n  answer with: ${cliCommand(io.env)} answer ${runId} <key>${queued.deadlineAt === undefined ? '' : ` (before ${queued.deadlineAt}, else the default applies)`}\n`,
+      );
+    }
+    await new Promise((resolveSleep) => setTimeout(resolveSleep, FOLLOW_INTERVAL_MS));
+  }
+}
+
+function describeOptions(run: QueuedRun): string {
+  const question = run.question;
+  if (question === undefined) return '';
+  if (question.type === 'freeform') return 'any text';
+  if (question.type !== 'multiple_choice') return 'yes, no';
+  return question.options.map((option) => `${option.key} (${option.label})`).join(', ');
+}
+
+function formatEvent(event: PipelineEvent, colors: Colors): string {
+  switch (event.type) {
+    case 'pipeline.started':
+      return `${colors.bold(event.resumed ? 'resumed' : 'started')} ${event.name}\n`;
+    case 'stage.started':
+      return `  ${colors.cyan('▶')} ${event.nodeId}\n`;
+    case 'stage.completed':
+      return `  ${event.status === 'fail' ? colors.red('✗') : colors.green('✓')} ${event.nodeId} ${event.status}${event.failureReason === undefined ? '' : ` (${event.failureReason})`}\n`;
+    case 'pipeline.completed':
+      return `${colors.green('success')} in ${Math.round(event.durationMs)} ms\n`;
+    case 'pipeline.failed':
+      return `${colors.red('failed')}: ${event.error}\n`;
+    default:
+      return '';
+  }
+}
+
+/** `attractor runs [--status S] [--graph G]`: the runs of the queue (and their state), newest first. */
+export async function runsCommand(options: {
+  readonly options: {
+    readonly status?: string;
+    readonly graph?: string;
+    readonly json?: boolean;
+    readonly queue?: string;
+    readonly store?: string;
+  };
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const queueUrl = requireQueueUrl(options.options.queue, io, '`attractor runs`');
+  storeUrlOf(options.options.store, io);
+  const queue = await connectQueueOrExplain(queueUrl);
+  try {
+    const status = options.options.status;
+    const runs = (await queue.listRuns({})).filter(
+      (run) =>
+        (status === undefined || run.state === status) &&
+        (options.options.graph === undefined || graphNameOf(run) === options.options.graph),
+    );
+    if (options.options.json === true) {
+      io.stdout.write(
+        `${JSON.stringify(runs.map((run) => ({ runId: run.runId, graphName: graphNameOf(run), status: run.state, enqueuedAt: run.enqueuedAt, startedAt: run.startedAt, endedAt: run.endedAt, worker: run.worker, waitingAt: run.state === 'waiting' ? run.question?.stage : undefined })))}\n`,
+      );
+      return 0;
+    }
+    if (runs.length === 0) {
+      io.stderr.write('no runs\n');
+      return 0;
+    }
+    for (const run of runs) {
+      const where = run.state === 'waiting' ? ` at gate ${run.question?.stage ?? ''}` : '';
+      io.stdout.write(`${run.runId}  ${run.state}${where}  ${graphNameOf(run)}  ${run.enqueuedAt}\n`);
+    }
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}
+
+function graphNameOf(run: QueuedRun): string {
+  return /digraph\s+("?)([A-Za-z0-9_.-]+)\1/.exec(run.request.source)?.[2] ?? '';
+}
+
+/** `attractor answer <run> <key>`: answers the gate a suspended run waits at; a worker resumes the run. */
+export async function answerCommand(options: {
+  readonly runId: string;
+  readonly key: string;
+  readonly options: { readonly queue?: string };
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const queueUrl = requireQueueUrl(options.options.queue, io, '`attractor answer`');
+  const queue = await connectQueueOrExplain(queueUrl);
+  const { AnswerRefusedError } = await import('@attractor/worker');
+  try {
+    const { answer } = await queue.answerRun({ runId: options.runId, text: options.key });
+    io.stdout.write(
+      `answered run ${options.runId} with ${answer.selectedOption === undefined ? answer.value : `[${answer.selectedOption.key}] ${answer.selectedOption.label}`}; a worker resumes it\n`,
+    );
+    return 0;
+  } catch (error) {
+    if (AnswerRefusedError.isInstance(error)) {
+      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+    }
+    throw error;
+  } finally {
+    await queue.close();
+  }
+}
