@@ -13,7 +13,7 @@ import type { Outcome } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
 import { buildRetryPolicy, retryDelayMs } from './retry-policy.js';
 import type { RunScope } from './run-scope.js';
-import type { StageStatusFile } from './run-store.js';
+import type { LocalStageDirectory, StageStatusFile } from './run-store.js';
 import { statusFileToOutcome } from './status-file.js';
 import type { WalkState } from './walk-state.js';
 import { wrapInterviewer } from './wrap-interviewer.js';
@@ -26,7 +26,8 @@ export interface StageExecution {
   readonly context: Context;
   /** Stage directory relative to the run directory. */
   readonly stagePath: string;
-  readonly stageDir: string;
+  /** The stage as a real directory (`runtime.stageDir`); synced into the store after every attempt. */
+  readonly localStage: LocalStageDirectory;
   readonly branchPath: readonly string[];
   readonly visit: number;
   /** Step number of this execution in the walk (events' `index`). */
@@ -186,8 +187,11 @@ async function runAttempt(
       );
     }
     const value = await Promise.race(racers);
+    await execution.localStage.sync();
     return { kind: 'outcome', outcome: await acceptOutcome(execution, value) };
   } catch (error) {
+    // Keep what the failed attempt left in a scratch directory as evidence.
+    await execution.localStage.sync().catch(() => undefined);
     if (runSignal.aborted) return { kind: 'cancelled', reason: abortReason(runSignal) };
     return { kind: 'outcome', outcome: errorToOutcome(error) };
   } finally {
@@ -266,7 +270,7 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
   };
   const runtime: HandlerRuntime = {
     abortSignal: signal,
-    stageDir: execution.stageDir,
+    stageDir: execution.localStage.path,
     runId: scope.runId,
     workdir: scope.workdir,
     visit: execution.visit,

@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { lock as lockFile } from 'proper-lockfile';
 import { RunLockedError } from './errors/run-locked-error.js';
-import { killProcessGroup, processGroupAlive } from './process-groups.js';
+import { isProcessAlive, killProcessGroup, processGroupAlive } from './process-groups.js';
 import type { RunLock, RunLockHolder } from './run-lock.js';
 import { writeFileAtomicSync } from './write-file-atomic-sync.js';
 
@@ -160,17 +160,7 @@ function readStale(directory: string, staleMs: number): { holder: StoredHolder |
     return unrefreshed ? { holder: undefined } : undefined;
   }
   if (unrefreshed) return { holder: stored };
-  return stored.host === hostname() && !isAlive(stored.pid) ? { holder: stored } : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return stored.host === hostname() && !isProcessAlive(stored.pid) ? { holder: stored } : undefined;
 }
 
 function readStored(directory: string): StoredHolder | undefined {

@@ -28,14 +28,14 @@ describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
     const logsRoot = tempDir();
     const store = createFileRunStore({ logsRoot });
     const stage = join(logsRoot, 'work');
-    store.prepareStageDir('work', 1);
+    store.prepareStage('work', 1);
     store.writeStageStatus('work', { outcome: 'fail', notes: 'visit 1' });
     writeFileSync(join(stage, 'output.txt'), 'one');
-    store.prepareStageDir('work', 2);
+    store.prepareStage('work', 2);
     expect(readdirSync(stage)).toEqual(['visits']);
     store.writeStageStatus('work', { outcome: 'fail', notes: 'visit 2' });
     // A crash before visit 2 was recorded: the resumed run starts visit 2 again.
-    store.prepareStageDir('work', 2);
+    store.prepareStage('work', 2);
     store.writeStageStatus('work', { outcome: 'success', notes: 'visit 2 again' });
     store.close();
     const notes = (path: string) => JSON.parse(readFileSync(join(stage, path), 'utf8')).notes;
@@ -49,13 +49,48 @@ describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
   it('creates nested stage directories and leaves an empty one of an earlier visit in place', () => {
     const logsRoot = tempDir();
     const store = createFileRunStore({ logsRoot });
-    const directory = store.prepareStageDir('fan/branches/b1/b1', 1) as string;
-    expect(directory).toBe(join(logsRoot, 'fan/branches/b1/b1'));
-    expect(store.prepareStageDir('fan/branches/b1/b1', 2)).toBe(directory);
+    const directory = join(logsRoot, 'fan/branches/b1/b1');
+    store.prepareStage('fan/branches/b1/b1', 1);
+    expect(readdirSync(directory)).toEqual([]);
+    store.prepareStage('fan/branches/b1/b1', 2);
     expect(readdirSync(directory)).toEqual([]);
     // A visit > 1 of a directory that does not exist (its node never wrote anything) creates it.
-    expect(readdirSync(store.prepareStageDir('never', 3) as string)).toEqual([]);
+    store.prepareStage('never', 3);
+    expect(readdirSync(join(logsRoot, 'never'))).toEqual([]);
     store.close();
+  });
+
+  it('keeps stage files, artifacts and child runs in the spec §5.6 layout', async () => {
+    const logsRoot = tempDir();
+    const store = createFileRunStore({ logsRoot });
+    store.prepareStage('plan', 1);
+    await store.writeStageFile('plan', 'prompt.md', 'p');
+    await store.appendStageFile('plan', 'logs/stdout.txt', 'a');
+    await store.appendStageFile('plan', 'logs/stdout.txt', 'b');
+    await store.writeArtifact('report', '{"a":1}');
+    const child = store.child('manage/child');
+    child.writeManifest({
+      version: 1,
+      run_id: 'child',
+      graph_name: 'g',
+      goal: '',
+      source_sha256: 'a'.repeat(64),
+      started_at: '2026-01-01T00:00:00.000Z',
+      engine_version: '0.0.0',
+      workdir: '/tmp',
+    });
+    child.prepareStage('step', 1);
+    await child.writeStageFile('step', 'out.txt', 'o');
+    expect(readFileSync(join(logsRoot, 'plan', 'prompt.md'), 'utf8')).toBe('p');
+    expect(readFileSync(join(logsRoot, 'plan', 'logs', 'stdout.txt'), 'utf8')).toBe('ab');
+    expect(readFileSync(join(logsRoot, 'artifacts', 'report.json'), 'utf8')).toBe('{"a":1}');
+    expect(child.logsRoot).toBe(join(logsRoot, 'manage/child'));
+    expect(readFileSync(join(logsRoot, 'manage', 'child', 'step', 'out.txt'), 'utf8')).toBe('o');
+    expect((await store.localStageDirectory('plan')).path).toBe(join(logsRoot, 'plan'));
+    // The child run is part of the manage stage's files, not a stage of the parent.
+    expect(await store.listStages()).toEqual(['plan']);
+    store.close();
+    child.close();
   });
 
   it.skipIf(!onLinux)('holds no file of the run directory open after close()', async () => {

@@ -11,7 +11,10 @@
  * than the promise-based one (see the `bench` script).
  */
 import {
+  appendFileSync,
   closeSync,
+  createWriteStream,
+  type Dirent,
   fstatSync,
   mkdirSync,
   openSync,
@@ -19,16 +22,22 @@ import {
   readFileSync,
   readSync,
   renameSync,
+  rmSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { open } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createCheckpointFile, readCheckpointText } from './checkpoint-file.js';
 import { parseCheckpoint } from './checkpoint-schema.js';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import { acquireFileRunLock, readFileRunLock } from './file-run-lock.js';
+import { compareNames, isTemporary, listDirectoryFiles } from './list-directory-files.js';
 import type { PipelineEvent } from './pipeline-event.js';
-import type { Checkpoint, RunManifest, RunStore, StageStatusFile } from './run-store.js';
+import type { BlobData, Checkpoint, RunManifest, RunStore, StageStatusFile } from './run-store.js';
 import { createCheckpointSerializer } from './serialize-checkpoint.js';
+import { checkArtifactId, checkRelativeName } from './store-names.js';
 import { writeFileAtomicSync } from './write-file-atomic-sync.js';
 
 /** Options of {@link createFileRunStore}. */
@@ -49,7 +58,8 @@ export interface FileRunStoreOptions {
 }
 
 /**
- * A {@link RunStore} writing the spec §5.6 run directory.
+ * A {@link RunStore} writing the spec §5.6 run directory: stage files live in `{logsRoot}/{stagePath}/{name}`,
+ * artifacts in `{logsRoot}/artifacts/{id}.json`, child runs in `{logsRoot}/{relativePath}/`.
  *
  * @example
  * const store = createFileRunStore({ logsRoot: '.attractor/runs/2026-01-01T00-00-00Z-demo', fsync: true });
@@ -64,6 +74,12 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const historyPath = join(root, CHECKPOINT_HISTORY_FILE);
   let eventsFd: number | undefined;
   let historyFd: number | undefined;
+  const children = new Map<string, RunStore>();
+  const stageDirectory = (stagePath: string) => join(root, checkRelativeName('stage path', stagePath));
+  const stageFilePath = (stagePath: string, name: string) =>
+    join(stageDirectory(stagePath), checkRelativeName('stage file name', name));
+  const artifactPath = (id: string) =>
+    join(root, ARTIFACTS_DIRECTORY, `${checkArtifactId(id)}${ARTIFACT_SUFFIX}`);
 
   const readJson = (path: string): unknown => {
     let text: string;
@@ -140,19 +156,23 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       for (const event of events) text += `${JSON.stringify(event)}\n`;
       writeSync(eventsFd, text);
     },
-    async readEvents() {
+    async readEvents(readOptions) {
+      const afterSeq = readOptions?.afterSeq ?? 0;
       const events: PipelineEvent[] = [];
       for (const line of readLines(eventsPath)) {
+        let event: PipelineEvent;
         try {
-          events.push(JSON.parse(line) as PipelineEvent);
+          event = JSON.parse(line) as PipelineEvent;
         } catch {
           // A torn last line from a crash mid-append: the checkpoint never refers to it.
+          continue;
         }
+        if (event.seq > afterSeq) events.push(event);
       }
       return events;
     },
-    prepareStageDir(stagePath, visit) {
-      const directory = join(root, stagePath);
+    prepareStage(stagePath, visit) {
+      const directory = stageDirectory(stagePath);
       if (visit > 1) {
         let entries: string[] | undefined;
         try {
@@ -166,21 +186,53 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
             const archive = createArchiveDirectory(join(directory, VISITS_DIRECTORY), visit - 1);
             for (const entry of earlier) renameSync(join(directory, entry), join(archive, entry));
           }
-          return directory;
+          return;
         }
       }
       mkdirSync(directory, { recursive: true });
-      return directory;
+    },
+    async writeStageFile(stagePath, name, data) {
+      await writeFile(stageFilePath(stagePath, name), data, fsync);
+    },
+    async appendStageFile(stagePath, name, data) {
+      const path = stageFilePath(stagePath, name);
+      try {
+        appendFileSync(path, data);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        mkdirSync(dirname(path), { recursive: true });
+        appendFileSync(path, data);
+      }
+    },
+    async readStageFile(stagePath, name) {
+      return readBytes(stageFilePath(stagePath, name));
+    },
+    async openStageFile(stagePath, name) {
+      return openStream(stageFilePath(stagePath, name));
+    },
+    async listStageFiles(stagePath) {
+      return listDirectoryFiles(stageDirectory(stagePath));
+    },
+    async listStages() {
+      const stages: string[] = [];
+      collectStages(root, '', stages);
+      return stages.sort(compareNames);
     },
     writeStageStatus(stagePath, status) {
-      // prepareStageDir created the directory.
+      const path = join(stageDirectory(stagePath), 'status.json');
+      const text = `${JSON.stringify(status, null, 2)}\n`;
       // Atomic: a full disk leaves the previous file (or none), never an empty or torn one.
-      writeFileAtomicSync(join(root, stagePath, 'status.json'), `${JSON.stringify(status, null, 2)}\n`, {
-        fsync,
-      });
+      try {
+        writeFileAtomicSync(path, text, { fsync });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        // Not prepared (a status written from outside a stage run).
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileAtomicSync(path, text, { fsync });
+      }
     },
     async readStageStatus(stagePath) {
-      const path = join(root, stagePath, 'status.json');
+      const path = join(stageDirectory(stagePath), 'status.json');
       let text: string;
       try {
         text = readFileSync(path, 'utf8');
@@ -189,6 +241,35 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
         throw error;
       }
       return JSON.parse(text) as StageStatusFile;
+    },
+    async writeArtifact(id, data) {
+      await writeFile(artifactPath(id), data, fsync);
+    },
+    async readArtifact(id) {
+      return readBytes(artifactPath(id));
+    },
+    async removeArtifact(id) {
+      rmSync(artifactPath(id), { force: true });
+    },
+    async listArtifacts() {
+      const files = listDirectoryFiles(join(root, ARTIFACTS_DIRECTORY));
+      return files
+        .filter((file) => !file.name.includes('/') && file.name.endsWith(ARTIFACT_SUFFIX))
+        .map((file) => ({ ...file, name: file.name.slice(0, -ARTIFACT_SUFFIX.length) }));
+    },
+    child(relativePath) {
+      const key = checkRelativeName('child path', relativePath);
+      let child = children.get(key);
+      if (child === undefined) {
+        child = createFileRunStore({ ...options, logsRoot: join(root, key) });
+        children.set(key, child);
+      }
+      return child;
+    },
+    async localStageDirectory(stagePath) {
+      const path = stageDirectory(stagePath);
+      mkdirSync(path, { recursive: true });
+      return { path, sync: async () => {} };
     },
     acquireLock(lockOptions) {
       return acquireFileRunLock({
@@ -209,6 +290,103 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
   };
 }
+
+/** The directory of file-backed artifacts in a run directory (spec §5.6). */
+const ARTIFACTS_DIRECTORY = 'artifacts';
+/** The suffix of an artifact's file: `artifacts/{id}.json`. */
+const ARTIFACT_SUFFIX = '.json';
+/** Entries of the run directory that are not stages. */
+const NOT_STAGES = new Set([ARTIFACTS_DIRECTORY, 'run.lock', 'run.lock.gate']);
+
+/** Writes a file atomically (temp file + rename), creating its directory; a stream is piped to the temp file. */
+async function writeFile(path: string, data: BlobData, fsync: boolean): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
+  if (typeof data === 'string' || data instanceof Uint8Array) {
+    writeFileAtomicSync(path, data, { fsync });
+    return;
+  }
+  streamCounter += 1;
+  const temp = join(dirname(path), `.${process.pid}.${streamCounter}.stream.tmp`);
+  try {
+    await pipeline(Readable.from(data), createWriteStream(temp, { flush: fsync }));
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+let streamCounter = 0;
+
+/** A file's bytes, or undefined when it is missing or not a file. */
+function readBytes(path: string): Uint8Array | undefined {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+/** A file as a stream of chunks (the descriptor closes at the end or when iteration stops), or undefined. */
+async function openStream(path: string): Promise<AsyncIterable<Uint8Array> | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    return undefined;
+  }
+  return handle.createReadStream();
+}
+
+/**
+ * Adds the stage paths of a run directory: its top-level directories that hold files (except `artifacts/` and the
+ * lock), and below each stage the branch stages `branches/{branchId}/{nodeId}` (recursively). Other subdirectories
+ * of a stage (`visits/`, a handler's own folders, child runs) are the stage's files, not stages.
+ */
+function collectStages(directory: string, relativePath: string, stages: string[]): void {
+  const entries = readDirectory(directory);
+  if (relativePath !== '') {
+    if (entries.some((entry) => entry.isFile() && !isTemporary(entry.name))) stages.push(relativePath);
+    if (!entries.some((entry) => entry.name === BRANCHES_DIRECTORY && entry.isDirectory())) return;
+    for (const branch of readDirectory(join(directory, BRANCHES_DIRECTORY))) {
+      if (!branch.isDirectory()) continue;
+      for (const node of readDirectory(join(directory, BRANCHES_DIRECTORY, branch.name))) {
+        if (!node.isDirectory()) continue;
+        collectStages(
+          join(directory, BRANCHES_DIRECTORY, branch.name, node.name),
+          `${relativePath}/${BRANCHES_DIRECTORY}/${branch.name}/${node.name}`,
+          stages,
+        );
+      }
+    }
+    return;
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name.startsWith('.') || NOT_STAGES.has(entry.name)) continue;
+    collectStages(join(directory, entry.name), entry.name, stages);
+  }
+}
+
+/** The entries of a directory; none when it is missing. */
+function readDirectory(directory: string): Dirent[] {
+  try {
+    return readdirSync(directory, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw error;
+  }
+}
+
+/** Where branch stages live inside the stage of a `parallel` node: `{stage}/branches/{branchId}/{nodeId}`. */
+const BRANCHES_DIRECTORY = 'branches';
 
 /** The checkpoint history file of a run directory: one checkpoint per line, oldest first. */
 export const CHECKPOINT_HISTORY_FILE = 'checkpoints.jsonl';

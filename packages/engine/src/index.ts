@@ -34,6 +34,8 @@ export {
   type FileRefusedReason,
 } from './errors/file-refused-error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
+export type { StoreNameKind } from './errors/invalid-store-name-error.js';
+export { InvalidStoreNameError } from './errors/invalid-store-name-error.js';
 export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
 export { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
@@ -158,14 +160,22 @@ export {
 } from './run-pipeline.js';
 export type { RunResult, RunStatus } from './run-result.js';
 export type {
+  BlobData,
   Checkpoint,
   CheckpointOrigin,
+  LocalStageDirectory,
+  RunCatalog,
+  RunIndexEntry,
+  RunIndexFilter,
+  RunIndexStatus,
   RunManifest,
+  RunRecord,
   RunStore,
   StageRecord,
   StageStatusFile,
+  StoredFileInfo,
 } from './run-store.js';
-export { CHECKPOINT_VERSION } from './run-store.js';
+export { CHECKPOINT_VERSION, readRun } from './run-store.js';
 export type {
   EdgeConditionContext,
   EdgeSelection,
@@ -174,5 +184,6 @@ export type {
 } from './select-edge.js';
 export { bestByWeightThenLexical, normalizeLabel, selectEdge } from './select-edge.js';
 export { outcomeToStatusFile, statusFileToOutcome } from './status-file.js';
+export { checkArtifactId, checkRelativeName, collectBlobData } from './store-names.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';
 export { writeFileAtomicSync } from './write-file-atomic-sync.js';

@@ -1,6 +1,7 @@
 /**
  * A {@link RunStore} decorator that masks secrets in everything written (DESIGN.md "Secrets"): the manifest, the
- * checkpoint (its context too), the events and the stage status files. Reads pass through.
+ * checkpoint (its context too), the events and the stage status files. Reads pass through, and so do stage files
+ * and artifacts: handlers mask what they write there (`runtime.secrets`).
  */
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunStore } from './run-store.js';
@@ -21,10 +22,22 @@ export function createMaskingRunStore(store: RunStore, masker: SecretMasker): Ru
     readLock: () => store.readLock(),
     writeCheckpoint: (checkpoint) => store.writeCheckpoint(masker.mask(checkpoint)),
     appendEvents: (events) => store.appendEvents(masker.mask(events)),
-    readEvents: () => store.readEvents(),
-    prepareStageDir: (stagePath, visit) => store.prepareStageDir(stagePath, visit),
+    readEvents: (options) => store.readEvents(options),
+    prepareStage: (stagePath, visit) => store.prepareStage(stagePath, visit),
+    writeStageFile: (stagePath, name, data) => store.writeStageFile(stagePath, name, data),
+    appendStageFile: (stagePath, name, data) => store.appendStageFile(stagePath, name, data),
+    readStageFile: (stagePath, name) => store.readStageFile(stagePath, name),
+    openStageFile: (stagePath, name) => store.openStageFile(stagePath, name),
+    listStageFiles: (stagePath) => store.listStageFiles(stagePath),
+    listStages: () => store.listStages(),
     writeStageStatus: (stagePath, status) => store.writeStageStatus(stagePath, masker.mask(status)),
     readStageStatus: (stagePath) => store.readStageStatus(stagePath),
+    writeArtifact: (id, data) => store.writeArtifact(id, data),
+    readArtifact: (id) => store.readArtifact(id),
+    removeArtifact: (id) => store.removeArtifact(id),
+    listArtifacts: () => store.listArtifacts(),
+    child: (relativePath) => createMaskingRunStore(store.child(relativePath), masker),
+    localStageDirectory: (stagePath) => store.localStageDirectory(stagePath),
     close: () => store.close(),
   };
 }

@@ -37,6 +37,16 @@ export function trackProcessGroup(pid: number): () => void {
   };
 }
 
+/** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * Whether any process of the group led by `pgid` is still running. A zombie (exited, not yet reaped: orphans in a
  * container whose init does not reap) does not count. On Linux the members are found in `/proc`; elsewhere any

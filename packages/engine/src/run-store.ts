@@ -141,13 +141,44 @@ export interface Checkpoint {
 }
 
 /**
- * Where a run's state goes. All paths are relative to the run directory and use `/`.
+ * A blob to store: text (written as UTF-8), bytes, or a stream of byte chunks (for large files; read once, in
+ * order).
+ */
+export type BlobData = string | Uint8Array | AsyncIterable<Uint8Array>;
+
+/** A stored blob (a stage file or an artifact) as listed by {@link RunStore.listStageFiles} and friends. */
+export interface StoredFileInfo {
+  /** Relative to the stage (stage files) or the artifact id (artifacts); `/`-separated. */
+  readonly name: string;
+  /** Size in bytes. */
+  readonly sizeBytes: number;
+  /** When it was last written (ISO-8601). */
+  readonly modifiedAt: string;
+}
+
+/** A real directory standing in for a stage, for programs that need one (see {@link RunStore.localStageDirectory}). */
+export interface LocalStageDirectory {
+  /** Absolute path of the directory; it exists and holds the stage's files. */
+  readonly path: string;
+  /** Copies what the directory holds into the store (no-op for the file store, whose directory is the stage). */
+  sync(): Promise<void>;
+}
+
+/**
+ * Where a run's state goes (DESIGN.md "Checkpoint", "Run directory"): one run, engine-facing. No filesystem path
+ * crosses it: stages are addressed by their stage path (a node id such as `plan`, or a branch stage
+ * `{stagePath}/branches/{branchId}/{nodeId}` such as `fan/branches/b1/lint`), files inside a stage by a
+ * relative `/`-separated name (`prompt.md`, `visits/1/response.md`; no `..`, no leading `/`), artifacts by id.
  *
  * Writes may be synchronous (return void) for speed; the engine awaits whatever they return. Implementations must
- * make `writeCheckpoint` atomic: a reader sees either the previous or the new checkpoint, never a torn one.
+ * make `writeCheckpoint` atomic: a reader sees either the previous or the new checkpoint, never a torn one. Every
+ * implementation passes `describeRunStoreContract` from `@attractor/engine/test`.
  */
 export interface RunStore {
-  /** The run directory (absolute path for file stores; an identifier for others). */
+  /**
+   * Identifies the run's storage: the absolute run directory for the file store, a key such as
+   * `postgres://host/db#<runId>` or the run id for others.
+   */
   readonly logsRoot: string;
   readManifest(): Promise<RunManifest | undefined>;
   writeManifest(manifest: RunManifest): void | Promise<void>;
@@ -168,18 +199,59 @@ export interface RunStore {
   readLastEventSeq(): Promise<number>;
   /** Appends events to the event log (`events.jsonl`), in order. */
   appendEvents(events: readonly PipelineEvent[]): void | Promise<void>;
-  /** Every event written so far, in order. Torn trailing lines (from a crash) are ignored. */
-  readEvents(): Promise<PipelineEvent[]>;
   /**
-   * Makes the stage directory ready for visit `visit` of a node: when `visit > 1` and the directory holds an earlier
-   * visit's files, moves them to `{stagePath}/visits/{visit - 1}/` first (evidence is never overwritten); then
-   * creates the directory. Returns the directory's absolute path.
+   * The events with `seq` greater than `afterSeq` (default 0: all), in order. Torn trailing lines (from a crash) are
+   * ignored.
    */
-  prepareStageDir(stagePath: string, visit: number): string | Promise<string>;
-  /** Writes `{stagePath}/status.json` (spec Appendix C fields plus `failure_reason`). */
+  readEvents(options?: { readonly afterSeq?: number }): Promise<PipelineEvent[]>;
+  /**
+   * Readies visit `visit` of a stage: when `visit > 1` and the stage holds an earlier visit's files, moves them to
+   * `visits/{visit - 1}/` inside the stage first (`visits/{n}-2/`, ... when that name is taken; evidence is never
+   * overwritten), so the stage starts empty apart from `visits/`.
+   */
+  prepareStage(stagePath: string, visit: number): void | Promise<void>;
+  /** Writes (creates or replaces) a stage file. Parent "directories" in `name` need no creating. */
+  writeStageFile(stagePath: string, name: string, data: BlobData): Promise<void>;
+  /** Appends to a stage file, creating it when missing (live `stdout.txt`/`stderr.txt` of a command). */
+  appendStageFile(stagePath: string, name: string, data: string | Uint8Array): Promise<void>;
+  /** A stage file's bytes, or undefined when it does not exist. */
+  readStageFile(stagePath: string, name: string): Promise<Uint8Array | undefined>;
+  /** A stage file as a stream of chunks (for large files), or undefined when it does not exist. */
+  openStageFile(stagePath: string, name: string): Promise<AsyncIterable<Uint8Array> | undefined>;
+  /**
+   * The stage's files, recursively (earlier visits under `visits/`, nested stages such as `branches/b1/lint/...`
+   * too), names relative to the stage, sorted by name. May include `status.json`. Empty for an unknown stage.
+   */
+  listStageFiles(stagePath: string): Promise<StoredFileInfo[]>;
+  /** Every stage path that has files or a status (not counting `visits/` archives), sorted. */
+  listStages(): Promise<string[]>;
+  /** Writes `status.json` of the stage (spec Appendix C fields plus `failure_reason`). */
   writeStageStatus(stagePath: string, status: StageStatusFile): void | Promise<void>;
-  /** Reads `{stagePath}/status.json` when present (written by a handler or a tool it ran). */
+  /** Reads `status.json` of the stage when present (written by the engine, a handler or a tool it ran). */
   readStageStatus(stagePath: string): Promise<StageStatusFile | undefined>;
+  /**
+   * Writes (creates or replaces) an artifact (spec §5.5 file-backed artifacts; the file store keeps it as
+   * `artifacts/{id}.json`). `id`: letters, digits, `.`, `_`, `-`.
+   */
+  writeArtifact(id: string, data: BlobData): Promise<void>;
+  /** An artifact's bytes, or undefined when there is none with this id. */
+  readArtifact(id: string): Promise<Uint8Array | undefined>;
+  /** Removes an artifact; removing a missing one does nothing. */
+  removeArtifact(id: string): Promise<void>;
+  /** The artifacts (`name` is the id), sorted by id. */
+  listArtifacts(): Promise<StoredFileInfo[]>;
+  /**
+   * The store of a child run kept under this run (a sub-pipeline or a manager's child), e.g. `child('review/child')`;
+   * the file store keeps it in that subdirectory. Calling it twice with one path gives the same run.
+   */
+  child(relativePath: string): RunStore;
+  /**
+   * A real directory for a stage, for handlers that must hand one to a program (agent CLIs, a tool's
+   * `ATTRACTOR_STAGE_DIR`): the file store returns the stage's own directory; other stores return a scratch
+   * directory holding the stage's files and copy its files into the store on `sync()` (the engine calls it after
+   * the stage).
+   */
+  localStageDirectory(stagePath: string): Promise<LocalStageDirectory>;
   /**
    * Takes the run's lock (one run, one runner): the engine holds it from before it reads the checkpoint until the
    * run ends. A lock whose holder is dead is taken over.
@@ -188,8 +260,89 @@ export interface RunStore {
   acquireLock(options: AcquireRunLockOptions): Promise<RunLock>;
   /** Who holds the run's lock now, if anyone recorded it. */
   readLock(): Promise<RunLockHolder | undefined>;
-  /** Flushes and releases resources (open file handles). Does not release the lock. */
+  /** Flushes and releases resources (open file handles, scratch directories). Does not release the lock. */
   close(): void | Promise<void>;
+}
+
+/** Where a run stands, as the run index reports it. `interrupted`: its runner died while it was running. */
+export type RunIndexStatus = 'running' | 'waiting' | 'success' | 'fail' | 'cancelled' | 'interrupted';
+
+/** One run as {@link RunCatalog.listRuns} reports it. */
+export interface RunIndexEntry {
+  readonly runId: string;
+  readonly graphName: string;
+  readonly goal: string;
+  readonly status: RunIndexStatus;
+  /** The node executing now, or the last one completed. */
+  readonly currentNode?: string;
+  /** ISO-8601. */
+  readonly startedAt: string;
+  /** ISO-8601, once it ended. */
+  readonly endedAt?: string;
+  /** Tokens used so far, when recorded. */
+  readonly tokens?: number;
+  /** Cost so far in US dollars, when recorded. */
+  readonly costUsd?: number;
+  /** The run this one continues (a `loop_restart`) or runs under, when any. */
+  readonly parentRunId?: string;
+  /** The run this one was forked from (`forkRun`). */
+  readonly forkedFrom?: string;
+}
+
+/** Filter of {@link RunCatalog.listRuns}. */
+export interface RunIndexFilter {
+  readonly status?: RunIndexStatus;
+  /** Only runs of this graph name. */
+  readonly graph?: string;
+  /** At most this many runs (newest first). Default: all. */
+  readonly limit?: number;
+}
+
+/** Many runs (what `--store <url>` opens): used by the CLI, the server and workers. */
+export interface RunCatalog {
+  /** Where it lives, for messages (no password: `postgres://user@host:5432/db`, or the runs directory). */
+  readonly location: string;
+  /** The store of one run (created lazily on first write). */
+  open(runId: string): RunStore;
+  /** Runs, newest first, from the run index (file store: manifests + checkpoints of the runs directory). */
+  listRuns(filter?: RunIndexFilter): Promise<RunIndexEntry[]>;
+  close(): Promise<void>;
+}
+
+/** Everything {@link readRun} reads of a run. */
+export interface RunRecord {
+  readonly manifest: RunManifest | undefined;
+  readonly checkpoint: Checkpoint | undefined;
+  readonly lock: RunLockHolder | undefined;
+  /** Every stage (see {@link RunStore.listStages}) with its `status.json`, sorted by stage path. */
+  readonly stages: readonly { readonly stagePath: string; readonly status: StageStatusFile | undefined }[];
+}
+
+/**
+ * Reads a run through its store: the one reader of the engine's resume, the server and `inspect`.
+ * @throws {CheckpointCorruptError} when the checkpoint exists but does not match the schema.
+ */
+export async function readRun(store: RunStore): Promise<RunRecord> {
+  const [manifest, checkpoint, lock, stagePaths] = await Promise.all([
+    store.readManifest(),
+    store.readCheckpoint(),
+    store.readLock(),
+    store.listStages(),
+  ]);
+  const stages = await Promise.all(
+    stagePaths.map(async (stagePath) => ({ stagePath, status: await readStatusQuietly(store, stagePath) })),
+  );
+  return { manifest, checkpoint, lock, stages };
+}
+
+/** A stage's status, or undefined when it is missing or not JSON (a tool may have written it badly). */
+async function readStatusQuietly(store: RunStore, stagePath: string): Promise<StageStatusFile | undefined> {
+  try {
+    return await store.readStageStatus(stagePath);
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
 }
 
 /** The JSON shape of `status.json` (spec Appendix C). */

@@ -179,7 +179,8 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
   state.currentNodeId = node.id;
   state.currentStagePath = stagePath;
   context.set('current_node', node.id);
-  const stageDir = await scope.store.prepareStageDir(stagePath, visit);
+  await scope.store.prepareStage(stagePath, visit);
+  const localStage = await scope.store.localStageDirectory(stagePath);
   const previousId = state.completedPath.at(-1);
   const fidelity = stageFidelity(options, node, at.incoming, previousId);
 
@@ -190,7 +191,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     node,
     context,
     stagePath,
-    stageDir,
+    localStage,
     branchPath: options.branchPath,
     visit,
     index,

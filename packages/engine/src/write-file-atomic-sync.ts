@@ -10,13 +10,13 @@ import { basename, dirname, join } from 'node:path';
 let counter = 0;
 
 /**
- * Replaces `path` with `text` atomically (temp file `.<name>.<pid>.<n>.tmp` beside it, then rename).
+ * Replaces `path` with `text` (a string is written as UTF-8) atomically (temp file `.<name>.<pid>.<n>.tmp` beside it, then rename).
  * With `fsync`, the temp file is flushed to disk before the rename. On failure the temp file is removed and the
  * error (`ENOSPC`, `EACCES`, `EROFS`, ... with its `path`) is thrown.
  */
 export function writeFileAtomicSync(
   path: string,
-  text: string,
+  text: string | Uint8Array,
   options: { readonly fsync?: boolean } = {},
 ): void {
   counter += 1;
@@ -26,7 +26,7 @@ export function writeFileAtomicSync(
     fd = openSync(temp, 'w');
     // A short write (the disk filled up mid-way) must not be renamed into place: write until all is written, so
     // the next call reports ENOSPC.
-    const bytes = Buffer.from(text);
+    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
     for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
     if (options.fsync === true) fsyncSync(fd);
     closeSync(fd);

@@ -5,9 +5,15 @@ export type {
 export { createTestCodergenRequest, describeCodergenBackendContract } from './codergen-backend-contract.js';
 export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.js';
 export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
-export type { MemoryRunStore } from './memory-run-store.js';
+export type { MemoryRunStore, StoredBlob } from './memory-run-store.js';
 export { createMemoryRunStore } from './memory-run-store.js';
-export { createTestCheckpoint, describeRunStoreContract } from './run-store-contract.js';
+export type { RunStoreFixture } from './run-store-contract.js';
+export {
+  createTestCheckpoint,
+  createTestManifest,
+  deadProcessId,
+  describeRunStoreContract,
+} from './run-store-contract.js';
 export type {
   ScriptedCall,
   ScriptedHandler,

@@ -1,0 +1,32 @@
+const MARKER = Symbol.for('attractor.error.InvalidStoreNameError');
+
+/** What kind of name was refused. */
+export type StoreNameKind = 'stage path' | 'stage file name' | 'artifact id' | 'child path';
+
+/**
+ * Thrown by a `RunStore` for a stage path, stage file name, artifact id or child path it cannot store: empty, absolute,
+ * with a `\` or a `.`/`..` segment, or (artifact ids) with characters other than letters, digits, `.`, `_`, `-`.
+ */
+export class InvalidStoreNameError extends Error {
+  override readonly name = 'InvalidStoreNameError';
+  readonly code = 'INVALID_STORE_NAME';
+  readonly kind: StoreNameKind;
+  readonly value: string;
+  readonly retryable = false;
+  readonly [MARKER] = true;
+
+  constructor(options: { kind: StoreNameKind; value: string }) {
+    super(
+      options.kind === 'artifact id'
+        ? `Artifact id "${options.value}" is invalid: use letters, digits, ".", "_" and "-" only.`
+        : `The ${options.kind} "${options.value}" is invalid: use a relative, "/"-separated name without "." or ".." segments (e.g. "logs/out.txt").`,
+    );
+    this.kind = options.kind;
+    this.value = options.value;
+  }
+
+  /** True for an `InvalidStoreNameError` from any copy of this package. */
+  static isInstance(error: unknown): error is InvalidStoreNameError {
+    return typeof error === 'object' && error !== null && MARKER in error;
+  }
+}
