@@ -1,0 +1,78 @@
+/**
+ * A scratch directory standing in for a stage of a store that is not a file system (`RunStore.localStageDirectory`):
+ * the stage's files are copied into it (earlier visits under `visits/` left out), a program works in it, and
+ * `sync()` copies back what it created or changed and removes from the store what it deleted.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BlobData, LocalStageDirectory, StoredFileInfo } from '@attractor/engine';
+
+/** How a scratch directory reaches the files of its stage. */
+export interface StageFileAccess {
+  /** The stage's files, names relative to the stage. */
+  list(): Promise<StoredFileInfo[]>;
+  open(name: string): Promise<AsyncIterable<Uint8Array> | undefined>;
+  write(name: string, data: BlobData): Promise<void>;
+  remove(name: string): Promise<void>;
+}
+
+/** A scratch directory that can also be removed (when its store closes). */
+export interface ScratchStageDirectory extends LocalStageDirectory {
+  remove(): Promise<void>;
+}
+
+const ARCHIVE_PREFIX = 'visits/';
+
+/**
+ * Creates a scratch directory under `scratchRoot` holding the stage's current files.
+ * @param options.scratchRoot the parent directory of scratch directories (e.g. `os.tmpdir()`)
+ * @param options.files access to the stage's files in the store
+ */
+export async function createScratchStageDirectory(options: {
+  readonly scratchRoot: string;
+  readonly files: StageFileAccess;
+}): Promise<ScratchStageDirectory> {
+  const { files } = options;
+  const path = await mkdtemp(join(options.scratchRoot, 'attractor-stage-'));
+  /** What the directory held after the last copy, by name: changed files are the ones that differ from it. */
+  let copied = new Map<string, string>();
+
+  for (const info of await files.list()) {
+    if (info.name.startsWith(ARCHIVE_PREFIX)) continue;
+    const source = await files.open(info.name);
+    if (source === undefined) continue;
+    const target = join(path, ...info.name.split('/'));
+    await mkdir(dirname(target), { recursive: true });
+    await pipeline(Readable.from(source), createWriteStream(target));
+    copied.set(info.name, fingerprint(await stat(target)));
+  }
+
+  return {
+    path,
+    async sync() {
+      const now = new Map<string, string>();
+      for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const absolute = join(entry.parentPath, entry.name);
+        const name = relative(path, absolute).split(sep).join('/');
+        const print = fingerprint(await stat(absolute));
+        now.set(name, print);
+        if (copied.get(name) !== print) await files.write(name, createReadStream(absolute));
+      }
+      for (const name of copied.keys()) {
+        if (!now.has(name)) await files.remove(name);
+      }
+      copied = now;
+    },
+    async remove() {
+      await rm(path, { recursive: true, force: true });
+    },
+  };
+}
+
+function fingerprint(stats: { size: number; mtimeMs: number; ino: number }): string {
+  return `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
+}
