@@ -4,7 +4,7 @@
  * {@link ProcessGroupGuard}.
  */
 import { relative, resolve, sep } from 'node:path';
-import type { RunLock, RunStore } from '@attractor/engine';
+import type { PipelineEvent, RunLock, RunStore } from '@attractor/engine';
 
 /** What a worker needs of a run catalog (`RunCatalog` of `@attractor/engine`, e.g. the PostgreSQL store's). */
 export interface WorkerRunCatalog {
@@ -21,6 +21,8 @@ export interface CatalogRunStoresOptions {
   readonly root: string;
   /** Called with the process groups a run's stages are running, whenever they change. */
   readonly onProcessGroups?: (logsRoot: string, processGroupIds: readonly number[]) => void;
+  /** Events for which this returns true are not written (the worker drops the `pipeline.cancelled` of a suspension). */
+  readonly dropEvent?: (event: PipelineEvent) => boolean;
 }
 
 /**
@@ -41,10 +43,14 @@ export function catalogRunStores(options: CatalogRunStoresOptions): (logsRoot: s
       store = child.call(store, parts.slice(1).join('/'));
     }
     const onProcessGroups = options.onProcessGroups;
-    if (onProcessGroups === undefined) return store;
+    const dropEvent = options.dropEvent;
+    if (onProcessGroups === undefined && dropEvent === undefined) return store;
     return new Proxy(store, {
       get(target, property, receiver) {
-        if (property !== 'acquireLock') {
+        if (property === 'appendEvents' && dropEvent !== undefined) {
+          return (events: readonly PipelineEvent[]) => target.appendEvents(events.filter((event) => !dropEvent(event)));
+        }
+        if (property !== 'acquireLock' || onProcessGroups === undefined) {
           const value: unknown = Reflect.get(target, property, receiver);
           return typeof value === 'function' ? value.bind(target) : value;
         }

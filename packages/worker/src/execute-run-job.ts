@@ -9,14 +9,14 @@ import {
   type CodergenBackend,
   type HandlerRegistry,
   ResumeError,
+  RunLockedError,
   type RunResult,
-  type RunStore,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
 import type { Job } from 'pg-boss';
-import type { WorkerRunCatalog } from './catalog-run-stores.js';
+import { catalogRunStores, type WorkerRunCatalog } from './catalog-run-stores.js';
 import type { RunRequest } from './queued-run.js';
 import type { RunJobData, RunQueue } from './run-queue.js';
 import type { WorkerEvent } from './start-worker.js';
@@ -41,6 +41,9 @@ export type PrepareRun = (
   request: RunRequest & { readonly runId: string; readonly workdir: string },
 ) => Promise<PreparedRun>;
 
+/** How long a run whose lock a live runner holds waits before a worker looks again, in milliseconds. */
+const LOCKED_RETRY_MS = 3000;
+
 /** Why a worker stops a run it executes. */
 type StopCause = 'cancel' | 'stop' | 'suspend';
 
@@ -57,7 +60,8 @@ export interface ExecuteRunJobOptions {
   readonly prepare: PrepareRun;
   readonly workdirRoot: string;
   readonly runsRoot: string;
-  readonly createRunStore: (logsRoot: string) => RunStore;
+  /** Receives the process groups each run's stages are running (the worker's guard). */
+  readonly onProcessGroups?: (logsRoot: string, processGroupIds: readonly number[]) => void;
   readonly workerId: string;
   readonly clock: Clock;
   readonly emit: (event: WorkerEvent) => void;
@@ -155,7 +159,14 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     workdir,
     clock: options.clock,
     abortSignal: AbortSignal.any([controller.signal, job.signal]),
-    createRunStore: options.createRunStore,
+    // A suspension is no cancellation: the run's log ends with the open question (the run index shows it waiting).
+    createRunStore: catalogRunStores({
+      catalog: options.catalog,
+      root: options.runsRoot,
+      ...(options.onProcessGroups === undefined ? {} : { onProcessGroups: options.onProcessGroups }),
+      dropEvent: (event) =>
+        event.type === 'pipeline.cancelled' && stopCause === 'suspend' && suspendedAt !== undefined,
+    }),
     logsRoot: join(options.runsRoot, runId),
   };
   const run =
@@ -171,6 +182,14 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
   try {
     result = await run.result;
   } catch (error) {
+    if (RunLockedError.isInstance(error)) {
+      // A live runner holds the run (one pg-boss thought dead, or a local `attractor resume`): look again later,
+      // without using up the job's retries.
+      await queue.settleRun({ runId, state: 'queued' });
+      await queue.sendJob({ runId, trigger: 'requeue' }, new Date(options.clock.now() + LOCKED_RETRY_MS));
+      emit({ type: 'run.requeued', runId, reason: error.message });
+      return;
+    }
     if (ResumeError.isInstance(error)) {
       // Nothing a retry would change (another graph, a finished run): the run ends here.
       await queue.settleRun({ runId, state: 'fail', error: error.message });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type Clock, systemClock } from '@attractor/engine';
 import type pg from 'pg';
 import type { Job } from 'pg-boss';
-import { catalogRunStores, type WorkerRunCatalog } from './catalog-run-stores.js';
+import type { WorkerRunCatalog } from './catalog-run-stores.js';
 import { type ActiveRun, executeRunJob, type PrepareRun } from './execute-run-job.js';
 import { startProcessGroupGuard } from './process-group-guard.js';
 import { type ConnectRunQueueOptions, connectRunQueue, type RunJobData, type RunQueue } from './run-queue.js';
@@ -83,11 +83,6 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   });
   const guard = options.guardProcessGroups === false ? undefined : startProcessGroupGuard();
   const runsRoot = join(options.workdirRoot, '.attractor', 'runs');
-  const createRunStore = catalogRunStores({
-    catalog: options.catalog,
-    root: runsRoot,
-    ...(guard === undefined ? {} : { onProcessGroups: (key, groups) => guard.set(key, groups) }),
-  });
   /** The runs executing now, by run id. */
   const active = new Map<string, ActiveRun>();
   let stopping = false;
@@ -117,7 +112,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
           prepare: options.prepare,
           workdirRoot: options.workdirRoot,
           runsRoot,
-          createRunStore,
+          ...(guard === undefined ? {} : { onProcessGroups: (key, groups) => guard.set(key, groups) }),
           workerId,
           clock,
           emit,

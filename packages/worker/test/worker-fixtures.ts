@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFileRunStore } from '@attractor/engine';
+import { createFileRunCatalog } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import type { PrepareRun, WorkerRunCatalog } from '../src/index.js';
@@ -23,10 +23,7 @@ export async function tempDir(prefix: string): Promise<{ path: string; cleanup()
 
 /** A run catalog of run directories under `directory` (a shared volume). */
 export function directoryCatalog(directory: string): WorkerRunCatalog {
-  return {
-    location: directory,
-    open: (runId) => createFileRunStore({ logsRoot: join(directory, runId) }),
-  };
+  return createFileRunCatalog(directory);
 }
 
 /** Parses the request's DOT; built-in handlers; simulated LLM stages. */
