@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
+import type { QueueRunCliOptions } from './commands/queue-commands.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
+import type { WorkerCliOptions } from './commands/worker-command.js';
 import { CliError } from './errors/cli-error.js';
 import { describeFsError, fsFaultFix, isFsFault } from './errors/describe-fs-error.js';
 import { withMaskedOutput } from './mask-output.js';
@@ -18,8 +20,6 @@ import {
   parseUrl,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
-import type { QueueRunCliOptions } from './commands/queue-commands.js';
-import type { WorkerCliOptions } from './commands/worker-command.js';
 import type { RunCliOptions } from './run/run-cli-options.js';
 
 /** Options of {@link main}. */
@@ -234,7 +234,7 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .addOption(
       new Option(
         '--workdir-root <dir>',
-        'shared directory of the runs\' working directories, <dir>/<run id> (default: $ATTRACTOR_WORKDIR_ROOT, else ./.attractor/work)',
+        "shared directory of the runs' working directories, <dir>/<run id> (default: $ATTRACTOR_WORKDIR_ROOT, else ./.attractor/work)",
       ),
     )
     .addOption(storeOption())
@@ -261,15 +261,26 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
   program
     .command('runs')
     .description('list the runs of the shared queue, newest first')
-    .option('--status <status>', 'only runs in this state: queued, running, waiting, success, fail, cancelled')
+    .option(
+      '--status <status>',
+      'only runs in this state: queued, running, waiting, success, fail, cancelled',
+    )
     .option('--graph <name>', 'only runs of this graph')
     .option('--json', 'print one JSON document on stdout')
     .addOption(storeOption())
     .addOption(queueOption())
-    .action(async (commandOptions: { status?: string; graph?: string; json?: boolean; queue?: string; store?: string }) => {
-      const { runsCommand } = await import('./commands/queue-commands.js');
-      exitCode = await runsCommand({ options: commandOptions, io });
-    });
+    .action(
+      async (commandOptions: {
+        status?: string;
+        graph?: string;
+        json?: boolean;
+        queue?: string;
+        store?: string;
+      }) => {
+        const { runsCommand } = await import('./commands/queue-commands.js');
+        exitCode = await runsCommand({ options: commandOptions, io });
+      },
+    );
 
   program
     .command('answer')

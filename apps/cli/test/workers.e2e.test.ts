@@ -49,12 +49,22 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
 
   const startWorker = () =>
     attractor(
-      ['worker', '--workdir-root', join(dir, 'work'), '--heartbeat-seconds', '10', '--supervise-seconds', '1'],
+      [
+        'worker',
+        '--workdir-root',
+        join(dir, 'work'),
+        '--heartbeat-seconds',
+        '10',
+        '--supervise-seconds',
+        '1',
+      ],
       { cwd: dir, env },
     );
 
   it('20 runs through 3 workers, one SIGKILLed mid-stage: every run ends like an uninterrupted one and no completed stage runs twice', async () => {
-    const reference = await attractor(['run', RELAY, '--simulate', '--logs-dir', 'reference', '-q'], { cwd: dir });
+    const reference = await attractor(['run', RELAY, '--simulate', '--logs-dir', 'reference', '-q'], {
+      cwd: dir,
+    });
     expect(reference.exitCode).toBe(0);
     const expected = await readCheckpoint(join(dir, 'reference'));
 
@@ -76,15 +86,21 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
       victimLog += chunk.toString();
     });
     // Kill the first worker in the middle of stage b (a 1 s tool stage) of its second run.
-    await until(() => (victimLog.match(/: started \(start\)/g) ?? []).length >= 2, 30_000, 'the victim to start 2 runs');
-    const lastOfVictim = [...victimLog.matchAll(/run (\S+): started \(start\)/g)].map((match) => match[1]!)[1]!;
+    await until(
+      () => (victimLog.match(/: started \(start\)/g) ?? []).length >= 2,
+      30_000,
+      'the victim to start 2 runs',
+    );
+    const lastOfVictim = [...victimLog.matchAll(/run (\S+): started \(start\)/g)].map(
+      (match) => match[1]!,
+    )[1]!;
     await until(
       async () =>
         (await readFile(join(dir, 'runs', lastOfVictim, 'events.jsonl'), 'utf8').catch(() => '')).includes(
           '"type":"stage.started","nodeId":"b"',
         ),
       30_000,
-      'stage b of the victim\'s run to start',
+      "stage b of the victim's run to start",
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const killedAt = Date.now();
@@ -95,7 +111,12 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
     await until(
       async () => {
         const states = await Promise.all(
-          runIds.map((runId) => readCheckpoint(join(dir, 'runs', runId)).then((checkpoint) => checkpoint.state, () => '')),
+          runIds.map((runId) =>
+            readCheckpoint(join(dir, 'runs', runId)).then(
+              (checkpoint) => checkpoint.state,
+              () => '',
+            ),
+          ),
         );
         return states.every((state) => state === 'success');
       },
@@ -119,12 +140,16 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
       expect(await readFile(join(dir, 'work', runId, 'trail.txt'), 'utf8'), runId).toBe('a\nb\nc\n');
     }
     // The interrupted run was resumed by another worker, after the kill, from its checkpoint.
-    const resumedBy = logs.map((log) => log.stderr).find((text) => text.includes(`run ${lastOfVictim}: resumed`));
+    const resumedBy = logs
+      .map((log) => log.stderr)
+      .find((text) => text.includes(`run ${lastOfVictim}: resumed`));
     expect(resumedBy).toBeDefined();
     const events = (await readFile(join(dir, 'runs', lastOfVictim, 'events.jsonl'), 'utf8'))
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { type: string; timestamp: string; nodeId?: string; resumed?: boolean });
+      .map(
+        (line) => JSON.parse(line) as { type: string; timestamp: string; nodeId?: string; resumed?: boolean },
+      );
     const resumedEvent = events.find((event) => event.type === 'pipeline.started' && event.resumed === true);
     expect(resumedEvent).toBeDefined();
     expect(Date.parse(resumedEvent!.timestamp)).toBeGreaterThan(killedAt);

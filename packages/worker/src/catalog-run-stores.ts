@@ -39,7 +39,8 @@ export function catalogRunStores(options: CatalogRunStoresOptions): (logsRoot: s
     let store = options.catalog.open(runId);
     if (parts.length > 1) {
       const child = (store as { child?: (path: string) => RunStore }).child;
-      if (child === undefined) throw new Error(`The run store of ${options.catalog.location} has no child stores.`);
+      if (child === undefined)
+        throw new Error(`The run store of ${options.catalog.location} has no child stores.`);
       store = child.call(store, parts.slice(1).join('/'));
     }
     const onProcessGroups = options.onProcessGroups;
@@ -48,7 +49,8 @@ export function catalogRunStores(options: CatalogRunStoresOptions): (logsRoot: s
     return new Proxy(store, {
       get(target, property, receiver) {
         if (property === 'appendEvents' && dropEvent !== undefined) {
-          return (events: readonly PipelineEvent[]) => target.appendEvents(events.filter((event) => !dropEvent(event)));
+          return (events: readonly PipelineEvent[]) =>
+            target.appendEvents(events.filter((event) => !dropEvent(event)));
         }
         if (property !== 'acquireLock' || onProcessGroups === undefined) {
           const value: unknown = Reflect.get(target, property, receiver);

@@ -17,7 +17,9 @@ export function matchAnswer(question: Question, text: string): AnswerMatch {
   if (trimmed === 'skipped') return { answer: { value: 'skipped' } };
   switch (question.type) {
     case 'freeform':
-      return trimmed === '' ? { error: 'the answer is empty; type the text to answer with' } : { answer: { value: trimmed, text: trimmed } };
+      return trimmed === ''
+        ? { error: 'the answer is empty; type the text to answer with' }
+        : { answer: { value: trimmed, text: trimmed } };
     case 'yes_no':
     case 'confirmation': {
       const lower = trimmed.toLowerCase();

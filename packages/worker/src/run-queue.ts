@@ -98,7 +98,10 @@ export interface RunQueue {
    * its worker within a second (NOTIFY on {@link CANCEL_CHANNEL}), its last checkpoint intact. Resolves with the state
    * the run was in, or undefined for an unknown run.
    */
-  cancelRun(options: { readonly runId: string; readonly reason?: string }): Promise<QueuedRunState | undefined>;
+  cancelRun(options: {
+    readonly runId: string;
+    readonly reason?: string;
+  }): Promise<QueuedRunState | undefined>;
   /** Sends a run job (the worker: a run handed back, a gate's deadline). Internal. */
   sendJob(data: RunJobData, startAfter?: Date): Promise<void>;
   /**
@@ -114,7 +117,11 @@ export interface RunQueue {
     readonly scheduleTimeout: boolean;
   }): Promise<void>;
   /** Sets the state of a run that a worker executes (only while it is `running`). Internal (the worker). */
-  settleRun(options: { readonly runId: string; readonly state: QueuedRunState; readonly error?: string }): Promise<void>;
+  settleRun(options: {
+    readonly runId: string;
+    readonly state: QueuedRunState;
+    readonly error?: string;
+  }): Promise<void>;
   /** Marks a run as executed by `workerId` (state `running`). False when it is not queued, running or waiting. Internal. */
   claimRun(options: { readonly runId: string; readonly workerId: string }): Promise<boolean>;
   /** Closes the connections. */
@@ -188,11 +195,15 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
     }
   };
   const send = (db: IDatabase, data: RunJobData, startAfter?: Date) =>
-    boss.send(RUN_QUEUE_NAME, { ...data }, {
-      db,
-      singletonKey: data.runId,
-      ...(startAfter === undefined ? {} : { startAfter }),
-    });
+    boss.send(
+      RUN_QUEUE_NAME,
+      { ...data },
+      {
+        db,
+        singletonKey: data.runId,
+        ...(startAfter === undefined ? {} : { startAfter }),
+      },
+    );
 
   return {
     location,
@@ -220,7 +231,10 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       return runId;
     },
     async readRun(runId) {
-      const { rows } = await pool.query<QueuedRunRow>(`SELECT * FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1`, [runId]);
+      const { rows } = await pool.query<QueuedRunRow>(
+        `SELECT * FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1`,
+        [runId],
+      );
       return rows[0] === undefined ? undefined : toQueuedRun(rows[0]);
     },
     async listRuns(filter = {}) {
@@ -283,7 +297,10 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
           );
         }
         // Delivered on commit; the worker executing the run (if any) aborts it.
-        await client.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, JSON.stringify({ runId, reason: reason ?? 'cancelled' })]);
+        await client.query('SELECT pg_notify($1, $2)', [
+          CANCEL_CHANNEL,
+          JSON.stringify({ runId, reason: reason ?? 'cancelled' }),
+        ]);
         return state;
       });
     },
@@ -297,7 +314,11 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
           [gate.runId, JSON.stringify(gate.question), gate.askedBy, gate.askedAt, gate.deadlineAt ?? null],
         );
         if (gate.scheduleTimeout && gate.deadlineAt !== undefined) {
-          await send(db, { runId: gate.runId, trigger: 'timeout', questionId: gate.question.id }, gate.deadlineAt);
+          await send(
+            db,
+            { runId: gate.runId, trigger: 'timeout', questionId: gate.question.id },
+            gate.deadlineAt,
+          );
         }
       });
     },
@@ -324,7 +345,10 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
 
 /** `<UTC time>-<graph name>-<6 hex>`, e.g. `2026-12-02T05-00-00Z-review-3fa9c1`. */
 function newRunId(graphName: string): string {
-  const stamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z').replaceAll(':', '-');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replaceAll(':', '-');
   const name = graphName.replace(/[^A-Za-z0-9._-]+/g, '_') || 'pipeline';
   return `${stamp}-${name}-${randomBytes(3).toString('hex')}`;
 }

@@ -12,14 +12,24 @@ import type { Job } from 'pg-boss';
 import type { WorkerRunCatalog } from './catalog-run-stores.js';
 import { type ActiveRun, executeRunJob, type PrepareRun } from './execute-run-job.js';
 import { startProcessGroupGuard } from './process-group-guard.js';
-import { type ConnectRunQueueOptions, connectRunQueue, type RunJobData, type RunQueue } from './run-queue.js';
 import { CANCEL_CHANNEL, RUN_QUEUE_NAME } from './queue-tables.js';
+import { type ConnectRunQueueOptions, connectRunQueue, type RunJobData, type RunQueue } from './run-queue.js';
 
 /** Something a worker did, for its log. */
 export type WorkerEvent =
-  | { readonly type: 'run.started'; readonly runId: string; readonly resumed: boolean; readonly trigger: string }
+  | {
+      readonly type: 'run.started';
+      readonly runId: string;
+      readonly resumed: boolean;
+      readonly trigger: string;
+    }
   | { readonly type: 'run.suspended'; readonly runId: string; readonly stage: string }
-  | { readonly type: 'run.finished'; readonly runId: string; readonly status: string; readonly failureReason?: string }
+  | {
+      readonly type: 'run.finished';
+      readonly runId: string;
+      readonly status: string;
+      readonly failureReason?: string;
+    }
   | { readonly type: 'run.requeued'; readonly runId: string; readonly reason: string }
   | { readonly type: 'run.skipped'; readonly runId: string; readonly reason: string }
   | { readonly type: 'warning'; readonly runId?: string; readonly message: string };

@@ -74,7 +74,9 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     await asker.stop();
 
     const finisher = await begin('finisher');
-    await expect(queue.answerRun({ runId, text: 'nope' })).rejects.toThrow(/"nope" is none of the options: S/);
+    await expect(queue.answerRun({ runId, text: 'nope' })).rejects.toThrow(
+      /"nope" is none of the options: S/,
+    );
     await queue.answerRun({ runId, text: 'ship' });
     await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('success');
     const done = await queue.readRun(runId);
@@ -103,7 +105,9 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     expect(deadlineAt).toBeDefined();
     await asker.stop();
     // Nobody works while the deadline passes; a worker started later applies the default.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(deadlineAt!) - Date.now()) + 500));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Date.parse(deadlineAt!) - Date.now()) + 500),
+    );
     await begin('deadline-finisher');
     await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('success');
     expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('hold\n');
@@ -134,14 +138,25 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
       graphName: 'slow',
     });
     await expect
-      .poll(async () => (await events(runId).catch(() => [])).some((event) => event.type === 'stage.started' && event.nodeId === 'nap'), {
-        timeout: 20_000,
-      })
+      .poll(
+        async () =>
+          (await events(runId).catch(() => [])).some(
+            (event) => event.type === 'stage.started' && event.nodeId === 'nap',
+          ),
+        {
+          timeout: 20_000,
+        },
+      )
       .toBe(true);
     const sentAt = Date.now();
     expect(await queue.cancelRun({ runId, reason: 'stopped by a test' })).toBe('running');
-    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 10_000, interval: 100 }).toBe('cancelled');
+    await expect
+      .poll(async () => (await queue.readRun(runId))?.state, { timeout: 10_000, interval: 100 })
+      .toBe('cancelled');
     expect(Date.now() - sentAt).toBeLessThan(2000);
-    expect((await events(runId)).at(-1)).toMatchObject({ type: 'pipeline.cancelled', reason: 'stopped by a test' });
+    expect((await events(runId)).at(-1)).toMatchObject({
+      type: 'pipeline.cancelled',
+      reason: 'stopped by a test',
+    });
   }, 60_000);
 });

@@ -51,7 +51,12 @@ export function createSuspendingInterviewer(options: SuspendingInterviewerOption
       const askedAt = askedBefore && row.asked_at !== null ? row.asked_at : new Date(nowMs);
       const deadlineAt =
         question.timeoutMs === undefined ? undefined : new Date(askedAt.getTime() + question.timeoutMs);
-      await options.persist({ question, askedAt, deadlineAt, newDeadline: !askedBefore && deadlineAt !== undefined });
+      await options.persist({
+        question,
+        askedAt,
+        deadlineAt,
+        newDeadline: !askedBefore && deadlineAt !== undefined,
+      });
       options.suspend(
         `suspended: waiting for an answer at gate "${question.stage}" (attractor answer ${options.runId} <key>)`,
       );

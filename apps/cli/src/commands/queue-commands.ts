@@ -3,11 +3,10 @@
  * `attractor answer <run> <key>`.
  */
 import { resolve } from 'node:path';
-import type { PipelineEvent } from '@attractor/engine';
-import type { JsonValue } from '@attractor/engine';
+import type { JsonValue, PipelineEvent } from '@attractor/engine';
 import type { QueuedRun, RunQueue } from '@attractor/worker';
-import type { CliIo } from '../cli-io.js';
 import { cliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
 import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
@@ -17,6 +16,7 @@ import {
   connectQueueOrExplain,
   type OpenedCatalog,
   openRunCatalog,
+  queueUrlOf,
   requireQueueUrl,
   requireStoreUrl,
   storeUrlOf,
@@ -49,8 +49,12 @@ export async function enqueueCommand(options: {
   const cli = options.options;
   const colors = createColors(io.color && cli.json !== true);
   const queueUrl = requireQueueUrl(cli.queue, io, '`attractor run --queue`');
-  const storeUrl = cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor run --queue --wait`') : undefined;
-  const config = await loadCliConfig({ cwd: io.cwd, ...(cli.config === undefined ? {} : { path: cli.config }) });
+  const storeUrl =
+    cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor run --queue --wait`') : undefined;
+  const config = await loadCliConfig({
+    cwd: io.cwd,
+    ...(cli.config === undefined ? {} : { path: cli.config }),
+  });
   const pipeline = await loadPipeline({
     path: options.file,
     io,
@@ -131,7 +135,9 @@ async function followRun(options: {
     }
     if ((queued?.state === 'fail' || queued?.state === 'success') && events.length === 0) {
       if (queued.state === 'success') return 0;
-      io.stderr.write(`${colors.red('error:')} run ${runId} failed${queued.error === undefined ? '' : `: ${queued.error}`}\n`);
+      io.stderr.write(
+        `${colors.red('error:')} run ${runId} failed${queued.error === undefined ? '' : `: ${queued.error}`}\n`,
+      );
       return 1;
     }
     if (queued?.state === 'waiting' && queued.question !== undefined && waitingAt !== queued.question.id) {
@@ -169,7 +175,23 @@ function formatEvent(event: PipelineEvent, colors: Colors): string {
   }
 }
 
-/** `attractor runs [--status S] [--graph G]`: the runs of the queue (and their state), newest first. */
+/** One line of `attractor runs`. */
+interface RunsEntry {
+  readonly runId: string;
+  readonly status: string;
+  readonly graphName: string;
+  readonly startedAt: string;
+  readonly currentNode?: string;
+  readonly endedAt?: string;
+  readonly worker?: string;
+  readonly waitingAt?: string;
+}
+
+/**
+ * `attractor runs [--status S] [--graph G]`: the runs of the shared store (its run index), newest first, with the
+ * queue's view where one is set: runs still queued, the gate a suspended run waits at, the worker.
+ * @throws {CliError} when neither a store nor a queue is set.
+ */
 export async function runsCommand(options: {
   readonly options: {
     readonly status?: string;
@@ -181,33 +203,90 @@ export async function runsCommand(options: {
   readonly io: CliIo;
 }): Promise<number> {
   const { io } = options;
-  const queueUrl = requireQueueUrl(options.options.queue, io, '`attractor runs`');
-  storeUrlOf(options.options.store, io);
-  const queue = await connectQueueOrExplain(queueUrl);
+  const filter = options.options;
+  const storeUrl = storeUrlOf(filter.store, io);
+  const queueUrl = queueUrlOf(filter.queue, io);
+  if (storeUrl === undefined && queueUrl === undefined) {
+    requireStoreUrl(undefined, io, '`attractor runs`');
+  }
+  const queue = queueUrl === undefined ? undefined : await connectQueueOrExplain(queueUrl);
+  const catalog =
+    storeUrl === undefined
+      ? undefined
+      : await openRunCatalog(storeUrl, io).catch(async (error: unknown) => {
+          await queue?.close();
+          throw error;
+        });
   try {
-    const status = options.options.status;
-    const runs = (await queue.listRuns({})).filter(
-      (run) =>
-        (status === undefined || run.state === status) &&
-        (options.options.graph === undefined || graphNameOf(run) === options.options.graph),
-    );
-    if (options.options.json === true) {
-      io.stdout.write(
-        `${JSON.stringify(runs.map((run) => ({ runId: run.runId, graphName: graphNameOf(run), status: run.state, enqueuedAt: run.enqueuedAt, startedAt: run.startedAt, endedAt: run.endedAt, worker: run.worker, waitingAt: run.state === 'waiting' ? run.question?.stage : undefined })))}\n`,
-      );
+    const queued = new Map((await queue?.listRuns({}))?.map((run) => [run.runId, run]) ?? []);
+    const entries: RunsEntry[] = [];
+    const seen = new Set<string>();
+    for (const run of (await catalog?.listRuns({})) ?? []) {
+      seen.add(run.runId);
+      const inQueue = queued.get(run.runId);
+      // The queue knows best whether a run waits for a worker or an answer, or was cancelled while it waited.
+      const status =
+        inQueue !== undefined &&
+        (inQueue.state === 'waiting' || inQueue.state === 'queued' || inQueue.state === 'cancelled')
+          ? inQueue.state
+          : run.status;
+      entries.push({
+        runId: run.runId,
+        status,
+        graphName: run.graphName,
+        startedAt: run.startedAt,
+        ...(run.currentNode === undefined ? {} : { currentNode: run.currentNode }),
+        ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+        ...(inQueue?.worker === undefined ? {} : { worker: inQueue.worker }),
+        ...(status === 'waiting' && inQueue?.question !== undefined
+          ? { waitingAt: inQueue.question.stage }
+          : {}),
+      });
+    }
+    for (const run of queued.values()) {
+      if (
+        seen.has(run.runId) ||
+        (catalog !== undefined && run.state !== 'queued' && run.state !== 'cancelled' && run.state !== 'fail')
+      )
+        continue;
+      entries.push({
+        runId: run.runId,
+        status: run.state,
+        graphName: graphNameOf(run),
+        startedAt: run.startedAt ?? run.enqueuedAt,
+        ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+        ...(run.worker === undefined ? {} : { worker: run.worker }),
+        ...(run.state === 'waiting' && run.question !== undefined ? { waitingAt: run.question.stage } : {}),
+      });
+    }
+    const listed = entries
+      .filter(
+        (entry) =>
+          (filter.status === undefined || entry.status === filter.status) &&
+          (filter.graph === undefined || entry.graphName === filter.graph),
+      )
+      .sort((left, right) => right.startedAt.localeCompare(left.startedAt));
+    if (filter.json === true) {
+      io.stdout.write(`${JSON.stringify(listed)}\n`);
       return 0;
     }
-    if (runs.length === 0) {
+    if (listed.length === 0) {
       io.stderr.write('no runs\n');
       return 0;
     }
-    for (const run of runs) {
-      const where = run.state === 'waiting' ? ` at gate ${run.question?.stage ?? ''}` : '';
-      io.stdout.write(`${run.runId}  ${run.state}${where}  ${graphNameOf(run)}  ${run.enqueuedAt}\n`);
+    for (const entry of listed) {
+      const where =
+        entry.waitingAt !== undefined
+          ? ` at gate ${entry.waitingAt}`
+          : entry.status === 'running' && entry.currentNode !== undefined
+            ? ` at ${entry.currentNode}`
+            : '';
+      io.stdout.write(`${entry.runId}  ${entry.status}${where}  ${entry.graphName}  ${entry.startedAt}\n`);
     }
     return 0;
   } finally {
-    await queue.close();
+    await catalog?.close();
+    await queue?.close();
   }
 }
 
@@ -229,7 +308,7 @@ export async function answerCommand(options: {
   try {
     const { answer } = await queue.answerRun({ runId: options.runId, text: options.key });
     io.stdout.write(
-      `answered run ${options.runId} with ${answer.selectedOption === undefined ? answer.value : `[${answer.selectedOption.key}] ${answer.selectedOption.label}`}; a worker resumes it\n`,
+      `answered run ${options.runId} with ${answer.selectedOption === undefined ? answer.value : answer.selectedOption.label}; a worker resumes it\n`,
     );
     return 0;
   } catch (error) {

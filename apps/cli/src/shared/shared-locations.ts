@@ -3,10 +3,10 @@
  * a shared volume) and `--queue <url>` / `ATTRACTOR_QUEUE_URL` (the run queue: a PostgreSQL URL). Every message about
  * them names the setting and how to fix it.
  */
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFileRunStore } from '@attractor/engine';
-import type { RunQueue, WorkerRunCatalog } from '@attractor/worker';
+import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
+import type { RunQueue } from '@attractor/worker';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
 
@@ -56,9 +56,7 @@ export function requireQueueUrl(option: string | boolean | undefined, io: CliIo,
 }
 
 /** A run catalog the CLI opened, closed by `close`. */
-export interface OpenedCatalog extends WorkerRunCatalog {
-  close(): Promise<void>;
-}
+export type OpenedCatalog = RunCatalog;
 
 /**
  * Opens the run catalog a store URL names: `postgres://` / `postgresql://` → PostgreSQL; a path or `file://` URL →
@@ -67,11 +65,16 @@ export interface OpenedCatalog extends WorkerRunCatalog {
  */
 export async function openRunCatalog(url: string, io: CliIo): Promise<OpenedCatalog> {
   if (/^postgres(ql)?:\/\//.test(url)) {
-    throw new CliError({
-      code: 'CLI_SERVICE_UNAVAILABLE',
-      exitCode: 1,
-      message: `The PostgreSQL run store is not part of this build yet (${STORE_SETTING}); use a directory on a shared volume.`,
-    });
+    const { createPostgresRunCatalog } = await import('@attractor/store-postgres');
+    let catalog: RunCatalog;
+    try {
+      catalog = createPostgresRunCatalog({ connectionString: url });
+      // Connects (and applies the store's migrations) now, so that a bad URL or a server that is down is reported here.
+      await catalog.listRuns({ limit: 1 });
+    } catch (error) {
+      throw storeUnavailable(error, url);
+    }
+    return catalog;
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
     throw new CliError({
@@ -79,12 +82,33 @@ export async function openRunCatalog(url: string, io: CliIo): Promise<OpenedCata
       message: `The run store URL (${STORE_SETTING}) must be postgres://…, file://… or a directory, not "${url.replace(/\/\/[^@/]*@/, '//***@')}".`,
     });
   }
-  const directory = url.startsWith('file://') ? fileURLToPath(url) : isAbsolute(url) ? url : resolve(io.cwd, url);
-  return {
-    location: directory,
-    open: (runId) => createFileRunStore({ logsRoot: join(directory, runId) }),
-    close: async () => undefined,
-  };
+  const directory = url.startsWith('file://')
+    ? fileURLToPath(url)
+    : isAbsolute(url)
+      ? url
+      : resolve(io.cwd, url);
+  return createFileRunCatalog(directory);
+}
+
+/** A one-line error for a PostgreSQL run store that cannot be reached or refuses, naming the setting and the fix. */
+function storeUnavailable(error: unknown, url: string): CliError {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const location = url.replace(/(\/\/[^/:@]*):[^@/]*@/, '$1@');
+  const fix =
+    code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ETIMEDOUT'
+      ? `Start PostgreSQL there, or point ${STORE_SETTING} at a running server`
+      : code === '28P01' || code === '28000'
+        ? 'Fix the user and password in the URL'
+        : code === '3D000'
+          ? 'Create the database (createdb) or fix its name in the URL'
+          : `Check ${STORE_SETTING}`;
+  return new CliError({
+    code: 'CLI_SERVICE_UNAVAILABLE',
+    exitCode: 1,
+    message: `The run store at ${location} (${STORE_SETTING}) is not available: ${message}. ${fix}.`,
+    cause: error,
+  });
 }
 
 /**
