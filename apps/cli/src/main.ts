@@ -2,7 +2,8 @@
  * The `attractor` command line: commander wiring only. Each command's module is loaded with a dynamic `import()`
  * when the command runs, so `attractor validate` never loads the engine's handlers, the AI SDK or Graphviz.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
@@ -114,7 +115,24 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .addOption(new Option('--graph <file.dot>', 'the DOT file, when it moved since the run started'))
     .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'));
   addRunOptions(resume);
-  resume.action(async (runDir: string, commandOptions: RunCliOptions) => {
+  resume
+    .addOption(
+      new Option(
+        '--queue [url]',
+        'a run id of the shared queue: queue it again for a worker (queue: the url, else $ATTRACTOR_QUEUE_URL)',
+      ),
+    )
+    .option('--wait', 'with a queued run: follow it until it ends')
+    .addOption(storeOption());
+  resume.action(async (runDir: string, commandOptions: QueueRunCliOptions) => {
+    if (
+      commandOptions.queue !== undefined ||
+      (!existsSync(resolvePath(io.cwd, runDir)) && io.env.ATTRACTOR_QUEUE_URL)
+    ) {
+      const { resumeQueuedCommand } = await import('./commands/queue-commands.js');
+      exitCode = await resumeQueuedCommand({ runId: runDir, options: commandOptions, io });
+      return;
+    }
     const { resumeCommand } = await import('./commands/run-command.js');
     exitCode = await resumeCommand({ runDir, options: commandOptions, io });
   });
@@ -157,8 +175,12 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .description('render a pipeline as SVG (Graphviz), optionally coloured by the status of a run')
     .argument('<file.dot>', 'the pipeline')
     .option('-o, --output <out.svg>', 'write the SVG here instead of stdout')
-    .option('--run <run-dir>', 'colour nodes by their status in this run')
-    .action(async (file: string, commandOptions: { output?: string; run?: string }) => {
+    .option(
+      '--run <run>',
+      'colour nodes by their status in this run (a run directory, or a run id of --store)',
+    )
+    .addOption(storeOption())
+    .action(async (file: string, commandOptions: { output?: string; run?: string; store?: string }) => {
       const { renderCommand } = await import('./commands/render-command.js');
       exitCode = await renderCommand({ file, io, ...commandOptions });
     });
@@ -168,9 +190,10 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .description(
       'show the stages of a run: visits, status, attempts, duration, tokens, failure; and the route',
     )
-    .argument('<run-dir>', 'the run directory')
+    .argument('<run>', 'the run directory, or a run id of the shared store (--store)')
     .option('--json', 'print one JSON document on stdout')
-    .action(async (runDir: string, commandOptions: { json?: boolean }) => {
+    .addOption(storeOption())
+    .action(async (runDir: string, commandOptions: { json?: boolean; store?: string }) => {
       const { inspectCommand } = await import('./commands/inspect-command.js');
       exitCode = await inspectCommand({ runDir, io, ...commandOptions });
     });

@@ -97,11 +97,16 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
   const store = options.catalog.open(runId);
   const manifest = await store.readManifest();
   const checkpoint = manifest === undefined ? undefined : await store.readCheckpoint();
-  if (checkpoint?.state === 'success' || checkpoint?.state === 'fail' || checkpoint?.state === 'cancelled') {
+  const endedState =
+    checkpoint?.state === 'success' ||
+    (trigger !== 'resume' && (checkpoint?.state === 'fail' || checkpoint?.state === 'cancelled'))
+      ? checkpoint.state
+      : undefined;
+  if (endedState !== undefined) {
     // It ended before (its worker died before recording that): record it, run nothing.
     await queue.claimRun({ runId, workerId: options.workerId });
-    await queue.settleRun({ runId, state: checkpoint.state });
-    emit({ type: 'run.finished', runId, status: checkpoint.state });
+    await queue.settleRun({ runId, state: endedState });
+    emit({ type: 'run.finished', runId, status: endedState });
     return;
   }
   if (!(await queue.claimRun({ runId, workerId: options.workerId }))) {

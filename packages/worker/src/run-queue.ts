@@ -21,7 +21,7 @@ import {
 import type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
 
 /** Why a run job was sent: a new run, an answer, a gate's deadline, or a worker that stopped and handed it back. */
-export type RunJobTrigger = 'start' | 'answer' | 'timeout' | 'requeue';
+export type RunJobTrigger = 'start' | 'answer' | 'timeout' | 'requeue' | 'resume';
 
 /** The data of a pg-boss job of the run queue. */
 export interface RunJobData {
@@ -102,6 +102,13 @@ export interface RunQueue {
     readonly runId: string;
     readonly reason?: string;
   }): Promise<QueuedRunState | undefined>;
+  /**
+   * Queues a run that ended in failure or was cancelled again: a worker resumes it from its checkpoint (re-running the
+   * failed node, spec §5.3). Resolves with the state it was in.
+   * @throws {AnswerRefusedError} (reason `unknown_run` / `not_waiting`) when the queue has no such run or it has not
+   *   ended that way.
+   */
+  resumeRun(options: { readonly runId: string }): Promise<QueuedRunState>;
   /** Sends a run job (the worker: a run handed back, a gate's deadline). Internal. */
   sendJob(data: RunJobData, startAfter?: Date): Promise<void>;
   /**
@@ -301,6 +308,35 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
           CANCEL_CHANNEL,
           JSON.stringify({ runId, reason: reason ?? 'cancelled' }),
         ]);
+        return state;
+      });
+    },
+    async resumeRun({ runId }) {
+      return inTransaction(async (client, db) => {
+        const { rows } = await client.query<{ state: QueuedRunState }>(
+          `SELECT state FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1 FOR UPDATE`,
+          [runId],
+        );
+        const state = rows[0]?.state;
+        if (state === undefined) {
+          throw new AnswerRefusedError({
+            runId,
+            reason: 'unknown_run',
+            message: `The queue has no run "${runId}". List runs with \`attractor runs\`.`,
+          });
+        }
+        if (state !== 'fail' && state !== 'cancelled') {
+          throw new AnswerRefusedError({
+            runId,
+            reason: 'not_waiting',
+            message: `Run ${runId} is ${state}; only a failed or cancelled run can be resumed${state === 'waiting' ? ' (answer its gate with `attractor answer`)' : ''}.`,
+          });
+        }
+        await client.query(
+          `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'queued', error = NULL, ended_at = NULL, updated_at = now() WHERE run_id = $1`,
+          [runId],
+        );
+        await send(db, { runId, trigger: 'resume' });
         return state;
       });
     },

@@ -111,10 +111,12 @@ async function followRun(options: {
   readonly io: CliIo;
   readonly colors: Colors;
   readonly json: boolean;
+  /** Print events after this sequence number only. Default: 0 (all). */
+  readonly afterSeq?: number;
 }): Promise<number> {
   const { io, colors, runId } = options;
   const store = options.catalog.open(runId);
-  let lastSeq = 0;
+  let lastSeq = options.afterSeq ?? 0;
   let waitingAt: string | undefined;
   while (true) {
     const events = (await store.readEvents().catch(() => [] as PipelineEvent[])).filter(
@@ -292,6 +294,59 @@ export async function runsCommand(options: {
 
 function graphNameOf(run: QueuedRun): string {
   return /digraph\s+("?)([A-Za-z0-9_.-]+)\1/.exec(run.request.source)?.[2] ?? '';
+}
+
+/**
+ * `attractor resume <run id>` on a shared queue: queues a failed or cancelled run again; a worker resumes it from its
+ * checkpoint. With `--wait`, follows it like `run --queue --wait`.
+ */
+export async function resumeQueuedCommand(options: {
+  readonly runId: string;
+  readonly options: {
+    readonly queue?: string | boolean;
+    readonly store?: string;
+    readonly wait?: boolean;
+    readonly json?: boolean;
+  };
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const queueUrl = requireQueueUrl(options.options.queue, io, '`attractor resume <run id>`');
+  const storeUrl =
+    options.options.wait === true
+      ? requireStoreUrl(options.options.store, io, '`attractor resume --wait`')
+      : undefined;
+  const queue = await connectQueueOrExplain(queueUrl);
+  const { AnswerRefusedError } = await import('@attractor/worker');
+  try {
+    const catalog = storeUrl === undefined ? undefined : await openRunCatalog(storeUrl, io);
+    try {
+      const afterSeq = (await catalog?.open(options.runId).readLastEventSeq()) ?? 0;
+      const previous = await queue.resumeRun({ runId: options.runId });
+      io.stderr.write(
+        `run ${options.runId} (${previous}) is queued again; a worker resumes it from its checkpoint\n`,
+      );
+      if (catalog === undefined) return 0;
+      return await followRun({
+        catalog,
+        queue,
+        runId: options.runId,
+        io,
+        colors: createColors(io.color && options.options.json !== true),
+        json: options.options.json === true,
+        afterSeq,
+      });
+    } finally {
+      await catalog?.close();
+    }
+  } catch (error) {
+    if (AnswerRefusedError.isInstance(error)) {
+      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+    }
+    throw error;
+  } finally {
+    await queue.close();
+  }
 }
 
 /** `attractor answer <run> <key>`: answers the gate a suspended run waits at; a worker resumes the run. */
