@@ -7,6 +7,7 @@ import type { RunCatalog, RunIndexEntry, RunIndexFilter, RunIndexStatus } from '
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { applyMigrations } from './migrations.js';
+import type { OrderedWriter } from './ordered-writer.js';
 import { liveLockCondition } from './postgres-run-lock.js';
 import { createPostgresRunStore, type PostgresStoreContext } from './postgres-run-store.js';
 
@@ -24,6 +25,13 @@ export interface PostgresRunCatalogOptions {
   readonly schema?: string;
   /** Most connections of the shared pool (run locks hold one more each, outside the pool). Default: 10. */
   readonly maxConnections?: number;
+  /**
+   * Wait, on every write, until the server has flushed it to disk (PostgreSQL's `synchronous_commit` for the store's
+   * writes), like the file store's `fsync`. Default: false: a write returns once the server has committed it in
+   * memory. A killed worker loses nothing either way; a crash of the PostgreSQL server itself may then lose the last
+   * fraction of a second of writes (never part of a write, and never a write without the ones before it).
+   */
+  readonly synchronousCommit?: boolean;
   /**
    * Parent directory of the scratch directories `localStageDirectory` creates (removed when a store closes).
    * Default: the operating system's temporary directory.
@@ -80,7 +88,17 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
   const pool = new pg.Pool({ ...clientConfig, max: options.maxConnections ?? 10 });
   // An idle pooled connection that breaks (a server restart) is dropped from the pool; the next query opens another.
   pool.on('error', () => undefined);
-  const lockClients = new Set<pg.Client>();
+  /** Connections held outside the pool (run locks, stores' writers), ended when the catalog closes. */
+  const ownClients = new Set<pg.Client>();
+  /** The writers of the stores opened and not closed, by run key: reads wait for their writes. */
+  const writers = new Map<string, Set<OrderedWriter>>();
+  const settled = async (runKey?: string): Promise<void> => {
+    const waiting =
+      runKey === undefined
+        ? [...writers.values()].flatMap((set) => [...set])
+        : [...(writers.get(runKey) ?? [])];
+    await Promise.allSettled(waiting.map((writer) => writer.settled()));
+  };
   let migrated: Promise<void> | undefined;
 
   const ready = (): Promise<void> => {
@@ -100,8 +118,33 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     ready,
     scratchRoot: options.scratchDirectory ?? tmpdir(),
     trackLock: (client, held) => {
-      if (held) lockClients.add(client);
-      else lockClients.delete(client);
+      if (held) ownClients.add(client);
+      else ownClients.delete(client);
+    },
+    trackWriter(runKey, writer, open) {
+      let set = writers.get(runKey);
+      if (open) {
+        if (set === undefined) {
+          set = new Set();
+          writers.set(runKey, set);
+        }
+        set.add(writer);
+      } else if (set !== undefined) {
+        set.delete(writer);
+        if (set.size === 0) writers.delete(runKey);
+      }
+    },
+    settled,
+    async connectWriter() {
+      await ready();
+      const client = new pg.Client({ ...clientConfig, pipeline: true });
+      // A lost connection fails the writes in flight (they reject); the writer opens a new one for later writes.
+      client.on('error', () => undefined);
+      ownClients.add(client);
+      client.on('end', () => ownClients.delete(client));
+      await client.connect();
+      if (options.synchronousCommit !== true) await client.query('SET synchronous_commit TO off');
+      return client;
     },
   };
 
@@ -117,6 +160,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     },
     async listRuns(filter?: RunIndexFilter): Promise<RunIndexEntry[]> {
       await ready();
+      await settled();
       const conditions: string[] = [];
       const params: unknown[] = [];
       if (filter?.status !== undefined) {
@@ -153,8 +197,9 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       return result.rows.map(toIndexEntry);
     },
     async close() {
-      for (const client of lockClients) await client.end().catch(() => undefined);
-      lockClients.clear();
+      await settled();
+      for (const client of [...ownClients]) await client.end().catch(() => undefined);
+      ownClients.clear();
       await pool.end();
     },
   };

@@ -4,7 +4,7 @@
  * `sync()` copies back what it created or changed and removes from the store what it deleted.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,6 +16,10 @@ export interface StageFileAccess {
   list(): Promise<StoredFileInfo[]>;
   open(name: string): Promise<AsyncIterable<Uint8Array> | undefined>;
   write(name: string, data: BlobData): Promise<void>;
+  /** Writes several files of at most `smallBytes` each at once (one round trip). */
+  writeSmall(files: readonly { readonly name: string; readonly bytes: Uint8Array }[]): Promise<void>;
+  /** The size up to which a file goes through `writeSmall`, in bytes. */
+  readonly smallBytes: number;
   remove(name: string): Promise<void>;
 }
 
@@ -54,14 +58,20 @@ export async function createScratchStageDirectory(options: {
     path,
     async sync() {
       const now = new Map<string, string>();
+      const small: { name: string; bytes: Uint8Array }[] = [];
       for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
         if (!entry.isFile()) continue;
         const absolute = join(entry.parentPath, entry.name);
         const name = relative(path, absolute).split(sep).join('/');
-        const print = fingerprint(await stat(absolute));
+        const stats = await stat(absolute);
+        const print = fingerprint(stats);
         now.set(name, print);
-        if (copied.get(name) !== print) await files.write(name, createReadStream(absolute));
+        if (copied.get(name) === print) continue;
+        if (stats.size <= files.smallBytes) small.push({ name, bytes: await readFile(absolute) });
+        else await files.write(name, createReadStream(absolute));
       }
+      // The files of a usual stage (prompt, response, status) in one write.
+      await files.writeSmall(small);
       for (const name of copied.keys()) {
         if (!now.has(name)) await files.remove(name);
       }
