@@ -92,12 +92,13 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
   const ownClients = new Set<pg.Client>();
   /** The writers of the stores opened and not closed, by run key: reads wait for their writes. */
   const writers = new Map<string, Set<OrderedWriter>>();
-  const settled = async (runKey?: string): Promise<void> => {
-    const waiting =
+  const settled = async (runKey?: string, except?: OrderedWriter): Promise<void> => {
+    const all =
       runKey === undefined
         ? [...writers.values()].flatMap((set) => [...set])
         : [...(writers.get(runKey) ?? [])];
-    await Promise.allSettled(waiting.map((writer) => writer.settled()));
+    const waiting = all.filter((writer) => writer !== except);
+    if (waiting.length > 0) await Promise.allSettled(waiting.map((writer) => writer.settled()));
   };
   let migrated: Promise<void> | undefined;
 

@@ -10,11 +10,22 @@
  * never claims events or files that are not there.
  */
 import type pg from 'pg';
+import { prepared } from './prepared.js';
 
 /** Ordered, pipelined writes of one store. */
 export interface OrderedWriter {
   /** Sends one statement after every write issued before it; resolves once it completed. */
   send(sql: string, params: readonly unknown[]): Promise<void>;
+  /**
+   * Runs a read on the connection, after every write issued before it (the server executes them in order, so the
+   * read sees them without waiting for them first). Its failure is its own.
+   */
+  query<TRow extends pg.QueryResultRow>(
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<pg.QueryResult<TRow>>;
+  /** Whether the connection is open or opening (reads go through it then; else through the pool, opening nothing). */
+  isOpen(): boolean;
   /** Runs `work` alone on the connection once every earlier write completed (transactions); later writes wait. */
   exclusive<TResult>(work: (client: pg.Client) => Promise<TResult>): Promise<TResult>;
   /** Resolves once every write issued so far completed; rejects with the first write that failed. */
@@ -87,8 +98,17 @@ export function createOrderedWriter(connect: () => Promise<pg.Client>): OrderedW
     send(sql, params) {
       return enqueue(true, async () => {
         const client = await open();
-        return { done: client.query(sql, params as unknown[]).then(() => undefined) };
+        return { done: client.query(prepared(sql, params)).then(() => undefined) };
       });
+    },
+    query<TRow extends pg.QueryResultRow>(sql: string, params: readonly unknown[]) {
+      return enqueue(false, async () => {
+        const client = await open();
+        return { done: client.query<TRow>(prepared(sql, params)) };
+      });
+    },
+    isOpen() {
+      return connection !== undefined;
     },
     exclusive(work) {
       return enqueue(false, async (earlierDone) => {

@@ -28,7 +28,8 @@ import {
 import type pg from 'pg';
 import { createScratchStageDirectory, type ScratchStageDirectory } from './local-stage-directory.js';
 import { createOrderedWriter, type OrderedWriter } from './ordered-writer.js';
-import { acquirePostgresRunLock, holderOf, liveHolderQuery } from './postgres-run-lock.js';
+import { acquirePostgresRunLock, holderOf, type LockRow, liveHolderQuery } from './postgres-run-lock.js';
+import { prepared } from './prepared.js';
 import {
   patchFromCheckpoint,
   patchFromEvents,
@@ -64,8 +65,8 @@ export interface PostgresStoreContext {
   readonly connectWriter: () => Promise<pg.Client>;
   /** Registers (`open: true`) or forgets the writer of a store of `runKey`. */
   readonly trackWriter: (runKey: string, writer: OrderedWriter, open: boolean) => void;
-  /** Resolves once the writes issued so far by the catalog's stores of `runKey` (of every run: undefined) completed. */
-  readonly settled: (runKey?: string) => Promise<void>;
+  /** Resolves once the writes issued so far by the catalog's stores of `runKey` (of every run: undefined), but `except`, completed. */
+  readonly settled: (runKey?: string, except?: OrderedWriter) => Promise<void>;
 }
 
 type Area = 'stage' | 'artifact';
@@ -89,13 +90,19 @@ export function createPostgresRunStore(
   const writer = createOrderedWriter(context.connectWriter);
   context.trackWriter(runKey, writer, true);
 
-  /** Runs `work` once the writes issued before it, by this store or another of the catalog's, are done. */
-  const read = async <T>(work: () => Promise<T>): Promise<T> => {
+  /**
+   * A query that sees every write issued before it: on the store's own connection once it writes (ordered after
+   * those writes), else on the pool. Writes of the catalog's other stores of this run are waited for first.
+   */
+  const query = async <TRow extends pg.QueryResultRow>(
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<pg.QueryResult<TRow>> => {
     await context.ready();
-    await writer.settled();
-    await context.settled(runKey);
-    return work();
+    await context.settled(runKey, writer);
+    return writer.isOpen() ? writer.query<TRow>(sql, params) : pool.query<TRow>(prepared(sql, params));
   };
+  const read = <T>(work: () => Promise<T>): Promise<T> => work();
   /**
    * A write the caller need not wait for (events, status files, appended output): it is sent at once, and a failure
    * fails every later write and wait of this store, the next checkpoint first.
@@ -230,7 +237,7 @@ export function createPostgresRunStore(
 
   /** The chunk ids and sizes of a blob, or undefined when it does not exist. */
   const chunkList = async (area: Area, path: string) => {
-    const result = await pool.query<{ file_id: string; id: string }>(
+    const result = await query<{ file_id: string; id: string }>(
       `SELECT c.file_id, c.id FROM ${s}.files f JOIN ${s}.file_chunks c ON c.file_id = f.id
        WHERE f.run_key = $1 AND f.area = $2 AND f.path = $3 ORDER BY c.id`,
       [runKey, area, path],
@@ -239,7 +246,7 @@ export function createPostgresRunStore(
   };
 
   const readBlob = async (area: Area, path: string): Promise<Uint8Array | undefined> => {
-    const result = await pool.query<{ data: Buffer }>(
+    const result = await query<{ data: Buffer }>(
       `SELECT c.data FROM ${s}.files f JOIN ${s}.file_chunks c ON c.file_id = f.id
        WHERE f.run_key = $1 AND f.area = $2 AND f.path = $3 ORDER BY c.id`,
       [runKey, area, path],
@@ -269,7 +276,7 @@ export function createPostgresRunStore(
   };
 
   const listBlobs = async (area: Area, prefix: string): Promise<StoredFileInfo[]> => {
-    const result = await pool.query<{ path: string; size_bytes: string; modified_at: Date }>(
+    const result = await query<{ path: string; size_bytes: string; modified_at: Date }>(
       `SELECT path, size_bytes, modified_at FROM ${s}.files
        WHERE run_key = $1 AND area = $2 AND starts_with(path, $3)`,
       [runKey, area, prefix],
@@ -308,7 +315,7 @@ export function createPostgresRunStore(
 
     readManifest: () =>
       read(async () => {
-        const result = await pool.query<{ manifest: string | null }>(
+        const result = await query<{ manifest: string | null }>(
           `SELECT manifest FROM ${s}.runs WHERE run_key = $1`,
           [runKey],
         );
@@ -323,7 +330,7 @@ export function createPostgresRunStore(
 
     readCheckpoint: () =>
       read(async () => {
-        const result = await pool.query<{ body: string }>(
+        const result = await query<{ body: string }>(
           `SELECT body FROM ${s}.checkpoints WHERE run_key = $1 ORDER BY id DESC LIMIT 1`,
           [runKey],
         );
@@ -350,7 +357,7 @@ export function createPostgresRunStore(
 
     readCheckpointHistory: () =>
       read(async () => {
-        const result = await pool.query<{ id: string; body: string }>(
+        const result = await query<{ id: string; body: string }>(
           `SELECT id, body FROM ${s}.checkpoints WHERE run_key = $1 ORDER BY id`,
           [runKey],
         );
@@ -364,7 +371,7 @@ export function createPostgresRunStore(
 
     readLastEventSeq: () =>
       read(async () => {
-        const result = await pool.query<{ seq: string }>(
+        const result = await query<{ seq: string }>(
           `SELECT seq FROM ${s}.events WHERE run_key = $1 ORDER BY id DESC LIMIT 1`,
           [runKey],
         );
@@ -398,7 +405,7 @@ export function createPostgresRunStore(
 
     readEvents: (options) =>
       read(async () => {
-        const result = await pool.query<{ body: string }>(
+        const result = await query<{ body: string }>(
           `SELECT body FROM ${s}.events WHERE run_key = $1 AND seq > $2 ORDER BY id`,
           [runKey, options?.afterSeq ?? 0],
         );
@@ -449,7 +456,7 @@ export function createPostgresRunStore(
 
     listStages: () =>
       read(async () => {
-        const result = await pool.query<{ stage_path: string }>(
+        const result = await query<{ stage_path: string }>(
           `SELECT DISTINCT stage_path FROM ${s}.files
            WHERE run_key = $1 AND area = 'stage' AND NOT starts_with(path, stage_path || '/' || $2)`,
           [runKey, ARCHIVE_DIRECTORY],
@@ -499,17 +506,17 @@ export function createPostgresRunStore(
         scratchRoot: context.scratchRoot,
         files: {
           list: () => store.listStageFiles(stagePath),
-          open: async (name) => store.openStageFile(stagePath, name),
+          read: (name) => store.readStageFile(stagePath, name),
+          open: (name) => store.openStageFile(stagePath, name),
           write: (name, data) => store.writeStageFile(stagePath, name, data),
-          writeSmall: (files) =>
-            putSmallBlobs(
-              'stage',
-              stagePath,
-              files.map((file) => ({
-                path: stageFilePath(stagePath, file.name),
-                bytes: toBuffer(file.bytes),
-              })),
-            ),
+          // The bytes are in memory already: sent without waiting, like the events (the checkpoint waits for them).
+          writeSmall: async (files) => {
+            const blobs = files.map((file) => ({
+              path: stageFilePath(stagePath, file.name),
+              bytes: toBuffer(file.bytes),
+            }));
+            behind(putSmallBlobs('stage', stagePath, blobs));
+          },
           smallBytes: BLOB_CHUNK_BYTES,
           remove: (name) => removeBlob('stage', stageFilePath(stagePath, name)),
         },
@@ -534,7 +541,7 @@ export function createPostgresRunStore(
 
     readLock: () =>
       read(async (): Promise<RunLockHolder | undefined> => {
-        const result = await pool.query(liveHolderQuery(s), [runKey]);
+        const result = await query<LockRow>(liveHolderQuery(s), [runKey]);
         return holderOf(result.rows[0]);
       }),
 
