@@ -156,7 +156,7 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       exitCode = await inspectCommand({ runDir, io, ...commandOptions });
     });
 
-  program
+  const serveCommand = program
     .command('serve')
     .description(
       'serve the HTTP API and web UI (spec §9.5): start, watch, answer and cancel runs in a browser',
@@ -176,35 +176,12 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
     .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
     .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
-    .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
-    .option('--model <model>', 'default model for stages that name none')
-    .option(
-      '--provider <provider>',
-      'provider for stages whose llm_provider and model name imply none: openai, anthropic, google (gemini) (default: openai)',
-    )
-    .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
-    .addOption(
-      new Option('--base-url <url>', 'OpenAI-compatible API base URL (default: $OPENAI_BASE_URL)').argParser(
-        parseUrl,
-      ),
-    )
-    .addOption(
-      new Option(
-        '--backend <choice>',
-        'who runs LLM stages: api (default), claude-code, codex or gemini-cli; or per provider, e.g. anthropic=claude-code,openai=codex',
-      ).argParser(parseBackendOption),
-    )
-    .addOption(
-      new Option(
-        '--agent-permissions <mode>',
-        'what agent CLIs may do unasked: edit (default; edit files in the workdir) or full (anything, no sandbox)',
-      ).choices(['edit', 'full']),
-    )
-    .addOption(secretOption())
-    .action(async (commandOptions: ServeCliOptions) => {
-      const { serveCommand } = await import('./commands/serve-command.js');
-      exitCode = await serveCommand({ options: commandOptions, io });
-    });
+    .option('--simulate', 'simulate LLM stages of every run (no API key needed)');
+  addStageBackendOptions(serveCommand);
+  serveCommand.action(async (commandOptions: ServeCliOptions) => {
+    const { serveCommand: runServe } = await import('./commands/serve-command.js');
+    exitCode = await runServe({ options: commandOptions, io });
+  });
 
   try {
     await program.parseAsync([...options.argv], { from: 'user' });
@@ -267,6 +244,22 @@ function addRunOptions(command: Command): void {
       'simulated outcomes per node and call, e.g. {"review": ["fail", "success"]}; with --dry-run also tool output, e.g. {"check": [{"stdout": "fresh"}]}',
     )
     .option('--dry-run', 'simulate LLM stages and record tool commands without running them')
+    .option('--auto-approve', 'answer every human gate with its first option')
+    .addOption(
+      new Option('--answer <key>', 'queued answer for the next human gate, in order (repeatable)').argParser(
+        collectString,
+      ),
+    )
+    .option('--json', 'print events as JSON lines on stdout and nothing else there')
+    .option('-q, --quiet', 'print only the run directory, warnings, errors and the final summary')
+    .option('-v, --verbose', 'also print agent text, tool calls, logs and checkpoints')
+    .option('--strict', 'treat dialect aliases as errors');
+  addStageBackendOptions(command);
+}
+
+/** The options `run`, `resume` and `serve` share: who runs LLM stages, with which model, plug-ins and secrets. */
+function addStageBackendOptions(command: Command): void {
+  command
     .option('--model <model>', 'default model for stages that name none')
     .option(
       '--provider <provider>',
@@ -289,16 +282,6 @@ function addRunOptions(command: Command): void {
         'what agent CLIs may do unasked: edit (default; edit files in the workdir) or full (anything, no sandbox)',
       ).choices(['edit', 'full']),
     )
-    .option('--auto-approve', 'answer every human gate with its first option')
-    .addOption(
-      new Option('--answer <key>', 'queued answer for the next human gate, in order (repeatable)').argParser(
-        collectString,
-      ),
-    )
-    .option('--json', 'print events as JSON lines on stdout and nothing else there')
-    .option('-q, --quiet', 'print only the run directory, warnings, errors and the final summary')
-    .option('-v, --verbose', 'also print agent text, tool calls, logs and checkpoints')
-    .option('--strict', 'treat dialect aliases as errors')
     .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption());
 }

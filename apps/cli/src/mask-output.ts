@@ -37,12 +37,21 @@ export function maskOutput(output: TextOutput, masker: SecretMasker): TextOutput
  * with `--secret`.
  */
 export function withMaskedOutput(io: CliIo, argv: readonly string[]): CliIo {
-  const secretValues = secretValuesFromEnv({ env: io.env, names: secretNamesFromArgv(argv) });
+  const names = secretNamesFromArgv(argv);
+  const secretValues = secretValuesFromEnv({ env: io.env, names });
   const masker = createSecretMasker({ values: secretValues });
-  return {
+  const masked = {
     ...io,
     stdout: maskOutput(io.stdout, masker),
     stderr: maskOutput(io.stderr, masker),
     secretValues,
   };
+  // A misspelt name would otherwise leave the secret it meant unmasked without a word.
+  for (const name of names) {
+    if (io.env[name] === undefined || io.env[name] === '')
+      masked.stderr.write(
+        `warning: --secret ${name}: no environment variable of that name is set, so there is nothing to mask; check the spelling (names are case-sensitive)\n`,
+      );
+  }
+  return masked;
 }

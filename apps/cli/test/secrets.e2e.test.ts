@@ -48,3 +48,29 @@ describe('attractor run masks secrets (DESIGN.md "Secrets", issue 20 §1)', () =
     }
   });
 });
+
+describe('attractor --secret with a name that is not set', () => {
+  it('warns that there is nothing to mask, naming the variable, and still runs', async () => {
+    const dir = await temporaryDirectory();
+    const dot = join(dir, 'plain.dot');
+    await writeFile(dot, 'digraph plain { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }');
+    const result = await attractor(
+      [
+        'run',
+        dot,
+        '--simulate',
+        '--logs-dir',
+        join(dir, 'run'),
+        '--secret',
+        'DATABSE_URL',
+        '--secret=MY_TOKEN',
+      ],
+      { env: { MY_TOKEN: 'token-value-1234' } },
+    );
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(
+      'warning: --secret DATABSE_URL: no environment variable of that name is set, so there is nothing to mask',
+    );
+    expect(result.stderr).not.toContain('--secret MY_TOKEN');
+  });
+});

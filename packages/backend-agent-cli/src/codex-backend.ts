@@ -8,10 +8,10 @@ import { type CodergenRequest, type Outcome, systemClock } from '@attractor/engi
 import type { AgentCliBackendOptions } from './agent-cli-backend-options.js';
 import { startAgentProcess } from './agent-process.js';
 import { createAgentSessions } from './agent-sessions.js';
-import { type AgentEnding, type AgentStage, startAgentStage } from './agent-stage.js';
+import type { AgentEnding, AgentStage } from './agent-stage.js';
 import type { AgentCliBackend } from './claude-code-backend.js';
-import { findAgentCli } from './find-agent-cli.js';
 import { readJsonLines } from './read-json-lines.js';
+import { startCliAgentStage } from './start-cli-agent-stage.js';
 
 /** Options of {@link createCodexBackend}. */
 export interface CodexBackendOptions extends AgentCliBackendOptions {
@@ -50,17 +50,12 @@ export function createCodexBackend(options: CodexBackendOptions = {}): AgentCliB
   const env = options.env ?? {};
 
   async function run(request: CodergenRequest): Promise<Outcome> {
-    request.abortSignal.throwIfAborted();
-    const location = findAgentCli('codex', {
-      env,
-      ...(options.executablePath === undefined ? {} : { executablePath: options.executablePath }),
-    });
-    const resume = sessions.sessionToResume(request);
-    const stage = await startAgentStage({
+    const { location, resume, stage } = await startCliAgentStage({
       request,
       agent: 'codex',
-      resumed: resume !== undefined,
+      sessions,
       env,
+      executablePath: options.executablePath,
       clock,
     });
     const { node } = request;

@@ -7,10 +7,10 @@ import { type CodergenRequest, type Outcome, systemClock } from '@attractor/engi
 import type { AgentCliBackendOptions } from './agent-cli-backend-options.js';
 import { startAgentProcess } from './agent-process.js';
 import { createAgentSessions } from './agent-sessions.js';
-import { type AgentEnding, type AgentStage, startAgentStage } from './agent-stage.js';
+import type { AgentEnding, AgentStage } from './agent-stage.js';
 import type { AgentCliBackend } from './claude-code-backend.js';
-import { findAgentCli } from './find-agent-cli.js';
 import { readJsonLines } from './read-json-lines.js';
+import { startCliAgentStage } from './start-cli-agent-stage.js';
 
 /** Options of {@link createGeminiCliBackend}. */
 export type GeminiCliBackendOptions = AgentCliBackendOptions;
@@ -43,18 +43,13 @@ export function createGeminiCliBackend(options: GeminiCliBackendOptions = {}): A
   const env = options.env ?? {};
 
   async function run(request: CodergenRequest): Promise<Outcome> {
-    request.abortSignal.throwIfAborted();
-    const location = findAgentCli('gemini-cli', {
-      env,
-      ...(options.executablePath === undefined ? {} : { executablePath: options.executablePath }),
-    });
-    const resume = sessions.sessionToResume(request);
-    const stage = await startAgentStage({
+    const { location, resume, stage } = await startCliAgentStage({
       request,
       agent: 'gemini-cli',
-      resumed: resume !== undefined,
+      sessions,
       // The CLI would otherwise restart itself in a second Node process to raise its heap limit.
       env: { GEMINI_CLI_NO_RELAUNCH: 'true', ...env },
+      executablePath: options.executablePath,
       clock,
     });
     const { node } = request;

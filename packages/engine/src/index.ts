@@ -45,6 +45,8 @@ export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';
 export type { ArtifactStoreOptions } from './file-artifact-store.js';
 export { createArtifactStore, DEFAULT_ARTIFACT_THRESHOLD_BYTES } from './file-artifact-store.js';
+export type { FileRunCatalogOptions } from './file-run-catalog.js';
+export { createFileRunCatalog } from './file-run-catalog.js';
 export { DEFAULT_STALE_LOCK_MS, RUN_LOCK_DIRECTORY, RUN_LOCK_FILE } from './file-run-lock.js';
 export type { FileRunStoreOptions } from './file-run-store.js';
 export { createFileRunStore } from './file-run-store.js';
@@ -164,6 +166,7 @@ export type {
   Checkpoint,
   CheckpointOrigin,
   LocalStageDirectory,
+  ReadRunOptions,
   RunCatalog,
   RunIndexEntry,
   RunIndexFilter,
@@ -183,6 +186,8 @@ export type {
   SelectEdgeOptions,
 } from './select-edge.js';
 export { bestByWeightThenLexical, normalizeLabel, selectEdge } from './select-edge.js';
+export type { StageWorkspace } from './stage-workspace.js';
+export { createStageWorkspace } from './stage-workspace.js';
 export { outcomeToStatusFile, statusFileToOutcome } from './status-file.js';
 export { checkArtifactId, checkRelativeName, collectBlobData } from './store-names.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';

@@ -26,6 +26,7 @@ export function createMaskingRunStore(store: RunStore, masker: SecretMasker): Ru
     prepareStage: (stagePath, visit) => store.prepareStage(stagePath, visit),
     writeStageFile: (stagePath, name, data) => store.writeStageFile(stagePath, name, data),
     appendStageFile: (stagePath, name, data) => store.appendStageFile(stagePath, name, data),
+    removeStageFile: (stagePath, name) => store.removeStageFile(stagePath, name),
     readStageFile: (stagePath, name) => store.readStageFile(stagePath, name),
     openStageFile: (stagePath, name) => store.openStageFile(stagePath, name),
     listStageFiles: (stagePath) => store.listStageFiles(stagePath),

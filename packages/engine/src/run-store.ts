@@ -214,6 +214,8 @@ export interface RunStore {
   writeStageFile(stagePath: string, name: string, data: BlobData): Promise<void>;
   /** Appends to a stage file, creating it when missing (live `stdout.txt`/`stderr.txt` of a command). */
   appendStageFile(stagePath: string, name: string, data: string | Uint8Array): Promise<void>;
+  /** Removes a stage file (e.g. a `status.json` left by an earlier attempt); removing a missing one does nothing. */
+  removeStageFile(stagePath: string, name: string): Promise<void>;
   /** A stage file's bytes, or undefined when it does not exist. */
   readStageFile(stagePath: string, name: string): Promise<Uint8Array | undefined>;
   /** A stage file as a stream of chunks (for large files), or undefined when it does not exist. */
@@ -318,16 +320,22 @@ export interface RunRecord {
   readonly stages: readonly { readonly stagePath: string; readonly status: StageStatusFile | undefined }[];
 }
 
+/** Options of {@link readRun}. */
+export interface ReadRunOptions {
+  /** Read the stages and their statuses too. Default: true (resume, which needs none, passes false). */
+  readonly stages?: boolean;
+}
+
 /**
  * Reads a run through its store: the one reader of the engine's resume, the server and `inspect`.
  * @throws {CheckpointCorruptError} when the checkpoint exists but does not match the schema.
  */
-export async function readRun(store: RunStore): Promise<RunRecord> {
+export async function readRun(store: RunStore, options: ReadRunOptions = {}): Promise<RunRecord> {
   const [manifest, checkpoint, lock, stagePaths] = await Promise.all([
     store.readManifest(),
     store.readCheckpoint(),
     store.readLock(),
-    store.listStages(),
+    options.stages === false ? [] : store.listStages(),
   ]);
   const stages = await Promise.all(
     stagePaths.map(async (stagePath) => ({ stagePath, status: await readStatusQuietly(store, stagePath) })),

@@ -1,11 +1,12 @@
 const MARKER = Symbol.for('attractor.error.InvalidStoreNameError');
 
 /** What kind of name was refused. */
-export type StoreNameKind = 'stage path' | 'stage file name' | 'artifact id' | 'child path';
+export type StoreNameKind = 'stage path' | 'stage file name' | 'artifact id' | 'child path' | 'run id';
 
 /**
- * Thrown by a `RunStore` for a stage path, stage file name, artifact id or child path it cannot store: empty, absolute,
- * with a `\` or a `.`/`..` segment, or (artifact ids) with characters other than letters, digits, `.`, `_`, `-`.
+ * Thrown by a `RunStore` for a stage path, stage file name, artifact id or child path it cannot store (empty, absolute,
+ * with a `\` or a `.`/`..` segment, or for ids characters other than letters, digits, `.`, `_`, `-`), and by a
+ * `RunCatalog` for such a run id.
  */
 export class InvalidStoreNameError extends Error {
   override readonly name = 'InvalidStoreNameError';
@@ -17,8 +18,8 @@ export class InvalidStoreNameError extends Error {
 
   constructor(options: { kind: StoreNameKind; value: string }) {
     super(
-      options.kind === 'artifact id'
-        ? `Artifact id "${options.value}" is invalid: use letters, digits, ".", "_" and "-" only.`
+      options.kind === 'artifact id' || options.kind === 'run id'
+        ? `${options.kind === 'run id' ? 'Run' : 'Artifact'} id "${options.value}" is invalid: use letters, digits, ".", "_" and "-" only.`
         : `The ${options.kind} "${options.value}" is invalid: use a relative, "/"-separated name without "." or ".." segments (e.g. "logs/out.txt").`,
     );
     this.kind = options.kind;

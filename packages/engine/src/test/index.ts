@@ -7,6 +7,8 @@ export type { TestEdgeSpec, TestGraphSpec, TestNodeSpec } from './graph-builder.
 export { createChainGraph, createTestGraph, createTestNode, defaultTestSettings } from './graph-builder.js';
 export type { MemoryRunStore, StoredBlob } from './memory-run-store.js';
 export { createMemoryRunStore } from './memory-run-store.js';
+export type { RunCatalogFixture } from './run-catalog-contract.js';
+export { describeRunCatalogContract } from './run-catalog-contract.js';
 export type { RunStoreFixture } from './run-store-contract.js';
 export {
   createTestCheckpoint,

@@ -134,6 +134,9 @@ export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
       const added = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
       put(stagePath, name, previous === undefined ? added : Buffer.concat([previous, added]));
     },
+    async removeStageFile(stagePath, name) {
+      files.delete(keyOf(stagePath, name));
+    },
     async readStageFile(stagePath, name) {
       const blob = files.get(keyOf(stagePath, name));
       return blob === undefined ? undefined : Uint8Array.from(blob.bytes);
@@ -192,10 +195,14 @@ export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
       const path = join(scratchRoot, checkRelativeName('stage path', stagePath));
       rmSync(path, { recursive: true, force: true });
       mkdirSync(path, { recursive: true });
+      // What the directory held at the last sync: only files changed since then go into the store, so that a file
+      // removed from the store (a stale status.json) is not copied back from an unchanged copy here.
+      const known = new Map<string, Buffer>();
       for (const [name, blob] of stageFiles(stagePath)) {
         if (name.startsWith(`${VISITS}/`)) continue;
         mkdirSync(dirname(join(path, name)), { recursive: true });
         writeFileSync(join(path, name), blob.bytes);
+        known.set(name, Buffer.from(blob.bytes));
       }
       return {
         path,
@@ -203,14 +210,15 @@ export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
           // New and changed files go into the store; files the program removed stay (evidence is kept).
           for (const file of listDirectoryFiles(path)) {
             if (file.name.startsWith(`${VISITS}/`)) continue;
-            let bytes: Uint8Array;
+            let bytes: Buffer;
             try {
               bytes = readFileSync(join(path, file.name));
             } catch {
               continue; // Removed meanwhile.
             }
-            const stored = files.get(keyOf(stagePath, file.name))?.bytes;
-            if (stored === undefined || !Buffer.from(stored).equals(bytes)) put(stagePath, file.name, bytes);
+            if (known.get(file.name)?.equals(bytes) === true) continue;
+            known.set(file.name, bytes);
+            put(stagePath, file.name, bytes);
           }
         },
       };

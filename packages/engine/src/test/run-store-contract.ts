@@ -261,6 +261,19 @@ export function describeRunStoreContract(
       expect(text(await store.readStageFile('tool', 'nested/stderr.txt'))).toBe('e');
     });
 
+    it('removes stage files, and reads a nested stage’s files through its parent', async () => {
+      const store = await fresh();
+      await store.writeStageFile('a', 'status.json', '{"outcome":"fail"}');
+      await store.writeStageFile('a', 'keep.txt', 'k');
+      expect(await store.readStageStatus('a')).toEqual({ outcome: 'fail' });
+      await store.removeStageFile('a', 'status.json');
+      await store.removeStageFile('a', 'never.txt');
+      expect(await store.readStageStatus('a')).toBeUndefined();
+      expect((await store.listStageFiles('a')).map((file) => file.name)).toEqual(['keep.txt']);
+      await store.writeStageFile('fan/branches/b1/lint', 'response.md', 'branch output');
+      expect(text(await store.readStageFile('fan', 'branches/b1/lint/response.md'))).toBe('branch output');
+    });
+
     it('refuses names that would leave the stage or the run', async () => {
       const store = await fresh();
       for (const bad of ['../escape.txt', '/abs.txt', 'a//b', './a', 'a/../b', '', 'a\\b']) {
@@ -389,6 +402,10 @@ export function describeRunStoreContract(
       expect(text(await store.readStageFile('tool', 'input.txt'))).toBe('from the store');
       expect(await store.readStageStatus('tool')).toEqual({ outcome: 'partial_success', notes: 'tool' });
       expect(await store.listStages()).toEqual(['tool']);
+      // A file removed from the store is not copied back from an unchanged copy in the directory.
+      await store.removeStageFile('tool', 'status.json');
+      await local.sync();
+      expect(await store.readStageStatus('tool')).toBeUndefined();
       // A later visit's directory holds only that visit's files.
       await store.prepareStage('tool', 2);
       const second = await store.localStageDirectory('tool');
