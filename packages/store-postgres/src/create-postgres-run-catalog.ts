@@ -3,7 +3,13 @@
  * migrations applied on first use, and the run index that `listRuns` reads.
  */
 import { tmpdir } from 'node:os';
-import type { RunCatalog, RunIndexEntry, RunIndexFilter, RunIndexStatus } from '@attractor/engine';
+import {
+  InvalidStoreNameError,
+  type RunCatalog,
+  type RunIndexEntry,
+  type RunIndexFilter,
+  type RunIndexStatus,
+} from '@attractor/engine';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { applyMigrations } from './migrations.js';
@@ -52,6 +58,8 @@ export interface PostgresRunCatalog extends RunCatalog {
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Letters, digits, `.`, `_`, `-`, not starting with `.`. */
+const RUN_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 const STATUSES: readonly RunIndexStatus[] = [
   'running',
   'waiting',
@@ -154,9 +162,8 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     schema: schemaName,
     migrate: ready,
     open(runId) {
-      if (runId === '' || runId.includes('#')) {
-        throw new TypeError(`Run id "${runId}" cannot be stored: it is empty or contains "#".`);
-      }
+      // The run ids of the file catalog (directory names), so that runs move between the two unchanged.
+      if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
       return createPostgresRunStore(context, runId);
     },
     async listRuns(filter?: RunIndexFilter): Promise<RunIndexEntry[]> {
@@ -188,7 +195,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
                          SELECT 1 FROM ${schema}.run_locks l WHERE l.run_key = r.run_key AND ${liveLockCondition('l')})
                        THEN 'interrupted' ELSE r.status END AS status
            FROM ${schema}.runs r
-           WHERE r.parent_key IS NULL AND r.graph_name IS NOT NULL
+           WHERE r.parent_key IS NULL AND r.graph_name IS NOT NULL AND r.status <> 'restarted'
          ) runs
          ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
          ORDER BY started_at DESC NULLS LAST, run_key DESC

@@ -443,6 +443,10 @@ export function createPostgresRunStore(
       await putBlob('stage', stageFilePath(stagePath, name), stagePath, data);
     },
 
+    async removeStageFile(stagePath, name) {
+      await removeBlob('stage', stageFilePath(stagePath, name));
+    },
+
     async appendStageFile(stagePath, name, data) {
       behind(appendBlob(stageFilePath(stagePath, name), stagePath, data));
     },
@@ -518,7 +522,7 @@ export function createPostgresRunStore(
             behind(putSmallBlobs('stage', stagePath, blobs));
           },
           smallBytes: BLOB_CHUNK_BYTES,
-          remove: (name) => removeBlob('stage', stageFilePath(stagePath, name)),
+          remove: (name) => store.removeStageFile(stagePath, name),
         },
       });
       await scratch.get(stagePath)?.remove();
