@@ -12,7 +12,7 @@ export interface ArtifactInfo {
   readonly sizeBytes: number;
   /** When it was stored (ISO-8601). */
   readonly storedAt: string;
-  /** True when the data lives in `{logsRoot}/artifacts/{id}.json` rather than in memory. */
+  /** True when the data lives in the run store (the file store: `{logsRoot}/artifacts/{id}.json`) rather than in memory. */
   readonly isFileBacked: boolean;
 }
 
@@ -27,7 +27,8 @@ export interface StoreArtifactOptions {
 
 /**
  * Named, typed storage for large stage outputs (spec §5.5). Values above the file-backing threshold (default
- * 100 KB) are written to `{logsRoot}/artifacts/{id}.json`; smaller ones stay in memory.
+ * 100 KB) go to the run store (`RunStore.writeArtifact`; the file store writes `{logsRoot}/artifacts/{id}.json`);
+ * smaller ones stay in memory.
  */
 export interface ArtifactStore {
   /**

@@ -14,6 +14,7 @@ import type { EmittableEvent } from './pipeline-event.js';
 import { buildRetryPolicy, retryDelayMs } from './retry-policy.js';
 import type { RunScope } from './run-scope.js';
 import type { LocalStageDirectory, StageStatusFile } from './run-store.js';
+import { createStageWorkspace } from './stage-workspace.js';
 import { statusFileToOutcome } from './status-file.js';
 import type { WalkState } from './walk-state.js';
 import { wrapInterviewer } from './wrap-interviewer.js';
@@ -270,6 +271,7 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
   };
   const runtime: HandlerRuntime = {
     abortSignal: signal,
+    stage: createStageWorkspace(scope.store, execution.stagePath, execution.localStage),
     stageDir: execution.localStage.path,
     runId: scope.runId,
     workdir: scope.workdir,
@@ -288,7 +290,14 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
     secrets: scope.secrets,
     processGroups: { record: (processGroupId) => recordProcessGroup(scope, processGroupId) },
     runBranch: (options) => execution.runBranch(options, { stagePath: execution.stagePath, signal }),
-    runChild: (options) => scope.startChild(options, { nodeId: node.id, branchPath, abortSignal: signal }),
+    runChild: (options) =>
+      scope.startChild(options, {
+        nodeId: node.id,
+        stagePath: execution.stagePath,
+        store: scope.store,
+        branchPath,
+        abortSignal: signal,
+      }),
     recordProcessGroup: (processGroupId) => recordProcessGroup(scope, processGroupId),
   };
   return scope.backend === undefined ? runtime : { ...runtime, backend: scope.backend };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
 import { createArtifactStore } from './file-artifact-store.js';
+import { createMemoryRunStore } from './test/memory-run-store.js';
 import { createTestClock } from './test/test-clock.js';
 
 const dirs: string[] = [];
@@ -61,6 +62,18 @@ describe('createArtifactStore (spec §5.5)', () => {
   it('throws ArtifactNotFoundError for an unknown id', async () => {
     const { artifacts } = store();
     await expect(artifacts.retrieve('nope')).rejects.toSatisfy(ArtifactNotFoundError.isInstance);
+  });
+
+  it('keeps file-backed artifacts in any run store', async () => {
+    const runStore = createMemoryRunStore();
+    const artifacts = createArtifactStore({ runStore, clock: createTestClock(), thresholdBytes: 10 });
+    await artifacts.store({ id: 'big', data: 'a longer value' });
+    await artifacts.store({ id: 'small', data: 1 });
+    expect((await runStore.listArtifacts()).map((file) => file.name)).toEqual(['big']);
+    expect(await artifacts.retrieve('big')).toBe('a longer value');
+    await artifacts.store({ id: 'big', data: 2 });
+    expect(await runStore.listArtifacts()).toEqual([]);
+    expect(await artifacts.retrieve('big')).toBe(2);
   });
 
   it('rejects ids that could escape the directory', async () => {

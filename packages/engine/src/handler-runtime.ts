@@ -15,6 +15,8 @@ import type { EmittableEvent } from './pipeline-event.js';
 import type { ProcessGroupRecorder } from './process-group-file.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunResult } from './run-result.js';
+import type { RunStore } from './run-store.js';
+import type { StageWorkspace } from './stage-workspace.js';
 
 /** The context fidelity resolved for one stage (spec §5.4). */
 export interface StageFidelity {
@@ -76,8 +78,12 @@ export interface BranchResult {
 export interface RunChildOptions {
   /** The child pipeline, already built and validated by the caller. */
   readonly graph: Graph;
-  /** The child's own run directory (created if missing). */
-  readonly logsRoot: string;
+  /**
+   * Where the child run is kept, relative to the calling stage (e.g. `child`): its store is
+   * `store.child('{stagePath}/{name}')` of the parent run's store; the file store keeps it in `{stageDir}/{name}/`.
+   * `/`-separated, no `..`.
+   */
+  readonly name: string;
   /** Initial context values for the child (graph attributes are mirrored as usual). */
   readonly context?: Readonly<Record<string, JsonValue>>;
   /** The child's working directory. Default: the parent run's `workdir`. */
@@ -91,7 +97,9 @@ export interface ChildRunStatus {
   readonly state: 'running' | 'completed' | 'failed' | 'cancelled';
   /** The node executing now (or the last one executed when not running). */
   readonly currentNodeId?: string;
-  /** The stage directory of `currentNodeId`: steering files go to `{currentStageDir}/steer/`. */
+  /** The stage path of `currentNodeId` in the child run: steering files go to its `steer/` (see `ChildRunHandle.store`). */
+  readonly currentStagePath?: string;
+  /** The stage directory of `currentNodeId` (file store only: `{child logsRoot}/{currentStagePath}`). */
   readonly currentStageDir?: string;
   /** Node executions so far, in order. */
   readonly completedNodes: readonly string[];
@@ -109,7 +117,10 @@ export interface ChildRunStatus {
 export interface ChildRunHandle {
   /** The child's run id. */
   readonly runId: string;
+  /** The child's store identifier (its run directory with the file store). */
   readonly logsRoot: string;
+  /** The child run's store: read its stages, write steering files (`steer/NNNN.md` of `status().currentStagePath`). */
+  readonly store: RunStore;
   /** The current status; cheap to call on every poll. */
   status(): ChildRunStatus;
   /** Settles when the child ends. Rejects only on infrastructure faults, like `runPipeline`. */
@@ -124,7 +135,17 @@ export interface ChildRunHandle {
 export interface HandlerRuntime {
   /** Aborted on node `timeout` (the attempt then fails with `timeout after <d>`) or run cancellation. */
   readonly abortSignal: AbortSignal;
-  /** `{logsRoot}/{nodeId}` (or the branch equivalent), created by the engine before `execute`. */
+  /**
+   * The current stage's files through the run store (`prompt.md`, `stdout.txt`, ...): use this rather than
+   * {@link stageDir}, so the handler works with every store.
+   */
+  readonly stage: StageWorkspace;
+  /**
+   * A real directory holding the stage's files, created by the engine before `execute`: with the file store the stage
+   * directory `{logsRoot}/{stagePath}` itself; with other stores a scratch directory whose new and changed files are
+   * copied into the store after the attempt (the same as `await stage.localDirectory()`). For programs that need a
+   * directory (a tool's `ATTRACTOR_STAGE_DIR`, agent CLIs); write the handler's own files with {@link stage}.
+   */
   readonly stageDir: string;
   /** The run id (the run directory's name). */
   readonly runId: string;

@@ -166,6 +166,7 @@ export type {
   Checkpoint,
   CheckpointOrigin,
   LocalStageDirectory,
+  ReadRunOptions,
   RunCatalog,
   RunIndexEntry,
   RunIndexFilter,
@@ -185,6 +186,8 @@ export type {
   SelectEdgeOptions,
 } from './select-edge.js';
 export { bestByWeightThenLexical, normalizeLabel, selectEdge } from './select-edge.js';
+export type { StageWorkspace } from './stage-workspace.js';
+export { createStageWorkspace } from './stage-workspace.js';
 export { outcomeToStatusFile, statusFileToOutcome } from './status-file.js';
 export { checkArtifactId, checkRelativeName, collectBlobData } from './store-names.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';

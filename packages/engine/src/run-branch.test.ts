@@ -6,6 +6,7 @@ import type { Handler } from './handler.js';
 import type { BranchResult, ChildRunStatus } from './handler-runtime.js';
 import type { JsonValue } from './json-value.js';
 import { createTestGraph } from './test/graph-builder.js';
+import { createMemoryRunStore } from './test/memory-run-store.js';
 import { createScriptedHandler } from './test/scripted-handler.js';
 import { createScriptedInterviewer } from './test/scripted-interviewer.js';
 
@@ -141,14 +142,16 @@ describe('runtime.runChild (spec §4.11)', () => {
   it('runs a child pipeline in its own run directory and lets the parent observe it', async () => {
     const childGraph = createTestGraph({ id: 'child', edges: ['start -> c1 -> c2 -> exit'] });
     const observed: ChildRunStatus[] = [];
-    const childRoot = join(tempDir(), 'child-run');
+    const parentRoot = join(tempDir(), 'run');
+    const childRoot = join(parentRoot, 'boss', 'child-run');
     const manager: Handler = {
       async execute(_node, _context, _graph, _logsRoot, runtime) {
         const child = runtime.runChild({
           graph: childGraph,
-          logsRoot: childRoot,
+          name: 'child-run',
           context: { 'context.task': 'x' },
         });
+        expect(child.logsRoot).toBe(childRoot);
         observed.push(child.status());
         const result = await child.result;
         observed.push(child.status());
@@ -165,6 +168,7 @@ describe('runtime.runChild (spec §4.11)', () => {
     });
     const { result, events } = await run({
       graph,
+      logsRoot: parentRoot,
       registry: registryWith(childHandler, { 'stack.manager_loop': manager }),
       sourcePath: '/tmp/parent.dot',
       context: { 'context.parent_only': 1 },
@@ -199,7 +203,7 @@ describe('runtime.runChild (spec §4.11)', () => {
     let seen: ChildRunStatus | undefined;
     const manager: Handler = {
       async execute(_node, _context, _graph, _logsRoot, runtime) {
-        const child = runtime.runChild({ graph: childGraph, logsRoot: join(tempDir(), 'c') });
+        const child = runtime.runChild({ graph: childGraph, name: 'c' });
         while (child.status().currentNodeId !== 'slow') await new Promise((resolve) => setImmediate(resolve));
         seen = child.status();
         release();
@@ -214,6 +218,44 @@ describe('runtime.runChild (spec §4.11)', () => {
     await run({ graph, registry: registryWith(slow, { 'stack.manager_loop': manager }) });
     expect(seen).toMatchObject({ state: 'running', currentNodeId: 'slow', completedNodes: ['start'] });
     expect(seen?.currentStageDir?.endsWith('/slow')).toBe(true);
+    expect(seen?.currentStagePath).toBe('slow');
+  });
+
+  it('keeps a child run in store.child() of an in-memory run, apart from the parent', async () => {
+    const store = createMemoryRunStore('/memory/parent');
+    const childGraph = createTestGraph({ id: 'child', edges: ['start -> c1 -> exit'] });
+    const writer: Handler = {
+      async execute(node, _context, _graph, _logsRoot, runtime) {
+        await runtime.stage.writeFile('out.txt', `wrote ${node.id}`);
+        return { status: 'success' };
+      },
+    };
+    const manager: Handler = {
+      async execute(_node, _context, _graph, _logsRoot, runtime) {
+        const child = runtime.runChild({ graph: childGraph, name: 'child' });
+        const result = await child.result;
+        const written = await child.store.readStageFile('c1', 'out.txt');
+        expect(Buffer.from(written ?? []).toString()).toBe('wrote c1');
+        return { status: result.status === 'success' ? 'success' : 'fail' };
+      },
+    };
+    const graph = createTestGraph({
+      nodes: [{ id: 'boss', shape: 'house' }],
+      edges: ['start -> boss -> exit'],
+    });
+    const { result } = await run({
+      graph,
+      logsRoot: '/memory/parent',
+      registry: registryWith(writer, { 'stack.manager_loop': manager }),
+      createRunStore: () => store,
+    });
+    expect(result.failureReason).toBeUndefined();
+    expect(result.status).toBe('success');
+    const child = store.child('boss/child');
+    expect(child.manifest?.graph_name).toBe('child');
+    expect(child.checkpoints.at(-1)?.state).toBe('success');
+    expect(store.manifest?.graph_name).not.toBe('child');
+    expect(await store.listStages()).toEqual(['boss', 'exit', 'start']);
   });
 });
 

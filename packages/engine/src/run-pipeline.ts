@@ -29,6 +29,7 @@ import type { RunLock } from './run-lock.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
+import { readRun } from './run-store.js';
 import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
 
@@ -236,8 +237,9 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
     }
     // Held before the checkpoint is read for good: a second resume of a running run stops here.
     await session.lock(logsRoot);
-    const manifest = await store.readManifest();
-    checkpoint = await store.readCheckpoint();
+    const record = await readRun(store, { stages: false });
+    const manifest = record.manifest;
+    checkpoint = record.checkpoint;
     if (manifest === undefined) {
       throw new ResumeError({
         reason: 'no_checkpoint',
@@ -444,7 +446,7 @@ function launch(
       await store.writeManifest(manifest);
     }
     const artifacts: ArtifactStore = createArtifactStore({
-      baseDir: from.logsRoot,
+      runStore: store,
       clock,
       ...(options.artifactThresholdBytes === undefined
         ? {}
@@ -667,6 +669,7 @@ function progress(
   return {
     state: stateName,
     ...(state?.currentNodeId === undefined ? {} : { currentNodeId: state.currentNodeId }),
+    ...(state?.currentStagePath === undefined ? {} : { currentStagePath: state.currentStagePath }),
     ...(state?.currentStagePath === undefined || currentStageDir === undefined ? {} : { currentStageDir }),
     completedNodes,
     nodeOutcomes: { ...(state?.nodeOutcomes ?? {}) },
@@ -701,25 +704,34 @@ function startChild(
     logsRoot: _parentRoot,
     ...services
   } = parent as RunPipelineOptions;
+  const childStore = origin.store.child(`${origin.stagePath}/${options.name}`);
+  const childRoot = resolve(childStore.logsRoot);
+  const parentStores = parent.createRunStore;
   const childOptions: RunPipelineOptions = {
     ...services,
     graph: options.graph,
-    logsRoot: options.logsRoot,
+    logsRoot: childRoot,
     abortSignal: AbortSignal.any(signals),
     onEvent: (event) => parentHub.deliver(event),
     ...(options.context === undefined ? {} : { context: options.context }),
     ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
+    // The file store's child is the directory `{stageDir}/{name}`, which the default file store opens anyway (with the
+    // run's process-group file); another store keeps the child where its `child()` says.
+    ...(parentStores === undefined
+      ? {}
+      : {
+          createRunStore: (root: string) => (root === childRoot ? childStore : parentStores(root)),
+        }),
   };
   const basePath = [...parentBasePath, ...origin.branchPath, `child:${origin.nodeId}`];
   const run = launch(
     childOptions,
     async (session) => {
-      const logsRoot = resolve(options.logsRoot);
       const context = initialContext(options.graph, options.context);
       const start = options.graph.startNode;
       if (start === undefined) throw new Error(`Child graph "${options.graph.id}" has no single start node.`);
       return runFromStart(session, {
-        logsRoot,
+        logsRoot: childRoot,
         graph: options.graph,
         context,
         startNodeId: start.id,
@@ -731,6 +743,7 @@ function startChild(
   return {
     runId: run.runId,
     logsRoot: run.logsRoot,
+    store: childStore,
     status: run.status,
     result: run.result,
     cancel: run.cancel,

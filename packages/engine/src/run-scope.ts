@@ -19,6 +19,9 @@ import type { CheckpointOrigin, RunStore } from './run-store.js';
 /** Where a stage asked for a child pipeline. */
 export interface ChildOrigin {
   readonly nodeId: string;
+  /** The calling stage's path and the parent run's store: the child's store is `store.child('{stagePath}/{name}')`. */
+  readonly stagePath: string;
+  readonly store: RunStore;
   readonly branchPath: readonly string[];
   readonly abortSignal: AbortSignal;
 }

@@ -320,16 +320,22 @@ export interface RunRecord {
   readonly stages: readonly { readonly stagePath: string; readonly status: StageStatusFile | undefined }[];
 }
 
+/** Options of {@link readRun}. */
+export interface ReadRunOptions {
+  /** Read the stages and their statuses too. Default: true (resume, which needs none, passes false). */
+  readonly stages?: boolean;
+}
+
 /**
  * Reads a run through its store: the one reader of the engine's resume, the server and `inspect`.
  * @throws {CheckpointCorruptError} when the checkpoint exists but does not match the schema.
  */
-export async function readRun(store: RunStore): Promise<RunRecord> {
+export async function readRun(store: RunStore, options: ReadRunOptions = {}): Promise<RunRecord> {
   const [manifest, checkpoint, lock, stagePaths] = await Promise.all([
     store.readManifest(),
     store.readCheckpoint(),
     store.readLock(),
-    store.listStages(),
+    options.stages === false ? [] : store.listStages(),
   ]);
   const stages = await Promise.all(
     stagePaths.map(async (stagePath) => ({ stagePath, status: await readStatusQuietly(store, stagePath) })),

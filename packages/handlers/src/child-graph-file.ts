@@ -2,9 +2,8 @@
  * Reads and prepares the child pipeline of a manager loop (spec §4.11) or a subgraph node (spec §9.4), and
  * picks a fresh run directory for it.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { FileRefusedError, readTextFileSync } from '@attractor/engine';
+import { resolve } from 'node:path';
+import { FileRefusedError, readTextFileSync, type StageWorkspace } from '@attractor/engine';
 import {
   childPipelineRef,
   formatDiagnostic,
@@ -114,12 +113,13 @@ function readGraphFileSync(path: string): string | undefined {
 }
 
 /**
- * A run directory for a child pipeline that no earlier attempt or interrupted run used: `{stageDir}/child`, else
- * `{stageDir}/child-2`, `child-3`, ...
+ * A name for a child pipeline's run inside the stage that no earlier attempt or interrupted run used: `child`, else
+ * `child-2`, `child-3`, ... (a name is used once its run has a manifest). The file store keeps it in
+ * `{stageDir}/{name}/`.
  */
-export function freshChildDirectory(stageDir: string): string {
+export async function freshChildName(stage: StageWorkspace): Promise<string> {
   for (let index = 1; ; index++) {
-    const candidate = join(stageDir, index === 1 ? 'child' : `child-${index}`);
-    if (!existsSync(candidate)) return candidate;
+    const name = index === 1 ? 'child' : `child-${index}`;
+    if ((await stage.child(name).readManifest()) === undefined) return name;
   }
 }

@@ -12,7 +12,7 @@ import {
 } from '@attractor/engine';
 import { expandVariables, type Graph, type GraphNode } from '@attractor/graph';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
-import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
+import { readWrittenStatus, removeStatusFile } from './stage-files.js';
 
 /** Length of `last_response` in the context, in characters (spec §4.5). */
 export const LAST_RESPONSE_MAX_CHARS = 200;
@@ -41,7 +41,7 @@ export function buildStagePrompt(node: GraphNode, graph: Graph): string {
  *
  * Per attempt it writes `prompt.md`, removes a stale `status.json`, calls `backend.run(request)` with the full
  * `CodergenRequest` (fidelity, thread key, preamble, abort signal, stage and working directories, event sink,
- * `takeSteering()` over `{stageDir}/steer/`), writes `response.md` for a text answer, and returns SUCCESS with
+ * `takeSteering()` over the stage's `steer/`), writes `response.md` for a text answer, and returns SUCCESS with
  * `last_stage` and `last_response` (first 200 characters) in the context updates. A backend may instead return an
  * `Outcome`. A `status.json` that the backend's agent wrote in the stage directory during the stage overrides
  * both (spec Appendix C); its context updates are merged over `last_stage` / `last_response`. A thrown error
@@ -54,12 +54,11 @@ export function buildStagePrompt(node: GraphNode, graph: Graph): string {
 export function createCodergenHandler(options: CodergenHandlerOptions = {}): Handler {
   return {
     async execute(node, context, graph, _logsRoot, runtime) {
-      const { stageDir } = runtime;
       // The prompt goes to a model and to prompt.md: secrets never reach either (DESIGN.md "Secrets").
       const secrets = runtime.secrets ?? createSecretMasker();
       const prompt = secrets.maskText(buildStagePrompt(node, graph));
-      await writeStageFile(stageDir, 'prompt.md', prompt);
-      await removeStatusFile(stageDir);
+      await runtime.stage.writeFile('prompt.md', prompt);
+      await removeStatusFile(runtime.stage);
       const backend = options.backend ?? runtime.backend;
       if (backend === undefined) {
         return {
@@ -73,7 +72,7 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Han
       try {
         const result = await backend.run(request);
         if (typeof result === 'string') {
-          await writeStageFile(stageDir, 'response.md', secrets.maskText(result));
+          await runtime.stage.writeFile('response.md', secrets.maskText(result));
           outcome = {
             status: 'success',
             notes: `Stage completed: ${node.id}`,
@@ -91,7 +90,7 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Han
       } catch (error) {
         outcome = errorToFailOutcome(error);
       }
-      const written = await readWrittenStatus(stageDir);
+      const written = await readWrittenStatus(runtime.stage);
       if (written !== undefined) outcome = mergeWritten(outcome, written);
       return outcome;
     },

@@ -17,7 +17,7 @@ export interface CreateCodergenRequestOptions {
 /**
  * The request for `backend.run`: fidelity, thread key and preamble from `runtime.fidelity` (the preamble is built
  * only when read), the stage's abort signal, stage and working directories, event sink, and `takeSteering()`
- * reading and deleting `{stageDir}/steer/*.md`.
+ * reading and removing the stage's `steer/*.md`.
  */
 export function createCodergenRequest(options: CreateCodergenRequestOptions): CodergenRequest {
   const { runtime } = options;
@@ -35,7 +35,7 @@ export function createCodergenRequest(options: CreateCodergenRequestOptions): Co
     stageDir: runtime.stageDir,
     workdir: runtime.workdir,
     emit: (event) => runtime.emit(event),
-    takeSteering: () => takeSteeringMessages(runtime.stageDir),
+    takeSteering: () => takeSteeringMessages(runtime.stage),
     ...(runtime.secrets === undefined ? {} : { secrets: runtime.secrets }),
   };
 }

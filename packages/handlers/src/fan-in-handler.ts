@@ -16,7 +16,6 @@ import { buildStagePrompt, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { type ParallelBranchResult, readParallelResults } from './parallel-results.js';
 import { isSuccessfulCandidate, selectBestCandidate } from './select-best-candidate.js';
-import { writeStageFile } from './stage-files.js';
 
 /** Options of {@link createFanInHandler}. */
 export interface FanInHandlerOptions {
@@ -182,7 +181,7 @@ export function createFanInHandler(options: FanInHandlerOptions = {}): Handler {
             : [answer.preferredLabel, ...(answer.suggestedNextIds ?? []), answer.notes]
                 .filter(Boolean)
                 .join('\n');
-        await writeStageFile(runtime.stageDir, 'response.md', secrets.maskText(text));
+        await runtime.stage.writeFile('response.md', secrets.maskText(text));
         best = findJudgedCandidate(text, results);
         how = best === undefined ? 'heuristic (the judge named no candidate)' : 'LLM judge';
       }
@@ -239,7 +238,7 @@ async function merge(options: MergeOptions): Promise<Outcome> {
   const answer = asked.answer;
   if (typeof answer !== 'string') return answer;
   const merged = secrets.maskText(answer);
-  await writeStageFile(runtime.stageDir, 'response.md', merged);
+  await runtime.stage.writeFile('response.md', merged);
   const contextUpdates: Record<string, JsonValue> = {};
   for (const result of results) {
     if (isSuccessfulCandidate(result.status)) Object.assign(contextUpdates, result.context_updates);
@@ -281,7 +280,7 @@ async function ask(options: {
 }): Promise<{ readonly answer: string | Outcome } | { readonly failed: Outcome }> {
   const { node, graph, context, runtime } = options;
   const prompt = options.secrets.maskText(options.prompt);
-  await writeStageFile(runtime.stageDir, 'prompt.md', prompt);
+  await runtime.stage.writeFile('prompt.md', prompt);
   try {
     return {
       answer: await options.backend.run(createCodergenRequest({ node, graph, prompt, context, runtime })),

@@ -1,7 +1,7 @@
 export type { ChildGraphResult, LoadChildGraphOptions } from './child-graph-file.js';
 export {
   childDotfileOf,
-  freshChildDirectory,
+  freshChildName,
   loadChildGraph,
   managerChildDotfile,
   resolveChildPath,

@@ -2,7 +2,7 @@
  * The `stack.manager_loop` handler (spec §4.11): runs a child pipeline and supervises it in observe / steer /
  * wait cycles.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { ChildRunHandle, ChildRunStatus, Handler, JsonValue, Outcome } from '@attractor/engine';
 import { evaluateRunCondition } from '@attractor/engine';
 import { graphAttribute, nodeAttribute } from '@attractor/graph';
@@ -47,7 +47,7 @@ export function observeChild(
  * Creates the `stack.manager_loop` handler (spec §4.11).
  *
  * The child DOT file is the node's `stack.child_dotfile`, else the graph's, resolved relative to the parent's
- * DOT file (`graph.filename`). It runs through `runtime.runChild` in its own run directory `{stageDir}/child`,
+ * DOT file (`graph.filename`). It runs through `runtime.runChild` in its own run `child` kept in the stage (`store.child('{stagePath}/child')`; the file store's `{stageDir}/child`),
  * with the parent's interviewer, backend, handlers, clock and event sink, in `stack.child_workdir` (relative
  * to the run's working directory; default: the run's). Then, for at most `manager.max_cycles` (default 1000)
  * cycles, following `manager.actions` (default `observe,wait`):
@@ -102,7 +102,7 @@ export function createManagerLoopHandler(): Handler {
 
       const handle = runtime.runChild({
         graph: loaded.graph,
-        logsRoot: join(runtime.stageDir, 'child'),
+        name: 'child',
         context: { 'stack.parent.run_id': runtime.runId, 'stack.parent.node_id': node.id },
         ...(childWorkdir === '' ? {} : { workdir: resolve(runtime.workdir, childWorkdir) }),
       });
@@ -153,12 +153,17 @@ export function createManagerLoopHandler(): Handler {
             actions.has('steer') &&
             steerMessage !== '' &&
             status.state === 'running' &&
-            status.currentStageDir !== undefined
+            status.currentStagePath !== undefined
           ) {
-            const key = `${status.currentStageDir}#${status.completedNodes.length}`;
+            const key = `${status.currentStagePath}#${status.completedNodes.length}`;
             if (!steered.has(key)) {
               steered.add(key);
-              const file = await writeSteeringMessage(status.currentStageDir, cycle, steerMessage);
+              const file = await writeSteeringMessage(
+                handle.store,
+                status.currentStagePath,
+                cycle,
+                steerMessage,
+              );
               runtime.emit({
                 type: 'stage.log',
                 level: 'info',

@@ -2,7 +2,6 @@
  * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
  */
 
-import { join } from 'node:path';
 import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { formatDuration, isSuccessStatus } from '@attractor/engine';
 import {
@@ -272,7 +271,7 @@ async function withFullOutput(
   result: BranchResult,
   runtime: HandlerRuntime,
 ): Promise<ParallelBranchResult> {
-  const output = readStageOutput(join(runtime.stageDir, 'branches', entry.branch, result.lastNodeId));
+  const output = await readStageOutput(runtime.stage, `branches/${entry.branch}/${result.lastNodeId}`);
   if (output === undefined) return entry;
   if (output.length <= BRANCH_OUTPUT_INLINE_MAX_CHARS) return { ...entry, output };
   const artifact = await runtime.artifacts.store({

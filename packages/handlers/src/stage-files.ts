@@ -1,41 +1,22 @@
 /**
- * File I/O inside a stage directory (spec §5.6, Appendix C): `prompt.md`, `response.md`, `status.json` and the
- * `steer/` directory a manager loop writes and a codergen stage reads (spec §4.11).
- *
- * The per-stage files are written and read with synchronous calls behind async signatures, like the engine's run
- * store: they are small, and a synchronous call is several times cheaper than a trip through the thread pool (it
- * counts with 200 parallel tool branches). The engine has created the stage directory before a handler runs, so
- * the common path is one call per file; a missing `status.json` is checked without throwing.
+ * The files of a stage (spec §5.6, Appendix C) through the run store (`runtime.stage`, DESIGN.md "Run directory"):
+ * `prompt.md`, `response.md`, `status.json`, the output of branch stages, and the `steer/` messages a manager loop
+ * writes and a codergen stage takes (spec §4.11). Nothing here assumes a file system: the same code works with the
+ * file store, the in-memory store and a database store.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Outcome } from '@attractor/engine';
-import { readTextFileSync, writeFileAtomicSync } from '@attractor/engine';
+import type { Outcome, RunStore, StageWorkspace } from '@attractor/engine';
 import { parseStatusFile } from './status-file-schema.js';
 
-/** The name of the steering directory inside a stage directory. */
+/** The name of the steering directory inside a stage. */
 export const STEER_DIRECTORY = 'steer';
 
-/**
- * Writes a text file in the stage directory (creating the directory when needed), atomically: a temp file renamed
- * into place, so a full disk or a crash never leaves it empty or torn.
- */
-export async function writeStageFile(stageDir: string, name: string, text: string): Promise<void> {
-  const path = join(stageDir, name);
-  try {
-    writeFileAtomicSync(path, text, { fsync: false });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    mkdirSync(stageDir, { recursive: true });
-    writeFileAtomicSync(path, text, { fsync: false });
-  }
-}
+/** The largest branch output {@link readStageOutput} reads, in bytes (10 MB, like `readTextFileSync`). */
+const STAGE_OUTPUT_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Removes a `status.json` left by an earlier attempt of the same visit, so only a fresh one can override. */
-export async function removeStatusFile(stageDir: string): Promise<void> {
-  const path = join(stageDir, 'status.json');
-  if (existsSync(path)) rmSync(path, { force: true });
+export async function removeStatusFile(stage: StageWorkspace): Promise<void> {
+  await stage.removeFile('status.json');
 }
 
 /**
@@ -43,52 +24,44 @@ export async function removeStatusFile(stageDir: string): Promise<void> {
  * Returns undefined when there is none, the outcome it describes, or a FAIL outcome naming the problem when the
  * file is not valid JSON or does not follow the contract.
  */
-export async function readWrittenStatus(stageDir: string): Promise<Outcome | undefined> {
-  const path = join(stageDir, 'status.json');
-  if (!existsSync(path)) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  return parseStatusFile(text, path);
+export async function readWrittenStatus(stage: StageWorkspace): Promise<Outcome | undefined> {
+  const text = await stage.readText('status.json');
+  if (text === undefined) return undefined;
+  return parseStatusFile(text, join(await stage.localDirectory(), 'status.json'));
 }
 
 /**
- * Takes the steering messages in `{stageDir}/steer/` (oldest first, by file name) and deletes them
+ * Takes the steering messages in the stage's `steer/` (oldest first, by file name) and removes them
  * (the `takeSteering` of a codergen request). Returns `[]` when there are none.
  */
-export async function takeSteeringMessages(stageDir: string): Promise<string[]> {
-  const directory = join(stageDir, STEER_DIRECTORY);
-  let names: string[];
-  try {
-    names = await readdir(directory);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+export async function takeSteeringMessages(stage: StageWorkspace): Promise<string[]> {
+  const names = (await stage.listFiles())
+    .map((file) => file.name)
+    .filter((name) => name.startsWith(`${STEER_DIRECTORY}/`) && name.endsWith('.md'))
+    .filter((name) => !name.slice(STEER_DIRECTORY.length + 1).includes('/'))
+    .sort(compareNatural);
   const messages: string[] = [];
-  for (const name of names.filter((entry) => entry.endsWith('.md')).sort(compareNatural)) {
-    const path = join(directory, name);
-    messages.push(await readFile(path, 'utf8'));
-    await rm(path, { force: true });
+  for (const name of names) {
+    const text = await stage.readText(name);
+    if (text !== undefined) messages.push(text);
+    await stage.removeFile(name);
   }
   return messages;
 }
 
-/** Writes steering message number `sequence` to `{stageDir}/steer/<sequence>.md` and returns its path. */
+/**
+ * Writes steering message number `sequence` to `steer/<sequence>.md` of stage `stagePath` in `store` (a child run's
+ * store, `ChildRunHandle.store`) and returns its name relative to the run (`{stagePath}/steer/0001.md`).
+ */
 export async function writeSteeringMessage(
-  stageDir: string,
+  store: RunStore,
+  stagePath: string,
   sequence: number,
   message: string,
 ): Promise<string> {
-  const directory = join(stageDir, STEER_DIRECTORY);
-  await mkdir(directory, { recursive: true });
-  const path = join(directory, `${String(sequence).padStart(4, '0')}.md`);
-  await writeFile(path, message);
-  return path;
+  const name = `${STEER_DIRECTORY}/${String(sequence).padStart(4, '0')}.md`;
+  await store.writeStageFile(stagePath, name, message);
+  return `${stagePath}/${name}`;
 }
 
 function compareNatural(left: string, right: string): number {
@@ -96,20 +69,17 @@ function compareNatural(left: string, right: string): number {
 }
 
 /**
- * The full output of a stage, for whoever combines branches (DESIGN.md "Parallel results"): its `response.md`
- * (an LLM stage), else its `stdout.txt` (a tool stage); undefined when it wrote neither. Read with the 10 MB
- * limit of `readTextFileSync`.
+ * The full output of a stage nested in `stage` at `path` (a branch stage, `branches/{id}/{node}`), for whoever
+ * combines branches (DESIGN.md "Parallel results"): its `response.md` (an LLM stage), else its `stdout.txt` (a tool
+ * stage); undefined when it wrote neither or the file is larger than 10 MB.
  */
-export function readStageOutput(stageDir: string): string | undefined {
+export async function readStageOutput(stage: StageWorkspace, path: string): Promise<string | undefined> {
   for (const name of ['response.md', 'stdout.txt']) {
-    const path = join(stageDir, name);
-    if (!existsSync(path)) continue;
-    try {
-      return readTextFileSync(path, { what: 'Stage output' });
-    } catch {
-      // Too large or not a file: the branch's short `last_response` still stands.
-      return undefined;
-    }
+    const bytes = await stage.readFile(`${path}/${name}`);
+    if (bytes === undefined) continue;
+    // Too large: the branch's short `last_response` still stands.
+    if (bytes.byteLength > STAGE_OUTPUT_MAX_BYTES) return undefined;
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   }
   return undefined;
 }

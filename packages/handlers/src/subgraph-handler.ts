@@ -4,7 +4,7 @@
  */
 import type { Handler, JsonValue, Outcome, RunResult } from '@attractor/engine';
 import { expandVariables, type Graph, nodeAttribute, SUBGRAPH_VARIABLE_PREFIX } from '@attractor/graph';
-import { freshChildDirectory, loadChildGraph, resolveChildPath } from './child-graph-file.js';
+import { freshChildName, loadChildGraph, resolveChildPath } from './child-graph-file.js';
 
 /**
  * Context keys that belong to one run's engine, never carried between parent and child: the graph attributes
@@ -113,7 +113,7 @@ function subgraphOutcome(options: {
  * validated when the node runs (a missing or invalid file, or one whose own `graph_ref`s lead back to it, is a
  * FAIL that is not retried, with the diagnostics and their `file:line:col`; `attractor validate` reports the same
  * before a run). It runs through `runtime.runChild` in its own run directory under the stage directory
- * (`{stageDir}/child`, or `child-2`, ... for later attempts), with the parent's backend, interviewer, handlers,
+ * (`child` in the stage, or `child-2`, ... for later attempts; the file store's `{stageDir}/child`), with the parent's backend, interviewer, handlers,
  * clock and event sink (its events carry `branchPath: [..., 'child:<nodeId>']`), in the same working directory.
  * Cancelling the run or the node's `timeout` cancels the child.
  *
@@ -169,7 +169,7 @@ export function createSubgraphHandler(): Handler {
       const seed = subgraphChildContext(parentContext, variables.variables);
       const handle = runtime.runChild({
         graph: loaded.graph,
-        logsRoot: freshChildDirectory(runtime.stageDir),
+        name: await freshChildName(runtime.stage),
         context: seed,
       });
       runtime.emit({

@@ -12,7 +12,7 @@ import {
 import { type GraphEdge, nodeAttribute } from '@attractor/graph';
 import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
-import { readWrittenStatus, removeStatusFile, writeStageFile } from './stage-files.js';
+import { readWrittenStatus, removeStatusFile } from './stage-files.js';
 import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
 import { truncateTail } from './truncate-text.js';
 
@@ -97,7 +97,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
       }
       const secrets = runtime.secrets ?? createSecretMasker();
       if (options.dryRun === true) {
-        await writeStageFile(runtime.stageDir, 'command.sh', secrets.maskText(`#!/bin/sh\n${command}\n`));
+        await runtime.stage.writeFile('command.sh', secrets.maskText(`#!/bin/sh\n${command}\n`));
         runtime.emit({ type: 'stage.log', level: 'info', message: `dry run: would run ${command}` });
         const call = (calls.get(node.id) ?? 0) + 1;
         calls.set(node.id, call);
@@ -118,7 +118,11 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
           message: `the simulation script's entry for tool node "${node.id}" is ignored: its command runs for real (script a tool node's output with --dry-run)`,
         });
       }
-      await removeStatusFile(runtime.stageDir);
+      await removeStatusFile(runtime.stage);
+      // stdout.txt and stderr.txt grow while the command runs (a retry starts them afresh).
+      const stdoutFile = createLiveStageFile(runtime, 'stdout.txt');
+      const stderrFile = createLiveStageFile(runtime, 'stderr.txt');
+      await Promise.all([stdoutFile.start(), stderrFile.start()]);
       const outputMaxBytes =
         nodeAttribute(node, 'tool_output_max_bytes') ?? options.outputMaxBytes ?? TOOL_OUTPUT_MAX_BYTES;
       const raw = await runCommand(command, {
@@ -128,17 +132,17 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
           ...options.env,
           ATTRACTOR_RUN_ID: runtime.runId,
           ATTRACTOR_LOGS_ROOT: logsRoot,
-          ATTRACTOR_STAGE_DIR: runtime.stageDir,
+          ATTRACTOR_STAGE_DIR: await runtime.stage.localDirectory(),
           ATTRACTOR_NODE_ID: node.id,
         },
         shell: options.shell ?? true,
         killGraceMs: options.killGraceMs ?? 2000,
         outputMaxBytes,
+        stdoutFile,
+        stderrFile,
       });
       // Commands get the real environment; what they print is masked before it is kept anywhere.
       const run = { ...raw, stdout: secrets.maskText(raw.stdout), stderr: secrets.maskText(raw.stderr) };
-      await writeStageFile(runtime.stageDir, 'stdout.txt', run.stdout);
-      await writeStageFile(runtime.stageDir, 'stderr.txt', run.stderr);
       const truncation = describeTruncation(run, outputMaxBytes);
       if (truncation !== undefined) {
         runtime.emit({ type: 'stage.log', level: 'warn', message: truncation });
@@ -169,7 +173,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): Handler {
           contextUpdates,
         };
       }
-      const written = await readWrittenStatus(runtime.stageDir);
+      const written = await readWrittenStatus(runtime.stage);
       if (written === undefined) return outcome;
       return { ...written, contextUpdates: { ...contextUpdates, ...(written.contextUpdates ?? {}) } };
     },
@@ -230,10 +234,7 @@ export const TOOL_LIVE_OUTPUT_MAX_CHARS = 32 * 1024;
 
 /**
  * Sends a command's output as `tool.stdout` / `tool.stderr` custom events while it runs, up to
- * {@link TOOL_LIVE_OUTPUT_MAX_CHARS} per stream. Output goes out a line at a time, each line masked whole with the
- * run's secret masker, so a secret the command prints in two writes (`printf 'pass'; sleep 1; printf 'word\n'`)
- * is still one string when it is masked; a line without a newline waits for one (or for the end of the stream),
- * except that past {@link LIVE_LINE_HOLD_CHARS} characters all but the last stretch that could hold a secret go out.
+ * {@link TOOL_LIVE_OUTPUT_MAX_CHARS} per stream, masked a line at a time (see `createMaskedLines`).
  */
 function forwardLiveOutput(
   stream: NodeJS.ReadableStream | null | undefined,
@@ -241,16 +242,9 @@ function forwardLiveOutput(
   runtime: HandlerRuntime,
 ): void {
   if (stream === null || stream === undefined) return;
-  const masker = runtime.secrets ?? createSecretMasker();
-  const mask = (text: string): string => masker.maskText(text);
-  // Keep back at least the longest known secret (minus one) and room for a token shape when a line is cut.
-  const keep = Math.max(masker.longestValueLength - 1, 256);
   let sent = 0;
-  let pending = '';
-  const decoder = new TextDecoder();
-  const send = (raw: string) => {
-    const text = mask(raw);
-    if (text === '' || sent >= TOOL_LIVE_OUTPUT_MAX_CHARS) return;
+  const send = (text: string) => {
+    if (sent >= TOOL_LIVE_OUTPUT_MAX_CHARS) return;
     const room = TOOL_LIVE_OUTPUT_MAX_CHARS - sent;
     if (text.length <= room) {
       sent += text.length;
@@ -266,27 +260,85 @@ function forwardLiveOutput(
     sent = TOOL_LIVE_OUTPUT_MAX_CHARS;
     stream.removeListener('data', onData);
   };
-  const onData = (chunk: Buffer | string) => {
-    pending += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    const lineEnd = pending.lastIndexOf('\n');
-    if (lineEnd >= 0) {
-      send(pending.slice(0, lineEnd + 1));
-      pending = pending.slice(lineEnd + 1);
-    } else if (pending.length > LIVE_LINE_HOLD_CHARS) {
-      send(pending.slice(0, pending.length - keep));
-      pending = pending.slice(pending.length - keep);
-    }
-  };
+  const lines = createMaskedLines(runtime, send);
+  const onData = (chunk: Buffer | string) => lines.write(chunk);
   stream.on('data', onData);
-  stream.once('end', () => {
-    pending += decoder.decode();
-    if (pending !== '') send(pending);
-    pending = '';
-  });
+  stream.once('end', () => lines.end());
+}
+
+/**
+ * Turns chunks of a command's output into masked pieces for `sink`: a line at a time, each line masked whole with
+ * the run's secret masker, so a secret the command prints in two writes (`printf 'pass'; sleep 1; printf 'word\n'`)
+ * is still one string when it is masked; a line without a newline waits for one (or for `end()`), except that past
+ * {@link LIVE_LINE_HOLD_CHARS} characters all but the last stretch that could hold a secret go out.
+ */
+function createMaskedLines(
+  runtime: HandlerRuntime,
+  sink: (masked: string) => void,
+): { write(chunk: Buffer | string): void; end(): void } {
+  const masker = runtime.secrets ?? createSecretMasker();
+  // Keep back at least the longest known secret (minus one) and room for a token shape when a line is cut.
+  const keep = Math.max(masker.longestValueLength - 1, 256);
+  const decoder = new TextDecoder();
+  let pending = '';
+  const send = (raw: string) => {
+    const masked = masker.maskText(raw);
+    if (masked !== '') sink(masked);
+  };
+  return {
+    write(chunk) {
+      pending += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      const lineEnd = pending.lastIndexOf('\n');
+      if (lineEnd >= 0) {
+        send(pending.slice(0, lineEnd + 1));
+        pending = pending.slice(lineEnd + 1);
+      } else if (pending.length > LIVE_LINE_HOLD_CHARS) {
+        send(pending.slice(0, pending.length - keep));
+        pending = pending.slice(pending.length - keep);
+      }
+    },
+    end() {
+      pending += decoder.decode();
+      if (pending !== '') send(pending);
+      pending = '';
+    },
+  };
 }
 
 /** How long a line without a newline may grow before its start is sent live anyway (characters). */
 const LIVE_LINE_HOLD_CHARS = 8192;
+
+/** A stage file that a command's output is appended to while it runs (`stdout.txt`, `stderr.txt`). */
+interface LiveStageFile {
+  /** Creates the file empty (replacing an earlier attempt's). */
+  start(): Promise<void>;
+  /** Queues a chunk of output. */
+  write(chunk: Buffer): void;
+  /** Appends what is left and waits until every append is stored; rejects with the first append's error. */
+  end(): Promise<void>;
+}
+
+/** A {@link LiveStageFile} appending through `runtime.stage` (any run store), masked like the live events. */
+function createLiveStageFile(runtime: HandlerRuntime, name: string): LiveStageFile {
+  let queue: Promise<void> = Promise.resolve();
+  let failure: unknown;
+  const lines = createMaskedLines(runtime, (masked) => {
+    queue = queue
+      .then(() => runtime.stage.appendFile(name, masked))
+      .catch((error: unknown) => {
+        failure ??= error;
+      });
+  });
+  return {
+    start: () => runtime.stage.writeFile(name, ''),
+    write: (chunk) => lines.write(chunk),
+    async end() {
+      lines.end();
+      await queue;
+      if (failure !== undefined) throw failure;
+    },
+  };
+}
 
 interface CommandRun {
   readonly stdout: string;
@@ -310,6 +362,9 @@ interface RunCommandOptions {
   readonly killGraceMs: number;
   /** Bytes kept of each stream; the rest is read and dropped so the command never sees a broken pipe. */
   readonly outputMaxBytes: number;
+  /** Where the kept bytes of each stream go as they come. */
+  readonly stdoutFile: LiveStageFile;
+  readonly stderrFile: LiveStageFile;
 }
 
 /** Collects a stream's bytes up to a cap and keeps reading (and counting) past it. */
@@ -317,17 +372,22 @@ class CappedOutput {
   readonly #chunks: Buffer[] = [];
   #kept = 0;
   dropped = 0;
-  constructor(readonly maxBytes: number) {}
+  constructor(
+    readonly maxBytes: number,
+    readonly file: LiveStageFile,
+  ) {}
   add(chunk: Buffer): void {
     const room = this.maxBytes - this.#kept;
     if (room >= chunk.length) {
       this.#chunks.push(chunk);
       this.#kept += chunk.length;
+      this.file.write(chunk);
       return;
     }
     if (room > 0) {
       this.#chunks.push(chunk.subarray(0, room));
       this.#kept += room;
+      this.file.write(chunk.subarray(0, room));
     }
     this.dropped += chunk.length - Math.max(room, 0);
   }
@@ -358,8 +418,8 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     // We read the pipes ourselves: past the cap they are drained, never closed on the command (DESIGN.md "Tool nodes").
     buffer: false,
   });
-  const stdout = new CappedOutput(options.outputMaxBytes);
-  const stderr = new CappedOutput(options.outputMaxBytes);
+  const stdout = new CappedOutput(options.outputMaxBytes, options.stdoutFile);
+  const stderr = new CappedOutput(options.outputMaxBytes, options.stderrFile);
   const drained = Promise.all([drain(subprocess.stdout, stdout), drain(subprocess.stderr, stderr)]);
   const pid = subprocess.pid;
   forwardLiveOutput(subprocess.stdout, 'stdout', runtime);
@@ -382,6 +442,7 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
   try {
     const result = await subprocess;
     await drained;
+    await Promise.all([options.stdoutFile.end(), options.stderrFile.end()]);
     const started = pid !== undefined && (result.exitCode !== undefined || result.signal !== undefined);
     const spawnError = started
       ? undefined

@@ -36,6 +36,35 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
     expect(result.nodeOutcomes.run?.notes).toBe(`Tool completed: ${command}`);
   });
 
+  it('appends to stdout.txt while the command runs, and starts it afresh on a retry', async () => {
+    let seenWhileRunning: string | undefined;
+    let checked = false;
+    let logsRootSeen = '';
+    const { result, logsRoot } = await runDot(
+      toolPipeline(
+        'echo first; sleep 1; echo second; test -f marker || { touch marker; exit 1; }',
+        ', max_retries=1',
+      ),
+      {
+        workdir: tempDir(),
+        onEvent: (event) => {
+          if (event.type === 'pipeline.started') logsRootSeen = event.logsRoot;
+          if (event.type === 'stage.custom' && !checked) {
+            checked = true;
+            // The command sleeps 1 s after its first line: look at the file in the middle of that.
+            setTimeout(() => {
+              seenWhileRunning = readText(join(logsRootSeen, 'run', 'stdout.txt'));
+            }, 400);
+          }
+        },
+      },
+    );
+    expect(result.status).toBe('success');
+    // The first line was in the file before the command printed the second.
+    expect(seenWhileRunning).toBe('first\n');
+    expect(readText(join(logsRoot, 'run', 'stdout.txt'))).toBe('first\nsecond\n');
+  });
+
   it('fails with the exit code and the stderr tail on a non-zero exit', async () => {
     const { result } = await runDot(toolPipeline('echo partial; echo "compile error in x.ts" >&2; exit 3'));
     expect(result.status).toBe('fail');

@@ -18,6 +18,7 @@ import {
   type PipelineRun,
   ResumeError,
   type RunResult,
+  readRun,
   type SecretMasker,
   startForkedPipeline,
   startPipeline,
@@ -776,10 +777,14 @@ export class RunManager {
 }
 
 async function readPastRun(logsRoot: string): Promise<RunSummary> {
-  const store = createFileRunStore({ logsRoot });
-  const manifest = await store.readManifest();
+  // The engine's one reader of a run; a damaged checkpoint leaves the run listed as interrupted.
+  const store = createFileRunStore({ logsRoot, createDirectory: false });
+  const record = await readRun(store, { stages: false }).catch(async (error: unknown) => {
+    if (!CheckpointCorruptError.isInstance(error)) throw error;
+    return { manifest: await store.readManifest(), checkpoint: undefined };
+  });
+  const manifest = record.manifest;
   if (manifest === undefined) throw new Error(`no manifest in ${logsRoot}`);
-  const checkpoint = await readCheckpointSafely(logsRoot);
   let startedByServer = true;
   try {
     readRunRequest(logsRoot);
@@ -789,7 +794,7 @@ async function readPastRun(logsRoot: string): Promise<RunSummary> {
   return pastRunSummary({
     id: basename(logsRoot),
     manifest,
-    checkpoint,
+    checkpoint: record.checkpoint,
     finalEvent: readFinalEvent(logsRoot),
     startedByServer,
   });

@@ -3,10 +3,17 @@
  * migrations applied on first use, and the run index that `listRuns` reads.
  */
 import { tmpdir } from 'node:os';
-import type { RunCatalog, RunIndexEntry, RunIndexFilter, RunIndexStatus } from '@attractor/engine';
+import {
+  InvalidStoreNameError,
+  type RunCatalog,
+  type RunIndexEntry,
+  type RunIndexFilter,
+  type RunIndexStatus,
+} from '@attractor/engine';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { applyMigrations } from './migrations.js';
+import type { OrderedWriter } from './ordered-writer.js';
 import { liveLockCondition } from './postgres-run-lock.js';
 import { createPostgresRunStore, type PostgresStoreContext } from './postgres-run-store.js';
 
@@ -24,6 +31,13 @@ export interface PostgresRunCatalogOptions {
   readonly schema?: string;
   /** Most connections of the shared pool (run locks hold one more each, outside the pool). Default: 10. */
   readonly maxConnections?: number;
+  /**
+   * Wait, on every write, until the server has flushed it to disk (PostgreSQL's `synchronous_commit` for the store's
+   * writes), like the file store's `fsync`. Default: false: a write returns once the server has committed it in
+   * memory. A killed worker loses nothing either way; a crash of the PostgreSQL server itself may then lose the last
+   * fraction of a second of writes (never part of a write, and never a write without the ones before it).
+   */
+  readonly synchronousCommit?: boolean;
   /**
    * Parent directory of the scratch directories `localStageDirectory` creates (removed when a store closes).
    * Default: the operating system's temporary directory.
@@ -44,6 +58,8 @@ export interface PostgresRunCatalog extends RunCatalog {
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Letters, digits, `.`, `_`, `-`, not starting with `.`. */
+const RUN_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 const STATUSES: readonly RunIndexStatus[] = [
   'running',
   'waiting',
@@ -80,7 +96,18 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
   const pool = new pg.Pool({ ...clientConfig, max: options.maxConnections ?? 10 });
   // An idle pooled connection that breaks (a server restart) is dropped from the pool; the next query opens another.
   pool.on('error', () => undefined);
-  const lockClients = new Set<pg.Client>();
+  /** Connections held outside the pool (run locks, stores' writers), ended when the catalog closes. */
+  const ownClients = new Set<pg.Client>();
+  /** The writers of the stores opened and not closed, by run key: reads wait for their writes. */
+  const writers = new Map<string, Set<OrderedWriter>>();
+  const settled = async (runKey?: string, except?: OrderedWriter): Promise<void> => {
+    const all =
+      runKey === undefined
+        ? [...writers.values()].flatMap((set) => [...set])
+        : [...(writers.get(runKey) ?? [])];
+    const waiting = all.filter((writer) => writer !== except);
+    if (waiting.length > 0) await Promise.allSettled(waiting.map((writer) => writer.settled()));
+  };
   let migrated: Promise<void> | undefined;
 
   const ready = (): Promise<void> => {
@@ -100,8 +127,33 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     ready,
     scratchRoot: options.scratchDirectory ?? tmpdir(),
     trackLock: (client, held) => {
-      if (held) lockClients.add(client);
-      else lockClients.delete(client);
+      if (held) ownClients.add(client);
+      else ownClients.delete(client);
+    },
+    trackWriter(runKey, writer, open) {
+      let set = writers.get(runKey);
+      if (open) {
+        if (set === undefined) {
+          set = new Set();
+          writers.set(runKey, set);
+        }
+        set.add(writer);
+      } else if (set !== undefined) {
+        set.delete(writer);
+        if (set.size === 0) writers.delete(runKey);
+      }
+    },
+    settled,
+    async connectWriter() {
+      await ready();
+      const client = new pg.Client({ ...clientConfig, pipeline: true });
+      // A lost connection fails the writes in flight (they reject); the writer opens a new one for later writes.
+      client.on('error', () => undefined);
+      ownClients.add(client);
+      client.on('end', () => ownClients.delete(client));
+      await client.connect();
+      if (options.synchronousCommit !== true) await client.query('SET synchronous_commit TO off');
+      return client;
     },
   };
 
@@ -110,13 +162,13 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     schema: schemaName,
     migrate: ready,
     open(runId) {
-      if (runId === '' || runId.includes('#')) {
-        throw new TypeError(`Run id "${runId}" cannot be stored: it is empty or contains "#".`);
-      }
+      // The run ids of the file catalog (directory names), so that runs move between the two unchanged.
+      if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
       return createPostgresRunStore(context, runId);
     },
     async listRuns(filter?: RunIndexFilter): Promise<RunIndexEntry[]> {
       await ready();
+      await settled();
       const conditions: string[] = [];
       const params: unknown[] = [];
       if (filter?.status !== undefined) {
@@ -143,7 +195,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
                          SELECT 1 FROM ${schema}.run_locks l WHERE l.run_key = r.run_key AND ${liveLockCondition('l')})
                        THEN 'interrupted' ELSE r.status END AS status
            FROM ${schema}.runs r
-           WHERE r.parent_key IS NULL AND r.graph_name IS NOT NULL
+           WHERE r.parent_key IS NULL AND r.graph_name IS NOT NULL AND r.status <> 'restarted'
          ) runs
          ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
          ORDER BY started_at DESC NULLS LAST, run_key DESC
@@ -153,8 +205,9 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       return result.rows.map(toIndexEntry);
     },
     async close() {
-      for (const client of lockClients) await client.end().catch(() => undefined);
-      lockClients.clear();
+      await settled();
+      for (const client of [...ownClients]) await client.end().catch(() => undefined);
+      ownClients.clear();
       await pool.end();
     },
   };

@@ -3,8 +3,17 @@
  * the stage's files are copied into it (earlier visits under `visits/` left out), a program works in it, and
  * `sync()` copies back what it created or changed and removes from the store what it deleted.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,8 +23,13 @@ import type { BlobData, LocalStageDirectory, StoredFileInfo } from '@attractor/e
 export interface StageFileAccess {
   /** The stage's files, names relative to the stage. */
   list(): Promise<StoredFileInfo[]>;
+  read(name: string): Promise<Uint8Array | undefined>;
   open(name: string): Promise<AsyncIterable<Uint8Array> | undefined>;
   write(name: string, data: BlobData): Promise<void>;
+  /** Writes several files of at most `smallBytes` each at once (one round trip). */
+  writeSmall(files: readonly { readonly name: string; readonly bytes: Uint8Array }[]): Promise<void>;
+  /** The size up to which a file goes through `writeSmall`, in bytes. */
+  readonly smallBytes: number;
   remove(name: string): Promise<void>;
 }
 
@@ -36,39 +50,55 @@ export async function createScratchStageDirectory(options: {
   readonly files: StageFileAccess;
 }): Promise<ScratchStageDirectory> {
   const { files } = options;
-  const path = await mkdtemp(join(options.scratchRoot, 'attractor-stage-'));
+  // Synchronous file calls: a stage's files are few and small, and each promise-based call costs a trip through
+  // libuv's thread pool (several times the work itself on a busy machine).
+  const path = mkdtempSync(join(options.scratchRoot, 'attractor-stage-'));
   /** What the directory held after the last copy, by name: changed files are the ones that differ from it. */
   let copied = new Map<string, string>();
 
   for (const info of await files.list()) {
     if (info.name.startsWith(ARCHIVE_PREFIX)) continue;
-    const source = await files.open(info.name);
-    if (source === undefined) continue;
     const target = join(path, ...info.name.split('/'));
-    await mkdir(dirname(target), { recursive: true });
-    await pipeline(Readable.from(source), createWriteStream(target));
-    copied.set(info.name, fingerprint(await stat(target)));
+    mkdirSync(dirname(target), { recursive: true });
+    if (info.sizeBytes <= files.smallBytes) {
+      const bytes = await files.read(info.name);
+      if (bytes === undefined) continue;
+      writeFileSync(target, bytes);
+    } else {
+      const source = await files.open(info.name);
+      if (source === undefined) continue;
+      await pipeline(Readable.from(source), createWriteStream(target));
+    }
+    copied.set(info.name, fingerprint(statSync(target)));
   }
 
   return {
     path,
     async sync() {
       const now = new Map<string, string>();
-      for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
+      const small: { name: string; bytes: Uint8Array }[] = [];
+      const large: string[] = [];
+      for (const entry of readdirSync(path, { recursive: true, withFileTypes: true })) {
         if (!entry.isFile()) continue;
         const absolute = join(entry.parentPath, entry.name);
         const name = relative(path, absolute).split(sep).join('/');
-        const print = fingerprint(await stat(absolute));
+        const stats = statSync(absolute);
+        const print = fingerprint(stats);
         now.set(name, print);
-        if (copied.get(name) !== print) await files.write(name, createReadStream(absolute));
+        if (copied.get(name) === print) continue;
+        if (stats.size <= files.smallBytes) small.push({ name, bytes: readFileSync(absolute) });
+        else large.push(name);
       }
+      // The files of a usual stage (prompt, response, status) in one write.
+      await files.writeSmall(small);
+      for (const name of large) await files.write(name, createReadStream(join(path, ...name.split('/'))));
       for (const name of copied.keys()) {
         if (!now.has(name)) await files.remove(name);
       }
       copied = now;
     },
     async remove() {
-      await rm(path, { recursive: true, force: true });
+      rmSync(path, { recursive: true, force: true });
     },
   };
 }

@@ -19,7 +19,7 @@ import {
 import pg from 'pg';
 
 /** The `run_locks` row as read. */
-interface LockRow {
+export interface LockRow {
   readonly pid: number;
   readonly host: string;
   readonly since: string;

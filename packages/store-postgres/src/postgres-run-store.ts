@@ -27,14 +27,16 @@ import {
 } from '@attractor/engine';
 import type pg from 'pg';
 import { createScratchStageDirectory, type ScratchStageDirectory } from './local-stage-directory.js';
-import { acquirePostgresRunLock, holderOf, liveHolderQuery } from './postgres-run-lock.js';
+import { createOrderedWriter, type OrderedWriter } from './ordered-writer.js';
+import { acquirePostgresRunLock, holderOf, type LockRow, liveHolderQuery } from './postgres-run-lock.js';
+import { prepared } from './prepared.js';
 import {
   patchFromCheckpoint,
   patchFromEvents,
   patchFromManifest,
   type RunIndexPatch,
 } from './run-index-patch.js';
-import { withTransaction } from './with-transaction.js';
+import { inTransaction } from './with-transaction.js';
 
 /** Size of the chunks blobs are cut into, in bytes: 1 MiB. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024;
@@ -59,6 +61,12 @@ export interface PostgresStoreContext {
   readonly scratchRoot: string;
   /** Records the connections that hold run locks (closed with the catalog). */
   readonly trackLock: (client: pg.Client, held: boolean) => void;
+  /** Opens the pipelined connection of a store's writes (migrations applied, session settings made). */
+  readonly connectWriter: () => Promise<pg.Client>;
+  /** Registers (`open: true`) or forgets the writer of a store of `runKey`. */
+  readonly trackWriter: (runKey: string, writer: OrderedWriter, open: boolean) => void;
+  /** Resolves once the writes issued so far by the catalog's stores of `runKey` (of every run: undefined), but `except`, completed. */
+  readonly settled: (runKey?: string, except?: OrderedWriter) => Promise<void>;
 }
 
 type Area = 'stage' | 'artifact';
@@ -77,20 +85,30 @@ export function createPostgresRunStore(
   const { pool, schema: s } = context;
   const logsRoot = `${context.location}#${runKey}`;
   const children = new Map<string, RunStore>();
-  const scratch = new Set<ScratchStageDirectory>();
-  let tail: Promise<unknown> = Promise.resolve();
+  /** The scratch directory of each stage; a stage's next one replaces it (the engine asks once per visit). */
+  const scratch = new Map<string, ScratchStageDirectory>();
+  const writer = createOrderedWriter(context.connectWriter);
+  context.trackWriter(runKey, writer, true);
 
-  /** Runs `work` after every write issued before it. */
-  const write = <T>(work: () => Promise<T>): Promise<T> => {
-    const result = tail.then(context.ready).then(work);
-    tail = result.catch(() => undefined);
-    return result;
-  };
-  /** Runs `work` once the writes issued before it are done. */
-  const read = async <T>(work: () => Promise<T>): Promise<T> => {
-    await tail;
+  /**
+   * A query that sees every write issued before it: on the store's own connection once it writes (ordered after
+   * those writes), else on the pool. Writes of the catalog's other stores of this run are waited for first.
+   */
+  const query = async <TRow extends pg.QueryResultRow>(
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<pg.QueryResult<TRow>> => {
     await context.ready();
-    return work();
+    await context.settled(runKey, writer);
+    return writer.isOpen() ? writer.query<TRow>(sql, params) : pool.query<TRow>(prepared(sql, params));
+  };
+  const read = <T>(work: () => Promise<T>): Promise<T> => work();
+  /**
+   * A write the caller need not wait for (events, status files, appended output): it is sent at once, and a failure
+   * fails every later write and wait of this store, the next checkpoint first.
+   */
+  const behind = (written: Promise<void>): void => {
+    written.catch(() => undefined);
   };
 
   /** `INSERT … ON CONFLICT DO UPDATE` of the run index row with `patch`, its parameters numbered from `first`. */
@@ -140,6 +158,27 @@ export function createPostgresRunStore(
   const stageFilePath = (stagePath: string, name: string) =>
     `${checkRelativeName('stage path', stagePath)}/${checkRelativeName('stage file name', name)}`;
 
+  /** Replaces blobs of at most one chunk each, all in one statement. */
+  const putSmallBlobs = async (
+    area: Area,
+    stagePath: string,
+    blobs: readonly { readonly path: string; readonly bytes: Buffer }[],
+  ): Promise<void> => {
+    if (blobs.length === 0) return;
+    await writer.send(
+      `WITH input AS (SELECT * FROM unnest($4::text[], $5::bytea[]) AS t(path, data)),
+         f AS (
+           INSERT INTO ${s}.files (run_key, area, path, stage_path, size_bytes, modified_at)
+           SELECT $1, $2, path, $3, octet_length(data), clock_timestamp() FROM input
+           ON CONFLICT (run_key, area, path) DO UPDATE SET stage_path = EXCLUDED.stage_path,
+             size_bytes = EXCLUDED.size_bytes, modified_at = EXCLUDED.modified_at
+           RETURNING id, path),
+         d AS (DELETE FROM ${s}.file_chunks c USING f WHERE c.file_id = f.id)
+       INSERT INTO ${s}.file_chunks (file_id, data) SELECT f.id, input.data FROM f JOIN input USING (path)`,
+      [runKey, area, stagePath, blobs.map((blob) => blob.path), blobs.map((blob) => blob.bytes)],
+    );
+  };
+
   /** Replaces a blob: one statement for bytes that fit a chunk, a transaction streaming chunks otherwise. */
   const putBlob = async (area: Area, path: string, stagePath: string, data: BlobData): Promise<void> => {
     const upsertFile = `INSERT INTO ${s}.files (run_key, area, path, stage_path, size_bytes, modified_at)
@@ -150,34 +189,31 @@ export function createPostgresRunStore(
     if (typeof data === 'string' || data instanceof Uint8Array) {
       const bytes = toBuffer(data);
       if (bytes.length <= BLOB_CHUNK_BYTES) {
-        await pool.query(
-          `WITH f AS (${upsertFile}),
-             d AS (DELETE FROM ${s}.file_chunks c USING f WHERE c.file_id = f.id)
-           INSERT INTO ${s}.file_chunks (file_id, data) SELECT id, $6::bytea FROM f`,
-          [runKey, area, path, stagePath, bytes.length, bytes],
-        );
+        await putSmallBlobs(area, stagePath, [{ path, bytes }]);
         return;
       }
       data = oneChunk(bytes);
     }
-    await withTransaction(pool, async (client) => {
-      const file = await client.query<{ id: string }>(upsertFile, [runKey, area, path, stagePath, 0]);
-      const id = file.rows[0]!.id;
-      await client.query(`DELETE FROM ${s}.file_chunks WHERE file_id = $1`, [id]);
-      let size = 0;
-      let wrote = false;
-      for await (const chunk of rechunk(data)) {
-        await client.query(`INSERT INTO ${s}.file_chunks (file_id, data) VALUES ($1, $2::bytea)`, [
-          id,
-          chunk,
-        ]);
-        size += chunk.length;
-        wrote = true;
-      }
-      // Every blob has at least one chunk, so that reading a file finds it even when it is empty.
-      if (!wrote) await client.query(`INSERT INTO ${s}.file_chunks (file_id, data) VALUES ($1, '')`, [id]);
-      await client.query(`UPDATE ${s}.files SET size_bytes = $2 WHERE id = $1`, [id, size]);
-    });
+    await writer.exclusive((client) =>
+      inTransaction(client, async () => {
+        const file = await client.query<{ id: string }>(upsertFile, [runKey, area, path, stagePath, 0]);
+        const id = file.rows[0]!.id;
+        await client.query(`DELETE FROM ${s}.file_chunks WHERE file_id = $1`, [id]);
+        let size = 0;
+        let wrote = false;
+        for await (const chunk of rechunk(data)) {
+          await client.query(`INSERT INTO ${s}.file_chunks (file_id, data) VALUES ($1, $2::bytea)`, [
+            id,
+            chunk,
+          ]);
+          size += chunk.length;
+          wrote = true;
+        }
+        // Every blob has at least one chunk, so that reading a file finds it even when it is empty.
+        if (!wrote) await client.query(`INSERT INTO ${s}.file_chunks (file_id, data) VALUES ($1, '')`, [id]);
+        await client.query(`UPDATE ${s}.files SET size_bytes = $2 WHERE id = $1`, [id, size]);
+      }),
+    );
   };
 
   const appendBlob = async (path: string, stagePath: string, data: string | Uint8Array): Promise<void> => {
@@ -186,7 +222,7 @@ export function createPostgresRunStore(
     for (let offset = 0; offset < bytes.length || chunks.length === 0; offset += BLOB_CHUNK_BYTES) {
       chunks.push(bytes.subarray(offset, offset + BLOB_CHUNK_BYTES));
     }
-    await pool.query(
+    await writer.send(
       `WITH f AS (
          INSERT INTO ${s}.files (run_key, area, path, stage_path, size_bytes, modified_at)
          VALUES ($1, 'stage', $2, $3, $4, clock_timestamp())
@@ -201,7 +237,7 @@ export function createPostgresRunStore(
 
   /** The chunk ids and sizes of a blob, or undefined when it does not exist. */
   const chunkList = async (area: Area, path: string) => {
-    const result = await pool.query<{ file_id: string; id: string }>(
+    const result = await query<{ file_id: string; id: string }>(
       `SELECT c.file_id, c.id FROM ${s}.files f JOIN ${s}.file_chunks c ON c.file_id = f.id
        WHERE f.run_key = $1 AND f.area = $2 AND f.path = $3 ORDER BY c.id`,
       [runKey, area, path],
@@ -210,7 +246,7 @@ export function createPostgresRunStore(
   };
 
   const readBlob = async (area: Area, path: string): Promise<Uint8Array | undefined> => {
-    const result = await pool.query<{ data: Buffer }>(
+    const result = await query<{ data: Buffer }>(
       `SELECT c.data FROM ${s}.files f JOIN ${s}.file_chunks c ON c.file_id = f.id
        WHERE f.run_key = $1 AND f.area = $2 AND f.path = $3 ORDER BY c.id`,
       [runKey, area, path],
@@ -240,7 +276,7 @@ export function createPostgresRunStore(
   };
 
   const listBlobs = async (area: Area, prefix: string): Promise<StoredFileInfo[]> => {
-    const result = await pool.query<{ path: string; size_bytes: string; modified_at: Date }>(
+    const result = await query<{ path: string; size_bytes: string; modified_at: Date }>(
       `SELECT path, size_bytes, modified_at FROM ${s}.files
        WHERE run_key = $1 AND area = $2 AND starts_with(path, $3)`,
       [runKey, area, prefix],
@@ -255,7 +291,7 @@ export function createPostgresRunStore(
   };
 
   const removeBlob = async (area: Area, path: string): Promise<void> => {
-    await pool.query(`DELETE FROM ${s}.files WHERE run_key = $1 AND area = $2 AND path = $3`, [
+    await writer.send(`DELETE FROM ${s}.files WHERE run_key = $1 AND area = $2 AND path = $3`, [
       runKey,
       area,
       path,
@@ -279,7 +315,7 @@ export function createPostgresRunStore(
 
     readManifest: () =>
       read(async () => {
-        const result = await pool.query<{ manifest: string | null }>(
+        const result = await query<{ manifest: string | null }>(
           `SELECT manifest FROM ${s}.runs WHERE run_key = $1`,
           [runKey],
         );
@@ -287,15 +323,14 @@ export function createPostgresRunStore(
         return text == null ? undefined : (parseStored(text, 'manifest') as RunManifest);
       }),
 
-    writeManifest: (manifest) =>
-      write(async () => {
-        const upsert = indexUpsert(patchFromManifest(manifest), 1);
-        await pool.query(upsert.sql, upsert.params);
-      }),
+    async writeManifest(manifest) {
+      const upsert = indexUpsert(patchFromManifest(manifest), 1);
+      behind(writer.send(upsert.sql, upsert.params));
+    },
 
     readCheckpoint: () =>
       read(async () => {
-        const result = await pool.query<{ body: string }>(
+        const result = await query<{ body: string }>(
           `SELECT body FROM ${s}.checkpoints WHERE run_key = $1 ORDER BY id DESC LIMIT 1`,
           [runKey],
         );
@@ -304,25 +339,25 @@ export function createPostgresRunStore(
         return parseCheckpoint(parseStored(body, 'checkpoint'), `${logsRoot} checkpoint`);
       }),
 
-    writeCheckpoint: (checkpoint) =>
-      write(async () => {
-        const body = JSON.stringify(checkpoint);
-        const patch = patchFromCheckpoint(checkpoint);
-        if (!hasIndexChange(patch)) {
-          await pool.query(`INSERT INTO ${s}.checkpoints (run_key, body) VALUES ($1, $2)`, [runKey, body]);
-          return;
-        }
-        // The upsert's parameters start at $2 with the run key.
-        const upsert = indexUpsert(patch, 2);
-        await pool.query(
-          `WITH c AS (INSERT INTO ${s}.checkpoints (run_key, body) VALUES ($2, $1)) ${upsert.sql}`,
-          [body, ...upsert.params],
-        );
-      }),
+    // The one write the engine waits for: it completes only after every write before it (events, files).
+    async writeCheckpoint(checkpoint) {
+      const body = JSON.stringify(checkpoint);
+      const patch = patchFromCheckpoint(checkpoint);
+      if (!hasIndexChange(patch)) {
+        await writer.send(`INSERT INTO ${s}.checkpoints (run_key, body) VALUES ($1, $2)`, [runKey, body]);
+        return;
+      }
+      // The upsert's parameters start at $2 with the run key.
+      const upsert = indexUpsert(patch, 2);
+      await writer.send(
+        `WITH c AS (INSERT INTO ${s}.checkpoints (run_key, body) VALUES ($2, $1)) ${upsert.sql}`,
+        [body, ...upsert.params],
+      );
+    },
 
     readCheckpointHistory: () =>
       read(async () => {
-        const result = await pool.query<{ id: string; body: string }>(
+        const result = await query<{ id: string; body: string }>(
           `SELECT id, body FROM ${s}.checkpoints WHERE run_key = $1 ORDER BY id`,
           [runKey],
         );
@@ -336,51 +371,52 @@ export function createPostgresRunStore(
 
     readLastEventSeq: () =>
       read(async () => {
-        const result = await pool.query<{ seq: string }>(
+        const result = await query<{ seq: string }>(
           `SELECT seq FROM ${s}.events WHERE run_key = $1 ORDER BY id DESC LIMIT 1`,
           [runKey],
         );
         return result.rows[0] === undefined ? 0 : Number(result.rows[0].seq);
       }),
 
-    appendEvents: (events) =>
-      write(async () => {
-        if (events.length === 0) return;
-        const insert = (runKeyParam: string, seqParam: string, bodyParam: string) =>
-          `INSERT INTO ${s}.events (run_key, seq, body)
-           SELECT ${runKeyParam}, t.seq, t.body
-           FROM unnest(${seqParam}::bigint[], ${bodyParam}::text[]) WITH ORDINALITY AS t(seq, body, n)
-           ORDER BY t.n`;
-        const seqs = events.map((event) => event.seq);
-        const bodies = events.map((event) => JSON.stringify(event));
-        const patch = patchFromEvents(events);
-        if (!hasIndexChange(patch)) {
-          await pool.query(insert('$1', '$2', '$3'), [runKey, seqs, bodies]);
-          return;
-        }
-        // The upsert's parameters start at $3 with the run key.
-        const upsert = indexUpsert(patch, 3);
-        await pool.query(`WITH e AS (${insert('$3', '$1', '$2')}) ${upsert.sql}`, [
+    async appendEvents(events) {
+      if (events.length === 0) return;
+      const insert = (runKeyParam: string, seqParam: string, bodyParam: string) =>
+        `INSERT INTO ${s}.events (run_key, seq, body)
+         SELECT ${runKeyParam}, t.seq, t.body
+         FROM unnest(${seqParam}::bigint[], ${bodyParam}::text[]) WITH ORDINALITY AS t(seq, body, n)
+         ORDER BY t.n`;
+      const seqs = events.map((event) => event.seq);
+      const bodies = events.map((event) => JSON.stringify(event));
+      const patch = patchFromEvents(events);
+      if (!hasIndexChange(patch)) {
+        behind(writer.send(insert('$1', '$2', '$3'), [runKey, seqs, bodies]));
+        return;
+      }
+      // The upsert's parameters start at $3 with the run key.
+      const upsert = indexUpsert(patch, 3);
+      behind(
+        writer.send(`WITH e AS (${insert('$3', '$1', '$2')}) ${upsert.sql}`, [
           seqs,
           bodies,
           ...upsert.params,
-        ]);
-      }),
+        ]),
+      );
+    },
 
     readEvents: (options) =>
       read(async () => {
-        const result = await pool.query<{ body: string }>(
+        const result = await query<{ body: string }>(
           `SELECT body FROM ${s}.events WHERE run_key = $1 AND seq > $2 ORDER BY id`,
           [runKey, options?.afterSeq ?? 0],
         );
         return result.rows.map((row) => JSON.parse(row.body) as PipelineEvent);
       }),
 
-    prepareStage: (stagePath, visit) =>
-      write(async () => {
-        const prefix = `${checkRelativeName('stage path', stagePath)}/`;
-        if (visit <= 1) return;
-        const result = await pool.query<{ path: string }>(
+    async prepareStage(stagePath, visit) {
+      const prefix = `${checkRelativeName('stage path', stagePath)}/`;
+      if (visit <= 1) return;
+      await writer.exclusive(async (client) => {
+        const result = await client.query<{ path: string }>(
           `SELECT path FROM ${s}.files WHERE run_key = $1 AND area = 'stage' AND starts_with(path, $2)`,
           [runKey, prefix],
         );
@@ -395,18 +431,25 @@ export function createPostgresRunStore(
         if (!earlier) return;
         let archive = String(visit - 1);
         for (let suffix = 2; archives.has(archive); suffix++) archive = `${visit - 1}-${suffix}`;
-        await pool.query(
+        await client.query(
           `UPDATE ${s}.files SET path = $2 || $3 || substr(path, length($2) + 1), stage_path = $4
            WHERE run_key = $1 AND area = 'stage' AND starts_with(path, $2) AND NOT starts_with(path, $2 || $5)`,
           [runKey, prefix, `${ARCHIVE_DIRECTORY}${archive}/`, stagePath, ARCHIVE_DIRECTORY],
         );
-      }),
+      });
+    },
 
-    writeStageFile: (stagePath, name, data) =>
-      write(() => putBlob('stage', stageFilePath(stagePath, name), stagePath, data)),
+    async writeStageFile(stagePath, name, data) {
+      await putBlob('stage', stageFilePath(stagePath, name), stagePath, data);
+    },
 
-    appendStageFile: (stagePath, name, data) =>
-      write(() => appendBlob(stageFilePath(stagePath, name), stagePath, data)),
+    async removeStageFile(stagePath, name) {
+      await removeBlob('stage', stageFilePath(stagePath, name));
+    },
+
+    async appendStageFile(stagePath, name, data) {
+      behind(appendBlob(stageFilePath(stagePath, name), stagePath, data));
+    },
 
     readStageFile: (stagePath, name) => read(() => readBlob('stage', stageFilePath(stagePath, name))),
 
@@ -417,7 +460,7 @@ export function createPostgresRunStore(
 
     listStages: () =>
       read(async () => {
-        const result = await pool.query<{ stage_path: string }>(
+        const result = await query<{ stage_path: string }>(
           `SELECT DISTINCT stage_path FROM ${s}.files
            WHERE run_key = $1 AND area = 'stage' AND NOT starts_with(path, stage_path || '/' || $2)`,
           [runKey, ARCHIVE_DIRECTORY],
@@ -425,15 +468,11 @@ export function createPostgresRunStore(
         return result.rows.map((row) => row.stage_path).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
       }),
 
-    writeStageStatus: (stagePath, status) =>
-      write(() =>
-        putBlob(
-          'stage',
-          stageFilePath(stagePath, 'status.json'),
-          stagePath,
-          `${JSON.stringify(status, null, 2)}\n`,
-        ),
-      ),
+    async writeStageStatus(stagePath, status) {
+      const path = stageFilePath(stagePath, 'status.json');
+      const bytes = Buffer.from(`${JSON.stringify(status, null, 2)}\n`, 'utf8');
+      behind(putSmallBlobs('stage', stagePath, [{ path, bytes }]));
+    },
 
     readStageStatus: (stagePath) =>
       read(async () => {
@@ -443,11 +482,15 @@ export function createPostgresRunStore(
           : (JSON.parse(Buffer.from(bytes).toString('utf8')) as StageStatusFile);
       }),
 
-    writeArtifact: (id, data) => write(() => putBlob('artifact', checkArtifactId(id), '', data)),
+    async writeArtifact(id, data) {
+      await putBlob('artifact', checkArtifactId(id), '', data);
+    },
 
     readArtifact: (id) => read(() => readBlob('artifact', checkArtifactId(id))),
 
-    removeArtifact: (id) => write(() => removeBlob('artifact', checkArtifactId(id))),
+    async removeArtifact(id) {
+      await removeBlob('artifact', checkArtifactId(id));
+    },
 
     listArtifacts: () => read(() => listBlobs('artifact', '')),
 
@@ -467,12 +510,23 @@ export function createPostgresRunStore(
         scratchRoot: context.scratchRoot,
         files: {
           list: () => store.listStageFiles(stagePath),
-          open: async (name) => store.openStageFile(stagePath, name),
+          read: (name) => store.readStageFile(stagePath, name),
+          open: (name) => store.openStageFile(stagePath, name),
           write: (name, data) => store.writeStageFile(stagePath, name, data),
-          remove: (name) => write(() => removeBlob('stage', stageFilePath(stagePath, name))),
+          // The bytes are in memory already: sent without waiting, like the events (the checkpoint waits for them).
+          writeSmall: async (files) => {
+            const blobs = files.map((file) => ({
+              path: stageFilePath(stagePath, file.name),
+              bytes: toBuffer(file.bytes),
+            }));
+            behind(putSmallBlobs('stage', stagePath, blobs));
+          },
+          smallBytes: BLOB_CHUNK_BYTES,
+          remove: (name) => store.removeStageFile(stagePath, name),
         },
       });
-      scratch.add(directory);
+      await scratch.get(stagePath)?.remove();
+      scratch.set(stagePath, directory);
       return { path: directory.path, sync: () => directory.sync() };
     },
 
@@ -491,13 +545,14 @@ export function createPostgresRunStore(
 
     readLock: () =>
       read(async (): Promise<RunLockHolder | undefined> => {
-        const result = await pool.query(liveHolderQuery(s), [runKey]);
+        const result = await query<LockRow>(liveHolderQuery(s), [runKey]);
         return holderOf(result.rows[0]);
       }),
 
     async close() {
-      await tail;
-      for (const directory of scratch) await directory.remove();
+      await writer.close();
+      context.trackWriter(runKey, writer, false);
+      for (const directory of scratch.values()) await directory.remove();
       scratch.clear();
       for (const child of children.values()) await child.close();
     },

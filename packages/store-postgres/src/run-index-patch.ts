@@ -9,7 +9,8 @@ export interface RunIndexPatch {
   run_id?: string;
   graph_name?: string;
   goal?: string;
-  status?: RunIndexStatus;
+  /** `restarted`: continued elsewhere by a `loop_restart` edge; such a run is not listed (its continuation is). */
+  status?: RunIndexStatus | 'restarted';
   current_node?: string;
   started_at?: string;
   ended_at?: string | null;
@@ -45,12 +46,17 @@ export function patchFromManifest(manifest: RunManifest): RunIndexPatch {
 }
 
 /**
- * The index columns a checkpoint sets: only an ended run's status, end time and last node. While a run goes on, its
- * events say more (which node executes now, whether it waits at a gate). A checkpoint that does not have the
- * expected shape changes nothing (reading it is refused later, with the field named).
+ * The index columns a checkpoint sets: an ended run's status, end time and last node; a running run's next node (the
+ * one executing now). Whether a running run waits at a gate, or was interrupted, its events and its lock say. A
+ * checkpoint that does not have the expected shape changes nothing (reading it is refused later, naming the field).
  */
 export function patchFromCheckpoint(checkpoint: Checkpoint): RunIndexPatch {
   const state: unknown = (checkpoint as { state?: unknown }).state;
+  if (state === 'running') {
+    return typeof checkpoint.next_node === 'string' && checkpoint.next_node !== ''
+      ? { current_node: checkpoint.next_node }
+      : {};
+  }
   const status = endedStatus(state);
   if (status === undefined) return {};
   const patch: RunIndexPatch = { status };
@@ -61,16 +67,14 @@ export function patchFromCheckpoint(checkpoint: Checkpoint): RunIndexPatch {
   return patch;
 }
 
-/** The status of an ended checkpoint state; a run continued by `loop_restart` elsewhere ended with success here. */
-function endedStatus(state: unknown): RunIndexStatus | undefined {
+/** The index status of an ended checkpoint state. */
+function endedStatus(state: unknown): RunIndexPatch['status'] {
   switch (state) {
     case 'success':
-    case 'restarted':
-      return 'success';
     case 'fail':
-      return 'fail';
     case 'cancelled':
-      return 'cancelled';
+    case 'restarted':
+      return state;
     default:
       return undefined;
   }

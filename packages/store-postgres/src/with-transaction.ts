@@ -1,6 +1,6 @@
 /**
- * One transaction on a pooled connection: `BEGIN`, the work, `COMMIT`; `ROLLBACK` when the work throws. The
- * connection goes back to the pool in every case.
+ * One transaction: `BEGIN`, the work, `COMMIT`; `ROLLBACK` when the work throws. On a pooled connection, which goes
+ * back to the pool in every case, or on a connection the caller holds.
  */
 import type pg from 'pg';
 
@@ -14,14 +14,27 @@ export async function withTransaction<TResult>(
 ): Promise<TResult> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
+    return await inTransaction(client, () => work(client));
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Runs `work` between `BEGIN` and `COMMIT` on `client` (which `work` uses) and returns its result.
+ * @throws whatever `work` or the commit throws, after rolling back.
+ */
+export async function inTransaction<TResult>(
+  client: pg.ClientBase,
+  work: () => Promise<TResult>,
+): Promise<TResult> {
+  await client.query('BEGIN');
+  try {
+    const result = await work();
     await client.query('COMMIT');
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
-  } finally {
-    client.release();
   }
 }

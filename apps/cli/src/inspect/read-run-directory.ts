@@ -1,6 +1,13 @@
-import { readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import type { Checkpoint, PipelineEvent, RunManifest } from '@attractor/engine';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import {
+  type Checkpoint,
+  CheckpointCorruptError,
+  createFileRunStore,
+  type PipelineEvent,
+  type RunManifest,
+  readRun,
+} from '@attractor/engine';
 import { CliError } from '../errors/cli-error.js';
 import { describeFsError } from '../errors/describe-fs-error.js';
 
@@ -15,10 +22,11 @@ export interface RunDirectory {
 }
 
 /**
- * Reads `manifest.json`, `checkpoint.json` and `events.jsonl` of a run directory.
+ * Reads `manifest.json`, `checkpoint.json` (validated) and `events.jsonl` of a run directory, through the engine's
+ * `readRun` and the file store.
  *
  * @throws {CliError} `CLI_FILE_NOT_FOUND` when the directory does not exist or has no `manifest.json`;
- *   `CLI_INVALID_INPUT` when a file is not valid JSON.
+ *   `CLI_INVALID_INPUT` when a file is not valid JSON or the checkpoint does not match the schema.
  */
 export async function readRunDirectory(
   path: string,
@@ -42,55 +50,51 @@ export async function readRunDirectory(
       message: `${kind === 'file' ? `${path} is a file, not a run directory` : `Run directory ${path} not found`}. Runs are kept under ./.attractor/runs/ by default; pass one of those directories${/\.(dot|gv)$/i.test(path) ? ` (a DOT file is started with \`attractor run ${path}\`)` : ''}.`,
     });
   }
-  const manifestText = await readOptional(join(logsRoot, 'manifest.json'));
-  if (manifestText === undefined) {
-    throw new CliError({
-      code: 'CLI_FILE_NOT_FOUND',
-      message: `${path} is not a run directory: it has no manifest.json. Pass a directory that \`attractor run\` created (printed at its start).`,
-    });
-  }
-  const manifest = parseJson(manifestText, join(path, 'manifest.json')) as RunManifest;
-  const checkpointText = await readOptional(join(logsRoot, 'checkpoint.json'));
-  const checkpoint =
-    checkpointText === undefined
-      ? undefined
-      : (parseJson(checkpointText, join(path, 'checkpoint.json')) as Checkpoint);
-  const eventsText = (await readOptional(join(logsRoot, 'events.jsonl'))) ?? '';
-  const events: PipelineEvent[] = [];
-  for (const line of eventsText.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      events.push(JSON.parse(line) as PipelineEvent);
-    } catch {
-      // A torn trailing line after a crash; every complete line before it is kept.
+  // The one reader of a run (readRun), through the file store.
+  const store = createFileRunStore({ logsRoot, createDirectory: false });
+  try {
+    const record = await readThrough(path, () => readRun(store, { stages: false }));
+    if (record.manifest === undefined) {
+      throw new CliError({
+        code: 'CLI_FILE_NOT_FOUND',
+        message: `${path} is not a run directory: it has no manifest.json. Pass a directory that \`attractor run\` created (printed at its start).`,
+      });
     }
+    // A torn trailing line after a crash is skipped; every complete line before it is kept.
+    const events = await readThrough(path, () => store.readEvents());
+    return {
+      logsRoot,
+      manifest: record.manifest,
+      ...(record.checkpoint === undefined ? {} : { checkpoint: record.checkpoint }),
+      events,
+    };
+  } finally {
+    await store.close();
   }
-  return { logsRoot, manifest, ...(checkpoint === undefined ? {} : { checkpoint }), events };
 }
 
-async function readOptional(path: string): Promise<string | undefined> {
+/** Runs a read of the run directory, turning a damaged or unreadable file into a one-line {@link CliError}. */
+async function readThrough<TValue>(path: string, read: () => Promise<TValue>): Promise<TValue> {
   try {
-    return await readFile(path, 'utf8');
+    return await read();
   } catch (error) {
+    if (CheckpointCorruptError.isInstance(error)) {
+      throw new CliError({
+        code: 'CLI_INVALID_INPUT',
+        message: `The run directory ${path} is damaged: ${error.message}`,
+        cause: error,
+      });
+    }
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    // An unreadable run directory is a user-facing fault: one line naming the file and the cause, no stack.
-    throw new CliError({
-      code: 'CLI_INVALID_INPUT',
-      message: `Cannot read ${path}: ${describeFsError(error)}. Check the run directory's permissions (ls -l ${dirname(path)}).`,
-      cause: error,
-    });
-  }
-}
-
-function parseJson(text: string, path: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CliError({
-      code: 'CLI_INVALID_INPUT',
-      message: `${path} is not valid JSON (${(error as Error).message}). The run directory is damaged.`,
-      cause: error,
-    });
+    if (typeof code === 'string' && code.startsWith('E')) {
+      // An unreadable run directory is a user-facing fault: one line naming the file and the cause, no stack.
+      const file = (error as NodeJS.ErrnoException).path ?? path;
+      throw new CliError({
+        code: 'CLI_INVALID_INPUT',
+        message: `Cannot read ${file}: ${describeFsError(error)}. Check the run directory's permissions (ls -l ${dirname(file)}).`,
+        cause: error,
+      });
+    }
+    throw error;
   }
 }

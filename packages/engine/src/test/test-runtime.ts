@@ -1,17 +1,24 @@
 /**
  * A {@link HandlerRuntime} for unit-testing a handler without running a pipeline.
  */
+
+import { basename, dirname } from 'node:path';
 import type { CodergenBackend } from '../codergen-backend.js';
 import { createArtifactStore } from '../file-artifact-store.js';
+import { createFileRunStore } from '../file-run-store.js';
 import type { HandlerRuntime, StageFidelity } from '../handler-runtime.js';
 import type { Interviewer } from '../interviewer.js';
 import type { EmittableEvent } from '../pipeline-event.js';
+import { createStageWorkspace } from '../stage-workspace.js';
 import { createTestClock, type TestClock } from './test-clock.js';
 
 /** Options of {@link createTestRuntime}: any runtime field, plus the backend and interviewer. */
 export interface TestRuntimeOptions
   extends Partial<Omit<HandlerRuntime, 'emit' | 'interviewer' | 'backend'>> {
-  /** The stage directory; must exist if the handler writes files. Default: `'/tmp/attractor-test-stage'`. */
+  /**
+   * The stage directory. Default: `'/tmp/attractor-test-stage'`. Unless `stage` is given, the stage workspace is
+   * this directory through a file store whose run directory is its parent (files are created on first write).
+   */
   readonly stageDir?: string;
   readonly interviewer?: Interviewer;
   readonly backend?: CodergenBackend;
@@ -39,9 +46,18 @@ export function createTestRuntime(options: TestRuntimeOptions = {}): TestRuntime
   const emitted: EmittableEvent[] = [];
   const clock = options.clock ?? createTestClock();
   const { interviewer, backend, ...rest } = options;
+  const stageDir = options.stageDir ?? '/tmp/attractor-test-stage';
+  const stage =
+    options.stage ??
+    createStageWorkspace(
+      createFileRunStore({ logsRoot: dirname(stageDir), createDirectory: false }),
+      basename(stageDir),
+      { path: stageDir, sync: async () => {} },
+    );
   const runtime: TestRuntime = {
     abortSignal: new AbortController().signal,
-    stageDir: '/tmp/attractor-test-stage',
+    stageDir,
+    stage,
     runId: 'test-run',
     workdir: process.cwd(),
     visit: 1,
