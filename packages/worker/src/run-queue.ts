@@ -4,7 +4,7 @@
  * an answer is never stored without the job that resumes its run.
  */
 import { randomBytes } from 'node:crypto';
-import type { Answer, Question } from '@attractor/engine';
+import { type Answer, type Clock, type Question, systemClock } from '@attractor/engine';
 import pg from 'pg';
 import { type Db as IDatabase, PgBoss } from 'pg-boss';
 import { AnswerRefusedError } from './errors/answer-refused-error.js';
@@ -60,6 +60,8 @@ export interface ConnectRunQueueOptions extends RunQueueJobOptions {
   readonly superviseIntervalSeconds?: number;
   /** Connections per pool (pg-boss's and the queue table's). Default: 4. */
   readonly maxConnections?: number;
+  /** Time source (default run ids). Default: the system clock. */
+  readonly clock?: Clock;
 }
 
 /** Options of {@link RunQueue.enqueueRun}. */
@@ -217,7 +219,8 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
     boss,
     pool,
     async enqueueRun(request) {
-      const runId = request.runId ?? newRunId(request.graphName ?? 'pipeline');
+      const runId =
+        request.runId ?? newRunId(request.graphName ?? 'pipeline', (options.clock ?? systemClock).now());
       if (!/^[A-Za-z0-9._-]+$/.test(runId)) {
         throw new Error(`Run id "${runId}" is invalid: use letters, digits, ".", "_" and "-" only.`);
       }
@@ -380,8 +383,8 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
 }
 
 /** `<UTC time>-<graph name>-<6 hex>`, e.g. `2026-12-02T05-00-00Z-review-3fa9c1`. */
-function newRunId(graphName: string): string {
-  const stamp = new Date()
+function newRunId(graphName: string, nowMs: number): string {
+  const stamp = new Date(nowMs)
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
     .replaceAll(':', '-');

@@ -97,7 +97,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const active = new Map<string, ActiveRun>();
   let stopping = false;
 
-  const listener = await listenForCancels(queue, (runId, reason) => {
+  const listener = await listenForCancels(queue, clock, (runId, reason) => {
     active.get(runId)?.stop('cancel', reason);
   }).catch(async (error: unknown) => {
     guard?.close();
@@ -140,8 +140,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       stopping = true;
       await queue.boss.offWork(RUN_QUEUE_NAME, { wait: false }).catch(() => undefined);
       for (const run of active.values()) run.stop('stop', 'the worker is stopping');
-      const deadline = Date.now() + 30_000;
-      while (active.size > 0 && Date.now() < deadline) await clock.sleep(50);
+      const deadline = clock.now() + 30_000;
+      while (active.size > 0 && clock.now() < deadline) await clock.sleep(50);
       await listener.close();
       await queue.close();
       guard?.close();
@@ -152,6 +152,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
 /** LISTENs on the cancel channel with a dedicated connection; reconnects when it drops. */
 async function listenForCancels(
   queue: RunQueue,
+  clock: Clock,
   onCancel: (runId: string, reason: string) => void,
 ): Promise<{ close(): Promise<void> }> {
   let client: pg.PoolClient | undefined;
@@ -170,10 +171,22 @@ async function listenForCancels(
     next.on('error', () => {
       next.release(true);
       if (client === next) client = undefined;
-      if (!closed) setTimeout(() => void connect().catch(() => undefined), 1000);
+      if (!closed) void reconnect();
     });
     await next.query(`LISTEN ${CANCEL_CHANNEL}`);
     client = next;
+  };
+  const reconnect = async (): Promise<void> => {
+    while (!closed) {
+      await clock.sleep(1000);
+      if (closed) return;
+      try {
+        await connect();
+        return;
+      } catch {
+        // The server is still away: try again in a second.
+      }
+    }
   };
   await connect();
   return {
