@@ -21,7 +21,6 @@ import {
   parseUrl,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
-import type { RunCliOptions } from './run/run-cli-options.js';
 
 /** Options of {@link main}. */
 export interface MainOptions {
@@ -151,7 +150,29 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     )
     .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'));
   addRunOptions(fork);
-  fork.action(async (runDir: string, commandOptions: RunCliOptions & { at: string }) => {
+  fork
+    .addOption(
+      new Option(
+        '--queue [url]',
+        'a run id of the shared queue: enqueue the fork for a worker (queue: the url, else $ATTRACTOR_QUEUE_URL)',
+      ),
+    )
+    .option('--wait', 'with a queued fork: follow it until it ends')
+    .addOption(storeOption());
+  fork.action(async (runDir: string, commandOptions: QueueRunCliOptions & { at: string }) => {
+    if (
+      commandOptions.queue !== undefined ||
+      (!existsSync(resolvePath(io.cwd, runDir)) && io.env.ATTRACTOR_QUEUE_URL)
+    ) {
+      const { forkQueuedCommand } = await import('./commands/queue-commands.js');
+      exitCode = await forkQueuedCommand({
+        runId: runDir,
+        at: commandOptions.at,
+        options: commandOptions,
+        io,
+      });
+      return;
+    }
     const { forkCommand } = await import('./commands/run-command.js');
     exitCode = await forkCommand({ runDir, at: commandOptions.at, options: commandOptions, io });
   });

@@ -2,6 +2,7 @@
  * The CLI on a shared queue and store (issue 18): `run --queue --wait`, `answer`, `runs`, `inspect <run id>`, and
  * the one-line errors for a missing, wrong or unreachable queue.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,6 +100,23 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
         state: 'success',
         route: ['start', 'ask', 'ship', 'done'],
       });
+
+      // A fork from the gate's checkpoint with an edited graph routes the recorded answer anew, on a worker.
+      const edited = join(dir, 'edited.dot');
+      await writeFile(
+        edited,
+        (await readFile(GATE, 'utf8')).replace('echo shipped >>', 'echo shipped-again >>'),
+      );
+      const forked = await attractor(['fork', runId, '--at', 'ask', '--graph', edited, '--wait'], {
+        cwd: dir,
+        env,
+      });
+      expect(forked.exitCode, forked.stderr).toBe(0);
+      const forkId = forked.stdout.split('\n')[0] ?? '';
+      expect(forkId).not.toBe(runId);
+      const forkSummary = await attractor(['inspect', forkId, '--json'], { cwd: dir, env });
+      expect(JSON.parse(forkSummary.stdout)).toMatchObject({ state: 'success' });
+      expect(await readFile(join(dir, 'work', forkId, 'trail.txt'), 'utf8')).toBe('shipped-again\n');
     } finally {
       worker.kill('SIGTERM');
       expect((await worker).exitCode).toBe(0);

@@ -11,6 +11,7 @@ import {
   ResumeError,
   RunLockedError,
   type RunResult,
+  startForkedPipeline,
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
@@ -174,18 +175,26 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     }),
     logsRoot: join(options.runsRoot, runId),
   };
-  const run =
-    manifest === undefined
-      ? startPipeline({
+  const fork = queued.request.fork;
+  const ran: Promise<RunResult> =
+    manifest === undefined && fork !== undefined
+      ? startForkedPipeline({
           ...services,
-          ...(queued.request.context === undefined ? {} : { context: queued.request.context }),
+          from: join(options.runsRoot, fork.runId),
+          at: fork.at,
           ...(queued.request.filename === undefined ? {} : { sourcePath: queued.request.filename }),
-        })
-      : startResumedPipeline(services);
+        }).then((forked) => forked.result)
+      : manifest === undefined
+        ? startPipeline({
+            ...services,
+            ...(queued.request.context === undefined ? {} : { context: queued.request.context }),
+            ...(queued.request.filename === undefined ? {} : { sourcePath: queued.request.filename }),
+          }).result
+        : startResumedPipeline(services).result;
   emit({ type: 'run.started', runId, resumed: manifest !== undefined, trigger });
   let result: RunResult;
   try {
-    result = await run.result;
+    result = await ran;
   } catch (error) {
     if (RunLockedError.isInstance(error)) {
       // A live runner holds the run (one pg-boss thought dead, or a local `attractor resume`): look again later,

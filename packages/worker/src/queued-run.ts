@@ -18,6 +18,11 @@ export interface RunRequest {
    * never put a secret here: it is stored in the database.
    */
   readonly options?: Readonly<Record<string, JsonValue>>;
+  /**
+   * Start as a fork of another run of the same store: from the checkpoint after stage `at` (`node` or `node@visit`)
+   * of run `runId`, which is only read (engine `startForkedPipeline`).
+   */
+  readonly fork?: { readonly runId: string; readonly at: string };
 }
 
 /**

@@ -229,6 +229,7 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         ...(request.filename === undefined ? {} : { filename: request.filename }),
         ...(request.context === undefined ? {} : { context: request.context }),
         ...(request.options === undefined ? {} : { options: request.options }),
+        ...(request.fork === undefined ? {} : { fork: request.fork }),
       };
       await inTransaction(async (client, db) => {
         const inserted = await client.query(

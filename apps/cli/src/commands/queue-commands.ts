@@ -349,6 +349,64 @@ export async function resumeQueuedCommand(options: {
   }
 }
 
+/**
+ * `attractor fork <run id> --at <node>[@visit]` on a shared queue: enqueues a new run that a worker starts from the
+ * checkpoint after that stage of the queued run (with the run's own DOT, or `--graph`), and prints its id.
+ */
+export async function forkQueuedCommand(options: {
+  readonly runId: string;
+  readonly at: string;
+  readonly options: QueueRunCliOptions;
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const cli = options.options;
+  const queueUrl = requireQueueUrl(cli.queue, io, '`attractor fork <run id>`');
+  const storeUrl = cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor fork --wait`') : undefined;
+  const edited =
+    cli.graph === undefined
+      ? undefined
+      : await loadPipeline({ path: cli.graph, io, colors: createColors(io.color) });
+  const queue = await connectQueueOrExplain(queueUrl);
+  try {
+    const source = await queue.readRun(options.runId);
+    if (source === undefined) {
+      throw new CliError({
+        code: 'CLI_FILE_NOT_FOUND',
+        message: `No run "${options.runId}" in the queue (--queue / ATTRACTOR_QUEUE_URL), and no run directory of that name. List runs with \`attractor runs\`.`,
+      });
+    }
+    const runId = await queue.enqueueRun({
+      source: edited?.source ?? source.request.source,
+      ...(edited !== undefined
+        ? { filename: resolve(io.cwd, cli.graph ?? '') }
+        : source.request.filename === undefined
+          ? {}
+          : { filename: source.request.filename }),
+      graphName: edited?.graph.id ?? graphNameOf(source),
+      options: { ...source.request.options, ...backendOptionsOf(cli, io.cwd) },
+      fork: { runId: options.runId, at: options.at },
+    });
+    io.stdout.write(`${runId}\n`);
+    if (storeUrl === undefined) return 0;
+    const catalog = await openRunCatalog(storeUrl, io);
+    try {
+      return await followRun({
+        catalog,
+        queue,
+        runId,
+        io,
+        colors: createColors(io.color && cli.json !== true),
+        json: cli.json === true,
+      });
+    } finally {
+      await catalog.close();
+    }
+  } finally {
+    await queue.close();
+  }
+}
+
 /** `attractor answer <run> <key>`: answers the gate a suspended run waits at; a worker resumes the run. */
 export async function answerCommand(options: {
   readonly runId: string;
