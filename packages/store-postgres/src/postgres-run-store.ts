@@ -87,8 +87,14 @@ export function createPostgresRunStore(
   const children = new Map<string, RunStore>();
   /** The scratch directory of each stage; a stage's next one replaces it (the engine asks once per visit). */
   const scratch = new Map<string, ScratchStageDirectory>();
-  const writer = createOrderedWriter(context.connectWriter);
-  context.trackWriter(runKey, writer, true);
+  // Registered with the catalog from its first write (other stores' reads of this run wait for its writes) until
+  // the store closes; a store that only reads is never registered.
+  const writer: OrderedWriter = createOrderedWriter(() => {
+    context.trackWriter(runKey, writer, true);
+    return context.connectWriter();
+  });
+  /** Set when the connection holding this store's run lock ended while the lock was held. */
+  let lockLost: Error | undefined;
 
   /**
    * A query that sees every write issued before it: on the store's own connection once it writes (ordered after
@@ -341,6 +347,8 @@ export function createPostgresRunStore(
 
     // The one write the engine waits for: it completes only after every write before it (events, files).
     async writeCheckpoint(checkpoint) {
+      // Another runner may have taken the run over: this one must not move it on.
+      if (lockLost !== undefined) throw lockLost;
       const body = JSON.stringify(checkpoint);
       const patch = patchFromCheckpoint(checkpoint);
       if (!hasIndexChange(patch)) {
@@ -540,6 +548,11 @@ export function createPostgresRunStore(
         logsRoot,
         since: lockOptions.since,
         track: context.trackLock,
+        onLost: () => {
+          lockLost = new Error(
+            `${logsRoot}: the connection holding the run lock ended, so another runner may take this run over; this runner stops writing checkpoints. Resume the run (its last checkpoint is intact).`,
+          );
+        },
       });
     },
 
