@@ -97,18 +97,20 @@ export function createPostgresRunStore(
   let lockLost: Error | undefined;
 
   /**
-   * A query that sees every write issued before it: on the store's own connection once it writes (ordered after
-   * those writes), else on the pool. Writes of the catalog's other stores of this run are waited for first.
+   * A query that sees every write this store issued before it: on the store's own connection once it has written
+   * (the server runs it after those writes), else on the pool.
    */
-  const query = async <TRow extends pg.QueryResultRow>(
+  const query = <TRow extends pg.QueryResultRow>(
     sql: string,
     params: readonly unknown[],
-  ): Promise<pg.QueryResult<TRow>> => {
+  ): Promise<pg.QueryResult<TRow>> =>
+    writer.hasWritten() ? writer.query<TRow>(sql, params) : pool.query<TRow>(prepared(sql, params));
+  /** Runs a read once the schema is ready and the writes of the catalog's other stores of this run completed. */
+  const read = async <T>(work: () => Promise<T>): Promise<T> => {
     await context.ready();
     await context.settled(runKey, writer);
-    return writer.isOpen() ? writer.query<TRow>(sql, params) : pool.query<TRow>(prepared(sql, params));
+    return work();
   };
-  const read = <T>(work: () => Promise<T>): Promise<T> => work();
   /**
    * A write the caller need not wait for (events, status files, appended output): it is sent at once, and a failure
    * fails every later write and wait of this store, the next checkpoint first.
