@@ -109,6 +109,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     if (waiting.length > 0) await Promise.allSettled(waiting.map((writer) => writer.settled()));
   };
   let migrated: Promise<void> | undefined;
+  let closed = false;
 
   const ready = (): Promise<void> => {
     migrated ??= applyMigrations(pool, schema, schemaName).catch((error: unknown) => {
@@ -145,6 +146,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     },
     settled,
     async connectWriter() {
+      if (closed) throw new Error(`The run catalog at ${location} is closed: open a new one to write.`);
       await ready();
       const client = new pg.Client({ ...clientConfig, pipeline: true });
       // A lost connection fails the writes in flight (they reject); the writer opens a new one for later writes.
@@ -205,6 +207,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       return result.rows.map(toIndexEntry);
     },
     async close() {
+      closed = true;
       await settled();
       for (const client of [...ownClients]) await client.end().catch(() => undefined);
       ownClients.clear();

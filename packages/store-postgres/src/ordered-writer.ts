@@ -24,8 +24,8 @@ export interface OrderedWriter {
     sql: string,
     params: readonly unknown[],
   ): Promise<pg.QueryResult<TRow>>;
-  /** Whether the connection is open or opening (reads go through it then; else through the pool, opening nothing). */
-  isOpen(): boolean;
+  /** Whether a write was issued (reads go through the connection from then on; before, through the pool). */
+  hasWritten(): boolean;
   /** Runs `work` alone on the connection once every earlier write completed (transactions); later writes wait. */
   exclusive<TResult>(work: (client: pg.Client) => Promise<TResult>): Promise<TResult>;
   /** Resolves once every write issued so far completed; rejects with the first write that failed. */
@@ -46,6 +46,7 @@ export function createOrderedWriter(connect: () => Promise<pg.Client>): OrderedW
   /** Settles once the last write issued has completed (the connection completes them in order). */
   let lastDone: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | undefined;
+  let written = false;
 
   const open = (): Promise<pg.Client> => {
     if (connection === undefined) {
@@ -96,6 +97,7 @@ export function createOrderedWriter(connect: () => Promise<pg.Client>): OrderedW
 
   return {
     send(sql, params) {
+      written = true;
       return enqueue(true, async () => {
         const client = await open();
         return { done: client.query(prepared(sql, params)).then(() => undefined) };
@@ -107,10 +109,11 @@ export function createOrderedWriter(connect: () => Promise<pg.Client>): OrderedW
         return { done: client.query<TRow>(prepared(sql, params)) };
       });
     },
-    isOpen() {
-      return connection !== undefined;
+    hasWritten() {
+      return written;
     },
     exclusive(work) {
+      written = true;
       return enqueue(false, async (earlierDone) => {
         await earlierDone;
         if (failure !== undefined) throw failure.error;

@@ -39,8 +39,10 @@ export interface PostgresRunLockOptions {
   readonly logsRoot: string;
   /** When the lock is taken (ISO-8601). */
   readonly since: string;
-  /** Called with the lock's connection while it is held, and with undefined once released. */
+  /** Called with the lock's connection when it is taken (`held` true) and when it is released (false). */
   readonly track: (client: pg.Client, held: boolean) => void;
+  /** Called when the lock's connection ends or breaks while the lock is held (the lock is gone with it). */
+  readonly onLost: () => void;
 }
 
 /** The text whose 64-bit hash (`hashtextextended`) is the advisory lock key of a run. */
@@ -113,6 +115,11 @@ export async function acquirePostgresRunLock(options: PostgresRunLockOptions): P
   }
   options.track(client, true);
   let released = false;
+  const lost = () => {
+    if (!released) options.onLost();
+  };
+  client.on('end', lost);
+  client.on('error', lost);
   return {
     get holder() {
       return holder;
@@ -130,6 +137,7 @@ export async function acquirePostgresRunLock(options: PostgresRunLockOptions): P
       if (released) return;
       released = true;
       options.track(client, false);
+      // Best effort: when the connection is gone, so is the lock, and a leftover row names no live holder.
       try {
         await client.query(
           `DELETE FROM ${schema}.run_locks WHERE run_key = $1 AND backend_pid = pg_backend_pid()`,
@@ -138,8 +146,9 @@ export async function acquirePostgresRunLock(options: PostgresRunLockOptions): P
         await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [
           lockKeyText(options.schemaName, runKey),
         ]);
+      } catch {
+        // Ending the connection below releases the advisory lock in any case.
       } finally {
-        // Closing the connection releases the advisory lock in any case.
         await client.end().catch(() => undefined);
       }
     },

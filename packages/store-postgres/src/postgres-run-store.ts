@@ -87,22 +87,30 @@ export function createPostgresRunStore(
   const children = new Map<string, RunStore>();
   /** The scratch directory of each stage; a stage's next one replaces it (the engine asks once per visit). */
   const scratch = new Map<string, ScratchStageDirectory>();
-  const writer = createOrderedWriter(context.connectWriter);
-  context.trackWriter(runKey, writer, true);
+  // Registered with the catalog from its first write (other stores' reads of this run wait for its writes) until
+  // the store closes; a store that only reads is never registered.
+  const writer: OrderedWriter = createOrderedWriter(() => {
+    context.trackWriter(runKey, writer, true);
+    return context.connectWriter();
+  });
+  /** Set when the connection holding this store's run lock ended while the lock was held. */
+  let lockLost: Error | undefined;
 
   /**
-   * A query that sees every write issued before it: on the store's own connection once it writes (ordered after
-   * those writes), else on the pool. Writes of the catalog's other stores of this run are waited for first.
+   * A query that sees every write this store issued before it: on the store's own connection once it has written
+   * (the server runs it after those writes), else on the pool.
    */
-  const query = async <TRow extends pg.QueryResultRow>(
+  const query = <TRow extends pg.QueryResultRow>(
     sql: string,
     params: readonly unknown[],
-  ): Promise<pg.QueryResult<TRow>> => {
+  ): Promise<pg.QueryResult<TRow>> =>
+    writer.hasWritten() ? writer.query<TRow>(sql, params) : pool.query<TRow>(prepared(sql, params));
+  /** Runs a read once the schema is ready and the writes of the catalog's other stores of this run completed. */
+  const read = async <T>(work: () => Promise<T>): Promise<T> => {
     await context.ready();
     await context.settled(runKey, writer);
-    return writer.isOpen() ? writer.query<TRow>(sql, params) : pool.query<TRow>(prepared(sql, params));
+    return work();
   };
-  const read = <T>(work: () => Promise<T>): Promise<T> => work();
   /**
    * A write the caller need not wait for (events, status files, appended output): it is sent at once, and a failure
    * fails every later write and wait of this store, the next checkpoint first.
@@ -341,6 +349,8 @@ export function createPostgresRunStore(
 
     // The one write the engine waits for: it completes only after every write before it (events, files).
     async writeCheckpoint(checkpoint) {
+      // Another runner may have taken the run over: this one must not move it on.
+      if (lockLost !== undefined) throw lockLost;
       const body = JSON.stringify(checkpoint);
       const patch = patchFromCheckpoint(checkpoint);
       if (!hasIndexChange(patch)) {
@@ -540,6 +550,11 @@ export function createPostgresRunStore(
         logsRoot,
         since: lockOptions.since,
         track: context.trackLock,
+        onLost: () => {
+          lockLost = new Error(
+            `${logsRoot}: the connection holding the run lock ended, so another runner may take this run over; this runner stops writing checkpoints. Resume the run (its last checkpoint is intact).`,
+          );
+        },
       });
     },
 

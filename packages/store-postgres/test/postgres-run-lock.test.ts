@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
 import { killProcessGroup, processGroupAlive, RunLockedError } from '@attractor/engine';
+import { createTestCheckpoint } from '@attractor/engine/test';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresRunCatalog, type PostgresRunCatalog } from '../src/index.js';
-import { freshSchema, postgresAvailable, usePostgresServer } from './support/postgres.js';
+import { adminQuery, freshSchema, postgresAvailable, usePostgresServer } from './support/postgres.js';
 
 const holdLock = new URL('./fixtures/hold-lock.mjs', import.meta.url).pathname;
 
@@ -92,6 +93,40 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run lock across processes', 
     });
     await lock.release();
     expect(await store.readLock()).toBeUndefined();
+  });
+
+  it('stops a runner from writing checkpoints once the connection holding its lock is gone', async () => {
+    const runId = randomUUID();
+    const store = catalog.open(runId);
+    const lock = await store.acquireLock({ since: '2026-01-01T00:00:00.000Z' });
+    await store.writeCheckpoint(createTestCheckpoint({ step_count: 1 }));
+    // What a PostgreSQL restart or a network cut does to the lock's connection.
+    await adminQuery(
+      server().url,
+      `SELECT pg_terminate_backend(backend_pid) FROM "${schema}".run_locks WHERE run_key = $1`,
+      [runId],
+    );
+    const deadline = Date.now() + 10_000;
+    let refused: unknown;
+    while (refused === undefined && Date.now() < deadline) {
+      refused = await Promise.resolve(store.writeCheckpoint(createTestCheckpoint({ step_count: 2 }))).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (refused === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(String(refused)).toMatch(
+      /the connection holding the run lock ended, so another runner may take this run over/,
+    );
+    // Another runner takes the run over.
+    const other = createPostgresRunCatalog({ connectionString: server().url, schema });
+    try {
+      const taken = await other.open(runId).acquireLock({ since: '2026-01-02T00:00:00.000Z' });
+      await taken.release();
+    } finally {
+      await other.close();
+    }
+    await lock.release();
   });
 
   it('lets exactly one of many concurrent takers win', async () => {
