@@ -62,7 +62,7 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
   beforeAll(async () => {
     server = await startPostgresServer();
     dir = await temporaryDirectory('attractor-queue-cli-');
-  });
+  }, 120_000);
   afterAll(async () => {
     await server?.stop();
   });

@@ -54,7 +54,7 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
     // One PostgreSQL for the queue (pg-boss) and the run store, as in compose.yaml.
     env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
     catalog = createPostgresRunCatalog({ connectionString: server.url });
-  });
+  }, 120_000);
   afterAll(async () => {
     await catalog?.close();
     await server?.stop();

@@ -42,15 +42,15 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
         source: `digraph gate { start [shape=Mdiamond]; ask [shape=hexagon, label="Go?"]; done [shape=Msquare]; start -> ask; ask -> done [label="[Y] Yes"] }`,
         graphName: 'gate',
       });
-      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('waiting');
+      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
       const [entry] = await catalog.listRuns({ status: 'waiting' });
       expect(entry).toMatchObject({ runId, graphName: 'gate', status: 'waiting', currentNode: 'ask' });
       await queue.answerRun({ runId, text: 'Y' });
-      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('success');
+      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
       expect((await catalog.listRuns({ status: 'success' })).map((run) => run.runId)).toContain(runId);
       expect((await catalog.open(runId).readCheckpoint())?.completed_nodes).toEqual(['start', 'ask', 'done']);
     } finally {
       await worker.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -42,7 +42,7 @@ describe.skipIf(!available)('startWorker (issue 18)', () => {
       pollingIntervalSeconds: 0.5,
     });
     try {
-      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('success');
+      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
     } finally {
       await worker.stop();
     }

@@ -64,7 +64,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
   it('suspends a run at an unanswered gate, frees the worker, and a different worker completes it with the answer', async () => {
     const asker = await begin('asker');
     const runId = await queue.enqueueRun({ source: gate(), graphName: 'gate' });
-    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('waiting');
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
     await expect.poll(() => asker.running(), { timeout: 5_000 }).toEqual([]);
     const waiting = await queue.readRun(runId);
     expect(waiting?.question).toMatchObject({ stage: 'ask', text: 'Ship it?', type: 'multiple_choice' });
@@ -78,7 +78,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
       /"nope" is none of the options: S/,
     );
     await queue.answerRun({ runId, text: 'ship' });
-    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('success');
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
     const done = await queue.readRun(runId);
     expect(done?.askedBy).toBe('asker');
     expect(done?.worker).toBe(finisher.id);
@@ -92,7 +92,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     ]);
     expect(trail.filter((event) => event.type === 'pipeline.cancelled')).toEqual([]);
     await finisher.stop();
-  }, 60_000);
+  }, 120_000);
 
   it("applies human.default_choice at the gate's deadline although no worker ran when it passed", async () => {
     const asker = await begin('deadline-asker');
@@ -100,7 +100,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
       source: gate(', timeout="2s", "human.default_choice"="hold"'),
       graphName: 'gate',
     });
-    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('waiting');
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
     const deadlineAt = (await queue.readRun(runId))?.deadlineAt;
     expect(deadlineAt).toBeDefined();
     await asker.stop();
@@ -109,9 +109,9 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
       setTimeout(resolve, Math.max(0, Date.parse(deadlineAt!) - Date.now()) + 500),
     );
     await begin('deadline-finisher');
-    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('success');
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
     expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('hold\n');
-  }, 60_000);
+  }, 120_000);
 
   it('never executes a run whose lock another runner holds; runs it once the lock is free', async () => {
     const runId = await queue.enqueueRun({
@@ -127,9 +127,9 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     await expect(readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
     expect((await queue.readRun(runId))?.state).not.toBe('success');
     await held.release();
-    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 20_000 }).toBe('success');
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
     expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('work\n');
-  }, 60_000);
+  }, 120_000);
 
   it('cancelRun stops a run on the worker executing it within two seconds', async () => {
     await begin('cancel-target');
@@ -144,7 +144,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
             (event) => event.type === 'stage.started' && event.nodeId === 'nap',
           ),
         {
-          timeout: 20_000,
+          timeout: 60_000,
         },
       )
       .toBe(true);
@@ -158,5 +158,5 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
       type: 'pipeline.cancelled',
       reason: 'stopped by a test',
     });
-  }, 60_000);
+  }, 120_000);
 });
