@@ -239,7 +239,9 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
     .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
     .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
-    .option('--simulate', 'simulate LLM stages of every run (no API key needed)');
+    .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
+    .addOption(storeOption())
+    .addOption(queueOption());
   addStageBackendOptions(serveCommand);
   serveCommand.action(async (commandOptions: ServeCliOptions) => {
     const { serveCommand: runServe } = await import('./commands/serve-command.js');

@@ -13,6 +13,12 @@ import { CliError } from '../errors/cli-error.js';
 import { resolveBackend } from '../run/backend-choice.js';
 import { createAiBackend } from '../run/create-ai-backend.js';
 import { formatPreflight } from '../run/format-preflight.js';
+import {
+  connectQueueOrExplain,
+  openRunCatalog,
+  requireQueueUrl,
+  storeUrlOf,
+} from '../shared/shared-locations.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
 
 /** Options of {@link serveCommand}. */
@@ -98,6 +104,22 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     );
   }
 
+  // A shared run store: runs are enqueued and executed by `attractor worker`s; this server only shows and steers them.
+  const storeUrl = storeUrlOf(options.store, io);
+  const shared =
+    storeUrl === undefined
+      ? undefined
+      : await (async () => {
+          const queueUrl = requireQueueUrl(options.queue, io, '`attractor serve --store`');
+          const catalog = await openRunCatalog(storeUrl, io);
+          try {
+            return { catalog, queue: await connectQueueOrExplain(queueUrl) };
+          } catch (error) {
+            await catalog.close();
+            throw error;
+          }
+        })();
+
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -116,8 +138,11 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       },
       simulation,
       secretValues: [...secretValues, ...(io.secretValues ?? [])],
+      ...(shared === undefined ? {} : { shared }),
     });
   } catch (error) {
+    await shared?.queue.close();
+    await shared?.catalog.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       throw new CliError({
@@ -134,6 +159,11 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   io.stdout.write(`${colors.bold('Attractor server')} listening on ${server.url}\n`);
   // A token from the environment is a secret like any other: the console masks it, so say where it is instead.
   const tokenFromEnv = nonEmpty(options.token) === undefined && token !== undefined;
+  if (shared !== undefined) {
+    io.stdout.write(
+      `Runs: ${shared.catalog.location} (started runs are queued for \`attractor worker\`; queue ${shared.queue.location})\n`,
+    );
+  }
   io.stdout.write(`Token: ${tokenFromEnv ? `the value of $${SERVER_TOKEN_ENV}` : server.token}\n`);
   io.stdout.write(
     `Open ${server.url}/ and paste the token; API clients send "Authorization: Bearer <token>". Ctrl-C stops the server.\n`,
@@ -152,6 +182,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   await stopped;
   io.stderr.write('Stopping: cancelling running pipelines (their checkpoints are kept)…\n');
   await server.close();
+  await shared?.queue.close();
+  await shared?.catalog.close();
   return 0;
 }
 
