@@ -473,7 +473,8 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
       throw new ApiError({
         status: 400,
         code: 'INVALID_REQUEST',
-        message: 'On a shared run store a run resumes from its checkpoint; use fork to start from another stage.',
+        message:
+          'On a shared run store a run resumes from its checkpoint; use fork to start from another stage.',
       });
     }
     return c.json(await backplane.resume(c.req.param('id')));
@@ -502,7 +503,11 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     const [details, source] = await Promise.all([backplane.details(id), backplane.source(id)]);
     const graph = source === undefined ? undefined : prepareGraph(source).graph;
     if (graph === undefined) {
-      throw new ApiError({ status: 404, code: 'NOT_FOUND', message: `The graph of run "${id}" is not known here.` });
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `The graph of run "${id}" is not known here.`,
+      });
     }
     const current = details.live ? details.currentNode : undefined;
     const svg = await renderRunGraph({

@@ -11,16 +11,16 @@ export type {
   PendingQuestion,
 } from './http-interviewer.js';
 export { createHttpInterviewer, toAnswer } from './http-interviewer.js';
+export type { PipelineLimits } from './pipeline-limits.js';
+export { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
+export type { NodeDisplayStatus, RenderRunGraphOptions } from './render-run-graph.js';
+export { renderRunGraph, runGraphDot } from './render-run-graph.js';
 export type {
   BackplaneQueuedRun,
   BackplaneRunQueue,
   RunBackplane,
   SharedRunStore,
 } from './run-backplane.js';
-export type { PipelineLimits } from './pipeline-limits.js';
-export { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
-export type { NodeDisplayStatus, RenderRunGraphOptions } from './render-run-graph.js';
-export { renderRunGraph, runGraphDot } from './render-run-graph.js';
 export type {
   BackendFactory,
   BackendRequest,
@@ -31,10 +31,10 @@ export type {
 export { RunManager } from './run-manager.js';
 export type { RunDetails, RunState, RunSummary } from './run-summary.js';
 export type { RunUsage } from './run-totals.js';
-export type { SharedStoreBackplaneOptions } from './shared-store-backplane.js';
-export { createSharedStoreBackplane } from './shared-store-backplane.js';
 export type { ServerInfo, SimulationMode } from './server-info.js';
 export { serverInfoSchema, simulationModeSchema } from './server-info.js';
+export type { SharedStoreBackplaneOptions } from './shared-store-backplane.js';
+export { createSharedStoreBackplane } from './shared-store-backplane.js';
 export type { StageDirectory, StageDirectoryFileName } from './stage-directory-files.js';
 export { STAGE_DIRECTORY_FILES, stageDirectorySchema } from './stage-directory-files.js';
 export type { AttractorServer, StartServerOptions } from './start-server.js';

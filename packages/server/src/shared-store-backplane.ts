@@ -10,9 +10,10 @@ import {
   readRun,
   type SecretMasker,
 } from '@attractor/engine';
-import { formatDiagnostic, prepareGraph } from '@attractor/graph';
+import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 import type { SSEStreamingApi } from 'hono/streaming';
 import { ApiError } from './errors/api-error.js';
+import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
 import { pastRunSummary, type RunDetails, type RunSummary, stageStatusesFromEvents } from './run-summary.js';
@@ -25,6 +26,8 @@ export interface SharedStoreBackplaneOptions extends SharedRunStore {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** ISO-8601 now. */
   readonly now: () => string;
+  /** Accept pipelines that can run shell commands (on the workers). Default: false. */
+  readonly allowTools?: boolean;
 }
 
 /** The events that end a run. */
@@ -89,7 +92,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       state,
       startedAt: entry.startedAt,
       live,
-      resumable: queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
+      resumable:
+        queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
       ...(entry.currentNode === undefined || state === 'success' ? {} : { currentNode: entry.currentNode }),
       pendingQuestions: state === 'waiting' ? 1 : 0,
       ...(entry.endedAt === undefined
@@ -102,7 +106,10 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
   };
 
   const list = async (): Promise<RunSummary[]> => {
-    const [entries, queued] = await Promise.all([catalog.listRuns({ limit: 500 }), queue.listRuns({ limit: 500 })]);
+    const [entries, queued] = await Promise.all([
+      catalog.listRuns({ limit: 500 }),
+      queue.listRuns({ limit: 500 }),
+    ]);
     const byId = new Map(queued.map((run) => [run.runId, run]));
     const summaries = entries.map((entry) => indexSummary(entry, byId.get(entry.runId)));
     const listed = new Set(entries.map((entry) => entry.runId));
@@ -115,7 +122,11 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
 
   const details = async (runId: string): Promise<RunDetails> => {
     const store = openRun(runId);
-    const [record, events, queued] = await Promise.all([readRun(store), store.readEvents(), queue.readRun(runId)]);
+    const [record, events, queued] = await Promise.all([
+      readRun(store),
+      store.readEvents(),
+      queue.readRun(runId),
+    ]);
     if (record.manifest === undefined) {
       if (queued === undefined) throw notFound(runId);
       return secrets.mask({
@@ -128,7 +139,9 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       });
     }
     const own = events;
-    const finalEvent = [...own].reverse().find((event) => ENDS.has(event.type) || event.type === 'pipeline.started');
+    const finalEvent = [...own]
+      .reverse()
+      .find((event) => ENDS.has(event.type) || event.type === 'pipeline.started');
     const base = pastRunSummary({
       id: runId,
       manifest: record.manifest,
@@ -136,7 +149,10 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       finalEvent:
         finalEvent === undefined || finalEvent.type === 'pipeline.started'
           ? undefined
-          : { type: finalEvent.type, ...('reason' in finalEvent ? { reason: String(finalEvent.reason) } : {}) },
+          : {
+              type: finalEvent.type,
+              ...('reason' in finalEvent ? { reason: String(finalEvent.reason) } : {}),
+            },
       startedByServer: queued !== undefined,
     });
     const state =
@@ -151,7 +167,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       ...base,
       state,
       live,
-      resumable: queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
+      resumable:
+        queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
       pendingQuestions: state === 'waiting' ? 1 : 0,
       completedNodes: record.checkpoint?.completed_nodes ?? [],
       nodeStatuses: stageStatusesFromEvents(own, { live }),
@@ -253,6 +270,17 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     return queued;
   };
 
+  /** Refuses a graph that can run shell commands unless tools are allowed (the workers would run them). */
+  const checkTools = (graph: Graph): void => {
+    if (options.allowTools === true) return;
+    const access = findShellAccess({
+      graph,
+      handlerTypeOf: (nodeId) => graph.handlerType(graph.node(nodeId)!),
+    });
+    if (access.length === 0) return;
+    throw toolsNotAllowedError(access);
+  };
+
   const enqueue = async (request: Parameters<RunBackplane['start']>[0]): Promise<RunSummary> => {
     const prepared = prepareGraph(request.source, {
       ...(request.filename === undefined ? {} : { filename: request.filename }),
@@ -265,6 +293,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         message: `The pipeline has errors:\n${errors.map((error) => formatDiagnostic(error)).join('\n')}`,
       });
     }
+    checkTools(prepared.graph);
     const runOptions = {
       ...(request.simulate === true ? { simulate: true } : {}),
       ...(request.model === undefined ? {} : { model: request.model }),
@@ -318,8 +347,13 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       const source = fork.dot ?? queued.request.source;
       const prepared = prepareGraph(source);
       if (prepared.graph === undefined) {
-        throw new ApiError({ status: 400, code: 'INVALID_PIPELINE', message: 'The fork\'s DOT does not parse.' });
+        throw new ApiError({
+          status: 400,
+          code: 'INVALID_PIPELINE',
+          message: "The fork's DOT does not parse.",
+        });
       }
+      checkTools(prepared.graph);
       const id = await queue.enqueueRun({
         source,
         graphName: prepared.graph.id,

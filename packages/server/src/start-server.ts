@@ -12,8 +12,8 @@ import { createServerApp, isLoopbackHostHeader } from './create-server-app.js';
 import type { PipelineLimits } from './pipeline-limits.js';
 import type { SharedRunStore } from './run-backplane.js';
 import { type BackendFactory, RunManager } from './run-manager.js';
-import { createSharedStoreBackplane } from './shared-store-backplane.js';
 import type { SimulationMode } from './server-info.js';
+import { createSharedStoreBackplane } from './shared-store-backplane.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -114,6 +114,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
       : createSharedStoreBackplane({
           ...options.shared,
           secrets: manager.secrets,
+          allowTools: options.allowTools ?? false,
           sleep: manager.sleep,
           now: () => new Date((options.clock ?? systemClock).now()).toISOString(),
         });
