@@ -39,19 +39,25 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
   const pollMs = options.pollMs ?? 500;
   const closing = new AbortController();
   const streams = new Set<Promise<void>>();
+  /** Streams waiting for a change, woken by the store's notifications (one subscription for all). */
+  const waiters = new Set<(runId: string) => void>();
+  const unsubscribe = options.subscribe?.((runId) => {
+    for (const waiter of [...waiters]) waiter(runId);
+  });
 
   /** Waits until `runId` (or any run, when undefined) may have changed, at most `pollMs`. */
   const waitForChange = async (runId: string | undefined, signal: AbortSignal): Promise<void> => {
     const controller = new AbortController();
     const abort = () => controller.abort();
     signal.addEventListener('abort', abort, { once: true });
-    const unsubscribe = options.subscribe?.((changed) => {
+    const waiter = (changed: string) => {
       if (runId === undefined || changed === runId) controller.abort();
-    });
+    };
+    waiters.add(waiter);
     try {
       await options.sleep(pollMs, controller.signal).catch(() => undefined);
     } finally {
-      unsubscribe?.();
+      waiters.delete(waiter);
       signal.removeEventListener('abort', abort);
     }
   };
@@ -240,6 +246,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
             if (!first && !aborted.signal.aborted) await stream.writeSSE({ event: 'run', data: text });
           }
           first = false;
+          // At most one listing per 250 ms however many events arrive.
+          await options.sleep(250, aborted.signal).catch(() => undefined);
           await waitForChange(undefined, aborted.signal);
         }
       })(),
@@ -409,6 +417,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       return (await queue.readRun(runId))?.request.source;
     },
     async close() {
+      unsubscribe?.();
       closing.abort();
       await Promise.race([
         Promise.allSettled([...streams]),

@@ -15,7 +15,7 @@ import { parse as parseConnectionString } from 'pg-connection-string';
 import { applyMigrations } from './migrations.js';
 import type { OrderedWriter } from './ordered-writer.js';
 import { liveLockCondition } from './postgres-run-lock.js';
-import { createPostgresRunStore, type PostgresStoreContext } from './postgres-run-store.js';
+import { createPostgresRunStore, eventsChannel, type PostgresStoreContext } from './postgres-run-store.js';
 
 /** Options of {@link createPostgresRunCatalog}. */
 export interface PostgresRunCatalogOptions {
@@ -55,6 +55,14 @@ export interface PostgresRunCatalog extends RunCatalog {
    * @throws {StoreSchemaVersionError} when the database was migrated by a newer version of this package.
    */
   migrate(): Promise<void>;
+  /**
+   * Calls `listener(runId)` whenever events of a run are appended (by any process on the database), from
+   * PostgreSQL `NOTIFY` on the channel `<schema>_events`; child runs report their top-level run's id. The first
+   * subscription opens one listening connection, kept until `close()` (reopened after it breaks, every second until it
+   * succeeds).
+   * Notifications may be lost while it is down: follow with a slow poll as well. Returns the unsubscribe function.
+   */
+  subscribeEvents(listener: (runId: string) => void): () => void;
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -110,6 +118,31 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
   };
   let migrated: Promise<void> | undefined;
   let closed = false;
+
+  /** Subscribers of appended events, and the connection that LISTENs for them while there are any. */
+  const eventListeners = new Set<(runId: string) => void>();
+  let listening: pg.Client | undefined;
+  const listen = (): void => {
+    if (closed || listening !== undefined || eventListeners.size === 0) return;
+    const client = new pg.Client(clientConfig);
+    listening = client;
+    const retry = () => {
+      if (listening !== client) return;
+      listening = undefined;
+      void client.end().catch(() => undefined);
+      setTimeout(listen, 1000).unref();
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', (message) => {
+      const runId = message.payload?.split('/')[0];
+      if (runId !== undefined) for (const listener of [...eventListeners]) listener(runId);
+    });
+    client
+      .connect()
+      .then(() => client.query(`LISTEN "${eventsChannel(schemaName)}"`))
+      .catch(retry);
+  };
 
   const ready = (): Promise<void> => {
     migrated ??= applyMigrations(pool, schema, schemaName).catch((error: unknown) => {
@@ -206,8 +239,21 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       );
       return result.rows.map(toIndexEntry);
     },
+    subscribeEvents(listener) {
+      eventListeners.add(listener);
+      listen();
+      return () => {
+        eventListeners.delete(listener);
+      };
+    },
     async close() {
       closed = true;
+      eventListeners.clear();
+      if (listening !== undefined) {
+        const client = listening;
+        listening = undefined;
+        await client.end().catch(() => undefined);
+      }
       await settled();
       for (const client of [...ownClients]) await client.end().catch(() => undefined);
       ownClients.clear();

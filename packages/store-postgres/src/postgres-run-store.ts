@@ -398,8 +398,12 @@ export function createPostgresRunStore(
       const seqs = events.map((event) => event.seq);
       const bodies = events.map((event) => JSON.stringify(event));
       const patch = patchFromEvents(events);
+      // Readers that follow the run (a server's SSE) are woken once the events are committed.
+      const notify = () =>
+        behind(writer.send('SELECT pg_notify($1, $2)', [eventsChannel(context.schemaName), runKey]));
       if (!hasIndexChange(patch)) {
         behind(writer.send(insert('$1', '$2', '$3'), [runKey, seqs, bodies]));
+        notify();
         return;
       }
       // The upsert's parameters start at $3 with the run key.
@@ -411,6 +415,7 @@ export function createPostgresRunStore(
           ...upsert.params,
         ]),
       );
+      notify();
     },
 
     readEvents: (options) =>
@@ -604,4 +609,12 @@ async function* rechunk(source: AsyncIterable<Uint8Array>): AsyncIterable<Buffer
     }
   }
   if (pendingBytes > 0) yield Buffer.concat(pending);
+}
+
+/**
+ * The `NOTIFY` channel on which a store announces appended events (payload: the run key, e.g. the run id, or
+ * `<run id>/<child path>` for a child run): `<schema>_events`, e.g. `attractor_events`.
+ */
+export function eventsChannel(schema: string): string {
+  return `${schema}_events`;
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { PipelineEvent } from '@attractor/engine';
 import { createTestCheckpoint, createTestManifest } from '@attractor/engine/test';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createPostgresRunCatalog,
   describeLocation,
@@ -143,6 +143,33 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
       tokens: 1515,
       costUsd: 0.0125,
     });
+  });
+
+  it('announces appended events to subscribers of another catalog (NOTIFY), with the top-level run id', async () => {
+    const reader = createPostgresRunCatalog({ connectionString: server().url, schema: catalog.schema });
+    const heard: string[] = [];
+    const unsubscribe = reader.subscribeEvents((runId) => heard.push(runId));
+    try {
+      const runId = `notify-${randomUUID()}`;
+      // The listening connection needs a moment to LISTEN; events appended before it are not announced.
+      const deadline = Date.now() + 20_000;
+      for (let seq = 1; !heard.includes(runId) && Date.now() < deadline; seq += 1) {
+        const store = catalog.open(runId);
+        await store.appendEvents([stamp(seq, { type: 'pipeline.started', name: 'g' })]);
+        await store.close();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(heard).toContain(runId);
+      const child = catalog.open(runId).child('review/child');
+      heard.length = 0;
+      await child.appendEvents([stamp(1, { type: 'pipeline.started', name: 'child' })]);
+      await child.close();
+      await vi.waitFor(() => expect(heard).toContain(runId), { timeout: 5_000 });
+      expect(heard.every((id) => id === runId)).toBe(true);
+    } finally {
+      unsubscribe();
+      await reader.close();
+    }
   });
 
   it('reports a running run whose runner holds no lock as interrupted', async () => {

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { CodergenBackend } from '@attractor/engine';
 import { ApiError, type BackendRequest, startServer } from '@attractor/server';
+import type { PostgresRunCatalog } from '@attractor/store-postgres';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { loadCliConfig } from '../config/load-cli-config.js';
@@ -113,7 +114,16 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           const queueUrl = requireQueueUrl(options.queue, io, '`attractor serve --store`');
           const catalog = await openRunCatalog(storeUrl, io);
           try {
-            return { catalog, queue: await connectQueueOrExplain(queueUrl) };
+            const queue = await connectQueueOrExplain(queueUrl);
+            // PostgreSQL announces appended events (NOTIFY): streams follow them at once and poll slowly besides.
+            const notifying = catalog as Partial<Pick<PostgresRunCatalog, 'subscribeEvents'>>;
+            return {
+              catalog,
+              queue,
+              ...(notifying.subscribeEvents === undefined
+                ? {}
+                : { subscribe: notifying.subscribeEvents.bind(catalog), pollMs: 2000 }),
+            };
           } catch (error) {
             await catalog.close();
             throw error;
