@@ -19,6 +19,8 @@ export interface BackplaneQueuedRun {
   readonly question?: Question;
   /** When that question was first asked (ISO-8601). */
   readonly askedAt?: string;
+  /** Why it failed outside the pipeline (e.g. the graph no longer parses). */
+  readonly error?: string;
 }
 
 /**

@@ -16,7 +16,13 @@ import { ApiError } from './errors/api-error.js';
 import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
-import { pastRunSummary, type RunDetails, type RunSummary, stageStatusesFromEvents } from './run-summary.js';
+import {
+  pastRunSummary,
+  type RunDetails,
+  type RunState,
+  type RunSummary,
+  stageStatusesFromEvents,
+} from './run-summary.js';
 
 /** Options of {@link createSharedStoreBackplane}. */
 export interface SharedStoreBackplaneOptions extends SharedRunStore {
@@ -81,6 +87,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       graphName,
       goal: '',
       state: run.state === 'queued' ? 'running' : run.state,
+      ...(run.error === undefined ? {} : { failureReason: run.error }),
       startedAt: run.enqueuedAt,
       live: run.state === 'queued' || run.state === 'running' || run.state === 'waiting',
       resumable: false,
@@ -89,7 +96,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
   };
 
   const indexSummary = (entry: RunIndexEntry, queued: BackplaneQueuedRun | undefined): RunSummary => {
-    const state = queued === undefined || queued.state === 'queued' ? entry.status : queued.state;
+    const state = combineStates(entry.status, queued?.state);
     const live = state === 'running' || state === 'waiting';
     return {
       id: entry.runId,
@@ -119,9 +126,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     const byId = new Map(queued.map((run) => [run.runId, run]));
     const summaries = entries.map((entry) => indexSummary(entry, byId.get(entry.runId)));
     const listed = new Set(entries.map((entry) => entry.runId));
-    // Queued runs no worker has started yet: the store knows nothing of them.
-    for (const run of queued)
-      if (!listed.has(run.runId) && run.state === 'queued') summaries.push(queuedSummary(run));
+    // Runs the store knows nothing of yet: queued, or taken by a worker that has not written their manifest.
+    for (const run of queued) if (!listed.has(run.runId)) summaries.push(queuedSummary(run));
     summaries.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
     return secrets.mask(summaries);
   };
@@ -161,12 +167,10 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
             },
       startedByServer: queued !== undefined,
     });
-    const state =
-      queued !== undefined && queued.state !== 'queued'
-        ? queued.state
-        : record.lock !== undefined && base.state === 'interrupted'
-          ? 'running'
-          : base.state;
+    const state = combineStates(
+      record.lock !== undefined && base.state === 'interrupted' ? 'running' : base.state,
+      queued?.state,
+    );
     const live = state === 'running' || state === 'waiting' || queued?.state === 'queued';
     const waitingNodes = state === 'waiting' ? openInterviewStages(own) : [];
     return secrets.mask({
@@ -425,6 +429,17 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       ]);
     },
   };
+}
+
+/**
+ * A run's state from the store's and the queue's views: queued again (a resume, an answer) means running; else
+ * an end the store recorded wins (the worker marks the queue a moment later); else the queue's state (it knows a
+ * suspended run waits), else the store's.
+ */
+function combineStates(stored: RunState, queued: BackplaneQueuedRun['state'] | undefined): RunState {
+  if (queued === 'queued') return 'running';
+  if (stored === 'success' || stored === 'fail' || stored === 'cancelled') return stored;
+  return queued ?? stored;
 }
 
 /** The stages whose interview is open at the end of the event log. */
