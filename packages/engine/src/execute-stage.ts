@@ -188,11 +188,14 @@ async function runAttempt(
       );
     }
     const value = await Promise.race(racers);
-    await execution.localStage.sync();
+    const synced = execution.localStage.sync();
+    if (synced !== undefined) await synced;
     return { kind: 'outcome', outcome: await acceptOutcome(execution, value) };
   } catch (error) {
     // Keep what the failed attempt left in a scratch directory as evidence.
-    await execution.localStage.sync().catch(() => undefined);
+    await Promise.resolve()
+      .then(() => execution.localStage.sync())
+      .catch(() => undefined);
     if (runSignal.aborted) return { kind: 'cancelled', reason: abortReason(runSignal) };
     return { kind: 'outcome', outcome: errorToOutcome(error) };
   } finally {

@@ -290,11 +290,11 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       }
       return child;
     },
-    async localStageDirectory(stagePath) {
+    localStageDirectory(stagePath) {
       const path = stageDirectory(stagePath);
       // The engine asks right after prepareStage created it: skip the second mkdir (one syscall per node).
       if (stagePath !== lastPrepared) mkdirSync(path, { recursive: true });
-      return { path, sync: async () => {} };
+      return { path, sync: noSync };
     },
     acquireLock(lockOptions) {
       ensureRoot();
@@ -316,6 +316,9 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
   };
 }
+
+/** The `sync` of the file store's local stage directories: the directory is the stage, nothing to copy. */
+function noSync(): void {}
 
 /** The directory of file-backed artifacts in a run directory (spec §5.6). */
 const ARTIFACTS_DIRECTORY = 'artifacts';

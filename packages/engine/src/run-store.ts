@@ -160,8 +160,11 @@ export interface StoredFileInfo {
 export interface LocalStageDirectory {
   /** Absolute path of the directory; it exists and holds the stage's files. */
   readonly path: string;
-  /** Copies what the directory holds into the store (no-op for the file store, whose directory is the stage). */
-  sync(): Promise<void>;
+  /**
+   * Copies what the directory holds into the store (nothing to do for the file store, whose directory is the stage:
+   * it returns undefined, so the engine does not wait for a promise on every node).
+   */
+  sync(): void | Promise<void>;
 }
 
 /**
@@ -253,7 +256,7 @@ export interface RunStore {
    * directory holding the stage's files and copy its files into the store on `sync()` (the engine calls it after
    * the stage).
    */
-  localStageDirectory(stagePath: string): Promise<LocalStageDirectory>;
+  localStageDirectory(stagePath: string): LocalStageDirectory | Promise<LocalStageDirectory>;
   /**
    * Takes the run's lock (one run, one runner): the engine holds it from before it reads the checkpoint until the
    * run ends. A lock whose holder is dead is taken over.

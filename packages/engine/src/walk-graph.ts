@@ -180,7 +180,8 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
   state.currentStagePath = stagePath;
   context.set('current_node', node.id);
   await scope.store.prepareStage(stagePath, visit);
-  const localStage = await scope.store.localStageDirectory(stagePath);
+  const opened = scope.store.localStageDirectory(stagePath);
+  const localStage = 'then' in opened ? await opened : opened;
   const previousId = state.completedPath.at(-1);
   const fidelity = stageFidelity(options, node, at.incoming, previousId);
 

@@ -190,7 +190,7 @@ export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
       }
       return child;
     },
-    async localStageDirectory(stagePath) {
+    localStageDirectory(stagePath) {
       scratchRoot ??= mkdtempSync(join(tmpdir(), 'attractor-memory-store-'));
       const path = join(scratchRoot, checkRelativeName('stage path', stagePath));
       rmSync(path, { recursive: true, force: true });
