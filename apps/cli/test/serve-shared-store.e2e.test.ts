@@ -157,6 +157,23 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
   }, 60_000);
 
   it('a run started through the API executes on a worker; the API shows its stages and streams its events with Last-Event-ID replay', async () => {
+    // The runs list follows the run live (GET /events).
+    const changes = new AbortController();
+    const changesResponse = await fetch(`${url}/events`, { headers, signal: changes.signal });
+    const changeText = (async () => {
+      let text = '';
+      const reader = changesResponse.body!.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += value;
+        }
+      } catch {
+        // aborted below
+      }
+      return text;
+    })();
     const id = await start(RELAY);
     const list = await api<{ pipelines: { id: string }[] }>('/pipelines');
     expect(list.body.pipelines.map((run) => run.id)).toContain(id);
@@ -185,6 +202,29 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(await readFile(join(dir, 'work', id, 'trail.txt'), 'utf8')).toBe('a\nb\n');
     const checkpoint = await api<{ completed_nodes: string[] }>(`/pipelines/${id}/checkpoint`);
     expect(checkpoint.body.completed_nodes).toEqual(expect.arrayContaining(['a', 'plan', 'b']));
+
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    changes.abort();
+    const runMessages = (await changeText)
+      .split('\n\n')
+      .filter((block) => block.startsWith('event: run'))
+      .map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)) as { id: string; state: string });
+    const states = runMessages.filter((run) => run.id === id).map((run) => run.state);
+    expect(states).toContain('running');
+    expect(states.at(-1)).toBe('success');
+
+    // A fork from stage a is queued too, and a worker runs it from that checkpoint.
+    const forked = await api<{ id: string }>(`/pipelines/${id}/fork`, {
+      method: 'POST',
+      body: JSON.stringify({ from: 'a' }),
+    });
+    expect(forked.status).toBe(200);
+    await until(
+      async () => (await details(forked.body.id)).state === 'success',
+      60_000,
+      'the fork to succeed',
+    );
+    expect(await readFile(join(dir, 'work', forked.body.id, 'trail.txt'), 'utf8')).toBe('b\n');
   }, 120_000);
 
   it('answers a gate through the server while its run is suspended; a worker completes it', async () => {

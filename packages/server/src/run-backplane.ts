@@ -11,7 +11,11 @@ import type { RunDetails, RunSummary } from './run-summary.js';
 /** A run as the run queue reports it (structurally `@attractor/worker`'s `QueuedRun`). */
 export interface BackplaneQueuedRun {
   readonly runId: string;
-  readonly request: { readonly source: string; readonly filename?: string };
+  readonly request: {
+    readonly source: string;
+    readonly filename?: string;
+    readonly options?: Readonly<Record<string, JsonValue>>;
+  };
   readonly state: 'queued' | 'running' | 'waiting' | 'success' | 'fail' | 'cancelled';
   /** When it was enqueued (ISO-8601). */
   readonly enqueuedAt: string;

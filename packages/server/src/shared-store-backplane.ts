@@ -32,6 +32,8 @@ export interface SharedStoreBackplaneOptions extends SharedRunStore {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** ISO-8601 now. */
   readonly now: () => string;
+  /** Simulate the LLM stages of every run started here (`attractor serve --simulate`). Default: false. */
+  readonly simulateAll?: boolean;
   /** Accept pipelines that can run shell commands (on the workers). Default: false. */
   readonly allowTools?: boolean;
 }
@@ -51,21 +53,34 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     for (const waiter of [...waiters]) waiter(runId);
   });
 
-  /** Waits until `runId` (or any run, when undefined) may have changed, at most `pollMs`. */
-  const waitForChange = async (runId: string | undefined, signal: AbortSignal): Promise<void> => {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    signal.addEventListener('abort', abort, { once: true });
-    const waiter = (changed: string) => {
-      if (runId === undefined || changed === runId) controller.abort();
+  /**
+   * Follows the changes of `runId` (or of any run, when undefined) for as long as `signal` is not aborted: `next()`
+   * resolves at the first change since the previous `next()` (at once when one came meanwhile), or after `pollMs`.
+   */
+  const followChanges = (runId: string | undefined, signal: AbortSignal): { next(): Promise<void> } => {
+    let changed = false;
+    let wake: (() => void) | undefined;
+    const waiter = (id: string) => {
+      if (runId !== undefined && id !== runId) return;
+      changed = true;
+      wake?.();
     };
     waiters.add(waiter);
-    try {
-      await options.sleep(pollMs, controller.signal).catch(() => undefined);
-    } finally {
+    signal.addEventListener('abort', () => {
       waiters.delete(waiter);
-      signal.removeEventListener('abort', abort);
-    }
+      wake?.();
+    });
+    return {
+      async next() {
+        if (!changed && !signal.aborted) {
+          const controller = new AbortController();
+          wake = () => controller.abort();
+          await options.sleep(pollMs, controller.signal).catch(() => undefined);
+          wake = undefined;
+        }
+        changed = false;
+      },
+    };
   };
 
   const track = (stream: Promise<void>): Promise<void> => {
@@ -214,6 +229,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         closing.signal.addEventListener('abort', () => aborted.abort(), { once: true });
         let lastSent = lastEventId;
         let ended = false;
+        const changes = followChanges(runId, aborted.signal);
         while (!aborted.signal.aborted && !ended) {
           const events = await store.readEvents({ afterSeq: lastSent });
           let batch = '';
@@ -224,7 +240,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
             if (ENDS.has(event.type) && event.runId === runId) ended = true;
           }
           if (batch !== '' && !aborted.signal.aborted) await stream.write(batch);
-          if (!ended) await waitForChange(runId, aborted.signal);
+          if (!ended) await changes.next();
         }
         if (aborted.signal.aborted) return;
         const summary = await details(runId);
@@ -240,6 +256,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         closing.signal.addEventListener('abort', () => aborted.abort(), { once: true });
         await stream.writeSSE({ event: 'ready', data: '{}' });
         const seen = new Map<string, string>();
+        const changes = followChanges(undefined, aborted.signal);
         let first = true;
         while (!aborted.signal.aborted) {
           const summaries = await list().catch(() => undefined);
@@ -252,7 +269,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
           first = false;
           // At most one listing per 250 ms however many events arrive.
           await options.sleep(250, aborted.signal).catch(() => undefined);
-          await waitForChange(undefined, aborted.signal);
+          await changes.next();
         }
       })(),
     );
@@ -307,7 +324,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     }
     checkTools(prepared.graph);
     const runOptions = {
-      ...(request.simulate === true ? { simulate: true } : {}),
+      ...(request.simulate === true || options.simulateAll === true ? { simulate: true } : {}),
       ...(request.model === undefined ? {} : { model: request.model }),
       ...(request.provider === undefined ? {} : { provider: request.provider }),
     };
@@ -370,6 +387,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         source,
         graphName: prepared.graph.id,
         fork: { runId, at: fork.from },
+        ...(queued.request.options === undefined ? {} : { options: queued.request.options }),
       });
       return {
         id,

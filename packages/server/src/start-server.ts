@@ -115,6 +115,9 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
           ...options.shared,
           secrets: manager.secrets,
           allowTools: options.allowTools ?? false,
+          simulateAll:
+            (options.simulation ?? (options.backendFactory === undefined ? 'always' : 'optional')) ===
+            'always',
           sleep: manager.sleep,
           now: () => new Date((options.clock ?? systemClock).now()).toISOString(),
         });

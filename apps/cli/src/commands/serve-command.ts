@@ -94,7 +94,10 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     .filter((value): value is string => value !== undefined);
 
   // What the web UI's "Simulate LLM stages" box shows: forced on, needed (no LLM configured), or a free choice.
-  const simulation = options.simulate === true ? 'always' : llmConfigured() ? 'optional' : 'required';
+  // On a shared store the workers run the LLM stages with their own keys: the server's environment does not decide.
+  const sharedStore = storeUrlOf(options.store, io) !== undefined;
+  const simulation =
+    options.simulate === true ? 'always' : sharedStore || llmConfigured() ? 'optional' : 'required';
   // A provider key, an OpenAI-compatible URL, or agent CLIs (--backend): some stages can run on a real LLM.
   function llmConfigured(): boolean {
     return (
