@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { connectRunQueue } from '@attractor/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type PostgresTestServer,
@@ -100,6 +101,19 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
   const token = 'shared-store-test';
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
+  const startWorker = () =>
+    attractor(
+      [
+        'worker',
+        '--workdir-root',
+        join(dir, 'work'),
+        '--heartbeat-seconds',
+        '10',
+        '--supervise-seconds',
+        '1',
+      ],
+      { cwd: dir, env },
+    );
   const startServe = async (): Promise<void> => {
     server = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], { cwd: dir, env });
     ({ url } = await waitForBanner(server));
@@ -130,22 +144,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     postgres = await startPostgresServer();
     dir = await temporaryDirectory('attractor-serve-shared-');
     env = { ATTRACTOR_QUEUE_URL: postgres.url, ATTRACTOR_STORE_URL: postgres.url };
-    for (let index = 0; index < 2; index += 1) {
-      workers.push(
-        attractor(
-          [
-            'worker',
-            '--workdir-root',
-            join(dir, 'work'),
-            '--heartbeat-seconds',
-            '10',
-            '--supervise-seconds',
-            '1',
-          ],
-          { cwd: dir, env },
-        ),
-      );
-    }
+    for (let index = 0; index < 2; index += 1) workers.push(startWorker());
     await startServe();
   }, 120_000);
   afterAll(async () => {
@@ -227,7 +226,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(await readFile(join(dir, 'work', forked.body.id, 'trail.txt'), 'utf8')).toBe('b\n');
   }, 120_000);
 
-  it('answers a gate through the server while its run is suspended; a worker completes it', async () => {
+  it('answers a gate through the server while its run is suspended; a different worker than the one that asked completes it', async () => {
     const id = await start(GATE);
     let questions: { id: string; question: { text: string } }[] = [];
     await until(
@@ -240,13 +239,29 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     );
     expect(questions[0]!.question.text).toBe('Ship it?');
     expect((await details(id)).state).toBe('waiting');
-    const answered = await api<{ answer: { value: string } }>(
-      `/pipelines/${id}/questions/${encodeURIComponent(questions[0]!.id)}/answer`,
-      { method: 'POST', body: JSON.stringify({ value: 'S' }) },
-    );
-    expect(answered.status).toBe(200);
-    await until(async () => (await details(id)).state === 'success', 60_000, 'the answered run to succeed');
+    // The worker that asked stops (its slot was freed when the run was suspended): another one must finish the run.
+    const queue = await connectRunQueue({ url: postgres.url });
+    try {
+      const askedBy = (await queue.readRun(id))?.askedBy ?? '';
+      const asker = workers.find((worker) => askedBy.includes(`:${worker.pid}:`));
+      expect(asker, askedBy).toBeDefined();
+      asker!.kill('SIGTERM');
+      await asker;
+      workers.splice(workers.indexOf(asker!), 1);
+      const answered = await api<{ answer: { value: string } }>(
+        `/pipelines/${id}/questions/${encodeURIComponent(questions[0]!.id)}/answer`,
+        { method: 'POST', body: JSON.stringify({ value: 'S' }) },
+      );
+      expect(answered.status).toBe(200);
+      await until(async () => (await details(id)).state === 'success', 60_000, 'the answered run to succeed');
+      const finished = await queue.readRun(id);
+      expect(finished?.worker).toBeDefined();
+      expect(finished?.worker).not.toBe(askedBy);
+    } finally {
+      await queue.close();
+    }
     expect(await readFile(join(dir, 'work', id, 'trail.txt'), 'utf8')).toBe('shipped\n');
+    workers.push(startWorker());
   }, 120_000);
 
   it('cancel through the API reaches the worker: the run ends cancelled within seconds', async () => {
