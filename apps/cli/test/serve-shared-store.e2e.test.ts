@@ -176,6 +176,8 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     const id = await start(RELAY);
     const list = await api<{ pipelines: { id: string }[] }>('/pipelines');
     expect(list.body.pipelines.map((run) => run.id)).toContain(id);
+    expect((await api('/pipelines/no-such-run')).status).toBe(404);
+    expect((await fetch(`${url}/pipelines/no-such-run/events`, { headers })).status).toBe(404);
 
     const all = await readSse(`${url}/pipelines/${id}/events`, headers);
     const own = all.filter((message) => message.id !== undefined);

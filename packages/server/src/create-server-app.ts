@@ -459,11 +459,13 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     refuseChild(c);
     return c.json(await backplane.details(c.req.param('id')));
   });
-  app.get('/pipelines/:id/events', (c) => {
+  app.get('/pipelines/:id/events', async (c) => {
     refuseChild(c);
     const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
     const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
-    return streamSSE(c, (stream) => backplane.streamEvents(stream, c.req.param('id'), lastEventId));
+    const runId = c.req.param('id');
+    await backplane.details(runId); // 404 for a run neither the store nor the queue knows
+    return streamSSE(c, (stream) => backplane.streamEvents(stream, runId, lastEventId));
   });
   app.post('/pipelines/:id/cancel', async (c) => c.json(await backplane.cancel(c.req.param('id'))));
   app.post('/pipelines/:id/resume', async (c) => {
