@@ -270,7 +270,7 @@ function createRuntime(execution: StageExecution, attempt: number, signal: Abort
   const emitEvent = (event: EmittableEvent) => {
     const withNode = 'nodeId' in event && event.nodeId !== undefined ? event : { ...event, nodeId: node.id };
     scope.bus.emit(withNode as UnstampedEvent, branchPath);
-    void scope.bus.flush();
+    scope.bus.flushSoon();
   };
   const runtime: HandlerRuntime = {
     abortSignal: signal,
