@@ -165,8 +165,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         stageDirectories: [],
       });
     }
-    const own = events;
-    const finalEvent = [...own]
+    const finalEvent = [...events]
       .reverse()
       .find((event) => ENDS.has(event.type) || event.type === 'pipeline.started');
     const base = pastRunSummary({
@@ -187,7 +186,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       queued?.state,
     );
     const live = state === 'running' || state === 'waiting' || queued?.state === 'queued';
-    const waitingNodes = state === 'waiting' ? openInterviewStages(own) : [];
+    const waitingNodes = state === 'waiting' ? openInterviewStages(events) : [];
     return secrets.mask({
       ...base,
       state,
@@ -196,7 +195,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
       pendingQuestions: state === 'waiting' ? 1 : 0,
       completedNodes: record.checkpoint?.completed_nodes ?? [],
-      nodeStatuses: stageStatusesFromEvents(own, { live }),
+      nodeStatuses: stageStatusesFromEvents(events, { live }),
       waitingNodes,
       stages: record.stages.map((stage) => ({ nodeId: stage.stagePath, files: [] })),
       stageDirectories: [],
