@@ -39,6 +39,18 @@ describe('attractor fork', () => {
       join(cwd, 'same', 'checkpoint.json'),
     );
     expect(sameEnd).toMatchObject({ state: 'success', completed_nodes: ['start', 'plan', 'build', 'exit'] });
+    // inspect says where the fork came from and which stages it inherited.
+    const inspected = await attractor(['inspect', 'same'], { cwd });
+    expect(inspected.exitCode, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toMatch(
+      /^forked: {3}from source after plan@1 \(inherited completed: start, plan\)$/m,
+    );
+    expect(inspected.stdout).toContain('route: build → exit');
+    const inspectedJson = await attractor(['inspect', 'same', '--json'], { cwd });
+    expect(JSON.parse(inspectedJson.stdout)).toMatchObject({
+      forkedFrom: { runId: 'source', logsRoot: join(cwd, 'source'), node: 'plan', visit: 1 },
+      inheritedStages: ['start', 'plan'],
+    });
 
     await writeFile(
       join(cwd, 'edited.dot'),

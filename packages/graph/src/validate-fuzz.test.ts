@@ -2,8 +2,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prepareGraph } from './prepare-graph.js';
 
-/** Bounds of one input through the whole validate path (parse, build, transforms, lint), on a busy CI machine. */
+/**
+ * Bounds of one input through the whole validate path (parse, build, transforms, lint). Time is this process's CPU
+ * time, not wall time, so a loaded machine does not fail the bound: it guards against super-linear blow-ups only
+ * (speed itself is measured by `pnpm bench`).
+ */
 const MAX_MS = 30_000;
+
+/** CPU milliseconds this process spent since `since` (a `process.cpuUsage()` reading). */
+function cpuMsSince(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
 const MAX_HEAP_GROWTH_BYTES = 512 * 1024 * 1024;
 
 const shape = fc.oneof(
@@ -42,9 +52,9 @@ describe('validate on deep and wide inputs (issue 20 §3, fast-check)', () => {
       fc.property(shape, (input) => {
         const text = source(input);
         const heapBefore = process.memoryUsage().heapUsed;
-        const started = performance.now();
+        const started = process.cpuUsage();
         const prepared = prepareGraph(text, { filename: 'fuzz.dot' });
-        const elapsedMs = performance.now() - started;
+        const elapsedMs = cpuMsSince(started);
         expect(Array.isArray(prepared.diagnostics)).toBe(true);
         expect(elapsedMs, `${input.kind} ${input.size}`).toBeLessThan(MAX_MS);
         expect(process.memoryUsage().heapUsed - heapBefore, `${input.kind} ${input.size}`).toBeLessThan(
@@ -61,9 +71,9 @@ describe('validate on deep and wide inputs (issue 20 §3, fast-check)', () => {
       { kind: 'attributes', size: 20_000 },
       { kind: 'chain', size: 3_000 },
     ]) {
-      const started = performance.now();
+      const started = process.cpuUsage();
       expect(() => prepareGraph(source(input), { filename: 'fuzz.dot' })).not.toThrow();
-      expect(performance.now() - started, `${input.kind} ${input.size}`).toBeLessThan(MAX_MS);
+      expect(cpuMsSince(started), `${input.kind} ${input.size}`).toBeLessThan(MAX_MS);
     }
   });
 });

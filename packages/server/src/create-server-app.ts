@@ -19,7 +19,7 @@ import {
   resumeBodySchema,
   startPipelineBodySchema,
 } from './request-schemas.js';
-import { readStageFile } from './run-directory-files.js';
+import { readRunRequest, readStageFile } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
 import {
@@ -191,17 +191,36 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     c.json({ files: options.pipelinesDir === undefined ? [] : listPipelineFiles(options.pipelinesDir) }),
   );
 
-  app.get('/pipelines/:id', async (c) =>
-    c.json(manager.secrets.mask(await manager.details(c.req.param('id')))),
-  );
+  // `?child=<path>` on the read routes of a run: the same for a child run (sub-pipeline, manager loop) inside it.
+  const childPathOf = (c: Context): string | undefined => c.req.query('child');
+
+  app.get('/pipelines/:id', async (c) => {
+    const id = c.req.param('id');
+    const child = childPathOf(c);
+    return c.json(
+      manager.secrets.mask(
+        child === undefined ? await manager.details(id) : await manager.childDetails(id, child),
+      ),
+    );
+  });
 
   app.get('/pipelines/:id/events', (c) => {
     const runId = c.req.param('id');
-    const logsRoot = manager.runDirectory(runId);
+    const childPath = childPathOf(c);
+    const child = childPath === undefined ? undefined : manager.childRun(runId, childPath);
+    const logsRoot = child?.logsRoot ?? manager.runDirectory(runId);
     const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
     const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
     return streamSSE(c, (stream) =>
-      manager.trackStream(streamRunEvents(stream, { manager, runId, logsRoot, lastEventId })),
+      manager.trackStream(
+        streamRunEvents(stream, {
+          manager,
+          runId,
+          logsRoot,
+          lastEventId,
+          ...(child === undefined ? {} : { child }),
+        }),
+      ),
     );
   });
 
@@ -219,10 +238,29 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     return c.json(await manager.fork(c.req.param('id'), body));
   });
 
+  // The DOT source a server run was started with (what "Fork from here" offers to edit).
+  app.get('/pipelines/:id/source', (c) => {
+    const id = c.req.param('id');
+    let source: string;
+    try {
+      source = readRunRequest(manager.runDirectory(id)).source;
+    } catch (error) {
+      if (!ApiError.isInstance(error) || error.status !== 409) throw error;
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `Run "${id}" was not started by this server, so its DOT source is not kept here.`,
+      });
+    }
+    c.header('Content-Type', 'text/vnd.graphviz; charset=utf-8');
+    return c.body(manager.secrets.maskText(source));
+  });
+
   app.get('/pipelines/:id/graph', async (c) => {
     const id = c.req.param('id');
-    const details = await manager.details(id);
-    const graph = await manager.graphOf(id);
+    const child = childPathOf(c);
+    const details = child === undefined ? await manager.details(id) : await manager.childDetails(id, child);
+    const graph = child === undefined ? await manager.graphOf(id) : await manager.childGraph(id, child);
     const current = details.live ? details.currentNode : undefined;
     const svg = await renderRunGraph({
       graph,
@@ -233,6 +271,13 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     c.header('Content-Type', 'image/svg+xml; charset=utf-8');
     return c.body(svg);
   });
+
+  /** The run directory of run `:id`, or with `?child=`, of that child run inside it. */
+  const runOrChildDirectory = (c: Context): string => {
+    const id = c.req.param('id')!;
+    const child = childPathOf(c);
+    return child === undefined ? manager.runDirectory(id) : manager.childRun(id, child).logsRoot;
+  };
 
   app.get('/pipelines/:id/questions', async (c) => {
     const id = c.req.param('id');
@@ -270,7 +315,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/context', async (c) => {
-    const logsRoot = manager.runDirectory(c.req.param('id'));
+    const logsRoot = runOrChildDirectory(c);
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
     return c.json({
       context: manager.secrets.mask(checkpoint?.context ?? {}),
@@ -280,14 +325,16 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/stage', (c) => {
-    const logsRoot = manager.runDirectory(c.req.param('id'));
-    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    const logsRoot = runOrChildDirectory(c);
+    const { child: _child, ...rest } = c.req.query();
+    const query = parseQuery(stageDirectoryQuerySchema, rest);
     return c.json(describeStageDirectory(logsRoot, query.dir));
   });
 
   app.get('/pipelines/:id/stage-file', (c) => {
-    const logsRoot = manager.runDirectory(c.req.param('id'));
-    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    const logsRoot = runOrChildDirectory(c);
+    const { child: _child, ...rest } = c.req.query();
+    const query = parseQuery(stageDirectoryQuerySchema, rest);
     if (query.name === undefined) {
       throw new ApiError({
         status: 400,
@@ -300,7 +347,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       'Content-Type',
       query.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
     );
-    return c.body(text);
+    return c.body(manager.secrets.maskText(text));
   });
 
   app.get('/pipelines/:id/stages/:node/:file', (c) => {

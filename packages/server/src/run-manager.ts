@@ -25,6 +25,8 @@ import {
   startResumedPipeline,
 } from '@attractor/engine';
 import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
+import { childRunKey, relateToChildRun } from './child-run-path.js';
 import { ApiError } from './errors/api-error.js';
 import { describeShellAccess, findShellAccess } from './find-shell-access.js';
 import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
@@ -132,6 +134,13 @@ export interface LiveRun {
   readonly startedAt: string;
   /** End, duration, tokens and cost so far, updated with every event. */
   readonly totals: RunTotals;
+  /** Child runs that ended, by `childRunKey` (cleared when one starts again). */
+  readonly endedChildren: Set<string>;
+  /**
+   * The events of child runs seen by this process, by `childRunKey`: a child's `events.jsonl` is written in
+   * batches, so a page opened while a child waits (at a human gate) reads the rest here.
+   */
+  readonly childEvents: Map<string, PipelineEvent[]>;
   ended: boolean;
   result?: RunResult;
   /** A fault that made the run reject (infrastructure, not a pipeline failure). */
@@ -514,6 +523,11 @@ export class RunManager {
     nodeStatuses = { ...fromEvents, ...nodeStatuses };
     const graph = await this.graphOf(id).catch(() => undefined);
     const nodeIds = graph === undefined ? completedNodes : [...graph.nodes.keys()];
+    const origin = (
+      await createFileRunStore({ logsRoot })
+        .readManifest()
+        .catch(() => undefined)
+    )?.forked_from;
     return {
       ...summary,
       completedNodes,
@@ -521,7 +535,109 @@ export class RunManager {
       waitingNodes: [...waitingNodes],
       stages: listStageFiles(logsRoot, nodeIds),
       stageDirectories: listStageDirectories(logsRoot),
+      ...(origin === undefined
+        ? {}
+        : { forkedFrom: { runId: origin.run_id, node: origin.node, visit: origin.visit } }),
     };
+  }
+
+  /**
+   * The child run (sub-pipeline, manager loop) at `path` under run `id` (see `parseChildRunPath`).
+   * @throws {ApiError} `RUN_NOT_FOUND` (404), `INVALID_REQUEST` (400: not a child path), `NOT_FOUND` (404: no child
+   *   run there).
+   */
+  childRun(id: string, path: string): ChildRunDirectory {
+    return resolveChildRunDirectory(this.runDirectory(id), path);
+  }
+
+  /**
+   * Whether the child run at `child` is running now: its top run is live and the child's event log has not ended.
+   */
+  childLive(id: string, child: ChildRunDirectory): boolean {
+    const live = this.#live.get(id);
+    return (
+      live !== undefined &&
+      !live.ended &&
+      !live.endedChildren.has(childRunKey(child.runId, child.basePath)!) &&
+      readFinalEvent(child.logsRoot) === undefined
+    );
+  }
+
+  /**
+   * The details of the child run at `path` under run `id`, as {@link RunManager.details} reports a run: `id` stays
+   * the top run's id and `child` says which child; a child is never resumable on its own (its top run is).
+   * @throws {ApiError} as {@link RunManager.childRun}.
+   */
+  async childDetails(id: string, path: string): Promise<RunDetails> {
+    const child = this.childRun(id, path);
+    const live = this.childLive(id, child);
+    const summary = await readPastRun(child.logsRoot);
+    const checkpoint = await readCheckpointSafely(child.logsRoot);
+    // The child's events.jsonl is written in batches: add those the live run has seen and the file lacks yet.
+    const merged = new Map<number, PipelineEvent>();
+    for (const event of await createFileRunStore({ logsRoot: child.logsRoot })
+      .readEvents()
+      .catch(() => []))
+      if (event.runId === child.runId) merged.set(event.seq, event);
+    for (const event of this.#live.get(id)?.childEvents.get(childRunKey(child.runId, child.basePath)!) ?? [])
+      if (event.runId === child.runId) merged.set(event.seq, event);
+    const events = [...merged.keys()].sort((a, b) => a - b).map((seq) => merged.get(seq)!);
+    const totals = createRunTotals();
+    for (const event of events) addEventToTotals(totals, event);
+    const own = events.filter((event) => relateToChildRun(event, child)?.kind === 'own');
+    const nodeStatuses = {
+      ...stageStatusesFromEvents(own, { live }),
+      ...statusesFromOutcomes(checkpoint?.node_outcomes ?? {}),
+    };
+    const waitingNodes = new Set<string>();
+    for (const event of own) {
+      if (event.type === 'interview.started') waitingNodes.add(event.stage);
+      else if (event.type === 'interview.completed' || event.type === 'interview.timeout')
+        waitingNodes.delete(event.question.stage);
+    }
+    for (const node of waitingNodes) if (live) nodeStatuses[node] = 'running';
+    const graph = await this.childGraph(id, path).catch(() => undefined);
+    const completedNodes = checkpoint?.completed_nodes ?? [];
+    return {
+      ...summary,
+      ...totalsSummaryFields(totals),
+      id,
+      live,
+      resumable: false,
+      state: live ? (waitingNodes.size > 0 ? 'waiting' : 'running') : summary.state,
+      completedNodes,
+      nodeStatuses,
+      waitingNodes: live ? [...waitingNodes] : [],
+      stages: listStageFiles(child.logsRoot, graph === undefined ? completedNodes : [...graph.nodes.keys()]),
+      stageDirectories: listStageDirectories(child.logsRoot),
+      child: { path: child.path, runId: child.runId, parentNode: child.parentNode },
+    };
+  }
+
+  /**
+   * The graph of the child run at `path` under run `id`, from the DOT file its manifest names (`source_path`).
+   * @throws {ApiError} as {@link RunManager.childRun}; `NOT_FOUND` (404) when the file cannot be read or no
+   *   longer parses.
+   */
+  async childGraph(id: string, path: string): Promise<Graph> {
+    const child = this.childRun(id, path);
+    const key = `${id}\u0000${path}`;
+    const cached = this.#graphs.get(key);
+    if (cached !== undefined) return cached;
+    const manifest = await createFileRunStore({ logsRoot: child.logsRoot }).readManifest();
+    const source = manifest?.source_path;
+    const text = source === undefined ? undefined : readSourceFile(source);
+    const graph = text === undefined ? undefined : prepareGraph(text, { filename: source! }).graph;
+    if (graph === undefined) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `The DOT source of child run "${path}" cannot be read or no longer parses${source === undefined ? '' : ` (${source})`}.`,
+      });
+    }
+    if (this.#graphs.size >= 256) this.#graphs.delete(this.#graphs.keys().next().value!);
+    this.#graphs.set(key, graph);
+    return graph;
   }
 
   /** Every run: the live ones and those found in the runs directory, newest first. */
@@ -746,17 +862,39 @@ export class RunManager {
       subscribers: this.#live.get(id)?.subscribers ?? new Set(),
       startedAt,
       totals: this.#live.get(id)?.totals ?? this.#pastTotals.get(run.logsRoot) ?? createRunTotals(),
+      endedChildren: new Set(),
+      childEvents: new Map(),
       ended: false,
     };
     this.#pastTotals.delete(run.logsRoot);
     run.events.on('event', (event) => {
+      const key = event.runId === id ? undefined : childRunKey(event.runId, event.branchPath);
       if (event.runId === id) live.events.push(event);
+      else if (key !== undefined) {
+        const ownWalk = (event.branchPath ?? []).at(-1)?.startsWith('child:') === true;
+        if (event.type === 'pipeline.started' && ownWalk) {
+          // A node visited again starts a child in the same place: the earlier one's events are on disk.
+          live.endedChildren.delete(key);
+          live.childEvents.set(key, []);
+        } else if (
+          ownWalk &&
+          (event.type === 'pipeline.completed' ||
+            event.type === 'pipeline.failed' ||
+            event.type === 'pipeline.cancelled')
+        )
+          live.endedChildren.add(key);
+        const list = live.childEvents.get(key);
+        if (list === undefined) live.childEvents.set(key, [event]);
+        else list.push(event);
+      }
       addEventToTotals(live.totals, event);
       for (const subscriber of live.subscribers) subscriber(event);
       if (SUMMARY_EVENTS.has(event.type)) this.#notifyRunChange(id);
     });
     const finish = () => {
       live.ended = true;
+      // Every child has written its events.jsonl by now.
+      live.childEvents.clear();
       for (const subscriber of live.subscribers) subscriber(undefined);
       live.subscribers.clear();
       this.#notifyRunChange(id);

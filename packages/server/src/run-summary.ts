@@ -55,6 +55,13 @@ export interface RunDetails extends RunSummary {
    * `GET /pipelines/{id}/stage-file`).
    */
   readonly stageDirectories: readonly StageDirectory[];
+  /** A forked run's origin (its manifest's `forked_from`): the source run and the completed stage it started after. */
+  readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
+  /**
+   * Set for the details of a child run (`GET /pipelines/{id}?child=<path>`): the child's path under run `id`, its
+   * own run id, and the node of its parent run that started it.
+   */
+  readonly child?: { readonly path: string; readonly runId: string; readonly parentNode: string };
 }
 
 /** The summary of a run this server is not executing, from its manifest and checkpoint. Pure. */

@@ -4,17 +4,29 @@
  * of its child pipelines, from their run directories, without ids), then live events until the
  * run ends, then an `end` event. Each of the run's own events carries its `seq` as the SSE id, so a client that
  * reconnects with `Last-Event-ID` misses nothing and sees nothing twice.
+ *
+ * With `child`, the stream is that of a child run (sub-pipeline, manager loop) of the run: the child's recorded
+ * events (ids: the child's `seq`) and those of its own children, then the live events under the child, until the
+ * child (or the run) ends.
  */
+
+import { relative, sep } from 'node:path';
 import { createFileRunStore, type PipelineEvent } from '@attractor/engine';
 import type { SSEStreamingApi } from 'hono/streaming';
+import type { ChildRunDirectory } from './child-run-directory.js';
+import { childRunKey, parseChildRunPath, relateToChildRun } from './child-run-path.js';
 import type { RunManager } from './run-manager.js';
 import { listChildRunDirectories } from './stage-directory-files.js';
 
 /** Options of {@link streamRunEvents}. */
 export interface StreamRunEventsOptions {
   readonly manager: RunManager;
+  /** The (top) run's id. */
   readonly runId: string;
+  /** The run directory streamed: the run's, or with `child`, the child's. */
   readonly logsRoot: string;
+  /** Stream this child run of the run instead of the run itself. */
+  readonly child?: ChildRunDirectory;
   /** Replay events with a greater `seq` only. Default: 0 (everything). */
   readonly lastEventId: number;
 }
@@ -24,8 +36,15 @@ export async function streamRunEvents(
   stream: SSEStreamingApi,
   options: StreamRunEventsOptions,
 ): Promise<void> {
-  const { manager, runId } = options;
+  const { manager, runId, child } = options;
   const live = manager.live(runId);
+  /** Whether an event is the streamed run's own (its walk and parallel branches), and when so whether it ends it. */
+  const relate = (event: PipelineEvent): 'own' | 'end' | 'other' => {
+    if (child === undefined) return event.runId === runId ? 'own' : 'other';
+    const relation = relateToChildRun(event, child);
+    if (relation?.kind !== 'own') return 'other';
+    return relation.relativePath.length === 0 && ENDS.has(event.type) ? 'end' : 'own';
+  };
   // `null` marks the end of the run.
   const queue: (PipelineEvent | null)[] = [];
   let wake: (() => void) | undefined;
@@ -35,8 +54,8 @@ export async function streamRunEvents(
     wake?.();
   };
   // Subscribe before reading the file: an event emitted meanwhile is then queued, and `seq` removes duplicates.
-  const following = live !== undefined && !live.ended;
-  if (following) live.subscribers.add(push);
+  let following = live !== undefined && !live.ended;
+  if (following) live!.subscribers.add(push);
   stream.onAbort(() => {
     aborted = true;
     live?.subscribers.delete(push);
@@ -44,9 +63,17 @@ export async function streamRunEvents(
   });
 
   const recorded = new Map<number, PipelineEvent>();
+  const ownRunId = child?.runId ?? runId;
   for (const event of await createFileRunStore({ logsRoot: options.logsRoot }).readEvents())
-    if (event.runId === runId) recorded.set(event.seq, event);
-  for (const event of live?.events ?? []) recorded.set(event.seq, event);
+    if (event.runId === ownRunId) recorded.set(event.seq, event);
+  const unflushed =
+    child === undefined ? live?.events : live?.childEvents.get(childRunKey(child.runId, child.basePath)!);
+  for (const event of unflushed ?? []) recorded.set(event.seq, event);
+  // A child that has ended is not followed (its top run may go on for long).
+  if (child !== undefined && [...recorded.values()].some((event) => relate(event) === 'end')) {
+    following = false;
+    live?.subscribers.delete(push);
+  }
   let lastSent = options.lastEventId;
   // Events go out in batches (one write per batch): a fast run emits hundreds of events a second, and one awaited
   // write per event would fall behind the engine.
@@ -64,12 +91,42 @@ export async function streamRunEvents(
   if (batch !== '' && !aborted) await stream.write(batch);
   // A fresh client also gets the events of the run's child pipelines so far (from their own run directories; they
   // have no id in this stream). A reconnecting one has seen them.
+  /**
+   * The child events replayed from the live run's memory: the very objects the live loop may get again (a child
+   * event emitted after this stream subscribed), which it then skips.
+   */
+  const replayed = new Set<PipelineEvent>();
+  const replayChild = async (events: Map<number, PipelineEvent>) => {
+    batch = '';
+    for (const seq of [...events.keys()].sort((a, b) => a - b)) {
+      const event = events.get(seq)!;
+      replayed.add(event);
+      batch += sseMessage(manager.secrets.mask(event), undefined);
+    }
+    if (batch !== '' && !aborted) await stream.write(batch);
+  };
   if (options.lastEventId === 0) {
+    const pendingKeys = new Set(live?.childEvents.keys() ?? []);
+    if (child !== undefined) pendingKeys.delete(childRunKey(child.runId, child.basePath)!);
     for (const childDir of listChildRunDirectories(options.logsRoot)) {
-      batch = '';
+      const events = new Map<number, PipelineEvent>();
       for (const event of await createFileRunStore({ logsRoot: childDir }).readEvents())
-        batch += sseMessage(manager.secrets.mask(event), undefined);
-      if (batch !== '' && !aborted) await stream.write(batch);
+        events.set(event.seq, event);
+      // Events the child has not written yet (a child waiting at a gate), from the live run.
+      const below = relative(options.logsRoot, childDir).split(sep).join('/');
+      const path = parseChildRunPath(child === undefined ? below : `${child.path}/${below}`);
+      const key = path === undefined ? undefined : childRunKey(path.runId, path.basePath);
+      for (const event of (key === undefined ? undefined : live?.childEvents.get(key)) ?? [])
+        events.set(event.seq, event);
+      if (key !== undefined) pendingKeys.delete(key);
+      await replayChild(events);
+    }
+    // Children (and their children) that have written nothing yet, or that live deeper, from memory.
+    for (const key of pendingKeys) {
+      const events = new Map<number, PipelineEvent>();
+      for (const event of live?.childEvents.get(key) ?? [])
+        if (child === undefined || relateToChildRun(event, child) !== undefined) events.set(event.seq, event);
+      if (events.size > 0) await replayChild(events);
     }
   }
 
@@ -89,20 +146,32 @@ export async function streamRunEvents(
         ended = true;
         break;
       }
-      if (event.runId !== runId) {
-        // Events of child pipelines (or of a loop_restart's next directory) have their own seq: live only.
-        batch += sseMessage(manager.secrets.mask(event), undefined);
+      const relation = relate(event);
+      if (relation === 'other') {
+        // Events of child pipelines (or of a loop_restart's next directory) have their own seq, and no SSE id.
+        if (replayed.has(event)) continue;
+        if (child === undefined || relateToChildRun(event, child) !== undefined)
+          batch += sseMessage(manager.secrets.mask(event), undefined);
       } else if (event.seq > lastSent) {
         batch += sseMessage(manager.secrets.mask(event), String(event.seq));
         lastSent = event.seq;
+      }
+      if (relation === 'end') {
+        ended = true;
+        live?.subscribers.delete(push);
+        break;
       }
     }
     if (batch !== '' && !aborted) await stream.write(batch);
   }
   if (aborted) return;
-  const summary = await manager.summaryOf(runId);
+  const summary =
+    child === undefined ? await manager.summaryOf(runId) : await manager.childDetails(runId, child.path);
   await stream.writeSSE({ event: 'end', data: JSON.stringify({ state: summary.state }) });
 }
+
+/** The events that end a run. */
+const ENDS: ReadonlySet<string> = new Set(['pipeline.completed', 'pipeline.failed', 'pipeline.cancelled']);
 
 /** Largest batch of SSE text written at once while replaying, in characters. */
 const MAX_BATCH_CHARS = 256 * 1024;

@@ -358,6 +358,13 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
     expect(fork.id).not.toBe(source);
     const done = await waitForState(server, fork.id, 'success');
     expect(done.nodeStatuses).toMatchObject({ b: 'success', c: 'success' });
+    // The source run's DOT, as the fork editor shows it.
+    const sourceText = await server.call(`/pipelines/${source}/source`);
+    expect(sourceText.headers.get('content-type')).toContain('text/vnd.graphviz');
+    expect(await sourceText.text()).toBe(LINEAR);
+    // Its details say where it came from, and keep the inherited stages' statuses.
+    expect(done.forkedFrom).toEqual({ runId: source, node: 'a', visit: 1 });
+    expect(done.nodeStatuses).toMatchObject({ start: 'success', a: 'success' });
     const manifest = JSON.parse(readFileSync(join(server.runsDir, fork.id, 'manifest.json'), 'utf8'));
     expect(manifest.forked_from).toMatchObject({ run_id: source });
     // Only the stages after `a` ran in the fork.

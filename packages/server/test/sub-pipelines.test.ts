@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunDetails } from '../src/index.js';
-import { startTestServer, type TestServer, waitFor } from './test-server.js';
+import { openEvents, startTestServer, type TestServer, waitFor } from './test-server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -111,5 +111,97 @@ describe('sub-pipelines of the pipelines directory (spec §9.4)', () => {
     expect(details.failureReason).toBeUndefined();
     expect(details.state).toBe('success');
     expect(details.completedNodes).toEqual(['start', 'checks', 'exit']);
+  });
+
+  it('serves a child run by its path (?child=): details, live events, graph, stage files and context', async () => {
+    const gated = `digraph Checks {
+      start [shape=Mdiamond]
+      exit  [shape=Msquare]
+      review [prompt="Review the change"]
+      ok [shape=hexagon, label="Ship it?"]
+      start -> review -> ok
+      ok -> exit [label="[Y] Yes"]
+      ok -> review [label="[N] No"]
+    }`;
+    const { pipelinesDir, workdir } = await layout({
+      'main/pipeline.dot': parent('../checks/pipeline.dot'),
+      'checks/pipeline.dot': gated,
+    });
+    server = await startTestServer({ pipelinesDir, workdir, allowTools: true });
+    const { body } = await start('main/pipeline.dot');
+    const id = body.id!;
+    const [pending] = await waitFor(async () => {
+      const { questions } = await server!.json<{ questions: { id: string }[] }>(`/pipelines/${id}/questions`);
+      return questions.length > 0 ? questions : undefined;
+    }, 'the child gate');
+    const child = encodeURIComponent('checks/child');
+
+    // While the child waits at its gate: its own details (the top run's id, the child's graph and statuses).
+    const details = await server.json<RunDetails>(`/pipelines/${id}?child=${child}`);
+    expect(details).toMatchObject({
+      id,
+      graphName: 'Checks',
+      live: true,
+      resumable: false,
+      state: 'waiting',
+      waitingNodes: ['ok'],
+      child: { path: 'checks/child', runId: 'child', parentNode: 'checks' },
+    });
+    expect(details.nodeStatuses).toMatchObject({ start: 'success', review: 'success', ok: 'running' });
+    const svg = await (await server.call(`/pipelines/${id}/graph?child=${child}`)).text();
+    expect(svg).toMatch(/<g id="node&#45;review" class="node status&#45;success">/);
+    expect(svg).toMatch(/<g id="node&#45;ok" class="node status&#45;running[^"]* waiting">/);
+
+    // Its event stream replays what the child has not written to its events.jsonl yet, with the child's seq as id.
+    const stream = await openEvents(server, id, undefined, 'checks/child');
+    expect(stream.status).toBe(200);
+    await stream.until((message) => message.data.includes('"interview.started"'), 'the gate event');
+    const seen = stream.events();
+    expect(seen.every((event) => event.runId === 'child' && event.branchPath?.[0] === 'child:checks')).toBe(
+      true,
+    );
+    expect(seen.map((event) => event.seq)).toEqual(seen.map((_, index) => index + 1));
+    // The parent's stream, opened now, replays the child's events so far (from memory, as the file lags) once.
+    const parentStream = await openEvents(server, id);
+    await parentStream.until((message) => message.data.includes('"interview.started"'), 'the child gate');
+    const answer = await server.call(`/pipelines/${id}/questions/${pending!.id}/answer`, {
+      method: 'POST',
+      json: { value: 'Y' },
+    });
+    expect(answer.status).toBe(200);
+    const end = await stream.until((message) => message.event === 'end', 'the end of the child stream');
+    expect(JSON.parse(end.data)).toEqual({ state: 'success' });
+    expect(stream.events().at(-1)).toMatchObject({ type: 'pipeline.completed', runId: 'child' });
+    await parentStream.until((message) => message.event === 'end', 'the end of the run');
+    const childSeqs = parentStream
+      .events()
+      .filter((event) => event.runId === 'child')
+      .map((event) => event.seq);
+    expect(childSeqs).toEqual(childSeqs.map((_, index) => index + 1));
+    parentStream.close();
+
+    // Its stage files and context.
+    const stage = await server.json<{ files: { name: string }[] }>(
+      `/pipelines/${id}/stage?dir=review&child=${child}`,
+    );
+    expect(stage.files.map((file) => file.name)).toContain('prompt.md');
+    const prompt = await server.call(`/pipelines/${id}/stage-file?dir=review&name=prompt.md&child=${child}`);
+    expect(await prompt.text()).toContain('Review the change');
+    const context = await server.json<{ context: Record<string, unknown> }>(
+      `/pipelines/${id}/context?child=${child}`,
+    );
+    expect(context.context['human.gate.selected']).toBe('Y');
+
+    // Not a child path: 400; no child there: 404.
+    for (const [path, status, code] of [
+      ['../other/child', 400, 'INVALID_REQUEST'],
+      ['checks', 400, 'INVALID_REQUEST'],
+      ['exit/child', 404, 'NOT_FOUND'],
+    ] as const) {
+      const response = await server.call(`/pipelines/${id}?child=${encodeURIComponent(path)}`);
+      expect(response.status, path).toBe(status);
+      expect(((await response.json()) as ErrorBody).error.code).toBe(code);
+    }
+    stream.close();
   });
 });

@@ -95,16 +95,18 @@ export interface SseConnection {
   close(): void;
 }
 
-/** Opens `GET /pipelines/{id}/events` with the token and an optional `Last-Event-ID`. */
+/** Opens `GET /pipelines/{id}/events` (of its child run `child`, e.g. `checks/child`) with the token and an optional `Last-Event-ID`. */
 export async function openEvents(
   server: TestServer,
   runId: string,
   lastEventId?: number,
+  child?: string,
 ): Promise<SseConnection> {
   const controller = new AbortController();
   const headers: Record<string, string> = { Accept: 'text/event-stream' };
   if (lastEventId !== undefined) headers['Last-Event-ID'] = String(lastEventId);
-  const response = await server.call(`/pipelines/${encodeURIComponent(runId)}/events`, {
+  const query = child === undefined ? '' : `?child=${encodeURIComponent(child)}`;
+  const response = await server.call(`/pipelines/${encodeURIComponent(runId)}/events${query}`, {
     headers,
     signal: controller.signal,
   });

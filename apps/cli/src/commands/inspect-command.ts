@@ -21,7 +21,8 @@ export interface InspectCommandOptions {
 /**
  * `attractor inspect <run-dir>`: a table of the run's stages (visits, status, attempts, duration, tokens, failure
  * reason), the route taken, and the run's state. For the child run of a sub-pipeline or manager loop node, the
- * resume hint names the parent run (the one `attractor run` started), since only that one can be resumed. Exit
+ * resume hint names the parent run (the one `attractor run` started), since only that one can be resumed. For a
+ * fork, it names the source run, the stage the fork started after, and the stages it inherited completed. Exit
  * code 0 (the run's own outcome does not change it).
  *
  * @throws {CliError} when the directory is missing or is not a run directory.
@@ -63,6 +64,13 @@ export function formatSummaryText(
   if (summary.goal !== '') lines.push(`goal:     ${summary.goal}`);
   lines.push(`run:      ${displayPath(summary.logsRoot, cwd)}`);
   if (parentRun !== undefined) lines.push(`parent:   ${displayPath(parentRun, cwd)} (this is a child run)`);
+  const origin = summary.forkedFrom;
+  if (origin !== undefined) {
+    const inherited = summary.inheritedStages ?? [];
+    lines.push(
+      `forked:   from ${displayPath(origin.logsRoot, cwd)} after ${origin.node}@${origin.visit}${inherited.length === 0 ? '' : ` (inherited completed: ${inherited.join(', ')})`}`,
+    );
+  }
   if (summary.sourcePath !== undefined) lines.push(`pipeline: ${displayPath(summary.sourcePath, cwd)}`);
   lines.push(`workdir:  ${displayPath(summary.workdir, cwd)}`);
   lines.push(`started:  ${summary.startedAt}`);

@@ -52,6 +52,18 @@ export interface RunSummary {
   readonly state: RunState;
   /** With state `restarted`: the run directory a `loop_restart` edge continued the run in. */
   readonly restartedTo?: string;
+  /**
+   * For a fork (`attractor fork`, the server's fork): the source run, its directory, and the completed stage (node
+   * and visit) the fork started after; from the manifest's `forked_from`.
+   */
+  readonly forkedFrom?: {
+    readonly runId: string;
+    readonly logsRoot: string;
+    readonly node: string;
+    readonly visit: number;
+  };
+  /** For a fork: the nodes it inherited completed from the source run (they ran there, not here), in order. */
+  readonly inheritedStages?: readonly string[];
   readonly failureReason?: string;
   /** The node a resume continues at. */
   readonly nextNode?: string;
@@ -213,6 +225,12 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     state: open ? (live ? 'running' : 'interrupted') : stage.state,
   }));
   const nextNode = checkpoint?.next_node ?? undefined;
+  const origin = run.manifest.forked_from;
+  const ranHere = new Set(rows.filter((stage) => stage.branchPath.length === 0).map((stage) => stage.nodeId));
+  const inherited =
+    origin === undefined
+      ? undefined
+      : [...new Set(checkpoint?.completed_nodes ?? [])].filter((node) => !ranHere.has(node));
   return {
     runId: run.manifest.run_id,
     logsRoot: run.logsRoot,
@@ -223,6 +241,17 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     startedAt: run.manifest.started_at,
     state,
     ...(checkpoint?.restarted_to === undefined ? {} : { restartedTo: checkpoint.restarted_to }),
+    ...(origin === undefined
+      ? {}
+      : {
+          forkedFrom: {
+            runId: origin.run_id,
+            logsRoot: origin.logs_root,
+            node: origin.node,
+            visit: origin.visit,
+          },
+          inheritedStages: inherited ?? [],
+        }),
     ...(failureReason === undefined ? {} : { failureReason }),
     ...(nextNode === undefined || state === 'success' ? {} : { nextNode }),
     route,

@@ -101,6 +101,7 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     await expect
       .poll(() => page.locator('#run-table tbody tr').first().getAttribute('data-state'))
       .toBe('success');
+    expect(await page.locator('#run-count').textContent()).toBe('1 run');
     await screenshot(page, 'runs-390');
     expect(browser.pageErrors).toEqual([]);
   }, 90_000);
@@ -148,7 +149,48 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     const forkId = decodeURIComponent(new URL(page.url()).pathname.slice('/runs/'.length));
     await page.locator('#run-state[data-state="success"]').waitFor();
     await page.locator('#graph g#node-b.status-success').waitFor();
+    // The page says where the fork came from, and the stages it inherited show as completed, not pending.
+    expect(await page.locator('#forked-from').textContent()).toBe(`Forked from ${id} after a@1`);
+    expect(await page.locator('#forked-from a').getAttribute('href')).toBe(
+      `/runs/${encodeURIComponent(id)}?stage=a`,
+    );
+    await page.locator('#graph g#node-a.status-success').waitFor();
+    await page.locator('#graph g#node-start.status-success').waitFor();
+    await page.click('#graph g#node-a');
+    await expect
+      .poll(() => page.locator('#stage-pane #inherited-stage').textContent())
+      .toContain(`this stage ran (success) in ${id}`);
     await screenshot(page, 'run-forked');
+    expect(await checkAccessibility(page)).toEqual([]);
+
+    // Fork again from the source run, with an edited DOT: first a broken one (refused inline, with the server's
+    // diagnostic), then one that goes from a straight to a new stage c.
+    await page.goto(`${server.url}/runs/${encodeURIComponent(id)}?stage=a`);
+    await page.locator('#fork-edit > summary').click();
+    const editor = page.locator('#fork-dot');
+    await expect.poll(() => editor.inputValue()).toContain('start -> a -> b -> exit');
+    await editor.fill(dot.replace('start -> a -> b -> exit', 'start -> a -> c -> exit'));
+    await page.click('#fork-edited-button');
+    await expect
+      .poll(() => page.locator('#fork-error').textContent())
+      .toContain('error[reachability]: Node "b" cannot be reached');
+    expect(new URL(page.url()).pathname).toBe(`/runs/${encodeURIComponent(id)}`);
+    await screenshot(page, 'fork-edited-refused');
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(page, 'fork-edited-refused-390');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await editor.fill(
+      dot
+        .replace('start -> a -> b -> exit', 'start -> a -> c -> exit')
+        .replace('b [prompt="Step B"]', 'c [prompt="Step C"]'),
+    );
+    await page.click('#fork-edited-button');
+    await page.waitForURL((url) => !url.pathname.endsWith(encodeURIComponent(id)));
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await page.locator('#graph[data-loaded] g#node-c.status-success').waitFor();
+    expect(await page.locator('#graph g#node-b').count()).toBe(0);
+    await page.locator('#graph g#node-a.status-success').waitFor();
     // The fork ran only what comes after `a`, and says where it came from.
     expect(existsSync(join(server.runsDir, forkId, 'a'))).toBe(false);
     expect(existsSync(join(server.runsDir, forkId, 'b', 'status.json'))).toBe(true);

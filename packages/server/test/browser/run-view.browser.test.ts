@@ -102,16 +102,31 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     // The stage is still running: the partial text is shown before it ends.
     await page.locator('#graph g#node-write.status-running').waitFor();
     expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('running');
-    expect(await page.locator('#stage-pane .tool-call summary code').textContent()).toBe('read_file');
-    expect(await page.locator('#stage-pane .attempt .facts').textContent()).toContain('1,200 in / 340 out');
-    expect(await page.locator('#stage-pane .attempt .facts').textContent()).toContain('$0.0123');
+    expect(await page.locator('#stage-pane .tool-call > summary code').textContent()).toBe('read_file');
+    // The call's arguments and result open from its summary.
+    await page.click('#stage-pane .tool-call > summary');
+    expect(await page.locator('#stage-pane .tool-call .json-key').first().textContent()).toBe('path');
+    expect(await page.locator('#stage-pane .tool-call .json-string').first().textContent()).toContain(
+      'src/index.ts',
+    );
+    expect(await page.locator('#stage-pane .tool-call pre').textContent()).toBe('export {};');
+    expect(await page.locator('#stage-pane .tool-call > summary').textContent()).toContain('done in 12 ms');
+    const facts = page.locator('#stage-pane .attempt .facts');
+    expect(await facts.textContent()).toContain('1,200 in / 340 out');
+    expect(await facts.textContent()).toContain('$0.0123');
+    expect(await facts.textContent()).toContain('running…');
     await screenshot(page, 'llm-streaming');
 
     release();
     await page.locator('#run-state[data-state="success"]').waitFor();
     await expect.poll(() => text.textContent()).toBe('The plan: first read the code, then change it.');
     expect(await page.locator('#stage-pane .attempt').getAttribute('data-status')).toBe('success');
+    expect(await facts.textContent()).toMatch(/Duration\d+(\.\d+)? (ms|s)/);
     expect(await page.locator('.run-facts').textContent()).toContain('1,200 in / 340 out');
+    // The stage's status.json, as a tree.
+    const status = page.locator('#stage-pane .stage-file[data-file="status.json"]');
+    await status.locator('> summary').click();
+    await expect.poll(() => status.locator('.json-key').allTextContents()).toContain('outcome');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
 
@@ -176,6 +191,172 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await expect.poll(() => child.locator('h3 .badge').textContent()).toBe('success');
     expect(await child.locator('li').count()).toBe(3);
     await screenshot(page, 'sub-pipeline');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("opens a sub-pipeline's own run view, live: its graph with statuses, its gate, its stage panes", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'attractor-ui-child-view-'));
+    await mkdir(join(root, 'pipelines'));
+    await writeFile(
+      join(root, 'pipelines', 'parent.dot'),
+      'digraph Parent { start [shape=Mdiamond]; plan [prompt="Plan"]; checks [type="subgraph", graph_ref="checks.dot"]; exit [shape=Msquare]; start -> plan -> checks -> exit }',
+    );
+    await writeFile(
+      join(root, 'pipelines', 'checks.dot'),
+      'digraph Checks { start [shape=Mdiamond]; review [prompt="Review the change"]; ok [shape=hexagon, label="Ship it?"]; exit [shape=Msquare]; start -> review -> ok; ok -> exit [label="[Y] Yes"]; ok -> review [label="[N] No"] }',
+    );
+    server = await startTestServer({
+      allowTools: true,
+      pipelinesDir: join(root, 'pipelines'),
+      workdir: root,
+    });
+    browser = await launchBrowser();
+    const response = await server.call('/pipelines', { method: 'POST', json: { file: 'parent.dot' } });
+    const { id } = (await response.json()) as { id: string };
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=checks`);
+
+    // The child's question waits on the parent's page too; the node's pane links to the child's own view.
+    await page.locator('#gate-panel button[data-answer="Y"]').waitFor();
+    expect(await page.locator('#run-state').textContent()).toBe('waiting');
+    await page.locator('#stage-pane #open-child-run').click();
+    await page.waitForURL((url) => url.searchParams.get('child') === 'checks/child');
+    await page.locator('#graph[data-loaded] g#node-review.status-success').waitFor();
+    await page.locator('#graph g#node-ok.status-waiting').waitFor();
+    expect(await page.locator('#graph g.node').count()).toBe(4);
+    expect(await page.locator('#run-title').textContent()).toBe('Checks');
+    expect(await page.locator('#run-id').textContent()).toBe(`${id} / checks/child`);
+    expect(await page.locator('#cancel-button').count()).toBe(0);
+    await page.locator('#gate-panel button[data-answer="N"]').waitFor();
+    await screenshot(page, 'child-run-waiting-1400');
+    expect(await checkAccessibility(page)).toEqual([]);
+
+    // Answered here, the child goes round again: the review's second visit shows in its pane, live.
+    await page.keyboard.press('n');
+    await page.locator('#graph g#node-ok.status-waiting').waitFor();
+    await page.click('#graph g#node-review');
+    await page.waitForURL((url) => url.searchParams.get('stage') === 'review');
+    await expect.poll(() => page.locator('#stage-pane .visit').count()).toBe(2);
+    await expect
+      .poll(() =>
+        page.locator('#stage-pane .visit[open] .stage-file[data-file="prompt.md"] pre').textContent(),
+      )
+      .toContain('Review the change');
+    // The first visit keeps its own files (moved under visits/1 when the node ran again).
+    await expect
+      .poll(() => page.locator('#stage-pane .visit[data-visit="1"] .stage-files').getAttribute('data-dir'))
+      .toBe('review/visits/1');
+    await page.locator('#gate-panel button[data-answer="Y"]').waitFor();
+    await page.keyboard.press('y');
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await page.locator('#graph g#node-exit.status-success').waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(page, 'child-run-done-390');
+    await page.setViewportSize({ width: 1400, height: 900 });
+
+    // After a reload the child's view comes back from its own run directory; the crumb leads back to the parent.
+    await page.reload();
+    await page.locator('#graph[data-loaded] g#node-ok.status-success').waitFor();
+    expect(await page.locator('#timeline .timeline-row').count()).toBe(6);
+    await page.click('#parent-run-link');
+    await page.locator('#graph[data-loaded] g#node-checks.status-success').waitFor();
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('opens each branch of a nested parallel block as its own view, coloured by the stages inside it', async () => {
+    server = await startTestServer();
+    browser = await launchBrowser();
+    // Branch a holds a parallel block of its own (x, y); `common` runs in both outer branches.
+    const id = await server.startRun(`digraph Nested {
+      start [shape=Mdiamond]; done [shape=Msquare]
+      fan [shape=component]; join [shape=tripleoctagon]
+      inner [shape=component]; ijoin [shape=tripleoctagon]
+      a [prompt="a"]; b [prompt="b"]; x [prompt="x"]; y [prompt="y"]; common [prompt="common"]
+      start -> fan; fan -> a; fan -> b
+      a -> inner; inner -> x; inner -> y; x -> ijoin; y -> ijoin; ijoin -> common
+      b -> common; common -> join; join -> done
+    }`);
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=fan`);
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    const branches = page.locator('#stage-pane #branches li');
+    await expect.poll(() => branches.count()).toBe(2);
+    expect(
+      await branches.evaluateAll((items) => items.map((item) => item.getAttribute('data-branch'))),
+    ).toEqual(['a', 'b']);
+    // A stage inside a branch has no checkpoint of its own to fork from.
+    await page.click('#graph g#node-common');
+    await expect.poll(() => page.locator('#stage-pane .visit').count()).toBe(2);
+    expect(await page.locator('#fork-button').count()).toBe(0);
+
+    // Branch b's view: only b and its `common` are coloured; branch a's stages stay pending.
+    await page.goto(`${server.url}/runs/${encodeURIComponent(id)}?stage=fan`);
+    await page.locator('#stage-pane #branches li[data-branch="b"] a').click();
+    await page.waitForURL((url) => url.searchParams.get('branch') === 'b');
+    await page.locator('#graph[data-loaded] g#node-b.status-success').waitFor();
+    await page.locator('#graph g#node-common.status-success').waitFor();
+    for (const node of ['a', 'inner', 'x', 'y', 'ijoin', 'fan', 'join'])
+      await page.locator(`#graph g#node-${node}.status-pending`).waitFor();
+    expect(await page.locator('#branch-scope').textContent()).toContain('Parallel branch b of fan');
+
+    // Branch a's inner block lists its own branches; branch a › x colours x only.
+    await page.goto(`${server.url}/runs/${encodeURIComponent(id)}?branch=a&stage=inner`);
+    await page.locator('#graph[data-loaded] g#node-inner.status-success').waitFor();
+    await page.locator('#graph g#node-b.status-pending').waitFor();
+    await expect
+      .poll(() => branches.evaluateAll((items) => items.map((item) => item.getAttribute('data-branch'))))
+      .toEqual(['a/x', 'a/y']);
+    await screenshot(page, 'nested-parallel-branch');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await screenshot(page, 'nested-parallel-branch-390');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await branches.first().locator('a').click();
+    await page.waitForURL((url) => url.searchParams.get('branch') === 'a/x');
+    await page.locator('#graph[data-loaded] g#node-x.status-success').waitFor();
+    await page.locator('#graph g#node-y.status-pending').waitFor();
+    await page.click('#graph g#node-x');
+    await expect
+      .poll(() => page.locator('#stage-pane .stage-files').getAttribute('data-dir'))
+      .toBe('fan/branches/a/inner/branches/x/x');
+    expect(browser.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('shows each attempt of a retried stage with its own status, output and duration', async () => {
+    server = await startTestServer({ allowTools: true });
+    browser = await launchBrowser();
+    // Fails slowly once (leaving a marker in its stage directory), then succeeds at once.
+    const command =
+      'if [ -f "$ATTRACTOR_STAGE_DIR/.tried" ]; then echo ready; else touch "$ATTRACTOR_STAGE_DIR/.tried"; sleep 0.4; echo busy >&2; exit 1; fi';
+    const id = await server.startRun(
+      `digraph retry { start [shape=Mdiamond]; fetch [type=tool, max_retries=1, tool_command=${JSON.stringify(command)}]; done [shape=Msquare]; start -> fetch -> done }`,
+    );
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=fetch`);
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    const attempts = page.locator('#stage-pane .visit .attempt');
+    await expect.poll(() => attempts.count()).toBe(2);
+    expect(
+      await attempts.evaluateAll((items) => items.map((item) => item.getAttribute('data-status'))),
+    ).toEqual(['failed', 'success']);
+    expect(await attempts.nth(0).locator('pre.stderr').textContent()).toBe('busy\n');
+    expect(await attempts.nth(0).locator('.fail-text').textContent()).toContain('exited with code 1');
+    expect(await attempts.nth(1).locator('.tool-output pre').textContent()).toBe('ready\n');
+    // Each attempt's own duration: the second one does not count the first one and the back-off (the engine's
+    // stage.completed does), so the two add up to no more than the visit's total.
+    const toMs = (text: string) => {
+      const [, value, unit] = /([\d.]+) (ms|s)/.exec(text)!;
+      return Number(value) * (unit === 's' ? 1000 : 1);
+    };
+    const durationMs = async (index: number) =>
+      toMs((await attempts.nth(index).locator('.facts div:nth-child(3) dd').textContent())!);
+    const total = (await page.locator('#stage-pane .visit-total').textContent())!;
+    expect(total).toContain('2 attempts');
+    expect(await durationMs(0)).toBeGreaterThanOrEqual(400);
+    // (formatDuration rounds to 0.1 s above a second.)
+    expect((await durationMs(0)) + (await durationMs(1))).toBeLessThanOrEqual(toMs(total) + 100);
+    expect(await page.locator('#timeline .timeline-row').count()).toBe(4);
+    await screenshot(page, 'retried-stage');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
 });

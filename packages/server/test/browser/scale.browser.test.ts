@@ -166,6 +166,8 @@ describe('web UI at scale (issue "A web UI people would choose")', () => {
     await expect.poll(() => page.locator('#run-count').textContent()).toBe('0 of 1000 runs');
     await page.selectOption('#filter-state', 'success');
     await expect.poll(() => page.locator('#run-count').textContent()).toBe('1000 runs');
+    // A run of another year shows its year.
+    expect(await page.locator('#run-table tbody tr').nth(1).textContent()).toContain('2025');
     await screenshot(page, 'runs-1000', { fullPage: false });
     expect(browser.pageErrors).toEqual([]);
   }, 240_000);

@@ -91,9 +91,15 @@ export async function apiText(path: string, init?: RequestInit): Promise<string>
   return (await apiFetch(path, init)).text();
 }
 
-/** The path of a run's API resource. */
-export function runPath(runId: string, rest = ''): string {
-  return `/pipelines/${encodeURIComponent(runId)}${rest}`;
+/**
+ * The path of a run's API resource; with `child` (a child run path such as `checks/child`), that of the child run
+ * inside it (`?child=` on the run's read routes).
+ */
+export function runPath(runId: string, rest = '', child?: string): string {
+  const path = `/pipelines/${encodeURIComponent(runId)}${rest}`;
+  return child === undefined
+    ? path
+    : `${path}${path.includes('?') ? '&' : '?'}child=${encodeURIComponent(child)}`;
 }
 
 /** A pending question as `GET /pipelines/{id}/questions` lists it. */

@@ -58,7 +58,14 @@ export function App() {
           ) : route.page === 'new' ? (
             <NewRun server={server} />
           ) : route.page === 'run' ? (
-            <RunView key={route.runId} runId={route.runId} stage={route.stage} server={server} />
+            <RunView
+              key={`${route.runId}\u0000${route.child ?? ''}\u0000${route.branch ?? ''}`}
+              runId={route.runId}
+              child={route.child}
+              branch={route.branch}
+              stage={route.stage}
+              server={server}
+            />
           ) : (
             <section class="view">
               <h1>Not found</h1>

@@ -8,7 +8,16 @@ import { ErrorNote } from './error-note.js';
 import { JsonTree } from './json-tree.js';
 
 /** The context table; `checkpoints` counts the checkpoints seen so far (a change triggers a fresh read). */
-export function ContextView({ runId, checkpoints }: { runId: string; checkpoints: number }) {
+export function ContextView({
+  runId,
+  child,
+  checkpoints,
+}: {
+  runId: string;
+  /** A child run inside run `runId` (`checks/child`) whose context is shown instead. */
+  child?: string | undefined;
+  checkpoints: number;
+}) {
   const [context, setContext] = useState<
     { context: Record<string, unknown>; afterNode?: string } | undefined
   >();
@@ -23,7 +32,7 @@ export function ContextView({ runId, checkpoints }: { runId: string; checkpoints
         return;
       }
       loading.current = true;
-      apiJson<{ context: Record<string, unknown>; afterNode?: string }>(runPath(runId, '/context'))
+      apiJson<{ context: Record<string, unknown>; afterNode?: string }>(runPath(runId, '/context', child))
         .then(
           (body) => {
             setContext(body);
@@ -40,7 +49,7 @@ export function ContextView({ runId, checkpoints }: { runId: string; checkpoints
         });
     };
     load();
-  }, [runId, checkpoints]);
+  }, [runId, child, checkpoints]);
 
   if (error !== undefined) return <ErrorNote message={error} />;
   if (context === undefined) return <p class="muted">Loading the context…</p>;

@@ -10,11 +10,12 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
 }
 
-/** A local date and time, short: `Dec 2, 01:35:23`. */
+/** A local date and time, short: `Dec 2, 01:35:23` (with the year when it is not this year's). */
 export function formatTime(iso: string | number): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '–';
   return date.toLocaleString(undefined, {
+    ...(date.getFullYear() === new Date().getFullYear() ? {} : { year: 'numeric' }),
     month: 'short',
     day: 'numeric',
     hour: '2-digit',

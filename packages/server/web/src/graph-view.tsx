@@ -12,6 +12,8 @@ import type { NodeStatus } from './run-state.js';
 /** Props of {@link GraphView}. */
 export interface GraphViewProps {
   readonly runId: string;
+  /** A child run inside run `runId` whose graph is drawn instead (`checks/child`). */
+  readonly child?: string | undefined;
   readonly statuses: ReadonlyMap<string, NodeStatus>;
   readonly running: ReadonlySet<string>;
   /** Changes whenever `statuses` or `running` changed (they are mutated in place). */
@@ -32,7 +34,7 @@ export function GraphView(props: GraphViewProps) {
 
   useEffect(() => {
     let cancelled = false;
-    apiText(runPath(props.runId, '/graph')).then(
+    apiText(runPath(props.runId, '/graph', props.child)).then(
       (svg) => {
         const element = host.current;
         if (cancelled || element === null) return;
@@ -60,7 +62,7 @@ export function GraphView(props: GraphViewProps) {
     return () => {
       cancelled = true;
     };
-  }, [props.runId]);
+  }, [props.runId, props.child]);
 
   // Restyle only the nodes whose class changed.
   useLayoutEffect(() => {
@@ -76,7 +78,7 @@ export function GraphView(props: GraphViewProps) {
       else node.element.removeAttribute('aria-pressed');
       node.applied = classes;
     }
-  }, [loaded, props.version, props.selected]);
+  }, [loaded, props.version, props.statuses, props.selected]);
 
   const pick = (event: Event) => {
     const group = (event.target as Element | null)?.closest?.('g.node[data-node]');

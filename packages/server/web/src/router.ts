@@ -1,5 +1,7 @@
 /**
- * Page routes on the History API: `/` (runs), `/new`, `/runs/<id>` (a run, optionally `?stage=<node>`). The server
+ * Page routes on the History API: `/` (runs), `/new`, `/runs/<id>` (a run, optionally `?stage=<node>`, and
+ * `?child=<path>` for a child run inside it, e.g. the sub-pipeline of node `checks`: `checks/child`, and
+ * `?branch=<a/x>` for one parallel branch of it, nested branches `/`-separated). The server
  * serves index.html for each of them, so a run URL can be opened, bookmarked and shared.
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -8,7 +10,13 @@ import { useEffect, useState } from 'preact/hooks';
 export type Route =
   | { readonly page: 'runs' }
   | { readonly page: 'new' }
-  | { readonly page: 'run'; readonly runId: string; readonly stage?: string }
+  | {
+      readonly page: 'run';
+      readonly runId: string;
+      readonly stage?: string;
+      readonly child?: string;
+      readonly branch?: string;
+    }
   | { readonly page: 'missing'; readonly path: string };
 
 /** The route of `location`. */
@@ -18,8 +26,17 @@ export function parseRoute(location: Pick<Location, 'pathname' | 'search'>): Rou
   if (path === '/new') return { page: 'new' };
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run !== null) {
-    const stage = new URLSearchParams(location.search).get('stage');
-    return { page: 'run', runId: decodeURIComponent(run[1]!), ...(stage === null ? {} : { stage }) };
+    const query = new URLSearchParams(location.search);
+    const stage = query.get('stage');
+    const child = query.get('child');
+    const branch = query.get('branch');
+    return {
+      page: 'run',
+      runId: decodeURIComponent(run[1]!),
+      ...(stage === null ? {} : { stage }),
+      ...(child === null || child === '' ? {} : { child }),
+      ...(branch === null || branch === '' ? {} : { branch }),
+    };
   }
   return { page: 'missing', path };
 }
@@ -59,7 +76,19 @@ export function onLinkClick(event: MouseEvent): void {
   navigate(anchor.getAttribute('href') ?? '/');
 }
 
-/** The URL of a run's page. */
-export function runHref(runId: string, stage?: string): string {
-  return `/runs/${encodeURIComponent(runId)}${stage === undefined ? '' : `?stage=${encodeURIComponent(stage)}`}`;
+/**
+ * The URL of a run's page, with the stage pane of `stage` open; `scope.child` for a child run inside it,
+ * `scope.branch` for one parallel branch (`a/x`: branch `x` inside branch `a`).
+ */
+export function runHref(
+  runId: string,
+  stage?: string,
+  scope: { readonly child?: string | undefined; readonly branch?: string | undefined } = {},
+): string {
+  const query = new URLSearchParams();
+  if (scope.child !== undefined) query.set('child', scope.child);
+  if (scope.branch !== undefined) query.set('branch', scope.branch);
+  if (stage !== undefined) query.set('stage', stage);
+  const search = query.toString();
+  return `/runs/${encodeURIComponent(runId)}${search === '' ? '' : `?${search}`}`;
 }

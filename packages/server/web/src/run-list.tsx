@@ -136,7 +136,9 @@ export function RunList() {
       ) : (
         <>
           <p class="muted" aria-live="polite" id="run-count">
-            {matches.length === all.length ? `${all.length} runs` : `${matches.length} of ${all.length} runs`}
+            {matches.length === all.length
+              ? `${all.length} run${all.length === 1 ? '' : 's'}`
+              : `${matches.length} of ${all.length} run${all.length === 1 ? '' : 's'}`}
           </p>
           <div class="table-wrap">
             <table class="runs" id="run-table">

@@ -5,6 +5,7 @@
  * versioned so a 500-node run updates without copying: the view re-renders when `version` changes.
  */
 import type { PipelineEvent } from '@attractor/engine';
+import { type ChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
 
 /** What a node shows in the graph. */
 export type NodeStatus =
@@ -60,9 +61,22 @@ export interface AttemptView {
 /** A child pipeline of a node (its events carry `branchPath: [..., 'child:<node>']` and the child's run id). */
 export interface ChildRunView {
   readonly runId: string;
+  /** Its path under the top run's directory (`checks/child`), which opens its own run view. */
+  readonly path: string;
   /** The latest status of each of the child's stages, in the order they first started. */
   readonly stages: Map<string, string>;
   ended?: 'success' | 'fail' | 'cancelled';
+}
+
+/** One branch of a parallel node, from `parallel.branch.started` / `parallel.branch.completed`. */
+export interface BranchView {
+  /** The branch path of the stages inside it (`['a']`, or `['a', 'x']` for branch `x` of a block inside `a`). */
+  readonly path: readonly string[];
+  readonly branch: string;
+  /** Position in the fan-out's edge order, from 0. */
+  readonly index: number;
+  /** The branch's outcome once it ended; `running` before. */
+  status: string;
 }
 
 /** A waiting human question, from `interview.started`. */
@@ -74,7 +88,12 @@ export interface GateView {
 
 /** The folded state of a run view. */
 export interface RunState {
+  /** The id of the run whose events are this view's own: the top run's, or a child run's (`child`). */
   readonly runId: string;
+  /** For the view of a child run: where it is under the top run (its events' branch path prefix and run id). */
+  readonly child?: ChildRunPath;
+  /** For the view of one parallel branch: its branch path; only the stages inside it count. */
+  readonly branch?: readonly string[];
   version: number;
   lastSeq: number;
   startedAtMs?: number;
@@ -91,6 +110,8 @@ export interface RunState {
   readonly open: Map<string, AttemptView>;
   /** The parallel node of each branch, by branch path (`a` or `a/inner`). */
   readonly fanOfBranch: Map<string, string>;
+  /** The branches of each parallel node (every run of it), by node id, in start order. */
+  readonly branchesOfFan: Map<string, BranchView[]>;
   readonly gates: Map<string, GateView>;
   /** Child pipelines (sub-pipelines, manager loops) seen in the stream, by the node of this run that started them. */
   readonly children: Map<string, ChildRunView>;
@@ -100,10 +121,15 @@ export interface RunState {
   readonly events: PipelineEvent[];
 }
 
-/** A fresh state for run `runId`. */
-export function createRunState(runId: string): RunState {
+/**
+ * A fresh state for run `runId`, or for its child run `child` (see `parseChildRunPath`); with `branch`, only the
+ * stages inside that parallel branch (branch path, outermost first) count.
+ */
+export function createRunState(runId: string, child?: ChildRunPath, branch?: readonly string[]): RunState {
   return {
-    runId,
+    runId: child?.runId ?? runId,
+    ...(child === undefined ? {} : { child }),
+    ...(branch === undefined || branch.length === 0 ? {} : { branch }),
     version: 0,
     lastSeq: 0,
     nodeStatus: new Map(),
@@ -112,6 +138,7 @@ export function createRunState(runId: string): RunState {
     attemptsByNode: new Map(),
     open: new Map(),
     fanOfBranch: new Map(),
+    branchesOfFan: new Map(),
     gates: new Map(),
     children: new Map(),
     unknownTypes: new Set(),
@@ -139,10 +166,14 @@ export function stageDirectoryOf(
 }
 
 /** Applies one event to `state` (mutates it and bumps `version`). Unknown event types are recorded and ignored. */
-export function applyEvent(state: RunState, event: PipelineEvent): void {
+export function applyEvent(state: RunState, original: PipelineEvent): void {
   state.version++;
-  state.events.push(event);
-  if (event.runId !== state.runId) {
+  state.events.push(original);
+  const seen = relativeEvent(state, original);
+  if (seen === undefined) return;
+  const event = seen.event;
+  if (state.branch !== undefined && !inBranch(state.branch, event)) return;
+  if (!seen.own) {
     applyChildEvent(state, event);
     return;
   }
@@ -219,7 +250,10 @@ export function applyEvent(state: RunState, event: PipelineEvent): void {
       const completed = event.type === 'stage.completed';
       if (attempt !== undefined) {
         attempt.endedAtMs = atMs;
-        attempt.durationMs = event.durationMs;
+        // The stage.completed of a retried stage counts the whole visit (every attempt and the back-off between):
+        // a later attempt's own duration is its own start to end.
+        attempt.durationMs =
+          completed && attempt.attempt > 1 ? Math.max(0, atMs - attempt.startedAtMs) : event.durationMs;
         if (completed) {
           attempt.status = event.status;
           if (event.failureReason !== undefined) attempt.error = event.failureReason;
@@ -239,11 +273,23 @@ export function applyEvent(state: RunState, event: PipelineEvent): void {
     }
     case 'stage.retrying':
       return;
-    case 'parallel.branch.started':
-      state.fanOfBranch.set([...(event.branchPath ?? []), event.branch].join('/'), event.nodeId);
+    case 'parallel.branch.started': {
+      const path = [...(event.branchPath ?? []), event.branch];
+      state.fanOfBranch.set(path.join('/'), event.nodeId);
+      const list = state.branchesOfFan.get(event.nodeId) ?? [];
+      list.push({ path, branch: event.branch, index: event.index, status: 'running' });
+      state.branchesOfFan.set(event.nodeId, list);
       return;
+    }
+    case 'parallel.branch.completed': {
+      const key = [...(event.branchPath ?? []), event.branch].join('/');
+      const view = state.branchesOfFan
+        .get(event.nodeId)
+        ?.findLast((candidate) => candidate.path.join('/') === key);
+      if (view !== undefined) view.status = event.status;
+      return;
+    }
     case 'parallel.started':
-    case 'parallel.branch.completed':
     case 'parallel.completed':
     case 'checkpoint.saved':
     case 'pipeline.restarted':
@@ -321,19 +367,65 @@ export function applyEvent(state: RunState, event: PipelineEvent): void {
   }
 }
 
-/** Folds an event of a child pipeline into the child's view under the node of this run that started it. */
+/**
+ * Whether an event counts in the view of parallel branch `branch`: the run's start and end, the branch bookkeeping
+ * of parallel nodes (so stage directories resolve), and whatever happens inside the branch.
+ */
+function inBranch(branch: readonly string[], event: PipelineEvent): boolean {
+  const path = event.branchPath ?? [];
+  if (event.type.startsWith('parallel.branch.')) return true;
+  if (path.length === 0 && event.type.startsWith('pipeline.')) return true;
+  return branch.every((part, index) => path[index] === part);
+}
+
+/**
+ * The event as this view sees it: a child run's view sees its events' branch paths relative to the child (they carry
+ * the parent's branch path first). `own`: the view's run's own event; else one of a child pipeline's, to fold into
+ * `children`. Undefined for an event that is not under this view's run.
+ */
+function relativeEvent(
+  state: RunState,
+  event: PipelineEvent,
+): { readonly event: PipelineEvent; readonly own: boolean } | undefined {
+  if (state.child === undefined) return { event, own: event.runId === state.runId };
+  const relation = relateToChildRun(event, state.child);
+  if (relation === undefined) return undefined;
+  const { branchPath: _full, ...rest } = event;
+  const relative = (
+    relation.relativePath.length === 0 ? rest : { ...rest, branchPath: relation.relativePath }
+  ) as PipelineEvent;
+  return { event: relative, own: relation.kind === 'own' };
+}
+
+/**
+ * Folds an event of a child pipeline (its branch path relative to this view) into the child's view under the node
+ * of this run that started it; a question the child asks waits in this view too.
+ */
 function applyChildEvent(state: RunState, event: PipelineEvent): void {
   const path = event.branchPath ?? [];
   const at = path.findIndex((part) => part.startsWith('child:'));
   if (at === -1) return;
-  const parentNode = path[at]!.slice('child:'.length);
-  let child = state.children.get(parentNode);
-  if (child === undefined || child.runId !== event.runId) {
-    child = { runId: event.runId, stages: new Map() };
-    state.children.set(parentNode, child);
-  }
+  if (event.type === 'interview.started')
+    state.gates.set(event.question.id, {
+      questionId: event.question.id,
+      stage: event.stage,
+      askedAtMs: Date.parse(event.timestamp),
+    });
+  else if (event.type === 'interview.completed' || event.type === 'interview.timeout')
+    state.gates.delete(event.question.id);
   // Only the child's own walk (not its branches or grandchildren) is summarised here.
   if (path.length !== at + 1) return;
+  const parentNode = path[at]!.slice('child:'.length);
+  let child = state.children.get(parentNode);
+  if (child === undefined || child.runId !== event.runId || event.type === 'pipeline.started') {
+    const stageDir = stageDirectoryOf(state, { branchPath: path.slice(0, at), nodeId: parentNode });
+    child = {
+      runId: event.runId,
+      path: `${state.child === undefined ? '' : `${state.child.path}/`}${stageDir}/${event.runId}`,
+      stages: new Map(),
+    };
+    state.children.set(parentNode, child);
+  }
   if (event.type === 'stage.started') child.stages.set(event.nodeId, 'running');
   else if (event.type === 'stage.completed') child.stages.set(event.nodeId, event.status);
   else if (event.type === 'pipeline.completed') child.ended = 'success';

@@ -1,11 +1,13 @@
 /**
- * The run page (`/runs/<id>`): header with state, timing, tokens and the actions the run allows (cancel, resume),
- * the waiting gates on top, the live graph, the stage pane of the selected node (`?stage=<node>`), and tabs for the
+ * The run page (`/runs/<id>`, or `/runs/<id>?child=<path>` for a child run inside it: a sub-pipeline's or manager
+ * loop's own graph, stages and statuses; `?branch=a/x` for one parallel branch, its stages only): header with state, timing, tokens, where a fork came from, and the actions
+ * the run allows (cancel, resume; none for a child run, whose top run has them), the waiting gates on top, the live graph, the stage pane of the selected node (`?stage=<node>`), and tabs for the
  * timeline, the context and the event log. Everything follows the run's SSE stream; events are applied in batches
  * once per animation frame.
  */
 import type { PipelineEvent } from '@attractor/engine';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { parseChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
 import { apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
 import { ContextView } from './context-view.js';
 import { ErrorNote } from './error-note.js';
@@ -16,13 +18,17 @@ import { GatePanel } from './gate-panel.js';
 import { GraphView } from './graph-view.js';
 import { navigate, onLinkClick, runHref } from './router.js';
 import { StateBadge } from './run-list.js';
-import { applyEvent, createRunState, type RunState } from './run-state.js';
+import { applyEvent, createRunState, type NodeStatus, type RunState } from './run-state.js';
 import { StagePane } from './stage-pane.js';
 import { Timeline } from './timeline.js';
 
 /** Props of {@link RunView}. */
 export interface RunViewProps {
   readonly runId: string;
+  /** A child run inside run `runId` (`checks/child`): the page shows that child. */
+  readonly child?: string | undefined;
+  /** One parallel branch (`a`, or `a/x` for branch `x` of a block inside `a`): only its stages count. */
+  readonly branch?: string | undefined;
   readonly stage: string | undefined;
   readonly server: ServerInfo | undefined;
 }
@@ -30,8 +36,10 @@ export interface RunViewProps {
 type Tab = 'timeline' | 'context' | 'events';
 
 /** The run page. */
-export function RunView({ runId, stage, server }: RunViewProps) {
-  const state = useRef<RunState>(createRunState(runId));
+export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
+  const childPath = child === undefined ? undefined : parseChildRunPath(child);
+  const branchPath = branch?.split('/');
+  const state = useRef<RunState>(createRunState(runId, childPath, branchPath));
   const [version, setVersion] = useState(0);
   const [details, setDetails] = useState<RunDetails | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -43,7 +51,7 @@ export function RunView({ runId, stage, server }: RunViewProps) {
   const [checkpoints, setCheckpoints] = useState(0);
 
   const loadDetails = () =>
-    apiJson<RunDetails>(runPath(runId)).then(
+    apiJson<RunDetails>(runPath(runId, '', child)).then(
       (body) => {
         setDetails(body);
         setError(undefined);
@@ -74,31 +82,38 @@ export function RunView({ runId, stage, server }: RunViewProps) {
       }
     };
     const after = state.current.lastSeq;
-    const close = openEventStream(runPath(runId, `/events${after > 0 ? `?lastEventId=${after}` : ''}`), {
-      message: (data) => {
-        const event = JSON.parse(data) as PipelineEvent;
-        pending.push(event);
-        if (event.type === 'checkpoint.saved') saved++;
-        if (
-          event.runId === runId &&
-          (event.type.startsWith('pipeline.') ||
-            event.type === 'interview.started' ||
-            event.type === 'interview.completed')
-        )
+    const close = openEventStream(
+      runPath(runId, `/events${after > 0 ? `?lastEventId=${after}` : ''}`, child),
+      {
+        message: (data) => {
+          const event = JSON.parse(data) as PipelineEvent;
+          pending.push(event);
+          if (event.type === 'checkpoint.saved') saved++;
+          const own =
+            childPath === undefined
+              ? event.runId === runId
+              : relateToChildRun(event, childPath)?.kind === 'own';
+          if (
+            own &&
+            (event.type.startsWith('pipeline.') ||
+              event.type === 'interview.started' ||
+              event.type === 'interview.completed')
+          )
+            refresh = true;
+          frame ??= requestAnimationFrame(flush);
+        },
+        end: () => {
+          close();
           refresh = true;
-        frame ??= requestAnimationFrame(flush);
+          frame ??= requestAnimationFrame(flush);
+        },
       },
-      end: () => {
-        close();
-        refresh = true;
-        frame ??= requestAnimationFrame(flush);
-      },
-    });
+    );
     return () => {
       close();
       if (frame !== undefined) cancelAnimationFrame(frame);
     };
-  }, [runId, streamKey]);
+  }, [runId, child, streamKey]);
 
   const live = details?.live === true && state.current.ended === undefined;
   useEffect(() => {
@@ -107,7 +122,8 @@ export function RunView({ runId, stage, server }: RunViewProps) {
     return () => clearInterval(timer);
   }, [live]);
 
-  const select = (nodeId: string | undefined) => navigate(runHref(runId, nodeId), { replace: false });
+  const select = (nodeId: string | undefined) =>
+    navigate(runHref(runId, nodeId, { child, branch }), { replace: false });
 
   const act = async (action: 'cancel' | 'resume') => {
     setBusy(true);
@@ -124,17 +140,13 @@ export function RunView({ runId, stage, server }: RunViewProps) {
     }
   };
 
-  const fork = async (nodeId: string) => {
-    setActionError(undefined);
-    try {
-      const summary = await apiJson<RunSummary>(runPath(runId, '/fork'), {
-        method: 'POST',
-        body: JSON.stringify({ from: nodeId }),
-      });
-      navigate(runHref(summary.id));
-    } catch (failure) {
-      setActionError((failure as Error).message);
-    }
+  /** Forks after `nodeId`, with `dot` instead of the run's DOT when given; rejects with the server's refusal. */
+  const fork = async (nodeId: string, dot?: string) => {
+    const summary = await apiJson<RunSummary>(runPath(runId, '/fork'), {
+      method: 'POST',
+      body: JSON.stringify({ from: nodeId, ...(dot === undefined ? {} : { dot }) }),
+    });
+    navigate(runHref(summary.id));
   };
 
   const run = state.current;
@@ -151,6 +163,22 @@ export function RunView({ runId, stage, server }: RunViewProps) {
   }
   const questionIds = [...run.gates.keys()].sort().join(',');
   const displayState = details?.state ?? 'running';
+  // Nodes without events of their own here keep the status the server knows: a fork's inherited stages.
+  const statuses = useMemo(() => {
+    // A branch's page shows the stages inside the branch only.
+    if (branchPath !== undefined) return run.nodeStatus;
+    const merged = new Map<string, NodeStatus>(Object.entries(details?.nodeStatuses ?? {}));
+    for (const [nodeId, status] of run.nodeStatus) merged.set(nodeId, status);
+    return merged;
+  }, [version, details]);
+  const forkedFrom = details?.forkedFrom;
+  const inherited =
+    forkedFrom === undefined ||
+    stage === undefined ||
+    branchPath !== undefined ||
+    run.attemptsByNode.has(stage)
+      ? undefined
+      : details?.nodeStatuses[stage];
 
   return (
     <section class="view run-view" aria-labelledby="run-title">
@@ -161,16 +189,65 @@ export function RunView({ runId, stage, server }: RunViewProps) {
               Runs
             </a>{' '}
             ›
+            {childPath !== undefined && (
+              <>
+                {' '}
+                <a href={runHref(runId)} onClick={onLinkClick} id="parent-run-link">
+                  {runId}
+                </a>{' '}
+                › child run of{' '}
+                <a
+                  href={runHref(runId, childPath.parentNode, { child: parentChildPath(childPath.path) })}
+                  onClick={onLinkClick}
+                >
+                  <code>{childPath.parentNode}</code>
+                </a>
+              </>
+            )}
           </p>
           <h1 id="run-title">{details?.graphName ?? runId}</h1>
+          {branchPath !== undefined && (
+            <p class="branch-scope" id="branch-scope">
+              Parallel branch <code>{branchPath.join(' › ')}</code>
+              {run.fanOfBranch.get(branch!) !== undefined && (
+                <>
+                  {' '}
+                  of{' '}
+                  <a
+                    href={runHref(runId, run.fanOfBranch.get(branch!), { child })}
+                    onClick={onLinkClick}
+                    id="branch-fan-link"
+                  >
+                    <code>{run.fanOfBranch.get(branch!)}</code>
+                  </a>
+                </>
+              )}
+              : only the stages inside it are coloured.{' '}
+              <a href={runHref(runId, undefined, { child })} onClick={onLinkClick}>
+                Whole run
+              </a>
+            </p>
+          )}
           <p class="muted small mono" id="run-id">
-            {runId}
+            {childPath === undefined ? runId : `${runId} / ${childPath.path}`}
           </p>
+          {forkedFrom !== undefined && (
+            <p class="forked-from" id="forked-from">
+              Forked from{' '}
+              <a href={runHref(forkedFrom.runId, forkedFrom.node)} onClick={onLinkClick}>
+                {forkedFrom.runId}
+              </a>{' '}
+              after{' '}
+              <code>
+                {forkedFrom.node}@{forkedFrom.visit}
+              </code>
+            </p>
+          )}
           {details !== undefined && details.goal !== '' && <p class="goal">{details.goal}</p>}
         </div>
         <div class="run-actions">
           <StateBadge state={displayState} id="run-state" />
-          {details?.live === true && (
+          {details?.live === true && childPath === undefined && (
             <button
               type="button"
               class="button danger"
@@ -181,7 +258,7 @@ export function RunView({ runId, stage, server }: RunViewProps) {
               Cancel
             </button>
           )}
-          {details?.live === false && details.resumable && (
+          {details?.live === false && details.resumable && childPath === undefined && (
             <button
               type="button"
               class="button"
@@ -227,12 +304,20 @@ export function RunView({ runId, stage, server }: RunViewProps) {
       )}
       <ErrorNote message={error ?? actionError} id="run-error" />
       <GatePanel runId={runId} questionIds={questionIds} />
+      {childPath !== undefined && child !== undefined && details === undefined && error !== undefined && (
+        <p class="muted">
+          <a href={runHref(runId)} onClick={onLinkClick}>
+            Back to run {runId}
+          </a>
+        </p>
+      )}
       <div class={`run-grid${stage === undefined ? '' : ' with-pane'}`}>
         <section class="card graph-card" aria-labelledby="graph-title">
           <h2 id="graph-title">Graph</h2>
           <GraphView
             runId={runId}
-            statuses={run.nodeStatus}
+            child={child}
+            statuses={statuses}
             running={run.running}
             version={version}
             selected={stage}
@@ -242,12 +327,20 @@ export function RunView({ runId, stage, server }: RunViewProps) {
         {stage !== undefined && (
           <StagePane
             runId={runId}
+            child={child}
+            branch={branch}
+            inherited={
+              inherited === undefined || forkedFrom === undefined
+                ? undefined
+                : { runId: forkedFrom.runId, status: inherited }
+            }
             state={run}
             version={version}
+            now={now}
             nodeId={stage}
             server={server}
             onClose={() => select(undefined)}
-            onFork={fork}
+            onFork={childPath === undefined ? fork : undefined}
           />
         )}
       </div>
@@ -287,7 +380,7 @@ export function RunView({ runId, stage, server }: RunViewProps) {
           {tab === 'timeline' ? (
             <Timeline state={run} now={now} onSelect={select} />
           ) : tab === 'context' ? (
-            <ContextView runId={runId} checkpoints={checkpoints} />
+            <ContextView runId={runId} child={child} checkpoints={checkpoints} />
           ) : (
             <EventLog events={run.events} />
           )}
@@ -295,4 +388,13 @@ export function RunView({ runId, stage, server }: RunViewProps) {
       </section>
     </section>
   );
+}
+
+/** The child path of the run that started the child at `path` (`undefined` for the top run). */
+function parentChildPath(path: string): string | undefined {
+  const parts = path.split('/');
+  // Drop the child's directory and the node's stage directory path back to the previous `child[-n]` segment.
+  for (let index = parts.length - 2; index >= 0; index--)
+    if (/^child(?:-[0-9]+)?$/.test(parts[index]!)) return parts.slice(0, index + 1).join('/');
+  return undefined;
 }

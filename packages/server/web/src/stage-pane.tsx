@@ -9,17 +9,36 @@ import { apiJson, apiText, runPath, type ServerInfo, type StageDirectory } from 
 import { ErrorNote } from './error-note.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
-import { type AttemptView, type ChildRunView, type RunState, stageDirectoryOf } from './run-state.js';
+import { onLinkClick, runHref } from './router.js';
+import {
+  type AttemptView,
+  type BranchView,
+  type ChildRunView,
+  type RunState,
+  stageDirectoryOf,
+} from './run-state.js';
 
 /** Props of {@link StagePane}. */
 export interface StagePaneProps {
   readonly runId: string;
+  /** A child run inside run `runId` (`checks/child`) whose stage this is. */
+  readonly child?: string | undefined;
+  /** The parallel branch the page shows (`a/x`), if it shows one. */
+  readonly branch?: string | undefined;
+  /** For a fork's stage that ran in the source run only: that run and the stage's status there. */
+  readonly inherited?: { readonly runId: string; readonly status: string } | undefined;
   readonly state: RunState;
   readonly version: number;
   readonly nodeId: string;
   readonly server: ServerInfo | undefined;
+  /** The clock of the page (ms since the epoch, ticking while the run is live): running attempts count from it. */
+  readonly now: number;
   readonly onClose: () => void;
-  readonly onFork: (nodeId: string) => void;
+  /**
+   * Forks the run after this stage, with an edited DOT when given (rejects with the server's refusal); without it
+   * (a child run) no fork is offered.
+   */
+  readonly onFork?: ((nodeId: string, dot?: string) => Promise<void>) | undefined;
 }
 
 /** Largest stage file shown inline, in bytes. */
@@ -46,7 +65,9 @@ export function StagePane(props: StagePaneProps) {
     const targets = dirKey === '' ? [nodeId] : dirKey.split('\n');
     Promise.all(
       targets.map((dir) =>
-        apiJson<StageDirectory>(runPath(props.runId, `/stage?dir=${encodeURIComponent(dir)}`)).then(
+        apiJson<StageDirectory>(
+          runPath(props.runId, `/stage?dir=${encodeURIComponent(dir)}`, props.child),
+        ).then(
           (listing) => [dir, listing] as const,
           () => undefined,
         ),
@@ -61,9 +82,30 @@ export function StagePane(props: StagePaneProps) {
     return () => {
       cancelled = true;
     };
-  }, [props.runId, nodeId, dirKey, attempts.length, ended]);
+  }, [props.runId, props.child, nodeId, dirKey, attempts.length, ended]);
 
-  const canFork = props.server?.capabilities.fork === true && attempts.some((a) => a.status === 'success');
+  const onFork = props.onFork;
+  const canFork =
+    onFork !== undefined &&
+    props.server?.capabilities.fork === true &&
+    // A checkpoint follows a stage of the top-level walk only: a stage inside a parallel branch cannot be forked.
+    attempts.some((a) => a.status === 'success' && a.branchPath.length === 0);
+  const childRun = state.children.get(nodeId);
+  const [forkDot, setForkDot] = useState<string | undefined>();
+  const [forkError, setForkError] = useState<string | undefined>();
+  const [forking, setForking] = useState(false);
+  useEffect(() => setForkError(undefined), [nodeId]);
+  const runFork = (dot: string | undefined) => {
+    setForking(true);
+    setForkError(undefined);
+    onFork!(nodeId, dot).then(
+      () => setForking(false),
+      (failure: unknown) => {
+        setForking(false);
+        setForkError((failure as Error).message);
+      },
+    );
+  };
   return (
     <section class="card stage-pane" id="stage-pane" aria-labelledby="stage-title" data-node={nodeId}>
       <div class="pane-head">
@@ -72,7 +114,13 @@ export function StagePane(props: StagePaneProps) {
         </h2>
         <span class="spacer" />
         {canFork && (
-          <button type="button" class="button" id="fork-button" onClick={() => props.onFork(nodeId)}>
+          <button
+            type="button"
+            class="button"
+            id="fork-button"
+            disabled={forking}
+            onClick={() => runFork(undefined)}
+          >
             Fork from here
           </button>
         )}
@@ -86,8 +134,60 @@ export function StagePane(props: StagePaneProps) {
         </button>
       </div>
       <ErrorNote message={error} />
-      {attempts.length === 0 && <p class="muted">This node has not run yet.</p>}
-      {state.children.get(nodeId) !== undefined && <ChildRun child={state.children.get(nodeId)!} />}
+      {canFork && (
+        <details
+          class="fork-edit"
+          id="fork-edit"
+          onToggle={(event) => {
+            if ((event.currentTarget as HTMLDetailsElement).open && forkDot === undefined)
+              apiText(runPath(props.runId, '/source')).then(setForkDot, (failure: unknown) =>
+                setForkError((failure as Error).message),
+              );
+          }}
+        >
+          <summary>Fork from here with an edited pipeline</summary>
+          <label for="fork-dot">DOT of the fork (the run's own; change it, then fork)</label>
+          <textarea
+            id="fork-dot"
+            rows={12}
+            spellcheck={false}
+            value={forkDot ?? ''}
+            disabled={forkDot === undefined}
+            onInput={(event) => setForkDot((event.currentTarget as HTMLTextAreaElement).value)}
+          />
+          <button
+            type="button"
+            class="button"
+            id="fork-edited-button"
+            disabled={forking || forkDot === undefined}
+            onClick={() => runFork(forkDot)}
+          >
+            Fork with this DOT
+          </button>
+        </details>
+      )}
+      <ErrorNote message={forkError} id="fork-error" preformatted />
+      {attempts.length === 0 &&
+        (props.inherited === undefined ? (
+          <p class="muted">This node has not run yet.</p>
+        ) : (
+          <p class="inherited" id="inherited-stage">
+            Inherited: this stage ran ({props.inherited.status.replace('_', ' ')}) in{' '}
+            <a href={runHref(props.inherited.runId, nodeId)} onClick={onLinkClick}>
+              {props.inherited.runId}
+            </a>
+            , the run this one was forked from.
+          </p>
+        ))}
+      {childRun !== undefined && <ChildRun runId={props.runId} child={childRun} />}
+      {state.branchesOfFan.get(nodeId) !== undefined && (
+        <Branches
+          runId={props.runId}
+          child={props.child}
+          branches={state.branchesOfFan.get(nodeId)!}
+          current={props.branch}
+        />
+      )}
       {[...visits.entries()].map(([key, visitAttempts], index) => {
         const first = visitAttempts[0]!;
         const dir = stageDirectoryOf(state, first);
@@ -105,20 +205,34 @@ export function StagePane(props: StagePaneProps) {
               <span class={`badge state-${visitAttempts.at(-1)!.status}`}>
                 {visitAttempts.at(-1)!.status}
               </span>
+              {visitAttempts.length > 1 && visitAttempts.at(-1)!.endedAtMs !== undefined && (
+                <span class="muted small visit-total">
+                  {' '}
+                  {visitAttempts.length} attempts,{' '}
+                  {formatDuration(visitAttempts.at(-1)!.endedAtMs! - first.startedAtMs)} in all
+                </span>
+              )}
             </summary>
             {visitAttempts.map((attempt) => (
-              <Attempt key={attempt.key} attempt={attempt} />
+              <Attempt key={attempt.key} attempt={attempt} now={props.now} />
             ))}
-            <StageFiles runId={props.runId} dir={visitDir} version={`${attempts.length}:${ended}`} />
+            <StageFiles
+              runId={props.runId}
+              child={props.child}
+              dir={visitDir}
+              version={`${attempts.length}:${ended}`}
+            />
           </details>
         );
       })}
-      {attempts.length === 0 && <StageFiles runId={props.runId} dir={nodeId} version="0" />}
+      {attempts.length === 0 && props.inherited === undefined && (
+        <StageFiles runId={props.runId} child={props.child} dir={nodeId} version="0" />
+      )}
     </section>
   );
 }
 
-function Attempt({ attempt }: { attempt: AttemptView }) {
+function Attempt({ attempt, now }: { attempt: AttemptView; now: number }) {
   const tokens = attempt.inputTokens + attempt.outputTokens;
   return (
     <div class="attempt" data-attempt={attempt.attempt} data-status={attempt.status}>
@@ -133,7 +247,13 @@ function Attempt({ attempt }: { attempt: AttemptView }) {
         </div>
         <div>
           <dt>Duration</dt>
-          <dd>{attempt.durationMs === undefined ? 'running…' : formatDuration(attempt.durationMs)}</dd>
+          <dd>
+            {attempt.durationMs !== undefined
+              ? formatDuration(attempt.durationMs)
+              : attempt.status === 'running'
+                ? `running… ${formatDuration(Math.max(0, now - attempt.startedAtMs))}`
+                : '–'}
+          </dd>
         </div>
         <div>
           <dt>Tokens</dt>
@@ -190,13 +310,13 @@ function Attempt({ attempt }: { attempt: AttemptView }) {
         <div class="tool-output">
           {attempt.stdout !== '' && (
             <>
-              <h3>stdout (live)</h3>
+              <h3>stdout{attempt.status === 'running' ? ' (live)' : ''}</h3>
               <pre class="file-text">{attempt.stdout}</pre>
             </>
           )}
           {attempt.stderr !== '' && (
             <>
-              <h3>stderr (live)</h3>
+              <h3>stderr{attempt.status === 'running' ? ' (live)' : ''}</h3>
               <pre class="file-text stderr">{attempt.stderr}</pre>
             </>
           )}
@@ -216,12 +336,22 @@ function Attempt({ attempt }: { attempt: AttemptView }) {
 }
 
 /** The served files of a stage directory, each readable in full. */
-function StageFiles({ runId, dir, version }: { runId: string; dir: string; version: string }) {
+function StageFiles({
+  runId,
+  child,
+  dir,
+  version,
+}: {
+  runId: string;
+  child: string | undefined;
+  dir: string;
+  version: string;
+}) {
   const [listing, setListing] = useState<StageDirectory | undefined>();
   const [texts, setTexts] = useState(new Map<string, string>());
   useEffect(() => {
     let cancelled = false;
-    apiJson<StageDirectory>(runPath(runId, `/stage?dir=${encodeURIComponent(dir)}`)).then(
+    apiJson<StageDirectory>(runPath(runId, `/stage?dir=${encodeURIComponent(dir)}`, child)).then(
       async (found) => {
         const loaded = new Map<string, string>();
         await Promise.all(
@@ -229,7 +359,7 @@ function StageFiles({ runId, dir, version }: { runId: string; dir: string; versi
             .filter((file) => file.bytes <= INLINE_LIMIT)
             .map(async (file) => {
               const text = await apiText(
-                runPath(runId, `/stage-file?dir=${encodeURIComponent(dir)}&name=${file.name}`),
+                runPath(runId, `/stage-file?dir=${encodeURIComponent(dir)}&name=${file.name}`, child),
               ).catch((failure: unknown) => `(${(failure as Error).message})`);
               loaded.set(file.name, text);
             }),
@@ -245,7 +375,7 @@ function StageFiles({ runId, dir, version }: { runId: string; dir: string; versi
     return () => {
       cancelled = true;
     };
-  }, [runId, dir, version]);
+  }, [runId, child, dir, version]);
   if (listing === undefined || listing.files.length === 0) return null;
   return (
     <div class="stage-files" data-dir={dir}>
@@ -285,14 +415,27 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The child pipeline a node started (sub-pipeline or manager loop): its run id and each stage's status, live. */
-function ChildRun({ child }: { child: ChildRunView }) {
+/**
+ * The child pipeline a node started (sub-pipeline or manager loop): its run id and each stage's status, live, and
+ * the link to its own run view (graph, stage panes, timeline).
+ */
+function ChildRun({ runId, child }: { runId: string; child: ChildRunView }) {
   return (
-    <div class="child-run" id="child-run" data-run={child.runId}>
+    <div class="child-run" id="child-run" data-run={child.runId} data-path={child.path}>
       <h3>
         Sub-pipeline <span class="muted small mono">{child.runId}</span>{' '}
         <span class={`badge state-${child.ended ?? 'running'}`}>{child.ended ?? 'running'}</span>
       </h3>
+      <p>
+        <a
+          class="button small"
+          id="open-child-run"
+          href={runHref(runId, undefined, { child: child.path })}
+          onClick={onLinkClick}
+        >
+          Open its run view
+        </a>
+      </p>
       <ol class="child-stages">
         {[...child.stages.entries()].map(([stage, status]) => (
           <li key={stage} data-node={stage} data-status={status}>
@@ -300,6 +443,48 @@ function ChildRun({ child }: { child: ChildRunView }) {
           </li>
         ))}
       </ol>
+    </div>
+  );
+}
+
+/**
+ * The branches of a parallel node (of its latest run), each with its outcome and a link to its own page: the
+ * graph coloured by the stages inside that branch only (nested blocks, or a node that runs in several branches).
+ */
+function Branches({
+  runId,
+  child,
+  branches,
+  current,
+}: {
+  runId: string;
+  child: string | undefined;
+  branches: readonly BranchView[];
+  current: string | undefined;
+}) {
+  // The latest run of the node: the last branch started at each path.
+  const latest = new Map<string, BranchView>();
+  for (const branch of branches) latest.set(branch.path.join('/'), branch);
+  return (
+    <div class="branches" id="branches">
+      <h3>Branches</h3>
+      <ul>
+        {[...latest.values()].map((branch) => {
+          const key = branch.path.join('/');
+          return (
+            <li key={key} data-branch={key} data-status={branch.status}>
+              <a
+                href={runHref(runId, undefined, { child, branch: key })}
+                onClick={onLinkClick}
+                aria-current={current === key ? 'page' : undefined}
+              >
+                branch <code>{branch.path.join(' › ')}</code>
+              </a>{' '}
+              <span class={`badge state-${branch.status}`}>{branch.status.replace('_', ' ')}</span>
+            </li>
+          );
+        })}
+      </ul>
     </div>
   );
 }
