@@ -1,13 +1,14 @@
 /**
  * The writes of one run store, in call order, on one connection of their own in pipeline mode (`pg`'s
  * `pipeline: true`): a statement is sent as soon as it is issued, without waiting for the ones before it, and the
- * server executes them in the order they arrive. So the engine can go on while its events and status files travel,
- * and a stage costs about one round trip (its checkpoint, which completes only after everything before it).
+ * server executes them in the order they arrive. So the engine can go on while its events and status files travel;
+ * a stage waits for little more than its checkpoint, which is sent once everything before it has completed.
  *
  * A multi-statement transaction (a streamed blob) runs alone on the connection: later writes wait for it, and when it
- * fails it is rolled back and only its caller sees the error. The first single statement that fails is kept, and
- * every later write and wait of the store rejects with it: nothing is written after a lost write, so a checkpoint
- * never claims events or files that are not there.
+ * fails it is rolled back and only its caller sees the error. The first single statement that fails is kept: every
+ * write issued once it is known rejects with it (statements already on their way may still land), and the
+ * checkpoint is sent only after every earlier write completed, never after a failed one, so a checkpoint never
+ * claims events or files that are not there.
  */
 import type pg from 'pg';
 import { prepared } from './prepared.js';
@@ -16,6 +17,11 @@ import { prepared } from './prepared.js';
 export interface OrderedWriter {
   /** Sends one statement after every write issued before it; resolves once it completed. */
   send(sql: string, params: readonly unknown[]): Promise<void>;
+  /**
+   * Sends one statement only once every write issued before it completed, and not at all when one of them failed
+   * (rejecting with that failure): for a write that vouches for the earlier ones, the checkpoint.
+   */
+  sendAfterEarlier(sql: string, params: readonly unknown[]): Promise<void>;
   /**
    * Runs a read on the connection, after every write issued before it (the server executes them in order, so the
    * read sees them without waiting for them first). Its failure is its own.
@@ -99,6 +105,15 @@ export function createOrderedWriter(connect: () => Promise<pg.Client>): OrderedW
     send(sql, params) {
       written = true;
       return enqueue(true, async () => {
+        const client = await open();
+        return { done: client.query(prepared(sql, params)).then(() => undefined) };
+      });
+    },
+    sendAfterEarlier(sql, params) {
+      written = true;
+      return enqueue(true, async (earlierDone) => {
+        await earlierDone;
+        if (failure !== undefined) throw failure.error;
         const client = await open();
         return { done: client.query(prepared(sql, params)).then(() => undefined) };
       });

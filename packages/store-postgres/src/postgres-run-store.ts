@@ -347,19 +347,22 @@ export function createPostgresRunStore(
         return parseCheckpoint(parseStored(body, 'checkpoint'), `${logsRoot} checkpoint`);
       }),
 
-    // The one write the engine waits for: it completes only after every write before it (events, files).
+    // The durability point the engine waits for: written only once every write before it (events, files) is.
     async writeCheckpoint(checkpoint) {
       // Another runner may have taken the run over: this one must not move it on.
       if (lockLost !== undefined) throw lockLost;
       const body = JSON.stringify(checkpoint);
       const patch = patchFromCheckpoint(checkpoint);
       if (!hasIndexChange(patch)) {
-        await writer.send(`INSERT INTO ${s}.checkpoints (run_key, body) VALUES ($1, $2)`, [runKey, body]);
+        await writer.sendAfterEarlier(`INSERT INTO ${s}.checkpoints (run_key, body) VALUES ($1, $2)`, [
+          runKey,
+          body,
+        ]);
         return;
       }
       // The upsert's parameters start at $2 with the run key.
       const upsert = indexUpsert(patch, 2);
-      await writer.send(
+      await writer.sendAfterEarlier(
         `WITH c AS (INSERT INTO ${s}.checkpoints (run_key, body) VALUES ($2, $1)) ${upsert.sql}`,
         [body, ...upsert.params],
       );

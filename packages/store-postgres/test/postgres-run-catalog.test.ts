@@ -36,8 +36,9 @@ describe('describeLocation', () => {
 describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)', () => {
   const server = usePostgresServer();
   let catalog: PostgresRunCatalog;
+  const catalogSchema = freshSchema();
   beforeAll(() => {
-    catalog = createPostgresRunCatalog({ connectionString: server().url, schema: freshSchema() });
+    catalog = createPostgresRunCatalog({ connectionString: server().url, schema: catalogSchema });
   });
   afterAll(async () => {
     await catalog?.close();
@@ -143,6 +144,28 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
       tokens: 1515,
       costUsd: 0.0125,
     });
+  });
+
+  it('refuses the next checkpoint when a write the engine did not wait for was lost', async () => {
+    const store = catalog.open(`lost-${randomUUID()}`);
+    await store.appendEvents([stamp(1, { type: 'stage.log', level: 'info', message: 'kept' })]);
+    // A seq that is not a number: the server refuses the statement.
+    await store.appendEvents([
+      { ...stamp(2, { type: 'stage.log', level: 'info', message: 'lost' }), seq: 'x' } as never,
+    ]);
+    await store.appendEvents([stamp(3, { type: 'stage.log', level: 'info', message: 'after' })]);
+    await expect(store.writeCheckpoint(createTestCheckpoint())).rejects.toThrow(
+      /invalid input syntax for type bigint/,
+    );
+    const other = createPostgresRunCatalog({ connectionString: server().url, schema: catalogSchema });
+    try {
+      const events = await other.open(store.logsRoot.split('#')[1]!).readEvents();
+      expect(events.map((event) => event.seq)).not.toContain(2);
+      expect(events.map((event) => event.seq)).toContain(1);
+      expect(await other.open(store.logsRoot.split('#')[1]!).readCheckpoint()).toBeUndefined();
+    } finally {
+      await other.close();
+    }
   });
 
   it('reports a running run whose runner holds no lock as interrupted', async () => {
