@@ -20,6 +20,7 @@ const ALLOWED = {
 const ALLOWED_IN_TESTS = {
   '@attractor/backend-ai-sdk': ['@attractor/handlers'],
   '@attractor/backend-agent-cli': ['@attractor/handlers'],
+  '@attractor/worker': ['@attractor/handlers', '@attractor/store-postgres'],
 };
 // Composition roots and test-only packages may use everything.
 const ANYTHING = '*';
