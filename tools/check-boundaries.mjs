@@ -19,12 +19,14 @@ const ALLOWED = {
   '@attractor/handlers': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
   '@attractor/backend-ai-sdk': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
   '@attractor/backend-agent-cli': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
+  '@attractor/store-postgres': ['@attractor/errors', '@attractor/engine'],
 };
 // Extra packages a package's tests may use (devDependencies only; its src may still not import them). The
 // AI-SDK backend runs real pipelines through the codergen handler in its end-to-end tests.
 const ALLOWED_IN_TESTS = {
   '@attractor/backend-ai-sdk': ['@attractor/handlers'],
   '@attractor/backend-agent-cli': ['@attractor/handlers'],
+  '@attractor/worker': ['@attractor/handlers', '@attractor/store-postgres'],
 };
 // Composition roots and test-only packages may use everything.
 const ANYTHING = '*';

@@ -33,6 +33,8 @@ const unbundledCommands = new Set([
   './commands/render-command.js',
   './commands/inspect-command.js',
   './commands/serve-command.js',
+  './commands/worker-command.js',
+  './commands/queue-commands.js',
 ]);
 
 /** Chains the source map tsc wrote next to a module (`x.js.map`) into the bundle's. */

@@ -2,11 +2,14 @@
  * The `attractor` command line: commander wiring only. Each command's module is loaded with a dynamic `import()`
  * when the command runs, so `attractor validate` never loads the engine's handlers, the AI SDK or Graphviz.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
+import type { QueueRunCliOptions } from './commands/queue-commands.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
+import type { WorkerCliOptions } from './commands/worker-command.js';
 import { CliError } from './errors/cli-error.js';
 import { describeFsError, fsFaultFix, isFsFault } from './errors/describe-fs-error.js';
 import { withMaskedOutput } from './mask-output.js';
@@ -18,7 +21,6 @@ import {
   parseUrl,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
-import type { RunCliOptions } from './run/run-cli-options.js';
 
 /** Options of {@link main}. */
 export interface MainOptions {
@@ -80,7 +82,24 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       ).argParser(collectSet),
     );
   addRunOptions(run);
-  run.action(async (file: string, commandOptions: RunCliOptions) => {
+  run
+    .addOption(
+      new Option(
+        '--queue [url]',
+        'enqueue the run for workers instead of running it here, and print its id (queue: the url, else $ATTRACTOR_QUEUE_URL)',
+      ),
+    )
+    .option('--wait', 'with --queue: follow the run until it ends and exit like a local run')
+    .addOption(storeOption());
+  run.action(async (file: string, commandOptions: QueueRunCliOptions) => {
+    if (commandOptions.queue !== undefined) {
+      const { enqueueCommand } = await import('./commands/queue-commands.js');
+      exitCode = await enqueueCommand({ file, options: commandOptions, io });
+      return;
+    }
+    if (commandOptions.wait === true) {
+      throw new CliError({ code: 'CLI_USAGE', message: '--wait follows a queued run: add --queue.' });
+    }
     const { runCommand } = await import('./commands/run-command.js');
     exitCode = await runCommand({ file, options: commandOptions, io });
   });
@@ -95,7 +114,24 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .addOption(new Option('--graph <file.dot>', 'the DOT file, when it moved since the run started'))
     .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'));
   addRunOptions(resume);
-  resume.action(async (runDir: string, commandOptions: RunCliOptions) => {
+  resume
+    .addOption(
+      new Option(
+        '--queue [url]',
+        'a run id of the shared queue: queue it again for a worker (queue: the url, else $ATTRACTOR_QUEUE_URL)',
+      ),
+    )
+    .option('--wait', 'with a queued run: follow it until it ends')
+    .addOption(storeOption());
+  resume.action(async (runDir: string, commandOptions: QueueRunCliOptions) => {
+    if (
+      commandOptions.queue !== undefined ||
+      (!existsSync(resolvePath(io.cwd, runDir)) && io.env.ATTRACTOR_QUEUE_URL)
+    ) {
+      const { resumeQueuedCommand } = await import('./commands/queue-commands.js');
+      exitCode = await resumeQueuedCommand({ runId: runDir, options: commandOptions, io });
+      return;
+    }
     const { resumeCommand } = await import('./commands/run-command.js');
     exitCode = await resumeCommand({ runDir, options: commandOptions, io });
   });
@@ -114,7 +150,29 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     )
     .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'));
   addRunOptions(fork);
-  fork.action(async (runDir: string, commandOptions: RunCliOptions & { at: string }) => {
+  fork
+    .addOption(
+      new Option(
+        '--queue [url]',
+        'a run id of the shared queue: enqueue the fork for a worker (queue: the url, else $ATTRACTOR_QUEUE_URL)',
+      ),
+    )
+    .option('--wait', 'with a queued fork: follow it until it ends')
+    .addOption(storeOption());
+  fork.action(async (runDir: string, commandOptions: QueueRunCliOptions & { at: string }) => {
+    if (
+      commandOptions.queue !== undefined ||
+      (!existsSync(resolvePath(io.cwd, runDir)) && io.env.ATTRACTOR_QUEUE_URL)
+    ) {
+      const { forkQueuedCommand } = await import('./commands/queue-commands.js');
+      exitCode = await forkQueuedCommand({
+        runId: runDir,
+        at: commandOptions.at,
+        options: commandOptions,
+        io,
+      });
+      return;
+    }
     const { forkCommand } = await import('./commands/run-command.js');
     exitCode = await forkCommand({ runDir, at: commandOptions.at, options: commandOptions, io });
   });
@@ -138,8 +196,12 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .description('render a pipeline as SVG (Graphviz), optionally coloured by the status of a run')
     .argument('<file.dot>', 'the pipeline')
     .option('-o, --output <out.svg>', 'write the SVG here instead of stdout')
-    .option('--run <run-dir>', 'colour nodes by their status in this run')
-    .action(async (file: string, commandOptions: { output?: string; run?: string }) => {
+    .option(
+      '--run <run>',
+      'colour nodes by their status in this run (a run directory, or a run id of --store)',
+    )
+    .addOption(storeOption())
+    .action(async (file: string, commandOptions: { output?: string; run?: string; store?: string }) => {
       const { renderCommand } = await import('./commands/render-command.js');
       exitCode = await renderCommand({ file, io, ...commandOptions });
     });
@@ -149,9 +211,10 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .description(
       'show the stages of a run: visits, status, attempts, duration, tokens, failure; and the route',
     )
-    .argument('<run-dir>', 'the run directory')
+    .argument('<run>', 'the run directory, or a run id of the shared store (--store)')
     .option('--json', 'print one JSON document on stdout')
-    .action(async (runDir: string, commandOptions: { json?: boolean }) => {
+    .addOption(storeOption())
+    .action(async (runDir: string, commandOptions: { json?: boolean; store?: string }) => {
       const { inspectCommand } = await import('./commands/inspect-command.js');
       exitCode = await inspectCommand({ runDir, io, ...commandOptions });
     });
@@ -176,12 +239,82 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
     .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
     .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
-    .option('--simulate', 'simulate LLM stages of every run (no API key needed)');
+    .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
+    .addOption(storeOption())
+    .addOption(queueOption());
   addStageBackendOptions(serveCommand);
   serveCommand.action(async (commandOptions: ServeCliOptions) => {
     const { serveCommand: runServe } = await import('./commands/serve-command.js');
     exitCode = await runServe({ options: commandOptions, io });
   });
+
+  program
+    .command('worker')
+    .description('take runs from the shared queue and execute them against the shared run store')
+    .addOption(
+      new Option('--concurrency <n>', 'runs executed at once').default(1).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--workdir-root <dir>',
+        "shared directory of the runs' working directories, <dir>/<run id> (default: $ATTRACTOR_WORKDIR_ROOT, else ./.attractor/work)",
+      ),
+    )
+    .addOption(storeOption())
+    .addOption(queueOption())
+    .addOption(
+      new Option(
+        '--heartbeat-seconds <n>',
+        'a worker silent this long loses its runs to other workers (at least 10; default 30)',
+      ).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--supervise-seconds <n>',
+        'how often to look for runs of dead workers (default 30)',
+      ).argParser(parsePositiveInteger),
+    )
+    .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
+    .addOption(secretOption())
+    .action(async (commandOptions: WorkerCliOptions) => {
+      const { workerCommand } = await import('./commands/worker-command.js');
+      exitCode = await workerCommand({ options: commandOptions, io });
+    });
+
+  program
+    .command('runs')
+    .description('list the runs of the shared queue, newest first')
+    .option(
+      '--status <status>',
+      'only runs in this state: queued, running, waiting, success, fail, cancelled',
+    )
+    .option('--graph <name>', 'only runs of this graph')
+    .option('--json', 'print one JSON document on stdout')
+    .addOption(storeOption())
+    .addOption(queueOption())
+    .action(
+      async (commandOptions: {
+        status?: string;
+        graph?: string;
+        json?: boolean;
+        queue?: string;
+        store?: string;
+      }) => {
+        const { runsCommand } = await import('./commands/queue-commands.js');
+        exitCode = await runsCommand({ options: commandOptions, io });
+      },
+    );
+
+  program
+    .command('answer')
+    .description('answer the human gate a queued run waits at; a worker resumes the run')
+    .argument('<run>', 'the run id')
+    .argument('<key>', "an option's key, label or target node (yes/no, or the text of a free-text gate)")
+    .addOption(queueOption())
+    .action(async (runId: string, key: string, commandOptions: { queue?: string }) => {
+      const { answerCommand } = await import('./commands/queue-commands.js');
+      exitCode = await answerCommand({ runId, key, options: commandOptions, io });
+    });
 
   try {
     await program.parseAsync([...options.argv], { from: 'user' });
@@ -284,6 +417,19 @@ function addStageBackendOptions(command: Command): void {
     )
     .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption());
+}
+
+/** `--store <url>`: the shared run store. */
+function storeOption(): Option {
+  return new Option(
+    '--store <url>',
+    'shared run store: postgres://… or a directory on a shared volume (default: $ATTRACTOR_STORE_URL)',
+  );
+}
+
+/** `--queue <url>`: the shared run queue. */
+function queueOption(): Option {
+  return new Option('--queue <url>', 'shared run queue: postgres://… (default: $ATTRACTOR_QUEUE_URL)');
 }
 
 /** `--secret NAME` (repeatable): main.ts reads it from argv before parsing; commander only has to accept it. */

@@ -6,6 +6,7 @@ import type { Handler } from './handler.js';
 import type { PipelineEvent, StageCompletedEvent } from './pipeline-event.js';
 import { startPipeline } from './run-pipeline.js';
 import { createTestGraph } from './test/graph-builder.js';
+import { createMemoryRunStore } from './test/memory-run-store.js';
 import { createScriptedHandler } from './test/scripted-handler.js';
 import { createScriptedInterviewer } from './test/scripted-interviewer.js';
 import { createTestClock } from './test/test-clock.js';
@@ -223,5 +224,39 @@ describe('interviewer wrapper (spec §6.5, §9.6)', () => {
     expect(result.nodeOutcomes.gate?.failureReason).toContain(
       'needs a human answer, but the run has no interviewer',
     );
+  });
+
+  it('keep events a handler emitted while the store refused them, and write them in order once it accepts again', async () => {
+    const store = createMemoryRunStore('/memory/refusing');
+    const append = store.appendEvents.bind(store);
+    let refusals = 1;
+    store.appendEvents = (batch) => {
+      if (batch.some((event) => event.type === 'agent.text') && refusals > 0) {
+        refusals -= 1;
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      return append(batch);
+    };
+    const talker: Handler = {
+      execute: async ({ runtime }) => {
+        runtime.emit({ type: 'agent.text', text: 'first', delta: false });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        runtime.emit({ type: 'agent.text', text: 'second', delta: false });
+        return { status: 'success' };
+      },
+    };
+    const { result } = await run({
+      graph: createTestGraph({ edges: ['start -> a -> exit'] }),
+      logsRoot: '/memory/refusing',
+      registry: registryWith(talker),
+      createRunStore: () => store,
+    });
+    expect(result.status).toBe('success');
+    expect(refusals).toBe(0);
+    expect(store.events.filter((event) => event.type === 'agent.text').map((event) => event.text)).toEqual([
+      'first',
+      'second',
+    ]);
+    expect(store.events.map((event) => event.seq)).toEqual(store.events.map((_, index) => index + 1));
   });
 });

@@ -159,11 +159,27 @@ export class EventBus {
     return redacted;
   }
 
-  /** Writes the queued events to the store. */
+  /**
+   * Writes the queued events to the store. When the store refuses them (disk full, directory gone), they stay queued
+   * for the next flush and the error is thrown.
+   */
   async flush(): Promise<void> {
     if (this.#pending.length === 0) return;
     const batch = this.#pending;
     this.#pending = [];
-    await this.#options.store?.appendEvents(batch);
+    try {
+      await this.#options.store?.appendEvents(batch);
+    } catch (error) {
+      this.#pending = [...batch, ...this.#pending];
+      throw error;
+    }
+  }
+
+  /**
+   * Starts a flush without waiting for it (events a handler emits while its stage runs). A failure is not lost: the
+   * events stay queued and the engine's next awaited flush, at the end of the stage, reports it as a run fault.
+   */
+  flushSoon(): void {
+    this.flush().catch(() => {});
   }
 }

@@ -51,7 +51,7 @@ const noop: Handler = { execute: async () => ({ status: 'success' }) };
 
 class StageTimeout extends Error {}
 
-/** Runs every attempt of one visit. Never rejects for handler faults. Internal to the engine. */
+/** Runs every attempt of one visit. Never rejects for handler faults; rejects when the store refuses a write (a run fault). Internal to the engine. */
 export async function executeStage(execution: StageExecution): Promise<StageResult> {
   const { scope, state, node } = execution;
   const policy = buildRetryPolicy(node, scope.graph);
@@ -162,10 +162,16 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
   let timer: AbortController | undefined;
   if (runSignal.aborted) onRunAbort();
   else runSignal.addEventListener('abort', onRunAbort, { once: true });
+  // A stage file the store refused (disk full, lost connection) stops the run as a fault, never as a stage failure:
+  // the stage runs again on resume.
+  let writeFault: { error: unknown } | undefined;
+  const onWriteFault = (error: unknown) => {
+    writeFault ??= { error };
+  };
   try {
     const traits = scope.registry.traitsOf(node, scope.graph);
     const handler = resolveHandler(execution, traits);
-    const runtime = createRuntime(execution, attempt, signal, attemptState);
+    const runtime = createRuntime(execution, attempt, signal, attemptState, onWriteFault);
     const racers: Promise<unknown>[] = [
       Promise.resolve().then(() =>
         callHandler(handler, { node, context, graph: scope.graph, logsRoot: scope.logsRoot, runtime }),
@@ -188,10 +194,17 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
       );
     }
     const value = await Promise.race(racers);
-    const synced = execution.localStage.sync();
-    if (synced !== undefined) await synced;
+    if (writeFault !== undefined) throw writeFault.error;
+    try {
+      const synced = execution.localStage.sync();
+      if (synced !== undefined) await synced;
+    } catch (error) {
+      onWriteFault(error);
+      throw error;
+    }
     return { kind: 'outcome', outcome: await acceptOutcome(execution, value) };
   } catch (error) {
+    if (writeFault !== undefined) throw writeFault.error;
     // Keep what the failed attempt left in a scratch directory as evidence.
     await Promise.resolve()
       .then(() => execution.localStage.sync())
@@ -281,6 +294,7 @@ function createRuntime(
   attempt: number,
   signal: AbortSignal,
   attemptState: { ended: boolean },
+  onWriteFault: (error: unknown) => void,
 ): HandlerRuntime {
   const { scope, node, branchPath } = execution;
   const emitEvent = (event: EmittableEvent) => {
@@ -289,11 +303,11 @@ function createRuntime(
     if (attemptState.ended) return;
     const withNode = 'nodeId' in event && event.nodeId !== undefined ? event : { ...event, nodeId: node.id };
     scope.bus.emit(withNode as UnstampedEvent, branchPath);
-    void scope.bus.flush();
+    scope.bus.flushSoon();
   };
   const runtime: HandlerRuntime = {
     abortSignal: signal,
-    stage: createStageWorkspace(scope.store, execution.stagePath, execution.localStage),
+    stage: createStageWorkspace(scope.store, execution.stagePath, execution.localStage, onWriteFault),
     stageDir: execution.localStage.path,
     runId: scope.runId,
     workdir: scope.workdir,

@@ -5,9 +5,12 @@ import { readEvents, readJson, registryWith, run } from '../test/helpers.js';
 import type { Handler } from './handler.js';
 import { HandlerRegistry } from './handler-registry.js';
 import type { JsonValue } from './json-value.js';
+import { resumePipeline, runPipeline } from './run-pipeline.js';
 import type { StageStatusFile } from './run-store.js';
 import { createTestGraph } from './test/graph-builder.js';
+import { createMemoryRunStore } from './test/memory-run-store.js';
 import { createScriptedHandler } from './test/scripted-handler.js';
+import { createTestClock } from './test/test-clock.js';
 
 describe('runPipeline: execution engine (spec §11.3)', () => {
   it('resolves the start node and begins execution there', async () => {
@@ -300,6 +303,49 @@ describe('runPipeline: routing', () => {
 });
 
 describe('runPipeline: handler faults', () => {
+  it('stops the run as a fault when the store refuses a stage file, and the stage runs again on resume', async () => {
+    const store = createMemoryRunStore('/memory/full-disk');
+    const writeStageFile = store.writeStageFile.bind(store);
+    let diskFull = true;
+    store.writeStageFile = async (stagePath, name, data) => {
+      if (diskFull && stagePath === 'work') {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      return writeStageFile(stagePath, name, data);
+    };
+    let calls = 0;
+    const writer: Handler = {
+      execute: async ({ runtime }) => {
+        calls += 1;
+        try {
+          await runtime.stage.writeFile('report.md', 'all good');
+        } catch (error) {
+          // A handler that swallows the error still cannot turn the fault into a stage failure.
+          return { status: 'fail', failureReason: (error as Error).message };
+        }
+        return { status: 'success' };
+      },
+    };
+    const graph = createTestGraph({ edges: ['start -> work -> exit'] });
+    const options = {
+      graph,
+      registry: registryWith(writer),
+      logsRoot: '/memory/full-disk',
+      createRunStore: () => store,
+      clock: createTestClock(),
+    };
+    await expect(runPipeline(options)).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(store.events.some((event) => event.type === 'stage.completed' && event.nodeId === 'work')).toBe(
+      false,
+    );
+
+    diskFull = false;
+    const resumed = await resumePipeline(options);
+    expect(resumed.status).toBe('success');
+    expect(calls).toBe(2);
+    expect(new TextDecoder().decode(await store.readStageFile('work', 'report.md'))).toBe('all good');
+  });
+
   it('turns an exception into a FAIL outcome with the message (spec §4.12)', async () => {
     const handler = createScriptedHandler({ script: { work: [{ throw: 'kaboom' }] } });
     const graph = createTestGraph({ edges: ['start -> work -> exit'] });

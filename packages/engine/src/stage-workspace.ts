@@ -4,6 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { InvalidStoreNameError } from './errors/invalid-store-name-error.js';
 import type { BlobData, LocalStageDirectory, RunStore, StoredFileInfo } from './run-store.js';
 import { checkRelativeName } from './store-names.js';
 
@@ -47,16 +48,29 @@ export interface StageWorkspace {
 /**
  * Creates the {@link StageWorkspace} of `stagePath` over `store`, using `local` as its real directory (the engine
  * creates it with `store.localStageDirectory(stagePath)` before the stage and syncs it after each attempt).
+ * `onWriteFault` hears every error of a write the store refused (disk full, lost connection), except a refused
+ * name: the engine then stops the run as a fault rather than failing the stage, whatever the handler made of it.
  */
 export function createStageWorkspace(
   store: RunStore,
   stagePath: string,
   local: LocalStageDirectory,
+  onWriteFault?: (error: unknown) => void,
 ): StageWorkspace {
+  const watch = async (write: Promise<void>): Promise<void> => {
+    try {
+      await write;
+    } catch (error) {
+      if (!InvalidStoreNameError.isInstance(error)) onWriteFault?.(error);
+      throw error;
+    }
+  };
   return {
     stagePath,
-    writeFile: (name, data) => store.writeStageFile(stagePath, name, data),
-    appendFile: (name, data) => store.appendStageFile(stagePath, name, data),
+    writeFile: (name, data) =>
+      watch(Promise.resolve().then(() => store.writeStageFile(stagePath, name, data))),
+    appendFile: (name, data) =>
+      watch(Promise.resolve().then(() => store.appendStageFile(stagePath, name, data))),
     async readFile(name) {
       await local.sync();
       return store.readStageFile(stagePath, name);
@@ -69,7 +83,7 @@ export function createStageWorkspace(
         : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     },
     async removeFile(name) {
-      await store.removeStageFile(stagePath, name);
+      await watch(Promise.resolve().then(() => store.removeStageFile(stagePath, name)));
       rmSync(join(local.path, checkRelativeName('stage file name', name)), { force: true });
     },
     async listFiles() {

@@ -8,7 +8,6 @@ import {
   createSecretMasker,
   type DeclaredHandler,
   defineHandler,
-  type Handler,
   type JsonValue,
   type Outcome,
 } from '@attractor/engine';

@@ -3,7 +3,7 @@
  * wait cycles.
  */
 import { resolve } from 'node:path';
-import type { ChildRunHandle, ChildRunStatus, Handler, JsonValue, Outcome } from '@attractor/engine';
+import type { ChildRunHandle, ChildRunStatus, JsonValue, Outcome } from '@attractor/engine';
 import { type DeclaredHandler, defineHandler, evaluateRunCondition } from '@attractor/engine';
 import { graphAttribute, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
 import { loadChildGraph, managerChildDotfile, resolveChildPath } from './child-graph-file.js';

@@ -4,16 +4,9 @@ import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
  * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
  */
 
-import type { BranchResult, Context, Handler, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import type { BranchResult, Context, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { formatDuration, isSuccessStatus } from '@attractor/engine';
-import {
-  findJoinNode,
-  type Graph,
-  type GraphEdge,
-  type GraphNode,
-  type JoinPolicy,
-  nodeAttribute,
-} from '@attractor/graph';
+import { findJoinNode, type Graph, type GraphEdge, type JoinPolicy, nodeAttribute } from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
 import { BRANCH_OUTPUT_INLINE_MAX_CHARS, type ParallelBranchResult } from './parallel-results.js';

@@ -2,7 +2,7 @@
  * The `subgraph` handler (spec §9.4 "Pipeline Composition", sub-pipeline nodes): runs another DOT file as a child
  * pipeline and takes its result as the node's outcome.
  */
-import type { Handler, JsonValue, Outcome, RunResult } from '@attractor/engine';
+import type { JsonValue, Outcome, RunResult } from '@attractor/engine';
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';
 import {
   expandVariables,

@@ -3,6 +3,7 @@
  * static files. Embeddable: mount the returned app in another Hono app, or serve it with any Hono adapter.
  */
 import { createFileRunStore } from '@attractor/engine';
+import { prepareGraph } from '@attractor/graph';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
@@ -19,6 +20,7 @@ import {
   resumeBodySchema,
   startPipelineBodySchema,
 } from './request-schemas.js';
+import type { RunBackplane } from './run-backplane.js';
 import { readRunRequest, readStageFile } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
@@ -53,6 +55,12 @@ export interface CreateServerAppOptions {
   readonly simulation?: SimulationMode;
   /** Whether the run manager accepts pipelines that can run shell commands, as `GET /server` reports it. */
   readonly allowTools?: boolean;
+  /**
+   * Where runs live and execute when not in `manager`'s runs directory: a shared run store and queue
+   * (`createSharedStoreBackplane`). The run routes (list, start, details, events, cancel, resume, fork, questions,
+   * answers, source, graph, checkpoint, context) then go to it. Default: none (local runs, `manager`).
+   */
+  readonly backplane?: RunBackplane;
 }
 
 /** Whether a `Host` header names this machine's loopback interface (any port). */
@@ -169,6 +177,8 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       capabilities: { fork: true },
     } satisfies ServerInfo),
   );
+
+  if (options.backplane !== undefined) mountBackplaneRoutes(app, options.backplane, manager);
 
   app.get('/events', (c) =>
     streamSSE(c, (stream) =>
@@ -411,4 +421,129 @@ function parseBody<TSchema extends z.ZodType>(schema: TSchema, value: unknown): 
     });
   }
   return parsed.data;
+}
+
+/**
+ * The run routes served by a {@link RunBackplane} (a shared run store). Registered before the local routes, so
+ * they answer first; the routes it does not serve (stage files) stay the local ones.
+ */
+function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunManager): void {
+  app.get('/events', (c) => streamSSE(c, (stream) => backplane.streamChanges(stream)));
+  app.get('/pipelines', async (c) => c.json({ pipelines: await backplane.list() }));
+  app.post('/pipelines', async (c) => {
+    const contentType = c.req.header('content-type') ?? '';
+    const body = contentType.startsWith('text/')
+      ? { dot: await c.req.text() }
+      : parseBody(startPipelineBodySchema, await readJson(c, manager.limits));
+    if (body.dot === undefined) {
+      throw new ApiError({
+        status: 400,
+        code: 'INVALID_REQUEST',
+        message: 'A server on a shared run store starts runs from "dot" (DOT source text) only.',
+      });
+    }
+    const { dot, file: _file, maxSteps: _maxSteps, ...rest } = body;
+    const summary = await backplane.start({ source: dot, ...rest });
+    return c.json(summary, 201, { Location: `/pipelines/${encodeURIComponent(summary.id)}` });
+  });
+  const refuseChild = (c: Context): void => {
+    if (c.req.query('child') !== undefined) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: 'Child runs are not shown on a shared run store yet; open the top-level run.',
+      });
+    }
+  };
+  app.get('/pipelines/:id', async (c) => {
+    refuseChild(c);
+    return c.json(await backplane.details(c.req.param('id')));
+  });
+  app.get('/pipelines/:id/events', async (c) => {
+    refuseChild(c);
+    const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
+    const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
+    const runId = c.req.param('id');
+    await backplane.details(runId); // 404 for a run neither the store nor the queue knows
+    return streamSSE(c, (stream) => backplane.streamEvents(stream, runId, lastEventId));
+  });
+  app.post('/pipelines/:id/cancel', async (c) => c.json(await backplane.cancel(c.req.param('id'))));
+  app.post('/pipelines/:id/resume', async (c) => {
+    const text = await c.req.text();
+    const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text, manager.limits));
+    if (body.from !== undefined) {
+      throw new ApiError({
+        status: 400,
+        code: 'INVALID_REQUEST',
+        message:
+          'On a shared run store a run resumes from its checkpoint; use fork to start from another stage.',
+      });
+    }
+    return c.json(await backplane.resume(c.req.param('id')));
+  });
+  app.post('/pipelines/:id/fork', async (c) => {
+    const text = await c.req.text();
+    const body = parseBody(forkBodySchema, parseJsonText(text, manager.limits));
+    return c.json(await backplane.fork(c.req.param('id'), body));
+  });
+  app.get('/pipelines/:id/source', async (c) => {
+    const id = c.req.param('id');
+    const source = await backplane.source(id);
+    if (source === undefined) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `Run "${id}" was not enqueued, so its DOT source is not kept in the queue.`,
+      });
+    }
+    c.header('Content-Type', 'text/vnd.graphviz; charset=utf-8');
+    return c.body(manager.secrets.maskText(source));
+  });
+  app.get('/pipelines/:id/graph', async (c) => {
+    refuseChild(c);
+    const id = c.req.param('id');
+    const [details, source] = await Promise.all([backplane.details(id), backplane.source(id)]);
+    const graph = source === undefined ? undefined : prepareGraph(source).graph;
+    if (graph === undefined) {
+      throw new ApiError({
+        status: 404,
+        code: 'NOT_FOUND',
+        message: `The graph of run "${id}" is not known here.`,
+      });
+    }
+    const current = details.live ? details.currentNode : undefined;
+    const svg = await renderRunGraph({
+      graph,
+      statuses: details.nodeStatuses,
+      ...(current === undefined ? {} : { currentNodeId: current }),
+      waitingNodeIds: new Set(details.waitingNodes),
+    });
+    c.header('Content-Type', 'image/svg+xml; charset=utf-8');
+    return c.body(svg);
+  });
+  app.get('/pipelines/:id/questions', async (c) =>
+    c.json({ questions: await backplane.questions(c.req.param('id')) }),
+  );
+  app.post('/pipelines/:id/questions/:qid/answer', async (c) => {
+    const qid = c.req.param('qid');
+    const body = parseBody(answerBodySchema, await readJson(c, manager.limits));
+    const { answer } = await backplane.answer(c.req.param('id'), qid, body.value ?? body.text ?? '');
+    return c.json({ questionId: qid, answer });
+  });
+  app.get('/pipelines/:id/checkpoint', async (c) => {
+    refuseChild(c);
+    const checkpoint = await backplane.checkpoint(c.req.param('id'));
+    if (checkpoint === undefined) {
+      throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
+    }
+    return c.json(manager.secrets.mask(checkpoint));
+  });
+  app.get('/pipelines/:id/context', async (c) => {
+    refuseChild(c);
+    const checkpoint = await backplane.checkpoint(c.req.param('id'));
+    return c.json({
+      context: manager.secrets.mask(checkpoint?.context ?? {}),
+      ...(checkpoint === undefined ? {} : { asOf: checkpoint.timestamp, afterNode: checkpoint.current_node }),
+    });
+  });
 }

@@ -3,7 +3,9 @@
  * `allowTools` can refuse it (issue "Safety"): `tool` nodes, `tool_hooks.pre` / `tool_hooks.post` commands, and
  * manager-loop and subgraph nodes that load and run another DOT file.
  */
+
 import type { Graph } from '@attractor/graph';
+import { ApiError } from './errors/api-error.js';
 
 /** One place in a graph that can run shell commands. */
 export interface ShellAccess {
@@ -56,4 +58,19 @@ export function describeShellAccess(access: ShellAccess): string {
     case 'sub_pipeline':
       return `subgraph node "${access.nodeId}"${where} (runs the pipeline file of its graph_ref)`;
   }
+}
+
+/**
+ * The 400 `TOOLS_NOT_ALLOWED` error of a server without `--allow-tools` for a pipeline with shell access.
+ * @param access What {@link findShellAccess} found (not empty).
+ */
+export function toolsNotAllowedError(access: readonly ShellAccess[]): ApiError {
+  return new ApiError({
+    status: 400,
+    code: 'TOOLS_NOT_ALLOWED',
+    message: `This server refuses pipelines that can run shell commands, and this one has ${access
+      .map(describeShellAccess)
+      .join(', ')}. Restart the server with --allow-tools (startServer({ allowTools: true })) to allow them.`,
+    details: { nodes: access.flatMap((entry) => (entry.nodeId === undefined ? [] : [entry.nodeId])) },
+  });
 }

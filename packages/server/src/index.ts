@@ -16,6 +16,12 @@ export { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
 export type { NodeDisplayStatus, RenderRunGraphOptions } from './render-run-graph.js';
 export { renderRunGraph, runGraphDot } from './render-run-graph.js';
 export type {
+  BackplaneQueuedRun,
+  BackplaneRunQueue,
+  RunBackplane,
+  SharedRunStore,
+} from './run-backplane.js';
+export type {
   BackendFactory,
   BackendRequest,
   LiveRun,
@@ -27,6 +33,8 @@ export type { RunDetails, RunState, RunSummary } from './run-summary.js';
 export type { RunUsage } from './run-totals.js';
 export type { ServerInfo, SimulationMode } from './server-info.js';
 export { serverInfoSchema, simulationModeSchema } from './server-info.js';
+export type { SharedStoreBackplaneOptions } from './shared-store-backplane.js';
+export { createSharedStoreBackplane } from './shared-store-backplane.js';
 export type { StageDirectory, StageDirectoryFileName } from './stage-directory-files.js';
 export { STAGE_DIRECTORY_FILES, stageDirectorySchema } from './stage-directory-files.js';
 export type { AttractorServer, StartServerOptions } from './start-server.js';

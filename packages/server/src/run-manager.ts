@@ -28,7 +28,7 @@ import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
 import { childRunKey, relateToChildRun } from './child-run-path.js';
 import { ApiError } from './errors/api-error.js';
-import { describeShellAccess, findShellAccess } from './find-shell-access.js';
+import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
 import { createPipelineFileReader, readPipelineFile, resolvePipelineFile } from './pipeline-files.js';
 import {
@@ -805,16 +805,7 @@ export class RunManager {
         },
       });
       if (access.length > 0) {
-        throw new ApiError({
-          status: 400,
-          code: 'TOOLS_NOT_ALLOWED',
-          message: `This server refuses pipelines that can run shell commands, and this one has ${access
-            .map(describeShellAccess)
-            .join(
-              ', ',
-            )}. Restart the server with --allow-tools (startServer({ allowTools: true })) to allow them.`,
-          details: { nodes: access.flatMap((entry) => (entry.nodeId === undefined ? [] : [entry.nodeId])) },
-        });
+        throw toolsNotAllowedError(access);
       }
     }
     return graph;

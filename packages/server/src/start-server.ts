@@ -10,8 +10,10 @@ import { createDefaultRegistry, createSimulationBackend } from '@attractor/handl
 import { serve } from '@hono/node-server';
 import { createServerApp, isLoopbackHostHeader } from './create-server-app.js';
 import type { PipelineLimits } from './pipeline-limits.js';
+import type { SharedRunStore } from './run-backplane.js';
 import { type BackendFactory, RunManager } from './run-manager.js';
 import type { SimulationMode } from './server-info.js';
+import { createSharedStoreBackplane } from './shared-store-backplane.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -60,6 +62,12 @@ export interface StartServerOptions {
    * Default: `always` without a `backendFactory` (the default backend simulates), else `optional`.
    */
   readonly simulation?: SimulationMode;
+  /**
+   * Serve the runs of a shared run store, executed by workers (`attractor worker`), instead of running them here:
+   * starting, resuming and forking enqueue; answers and cancels go through the queue. `runsDir` is then unused.
+   * The server closes neither the catalog nor the queue. Default: none (local runs under `runsDir`).
+   */
+  readonly shared?: SharedRunStore;
 }
 
 /** A running server. */
@@ -100,8 +108,22 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
+  const backplane =
+    options.shared === undefined
+      ? undefined
+      : createSharedStoreBackplane({
+          ...options.shared,
+          secrets: manager.secrets,
+          allowTools: options.allowTools ?? false,
+          simulateAll:
+            (options.simulation ?? (options.backendFactory === undefined ? 'always' : 'optional')) ===
+            'always',
+          sleep: manager.sleep,
+          now: () => new Date((options.clock ?? systemClock).now()).toISOString(),
+        });
   const app = createServerApp({
     manager,
+    ...(backplane === undefined ? {} : { backplane }),
     token,
     loopbackHostsOnly: isLoopbackHostHeader(host.includes(':') ? `[${host}]` : host),
     ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
@@ -125,6 +147,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolveClosed) => server.close(() => resolveClosed()));
+        await backplane?.close();
         await manager.stopAll();
         await manager.streamsDone();
         if ('closeAllConnections' in server) server.closeAllConnections();

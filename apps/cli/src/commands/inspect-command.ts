@@ -4,15 +4,17 @@ import { createColors } from '../colors.js';
 import { formatTable } from '../display/format-table.js';
 import { formatCost, formatElapsed, formatTokens, oneLine, stateText } from '../display/format-values.js';
 import { findParentRun } from '../inspect/find-parent-run.js';
-import { readRunDirectory } from '../inspect/read-run-directory.js';
 import { type RunSummary, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath } from '../load-pipeline.js';
+import { readRunAnywhere } from '../shared/read-run-anywhere.js';
 
 /** Options of `attractor inspect`. */
 export interface InspectCommandOptions {
   readonly runDir: string;
   /** One JSON document ({@link RunSummary}) on stdout. */
   readonly json?: boolean;
+  /** The shared run store (`--store`; default `ATTRACTOR_STORE_URL`): `runDir` may then be a run id. */
+  readonly store?: string;
   readonly io: CliIo;
 }
 
@@ -27,13 +29,16 @@ export interface InspectCommandOptions {
  */
 export async function inspectCommand(options: InspectCommandOptions): Promise<number> {
   const { io } = options;
-  const run = await readRunDirectory(options.runDir, { cwd: io.cwd });
+  const run = await readRunAnywhere(options.runDir, {
+    io,
+    ...(options.store === undefined ? {} : { store: options.store }),
+  });
   const summary = summarizeRun(run);
   if (options.json === true) {
     io.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   }
-  const parentRun = await findParentRun(summary.logsRoot);
+  const parentRun = summary.logsRoot.includes('#') ? undefined : await findParentRun(summary.logsRoot);
   io.stdout.write(
     `${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env), parentRun)}\n`,
   );

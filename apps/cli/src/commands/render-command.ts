@@ -3,18 +3,20 @@ import { dirname, resolve } from 'node:path';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { CliError } from '../errors/cli-error.js';
-import { readRunDirectory } from '../inspect/read-run-directory.js';
 import { nodeStates, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath, loadPipeline } from '../load-pipeline.js';
 import { toGraphvizDot } from '../render/to-graphviz-dot.js';
+import { readRunAnywhere } from '../shared/read-run-anywhere.js';
 
 /** Options of `attractor render`. */
 export interface RenderCommandOptions {
   readonly file: string;
   /** Write the SVG here; default: stdout. */
   readonly output?: string;
-  /** Colour nodes by their state in this run directory. */
+  /** Colour nodes by their state in this run directory (or run id of the shared store). */
   readonly run?: string;
+  /** The shared run store (`--store`; default `ATTRACTOR_STORE_URL`). */
+  readonly store?: string;
   readonly io: CliIo;
 }
 
@@ -32,7 +34,10 @@ export async function renderCommand(options: RenderCommandOptions): Promise<numb
   const { graph } = await loadPipeline({ path: options.file, io, colors, refused: 'rendered' });
   let statuses: ReturnType<typeof nodeStates> | undefined;
   if (options.run !== undefined) {
-    const run = await readRunDirectory(options.run, { cwd: io.cwd });
+    const run = await readRunAnywhere(options.run, {
+      io,
+      ...(options.store === undefined ? {} : { store: options.store }),
+    });
     // Statuses of another graph's run would colour the wrong nodes (issue 20 §7).
     const { graphFingerprint } = await import('@attractor/engine/internal');
     const sha = graphFingerprint(graph);

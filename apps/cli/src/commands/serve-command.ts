@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import type { CodergenBackend } from '@attractor/engine';
 import { ApiError, type BackendRequest, startServer } from '@attractor/server';
+import type { PostgresRunCatalog } from '@attractor/store-postgres';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { loadCliConfig } from '../config/load-cli-config.js';
@@ -14,6 +15,12 @@ import { resolveBackend } from '../run/backend-choice.js';
 import { createAiBackend } from '../run/create-ai-backend.js';
 import { readPrices } from '../run/create-run-services.js';
 import { formatPreflight } from '../run/format-preflight.js';
+import {
+  connectQueueOrExplain,
+  openRunCatalog,
+  requireQueueUrl,
+  storeUrlOf,
+} from '../shared/shared-locations.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
 
 /** Options of {@link serveCommand}. */
@@ -100,7 +107,10 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     .filter((value): value is string => value !== undefined);
 
   // What the web UI's "Simulate LLM stages" box shows: forced on, needed (no LLM configured), or a free choice.
-  const simulation = options.simulate === true ? 'always' : llmConfigured() ? 'optional' : 'required';
+  // On a shared store the workers run the LLM stages with their own keys: the server's environment does not decide.
+  const sharedStore = storeUrlOf(options.store, io) !== undefined;
+  const simulation =
+    options.simulate === true ? 'always' : sharedStore || llmConfigured() ? 'optional' : 'required';
   // A provider key, an OpenAI-compatible URL, or agent CLIs (--backend): some stages can run on a real LLM.
   function llmConfigured(): boolean {
     return (
@@ -110,6 +120,31 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       options.backend !== undefined
     );
   }
+
+  // A shared run store: runs are enqueued and executed by `attractor worker`s; this server only shows and steers them.
+  const storeUrl = storeUrlOf(options.store, io);
+  const shared =
+    storeUrl === undefined
+      ? undefined
+      : await (async () => {
+          const queueUrl = requireQueueUrl(options.queue, io, '`attractor serve --store`');
+          const catalog = await openRunCatalog(storeUrl, io);
+          try {
+            const queue = await connectQueueOrExplain(queueUrl);
+            // PostgreSQL announces appended events (NOTIFY): streams follow them at once and poll slowly besides.
+            const notifying = catalog as Partial<Pick<PostgresRunCatalog, 'subscribeEvents'>>;
+            return {
+              catalog,
+              queue,
+              ...(notifying.subscribeEvents === undefined
+                ? {}
+                : { subscribe: notifying.subscribeEvents.bind(catalog), pollMs: 2000 }),
+            };
+          } catch (error) {
+            await catalog.close();
+            throw error;
+          }
+        })();
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -129,8 +164,11 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       },
       simulation,
       secretValues: [...secretValues, ...(io.secretValues ?? [])],
+      ...(shared === undefined ? {} : { shared }),
     });
   } catch (error) {
+    await shared?.queue.close();
+    await shared?.catalog.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       throw new CliError({
@@ -147,6 +185,11 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   io.stdout.write(`${colors.bold('Attractor server')} listening on ${server.url}\n`);
   // A token from the environment is a secret like any other: the console masks it, so say where it is instead.
   const tokenFromEnv = nonEmpty(options.token) === undefined && token !== undefined;
+  if (shared !== undefined) {
+    io.stdout.write(
+      `Runs: ${shared.catalog.location} (started runs are queued for \`attractor worker\`; queue ${shared.queue.location})\n`,
+    );
+  }
   io.stdout.write(`Token: ${tokenFromEnv ? `the value of $${SERVER_TOKEN_ENV}` : server.token}\n`);
   io.stdout.write(
     `Open ${server.url}/ and paste the token; API clients send "Authorization: Bearer <token>". Ctrl-C stops the server.\n`,
@@ -165,6 +208,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   await stopped;
   io.stderr.write('Stopping: cancelling running pipelines (their checkpoints are kept)…\n');
   await server.close();
+  await shared?.queue.close();
+  await shared?.catalog.close();
   return 0;
 }
 

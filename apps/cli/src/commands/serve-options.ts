@@ -12,6 +12,10 @@ export interface ServeCliOptions {
   readonly port: number;
   readonly token?: string;
   readonly runsDir?: string;
+  /** Shared run store URL (`--store`, else `ATTRACTOR_STORE_URL`): serve its runs, executed by workers. */
+  readonly store?: string;
+  /** Run queue URL (`--queue`, else `ATTRACTOR_QUEUE_URL`); needed with a store. */
+  readonly queue?: string;
   readonly pipelines?: string;
   readonly workdir?: string;
   readonly allowTools?: boolean;

@@ -6,7 +6,9 @@ export type CliErrorCode =
   | 'CLI_INVALID_INPUT'
   | 'CLI_FILE_NOT_FOUND'
   | 'CLI_MISSING_API_KEY'
-  | 'CLI_BACKEND_MISSING';
+  | 'CLI_BACKEND_MISSING'
+  /** The run store or the queue (`--store`, `--queue`) cannot be reached or refused the connection. */
+  | 'CLI_SERVICE_UNAVAILABLE';
 
 /** Options of the {@link CliError} constructor. */
 export interface CliErrorOptions {

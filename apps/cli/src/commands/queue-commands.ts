@@ -1,0 +1,435 @@
+/**
+ * The CLI on a shared queue and store: `attractor run file.dot --queue [--wait]`, `attractor runs` and
+ * `attractor answer <run> <key>`.
+ */
+import { resolve } from 'node:path';
+import type { JsonValue, PipelineEvent } from '@attractor/engine';
+import type { QueuedRun, RunQueue } from '@attractor/worker';
+import { cliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { type Colors, createColors } from '../colors.js';
+import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
+import { CliError } from '../errors/cli-error.js';
+import { loadPipeline } from '../load-pipeline.js';
+import type { RunCliOptions } from '../run/run-cli-options.js';
+import {
+  connectQueueOrExplain,
+  type OpenedCatalog,
+  openRunCatalog,
+  queueUrlOf,
+  requireQueueUrl,
+  requireStoreUrl,
+  storeUrlOf,
+} from '../shared/shared-locations.js';
+
+/** `run` options that matter on a queue. */
+export interface QueueRunCliOptions extends RunCliOptions {
+  /** `--queue [url]`: enqueue instead of running here. */
+  readonly queue?: string | boolean;
+  /** `--wait`: follow the queued run until it ends. */
+  readonly wait?: boolean;
+  /** `--store <url>`: the shared run store (for `--wait`). */
+  readonly store?: string;
+}
+
+/** How often `--wait` reads new events from the store, in milliseconds. */
+const FOLLOW_INTERVAL_MS = 250;
+
+/**
+ * `attractor run file.dot --queue`: lints the pipeline like a local run, enqueues it and prints the run id. With
+ * `--wait`, follows its events from the store until it ends and exits like a local run (0 success, 1 failed, 130
+ * cancelled).
+ */
+export async function enqueueCommand(options: {
+  readonly file: string;
+  readonly options: QueueRunCliOptions;
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const cli = options.options;
+  const colors = createColors(io.color && cli.json !== true);
+  const queueUrl = requireQueueUrl(cli.queue, io, '`attractor run --queue`');
+  const storeUrl =
+    cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor run --queue --wait`') : undefined;
+  const config = await loadCliConfig({
+    cwd: io.cwd,
+    ...(cli.config === undefined ? {} : { path: cli.config }),
+  });
+  const pipeline = await loadPipeline({
+    path: options.file,
+    io,
+    colors: createColors(io.color),
+    ...lintOptionsOf(config),
+    ...(cli.strict === undefined ? {} : { strict: cli.strict }),
+  });
+  const queue = await connectQueueOrExplain(queueUrl);
+  try {
+    const runId = await queue.enqueueRun({
+      source: pipeline.source,
+      filename: resolve(io.cwd, options.file),
+      graphName: pipeline.graph.id,
+      ...(cli.set === undefined ? {} : { context: cli.set as Readonly<Record<string, JsonValue>> }),
+      options: backendOptionsOf(cli, io.cwd),
+    });
+    io.stdout.write(`${runId}\n`);
+    if (storeUrl === undefined) return 0;
+    const catalog = await openRunCatalog(storeUrl, io);
+    try {
+      return await followRun({ catalog, queue, runId, io, colors, json: cli.json === true });
+    } finally {
+      await catalog.close();
+    }
+  } finally {
+    await queue.close();
+  }
+}
+
+/** The options a worker needs to build the run's backend (no secrets: they stay in the workers' environment). */
+function backendOptionsOf(cli: RunCliOptions, cwd: string): Readonly<Record<string, JsonValue>> {
+  const picked: Record<string, JsonValue> = {};
+  if (cli.simulate !== undefined) picked.simulate = cli.simulate;
+  if (cli.simulateScript !== undefined) picked.simulateScript = resolve(cwd, cli.simulateScript);
+  if (cli.dryRun !== undefined) picked.dryRun = cli.dryRun;
+  if (cli.model !== undefined) picked.model = cli.model;
+  if (cli.provider !== undefined) picked.provider = cli.provider;
+  if (cli.baseUrl !== undefined) picked.baseUrl = cli.baseUrl;
+  if (cli.prices !== undefined) picked.prices = resolve(cwd, cli.prices);
+  if (cli.backend !== undefined) picked.backend = JSON.parse(JSON.stringify(cli.backend)) as JsonValue;
+  if (cli.agentPermissions !== undefined) picked.agentPermissions = cli.agentPermissions;
+  if (cli.maxSteps !== undefined) picked.maxSteps = cli.maxSteps;
+  return picked;
+}
+
+/**
+ * Prints a queued run's events as the store receives them, until the run ends; says so once while it waits at a
+ * gate. Resolves with the exit code of a local run.
+ */
+async function followRun(options: {
+  readonly catalog: OpenedCatalog;
+  readonly queue: RunQueue;
+  readonly runId: string;
+  readonly io: CliIo;
+  readonly colors: Colors;
+  readonly json: boolean;
+  /** Print events after this sequence number only. Default: 0 (all). */
+  readonly afterSeq?: number;
+}): Promise<number> {
+  const { io, colors, runId } = options;
+  const store = options.catalog.open(runId);
+  let lastSeq = options.afterSeq ?? 0;
+  let waitingAt: string | undefined;
+  while (true) {
+    const events = (await store.readEvents().catch(() => [] as PipelineEvent[])).filter(
+      (event) => event.seq > lastSeq,
+    );
+    let ended: number | undefined;
+    for (const event of events) {
+      lastSeq = event.seq;
+      io.stdout.write(options.json ? `${JSON.stringify(event)}\n` : formatEvent(event, colors));
+      if (event.type === 'pipeline.completed') ended = 0;
+      if (event.type === 'pipeline.failed') ended = 1;
+    }
+    const queued = await options.queue.readRun(runId);
+    if (ended !== undefined && (queued === undefined || queued.state !== 'running')) return ended;
+    if (queued?.state === 'cancelled') {
+      io.stderr.write(`run ${runId} was cancelled${queued.error === undefined ? '' : `: ${queued.error}`}\n`);
+      return 130;
+    }
+    if ((queued?.state === 'fail' || queued?.state === 'success') && events.length === 0) {
+      if (queued.state === 'success') return 0;
+      io.stderr.write(
+        `${colors.red('error:')} run ${runId} failed${queued.error === undefined ? '' : `: ${queued.error}`}\n`,
+      );
+      return 1;
+    }
+    if (queued?.state === 'waiting' && queued.question !== undefined && waitingAt !== queued.question.id) {
+      waitingAt = queued.question.id;
+      io.stderr.write(
+        `run ${runId} waits at gate "${queued.question.stage}": ${queued.question.text}\n  options: ${describeOptions(queued)}\n  answer with: ${cliCommand(io.env)} answer ${runId} <key>${queued.deadlineAt === undefined ? '' : ` (before ${queued.deadlineAt}, else the default applies)`}\n`,
+      );
+    }
+    await new Promise((resolveSleep) => setTimeout(resolveSleep, FOLLOW_INTERVAL_MS));
+  }
+}
+
+function describeOptions(run: QueuedRun): string {
+  const question = run.question;
+  if (question === undefined) return '';
+  if (question.type === 'freeform') return 'any text';
+  if (question.type !== 'multiple_choice') return 'yes, no';
+  return question.options.map((option) => `${option.key} (${option.label})`).join(', ');
+}
+
+function formatEvent(event: PipelineEvent, colors: Colors): string {
+  switch (event.type) {
+    case 'pipeline.started':
+      return `${colors.bold(event.resumed ? 'resumed' : 'started')} ${event.name}\n`;
+    case 'stage.started':
+      return `  ${colors.cyan('▶')} ${event.nodeId}\n`;
+    case 'stage.completed':
+      return `  ${event.status === 'fail' ? colors.red('✗') : colors.green('✓')} ${event.nodeId} ${event.status}${event.failureReason === undefined ? '' : ` (${event.failureReason})`}\n`;
+    case 'pipeline.completed':
+      return `${colors.green('success')} in ${Math.round(event.durationMs)} ms\n`;
+    case 'pipeline.failed':
+      return `${colors.red('failed')}: ${event.error}\n`;
+    default:
+      return '';
+  }
+}
+
+/** One line of `attractor runs`. */
+interface RunsEntry {
+  readonly runId: string;
+  readonly status: string;
+  readonly graphName: string;
+  readonly startedAt: string;
+  readonly currentNode?: string;
+  readonly endedAt?: string;
+  readonly worker?: string;
+  readonly waitingAt?: string;
+}
+
+/**
+ * `attractor runs [--status S] [--graph G]`: the runs of the shared store (its run index), newest first, with the
+ * queue's view where one is set: runs still queued, the gate a suspended run waits at, the worker.
+ * @throws {CliError} when neither a store nor a queue is set.
+ */
+export async function runsCommand(options: {
+  readonly options: {
+    readonly status?: string;
+    readonly graph?: string;
+    readonly json?: boolean;
+    readonly queue?: string;
+    readonly store?: string;
+  };
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const filter = options.options;
+  const storeUrl = storeUrlOf(filter.store, io);
+  const queueUrl = queueUrlOf(filter.queue, io);
+  if (storeUrl === undefined && queueUrl === undefined) {
+    requireStoreUrl(undefined, io, '`attractor runs`');
+  }
+  const queue = queueUrl === undefined ? undefined : await connectQueueOrExplain(queueUrl);
+  const catalog =
+    storeUrl === undefined
+      ? undefined
+      : await openRunCatalog(storeUrl, io).catch(async (error: unknown) => {
+          await queue?.close();
+          throw error;
+        });
+  try {
+    const queued = new Map((await queue?.listRuns({}))?.map((run) => [run.runId, run]) ?? []);
+    const entries: RunsEntry[] = [];
+    const seen = new Set<string>();
+    for (const run of (await catalog?.listRuns({})) ?? []) {
+      seen.add(run.runId);
+      const inQueue = queued.get(run.runId);
+      // The queue knows best whether a run waits for a worker or an answer, or was cancelled while it waited.
+      const status =
+        inQueue !== undefined &&
+        (inQueue.state === 'waiting' || inQueue.state === 'queued' || inQueue.state === 'cancelled')
+          ? inQueue.state
+          : run.status;
+      entries.push({
+        runId: run.runId,
+        status,
+        graphName: run.graphName,
+        startedAt: run.startedAt,
+        ...(run.currentNode === undefined ? {} : { currentNode: run.currentNode }),
+        ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+        ...(inQueue?.worker === undefined ? {} : { worker: inQueue.worker }),
+        ...(status === 'waiting' && inQueue?.question !== undefined
+          ? { waitingAt: inQueue.question.stage }
+          : {}),
+      });
+    }
+    for (const run of queued.values()) {
+      if (
+        seen.has(run.runId) ||
+        (catalog !== undefined && run.state !== 'queued' && run.state !== 'cancelled' && run.state !== 'fail')
+      )
+        continue;
+      entries.push({
+        runId: run.runId,
+        status: run.state,
+        graphName: graphNameOf(run),
+        startedAt: run.startedAt ?? run.enqueuedAt,
+        ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+        ...(run.worker === undefined ? {} : { worker: run.worker }),
+        ...(run.state === 'waiting' && run.question !== undefined ? { waitingAt: run.question.stage } : {}),
+      });
+    }
+    const listed = entries
+      .filter(
+        (entry) =>
+          (filter.status === undefined || entry.status === filter.status) &&
+          (filter.graph === undefined || entry.graphName === filter.graph),
+      )
+      .sort((left, right) => right.startedAt.localeCompare(left.startedAt));
+    if (filter.json === true) {
+      io.stdout.write(`${JSON.stringify(listed)}\n`);
+      return 0;
+    }
+    if (listed.length === 0) {
+      io.stderr.write('no runs\n');
+      return 0;
+    }
+    for (const entry of listed) {
+      const where =
+        entry.waitingAt !== undefined
+          ? ` at gate ${entry.waitingAt}`
+          : entry.status === 'running' && entry.currentNode !== undefined
+            ? ` at ${entry.currentNode}`
+            : '';
+      io.stdout.write(`${entry.runId}  ${entry.status}${where}  ${entry.graphName}  ${entry.startedAt}\n`);
+    }
+    return 0;
+  } finally {
+    await catalog?.close();
+    await queue?.close();
+  }
+}
+
+function graphNameOf(run: QueuedRun): string {
+  return /digraph\s+("?)([A-Za-z0-9_.-]+)\1/.exec(run.request.source)?.[2] ?? '';
+}
+
+/**
+ * `attractor resume <run id>` on a shared queue: queues a failed or cancelled run again; a worker resumes it from its
+ * checkpoint. With `--wait`, follows it like `run --queue --wait`.
+ */
+export async function resumeQueuedCommand(options: {
+  readonly runId: string;
+  readonly options: {
+    readonly queue?: string | boolean;
+    readonly store?: string;
+    readonly wait?: boolean;
+    readonly json?: boolean;
+  };
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const queueUrl = requireQueueUrl(options.options.queue, io, '`attractor resume <run id>`');
+  const storeUrl =
+    options.options.wait === true
+      ? requireStoreUrl(options.options.store, io, '`attractor resume --wait`')
+      : undefined;
+  const queue = await connectQueueOrExplain(queueUrl);
+  const { AnswerRefusedError } = await import('@attractor/worker');
+  try {
+    const catalog = storeUrl === undefined ? undefined : await openRunCatalog(storeUrl, io);
+    try {
+      const afterSeq = (await catalog?.open(options.runId).readLastEventSeq()) ?? 0;
+      const previous = await queue.resumeRun({ runId: options.runId });
+      io.stderr.write(
+        `run ${options.runId} (${previous}) is queued again; a worker resumes it from its checkpoint\n`,
+      );
+      if (catalog === undefined) return 0;
+      return await followRun({
+        catalog,
+        queue,
+        runId: options.runId,
+        io,
+        colors: createColors(io.color && options.options.json !== true),
+        json: options.options.json === true,
+        afterSeq,
+      });
+    } finally {
+      await catalog?.close();
+    }
+  } catch (error) {
+    if (AnswerRefusedError.isInstance(error)) {
+      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+    }
+    throw error;
+  } finally {
+    await queue.close();
+  }
+}
+
+/**
+ * `attractor fork <run id> --at <node>[@visit]` on a shared queue: enqueues a new run that a worker starts from the
+ * checkpoint after that stage of the queued run (with the run's own DOT, or `--graph`), and prints its id.
+ */
+export async function forkQueuedCommand(options: {
+  readonly runId: string;
+  readonly at: string;
+  readonly options: QueueRunCliOptions;
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const cli = options.options;
+  const queueUrl = requireQueueUrl(cli.queue, io, '`attractor fork <run id>`');
+  const storeUrl = cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor fork --wait`') : undefined;
+  const edited =
+    cli.graph === undefined
+      ? undefined
+      : await loadPipeline({ path: cli.graph, io, colors: createColors(io.color) });
+  const queue = await connectQueueOrExplain(queueUrl);
+  try {
+    const source = await queue.readRun(options.runId);
+    if (source === undefined) {
+      throw new CliError({
+        code: 'CLI_FILE_NOT_FOUND',
+        message: `No run "${options.runId}" in the queue (--queue / ATTRACTOR_QUEUE_URL), and no run directory of that name. List runs with \`attractor runs\`.`,
+      });
+    }
+    const runId = await queue.enqueueRun({
+      source: edited?.source ?? source.request.source,
+      ...(edited !== undefined
+        ? { filename: resolve(io.cwd, cli.graph ?? '') }
+        : source.request.filename === undefined
+          ? {}
+          : { filename: source.request.filename }),
+      graphName: edited?.graph.id ?? graphNameOf(source),
+      options: { ...source.request.options, ...backendOptionsOf(cli, io.cwd) },
+      fork: { runId: options.runId, at: options.at },
+    });
+    io.stdout.write(`${runId}\n`);
+    if (storeUrl === undefined) return 0;
+    const catalog = await openRunCatalog(storeUrl, io);
+    try {
+      return await followRun({
+        catalog,
+        queue,
+        runId,
+        io,
+        colors: createColors(io.color && cli.json !== true),
+        json: cli.json === true,
+      });
+    } finally {
+      await catalog.close();
+    }
+  } finally {
+    await queue.close();
+  }
+}
+
+/** `attractor answer <run> <key>`: answers the gate a suspended run waits at; a worker resumes the run. */
+export async function answerCommand(options: {
+  readonly runId: string;
+  readonly key: string;
+  readonly options: { readonly queue?: string };
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const queueUrl = requireQueueUrl(options.options.queue, io, '`attractor answer`');
+  const queue = await connectQueueOrExplain(queueUrl);
+  const { AnswerRefusedError } = await import('@attractor/worker');
+  try {
+    const { answer } = await queue.answerRun({ runId: options.runId, text: options.key });
+    io.stdout.write(
+      `answered run ${options.runId} with ${answer.selectedOption === undefined ? answer.value : answer.selectedOption.label}; a worker resumes it\n`,
+    );
+    return 0;
+  } catch (error) {
+    if (AnswerRefusedError.isInstance(error)) {
+      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+    }
+    throw error;
+  } finally {
+    await queue.close();
+  }
+}

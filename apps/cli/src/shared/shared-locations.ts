@@ -1,0 +1,136 @@
+/**
+ * Where shared runs live: `--store <url>` / `ATTRACTOR_STORE_URL` (the run store: a PostgreSQL URL or a directory on
+ * a shared volume) and `--queue <url>` / `ATTRACTOR_QUEUE_URL` (the run queue: a PostgreSQL URL). Every message about
+ * them names the setting and how to fix it.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
+import type { RunQueue } from '@attractor/worker';
+import type { CliIo } from '../cli-io.js';
+import { CliError } from '../errors/cli-error.js';
+
+/** The run store setting, for messages. */
+export const STORE_SETTING = '--store / ATTRACTOR_STORE_URL';
+
+/** The store URL from `--store` or `ATTRACTOR_STORE_URL`, or undefined. */
+export function storeUrlOf(option: string | undefined, io: CliIo): string | undefined {
+  const value = option ?? io.env.ATTRACTOR_STORE_URL;
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/** The queue URL from `--queue <url>` or `ATTRACTOR_QUEUE_URL`, or undefined. */
+export function queueUrlOf(option: string | boolean | undefined, io: CliIo): string | undefined {
+  const value = typeof option === 'string' ? option : io.env.ATTRACTOR_QUEUE_URL;
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * The store URL, or a usage error saying how to give one.
+ * @throws {CliError} when neither `--store` nor `ATTRACTOR_STORE_URL` is set.
+ */
+export function requireStoreUrl(option: string | undefined, io: CliIo, what: string): string {
+  const url = storeUrlOf(option, io);
+  if (url === undefined) {
+    throw new CliError({
+      code: 'CLI_USAGE',
+      message: `${what} needs the shared run store: pass --store <url> or set ATTRACTOR_STORE_URL (postgres://user:password@host:5432/db, or a directory on a shared volume).`,
+    });
+  }
+  return url;
+}
+
+/**
+ * The queue URL, or a usage error saying how to give one.
+ * @throws {CliError} when neither `--queue <url>` nor `ATTRACTOR_QUEUE_URL` is set.
+ */
+export function requireQueueUrl(option: string | boolean | undefined, io: CliIo, what: string): string {
+  const url = queueUrlOf(option, io);
+  if (url === undefined) {
+    throw new CliError({
+      code: 'CLI_USAGE',
+      message: `${what} needs the run queue: pass --queue <url> or set ATTRACTOR_QUEUE_URL (postgres://user:password@host:5432/db).`,
+    });
+  }
+  return url;
+}
+
+/** A run catalog the CLI opened, closed by `close`. */
+export type OpenedCatalog = RunCatalog;
+
+/**
+ * Opens the run catalog a store URL names: `postgres://` / `postgresql://` → PostgreSQL; a path or `file://` URL →
+ * run directories under it.
+ * @throws {CliError} when the URL names another scheme.
+ */
+export async function openRunCatalog(url: string, io: CliIo): Promise<OpenedCatalog> {
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { createPostgresRunCatalog } = await import('@attractor/store-postgres');
+    let catalog: RunCatalog;
+    try {
+      catalog = createPostgresRunCatalog({ connectionString: url });
+      // Connects (and applies the store's migrations) now, so that a bad URL or a server that is down is reported here.
+      await catalog.listRuns({ limit: 1 });
+    } catch (error) {
+      throw storeUnavailable(error, url);
+    }
+    return catalog;
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !url.startsWith('file://')) {
+    throw new CliError({
+      code: 'CLI_USAGE',
+      message: `The run store URL (${STORE_SETTING}) must be postgres://…, file://… or a directory, not "${url.replace(/\/\/[^@/]*@/, '//***@')}".`,
+    });
+  }
+  const directory = url.startsWith('file://')
+    ? fileURLToPath(url)
+    : isAbsolute(url)
+      ? url
+      : resolve(io.cwd, url);
+  return createFileRunCatalog(directory);
+}
+
+/** A one-line error for a PostgreSQL run store that cannot be reached or refuses, naming the setting and the fix. */
+function storeUnavailable(error: unknown, url: string): CliError {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const location = url.replace(/(\/\/[^/:@]*):[^@/]*@/, '$1@');
+  const fix =
+    code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ETIMEDOUT'
+      ? `Start PostgreSQL there, or point ${STORE_SETTING} at a running server`
+      : code === '28P01' || code === '28000'
+        ? 'Fix the user and password in the URL'
+        : code === '3D000'
+          ? 'Create the database (createdb) or fix its name in the URL'
+          : `Check ${STORE_SETTING}`;
+  return new CliError({
+    code: 'CLI_SERVICE_UNAVAILABLE',
+    exitCode: 1,
+    message: `The run store at ${location} (${STORE_SETTING}) is not available: ${message}. ${fix}.`,
+    cause: error,
+  });
+}
+
+/**
+ * Connects to the run queue, turning an unreachable or refusing server into a one-line error that names the setting.
+ * @throws {CliError} `CLI_SERVICE_UNAVAILABLE` (exit 1) or `CLI_USAGE` for a URL that is not PostgreSQL's.
+ */
+export async function connectQueueOrExplain(url: string): Promise<RunQueue> {
+  const { connectRunQueue, QueueUnavailableError } = await import('@attractor/worker');
+  try {
+    return await connectRunQueue({ url });
+  } catch (error) {
+    if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
+    throw error;
+  }
+}
+
+/** A {@link CliError} for a fault of the queue or the store that explains itself. */
+export function serviceError(error: Error & { readonly retryable?: boolean }): CliError {
+  return new CliError({
+    code: error.retryable === false ? 'CLI_USAGE' : 'CLI_SERVICE_UNAVAILABLE',
+    exitCode: error.retryable === false ? 2 : 1,
+    message: error.message,
+    cause: error,
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * The CLI on a shared queue and store (issue 18): `run --queue --wait`, `answer`, `runs`, `inspect <run id>`, and
+ * the one-line errors for a missing, wrong or unreachable queue.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type PostgresTestServer,
+  postgresAvailableForTests,
+  startPostgresServer,
+} from '../../../tools/postgres-server.mjs';
+import { attractor, FIXTURES, temporaryDirectory } from './helpers/cli.js';
+
+const GATE = join(FIXTURES, 'ship-gate.dot');
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address !== null ? address.port : 1;
+}
+
+describe('queue settings: errors name the setting and the fix', () => {
+  it('refuses --queue without a URL anywhere', async () => {
+    const result = await attractor(['run', GATE, '--simulate', '--queue']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('pass --queue <url> or set ATTRACTOR_QUEUE_URL');
+  });
+
+  it('refuses a queue URL that is not PostgreSQL', async () => {
+    const result = await attractor(['run', GATE, '--simulate', '--queue', 'redis://127.0.0.1:6379']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('The queue URL (--queue / ATTRACTOR_QUEUE_URL) uses "redis:"');
+  });
+
+  it('says when the queue server is down, without the password', async () => {
+    const port = await closedPort();
+    const result = await attractor(['runs'], {
+      env: { ATTRACTOR_QUEUE_URL: `postgres://attractor:hunter2@127.0.0.1:${port}/attractor` },
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain(
+      `Cannot reach the queue's PostgreSQL at postgres://attractor@127.0.0.1:${port}/attractor`,
+    );
+    expect(result.stderr).toContain(
+      'Start PostgreSQL there, or point --queue / ATTRACTOR_QUEUE_URL at a running server',
+    );
+    expect(result.stderr).not.toContain('hunter2');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+const available = postgresAvailableForTests('attractor run --queue / answer / runs end-to-end tests');
+
+describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on PostgreSQL', () => {
+  let server: PostgresTestServer;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    dir = await temporaryDirectory('attractor-queue-cli-');
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('follows a queued run through a gate answered from another process, then lists and inspects it by id', async () => {
+    const env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
+    const worker = attractor(['worker', '--workdir-root', join(dir, 'work')], { cwd: dir, env });
+    try {
+      const waiting = attractor(['run', GATE, '--simulate', '--queue', '--wait'], { cwd: dir, env });
+      let stderr = '';
+      waiting.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const deadline = Date.now() + 60_000;
+      while (!stderr.includes('answer with:')) {
+        if (Date.now() > deadline) throw new Error(`no gate announced; stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(stderr).toContain('waits at gate "ask": Ship it?');
+      const runId = /answer with: attractor answer (\S+) <key>/.exec(stderr)?.[1] ?? '';
+      const listed = await attractor(['runs', '--status', 'waiting'], { cwd: dir, env });
+      expect(listed.stdout).toContain(`${runId}  waiting at gate ask  gate`);
+      const wrong = await attractor(['answer', runId, 'x'], { cwd: dir, env });
+      expect(wrong.exitCode).toBe(2);
+      expect(wrong.stderr).toContain('"x" is none of the options: S ([S] Ship), H ([H] Hold)');
+      const answered = await attractor(['answer', runId, 'ship'], { cwd: dir, env });
+      expect(answered.exitCode, answered.stderr).toBe(0);
+      const finished = await waiting;
+      expect(finished.exitCode).toBe(0);
+      expect(finished.stdout.split('\n')[0]).toBe(runId);
+      expect(finished.stdout).toContain('✓ ship success');
+      const inspected = await attractor(['inspect', runId, '--json'], { cwd: dir, env });
+      expect(inspected.exitCode, inspected.stderr).toBe(0);
+      expect(JSON.parse(inspected.stdout)).toMatchObject({
+        state: 'success',
+        route: ['start', 'ask', 'ship', 'done'],
+      });
+
+      // A fork from the gate's checkpoint with an edited graph routes the recorded answer anew, on a worker.
+      const edited = join(dir, 'edited.dot');
+      await writeFile(
+        edited,
+        (await readFile(GATE, 'utf8')).replace('echo shipped >>', 'echo shipped-again >>'),
+      );
+      const forked = await attractor(['fork', runId, '--at', 'ask', '--graph', edited, '--wait'], {
+        cwd: dir,
+        env,
+      });
+      expect(forked.exitCode, forked.stderr).toBe(0);
+      const forkId = forked.stdout.split('\n')[0] ?? '';
+      expect(forkId).not.toBe(runId);
+      const forkSummary = await attractor(['inspect', forkId, '--json'], { cwd: dir, env });
+      expect(JSON.parse(forkSummary.stdout)).toMatchObject({ state: 'success' });
+      expect(await readFile(join(dir, 'work', forkId, 'trail.txt'), 'utf8')).toBe('shipped-again\n');
+    } finally {
+      worker.kill('SIGTERM');
+      expect((await worker).exitCode).toBe(0);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,298 @@
+/**
+ * Issue 18 "`attractor serve` on a shared store", with real processes: a server (`attractor serve --store --queue`)
+ * and two `attractor worker`s on a real PostgreSQL (run store and queue). Runs started through the API execute on a
+ * worker; the API shows their stages and streams their events (SSE, Last-Event-ID replay); a gate is answered
+ * through the server while its run is suspended; cancel reaches the worker; a restarted server shows and streams
+ * the runs the workers go on executing.
+ */
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { connectRunQueue } from '@attractor/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type PostgresTestServer,
+  postgresAvailableForTests,
+  startPostgresServer,
+} from '../../../tools/postgres-server.mjs';
+import { attractor, FIXTURES, temporaryDirectory, waitForBanner } from './helpers/cli.js';
+
+const available = postgresAvailableForTests('attractor serve on a shared store tests');
+
+const RELAY = `digraph relay {
+  graph [goal="relay the baton"]
+  start [shape=Mdiamond]
+  a [shape=parallelogram, tool_command="sleep 0.3; echo a >> trail.txt"]
+  plan [prompt="Plan the next leg"]
+  b [shape=parallelogram, tool_command="sleep 1; echo b >> trail.txt"]
+  done [shape=Msquare]
+  start -> a -> plan -> b -> done
+}`;
+const GATE = readFileSync(join(FIXTURES, 'ship-gate.dot'), 'utf8');
+const SLOW = `digraph slow {
+  start [shape=Mdiamond]
+  wait [shape=parallelogram, tool_command="sleep 60"]
+  done [shape=Msquare]
+  start -> wait -> done
+}`;
+
+/** Resolves once `read()` returns true, polling every 100 ms. */
+async function until(read: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await read())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface SseMessage {
+  readonly id?: string;
+  readonly event?: string;
+  readonly data: string;
+}
+
+/** Reads an SSE stream until an `end` message (or the timeout), parsed into messages. */
+async function readSse(
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<SseMessage[]> {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  expect(response.status).toBe(200);
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  const messages: SseMessage[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+    let end = text.indexOf('\n\n');
+    while (end >= 0) {
+      const block = text.slice(0, end);
+      text = text.slice(end + 2);
+      end = text.indexOf('\n\n');
+      const fields: Record<string, string> = {};
+      for (const line of block.split('\n')) {
+        const colon = line.indexOf(':');
+        if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
+      }
+      if (fields.data === undefined) continue;
+      messages.push({
+        data: fields.data,
+        ...(fields.id === undefined ? {} : { id: fields.id }),
+        ...(fields.event === undefined ? {} : { event: fields.event }),
+      });
+    }
+    if (messages.some((message) => message.event === 'end')) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return messages;
+}
+
+describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () => {
+  let postgres: PostgresTestServer;
+  let dir: string;
+  let env: Record<string, string>;
+  const workers: ReturnType<typeof attractor>[] = [];
+  let server: ReturnType<typeof attractor> | undefined;
+  let url: string;
+  const token = 'shared-store-test';
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+
+  const startWorker = () =>
+    attractor(
+      [
+        'worker',
+        '--workdir-root',
+        join(dir, 'work'),
+        '--heartbeat-seconds',
+        '10',
+        '--supervise-seconds',
+        '1',
+      ],
+      { cwd: dir, env },
+    );
+  const startServe = async (): Promise<void> => {
+    server = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], { cwd: dir, env });
+    ({ url } = await waitForBanner(server));
+  };
+  const api = async <T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> => {
+    const response = await fetch(`${url}${path}`, { ...init, headers });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+  const start = async (dot: string): Promise<string> => {
+    const { status, body } = await api<{ id: string }>('/pipelines', {
+      method: 'POST',
+      body: JSON.stringify({ dot, simulate: true }),
+    });
+    expect(status).toBe(201);
+    return body.id;
+  };
+  const details = async (id: string) =>
+    (
+      await api<{
+        state: string;
+        nodeStatuses: Record<string, string>;
+        completedNodes: string[];
+        stages: { nodeId: string }[];
+      }>(`/pipelines/${id}`)
+    ).body;
+
+  beforeAll(async () => {
+    postgres = await startPostgresServer();
+    dir = await temporaryDirectory('attractor-serve-shared-');
+    env = { ATTRACTOR_QUEUE_URL: postgres.url, ATTRACTOR_STORE_URL: postgres.url };
+    for (let index = 0; index < 2; index += 1) workers.push(startWorker());
+    await startServe();
+  }, 120_000);
+  afterAll(async () => {
+    server?.kill('SIGTERM');
+    await server;
+    for (const worker of workers) worker.kill('SIGTERM');
+    await Promise.all(workers);
+    await postgres?.stop();
+  }, 60_000);
+
+  it('a run started through the API executes on a worker; the API shows its stages and streams its events with Last-Event-ID replay', async () => {
+    // The runs list follows the run live (GET /events).
+    const changes = new AbortController();
+    const changesResponse = await fetch(`${url}/events`, { headers, signal: changes.signal });
+    const changeText = (async () => {
+      let text = '';
+      const reader = changesResponse.body!.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += value;
+        }
+      } catch {
+        // aborted below
+      }
+      return text;
+    })();
+    const id = await start(RELAY);
+    const list = await api<{ pipelines: { id: string }[] }>('/pipelines');
+    expect(list.body.pipelines.map((run) => run.id)).toContain(id);
+    expect((await api('/pipelines/no-such-run')).status).toBe(404);
+    expect((await fetch(`${url}/pipelines/no-such-run/events`, { headers })).status).toBe(404);
+
+    const all = await readSse(`${url}/pipelines/${id}/events`, headers);
+    const own = all.filter((message) => message.id !== undefined);
+    expect(own.map((message) => Number(message.id))).toEqual(own.map((_, index) => index + 1));
+    const types = own.map((message) => (JSON.parse(message.data) as { type: string }).type);
+    expect(types[0]).toBe('pipeline.started');
+    expect(types.at(-1)).toBe('pipeline.completed');
+    expect(JSON.parse(all.at(-1)!.data)).toEqual({ state: 'success' });
+
+    const after = 3;
+    const replay = await readSse(`${url}/pipelines/${id}/events`, {
+      ...headers,
+      'Last-Event-ID': String(after),
+    });
+    expect(replay.filter((message) => message.id !== undefined).map((message) => message.id)).toEqual(
+      own.slice(after).map((message) => message.id),
+    );
+
+    const shown = await details(id);
+    expect(shown.state).toBe('success');
+    expect(shown.nodeStatuses).toMatchObject({ a: 'success', plan: 'success', b: 'success' });
+    expect(shown.stages.map((stage) => stage.nodeId)).toEqual(expect.arrayContaining(['a', 'plan', 'b']));
+    expect(await readFile(join(dir, 'work', id, 'trail.txt'), 'utf8')).toBe('a\nb\n');
+    const checkpoint = await api<{ completed_nodes: string[] }>(`/pipelines/${id}/checkpoint`);
+    expect(checkpoint.body.completed_nodes).toEqual(expect.arrayContaining(['a', 'plan', 'b']));
+
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    changes.abort();
+    const runMessages = (await changeText)
+      .split('\n\n')
+      .filter((block) => block.startsWith('event: run'))
+      .map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)) as { id: string; state: string });
+    const states = runMessages.filter((run) => run.id === id).map((run) => run.state);
+    expect(states).toContain('running');
+    expect(states.at(-1)).toBe('success');
+
+    // A fork from stage a is queued too, and a worker runs it from that checkpoint.
+    const forked = await api<{ id: string }>(`/pipelines/${id}/fork`, {
+      method: 'POST',
+      body: JSON.stringify({ from: 'a' }),
+    });
+    expect(forked.status).toBe(200);
+    await until(
+      async () => (await details(forked.body.id)).state === 'success',
+      60_000,
+      'the fork to succeed',
+    );
+    expect(await readFile(join(dir, 'work', forked.body.id, 'trail.txt'), 'utf8')).toBe('b\n');
+  }, 120_000);
+
+  it('answers a gate through the server while its run is suspended; a different worker than the one that asked completes it', async () => {
+    const id = await start(GATE);
+    let questions: { id: string; question: { text: string } }[] = [];
+    await until(
+      async () => {
+        questions = (await api<{ questions: typeof questions }>(`/pipelines/${id}/questions`)).body.questions;
+        return questions.length > 0;
+      },
+      60_000,
+      'the gate question',
+    );
+    expect(questions[0]!.question.text).toBe('Ship it?');
+    expect((await details(id)).state).toBe('waiting');
+    // The worker that asked stops (its slot was freed when the run was suspended): another one must finish the run.
+    const queue = await connectRunQueue({ url: postgres.url });
+    try {
+      const askedBy = (await queue.readRun(id))?.askedBy ?? '';
+      const asker = workers.find((worker) => askedBy.includes(`:${worker.pid}:`));
+      expect(asker, askedBy).toBeDefined();
+      asker!.kill('SIGTERM');
+      await asker;
+      workers.splice(workers.indexOf(asker!), 1);
+      const answered = await api<{ answer: { value: string } }>(
+        `/pipelines/${id}/questions/${encodeURIComponent(questions[0]!.id)}/answer`,
+        { method: 'POST', body: JSON.stringify({ value: 'S' }) },
+      );
+      expect(answered.status).toBe(200);
+      await until(async () => (await details(id)).state === 'success', 60_000, 'the answered run to succeed');
+      const finished = await queue.readRun(id);
+      expect(finished?.worker).toBeDefined();
+      expect(finished?.worker).not.toBe(askedBy);
+    } finally {
+      await queue.close();
+    }
+    expect(await readFile(join(dir, 'work', id, 'trail.txt'), 'utf8')).toBe('shipped\n');
+    workers.push(startWorker());
+  }, 120_000);
+
+  it('cancel through the API reaches the worker: the run ends cancelled within seconds', async () => {
+    const id = await start(SLOW);
+    await until(
+      async () => (await details(id)).nodeStatuses.wait === 'running',
+      60_000,
+      'the slow stage to start on a worker',
+    );
+    const cancelledAt = Date.now();
+    expect((await api(`/pipelines/${id}/cancel`, { method: 'POST' })).status).toBe(200);
+    await until(async () => (await details(id)).state === 'cancelled', 10_000, 'the run to end cancelled');
+    expect(Date.now() - cancelledAt).toBeLessThan(5_000);
+  }, 120_000);
+
+  it('a restarted server shows the runs workers execute and streams their events', async () => {
+    const id = await start(RELAY);
+    await until(
+      async () => Object.keys((await details(id)).nodeStatuses).length > 0,
+      60_000,
+      'the run to start on a worker',
+    );
+    server!.kill('SIGTERM');
+    await server;
+    await startServe();
+    const list = await api<{ pipelines: { id: string }[] }>('/pipelines');
+    expect(list.body.pipelines.map((run) => run.id)).toContain(id);
+    const messages = await readSse(`${url}/pipelines/${id}/events`, headers);
+    expect(JSON.parse(messages.at(-1)!.data)).toEqual({ state: 'success' });
+    expect((await details(id)).state).toBe('success');
+  }, 120_000);
+});

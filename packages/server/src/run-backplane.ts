@@ -1,0 +1,112 @@
+/**
+ * Where the server's runs live and execute. The local backplane is {@link RunManager} (a runs directory, runs
+ * executed in this process); {@link createSharedStoreBackplane} is a shared run store (`RunCatalog`, e.g. PostgreSQL)
+ * plus a run queue whose workers execute the runs: the server only reads the store, enqueues, answers and cancels.
+ */
+import type { Answer, Checkpoint, JsonValue, Question, RunCatalog } from '@attractor/engine';
+import type { SSEStreamingApi } from 'hono/streaming';
+import type { PendingQuestion } from './http-interviewer.js';
+import type { RunDetails, RunSummary } from './run-summary.js';
+
+/** A run as the run queue reports it (structurally `@attractor/worker`'s `QueuedRun`). */
+export interface BackplaneQueuedRun {
+  readonly runId: string;
+  readonly request: {
+    readonly source: string;
+    readonly filename?: string;
+    readonly options?: Readonly<Record<string, JsonValue>>;
+  };
+  readonly state: 'queued' | 'running' | 'waiting' | 'success' | 'fail' | 'cancelled';
+  /** When it was enqueued (ISO-8601). */
+  readonly enqueuedAt: string;
+  /** The question of the gate it waits at (state `waiting`). */
+  readonly question?: Question;
+  /** When that question was first asked (ISO-8601). */
+  readonly askedAt?: string;
+  /** Why it failed outside the pipeline (e.g. the graph no longer parses). */
+  readonly error?: string;
+}
+
+/**
+ * The run queue a shared-store server uses: structurally the `RunQueue` of `@attractor/worker` (`connectRunQueue`),
+ * so this package does not depend on the queue engine.
+ */
+export interface BackplaneRunQueue {
+  /** Queues a new run (a worker executes it); resolves with its id. */
+  enqueueRun(options: {
+    readonly source: string;
+    readonly filename?: string;
+    readonly graphName?: string;
+    readonly context?: Readonly<Record<string, JsonValue>>;
+    readonly options?: Readonly<Record<string, JsonValue>>;
+    readonly fork?: { readonly runId: string; readonly at: string };
+  }): Promise<string>;
+  /** What the queue knows about a run, or undefined. */
+  readRun(runId: string): Promise<BackplaneQueuedRun | undefined>;
+  /** Runs the queue knows, newest first. */
+  listRuns(filter?: {
+    readonly state?: BackplaneQueuedRun['state'];
+    readonly limit?: number;
+  }): Promise<BackplaneQueuedRun[]>;
+  /** Answers the gate a suspended run waits at and queues it again. Rejects with `reason` when refused. */
+  answerRun(options: { readonly runId: string; readonly text: string }): Promise<{ readonly answer: Answer }>;
+  /** Cancels a run wherever it executes (the worker is told by a notification). */
+  cancelRun(options: { readonly runId: string; readonly reason?: string }): Promise<unknown>;
+  /** Queues a failed or cancelled run again, from its checkpoint. */
+  resumeRun(options: { readonly runId: string }): Promise<unknown>;
+  /** Closes the queue's connections. */
+  close(): Promise<void>;
+}
+
+/** A shared run store and its queue, as `startServer({ shared })` takes them. */
+export interface SharedRunStore {
+  /** The run store every worker writes to (`createPostgresRunCatalog`, or a file catalog on a shared volume). */
+  readonly catalog: RunCatalog;
+  /** The queue the workers take runs from. */
+  readonly queue: BackplaneRunQueue;
+  /**
+   * Wakes SSE streams when a run's events may have grown (e.g. `LISTEN` on the store's event notifications):
+   * `subscribe(listener)` calls `listener(runId)` and returns the unsubscribe function. Without it streams poll
+   * every `pollMs`.
+   */
+  readonly subscribe?: (listener: (runId: string) => void) => () => void;
+  /** Poll period of event streams and the runs list when no notification comes, in milliseconds. Default: 500. */
+  readonly pollMs?: number;
+}
+
+/** What a run route of the API asks of the runs' backplane (the operations of spec §9.5). */
+export interface RunBackplane {
+  /** The runs, newest first. */
+  list(): Promise<RunSummary[]>;
+  /** Starts (or enqueues) a run from DOT source. */
+  start(request: {
+    readonly source: string;
+    readonly filename?: string;
+    readonly simulate?: boolean;
+    readonly model?: string;
+    readonly provider?: string;
+    readonly context?: Readonly<Record<string, JsonValue>>;
+  }): Promise<RunSummary>;
+  /** One run's details. @throws {ApiError} 404 for an unknown run. */
+  details(runId: string): Promise<RunDetails>;
+  /** Streams a run's events after `lastEventId` (its `seq`), then live ones until it ends. */
+  streamEvents(stream: SSEStreamingApi, runId: string, lastEventId: number): Promise<void>;
+  /** Streams `run` messages (summaries) whenever a run changes. */
+  streamChanges(stream: SSEStreamingApi): Promise<void>;
+  /** Cancels a run wherever it executes. */
+  cancel(runId: string): Promise<RunSummary>;
+  /** Resumes a failed, cancelled or interrupted run from its checkpoint. */
+  resume(runId: string): Promise<RunSummary>;
+  /** Starts a new run from the checkpoint after stage `from` of `runId`, optionally with edited DOT. */
+  fork(runId: string, options: { readonly from: string; readonly dot?: string }): Promise<RunSummary>;
+  /** The questions a run waits on. */
+  questions(runId: string): Promise<PendingQuestion[]>;
+  /** Answers a question of a run. */
+  answer(runId: string, questionId: string, text: string): Promise<{ readonly answer: Answer }>;
+  /** A run's last checkpoint, when it has one. */
+  checkpoint(runId: string): Promise<Checkpoint | undefined>;
+  /** The DOT source of a run, when known. */
+  source(runId: string): Promise<string | undefined>;
+  /** Ends streams and closes connections. */
+  close(): Promise<void>;
+}

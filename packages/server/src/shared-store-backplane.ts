@@ -1,0 +1,476 @@
+/**
+ * The server on a shared run store (issue 18): runs are listed and shown from the store (`RunCatalog.listRuns`,
+ * `readRun`, `readEvents`), whichever worker executes them; starting, resuming and forking enqueue; answers and
+ * cancels go through the queue, which reaches the run wherever it executes (or waits, suspended, holding no worker).
+ */
+import {
+  type PipelineEvent,
+  type RunIndexEntry,
+  type RunStore,
+  readRun,
+  type SecretMasker,
+} from '@attractor/engine';
+import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import type { SSEStreamingApi } from 'hono/streaming';
+import { ApiError } from './errors/api-error.js';
+import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
+import type { PendingQuestion } from './http-interviewer.js';
+import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
+import {
+  pastRunSummary,
+  type RunDetails,
+  type RunState,
+  type RunSummary,
+  stageStatusesFromEvents,
+} from './run-summary.js';
+
+/** Options of {@link createSharedStoreBackplane}. */
+export interface SharedStoreBackplaneOptions extends SharedRunStore {
+  /** Masks secrets in everything sent. */
+  readonly secrets: SecretMasker;
+  /** Sleeps `ms` (rejects when `signal` aborts). */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** ISO-8601 now. */
+  readonly now: () => string;
+  /** Simulate the LLM stages of every run started here (`attractor serve --simulate`). Default: false. */
+  readonly simulateAll?: boolean;
+  /** Accept pipelines that can run shell commands (on the workers). Default: false. */
+  readonly allowTools?: boolean;
+}
+
+/** The events that end a run. */
+const ENDS: ReadonlySet<string> = new Set(['pipeline.completed', 'pipeline.failed', 'pipeline.cancelled']);
+
+/** Creates the {@link RunBackplane} of a shared run store and queue. */
+export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions): RunBackplane {
+  const { catalog, queue, secrets } = options;
+  const pollMs = options.pollMs ?? 500;
+  const closing = new AbortController();
+  const streams = new Set<Promise<void>>();
+  /** Streams waiting for a change, woken by the store's notifications (one subscription for all). */
+  const waiters = new Set<(runId: string) => void>();
+  const unsubscribe = options.subscribe?.((runId) => {
+    for (const waiter of [...waiters]) waiter(runId);
+  });
+
+  /**
+   * Follows the changes of `runId` (or of any run, when undefined) for as long as `signal` is not aborted: `next()`
+   * resolves at the first change since the previous `next()` (at once when one came meanwhile), or after `pollMs`.
+   */
+  const followChanges = (runId: string | undefined, signal: AbortSignal): { next(): Promise<void> } => {
+    let changed = false;
+    let wake: (() => void) | undefined;
+    const waiter = (id: string) => {
+      if (runId !== undefined && id !== runId) return;
+      changed = true;
+      wake?.();
+    };
+    waiters.add(waiter);
+    signal.addEventListener('abort', () => {
+      waiters.delete(waiter);
+      wake?.();
+    });
+    return {
+      async next() {
+        if (!changed && !signal.aborted) {
+          const controller = new AbortController();
+          wake = () => controller.abort();
+          await options.sleep(pollMs, controller.signal).catch(() => undefined);
+          wake = undefined;
+        }
+        changed = false;
+      },
+    };
+  };
+
+  const track = (stream: Promise<void>): Promise<void> => {
+    streams.add(stream);
+    return stream.finally(() => streams.delete(stream));
+  };
+
+  const notFound = (runId: string): ApiError =>
+    new ApiError({
+      status: 404,
+      code: 'RUN_NOT_FOUND',
+      message: `No run "${runId}" in the run store ${catalog.location}.`,
+    });
+
+  const queuedSummary = (run: BackplaneQueuedRun): RunSummary => {
+    const graphName = graphNameOf(run.request.source) ?? run.runId;
+    return {
+      id: run.runId,
+      graphName,
+      goal: '',
+      state: run.state === 'queued' ? 'running' : run.state,
+      ...(run.error === undefined ? {} : { failureReason: run.error }),
+      startedAt: run.enqueuedAt,
+      live: run.state === 'queued' || run.state === 'running' || run.state === 'waiting',
+      resumable: false,
+      pendingQuestions: run.state === 'waiting' ? 1 : 0,
+    };
+  };
+
+  const indexSummary = (entry: RunIndexEntry, queued: BackplaneQueuedRun | undefined): RunSummary => {
+    const state = combineStates(entry.status, queued?.state);
+    const live = state === 'running' || state === 'waiting';
+    return {
+      id: entry.runId,
+      graphName: entry.graphName,
+      goal: entry.goal,
+      state,
+      startedAt: entry.startedAt,
+      live,
+      resumable:
+        queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
+      ...(entry.currentNode === undefined || state === 'success' ? {} : { currentNode: entry.currentNode }),
+      pendingQuestions: state === 'waiting' ? 1 : 0,
+      ...(entry.endedAt === undefined
+        ? {}
+        : {
+            endedAt: entry.endedAt,
+            durationMs: Math.max(0, Date.parse(entry.endedAt) - Date.parse(entry.startedAt)),
+          }),
+    };
+  };
+
+  const list = async (): Promise<RunSummary[]> => {
+    const [entries, queued] = await Promise.all([
+      catalog.listRuns({ limit: 500 }),
+      queue.listRuns({ limit: 500 }),
+    ]);
+    const byId = new Map(queued.map((run) => [run.runId, run]));
+    const summaries = entries.map((entry) => indexSummary(entry, byId.get(entry.runId)));
+    const listed = new Set(entries.map((entry) => entry.runId));
+    // Runs the store knows nothing of yet: queued, or taken by a worker that has not written their manifest.
+    for (const run of queued) if (!listed.has(run.runId)) summaries.push(queuedSummary(run));
+    summaries.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    return secrets.mask(summaries);
+  };
+
+  const details = async (runId: string): Promise<RunDetails> => {
+    const store = openRun(runId);
+    const [record, events, queued] = await Promise.all([
+      readRun(store),
+      store.readEvents(),
+      queue.readRun(runId),
+    ]);
+    if (record.manifest === undefined) {
+      if (queued === undefined) throw notFound(runId);
+      return secrets.mask({
+        ...queuedSummary(queued),
+        completedNodes: [],
+        nodeStatuses: {},
+        waitingNodes: [],
+        stages: [],
+        stageDirectories: [],
+      });
+    }
+    const finalEvent = [...events]
+      .reverse()
+      .find((event) => ENDS.has(event.type) || event.type === 'pipeline.started');
+    const base = pastRunSummary({
+      id: runId,
+      manifest: record.manifest,
+      checkpoint: record.checkpoint,
+      finalEvent:
+        finalEvent === undefined || finalEvent.type === 'pipeline.started'
+          ? undefined
+          : {
+              type: finalEvent.type,
+              ...('reason' in finalEvent ? { reason: String(finalEvent.reason) } : {}),
+            },
+      startedByServer: queued !== undefined,
+    });
+    const state = combineStates(
+      record.lock !== undefined && base.state === 'interrupted' ? 'running' : base.state,
+      queued?.state,
+    );
+    const live = state === 'running' || state === 'waiting' || queued?.state === 'queued';
+    const waitingNodes = state === 'waiting' ? openInterviewStages(events) : [];
+    return secrets.mask({
+      ...base,
+      state,
+      live,
+      resumable:
+        queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
+      pendingQuestions: state === 'waiting' ? 1 : 0,
+      completedNodes: record.checkpoint?.completed_nodes ?? [],
+      nodeStatuses: stageStatusesFromEvents(events, { live }),
+      waitingNodes,
+      stages: record.stages.map((stage) => ({ nodeId: stage.stagePath, files: [] })),
+      stageDirectories: [],
+      ...(record.manifest.forked_from === undefined
+        ? {}
+        : {
+            forkedFrom: {
+              runId: record.manifest.forked_from.run_id,
+              node: record.manifest.forked_from.node,
+              visit: record.manifest.forked_from.visit,
+            },
+          }),
+    });
+  };
+
+  const openRun = (runId: string): RunStore => {
+    try {
+      return catalog.open(runId);
+    } catch {
+      throw notFound(runId);
+    }
+  };
+
+  const streamEvents = (stream: SSEStreamingApi, runId: string, lastEventId: number): Promise<void> =>
+    track(
+      (async () => {
+        const store = openRun(runId);
+        const aborted = new AbortController();
+        stream.onAbort(() => aborted.abort());
+        closing.signal.addEventListener('abort', () => aborted.abort(), { once: true });
+        let lastSent = lastEventId;
+        let ended = false;
+        const changes = followChanges(runId, aborted.signal);
+        while (!aborted.signal.aborted && !ended) {
+          const events = await store.readEvents({ afterSeq: lastSent });
+          let batch = '';
+          for (const event of events) {
+            if (event.seq <= lastSent) continue;
+            batch += `data: ${JSON.stringify(secrets.mask(event))}\nid: ${event.seq}\n\n`;
+            lastSent = event.seq;
+            if (ENDS.has(event.type) && event.runId === runId) ended = true;
+          }
+          if (batch !== '' && !aborted.signal.aborted) await stream.write(batch);
+          if (!ended) await changes.next();
+        }
+        if (aborted.signal.aborted) return;
+        const summary = await details(runId);
+        await stream.writeSSE({ event: 'end', data: JSON.stringify({ state: summary.state }) });
+      })(),
+    );
+
+  const streamChanges = (stream: SSEStreamingApi): Promise<void> =>
+    track(
+      (async () => {
+        const aborted = new AbortController();
+        stream.onAbort(() => aborted.abort());
+        closing.signal.addEventListener('abort', () => aborted.abort(), { once: true });
+        await stream.writeSSE({ event: 'ready', data: '{}' });
+        const seen = new Map<string, string>();
+        const changes = followChanges(undefined, aborted.signal);
+        let first = true;
+        while (!aborted.signal.aborted) {
+          const summaries = await list().catch(() => undefined);
+          for (const summary of summaries ?? []) {
+            const text = JSON.stringify(summary);
+            if (seen.get(summary.id) === text) continue;
+            seen.set(summary.id, text);
+            if (!first && !aborted.signal.aborted) await stream.writeSSE({ event: 'run', data: text });
+          }
+          first = false;
+          // At most one listing per 250 ms however many events arrive.
+          await options.sleep(250, aborted.signal).catch(() => undefined);
+          await changes.next();
+        }
+      })(),
+    );
+
+  const summaryOf = async (runId: string): Promise<RunSummary> => {
+    const {
+      completedNodes: _c,
+      nodeStatuses: _n,
+      waitingNodes: _w,
+      stages: _s,
+      stageDirectories: _d,
+      forkedFrom: _f,
+      ...summary
+    } = await details(runId);
+    return summary;
+  };
+
+  const requireQueued = async (runId: string): Promise<BackplaneQueuedRun> => {
+    const queued = await queue.readRun(runId);
+    if (queued === undefined) {
+      throw new ApiError({
+        status: 404,
+        code: 'RUN_NOT_FOUND',
+        message: `Run "${runId}" is not in the run queue, so it cannot be steered from here (it was not enqueued).`,
+      });
+    }
+    return queued;
+  };
+
+  /** Refuses a graph that can run shell commands unless tools are allowed (the workers would run them). */
+  const checkTools = (graph: Graph): void => {
+    if (options.allowTools === true) return;
+    const access = findShellAccess({
+      graph,
+      handlerTypeOf: (nodeId) => graph.handlerType(graph.node(nodeId)!),
+    });
+    if (access.length === 0) return;
+    throw toolsNotAllowedError(access);
+  };
+
+  const enqueue = async (request: Parameters<RunBackplane['start']>[0]): Promise<RunSummary> => {
+    const prepared = prepareGraph(request.source, {
+      ...(request.filename === undefined ? {} : { filename: request.filename }),
+    });
+    const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+    if (prepared.graph === undefined || errors.length > 0) {
+      throw new ApiError({
+        status: 400,
+        code: 'INVALID_PIPELINE',
+        message: `The pipeline has errors:\n${errors.map((error) => formatDiagnostic(error)).join('\n')}`,
+      });
+    }
+    checkTools(prepared.graph);
+    const runOptions = {
+      ...(request.simulate === true || options.simulateAll === true ? { simulate: true } : {}),
+      ...(request.model === undefined ? {} : { model: request.model }),
+      ...(request.provider === undefined ? {} : { provider: request.provider }),
+    };
+    const runId = await queue.enqueueRun({
+      source: request.source,
+      ...(request.filename === undefined ? {} : { filename: request.filename }),
+      graphName: prepared.graph.id,
+      ...(request.context === undefined ? {} : { context: request.context }),
+      options: runOptions,
+    });
+    return {
+      id: runId,
+      graphName: prepared.graph.id,
+      goal: prepared.graph.settings.goal,
+      state: 'running',
+      startedAt: options.now(),
+      live: true,
+      resumable: false,
+      pendingQuestions: 0,
+    };
+  };
+
+  return {
+    list,
+    start: enqueue,
+    details,
+    streamEvents,
+    streamChanges,
+    async cancel(runId) {
+      await requireQueued(runId);
+      await queue.cancelRun({ runId, reason: 'cancelled through the API' });
+      return summaryOf(runId);
+    },
+    async resume(runId) {
+      await requireQueued(runId);
+      try {
+        await queue.resumeRun({ runId });
+      } catch (error) {
+        throw new ApiError({
+          status: 409,
+          code: 'RESUME_REFUSED',
+          message: `Run "${runId}" cannot be resumed: ${(error as Error).message}`,
+        });
+      }
+      return summaryOf(runId);
+    },
+    async fork(runId, fork) {
+      const queued = await requireQueued(runId);
+      const source = fork.dot ?? queued.request.source;
+      const prepared = prepareGraph(source);
+      if (prepared.graph === undefined) {
+        throw new ApiError({
+          status: 400,
+          code: 'INVALID_PIPELINE',
+          message: "The fork's DOT does not parse.",
+        });
+      }
+      checkTools(prepared.graph);
+      const id = await queue.enqueueRun({
+        source,
+        graphName: prepared.graph.id,
+        fork: { runId, at: fork.from },
+        ...(queued.request.options === undefined ? {} : { options: queued.request.options }),
+      });
+      return {
+        id,
+        graphName: prepared.graph.id,
+        goal: prepared.graph.settings.goal,
+        state: 'running',
+        startedAt: options.now(),
+        live: true,
+        resumable: false,
+        pendingQuestions: 0,
+      };
+    },
+    async questions(runId) {
+      const queued = await requireQueued(runId);
+      if (queued.state !== 'waiting' || queued.question === undefined) return [];
+      const pending: PendingQuestion = {
+        id: queued.question.id ?? runId,
+        question: queued.question,
+        askedAt: queued.askedAt ?? queued.enqueuedAt,
+      };
+      return secrets.mask([pending]);
+    },
+    async answer(runId, questionId, text) {
+      const queued = await requireQueued(runId);
+      if (queued.state !== 'waiting' || queued.question === undefined) {
+        throw new ApiError({
+          status: 404,
+          code: 'QUESTION_NOT_FOUND',
+          message: `Run "${runId}" waits at no gate, so it has no pending question "${questionId}".`,
+        });
+      }
+      try {
+        return await queue.answerRun({ runId, text });
+      } catch (error) {
+        const reason = (error as { reason?: string }).reason;
+        if (reason === 'no_such_option') {
+          throw new ApiError({ status: 400, code: 'INVALID_ANSWER', message: (error as Error).message });
+        }
+        if (reason !== undefined) {
+          throw new ApiError({ status: 404, code: 'QUESTION_NOT_FOUND', message: (error as Error).message });
+        }
+        throw error;
+      }
+    },
+    async checkpoint(runId) {
+      return openRun(runId).readCheckpoint();
+    },
+    async source(runId) {
+      return (await queue.readRun(runId))?.request.source;
+    },
+    async close() {
+      unsubscribe?.();
+      closing.abort();
+      await Promise.race([
+        Promise.allSettled([...streams]),
+        new Promise((resolve) => setTimeout(resolve, 2000).unref()),
+      ]);
+    },
+  };
+}
+
+/**
+ * A run's state from the store's and the queue's views: queued again (a resume, an answer) means running; else
+ * an end the store recorded wins (the worker marks the queue a moment later); else the queue's state (it knows a
+ * suspended run waits), else the store's.
+ */
+function combineStates(stored: RunState, queued: BackplaneQueuedRun['state'] | undefined): RunState {
+  if (queued === 'queued') return 'running';
+  if (stored === 'success' || stored === 'fail' || stored === 'cancelled') return stored;
+  return queued ?? stored;
+}
+
+/** The stages whose interview is open at the end of the event log. */
+function openInterviewStages(events: readonly PipelineEvent[]): string[] {
+  const open = new Map<string, string>();
+  for (const event of events) {
+    if (event.type === 'interview.started') open.set(event.question.id ?? event.stage, event.stage);
+    else if (event.type === 'interview.completed' || event.type === 'interview.timeout')
+      open.delete(event.question.id ?? '');
+  }
+  return [...new Set(open.values())];
+}
+
+/** The graph name of DOT source, without a full parse (`digraph name {`). */
+function graphNameOf(source: string): string | undefined {
+  return /\bdigraph\s+("?)([\w.-]+)\1/.exec(source)?.[2];
+}

@@ -1,0 +1,133 @@
+/**
+ * What a write changes in the run index (`runs` row): pure functions from a manifest, a checkpoint or a batch of
+ * events to the columns they set. A column left undefined keeps its value; `null` clears it.
+ */
+import type { Checkpoint, PipelineEvent, RunIndexStatus, RunManifest } from '@attractor/engine';
+
+/** Columns of the `runs` row a write sets, and the token/cost increments it adds. */
+export interface RunIndexPatch {
+  run_id?: string;
+  graph_name?: string;
+  goal?: string;
+  /** `restarted`: continued elsewhere by a `loop_restart` edge; such a run is not listed (its continuation is). */
+  status?: RunIndexStatus | 'restarted';
+  current_node?: string;
+  started_at?: string;
+  ended_at?: string | null;
+  parent_run_id?: string;
+  forked_from?: string;
+  manifest?: string;
+  /** Added to `tokens`. */
+  tokensDelta?: number;
+  /** Added to `cost_usd`. */
+  costDelta?: number;
+}
+
+/** The run id inside a run's store key (`postgres://…#<runId>`) or run directory (its last segment). */
+export function runIdOf(logsRoot: string): string {
+  const hash = logsRoot.lastIndexOf('#');
+  if (hash >= 0) return logsRoot.slice(hash + 1);
+  const segments = logsRoot.split(/[\\/]/).filter((segment) => segment !== '');
+  return segments[segments.length - 1] ?? logsRoot;
+}
+
+/** The index columns of a manifest (and the manifest itself). */
+export function patchFromManifest(manifest: RunManifest): RunIndexPatch {
+  const patch: RunIndexPatch = {
+    run_id: manifest.run_id,
+    graph_name: manifest.graph_name,
+    goal: manifest.goal,
+    started_at: manifest.started_at,
+    manifest: JSON.stringify(manifest),
+  };
+  if (manifest.restarted_from !== undefined) patch.parent_run_id = runIdOf(manifest.restarted_from);
+  if (manifest.forked_from !== undefined) patch.forked_from = manifest.forked_from.run_id;
+  return patch;
+}
+
+/**
+ * The index columns a checkpoint sets: an ended run's status, end time and last node; a running run's next node (the
+ * one executing now). Whether a running run waits at a gate, or was interrupted, its events and its lock say. A
+ * checkpoint that does not have the expected shape changes nothing (reading it is refused later, naming the field).
+ */
+export function patchFromCheckpoint(checkpoint: Checkpoint): RunIndexPatch {
+  const state: unknown = (checkpoint as { state?: unknown }).state;
+  if (state === 'running') {
+    return typeof checkpoint.next_node === 'string' && checkpoint.next_node !== ''
+      ? { current_node: checkpoint.next_node }
+      : {};
+  }
+  const status = endedStatus(state);
+  if (status === undefined) return {};
+  const patch: RunIndexPatch = { status };
+  if (typeof checkpoint.timestamp === 'string') patch.ended_at = checkpoint.timestamp;
+  if (typeof checkpoint.current_node === 'string' && checkpoint.current_node !== '') {
+    patch.current_node = checkpoint.current_node;
+  }
+  return patch;
+}
+
+/** The index status of an ended checkpoint state. */
+function endedStatus(state: unknown): RunIndexPatch['status'] {
+  switch (state) {
+    case 'success':
+    case 'fail':
+    case 'cancelled':
+    case 'restarted':
+      return state;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The index columns a batch of events sets, in order: `pipeline.started` (running again, no end), a top-level
+ * `stage.started` (the node executing now), `interview.started` (waiting at a human gate) and its end, the
+ * `pipeline.*` ends, and `agent.usage` (tokens: input + output; cost when priced).
+ */
+export function patchFromEvents(events: readonly PipelineEvent[]): RunIndexPatch {
+  const patch: RunIndexPatch = {};
+  let tokens = 0;
+  let cost = 0;
+  for (const event of events) {
+    switch (event.type) {
+      case 'pipeline.started':
+        patch.status = 'running';
+        patch.ended_at = null;
+        break;
+      case 'stage.started':
+        if (event.branchPath === undefined || event.branchPath.length === 0)
+          patch.current_node = event.nodeId;
+        if (patch.status === 'waiting') patch.status = 'running';
+        break;
+      case 'interview.started':
+        patch.status = 'waiting';
+        break;
+      case 'interview.completed':
+      case 'interview.timeout':
+        patch.status = 'running';
+        break;
+      case 'pipeline.completed':
+        patch.status = 'success';
+        patch.ended_at = event.timestamp;
+        break;
+      case 'pipeline.failed':
+        patch.status = 'fail';
+        patch.ended_at = event.timestamp;
+        break;
+      case 'pipeline.cancelled':
+        patch.status = 'cancelled';
+        patch.ended_at = event.timestamp;
+        break;
+      case 'agent.usage':
+        tokens += event.inputTokens + event.outputTokens;
+        if (typeof event.costUsd === 'number') cost += event.costUsd;
+        break;
+      default:
+        break;
+    }
+  }
+  if (tokens !== 0) patch.tokensDelta = tokens;
+  if (cost !== 0) patch.costDelta = cost;
+  return patch;
+}

@@ -1,0 +1,298 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { PipelineEvent } from '@attractor/engine';
+import { createTestCheckpoint, createTestManifest } from '@attractor/engine/test';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  createPostgresRunCatalog,
+  describeLocation,
+  type PostgresRunCatalog,
+  SCHEMA_VERSION,
+  StoreSchemaVersionError,
+} from '../src/index.js';
+import { adminQuery, freshSchema, postgresAvailable, usePostgresServer } from './support/postgres.js';
+
+const migrate = new URL('./fixtures/migrate.mjs', import.meta.url).pathname;
+
+function stamp<TEvent extends { type: string }>(seq: number, event: TEvent): PipelineEvent {
+  return {
+    seq,
+    timestamp: `2026-01-01T00:00:0${seq}.000Z`,
+    runId: 'r',
+    ...event,
+  } as unknown as PipelineEvent;
+}
+
+describe('describeLocation', () => {
+  it('names user, host, port and database, never the password', () => {
+    expect(describeLocation('postgres://attractor:s3cr3t-pw@db.internal:6543/runs?sslmode=verify-full')).toBe(
+      'postgres://attractor@db.internal:6543/runs',
+    );
+    expect(describeLocation('postgresql://me:p%40ss@127.0.0.1/x')).toBe('postgres://me@127.0.0.1/x');
+  });
+});
+
+describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)', () => {
+  const server = usePostgresServer();
+  let catalog: PostgresRunCatalog;
+  const catalogSchema = freshSchema();
+  beforeAll(() => {
+    catalog = createPostgresRunCatalog({ connectionString: server().url, schema: catalogSchema });
+  });
+  afterAll(async () => {
+    await catalog?.close();
+  });
+
+  it('shows where it lives without the password, in location and in every store key', () => {
+    const { password, port } = server();
+    expect(catalog.location).toBe(`postgres://attractor@127.0.0.1:${port}/postgres`);
+    const store = catalog.open('run-1');
+    expect(store.logsRoot).toBe(`postgres://attractor@127.0.0.1:${port}/postgres#run-1`);
+    expect(store.logsRoot).not.toContain(password);
+    expect(store.child('review/child').logsRoot).toBe(`${store.logsRoot}/review/child`);
+  });
+
+  it('keeps the run index up to date as manifests, events and checkpoints are written', async () => {
+    const runId = `index-${randomUUID()}`;
+    const store = catalog.open(runId);
+    await store.writeManifest(
+      createTestManifest({
+        run_id: runId,
+        graph_name: 'review',
+        goal: 'ship it',
+        started_at: '2030-01-01T00:00:00.000Z',
+      }),
+    );
+    const lock = await store.acquireLock({ since: '2030-01-01T00:00:00.000Z' });
+    await store.appendEvents([
+      stamp(1, {
+        type: 'pipeline.started',
+        name: 'review',
+        goal: 'ship it',
+        logsRoot: store.logsRoot,
+        resumed: false,
+        startNodeId: 'start',
+      }),
+      stamp(2, {
+        type: 'stage.started',
+        nodeId: 'plan',
+        index: 1,
+        visit: 1,
+        attempt: 1,
+        label: 'Plan',
+        handlerType: 'codergen',
+      }),
+      stamp(3, {
+        type: 'agent.usage',
+        nodeId: 'plan',
+        inputTokens: 1200,
+        outputTokens: 300,
+        costUsd: 0.0125,
+      }),
+      stamp(4, {
+        type: 'stage.started',
+        nodeId: 'lint',
+        index: 1,
+        visit: 1,
+        attempt: 1,
+        label: 'Lint',
+        handlerType: 'tool',
+        branchPath: ['fan/a'],
+      }),
+    ]);
+    let [entry] = await catalog.listRuns({ graph: 'review' });
+    expect(entry).toEqual({
+      runId,
+      graphName: 'review',
+      goal: 'ship it',
+      status: 'running',
+      currentNode: 'plan',
+      startedAt: '2030-01-01T00:00:00.000Z',
+      tokens: 1500,
+      costUsd: 0.0125,
+    });
+    await store.appendEvents([
+      stamp(5, { type: 'interview.started', nodeId: 'approve', question: 'OK?', stage: 'approve' }),
+    ]);
+    expect((await catalog.listRuns({ status: 'waiting' })).map((run) => run.runId)).toEqual([runId]);
+    await store.appendEvents([
+      stamp(6, {
+        type: 'interview.completed',
+        nodeId: 'approve',
+        question: 'OK?',
+        answer: 'yes',
+        durationMs: 5,
+      }),
+      stamp(7, { type: 'agent.usage', nodeId: 'fix', inputTokens: 10, outputTokens: 5, costUsd: 'unknown' }),
+    ]);
+    await store.writeCheckpoint(
+      createTestCheckpoint({
+        run_id: runId,
+        state: 'success',
+        current_node: 'exit',
+        next_node: null,
+        timestamp: '2030-01-01T00:05:00.000Z',
+      }),
+    );
+    await lock.release();
+    [entry] = await catalog.listRuns({ graph: 'review' });
+    expect(entry).toMatchObject({
+      status: 'success',
+      currentNode: 'exit',
+      endedAt: '2030-01-01T00:05:00.000Z',
+      tokens: 1515,
+      costUsd: 0.0125,
+    });
+  });
+
+  it('announces appended events to subscribers of another catalog (NOTIFY), with the top-level run id', async () => {
+    const reader = createPostgresRunCatalog({ connectionString: server().url, schema: catalog.schema });
+    const heard: string[] = [];
+    const unsubscribe = reader.subscribeEvents((runId) => heard.push(runId));
+    try {
+      const runId = `notify-${randomUUID()}`;
+      // The listening connection needs a moment to LISTEN; events appended before it are not announced.
+      const deadline = Date.now() + 20_000;
+      for (let seq = 1; !heard.includes(runId) && Date.now() < deadline; seq += 1) {
+        const store = catalog.open(runId);
+        await store.appendEvents([stamp(seq, { type: 'pipeline.started', name: 'g' })]);
+        await store.close();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(heard).toContain(runId);
+      const child = catalog.open(runId).child('review/child');
+      heard.length = 0;
+      await child.appendEvents([stamp(1, { type: 'pipeline.started', name: 'child' })]);
+      await child.close();
+      await vi.waitFor(() => expect(heard).toContain(runId), { timeout: 5_000 });
+      expect(heard.every((id) => id === runId)).toBe(true);
+    } finally {
+      unsubscribe();
+      await reader.close();
+    }
+  });
+
+  it('refuses the next checkpoint when a write the engine did not wait for was lost', async () => {
+    const store = catalog.open(`lost-${randomUUID()}`);
+    await store.appendEvents([stamp(1, { type: 'stage.log', level: 'info', message: 'kept' })]);
+    // A seq that is not a number: the server refuses the statement.
+    await store.appendEvents([
+      { ...stamp(2, { type: 'stage.log', level: 'info', message: 'lost' }), seq: 'x' } as never,
+    ]);
+    await store.appendEvents([stamp(3, { type: 'stage.log', level: 'info', message: 'after' })]);
+    await expect(store.writeCheckpoint(createTestCheckpoint())).rejects.toThrow(
+      /invalid input syntax for type bigint/,
+    );
+    const other = createPostgresRunCatalog({ connectionString: server().url, schema: catalogSchema });
+    try {
+      const events = await other.open(store.logsRoot.split('#')[1]!).readEvents();
+      expect(events.map((event) => event.seq)).not.toContain(2);
+      expect(events.map((event) => event.seq)).toContain(1);
+      expect(await other.open(store.logsRoot.split('#')[1]!).readCheckpoint()).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reports a running run whose runner holds no lock as interrupted', async () => {
+    const runId = `crashed-${randomUUID()}`;
+    const store = catalog.open(runId);
+    await store.writeManifest(createTestManifest({ run_id: runId, graph_name: 'crashy' }));
+    const lock = await store.acquireLock({ since: '2026-01-01T00:00:00.000Z' });
+    expect((await catalog.listRuns({ graph: 'crashy' }))[0]?.status).toBe('running');
+    await lock.release();
+    expect((await catalog.listRuns({ graph: 'crashy' }))[0]?.status).toBe('interrupted');
+    expect(
+      (await catalog.listRuns({ status: 'interrupted', graph: 'crashy' })).map((run) => run.runId),
+    ).toEqual([runId]);
+  });
+
+  it('lists runs newest first, filtered and limited, with fork and restart origins, child runs left out', async () => {
+    const graph = `g-${randomUUID()}`;
+    const first = catalog.open(`first-${graph}`);
+    await first.writeManifest(
+      createTestManifest({ run_id: 'first', graph_name: graph, started_at: '2026-03-01T00:00:00.000Z' }),
+    );
+    const forked = catalog.open(`forked-${graph}`);
+    await forked.writeManifest(
+      createTestManifest({
+        run_id: 'forked',
+        graph_name: graph,
+        started_at: '2026-03-02T00:00:00.000Z',
+        forked_from: {
+          run_id: `first-${graph}`,
+          logs_root: first.logsRoot,
+          checkpoint: 1,
+          node: 'plan',
+          visit: 1,
+        },
+      }),
+    );
+    const restarted = catalog.open(`restarted-${graph}`);
+    await restarted.writeManifest(
+      createTestManifest({
+        run_id: 'restarted',
+        graph_name: graph,
+        started_at: '2026-03-03T00:00:00.000Z',
+        restarted_from: first.logsRoot,
+      }),
+    );
+    await first
+      .child('review/child')
+      .writeManifest(createTestManifest({ run_id: 'child', graph_name: graph }));
+    const runs = await catalog.listRuns({ graph });
+    expect(runs.map((run) => run.runId)).toEqual([`restarted-${graph}`, `forked-${graph}`, `first-${graph}`]);
+    expect(runs[0]?.parentRunId).toBe(`first-${graph}`);
+    expect(runs[1]?.forkedFrom).toBe(`first-${graph}`);
+    expect((await catalog.listRuns({ graph, limit: 2 })).map((run) => run.runId)).toEqual([
+      `restarted-${graph}`,
+      `forked-${graph}`,
+    ]);
+    await expect(catalog.listRuns({ status: 'done' as never })).rejects.toThrow(/Unknown run status "done"/);
+  });
+
+  it('applies its migrations once when several processes start on a new schema at the same moment', async () => {
+    const schema = freshSchema();
+    const outputs = await Promise.all(
+      Array.from({ length: 4 }, () => promisify(execFile)(process.execPath, [migrate, server().url, schema])),
+    );
+    expect(outputs.map((output) => output.stdout)).toEqual(['ok\n', 'ok\n', 'ok\n', 'ok\n']);
+    const rows = await adminQuery<{ version: number }>(
+      server().url,
+      `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+    );
+    expect(rows.map((row) => row.version)).toEqual(
+      Array.from({ length: SCHEMA_VERSION }, (_, index) => index + 1),
+    );
+  });
+
+  it('refuses a database migrated by a newer version of the package', async () => {
+    const schema = freshSchema();
+    const newer = createPostgresRunCatalog({ connectionString: server().url, schema });
+    try {
+      await newer.migrate();
+      await adminQuery(
+        server().url,
+        `INSERT INTO "${schema}".schema_migrations (version, name) VALUES ($1, 'future')`,
+        [SCHEMA_VERSION + 1],
+      );
+      const again = createPostgresRunCatalog({ connectionString: server().url, schema });
+      const error = await again
+        .open('x')
+        .readManifest()
+        .catch((caught: unknown) => caught);
+      await again.close();
+      expect(StoreSchemaVersionError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/newer than this @attractor\/store-postgres knows/);
+    } finally {
+      await newer.close();
+    }
+  });
+
+  it('refuses a schema name that is not a plain identifier', () => {
+    expect(() => createPostgresRunCatalog({ connectionString: server().url, schema: 'x"; DROP' })).toThrow(
+      /not a plain identifier/,
+    );
+  });
+});

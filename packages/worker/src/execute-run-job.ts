@@ -1,0 +1,241 @@
+/**
+ * One job of the run queue: start or resume the run it names against the shared store, until it ends, suspends at
+ * a human gate, is cancelled, or the worker stops (then the run goes back to the queue).
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  type Clock,
+  type CodergenBackend,
+  type HandlerRegistry,
+  ResumeError,
+  RunLockedError,
+  type RunResult,
+  startForkedPipeline,
+  startPipeline,
+  startResumedPipeline,
+} from '@attractor/engine';
+import type { Graph } from '@attractor/graph';
+import type { Job } from 'pg-boss';
+import { catalogRunStores, type WorkerRunCatalog } from './catalog-run-stores.js';
+import type { RunRequest } from './queued-run.js';
+import type { RunJobData, RunQueue } from './run-queue.js';
+import type { WorkerEvent } from './start-worker.js';
+import { createSuspendingInterviewer } from './suspending-interviewer.js';
+
+/** What a run needs to execute, built by the worker's `prepare` from the run's request. */
+export interface PreparedRun {
+  /** The pipeline, parsed, transformed and validated (e.g. `prepareGraph` of `@attractor/graph`). */
+  readonly graph: Graph;
+  readonly registry: HandlerRegistry;
+  readonly backend?: CodergenBackend;
+  /** Secret values masked in everything the run writes (API keys). */
+  readonly secretValues?: readonly string[];
+  /** Overrides the graph's `max_steps`. */
+  readonly maxSteps?: number;
+  /** Releases what `prepare` opened, after the run stops. */
+  readonly dispose?: () => void | Promise<void>;
+}
+
+/** Builds a run's graph and services from its request; `workdir` is the run's directory under the workdir root. */
+export type PrepareRun = (
+  request: RunRequest & { readonly runId: string; readonly workdir: string },
+) => Promise<PreparedRun>;
+
+/** How long a run whose lock a live runner holds waits before a worker looks again, in milliseconds. */
+const LOCKED_RETRY_MS = 3000;
+
+/** Why a worker stops a run it executes. */
+type StopCause = 'cancel' | 'stop' | 'suspend';
+
+/** A run a worker executes now. */
+export interface ActiveRun {
+  stop(cause: StopCause, reason: string): void;
+}
+
+/** Options of {@link executeRunJob}. Internal to the worker. */
+export interface ExecuteRunJobOptions {
+  readonly job: Job<RunJobData>;
+  readonly queue: RunQueue;
+  readonly catalog: WorkerRunCatalog;
+  readonly prepare: PrepareRun;
+  readonly workdirRoot: string;
+  readonly runsRoot: string;
+  /** Receives the process groups each run's stages are running (the worker's guard). */
+  readonly onProcessGroups?: (logsRoot: string, processGroupIds: readonly number[]) => void;
+  readonly workerId: string;
+  readonly clock: Clock;
+  readonly emit: (event: WorkerEvent) => void;
+  readonly active: Map<string, ActiveRun>;
+}
+
+/**
+ * Executes one run job. Resolves when the job is done (the run ended, suspended, was cancelled or handed back);
+ * rejects on an infrastructure fault (store or queue down, the run locked by a live worker) so that pg-boss retries
+ * the job after its retry delay.
+ */
+export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void> {
+  const { job, queue, emit } = options;
+  const { runId, trigger } = job.data;
+  const queued = await queue.readRun(runId);
+  if (queued === undefined) {
+    emit({ type: 'run.skipped', runId, reason: 'the queue has no such run' });
+    return;
+  }
+  if (queued.state === 'success' || queued.state === 'fail' || queued.state === 'cancelled') {
+    emit({ type: 'run.skipped', runId, reason: `the run is already ${queued.state}` });
+    return;
+  }
+  if (trigger === 'timeout' && (queued.state !== 'waiting' || queued.question?.id !== job.data.questionId)) {
+    emit({ type: 'run.skipped', runId, reason: 'the question of this deadline was answered' });
+    return;
+  }
+  if (queued.state === 'waiting' && trigger !== 'timeout') {
+    emit({ type: 'run.skipped', runId, reason: 'the run waits for an answer' });
+    return;
+  }
+
+  const store = options.catalog.open(runId);
+  const manifest = await store.readManifest();
+  const checkpoint = manifest === undefined ? undefined : await store.readCheckpoint();
+  const endedState =
+    checkpoint?.state === 'success' ||
+    (trigger !== 'resume' && (checkpoint?.state === 'fail' || checkpoint?.state === 'cancelled'))
+      ? checkpoint.state
+      : undefined;
+  if (endedState !== undefined) {
+    // It ended before (its worker died before recording that): record it, run nothing.
+    await queue.claimRun({ runId, workerId: options.workerId });
+    await queue.settleRun({ runId, state: endedState });
+    emit({ type: 'run.finished', runId, status: endedState });
+    return;
+  }
+  if (!(await queue.claimRun({ runId, workerId: options.workerId }))) {
+    emit({ type: 'run.skipped', runId, reason: 'the run was cancelled' });
+    return;
+  }
+
+  const workdir = join(options.workdirRoot, runId);
+  await mkdir(workdir, { recursive: true });
+  let prepared: PreparedRun;
+  try {
+    prepared = await options.prepare({ ...queued.request, runId, workdir });
+  } catch (error) {
+    // The request cannot become a run here (the DOT has errors, a plug-in is missing): a retry changes nothing.
+    const message = error instanceof Error ? error.message : String(error);
+    await queue.settleRun({ runId, state: 'fail', error: message });
+    emit({ type: 'run.finished', runId, status: 'fail', failureReason: message });
+    return;
+  }
+  const controller = new AbortController();
+  let stopCause: StopCause | undefined;
+  let suspendedAt: string | undefined;
+  options.active.set(runId, {
+    stop(cause, reason) {
+      if (stopCause !== undefined) return;
+      stopCause = cause;
+      controller.abort(new Error(reason));
+    },
+  });
+  const interviewer = createSuspendingInterviewer({
+    pool: queue.pool,
+    runId,
+    workerId: options.workerId,
+    clock: options.clock,
+    persist: async ({ question, askedAt, deadlineAt, newDeadline }) => {
+      await queue.suspendAtGate({
+        runId,
+        question,
+        askedBy: options.workerId,
+        askedAt,
+        deadlineAt,
+        scheduleTimeout: newDeadline,
+      });
+      suspendedAt = question.stage;
+    },
+    suspend: (reason) => options.active.get(runId)?.stop('suspend', reason),
+  });
+  const services = {
+    graph: prepared.graph,
+    registry: prepared.registry,
+    ...(prepared.backend === undefined ? {} : { backend: prepared.backend }),
+    ...(prepared.secretValues === undefined ? {} : { secretValues: prepared.secretValues }),
+    ...(prepared.maxSteps === undefined ? {} : { maxSteps: prepared.maxSteps }),
+    interviewer,
+    workdir,
+    clock: options.clock,
+    abortSignal: AbortSignal.any([controller.signal, job.signal]),
+    // A suspension is no cancellation: the run's log ends with the open question (the run index shows it waiting).
+    createRunStore: catalogRunStores({
+      catalog: options.catalog,
+      root: options.runsRoot,
+      ...(options.onProcessGroups === undefined ? {} : { onProcessGroups: options.onProcessGroups }),
+      dropEvent: (event) =>
+        event.type === 'pipeline.cancelled' && stopCause === 'suspend' && suspendedAt !== undefined,
+    }),
+    logsRoot: join(options.runsRoot, runId),
+  };
+  const fork = queued.request.fork;
+  const ran: Promise<RunResult> =
+    manifest === undefined && fork !== undefined
+      ? startForkedPipeline({
+          ...services,
+          from: join(options.runsRoot, fork.runId),
+          at: fork.at,
+          ...(queued.request.filename === undefined ? {} : { sourcePath: queued.request.filename }),
+        }).then((forked) => forked.result)
+      : manifest === undefined
+        ? startPipeline({
+            ...services,
+            ...(queued.request.context === undefined ? {} : { context: queued.request.context }),
+            ...(queued.request.filename === undefined ? {} : { sourcePath: queued.request.filename }),
+          }).result
+        : startResumedPipeline(services).result;
+  emit({ type: 'run.started', runId, resumed: manifest !== undefined, trigger });
+  let result: RunResult;
+  try {
+    result = await ran;
+  } catch (error) {
+    if (RunLockedError.isInstance(error)) {
+      // A live runner holds the run (one pg-boss thought dead, or a local `attractor resume`): look again later,
+      // without using up the job's retries.
+      await queue.settleRun({ runId, state: 'queued' });
+      await queue.sendJob({ runId, trigger: 'requeue' }, new Date(options.clock.now() + LOCKED_RETRY_MS));
+      emit({ type: 'run.requeued', runId, reason: error.message });
+      return;
+    }
+    if (ResumeError.isInstance(error)) {
+      // Nothing a retry would change (another graph, a finished run): the run ends here.
+      await queue.settleRun({ runId, state: 'fail', error: error.message });
+      emit({ type: 'run.finished', runId, status: 'fail', failureReason: error.message });
+      return;
+    }
+    throw error;
+  } finally {
+    options.active.delete(runId);
+    await prepared.dispose?.();
+  }
+
+  if (stopCause === 'suspend' && suspendedAt !== undefined) {
+    emit({ type: 'run.suspended', runId, stage: suspendedAt });
+    return;
+  }
+  if (result.status === 'cancelled' && stopCause !== 'cancel') {
+    if (job.signal.aborted && stopCause === undefined) return; // pg-boss took the job back; its retry resumes the run
+    await queue.settleRun({ runId, state: 'queued' });
+    await queue.sendJob({ runId, trigger: 'requeue' });
+    emit({ type: 'run.requeued', runId, reason: result.failureReason ?? 'the worker is stopping' });
+    return;
+  }
+  await queue.settleRun({
+    runId,
+    state: result.status,
+    ...(result.failureReason === undefined ? {} : { error: result.failureReason }),
+  });
+  emit({
+    type: 'run.finished',
+    runId,
+    status: result.status,
+    ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * The queue's own table (beside pg-boss's schema): one row per queued run. pg-boss holds the jobs; this row holds
+ * the request, the state and the human gate a suspended run waits at. Created on first use.
+ */
+import type pg from 'pg';
+import type { QueuedRun } from './queued-run.js';
+
+/** The PostgreSQL schema of the queue's table. */
+export const QUEUE_SCHEMA = 'attractor_queue';
+
+/** The pg-boss queue that run jobs go to. */
+export const RUN_QUEUE_NAME = 'attractor-runs';
+
+/** The NOTIFY channel on which `cancelRun` tells workers to stop a run (payload: the run id). */
+export const CANCEL_CHANNEL = 'attractor_queue_cancel';
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS ${QUEUE_SCHEMA}.runs (
+     run_id text PRIMARY KEY,
+     request jsonb NOT NULL,
+     state text NOT NULL,
+     enqueued_at timestamptz NOT NULL DEFAULT now(),
+     started_at timestamptz,
+     ended_at timestamptz,
+     worker text,
+     question jsonb,
+     asked_by text,
+     asked_at timestamptz,
+     deadline_at timestamptz,
+     answers jsonb NOT NULL DEFAULT '{}'::jsonb,
+     error text,
+     updated_at timestamptz NOT NULL DEFAULT now()
+   )`,
+  `CREATE INDEX IF NOT EXISTS runs_state_idx ON ${QUEUE_SCHEMA}.runs (state)`,
+];
+
+/** Creates the schema and table when missing; safe to call from many processes at once (advisory lock). */
+export async function ensureQueueTables(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('${QUEUE_SCHEMA}.migrate'))`);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${QUEUE_SCHEMA}`);
+    for (const statement of MIGRATIONS) await client.query(statement);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** The columns of a row, as `pg` returns them. */
+export interface QueuedRunRow {
+  run_id: string;
+  request: QueuedRun['request'];
+  state: QueuedRun['state'];
+  enqueued_at: Date;
+  started_at: Date | null;
+  ended_at: Date | null;
+  worker: string | null;
+  question: QueuedRun['question'] | null;
+  asked_by: string | null;
+  asked_at: Date | null;
+  deadline_at: Date | null;
+  answers: QueuedRun['answers'];
+  error: string | null;
+}
+
+/** A row as a {@link QueuedRun}. */
+export function toQueuedRun(row: QueuedRunRow): QueuedRun {
+  return {
+    runId: row.run_id,
+    request: row.request,
+    state: row.state,
+    enqueuedAt: row.enqueued_at.toISOString(),
+    ...(row.started_at === null ? {} : { startedAt: row.started_at.toISOString() }),
+    ...(row.ended_at === null ? {} : { endedAt: row.ended_at.toISOString() }),
+    ...(row.worker === null ? {} : { worker: row.worker }),
+    ...(row.question === null ? {} : { question: row.question }),
+    ...(row.asked_by === null ? {} : { askedBy: row.asked_by }),
+    ...(row.asked_at === null ? {} : { askedAt: row.asked_at.toISOString() }),
+    ...(row.deadline_at === null ? {} : { deadlineAt: row.deadline_at.toISOString() }),
+    answers: row.answers,
+    ...(row.error === null ? {} : { error: row.error }),
+  };
+}

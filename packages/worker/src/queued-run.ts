@@ -1,0 +1,59 @@
+/**
+ * What the queue keeps about a run besides its jobs: the request it was enqueued with (so any worker can start or
+ * resume it), where it stands, and the human gate it waits at (question, deadline, answers). The run itself (its
+ * checkpoints, events and files) lives in the run store.
+ */
+import type { Answer, JsonValue, Question } from '@attractor/engine';
+
+/** What `enqueueRun` was asked to run; any worker builds the run from it. */
+export interface RunRequest {
+  /** The pipeline's DOT source. */
+  readonly source: string;
+  /** The DOT file's name, for messages and the manifest (`manifest.source_path`). */
+  readonly filename?: string;
+  /** Initial context values (JSON). */
+  readonly context?: Readonly<Record<string, JsonValue>>;
+  /**
+   * Options for the worker's `prepare` (e.g. the CLI's backend choice: `simulate`, `model`). Opaque to the queue;
+   * never put a secret here: it is stored in the database.
+   */
+  readonly options?: Readonly<Record<string, JsonValue>>;
+  /**
+   * Start as a fork of another run of the same store: from the checkpoint after stage `at` (`node` or `node@visit`)
+   * of run `runId`, which is only read (engine `startForkedPipeline`).
+   */
+  readonly fork?: { readonly runId: string; readonly at: string };
+}
+
+/**
+ * Where a queued run stands: `queued` (a job waits for a worker), `running` (a worker executes it), `waiting` (suspended
+ * at a human gate, held by no worker), or how it ended.
+ */
+export type QueuedRunState = 'queued' | 'running' | 'waiting' | 'success' | 'fail' | 'cancelled';
+
+/** One run as the queue knows it. */
+export interface QueuedRun {
+  readonly runId: string;
+  readonly request: RunRequest;
+  readonly state: QueuedRunState;
+  /** When it was enqueued (ISO-8601). */
+  readonly enqueuedAt: string;
+  /** When a worker first started it (ISO-8601). */
+  readonly startedAt?: string;
+  /** When it ended (ISO-8601). */
+  readonly endedAt?: string;
+  /** The worker that executed it last (`host:pid:suffix`). */
+  readonly worker?: string;
+  /** The question of the gate it waits at (state `waiting`), or last waited at. */
+  readonly question?: Question;
+  /** The worker that asked that question. */
+  readonly askedBy?: string;
+  /** When the question was first asked (ISO-8601). */
+  readonly askedAt?: string;
+  /** When the question times out (ISO-8601): `human.default_choice` (or RETRY) applies then, even across restarts. */
+  readonly deadlineAt?: string;
+  /** Answers given so far, by question id. */
+  readonly answers: Readonly<Record<string, Answer>>;
+  /** Why it failed outside the pipeline (e.g. the graph no longer parses), when it did. */
+  readonly error?: string;
+}

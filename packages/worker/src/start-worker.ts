@@ -1,0 +1,203 @@
+/**
+ * `startWorker`: takes runs from the pg-boss run queue and executes them with the engine against a shared run
+ * catalog, `concurrency` at a time. A run suspended at a human gate frees its slot; a run whose worker died is
+ * failed by pg-boss (missed heartbeats) and resumed by another worker from its last checkpoint.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { type Clock, systemClock } from '@attractor/engine';
+import type pg from 'pg';
+import type { Job } from 'pg-boss';
+import type { WorkerRunCatalog } from './catalog-run-stores.js';
+import { type ActiveRun, executeRunJob, type PrepareRun } from './execute-run-job.js';
+import { startProcessGroupGuard } from './process-group-guard.js';
+import { CANCEL_CHANNEL, RUN_QUEUE_NAME } from './queue-tables.js';
+import { type ConnectRunQueueOptions, connectRunQueue, type RunJobData, type RunQueue } from './run-queue.js';
+
+/** Something a worker did, for its log. */
+export type WorkerEvent =
+  | {
+      readonly type: 'run.started';
+      readonly runId: string;
+      readonly resumed: boolean;
+      readonly trigger: string;
+    }
+  | { readonly type: 'run.suspended'; readonly runId: string; readonly stage: string }
+  | {
+      readonly type: 'run.finished';
+      readonly runId: string;
+      readonly status: string;
+      readonly failureReason?: string;
+    }
+  | { readonly type: 'run.requeued'; readonly runId: string; readonly reason: string }
+  | { readonly type: 'run.skipped'; readonly runId: string; readonly reason: string }
+  | { readonly type: 'warning'; readonly runId?: string; readonly message: string };
+
+/** Options of {@link startWorker}. */
+export interface StartWorkerOptions extends Omit<ConnectRunQueueOptions, 'url' | 'supervise'> {
+  /** Where runs live (checkpoints, events, stage files): the shared store every worker and the server open. */
+  readonly catalog: WorkerRunCatalog;
+  /** The queue's PostgreSQL URL (`--queue` / `ATTRACTOR_QUEUE_URL`). */
+  readonly queueUrl: string;
+  /** Runs executed at once by this worker. Default: 1. */
+  readonly concurrency?: number;
+  /**
+   * A directory every worker sees (a shared volume): run `R` works in `<workdirRoot>/R`, whichever worker executes
+   * it, so a resumed run finds the files its earlier stages wrote.
+   */
+  readonly workdirRoot: string;
+  /** Builds the graph, handlers and backend of a run from its request (the CLI parses the DOT and wires plug-ins). */
+  readonly prepare: PrepareRun;
+  /** The worker's id in the queue's records. Default: `<host>:<pid>:<random>`. */
+  readonly workerId?: string;
+  /** How often an idle worker looks for jobs when no notification came, in seconds. Default: 2. */
+  readonly pollingIntervalSeconds?: number;
+  /** Receives what the worker does (started, suspended, finished runs; warnings). */
+  readonly onEvent?: (event: WorkerEvent) => void;
+  /** Time source. Default: the system clock. */
+  readonly clock?: Clock;
+  /** End the worker's stage commands when it dies (a guard process). Default: true. */
+  readonly guardProcessGroups?: boolean;
+}
+
+/** A running worker. */
+export interface RunningWorker {
+  readonly id: string;
+  /** The ids of the runs it executes now. */
+  running(): readonly string[];
+  /**
+   * Stops taking runs, stops the runs it executes (their checkpoints intact) and hands them back to the queue for
+   * another worker, then closes its connections.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a worker. Resolves once it is connected and taking jobs.
+ *
+ * @example
+ * const worker = await startWorker({ catalog, queueUrl, workdirRoot: '/shared/work', concurrency: 2, prepare });
+ * process.on('SIGTERM', () => void worker.stop());
+ * @throws {QueueUnavailableError} when the queue cannot be reached.
+ */
+export async function startWorker(options: StartWorkerOptions): Promise<RunningWorker> {
+  const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(2).toString('hex')}`;
+  const clock = options.clock ?? systemClock;
+  const emit = options.onEvent ?? (() => undefined);
+  const queue: RunQueue = await connectRunQueue({
+    ...options,
+    url: options.queueUrl,
+    supervise: true,
+    maxConnections: Math.max(4, (options.concurrency ?? 1) + 3),
+  });
+  const guard = options.guardProcessGroups === false ? undefined : startProcessGroupGuard();
+  const runsRoot = join(options.workdirRoot, '.attractor', 'runs');
+  /** The runs executing now, by run id. */
+  const active = new Map<string, ActiveRun>();
+  let stopping = false;
+
+  const listener = await listenForCancels(queue, clock, (runId, reason) => {
+    active.get(runId)?.stop('cancel', reason);
+  }).catch(async (error: unknown) => {
+    guard?.close();
+    await queue.close();
+    throw error;
+  });
+
+  await queue.boss.work<RunJobData>(
+    RUN_QUEUE_NAME,
+    {
+      localConcurrency: options.concurrency ?? 1,
+      batchSize: 1,
+      pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+      notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+    },
+    async (jobs: Job<RunJobData>[]) => {
+      for (const job of jobs) {
+        await executeRunJob({
+          job,
+          queue,
+          catalog: options.catalog,
+          prepare: options.prepare,
+          workdirRoot: options.workdirRoot,
+          runsRoot,
+          ...(guard === undefined ? {} : { onProcessGroups: (key, groups) => guard.set(key, groups) }),
+          workerId,
+          clock,
+          emit,
+          active,
+        });
+      }
+    },
+  );
+
+  return {
+    id: workerId,
+    running: () => [...active.keys()],
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      await queue.boss.offWork(RUN_QUEUE_NAME, { wait: false }).catch(() => undefined);
+      for (const run of active.values()) run.stop('stop', 'the worker is stopping');
+      const deadline = clock.now() + 30_000;
+      while (active.size > 0 && clock.now() < deadline) await clock.sleep(50);
+      await listener.close();
+      await queue.close();
+      guard?.close();
+    },
+  };
+}
+
+/** LISTENs on the cancel channel with a dedicated connection; reconnects when it drops. */
+async function listenForCancels(
+  queue: RunQueue,
+  clock: Clock,
+  onCancel: (runId: string, reason: string) => void,
+): Promise<{ close(): Promise<void> }> {
+  let client: pg.PoolClient | undefined;
+  let closed = false;
+  const connect = async (): Promise<void> => {
+    const next = await queue.pool.connect();
+    next.on('notification', (message) => {
+      if (message.channel !== CANCEL_CHANNEL || message.payload === undefined) return;
+      try {
+        const { runId, reason } = JSON.parse(message.payload) as { runId: string; reason?: string };
+        onCancel(runId, reason ?? 'cancelled');
+      } catch {
+        // A payload not written by cancelRun: nothing to cancel.
+      }
+    });
+    next.on('error', () => {
+      next.release(true);
+      if (client === next) client = undefined;
+      if (!closed) void reconnect();
+    });
+    await next.query(`LISTEN ${CANCEL_CHANNEL}`);
+    client = next;
+  };
+  const reconnect = async (): Promise<void> => {
+    while (!closed) {
+      await clock.sleep(1000);
+      if (closed) return;
+      try {
+        await connect();
+        return;
+      } catch {
+        // The server is still away: try again in a second.
+      }
+    }
+  };
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      const current = client;
+      client = undefined;
+      if (current !== undefined) {
+        await current.query(`UNLISTEN ${CANCEL_CHANNEL}`).catch(() => undefined);
+        current.release();
+      }
+    },
+  };
+}

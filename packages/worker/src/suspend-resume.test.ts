@@ -1,0 +1,162 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PipelineEvent } from '@attractor/engine';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  directoryCatalog,
+  postgresAvailableForTests,
+  prepareSimulated,
+  startPostgresServer,
+  tempDir,
+} from '../test/worker-fixtures.js';
+import { connectRunQueue, type RunningWorker, type RunQueue, startWorker } from './index.js';
+
+const available = postgresAvailableForTests('@attractor/worker gate and lock tests');
+
+const gate = (attributes = '') => `digraph gate {
+  start [shape=Mdiamond]
+  ask [shape=hexagon, label="Ship it?"${attributes}]
+  ship [shape=parallelogram, tool_command="echo ship >> trail.txt"]
+  hold [shape=parallelogram, tool_command="echo hold >> trail.txt"]
+  done [shape=Msquare]
+  start -> ask
+  ask -> ship [label="[S] Ship"]
+  ask -> hold [label="[H] Hold"]
+  ship -> done
+  hold -> done
+}`;
+
+describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue 18 "Semantics")', () => {
+  let server: Awaited<ReturnType<typeof startPostgresServer>>;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let queue: RunQueue;
+  const workers: RunningWorker[] = [];
+  const runsDir = () => join(dir.path, 'runs');
+  const begin = async (workerId: string) => {
+    const worker = await startWorker({
+      catalog: directoryCatalog(runsDir()),
+      queueUrl: server.url,
+      workdirRoot: join(dir.path, 'work'),
+      prepare: prepareSimulated,
+      pollingIntervalSeconds: 0.5,
+      workerId,
+    });
+    workers.push(worker);
+    return worker;
+  };
+  const events = async (runId: string): Promise<PipelineEvent[]> =>
+    (await readFile(join(runsDir(), runId, 'events.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as PipelineEvent);
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    dir = await tempDir('gates');
+    queue = await connectRunQueue({ url: server.url });
+  });
+  afterAll(async () => {
+    for (const worker of workers) await worker.stop();
+    await queue?.close();
+    await server?.stop();
+    await dir?.cleanup();
+  });
+
+  it('suspends a run at an unanswered gate, frees the worker, and a different worker completes it with the answer', async () => {
+    const asker = await begin('asker');
+    const runId = await queue.enqueueRun({ source: gate(), graphName: 'gate' });
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
+    await expect.poll(() => asker.running(), { timeout: 5_000 }).toEqual([]);
+    const waiting = await queue.readRun(runId);
+    expect(waiting?.question).toMatchObject({ stage: 'ask', text: 'Ship it?', type: 'multiple_choice' });
+    expect(waiting?.askedBy).toBe('asker');
+    // The log ends with the open question, not with a cancellation: the run index shows it waiting.
+    expect((await events(runId)).at(-1)?.type).toBe('interview.started');
+    await asker.stop();
+
+    const finisher = await begin('finisher');
+    await expect(queue.answerRun({ runId, text: 'nope' })).rejects.toThrow(
+      /"nope" is none of the options: S/,
+    );
+    await queue.answerRun({ runId, text: 'ship' });
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
+    const done = await queue.readRun(runId);
+    expect(done?.askedBy).toBe('asker');
+    expect(done?.worker).toBe(finisher.id);
+    expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('ship\n');
+    const trail = await events(runId);
+    expect(trail.filter((event) => event.type === 'stage.completed').map((event) => event.nodeId)).toEqual([
+      'start',
+      'ask',
+      'ship',
+      'done',
+    ]);
+    expect(trail.filter((event) => event.type === 'pipeline.cancelled')).toEqual([]);
+    await finisher.stop();
+  }, 120_000);
+
+  it("applies human.default_choice at the gate's deadline although no worker ran when it passed", async () => {
+    const asker = await begin('deadline-asker');
+    const runId = await queue.enqueueRun({
+      source: gate(', timeout="2s", "human.default_choice"="hold"'),
+      graphName: 'gate',
+    });
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
+    const deadlineAt = (await queue.readRun(runId))?.deadlineAt;
+    expect(deadlineAt).toBeDefined();
+    await asker.stop();
+    // Nobody works while the deadline passes; a worker started later applies the default.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Date.parse(deadlineAt!) - Date.now()) + 500),
+    );
+    await begin('deadline-finisher');
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
+    expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('hold\n');
+  }, 120_000);
+
+  it('never executes a run whose lock another runner holds; runs it once the lock is free', async () => {
+    const runId = await queue.enqueueRun({
+      source: `digraph once { start [shape=Mdiamond]; work [shape=parallelogram, tool_command="echo work >> trail.txt"]; done [shape=Msquare]; start -> work -> done }`,
+      graphName: 'once',
+    });
+    // Another runner (e.g. a worker on another machine that pg-boss thought dead) holds the run.
+    const held = await directoryCatalog(runsDir())
+      .open(runId)
+      .acquireLock({ since: new Date().toISOString() });
+    await begin('locked-out');
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    await expect(readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
+    expect((await queue.readRun(runId))?.state).not.toBe('success');
+    await held.release();
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
+    expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('work\n');
+  }, 120_000);
+
+  it('cancelRun stops a run on the worker executing it within two seconds', async () => {
+    await begin('cancel-target');
+    const runId = await queue.enqueueRun({
+      source: `digraph slow { start [shape=Mdiamond]; nap [shape=parallelogram, tool_command="sleep 30"]; done [shape=Msquare]; start -> nap -> done }`,
+      graphName: 'slow',
+    });
+    await expect
+      .poll(
+        async () =>
+          (await events(runId).catch(() => [])).some(
+            (event) => event.type === 'stage.started' && event.nodeId === 'nap',
+          ),
+        {
+          timeout: 60_000,
+        },
+      )
+      .toBe(true);
+    const sentAt = Date.now();
+    expect(await queue.cancelRun({ runId, reason: 'stopped by a test' })).toBe('running');
+    await expect
+      .poll(async () => (await queue.readRun(runId))?.state, { timeout: 10_000, interval: 100 })
+      .toBe('cancelled');
+    expect(Date.now() - sentAt).toBeLessThan(2000);
+    expect((await events(runId)).at(-1)).toMatchObject({
+      type: 'pipeline.cancelled',
+      reason: 'stopped by a test',
+    });
+  }, 120_000);
+});

@@ -1,0 +1,67 @@
+/**
+ * The interviewer of a run executed by a worker (issue 18 "A waiting gate holds no worker"): a question with a
+ * stored answer is answered at once; a question whose deadline passed gets its default; any other question is
+ * persisted with its deadline and the run is suspended, freeing the worker. `answerRun` or the deadline's job
+ * queues the run again, and the gate asks the same question (same id: node, visit, attempt) once more.
+ */
+import { type Answer, type Clock, type Interviewer, type Question, TIMEOUT_ANSWER } from '@attractor/engine';
+import type pg from 'pg';
+import { QUEUE_SCHEMA } from './queue-tables.js';
+import type { QueuedRun } from './queued-run.js';
+
+/** Options of {@link createSuspendingInterviewer}. */
+export interface SuspendingInterviewerOptions {
+  readonly pool: pg.Pool;
+  readonly runId: string;
+  /** The worker asking, recorded with the question. */
+  readonly workerId: string;
+  readonly clock: Clock;
+  /** Persists the question (state `waiting`) and, for a new deadline, schedules the job that applies it. */
+  readonly persist: (options: {
+    readonly question: Question;
+    readonly askedAt: Date;
+    readonly deadlineAt: Date | undefined;
+    readonly newDeadline: boolean;
+  }) => Promise<void>;
+  /** Stops the run (its signal); the walk ends before the gate completes and the checkpoint still points at it. */
+  readonly suspend: (reason: string) => void;
+}
+
+/** An interviewer that never keeps a worker waiting. See the module comment. */
+export function createSuspendingInterviewer(options: SuspendingInterviewerOptions): Interviewer {
+  return {
+    async ask(question) {
+      const { rows } = await options.pool.query<{
+        answers: QueuedRun['answers'];
+        question: Question | null;
+        asked_at: Date | null;
+        deadline_at: Date | null;
+      }>(`SELECT answers, question, asked_at, deadline_at FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1`, [
+        options.runId,
+      ]);
+      const row = rows[0];
+      const answer: Answer | undefined = row?.answers[question.id];
+      if (answer !== undefined) return answer;
+      const nowMs = options.clock.now();
+      const askedBefore = row?.question?.id === question.id && row.asked_at !== null;
+      if (askedBefore && row.deadline_at !== null && row.deadline_at.getTime() <= nowMs) {
+        // The deadline passed while the run was suspended (or its worker died): the timeout applies now.
+        return question.default ?? TIMEOUT_ANSWER;
+      }
+      const askedAt = askedBefore && row.asked_at !== null ? row.asked_at : new Date(nowMs);
+      const deadlineAt =
+        question.timeoutMs === undefined ? undefined : new Date(askedAt.getTime() + question.timeoutMs);
+      await options.persist({
+        question,
+        askedAt,
+        deadlineAt,
+        newDeadline: !askedBefore && deadlineAt !== undefined,
+      });
+      options.suspend(
+        `suspended: waiting for an answer at gate "${question.stage}" (attractor answer ${options.runId} <key>)`,
+      );
+      // The run's signal ends the question; the engine's wrapper rejects on it.
+      return new Promise<Answer>(() => undefined);
+    },
+  };
+}
