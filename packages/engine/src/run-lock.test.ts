@@ -114,9 +114,11 @@ describe('run lock (DESIGN.md "Checkpoint": one run, one runner)', () => {
 
   it('lets exactly one of two concurrent resumes of one run proceed', { timeout: 120_000 }, async () => {
     const logsRoot = await killedRun();
+    // Each stage takes 2 s, so the winner still holds the lock when the other process (whose start-up a loaded
+    // machine may delay by seconds) asks for it.
     const both = await Promise.all([
-      startRunner('resume', logsRoot, { HOLD_MS: '150' }).finished,
-      startRunner('resume', logsRoot, { HOLD_MS: '150' }).finished,
+      startRunner('resume', logsRoot, { HOLD_MS: '2000' }).finished,
+      startRunner('resume', logsRoot, { HOLD_MS: '2000' }).finished,
     ]);
     const outputs = both.map((finished) => finished.output);
     expect(outputs.filter((output) => output.status === 'success')).toHaveLength(1);
