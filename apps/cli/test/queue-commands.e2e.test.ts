@@ -37,6 +37,17 @@ describe('queue settings: errors name the setting and the fix', () => {
     expect(result.stderr).toContain('The queue URL (--queue / ATTRACTOR_QUEUE_URL) uses "redis:"');
   });
 
+  it('refuses --answer and --auto-approve for a queued run, which a worker executes (they would be dropped)', async () => {
+    const queue = 'postgres://attractor@127.0.0.1:1/attractor';
+    const answered = await attractor(['run', GATE, '--simulate', '--queue', queue, '--answer', 'P']);
+    expect(answered.exitCode).toBe(2);
+    expect(answered.stderr).toContain('--answer does not reach a queued run');
+    expect(answered.stderr).toContain('answer <run> <key>');
+    const approved = await attractor(['resume', 'some-run', '--queue', queue, '--auto-approve']);
+    expect(approved.exitCode).toBe(2);
+    expect(approved.stderr).toContain('--auto-approve does not reach a queued run');
+  });
+
   it('says when the queue server is down, without the password', async () => {
     const port = await closedPort();
     const result = await attractor(['runs'], {

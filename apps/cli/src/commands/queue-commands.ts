@@ -32,6 +32,28 @@ export interface QueueRunCliOptions extends RunCliOptions {
   readonly store?: string;
 }
 
+/**
+ * Refuses `--answer` and `--auto-approve` for a run a worker executes: its gates wait in the store for
+ * `attractor answer`, so the answers given here would be dropped without a word.
+ * @throws {CliError} `CLI_INVALID_INPUT` naming the option and what to do instead.
+ */
+function refuseLocalAnswers(
+  cli: { readonly answer?: readonly string[]; readonly autoApprove?: boolean },
+  io: CliIo,
+) {
+  const option =
+    cli.answer !== undefined && cli.answer.length > 0
+      ? '--answer'
+      : cli.autoApprove === true
+        ? '--auto-approve'
+        : undefined;
+  if (option === undefined) return;
+  throw new CliError({
+    code: 'CLI_INVALID_INPUT',
+    message: `${option} does not reach a queued run: a worker executes it, and its human gates wait for \`${cliCommand(io.env)} answer <run> <key>\` (or the gate's timeout default). Leave ${option} out, or run without --queue.`,
+  });
+}
+
 /** How often `--wait` reads new events from the store, in milliseconds. */
 const FOLLOW_INTERVAL_MS = 250;
 
@@ -48,6 +70,7 @@ export async function enqueueCommand(options: {
   const { io } = options;
   const cli = options.options;
   const colors = createColors(io.color && cli.json !== true);
+  refuseLocalAnswers(cli, io);
   const queueUrl = requireQueueUrl(cli.queue, io, '`attractor run --queue`');
   const storeUrl =
     cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor run --queue --wait`') : undefined;
@@ -307,10 +330,13 @@ export async function resumeQueuedCommand(options: {
     readonly store?: string;
     readonly wait?: boolean;
     readonly json?: boolean;
+    readonly answer?: readonly string[];
+    readonly autoApprove?: boolean;
   };
   readonly io: CliIo;
 }): Promise<number> {
   const { io } = options;
+  refuseLocalAnswers(options.options, io);
   const queueUrl = requireQueueUrl(options.options.queue, io, '`attractor resume <run id>`');
   const storeUrl =
     options.options.wait === true
@@ -361,6 +387,7 @@ export async function forkQueuedCommand(options: {
 }): Promise<number> {
   const { io } = options;
   const cli = options.options;
+  refuseLocalAnswers(cli, io);
   const queueUrl = requireQueueUrl(cli.queue, io, '`attractor fork <run id>`');
   const storeUrl = cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor fork --wait`') : undefined;
   const edited =
