@@ -51,6 +51,18 @@ describe('attractor fork', () => {
       forkedFrom: { runId: 'source', logsRoot: join(cwd, 'source'), node: 'plan', visit: 1 },
       inheritedStages: ['start', 'plan'],
     });
+    // render --run colours the inherited stages as completed, like the stages the fork ran itself.
+    const rendered = await attractor(['render', 'pipeline.dot', '--run', 'same'], { cwd });
+    expect(rendered.exitCode, rendered.stderr).toBe(0);
+    const classOf = (node: string) =>
+      rendered.stdout.match(new RegExp(`<g id="[^"]*" class="([^"]*)">\\s*<title>${node}</title>`))?.[1];
+    expect(['start', 'plan', 'build', 'exit', 'polish'].map(classOf)).toEqual([
+      'node succeeded',
+      'node succeeded',
+      'node succeeded',
+      'node succeeded',
+      'node not_reached',
+    ]);
 
     await writeFile(
       join(cwd, 'edited.dot'),

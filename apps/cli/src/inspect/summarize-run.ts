@@ -266,9 +266,11 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
   };
 }
 
-/** The latest state of each node of the top-level graph (parallel branches included, child pipelines not). */
+/** The latest state of each node of the top-level graph (parallel branches included, child pipelines not; a fork's inherited stages as `success`). */
 export function nodeStates(summary: RunSummary): Map<string, StageState> {
   const states = new Map<string, StageState>();
+  // A fork's inherited stages completed in the source run: they count as succeeded here too.
+  for (const node of summary.inheritedStages ?? []) states.set(node, 'success');
   for (const stage of summary.stages) {
     if (stage.branchPath.some((segment) => segment.startsWith('child:'))) continue;
     states.set(stage.nodeId, stage.state);
