@@ -28,6 +28,12 @@ const RELAY = `digraph relay {
   done [shape=Msquare]
   start -> a -> plan -> b -> done
 }`;
+const SAY = `digraph say {
+  start [shape=Mdiamond]
+  say [shape=parallelogram, tool_command="echo hello from a worker"]
+  done [shape=Msquare]
+  start -> say -> done
+}`;
 const GATE = readFileSync(join(FIXTURES, 'ship-gate.dot'), 'utf8');
 const SLOW = `digraph slow {
   start [shape=Mdiamond]
@@ -227,6 +233,36 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     );
     expect(await readFile(join(dir, 'work', forked.body.id, 'trail.txt'), 'utf8')).toBe('b\n');
   }, 120_000);
+
+  it("serves a stage's files from the shared store: the listing (with stdout.txt and status.json) and their text", async () => {
+    const id = await start(SAY);
+    await until(async () => (await details(id)).state === 'success', 60_000, 'the run to succeed');
+    const stage = await api<{
+      dir: string;
+      nodeId: string;
+      files: { name: string; bytes: number }[];
+      visits: number[];
+    }>(`/pipelines/${id}/stage?dir=say`);
+    expect(stage.status).toBe(200);
+    expect(stage.body).toMatchObject({ dir: 'say', nodeId: 'say', branchPath: [], visits: [] });
+    const names = stage.body.files.map((file) => file.name);
+    expect(names).toEqual(expect.arrayContaining(['stdout.txt', 'status.json']));
+    expect(stage.body.files.find((file) => file.name === 'stdout.txt')?.bytes).toBe(
+      'hello from a worker\n'.length,
+    );
+    const stdout = await fetch(`${url}/pipelines/${id}/stage-file?dir=say&name=stdout.txt`, { headers });
+    expect(stdout.status).toBe(200);
+    expect(stdout.headers.get('content-type')).toContain('text/plain');
+    expect(await stdout.text()).toBe('hello from a worker\n');
+    const status = await fetch(`${url}/pipelines/${id}/stage-file?dir=say&name=status.json`, { headers });
+    expect(status.status).toBe(200);
+    expect(JSON.parse(await status.text())).toMatchObject({ outcome: 'success' });
+
+    expect((await api(`/pipelines/${id}/stage?dir=nowhere`)).status).toBe(404);
+    expect((await api(`/pipelines/${id}/stage-file?dir=say&name=prompt.md`)).status).toBe(404);
+    expect((await api('/pipelines/no-such-run/stage?dir=say')).status).toBe(404);
+    expect((await api(`/pipelines/${id}/stage?dir=..`)).status).toBe(400);
+  }, 90_000);
 
   it('answers a gate through the server while its run is suspended; a different worker than the one that asked completes it', async () => {
     const id = await start(GATE);

@@ -425,7 +425,7 @@ function parseBody<TSchema extends z.ZodType>(schema: TSchema, value: unknown): 
 
 /**
  * The run routes served by a {@link RunBackplane} (a shared run store). Registered before the local routes, so
- * they answer first; the routes it does not serve (stage files) stay the local ones.
+ * they answer first; the routes it does not serve stay the local ones.
  */
 function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunManager): void {
   app.get('/events', (c) => streamSSE(c, (stream) => backplane.streamChanges(stream)));
@@ -485,6 +485,28 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     const text = await c.req.text();
     const body = parseBody(forkBodySchema, parseJsonText(text, manager.limits));
     return c.json(await backplane.fork(c.req.param('id'), body));
+  });
+  app.get('/pipelines/:id/stage', async (c) => {
+    refuseChild(c);
+    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    return c.json(await backplane.stageDirectory(c.req.param('id'), query.dir));
+  });
+  app.get('/pipelines/:id/stage-file', async (c) => {
+    refuseChild(c);
+    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    if (query.name === undefined) {
+      throw new ApiError({
+        status: 400,
+        code: 'INVALID_REQUEST',
+        message: 'Give the file with ?name= (prompt.md, response.md, status.json, stdout.txt or stderr.txt).',
+      });
+    }
+    const text = await backplane.stageFile(c.req.param('id'), query.dir, query.name);
+    c.header(
+      'Content-Type',
+      query.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
+    );
+    return c.body(manager.secrets.maskText(text));
   });
   app.get('/pipelines/:id/source', async (c) => {
     const id = c.req.param('id');

@@ -7,6 +7,7 @@ import type { Answer, Checkpoint, JsonValue, Question, RunCatalog } from '@attra
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { RunDetails, RunSummary } from './run-summary.js';
+import type { StageDirectory, StageDirectoryFileName } from './stage-directory-files.js';
 
 /** A run as the run queue reports it (structurally `@attractor/worker`'s `QueuedRun`). */
 export interface BackplaneQueuedRun {
@@ -105,6 +106,16 @@ export interface RunBackplane {
   answer(runId: string, questionId: string, text: string): Promise<{ readonly answer: Answer }>;
   /** A run's last checkpoint, when it has one. */
   checkpoint(runId: string): Promise<Checkpoint | undefined>;
+  /**
+   * One stage directory of a run (`dir` as `GET /pipelines/{id}/stage` takes it) with its files and earlier visits.
+   * @throws {ApiError} 404 for an unknown run or a stage that has written nothing.
+   */
+  stageDirectory(runId: string, dir: string): Promise<StageDirectory>;
+  /**
+   * The unmasked text of stage file `name` in `dir` of a run (the route masks it).
+   * @throws {ApiError} 404 for an unknown run or a file the stage has not written.
+   */
+  stageFile(runId: string, dir: string, name: StageDirectoryFileName): Promise<string>;
   /** The DOT source of a run, when known. */
   source(runId: string): Promise<string | undefined>;
   /** Ends streams and closes connections. */

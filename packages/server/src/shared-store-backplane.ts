@@ -23,6 +23,7 @@ import {
   type RunSummary,
   stageStatusesFromEvents,
 } from './run-summary.js';
+import { describeStoredStageDirectory, readStoredStageFile } from './stage-directory-files.js';
 
 /** Options of {@link createSharedStoreBackplane}. */
 export interface SharedStoreBackplaneOptions extends SharedRunStore {
@@ -346,10 +347,21 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     };
   };
 
+  /** The store of a run the store or the queue knows. @throws {ApiError} 404 otherwise. */
+  const knownRun = async (runId: string): Promise<RunStore> => {
+    const store = openRun(runId);
+    if ((await store.readManifest()) === undefined && (await queue.readRun(runId)) === undefined) {
+      throw notFound(runId);
+    }
+    return store;
+  };
+
   return {
     list,
     start: enqueue,
     details,
+    stageDirectory: async (runId, dir) => describeStoredStageDirectory(await knownRun(runId), dir),
+    stageFile: async (runId, dir, name) => readStoredStageFile(await knownRun(runId), dir, name),
     streamEvents,
     streamChanges,
     async cancel(runId) {

@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import type { RunStore } from '@attractor/engine';
 import { z } from 'zod';
 import { ApiError } from './errors/api-error.js';
 import { STAGE_FILES } from './run-directory-files.js';
@@ -194,4 +195,74 @@ function safeReaddir(path: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** Splits a stage directory (`fan/branches/a/check/visits/2`) into its stage path and the visit prefix (`visits/2/`). */
+function storedStage(dir: string): {
+  stagePath: string;
+  prefix: string;
+  nodeId: string;
+  branchPath: string[];
+} {
+  const parts = dir.split('/');
+  const visitAt = parts.indexOf('visits');
+  const stageParts = visitAt === -1 ? parts : parts.slice(0, visitAt);
+  return {
+    stagePath: stageParts.join('/'),
+    prefix: visitAt === -1 ? '' : `${parts.slice(visitAt).join('/')}/`,
+    nodeId: stageParts.at(-1)!,
+    branchPath: stageParts.filter((_, index) => index % 3 === 2),
+  };
+}
+
+/**
+ * {@link describeStageDirectory} on a run store (a shared run store such as PostgreSQL): `dir` (validated by
+ * {@link stageDirectoryQuerySchema}) names a stage path, optionally followed by `visits/<n>`; the listing has the
+ * same shape as on a run directory.
+ * @throws {ApiError} `NOT_FOUND` (404) when the stage holds none of the served files and no earlier visit.
+ */
+export async function describeStoredStageDirectory(store: RunStore, dir: string): Promise<StageDirectory> {
+  const { stagePath, prefix, nodeId, branchPath } = storedStage(dir);
+  const stored = await store.listStageFiles(stagePath);
+  const files: StageDirectory['files'] = [];
+  for (const name of STAGE_DIRECTORY_FILES) {
+    const file = stored.find((entry) => entry.name === `${prefix}${name}`);
+    if (file !== undefined) files.push({ name, bytes: file.sizeBytes });
+  }
+  const visitPattern = new RegExp(`^${prefix}visits/([0-9]+)/[^/]+$`);
+  const visits = [
+    ...new Set(stored.map((entry) => visitPattern.exec(entry.name)?.[1]).filter((v) => v !== undefined)),
+  ]
+    .map(Number)
+    .filter((visit) => visit > 0)
+    .sort((a, b) => a - b);
+  if (files.length === 0 && visits.length === 0) {
+    throw new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `No stage directory "${dir}" in the run (the stage has not started yet, or the path is wrong).`,
+    });
+  }
+  return { dir, nodeId, branchPath, files, visits };
+}
+
+/**
+ * {@link readStageDirectoryFile} on a run store: the UTF-8 text of file `name` of stage directory `dir`.
+ * @throws {ApiError} `NOT_FOUND` (404) when the stage has not written it.
+ */
+export async function readStoredStageFile(
+  store: RunStore,
+  dir: string,
+  name: StageDirectoryFileName,
+): Promise<string> {
+  const { stagePath, prefix } = storedStage(dir);
+  const bytes = await store.readStageFile(stagePath, `${prefix}${name}`);
+  if (bytes === undefined) {
+    throw new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `No file "${dir}/${name}" in the run: the stage has not written it (yet).`,
+    });
+  }
+  return new TextDecoder().decode(bytes);
 }
