@@ -5,7 +5,7 @@
  * declared attribute is not an `unknown_attribute`, a bad value is an `attribute_type` error from the schema, and
  * `outcome_coverage` knows what the handler returns.
  */
-import type { HandlerLintInfo, HandlerTraits } from '@attractor/graph';
+import { HANDLER_CAPABILITY_FLAGS, type HandlerLintInfo, type HandlerTraits } from '@attractor/graph';
 import type { z } from 'zod';
 import type { Handler, HandlerExecuteInput } from './handler.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
@@ -117,14 +117,7 @@ export function defineHandler<TSchema extends z.ZodObject>(
 
 const TRAIT_KEYS = [
   'role',
-  'fansOut',
-  'joinsBranches',
-  'asksHuman',
-  'routesOnly',
-  'callsModel',
-  'supervisesChild',
-  'runsCommand',
-  'runsSubgraph',
+  ...HANDLER_CAPABILITY_FLAGS,
   'contextKeys',
 ] as const satisfies readonly (keyof HandlerTraits)[];
 

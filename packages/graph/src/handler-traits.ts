@@ -88,7 +88,49 @@ export function handlerTraits(
   node: GraphNode,
   declared?: ReadonlyMap<string, HandlerTraits>,
 ): HandlerTraits {
-  const type = graph.handlerType(node);
+  return traitsOfType(graph.handlerType(node), declared);
+}
+
+/** A capability a handler can declare: one of the flags of {@link HandlerTraits}, or a `role`. */
+export type HandlerCapability =
+  | 'role:start'
+  | 'role:exit'
+  | 'fansOut'
+  | 'joinsBranches'
+  | 'asksHuman'
+  | 'routesOnly'
+  | 'callsModel'
+  | 'supervisesChild'
+  | 'runsCommand'
+  | 'runsSubgraph';
+
+/** The boolean capability flags of {@link HandlerTraits}, in declaration order (the engine's `defineHandler` copies these). */
+export const HANDLER_CAPABILITY_FLAGS = [
+  'fansOut',
+  'joinsBranches',
+  'asksHuman',
+  'routesOnly',
+  'callsModel',
+  'supervisesChild',
+  'runsCommand',
+  'runsSubgraph',
+] as const satisfies readonly HandlerCapability[];
+
+/**
+ * The capabilities `traits` declare: each flag set to `true`, and `role:start`/`role:exit` for a role. Lint rules
+ * compare these instead of handler type names (`type_known`, `inert_attribute`). Pure.
+ */
+export function handlerCapabilities(traits: HandlerTraits): HandlerCapability[] {
+  const capabilities: HandlerCapability[] = HANDLER_CAPABILITY_FLAGS.filter((flag) => traits[flag] === true);
+  if (traits.role !== undefined) capabilities.push(`role:${traits.role}`);
+  return capabilities;
+}
+
+/**
+ * The traits of handler type `type`: what a registered handler declared for it (`declared`), else the spec's
+ * ({@link SPEC_HANDLER_TRAITS}), else none. Pure.
+ */
+export function traitsOfType(type: string, declared?: ReadonlyMap<string, HandlerTraits>): HandlerTraits {
   return (
     declared?.get(type) ?? (Object.hasOwn(SPEC_HANDLER_TRAITS, type) ? SPEC_HANDLER_TRAITS[type]! : NO_TRAITS)
   );

@@ -51,7 +51,12 @@ export type {
   ReasoningEffort,
 } from './graph.js';
 export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
-export { type HandlerTraits, handlerTraits, SPEC_HANDLER_TRAITS } from './handler-traits.js';
+export {
+  HANDLER_CAPABILITY_FLAGS,
+  type HandlerTraits,
+  handlerTraits,
+  SPEC_HANDLER_TRAITS,
+} from './handler-traits.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type { Diagnostic, HandlerLintInfo, LintContext, LintRule, Severity } from './lint/diagnostic.js';
 export { didYouMean } from './lint/did-you-mean.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
 import { prepareGraph } from '../../prepare-graph.js';
+import { BUILT_IN_HANDLER_TYPES } from '../validate.js';
 
 function pipeline(body: string): string {
   return `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${body}\n}`;
@@ -182,6 +183,30 @@ describe('inert_attribute', () => {
     );
     expect(lintRule(source, 'inert_attribute')).toEqual([]);
   });
+
+  it.each([
+    // [declared traits of the registered deploy handler, attribute on its node, findings]
+    [{ runsCommand: true }, 'tool_command="make"', []],
+    [{ runsCommand: true }, 'join_policy=wait_all', ['warning 4:21 d']],
+    [{ callsModel: true }, 'llm_model="m"', []],
+    [{ callsModel: true }, 'tool_command="make"', ['warning 4:21 d']],
+    [{ asksHuman: true }, 'human.default_choice="exit"', []],
+    [{ fansOut: true }, 'max_parallel=2', []],
+    [{}, 'tool_command="make"', []],
+  ] as const)('asks the traits of a registered handler %j about %s', (traits, attribute, findings) => {
+    const source = pipeline(`  d [type="deploy", ${attribute}]\n  start -> d -> exit`);
+    const options = {
+      knownHandlerTypes: ['start', 'exit', 'deploy'],
+      handlers: new Map([['deploy', traits]]),
+    };
+    expect(lintRule(source, 'inert_attribute', options)).toEqual(findings);
+  });
+
+  it('leaves a key a registered handler lists among its attribute keys alone', () => {
+    const source = pipeline('  d [type="deploy", join_policy=wait_all]\n  start -> d -> exit');
+    const handlers = new Map([['deploy', { runsCommand: true, attributeKeys: ['join_policy'] }]]);
+    expect(lintRule(source, 'inert_attribute', { handlers })).toEqual([]);
+  });
 });
 
 describe('shape_mapping (spec §2.8)', () => {
@@ -274,6 +299,37 @@ describe('type_known (spec §7.2)', () => {
   it('suggests a handler of the same kind of work for a known synonym', () => {
     const source = pipeline('  build [type="shell", tool_command="make"]\n  start -> build -> exit');
     expect(diagnosticsOf(source, 'type_known')[0]?.message).toContain('Did you mean "tool"?');
+  });
+
+  it.each([
+    // [unknown type, declared traits of the registered deploy handler, suggestion]
+    ['shell', { runsCommand: true }, 'Did you mean "tool" or "deploy"?'],
+    ['approval', { asksHuman: true }, 'Did you mean "wait.human" or "deploy"?'],
+    ['fan_out', { fansOut: true }, 'Did you mean "parallel" or "deploy"?'],
+    ['agent', { callsModel: true }, 'Did you mean "codergen" or "deploy"?'],
+    ['shell', { callsModel: true }, 'Did you mean "tool"?'],
+  ] as const)(
+    'suggests for %s every registered type whose handler declares its capability (%j)',
+    (type, traits, hint) => {
+      const source = pipeline(`  build [type="${type}"]\n  start -> build -> exit`);
+      const options = {
+        knownHandlerTypes: [...BUILT_IN_HANDLER_TYPES, 'deploy'],
+        handlers: new Map([['deploy', traits]]),
+      };
+      const [finding] = diagnosticsOf(source, 'type_known', options);
+      expect(finding?.message.endsWith(hint)).toBe(true);
+    },
+  );
+
+  it('names the registered handler alone when no built-in has the capability registered', () => {
+    const source = pipeline('  build [type="bash"]\n  start -> build -> exit');
+    const options = {
+      knownHandlerTypes: ['start', 'exit', 'deploy'],
+      handlers: new Map([['deploy', { runsCommand: true }]]),
+    };
+    expect(diagnosticsOf(source, 'type_known', options)[0]?.fix).toBe(
+      'If this node should run the deploy handler, change type to "deploy"; otherwise register a handler for "bash".',
+    );
   });
 
   it('warns about a custom type far from every registered one, and takes the known types as an option', () => {

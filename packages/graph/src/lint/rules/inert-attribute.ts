@@ -1,13 +1,17 @@
 import { attributeDefinition } from '../../attribute-schema.js';
 import { BUILT_IN_HANDLER_TYPE_NAMES } from '../../graph.js';
+import { handlerCapabilities, traitsOfType } from '../../handler-traits.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 
 const BUILT_IN_TYPES: ReadonlySet<string> = new Set(BUILT_IN_HANDLER_TYPE_NAMES);
 
 /**
  * `inert_attribute` (WARNING): an attribute written on a node whose handler never reads it, such as
- * `tool_command` on an LLM box or `join_policy` on a tool node. Inherited defaults and custom handler
- * types are not checked; `prompt` on the start node is `start_prompt`'s.
+ * `tool_command` on an LLM box or `join_policy` on a tool node. A handler reads an attribute when it declares a
+ * capability of one of the handler types the attribute table names (`tool_command` is `tool`'s: any handler that
+ * `runsCommand` reads it), or lists the key among its attribute keys. Built-in types and registered handlers that
+ * declare a capability are checked; inherited defaults and other custom handler types are not; `prompt` on the start
+ * node is `start_prompt`'s.
  */
 export const inertAttributeRule: LintRule = {
   name: 'inert_attribute',
@@ -15,12 +19,19 @@ export const inertAttributeRule: LintRule = {
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
       const handlerType = graph.handlerType(node);
-      if (!BUILT_IN_TYPES.has(handlerType)) continue;
+      const declared = context.handlers.get(handlerType);
+      const capabilities = handlerCapabilities(context.traitsOf(node));
+      if (!BUILT_IN_TYPES.has(handlerType) && (declared === undefined || capabilities.length === 0)) continue;
       for (const attribute of Object.values(node.attributes)) {
         if (attribute.origin !== 'explicit') continue;
         if (attribute.key === 'prompt' && context.traitsOf(node).role === 'start') continue;
+        if (declared?.attributeKeys?.includes(attribute.key) === true) continue;
         const readers = attributeDefinition(attribute.key)?.handlers;
         if (readers === undefined || readers.includes(handlerType)) continue;
+        const used = readers.some((reader) =>
+          handlerCapabilities(traitsOfType(reader)).some((capability) => capabilities.includes(capability)),
+        );
+        if (used) continue;
         const written = attribute.writtenKey ?? attribute.key;
         diagnostics.push({
           rule: 'inert_attribute',
