@@ -7,6 +7,15 @@ import { describe, expect, it } from 'vitest';
 import { createTranscriptWriter, TRANSCRIPT_FILE } from './stage-files.js';
 
 describe('the agent transcript (transcript.jsonl)', () => {
+  it('keeps a write into a directory that is gone from becoming an unhandled rejection; flush reports it', async () => {
+    const gone = join(await mkdtemp(join(tmpdir(), 'agent-cli-gone-')), 'removed', 'stage');
+    const transcript = createTranscriptWriter({ stageDir: gone, clock: createTestClock(), env: {} });
+    transcript.write({ type: 'late', n: 1 });
+    transcript.write({ type: 'late', n: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect(transcript.flush()).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it("masks the agent environment's secret-named values and the run's own secrets (--secret)", async () => {
     const stageDir = await mkdtemp(join(tmpdir(), 'agent-transcript-'));
     const transcript = createTranscriptWriter({

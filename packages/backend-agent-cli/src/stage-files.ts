@@ -38,6 +38,9 @@ export function createTranscriptWriter(options: TranscriptWriterOptions): Transc
   const path = join(options.stageDir, TRANSCRIPT_FILE);
   const secretValues = secretValuesOf(options.env);
   let queue: Promise<void> = Promise.resolve();
+  // The first failed append, reported by flush(): a line the agent sends after nobody waits for the transcript any
+  // more (its stage ended, its directory is gone) must not become an unhandled rejection.
+  let failure: { error: unknown } | undefined;
   return {
     write(entry) {
       const redacted = redactSecrets(
@@ -45,9 +48,18 @@ export function createTranscriptWriter(options: TranscriptWriterOptions): Transc
         secretValues,
       );
       const line = options.secrets === undefined ? redacted : options.secrets.mask(redacted);
-      queue = queue.then(() => appendFile(path, `${JSON.stringify(line)}\n`, 'utf8'));
+      queue = queue
+        .then(() =>
+          failure === undefined ? appendFile(path, `${JSON.stringify(line)}\n`, 'utf8') : undefined,
+        )
+        .catch((error: unknown) => {
+          failure ??= { error };
+        });
     },
-    flush: () => queue,
+    async flush() {
+      await queue;
+      if (failure !== undefined) throw failure.error;
+    },
   };
 }
 
