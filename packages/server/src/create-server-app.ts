@@ -3,7 +3,7 @@
  * static files. Embeddable: mount the returned app in another Hono app, or serve it with any Hono adapter.
  */
 import { createFileRunStore } from '@attractor/engine';
-import { prepareGraph } from '@attractor/graph';
+import { type Graph, prepareGraph } from '@attractor/graph';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
@@ -23,6 +23,7 @@ import {
 import type { RunBackplane } from './run-backplane.js';
 import { readRunRequest, readStageFile } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
+import type { RunDetails } from './run-summary.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
 import {
   describeStageDirectory,
@@ -271,15 +272,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const child = childPathOf(c);
     const details = child === undefined ? await manager.details(id) : await manager.childDetails(id, child);
     const graph = child === undefined ? await manager.graphOf(id) : await manager.childGraph(id, child);
-    const current = details.live ? details.currentNode : undefined;
-    const svg = await renderRunGraph({
-      graph,
-      statuses: details.nodeStatuses,
-      ...(current === undefined ? {} : { currentNodeId: current }),
-      waitingNodeIds: new Set(details.waitingNodes),
-    });
-    c.header('Content-Type', 'image/svg+xml; charset=utf-8');
-    return c.body(svg);
+    return sendRunGraph(c, graph, details);
   });
 
   /** The run directory of run `:id`, or with `?child=`, of that child run inside it. */
@@ -372,6 +365,19 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   return app;
+}
+
+/** Answers with the run's graph as SVG, each node coloured by its status in `details` (local and shared runs alike). */
+async function sendRunGraph(c: Context, graph: Graph, details: RunDetails): Promise<Response> {
+  const current = details.live ? details.currentNode : undefined;
+  const svg = await renderRunGraph({
+    graph,
+    statuses: details.nodeStatuses,
+    ...(current === undefined ? {} : { currentNodeId: current }),
+    waitingNodeIds: new Set(details.waitingNodes),
+  });
+  c.header('Content-Type', 'image/svg+xml; charset=utf-8');
+  return c.body(svg);
 }
 
 async function readJson(c: Context, limits: PipelineLimits): Promise<unknown> {
@@ -533,15 +539,7 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
         message: `The graph of run "${id}" is not known here.`,
       });
     }
-    const current = details.live ? details.currentNode : undefined;
-    const svg = await renderRunGraph({
-      graph,
-      statuses: details.nodeStatuses,
-      ...(current === undefined ? {} : { currentNodeId: current }),
-      waitingNodeIds: new Set(details.waitingNodes),
-    });
-    c.header('Content-Type', 'image/svg+xml; charset=utf-8');
-    return c.body(svg);
+    return sendRunGraph(c, graph, details);
   });
   app.get('/pipelines/:id/questions', async (c) =>
     c.json({ questions: await backplane.questions(c.req.param('id')) }),
