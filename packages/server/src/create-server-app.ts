@@ -3,7 +3,7 @@
  * static files. Embeddable: mount the returned app in another Hono app, or serve it with any Hono adapter.
  */
 import { createFileRunStore } from '@attractor/engine';
-import { type Graph, prepareGraph } from '@attractor/graph';
+import type { Graph } from '@attractor/graph';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
@@ -309,7 +309,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/pipelines/:id/checkpoint', async (c) => {
-    const logsRoot = manager.runDirectory(c.req.param('id'));
+    const logsRoot = runOrChildDirectory(c);
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
     if (checkpoint === undefined) {
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
@@ -452,26 +452,17 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     const summary = await backplane.start({ source: dot, ...rest });
     return c.json(summary, 201, { Location: `/pipelines/${encodeURIComponent(summary.id)}` });
   });
-  const refuseChild = (c: Context): void => {
-    if (c.req.query('child') !== undefined) {
-      throw new ApiError({
-        status: 404,
-        code: 'NOT_FOUND',
-        message: 'Child runs are not shown on a shared run store yet; open the top-level run.',
-      });
-    }
-  };
-  app.get('/pipelines/:id', async (c) => {
-    refuseChild(c);
-    return c.json(await backplane.details(c.req.param('id')));
-  });
+  // `?child=<path>`: the same for a child run (sub-pipeline, manager loop) inside the run, from its child store.
+  const childOf = (c: Context): string | undefined => c.req.query('child');
+  app.get('/pipelines/:id', async (c) => c.json(await backplane.details(c.req.param('id'), childOf(c))));
   app.get('/pipelines/:id/events', async (c) => {
-    refuseChild(c);
     const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
     const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
     const runId = c.req.param('id');
-    await backplane.details(runId); // 404 for a run neither the store nor the queue knows
-    return streamSSE(c, (stream) => backplane.streamEvents(stream, runId, lastEventId));
+    const child = childOf(c);
+    // 404 for a run neither the store nor the queue knows (or a child it does not hold), 400 for a bad child path
+    await backplane.details(runId, child);
+    return streamSSE(c, (stream) => backplane.streamEvents(stream, runId, lastEventId, child));
   });
   app.post('/pipelines/:id/cancel', async (c) => c.json(await backplane.cancel(c.req.param('id'))));
   app.post('/pipelines/:id/resume', async (c) => {
@@ -493,13 +484,13 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     return c.json(await backplane.fork(c.req.param('id'), body));
   });
   app.get('/pipelines/:id/stage', async (c) => {
-    refuseChild(c);
-    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
-    return c.json(await backplane.stageDirectory(c.req.param('id'), query.dir));
+    const { child, ...rest } = c.req.query();
+    const query = parseQuery(stageDirectoryQuerySchema, rest);
+    return c.json(await backplane.stageDirectory(c.req.param('id'), query.dir, child));
   });
   app.get('/pipelines/:id/stage-file', async (c) => {
-    refuseChild(c);
-    const query = parseQuery(stageDirectoryQuerySchema, c.req.query());
+    const { child, ...rest } = c.req.query();
+    const query = parseQuery(stageDirectoryQuerySchema, rest);
     if (query.name === undefined) {
       throw new ApiError({
         status: 400,
@@ -507,7 +498,7 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
         message: 'Give the file with ?name= (prompt.md, response.md, status.json, stdout.txt or stderr.txt).',
       });
     }
-    const text = await backplane.stageFile(c.req.param('id'), query.dir, query.name);
+    const text = await backplane.stageFile(c.req.param('id'), query.dir, query.name, child);
     c.header(
       'Content-Type',
       query.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
@@ -528,17 +519,9 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     return c.body(manager.secrets.maskText(source));
   });
   app.get('/pipelines/:id/graph', async (c) => {
-    refuseChild(c);
     const id = c.req.param('id');
-    const [details, source] = await Promise.all([backplane.details(id), backplane.source(id)]);
-    const graph = source === undefined ? undefined : prepareGraph(source).graph;
-    if (graph === undefined) {
-      throw new ApiError({
-        status: 404,
-        code: 'NOT_FOUND',
-        message: `The graph of run "${id}" is not known here.`,
-      });
-    }
+    const child = childOf(c);
+    const [details, graph] = await Promise.all([backplane.details(id, child), backplane.graph(id, child)]);
     return sendRunGraph(c, graph, details);
   });
   app.get('/pipelines/:id/questions', async (c) =>
@@ -551,16 +534,14 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     return c.json({ questionId: qid, answer });
   });
   app.get('/pipelines/:id/checkpoint', async (c) => {
-    refuseChild(c);
-    const checkpoint = await backplane.checkpoint(c.req.param('id'));
+    const checkpoint = await backplane.checkpoint(c.req.param('id'), childOf(c));
     if (checkpoint === undefined) {
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
     }
     return c.json(manager.secrets.mask(checkpoint));
   });
   app.get('/pipelines/:id/context', async (c) => {
-    refuseChild(c);
-    const checkpoint = await backplane.checkpoint(c.req.param('id'));
+    const checkpoint = await backplane.checkpoint(c.req.param('id'), childOf(c));
     return c.json({
       context: manager.secrets.mask(checkpoint?.context ?? {}),
       ...(checkpoint === undefined ? {} : { asOf: checkpoint.timestamp, afterNode: checkpoint.current_node }),

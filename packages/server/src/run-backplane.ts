@@ -4,6 +4,7 @@
  * plus a run queue whose workers execute the runs: the server only reads the store, enqueues, answers and cancels.
  */
 import type { Answer, Checkpoint, JsonValue, Question, RunCatalog } from '@attractor/engine';
+import type { Graph } from '@attractor/graph';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { RunDetails, RunSummary } from './run-summary.js';
@@ -88,10 +89,21 @@ export interface RunBackplane {
     readonly provider?: string;
     readonly context?: Readonly<Record<string, JsonValue>>;
   }): Promise<RunSummary>;
-  /** One run's details. @throws {ApiError} 404 for an unknown run. */
-  details(runId: string): Promise<RunDetails>;
-  /** Streams a run's events after `lastEventId` (its `seq`), then live ones until it ends. */
-  streamEvents(stream: SSEStreamingApi, runId: string, lastEventId: number): Promise<void>;
+  /**
+   * One run's details, or with `child` (`checks/child`, see `parseChildRunPath`) those of that child run inside it.
+   * @throws {ApiError} 404 for an unknown run or child; 400 for a `child` that is not a child run path.
+   */
+  details(runId: string, child?: string): Promise<RunDetails>;
+  /**
+   * The graph of a run (or of its child run `child`), for `GET /pipelines/{id}/graph`.
+   * @throws {ApiError} 404 when it is not known here.
+   */
+  graph(runId: string, child?: string): Promise<Graph>;
+  /**
+   * Streams a run's (or its child run's) events after `lastEventId` (their `seq`), then live ones until it ends.
+   * Callers check the run with {@link RunBackplane.details} first.
+   */
+  streamEvents(stream: SSEStreamingApi, runId: string, lastEventId: number, child?: string): Promise<void>;
   /** Streams `run` messages (summaries) whenever a run changes. */
   streamChanges(stream: SSEStreamingApi): Promise<void>;
   /** Cancels a run wherever it executes. */
@@ -104,18 +116,19 @@ export interface RunBackplane {
   questions(runId: string): Promise<PendingQuestion[]>;
   /** Answers a question of a run. */
   answer(runId: string, questionId: string, text: string): Promise<{ readonly answer: Answer }>;
-  /** A run's last checkpoint, when it has one. */
-  checkpoint(runId: string): Promise<Checkpoint | undefined>;
+  /** A run's (or its child run's) last checkpoint, when it has one. @throws {ApiError} as `details`. */
+  checkpoint(runId: string, child?: string): Promise<Checkpoint | undefined>;
   /**
-   * One stage directory of a run (`dir` as `GET /pipelines/{id}/stage` takes it) with its files and earlier visits.
-   * @throws {ApiError} 404 for an unknown run or a stage that has written nothing.
+   * One stage directory of a run or of its child run `child` (`dir` as `GET /pipelines/{id}/stage` takes it) with its
+   * files and earlier visits.
+   * @throws {ApiError} 404 for an unknown run or child or a stage that has written nothing.
    */
-  stageDirectory(runId: string, dir: string): Promise<StageDirectory>;
+  stageDirectory(runId: string, dir: string, child?: string): Promise<StageDirectory>;
   /**
-   * The unmasked text of stage file `name` in `dir` of a run (the route masks it).
-   * @throws {ApiError} 404 for an unknown run or a file the stage has not written.
+   * The unmasked text of stage file `name` in `dir` of a run or of its child run `child` (the route masks it).
+   * @throws {ApiError} 404 for an unknown run or child or a file the stage has not written.
    */
-  stageFile(runId: string, dir: string, name: StageDirectoryFileName): Promise<string>;
+  stageFile(runId: string, dir: string, name: StageDirectoryFileName, child?: string): Promise<string>;
   /** The DOT source of a run, when known. */
   source(runId: string): Promise<string | undefined>;
   /** Ends streams and closes connections. */

@@ -1,14 +1,11 @@
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createFileRunStore } from '@attractor/engine';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './errors/api-error.js';
-import {
-  createUniqueRunDirectory,
-  listStageFiles,
-  readStageFile,
-  resolveRunDirectory,
-} from './run-directory-files.js';
+import { createUniqueRunDirectory, readStageFile, resolveRunDirectory } from './run-directory-files.js';
+import { readStoredStageListing } from './stage-directory-files.js';
 
 async function runDirectory(): Promise<{ runsDir: string; runDir: string }> {
   const runsDir = await mkdtemp(join(tmpdir(), 'attractor-files-'));
@@ -34,9 +31,12 @@ describe('run directory files', () => {
   it('reads stage files and lists which exist', async () => {
     const { runDir } = await runDirectory();
     expect(readStageFile(runDir, 'plan', 'prompt.md')).toBe('the prompt');
-    expect(listStageFiles(runDir, ['plan', 'missing', '../x'])).toEqual([
-      { nodeId: 'plan', files: ['prompt.md'] },
+    const listing = await readStoredStageListing(createFileRunStore({ logsRoot: runDir }), [
+      'plan',
+      'missing',
+      '../x',
     ]);
+    expect(listing.stages).toEqual([{ nodeId: 'plan', files: ['prompt.md'] }]);
   });
 
   it('refuses other names, traversal and symbolic links leaving the run directory', async () => {

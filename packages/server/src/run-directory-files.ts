@@ -172,20 +172,6 @@ export function listRunDirectories(runsDir: string): string[] {
   );
 }
 
-/** Which of {@link STAGE_FILES} exist for each of `nodeIds` in a run directory, for nodes that have a stage directory. */
-export function listStageFiles(
-  runDir: string,
-  nodeIds: readonly string[],
-): { nodeId: string; files: StageFileName[] }[] {
-  const stages: { nodeId: string; files: StageFileName[] }[] = [];
-  for (const nodeId of nodeIds) {
-    if (!NODE_ID_PATTERN.test(nodeId)) continue;
-    const files = STAGE_FILES.filter((file) => existsSync(join(runDir, nodeId, file)));
-    if (files.length > 0) stages.push({ nodeId, files });
-  }
-  return stages;
-}
-
 /**
  * Reads `{runDir}/{nodeId}/{file}` where `file` is one of {@link STAGE_FILES}. Refuses anything else, including
  * paths that leave the run directory through `..` or symbolic links.

@@ -25,8 +25,9 @@ import {
   startResumedPipeline,
 } from '@attractor/engine';
 import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { readCheckpointSafely, readChildRunDetails, readChildRunGraph } from './child-run-details.js';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
-import { childRunKey, relateToChildRun } from './child-run-path.js';
+import { childRunKey } from './child-run-path.js';
 import { ApiError } from './errors/api-error.js';
 import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
@@ -41,7 +42,6 @@ import type { NodeDisplayStatus } from './render-run-graph.js';
 import {
   createUniqueRunDirectory,
   listRunDirectories,
-  listStageFiles,
   RUN_SOURCE_FILE,
   type RunRequestRecord,
   readFinalEvent,
@@ -60,7 +60,7 @@ import {
   statusesFromOutcomes,
 } from './run-summary.js';
 import { addEventToTotals, createRunTotals, type RunTotals, totalsSummaryFields } from './run-totals.js';
-import { listStageDirectories } from './stage-directory-files.js';
+import { readStoredStageListing } from './stage-directory-files.js';
 import { validatePipelineInWorker } from './validate-pipeline.js';
 import { withoutAgentShellTransform } from './without-agent-shell.js';
 
@@ -506,7 +506,7 @@ export class RunManager {
       for (const entry of live.ended ? [] : live.interviewer.pending())
         waitingNodes.add(entry.question.stage);
     } else {
-      const checkpoint = await readCheckpointSafely(logsRoot);
+      const checkpoint = await readCheckpointSafely(createFileRunStore({ logsRoot, createDirectory: false }));
       completedNodes = checkpoint?.completed_nodes ?? [];
       nodeStatuses = statusesFromOutcomes(checkpoint?.node_outcomes ?? {});
     }
@@ -528,13 +528,17 @@ export class RunManager {
         .readManifest()
         .catch(() => undefined)
     )?.forked_from;
+    const listing = await readStoredStageListing(
+      createFileRunStore({ logsRoot, createDirectory: false }),
+      nodeIds,
+    );
     return {
       ...summary,
       completedNodes,
       nodeStatuses,
       waitingNodes: [...waitingNodes],
-      stages: listStageFiles(logsRoot, nodeIds),
-      stageDirectories: listStageDirectories(logsRoot),
+      stages: listing.stages,
+      stageDirectories: listing.stageDirectories,
       ...(origin === undefined
         ? {}
         : { forkedFrom: { runId: origin.run_id, node: origin.node, visit: origin.visit } }),
@@ -551,67 +555,23 @@ export class RunManager {
   }
 
   /**
-   * Whether the child run at `child` is running now: its top run is live and the child's event log has not ended.
-   */
-  childLive(id: string, child: ChildRunDirectory): boolean {
-    const live = this.#live.get(id);
-    return (
-      live !== undefined &&
-      !live.ended &&
-      !live.endedChildren.has(childRunKey(child.runId, child.basePath)!) &&
-      readFinalEvent(child.logsRoot) === undefined
-    );
-  }
-
-  /**
    * The details of the child run at `path` under run `id`, as {@link RunManager.details} reports a run: `id` stays
    * the top run's id and `child` says which child; a child is never resumable on its own (its top run is).
    * @throws {ApiError} as {@link RunManager.childRun}.
    */
   async childDetails(id: string, path: string): Promise<RunDetails> {
     const child = this.childRun(id, path);
-    const live = this.childLive(id, child);
-    const summary = await readPastRun(child.logsRoot);
-    const checkpoint = await readCheckpointSafely(child.logsRoot);
-    // The child's events.jsonl is written in batches: add those the live run has seen and the file lacks yet.
-    const merged = new Map<number, PipelineEvent>();
-    for (const event of await createFileRunStore({ logsRoot: child.logsRoot })
-      .readEvents()
-      .catch(() => []))
-      if (event.runId === child.runId) merged.set(event.seq, event);
-    for (const event of this.#live.get(id)?.childEvents.get(childRunKey(child.runId, child.basePath)!) ?? [])
-      if (event.runId === child.runId) merged.set(event.seq, event);
-    const events = [...merged.keys()].sort((a, b) => a - b).map((seq) => merged.get(seq)!);
-    const totals = createRunTotals();
-    for (const event of events) addEventToTotals(totals, event);
-    const own = events.filter((event) => relateToChildRun(event, child)?.kind === 'own');
-    const nodeStatuses = {
-      ...stageStatusesFromEvents(own, { live }),
-      ...statusesFromOutcomes(checkpoint?.node_outcomes ?? {}),
-    };
-    const waitingNodes = new Set<string>();
-    for (const event of own) {
-      if (event.type === 'interview.started') waitingNodes.add(event.stage);
-      else if (event.type === 'interview.completed' || event.type === 'interview.timeout')
-        waitingNodes.delete(event.question.stage);
-    }
-    for (const node of waitingNodes) if (live) nodeStatuses[node] = 'running';
-    const graph = await this.childGraph(id, path).catch(() => undefined);
-    const completedNodes = checkpoint?.completed_nodes ?? [];
-    return {
-      ...summary,
-      ...totalsSummaryFields(totals),
-      id,
-      live,
-      resumable: false,
-      state: live ? (waitingNodes.size > 0 ? 'waiting' : 'running') : summary.state,
-      completedNodes,
-      nodeStatuses,
-      waitingNodes: live ? [...waitingNodes] : [],
-      stages: listStageFiles(child.logsRoot, graph === undefined ? completedNodes : [...graph.nodes.keys()]),
-      stageDirectories: listStageDirectories(child.logsRoot),
-      child: { path: child.path, runId: child.runId, parentNode: child.parentNode },
-    };
+    const live = this.#live.get(id);
+    const key = childRunKey(child.runId, child.basePath)!;
+    return readChildRunDetails({
+      runId: id,
+      child,
+      store: createFileRunStore({ logsRoot: child.logsRoot, createDirectory: false }),
+      parentLive: live !== undefined && !live.ended && !live.endedChildren.has(key),
+      // The child's events.jsonl is written in batches: add those the live run has seen and the file lacks yet.
+      unflushed: live?.childEvents.get(key) ?? [],
+      graph: await this.childGraph(id, path).catch(() => undefined),
+    });
   }
 
   /**
@@ -624,17 +584,10 @@ export class RunManager {
     const key = `${id}\u0000${path}`;
     const cached = this.#graphs.get(key);
     if (cached !== undefined) return cached;
-    const manifest = await createFileRunStore({ logsRoot: child.logsRoot }).readManifest();
-    const source = manifest?.source_path;
-    const text = source === undefined ? undefined : readSourceFile(source);
-    const graph = text === undefined ? undefined : prepareGraph(text, { filename: source! }).graph;
-    if (graph === undefined) {
-      throw new ApiError({
-        status: 404,
-        code: 'NOT_FOUND',
-        message: `The DOT source of child run "${path}" cannot be read or no longer parses${source === undefined ? '' : ` (${source})`}.`,
-      });
-    }
+    const graph = await readChildRunGraph(
+      createFileRunStore({ logsRoot: child.logsRoot, createDirectory: false }),
+      path,
+    );
     if (this.#graphs.size >= 256) this.#graphs.delete(this.#graphs.keys().next().value!);
     this.#graphs.set(key, graph);
     return graph;
@@ -927,13 +880,4 @@ async function readPastRun(logsRoot: string): Promise<RunSummary> {
     finalEvent: readFinalEvent(logsRoot),
     startedByServer,
   });
-}
-
-async function readCheckpointSafely(logsRoot: string) {
-  try {
-    return await createFileRunStore({ logsRoot }).readCheckpoint();
-  } catch (error) {
-    if (CheckpointCorruptError.isInstance(error)) return undefined;
-    throw error;
-  }
 }

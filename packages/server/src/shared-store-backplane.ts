@@ -12,6 +12,8 @@ import {
 } from '@attractor/engine';
 import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 import type { SSEStreamingApi } from 'hono/streaming';
+import { readChildRunDetails, readChildRunGraph } from './child-run-details.js';
+import { openStoredChildRun, type StoredChildRun } from './child-run-directory.js';
 import { ApiError } from './errors/api-error.js';
 import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import type { PendingQuestion } from './http-interviewer.js';
@@ -22,8 +24,13 @@ import {
   type RunState,
   type RunSummary,
   stageStatusesFromEvents,
+  statusesFromOutcomes,
 } from './run-summary.js';
-import { describeStoredStageDirectory, readStoredStageFile } from './stage-directory-files.js';
+import {
+  describeStoredStageDirectory,
+  readStoredStageFile,
+  readStoredStageListing,
+} from './stage-directory-files.js';
 
 /** Options of {@link createSharedStoreBackplane}. */
 export interface SharedStoreBackplaneOptions extends SharedRunStore {
@@ -148,10 +155,61 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     return secrets.mask(summaries);
   };
 
-  const details = async (runId: string): Promise<RunDetails> => {
+  /** Parsed graphs by run id (and child path), at most 256. */
+  const graphs = new Map<string, Graph>();
+  const cacheGraph = (key: string, graph: Graph): Graph => {
+    if (graphs.size >= 256) graphs.delete(graphs.keys().next().value!);
+    graphs.set(key, graph);
+    return graph;
+  };
+  /** The graph of a top run, from the DOT source its queue entry holds; undefined when not known here. */
+  const topGraph = async (runId: string): Promise<Graph | undefined> => {
+    const cached = graphs.get(runId);
+    if (cached !== undefined) return cached;
+    const source = (await queue.readRun(runId))?.request.source;
+    const graph = source === undefined ? undefined : prepareGraph(source).graph;
+    return graph === undefined ? undefined : cacheGraph(runId, graph);
+  };
+  /** The graph of a child run, from the DOT file its manifest names. */
+  const childGraph = async (runId: string, child: StoredChildRun): Promise<Graph> => {
+    const key = `${runId}\u0000${child.path}`;
+    return graphs.get(key) ?? cacheGraph(key, await readChildRunGraph(child.store, child.path));
+  };
+
+  /** The child run at `path` of a run the store or the queue knows. @throws {ApiError} 404 / 400. */
+  const findChild = async (runId: string, path: string): Promise<StoredChildRun> =>
+    openStoredChildRun(await knownRun(runId), path);
+
+  /** The store of a run, or with `child`, of its child run. @throws {ApiError} 404 / 400. */
+  const runOrChild = async (runId: string, child: string | undefined): Promise<RunStore> =>
+    child === undefined ? knownRun(runId) : (await findChild(runId, child)).store;
+
+  const childDetails = async (runId: string, path: string): Promise<RunDetails> => {
+    const child = await findChild(runId, path);
+    const top = openRun(runId);
+    const [queued, lock] = await Promise.all([queue.readRun(runId), top.readLock()]);
+    const parentLive =
+      queued === undefined
+        ? lock !== undefined
+        : queued.state === 'queued' || queued.state === 'running' || queued.state === 'waiting';
+    return secrets.mask(
+      await readChildRunDetails({
+        runId,
+        child,
+        store: child.store,
+        parentLive,
+        graph: await childGraph(runId, child).catch(() => undefined),
+      }),
+    );
+  };
+
+  const details = async (runId: string, child?: string): Promise<RunDetails> =>
+    child === undefined ? topDetails(runId) : childDetails(runId, child);
+
+  const topDetails = async (runId: string): Promise<RunDetails> => {
     const store = openRun(runId);
     const [record, events, queued] = await Promise.all([
-      readRun(store),
+      readRun(store, { stages: false }),
       store.readEvents(),
       queue.readRun(runId),
     ]);
@@ -188,6 +246,12 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     );
     const live = state === 'running' || state === 'waiting' || queued?.state === 'queued';
     const waitingNodes = state === 'waiting' ? openInterviewStages(events) : [];
+    const completedNodes = record.checkpoint?.completed_nodes ?? [];
+    const graph = await topGraph(runId);
+    const listing = await readStoredStageListing(
+      store,
+      graph === undefined ? completedNodes : [...graph.nodes.keys()],
+    );
     return secrets.mask({
       ...base,
       state,
@@ -195,11 +259,18 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       resumable:
         queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
       pendingQuestions: state === 'waiting' ? 1 : 0,
-      completedNodes: record.checkpoint?.completed_nodes ?? [],
-      nodeStatuses: stageStatusesFromEvents(events, { live }),
+      completedNodes,
+      // Stages inside parallel branches have no outcome in the checkpoint: their events tell.
+      nodeStatuses: {
+        ...stageStatusesFromEvents(
+          events.filter((event) => event.runId === runId),
+          { live },
+        ),
+        ...(live ? {} : statusesFromOutcomes(record.checkpoint?.node_outcomes ?? {})),
+      },
       waitingNodes,
-      stages: record.stages.map((stage) => ({ nodeId: stage.stagePath, files: [] })),
-      stageDirectories: [],
+      stages: listing.stages,
+      stageDirectories: listing.stageDirectories,
       ...(record.manifest.forked_from === undefined
         ? {}
         : {
@@ -220,16 +291,32 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     }
   };
 
-  const streamEvents = (stream: SSEStreamingApi, runId: string, lastEventId: number): Promise<void> =>
+  const streamEvents = (
+    stream: SSEStreamingApi,
+    runId: string,
+    lastEventId: number,
+    childPath?: string,
+  ): Promise<void> =>
     track(
       (async () => {
-        const store = openRun(runId);
+        const top = openRun(runId);
+        const child = childPath === undefined ? undefined : await findChild(runId, childPath);
+        const store = child?.store ?? top;
+        const ownRunId = child?.runId ?? runId;
+        /** Whether an event of the streamed store ends the streamed run (not one of its parallel branches). */
+        const ends = (event: PipelineEvent): boolean =>
+          ENDS.has(event.type) &&
+          event.runId === ownRunId &&
+          (child === undefined || (event.branchPath ?? []).length === child.basePath.length);
         const aborted = new AbortController();
         stream.onAbort(() => aborted.abort());
         closing.signal.addEventListener('abort', () => aborted.abort(), { once: true });
         let lastSent = lastEventId;
         let ended = false;
+        // A child stream also ends with its top run (a child cut short has no end of its own).
+        let topSeq = 0;
         const changes = followChanges(runId, aborted.signal);
+        let first = true;
         while (!aborted.signal.aborted && !ended) {
           const events = await store.readEvents({ afterSeq: lastSent });
           let batch = '';
@@ -237,13 +324,29 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
             if (event.seq <= lastSent) continue;
             batch += `data: ${JSON.stringify(secrets.mask(event))}\nid: ${event.seq}\n\n`;
             lastSent = event.seq;
-            if (ENDS.has(event.type) && event.runId === runId) ended = true;
+            if (ends(event)) ended = true;
           }
           if (batch !== '' && !aborted.signal.aborted) await stream.write(batch);
+          if (first && lastEventId === 0) {
+            // A fresh client also gets the events of the child runs so far (they have no id in this stream).
+            for (const childEvents of await readDescendantEvents(store)) {
+              const text = childEvents
+                .map((event) => `data: ${JSON.stringify(secrets.mask(event))}\n\n`)
+                .join('');
+              if (text !== '' && !aborted.signal.aborted) await stream.write(text);
+            }
+          }
+          first = false;
+          if (!ended && child !== undefined) {
+            for (const event of await top.readEvents({ afterSeq: topSeq })) {
+              topSeq = Math.max(topSeq, event.seq);
+              if (ENDS.has(event.type) && event.runId === runId) ended = true;
+            }
+          }
           if (!ended) await changes.next();
         }
         if (aborted.signal.aborted) return;
-        const summary = await details(runId);
+        const summary = await details(runId, childPath);
         await stream.writeSSE({ event: 'end', data: JSON.stringify({ state: summary.state }) });
       })(),
     );
@@ -360,8 +463,23 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     list,
     start: enqueue,
     details,
-    stageDirectory: async (runId, dir) => describeStoredStageDirectory(await knownRun(runId), dir),
-    stageFile: async (runId, dir, name) => readStoredStageFile(await knownRun(runId), dir, name),
+    async graph(runId, child) {
+      if (child !== undefined) return childGraph(runId, await findChild(runId, child));
+      await knownRun(runId);
+      const graph = await topGraph(runId);
+      if (graph === undefined) {
+        throw new ApiError({
+          status: 404,
+          code: 'NOT_FOUND',
+          message: `The graph of run "${runId}" is not known here.`,
+        });
+      }
+      return graph;
+    },
+    stageDirectory: async (runId, dir, child) =>
+      describeStoredStageDirectory(await runOrChild(runId, child), dir),
+    stageFile: async (runId, dir, name, child) =>
+      readStoredStageFile(await runOrChild(runId, child), dir, name),
     streamEvents,
     streamChanges,
     async cancel(runId) {
@@ -443,8 +561,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         throw error;
       }
     },
-    async checkpoint(runId) {
-      return openRun(runId).readCheckpoint();
+    async checkpoint(runId, child) {
+      return (child === undefined ? openRun(runId) : await runOrChild(runId, child)).readCheckpoint();
     },
     async source(runId) {
       return (await queue.readRun(runId))?.request.source;
@@ -469,6 +587,33 @@ function combineStates(stored: RunState, queued: BackplaneQueuedRun['state'] | u
   if (queued === 'queued') return 'running';
   if (stored === 'success' || stored === 'fail' || stored === 'cancelled') return stored;
   return queued ?? stored;
+}
+
+/** Child-run names a stage may hold, in the order the handlers pick them (`child`, `child-2`, ...). */
+const MAX_CHILDREN_PER_STAGE = 64;
+/** Levels of child runs inside child runs a stream replays. */
+const MAX_CHILD_DEPTH = 8;
+
+/**
+ * The events of the child runs kept under a run store (sub-pipelines, manager loops: `store.child('{stage}/child')`,
+ * `child-2`, ...) and of their children, one list per child run, for a fresh event stream.
+ */
+async function readDescendantEvents(store: RunStore, depth = 0): Promise<PipelineEvent[][]> {
+  const found: PipelineEvent[][] = [];
+  for (const stage of await store.listStages()) {
+    for (let index = 1; index <= MAX_CHILDREN_PER_STAGE; index++) {
+      let child: RunStore;
+      try {
+        child = store.child(`${stage}/${index === 1 ? 'child' : `child-${index}`}`);
+      } catch {
+        break; // a stage path no child path can extend (a node id with a backslash)
+      }
+      if ((await child.readManifest()) === undefined) break;
+      found.push(await child.readEvents());
+      if (depth < MAX_CHILD_DEPTH) found.push(...(await readDescendantEvents(child, depth + 1)));
+    }
+  }
+  return found;
 }
 
 /** The stages whose interview is open at the end of the event log. */

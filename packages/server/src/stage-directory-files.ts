@@ -56,32 +56,8 @@ export const stageDirectorySchema = z.object({
 /** See {@link stageDirectorySchema}. */
 export type StageDirectory = z.infer<typeof stageDirectorySchema>;
 
-/** Nesting depth {@link listStageDirectories} follows into `branches/` (parallel blocks inside parallel blocks). */
+/** Nesting depth of `branches/` (parallel blocks inside parallel blocks) the stage listings follow. */
 const MAX_BRANCH_DEPTH = 8;
-
-/**
- * Every stage directory of a run: top-level ones and those inside parallel branches at any depth (not the
- * `visits/` history: see {@link describeStageDirectory}). Only directories holding at least one served file.
- */
-export function listStageDirectories(runDir: string): StageDirectory[] {
-  const found: StageDirectory[] = [];
-  const walk = (relative: string, branchPath: readonly string[], depth: number) => {
-    for (const name of safeReaddir(join(runDir, relative))) {
-      if (!new RegExp(`^${SEGMENT}$`).test(name)) continue;
-      const dir = relative === '' ? name : `${relative}/${name}`;
-      const described = describeExisting(runDir, dir, name, branchPath);
-      if (described !== undefined) found.push(described);
-      if (depth < MAX_BRANCH_DEPTH) {
-        for (const branch of safeReaddir(join(runDir, dir, 'branches'))) {
-          if (!new RegExp(`^${BRANCH}$`).test(branch) || /^\.+$/.test(branch)) continue;
-          walk(`${dir}/branches/${branch}`, [...branchPath, branch], depth + 1);
-        }
-      }
-    }
-  };
-  walk('', [], 0);
-  return found;
-}
 
 /**
  * One stage directory with its files and earlier visits.
@@ -265,4 +241,93 @@ export async function readStoredStageFile(
     });
   }
   return new TextDecoder().decode(bytes);
+}
+
+/** Which served files (of {@link STAGE_DIRECTORY_FILES}) each top-level node has, as `RunDetails.stages` lists them. */
+export interface StoredStageListing {
+  /** Per node of `nodeIds` (in that order) that has at least one served file directly in its stage. */
+  readonly stages: { nodeId: string; files: StageDirectoryFileName[] }[];
+  /**
+   * Every stage directory (top-level and inside parallel branches at any depth) holding a served file or an earlier
+   * visit, sorted by `dir` (parents before their branch stages).
+   */
+  readonly stageDirectories: StageDirectory[];
+}
+
+/**
+ * The stage listing of `RunDetails` (`stages` and `stageDirectories`) read through a run store, for a run directory
+ * and a shared store alike: one `listStageFiles` per top-level stage, whose names cover its visits and its parallel
+ * branches' stages. Child runs kept inside a stage are not stages of this run and are left out.
+ * @param nodeIds the graph's node ids (or the completed ones when the graph is unknown), for `stages`
+ */
+export async function readStoredStageListing(
+  store: RunStore,
+  nodeIds: readonly string[],
+): Promise<StoredStageListing> {
+  const tops = [...new Set((await store.listStages()).map((stagePath) => stagePath.split('/')[0]!))];
+  const byDir = new Map<string, { files: Map<string, number>; visits: Set<number>; branchPath: string[] }>();
+  const segment = new RegExp(`^${SEGMENT}$`);
+  const branchId = new RegExp(`^${BRANCH}$`);
+  const entryOf = (dir: string, branchPath: string[]) => {
+    let entry = byDir.get(dir);
+    if (entry === undefined) {
+      entry = { files: new Map(), visits: new Set(), branchPath };
+      byDir.set(dir, entry);
+    }
+    return entry;
+  };
+  for (const top of tops) {
+    if (!segment.test(top)) continue;
+    for (const file of await store.listStageFiles(top)) {
+      // Walk `branches/<b>/<node>/` down to the stage the file belongs to; anything else (a child run) is not ours.
+      const parts = file.name.split('/');
+      let dir = top;
+      const branchPath: string[] = [];
+      let index = 0;
+      while (
+        parts[index] === 'branches' &&
+        parts.length > index + 3 &&
+        branchId.test(parts[index + 1]!) &&
+        !/^\.+$/.test(parts[index + 1]!) &&
+        segment.test(parts[index + 2]!) &&
+        branchPath.length < MAX_BRANCH_DEPTH
+      ) {
+        branchPath.push(parts[index + 1]!);
+        dir = `${dir}/branches/${parts[index + 1]}/${parts[index + 2]}`;
+        index += 3;
+      }
+      const rest = parts.slice(index);
+      if (rest.length === 1 && (STAGE_DIRECTORY_FILES as readonly string[]).includes(rest[0]!)) {
+        entryOf(dir, branchPath).files.set(rest[0]!, file.sizeBytes);
+      } else if (
+        rest.length >= 3 &&
+        rest[0] === 'visits' &&
+        /^[0-9]+$/.test(rest[1]!) &&
+        Number(rest[1]) > 0
+      ) {
+        entryOf(dir, branchPath).visits.add(Number(rest[1]));
+      }
+    }
+  }
+  const stageDirectories: StageDirectory[] = [...byDir.entries()]
+    .map(([dir, entry]) => ({
+      dir,
+      nodeId: dir.split('/').at(-1)!,
+      branchPath: entry.branchPath,
+      files: STAGE_DIRECTORY_FILES.filter((name) => entry.files.has(name)).map((name) => ({
+        name,
+        bytes: entry.files.get(name)!,
+      })),
+      visits: [...entry.visits].sort((a, b) => a - b),
+    }))
+    .filter((directory) => directory.files.length > 0 || directory.visits.length > 0)
+    .sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+  const stages: StoredStageListing['stages'] = [];
+  for (const nodeId of nodeIds) {
+    if (!segment.test(nodeId)) continue;
+    const files = byDir.get(nodeId)?.files;
+    const served = STAGE_DIRECTORY_FILES.filter((name) => files?.has(name) === true);
+    if (served.length > 0) stages.push({ nodeId, files: served });
+  }
+  return { stages, stageDirectories };
 }
