@@ -6,7 +6,7 @@
  * the runs the workers go on executing.
  */
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connectRunQueue } from '@attractor/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import {
   startPostgresServer,
 } from '../../../tools/postgres-server.mjs';
 import { attractor, FIXTURES, temporaryDirectory, waitForBanner } from './helpers/cli.js';
+import { startWorker as startWorkerProcess } from './helpers/worker.js';
 
 const available = postgresAvailableForTests('attractor serve on a shared store tests');
 
@@ -97,6 +98,47 @@ async function readSse(
   return messages;
 }
 
+/** A parent run with a parallel block and a sub-pipeline (`checks`) whose child has a parallel block of its own. */
+const FAMILY = (childPath: string) => `digraph family {
+  graph [goal="check a change in parallel, then in a sub-pipeline"]
+  start [shape=Mdiamond]
+  fan [shape=component, label="Fan out"]
+  a1 [shape=parallelogram, tool_command="echo a1 checked"]
+  b1 [shape=parallelogram, tool_command="echo b1 checked"]
+  join [shape=tripleoctagon]
+  checks [type="subgraph", graph_ref="${childPath}"]
+  done [shape=Msquare]
+  start -> fan
+  fan -> a1 -> join
+  fan -> b1 -> join
+  join -> checks -> done
+}`;
+const CHECKS = `digraph checks {
+  start [shape=Mdiamond]
+  review [prompt="Review the change"]
+  cfan [shape=component]
+  x [shape=parallelogram, tool_command="echo x ran in the child"]
+  y [shape=parallelogram, tool_command="echo y ran in the child"]
+  cjoin [shape=tripleoctagon]
+  exit [shape=Msquare]
+  start -> review -> cfan
+  cfan -> x -> cjoin
+  cfan -> y -> cjoin
+  cjoin -> exit
+}`;
+
+/**
+ * A response body with what differs between two runs of one pipeline replaced or left out: the run id, times, and
+ * the size of `status.json` (it names the run's directory or store key).
+ */
+function comparable(value: unknown, runId: string): unknown {
+  return JSON.parse(JSON.stringify(value).replaceAll(runId, '<run>'), (key, item: unknown) => {
+    if (['startedAt', 'endedAt', 'durationMs', 'asOf', 'timestamp', 'id'].includes(key)) return undefined;
+    if ((item as { name?: unknown } | null)?.name === 'status.json') return { name: 'status.json' };
+    return item;
+  });
+}
+
 describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () => {
   let postgres: PostgresTestServer;
   let dir: string;
@@ -107,19 +149,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
   const token = 'shared-store-test';
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
-  const startWorker = () =>
-    attractor(
-      [
-        'worker',
-        '--workdir-root',
-        join(dir, 'work'),
-        '--heartbeat-seconds',
-        '10',
-        '--supervise-seconds',
-        '1',
-      ],
-      { cwd: dir, env },
-    );
+  const startWorker = () => startWorkerProcess({ dir, env });
   const startServe = async (): Promise<void> => {
     server = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], { cwd: dir, env });
     ({ url } = await waitForBanner(server));
@@ -331,4 +361,196 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(JSON.parse(messages.at(-1)!.data)).toEqual({ state: 'success' });
     expect((await details(id)).state).toBe('success');
   }, 120_000);
+
+  it('serves child runs (?child=) and parallel branches from the store with the same JSON as a local server', async () => {
+    const childFile = join(dir, 'checks.dot');
+    await writeFile(childFile, CHECKS);
+    const dot = FAMILY(childFile);
+    // The same pipeline on a local server (its own runs directory, executed in its process).
+    const localToken = 'local-store-test';
+    const local = attractor(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--token',
+        localToken,
+        '--allow-tools',
+        '--runs-dir',
+        join(dir, 'local-runs'),
+        '--workdir',
+        dir,
+      ],
+      { cwd: dir },
+    );
+    try {
+      const localUrl = (await waitForBanner(local)).url;
+      const localHeaders = { ...headers, Authorization: `Bearer ${localToken}` };
+      const localApi = async (path: string) => {
+        const response = await fetch(`${localUrl}${path}`, { headers: localHeaders });
+        return {
+          status: response.status,
+          text: await response.text(),
+          type: response.headers.get('content-type'),
+        };
+      };
+      const sharedApi = async (path: string) => {
+        const response = await fetch(`${url}${path}`, { headers });
+        return {
+          status: response.status,
+          text: await response.text(),
+          type: response.headers.get('content-type'),
+        };
+      };
+      const started = await fetch(`${localUrl}/pipelines`, {
+        method: 'POST',
+        headers: localHeaders,
+        body: JSON.stringify({ dot, simulate: true }),
+      });
+      expect(started.status).toBe(201);
+      const localId = ((await started.json()) as { id: string }).id;
+      const sharedId = await start(dot);
+      await until(
+        async () => (await details(sharedId)).state === 'success',
+        60_000,
+        'the shared run to succeed',
+      );
+      await until(
+        async () =>
+          (JSON.parse((await localApi(`/pipelines/${localId}`)).text) as { state: string }).state ===
+          'success',
+        60_000,
+        'the local run to succeed',
+      );
+
+      /** GETs `path` (with `{id}` for the run id) from both servers; the answers must match. */
+      const same = async (path: string): Promise<{ status: number; text: string }> => {
+        const [fromLocal, fromShared] = await Promise.all([
+          localApi(path.replace('{id}', localId)),
+          sharedApi(path.replace('{id}', sharedId)),
+        ]);
+        expect(fromShared.status, `${path}: ${fromShared.text}`).toBe(fromLocal.status);
+        expect(fromShared.type, path).toBe(fromLocal.type);
+        if (fromLocal.status >= 400) {
+          // The same error code; the message names where each server looked (runs directory, run store).
+          const code = (text: string) => (JSON.parse(text) as { error: { code: string } }).error.code;
+          expect(code(fromShared.text), path).toBe(code(fromLocal.text));
+        } else if (fromLocal.type?.startsWith('application/json') === true) {
+          expect(comparable(JSON.parse(fromShared.text), sharedId), path).toEqual(
+            comparable(JSON.parse(fromLocal.text), localId),
+          );
+        } else {
+          expect(fromShared.text.replaceAll(sharedId, '<run>'), path).toBe(
+            fromLocal.text.replaceAll(localId, '<run>'),
+          );
+        }
+        return fromShared;
+      };
+
+      const top = JSON.parse((await same('/pipelines/{id}')).text) as {
+        stageDirectories: { dir: string; files: { name: string }[] }[];
+      };
+      expect(top.stageDirectories.map((stage) => stage.dir)).toEqual(
+        expect.arrayContaining(['fan', 'fan/branches/a1/a1', 'fan/branches/b1/b1', 'checks']),
+      );
+      const child = JSON.parse((await same('/pipelines/{id}?child=checks/child')).text) as {
+        state: string;
+        child: unknown;
+        nodeStatuses: Record<string, string>;
+        stageDirectories: { dir: string; files: { name: string }[] }[];
+      };
+      expect(child.state).toBe('success');
+      expect(child.child).toEqual({ path: 'checks/child', runId: 'child', parentNode: 'checks' });
+      expect(child.nodeStatuses).toMatchObject({ review: 'success', x: 'success', y: 'success' });
+      expect(child.stageDirectories.map((stage) => stage.dir)).toEqual(
+        expect.arrayContaining(['review', 'cfan/branches/x/x', 'cfan/branches/y/y']),
+      );
+      // The graph (SVG coloured by the statuses), every stage directory and every served file, of both runs.
+      for (const query of ['', '?child=checks/child']) {
+        await same(`/pipelines/{id}/graph${query}`);
+        const shown = query === '' ? top : child;
+        const join = query === '' ? '' : `&child=${encodeURIComponent('checks/child')}`;
+        for (const stage of shown.stageDirectories) {
+          await same(`/pipelines/{id}/stage?dir=${encodeURIComponent(stage.dir)}${join}`);
+          for (const file of stage.files)
+            if (file.name !== 'status.json')
+              await same(
+                `/pipelines/{id}/stage-file?dir=${encodeURIComponent(stage.dir)}&name=${file.name}${join}`,
+              );
+        }
+      }
+      const stdout = await same(
+        '/pipelines/{id}/stage-file?dir=cfan/branches/x/x&name=stdout.txt&child=checks/child',
+      );
+      expect(stdout.text).toBe('x ran in the child\n');
+      const context = JSON.parse(
+        (await sharedApi(`/pipelines/${sharedId}/context?child=checks/child`)).text,
+      ) as {
+        afterNode: string;
+        context: Record<string, unknown>;
+      };
+      const localContext = JSON.parse(
+        (await localApi(`/pipelines/${localId}/context?child=checks/child`)).text,
+      ) as {
+        afterNode: string;
+        context: Record<string, unknown>;
+      };
+      expect(context.afterNode).toBe(localContext.afterNode);
+      expect(Object.keys(context.context).sort()).toEqual(Object.keys(localContext.context).sort());
+      const checkpoint = JSON.parse(
+        (await sharedApi(`/pipelines/${sharedId}/checkpoint?child=checks/child`)).text,
+      ) as {
+        completed_nodes: string[];
+      };
+      expect(checkpoint.completed_nodes).toEqual(expect.arrayContaining(['review', 'cfan', 'cjoin']));
+
+      // Not found and bad requests answer alike.
+      for (const path of [
+        '/pipelines/{id}?child=checks/child-2',
+        '/pipelines/{id}?child=nowhere/child',
+        '/pipelines/{id}?child=..',
+        '/pipelines/{id}?child=checks',
+        '/pipelines/{id}/graph?child=fan/child',
+        '/pipelines/{id}/stage?dir=nowhere&child=checks/child',
+        '/pipelines/{id}/stage?dir=..&child=checks/child',
+        '/pipelines/{id}/stage-file?dir=review&name=stderr.txt&child=checks/child',
+        '/pipelines/{id}/context?child=../x/child',
+        '/pipelines/no-such-run?child=checks/child',
+      ]) {
+        const answer = await same(path);
+        expect([400, 404], path).toContain(answer.status);
+      }
+
+      // The child's event stream: its own events (ids: its seq) in the same order, then its end.
+      const childEvents = async (base: string, id: string, auth: Record<string, string>) =>
+        (await readSse(`${base}/pipelines/${id}/events?child=checks/child`, auth)).map((message) =>
+          message.event === 'end'
+            ? `end ${message.data}`
+            : `${message.id ?? '-'} ${(JSON.parse(message.data) as { type: string }).type}`,
+        );
+      const sharedStream = await childEvents(url, sharedId, headers);
+      const localStream = await childEvents(localUrl, localId, localHeaders);
+      expect(sharedStream[0]).toBe('1 pipeline.started');
+      expect(sharedStream.at(-1)).toBe('end {"state":"success"}');
+      // Ids 1..n in order; the parallel branches interleave differently from run to run.
+      expect(sharedStream.slice(0, -1).map((line) => Number(line.split(' ')[0]))).toEqual(
+        sharedStream.slice(0, -1).map((_, index) => index + 1),
+      );
+      const types = (lines: string[]) => lines.map((line) => line.split(' ').slice(1).join(' ')).sort();
+      expect(types(sharedStream)).toEqual(types(localStream));
+      // A fresh client of the top run also gets the child's events (without ids), as locally.
+      const topTypes = async (base: string, id: string, auth: Record<string, string>) =>
+        (await readSse(`${base}/pipelines/${id}/events`, auth))
+          .filter((message) => message.id === undefined && message.event === undefined)
+          .map((message) => JSON.parse(message.data) as { type: string; runId: string })
+          .map((event) => `${event.runId} ${event.type}`)
+          .sort();
+      const sharedChildEvents = await topTypes(url, sharedId, headers);
+      expect(sharedChildEvents).toContain('child pipeline.completed');
+      expect(sharedChildEvents).toEqual(await topTypes(localUrl, localId, localHeaders));
+    } finally {
+      local.kill('SIGTERM');
+      await local;
+    }
+  }, 150_000);
 });

@@ -13,6 +13,7 @@ import {
   startPostgresServer,
 } from '../../../tools/postgres-server.mjs';
 import { attractor, FIXTURES, temporaryDirectory } from './helpers/cli.js';
+import { startWorker as startWorkerProcess } from './helpers/worker.js';
 
 const available = postgresAvailableForTests('attractor worker end-to-end tests');
 const RELAY = join(FIXTURES, 'relay.dot');
@@ -62,19 +63,7 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
   const readCheckpoint = (runId: string) => catalog.open(runId).readCheckpoint();
   const readEvents = (runId: string): Promise<PipelineEvent[]> => catalog.open(runId).readEvents();
 
-  const startWorker = () =>
-    attractor(
-      [
-        'worker',
-        '--workdir-root',
-        join(dir, 'work'),
-        '--heartbeat-seconds',
-        '10',
-        '--supervise-seconds',
-        '1',
-      ],
-      { cwd: dir, env },
-    );
+  const startWorker = () => startWorkerProcess({ dir, env });
 
   it('20 runs through 3 workers, one SIGKILLed mid-stage: every run ends like an uninterrupted one and no completed stage runs twice', async () => {
     const reference = await attractor(['run', RELAY, '--simulate', '--logs-dir', 'reference', '-q'], {

@@ -26,6 +26,7 @@ import {
   stageStatusesFromEvents,
   statusesFromOutcomes,
 } from './run-summary.js';
+import { addEventToTotals, createRunTotals, totalsSummaryFields } from './run-totals.js';
 import {
   describeStoredStageDirectory,
   readStoredStageFile,
@@ -240,6 +241,9 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
             },
       startedByServer: queued !== undefined,
     });
+    // Tokens, cost and timing of the run's own events, as the local server sums them.
+    const totals = createRunTotals();
+    for (const event of events) if (event.runId === runId) addEventToTotals(totals, event);
     const state = combineStates(
       record.lock !== undefined && base.state === 'interrupted' ? 'running' : base.state,
       queued?.state,
@@ -254,6 +258,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     );
     return secrets.mask({
       ...base,
+      ...totalsSummaryFields(totals),
       state,
       live,
       resumable:
