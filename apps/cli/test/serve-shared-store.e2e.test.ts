@@ -15,6 +15,7 @@ import {
   postgresAvailableForTests,
   startPostgresServer,
 } from '../../../tools/postgres-server.mjs';
+import { launchBrowser, screenshot } from './helpers/browser.js';
 import { attractor, FIXTURES, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 import { startWorker as startWorkerProcess } from './helpers/worker.js';
 
@@ -553,4 +554,48 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       await local;
     }
   }, 150_000);
+  it("opens a sub-pipeline's own view and a branch of its parallel block in Chromium, read from the shared store", async () => {
+    const childFile = join(dir, 'checks-ui.dot');
+    await writeFile(childFile, CHECKS);
+    const id = await start(FAMILY(childFile));
+    await until(async () => (await details(id)).state === 'success', 60_000, 'the run to succeed');
+    const browser = await launchBrowser();
+    try {
+      // The parent's page: the node's pane shows its child run (replayed from the child's store) and links to it.
+      const page = await browser.open({ url, token }, `/runs/${encodeURIComponent(id)}?stage=checks`);
+      await page.locator('#run-state[data-state="success"]').waitFor();
+      const child = page.locator('#stage-pane #child-run');
+      await expect.poll(() => child.locator('h3 .badge').textContent()).toBe('success');
+      await page.locator('#stage-pane #open-child-run').click();
+      await page.waitForURL((address) => address.searchParams.get('child') === 'checks/child');
+      // The child's own view: its graph coloured by its statuses, its header, no run actions.
+      await page.locator('#graph[data-loaded] g#node-review.status-success').waitFor();
+      await page.locator('#graph g#node-x.status-success').waitFor();
+      await page.locator('#graph g#node-cjoin.status-success').waitFor();
+      expect(await page.locator('#run-title').textContent()).toBe('checks');
+      expect(await page.locator('#run-id').textContent()).toBe(`${id} / checks/child`);
+      expect(await page.locator('#cancel-button').count()).toBe(0);
+      // A stage pane of the child, with its files from the store.
+      await page.click('#graph g#node-review');
+      await page.waitForURL((address) => address.searchParams.get('stage') === 'review');
+      await expect
+        .poll(() => page.locator('#stage-pane .stage-file[data-file="prompt.md"] pre').first().textContent())
+        .toContain('Review the change');
+      await screenshot(page, 'shared-store-child-run');
+      // One branch of the child's parallel block, with the stdout of its stage.
+      await page.click('#graph g#node-cfan');
+      await page.locator('#stage-pane #branches li[data-branch="x"] a').click();
+      await page.waitForURL((address) => address.searchParams.get('branch') === 'x');
+      await page.locator('#branch-scope').waitFor();
+      await page.locator('#graph[data-loaded] g#node-x.status-success').waitFor();
+      await page.click('#graph g#node-x');
+      await page.waitForURL((address) => address.searchParams.get('stage') === 'x');
+      const stdout = page.locator('#stage-pane .stage-file[data-file="stdout.txt"]').first();
+      await stdout.locator('summary').click();
+      await expect.poll(() => stdout.locator('pre').textContent()).toBe('x ran in the child\n');
+      expect(browser.pageErrors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
