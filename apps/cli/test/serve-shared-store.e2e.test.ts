@@ -118,7 +118,7 @@ const CHECKS = `digraph checks {
   start [shape=Mdiamond]
   review [prompt="Review the change"]
   cfan [shape=component]
-  x [shape=parallelogram, tool_command="echo x ran in the child"]
+  x [shape=parallelogram, tool_command="sleep 0.5; echo x ran in the child"]
   y [shape=parallelogram, tool_command="echo y ran in the child"]
   cjoin [shape=tripleoctagon]
   exit [shape=Msquare]
@@ -411,10 +411,23 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       expect(started.status).toBe(201);
       const localId = ((await started.json()) as { id: string }).id;
       const sharedId = await start(dot);
+      // Followed from the start, the top run's stream gets the child's events as the worker writes them.
+      const followed = readSse(`${url}/pipelines/${sharedId}/events`, headers);
       await until(
         async () => (await details(sharedId)).state === 'success',
         60_000,
         'the shared run to succeed',
+      );
+      const live = (await followed)
+        .filter((message) => message.id === undefined && message.event === undefined)
+        .map((message) => JSON.parse(message.data) as { type: string; runId: string; nodeId?: string });
+      expect(live.map((event) => `${event.runId} ${event.type} ${event.nodeId ?? ''}`.trim())).toEqual(
+        expect.arrayContaining([
+          'child pipeline.started',
+          'child stage.completed x',
+          'child stage.completed y',
+          'child pipeline.completed',
+        ]),
       );
       await until(
         async () =>

@@ -16,6 +16,7 @@ import { readChildRunDetails, readChildRunGraph } from './child-run-details.js';
 import { openStoredChildRun, type StoredChildRun } from './child-run-directory.js';
 import { ApiError } from './errors/api-error.js';
 import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
+import { followChildRuns } from './follow-child-runs.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
 import {
@@ -321,9 +322,12 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         // A child stream also ends with its top run (a child cut short has no end of its own).
         let topSeq = 0;
         const changes = followChanges(runId, aborted.signal);
+        // The child runs' events go out too, without ids (their seq is their own), as they are written.
+        const follower = followChildRuns(store, child?.path);
         let first = true;
         while (!aborted.signal.aborted && !ended) {
-          const events = await store.readEvents({ afterSeq: lastSent });
+          // The first read takes every event: the follower needs the run's whole walk to find its children.
+          const events = await store.readEvents({ afterSeq: first ? 0 : lastSent });
           let batch = '';
           for (const event of events) {
             if (event.seq <= lastSent) continue;
@@ -331,16 +335,10 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
             lastSent = event.seq;
             if (ends(event)) ended = true;
           }
+          // A reconnecting client has seen the child events written before it went away.
+          for (const event of await follower.next(events, { send: !first || lastEventId === 0 }))
+            batch += `data: ${JSON.stringify(secrets.mask(event))}\n\n`;
           if (batch !== '' && !aborted.signal.aborted) await stream.write(batch);
-          if (first && lastEventId === 0) {
-            // A fresh client also gets the events of the child runs so far (they have no id in this stream).
-            for (const childEvents of await readDescendantEvents(store)) {
-              const text = childEvents
-                .map((event) => `data: ${JSON.stringify(secrets.mask(event))}\n\n`)
-                .join('');
-              if (text !== '' && !aborted.signal.aborted) await stream.write(text);
-            }
-          }
           first = false;
           if (!ended && child !== undefined) {
             for (const event of await top.readEvents({ afterSeq: topSeq })) {
@@ -592,33 +590,6 @@ function combineStates(stored: RunState, queued: BackplaneQueuedRun['state'] | u
   if (queued === 'queued') return 'running';
   if (stored === 'success' || stored === 'fail' || stored === 'cancelled') return stored;
   return queued ?? stored;
-}
-
-/** Child-run names a stage may hold, in the order the handlers pick them (`child`, `child-2`, ...). */
-const MAX_CHILDREN_PER_STAGE = 64;
-/** Levels of child runs inside child runs a stream replays. */
-const MAX_CHILD_DEPTH = 8;
-
-/**
- * The events of the child runs kept under a run store (sub-pipelines, manager loops: `store.child('{stage}/child')`,
- * `child-2`, ...) and of their children, one list per child run, for a fresh event stream.
- */
-async function readDescendantEvents(store: RunStore, depth = 0): Promise<PipelineEvent[][]> {
-  const found: PipelineEvent[][] = [];
-  for (const stage of await store.listStages()) {
-    for (let index = 1; index <= MAX_CHILDREN_PER_STAGE; index++) {
-      let child: RunStore;
-      try {
-        child = store.child(`${stage}/${index === 1 ? 'child' : `child-${index}`}`);
-      } catch {
-        break; // a stage path no child path can extend (a node id with a backslash)
-      }
-      if ((await child.readManifest()) === undefined) break;
-      found.push(await child.readEvents());
-      if (depth < MAX_CHILD_DEPTH) found.push(...(await readDescendantEvents(child, depth + 1)));
-    }
-  }
-  return found;
 }
 
 /** The stages whose interview is open at the end of the event log. */
