@@ -99,6 +99,8 @@ async function readSse(
   return messages;
 }
 
+/** A value the servers mask (their environment names it `CHILD_VIEW_TOKEN`) and the workers do not know. */
+const CHILD_SECRET = 'child-view-secret-5d81c2';
 /** A parent run with a parallel block and a sub-pipeline (`checks`) whose child has a parallel block of its own. */
 const FAMILY = (childPath: string) => `digraph family {
   graph [goal="check a change in parallel, then in a sub-pipeline"]
@@ -118,7 +120,7 @@ const CHECKS = `digraph checks {
   start [shape=Mdiamond]
   review [prompt="Review the change"]
   cfan [shape=component]
-  x [shape=parallelogram, tool_command="sleep 0.5; echo x ran in the child"]
+  x [shape=parallelogram, tool_command="sleep 0.5; echo x ran in the child with ${CHILD_SECRET}"]
   y [shape=parallelogram, tool_command="echo y ran in the child"]
   cjoin [shape=tripleoctagon]
   exit [shape=Msquare]
@@ -130,12 +132,14 @@ const CHECKS = `digraph checks {
 
 /**
  * A response body with what differs between two runs of one pipeline replaced or left out: the run id, times, and
- * the size of `status.json` (it names the run's directory or store key).
+ * the sizes of `status.json` (it names the run's directory or store key) and `stdout.txt` (a local run stores it
+ * masked; a worker that does not know the server's secret stores it as printed, and the server masks it when served).
  */
 function comparable(value: unknown, runId: string): unknown {
   return JSON.parse(JSON.stringify(value).replaceAll(runId, '<run>'), (key, item: unknown) => {
     if (['startedAt', 'endedAt', 'durationMs', 'asOf', 'timestamp', 'id'].includes(key)) return undefined;
-    if ((item as { name?: unknown } | null)?.name === 'status.json') return { name: 'status.json' };
+    const name = (item as { name?: unknown } | null)?.name;
+    if (name === 'status.json' || name === 'stdout.txt') return { name };
     return item;
   });
 }
@@ -152,7 +156,11 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
 
   const startWorker = () => startWorkerProcess({ dir, env });
   const startServe = async (): Promise<void> => {
-    server = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], { cwd: dir, env });
+    // The servers know a secret the workers do not: what a stage prints with it is masked when served.
+    server = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], {
+      cwd: dir,
+      env: { ...env, CHILD_VIEW_TOKEN: CHILD_SECRET },
+    });
     ({ url } = await waitForBanner(server));
   };
   const api = async <T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> => {
@@ -382,7 +390,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
         '--workdir',
         dir,
       ],
-      { cwd: dir },
+      { cwd: dir, env: { CHILD_VIEW_TOKEN: CHILD_SECRET } },
     );
     try {
       const localUrl = (await waitForBanner(local)).url;
@@ -418,7 +426,9 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
         60_000,
         'the shared run to succeed',
       );
-      const live = (await followed)
+      const streamed = await followed;
+      expect(JSON.stringify(streamed)).not.toContain(CHILD_SECRET);
+      const live = streamed
         .filter((message) => message.id === undefined && message.event === undefined)
         .map((message) => JSON.parse(message.data) as { type: string; runId: string; nodeId?: string });
       expect(live.map((event) => `${event.runId} ${event.type} ${event.nodeId ?? ''}`.trim())).toEqual(
@@ -444,6 +454,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
           sharedApi(path.replace('{id}', sharedId)),
         ]);
         expect(fromShared.status, `${path}: ${fromShared.text}`).toBe(fromLocal.status);
+        expect(fromShared.text, path).not.toContain(CHILD_SECRET);
         expect(fromShared.type, path).toBe(fromLocal.type);
         if (fromLocal.status >= 400) {
           // The same error code; the message names where each server looked (runs directory, run store).
@@ -496,7 +507,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       const stdout = await same(
         '/pipelines/{id}/stage-file?dir=cfan/branches/x/x&name=stdout.txt&child=checks/child',
       );
-      expect(stdout.text).toBe('x ran in the child\n');
+      expect(stdout.text).toBe('x ran in the child with [REDACTED]\n');
       const context = JSON.parse(
         (await sharedApi(`/pipelines/${sharedId}/context?child=checks/child`)).text,
       ) as {
@@ -605,7 +616,9 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       await page.waitForURL((address) => address.searchParams.get('stage') === 'x');
       const stdout = page.locator('#stage-pane .stage-file[data-file="stdout.txt"]').first();
       await stdout.locator('summary').click();
-      await expect.poll(() => stdout.locator('pre').textContent()).toBe('x ran in the child\n');
+      await expect
+        .poll(() => stdout.locator('pre').textContent())
+        .toBe('x ran in the child with [REDACTED]\n');
       expect(browser.pageErrors).toEqual([]);
     } finally {
       await browser.close();
