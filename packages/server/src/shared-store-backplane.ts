@@ -182,10 +182,17 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
             },
       startedByServer: queued !== undefined,
     });
-    const state = combineStates(
-      record.lock !== undefined && base.state === 'interrupted' ? 'running' : base.state,
-      queued?.state,
-    );
+    // A log that ends with `pipeline.suspended` (no runner holds the run): it waits at its gate.
+    const stored =
+      base.state !== 'interrupted'
+        ? base.state
+        : record.lock !== undefined
+          ? 'running'
+          : [...events].reverse().find((event) => event.type.startsWith('pipeline.'))?.type ===
+              'pipeline.suspended'
+            ? 'waiting'
+            : base.state;
+    const state = combineStates(stored, queued?.state);
     const live = state === 'running' || state === 'waiting' || queued?.state === 'queued';
     const waitingNodes = state === 'waiting' ? openInterviewStages(events) : [];
     return secrets.mask({

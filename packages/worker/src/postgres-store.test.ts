@@ -116,7 +116,9 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
         error: reason,
         nodeId: 'ask',
       });
-      expect(seen).toContainEqual({ type: 'run.finished', runId, status: 'fail', failureReason: reason });
+      await expect
+        .poll(() => seen, { timeout: 10_000 })
+        .toContainEqual({ type: 'run.finished', runId, status: 'fail', failureReason: reason });
     } finally {
       await failing.stop();
     }
