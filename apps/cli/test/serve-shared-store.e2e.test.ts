@@ -15,7 +15,7 @@ import {
   postgresAvailableForTests,
   startPostgresServer,
 } from '../../../tools/postgres-server.mjs';
-import { attractor, FIXTURES, temporaryDirectory, waitForBanner } from './helpers/cli.js';
+import { attractor, attractorWorker, FIXTURES, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 
 const available = postgresAvailableForTests('attractor serve on a shared store tests');
 
@@ -108,19 +108,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
   const token = 'shared-store-test';
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
-  const startWorker = () =>
-    attractor(
-      [
-        'worker',
-        '--workdir-root',
-        join(dir, 'work'),
-        '--heartbeat-seconds',
-        '10',
-        '--supervise-seconds',
-        '1',
-      ],
-      { cwd: dir, env },
-    );
+  const startWorker = () => attractorWorker(dir, env);
   const startServe = async (): Promise<void> => {
     server = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], { cwd: dir, env });
     ({ url } = await waitForBanner(server));

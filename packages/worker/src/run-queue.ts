@@ -32,7 +32,10 @@ export interface RunJobData {
   readonly questionId?: string;
 }
 
-/** Job settings of the run queue, applied when a queue connection starts. */
+/**
+ * Job settings of the run queue, applied when a worker's queue connection starts (`supervise`), or a client's that
+ * sets one of them; other clients (the CLI enqueueing, a server) leave the queue's settings as the workers set them.
+ */
 export interface RunQueueJobOptions {
   /**
    * How often a worker must report that it still executes a run, in seconds (at least 10). A worker that stops
@@ -169,6 +172,8 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
     supervise: options.supervise ?? false,
     schedule: options.supervise ?? false,
     superviseIntervalSeconds: options.superviseIntervalSeconds ?? 30,
+    // pg-boss fails jobs whose heartbeat stopped on its monitor pass (default every 60 s): as often as supervision.
+    monitorIntervalSeconds: options.superviseIntervalSeconds ?? 30,
     useListenNotify: true,
     registerInstance: false,
   });
@@ -200,8 +205,11 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         deadLetter: DEAD_RUN_QUEUE_NAME,
         ...settings,
       });
-    } else {
+    } else if (options.supervise === true || explicitJobOptions(options)) {
+      // Workers own the job settings; a client that only enqueues (the CLI, a server) keeps theirs unless told.
       await boss.updateQueue(RUN_QUEUE_NAME, { deadLetter: DEAD_RUN_QUEUE_NAME, ...settings });
+    } else {
+      await boss.updateQueue(RUN_QUEUE_NAME, { deadLetter: DEAD_RUN_QUEUE_NAME });
     }
   } catch (error) {
     await boss.stop({ graceful: false, timeout: 1000 }).catch(() => undefined);
@@ -411,6 +419,16 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       await pool.end().catch(() => undefined);
     },
   };
+}
+
+/** Whether any job setting of {@link RunQueueJobOptions} was given. */
+function explicitJobOptions(options: RunQueueJobOptions): boolean {
+  return (
+    options.heartbeatSeconds !== undefined ||
+    options.expireInSeconds !== undefined ||
+    options.retryLimit !== undefined ||
+    options.retryDelaySeconds !== undefined
+  );
 }
 
 /** `<UTC time>-<graph name>-<6 hex>`, e.g. `2026-12-02T05-00-00Z-review-3fa9c1`. */
