@@ -88,6 +88,17 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       const runId = /answer with: attractor answer (\S+) <key>/.exec(stderr)?.[1] ?? '';
       const listed = await attractor(['runs', '--status', 'waiting'], { cwd: dir, env });
       expect(listed.stdout).toContain(`${runId}  waiting at gate ask  gate`);
+      // The store's log says why the run paused (pipeline.suspended): inspect shows it waiting at the gate.
+      const paused = await attractor(['inspect', runId, '--json'], { cwd: dir, env });
+      expect(JSON.parse(paused.stdout)).toMatchObject({ state: 'waiting' });
+      expect(
+        (JSON.parse(paused.stdout) as { stages: { nodeId: string; state: string }[] }).stages.find(
+          (stage) => stage.nodeId === 'ask',
+        )?.state,
+      ).toBe('waiting');
+      const pausedText = await attractor(['inspect', runId], { cwd: dir, env });
+      expect(pausedText.stdout).toContain(`waiting: at gate ask`);
+      expect(pausedText.stdout).toContain(`answer ${runId} <key>`);
       const wrong = await attractor(['answer', runId, 'x'], { cwd: dir, env });
       expect(wrong.exitCode).toBe(2);
       expect(wrong.stderr).toContain('"x" is none of the options: S ([S] Ship), H ([H] Hold)');
