@@ -16,6 +16,7 @@ import { withMaskedOutput } from './mask-output.js';
 import {
   collectSet,
   collectString,
+  parseNonNegativeInteger,
   parseNonNegativeNumber,
   parsePositiveInteger,
   parseUrl,
@@ -273,6 +274,12 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         '--supervise-seconds <n>',
         'how often to look for runs of dead workers (default 30)',
       ).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--retry-limit <n>',
+        "retries of a run's job after its worker died or the store failed; then the run fails (default 5)",
+      ).argParser(parseNonNegativeInteger),
     )
     .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption())

@@ -62,6 +62,18 @@ export function parsePositiveInteger(text: string): number {
 }
 
 /**
+ * Parses a whole-number option that may be 0 (`--retry-limit 0`).
+ *
+ * @throws {InvalidArgumentError} for anything else.
+ */
+export function parseNonNegativeInteger(text: string): number {
+  if (!/^\d+$/.test(text.trim())) {
+    throw new InvalidArgumentError(`expected a whole number of at least 0, got "${text}".`);
+  }
+  return Number(text);
+}
+
+/**
  * Parses a non-negative decimal option (`--max-budget-usd 2.5`).
  *
  * @throws {InvalidArgumentError} for anything else.

@@ -11,7 +11,7 @@ import {
   postgresAvailableForTests,
   startPostgresServer,
 } from '../../../tools/postgres-server.mjs';
-import { attractor, FIXTURES, temporaryDirectory } from './helpers/cli.js';
+import { attractor, attractorWorker, FIXTURES, temporaryDirectory, waitForOutput } from './helpers/cli.js';
 
 const GATE = join(FIXTURES, 'ship-gate.dot');
 
@@ -83,19 +83,22 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
     const worker = attractor(['worker', '--workdir-root', join(dir, 'work')], { cwd: dir, env });
     try {
       const waiting = attractor(['run', GATE, '--simulate', '--queue', '--wait'], { cwd: dir, env });
-      let stderr = '';
-      waiting.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const deadline = Date.now() + 60_000;
-      while (!stderr.includes('answer with:')) {
-        if (Date.now() > deadline) throw new Error(`no gate announced; stderr: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const stderr = await waitForOutput(waiting, 'stderr', 'answer with:');
       expect(stderr).toContain('waits at gate "ask": Ship it?');
       const runId = /answer with: attractor answer (\S+) <key>/.exec(stderr)?.[1] ?? '';
       const listed = await attractor(['runs', '--status', 'waiting'], { cwd: dir, env });
       expect(listed.stdout).toContain(`${runId}  waiting at gate ask  gate`);
+      // The store's log says why the run paused (pipeline.suspended): inspect shows it waiting at the gate.
+      const paused = await attractor(['inspect', runId, '--json'], { cwd: dir, env });
+      expect(JSON.parse(paused.stdout)).toMatchObject({ state: 'waiting' });
+      expect(
+        (JSON.parse(paused.stdout) as { stages: { nodeId: string; state: string }[] }).stages.find(
+          (stage) => stage.nodeId === 'ask',
+        )?.state,
+      ).toBe('waiting');
+      const pausedText = await attractor(['inspect', runId], { cwd: dir, env });
+      expect(pausedText.stdout).toContain(`waiting: at gate ask`);
+      expect(pausedText.stdout).toContain(`answer ${runId} <key>`);
       const wrong = await attractor(['answer', runId, 'x'], { cwd: dir, env });
       expect(wrong.exitCode).toBe(2);
       expect(wrong.stderr).toContain('"x" is none of the options: S ([S] Ship), H ([H] Hold)');
@@ -131,6 +134,40 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
     } finally {
       worker.kill('SIGTERM');
       expect((await worker).exitCode).toBe(0);
+    }
+  }, 120_000);
+
+  it('fails a run whose job used up its retries (its worker died): run --queue --wait exits 1 with the reason; runs lists it failed', async () => {
+    const env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
+    const slow = join(dir, 'slow.dot');
+    await writeFile(
+      slow,
+      'digraph slow { start [shape=Mdiamond]; nap [shape=parallelogram, tool_command="sleep 60"]; done [shape=Msquare]; start -> nap -> done }\n',
+    );
+    const worker = () => attractorWorker(dir, env, ['--retry-limit', '0']);
+    const victim = worker();
+    const survivors: ReturnType<typeof attractor>[] = [];
+    try {
+      // Its job settings (--retry-limit 0) apply to jobs sent once it is connected.
+      await waitForOutput(victim, 'stderr', 'at a time');
+      const following = attractor(['run', slow, '--simulate', '--queue', '--wait'], { cwd: dir, env });
+      const stdout = await waitForOutput(following, 'stdout', '▶ nap');
+      const runId = stdout.split('\n')[0] ?? '';
+      // The worker dies mid-stage; with --retry-limit 0 its job is not retried: the next worker fails the run.
+      victim.kill('SIGKILL');
+      await victim;
+      survivors.push(worker());
+      const finished = await following;
+      expect(finished.exitCode, finished.stderr).toBe(1);
+      expect(`${finished.stdout}${finished.stderr}`).toContain(
+        "failed: the run's job failed 1 time: job heartbeat timeout",
+      );
+      const listed = await attractor(['runs', '--status', 'fail'], { cwd: dir, env });
+      expect(listed.stdout).toContain(`${runId}  fail  slow`);
+    } finally {
+      victim.kill('SIGKILL');
+      for (const survivor of survivors) survivor.kill('SIGTERM');
+      await Promise.all([victim, ...survivors]);
     }
   }, 120_000);
 });

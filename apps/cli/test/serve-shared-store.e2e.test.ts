@@ -16,8 +16,7 @@ import {
   startPostgresServer,
 } from '../../../tools/postgres-server.mjs';
 import { launchBrowser, screenshot } from './helpers/browser.js';
-import { attractor, FIXTURES, temporaryDirectory, waitForBanner } from './helpers/cli.js';
-import { startWorker as startWorkerProcess } from './helpers/worker.js';
+import { attractor, attractorWorker, FIXTURES, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 
 const available = postgresAvailableForTests('attractor serve on a shared store tests');
 
@@ -59,11 +58,12 @@ interface SseMessage {
   readonly data: string;
 }
 
-/** Reads an SSE stream until an `end` message (or the timeout), parsed into messages. */
+/** Reads an SSE stream until an `end` message, or `enough(messages)` (or the timeout), parsed into messages. */
 async function readSse(
   url: string,
   headers: Record<string, string>,
   timeoutMs = 60_000,
+  enough: (messages: readonly SseMessage[]) => boolean = () => false,
 ): Promise<SseMessage[]> {
   const response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
   expect(response.status).toBe(200);
@@ -91,7 +91,7 @@ async function readSse(
         ...(fields.event === undefined ? {} : { event: fields.event }),
       });
     }
-    if (messages.some((message) => message.event === 'end')) {
+    if (messages.some((message) => message.event === 'end') || enough(messages)) {
       await reader.cancel();
       break;
     }
@@ -154,7 +154,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
   const token = 'shared-store-test';
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
-  const startWorker = () => startWorkerProcess({ dir, env });
+  const startWorker = () => attractorWorker(dir, env);
   const startServe = async (): Promise<void> => {
     // The servers know a secret the workers do not: what a stage prints with it is masked when served.
     server = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], {
@@ -316,6 +316,20 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     );
     expect(questions[0]!.question.text).toBe('Ship it?');
     expect((await details(id)).state).toBe('waiting');
+    // The stream says why the run paused (and goes on: a suspension is no end); the list shows it waiting.
+    const isSuspension = (message: SseMessage) =>
+      (JSON.parse(message.data) as { type?: string }).type === 'pipeline.suspended';
+    const paused = await readSse(`${url}/pipelines/${id}/events`, headers, 60_000, (messages) =>
+      messages.some(isSuspension),
+    );
+    expect(paused.some((message) => message.event === 'end')).toBe(false);
+    expect(JSON.parse(paused.find(isSuspension)!.data)).toMatchObject({
+      type: 'pipeline.suspended',
+      stage: 'ask',
+      question: { id: questions[0]!.id, text: 'Ship it?' },
+    });
+    const listed = (await api<{ pipelines: { id: string; state: string }[] }>('/pipelines')).body;
+    expect(listed.pipelines.find((run) => run.id === id)?.state).toBe('waiting');
     // The worker that asked stops (its slot was freed when the run was suspended): another one must finish the run.
     const queue = await connectRunQueue({ url: postgres.url });
     try {

@@ -12,8 +12,7 @@ import {
   postgresAvailableForTests,
   startPostgresServer,
 } from '../../../tools/postgres-server.mjs';
-import { attractor, FIXTURES, temporaryDirectory } from './helpers/cli.js';
-import { startWorker as startWorkerProcess } from './helpers/worker.js';
+import { attractor, attractorWorker, FIXTURES, temporaryDirectory } from './helpers/cli.js';
 
 const available = postgresAvailableForTests('attractor worker end-to-end tests');
 const RELAY = join(FIXTURES, 'relay.dot');
@@ -63,7 +62,7 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
   const readCheckpoint = (runId: string) => catalog.open(runId).readCheckpoint();
   const readEvents = (runId: string): Promise<PipelineEvent[]> => catalog.open(runId).readEvents();
 
-  const startWorker = () => startWorkerProcess({ dir, env });
+  const startWorker = () => attractorWorker(dir, env);
 
   it('20 runs through 3 workers, one SIGKILLed mid-stage: every run ends like an uninterrupted one and no completed stage runs twice', async () => {
     const reference = await attractor(['run', RELAY, '--simulate', '--logs-dir', 'reference', '-q'], {

@@ -37,7 +37,9 @@ export interface FileRunCatalogOptions {
  *
  * `listRuns` status: the checkpoint's final state; else the run's final event (`pipeline.completed|failed|cancelled`
  * ends the log of a run whose checkpoint still says running); else `waiting` when a live runner holds its lock and an
- * interview is open at the end of the log, `running` when a live runner holds it, `interrupted` otherwise. A run
+ * interview is open at the end of the log, or when the log ends with `pipeline.suspended` (a worker suspended the run
+ * at a human gate, holding no lock: the PostgreSQL run index says `waiting` too); `running` when a live runner holds
+ * it; `interrupted` otherwise. A run
  * directory continued by a `loop_restart` is not listed: its continuation is (with `parentRunId` naming it).
  *
  * @example
@@ -152,7 +154,7 @@ function indexStatus(
   if (corrupt) return 'fail';
   // The holder record is removed on release; a holder of this host whose process is gone was killed.
   const live = lock !== undefined && (lock.host !== hostname() || isProcessAlive(lock.pid));
-  if (!live) return 'interrupted';
+  if (!live) return tail.suspended ? 'waiting' : 'interrupted';
   return tail.openInterviews > 0 ? 'waiting' : 'running';
 }
 
@@ -160,6 +162,8 @@ function indexStatus(
 interface EventsTail {
   readonly final?: { readonly status: 'success' | 'fail' | 'cancelled'; readonly timestamp?: string };
   readonly openInterviews: number;
+  /** The log ends with `pipeline.suspended`: the run waits at a gate, held by no process. */
+  readonly suspended: boolean;
 }
 
 const FINAL_STATUS: Readonly<Record<string, 'success' | 'fail' | 'cancelled'>> = {
@@ -173,7 +177,7 @@ function readEventsTail(path: string): EventsTail {
   try {
     fd = openSync(path, 'r');
   } catch {
-    return { openInterviews: 0 };
+    return { openInterviews: 0, suspended: false };
   }
   let text: string;
   try {
@@ -186,6 +190,7 @@ function readEventsTail(path: string): EventsTail {
     closeSync(fd);
   }
   let openInterviews = 0;
+  let suspended = false;
   let final: EventsTail['final'];
   for (const line of text.split('\n')) {
     let event: { type?: unknown; timestamp?: unknown };
@@ -198,17 +203,19 @@ function readEventsTail(path: string): EventsTail {
     else if (event.type === 'interview.completed' || event.type === 'interview.timeout')
       openInterviews = Math.max(0, openInterviews - 1);
     else if (event.type === 'pipeline.started') {
-      // A resume after an end: the run goes on.
+      // A resume after an end or a suspension: the run goes on.
       final = undefined;
       openInterviews = 0;
-    }
+      suspended = false;
+    } else if (event.type === 'pipeline.suspended') suspended = true;
     const status = typeof event.type === 'string' ? FINAL_STATUS[event.type] : undefined;
     if (status !== undefined) {
+      suspended = false;
       final = {
         status,
         ...(typeof event.timestamp === 'string' ? { timestamp: event.timestamp } : {}),
       };
     }
   }
-  return { openInterviews, ...(final === undefined ? {} : { final }) };
+  return { openInterviews, suspended, ...(final === undefined ? {} : { final }) };
 }

@@ -106,6 +106,7 @@ export type {
   PipelineFailedEvent,
   PipelineRestartedEvent,
   PipelineStartedEvent,
+  PipelineSuspendedEvent,
   StageCompletedEvent,
   StageCustomEvent,
   StageFailedEvent,

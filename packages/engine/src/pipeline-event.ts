@@ -62,6 +62,29 @@ export interface PipelineCancelledEvent extends PipelineEventBase {
   readonly durationMs: number;
 }
 
+/**
+ * The run stopped at a human gate to wait for an answer without holding a process (issue 18: a worker suspends it
+ * and is freed). Not an end: the answer (`attractor answer <run> <key>`, the server's API or web UI), or the gate's
+ * deadline, queues the run again and it resumes from its checkpoint with a `pipeline.started` (`resumed: true`)
+ * that asks the same question (same `question.id`) and takes the stored answer. Run indexes show such a run as
+ * `waiting`. Written by `@attractor/worker` in place of the `pipeline.cancelled` of the suspension; a real cancel
+ * still logs `pipeline.cancelled`.
+ */
+export interface PipelineSuspendedEvent extends PipelineEventBase {
+  readonly type: 'pipeline.suspended';
+  /** The gate's node id (the node the checkpoint resumes at). */
+  readonly stage: string;
+  /** The open question: its `id` (node, visit, attempt) keys the answer; `text` and `options` say what is asked. */
+  readonly question: Question;
+  /**
+   * When the gate times out (ISO-8601, from when the question was first asked plus the gate's `timeout`):
+   * `human.default_choice` applies then, whether or not a worker is running. Absent for a gate without a timeout.
+   */
+  readonly deadlineAt?: string;
+  /** Wall time of this invocation until it suspended, in milliseconds. */
+  readonly durationMs: number;
+}
+
 /** An edge with `loop_restart=true` ended this run directory; the run continues in `newLogsRoot`. */
 export interface PipelineRestartedEvent extends PipelineEventBase {
   readonly type: 'pipeline.restarted';
@@ -272,6 +295,7 @@ export type PipelineEvent =
   | PipelineCompletedEvent
   | PipelineFailedEvent
   | PipelineCancelledEvent
+  | PipelineSuspendedEvent
   | PipelineRestartedEvent
   | StageStartedEvent
   | StageCompletedEvent

@@ -245,10 +245,17 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     // Tokens, cost and timing of the run's own events, as the local server sums them.
     const totals = createRunTotals();
     for (const event of events) if (event.runId === runId) addEventToTotals(totals, event);
-    const state = combineStates(
-      record.lock !== undefined && base.state === 'interrupted' ? 'running' : base.state,
-      queued?.state,
-    );
+    // A log that ends with `pipeline.suspended` (no runner holds the run): it waits at its gate.
+    const stored =
+      base.state !== 'interrupted'
+        ? base.state
+        : record.lock !== undefined
+          ? 'running'
+          : [...events].reverse().find((event) => event.type.startsWith('pipeline.'))?.type ===
+              'pipeline.suspended'
+            ? 'waiting'
+            : base.state;
+    const state = combineStates(stored, queued?.state);
     const live = state === 'running' || state === 'waiting' || queued?.state === 'queued';
     const waitingNodes = state === 'waiting' ? openInterviewStages(events) : [];
     const completedNodes = record.checkpoint?.completed_nodes ?? [];

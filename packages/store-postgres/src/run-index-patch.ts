@@ -82,8 +82,8 @@ function endedStatus(state: unknown): RunIndexPatch['status'] {
 
 /**
  * The index columns a batch of events sets, in order: `pipeline.started` (running again, no end), a top-level
- * `stage.started` (the node executing now), `interview.started` (waiting at a human gate) and its end, the
- * `pipeline.*` ends, and `agent.usage` (tokens: input + output; cost when priced).
+ * `stage.started` (the node executing now), `interview.started` and `pipeline.suspended` (waiting at a human gate)
+ * and the interview's end, the `pipeline.*` ends, and `agent.usage` (tokens: input + output; cost when priced).
  */
 export function patchFromEvents(events: readonly PipelineEvent[]): RunIndexPatch {
   const patch: RunIndexPatch = {};
@@ -101,6 +101,8 @@ export function patchFromEvents(events: readonly PipelineEvent[]): RunIndexPatch
         if (patch.status === 'waiting') patch.status = 'running';
         break;
       case 'interview.started':
+      case 'pipeline.suspended':
+        // Suspended: a worker stopped the run at the gate and holds no lock; it still waits for the answer.
         patch.status = 'waiting';
         break;
       case 'interview.completed':

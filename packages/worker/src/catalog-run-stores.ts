@@ -21,8 +21,11 @@ export interface CatalogRunStoresOptions {
   readonly root: string;
   /** Called with the process groups a run's stages are running, whenever they change. */
   readonly onProcessGroups?: (logsRoot: string, processGroupIds: readonly number[]) => void;
-  /** Events for which this returns true are not written (the worker drops the `pipeline.cancelled` of a suspension). */
-  readonly dropEvent?: (event: PipelineEvent) => boolean;
+  /**
+   * Rewrites each event before it is written (the worker writes `pipeline.suspended` in place of the
+   * `pipeline.cancelled` of a suspension); `undefined` drops the event. Default: every event as it is.
+   */
+  readonly mapEvent?: (event: PipelineEvent) => PipelineEvent | undefined;
 }
 
 /**
@@ -44,13 +47,15 @@ export function catalogRunStores(options: CatalogRunStoresOptions): (logsRoot: s
       store = child.call(store, parts.slice(1).join('/'));
     }
     const onProcessGroups = options.onProcessGroups;
-    const dropEvent = options.dropEvent;
-    if (onProcessGroups === undefined && dropEvent === undefined) return store;
+    const mapEvent = options.mapEvent;
+    if (onProcessGroups === undefined && mapEvent === undefined) return store;
     return new Proxy(store, {
       get(target, property, receiver) {
-        if (property === 'appendEvents' && dropEvent !== undefined) {
+        if (property === 'appendEvents' && mapEvent !== undefined) {
           return (events: readonly PipelineEvent[]) =>
-            target.appendEvents(events.filter((event) => !dropEvent(event)));
+            target.appendEvents(
+              events.map(mapEvent).filter((event): event is PipelineEvent => event !== undefined),
+            );
         }
         if (property !== 'acquireLock' || onProcessGroups === undefined) {
           const value: unknown = Reflect.get(target, property, receiver);

@@ -8,6 +8,10 @@ import {
   type Clock,
   type CodergenBackend,
   type HandlerRegistry,
+  type InterviewTimeoutEvent,
+  type PipelineCancelledEvent,
+  type PipelineSuspendedEvent,
+  type Question,
   ResumeError,
   RunLockedError,
   type RunResult,
@@ -129,7 +133,10 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
   }
   const controller = new AbortController();
   let stopCause: StopCause | undefined;
-  let suspendedAt: string | undefined;
+  /** Questions whose deadline passed while the run was suspended, by id: when they were first asked. */
+  const timedOut = new Map<string, Date>();
+  /** The gate the run suspended at: its question and deadline. */
+  let suspendedAt: { readonly question: Question; readonly deadlineAt: Date | undefined } | undefined;
   options.active.set(runId, {
     stop(cause, reason) {
       if (stopCause !== undefined) return;
@@ -151,9 +158,10 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
         deadlineAt,
         scheduleTimeout: newDeadline,
       });
-      suspendedAt = question.stage;
+      suspendedAt = { question, deadlineAt };
     },
     suspend: (reason) => options.active.get(runId)?.stop('suspend', reason),
+    onTimeout: (question, askedAt) => timedOut.set(question.id, askedAt),
   });
   const services = {
     graph: prepared.graph,
@@ -165,13 +173,31 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     workdir,
     clock: options.clock,
     abortSignal: AbortSignal.any([controller.signal, job.signal]),
-    // A suspension is no cancellation: the run's log ends with the open question (the run index shows it waiting).
+    // A suspension is no cancellation: the run's log says where it waits (the run index shows it waiting).
     createRunStore: catalogRunStores({
       catalog: options.catalog,
       root: options.runsRoot,
       ...(options.onProcessGroups === undefined ? {} : { onProcessGroups: options.onProcessGroups }),
-      dropEvent: (event) =>
-        event.type === 'pipeline.cancelled' && stopCause === 'suspend' && suspendedAt !== undefined,
+      mapEvent: (event) => {
+        if (
+          event.type === 'pipeline.cancelled' &&
+          event.branchPath === undefined &&
+          stopCause === 'suspend' &&
+          suspendedAt !== undefined
+        )
+          return suspendedEvent(event, suspendedAt);
+        // A deadline that passed while the run was suspended is a timeout, as in a live run.
+        const askedAt = event.type === 'interview.completed' ? timedOut.get(event.question.id) : undefined;
+        if (event.type !== 'interview.completed' || askedAt === undefined) return event;
+        const { type: _completed, durationMs: _waited, ...stamped } = event;
+        const timeout: InterviewTimeoutEvent = {
+          ...stamped,
+          type: 'interview.timeout',
+          stage: event.question.stage,
+          durationMs: Math.max(0, Date.parse(event.timestamp) - askedAt.getTime()),
+        };
+        return timeout;
+      },
     }),
     logsRoot: join(options.runsRoot, runId),
   };
@@ -217,7 +243,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
   }
 
   if (stopCause === 'suspend' && suspendedAt !== undefined) {
-    emit({ type: 'run.suspended', runId, stage: suspendedAt });
+    emit({ type: 'run.suspended', runId, stage: suspendedAt.question.stage });
     return;
   }
   if (result.status === 'cancelled' && stopCause !== 'cancel') {
@@ -238,4 +264,21 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     status: result.status,
     ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
   });
+}
+
+/** The `pipeline.suspended` that replaces the `pipeline.cancelled` of a run stopped at a gate (same seq and time). */
+function suspendedEvent(
+  cancelled: PipelineCancelledEvent,
+  gate: { readonly question: Question; readonly deadlineAt: Date | undefined },
+): PipelineSuspendedEvent {
+  return {
+    seq: cancelled.seq,
+    timestamp: cancelled.timestamp,
+    runId: cancelled.runId,
+    type: 'pipeline.suspended',
+    stage: gate.question.stage,
+    question: gate.question,
+    ...(gate.deadlineAt === undefined ? {} : { deadlineAt: gate.deadlineAt.toISOString() }),
+    durationMs: cancelled.durationMs,
+  };
 }

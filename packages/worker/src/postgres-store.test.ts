@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { RunStore } from '@attractor/engine';
 import { createPostgresRunCatalog } from '@attractor/store-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -7,7 +8,14 @@ import {
   startPostgresServer,
   tempDir,
 } from '../test/worker-fixtures.js';
-import { connectRunQueue, type RunQueue, startWorker } from './index.js';
+import {
+  connectRunQueue,
+  type RunQueue,
+  type StartWorkerOptions,
+  startWorker,
+  type WorkerEvent,
+  type WorkerRunCatalog,
+} from './index.js';
 
 const available = postgresAvailableForTests('@attractor/worker tests on the PostgreSQL run store');
 
@@ -16,6 +24,16 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let queue: RunQueue;
   let catalog: ReturnType<typeof createPostgresRunCatalog>;
+  /** A worker on the test's store and queue. */
+  const work = (overrides: Partial<StartWorkerOptions> = {}) =>
+    startWorker({
+      catalog,
+      queueUrl: server.url,
+      workdirRoot: join(dir.path, 'work'),
+      prepare: prepareSimulated,
+      pollingIntervalSeconds: 0.5,
+      ...overrides,
+    });
   beforeAll(async () => {
     server = await startPostgresServer();
     dir = await tempDir('postgres');
@@ -30,13 +48,7 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
   });
 
   it("shows a suspended run as waiting in the store's run index, then as succeeded once answered", async () => {
-    const worker = await startWorker({
-      catalog,
-      queueUrl: server.url,
-      workdirRoot: join(dir.path, 'work'),
-      prepare: prepareSimulated,
-      pollingIntervalSeconds: 0.5,
-    });
+    const worker = await work();
     try {
       const runId = await queue.enqueueRun({
         source: `digraph gate { start [shape=Mdiamond]; ask [shape=hexagon, label="Go?"]; done [shape=Msquare]; start -> ask; ask -> done [label="[Y] Yes"] }`,
@@ -53,4 +65,72 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
       await worker.stop();
     }
   }, 120_000);
+
+  it('fails a run whose job used up its retries (dead letter queue): the queue, the run index and the log say why; resume still works', async () => {
+    const gate = `digraph gate { start [shape=Mdiamond]; ask [shape=hexagon, label="Go?"]; done [shape=Msquare]; start -> ask; ask -> done [label="[Y] Yes"] }`;
+    const healthy = await work();
+    const runId = await queue.enqueueRun({ source: gate, graphName: 'gate' });
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
+    await healthy.stop();
+
+    // A worker whose store fails on every attempt of this run's job (3 = 1 + retryLimit 2), then recovers.
+    let faults = 3;
+    const flaky: WorkerRunCatalog = {
+      location: catalog.location,
+      open(id) {
+        const store = catalog.open(id);
+        return new Proxy(store, {
+          get(target, property, receiver) {
+            if (property === 'readManifest' && id === runId && faults > 0) {
+              return async () => {
+                faults--;
+                throw new Error('the run store is unreachable (test fault)');
+              };
+            }
+            const value: unknown = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }) as RunStore;
+      },
+    };
+    const seen: WorkerEvent[] = [];
+    const failing = await work({
+      catalog: flaky,
+      retryLimit: 2,
+      retryDelaySeconds: 0,
+      onEvent: (event) => seen.push(event),
+    });
+    try {
+      await queue.answerRun({ runId, text: 'Y' });
+      const reason = "the run's job failed 3 times: the run store is unreachable (test fault)";
+      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('fail');
+      expect((await queue.readRun(runId))?.error).toBe(reason);
+      expect(faults).toBe(0);
+      await expect
+        .poll(async () => (await catalog.listRuns({ status: 'fail' })).map((run) => run.runId), {
+          timeout: 10_000,
+        })
+        .toContain(runId);
+      expect((await catalog.open(runId).readEvents()).at(-1)).toMatchObject({
+        type: 'pipeline.failed',
+        error: reason,
+        nodeId: 'ask',
+      });
+      await expect
+        .poll(() => seen, { timeout: 10_000 })
+        .toContainEqual({ type: 'run.finished', runId, status: 'fail', failureReason: reason });
+    } finally {
+      await failing.stop();
+    }
+
+    // The run is failed, not lost: resumed, it takes its stored answer and completes.
+    const again = await work();
+    try {
+      expect(await queue.resumeRun({ runId })).toBe('fail');
+      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
+      expect((await catalog.listRuns({ status: 'success' })).map((run) => run.runId)).toContain(runId);
+    } finally {
+      await again.stop();
+    }
+  }, 180_000);
 });

@@ -11,6 +11,13 @@ export const QUEUE_SCHEMA = 'attractor_queue';
 /** The pg-boss queue that run jobs go to. */
 export const RUN_QUEUE_NAME = 'attractor-runs';
 
+/**
+ * The dead letter queue of {@link RUN_QUEUE_NAME}: pg-boss moves a run job there once it failed more times than the
+ * queue's `retryLimit` allows (its worker died each time, or the store kept failing); a worker then marks the run
+ * failed.
+ */
+export const DEAD_RUN_QUEUE_NAME = 'attractor-runs-dead';
+
 /** The NOTIFY channel on which `cancelRun` tells workers to stop a run (payload: the run id). */
 export const CANCEL_CHANNEL = 'attractor_queue_cancel';
 

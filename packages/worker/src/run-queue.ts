@@ -12,6 +12,7 @@ import { matchAnswer } from './match-answer.js';
 import { describeQueueLocation, queueUnavailable } from './queue-location.js';
 import {
   CANCEL_CHANNEL,
+  DEAD_RUN_QUEUE_NAME,
   ensureQueueTables,
   QUEUE_SCHEMA,
   type QueuedRunRow,
@@ -31,7 +32,10 @@ export interface RunJobData {
   readonly questionId?: string;
 }
 
-/** Job settings of the run queue, applied when a queue connection starts. */
+/**
+ * Job settings of the run queue, applied when a worker's queue connection starts (`supervise`), or a client's that
+ * sets one of them; other clients (the CLI enqueueing, a server) leave the queue's settings as the workers set them.
+ */
 export interface RunQueueJobOptions {
   /**
    * How often a worker must report that it still executes a run, in seconds (at least 10). A worker that stops
@@ -41,7 +45,10 @@ export interface RunQueueJobOptions {
   readonly heartbeatSeconds?: number;
   /** Longest a worker may hold one run without a pause at a gate, in seconds (pg-boss caps it at 24 h). Default: 86400. */
   readonly expireInSeconds?: number;
-  /** How many times a run's job is retried after its worker died or it hit an infrastructure fault. Default: 5. */
+  /**
+   * How many times a run's job is retried after its worker died or it hit an infrastructure fault. Default: 5. A job
+   * that fails once more goes to the dead letter queue and its run is marked failed (`fail`, with the last error).
+   */
   readonly retryLimit?: number;
   /** Delay before such a retry, in seconds. Default: 2. */
   readonly retryDelaySeconds?: number;
@@ -131,6 +138,11 @@ export interface RunQueue {
     readonly state: QueuedRunState;
     readonly error?: string;
   }): Promise<void>;
+  /**
+   * Marks a run failed with `error` when it is still `queued` or `running` (its job went to the dead letter queue).
+   * Resolves with false when it is in another state (ended, cancelled, waiting at a gate). Internal (the worker).
+   */
+  failRun(options: { readonly runId: string; readonly error: string }): Promise<boolean>;
   /** Marks a run as executed by `workerId` (state `running`). False when it is not queued, running or waiting. Internal. */
   claimRun(options: { readonly runId: string; readonly workerId: string }): Promise<boolean>;
   /** Closes the connections. */
@@ -160,6 +172,8 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
     supervise: options.supervise ?? false,
     schedule: options.supervise ?? false,
     superviseIntervalSeconds: options.superviseIntervalSeconds ?? 30,
+    // pg-boss fails jobs whose heartbeat stopped on its monitor pass (default every 60 s): as often as supervision.
+    monitorIntervalSeconds: options.superviseIntervalSeconds ?? 30,
     useListenNotify: true,
     registerInstance: false,
   });
@@ -174,11 +188,28 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       retryLimit: options.retryLimit ?? 5,
       retryDelay: options.retryDelaySeconds ?? 2,
     };
+    // Jobs that used up their retries land here; a worker marks their runs failed (startWorker).
+    if ((await boss.getQueue(DEAD_RUN_QUEUE_NAME)) === null) {
+      await boss.createQueue(DEAD_RUN_QUEUE_NAME, {
+        policy: 'standard',
+        notify: true,
+        retryLimit: settings.retryLimit,
+        retryDelay: settings.retryDelay,
+      });
+    }
     if ((await boss.getQueue(RUN_QUEUE_NAME)) === null) {
       // singleton + singletonKey = run id: at most one job of a run is active at a time (the run lock still guards).
-      await boss.createQueue(RUN_QUEUE_NAME, { policy: 'singleton', notify: true, ...settings });
+      await boss.createQueue(RUN_QUEUE_NAME, {
+        policy: 'singleton',
+        notify: true,
+        deadLetter: DEAD_RUN_QUEUE_NAME,
+        ...settings,
+      });
+    } else if (options.supervise === true || explicitJobOptions(options)) {
+      // Workers own the job settings; a client that only enqueues (the CLI, a server) keeps theirs unless told.
+      await boss.updateQueue(RUN_QUEUE_NAME, { deadLetter: DEAD_RUN_QUEUE_NAME, ...settings });
     } else {
-      await boss.updateQueue(RUN_QUEUE_NAME, settings);
+      await boss.updateQueue(RUN_QUEUE_NAME, { deadLetter: DEAD_RUN_QUEUE_NAME });
     }
   } catch (error) {
     await boss.stop({ graceful: false, timeout: 1000 }).catch(() => undefined);
@@ -369,6 +400,13 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         [runId, state, error ?? null, ended],
       );
     },
+    async failRun({ runId, error }) {
+      const result = await pool.query(
+        `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'fail', error = $2, ended_at = now(), updated_at = now() WHERE run_id = $1 AND state IN ('queued', 'running')`,
+        [runId, error],
+      );
+      return result.rowCount === 1;
+    },
     async claimRun({ runId, workerId }) {
       const result = await pool.query(
         `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'running', worker = $2, started_at = COALESCE(started_at, now()), updated_at = now() WHERE run_id = $1 AND state IN ('queued', 'running', 'waiting')`,
@@ -381,6 +419,16 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       await pool.end().catch(() => undefined);
     },
   };
+}
+
+/** Whether any job setting of {@link RunQueueJobOptions} was given. */
+function explicitJobOptions(options: RunQueueJobOptions): boolean {
+  return (
+    options.heartbeatSeconds !== undefined ||
+    options.expireInSeconds !== undefined ||
+    options.retryLimit !== undefined ||
+    options.retryDelaySeconds !== undefined
+  );
 }
 
 /** `<UTC time>-<graph name>-<6 hex>`, e.g. `2026-12-02T05-00-00Z-review-3fa9c1`. */

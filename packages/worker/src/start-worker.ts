@@ -11,8 +11,9 @@ import type pg from 'pg';
 import type { Job } from 'pg-boss';
 import type { WorkerRunCatalog } from './catalog-run-stores.js';
 import { type ActiveRun, executeRunJob, type PrepareRun } from './execute-run-job.js';
+import { failDeadRunJob } from './fail-dead-run-job.js';
 import { startProcessGroupGuard } from './process-group-guard.js';
-import { CANCEL_CHANNEL, RUN_QUEUE_NAME } from './queue-tables.js';
+import { CANCEL_CHANNEL, DEAD_RUN_QUEUE_NAME, RUN_QUEUE_NAME } from './queue-tables.js';
 import { type ConnectRunQueueOptions, connectRunQueue, type RunJobData, type RunQueue } from './run-queue.js';
 
 /** Something a worker did, for its log. */
@@ -132,6 +133,23 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     },
   );
 
+  // Jobs that used up their retries: their runs end as failed instead of staying `running` forever.
+  const deadOptions = {
+    includeMetadata: true,
+    batchSize: 1,
+    pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+    notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+  } as const;
+  await queue.boss.work<RunJobData, void, typeof deadOptions>(
+    DEAD_RUN_QUEUE_NAME,
+    deadOptions,
+    async (jobs) => {
+      for (const job of jobs) {
+        await failDeadRunJob({ job, queue, catalog: options.catalog, clock, emit });
+      }
+    },
+  );
+
   return {
     id: workerId,
     running: () => [...active.keys()],
@@ -139,6 +157,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       if (stopping) return;
       stopping = true;
       await queue.boss.offWork(RUN_QUEUE_NAME, { wait: false }).catch(() => undefined);
+      await queue.boss.offWork(DEAD_RUN_QUEUE_NAME, { wait: false }).catch(() => undefined);
       for (const run of active.values()) run.stop('stop', 'the worker is stopping');
       const deadline = clock.now() + 30_000;
       while (active.size > 0 && clock.now() < deadline) await clock.sleep(50);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PipelineEvent } from '@attractor/engine';
+import { createFileRunCatalog, type PipelineEvent } from '@attractor/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   directoryCatalog,
@@ -69,8 +69,19 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     const waiting = await queue.readRun(runId);
     expect(waiting?.question).toMatchObject({ stage: 'ask', text: 'Ship it?', type: 'multiple_choice' });
     expect(waiting?.askedBy).toBe('asker');
-    // The log ends with the open question, not with a cancellation: the run index shows it waiting.
-    expect((await events(runId)).at(-1)?.type).toBe('interview.started');
+    // The log ends with the suspension at the open question, not with a cancellation: the run index shows it waiting.
+    const paused = await events(runId);
+    expect(paused.at(-2)?.type).toBe('interview.started');
+    expect(paused.at(-1)).toMatchObject({
+      type: 'pipeline.suspended',
+      stage: 'ask',
+      question: { id: waiting?.question?.id, stage: 'ask', text: 'Ship it?' },
+    });
+    expect(paused.at(-1)).not.toHaveProperty('deadlineAt');
+    expect(paused.filter((event) => event.type === 'pipeline.cancelled')).toEqual([]);
+    expect(
+      (await createFileRunCatalog(runsDir()).listRuns({})).find((run) => run.runId === runId)?.status,
+    ).toBe('waiting');
     await asker.stop();
 
     const finisher = await begin('finisher');
@@ -111,6 +122,16 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     await begin('deadline-finisher');
     await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
     expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('hold\n');
+    const trail = await events(runId);
+    expect(trail.find((event) => event.type === 'pipeline.suspended')).toMatchObject({
+      stage: 'ask',
+      deadlineAt,
+    });
+    // The gate timed out while no worker held the run: logged as a timeout (as in a live run), with the default.
+    const timeout = trail.find((event) => event.type === 'interview.timeout');
+    expect(timeout).toMatchObject({ stage: 'ask', answer: { value: 'H' } });
+    expect(timeout?.type === 'interview.timeout' && timeout.durationMs).toBeGreaterThanOrEqual(2000);
+    expect(trail.filter((event) => event.type === 'interview.completed')).toEqual([]);
   }, 120_000);
 
   it('never executes a run whose lock another runner holds; runs it once the lock is free', async () => {

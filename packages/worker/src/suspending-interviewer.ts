@@ -25,6 +25,11 @@ export interface SuspendingInterviewerOptions {
   }) => Promise<void>;
   /** Stops the run (its signal); the walk ends before the gate completes and the checkpoint still points at it. */
   readonly suspend: (reason: string) => void;
+  /**
+   * Called when a question's deadline passed while the run was suspended, just before `ask` resolves with the
+   * question's default: the worker logs that answer as `interview.timeout`, as a live gate's timeout is.
+   */
+  readonly onTimeout?: (question: Question, askedAt: Date) => void;
 }
 
 /** An interviewer that never keeps a worker waiting. See the module comment. */
@@ -46,6 +51,7 @@ export function createSuspendingInterviewer(options: SuspendingInterviewerOption
       const askedBefore = row?.question?.id === question.id && row.asked_at !== null;
       if (askedBefore && row.deadline_at !== null && row.deadline_at.getTime() <= nowMs) {
         // The deadline passed while the run was suspended (or its worker died): the timeout applies now.
+        options.onTimeout?.(question, row.asked_at ?? new Date(nowMs));
         return question.default ?? TIMEOUT_ANSWER;
       }
       const askedAt = askedBefore && row.asked_at !== null ? row.asked_at : new Date(nowMs);

@@ -108,6 +108,10 @@ export function formatSummaryText(
     lines.push(
       `continued: ${continued}  (a loop_restart edge restarted the run there; ${command} inspect ${continued}, or ${command} resume either directory)`,
     );
+  } else if (summary.state === 'waiting') {
+    lines.push(
+      `waiting: at gate ${summary.nextNode ?? '?'}  (a worker suspended it; answer with: ${command} answer ${summary.runId} <key>)`,
+    );
   } else if (summary.state !== 'success' && summary.nextNode !== undefined) {
     const resume = `${command} resume ${displayPath(parentRun ?? summary.logsRoot, cwd)}`;
     lines.push(

@@ -249,10 +249,15 @@ export async function runsCommand(options: {
     for (const run of (await catalog?.listRuns({})) ?? []) {
       seen.add(run.runId);
       const inQueue = queued.get(run.runId);
-      // The queue knows best whether a run waits for a worker or an answer, or was cancelled while it waited.
+      // The queue knows best whether a run waits for a worker or an answer, was cancelled while it waited, or failed
+      // outside the pipeline (its job used up its retries) before its log says so.
+      const ended = run.status === 'success' || run.status === 'fail' || run.status === 'cancelled';
       const status =
         inQueue !== undefined &&
-        (inQueue.state === 'waiting' || inQueue.state === 'queued' || inQueue.state === 'cancelled')
+        (inQueue.state === 'waiting' ||
+          inQueue.state === 'queued' ||
+          inQueue.state === 'cancelled' ||
+          (inQueue.state === 'fail' && !ended))
           ? inQueue.state
           : run.status;
       entries.push({

@@ -31,6 +31,8 @@ export interface WorkerCliOptions {
   readonly heartbeatSeconds?: number;
   /** Seconds between this worker's looks for dead workers' runs. */
   readonly superviseSeconds?: number;
+  /** Retries of a run's job (worker died, store failed) before the run is marked failed. Default: 5. */
+  readonly retryLimit?: number;
 }
 
 /**
@@ -102,6 +104,7 @@ export async function workerCommand(options: {
       ...(options.options.superviseSeconds === undefined
         ? {}
         : { superviseIntervalSeconds: options.options.superviseSeconds }),
+      ...(options.options.retryLimit === undefined ? {} : { retryLimit: options.options.retryLimit }),
       onEvent: (event) => io.stderr.write(`${describe(event)}\n`),
     });
   } catch (error) {

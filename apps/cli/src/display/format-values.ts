@@ -15,7 +15,10 @@ export function formatTokens(count: number): string {
   return `${Number((count / 1_000_000).toFixed(1))}M`;
 }
 
-/** The icon of a stage state: ✔ success, ◐ partial success, ✖ fail, ↻ retry, ○ skipped, … running, ‼ interrupted. */
+/**
+ * The icon of a stage state: ✔ success, ◐ partial success, ✖ fail, ↻ retry, ○ skipped, … running, ? waiting at a
+ * gate, ‼ interrupted.
+ */
 export function stateIcon(state: StageState, colors: Colors): string {
   switch (state) {
     case 'success':
@@ -30,6 +33,8 @@ export function stateIcon(state: StageState, colors: Colors): string {
       return colors.dim('○');
     case 'running':
       return colors.cyan('…');
+    case 'waiting':
+      return colors.yellow('?');
     case 'interrupted':
       return colors.magenta('‼');
     default:
@@ -52,6 +57,8 @@ export function stateText(state: StageState, colors: Colors): string {
       return colors.dim(state);
     case 'running':
       return colors.cyan(state);
+    case 'waiting':
+      return colors.yellow(state);
     case 'interrupted':
       return colors.magenta(state);
     default:

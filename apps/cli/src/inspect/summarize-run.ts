@@ -1,14 +1,18 @@
 import type { OutcomeStatus } from '@attractor/engine';
 import type { RunDirectory } from './read-run-directory.js';
 
-/** Where a stage stands: its last outcome, `running` (started, not finished, run live) or `interrupted`. */
-export type StageState = OutcomeStatus | 'running' | 'interrupted';
+/**
+ * Where a stage stands: its last outcome, `running` (started, not finished, run live), `waiting` (the human gate a
+ * suspended run waits at) or `interrupted`.
+ */
+export type StageState = OutcomeStatus | 'running' | 'waiting' | 'interrupted';
 
 /**
- * Where a run stands. `interrupted`: its checkpoint says running but the process is gone (killed). `restarted`: a
+ * Where a run stands. `waiting`: a worker suspended it at a human gate (`pipeline.suspended`) until the answer or
+ * the gate's deadline. `interrupted`: its checkpoint says running but the process is gone (killed). `restarted`: a
  * `loop_restart` edge continued the run in another directory (`restartedTo`).
  */
-export type RunState = 'running' | 'success' | 'fail' | 'cancelled' | 'interrupted' | 'restarted';
+export type RunState = 'running' | 'waiting' | 'success' | 'fail' | 'cancelled' | 'interrupted' | 'restarted';
 
 /** One stage (node, within its branch) of a run. */
 export interface StageSummary {
@@ -111,6 +115,8 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
   const route: string[] = [];
   let durationMs = 0;
   let ended: { state: RunState; reason?: string } | undefined;
+  /** The gate a worker suspended the run at (`pipeline.suspended`), until the run resumes. */
+  let suspendedAt: string | undefined;
   // A child pipeline's own events.jsonl carries its parent's branch path (`child:<node>`) on every event: paths
   // are taken relative to the path of the run's first `pipeline.started`.
   const first = run.events.find((event) => event.type === 'pipeline.started');
@@ -148,6 +154,13 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     switch (event.type) {
       case 'pipeline.started':
         ended = undefined;
+        if (isTop(event)) suspendedAt = undefined;
+        break;
+      case 'pipeline.suspended':
+        if (isTop(event)) {
+          durationMs += event.durationMs;
+          suspendedAt = event.stage;
+        }
         break;
       case 'stage.started': {
         const stage = stageOf(event);
@@ -218,11 +231,13 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     state = checkpoint.state;
     failureReason = checkpoint.failure_reason;
   } else {
-    state = live ? 'running' : 'interrupted';
+    state = live ? 'running' : suspendedAt !== undefined ? 'waiting' : 'interrupted';
   }
+  const atGate = (stage: { readonly nodeId: string; readonly branchPath: readonly string[] }) =>
+    state === 'waiting' && stage.branchPath.length === 0 && stage.nodeId === suspendedAt;
   const rows: StageSummary[] = [...stages.values()].map(({ open, ...stage }) => ({
     ...stage,
-    state: open ? (live ? 'running' : 'interrupted') : stage.state,
+    state: open ? (live ? 'running' : atGate(stage) ? 'waiting' : 'interrupted') : stage.state,
   }));
   const nextNode = checkpoint?.next_node ?? undefined;
   const origin = run.manifest.forked_from;

@@ -16,7 +16,8 @@ export const STATUS_FILL: Readonly<Record<RenderStatus, string>> = {
 export function renderStatusOf(state: StageState | undefined): RenderStatus {
   if (state === undefined || state === 'skipped') return 'not_reached';
   if (state === 'fail') return 'failed';
-  if (state === 'running' || state === 'interrupted' || state === 'retry') return 'running';
+  if (state === 'running' || state === 'waiting' || state === 'interrupted' || state === 'retry')
+    return 'running';
   return 'succeeded';
 }
 

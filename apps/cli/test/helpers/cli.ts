@@ -80,3 +80,49 @@ export async function waitForBanner(
     );
   });
 }
+
+/**
+ * `attractor worker` for the shared-queue tests: workdirs under `<dir>/work`, heartbeats every 10 s, supervision every
+ * second (a SIGKILLed worker's job is noticed within about 11 s), plus `extra` arguments.
+ */
+export function attractorWorker(
+  dir: string,
+  env: Readonly<Record<string, string>>,
+  extra: readonly string[] = [],
+): ReturnType<typeof attractor> {
+  return attractor(
+    [
+      'worker',
+      '--workdir-root',
+      join(dir, 'work'),
+      '--heartbeat-seconds',
+      '10',
+      '--supervise-seconds',
+      '1',
+      ...extra,
+    ],
+    { cwd: dir, env },
+  );
+}
+
+/**
+ * Collects what `child` prints on `stream` and resolves with it once it contains `text`.
+ * @throws {Error} after `timeoutMs` (default 60 s), with what was printed.
+ */
+export async function waitForOutput(
+  child: ReturnType<typeof attractor>,
+  stream: 'stdout' | 'stderr',
+  text: string,
+  timeoutMs = 60_000,
+): Promise<string> {
+  let printed = '';
+  child[stream]?.on('data', (chunk: Buffer) => {
+    printed += chunk.toString();
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (!printed.includes(text)) {
+    if (Date.now() > deadline) throw new Error(`"${text}" never came on ${stream}; it printed: ${printed}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return printed;
+}

@@ -22,21 +22,35 @@ function finalEvent(seq: number, type: 'pipeline.completed' | 'pipeline.cancelle
     : { ...base, type, durationMs: 5, artifactCount: 0, completedCount: 3 };
 }
 
-function interviewStarted(seq: number): PipelineEvent {
+/** The fields of an event at the human gate `gate` of run `runId`. */
+function atGate(seq: number, runId: string) {
   return {
-    type: 'interview.started',
     seq,
-    timestamp: '2026-01-06T00:00:01.000Z',
-    runId: 'f',
+    timestamp: `2026-01-06T00:00:0${seq}.000Z`,
+    runId,
     stage: 'gate',
     question: { id: 'gate:1', text: 'Ship it?', type: 'yes_no', options: [], stage: 'gate' },
+  } as const;
+}
+
+function interviewStarted(seq: number, runId = 'f'): PipelineEvent {
+  return { ...atGate(seq, runId), type: 'interview.started' };
+}
+
+/** A worker suspended run `s` at gate `gate`: the `pipeline.suspended` that ends its log until it resumes. */
+function suspended(seq: number): PipelineEvent {
+  return {
+    ...atGate(seq, 's'),
+    type: 'pipeline.suspended',
+    deadlineAt: '2026-01-06T01:00:01.000Z',
+    durationMs: 2000,
   };
 }
 
 /**
  * Registers Vitest tests every {@link RunCatalog} must pass: runs written through `open(runId)` are listed newest
  * first with their status (`success`, `fail`, `cancelled`, `running`, `waiting`, `interrupted`), graph, goal, current
- * node, end time and fork origin; filters by status and graph, a limit; a run opened but never written is not listed;
+ * node, end time and fork origin; a run whose log ends with `pipeline.suspended` (no lock held) is `waiting`; filters by status and graph, a limit; a run opened but never written is not listed;
  * `open` twice gives the same run.
  *
  * @example
@@ -162,6 +176,37 @@ export function describeRunCatalogContract(
       expect((await catalog.listRuns())[0]?.status).toBe('interrupted');
       await store.appendEvents([finalEvent(1, 'pipeline.completed')]);
       expect((await catalog.listRuns())[0]?.status).toBe('success');
+    });
+
+    it('reports a run suspended at a gate as waiting (no runner holds it), and as running again once resumed', async () => {
+      const catalog = await fresh();
+      const store = await writeRun(catalog, 's', 6, 'running');
+      const lock = await store.acquireLock({ since: '2026-01-06T00:00:00.000Z' });
+      await store.appendEvents([interviewStarted(1, 's'), suspended(2)]);
+      await lock.release();
+      expect((await catalog.listRuns())[0]).toMatchObject({
+        runId: 's',
+        status: 'waiting',
+        currentNode: 'review',
+      });
+      expect((await catalog.listRuns({ status: 'waiting' })).map((run) => run.runId)).toEqual(['s']);
+      expect((await catalog.listRuns())[0]?.endedAt).toBeUndefined();
+      const resumed = await store.acquireLock({ since: '2026-01-06T02:00:00.000Z' });
+      locks.push(resumed);
+      await store.appendEvents([
+        {
+          type: 'pipeline.started',
+          seq: 3,
+          timestamp: '2026-01-06T02:00:00.000Z',
+          runId: 's',
+          name: 'g',
+          goal: 'the goal',
+          logsRoot: 's',
+          resumed: true,
+          startNodeId: 'gate',
+        },
+      ]);
+      expect((await catalog.listRuns())[0]?.status).toBe('running');
     });
   });
 }

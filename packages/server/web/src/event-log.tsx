@@ -55,6 +55,8 @@ function describe(event: PipelineEvent): string {
       return event.error;
     case 'pipeline.cancelled':
       return event.reason;
+    case 'pipeline.suspended':
+      return `waiting at ${event.stage}: ${event.question.text}${event.deadlineAt === undefined ? '' : ` (default after ${event.deadlineAt})`}`;
     case 'parallel.branch.completed':
       return `${event.branch}: ${event.status}`;
     case 'parallel.branch.started':

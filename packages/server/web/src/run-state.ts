@@ -40,8 +40,11 @@ export interface AttemptView {
   /** Milliseconds since the epoch. */
   readonly startedAtMs: number;
   endedAtMs?: number;
-  /** `running` until it ends; the outcome status, or `failed` for an attempt that will be retried. */
-  status: 'running' | 'failed' | 'cancelled' | string;
+  /**
+   * `running` until it ends; the outcome status, `failed` for an attempt that will be retried, `cancelled`, or
+   * `suspended` for a gate's attempt stopped by `pipeline.suspended` (asked again when the run resumes).
+   */
+  status: 'running' | 'failed' | 'cancelled' | 'suspended' | string;
   durationMs?: number;
   error?: string;
   notes?: string;
@@ -289,6 +292,27 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
       if (view !== undefined) view.status = event.status;
       return;
     }
+    case 'pipeline.suspended':
+      // A worker stopped the run at the gate to wait for the answer without holding a process: not an end. The gate
+      // keeps waiting (an answer or its deadline queues the run again); other open attempts were stopped with it.
+      if (event.branchPath !== undefined) return;
+      state.gates.set(event.question.id, {
+        questionId: event.question.id,
+        stage: event.stage,
+        askedAtMs: state.gates.get(event.question.id)?.askedAtMs ?? atMs,
+      });
+      for (const attempt of state.open.values()) {
+        const atGate = attempt.nodeId === event.stage && attempt.branchPath.length === 0;
+        // The gate's attempt is asked again when the run resumes (a new attempt view then).
+        attempt.status = atGate ? 'suspended' : 'cancelled';
+        attempt.endedAtMs = atMs;
+        if (!atGate && state.nodeStatus.get(attempt.nodeId) === 'running')
+          state.nodeStatus.set(attempt.nodeId, 'pending');
+      }
+      state.open.clear();
+      state.running.clear();
+      state.nodeStatus.set(event.stage, 'waiting');
+      return;
     case 'parallel.started':
     case 'parallel.completed':
     case 'checkpoint.saved':
