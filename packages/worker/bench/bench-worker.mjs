@@ -1,12 +1,21 @@
 // One benchmark worker process: startWorker on the PostgreSQL store and queue, built-in handlers, simulated LLM.
-// Usage: node bench-worker.mjs <postgres url> <workdir root> <concurrency>
+// Usage: node [--expose-gc] bench-worker.mjs <postgres url> <workdir root> <concurrency>
+// The run store is the PostgreSQL one; BENCH_STORE=directory puts runs in <workdir root>/.runs (the file store).
+// Prints `ready <worker id>` once it takes jobs. A line `measure` on stdin answers with one JSON line: the process's
+// memory after forced garbage collections (run with --expose-gc) and its active handles.
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
+import { createFileRunCatalog } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { createPostgresRunCatalog } from '@attractor/store-postgres';
 import { startWorker } from '@attractor/worker';
 
 const [url, workdirRoot, concurrency] = process.argv.slice(2);
-const catalog = createPostgresRunCatalog({ connectionString: url });
+const catalog =
+  process.env.BENCH_STORE === 'directory'
+    ? createFileRunCatalog(join(workdirRoot, '.runs'))
+    : createPostgresRunCatalog({ connectionString: url });
 const worker = await startWorker({
   catalog,
   queueUrl: url,
@@ -19,6 +28,35 @@ const worker = await startWorker({
   },
 });
 process.stdout.write(`ready ${worker.id}\n`);
+
+async function measure() {
+  for (let round = 0; round < 4; round += 1) {
+    globalThis.gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const memory = process.memoryUsage();
+  const handles = {};
+  for (const name of process.getActiveResourcesInfo()) handles[name] = (handles[name] ?? 0) + 1;
+  return { ...memory, gc: globalThis.gc !== undefined, handles };
+}
+
+let input = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  input += chunk;
+  let end = input.indexOf('\n');
+  while (end >= 0) {
+    const [command, argument] = input.slice(0, end).trim().split(' ');
+    input = input.slice(end + 1);
+    if (command === 'measure') {
+      void measure().then((result) => process.stdout.write(`${JSON.stringify(result)}\n`));
+    } else if (command === 'snapshot') {
+      globalThis.gc?.();
+      process.stdout.write(`${JSON.stringify({ snapshot: writeHeapSnapshot(argument) })}\n`);
+    }
+    end = input.indexOf('\n');
+  }
+});
 process.on('SIGTERM', () => {
   void worker
     .stop()
