@@ -1,8 +1,9 @@
 // Issue 18 benchmark "Memory of one worker holding 100 runs suspended at gates: target flat". One worker process
 // (`node --expose-gc bench-worker.mjs`, concurrency 1) on a fresh PostgreSQL takes runs that stop at a human gate and
-// suspend. After 0, 25, 50, 100 and 200 suspended runs it collects garbage (4 full collections) and reports RSS, the
-// V8 heap in use and committed, the PostgreSQL connections open and the worker's active handles, then the growth per
-// suspended run from 25 on (the first runs warm up: JIT code, libuv's threads, V8's young generation).
+// suspend. After 0, 25, 50, 100 and 200 suspended runs it collects garbage (full collections, the last one as under
+// memory pressure) and reports RSS, the V8 heap in use (objects, and compiled code, which grows as the JIT warms up),
+// the PostgreSQL connections open and the worker's active handles, then the growth per suspended run from 25 on (the
+// first runs warm up: JIT code, libuv's threads).
 //
 // Settings (environment):
 //   BENCH_STEPS   suspended runs at which to measure (default 0,25,50,100,200)
@@ -116,7 +117,8 @@ async function measureSeries({ build, store, kind }) {
         runs: step,
         rssMb: memory.rss / 2 ** 20,
         heapUsedMb: memory.heapUsed / 2 ** 20,
-        heapTotalMb: memory.heapTotal / 2 ** 20,
+        heapObjectsMb: (memory.heapUsed - memory.heapCode) / 2 ** 20,
+        heapCodeMb: memory.heapCode / 2 ** 20,
         connections: connections[0].n,
         handles: Object.values(memory.handles).reduce((sum, count) => sum + count, 0),
       });
@@ -168,24 +170,26 @@ export async function suspendedMemoryBenchmark() {
     '\nOne worker (concurrency 1) after forced GC, by runs suspended at a gate (or completed: the control)',
   );
   console.log(
-    'build | store | runs | n | RSS MB | V8 heap used MB | V8 heap committed MB | PG connections | handles',
+    'build | store | runs | n | RSS MB | V8 heap used MB | of which objects MB | of which code MB | PG connections | handles',
   );
-  console.log('--- | --- | --- | --: | --: | --: | --: | --: | --:');
+  console.log('--- | --- | --- | --: | --: | --: | --: | --: | --: | --:');
   for (const { build, store, kind, rows } of series) {
     for (const row of rows) {
       console.log(
-        `${build.label} | ${store} | ${kind} | ${row.runs} | ${row.rssMb.toFixed(1)} | ${row.heapUsedMb.toFixed(2)} | ${row.heapTotalMb.toFixed(1)} | ${row.connections} | ${row.handles}`,
+        `${build.label} | ${store} | ${kind} | ${row.runs} | ${row.rssMb.toFixed(1)} | ${row.heapUsedMb.toFixed(2)} | ${row.heapObjectsMb.toFixed(2)} | ${row.heapCodeMb.toFixed(2)} | ${row.connections} | ${row.handles}`,
       );
     }
   }
   const first = STEPS.find((step) => step > 0);
   console.log(`\nGrowth per run from ${first} to ${STEPS.at(-1)} runs (least squares), KB per run:`);
-  console.log('build | store | runs | RSS | V8 heap used | PG connections per run | handles per run');
-  console.log('--- | --- | --- | --: | --: | --: | --:');
+  console.log(
+    'build | store | runs | RSS | V8 heap used | heap objects | heap code | PG connections per run | handles per run',
+  );
+  console.log('--- | --- | --- | --: | --: | --: | --: | --: | --:');
   for (const { build, store, kind, rows } of series) {
     const kb = (key) => (slopePerRun(rows, key) * 1024).toFixed(1);
     console.log(
-      `${build.label} | ${store} | ${kind} | ${kb('rssMb')} | ${kb('heapUsedMb')} | ${slopePerRun(rows, 'connections').toFixed(3)} | ${slopePerRun(rows, 'handles').toFixed(3)}`,
+      `${build.label} | ${store} | ${kind} | ${kb('rssMb')} | ${kb('heapUsedMb')} | ${kb('heapObjectsMb')} | ${kb('heapCodeMb')} | ${slopePerRun(rows, 'connections').toFixed(3)} | ${slopePerRun(rows, 'handles').toFixed(3)}`,
     );
   }
   return series;
