@@ -40,6 +40,8 @@ export interface FileRunCatalogOptions {
  * interview is open at the end of the log, `running` when a live runner holds it, `interrupted` otherwise. A run
  * directory continued by a `loop_restart` is not listed: its continuation is (with `parentRunId` naming it).
  *
+ * `open` returns the same store for a run until that store is closed; `close` closes the stores still open.
+ *
  * @example
  * const catalog = createFileRunCatalog('.attractor/runs');
  * const [latest] = await catalog.listRuns({ limit: 1 });
