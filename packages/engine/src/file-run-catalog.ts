@@ -42,22 +42,31 @@ export interface FileRunCatalogOptions {
  * it; `interrupted` otherwise. A run
  * directory continued by a `loop_restart` is not listed: its continuation is (with `parentRunId` naming it).
  *
+ * `open` returns the same store for a run until that store is closed; `close` closes the stores still open.
+ *
  * @example
  * const catalog = createFileRunCatalog('.attractor/runs');
  * const [latest] = await catalog.listRuns({ limit: 1 });
  */
 export function createFileRunCatalog(runsDirectory: string, options: FileRunCatalogOptions = {}): RunCatalog {
   const root = resolve(runsDirectory);
+  /** The stores opened and not closed yet, by run id: `open` shares one, `close` of the catalog closes them. */
   const opened = new Map<string, RunStore>();
   return {
     location: root,
     open(runId) {
       if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
-      let store = opened.get(runId);
-      if (store === undefined) {
-        store = createFileRunStore({ ...options, logsRoot: join(root, runId), createDirectory: false });
-        opened.set(runId, store);
-      }
+      const existing = opened.get(runId);
+      if (existing !== undefined) return existing;
+      const store = createFileRunStore({ ...options, logsRoot: join(root, runId), createDirectory: false });
+      const closeStore = store.close.bind(store);
+      // A closed store is forgotten, so that a long-lived catalog (a worker, a server) keeps no store per run it
+      // ever opened; the next `open` of the run creates a new one.
+      store.close = () => {
+        if (opened.get(runId) === store) opened.delete(runId);
+        return closeStore();
+      };
+      opened.set(runId, store);
       return store;
     },
     async listRuns(filter = {}) {

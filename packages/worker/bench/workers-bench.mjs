@@ -1,17 +1,17 @@
 // Issue 18 benchmark: queued runs of 20 stages (10 tool stages `sleep 0.1`, 10 simulated LLM stages) through 1, 2
 // and 4 worker processes (concurrency 1 each) on a real PostgreSQL (store + queue): runs per minute and the p95 time
-// from enqueue to start. Then the memory of one worker holding 100 runs suspended at human gates.
-// BENCH_RUNS (default 200) and BENCH_WORKERS (default 1,2,4) change the sizes.
+// from enqueue to start. Then the memory of one worker holding 0 to 200 runs suspended at human gates
+// (suspended-memory.mjs, which also runs alone). BENCH_RUNS (default 200) and BENCH_WORKERS (default 1,2,4) change the sizes.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectRunQueue } from '@attractor/worker';
 import { postgresAvailableForTests, startPostgresServer } from '../../../tools/postgres-server.mjs';
+import { suspendedMemoryBenchmark } from './suspended-memory.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2,4').split(',').map(Number);
-const SUSPENDED = Number(process.env.BENCH_SUSPENDED ?? 100);
 
 if (!postgresAvailableForTests('the worker benchmark')) process.exit(0);
 
@@ -31,14 +31,6 @@ function pipeline() {
   lines.push(`  ${previous} -> done`, '}');
   return lines.join('\n');
 }
-
-const GATE = `digraph gate {
-  start [shape=Mdiamond]
-  ask [shape=hexagon, label="Go on?"]
-  done [shape=Msquare]
-  start -> ask
-  ask -> done [label="[Y] Yes"]
-}`;
 
 function startWorkers(url, workdirRoot, count) {
   return Promise.all(
@@ -111,34 +103,6 @@ async function throughput(workerCount) {
   }
 }
 
-function rssMb(pid) {
-  return import('node:fs/promises')
-    .then((fs) => fs.readFile(`/proc/${pid}/status`, 'utf8'))
-    .then((text) => Number(/VmRSS:\s+(\d+)/.exec(text)?.[1] ?? 0) / 1024);
-}
-
-async function suspendedMemory() {
-  const server = await startPostgresServer();
-  const dir = await mkdtemp(join(tmpdir(), 'attractor-worker-bench-'));
-  const queue = await connectRunQueue({ url: server.url });
-  try {
-    const [worker] = await startWorkers(server.url, dir, 1);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const idle = await rssMb(worker.pid);
-    for (let index = 0; index < SUSPENDED; index += 1)
-      await queue.enqueueRun({ source: GATE, graphName: 'gate' });
-    await waitFor(queue, 'waiting', SUSPENDED, 10 * 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const holding = await rssMb(worker.pid);
-    await stopWorkers([worker]);
-    return { idleRssMb: idle, rssWith100SuspendedMb: holding };
-  } finally {
-    await queue.close();
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 const results = [];
 for (const count of WORKER_COUNTS) {
   const result = await throughput(count);
@@ -152,7 +116,4 @@ const four = results.find((result) => result.workers === 4);
 if (one !== undefined && four !== undefined) {
   console.log(`4 workers / 1 worker: ${(four.runsPerMinute / one.runsPerMinute).toFixed(2)}× (target ≥ 3×)`);
 }
-const memory = await suspendedMemory();
-console.log(
-  `one worker: RSS ${memory.idleRssMb.toFixed(0)} MB idle, ${memory.rssWith100SuspendedMb.toFixed(0)} MB with ${SUSPENDED} runs suspended at gates`,
-);
+await suspendedMemoryBenchmark();

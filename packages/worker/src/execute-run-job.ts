@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  type Checkpoint,
   type Clock,
   type CodergenBackend,
   type HandlerRegistry,
@@ -14,6 +15,7 @@ import {
   type Question,
   ResumeError,
   RunLockedError,
+  type RunManifest,
   type RunResult,
   startForkedPipeline,
   startPipeline,
@@ -100,8 +102,16 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
   }
 
   const store = options.catalog.open(runId);
-  const manifest = await store.readManifest();
-  const checkpoint = manifest === undefined ? undefined : await store.readCheckpoint();
+  let manifest: RunManifest | undefined;
+  let checkpoint: Checkpoint | undefined;
+  try {
+    manifest = await store.readManifest();
+    checkpoint = manifest === undefined ? undefined : await store.readCheckpoint();
+  } finally {
+    // Only read here (the engine opens the run's store for itself): a store never closed would stay in a catalog
+    // that shares its open stores (the file catalog) for as long as the worker lives.
+    await store.close();
+  }
   const endedState =
     checkpoint?.state === 'success' ||
     (trigger !== 'resume' && (checkpoint?.state === 'fail' || checkpoint?.state === 'cancelled'))
