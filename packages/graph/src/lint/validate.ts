@@ -4,6 +4,7 @@
 import { ValidationError } from '../errors/validation-error.js';
 import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph } from '../graph.js';
 import { handlerTraits } from '../handler-traits.js';
+import { handlerDeclaration } from '../spec-handler-declarations.js';
 import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from './diagnostic.js';
@@ -28,7 +29,7 @@ export interface ValidateOptions {
    * What registered handlers declare (attributes, outcomes, capabilities), by handler type: read by
    * `unknown_attribute`, `attribute_type`, `outcome_coverage` and every rule that depends on what a node does
    * (human gates, parallel blocks, LLM prompts). The engine's `HandlerRegistry.lintInfo()` builds it. Default: none,
-   * so the spec's built-in types keep their meaning (`SPEC_HANDLER_TRAITS`) and no outcome set is known.
+   * so the spec's built-in types keep their meaning and attributes (`SPEC_HANDLER_DECLARATIONS`).
    */
   readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
 }
@@ -62,6 +63,7 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
     knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
     handlers,
     traitsOf: (node) => handlerTraits(graph, node, handlers),
+    declarationOf: (node) => handlerDeclaration(graph, node, handlers),
   };
   const diagnostics: Diagnostic[] = [];
   const phantoms = phantomNodes(graph);

@@ -54,7 +54,7 @@ export const unknownAttributeRule: LintRule = {
       if (GRAPHVIZ_ATTRIBUTES.has(attribute.key)) return;
       if (owner.where.nodeId !== undefined && owner.scope === 'node') {
         const node = graph.nodes.get(owner.where.nodeId);
-        const declared = node === undefined ? undefined : context.handlers.get(graph.handlerType(node));
+        const declared = node === undefined ? undefined : context.declarationOf(node);
         if (declared?.attributeKeys?.includes(attribute.key) === true) return;
       }
       if (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && owner.where.nodeId !== undefined) {

@@ -1,0 +1,97 @@
+/**
+ * A handler's attributes as a zod schema (DESIGN.md "Handler contract"): `attributeSchema` turns a key of the
+ * attribute table into the zod schema of its DOT value, so a handler declares a key the table types without typing
+ * it again; `attributeChecks` turns a handler's zod object schema into what lint reads (`HandlerLintInfo`'s
+ * `attributeKeys` and `checkAttributes`). The engine's `defineHandler` and the built-in declarations
+ * (`SPEC_HANDLER_DECLARATIONS`) both use them, so lint checks a node with the schema its handler runs with.
+ */
+import { z } from 'zod';
+import { ATTRIBUTE_DEFINITIONS, type AttributeKey, type AttributeValue } from './attribute-schema.js';
+
+/** One invalid attribute of a node, as `checkAttributes` reports it. */
+export interface AttributeProblem {
+  /** The attribute's canonical key (empty when the problem concerns no single key). */
+  readonly key: string;
+  /** What is wrong, e.g. `expected a positive integer such as 4` or zod's `Invalid option: expected one of ...`. */
+  readonly message: string;
+  /**
+   * What a valid value looks like, for a key typed by the attribute table (`a positive integer such as 4`): lint
+   * then words the finding as for any key of the table ("which is not valid: expected ...").
+   */
+  readonly expected?: string;
+}
+
+/** The zod schema of one optional DOT attribute: its string value in, its typed value out. */
+export type AttributeSchema<TValue> = z.ZodOptional<z.ZodPipe<z.ZodString, z.ZodTransform<TValue, string>>>;
+
+/**
+ * The zod schema of the attribute table's key `key` (`attributeSchema('max_parallel')`): optional; the table's value
+ * parser turns the DOT string into the typed value (a number, a `JoinPolicy`, milliseconds for a duration), and a
+ * malformed value is an issue whose message is `expected <what the table expects>` (its `params.expected` carries the
+ * table's words).
+ */
+export function attributeSchema<TKey extends AttributeKey>(key: TKey): AttributeSchema<AttributeValue<TKey>> {
+  const { parse, expected } = ATTRIBUTE_DEFINITIONS[key] as {
+    parse: (text: string) => AttributeValue<TKey> | undefined;
+    expected: string;
+  };
+  return z
+    .string()
+    .transform((text, context) => {
+      const value = parse(text);
+      if (value !== undefined) return value;
+      context.issues.push({
+        code: 'custom',
+        input: text,
+        message: `expected ${expected}`,
+        params: { expected },
+      });
+      return z.NEVER;
+    })
+    .optional();
+}
+
+/**
+ * Like {@link attributeSchema}, but a malformed value is no issue and parses to `undefined`: for a key another lint
+ * rule reports with its own severity (`fidelity`: a warning of `fidelity_valid`), so a run never fails for it.
+ */
+export function lenientAttributeSchema<TKey extends AttributeKey>(
+  key: TKey,
+): AttributeSchema<AttributeValue<TKey> | undefined> {
+  const parse = ATTRIBUTE_DEFINITIONS[key].parse as (text: string) => AttributeValue<TKey> | undefined;
+  return z
+    .string()
+    .transform((text) => parse(text))
+    .optional();
+}
+
+/** What lint reads of a handler's attribute schema. */
+export interface AttributeChecks {
+  /** The keys of the schema's shape: the node attributes the handler reads. */
+  readonly attributeKeys: readonly string[];
+  /** Parses a node's values of those keys (DOT strings) with the schema; one problem per zod issue. Never throws. */
+  readonly checkAttributes: (values: Readonly<Record<string, string>>) => AttributeProblem[];
+}
+
+/**
+ * What lint reads of a handler's zod object schema (`HandlerLintInfo.attributeKeys` and `checkAttributes`): its keys,
+ * and a check that reports each zod issue as a problem of the key at the head of its path, with the `expected` of an
+ * {@link attributeSchema} issue.
+ */
+export function attributeChecks(schema: z.ZodObject): AttributeChecks {
+  return {
+    attributeKeys: Object.keys(schema.shape),
+    checkAttributes(values) {
+      const result = schema.safeParse(values);
+      if (result.success) return [];
+      return result.error.issues.map((issue) => {
+        const expected = issue.code === 'custom' ? issue.params?.expected : undefined;
+        return {
+          key: String(issue.path[0] ?? ''),
+          message: issue.message,
+          ...(typeof expected === 'string' ? { expected } : {}),
+        };
+      });
+    },
+  };
+}
