@@ -5,7 +5,7 @@
  * `attributeKeys` and `checkAttributes`). The engine's `defineHandler` and the built-in declarations
  * (`SPEC_HANDLER_DECLARATIONS`) both use them, so lint checks a node with the schema its handler runs with.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ATTRIBUTE_DEFINITIONS, type AttributeKey, type AttributeValue } from './attribute-schema.js';
 
 /** One invalid attribute of a node, as `checkAttributes` reports it. */
@@ -21,8 +21,16 @@ export interface AttributeProblem {
   readonly expected?: string;
 }
 
-/** The zod schema of one optional DOT attribute: its string value in, its typed value out. */
-export type AttributeSchema<TValue> = z.ZodOptional<z.ZodPipe<z.ZodString, z.ZodTransform<TValue, string>>>;
+/**
+ * The zod schema of one optional DOT attribute: its string value in, its typed value out. Built with `zod/mini`
+ * (a tenth of the code `attractor validate` would otherwise load); it is a zod schema like any other.
+ */
+export type AttributeSchema<TValue> = z.ZodMiniOptional<
+  z.ZodMiniPipe<z.ZodMiniString<string>, z.ZodMiniTransform<TValue, string>>
+>;
+
+/** A zod object schema of node attributes, from `zod` or `zod/mini`. */
+export type AttributesSchema = z.core.$ZodObject;
 
 /**
  * The zod schema of the attribute table's key `key` (`attributeSchema('max_parallel')`): optional; the table's value
@@ -35,20 +43,22 @@ export function attributeSchema<TKey extends AttributeKey>(key: TKey): Attribute
     parse: (text: string) => AttributeValue<TKey> | undefined;
     expected: string;
   };
-  return z
-    .string()
-    .transform((text, context) => {
-      const value = parse(text);
-      if (value !== undefined) return value;
-      context.issues.push({
-        code: 'custom',
-        input: text,
-        message: `expected ${expected}`,
-        params: { expected },
-      });
-      return z.NEVER;
-    })
-    .optional();
+  return z.optional(
+    z.pipe(
+      z.string(),
+      z.transform((text: string, payload) => {
+        const value = parse(text);
+        if (value !== undefined) return value;
+        payload.issues.push({
+          code: 'custom',
+          input: text,
+          message: `expected ${expected}`,
+          params: { expected },
+        });
+        return z.NEVER;
+      }),
+    ),
+  );
 }
 
 /**
@@ -59,18 +69,27 @@ export function lenientAttributeSchema<TKey extends AttributeKey>(
   key: TKey,
 ): AttributeSchema<AttributeValue<TKey> | undefined> {
   const parse = ATTRIBUTE_DEFINITIONS[key].parse as (text: string) => AttributeValue<TKey> | undefined;
-  return z
-    .string()
-    .transform((text) => parse(text))
-    .optional();
+  return z.optional(
+    z.pipe(
+      z.string(),
+      z.transform((text: string) => parse(text)),
+    ),
+  );
 }
 
-/** What lint reads of a handler's attribute schema. */
-export interface AttributeChecks {
+/** The result of {@link AttributeChecks.parseAttributes}. */
+export type ParsedAttributes<TValue> =
+  | { readonly ok: true; readonly value: TValue }
+  | { readonly ok: false; readonly problems: AttributeProblem[] };
+
+/** What lint (and the engine's `defineHandler`) read of a handler's attribute schema. */
+export interface AttributeChecks<TValue = unknown> {
   /** The keys of the schema's shape: the node attributes the handler reads. */
   readonly attributeKeys: readonly string[];
   /** Parses a node's values of those keys (DOT strings) with the schema; one problem per zod issue. Never throws. */
   readonly checkAttributes: (values: Readonly<Record<string, string>>) => AttributeProblem[];
+  /** Like `checkAttributes`, but returns the parsed values when there is no problem. Never throws. */
+  readonly parseAttributes: (values: Readonly<Record<string, string>>) => ParsedAttributes<TValue>;
 }
 
 /**
@@ -78,20 +97,30 @@ export interface AttributeChecks {
  * and a check that reports each zod issue as a problem of the key at the head of its path, with the `expected` of an
  * {@link attributeSchema} issue.
  */
-export function attributeChecks(schema: z.ZodObject): AttributeChecks {
-  return {
-    attributeKeys: Object.keys(schema.shape),
-    checkAttributes(values) {
-      const result = schema.safeParse(values);
-      if (result.success) return [];
-      return result.error.issues.map((issue) => {
+export function attributeChecks<TSchema extends AttributesSchema>(
+  schema: TSchema,
+): AttributeChecks<z.output<TSchema>> {
+  const parseAttributes = (values: Readonly<Record<string, string>>): ParsedAttributes<z.output<TSchema>> => {
+    const result = z.safeParse(schema, values);
+    if (result.success) return { ok: true, value: result.data };
+    return {
+      ok: false,
+      problems: result.error.issues.map((issue) => {
         const expected = issue.code === 'custom' ? issue.params?.expected : undefined;
         return {
           key: String(issue.path[0] ?? ''),
           message: issue.message,
           ...(typeof expected === 'string' ? { expected } : {}),
         };
-      });
+      }),
+    };
+  };
+  return {
+    attributeKeys: Object.keys(schema._zod.def.shape),
+    checkAttributes(values) {
+      const parsed = parseAttributes(values);
+      return parsed.ok ? [] : parsed.problems;
     },
+    parseAttributes,
   };
 }

@@ -51,7 +51,13 @@ export type {
   ReasoningEffort,
 } from './graph.js';
 export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
-export type { AttributeChecks, AttributeProblem, AttributeSchema } from './handler-attributes.js';
+export type {
+  AttributeChecks,
+  AttributeProblem,
+  AttributeSchema,
+  AttributesSchema,
+  ParsedAttributes,
+} from './handler-attributes.js';
 export { attributeChecks, attributeSchema, lenientAttributeSchema } from './handler-attributes.js';
 export {
   HANDLER_CAPABILITY_FLAGS,

@@ -5,9 +5,14 @@
  * ...SPEC_HANDLER_DECLARATIONS.tool, execute })`), and lint falls back on them for a handler type no registered
  * handler declares, so a graph validated without a registry is checked with the schemas its handlers run with.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { BuiltInHandlerType, Graph, GraphNode } from './graph.js';
-import { attributeChecks, attributeSchema, lenientAttributeSchema } from './handler-attributes.js';
+import {
+  type AttributesSchema,
+  attributeChecks,
+  attributeSchema,
+  lenientAttributeSchema,
+} from './handler-attributes.js';
 import { type HandlerTraits, SPEC_HANDLER_TRAITS } from './handler-traits.js';
 import type { HandlerLintInfo } from './lint/diagnostic.js';
 
@@ -83,7 +88,7 @@ export const SPEC_HANDLER_DECLARATIONS = {
     ...SPEC_HANDLER_TRAITS.subgraph,
     attributes: z.object({ graph_ref: attributeSchema('graph_ref') }),
   },
-} satisfies Record<BuiltInHandlerType, HandlerTraits & { readonly attributes: z.ZodObject }>;
+} satisfies Record<BuiltInHandlerType, HandlerTraits & { readonly attributes: AttributesSchema }>;
 
 /** The spec declarations as lint reads them, made on first use. */
 let specLintInfo: ReadonlyMap<string, HandlerLintInfo> | undefined;
