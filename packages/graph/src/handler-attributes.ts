@@ -101,7 +101,11 @@ export function attributeChecks<TSchema extends AttributesSchema>(
   schema: TSchema,
 ): AttributeChecks<z.output<TSchema>> {
   const parseAttributes = (values: Readonly<Record<string, string>>): ParsedAttributes<z.output<TSchema>> => {
-    const result = z.safeParse(schema, values);
+    // The schema's own `safeParse` (`zod` and `zod/mini` schemas have one) words issues in its zod's locale: a
+    // plug-in's zod may be another copy than ours, whose messages would be bare ("Invalid input").
+    const own = (schema as { safeParse?: (data: unknown) => ReturnType<typeof z.safeParse<TSchema>> })
+      .safeParse;
+    const result = typeof own === 'function' ? own.call(schema, values) : z.safeParse(schema, values);
     if (result.success) return { ok: true, value: result.data };
     return {
       ok: false,

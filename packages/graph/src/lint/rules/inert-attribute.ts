@@ -28,8 +28,8 @@ function readersOf(key: string, context: LintContext): string[] {
  * `inert_attribute` (WARNING): an attribute written on a node whose handler never reads it, such as
  * `tool_command` on an LLM box or `join_policy` on a tool node. Only keys some built-in handler declares in its
  * attribute schema are handler keys (`SPEC_HANDLER_DECLARATIONS`); every other known key applies to every node. A
- * handler reads a handler key when its declaration lists it, or when it shares a capability with a handler that does
- * (`tool_command` is the tool handler's: any handler that `runsCommand` reads it). Built-in types and registered
+ * handler reads a handler key when its declaration lists it, or when it shares a capability with a built-in handler
+ * that does (`tool_command` is the tool handler's: any handler that `runsCommand` reads it). Built-in types and registered
  * handlers that declare a capability are checked; inherited defaults and other custom handler types are not;
  * `prompt` on the start node is `start_prompt`'s.
  */
@@ -56,10 +56,14 @@ export const inertAttributeRule: LintRule = {
           readers = readersOf(attribute.key, context);
           readersByKey.set(attribute.key, readers);
         }
-        const used = readers.some((reader) =>
-          handlerCapabilities(traitsOfType(reader, context.handlers)).some((capability) =>
-            capabilities.includes(capability),
-          ),
+        // A capability of a built-in reader says what reads the key (`runsCommand`: `tool_command`); a custom
+        // reader's capabilities say nothing about the other handlers that have them.
+        const used = readers.some(
+          (reader) =>
+            builtIn.has(reader) &&
+            handlerCapabilities(traitsOfType(reader, context.handlers)).some((capability) =>
+              capabilities.includes(capability),
+            ),
         );
         if (used || readers.length === 0) continue;
         const written = attribute.writtenKey ?? attribute.key;
