@@ -100,31 +100,62 @@ export interface AttributeChecks<TValue = unknown> {
 export function attributeChecks<TSchema extends AttributesSchema>(
   schema: TSchema,
 ): AttributeChecks<z.output<TSchema>> {
+  const shape = schema._zod.def.shape;
+  const attributeKeys = Object.keys(shape);
   const parseAttributes = (values: Readonly<Record<string, string>>): ParsedAttributes<z.output<TSchema>> => {
-    // The schema's own `safeParse` (`zod` and `zod/mini` schemas have one) words issues in its zod's locale: a
-    // plug-in's zod may be another copy than ours, whose messages would be bare ("Invalid input").
-    const own = (schema as { safeParse?: (data: unknown) => ReturnType<typeof z.safeParse<TSchema>> })
-      .safeParse;
-    const result = typeof own === 'function' ? own.call(schema, values) : z.safeParse(schema, values);
-    if (result.success) return { ok: true, value: result.data };
-    return {
-      ok: false,
-      problems: result.error.issues.map((issue) => {
-        const expected = issue.code === 'custom' ? issue.params?.expected : undefined;
-        return {
-          key: String(issue.path[0] ?? ''),
-          message: issue.message,
-          ...(typeof expected === 'string' ? { expected } : {}),
-        };
-      }),
-    };
+    const result = safeParse(schema, values);
+    return result.success
+      ? { ok: true, value: result.data as z.output<TSchema> }
+      : { ok: false, problems: result.error.issues.map((issue) => problemOf(issue)) };
   };
+  // Lint checks every node of a graph: without checks of the whole object, each field is checked on its own, only
+  // for the keys a node has (parsing the whole object costs microseconds per node), and the absent keys' problems
+  // are worked out once.
+  if ((schema._zod.def.checks?.length ?? 0) > 0) {
+    return {
+      attributeKeys,
+      checkAttributes: (values) => {
+        const parsed = parseAttributes(values);
+        return parsed.ok ? [] : parsed.problems;
+      },
+      parseAttributes,
+    };
+  }
+  const problemsOfField = (key: string, value: string | undefined): AttributeProblem[] => {
+    const result = safeParse(shape[key]!, value);
+    return result.success ? [] : result.error.issues.map((issue) => problemOf(issue, key));
+  };
+  // The problems of each absent key, in the shape's order (none when every key is optional).
+  let absent: ReadonlyMap<string, AttributeProblem[]> | undefined;
   return {
-    attributeKeys: Object.keys(schema._zod.def.shape),
+    attributeKeys,
     checkAttributes(values) {
-      const parsed = parseAttributes(values);
-      return parsed.ok ? [] : parsed.problems;
+      absent ??= new Map(
+        attributeKeys
+          .map((key) => [key, problemsOfField(key, undefined)] as const)
+          .filter(([, problems]) => problems.length > 0),
+      );
+      const problems: AttributeProblem[] = [];
+      for (const key in values)
+        if (Object.hasOwn(shape, key)) problems.push(...problemsOfField(key, values[key]));
+      for (const [key, none] of absent) if (!Object.hasOwn(values, key)) problems.push(...none);
+      return problems;
     },
     parseAttributes,
   };
+}
+
+/**
+ * Parses `value` with the schema's own `safeParse` (`zod` and `zod/mini` schemas have one), which words issues in its
+ * zod's locale: a plug-in's zod may be another copy than ours, whose messages would be bare ("Invalid input").
+ */
+function safeParse(schema: z.core.$ZodType, value: unknown): ReturnType<typeof z.safeParse> {
+  const own = (schema as { safeParse?: (data: unknown) => ReturnType<typeof z.safeParse> }).safeParse;
+  return typeof own === 'function' ? own.call(schema, value) : z.safeParse(schema, value);
+}
+
+/** A zod issue as a problem of `key` (default: the head of the issue's path). */
+function problemOf(issue: z.core.$ZodIssue, key = String(issue.path[0] ?? '')): AttributeProblem {
+  const expected = issue.code === 'custom' ? issue.params?.expected : undefined;
+  return { key, message: issue.message, ...(typeof expected === 'string' ? { expected } : {}) };
 }

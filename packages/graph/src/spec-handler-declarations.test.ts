@@ -110,6 +110,26 @@ describe('attributeSchema and attributeChecks', () => {
     expect(problem).toEqual({ key: 'region', message: 'Invalid option: expected one of "eu"|"us"' });
   });
 
+  it('reports a missing required key, and checks of the whole object, like a parse of the whole object', () => {
+    const required = attributeChecks(
+      zod.object({ region: zod.enum(['eu', 'us']), note: zod.optional(zod.string()) }),
+    );
+    expect(required.checkAttributes({ note: 'x' })).toEqual([
+      { key: 'region', message: 'Invalid option: expected one of "eu"|"us"' },
+    ]);
+    expect(required.checkAttributes({ region: 'eu' })).toEqual([]);
+    const exclusive = attributeChecks(
+      zod
+        .object({ a: zod.optional(zod.string()), b: zod.optional(zod.string()) })
+        .refine((value) => value.a === undefined || value.b === undefined, {
+          message: 'a or b',
+          path: ['b'],
+        }),
+    );
+    expect(exclusive.checkAttributes({ a: '1' })).toEqual([]);
+    expect(exclusive.checkAttributes({ a: '1', b: '2' })).toEqual([{ key: 'b', message: 'a or b' }]);
+  });
+
   it('lets a lenient key through as undefined', () => {
     const checks = attributeChecks(z.object({ fidelity: lenientAttributeSchema('fidelity') }));
     expect(checks.parseAttributes({ fidelity: 'fulll' })).toEqual({

@@ -124,3 +124,17 @@ export function handlerDeclaration(
 ): HandlerLintInfo | undefined {
   return declarationOfType(graph.handlerType(node), declared);
 }
+
+/** The attribute keys of each declaration, as a set (lint asks for every attribute of every node). */
+const keySets = new WeakMap<HandlerLintInfo, ReadonlySet<string>>();
+
+/** Whether `declaration` lists `key` among its `attributeKeys`. Pure. */
+export function declaresAttribute(declaration: HandlerLintInfo | undefined, key: string): boolean {
+  if (declaration?.attributeKeys === undefined) return false;
+  let keys = keySets.get(declaration);
+  if (keys === undefined) {
+    keys = new Set(declaration.attributeKeys);
+    keySets.set(declaration, keys);
+  }
+  return keys.has(key);
+}

@@ -1,6 +1,7 @@
 import { type AttributeKey, attributeDefinition, parseAttributeValue } from '../../attribute-schema.js';
 import type { Graph, GraphAttribute, GraphNode } from '../../graph.js';
 import type { AttributeProblem } from '../../handler-attributes.js';
+import { declaresAttribute } from '../../spec-handler-declarations.js';
 import type { AttributeOwner } from '../attribute-walk.js';
 import { forEachAttribute } from '../attribute-walk.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from '../diagnostic.js';
@@ -25,10 +26,7 @@ export const attributeTypeRule: LintRule = {
     const reported = new Set<unknown>();
     forEachAttribute(graph, (attribute, owner) => {
       const node = owner.scope === 'node' ? graph.nodes.get(owner.where.nodeId ?? '') : undefined;
-      if (
-        node !== undefined &&
-        context.declarationOf(node)?.attributeKeys?.includes(attribute.key) === true
-      ) {
+      if (node !== undefined && declaresAttribute(context.declarationOf(node), attribute.key)) {
         const problem = problems.get(node)?.get(attribute.key);
         if (problem === undefined) return;
         reported.add(identity(attribute));
@@ -80,10 +78,9 @@ function declaredProblems(
     if (declared?.checkAttributes === undefined || declared.attributeKeys === undefined) continue;
     const values: Record<string, string> = {};
     let count = 0;
-    for (const key of declared.attributeKeys) {
-      const attribute = Object.hasOwn(node.attributes, key) ? node.attributes[key] : undefined;
-      if (attribute === undefined) continue;
-      values[key] = attribute.value;
+    for (const key in node.attributes) {
+      if (!declaresAttribute(declared, key)) continue;
+      values[key] = node.attributes[key]!.value;
       count++;
     }
     if (count === 0) {

@@ -1,5 +1,9 @@
 import { handlerCapabilities, traitsOfType } from '../../handler-traits.js';
-import { declarationOfType, specHandlerLintInfo } from '../../spec-handler-declarations.js';
+import {
+  declarationOfType,
+  declaresAttribute,
+  specHandlerLintInfo,
+} from '../../spec-handler-declarations.js';
 import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
 
 /** The keys a built-in handler declares: the keys only some handlers read (the others are every node's). */
@@ -19,9 +23,7 @@ function builtInHandlerKeys(): ReadonlySet<string> {
 function readersOf(key: string, context: LintContext): string[] {
   const types = [...specHandlerLintInfo().keys()];
   for (const type of context.handlers.keys()) if (!types.includes(type)) types.push(type);
-  return types.filter(
-    (type) => declarationOfType(type, context.handlers)?.attributeKeys?.includes(key) === true,
-  );
+  return types.filter((type) => declaresAttribute(declarationOfType(type, context.handlers), key));
 }
 
 /**
@@ -46,11 +48,11 @@ export const inertAttributeRule: LintRule = {
       const capabilities = handlerCapabilities(traits);
       if (!builtIn.has(handlerType) && (!context.handlers.has(handlerType) || capabilities.length === 0))
         continue;
-      const declared = context.declarationOf(node)?.attributeKeys;
+      const declared = context.declarationOf(node);
       for (const attribute of Object.values(node.attributes)) {
         if (attribute.origin !== 'explicit' || !keys.has(attribute.key)) continue;
         if (attribute.key === 'prompt' && traits.role === 'start') continue;
-        if (declared?.includes(attribute.key) === true) continue;
+        if (declaresAttribute(declared, attribute.key)) continue;
         let readers = readersByKey.get(attribute.key);
         if (readers === undefined) {
           readers = readersOf(attribute.key, context);

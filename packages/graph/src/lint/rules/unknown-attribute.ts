@@ -6,6 +6,7 @@ import {
   GRAPHVIZ_ATTRIBUTES,
   SUBGRAPH_VARIABLE_PREFIX,
 } from '../../attribute-schema.js';
+import { declaresAttribute } from '../../spec-handler-declarations.js';
 import { forEachAttribute } from '../attribute-walk.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
@@ -55,7 +56,7 @@ export const unknownAttributeRule: LintRule = {
       if (owner.where.nodeId !== undefined && owner.scope === 'node') {
         const node = graph.nodes.get(owner.where.nodeId);
         const declared = node === undefined ? undefined : context.declarationOf(node);
-        if (declared?.attributeKeys?.includes(attribute.key) === true) return;
+        if (declaresAttribute(declared, attribute.key)) return;
       }
       if (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && owner.where.nodeId !== undefined) {
         const node = graph.nodes.get(owner.where.nodeId);
