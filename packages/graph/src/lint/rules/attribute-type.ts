@@ -2,8 +2,7 @@ import { type AttributeKey, attributeDefinition, parseAttributeValue } from '../
 import type { Graph, GraphAttribute, GraphNode } from '../../graph.js';
 import type { AttributeProblem } from '../../handler-attributes.js';
 import { declaresAttribute } from '../../spec-handler-declarations.js';
-import type { AttributeOwner } from '../attribute-walk.js';
-import { forEachAttribute } from '../attribute-walk.js';
+import { type AttributeOwner, forEachAttribute, nodeAttributeOwner } from '../attribute-walk.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
 
@@ -134,7 +133,7 @@ function declaredDiagnostic(
   owner?: AttributeOwner,
 ): Diagnostic {
   if (problem.expected !== undefined)
-    return tableDiagnostic(attribute, problem.expected, owner ?? nodeOwner(node, attribute));
+    return tableDiagnostic(attribute, problem.expected, owner ?? nodeAttributeOwner(node, attribute));
   const type = graph.handlerType(node);
   return {
     rule: 'attribute_type',
@@ -144,10 +143,4 @@ function declaredDiagnostic(
     fix: `Give ${problem.key} a value the ${type} handler accepts (${problem.message}).`,
     span: attributeSpan(attribute),
   };
-}
-
-/** The owner `forEachAttribute` would give an attribute of `node`. */
-function nodeOwner(node: GraphNode, attribute: GraphAttribute): AttributeOwner {
-  const viaDefault = attribute.origin === 'default' ? ' (via a default block)' : '';
-  return { scope: 'node', description: `Node "${node.id}"${viaDefault}`, where: { nodeId: node.id } };
 }
