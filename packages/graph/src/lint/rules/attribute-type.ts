@@ -21,10 +21,18 @@ export const attributeTypeRule: LintRule = {
   name: 'attribute_type',
   apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
-    const problems = declaredProblems(graph, context, diagnostics);
+    const declaredKeys = new Set<string>();
+    const problems = declaredProblems(graph, context, diagnostics, declaredKeys);
     const reported = new Set<unknown>();
+    // The attributes of one node or edge come one after the other, with the same owner.
+    let lastOwner: AttributeOwner | undefined;
+    let lastNode: GraphNode | undefined;
     forEachAttribute(graph, (attribute, owner) => {
-      const node = owner.scope === 'node' ? graph.nodes.get(owner.where.nodeId ?? '') : undefined;
+      if (owner.scope === 'node' && declaredKeys.has(attribute.key) && owner !== lastOwner) {
+        lastOwner = owner;
+        lastNode = graph.nodes.get(owner.where.nodeId ?? '');
+      }
+      const node = owner === lastOwner ? lastNode : undefined;
       if (node !== undefined && declaresAttribute(context.declarationOf(node), attribute.key)) {
         const problem = problems.get(node)?.get(attribute.key);
         if (problem === undefined) return;
@@ -64,17 +72,24 @@ const acceptsNone = new WeakMap<HandlerLintInfo, boolean>();
 
 /**
  * The problems each node's handler schema finds in the node's values, by node and key. A problem of a key the node
- * does not have (a required key missing, a check of the whole object) is reported here, without a span.
+ * does not have (a required key missing, a check of the whole object) is reported here, without a span. Adds the
+ * keys the nodes' handlers declare to `declaredKeys`.
  */
 function declaredProblems(
   graph: Graph,
   context: LintContext,
   diagnostics: Diagnostic[],
+  declaredKeys: Set<string>,
 ): Map<GraphNode, Map<string, AttributeProblem>> {
   const problems = new Map<GraphNode, Map<string, AttributeProblem>>();
+  const seen = new Set<HandlerLintInfo>();
   for (const node of graph.nodes.values()) {
     const declared = context.declarationOf(node);
     if (declared?.checkAttributes === undefined || declared.attributeKeys === undefined) continue;
+    if (!seen.has(declared)) {
+      seen.add(declared);
+      for (const key of declared.attributeKeys) declaredKeys.add(key);
+    }
     const values: Record<string, string> = {};
     let count = 0;
     for (const key in node.attributes) {
