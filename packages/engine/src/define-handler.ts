@@ -3,9 +3,17 @@
  * execute })` gives a handler its type, a zod schema of the node attributes it reads and the outcomes it can
  * return. The registry hands that metadata to lint (`HandlerRegistry.lintInfo()` → `validate({ handlers })`), so a
  * declared attribute is not an `unknown_attribute`, a bad value is an `attribute_type` error from the schema, and
- * `outcome_coverage` knows what the handler returns.
+ * `outcome_coverage` knows what the handler returns. The built-in handlers are declared the same way, with the schemas
+ * of `SPEC_HANDLER_DECLARATIONS` (`@attractor/graph`).
  */
-import { HANDLER_CAPABILITY_FLAGS, type HandlerLintInfo, type HandlerTraits } from '@attractor/graph';
+import {
+  type AttributeChecks,
+  type AttributesSchema,
+  attributeChecks,
+  HANDLER_CAPABILITY_FLAGS,
+  type HandlerLintInfo,
+  type HandlerTraits,
+} from '@attractor/graph';
 import type { z } from 'zod';
 import type { Handler, HandlerExecuteInput } from './handler.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
@@ -21,11 +29,12 @@ export interface HandlerInput<TAttributes> extends HandlerExecuteInput {
  * of {@link HandlerTraits} (`role`, `fansOut`, `joinsBranches`, `asksHuman`, `routesOnly`, `callsModel`,
  * `supervisesChild`, `runsCommand`, `runsSubgraph`, `contextKeys`) that the engine and lint read instead of the type string. Default: none of them.
  */
-export interface HandlerDefinition<TSchema extends z.ZodObject> extends HandlerTraits {
+export interface HandlerDefinition<TSchema extends AttributesSchema> extends HandlerTraits {
   /** The handler type nodes select with `type="..."` (or through their shape). */
   readonly type: string;
   /**
-   * The node attributes the handler reads, as a zod object schema over their DOT string values. Default: none.
+   * The node attributes the handler reads, as a zod object schema over their DOT string values (`zod` or
+   * `zod/mini`; `attributeSchema(key)` of `@attractor/graph` types a key of the attribute table). Default: none.
    * @example z.object({ region: z.enum(['eu', 'us']), replicas: z.coerce.number().int().positive().optional() })
    */
   readonly attributes?: TSchema;
@@ -64,20 +73,13 @@ export interface DeclaredHandler extends Handler {
  *   },
  * });
  */
-export function defineHandler<TSchema extends z.ZodObject>(
+export function defineHandler<TSchema extends AttributesSchema>(
   definition: HandlerDefinition<TSchema>,
 ): DeclaredHandler {
   const schema = definition.attributes;
-  const attributeKeys = schema === undefined ? [] : Object.keys(schema.shape);
-  const problems = (values: Readonly<Record<string, string>>) => {
-    if (schema === undefined) return [];
-    const result = schema.safeParse(values);
-    if (result.success) return [];
-    return result.error.issues.map((issue) => ({
-      key: String(issue.path[0] ?? ''),
-      message: issue.message,
-    }));
-  };
+  const { attributeKeys, checkAttributes, parseAttributes } = (
+    schema === undefined ? NO_ATTRIBUTES : attributeChecks(schema)
+  ) as AttributeChecks<z.output<TSchema>>;
   const traits = pickTraits(definition);
   return {
     type: definition.type,
@@ -87,7 +89,7 @@ export function defineHandler<TSchema extends z.ZodObject>(
     lintInfo: {
       ...traits,
       attributeKeys,
-      checkAttributes: problems,
+      checkAttributes,
       ...(definition.outcomes === undefined ? {} : { outcomes: definition.outcomes }),
     },
     async execute(input) {
@@ -97,23 +99,26 @@ export function defineHandler<TSchema extends z.ZodObject>(
         const attribute = Object.hasOwn(node.attributes, key) ? node.attributes[key] : undefined;
         if (attribute !== undefined) values[key] = attribute.value;
       }
-      let attributes = {} as z.output<TSchema>;
-      if (schema !== undefined) {
-        const parsed = schema.safeParse(values);
-        if (!parsed.success) {
-          const [first] = problems(values);
-          return {
-            status: 'fail',
-            failureReason: `node "${node.id}" has an invalid ${first?.key ?? 'attribute'}: ${first?.message ?? parsed.error.message}`,
-            retryable: false,
-          };
-        }
-        attributes = parsed.data;
+      const parsed = parseAttributes(values);
+      if (!parsed.ok) {
+        const [first] = parsed.problems;
+        return {
+          status: 'fail',
+          failureReason: `node "${node.id}" has an invalid ${first?.key || 'attribute'}: ${first?.message ?? 'invalid attributes'}`,
+          retryable: false,
+        };
       }
+      const attributes = parsed.value;
       return definition.execute({ ...input, attributes });
     },
   };
 }
+
+const NO_ATTRIBUTES: AttributeChecks<Record<string, never>> = {
+  attributeKeys: [],
+  checkAttributes: () => [],
+  parseAttributes: () => ({ ok: true, value: {} }),
+};
 
 const TRAIT_KEYS = [
   'role',

@@ -1,14 +1,19 @@
 /**
  * The attribute schema: every DOT key Attractor understands (spec Appendix A, the handler keys of §4
- * and DESIGN.md), its scope, its value parser (DOT string → typed value) and the handlers that read it.
+ * and DESIGN.md), its scope and its value parser (DOT string → typed value).
+ *
+ * Which handler reads a key is not said here: a handler declares the keys it reads in its own zod `attributes`
+ * schema (`defineHandler`; the built-in handlers' schemas are `SPEC_HANDLER_DECLARATIONS`, built from these value
+ * types by `attributeSchema`). Lint's `inert_attribute` and `attribute_type` read those declarations.
  *
  * This is the only place where DOT snake_case keys map to the camelCase fields of the typed model
  * (STYLE.md §3). Parsing a value never throws: a malformed value yields `undefined` for the typed
  * field, and the `attribute_type` lint rule reports it at the value's span.
  *
  * The value parsers are plain functions rather than zod schemas: the value types are small (integers,
- * booleans, durations, enumerations and comma-separated lists of them), and loading zod cost every CLI
- * command about 80 ms of CPU (95 modules, 850 KB, most of it locales), a fifth of `attractor validate`.
+ * booleans, durations, enumerations and comma-separated lists of them), they type every node of a large graph, and
+ * loading all of zod cost every CLI command about 80 ms of CPU (95 modules, 850 KB, most of it locales), a fifth of
+ * `attractor validate`. The handler schemas wrap them with `zod/mini` (about 45 KB of the validate bundle).
  */
 import { BACKEND_VALUES } from '@attractor/stylesheet';
 import type {
@@ -168,33 +173,17 @@ export interface AttributeDefinition<TValue = unknown> {
   readonly parse: AttributeValueParser<TValue>;
   /** What a valid value looks like, for diagnostics. */
   readonly expected: string;
-  /**
-   * Handler types that read this key on a node. Undefined: every handler (or not a node key).
-   * Used by the `inert_attribute` lint rule.
-   */
-  readonly handlers?: readonly string[];
   /** One-line description. */
   readonly description: string;
 }
-
-const LLM_HANDLERS = ['codergen', 'parallel.fan_in'] as const;
-const ANY_ATTEMPT = undefined;
 
 function define<TValue>(
   key: string,
   scopes: readonly AttributeScope[],
   type: ValueType<TValue>,
   description: string,
-  handlers?: readonly string[],
 ): AttributeDefinition<TValue> {
-  return {
-    key,
-    scopes,
-    parse: type.parse,
-    expected: type.expected,
-    description,
-    ...(handlers === undefined ? {} : { handlers }),
-  };
+  return { key, scopes, parse: type.parse, expected: type.expected, description };
 }
 
 /**
@@ -240,28 +229,24 @@ export const ATTRIBUTE_DEFINITIONS = {
     ['graph', 'node'],
     STRING,
     'Child DOT file supervised by a manager loop.',
-    ['stack.manager_loop'],
   ),
   'stack.child_workdir': define(
     'stack.child_workdir',
     ['graph', 'node'],
     STRING,
     'Working directory of the child run.',
-    ['stack.manager_loop'],
   ),
   'tool_hooks.pre': define(
     'tool_hooks.pre',
     ['graph', 'node'],
     STRING,
     'Shell command before each LLM tool call.',
-    [...LLM_HANDLERS],
   ),
   'tool_hooks.post': define(
     'tool_hooks.post',
     ['graph', 'node'],
     STRING,
     'Shell command after each LLM tool call.',
-    [...LLM_HANDLERS],
   ),
   // Node (spec §2.6, Appendix A).
   shape: define('shape', ['node'], STRING, 'Graphviz shape; selects the handler type.'),
@@ -271,27 +256,23 @@ export const ATTRIBUTE_DEFINITIONS = {
     ['node'],
     STRING,
     'LLM instruction (a manager loop: its steering message); $goal is expanded.',
-    [...LLM_HANDLERS, 'stack.manager_loop'],
   ),
-  max_retries: define('max_retries', ['node'], NON_NEGATIVE_INTEGER, 'Additional attempts.', ANY_ATTEMPT),
+  max_retries: define('max_retries', ['node'], NON_NEGATIVE_INTEGER, 'Additional attempts.'),
   goal_gate: define('goal_gate', ['node'], BOOLEAN, 'Must succeed before the pipeline exits.'),
   retry_target: define('retry_target', ['graph', 'node'], STRING, 'Jump target on failure.'),
   fallback_retry_target: define('fallback_retry_target', ['graph', 'node'], STRING, 'Secondary jump target.'),
-  fidelity: define('fidelity', ['node', 'edge'], FIDELITY, 'Context fidelity mode.', [...LLM_HANDLERS]),
-  thread_id: define('thread_id', ['node', 'edge'], STRING, 'Session reuse key.', [...LLM_HANDLERS]),
+  fidelity: define('fidelity', ['node', 'edge'], FIDELITY, 'Context fidelity mode.'),
+  thread_id: define('thread_id', ['node', 'edge'], STRING, 'Session reuse key.'),
   class: define('class', ['node'], STRING, 'Comma-separated stylesheet classes.'),
   timeout: define('timeout', ['node'], DURATION, 'Maximum time of one attempt.'),
-  llm_model: define('llm_model', ['node'], STRING, 'LLM model id.', [...LLM_HANDLERS]),
-  llm_provider: define('llm_provider', ['node'], STRING, 'LLM provider key.', [...LLM_HANDLERS]),
-  reasoning_effort: define('reasoning_effort', ['node'], REASONING_EFFORT, 'LLM reasoning effort.', [
-    ...LLM_HANDLERS,
-  ]),
+  llm_model: define('llm_model', ['node'], STRING, 'LLM model id.'),
+  llm_provider: define('llm_provider', ['node'], STRING, 'LLM provider key.'),
+  reasoning_effort: define('reasoning_effort', ['node'], REASONING_EFFORT, 'LLM reasoning effort.'),
   backend: define(
     'backend',
     ['node'],
     BACKEND,
     "Which backend runs this LLM stage (api, claude-code, codex, gemini-cli). Default: the run's --backend.",
-    [...LLM_HANDLERS],
   ),
   auto_status: define('auto_status', ['node'], BOOLEAN, 'Synthesize SUCCESS when no status is written.'),
   outputs: define(
@@ -302,81 +283,68 @@ export const ATTRIBUTE_DEFINITIONS = {
   ),
   allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.'),
   max_visits: define('max_visits', ['node'], POSITIVE_INTEGER, 'Loop guard: visits of this node per run.'),
-  tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.', ['codergen']),
+  tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.'),
   // Handler keys (spec §4.6-§4.11, DESIGN.md).
-  tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', ['tool']),
+  tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.'),
   tool_output_max_bytes: define(
     'tool_output_max_bytes',
     ['node'],
     POSITIVE_INTEGER,
     'Bytes of stdout and of stderr kept in stdout.txt/stderr.txt (default 100000000); the rest is drained and the truncation recorded.',
-    ['tool'],
   ),
-  max_parallel: define('max_parallel', ['node'], POSITIVE_INTEGER, 'Concurrent branches.', ['parallel']),
-  join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.', ['parallel']),
-  join_k: define('join_k', ['node'], POSITIVE_INTEGER, 'Successes needed by k_of_n.', ['parallel']),
-  branch_timeout: define('branch_timeout', ['node'], DURATION, 'Time limit of one branch.', ['parallel']),
+  max_parallel: define('max_parallel', ['node'], POSITIVE_INTEGER, 'Concurrent branches.'),
+  join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.'),
+  join_k: define('join_k', ['node'], POSITIVE_INTEGER, 'Successes needed by k_of_n.'),
+  branch_timeout: define('branch_timeout', ['node'], DURATION, 'Time limit of one branch.'),
   fan_in_mode: define(
     'fan_in_mode',
     ['node'],
     FAN_IN_MODE,
     'pick (default): the fan-in selects one branch; merge: its prompt combines every branch into one output.',
-    ['parallel.fan_in'],
   ),
   'human.default_choice': define(
     'human.default_choice',
     ['node'],
     STRING,
     'Choice taken when the interview times out.',
-    ['wait.human'],
   ),
   'human.input': define(
     'human.input',
     ['node'],
     HUMAN_INPUT,
     'text: the gate asks for free text (FREEFORM) instead of a choice.',
-    ['wait.human'],
   ),
   'human.context_key': define(
     'human.context_key',
     ['node'],
     STRING,
     'Context key that also receives the text of a text gate.',
-    ['wait.human'],
   ),
   'manager.poll_interval': define(
     'manager.poll_interval',
     ['node'],
     DURATION,
     'Delay between observation cycles.',
-    ['stack.manager_loop'],
   ),
-  'manager.max_cycles': define('manager.max_cycles', ['node'], POSITIVE_INTEGER, 'Observation cycles.', [
-    'stack.manager_loop',
-  ]),
+  'manager.max_cycles': define('manager.max_cycles', ['node'], POSITIVE_INTEGER, 'Observation cycles.'),
   'manager.stop_condition': define(
     'manager.stop_condition',
     ['node'],
     STRING,
     'Condition that ends the loop.',
-    ['stack.manager_loop'],
   ),
-  'manager.actions': define('manager.actions', ['node'], MANAGER_ACTIONS, 'observe, steer, wait.', [
-    'stack.manager_loop',
-  ]),
+  'manager.actions': define('manager.actions', ['node'], MANAGER_ACTIONS, 'observe, steer, wait.'),
   graph_ref: define(
     'graph_ref',
     ['node'],
     STRING,
     'DOT file a subgraph node runs as a child pipeline, relative to this file.',
-    ['subgraph'],
   ),
   'stack.child_autostart': define(
     'stack.child_autostart',
     ['node'],
     BOOLEAN,
     'Start the child pipeline automatically.',
-    ['stack.manager_loop'],
   ),
   // Edge (spec §2.7).
   condition: define('condition', ['edge'], STRING, 'Guard expression (spec §10).'),

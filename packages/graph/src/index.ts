@@ -51,6 +51,14 @@ export type {
   ReasoningEffort,
 } from './graph.js';
 export { BUILT_IN_HANDLER_TYPE_NAMES, Graph, SHAPE_TO_HANDLER_TYPE } from './graph.js';
+export type {
+  AttributeChecks,
+  AttributeProblem,
+  AttributeSchema,
+  AttributesSchema,
+  ParsedAttributes,
+} from './handler-attributes.js';
+export { attributeChecks, attributeSchema, lenientAttributeSchema } from './handler-attributes.js';
 export {
   HANDLER_CAPABILITY_FLAGS,
   type HandlerTraits,
@@ -68,6 +76,7 @@ export type { ValidateOptions } from './lint/validate.js';
 export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } from './lint/validate.js';
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';
 export { BUILT_IN_TRANSFORMS, prepareGraph } from './prepare-graph.js';
+export { SPEC_HANDLER_DECLARATIONS } from './spec-handler-declarations.js';
 export { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
 export { expandGoalVariable, expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
 export type { Transform } from './transforms/transform.js';

@@ -11,7 +11,7 @@ import {
   type JsonValue,
   type Outcome,
 } from '@attractor/engine';
-import { expandVariables, type Graph, type GraphNode, SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { expandVariables, type Graph, type GraphNode, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
 
@@ -55,7 +55,7 @@ export function buildStagePrompt(node: GraphNode, graph: Graph): string {
 export function createCodergenHandler(options: CodergenHandlerOptions = {}): DeclaredHandler {
   return defineHandler({
     type: 'codergen',
-    ...SPEC_HANDLER_TRAITS.codergen,
+    ...SPEC_HANDLER_DECLARATIONS.codergen,
     async execute({ node, context, graph, runtime }) {
       // The prompt goes to a model and to prompt.md: secrets never reach either (DESIGN.md "Secrets").
       const secrets = runtime.secrets ?? createSecretMasker();

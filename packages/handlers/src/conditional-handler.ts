@@ -1,5 +1,5 @@
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';
-import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 
 /**
  * Creates the `conditional` handler (spec §4.7): a pass-through that returns SUCCESS with a note; the engine's
@@ -8,7 +8,7 @@ import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
 export function createConditionalHandler(): DeclaredHandler {
   return defineHandler({
     type: 'conditional',
-    ...SPEC_HANDLER_TRAITS.conditional,
+    ...SPEC_HANDLER_DECLARATIONS.conditional,
     execute: async ({ node }) => ({ status: 'success', notes: `Conditional node evaluated: ${node.id}` }),
   });
 }

@@ -1,5 +1,5 @@
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';
-import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 
 /**
  * Creates the `exit` handler (spec §4.4): a no-op that returns SUCCESS at once. Goal gates are the engine's
@@ -8,7 +8,7 @@ import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
 export function createExitHandler(): DeclaredHandler {
   return defineHandler({
     type: 'exit',
-    ...SPEC_HANDLER_TRAITS.exit,
+    ...SPEC_HANDLER_DECLARATIONS.exit,
     execute: async () => ({ status: 'success' }),
   });
 }

@@ -12,7 +12,7 @@ import {
   type Outcome,
   type SecretMasker,
 } from '@attractor/engine';
-import { type Graph, type GraphNode, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { type Graph, type GraphNode, nodeAttribute, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { buildStagePrompt, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { type ParallelBranchResult, readParallelResults } from './parallel-results.js';
@@ -142,7 +142,7 @@ export function findJudgedCandidate(
 export function createFanInHandler(options: FanInHandlerOptions = {}): DeclaredHandler {
   return defineHandler({
     type: 'parallel.fan_in',
-    ...SPEC_HANDLER_TRAITS['parallel.fan_in'],
+    ...SPEC_HANDLER_DECLARATIONS['parallel.fan_in'],
     async execute({ node, context, graph, runtime }) {
       const results = readParallelResults(context.get('parallel.results'));
       if (results === undefined || results.length === 0) {

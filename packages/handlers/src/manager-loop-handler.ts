@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { ChildRunHandle, ChildRunStatus, JsonValue, Outcome } from '@attractor/engine';
 import { type DeclaredHandler, defineHandler, evaluateRunCondition } from '@attractor/engine';
-import { graphAttribute, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { graphAttribute, nodeAttribute, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { loadChildGraph, managerChildDotfile, resolveChildPath } from './child-graph-file.js';
 import { buildStagePrompt } from './codergen-handler.js';
 import { writeSteeringMessage } from './stage-files.js';
@@ -68,7 +68,7 @@ export function observeChild(
 export function createManagerLoopHandler(): DeclaredHandler {
   return defineHandler({
     type: 'stack.manager_loop',
-    ...SPEC_HANDLER_TRAITS['stack.manager_loop'],
+    ...SPEC_HANDLER_DECLARATIONS['stack.manager_loop'],
     async execute({ node, context, graph, runtime }) {
       const childDotfile = managerChildDotfile(node, graph);
       if (childDotfile === '') {

@@ -1,12 +1,12 @@
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';
-import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 /**
  * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
  */
 
 import type { BranchResult, Context, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { formatDuration, isSuccessStatus } from '@attractor/engine';
-import { findJoinNode, type Graph, type GraphEdge, type JoinPolicy, nodeAttribute } from '@attractor/graph';
+import { findJoinNode, type Graph, type GraphEdge, type JoinPolicy } from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
 import { BRANCH_OUTPUT_INLINE_MAX_CHARS, type ParallelBranchResult } from './parallel-results.js';
@@ -64,8 +64,8 @@ interface BranchRecord {
 export function createParallelHandler(): DeclaredHandler {
   return defineHandler({
     type: 'parallel',
-    ...SPEC_HANDLER_TRAITS.parallel,
-    async execute({ node, context, graph, runtime }) {
+    ...SPEC_HANDLER_DECLARATIONS.parallel,
+    async execute({ node, attributes, context, graph, runtime }) {
       const edges = graph.outgoing(node.id);
       const expectedJoin = findJoinNode(graph, node.id);
       if (edges.length === 0) {
@@ -75,8 +75,8 @@ export function createParallelHandler(): DeclaredHandler {
           retryable: false,
         };
       }
-      const policy: JoinPolicy = nodeAttribute(node, 'join_policy') ?? 'wait_all';
-      const k = nodeAttribute(node, 'join_k');
+      const policy: JoinPolicy = attributes.join_policy ?? 'wait_all';
+      const k = attributes.join_k;
       if (policy === 'k_of_n' && k === undefined) {
         return {
           status: 'fail',
@@ -84,8 +84,8 @@ export function createParallelHandler(): DeclaredHandler {
           retryable: false,
         };
       }
-      const maxParallel = nodeAttribute(node, 'max_parallel') ?? DEFAULT_MAX_PARALLEL;
-      const branchTimeoutMs = nodeAttribute(node, 'branch_timeout');
+      const maxParallel = attributes.max_parallel ?? DEFAULT_MAX_PARALLEL;
+      const branchTimeoutMs = attributes.branch_timeout;
       const ids = branchIds(edges);
       const total = edges.length;
       const startedMs = runtime.clock.now();

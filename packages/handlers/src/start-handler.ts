@@ -1,5 +1,5 @@
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';
-import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 
 /**
  * Creates the `start` handler (spec §4.3): a no-op that returns SUCCESS at once.
@@ -10,7 +10,7 @@ import { SPEC_HANDLER_TRAITS } from '@attractor/graph';
 export function createStartHandler(): DeclaredHandler {
   return defineHandler({
     type: 'start',
-    ...SPEC_HANDLER_TRAITS.start,
+    ...SPEC_HANDLER_DECLARATIONS.start,
     execute: async () => ({ status: 'success' }),
   });
 }

@@ -8,7 +8,7 @@ import {
   expandVariables,
   type Graph,
   nodeAttribute,
-  SPEC_HANDLER_TRAITS,
+  SPEC_HANDLER_DECLARATIONS,
   SUBGRAPH_VARIABLE_PREFIX,
 } from '@attractor/graph';
 import { freshChildName, loadChildGraph, resolveChildPath } from './child-graph-file.js';
@@ -144,7 +144,7 @@ function subgraphOutcome(options: {
 export function createSubgraphHandler(): DeclaredHandler {
   return defineHandler({
     type: 'subgraph',
-    ...SPEC_HANDLER_TRAITS.subgraph,
+    ...SPEC_HANDLER_DECLARATIONS.subgraph,
     async execute({ node, context, graph, runtime }) {
       const ref = nodeAttribute(node, 'graph_ref')?.trim() ?? '';
       if (ref === '') {

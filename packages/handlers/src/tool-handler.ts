@@ -5,7 +5,7 @@
 import type { HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { createSecretMasker, type DeclaredHandler, defineHandler } from '@attractor/engine';
 import { killProcessGroup, processGroupAlive, trackProcessGroup } from '@attractor/engine/internal';
-import { type GraphEdge, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { type GraphEdge, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
@@ -83,9 +83,9 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
   const calls = new Map<string, number>();
   return defineHandler({
     type: 'tool',
-    ...SPEC_HANDLER_TRAITS.tool,
-    async execute({ node, context, graph, logsRoot, runtime }) {
-      const command = nodeAttribute(node, 'tool_command')?.trim() ?? '';
+    ...SPEC_HANDLER_DECLARATIONS.tool,
+    async execute({ node, attributes, context, graph, logsRoot, runtime }) {
+      const command = attributes.tool_command?.trim() ?? '';
       if (command === '') {
         return {
           status: 'fail',
@@ -122,7 +122,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
       const stderrFile = createLiveStageFile(runtime, 'stderr.txt');
       await Promise.all([stdoutFile.start(), stderrFile.start()]);
       const outputMaxBytes =
-        nodeAttribute(node, 'tool_output_max_bytes') ?? options.outputMaxBytes ?? TOOL_OUTPUT_MAX_BYTES;
+        attributes.tool_output_max_bytes ?? options.outputMaxBytes ?? TOOL_OUTPUT_MAX_BYTES;
       const raw = await runCommand(command, {
         runtime,
         inheritEnv: options.env === undefined,

@@ -4,7 +4,7 @@
  */
 import type { Answer, HandlerRuntime, Interviewer, Outcome, Question } from '@attractor/engine';
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';
-import { type GraphNode, nodeAttribute, SPEC_HANDLER_TRAITS } from '@attractor/graph';
+import { type GraphNode, nodeAttribute, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import {
   findChoiceByText,
   findChoiceForAnswer,
@@ -53,7 +53,7 @@ export function asksForText(node: GraphNode): boolean {
 export function createWaitHumanHandler(options: WaitHumanHandlerOptions = {}): DeclaredHandler {
   return defineHandler({
     type: 'wait.human',
-    ...SPEC_HANDLER_TRAITS['wait.human'],
+    ...SPEC_HANDLER_DECLARATIONS['wait.human'],
     async execute({ node, graph, runtime }) {
       const interviewer = options.interviewer ?? runtime.interviewer;
       const defaultChoice = nodeAttribute(node, 'human.default_choice')?.trim() ?? '';

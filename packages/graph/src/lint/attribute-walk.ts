@@ -76,6 +76,11 @@ class EntityOwner implements AttributeOwner {
   }
 }
 
+/** The owner `forEachAttribute` gives an attribute of `node` (for a rule that finds it another way). */
+export function nodeAttributeOwner(node: GraphNode, attribute: GraphAttribute): AttributeOwner {
+  return new EntityOwner('node', node, attribute.origin === 'default');
+}
+
 /**
  * Tells whether an attribute is met for the first time. Its identity is the offset of its key in the source (the
  * same written attribute can be several objects) or, without a key span, the object. The offsets go in a bit set

@@ -3,6 +3,7 @@
  */
 import type { SourceSpan } from '@attractor/dot';
 import type { Graph, GraphNode } from '../graph.js';
+import type { AttributeProblem } from '../handler-attributes.js';
 import type { HandlerTraits } from '../handler-traits.js';
 
 /** How serious a diagnostic is (spec §7.1). `error` blocks execution. */
@@ -38,6 +39,11 @@ export interface LintContext {
    * these (`asksHuman`, `fansOut`, ...) rather than compare type strings.
    */
   traitsOf(node: GraphNode): HandlerTraits;
+  /**
+   * What a node's handler declares (attributes, outcomes, capabilities): its registered declaration, else the
+   * built-in one of its type (`SPEC_HANDLER_DECLARATIONS`), else undefined (a custom type nothing declares).
+   */
+  declarationOf(node: GraphNode): HandlerLintInfo | undefined;
 }
 
 /**
@@ -49,11 +55,10 @@ export interface HandlerLintInfo extends HandlerTraits {
   readonly attributeKeys?: readonly string[];
   /**
    * Checks the node's values of those keys (raw DOT strings) and returns one problem per invalid key, reported by
-   * `attribute_type` as an error, e.g. `{ key: 'region', message: 'expected one of eu, us' }`.
+   * `attribute_type` as an error, e.g. `{ key: 'region', message: 'expected one of eu, us' }` (`attributeChecks`
+   * makes it from a zod schema).
    */
-  readonly checkAttributes?: (
-    values: Readonly<Record<string, string>>,
-  ) => readonly { readonly key: string; readonly message: string }[];
+  readonly checkAttributes?: (values: Readonly<Record<string, string>>) => readonly AttributeProblem[];
 }
 
 /** A lint rule (spec §7.4): a stable name and a pure function from graph to diagnostics. */

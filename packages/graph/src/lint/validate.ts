@@ -2,8 +2,9 @@
  * The validation API of spec §7.3: run the built-in and custom lint rules over a graph.
  */
 import { ValidationError } from '../errors/validation-error.js';
-import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph } from '../graph.js';
+import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph, type GraphNode } from '../graph.js';
 import { handlerTraits } from '../handler-traits.js';
+import { handlerDeclaration } from '../spec-handler-declarations.js';
 import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from './diagnostic.js';
@@ -28,7 +29,7 @@ export interface ValidateOptions {
    * What registered handlers declare (attributes, outcomes, capabilities), by handler type: read by
    * `unknown_attribute`, `attribute_type`, `outcome_coverage` and every rule that depends on what a node does
    * (human gates, parallel blocks, LLM prompts). The engine's `HandlerRegistry.lintInfo()` builds it. Default: none,
-   * so the spec's built-in types keep their meaning (`SPEC_HANDLER_TRAITS`) and no outcome set is known.
+   * so the spec's built-in types keep their meaning and attributes (`SPEC_HANDLER_DECLARATIONS`).
    */
   readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
 }
@@ -57,11 +58,19 @@ const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unrea
  */
 export function validate(graph: Graph, options: ValidateOptions = {}): Diagnostic[] {
   const handlers = options.handlers ?? new Map<string, HandlerLintInfo>();
+  // Several rules ask for every node's declaration, some once per attribute.
+  const declarations = new Map<GraphNode, HandlerLintInfo | undefined>();
   const context: LintContext = {
     strict: options.strict ?? false,
     knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
     handlers,
     traitsOf: (node) => handlerTraits(graph, node, handlers),
+    declarationOf: (node) => {
+      if (declarations.has(node)) return declarations.get(node);
+      const declaration = handlerDeclaration(graph, node, handlers);
+      declarations.set(node, declaration);
+      return declaration;
+    },
   };
   const diagnostics: Diagnostic[] = [];
   const phantoms = phantomNodes(graph);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
 import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+import { attributeChecks, attributeSchema } from '../../handler-attributes.js';
 import { prepareGraph } from '../../prepare-graph.js';
+import { SPEC_HANDLER_DECLARATIONS } from '../../spec-handler-declarations.js';
+import type { HandlerLintInfo } from '../diagnostic.js';
 import { BUILT_IN_HANDLER_TYPES } from '../validate.js';
 
 function pipeline(body: string): string {
@@ -64,6 +68,84 @@ describe('attribute_type (DESIGN.md "Attributes")', () => {
       '  work [prompt="x", timeout="15m", max_retries=2, goal_gate=true]\n  start -> work -> exit [weight=3]',
     );
     expect(lintRule(source, 'attribute_type')).toEqual([]);
+  });
+
+  it.each([
+    // [node, its bad value, the expected words of the attribute table]
+    ['p [shape=component, max_parallel="x"]', 'max_parallel="x"', 'a positive integer such as 4'],
+    [
+      'p [shape=component, join_policy="bogus"]',
+      'join_policy="bogus"',
+      'one of wait_all, first_success, k_of_n, quorum',
+    ],
+    [
+      'p [shape=component, branch_timeout="soon"]',
+      'branch_timeout="soon"',
+      'a duration such as 250ms, 900s, 15m, 2h or 1d',
+    ],
+    ['p [shape=hexagon, human.input="voice"]', 'human.input="voice"', 'one of choice, text'],
+    [
+      'p [shape=parallelogram, tool_output_max_bytes=0]',
+      'tool_output_max_bytes="0"',
+      'a positive integer such as 4',
+    ],
+    [
+      'p [shape=house, manager.actions="dance"]',
+      'manager.actions="dance"',
+      'a comma-separated list of observe, steer, wait',
+    ],
+    ['p [shape=tripleoctagon, fan_in_mode="vote"]', 'fan_in_mode="vote"', 'one of pick, merge'],
+    [
+      'p [prompt="x", tools="rm"]',
+      'tools="rm"',
+      'none, all, or a comma-separated list of read_file, write_file, edit_file, shell, grep, glob',
+    ],
+  ])("reports a built-in handler's bad value once, from its schema: %s", (node, written, expected) => {
+    const source = pipeline(`  ${node}\n  start -> p -> exit`);
+    expect(diagnosticsOf(source, 'attribute_type').map(({ message, fix }) => ({ message, fix }))).toEqual([
+      {
+        message: `Node "p" has ${written}, which is not valid: expected ${expected}.`,
+        fix: `Write ${written.slice(0, written.indexOf('='))} as ${expected}.`,
+      },
+    ]);
+  });
+
+  it("checks a built-in key with the schema of the node's handler, not the attribute table", () => {
+    const source = pipeline('  p [shape=component, max_parallel="x"]\n  start -> p -> exit');
+    // A registered parallel handler that reads max_parallel as free text: no error.
+    const { attributes, ...traits } = SPEC_HANDLER_DECLARATIONS.parallel;
+    const lenient = attributeChecks(z.object({ ...attributes.shape, max_parallel: z.optional(z.string()) }));
+    const handlers = new Map<string, HandlerLintInfo>([['parallel', { ...traits, ...lenient }]]);
+    expect(lintRule(source, 'attribute_type', { handlers })).toEqual([]);
+    // With the built-in declaration, registered or not, one error.
+    const builtIn = new Map<string, HandlerLintInfo>([
+      ['parallel', { ...traits, ...attributeChecks(attributes) }],
+    ]);
+    expect(lintRule(source, 'attribute_type', { handlers: builtIn })).toEqual(['error 4:36 p']);
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:36 p']);
+  });
+
+  it('reports a bad handler key from a default block once, whichever node comes first', () => {
+    const source = pipeline(
+      '  node [max_parallel="x"]\n  a [prompt="y"]\n  p [shape=component]\n  q [shape=component]\n  start -> a -> p -> q -> exit',
+    );
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:22 a']);
+    const custom = pipeline(
+      '  node [region="mars"]\n  d [type="deploy"]\n  e [type="deploy"]\n  start -> d -> e -> exit',
+    );
+    const deploy = attributeChecks(z.object({ region: z.optional(z.enum(['eu', 'us'])) }));
+    const handlers = new Map<string, HandlerLintInfo>([['deploy', deploy]]);
+    expect(lintRule(custom, 'attribute_type', { handlers })).toEqual(['error 4:16 d']);
+  });
+
+  it("reports a handler key's bad value on another handler's node from the attribute table", () => {
+    const source = pipeline(
+      '  t [shape=parallelogram, tool_command="make", max_parallel="x"]\n  start -> t -> exit',
+    );
+    expect(diagnosticsOf(source, 'attribute_type').map((diagnostic) => diagnostic.message)).toEqual([
+      'Node "t" has max_parallel="x", which is not valid: expected a positive integer such as 4.',
+    ]);
+    expect(lintRule(source, 'inert_attribute')).toEqual(['warning 4:48 t']);
   });
 });
 
@@ -200,6 +282,43 @@ describe('inert_attribute', () => {
       handlers: new Map([['deploy', traits]]),
     };
     expect(lintRule(source, 'inert_attribute', options)).toEqual(findings);
+  });
+
+  it.each([
+    ['t [shape=parallelogram, max_parallel=2]', 'tool', 'max_parallel', 'parallel'],
+    ['t [prompt="x", human.input=text]', 'codergen', 'human.input', 'wait.human'],
+    ['t [shape=hexagon, tool_command="make"]', 'wait.human', 'tool_command', 'tool'],
+    ['t [shape=component, fan_in_mode=merge]', 'parallel', 'fan_in_mode', 'parallel.fan_in'],
+    ['t [shape=diamond, graph_ref="child.dot"]', 'conditional', 'graph_ref', 'subgraph'],
+    [
+      't [shape=parallelogram, tool_command="make", llm_model="m"]',
+      'tool',
+      'llm_model',
+      'codergen, parallel.fan_in',
+    ],
+  ])("warns about a built-in handler's key on another one's node: %s", (node, type, key, readers) => {
+    const source = pipeline(`  ${node}\n  start -> t -> exit`);
+    expect(diagnosticsOf(source, 'inert_attribute').map((diagnostic) => diagnostic.message)).toEqual([
+      `Node "t" is a ${type} node, which ignores ${key}; only ${readers} nodes read it.`,
+    ]);
+  });
+
+  it('leaves tool_command alone on a registered handler whose schema declares it, and names it as a reader', () => {
+    const source = pipeline(
+      '  d [type="deploy", tool_command="make"]\n  w [prompt="x", tool_command="make"]\n  start -> d -> w -> exit',
+    );
+    const deploy: HandlerLintInfo = {
+      callsModel: true,
+      ...attributeChecks(z.object({ tool_command: attributeSchema('tool_command') })),
+    };
+    const options = {
+      knownHandlerTypes: ['start', 'exit', 'codergen', 'deploy'],
+      handlers: new Map([['deploy', deploy]]),
+    };
+    expect(lintRule(source, 'inert_attribute', options)).toEqual(['warning 5:18 w']);
+    expect(diagnosticsOf(source, 'inert_attribute', options)[0]?.message).toBe(
+      'Node "w" is a codergen node, which ignores tool_command; only tool, deploy nodes read it.',
+    );
   });
 
   it('leaves a key a registered handler lists among its attribute keys alone', () => {

@@ -1,68 +1,161 @@
 import { type AttributeKey, attributeDefinition, parseAttributeValue } from '../../attribute-schema.js';
-import type { Graph } from '../../graph.js';
-import { forEachAttribute } from '../attribute-walk.js';
-import type { Diagnostic, HandlerLintInfo, LintRule } from '../diagnostic.js';
+import type { Graph, GraphAttribute, GraphNode } from '../../graph.js';
+import type { AttributeProblem } from '../../handler-attributes.js';
+import { declaresAttribute } from '../../spec-handler-declarations.js';
+import { type AttributeOwner, forEachAttribute, nodeAttributeOwner } from '../attribute-walk.js';
+import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
 
 /** Keys whose invalid values have their own rule with the spec's severity. */
 const REPORTED_ELSEWHERE = new Set(['fidelity', 'default_fidelity']);
 
 /**
- * `attribute_type` (ERROR, DESIGN.md "Attributes"): a known key has a value of its type: integers,
- * booleans (`true|false`), durations (`250ms 900s 15m 2h 1d`), enumerations (`reasoning_effort`,
- * `join_policy`, `manager.actions`, `tools`). The typed field of a malformed value is undefined.
+ * `attribute_type` (ERROR, DESIGN.md "Attributes"): an attribute has a value of its type. A node attribute its
+ * handler declares is checked by the handler's schema (`HandlerLintInfo.checkAttributes`: a registered handler's, or
+ * the built-in one of `SPEC_HANDLER_DECLARATIONS`); any other known key by the attribute table: integers, booleans
+ * (`true|false`), durations (`250ms 900s 15m 2h 1d`), enumerations (`reasoning_effort`, `join_policy`,
+ * `manager.actions`, `tools`). Each written attribute is reported at most once. The typed field of a malformed value
+ * is undefined.
  */
 export const attributeTypeRule: LintRule = {
   name: 'attribute_type',
   apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
-    if (context.handlers.size > 0) checkDeclaredAttributes(graph, context.handlers, diagnostics);
+    const declaredKeys = new Set<string>();
+    const problems = declaredProblems(graph, context, diagnostics, declaredKeys);
+    const reported = new Set<unknown>();
+    // The attributes of one node or edge come one after the other, with the same owner.
+    let lastOwner: AttributeOwner | undefined;
+    let lastNode: GraphNode | undefined;
     forEachAttribute(graph, (attribute, owner) => {
+      if (owner.scope === 'node' && declaredKeys.has(attribute.key) && owner !== lastOwner) {
+        lastOwner = owner;
+        lastNode = graph.nodes.get(owner.where.nodeId ?? '');
+      }
+      const node = owner === lastOwner ? lastNode : undefined;
+      if (node !== undefined && declaresAttribute(context.declarationOf(node), attribute.key)) {
+        const problem = problems.get(node)?.get(attribute.key);
+        if (problem === undefined) return;
+        reported.add(identity(attribute));
+        diagnostics.push(declaredDiagnostic(graph, node, attribute, problem, owner));
+        return;
+      }
       const definition = attributeDefinition(attribute.key);
       if (definition === undefined || REPORTED_ELSEWHERE.has(attribute.key)) return;
       if (!definition.scopes.includes(owner.scope)) return;
       const parsed = parseAttributeValue(attribute.key as AttributeKey, attribute.value);
       if (parsed.ok) return;
-      const written = attribute.writtenKey ?? attribute.key;
-      diagnostics.push({
-        rule: 'attribute_type',
-        severity: 'error',
-        message: `${owner.description} has ${written}="${attribute.value}", which is not valid: expected ${parsed.expected}.`,
-        ...owner.where,
-        fix: `Write ${written} as ${parsed.expected}.`,
-        span: attributeSpan(attribute),
-      });
+      reported.add(identity(attribute));
+      diagnostics.push(tableDiagnostic(attribute, parsed.expected, owner));
     });
+    // A value a default block gives several nodes is visited once, with the first of them: report it for the first
+    // node whose handler's schema refuses it, unless the visit reported it already.
+    for (const [node, byKey] of problems) {
+      for (const [key, problem] of byKey) {
+        const attribute = node.attributes[key]!;
+        if (reported.has(identity(attribute))) continue;
+        reported.add(identity(attribute));
+        diagnostics.push(declaredDiagnostic(graph, node, attribute, problem));
+      }
+    }
     return diagnostics;
   },
 };
 
-/** Values of the attributes a registered handler declares, checked by the handler's own schema. */
-function checkDeclaredAttributes(
+/** Where a written attribute is, to report it once (the same written attribute can be several objects). */
+function identity(attribute: GraphAttribute): unknown {
+  return attribute.keySpan?.start.offset ?? attribute;
+}
+
+/** Whether a declaration's schema accepts a node without any of its attributes, by declaration. */
+const acceptsNone = new WeakMap<HandlerLintInfo, boolean>();
+
+/**
+ * The problems each node's handler schema finds in the node's values, by node and key. A problem of a key the node
+ * does not have (a required key missing, a check of the whole object) is reported here, without a span. Adds the
+ * keys the nodes' handlers declare to `declaredKeys`.
+ */
+function declaredProblems(
   graph: Graph,
-  handlers: ReadonlyMap<string, HandlerLintInfo>,
+  context: LintContext,
   diagnostics: Diagnostic[],
-): void {
+  declaredKeys: Set<string>,
+): Map<GraphNode, Map<string, AttributeProblem>> {
+  const problems = new Map<GraphNode, Map<string, AttributeProblem>>();
+  const seen = new Set<HandlerLintInfo>();
   for (const node of graph.nodes.values()) {
-    const declared = handlers.get(graph.handlerType(node));
+    const declared = context.declarationOf(node);
     if (declared?.checkAttributes === undefined || declared.attributeKeys === undefined) continue;
-    const values: Record<string, string> = {};
-    for (const key of declared.attributeKeys) {
-      const attribute = Object.hasOwn(node.attributes, key) ? node.attributes[key] : undefined;
-      if (attribute !== undefined) values[key] = attribute.value;
+    if (!seen.has(declared)) {
+      seen.add(declared);
+      for (const key of declared.attributeKeys) declaredKeys.add(key);
     }
+    const values: Record<string, string> = {};
+    let count = 0;
+    for (const key in node.attributes) {
+      if (!declaresAttribute(declared, key)) continue;
+      values[key] = node.attributes[key]!.value;
+      count++;
+    }
+    if (count === 0) {
+      // Most nodes set none of their handler's attributes: check an empty node once per declaration.
+      let accepted = acceptsNone.get(declared);
+      if (accepted === undefined) {
+        accepted = declared.checkAttributes({}).length === 0;
+        acceptsNone.set(declared, accepted);
+      }
+      if (accepted) continue;
+    }
+    const byKey = new Map<string, AttributeProblem>();
     for (const problem of declared.checkAttributes(values)) {
-      const attribute = Object.hasOwn(node.attributes, problem.key)
-        ? node.attributes[problem.key]
-        : undefined;
+      if (Object.hasOwn(values, problem.key)) {
+        if (!byKey.has(problem.key)) byKey.set(problem.key, problem);
+        continue;
+      }
+      const type = graph.handlerType(node);
       diagnostics.push({
         rule: 'attribute_type',
         severity: 'error',
-        message: `Node "${node.id}" has ${problem.key}${attribute === undefined ? '' : `="${attribute.value}"`}, which its ${graph.handlerType(node)} handler does not accept: ${problem.message}.`,
+        message: `Node "${node.id}" has ${problem.key}, which its ${type} handler does not accept: ${problem.message}.`,
         nodeId: node.id,
-        fix: `Give ${problem.key} a value the ${graph.handlerType(node)} handler accepts (${problem.message}).`,
-        ...(attribute === undefined ? {} : { span: attributeSpan(attribute) }),
+        fix: `Give ${problem.key} a value the ${type} handler accepts (${problem.message}).`,
       });
     }
+    if (byKey.size > 0) problems.set(node, byKey);
   }
+  return problems;
+}
+
+/** A value of a key the attribute table types, worded with the table's `expected`. */
+function tableDiagnostic(attribute: GraphAttribute, expected: string, owner: AttributeOwner): Diagnostic {
+  const written = attribute.writtenKey ?? attribute.key;
+  return {
+    rule: 'attribute_type',
+    severity: 'error',
+    message: `${owner.description} has ${written}="${attribute.value}", which is not valid: expected ${expected}.`,
+    ...owner.where,
+    fix: `Write ${written} as ${expected}.`,
+    span: attributeSpan(attribute),
+  };
+}
+
+/** A value the node's handler schema refuses: in the table's words when the schema typed it with the table's type. */
+function declaredDiagnostic(
+  graph: Graph,
+  node: GraphNode,
+  attribute: GraphAttribute,
+  problem: AttributeProblem,
+  owner?: AttributeOwner,
+): Diagnostic {
+  if (problem.expected !== undefined)
+    return tableDiagnostic(attribute, problem.expected, owner ?? nodeAttributeOwner(node, attribute));
+  const type = graph.handlerType(node);
+  return {
+    rule: 'attribute_type',
+    severity: 'error',
+    message: `Node "${node.id}" has ${problem.key}="${attribute.value}", which its ${type} handler does not accept: ${problem.message}.`,
+    nodeId: node.id,
+    fix: `Give ${problem.key} a value the ${type} handler accepts (${problem.message}).`,
+    span: attributeSpan(attribute),
+  };
 }

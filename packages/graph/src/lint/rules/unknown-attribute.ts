@@ -6,6 +6,7 @@ import {
   GRAPHVIZ_ATTRIBUTES,
   SUBGRAPH_VARIABLE_PREFIX,
 } from '../../attribute-schema.js';
+import { declaresAttribute } from '../../spec-handler-declarations.js';
 import { forEachAttribute } from '../attribute-walk.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
@@ -54,8 +55,8 @@ export const unknownAttributeRule: LintRule = {
       if (GRAPHVIZ_ATTRIBUTES.has(attribute.key)) return;
       if (owner.where.nodeId !== undefined && owner.scope === 'node') {
         const node = graph.nodes.get(owner.where.nodeId);
-        const declared = node === undefined ? undefined : context.handlers.get(graph.handlerType(node));
-        if (declared?.attributeKeys?.includes(attribute.key) === true) return;
+        const declared = node === undefined ? undefined : context.declarationOf(node);
+        if (declaresAttribute(declared, attribute.key)) return;
       }
       if (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && owner.where.nodeId !== undefined) {
         const node = graph.nodes.get(owner.where.nodeId);
