@@ -1,0 +1,74 @@
+/**
+ * Masking the checkpoint written after every node (DESIGN.md "Secrets", "Checkpoint"), at the cost of what changed
+ * since the previous one.
+ */
+import { isSecretKey, REDACTED, type SecretMasker } from './redact-secrets.js';
+import type { Checkpoint, StageRecord } from './run-store.js';
+
+/** Node ids whose masked form is remembered; past this the memo starts over (graphs are rarely that big). */
+const MAX_REMEMBERED_IDS = 50_000;
+
+/**
+ * Creates a function returning what `masker.mask(checkpoint)` returns (the same checkpoint when nothing was
+ * masked), faster on a run's successive checkpoints: the two sliding windows that make up most of a checkpoint,
+ * `completed_nodes` (node ids) and `recent_stages` (the same record objects from one checkpoint to the next), are
+ * masked once per node id and once per record, and a masked record keeps its identity across checkpoints (so the
+ * file store's serializer, which remembers records by identity, keeps working). Records must not be changed once
+ * written (they are `readonly`; the serializer relies on it too). Internal to the engine.
+ */
+export function createCheckpointMasker(masker: SecretMasker): (checkpoint: Checkpoint) => Checkpoint {
+  const ids = new Map<string, string>();
+  const records = new WeakMap<StageRecord, StageRecord>();
+
+  const maskId = (id: string): string => {
+    let masked = ids.get(id);
+    if (masked === undefined) {
+      if (ids.size >= MAX_REMEMBERED_IDS) ids.clear();
+      masked = masker.maskText(id);
+      ids.set(id, masked);
+    }
+    return masked;
+  };
+  const maskRecord = (record: StageRecord): StageRecord => {
+    let masked = records.get(record);
+    if (masked === undefined) {
+      masked = masker.mask(record);
+      records.set(record, masked);
+    }
+    return masked;
+  };
+  const maskList = <TItem>(items: readonly TItem[], maskItem: (item: TItem) => TItem): readonly TItem[] => {
+    let copy: TItem[] | undefined;
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!;
+      const next = maskItem(item);
+      if (next !== item) {
+        copy ??= items.slice();
+        copy[index] = next;
+      }
+    }
+    return copy ?? items;
+  };
+
+  return (checkpoint) => {
+    let result: Record<string, unknown> | undefined;
+    for (const key in checkpoint) {
+      if (!Object.hasOwn(checkpoint, key)) continue;
+      const value: unknown = (checkpoint as unknown as Record<string, unknown>)[key];
+      let next: unknown;
+      if (typeof value === 'string') next = isSecretKey(key) ? REDACTED : masker.maskText(value);
+      else if (key === 'completed_nodes' && Array.isArray(value))
+        next = maskList(value as readonly unknown[], (id) => (typeof id === 'string' ? maskId(id) : masker.mask(id)));
+      else if (key === 'recent_stages' && Array.isArray(value))
+        next = maskList(value as readonly unknown[], (record) =>
+          typeof record === 'object' && record !== null ? maskRecord(record as StageRecord) : masker.mask(record),
+        );
+      else next = masker.mask(value);
+      if (next !== value) {
+        result ??= { ...checkpoint };
+        result[key] = next;
+      }
+    }
+    return (result ?? checkpoint) as Checkpoint;
+  };
+}
