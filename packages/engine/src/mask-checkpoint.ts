@@ -58,10 +58,14 @@ export function createCheckpointMasker(masker: SecretMasker): (checkpoint: Check
       let next: unknown;
       if (typeof value === 'string') next = isSecretKey(key) ? REDACTED : masker.maskText(value);
       else if (key === 'completed_nodes' && Array.isArray(value))
-        next = maskList(value as readonly unknown[], (id) => (typeof id === 'string' ? maskId(id) : masker.mask(id)));
+        next = maskList(value as readonly unknown[], (id) =>
+          typeof id === 'string' ? maskId(id) : masker.mask(id),
+        );
       else if (key === 'recent_stages' && Array.isArray(value))
         next = maskList(value as readonly unknown[], (record) =>
-          typeof record === 'object' && record !== null ? maskRecord(record as StageRecord) : masker.mask(record),
+          typeof record === 'object' && record !== null
+            ? maskRecord(record as StageRecord)
+            : masker.mask(record),
         );
       else next = masker.mask(value);
       if (next !== value) {
