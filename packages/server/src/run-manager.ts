@@ -41,7 +41,6 @@ import type { NodeDisplayStatus } from './render-run-graph.js';
 import {
   createUniqueRunDirectory,
   listRunDirectories,
-  listStageFiles,
   RUN_SOURCE_FILE,
   type RunRequestRecord,
   readFinalEvent,
@@ -60,7 +59,7 @@ import {
   statusesFromOutcomes,
 } from './run-summary.js';
 import { addEventToTotals, createRunTotals, type RunTotals, totalsSummaryFields } from './run-totals.js';
-import { listStageDirectories } from './stage-directory-files.js';
+import { listStoredStages } from './stage-directory-files.js';
 import { validatePipelineInWorker } from './validate-pipeline.js';
 import { withoutAgentShellTransform } from './without-agent-shell.js';
 
@@ -533,8 +532,7 @@ export class RunManager {
       completedNodes,
       nodeStatuses,
       waitingNodes: [...waitingNodes],
-      stages: listStageFiles(logsRoot, nodeIds),
-      stageDirectories: listStageDirectories(logsRoot),
+      ...(await listStoredStages(createFileRunStore({ logsRoot, createDirectory: false }), nodeIds)),
       ...(origin === undefined
         ? {}
         : { forkedFrom: { runId: origin.run_id, node: origin.node, visit: origin.visit } }),
@@ -608,8 +606,10 @@ export class RunManager {
       completedNodes,
       nodeStatuses,
       waitingNodes: live ? [...waitingNodes] : [],
-      stages: listStageFiles(child.logsRoot, graph === undefined ? completedNodes : [...graph.nodes.keys()]),
-      stageDirectories: listStageDirectories(child.logsRoot),
+      ...(await listStoredStages(
+        createFileRunStore({ logsRoot: child.logsRoot, createDirectory: false }),
+        graph === undefined ? completedNodes : [...graph.nodes.keys()],
+      )),
       child: { path: child.path, runId: child.runId, parentNode: child.parentNode },
     };
   }
