@@ -343,7 +343,6 @@ export async function resumeQueuedCommand(options: {
       ? requireStoreUrl(options.options.store, io, '`attractor resume --wait`')
       : undefined;
   const queue = await connectQueueOrExplain(queueUrl);
-  const { AnswerRefusedError } = await import('@attractor/worker');
   try {
     const catalog = storeUrl === undefined ? undefined : await openRunCatalog(storeUrl, io);
     try {
@@ -366,10 +365,7 @@ export async function resumeQueuedCommand(options: {
       await catalog?.close();
     }
   } catch (error) {
-    if (AnswerRefusedError.isInstance(error)) {
-      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
-    }
-    throw error;
+    throw await asCliInputError(error);
   } finally {
     await queue.close();
   }
@@ -444,7 +440,6 @@ export async function answerCommand(options: {
   const { io } = options;
   const queueUrl = requireQueueUrl(options.options.queue, io, '`attractor answer`');
   const queue = await connectQueueOrExplain(queueUrl);
-  const { AnswerRefusedError } = await import('@attractor/worker');
   try {
     const { answer } = await queue.answerRun({ runId: options.runId, text: options.key });
     io.stdout.write(
@@ -452,11 +447,19 @@ export async function answerCommand(options: {
     );
     return 0;
   } catch (error) {
-    if (AnswerRefusedError.isInstance(error)) {
-      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
-    }
-    throw error;
+    throw await asCliInputError(error);
   } finally {
     await queue.close();
   }
+}
+
+/**
+ * A queue's refusal of an answer or a resume (`AnswerRefusedError`: no such run, not waiting, not an option of the
+ * gate) as the user error it is (`CLI_INVALID_INPUT`, its message printed without a stack); any other error as it is.
+ */
+async function asCliInputError(error: unknown): Promise<unknown> {
+  const { AnswerRefusedError } = await import('@attractor/worker');
+  return AnswerRefusedError.isInstance(error)
+    ? new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error })
+    : error;
 }
