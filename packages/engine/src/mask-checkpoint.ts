@@ -5,30 +5,16 @@
 import { isSecretKey, REDACTED, type SecretMasker } from './redact-secrets.js';
 import type { Checkpoint, StageRecord } from './run-store.js';
 
-/** Node ids whose masked form is remembered; past this the memo starts over (graphs are rarely that big). */
-const MAX_REMEMBERED_IDS = 50_000;
-
 /**
  * Creates a function returning what `masker.mask(checkpoint)` returns (the same checkpoint when nothing was
  * masked), faster on a run's successive checkpoints: the two sliding windows that make up most of a checkpoint,
  * `completed_nodes` (node ids) and `recent_stages` (the same record objects from one checkpoint to the next), are
- * masked once per node id and once per record, and a masked record keeps its identity across checkpoints (so the
- * file store's serializer, which remembers records by identity, keeps working). Records must not be changed once
- * written (they are `readonly`; the serializer relies on it too). Internal to the engine.
+ * masked once per record (the masker remembers short text such as node ids), and a masked record keeps its identity
+ * across checkpoints (so the file store's serializer, which remembers records by identity, keeps working). Records
+ * must not be changed once written (they are `readonly`; the serializer relies on it too). Internal to the engine.
  */
 export function createCheckpointMasker(masker: SecretMasker): (checkpoint: Checkpoint) => Checkpoint {
-  const ids = new Map<string, string>();
   const records = new WeakMap<StageRecord, StageRecord>();
-
-  const maskId = (id: string): string => {
-    let masked = ids.get(id);
-    if (masked === undefined) {
-      if (ids.size >= MAX_REMEMBERED_IDS) ids.clear();
-      masked = masker.maskText(id);
-      ids.set(id, masked);
-    }
-    return masked;
-  };
   const maskRecord = (record: StageRecord): StageRecord => {
     let masked = records.get(record);
     if (masked === undefined) {
@@ -59,7 +45,7 @@ export function createCheckpointMasker(masker: SecretMasker): (checkpoint: Check
       if (typeof value === 'string') next = isSecretKey(key) ? REDACTED : masker.maskText(value);
       else if (key === 'completed_nodes' && Array.isArray(value))
         next = maskList(value as readonly unknown[], (id) =>
-          typeof id === 'string' ? maskId(id) : masker.mask(id),
+          typeof id === 'string' ? masker.maskText(id) : masker.mask(id),
         );
       else if (key === 'recent_stages' && Array.isArray(value))
         next = maskList(value as readonly unknown[], (record) =>
