@@ -44,5 +44,16 @@ describe('createCheckpointMasker (the checkpoint masked once per node id and sta
     );
     expect(first.recent_stages[0]!.failure_reason).toBe(REDACTED);
     expect(second.recent_stages[0]).toBe(first.recent_stages[0]);
+
+    // Outcomes too, also of a node named __proto__.
+    const outcomes = Object.create(null) as Record<string, { status: 'fail'; failureReason: string }>;
+    const proto = '__proto__';
+    outcomes[proto] = { status: 'fail', failureReason: `uses ${SECRET}` };
+    const third = maskCheckpoint(createTestCheckpoint({ node_outcomes: outcomes }));
+    const fourth = maskCheckpoint(createTestCheckpoint({ node_outcomes: outcomes }));
+    expect(Object.keys(third.node_outcomes)).toEqual(['__proto__']);
+    expect(third.node_outcomes[proto]!.failureReason).toBe(`uses ${REDACTED}`);
+    expect(fourth.node_outcomes[proto]).toBe(third.node_outcomes[proto]);
+    expect(outcomes[proto]!.failureReason).toBe(`uses ${SECRET}`);
   });
 });
