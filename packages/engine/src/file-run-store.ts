@@ -89,6 +89,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const historyPath = join(root, CHECKPOINT_HISTORY_FILE);
   let eventsFd: number | undefined;
   let historyFd: number | undefined;
+  let historyBuffer = Buffer.allocUnsafeSlow(16 * 1024);
   const children = new Map<string, RunStore>();
   /** The stage `prepareStage` created last (its directory exists). */
   let lastPrepared: string | undefined;
@@ -162,7 +163,15 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
         ensureRoot();
         historyFd = openAppendLog(historyPath);
       }
-      writeSync(historyFd, `${text}\n`);
+      // Encoded into one reused buffer, like checkpoint.json: a fresh ~4 KB string and buffer per node cost more than
+      // the write itself (page faults; measured ~100 us per node on the build machine).
+      const needed = Buffer.byteLength(text, 'utf8') + 1;
+      if (historyBuffer.length < needed)
+        historyBuffer = Buffer.allocUnsafeSlow(Math.max(needed, historyBuffer.length * 2));
+      const length = historyBuffer.write(text, 0, 'utf8');
+      historyBuffer[length] = 0x0a;
+      for (let offset = 0; offset < length + 1; )
+        offset += writeSync(historyFd, historyBuffer, offset, length + 1 - offset);
       checkpointFile.write(text);
     },
     async readCheckpointHistory() {
