@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvents, registryWith, run, tempDir } from '../test/helpers.js';
@@ -114,6 +115,36 @@ describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
     expect(openFilesUnder(logsRoot)).toEqual([]);
     expect(readdirSync(logsRoot).sort()).toEqual(['checkpoint.json', 'checkpoints.jsonl', 'events.jsonl']);
     expect((await store.readCheckpoint())?.step_count).toBe(2);
+  });
+
+  it('never reads or lists through a symbolic link leading out of the run directory, nor a FIFO', async () => {
+    const outside = tempDir();
+    writeFileSync(join(outside, 'secret.md'), 'outside');
+    mkdirSync(join(outside, 'stage'));
+    writeFileSync(join(outside, 'stage', 'response.md'), 'outside stage');
+    const logsRoot = tempDir();
+    const store = createFileRunStore({ logsRoot });
+    await store.writeStageFile('plan', 'prompt.md', 'inside');
+    symlinkSync(join(outside, 'secret.md'), join(logsRoot, 'plan', 'response.md'));
+    symlinkSync(join(outside, 'stage'), join(logsRoot, 'plan', 'visits'));
+    symlinkSync(join(outside, 'stage'), join(logsRoot, 'evil'));
+    // A link that stays inside the run directory is followed.
+    symlinkSync(join(logsRoot, 'plan', 'prompt.md'), join(logsRoot, 'plan', 'copy.md'));
+
+    expect(await store.readStageFile('plan', 'response.md')).toBeUndefined();
+    expect(await store.openStageFile('plan', 'response.md')).toBeUndefined();
+    expect(await store.readStageFile('plan', 'visits/response.md')).toBeUndefined();
+    expect(await store.readStageFile('evil', 'response.md')).toBeUndefined();
+    expect(await store.listStageFiles('evil')).toEqual([]);
+    expect((await store.listStageFiles('plan')).map((file) => file.name)).toEqual(['prompt.md']);
+    expect(Buffer.from((await store.readStageFile('plan', 'copy.md'))!).toString()).toBe('inside');
+
+    if (onLinux) {
+      execFileSync('mkfifo', [join(logsRoot, 'plan', 'stdout.txt')]);
+      expect(await store.readStageFile('plan', 'stdout.txt')).toBeUndefined();
+      expect(await store.openStageFile('plan', 'stdout.txt')).toBeUndefined();
+    }
+    store.close();
   });
 });
 

@@ -3,35 +3,44 @@
  * other stores). Internal to the engine.
  */
 import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import type { StoredFileInfo } from './run-store.js';
 
-/** The regular files under `directory`, recursively, names relative to it with `/`, sorted; none when missing. */
+/**
+ * The regular files under `directory`, recursively, names relative to it with `/`, sorted; none when missing.
+ * Symbolic links are not followed (neither to files nor into directories), so the listing never leaves `directory`.
+ */
 export function listDirectoryFiles(directory: string): StoredFileInfo[] {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(directory, { recursive: true, withFileTypes: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw error;
-  }
   const files: StoredFileInfo[] = [];
-  for (const entry of entries) {
-    if (!entry.isFile() || isTemporary(entry.name)) continue;
-    const path = join(entry.parentPath, entry.name);
-    let stats: ReturnType<typeof statSync>;
+  const walk = (path: string, prefix: string) => {
+    let entries: Dirent[];
     try {
-      stats = statSync(path);
-    } catch {
-      continue; // Removed meanwhile.
+      entries = readdirSync(path, { withFileTypes: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return; // Missing, or removed meanwhile.
+      throw error;
     }
-    files.push({
-      name: relative(directory, path).split(sep).join('/'),
-      sizeBytes: stats.size,
-      modifiedAt: stats.mtime.toISOString(),
-    });
-  }
+    for (const entry of entries) {
+      if (entry.isDirectory()) {
+        walk(join(path, entry.name), `${prefix}${entry.name}/`);
+        continue;
+      }
+      if (!entry.isFile() || isTemporary(entry.name)) continue;
+      let stats: ReturnType<typeof statSync>;
+      try {
+        stats = statSync(join(path, entry.name));
+      } catch {
+        continue; // Removed meanwhile.
+      }
+      files.push({
+        name: `${prefix}${entry.name}`,
+        sizeBytes: stats.size,
+        modifiedAt: stats.mtime.toISOString(),
+      });
+    }
+  };
+  walk(directory, '');
   return files.sort((left, right) => compareNames(left.name, right.name));
 }
 

@@ -3,6 +3,7 @@
  * checkpoint (its context too), the events and the stage status files. Reads pass through, and so do stage files
  * and artifacts: handlers mask what they write there (`runtime.secrets`).
  */
+import { createCheckpointMasker } from './mask-checkpoint.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunStore } from './run-store.js';
 
@@ -11,6 +12,7 @@ import type { RunStore } from './run-store.js';
  * secret-named keys become `[REDACTED]`). The masked copy is written; the caller's objects are not changed.
  */
 export function createMaskingRunStore(store: RunStore, masker: SecretMasker): RunStore {
+  const maskCheckpoint = createCheckpointMasker(masker);
   return {
     logsRoot: store.logsRoot,
     readManifest: () => store.readManifest(),
@@ -20,7 +22,7 @@ export function createMaskingRunStore(store: RunStore, masker: SecretMasker): Ru
     readLastEventSeq: () => store.readLastEventSeq(),
     acquireLock: (options) => store.acquireLock(options),
     readLock: () => store.readLock(),
-    writeCheckpoint: (checkpoint) => store.writeCheckpoint(masker.mask(checkpoint)),
+    writeCheckpoint: (checkpoint) => store.writeCheckpoint(maskCheckpoint(checkpoint)),
     appendEvents: (events) => store.appendEvents(masker.mask(events)),
     readEvents: (options) => store.readEvents(options),
     prepareStage: (stagePath, visit) => store.prepareStage(stagePath, visit),

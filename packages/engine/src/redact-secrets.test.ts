@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretKey, REDACTED, redactSecrets } from './redact-secrets.js';
+import { createSecretMasker, isSecretKey, REDACTED, redactSecrets } from './redact-secrets.js';
 
 describe('redactSecrets (DESIGN.md Events: secrets never logged)', () => {
   it.each(['OPENAI_API_KEY', 'apiKey', 'github.token', 'AWS_SECRET_ACCESS_KEY', 'password', 'client_secret'])(
@@ -32,5 +32,20 @@ describe('redactSecrets (DESIGN.md Events: secrets never logged)', () => {
   it('returns the same object when nothing is secret', () => {
     const value = { a: 1, b: ['x'] };
     expect(redactSecrets(value)).toBe(value);
+  });
+
+  it('masks the same text the same way every time, short (remembered) or long, and token shapes only', () => {
+    const masker = createSecretMasker({ values: ['s3cr3t-value'] });
+    const long = `${'x'.repeat(300)} s3cr3t-value ghp_${'a'.repeat(24)}`;
+    for (let round = 0; round < 3; round++) {
+      expect(masker.maskText('use s3cr3t-value')).toBe(`use ${REDACTED}`);
+      expect(masker.maskText(long)).toBe(`${'x'.repeat(300)} ${REDACTED} ${REDACTED}`);
+      expect(masker.maskText(`key sk-${'b'.repeat(20)}`)).toBe(`key ${REDACTED}`);
+      expect(masker.maskText('ghost xoxo skate AKIAshort')).toBe('ghost xoxo skate AKIAshort');
+      expect(masker.mask({ nodeId: 'plan', note: 'with s3cr3t-value' })).toEqual({
+        nodeId: 'plan',
+        note: `with ${REDACTED}`,
+      });
+    }
   });
 });

@@ -154,14 +154,30 @@ export function createSecretMasker(options: SecretMaskerOptions = {}): SecretMas
   const values = [...new Set((options.values ?? []).filter(isWorthMasking))].sort(
     (left, right) => right.length - left.length,
   );
-  const maskText = (text: string): string => maskString(text, values);
+  // Keys, ids, statuses and timestamps repeat in every event and checkpoint: remember the masked form of short text.
+  const remembered = new Map<string, string>();
+  const maskText = (text: string): string => {
+    if (text.length > MAX_REMEMBERED_LENGTH) return maskString(text, values);
+    let masked = remembered.get(text);
+    if (masked === undefined) {
+      if (remembered.size >= MAX_REMEMBERED_TEXTS) remembered.clear();
+      masked = maskString(text, values);
+      remembered.set(text, masked);
+    }
+    return masked;
+  };
   return {
     values,
     longestValueLength: values[0]?.length ?? 0,
     maskText,
-    mask: <TValue>(value: TValue): TValue => redact(value, values, 0) as TValue,
+    mask: <TValue>(value: TValue): TValue => redact(value, maskText, 0) as TValue,
   };
 }
+
+/** Text up to this many characters has its masked form remembered by a {@link SecretMasker}. */
+const MAX_REMEMBERED_LENGTH = 256;
+/** How many masked texts a {@link SecretMasker} remembers before it starts over. */
+const MAX_REMEMBERED_TEXTS = 5_000;
 
 /**
  * A copy of `value` in which every string under a secret key (see {@link isSecretKey}) is replaced by
@@ -171,38 +187,33 @@ export function createSecretMasker(options: SecretMaskerOptions = {}): SecretMas
  */
 export function redactSecrets<TValue>(value: TValue, secretValues: readonly string[] = []): TValue {
   const secrets = secretValues.length === 0 ? secretValues : secretValues.filter(isWorthMasking);
-  return redact(value, secrets, 0) as TValue;
+  return redact(value, (text) => maskString(text, secrets), 0) as TValue;
 }
 
 function maskString(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  // Cheap pre-checks keep the regex off the common path (most strings hold no token prefix at all).
-  if (
-    result.includes('sk-') ||
-    result.includes('gh') ||
-    result.includes('xox') ||
-    result.includes('AKIA') ||
-    result.includes('ASIA')
-  ) {
-    result = result.replace(SECRET_TOKEN_PATTERN, REDACTED);
-  }
+  // A cheap pre-check keeps the full pattern off the common path (most strings hold no token prefix at all).
+  if (TOKEN_PREFIX.test(result)) result = result.replace(SECRET_TOKEN_PATTERN, REDACTED);
   return result;
 }
+
+/** The prefixes of {@link SECRET_TOKEN_PATTERN}'s token shapes: a string without one holds no token. */
+const TOKEN_PREFIX = /sk-|gh[pousr]_|github_pat_|xox[abposer]-|AKIA|ASIA/;
 
 /** Deeper data is masked whole: a 100,000-deep JSON value must not overflow the stack here. */
 const MAX_DEPTH = 1000;
 
 // Events and status files are masked on every node: copy only what changes, and nothing when nothing does.
-function redact(value: unknown, secrets: readonly string[], depth: number): unknown {
-  if (typeof value === 'string') return maskString(value, secrets);
+function redact(value: unknown, maskText: (text: string) => string, depth: number): unknown {
+  if (typeof value === 'string') return maskText(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) {
     let items: unknown[] | undefined;
     for (let index = 0; index < value.length; index++) {
       const item: unknown = value[index];
-      const next = redact(item, secrets, depth + 1);
+      const next = redact(item, maskText, depth + 1);
       if (next !== item) {
         items ??= value.slice();
         items[index] = next;
@@ -214,7 +225,7 @@ function redact(value: unknown, secrets: readonly string[], depth: number): unkn
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const item: unknown = (value as Record<string, unknown>)[key];
-    const next = typeof item === 'string' && isSecretKey(key) ? REDACTED : redact(item, secrets, depth + 1);
+    const next = typeof item === 'string' && isSecretKey(key) ? REDACTED : redact(item, maskText, depth + 1);
     if (next !== item) {
       result ??= { ...value };
       result[key] = next;

@@ -21,13 +21,14 @@ import {
   startPipelineBodySchema,
 } from './request-schemas.js';
 import type { RunBackplane } from './run-backplane.js';
-import { readRunRequest, readStageFile } from './run-directory-files.js';
+import { readRunRequest } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
 import type { RunDetails } from './run-summary.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
 import {
-  describeStageDirectory,
-  readStageDirectoryFile,
+  describeStoredStageDirectory,
+  readStoredNodeFile,
+  readStoredStageFile,
   stageDirectoryQuerySchema,
 } from './stage-directory-files.js';
 import { streamRunChanges } from './stream-run-changes.js';
@@ -327,14 +328,16 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     });
   });
 
-  app.get('/pipelines/:id/stage', (c) => {
+  app.get('/pipelines/:id/stage', async (c) => {
     const logsRoot = runOrChildDirectory(c);
     const { child: _child, ...rest } = c.req.query();
     const query = parseQuery(stageDirectoryQuerySchema, rest);
-    return c.json(describeStageDirectory(logsRoot, query.dir));
+    return c.json(
+      await describeStoredStageDirectory(createFileRunStore({ logsRoot, createDirectory: false }), query.dir),
+    );
   });
 
-  app.get('/pipelines/:id/stage-file', (c) => {
+  app.get('/pipelines/:id/stage-file', async (c) => {
     const logsRoot = runOrChildDirectory(c);
     const { child: _child, ...rest } = c.req.query();
     const query = parseQuery(stageDirectoryQuerySchema, rest);
@@ -345,7 +348,11 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
         message: 'Give the file with ?name= (prompt.md, response.md, status.json, stdout.txt or stderr.txt).',
       });
     }
-    const text = readStageDirectoryFile(logsRoot, query.dir, query.name);
+    const text = await readStoredStageFile(
+      createFileRunStore({ logsRoot, createDirectory: false }),
+      query.dir,
+      query.name,
+    );
     c.header(
       'Content-Type',
       query.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
@@ -353,10 +360,14 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     return c.body(manager.secrets.maskText(text));
   });
 
-  app.get('/pipelines/:id/stages/:node/:file', (c) => {
+  app.get('/pipelines/:id/stages/:node/:file', async (c) => {
     const logsRoot = manager.runDirectory(c.req.param('id'));
     const file = c.req.param('file');
-    const text = readStageFile(logsRoot, c.req.param('node'), file);
+    const text = await readStoredNodeFile(
+      createFileRunStore({ logsRoot, createDirectory: false }),
+      c.req.param('node'),
+      file,
+    );
     c.header(
       'Content-Type',
       file.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',

@@ -1,7 +1,8 @@
 /**
  * The files the server keeps in and reads from run directories (DESIGN.md "Run directory"): it creates a unique
  * directory per run, stores the submitted DOT source and the run's request beside the engine's files so the run can
- * be resumed after a restart, lists past runs, and serves stage files without ever leaving the run directory.
+ * be resumed after a restart, and lists past runs. Stage files are read through the run store
+ * (stage-directory-files.ts).
  */
 import {
   closeSync,
@@ -13,7 +14,6 @@ import {
   readSync,
   realpathSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, join, sep } from 'node:path';
@@ -31,7 +31,6 @@ export const STAGE_FILES = ['prompt.md', 'response.md', 'status.json', 'stdout.t
 export type StageFileName = (typeof STAGE_FILES)[number];
 
 const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const NODE_ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The JSON of {@link RUN_REQUEST_FILE}: how the run was started. */
 export const runRequestSchema = z.object({
@@ -170,28 +169,6 @@ export function listRunDirectories(runsDir: string): string[] {
   return entries.filter(
     (name) => RUN_ID_PATTERN.test(name) && existsSync(join(runsDir, name, 'manifest.json')),
   );
-}
-
-/**
- * Reads `{runDir}/{nodeId}/{file}` where `file` is one of {@link STAGE_FILES}. Refuses anything else, including
- * paths that leave the run directory through `..` or symbolic links.
- * @throws {ApiError} `NOT_FOUND` (404) for a disallowed name or a missing file.
- */
-export function readStageFile(runDir: string, nodeId: string, file: string): string {
-  const notFound = (why: string) =>
-    new ApiError({
-      status: 404,
-      code: 'NOT_FOUND',
-      message: `No stage file "${nodeId}/${file}": ${why}. Stage files are ${STAGE_FILES.join(', ')} of a node id.`,
-    });
-  if (!NODE_ID_PATTERN.test(nodeId)) throw notFound('not a node id');
-  if (!(STAGE_FILES as readonly string[]).includes(file)) throw notFound('not a stage file name');
-  const path = join(runDir, nodeId, file);
-  if (!existsSync(path)) throw notFound('the stage has not written it');
-  const real = realpathSync(path);
-  const root = realpathSync(runDir);
-  if (!real.startsWith(root + sep) || !statSync(real).isFile()) throw notFound('outside the run directory');
-  return readTextFileSync(real, { what: 'Stage file' });
 }
 
 /** The text of a DOT file recorded in a manifest (runs started by the CLI), or undefined when it cannot be read. */

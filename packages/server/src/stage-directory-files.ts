@@ -2,11 +2,13 @@
  * The stage directories of a run directory (spec §5.6 plus DESIGN.md "Run directory"): `{node}/` for the top-level
  * walk, `{parallel node}/branches/{branch}/{node}/` for stages inside parallel branches (nested to any depth), and
  * `{stage}/visits/{n}/` for earlier visits of a node. The API lists them and serves a fixed set of file names from
- * them, never anything outside the run directory.
+ * them, always through the run's `RunStore` (the engine's file store on a local run directory, which never reads
+ * through a link leading out of it; a shared store such as PostgreSQL otherwise), so local and shared runs answer
+ * alike.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
-import type { RunStore } from '@attractor/engine';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunStore, StoredFileInfo } from '@attractor/engine';
 import { z } from 'zod';
 import { ApiError } from './errors/api-error.js';
 import { STAGE_FILES } from './run-directory-files.js';
@@ -25,6 +27,14 @@ const BRANCH = '[A-Za-z0-9._-]+';
  */
 const STAGE_DIRECTORY_PATTERN = new RegExp(
   `^(?:${SEGMENT}/branches/${BRANCH}/)*${SEGMENT}(?:/visits/[0-9]+)?$`,
+);
+
+/** How deep parallel blocks nest inside parallel blocks for their stages to be listed. */
+const MAX_BRANCH_DEPTH = 8;
+
+/** A stage path the run details list: `node`, or `fan/branches/a/node` up to {@link MAX_BRANCH_DEPTH} deep. */
+const LISTED_STAGE_PATTERN = new RegExp(
+  `^(?:${SEGMENT}/branches/${BRANCH}/){0,${MAX_BRANCH_DEPTH}}${SEGMENT}$`,
 );
 
 /** The query of `GET /pipelines/{id}/stage` and `GET /pipelines/{id}/stage-file`. */
@@ -56,47 +66,6 @@ export const stageDirectorySchema = z.object({
 /** See {@link stageDirectorySchema}. */
 export type StageDirectory = z.infer<typeof stageDirectorySchema>;
 
-/** Nesting depth of `branches/` (parallel blocks inside parallel blocks) the stage listings follow. */
-const MAX_BRANCH_DEPTH = 8;
-
-/**
- * One stage directory with its files and earlier visits.
- * @throws {ApiError} `NOT_FOUND` (404) when `dir` does not name a stage directory of the run that exists.
- */
-export function describeStageDirectory(runDir: string, dir: string): StageDirectory {
-  checkInside(runDir, dir);
-  const parts = dir.split('/');
-  const visitAt = parts.indexOf('visits');
-  const stageParts = visitAt === -1 ? parts : parts.slice(0, visitAt);
-  const branchPath = stageParts.filter((_, index) => index % 3 === 2);
-  const nodeId = stageParts.at(-1)!;
-  const described = describeExisting(runDir, dir, nodeId, branchPath);
-  if (described === undefined) {
-    throw new ApiError({
-      status: 404,
-      code: 'NOT_FOUND',
-      message: `No stage directory "${dir}" in the run (the stage has not started yet, or the path is wrong).`,
-    });
-  }
-  return described;
-}
-
-/**
- * The text of file `name` (one of {@link STAGE_DIRECTORY_FILES}) in stage directory `dir` of a run.
- * @throws {ApiError} `NOT_FOUND` (404) when it does not exist or leads outside the run directory.
- */
-export function readStageDirectoryFile(runDir: string, dir: string, name: StageDirectoryFileName): string {
-  const path = checkInside(runDir, `${dir}/${name}`);
-  if (path === undefined || !statSync(path).isFile()) {
-    throw new ApiError({
-      status: 404,
-      code: 'NOT_FOUND',
-      message: `No file "${dir}/${name}" in the run: the stage has not written it (yet).`,
-    });
-  }
-  return readFileSync(path, 'utf8');
-}
-
 /**
  * The run directories of a run's child pipelines (sub-pipelines, manager loops), which the engine creates inside
  * their node's stage directory (`{node}/child/`, in parallel branches too): directories below the run directory
@@ -122,47 +91,6 @@ function safeIsDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function describeExisting(
-  runDir: string,
-  dir: string,
-  nodeId: string,
-  branchPath: readonly string[],
-): StageDirectory | undefined {
-  const files: StageDirectory['files'] = [];
-  for (const name of STAGE_DIRECTORY_FILES) {
-    const path = join(runDir, dir, name);
-    try {
-      const stats = statSync(path);
-      if (stats.isFile()) files.push({ name, bytes: stats.size });
-    } catch {
-      // Not written (yet).
-    }
-  }
-  const visits = safeReaddir(join(runDir, dir, 'visits'))
-    .filter((name) => /^[0-9]+$/.test(name))
-    .map(Number)
-    .filter((visit) => visit > 0)
-    .sort((a, b) => a - b);
-  if (files.length === 0 && visits.length === 0) return undefined;
-  return { dir, nodeId, branchPath: [...branchPath], files, visits };
-}
-
-/** The real path of `relative` under the run directory when it exists and stays inside; undefined when missing. */
-function checkInside(runDir: string, relative: string): string | undefined {
-  const path = join(runDir, ...relative.split('/'));
-  if (!existsSync(path)) return undefined;
-  const real = realpathSync(path);
-  const root = realpathSync(runDir);
-  if (!real.startsWith(root + sep)) {
-    throw new ApiError({
-      status: 404,
-      code: 'NOT_FOUND',
-      message: `"${relative}" leads outside the run directory.`,
-    });
-  }
-  return real;
 }
 
 function safeReaddir(path: string): string[] {
@@ -191,15 +119,9 @@ function storedStage(dir: string): {
   };
 }
 
-/**
- * {@link describeStageDirectory} on a run store (a shared run store such as PostgreSQL): `dir` (validated by
- * {@link stageDirectoryQuerySchema}) names a stage path, optionally followed by `visits/<n>`; the listing has the
- * same shape as on a run directory.
- * @throws {ApiError} `NOT_FOUND` (404) when the stage holds none of the served files and no earlier visit.
- */
-export async function describeStoredStageDirectory(store: RunStore, dir: string): Promise<StageDirectory> {
-  const { stagePath, prefix, nodeId, branchPath } = storedStage(dir);
-  const stored = await store.listStageFiles(stagePath);
+/** Stage directory `dir` described from its stage's file listing; undefined when it has nothing the API serves. */
+function describeListing(dir: string, stored: readonly StoredFileInfo[]): StageDirectory | undefined {
+  const { prefix, nodeId, branchPath } = storedStage(dir);
   const files: StageDirectory['files'] = [];
   for (const name of STAGE_DIRECTORY_FILES) {
     const file = stored.find((entry) => entry.name === `${prefix}${name}`);
@@ -212,18 +134,31 @@ export async function describeStoredStageDirectory(store: RunStore, dir: string)
     .map(Number)
     .filter((visit) => visit > 0)
     .sort((a, b) => a - b);
-  if (files.length === 0 && visits.length === 0) {
+  if (files.length === 0 && visits.length === 0) return undefined;
+  return { dir, nodeId, branchPath, files, visits };
+}
+
+/**
+ * One stage directory of a run with its served files and earlier visits, read through the run's store (the file
+ * store on a local run directory, or a shared store such as PostgreSQL): `dir` (validated by
+ * {@link stageDirectoryQuerySchema}) names a stage path, optionally followed by `visits/<n>`.
+ * @throws {ApiError} `NOT_FOUND` (404) when the stage holds none of the served files and no earlier visit.
+ */
+export async function describeStoredStageDirectory(store: RunStore, dir: string): Promise<StageDirectory> {
+  const described = describeListing(dir, await store.listStageFiles(storedStage(dir).stagePath));
+  if (described === undefined) {
     throw new ApiError({
       status: 404,
       code: 'NOT_FOUND',
       message: `No stage directory "${dir}" in the run (the stage has not started yet, or the path is wrong).`,
     });
   }
-  return { dir, nodeId, branchPath, files, visits };
+  return described;
 }
 
 /**
- * {@link readStageDirectoryFile} on a run store: the UTF-8 text of file `name` of stage directory `dir`.
+ * The UTF-8 text of file `name` (one of {@link STAGE_DIRECTORY_FILES}) of stage directory `dir`, read through the
+ * run's store (a file that is a symbolic link out of a local run directory reads as missing).
  * @throws {ApiError} `NOT_FOUND` (404) when the stage has not written it.
  */
 export async function readStoredStageFile(
@@ -240,6 +175,25 @@ export async function readStoredStageFile(
       message: `No file "${dir}/${name}" in the run: the stage has not written it (yet).`,
     });
   }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * The text of `{nodeId}/{file}` (`GET /pipelines/{id}/stages/{node}/{file}`), where `file` is one of
+ * {@link STAGE_DIRECTORY_FILES}, read through the run's store. Refuses anything else.
+ * @throws {ApiError} `NOT_FOUND` (404) for a name that is not a node id or a served file, or a missing file.
+ */
+export async function readStoredNodeFile(store: RunStore, nodeId: string, file: string): Promise<string> {
+  const notFound = (why: string) =>
+    new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `No stage file "${nodeId}/${file}": ${why}. Stage files are ${STAGE_DIRECTORY_FILES.join(', ')} of a node id.`,
+    });
+  if (!new RegExp(`^${SEGMENT}$`).test(nodeId)) throw notFound('not a node id');
+  if (!(STAGE_DIRECTORY_FILES as readonly string[]).includes(file)) throw notFound('not a stage file name');
+  const bytes = await store.readStageFile(nodeId, file);
+  if (bytes === undefined) throw notFound('the stage has not written it');
   return new TextDecoder().decode(bytes);
 }
 
