@@ -114,6 +114,9 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
         state: 'success',
         route: ['start', 'ask', 'ship', 'done'],
       });
+      // The time printed counts the leg before the suspension too, as inspect does (it printed the last leg's alone).
+      const { durationMs } = JSON.parse(inspected.stdout) as { durationMs: number };
+      expect(Number(/success in (\d+) ms/.exec(finished.stdout)?.[1])).toBe(Math.round(durationMs));
 
       // A fork from the gate's checkpoint with an edited graph routes the recorded answer anew, on a worker.
       const edited = join(dir, 'edited.dot');

@@ -17,8 +17,15 @@ export interface RunUsage {
 export interface RunTotals {
   /** ISO-8601 timestamp of the event that ended the run (`pipeline.completed|failed|cancelled`). */
   endedAt?: string;
-  /** Wall time of the run in milliseconds, from its final event. */
+  /**
+   * Milliseconds the run executed: the sum of the durations of its legs (`pipeline.completed|failed|cancelled|
+   * suspended` at the top), so a run resumed after a crash, a cancel or a human gate it was suspended at counts every
+   * leg, not only the last (as `attractor inspect` counts it). Time spent suspended or stopped is not included; set
+   * only once the run has ended.
+   */
   durationMs?: number;
+  /** Milliseconds of the legs that ended before the current one (a suspension, a crash, a cancel). */
+  earlierLegsMs?: number;
   inputTokens: number;
   outputTokens: number;
   costUsd?: number;
@@ -31,7 +38,7 @@ export function createRunTotals(): RunTotals {
 
 /**
  * Adds one event to `totals` (mutates it). Events of child pipelines count too: their tokens were spent for this
- * run. A `pipeline.started` after an end (a resume) clears the end.
+ * run. A `pipeline.started` after an end (a resume) clears the end; each leg's duration adds to `durationMs`.
  */
 export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void {
   switch (event.type) {
@@ -49,12 +56,17 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
         delete totals.durationMs;
       }
       return;
+    case 'pipeline.suspended':
+      if (event.branchPath !== undefined) return;
+      totals.earlierLegsMs = (totals.earlierLegsMs ?? 0) + event.durationMs;
+      return;
     case 'pipeline.completed':
     case 'pipeline.failed':
     case 'pipeline.cancelled':
       if (event.branchPath !== undefined) return;
       totals.endedAt = event.timestamp;
-      totals.durationMs = event.durationMs;
+      totals.durationMs = (totals.earlierLegsMs ?? 0) + event.durationMs;
+      totals.earlierLegsMs = totals.durationMs;
       return;
     default:
       return;

@@ -141,6 +141,8 @@ async function followRun(options: {
   const store = options.catalog.open(runId);
   let lastSeq = options.afterSeq ?? 0;
   let waitingAt: string | undefined;
+  // Milliseconds the run executed in legs that ended before the current one (suspended at a gate, failed, resumed).
+  let earlierLegsMs = 0;
   while (true) {
     const events = (await store.readEvents().catch(() => [] as PipelineEvent[])).filter(
       (event) => event.seq > lastSeq,
@@ -148,7 +150,11 @@ async function followRun(options: {
     let ended: number | undefined;
     for (const event of events) {
       lastSeq = event.seq;
-      io.stdout.write(options.json ? `${JSON.stringify(event)}\n` : formatEvent(event, colors));
+      io.stdout.write(
+        options.json ? `${JSON.stringify(event)}\n` : formatEvent(event, colors, earlierLegsMs),
+      );
+      if (event.branchPath === undefined && LEG_ENDS.has(event.type))
+        earlierLegsMs += (event as { readonly durationMs: number }).durationMs;
       if (event.type === 'pipeline.completed') ended = 0;
       if (event.type === 'pipeline.failed') ended = 1;
     }
@@ -183,7 +189,16 @@ function describeOptions(run: QueuedRun): string {
   return question.options.map((option) => `${option.key} (${option.label})`).join(', ');
 }
 
-function formatEvent(event: PipelineEvent, colors: Colors): string {
+/** The top-level events that end one leg (invocation) of a run: their `durationMs` is that leg's. */
+const LEG_ENDS: ReadonlySet<string> = new Set([
+  'pipeline.suspended',
+  'pipeline.failed',
+  'pipeline.cancelled',
+  'pipeline.completed',
+]);
+
+/** One event as `--wait` prints it; a completed run's time counts the legs before this one (`earlierLegsMs`). */
+function formatEvent(event: PipelineEvent, colors: Colors, earlierLegsMs: number): string {
   switch (event.type) {
     case 'pipeline.started':
       return `${colors.bold(event.resumed ? 'resumed' : 'started')} ${event.name}\n`;
@@ -192,7 +207,7 @@ function formatEvent(event: PipelineEvent, colors: Colors): string {
     case 'stage.completed':
       return `  ${event.status === 'fail' ? colors.red('✗') : colors.green('✓')} ${event.nodeId} ${event.status}${event.failureReason === undefined ? '' : ` (${event.failureReason})`}\n`;
     case 'pipeline.completed':
-      return `${colors.green('success')} in ${Math.round(event.durationMs)} ms\n`;
+      return `${colors.green('success')} in ${Math.round(earlierLegsMs + event.durationMs)} ms\n`;
     case 'pipeline.failed':
       return `${colors.red('failed')}: ${event.error}\n`;
     default:
