@@ -32,11 +32,6 @@ const STAGE_DIRECTORY_PATTERN = new RegExp(
 /** How deep parallel blocks nest inside parallel blocks for their stages to be listed. */
 const MAX_BRANCH_DEPTH = 8;
 
-/** A stage path the run details list: `node`, or `fan/branches/a/node` up to {@link MAX_BRANCH_DEPTH} deep. */
-const LISTED_STAGE_PATTERN = new RegExp(
-  `^(?:${SEGMENT}/branches/${BRANCH}/){0,${MAX_BRANCH_DEPTH}}${SEGMENT}$`,
-);
-
 /** The query of `GET /pipelines/{id}/stage` and `GET /pipelines/{id}/stage-file`. */
 export const stageDirectoryQuerySchema = z.strictObject({
   dir: z
