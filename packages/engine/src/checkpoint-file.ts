@@ -52,8 +52,8 @@ export interface CheckpointFileOptions {
 
 /** Writes `checkpoint.json` atomically. Internal to the engine. */
 export interface CheckpointFile {
-  /** Replaces `checkpoint.json` with `text` atomically. */
-  write(text: string): void;
+  /** Replaces `checkpoint.json` with `text` (a string is written as UTF-8) atomically. */
+  write(text: string | Uint8Array): void;
   /** Closes the spare files and removes their names. A later `write` starts over. */
   close(): void;
 }
@@ -121,15 +121,19 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
     nextSpare = 0;
   };
 
-  const writeSpare = (text: string) => {
+  const writeSpare = (text: string | Uint8Array) => {
     spares ??= openSpares();
     const spare = spares[nextSpare]!;
-    // Encode into one reused buffer: a fresh buffer per checkpoint costs page faults once checkpoints are large.
-    const needed = Buffer.byteLength(text, 'utf8');
-    if (encoded.length < needed) encoded = Buffer.allocUnsafeSlow(Math.max(needed, encoded.length * 2));
-    const length = encoded.write(text, 0, 'utf8');
+    let bytes: Uint8Array;
+    if (typeof text === 'string') {
+      // Encode into one reused buffer: a fresh buffer per checkpoint costs page faults once checkpoints are large.
+      const needed = Buffer.byteLength(text, 'utf8');
+      if (encoded.length < needed) encoded = Buffer.allocUnsafeSlow(Math.max(needed, encoded.length * 2));
+      bytes = encoded.subarray(0, encoded.write(text, 0, 'utf8'));
+    } else bytes = text;
+    const length = bytes.length;
     for (let offset = 0; offset < length; )
-      offset += writeSync(spare.fd, encoded, offset, length - offset, offset);
+      offset += writeSync(spare.fd, bytes, offset, length - offset, offset);
     // Shrinking to a non-zero size does not trigger ext4's flush-on-close that truncating to zero does.
     if (length < spare.length) ftruncateSync(spare.fd, length);
     spare.length = length;
@@ -146,11 +150,12 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
     nextSpare = 1 - nextSpare;
   };
 
-  const writeFresh = (text: string) => {
+  const writeFresh = (text: string | Uint8Array) => {
     if (fsync) {
       const fd = openSync(temporaryPath, 'w');
       try {
-        writeSync(fd, text);
+        if (typeof text === 'string') writeSync(fd, text);
+        else writeSync(fd, text);
         fsyncSync(fd);
       } finally {
         closeSync(fd);

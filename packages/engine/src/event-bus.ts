@@ -107,8 +107,11 @@ export interface EventBusOptions {
   readonly runId: string;
   readonly clock: Clock;
   readonly hub: EventHub;
-  /** Where events are persisted; none for an in-memory run. */
-  readonly store?: RunStore;
+  /**
+   * Where events are persisted; none for an in-memory run. The bus masks every event with `secrets` itself, so this
+   * may be the store beneath a masking store of the same masker (`eventSinkOf`).
+   */
+  readonly store?: Pick<RunStore, 'appendEvents'>;
   /** The last `seq` already written to the store (resume). Default: 0. */
   readonly lastSeq?: number;
   /** Masks secrets in every event. Default: a masker of token shapes and secret-named keys only. */
@@ -148,12 +151,13 @@ export class EventBus {
     }
     const basePath = this.#options.basePath;
     const path = basePath === undefined || basePath.length === 0 ? branchPath : [...basePath, ...branchPath];
-    const stamped: Record<string, unknown> = { ...event };
+    // The stamp (sequence number, clock, run id, branch ids) is structure, not data: only the event is masked.
+    const stamped: Record<string, unknown> = { ...this.#secrets.mask(event) };
     stamped.seq = this.#seq;
     stamped.timestamp = this.#stampIso;
     stamped.runId = this.#options.runId;
     if (path.length > 0) stamped.branchPath = path;
-    const redacted = this.#secrets.mask(stamped) as unknown as PipelineEvent;
+    const redacted = stamped as unknown as PipelineEvent;
     this.#pending.push(redacted);
     this.#options.hub.deliver(redacted);
     return redacted;

@@ -148,6 +148,41 @@ describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
   });
 });
 
+describe('file run store checkpoint history (checkpoints.jsonl)', () => {
+  it('reads back every checkpoint across a crash that tore a line and the resume that appended after it', async () => {
+    const logsRoot = tempDir();
+    const checkpointAt = (step: number) =>
+      createTestCheckpoint({
+        step_count: step,
+        current_node: `n${step}`,
+        completed_nodes: Array.from({ length: step }, (_, index) => `n${index + 1}`),
+      });
+    const first = createFileRunStore({ logsRoot });
+    for (const step of [1, 2, 3]) first.writeCheckpoint(checkpointAt(step));
+    first.close();
+    // The process was killed in the middle of appending the fourth line.
+    const history = join(logsRoot, 'checkpoints.jsonl');
+    writeFileSync(history, `${readFileSync(history, 'utf8')}{"version":2,"timestamp":"2026-01-`);
+    const resumed = createFileRunStore({ logsRoot });
+    for (const step of [4, 5]) resumed.writeCheckpoint(checkpointAt(step));
+    resumed.close();
+    const lines = readFileSync(history, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(6);
+    // The first line after the torn one is whole, the next one a delta.
+    expect(JSON.parse(lines[4]!).completed_nodes).toEqual(['n1', 'n2', 'n3', 'n4']);
+    expect(JSON.parse(lines[5]!).window_delta.completed_nodes).toEqual([4, ['n5']]);
+    const read = await createFileRunStore({ logsRoot }).readCheckpointHistory();
+    expect(read.map((checkpoint) => [checkpoint.step_count, checkpoint.completed_nodes.at(-1)])).toEqual([
+      [1, 'n1'],
+      [2, 'n2'],
+      [3, 'n3'],
+      [4, 'n4'],
+      [5, 'n5'],
+    ]);
+    expect(read[4]!.completed_nodes).toEqual(['n1', 'n2', 'n3', 'n4', 'n5']);
+  });
+});
+
 describe('file run store in a run', () => {
   it('keeps checkpoint.json complete at every checkpoint, closes its files and leaves no spare behind', async () => {
     const steps: number[] = [];

@@ -2,9 +2,11 @@
  * The run directory on disk (spec §5.6, DESIGN.md "Run directory", "Checkpoint"): `manifest.json`,
  * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync; see
  * checkpoint-file.ts),
- * `checkpoints.jsonl` (every checkpoint, append-only: the history fork starts from),
+ * `checkpoints.jsonl` (every checkpoint, append-only: the history fork starts from; each line stores the checkpoint's
+ * sliding windows as a delta against the line before, see serialize-checkpoint.ts),
  * `events.jsonl` (append-only audit trail),
- * `{stage}/status.json` and `manifest.json` (atomic: temp file + rename), `{stage}/visits/<n>/` for earlier visits,
+ * `manifest.json` (atomic: temp file + rename), `{stage}/status.json` (written in place when it is new — the stage's
+ * directory was just prepared — and replaced atomically otherwise), `{stage}/visits/<n>/` for earlier visits,
  * and while a run executes `run.lock/` + `run.lock.json` (file-run-lock.ts).
  *
  * Writes are synchronous on purpose: they are small, and a synchronous write-and-rename is several times cheaper
@@ -38,9 +40,9 @@ import { acquireFileRunLock, readFileRunLock } from './file-run-lock.js';
 import { compareNames, isTemporary, listDirectoryFiles } from './list-directory-files.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { BlobData, Checkpoint, RunManifest, RunStore, StageStatusFile } from './run-store.js';
-import { createCheckpointSerializer } from './serialize-checkpoint.js';
+import { createCheckpointSerializer, expandHistoryLine } from './serialize-checkpoint.js';
 import { checkArtifactId, checkRelativeName } from './store-names.js';
-import { writeFileAtomicSync } from './write-file-atomic-sync.js';
+import { writeFileAtomicSync, writeNewFileSync } from './write-file-atomic-sync.js';
 
 /** Options of {@link createFileRunStore}. */
 export interface FileRunStoreOptions {
@@ -84,16 +86,23 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     rootCreated = true;
   };
   const checkpointFile = createCheckpointFile({ directory: root, fsync });
-  const serializeCheckpoint = createCheckpointSerializer();
+  const serializer = createCheckpointSerializer();
   const eventsPath = join(root, 'events.jsonl');
   const historyPath = join(root, CHECKPOINT_HISTORY_FILE);
   let eventsFd: number | undefined;
   let historyFd: number | undefined;
-  let historyBuffer = Buffer.allocUnsafeSlow(16 * 1024);
+  /** The UTF-8 bytes of the latest checkpoint and a newline, reused from one checkpoint to the next. */
+  let encoded = Buffer.allocUnsafeSlow(16 * 1024);
   const children = new Map<string, RunStore>();
   /** The stage `prepareStage` created last (its directory exists). */
   let lastPrepared: string | undefined;
-  const stageDirectory = (stagePath: string) => join(root, checkRelativeName('stage path', stagePath));
+  /** The directory of the stage asked for last, and its path (each node asks three times in a row). */
+  let lastStage = { stagePath: '', directory: '' };
+  const stageDirectory = (stagePath: string) => {
+    if (stagePath !== lastStage.stagePath)
+      lastStage = { stagePath, directory: join(root, checkRelativeName('stage path', stagePath)) };
+    return lastStage.directory;
+  };
   const stageFilePath = (stagePath: string, name: string) =>
     join(stageDirectory(stagePath), checkRelativeName('stage file name', name));
   const artifactPath = (id: string) =>
@@ -157,40 +166,46 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return parseCheckpoint(data, read.path);
     },
     writeCheckpoint(checkpoint) {
-      const text = serializeCheckpoint(checkpoint);
+      const { text, historyLine } = serializer.serialize(checkpoint);
       // History first: a crash between the two writes leaves checkpoint.json one entry behind, never ahead.
       if (historyFd === undefined) {
         ensureRoot();
         historyFd = openAppendLog(historyPath);
       }
-      // Encoded into one reused buffer, like checkpoint.json: a fresh ~4 KB string and buffer per node cost more than
-      // the write itself (page faults; measured ~100 us per node on the build machine).
-      const needed = Buffer.byteLength(text, 'utf8') + 1;
-      if (historyBuffer.length < needed)
-        historyBuffer = Buffer.allocUnsafeSlow(Math.max(needed, historyBuffer.length * 2));
-      const length = historyBuffer.write(text, 0, 'utf8');
-      historyBuffer[length] = 0x0a;
-      for (let offset = 0; offset < length + 1; )
-        offset += writeSync(historyFd, historyBuffer, offset, length + 1 - offset);
-      checkpointFile.write(text);
+      // Both encoded into one reused buffer, the checkpoint then the history line: a fresh ~4 KB string and buffer
+      // per node cost more than the write itself (page faults; measured ~100 us per node on the build machine).
+      const needed = Buffer.byteLength(text, 'utf8') + Buffer.byteLength(historyLine, 'utf8') + 1;
+      if (encoded.length < needed) encoded = Buffer.allocUnsafeSlow(Math.max(needed, encoded.length * 2));
+      const length = encoded.write(text, 0, 'utf8');
+      const end = length + encoded.write(historyLine, length, 'utf8');
+      encoded[end] = 0x0a;
+      try {
+        for (let offset = length; offset < end + 1; )
+          offset += writeSync(historyFd, encoded, offset, end + 1 - offset);
+      } catch (error) {
+        // Part of the line may be written (disk full): the next line starts on a new line, and is whole.
+        serializer.reset();
+        closeSync(historyFd);
+        historyFd = undefined;
+        throw error;
+      }
+      checkpointFile.write(encoded.subarray(0, length));
     },
     async readCheckpointHistory() {
-      const lines = readLines(historyPath);
       const checkpoints: Checkpoint[] = [];
-      for (const [index, line] of lines.entries()) {
+      let previous: Checkpoint | undefined;
+      for (const [index, line] of readLines(historyPath).entries()) {
+        const where = `${historyPath} line ${index + 1}`;
         let data: unknown;
         try {
           data = JSON.parse(line);
-        } catch (error) {
-          // A torn last line from a crash mid-append: that checkpoint was never published.
-          if (index === lines.length - 1) break;
-          throw new CheckpointCorruptError({
-            path: `${historyPath} line ${index + 1}`,
-            reason: 'the line is not valid JSON',
-            cause: error,
-          });
+        } catch {
+          // Torn by a crash mid-append (a resume then appends after it): that checkpoint was never published.
+          previous = undefined;
+          continue;
         }
-        checkpoints.push(parseCheckpoint(data, `${historyPath} line ${index + 1}`));
+        previous = parseCheckpoint(expandHistoryLine(data, previous, where), where);
+        checkpoints.push(previous);
       }
       return checkpoints;
     },
@@ -275,16 +290,20 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return stages.sort(compareNames);
     },
     writeStageStatus(stagePath, status) {
-      const path = join(stageDirectory(stagePath), 'status.json');
+      const path = `${stageDirectory(stagePath)}${sep}status.json`;
       const text = `${JSON.stringify(status, null, 2)}\n`;
-      // Atomic: a full disk leaves the previous file (or none), never an empty or torn one.
+      // A full disk leaves the previous file (or none), never an empty or torn one. A stage's first status (the
+      // common case: its directory was just prepared) is written in place, a later one replaces it atomically.
+      const write = () => {
+        if (!writeNewFileSync(path, text, { fsync })) writeFileAtomicSync(path, text, { fsync });
+      };
       try {
-        writeFileAtomicSync(path, text, { fsync });
+        write();
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         // Not prepared (a status written from outside a stage run).
         mkdirSync(dirname(path), { recursive: true });
-        writeFileAtomicSync(path, text, { fsync });
+        write();
       }
     },
     async readStageStatus(stagePath) {
@@ -296,7 +315,12 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw error;
       }
-      return JSON.parse(text) as StageStatusFile;
+      try {
+        return JSON.parse(text) as StageStatusFile;
+      } catch {
+        // Cut short by a killed process (written in place, see writeStageStatus): the stage never completed.
+        return undefined;
+      }
     },
     async writeArtifact(id, data) {
       await writeFile(artifactPath(id), data, fsync);

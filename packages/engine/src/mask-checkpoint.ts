@@ -1,75 +1,103 @@
 /**
- * Masking the checkpoint written after every node (DESIGN.md "Secrets", "Checkpoint"), at the cost of what changed
- * since the previous one.
+ * Masking the checkpoint written after every node, and the manifest (DESIGN.md "Secrets", "Checkpoint"): the data a
+ * handler or a user put in is masked, the run's structure is not.
+ *
+ * Node ids, run ids and run directories are structure: they come from the graph and the engine, resume looks them
+ * up, and a secret that happens to equal a node id (`API_KEY=test` and a node `test`) must not turn the checkpoint's
+ * `current_node` into `[REDACTED]` and break the resume. So `current_node`, `next_node`, `completed_nodes`,
+ * `fallbacks_taken`, the node ids of `recent_stages`, the keys of every per-node map, `run_id`, `restarted_to` and
+ * `origin` are written as they are, and so are the fields the engine fills from a clock, a hash, enums and counters
+ * (`timestamp`, `graph_sha256`, `visited_nodes`, `state`, `last_fidelity`, the numbers). Everything else — the
+ * context, the logs, outcomes (notes, failure reasons, context updates, labels), stage records' notes and failure
+ * reasons, failure streak reasons, the failure reason and any field this file does not know — goes through
+ * `masker.mask`.
  */
 
 import type { Outcome } from './outcome.js';
-import { isSecretKey, REDACTED, type SecretMasker } from './redact-secrets.js';
-import type { Checkpoint } from './run-store.js';
+import type { SecretMasker } from './redact-secrets.js';
+import type { Checkpoint, RunManifest, StageRecord } from './run-store.js';
 
 /**
- * Creates a function returning what `masker.mask(checkpoint)` returns (the same checkpoint when nothing was
- * masked), faster on a run's successive checkpoints: the two sliding windows that make up most of a checkpoint,
- * `completed_nodes` (node ids) and `recent_stages` (the same record objects from one checkpoint to the next), are
- * masked once per record (the masker remembers short text such as node ids), and so are the outcomes of
- * `node_outcomes`; a masked record keeps its identity across checkpoints (so the file store's serializer, which
- * remembers records by identity, keeps working). Records and outcomes must not be changed once written (they are
- * `readonly`; the serializer relies on it too). Internal to the engine.
+ * The checkpoint fields that hold data (see the file's header), masked on every write; every other field of
+ * {@link Checkpoint} is structure and written as it is. A test holds this list against the checkpoint's schema, so a
+ * new field must be placed on one side or the other. Internal to the engine.
+ */
+export const CHECKPOINT_DATA_FIELDS = [
+  'failure_reason',
+  'node_outcomes',
+  'failure_streaks',
+  'recent_stages',
+  'context',
+  'logs',
+] as const satisfies readonly (keyof Checkpoint)[];
+
+/** The fields of an outcome that are routing structure, not text: an outcome with nothing else is not looked up. */
+const OUTCOME_STRUCTURE = new Set(['status', 'suggestedNextIds', 'retryable', 'continueAt']);
+
+/** Manifest fields written as they are: ids, hashes, versions and the run directories the engine chose. */
+const MANIFEST_STRUCTURE = new Set([
+  'version',
+  'run_id',
+  'source_sha256',
+  'started_at',
+  'engine_version',
+  'restarted_to',
+  'restarted_from',
+  'node_ids',
+  'forked_from',
+]);
+
+/**
+ * Creates a function returning `checkpoint` with its data masked by `masker` (the same checkpoint when nothing was
+ * masked; the caller's objects are never changed). Stage records and outcomes are masked once each and keep their
+ * masked identity across a run's successive checkpoints (the file store's serializer remembers records by
+ * identity), so each checkpoint costs what changed since the previous one. Records and outcomes must not be changed
+ * once written (they are `readonly`; the serializer relies on it too). Internal to the engine.
  */
 export function createCheckpointMasker(masker: SecretMasker): (checkpoint: Checkpoint) => Checkpoint {
-  const records = new WeakMap<object, unknown>();
-  /** A record or outcome masked once (they are not changed once written), anything else every time. */
-  const maskRecord = (record: unknown): unknown => {
-    if (typeof record !== 'object' || record === null) return masker.mask(record);
-    let masked = records.get(record);
-    if (masked === undefined) {
-      masked = masker.mask(record);
-      records.set(record, masked);
+  const masked = new WeakMap<object, unknown>();
+  /** An object masked once (it is not changed once written); anything else every time. */
+  const maskOnce = <TValue>(value: TValue, maskValue: (value: TValue) => TValue): TValue => {
+    if (typeof value !== 'object' || value === null) return masker.mask(value);
+    let result = masked.get(value) as TValue | undefined;
+    if (result === undefined) {
+      result = maskValue(value);
+      masked.set(value, result);
     }
-    return masked;
+    return result;
   };
-  const maskOutcomes = (outcomes: Readonly<Record<string, Outcome>>): Readonly<Record<string, Outcome>> => {
-    let copy: Record<string, Outcome> | undefined;
-    for (const id in outcomes) {
-      if (!Object.hasOwn(outcomes, id)) continue;
-      const outcome = outcomes[id]!;
-      const next = maskRecord(outcome) as Outcome;
-      if (next !== outcome) {
-        // Prototype-less, like the engine's node dictionaries: a node may be named `__proto__`.
-        copy ??= Object.assign(Object.create(null) as Record<string, Outcome>, outcomes);
-        copy[id] = next;
-      }
-    }
-    return copy ?? outcomes;
+  const maskOutcome = (outcome: Outcome): Outcome => {
+    // Most outcomes are a bare status: nothing to look up.
+    for (const key in outcome) if (!OUTCOME_STRUCTURE.has(key)) return maskOnce(outcome, maskOutcomeData);
+    return outcome;
   };
-  const maskList = <TItem>(items: readonly TItem[], maskItem: (item: TItem) => TItem): readonly TItem[] => {
-    let copy: TItem[] | undefined;
-    for (let index = 0; index < items.length; index++) {
-      const item = items[index]!;
-      const next = maskItem(item);
-      if (next !== item) {
-        copy ??= items.slice();
-        copy[index] = next;
-      }
-    }
-    return copy ?? items;
+  const maskOutcomeData = (outcome: Outcome): Outcome => {
+    const { status: _status, suggestedNextIds: _suggested, continueAt: _continue, ...data } = outcome;
+    const maskedData = masker.mask(data);
+    return maskedData === data ? outcome : { ...outcome, ...maskedData };
+  };
+  const maskRecord = (record: StageRecord): StageRecord =>
+    // Most records hold no text but their node id and status: nothing to look up.
+    record.notes === undefined && record.failure_reason === undefined
+      ? record
+      : maskOnce(record, maskRecordData);
+  const maskRecordData = (record: StageRecord): StageRecord => {
+    const { node: _node, status: _status, ...data } = record;
+    const maskedData = masker.mask(data);
+    return maskedData === data ? record : { ...record, ...maskedData };
   };
 
   return (checkpoint) => {
     let result: Record<string, unknown> | undefined;
-    for (const key in checkpoint) {
-      if (!Object.hasOwn(checkpoint, key)) continue;
-      const value: unknown = (checkpoint as unknown as Record<string, unknown>)[key];
+    for (const key of CHECKPOINT_DATA_FIELDS) {
+      const value: unknown = checkpoint[key];
+      if (value === undefined) continue;
       let next: unknown;
-      if (typeof value === 'string') next = isSecretKey(key) ? REDACTED : masker.maskText(value);
-      else if (key === 'completed_nodes' && Array.isArray(value))
-        next = maskList(value as readonly unknown[], (id) =>
-          typeof id === 'string' ? masker.maskText(id) : masker.mask(id),
-        );
-      else if (key === 'recent_stages' && Array.isArray(value))
-        next = maskList(value as readonly unknown[], maskRecord);
-      else if (key === 'node_outcomes' && typeof value === 'object' && value !== null)
-        next = maskOutcomes(value as Readonly<Record<string, Outcome>>);
+      if (key === 'recent_stages') next = mapChanged(value as readonly StageRecord[], maskRecord);
+      else if (key === 'node_outcomes')
+        next = mapValuesChanged(value as Readonly<Record<string, Outcome>>, maskOutcome);
+      else if (key === 'failure_streaks')
+        next = mapValuesChanged(value as Checkpoint['failure_streaks'], (streak) => masker.mask(streak));
       else next = masker.mask(value);
       if (next !== value) {
         result ??= { ...checkpoint };
@@ -78,4 +106,53 @@ export function createCheckpointMasker(masker: SecretMasker): (checkpoint: Check
     }
     return (result ?? checkpoint) as Checkpoint;
   };
+}
+
+/** `manifest` with its data masked by `masker` and its structure (see the file's header) as it is. Internal to the engine. */
+export function maskManifest(manifest: RunManifest, masker: SecretMasker): RunManifest {
+  let result: Record<string, unknown> | undefined;
+  for (const key in manifest) {
+    if (!Object.hasOwn(manifest, key) || MANIFEST_STRUCTURE.has(key)) continue;
+    const value: unknown = (manifest as unknown as Record<string, unknown>)[key];
+    const next = masker.mask(value);
+    if (next !== value) {
+      result ??= { ...manifest };
+      result[key] = next;
+    }
+  }
+  return (result ?? manifest) as RunManifest;
+}
+
+/** `items` with `mapItem` applied, or `items` itself when no item changed. */
+function mapChanged<TItem>(items: readonly TItem[], mapItem: (item: TItem) => TItem): readonly TItem[] {
+  let copy: TItem[] | undefined;
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index]!;
+    const next = mapItem(item);
+    if (next !== item) {
+      copy ??= items.slice();
+      copy[index] = next;
+    }
+  }
+  return copy ?? items;
+}
+
+/**
+ * `values` with `mapValue` applied to each value (keys are node ids, kept), or `values` itself when no value changed.
+ * A copy is prototype-less, like the engine's node dictionaries: a node may be named `__proto__`.
+ */
+function mapValuesChanged<TValue>(
+  values: Readonly<Record<string, TValue>>,
+  mapValue: (value: TValue) => TValue,
+): Readonly<Record<string, TValue>> {
+  let copy: Record<string, TValue> | undefined;
+  for (const id of Object.keys(values)) {
+    const value = values[id]!;
+    const next = mapValue(value);
+    if (next !== value) {
+      copy ??= Object.assign(Object.create(null) as Record<string, TValue>, values);
+      copy[id] = next;
+    }
+  }
+  return copy ?? values;
 }

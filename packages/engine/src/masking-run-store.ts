@@ -3,20 +3,24 @@
  * checkpoint (its context too), the events and the stage status files. Reads pass through, and so do stage files
  * and artifacts: handlers mask what they write there (`runtime.secrets`).
  */
-import { createCheckpointMasker } from './mask-checkpoint.js';
+import { createCheckpointMasker, maskManifest } from './mask-checkpoint.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunStore } from './run-store.js';
 
 /**
  * Wraps `store` so that every write goes through `masker.mask` (known values, token shapes and values under
- * secret-named keys become `[REDACTED]`). The masked copy is written; the caller's objects are not changed.
+ * secret-named keys become `[REDACTED]`). The masked copy is written; the caller's objects are not changed. The
+ * checkpoint's and the manifest's structure — node ids, run ids, run directories, hashes, counters — is written as it
+ * is (mask-checkpoint.ts): a secret equal to a node id must not break the resume. A store that already masks with
+ * `masker` is returned as it is.
  */
 export function createMaskingRunStore(store: RunStore, masker: SecretMasker): RunStore {
+  if (maskingStores.get(store)?.masker === masker) return store;
   const maskCheckpoint = createCheckpointMasker(masker);
-  return {
+  const masking: RunStore = {
     logsRoot: store.logsRoot,
     readManifest: () => store.readManifest(),
-    writeManifest: (manifest) => store.writeManifest(masker.mask(manifest)),
+    writeManifest: (manifest) => store.writeManifest(maskManifest(manifest, masker)),
     readCheckpoint: () => store.readCheckpoint(),
     readCheckpointHistory: () => store.readCheckpointHistory(),
     readLastEventSeq: () => store.readLastEventSeq(),
@@ -43,4 +47,19 @@ export function createMaskingRunStore(store: RunStore, masker: SecretMasker): Ru
     localStageDirectory: (stagePath) => store.localStageDirectory(stagePath),
     close: () => store.close(),
   };
+  maskingStores.set(masking, { inner: store, masker });
+  return masking;
+}
+
+/** The masking stores made by {@link createMaskingRunStore}: the store each wraps and its masker. */
+const maskingStores = new WeakMap<RunStore, { readonly inner: RunStore; readonly masker: SecretMasker }>();
+
+/**
+ * Where to append events that `masker` has already masked (the event bus masks every event before it delivers
+ * it): the store `store` wraps when `store` masks with the same `masker`, so each event is masked once; `store`
+ * itself otherwise. Internal to the engine.
+ */
+export function eventSinkOf(store: RunStore, masker: SecretMasker): Pick<RunStore, 'appendEvents'> {
+  const wrapped = maskingStores.get(store);
+  return wrapped !== undefined && wrapped.masker === masker ? wrapped.inner : store;
 }

@@ -157,7 +157,8 @@ export function createSecretMasker(options: SecretMaskerOptions = {}): SecretMas
   // Keys, ids, statuses and timestamps repeat in every event and checkpoint: remember the masked form of short text.
   const remembered = new Map<string, string>();
   const maskText = (text: string): string => {
-    if (text.length > MAX_REMEMBERED_LENGTH) return maskString(text, values);
+    // Without known values only token shapes are looked for: one regular expression test, cheaper than the memo.
+    if (values.length === 0 || text.length > MAX_REMEMBERED_LENGTH) return maskString(text, values);
     let masked = remembered.get(text);
     if (masked === undefined) {
       if (remembered.size >= MAX_REMEMBERED_TEXTS) remembered.clear();

@@ -255,6 +255,38 @@ describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
     expect(resumed.completedNodes).toEqual(['start', 'a', 'b', 'b', 'c', 'exit']);
   });
 
+  it('resumes a run whose node id equals a secret value (`API_KEY=deploy`, node `deploy`): ids are not masked', async () => {
+    const secretGraph = createTestGraph({ edges: ['start -> deploy -> exit'] });
+    const logsRoot = join(tempDir(), 'secret-id');
+    const failing = createScriptedHandler({
+      script: { deploy: [{ status: 'fail', failureReason: 'login as deploy refused' }] },
+    });
+    const first = await runPipeline({
+      graph: secretGraph,
+      registry: registryWith(failing),
+      logsRoot,
+      secretValues: ['deploy'],
+    });
+    expect(first.status).toBe('fail');
+    const checkpoint = readJson<Checkpoint>(join(logsRoot, 'checkpoint.json'));
+    expect([checkpoint.current_node, checkpoint.next_node, checkpoint.completed_nodes]).toEqual([
+      'deploy',
+      'deploy',
+      ['start', 'deploy'],
+    ]);
+    // The data is still masked.
+    expect(checkpoint.node_outcomes.deploy?.failureReason).toBe('login as [REDACTED] refused');
+    expect(readJson<RunManifest>(join(logsRoot, 'manifest.json')).node_ids).toContain('deploy');
+    const resumed = await resumePipeline({
+      graph: secretGraph,
+      registry: registryWith(createScriptedHandler()),
+      logsRoot,
+      secretValues: ['deploy'],
+    });
+    expect(resumed.status).toBe('success');
+    expect(resumed.completedNodes).toEqual(['start', 'deploy', 'deploy', 'exit']);
+  });
+
   it('continues at `from` when given (CLI --from)', async () => {
     const logsRoot = await interruptedAt('b');
     const handler = createScriptedHandler();

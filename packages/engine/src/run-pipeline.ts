@@ -21,7 +21,7 @@ import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, ChildRunStatus, RunChildOptions } from './handler-runtime.js';
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
-import { createMaskingRunStore } from './masking-run-store.js';
+import { createMaskingRunStore, eventSinkOf } from './masking-run-store.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
 import { createSecretMasker } from './redact-secrets.js';
@@ -422,7 +422,7 @@ function launch(
       runId,
       clock,
       hub,
-      store,
+      store: eventSinkOf(store, secrets),
       lastSeq: from.lastSeq ?? 0,
       secrets,
       ...(extras.basePath === undefined ? {} : { basePath: extras.basePath }),

@@ -38,3 +38,37 @@ export function writeFileAtomicSync(
     throw error;
   }
 }
+
+/**
+ * Writes `text` (a string is written as UTF-8) to `path` when nothing has that name yet: the file is created
+ * exclusively and written in place — no temp file and no rename, two system calls fewer than
+ * {@link writeFileAtomicSync}. A failed write (`ENOSPC`) removes the partial file before the error is thrown, so a
+ * full disk leaves no file rather than a torn one; only a process killed in the middle of the write can leave a
+ * partial file, which readers of a never-completed stage must tolerate. With `fsync`, the file is flushed to disk
+ * before it is closed. Returns false, writing nothing, when `path` exists (replace it with
+ * {@link writeFileAtomicSync}); other errors (`ENOENT` for a missing directory, `EACCES`, ...) are thrown.
+ */
+export function writeNewFileSync(
+  path: string,
+  text: string | Uint8Array,
+  options: { readonly fsync?: boolean } = {},
+): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+    if (options.fsync === true) fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(path, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  return true;
+}
