@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
@@ -76,6 +76,45 @@ describe('attractor fork', () => {
     const editedEnd = await json<{ completed_nodes: string[] }>(join(cwd, 'edited', 'checkpoint.json'));
     expect(editedEnd.completed_nodes).toEqual(['start', 'plan', 'polish', 'build', 'exit']);
     expect(await readFile(join(cwd, 'source', 'checkpoints.jsonl'), 'utf8')).toBe(before);
+  });
+
+  it('lists the stage it was taken after, and earlier ones, as inherited also when the fork runs them again', async () => {
+    const cwd = await temporaryDirectory();
+    // check fails once (no `done` file yet) and loops back to plan.
+    await writeFile(
+      join(cwd, 'loop.dot'),
+      `digraph Loop {
+  goal="loop once"
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  plan [shape=parallelogram, tool_command="echo planned"]
+  check [shape=parallelogram, tool_command="test -f done || { touch done; exit 1; }"]
+  start -> plan -> check
+  check -> plan [condition="outcome=fail"]
+  check -> exit [condition="outcome=success"]
+}
+`,
+    );
+    const first = await attractor(['run', 'loop.dot', '--logs-dir', 'source'], { cwd });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const cases: [string, string[]][] = [
+      ['plan@1', ['start', 'plan']],
+      ['check@1', ['start', 'plan', 'check']],
+      ['plan@2', ['start', 'plan', 'check']],
+    ];
+    for (const [at, inherited] of cases) {
+      await rm(join(cwd, 'done'), { force: true });
+      const dir = `fork-${at.replace('@', '-')}`;
+      const forked = await attractor(['fork', 'source', '--at', at, '--logs-dir', dir], { cwd });
+      expect(forked.exitCode, forked.stderr).toBe(0);
+      const inspected = await attractor(['inspect', dir], { cwd });
+      expect(inspected.exitCode, inspected.stderr).toBe(0);
+      expect(inspected.stdout.split('\n').find((line) => line.startsWith('forked:'))).toBe(
+        `forked:   from source after ${at} (inherited completed: ${inherited.join(', ')})`,
+      );
+      const inspectedJson = await attractor(['inspect', dir, '--json'], { cwd });
+      expect(JSON.parse(inspectedJson.stdout).inheritedStages).toEqual(inherited);
+    }
   });
 
   it('refuses a stage the run never completed, listing the ones it did; exit 2', async () => {

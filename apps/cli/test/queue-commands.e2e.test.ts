@@ -65,6 +65,21 @@ describe('queue settings: errors name the setting and the fix', () => {
   });
 });
 
+describe('store settings: an unreachable store exits 1, naming the setting and the fix', () => {
+  it('says when the store server is down (ATTRACTOR_STORE_URL or --store), without the password', async () => {
+    const port = await closedPort();
+    const url = `postgres://attractor:hunter2@127.0.0.1:${port}/attractor`;
+    const listed = await attractor(['runs'], { env: { ATTRACTOR_STORE_URL: url } });
+    const inspected = await attractor(['inspect', 'some-run', '--store', url]);
+    for (const result of [listed, inspected]) {
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toBe(
+        `error: The run store at postgres://attractor@127.0.0.1:${port}/attractor (--store / ATTRACTOR_STORE_URL) is not available: connect ECONNREFUSED 127.0.0.1:${port}. Start PostgreSQL there, or point --store / ATTRACTOR_STORE_URL at a running server.`,
+      );
+    }
+  });
+});
+
 const available = postgresAvailableForTests('attractor run --queue / answer / runs end-to-end tests');
 
 describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on PostgreSQL', () => {

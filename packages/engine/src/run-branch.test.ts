@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registryWith, run, tempDir } from '../test/helpers.js';
 import type { Handler } from './handler.js';
@@ -256,6 +256,95 @@ describe('runtime.runChild (spec §4.11)', () => {
     expect(child.checkpoints.at(-1)?.state).toBe('success');
     expect(store.manifest?.graph_name).not.toBe('child');
     expect(await store.listStages()).toEqual(['boss', 'exit', 'start']);
+  });
+  it("names a child run of a store that is not a directory by the store's own location", async () => {
+    const store = createMemoryRunStore('memory://runs/parent');
+    const childGraph = createTestGraph({ id: 'child', edges: ['start -> broken -> exit'] });
+    const failing: Handler = {
+      execute: async () => ({ status: 'fail', failureReason: 'broken on purpose' }),
+    };
+    let handle: { runId: string; logsRoot: string } | undefined;
+    const manager: Handler = {
+      async execute({ runtime }) {
+        const child = runtime.runChild({ graph: childGraph, name: 'child' });
+        handle = { runId: child.runId, logsRoot: child.logsRoot };
+        const result = await child.result;
+        return { status: 'fail', failureReason: `child ${result.logsRoot} failed: ${result.failureReason}` };
+      },
+    };
+    const graph = createTestGraph({
+      nodes: [{ id: 'boss', shape: 'house' }],
+      edges: ['start -> boss -> exit'],
+    });
+    const { result, events } = await run({
+      graph,
+      logsRoot: '/memory/parent',
+      registry: registryWith(failing, { 'stack.manager_loop': manager }),
+      createRunStore: () => store,
+    });
+    expect(handle).toEqual({ runId: 'child', logsRoot: 'memory://runs/parent/boss/child' });
+    expect(result.status).toBe('fail');
+    expect(result.failureReason).toBe(
+      'node "boss" failed: child memory://runs/parent/boss/child failed: node "broken" failed: broken on purpose',
+    );
+    const started = events.filter((event) => event.type === 'pipeline.started');
+    expect(started.map((event) => (event.type === 'pipeline.started' ? event.logsRoot : ''))).toEqual([
+      resolve('/memory/parent'),
+      'memory://runs/parent/boss/child',
+    ]);
+    expect(store.child('boss/child').events[0]).toMatchObject({
+      type: 'pipeline.started',
+      runId: 'child',
+      logsRoot: 'memory://runs/parent/boss/child',
+    });
+  });
+
+  it("keeps a child's loop_restart continuation in the store's child, next to the child", async () => {
+    const store = createMemoryRunStore('memory://runs/parent');
+    let rounds = 0;
+    const counter: Handler = {
+      execute: async ({ node }) => {
+        if (node.id === 'work') rounds += 1;
+        return { status: 'success', contextUpdates: { 'context.round': rounds } };
+      },
+    };
+    const childGraph = createTestGraph({
+      id: 'child',
+      edges: [
+        'start -> work',
+        { from: 'work', to: 'work', condition: 'context.round=1', loopRestart: true },
+        { from: 'work', to: 'exit', condition: 'context.round=2' },
+      ],
+    });
+    let childResult: { status: string; logsRoot: string } | undefined;
+    const manager: Handler = {
+      async execute({ runtime }) {
+        const result = await runtime.runChild({ graph: childGraph, name: 'child' }).result;
+        childResult = { status: result.status, logsRoot: result.logsRoot };
+        return { status: 'success' };
+      },
+    };
+    const graph = createTestGraph({
+      nodes: [{ id: 'boss', shape: 'house' }],
+      edges: ['start -> boss -> exit'],
+    });
+    const { result } = await run({
+      graph,
+      logsRoot: '/memory/parent',
+      registry: registryWith(counter, { 'stack.manager_loop': manager }),
+      createRunStore: () => store,
+    });
+    expect(result.status).toBe('success');
+    expect(childResult).toEqual({ status: 'success', logsRoot: 'memory://runs/parent/boss/child-restart-1' });
+    expect(store.manifest?.graph_name).not.toBe('child');
+    expect(store.child('boss/child').manifest?.restarted_to).toBe(
+      'memory://runs/parent/boss/child-restart-1',
+    );
+    expect(store.child('boss/child-restart-1').manifest).toMatchObject({
+      graph_name: 'child',
+      restarted_from: 'memory://runs/parent/boss/child',
+    });
+    expect(store.child('boss/child-restart-1').checkpoints.at(-1)?.state).toBe('success');
   });
 });
 

@@ -3,7 +3,7 @@
  * `startResumedPipeline` / `resumePipeline` (spec §5.3), plus `loop_restart` and child pipelines.
  */
 
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Graph } from '@attractor/graph';
 import type { EventEmitter } from 'eventemitter3';
 import type { ArtifactStore } from './artifact-store.js';
@@ -358,6 +358,8 @@ interface Session {
 interface LaunchExtras {
   /** Events of a child pipeline also go to its parent's consumers, with this branch path prefix. */
   readonly basePath?: readonly string[];
+  /** The run's location as its store names it, used as it is (a child run of a store that is not a directory). */
+  readonly logsRoot?: string;
 }
 
 function launch(
@@ -376,7 +378,7 @@ function launch(
   const secrets = createSecretMasker({ values: options.secretValues ?? [] });
   let live: { state: WalkState; logsRoot: string; runId: string } | undefined;
   let finished: RunResult | undefined;
-  const initialRoot = resolve((options as { logsRoot?: string }).logsRoot ?? '.');
+  const initialRoot = extras.logsRoot ?? resolve((options as { logsRoot?: string }).logsRoot ?? '.');
 
   const storeFor = (logsRoot: string): RunStore => {
     let store = stores.get(logsRoot);
@@ -643,7 +645,10 @@ function launch(
       progress(
         live?.state,
         finished,
-        live === undefined ? undefined : join(live.logsRoot, live.state.currentStagePath ?? ''),
+        // A stage directory exists only where the run is a directory, not at another store's location.
+        live === undefined || !isAbsolute(live.logsRoot)
+          ? undefined
+          : join(live.logsRoot, live.state.currentStagePath ?? ''),
       ),
     result,
     cancel: (reason) => controller.abort(new Error(reason ?? 'cancelled')),
@@ -679,13 +684,19 @@ function progress(
   };
 }
 
-/** `<dir>-restart-<n>` next to `<dir>` (or the next number after an earlier restart's). */
+/**
+ * `<dir>-restart-<n>` next to `<dir>` (or the next number after an earlier restart's). A location that is not a path
+ * (a child run of another store, `postgres://…#<run>/<stage>/<name>`) gets its last `/` segment replaced, unresolved.
+ */
 function restartDirectory(logsRoot: string): string {
   const name = basename(logsRoot);
   const match = /^(.*)-restart-(\d+)$/.exec(name);
   const stem = match === null ? name : match[1]!;
   const next = match === null ? 1 : Number(match[2]) + 1;
-  return join(dirname(logsRoot), `${stem}-restart-${next}`);
+  const restarted = `${stem}-restart-${next}`;
+  return isAbsolute(logsRoot)
+    ? join(dirname(logsRoot), restarted)
+    : `${logsRoot.slice(0, logsRoot.length - name.length)}${restarted}`;
 }
 
 function startChild(
@@ -705,8 +716,12 @@ function startChild(
     ...services
   } = parent as RunPipelineOptions;
   const childStore = origin.store.child(`${origin.stagePath}/${options.name}`);
-  const childRoot = resolve(childStore.logsRoot);
   const parentStores = parent.createRunStore;
+  // The file store's child is the directory `{stageDir}/{name}`; another store's child is wherever its `child()`
+  // keeps it, named by the store's own location (`postgres://…#<run>/<stage>/<name>`), which is no path to resolve.
+  const childRoot = parentStores === undefined ? resolve(childStore.logsRoot) : childStore.logsRoot;
+  /** What precedes `{name}` in `childRoot`, and its loop_restart continuations' locations. */
+  const siblingPrefix = childRoot.slice(0, childRoot.length - options.name.length);
   const childOptions: RunPipelineOptions = {
     ...services,
     graph: options.graph,
@@ -716,11 +731,20 @@ function startChild(
     ...(options.context === undefined ? {} : { context: options.context }),
     ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
     // The file store's child is the directory `{stageDir}/{name}`, which the default file store opens anyway (with the
-    // run's process-group file); another store keeps the child where its `child()` says.
+    // run's process-group file); another store keeps the child, and its loop_restart continuations
+    // (`{name}-restart-{n}`, see restartDirectory), where its `child()` says.
     ...(parentStores === undefined
       ? {}
       : {
-          createRunStore: (root: string) => (root === childRoot ? childStore : parentStores(root)),
+          createRunStore: (root: string) => {
+            if (root === childRoot) return childStore;
+            const restarted = root.slice(siblingPrefix.length);
+            return root.startsWith(siblingPrefix) &&
+              restarted.startsWith(`${options.name}-restart-`) &&
+              /^\d+$/.test(restarted.slice(`${options.name}-restart-`.length))
+              ? origin.store.child(`${origin.stagePath}/${restarted}`)
+              : parentStores(root);
+          },
         }),
   };
   const basePath = [...parentBasePath, ...origin.branchPath, `child:${origin.nodeId}`];
@@ -738,7 +762,7 @@ function startChild(
         values: options.context,
       });
     },
-    { basePath },
+    { basePath, logsRoot: childRoot },
   );
   return {
     runId: run.runId,

@@ -40,6 +40,24 @@ describe('checkpoint serialisation', () => {
       expect(serializer.serialize(checkpoint).text).toBe(JSON.stringify(checkpoint));
   });
 
+  it('writes exactly what JSON.stringify writes for a loop of 130 visits (full windows of one id)', async () => {
+    const graph = createTestGraph({
+      settings: { maxNodeVisits: 200, maxSteps: 200 },
+      edges: [
+        'start -> work',
+        { from: 'work', to: 'work', condition: 'outcome=success' },
+        { from: 'work', to: 'exit', condition: 'outcome=done' },
+      ],
+    });
+    const seen = await checkpointsOf(graph, {
+      work: [...Array.from({ length: 129 }, () => 'success' as const), { status: 'done', notes: 'last' }],
+    });
+    expect(seen.length).toBeGreaterThan(130);
+    const serializer = createCheckpointSerializer();
+    for (const checkpoint of seen)
+      expect(serializer.serialize(checkpoint).text).toBe(JSON.stringify(checkpoint));
+  });
+
   it('matches JSON.stringify for odd ids, absent fields and records replaced between calls', () => {
     const serialize = (checkpoint: Checkpoint) => createCheckpointSerializer().serialize(checkpoint).text;
     const first: StageRecord = { node: 'a', status: 'success' };

@@ -75,19 +75,49 @@ export function createCheckpointSerializer(): CheckpointSerializer {
     }
     return text;
   };
-  const listText = (items: readonly unknown[], itemText: (item: unknown) => string, start = 0): string => {
-    let text = '[';
-    for (let index = start; index < items.length; index++)
-      text += (index === start ? '' : ',') + itemText(items[index]);
-    return `${text}]`;
+  const listText = (items: readonly unknown[], itemText: (item: unknown) => string): WindowText => {
+    let inner = '';
+    const lengths: number[] = [];
+    for (let index = 0; index < items.length; index++) {
+      const text = itemText(items[index]);
+      inner += (index === 0 ? '' : ',') + text;
+      lengths.push(text.length);
+    }
+    return { items, text: `[${inner}]`, lengths, added: inner };
+  };
+  /**
+   * The text of a window that kept its last `keep` entries of `before` and added the rest: the kept part is cut out
+   * of the previous text rather than assembled again.
+   */
+  const movedListText = (
+    before: WindowText,
+    items: readonly unknown[],
+    keep: number,
+    itemText: (item: unknown) => string,
+  ): WindowText => {
+    const dropped = before.items.length - keep;
+    let skip = 1;
+    for (let index = 0; index < dropped; index++) skip += before.lengths[index]! + 1;
+    const kept = keep === 0 ? '' : before.text.slice(skip, before.text.length - 1);
+    const lengths = before.lengths.slice(dropped);
+    let added = '';
+    for (let index = keep; index < items.length; index++) {
+      const text = itemText(items[index]);
+      added += (index === keep ? '' : ',') + text;
+      lengths.push(text.length);
+    }
+    return { items, text: `[${kept}${kept !== '' && added !== '' ? ',' : ''}${added}]`, lengths, added };
   };
 
-  /** The previous checkpoint's step count and windows. */
-  let previous: { readonly stepCount: number; readonly windows: readonly (readonly unknown[])[] } | undefined;
+  /** The previous checkpoint's step count and the texts of its windows. */
+  let previous:
+    | { readonly stepCount: number; readonly windows: readonly (WindowText | undefined)[] }
+    | undefined;
 
   return {
     serialize(checkpoint) {
       const appended = previous === undefined ? -1 : checkpoint.step_count - previous.stepCount;
+      const windows: (WindowText | undefined)[] = [undefined, undefined];
       let out = '{';
       let line = '{';
       let delta = '';
@@ -95,25 +125,28 @@ export function createCheckpointSerializer(): CheckpointSerializer {
         if (!Object.hasOwn(checkpoint, key)) continue;
         const value: unknown = (checkpoint as unknown as Record<string, unknown>)[key];
         const window = WINDOWS.indexOf(key as (typeof WINDOWS)[number]);
+        const keyPart = keyText(key);
         let text: string | undefined;
         let keep: number | undefined;
         if (window >= 0 && Array.isArray(value)) {
           const itemText = window === 0 ? idText : recordText;
-          text = listText(value, itemText);
-          keep = keptEntries(previous?.windows[window], value, appended);
-          if (keep !== undefined)
-            delta += `${delta === '' ? '' : ','}${keyText(key)}[${keep},${listText(value, itemText, keep)}]`;
+          const before = previous?.windows[window];
+          keep = before === undefined ? undefined : keptEntries(before.items, value, appended);
+          const list =
+            before === undefined || keep === undefined
+              ? listText(value, itemText)
+              : movedListText(before, value, keep, itemText);
+          windows[window] = list;
+          text = list.text;
+          if (keep !== undefined) delta += `${delta === '' ? '' : ','}${keyPart}[${keep},[${list.added}]]`;
         } else text = JSON.stringify(value);
         // Like JSON.stringify, leave out properties whose value has no JSON form (undefined).
         if (text === undefined) continue;
-        out += (out.length === 1 ? '' : ',') + keyText(key) + text;
-        if (keep === undefined) line += (line.length === 1 ? '' : ',') + keyText(key) + text;
+        out += (out.length === 1 ? '' : ',') + keyPart + text;
+        if (keep === undefined) line += (line.length === 1 ? '' : ',') + keyPart + text;
       }
       if (delta !== '') line += `${line.length === 1 ? '' : ','}${keyText(WINDOW_DELTA_KEY)}{${delta}}`;
-      previous = {
-        stepCount: checkpoint.step_count,
-        windows: WINDOWS.map((key) => (Array.isArray(checkpoint[key]) ? checkpoint[key] : [])),
-      };
+      previous = { stepCount: checkpoint.step_count, windows };
       return { text: `${out}}`, historyLine: `${line}}` };
     },
     reset() {
@@ -122,16 +155,25 @@ export function createCheckpointSerializer(): CheckpointSerializer {
   };
 }
 
+/** The JSON text of a window list, the entries it holds and the length of each entry's text. */
+interface WindowText {
+  readonly items: readonly unknown[];
+  readonly text: string;
+  readonly lengths: readonly number[];
+  /** The texts of the entries added since the previous checkpoint (all of them for a new list), comma-separated. */
+  readonly added: string;
+}
+
 /**
  * How many entries of `next` are the last entries of `previous` when `next` is `previous` moved on by `appended`
  * entries (the node executions since), or undefined when it is not (or there is no previous list).
  */
 function keptEntries(
-  previous: readonly unknown[] | undefined,
+  previous: readonly unknown[],
   next: readonly unknown[],
   appended: number,
 ): number | undefined {
-  if (previous === undefined || appended < 0) return undefined;
+  if (appended < 0) return undefined;
   const keep = next.length - appended;
   if (keep < 0 || keep > previous.length) return undefined;
   const offset = previous.length - keep;

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createMemoryRunStore } from '@attractor/engine/test';
 import { prepareGraph } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
@@ -106,6 +107,30 @@ describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
     expect(result.nodeOutcomes.checks?.contextUpdates?.['tool.output']).toBe(
       '2 tests failed: parse, render\n',
     );
+  });
+
+  it("names a failed child of a store that is not a directory by the store's location, unresolved", async () => {
+    const child = `digraph Checks {
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      test [shape=parallelogram, tool_command="echo 'lint failed'; exit 1"]
+      start -> test -> exit
+    }`;
+    const { dir, graph } = pipelines({ 'parent.dot': parent('checks.dot'), 'checks.dot': child });
+    const store = createMemoryRunStore('postgres://ci@127.0.0.1:5432/attractor#run-1');
+    const { result, events } = await runDot(graph, { workdir: dir, createRunStore: () => store });
+    expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
+    expect(result.nodeOutcomes.checks?.failureReason).toBe(
+      'sub-pipeline checks.dot (postgres://ci@127.0.0.1:5432/attractor#run-1/checks/child) failed: node "test" failed: command exited with code 1',
+    );
+    expect(events.find((event) => event.type === 'stage.log' && event.nodeId === 'checks')).toMatchObject({
+      message: 'sub-pipeline checks.dot started: postgres://ci@127.0.0.1:5432/attractor#run-1/checks/child',
+    });
+    expect(store.child('checks/child').events[0]).toMatchObject({
+      type: 'pipeline.started',
+      runId: 'child',
+      logsRoot: 'postgres://ci@127.0.0.1:5432/attractor#run-1/checks/child',
+    });
   });
 
   it('takes the outcome of the stage before the exit, so a failure routed to the exit still fails the node', async () => {

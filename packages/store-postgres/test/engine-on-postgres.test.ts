@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { readRun } from '@attractor/engine';
+import { HandlerRegistry, readRun, runPipeline } from '@attractor/engine';
+import { createTestGraph } from '@attractor/engine/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresRunCatalog, type PostgresRunCatalog } from '../src/index.js';
 import { freshSchema, postgresAvailable, usePostgresServer } from './support/postgres.js';
@@ -76,5 +77,45 @@ describe.skipIf(!postgresAvailable)('the engine on the PostgreSQL store', () => 
     expect(events.filter((event) => event.type === 'pipeline.started')).toHaveLength(2);
     expect(events.at(-1)?.type).toBe('pipeline.completed');
     expect(await catalog.listRuns()).toMatchObject([{ runId, status: 'success', currentNode: 'exit' }]);
+  });
+  it("keeps a failed child run in the run's child store and names it by the store's location", async () => {
+    const runId = 'parent-of-failed-child';
+    const store = catalog.open(runId);
+    const childGraph = createTestGraph({ id: 'child', edges: ['start -> broken -> exit'] });
+    const registry = new HandlerRegistry({
+      defaultHandler: { execute: async () => ({ status: 'fail', failureReason: 'broken on purpose' }) },
+      handlers: {
+        'stack.manager_loop': {
+          async execute({ runtime }) {
+            const result = await runtime.runChild({ graph: childGraph, name: 'child' }).result;
+            return {
+              status: 'fail',
+              failureReason: `child ${result.logsRoot} failed: ${result.failureReason}`,
+            };
+          },
+        },
+      },
+    });
+    const result = await runPipeline({
+      graph: createTestGraph({ nodes: [{ id: 'boss', shape: 'house' }], edges: ['start -> boss -> exit'] }),
+      registry,
+      logsRoot: `/attractor-store/${runId}`,
+      createRunStore: () => catalog.open(runId),
+    });
+    const childRoot = `${store.logsRoot}/boss/child`;
+    expect(childRoot).toMatch(
+      /^postgres:\/\/[^/]+@127\.0\.0\.1:\d+\/[^#]+#parent-of-failed-child\/boss\/child$/,
+    );
+    expect(result.failureReason).toBe(
+      `node "boss" failed: child ${childRoot} failed: node "broken" failed: broken on purpose`,
+    );
+    const child = store.child('boss/child');
+    expect((await readRun(child)).checkpoint).toMatchObject({ state: 'fail' });
+    expect((await child.readEvents())[0]).toMatchObject({
+      type: 'pipeline.started',
+      runId: 'child',
+      logsRoot: childRoot,
+    });
+    await store.close();
   });
 });

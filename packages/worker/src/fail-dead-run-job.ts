@@ -22,8 +22,10 @@ export interface FailDeadRunJobOptions {
 
 /**
  * Marks the run of a dead-lettered job failed: `the run's job failed N times: <last error>`. A run that ended,
- * was cancelled or waits at a gate meanwhile is left alone. Rejects when the queue or the store cannot be written
- * (pg-boss retries the dead letter job).
+ * was cancelled or waits at a gate meanwhile is left alone, unless the dead job was the deadline job of the gate the
+ * run still waits at: then no job would ever apply that deadline, and the run would show `waiting` forever, so it
+ * fails too (resumed, it takes the gate's default, the deadline having passed). Rejects when the queue or the store
+ * cannot be written (pg-boss retries the dead letter job).
  */
 export async function failDeadRunJob(options: FailDeadRunJobOptions): Promise<void> {
   const { job, queue, emit } = options;
@@ -36,7 +38,11 @@ export async function failDeadRunJob(options: FailDeadRunJobOptions): Promise<vo
     return;
   }
   const alreadyFailed = queued.state === 'fail' && queued.error === reason;
-  if (!alreadyFailed && !(await queue.failRun({ runId, error: reason }))) {
+  const deadlineOf =
+    job.data.trigger === 'timeout' && job.data.questionId !== undefined
+      ? { questionId: job.data.questionId }
+      : {};
+  if (!alreadyFailed && !(await queue.failRun({ runId, error: reason, ...deadlineOf }))) {
     emit({ type: 'run.skipped', runId, reason: `a dead job's run is ${queued.state}, not executing` });
     return;
   }

@@ -139,10 +139,16 @@ export interface RunQueue {
     readonly error?: string;
   }): Promise<void>;
   /**
-   * Marks a run failed with `error` when it is still `queued` or `running` (its job went to the dead letter queue).
-   * Resolves with false when it is in another state (ended, cancelled, waiting at a gate). Internal (the worker).
+   * Marks a run failed with `error` when it is still `queued` or `running` (its job went to the dead letter queue),
+   * or, with `questionId`, `waiting` at that question (the dead job was that gate's deadline job: no other job would
+   * ever apply the deadline). Resolves with false when it is in another state (ended, cancelled, waiting at a gate
+   * whose deadline job is still to come). Internal (the worker).
    */
-  failRun(options: { readonly runId: string; readonly error: string }): Promise<boolean>;
+  failRun(options: {
+    readonly runId: string;
+    readonly error: string;
+    readonly questionId?: string;
+  }): Promise<boolean>;
   /** Marks a run as executed by `workerId` (state `running`). False when it is not queued, running or waiting. Internal. */
   claimRun(options: { readonly runId: string; readonly workerId: string }): Promise<boolean>;
   /** Closes the connections. */
@@ -400,10 +406,10 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         [runId, state, error ?? null, ended],
       );
     },
-    async failRun({ runId, error }) {
+    async failRun({ runId, error, questionId }) {
       const result = await pool.query(
-        `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'fail', error = $2, ended_at = now(), updated_at = now() WHERE run_id = $1 AND state IN ('queued', 'running')`,
-        [runId, error],
+        `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'fail', error = $2, ended_at = now(), updated_at = now() WHERE run_id = $1 AND (state IN ('queued', 'running') OR (state = 'waiting' AND question->>'id' = $3::text))`,
+        [runId, error, questionId ?? null],
       );
       return result.rowCount === 1;
     },

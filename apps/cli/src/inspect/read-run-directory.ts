@@ -6,6 +6,7 @@ import {
   createFileRunStore,
   type PipelineEvent,
   type RunManifest,
+  type RunStore,
   readRun,
 } from '@attractor/engine';
 import { CliError } from '../errors/cli-error.js';
@@ -19,6 +20,26 @@ export interface RunDirectory {
   readonly checkpoint?: Checkpoint;
   /** Every event of `events.jsonl` in order; a torn last line (crash mid-write) is skipped. */
   readonly events: readonly PipelineEvent[];
+  /**
+   * For a fork (`manifest.forked_from`): the checkpoint it started from, the first of its history, seeded from the
+   * source run's checkpoint after the fork's stage. Its `completed_nodes` are the stages the fork inherited.
+   */
+  readonly forkStart?: Checkpoint;
+}
+
+/**
+ * The checkpoint a forked run started from (the first entry of its history, the one with `origin`), or undefined
+ * for a run that is no fork or whose history lacks it.
+ * @param store the run's store
+ * @param manifest the run's manifest
+ */
+export async function readForkStart(
+  store: Pick<RunStore, 'readCheckpointHistory'>,
+  manifest: RunManifest,
+): Promise<Checkpoint | undefined> {
+  if (manifest.forked_from === undefined) return undefined;
+  const first = (await store.readCheckpointHistory())[0];
+  return first?.origin === undefined ? undefined : first;
 }
 
 /**
@@ -62,11 +83,14 @@ export async function readRunDirectory(
     }
     // A torn trailing line after a crash is skipped; every complete line before it is kept.
     const events = await readThrough(path, () => store.readEvents());
+    const manifest = record.manifest;
+    const forkStart = await readThrough(path, () => readForkStart(store, manifest));
     return {
       logsRoot,
-      manifest: record.manifest,
+      manifest,
       ...(record.checkpoint === undefined ? {} : { checkpoint: record.checkpoint }),
       events,
+      ...(forkStart === undefined ? {} : { forkStart }),
     };
   } finally {
     await store.close();

@@ -228,11 +228,16 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
   }));
   const nextNode = checkpoint?.next_node ?? undefined;
   const origin = run.manifest.forked_from;
+  // What the fork started with: everything completed up to and including the stage it was taken after, also the
+  // stages it ran again itself (a loop back to them). Without its first checkpoint (history lost), the stages of its
+  // latest checkpoint that it did not run itself.
   const ranHere = new Set(rows.filter((stage) => stage.branchPath.length === 0).map((stage) => stage.nodeId));
   const inherited =
     origin === undefined
       ? undefined
-      : [...new Set(checkpoint?.completed_nodes ?? [])].filter((node) => !ranHere.has(node));
+      : run.forkStart !== undefined
+        ? [...new Set(run.forkStart.completed_nodes)]
+        : [...new Set(checkpoint?.completed_nodes ?? [])].filter((node) => !ranHere.has(node));
   return {
     runId: run.manifest.run_id,
     logsRoot: run.logsRoot,

@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
-import { type RunDirectory, readRunDirectory } from '../inspect/read-run-directory.js';
+import { type RunDirectory, readForkStart, readRunDirectory } from '../inspect/read-run-directory.js';
 import { openRunCatalog, storeUrlOf } from './shared-locations.js';
 
 /**
@@ -37,12 +37,14 @@ export async function readRunAnywhere(
     }
     const checkpoint = await store.readCheckpoint();
     const events = await store.readEvents();
+    const forkStart = await readForkStart(store, manifest);
     await store.close();
     return {
       logsRoot: `${catalog.location}#${run}`,
       manifest,
       ...(checkpoint === undefined ? {} : { checkpoint }),
       events,
+      ...(forkStart === undefined ? {} : { forkStart }),
     };
   } finally {
     await catalog.close();
