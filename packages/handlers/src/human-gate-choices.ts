@@ -24,6 +24,21 @@ export function humanGateChoices(graph: Graph, nodeId: string): HumanGateChoice[
 }
 
 /**
+ * An option as a person reads it, with its accelerator key once: `[K] label`, or the label alone when it already
+ * starts with that key's accelerator prefix (`[Y] Yes`, `Y) Yes`, `Y - Yes`; spec §4.6).
+ *
+ * @example
+ * keyedLabel({ key: 'Y', label: '[Y] Yes' }); // '[Y] Yes'
+ * keyedLabel({ key: 'Y', label: 'Yes' }); // '[Y] Yes'
+ */
+export function keyedLabel(option: { readonly key: string; readonly label: string }): string {
+  const label = option.label.trim();
+  const hasPrefix = normalizeLabel(label) !== label.toLowerCase();
+  if (hasPrefix && parseAcceleratorKey(label).toLowerCase() === option.key.trim().toLowerCase()) return label;
+  return `[${option.key}] ${option.label}`;
+}
+
+/**
  * The choice a text names: its accelerator key, its label (case-insensitive, with or without the accelerator
  * prefix `[K] `, `K) ` or `K - `), or its target node id. Keys are tried first, then labels, then targets, each
  * in edge order. The text is trimmed; an empty text names nothing.

@@ -10,6 +10,7 @@ import {
   findChoiceForAnswer,
   type HumanGateChoice,
   humanGateChoices,
+  keyedLabel,
 } from './human-gate-choices.js';
 
 /** Options of {@link createWaitHumanHandler}. */
@@ -111,7 +112,7 @@ function selected(choice: HumanGateChoice, note?: string): Outcome {
     preferredLabel: choice.label,
     suggestedNextIds: [choice.to],
     contextUpdates: { 'human.gate.selected': choice.key, 'human.gate.label': choice.label },
-    notes: `Selected [${choice.key}] ${choice.label} -> ${choice.to}${note === undefined ? '' : ` (${note})`}`,
+    notes: `Selected ${keyedLabel(choice)} -> ${choice.to}${note === undefined ? '' : ` (${note})`}`,
   };
 }
 
@@ -148,5 +149,5 @@ async function askForText(
 }
 
 function describe(choices: readonly HumanGateChoice[]): string {
-  return choices.map((choice) => `[${choice.key}] ${choice.label} -> ${choice.to}`).join(', ');
+  return choices.map((choice) => `${keyedLabel(choice)} -> ${choice.to}`).join(', ');
 }

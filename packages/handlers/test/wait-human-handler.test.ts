@@ -47,9 +47,31 @@ describe('wait.human handler (spec §4.6, §11.6, §11.8)', () => {
       status: 'success',
       preferredLabel: 'R) Request changes',
       suggestedNextIds: ['revise'],
+      // The label carries its key already: the notes name it once.
+      notes: 'Selected R) Request changes -> revise',
     });
     expect(result.context.get('human.gate.selected')).toBe('R');
     expect(result.context.get('human.gate.label')).toBe('R) Request changes');
+  });
+
+  it('names the selected option with its accelerator key once in the notes', async () => {
+    const bracketed = await runDot(gate(), {
+      interviewer: recorder(['A']),
+      backend: createSimulationBackend(),
+    });
+    expect(bracketed.result.nodeOutcomes.approve?.notes).toBe('Selected [A] Approve -> publish');
+    const plain = await runDot(
+      `digraph G {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  ask [shape=hexagon, label="Ship?"]
+  start -> ask
+  ask -> exit [label="Yes"]
+  ask -> exit [label="No"]
+}`,
+      { interviewer: recorder(['Y']), backend: createSimulationBackend() },
+    );
+    expect(plain.result.nodeOutcomes.ask?.notes).toBe('Selected [Y] Yes -> exit');
   });
 
   it('accepts an answer naming the label or the target node id', async () => {
@@ -77,7 +99,7 @@ describe('wait.human handler (spec §4.6, §11.6, §11.8)', () => {
   it('fails naming the options when the answer matches none', async () => {
     const { result } = await runDot(gate(), { interviewer: recorder(['Z']) });
     expect(result.nodeOutcomes.approve?.failureReason).toBe(
-      'answer "Z" matches no option of human gate "approve" ([A] [A] Approve -> publish, [R] R) Request changes -> revise, [D] D - Discard -> exit); answer with a key, a label or a target node id',
+      'answer "Z" matches no option of human gate "approve" ([A] Approve -> publish, R) Request changes -> revise, D - Discard -> exit); answer with a key, a label or a target node id',
     );
   });
 

@@ -4,9 +4,8 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { Answer, AskOptions, Interviewer, Question, QuestionOption } from '@attractor/engine';
-import { formatDuration, normalizeLabel } from '@attractor/engine';
-import { parseAcceleratorKey } from '@attractor/graph';
-import { findQuestionOption } from '../human-gate-choices.js';
+import { formatDuration } from '@attractor/engine';
+import { findQuestionOption, keyedLabel } from '../human-gate-choices.js';
 
 /** Options of {@link createConsoleInterviewer}. */
 export interface ConsoleInterviewerOptions {
@@ -101,7 +100,7 @@ export function createConsoleInterviewer(options: ConsoleInterviewerOptions = {}
       );
     }
     output.write(`\n[?] ${question.text}\n`);
-    for (const option of question.options) output.write(`  ${optionLine(option)}\n`);
+    for (const option of question.options) output.write(`  ${keyedLabel(option)}\n`);
     const hints = [
       ...(question.timeoutMs === undefined ? [] : [`times out in ${formatDuration(question.timeoutMs)}`]),
       ...(question.default === undefined ? [] : [`default: ${question.default.value}`]),
@@ -153,12 +152,4 @@ function interpret(question: Question, text: string): Answer | undefined {
   }
   const option: QuestionOption | undefined = findQuestionOption(question, text);
   return option === undefined ? undefined : { value: option.key, selectedOption: option };
-}
-
-/** `[K] label`, or the label alone when it already carries its own accelerator prefix (`[A] Approve`). */
-function optionLine(option: QuestionOption): string {
-  const label = option.label.trim();
-  const hasPrefix = normalizeLabel(label) !== label.toLowerCase();
-  if (hasPrefix && parseAcceleratorKey(label).toLowerCase() === option.key.trim().toLowerCase()) return label;
-  return `[${option.key}] ${option.label}`;
 }
