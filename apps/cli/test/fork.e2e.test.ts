@@ -31,6 +31,9 @@ describe('attractor fork', () => {
 
     const same = await attractor(['fork', 'source', '--at', 'plan@1', '--logs-dir', 'same'], { cwd });
     expect(same.exitCode, same.stderr).toBe(0);
+    // It says it forked, from which run and stage; it resumed nothing.
+    expect(same.stdout).toContain('▶ Forkable — fork me (forked from source at plan@1)');
+    expect(same.stdout).not.toContain('resumed');
     const manifest = await json<{ forked_from: { node: string; visit: number; run_id: string } }>(
       join(cwd, 'same', 'manifest.json'),
     );

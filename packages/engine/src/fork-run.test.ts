@@ -6,6 +6,7 @@ import { readJson, registryWith, tempDir } from '../test/helpers.js';
 import { ResumeError } from './errors/resume-error.js';
 import { forkRun } from './fork-run.js';
 import type { Handler } from './handler.js';
+import type { PipelineEvent } from './pipeline-event.js';
 import { runPipeline } from './run-pipeline.js';
 import type { Checkpoint, RunManifest } from './run-store.js';
 import { createTestGraph } from './test/graph-builder.js';
@@ -76,12 +77,19 @@ describe('forkRun (DESIGN.md "Checkpoint": fork from any checkpoint)', () => {
     const source = await finishedRun();
     const before = fingerprint(source.logsRoot);
     const logsRoot = join(tempDir(), 'fork');
+    const events: PipelineEvent[] = [];
     const forked = await forkRun({
       from: source.logsRoot,
       at: 'work@2',
       logsRoot,
       graph: loop,
       registry: registryWith(counting),
+      onEvent: (event) => events.push(event),
+    });
+    // The start event says the run is a fork, from which run and stage (displays print it, not "resumed").
+    expect(events.find((event) => event.type === 'pipeline.started')).toMatchObject({
+      forkedFrom: { runId: 'source', node: 'work', visit: 2 },
+      startNodeId: 'check',
     });
     expect(forked.status).toBe('success');
     expect(forked.completedNodes).toEqual(source.result.completedNodes);

@@ -33,6 +33,11 @@ export interface PipelineStartedEvent extends PipelineEventBase {
   readonly resumed: boolean;
   /** The node the walk starts at. */
   readonly startNodeId: string;
+  /**
+   * Set when this run is a fork starting (`forkRun`, `attractor fork`): the source run's id and the completed stage
+   * (node and visit) whose checkpoint it starts from. Absent when a fork is resumed later.
+   */
+  readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
 }
 
 /** `PipelineCompleted(duration, artifact_count)`: the run reached the exit with every goal gate satisfied. */

@@ -501,6 +501,10 @@ function launch(
       logsRoot: from.logsRoot,
       resumed: from.resumed ?? !from.fresh,
       startNodeId: from.startNodeId,
+      // A fork's first start (its log is empty); its origin stays in the checkpoints of later resumes too.
+      ...(from.origin === undefined || (from.lastSeq ?? 0) > 0
+        ? {}
+        : { forkedFrom: { runId: from.origin.run_id, node: from.origin.node, visit: from.origin.visit } }),
     });
     if (!from.fresh) {
       // Taking over a run: a dead runner's commands must not keep writing while the stage runs again. The lock ended

@@ -193,7 +193,9 @@ function describeOptions(run: QueuedRun): string {
 function formatEvent(event: PipelineEvent, colors: Colors, earlierLegsMs: number): string {
   switch (event.type) {
     case 'pipeline.started':
-      return `${colors.bold(event.resumed ? 'resumed' : 'started')} ${event.name}\n`;
+      return event.forkedFrom === undefined
+        ? `${colors.bold(event.resumed ? 'resumed' : 'started')} ${event.name}\n`
+        : `${colors.bold('forked')} ${event.name} from ${event.forkedFrom.runId} at ${event.forkedFrom.node}@${event.forkedFrom.visit}\n`;
     case 'stage.started':
       return `  ${colors.cyan('▶')} ${event.nodeId}\n`;
     case 'stage.completed':

@@ -1,4 +1,4 @@
-import type { PipelineEvent } from '@attractor/engine';
+import type { PipelineEvent, PipelineStartedEvent } from '@attractor/engine';
 import type { Colors } from '../colors.js';
 import { firstLine, formatElapsed, formatTokens, oneLine, stateIcon } from './format-values.js';
 import type { Verbosity } from './run-display.js';
@@ -44,7 +44,7 @@ export function formatEvent(
     case 'pipeline.started':
       if (event.branchPath !== undefined)
         return `${indent}${colors.cyan('▶')} child pipeline ${colors.bold(event.name)}`;
-      return `${colors.cyan('▶')} ${colors.bold(event.name)}${event.goal === '' ? '' : ` — ${event.goal}`}${event.resumed ? colors.dim(` (resumed at ${event.startNodeId})`) : ''}`;
+      return `${colors.cyan('▶')} ${colors.bold(event.name)}${event.goal === '' ? '' : ` — ${event.goal}`}${startNote(event, colors)}`;
     case 'stage.started':
       if (options.live) return undefined;
       return `${indent}${colors.cyan('…')} ${event.nodeId} ${colors.dim(`${event.label === event.nodeId ? '' : `${event.label} `}(${event.handlerType}${event.attempt > 1 ? `, attempt ${event.attempt}` : ''})`)}`;
@@ -146,4 +146,13 @@ function answerText(answer: {
 }): string {
   if (answer.selectedOption !== undefined) return answer.selectedOption.label;
   return answer.text ?? answer.value;
+}
+
+/** How a run's start is noted: `(forked from <run> at <node>@<visit>)`, `(resumed at <node>)`, or nothing. */
+function startNote(event: PipelineStartedEvent, colors: Colors): string {
+  if (event.forkedFrom !== undefined) {
+    const origin = event.forkedFrom;
+    return colors.dim(` (forked from ${origin.runId} at ${origin.node}@${origin.visit})`);
+  }
+  return event.resumed ? colors.dim(` (resumed at ${event.startNodeId})`) : '';
 }
