@@ -21,3 +21,13 @@ export function cliCommand(env: Readonly<Record<string, string | undefined>>): s
   if (agent.startsWith('npm/')) return 'npx attractor';
   return 'attractor';
 }
+
+/**
+ * Quotes a shell argument for a printed command when it needs it (POSIX shell single quotes).
+ *
+ * @example
+ * quoteArgument('runs/a b'); // "'runs/a b'"
+ */
+export function quoteArgument(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}

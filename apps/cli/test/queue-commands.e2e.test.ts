@@ -113,7 +113,12 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       ).toBe('waiting');
       const pausedText = await attractor(['inspect', runId], { cwd: dir, env });
       expect(pausedText.stdout).toContain(`waiting: at gate ask`);
-      expect(pausedText.stdout).toContain(`answer ${runId} <key>`);
+      expect(pausedText.stdout).toContain(`answer with: attractor answer ${runId} <key>)`);
+      // With the store as an option and no queue in the environment, the hint says the queue is needed too (its URL
+      // holds a password, which no hint prints).
+      const byOption = await attractor(['inspect', runId, '--store', server.url], { cwd: dir, env: {} });
+      expect(byOption.stdout).toContain(`answer with: attractor answer ${runId} <key> --queue <queue url>)`);
+      expect(byOption.stdout).not.toContain(server.password);
       const wrong = await attractor(['answer', runId, 'x'], { cwd: dir, env });
       expect(wrong.exitCode).toBe(2);
       expect(wrong.stderr).toContain('"x" is none of the options: S ([S] Ship), H ([H] Hold)');
@@ -146,6 +151,7 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       expect(forked.exitCode, forked.stderr).toBe(0);
       const forkId = forked.stdout.split('\n')[0] ?? '';
       expect(forkId).not.toBe(runId);
+      expect(forked.stdout).toContain(`forked gate from ${runId} at ask@1`);
       const forkSummary = await attractor(['inspect', forkId, '--json'], { cwd: dir, env });
       expect(JSON.parse(forkSummary.stdout)).toMatchObject({ state: 'success' });
       expect(await readFile(join(dir, 'work', forkId, 'trail.txt'), 'utf8')).toBe('shipped-again\n');
@@ -180,8 +186,18 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       expect(`${finished.stdout}${finished.stderr}`).toContain(
         "failed: the run's job failed 1 time: job heartbeat timeout",
       );
+      expect(finished.stderr).toMatch(new RegExp(`^resume with: attractor resume ${runId}$`, 'm'));
       const listed = await attractor(['runs', '--status', 'fail'], { cwd: dir, env });
       expect(listed.stdout).toContain(`${runId}  fail  slow`);
+      // inspect's resume hint names the run by id, as `resume` takes it (not the store's URL#id), and the command works.
+      const inspected = await attractor(['inspect', runId], { cwd: dir, env });
+      const hint = /^next: {2}nap {2}\((.+)\)$/m.exec(inspected.stdout)?.[1];
+      expect(hint).toBe(`attractor resume ${runId}`);
+      const byOption = await attractor(['inspect', runId, '--store', server.url], { cwd: dir, env: {} });
+      expect(byOption.stdout).toContain(`(attractor resume ${runId} --queue <queue url>)`);
+      const resumed = await attractor(['resume', runId], { cwd: dir, env });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain(`run ${runId} (fail) is queued again`);
     } finally {
       victim.kill('SIGKILL');
       for (const survivor of survivors) survivor.kill('SIGTERM');

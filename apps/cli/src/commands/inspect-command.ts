@@ -7,6 +7,7 @@ import { findParentRun } from '../inspect/find-parent-run.js';
 import { type RunSummary, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath } from '../load-pipeline.js';
 import { readRunAnywhere } from '../shared/read-run-anywhere.js';
+import { queueHintOption } from '../shared/shared-locations.js';
 
 /** Options of `attractor inspect`. */
 export interface InspectCommandOptions {
@@ -38,9 +39,10 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
     io.stdout.write(`${JSON.stringify(summary)}\n`);
     return 0;
   }
-  const parentRun = summary.logsRoot.includes('#') ? undefined : await findParentRun(summary.logsRoot);
+  const inStore = summary.logsRoot.includes('#');
+  const parentRun = inStore ? undefined : await findParentRun(summary.logsRoot);
   io.stdout.write(
-    `${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env), parentRun)}\n`,
+    `${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env), parentRun, inStore ? { queueOption: queueHintOption(undefined, io) } : undefined)}\n`,
   );
   return 0;
 }
@@ -48,7 +50,9 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
 /**
  * The human-readable text of `attractor inspect`. `command` spells the CLI in the resume hint (see `cliCommand`;
  * default `attractor`). `parentRun`, for a child run, is the run directory that resumes it (see `findParentRun`):
- * the text names it and the resume hint resumes it. Default: none, the run resumes itself.
+ * the text names it and the resume hint resumes it. Default: none, the run resumes itself. `sharedRun`, for a run
+ * read from the shared store: the hints name runs by id (the source of a fork too), as `resume` and `answer` take
+ * them, followed by `queueOption` (see `queueHintOption`). Default: a run directory.
  */
 export function formatSummaryText(
   summary: RunSummary,
@@ -56,6 +60,7 @@ export function formatSummaryText(
   cwd: string,
   command = 'attractor',
   parentRun?: string,
+  sharedRun?: { readonly queueOption: string },
 ): string {
   const lines: string[] = [];
   lines.push(
@@ -110,10 +115,13 @@ export function formatSummaryText(
     );
   } else if (summary.state === 'waiting') {
     lines.push(
-      `waiting: at gate ${summary.nextNode ?? '?'}  (a worker suspended it; answer with: ${command} answer ${summary.runId} <key>)`,
+      `waiting: at gate ${summary.nextNode ?? '?'}  (a worker suspended it; answer with: ${command} answer ${summary.runId} <key>${sharedRun?.queueOption ?? ''})`,
     );
   } else if (summary.state !== 'success' && summary.nextNode !== undefined) {
-    const resume = `${command} resume ${displayPath(parentRun ?? summary.logsRoot, cwd)}`;
+    const resume =
+      sharedRun === undefined
+        ? `${command} resume ${displayPath(parentRun ?? summary.logsRoot, cwd)}`
+        : `${command} resume ${summary.runId}${sharedRun.queueOption}`;
     lines.push(
       `next:  ${summary.nextNode}  (${parentRun === undefined ? resume : `a child run resumes with its parent: ${resume}`})`,
     );

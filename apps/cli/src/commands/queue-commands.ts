@@ -17,6 +17,7 @@ import {
   connectQueueOrExplain,
   type OpenedCatalog,
   openRunCatalog,
+  queueHintOption,
   queueUrlOf,
   requireQueueUrl,
   requireStoreUrl,
@@ -99,7 +100,15 @@ export async function enqueueCommand(options: {
     if (storeUrl === undefined) return 0;
     const catalog = await openRunCatalog(storeUrl, io);
     try {
-      return await followRun({ catalog, queue, runId, io, colors, json: cli.json === true });
+      return await followRun({
+        catalog,
+        queue,
+        runId,
+        io,
+        colors,
+        json: cli.json === true,
+        queueOption: queueHintOption(cli.queue, io),
+      });
     } finally {
       await catalog.close();
     }
@@ -137,8 +146,12 @@ async function followRun(options: {
   readonly json: boolean;
   /** Print events after this sequence number only. Default: 0 (all). */
   readonly afterSeq?: number;
+  /** What the printed `answer` and `resume` commands add to reach this queue (see `queueHintOption`). */
+  readonly queueOption: string;
 }): Promise<number> {
-  const { io, colors, runId } = options;
+  const { io, colors, runId, queueOption } = options;
+  const resumeHint = () =>
+    io.stderr.write(`resume with: ${cliCommand(io.env)} resume ${runId}${queueOption}\n`);
   const store = options.catalog.open(runId);
   let lastSeq = options.afterSeq ?? 0;
   let waitingAt: string | undefined;
@@ -159,7 +172,10 @@ async function followRun(options: {
       if (event.type === 'pipeline.failed') ended = 1;
     }
     const queued = await options.queue.readRun(runId);
-    if (ended !== undefined && (queued === undefined || queued.state !== 'running')) return ended;
+    if (ended !== undefined && (queued === undefined || queued.state !== 'running')) {
+      if (ended !== 0) resumeHint();
+      return ended;
+    }
     if (queued?.state === 'cancelled') {
       io.stderr.write(`run ${runId} was cancelled${queued.error === undefined ? '' : `: ${queued.error}`}\n`);
       return 130;
@@ -169,12 +185,13 @@ async function followRun(options: {
       io.stderr.write(
         `${colors.red('error:')} run ${runId} failed${queued.error === undefined ? '' : `: ${queued.error}`}\n`,
       );
+      resumeHint();
       return 1;
     }
     if (queued?.state === 'waiting' && queued.question !== undefined && waitingAt !== queued.question.id) {
       waitingAt = queued.question.id;
       io.stderr.write(
-        `run ${runId} waits at gate "${queued.question.stage}": ${queued.question.text}\n  options: ${describeOptions(queued)}\n  answer with: ${cliCommand(io.env)} answer ${runId} <key>${queued.deadlineAt === undefined ? '' : ` (before ${queued.deadlineAt}, else the default applies)`}\n`,
+        `run ${runId} waits at gate "${queued.question.stage}": ${queued.question.text}\n  options: ${describeOptions(queued)}\n  answer with: ${cliCommand(io.env)} answer ${runId} <key>${queueOption}${queued.deadlineAt === undefined ? '' : ` (before ${queued.deadlineAt}, else the default applies)`}\n`,
       );
     }
     await new Promise((resolveSleep) => setTimeout(resolveSleep, FOLLOW_INTERVAL_MS));
@@ -374,6 +391,7 @@ export async function resumeQueuedCommand(options: {
         colors: createColors(io.color && options.options.json !== true),
         json: options.options.json === true,
         afterSeq,
+        queueOption: queueHintOption(options.options.queue, io),
       });
     } finally {
       await catalog?.close();
@@ -435,6 +453,7 @@ export async function forkQueuedCommand(options: {
         io,
         colors: createColors(io.color && cli.json !== true),
         json: cli.json === true,
+        queueOption: queueHintOption(cli.queue, io),
       });
     } finally {
       await catalog.close();

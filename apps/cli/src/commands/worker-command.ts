@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import type { Interviewer } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
 import type { PrepareRun, WorkerEvent } from '@attractor/worker';
+import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
@@ -15,6 +16,7 @@ import { resolveBackend } from '../run/backend-choice.js';
 import type { RunCliOptions } from '../run/run-cli-options.js';
 import {
   openRunCatalog,
+  queueHintOption,
   requireQueueUrl,
   requireStoreUrl,
   serviceError,
@@ -105,7 +107,10 @@ export async function workerCommand(options: {
         ? {}
         : { superviseIntervalSeconds: options.options.superviseSeconds }),
       ...(options.options.retryLimit === undefined ? {} : { retryLimit: options.options.retryLimit }),
-      onEvent: (event) => io.stderr.write(`${describe(event)}\n`),
+      onEvent: (event) =>
+        io.stderr.write(
+          `${describe(event, `${cliCommand(io.env)} answer`, queueHintOption(options.options.queue, io))}\n`,
+        ),
     });
   } catch (error) {
     await catalog.close();
@@ -134,12 +139,13 @@ const unusedInterviewer: Interviewer = {
   ask: () => Promise.reject(new Error('the worker asks human gates through the queue')),
 };
 
-function describe(event: WorkerEvent): string {
+/** One line of the worker's log; `answer` spells the answer command, `queueOption` what it adds to reach the queue. */
+function describe(event: WorkerEvent, answer: string, queueOption: string): string {
   switch (event.type) {
     case 'run.started':
       return `run ${event.runId}: ${event.resumed ? 'resumed' : 'started'} (${event.trigger})`;
     case 'run.suspended':
-      return `run ${event.runId}: waiting at gate "${event.stage}"; the worker is free (answer with: attractor answer ${event.runId} <key>)`;
+      return `run ${event.runId}: waiting at gate "${event.stage}"; the worker is free (answer with: ${answer} ${event.runId} <key>${queueOption})`;
     case 'run.finished':
       return `run ${event.runId}: ${event.status}${event.failureReason === undefined ? '' : ` (${event.failureReason})`}`;
     case 'run.requeued':

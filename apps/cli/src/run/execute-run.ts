@@ -14,7 +14,7 @@ import {
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
-import { cliCommand } from '../cli-command.js';
+import { cliCommand, quoteArgument } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
 import { type CliConfig, lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
@@ -330,11 +330,6 @@ function freshLogsRoot(graph: Parameters<typeof defaultLogsRoot>[0]['graph'], cw
   let candidate = base;
   for (let suffix = 2; existsSync(candidate); suffix += 1) candidate = `${base}-${suffix}`;
   return candidate;
-}
-
-/** Quotes a shell argument when it needs it. */
-function quoteArgument(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
 import type { RunQueue } from '@attractor/worker';
+import { quoteArgument } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
 
@@ -23,6 +24,30 @@ export function storeUrlOf(option: string | undefined, io: CliIo): string | unde
 export function queueUrlOf(option: string | boolean | undefined, io: CliIo): string | undefined {
   const value = typeof option === 'string' ? option : io.env.ATTRACTOR_QUEUE_URL;
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * What a printed command (`attractor resume <run id>`, `attractor answer <run id> <key>`) must add to reach the queue
+ * this command used: `''` when `ATTRACTOR_QUEUE_URL` names it (the pasted command finds it there, as `resume` and
+ * `answer` do); ` --queue <url>` for a URL given as an option that holds no password; ` --queue <queue url>` (to fill
+ * in) otherwise, since a password never goes into a hint and `inspect` does not know the queue.
+ *
+ * @param option - the command's `--queue` value (`undefined` or `true`: the environment's).
+ */
+export function queueHintOption(option: string | boolean | undefined, io: CliIo): string {
+  const url = queueUrlOf(option, io);
+  if (url !== undefined && url === queueUrlOf(undefined, io)) return '';
+  if (url === undefined || holdsPassword(url)) return ' --queue <queue url>';
+  return ` --queue ${quoteArgument(url)}`;
+}
+
+function holdsPassword(url: string): boolean {
+  if (/password=/i.test(url)) return true;
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return true;
+  }
 }
 
 /**
