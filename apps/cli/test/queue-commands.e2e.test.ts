@@ -154,6 +154,9 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       expect(forked.stdout).toContain(`forked gate from ${runId} at ask@1`);
       const forkSummary = await attractor(['inspect', forkId, '--json'], { cwd: dir, env });
       expect(JSON.parse(forkSummary.stdout)).toMatchObject({ state: 'success' });
+      // inspect names the source run as the store knows it (its id), not the worker's local path.
+      const forkText = await attractor(['inspect', forkId], { cwd: dir, env });
+      expect(forkText.stdout).toMatch(new RegExp(`^forked: {3}from ${runId} after ask@1 `, 'm'));
       expect(await readFile(join(dir, 'work', forkId, 'trail.txt'), 'utf8')).toBe('shipped-again\n');
     } finally {
       worker.kill('SIGTERM');

@@ -73,7 +73,7 @@ export function formatSummaryText(
   if (origin !== undefined) {
     const inherited = summary.inheritedStages ?? [];
     lines.push(
-      `forked:   from ${displayPath(origin.logsRoot, cwd)} after ${origin.node}@${origin.visit}${inherited.length === 0 ? '' : ` (inherited completed: ${inherited.join(', ')})`}`,
+      `forked:   from ${sharedRun === undefined ? displayPath(origin.logsRoot, cwd) : origin.runId} after ${origin.node}@${origin.visit}${inherited.length === 0 ? '' : ` (inherited completed: ${inherited.join(', ')})`}`,
     );
   }
   if (summary.sourcePath !== undefined) lines.push(`pipeline: ${displayPath(summary.sourcePath, cwd)}`);
