@@ -157,7 +157,10 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       // inspect names the source run as the store knows it (its id), not the worker's local path.
       const forkText = await attractor(['inspect', forkId], { cwd: dir, env });
       expect(forkText.stdout).toMatch(new RegExp(`^forked: {3}from ${runId} after ask@1 `, 'm'));
+      // The fork worked in a fresh directory of its own (README "Running on several machines"): the source's trail,
+      // which its `ship` stage wrote, is not in it, and the source's directory is left as it was.
       expect(await readFile(join(dir, 'work', forkId, 'trail.txt'), 'utf8')).toBe('shipped-again\n');
+      expect(await readFile(join(dir, 'work', runId, 'trail.txt'), 'utf8')).toBe('shipped\n');
     } finally {
       worker.kill('SIGTERM');
       expect((await worker).exitCode).toBe(0);

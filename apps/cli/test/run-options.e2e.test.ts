@@ -20,6 +20,33 @@ describe('attractor run: options, output and exit codes', () => {
     expect(result.stderr).toMatch(/^Run directory: \.attractor\/runs\/\S+-BuildAndTest$/m);
   });
 
+  it('resolves a relative pipeline path against the current directory; one kept elsewhere runs by its absolute path (README)', async () => {
+    const pipelines = await temporaryDirectory('attractor-pipelines-');
+    const project = await temporaryDirectory('attractor-project-');
+    const elsewhere = await temporaryDirectory();
+    await writeFile(
+      join(pipelines, 'where.dot'),
+      'digraph Where { start [shape=Mdiamond]; exit [shape=Msquare]; here [shape=parallelogram, tool_command="pwd > where.txt"]; start -> here -> exit }\n',
+    );
+    const missing = await attractor(['run', 'where.dot', '--simulate'], { cwd: elsewhere });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toBe(
+      `error: Pipeline file where.dot not found (looked at ${join(elsewhere, 'where.dot')}). Check the path; relative paths are resolved against the current directory.`,
+    );
+    // An absolute path and --workdir: the run directory stays under the current directory.
+    const absolute = await attractor(
+      ['run', join(pipelines, 'where.dot'), '--simulate', '--workdir', project],
+      { cwd: elsewhere },
+    );
+    expect(absolute.exitCode, absolute.stderr).toBe(0);
+    expect(await readFile(join(project, 'where.txt'), 'utf8')).toBe(`${project}\n`);
+    expect(await readdir(join(elsewhere, '.attractor', 'runs'))).toHaveLength(1);
+    // From the pipeline's own directory, a relative path works and that directory is the working directory.
+    const relative = await attractor(['run', 'where.dot', '--simulate'], { cwd: pipelines });
+    expect(relative.exitCode, relative.stderr).toBe(0);
+    expect(await readFile(join(pipelines, 'where.txt'), 'utf8')).toBe(`${pipelines}\n`);
+  });
+
   it('without --simulate and without OPENAI_API_KEY fails before running, naming the stages, OPENAI_API_KEY and --simulate', async () => {
     const cwd = await temporaryDirectory();
     const result = await attractor(
