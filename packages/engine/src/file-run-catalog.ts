@@ -10,6 +10,7 @@ import { InvalidStoreNameError } from './errors/invalid-store-name-error.js';
 import { createFileRunStore } from './file-run-store.js';
 import { isProcessAlive } from './process-groups.js';
 import type { RunLockHolder } from './run-lock.js';
+import { type RunEventState, type RunEventStatus, runStatusAfterEvent } from './run-status-after-event.js';
 import type {
   Checkpoint,
   RunCatalog,
@@ -41,6 +42,8 @@ export interface FileRunCatalogOptions {
  * at a human gate, holding no lock: the PostgreSQL run index says `waiting` too); `running` when a live runner holds
  * it; `interrupted` otherwise. A run
  * directory continued by a `loop_restart` is not listed: its continuation is (with `parentRunId` naming it).
+ *
+ * `readRunEntry(runId)` reads that one run's entry the same way.
  *
  * `open` returns the same store for a run until that store is closed; `close` closes the stores still open.
  *
@@ -84,6 +87,10 @@ export function createFileRunCatalog(runsDirectory: string, options: FileRunCata
           : compare(right.startedAt, left.startedAt),
       );
       return filter.limit === undefined ? entries : entries.slice(0, Math.max(0, filter.limit));
+    },
+    async readRunEntry(runId) {
+      if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
+      return readIndexEntry(join(root, runId), runId, options.staleLockMs);
     },
     async close() {
       for (const store of opened.values()) await store.close();
@@ -163,30 +170,22 @@ function indexStatus(
   if (corrupt) return 'fail';
   // The holder record is removed on release; a holder of this host whose process is gone was killed.
   const live = lock !== undefined && (lock.host !== hostname() || isProcessAlive(lock.pid));
-  if (!live) return tail.suspended ? 'waiting' : 'interrupted';
-  return tail.openInterviews > 0 ? 'waiting' : 'running';
+  if (!live) return tail.state?.status === 'suspended' ? 'waiting' : 'interrupted';
+  return (tail.state?.openInterviews ?? 0) > 0 ? 'waiting' : 'running';
 }
 
-/** What the end of an event log says: how the run ended, if it did, and how many interviews are open there. */
+/** What the end of an event log says: how the run ended, if it did, and its status by {@link runStatusAfterEvent}. */
 interface EventsTail {
   readonly final?: { readonly status: 'success' | 'fail' | 'cancelled'; readonly timestamp?: string };
-  readonly openInterviews: number;
-  /** The log ends with `pipeline.suspended`: the run waits at a gate, held by no process. */
-  readonly suspended: boolean;
+  readonly state?: RunEventState;
 }
-
-const FINAL_STATUS: Readonly<Record<string, 'success' | 'fail' | 'cancelled'>> = {
-  'pipeline.completed': 'success',
-  'pipeline.failed': 'fail',
-  'pipeline.cancelled': 'cancelled',
-};
 
 function readEventsTail(path: string): EventsTail {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch {
-    return { openInterviews: 0, suspended: false };
+    return {};
   }
   let text: string;
   try {
@@ -198,9 +197,8 @@ function readEventsTail(path: string): EventsTail {
   } finally {
     closeSync(fd);
   }
-  let openInterviews = 0;
-  let suspended = false;
-  let final: EventsTail['final'];
+  let state: RunEventState | undefined;
+  let endedAt: string | undefined;
   for (const line of text.split('\n')) {
     let event: { type?: unknown; timestamp?: unknown };
     try {
@@ -208,23 +206,20 @@ function readEventsTail(path: string): EventsTail {
     } catch {
       continue; // Empty, torn, or cut by the start of the window.
     }
-    if (event.type === 'interview.started') openInterviews += 1;
-    else if (event.type === 'interview.completed' || event.type === 'interview.timeout')
-      openInterviews = Math.max(0, openInterviews - 1);
-    else if (event.type === 'pipeline.started') {
-      // A resume after an end or a suspension: the run goes on.
-      final = undefined;
-      openInterviews = 0;
-      suspended = false;
-    } else if (event.type === 'pipeline.suspended') suspended = true;
-    const status = typeof event.type === 'string' ? FINAL_STATUS[event.type] : undefined;
-    if (status !== undefined) {
-      suspended = false;
-      final = {
-        status,
-        ...(typeof event.timestamp === 'string' ? { timestamp: event.timestamp } : {}),
-      };
-    }
+    const before = state;
+    state = runStatusAfterEvent(before, event);
+    if (state !== before && isEnded(state.status))
+      endedAt = typeof event.timestamp === 'string' ? event.timestamp : undefined;
   }
-  return { openInterviews, suspended, ...(final === undefined ? {} : { final }) };
+  const status = state?.status;
+  return {
+    ...(state === undefined ? {} : { state }),
+    ...(isEnded(status)
+      ? { final: { status, ...(endedAt === undefined ? {} : { timestamp: endedAt }) } }
+      : {}),
+  };
+}
+
+function isEnded(status: RunEventStatus | undefined): status is 'success' | 'fail' | 'cancelled' {
+  return status === 'success' || status === 'fail' || status === 'cancelled';
 }

@@ -135,6 +135,7 @@ export type { ResolveFidelityOptions, ResolveThreadKeyOptions } from './resolve-
 export { DEFAULT_FIDELITY, resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
 export type { BackoffConfig, RetryDelayOptions, RetryPolicy, RetryPresetName } from './retry-policy.js';
 export { buildRetryPolicy, DEFAULT_BACKOFF, RETRY_PRESETS, retryDelayMs } from './retry-policy.js';
+export { runDurationMs } from './run-duration.js';
 export type { AcquireRunLockOptions, RunLock, RunLockHolder } from './run-lock.js';
 export type {
   PipelineRun,

@@ -311,6 +311,12 @@ export interface RunCatalog {
   open(runId: string): RunStore;
   /** Runs, newest first, from the run index (file store: manifests + checkpoints of the runs directory). */
   listRuns(filter?: RunIndexFilter): Promise<RunIndexEntry[]>;
+  /**
+   * One run's entry of the run index, as {@link RunCatalog.listRuns} lists it (the same status rule); undefined when
+   * the run is not listed: never written, or continued elsewhere by a `loop_restart` edge.
+   * @throws {InvalidStoreNameError} when `runId` is not a valid run id (as `open`).
+   */
+  readRunEntry(runId: string): Promise<RunIndexEntry | undefined>;
   close(): Promise<void>;
 }
 

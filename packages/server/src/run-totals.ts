@@ -4,6 +4,7 @@
  * past ones.
  */
 import type { PipelineEvent } from '@attractor/engine';
+import { legDurationMs } from '@attractor/engine/internal';
 
 /** Token usage and cost of a run, summed over its `agent.usage` events (parallel branches included). */
 export interface RunUsage {
@@ -56,20 +57,16 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
         delete totals.durationMs;
       }
       return;
-    case 'pipeline.suspended':
-      if (event.branchPath !== undefined) return;
-      totals.earlierLegsMs = (totals.earlierLegsMs ?? 0) + event.durationMs;
-      return;
-    case 'pipeline.completed':
-    case 'pipeline.failed':
-    case 'pipeline.cancelled':
-      if (event.branchPath !== undefined) return;
+    default: {
+      const legMs = legDurationMs(event);
+      if (legMs === undefined) return;
+      totals.earlierLegsMs = (totals.earlierLegsMs ?? 0) + legMs;
+      // A suspension ends a leg, not the run: it resumes at the gate's answer.
+      if (event.type === 'pipeline.suspended') return;
       totals.endedAt = event.timestamp;
-      totals.durationMs = (totals.earlierLegsMs ?? 0) + event.durationMs;
-      totals.earlierLegsMs = totals.durationMs;
+      totals.durationMs = totals.earlierLegsMs;
       return;
-    default:
-      return;
+    }
   }
 }
 

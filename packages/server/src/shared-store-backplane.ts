@@ -210,10 +210,11 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
 
   const topDetails = async (runId: string): Promise<RunDetails> => {
     const store = openRun(runId);
-    const [record, events, queued] = await Promise.all([
+    const [record, events, queued, entry] = await Promise.all([
       readRun(store, { stages: false }),
       store.readEvents(),
       queue.readRun(runId),
+      catalog.readRunEntry(runId),
     ]);
     if (record.manifest === undefined) {
       if (queued === undefined) throw notFound(runId);
@@ -245,17 +246,9 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     // Tokens, cost and timing of the run's own events, as the local server sums them.
     const totals = createRunTotals();
     for (const event of events) if (event.runId === runId) addEventToTotals(totals, event);
-    // A log that ends with `pipeline.suspended` (no runner holds the run): it waits at its gate.
-    const stored =
-      base.state !== 'interrupted'
-        ? base.state
-        : record.lock !== undefined
-          ? 'running'
-          : [...events].reverse().find((event) => event.type.startsWith('pipeline.'))?.type ===
-              'pipeline.suspended'
-            ? 'waiting'
-            : base.state;
-    const state = combineStates(stored, queued?.state);
+    // The run index's status (waiting at a gate, suspended or not; interrupted when no live runner holds it), as
+    // the list shows it; a run continued elsewhere by a `loop_restart` is not in the index: `restarted`.
+    const state = combineStates(entry?.status ?? base.state, queued?.state);
     const live = state === 'running' || state === 'waiting' || queued?.state === 'queued';
     const waitingNodes = state === 'waiting' ? openInterviewStages(events) : [];
     const completedNodes = record.checkpoint?.completed_nodes ?? [];

@@ -103,6 +103,25 @@ describe.each(stores)('stage directories read through %s', (_name, createStore) 
       await expect(readStoredNodeFile(store, node, file), `${node}/${file}`).rejects.toMatchObject(notFound);
     }
   });
+
+  it('describes each stage directory the listing lists as the listing does, a visit kept only in a branch too', async () => {
+    const store = await createStore();
+    await writeRun(store);
+    // The first visit of `fan2` wrote only a branch stage's file: it moves to `fan2/visits/1/branches/b/lint/`.
+    await store.writeStageFile('fan2/branches/b/lint', 'stdout.txt', 'first\n');
+    await store.prepareStage('fan2', 2);
+    await store.writeStageFile('fan2/branches/b/lint', 'stdout.txt', 'second\n');
+    const { stageDirectories } = await readStoredStageListing(store, []);
+    expect(stageDirectories.map((directory) => [directory.dir, directory.visits])).toEqual([
+      ['fan', []],
+      ['fan/branches/a/check', []],
+      ['fan2', [1]],
+      ['fan2/branches/b/lint', []],
+      ['review', [1]],
+    ]);
+    for (const directory of stageDirectories)
+      expect(await describeStoredStageDirectory(store, directory.dir)).toEqual(directory);
+  });
 });
 
 describe('stage files of a local run directory', () => {

@@ -96,10 +96,10 @@ function safeReaddir(path: string): string[] {
   }
 }
 
-/** Splits a stage directory (`fan/branches/a/check/visits/2`) into its stage path and the visit prefix (`visits/2/`). */
+/** Splits a stage directory (`fan/branches/a/check/visits/2`) into its stage path and visit (`2`, when it has one). */
 function storedStage(dir: string): {
   stagePath: string;
-  prefix: string;
+  visit?: string;
   nodeId: string;
   branchPath: string[];
 } {
@@ -108,29 +108,106 @@ function storedStage(dir: string): {
   const stageParts = visitAt === -1 ? parts : parts.slice(0, visitAt);
   return {
     stagePath: stageParts.join('/'),
-    prefix: visitAt === -1 ? '' : `${parts.slice(visitAt).join('/')}/`,
+    ...(visitAt === -1 ? {} : { visit: parts[visitAt + 1]! }),
     nodeId: stageParts.at(-1)!,
     branchPath: stageParts.filter((_, index) => index % 3 === 2),
   };
 }
 
+/** The prefix of a stored file name inside a stage's own visit directory `visits/<visit>/`, or `''`. */
+function visitPrefix(visit: string | undefined): string {
+  return visit === undefined ? '' : `visits/${visit}/`;
+}
+
+/** Where one file of a stage's listing belongs, by {@link classifyStageFile}. */
+interface StageFilePlace {
+  /** The `/branches/<b>/<node>` steps from the listed stage down to the file's stage; `''` for the stage itself. */
+  readonly subdir: string;
+  /** The branch ids of those steps, outermost first. */
+  readonly branchPath: string[];
+  /** The earlier visit (`visits/<visit>/…`, a positive number) the file was kept in, if any. */
+  readonly visit?: string;
+  /** The served file it is (directly in the stage, or directly in its visit directory), if it is one. */
+  readonly served?: StageDirectoryFileName;
+}
+
+const SEGMENT_PATTERN = new RegExp(`^${SEGMENT}$`);
+const BRANCH_PATTERN = new RegExp(`^${BRANCH}$`);
+
+/**
+ * Where file `name` of a stage's listing (`RunStore.listStageFiles`, names relative to the stage) belongs: walks
+ * `branches/<branch>/<node>/` down to the nested branch stage it is in (at most {@link MAX_BRANCH_DEPTH} deep), then
+ * takes a served file directly there, or any file below `visits/<n>/` (n > 0) as a mark of that earlier visit.
+ * Undefined for anything else (a child run's files, other files of the stage).
+ */
+function classifyStageFile(name: string): StageFilePlace | undefined {
+  const parts = name.split('/');
+  let subdir = '';
+  const branchPath: string[] = [];
+  let index = 0;
+  while (
+    parts[index] === 'branches' &&
+    parts.length > index + 3 &&
+    BRANCH_PATTERN.test(parts[index + 1]!) &&
+    !/^\.+$/.test(parts[index + 1]!) &&
+    SEGMENT_PATTERN.test(parts[index + 2]!) &&
+    branchPath.length < MAX_BRANCH_DEPTH
+  ) {
+    branchPath.push(parts[index + 1]!);
+    subdir = `${subdir}/branches/${parts[index + 1]}/${parts[index + 2]}`;
+    index += 3;
+  }
+  const rest = parts.slice(index);
+  const served = (file: string | undefined) =>
+    (STAGE_DIRECTORY_FILES as readonly string[]).includes(file ?? '')
+      ? { served: file as StageDirectoryFileName }
+      : {};
+  if (rest.length === 1) {
+    const file = served(rest[0]);
+    return file.served === undefined ? undefined : { subdir, branchPath, ...file };
+  }
+  if (rest.length >= 3 && rest[0] === 'visits' && /^[0-9]+$/.test(rest[1]!) && Number(rest[1]) > 0) {
+    return { subdir, branchPath, visit: rest[1]!, ...(rest.length === 3 ? served(rest[2]) : {}) };
+  }
+  return undefined;
+}
+
 /** Stage directory `dir` described from its stage's file listing; undefined when it has nothing the API serves. */
 function describeListing(dir: string, stored: readonly StoredFileInfo[]): StageDirectory | undefined {
-  const { prefix, nodeId, branchPath } = storedStage(dir);
-  const files: StageDirectory['files'] = [];
-  for (const name of STAGE_DIRECTORY_FILES) {
-    const file = stored.find((entry) => entry.name === `${prefix}${name}`);
-    if (file !== undefined) files.push({ name, bytes: file.sizeBytes });
+  const { visit, nodeId, branchPath } = storedStage(dir);
+  const sizes = new Map<string, number>();
+  const visits = new Set<number>();
+  for (const entry of stored) {
+    const place = classifyStageFile(entry.name);
+    if (place === undefined || place.subdir !== '') continue;
+    if (place.visit === visit && place.served !== undefined) sizes.set(place.served, entry.sizeBytes);
+    // An earlier visit keeps no visits of its own.
+    else if (visit === undefined && place.visit !== undefined) visits.add(Number(place.visit));
   }
-  const visitPattern = new RegExp(`^${prefix}visits/([0-9]+)/[^/]+$`);
-  const visits = [
-    ...new Set(stored.map((entry) => visitPattern.exec(entry.name)?.[1]).filter((v) => v !== undefined)),
-  ]
-    .map(Number)
-    .filter((visit) => visit > 0)
-    .sort((a, b) => a - b);
-  if (files.length === 0 && visits.length === 0) return undefined;
-  return { dir, nodeId, branchPath, files, visits };
+  const described = toStageDirectory({ dir, nodeId, branchPath }, { sizes, visits });
+  return described.files.length === 0 && described.visits.length === 0 ? undefined : described;
+}
+
+/** What a stage directory holds, as {@link classifyStageFile} sorted its files: served file sizes and visits. */
+interface StageContents {
+  /** Bytes by served file name. */
+  readonly sizes: Map<string, number>;
+  readonly visits: Set<number>;
+}
+
+/** A {@link StageDirectory}: its served files in the order of {@link STAGE_DIRECTORY_FILES}, visits ascending. */
+function toStageDirectory(
+  where: Pick<StageDirectory, 'dir' | 'nodeId' | 'branchPath'>,
+  contents: StageContents,
+): StageDirectory {
+  return {
+    ...where,
+    files: STAGE_DIRECTORY_FILES.filter((name) => contents.sizes.has(name)).map((name) => ({
+      name,
+      bytes: contents.sizes.get(name)!,
+    })),
+    visits: [...contents.visits].sort((a, b) => a - b),
+  };
 }
 
 /**
@@ -161,8 +238,8 @@ export async function readStoredStageFile(
   dir: string,
   name: StageDirectoryFileName,
 ): Promise<string> {
-  const { stagePath, prefix } = storedStage(dir);
-  const bytes = await store.readStageFile(stagePath, `${prefix}${name}`);
+  const { stagePath, visit } = storedStage(dir);
+  const bytes = await store.readStageFile(stagePath, `${visitPrefix(visit)}${name}`);
   if (bytes === undefined) {
     throw new ApiError({
       status: 404,
@@ -185,7 +262,7 @@ export async function readStoredNodeFile(store: RunStore, nodeId: string, file: 
       code: 'NOT_FOUND',
       message: `No stage file "${nodeId}/${file}": ${why}. Stage files are ${STAGE_DIRECTORY_FILES.join(', ')} of a node id.`,
     });
-  if (!new RegExp(`^${SEGMENT}$`).test(nodeId)) throw notFound('not a node id');
+  if (!SEGMENT_PATTERN.test(nodeId)) throw notFound('not a node id');
   if (!(STAGE_DIRECTORY_FILES as readonly string[]).includes(file)) throw notFound('not a stage file name');
   const bytes = await store.readStageFile(nodeId, file);
   if (bytes === undefined) throw notFound('the stage has not written it');
@@ -214,67 +291,32 @@ export async function readStoredStageListing(
   nodeIds: readonly string[],
 ): Promise<StoredStageListing> {
   const tops = [...new Set((await store.listStages()).map((stagePath) => stagePath.split('/')[0]!))];
-  const byDir = new Map<string, { files: Map<string, number>; visits: Set<number>; branchPath: string[] }>();
-  const segment = new RegExp(`^${SEGMENT}$`);
-  const branchId = new RegExp(`^${BRANCH}$`);
-  const entryOf = (dir: string, branchPath: string[]) => {
-    let entry = byDir.get(dir);
-    if (entry === undefined) {
-      entry = { files: new Map(), visits: new Set(), branchPath };
-      byDir.set(dir, entry);
-    }
-    return entry;
-  };
+  const byDir = new Map<string, StageContents & { readonly branchPath: string[] }>();
   for (const top of tops) {
-    if (!segment.test(top)) continue;
+    if (!SEGMENT_PATTERN.test(top)) continue;
     for (const file of await store.listStageFiles(top)) {
-      // Walk `branches/<b>/<node>/` down to the stage the file belongs to; anything else (a child run) is not ours.
-      const parts = file.name.split('/');
-      let dir = top;
-      const branchPath: string[] = [];
-      let index = 0;
-      while (
-        parts[index] === 'branches' &&
-        parts.length > index + 3 &&
-        branchId.test(parts[index + 1]!) &&
-        !/^\.+$/.test(parts[index + 1]!) &&
-        segment.test(parts[index + 2]!) &&
-        branchPath.length < MAX_BRANCH_DEPTH
-      ) {
-        branchPath.push(parts[index + 1]!);
-        dir = `${dir}/branches/${parts[index + 1]}/${parts[index + 2]}`;
-        index += 3;
+      const place = classifyStageFile(file.name);
+      if (place === undefined) continue;
+      const dir = `${top}${place.subdir}`;
+      let entry = byDir.get(dir);
+      if (entry === undefined) {
+        entry = { sizes: new Map(), visits: new Set(), branchPath: place.branchPath };
+        byDir.set(dir, entry);
       }
-      const rest = parts.slice(index);
-      if (rest.length === 1 && (STAGE_DIRECTORY_FILES as readonly string[]).includes(rest[0]!)) {
-        entryOf(dir, branchPath).files.set(rest[0]!, file.sizeBytes);
-      } else if (
-        rest.length >= 3 &&
-        rest[0] === 'visits' &&
-        /^[0-9]+$/.test(rest[1]!) &&
-        Number(rest[1]) > 0
-      ) {
-        entryOf(dir, branchPath).visits.add(Number(rest[1]));
-      }
+      if (place.visit !== undefined) entry.visits.add(Number(place.visit));
+      else if (place.served !== undefined) entry.sizes.set(place.served, file.sizeBytes);
     }
   }
   const stageDirectories: StageDirectory[] = [...byDir.entries()]
-    .map(([dir, entry]) => ({
-      dir,
-      nodeId: dir.split('/').at(-1)!,
-      branchPath: entry.branchPath,
-      files: STAGE_DIRECTORY_FILES.filter((name) => entry.files.has(name)).map((name) => ({
-        name,
-        bytes: entry.files.get(name)!,
-      })),
-      visits: [...entry.visits].sort((a, b) => a - b),
-    }))
+    .map(([dir, entry]) =>
+      toStageDirectory({ dir, nodeId: dir.split('/').at(-1)!, branchPath: entry.branchPath }, entry),
+    )
     .filter((directory) => directory.files.length > 0 || directory.visits.length > 0)
     .sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
   const stages: StoredStageListing['stages'] = [];
   for (const nodeId of nodeIds) {
-    if (!segment.test(nodeId)) continue;
-    const files = byDir.get(nodeId)?.files;
+    if (!SEGMENT_PATTERN.test(nodeId)) continue;
+    const files = byDir.get(nodeId)?.sizes;
     const served = STAGE_DIRECTORY_FILES.filter((name) => files?.has(name) === true);
     if (served.length > 0) stages.push({ nodeId, files: served });
   }

@@ -192,6 +192,33 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     },
   };
 
+  /**
+   * The run index's entries that meet `conditions` (on the columns of `IndexRow`, with `params`), newest first: top
+   * runs with a manifest, not continued elsewhere; `running` without a live lock holder reads as `interrupted`.
+   */
+  const queryIndex = async (
+    conditions: readonly string[],
+    params: readonly unknown[],
+    limit: string,
+  ): Promise<RunIndexEntry[]> => {
+    const result = await pool.query<IndexRow>(
+      `SELECT * FROM (
+         SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, r.ended_at, r.tokens, r.cost_usd,
+                r.parent_run_id, r.forked_from,
+                CASE WHEN r.status = 'running' AND NOT EXISTS (
+                       SELECT 1 FROM ${schema}.run_locks l WHERE l.run_key = r.run_key AND ${liveLockCondition('l')})
+                     THEN 'interrupted' ELSE r.status END AS status
+         FROM ${schema}.runs r
+         WHERE r.parent_key IS NULL AND r.graph_name IS NOT NULL AND r.status <> 'restarted'
+       ) runs
+       ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
+       ORDER BY started_at DESC NULLS LAST, run_key DESC
+       ${limit}`,
+      [...params],
+    );
+    return result.rows.map(toIndexEntry);
+  };
+
   return {
     location,
     schema: schemaName,
@@ -222,22 +249,14 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
         params.push(Math.max(0, Math.floor(filter.limit)));
         limit = `LIMIT $${params.length}`;
       }
-      const result = await pool.query<IndexRow>(
-        `SELECT * FROM (
-           SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, r.ended_at, r.tokens, r.cost_usd,
-                  r.parent_run_id, r.forked_from,
-                  CASE WHEN r.status = 'running' AND NOT EXISTS (
-                         SELECT 1 FROM ${schema}.run_locks l WHERE l.run_key = r.run_key AND ${liveLockCondition('l')})
-                       THEN 'interrupted' ELSE r.status END AS status
-           FROM ${schema}.runs r
-           WHERE r.parent_key IS NULL AND r.graph_name IS NOT NULL AND r.status <> 'restarted'
-         ) runs
-         ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-         ORDER BY started_at DESC NULLS LAST, run_key DESC
-         ${limit}`,
-        params,
-      );
-      return result.rows.map(toIndexEntry);
+      return queryIndex(conditions, params, limit);
+    },
+    async readRunEntry(runId: string): Promise<RunIndexEntry | undefined> {
+      if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
+      await ready();
+      await settled(runId);
+      const [entry] = await queryIndex(['run_key = $1'], [runId], '');
+      return entry;
     },
     subscribeEvents(listener) {
       eventListeners.add(listener);

@@ -3,6 +3,7 @@
  * events to the columns they set. A column left undefined keeps its value; `null` clears it.
  */
 import type { Checkpoint, PipelineEvent, RunIndexStatus, RunManifest } from '@attractor/engine';
+import { type RunEventState, runStatusAfterEvent } from '@attractor/engine/internal';
 
 /** Columns of the `runs` row a write sets, and the token/cost increments it adds. */
 export interface RunIndexPatch {
@@ -81,44 +82,30 @@ function endedStatus(state: unknown): RunIndexPatch['status'] {
 }
 
 /**
- * The index columns a batch of events sets, in order: `pipeline.started` (running again, no end), a top-level
- * `stage.started` (the node executing now), `interview.started` and `pipeline.suspended` (waiting at a human gate)
- * and the interview's end, the `pipeline.*` ends, and `agent.usage` (tokens: input + output; cost when priced).
+ * The index columns a batch of events sets, in order: the status by the run index's rule (`runStatusAfterEvent` of
+ * `@attractor/engine/internal`, shared with the file catalog: `pipeline.started` running, an open interview or
+ * `pipeline.suspended` waiting at a human gate, the interview's end running again, the `pipeline.*` ends), the end time
+ * (`pipeline.started` clears it, an end sets it), a top-level `stage.started` (the node executing now), and
+ * `agent.usage` (tokens: input + output; cost when priced).
  */
 export function patchFromEvents(events: readonly PipelineEvent[]): RunIndexPatch {
   const patch: RunIndexPatch = {};
+  let state: RunEventState | undefined;
   let tokens = 0;
   let cost = 0;
   for (const event of events) {
+    state = runStatusAfterEvent(state, event);
     switch (event.type) {
       case 'pipeline.started':
-        patch.status = 'running';
         patch.ended_at = null;
         break;
       case 'stage.started':
         if (event.branchPath === undefined || event.branchPath.length === 0)
           patch.current_node = event.nodeId;
-        if (patch.status === 'waiting') patch.status = 'running';
-        break;
-      case 'interview.started':
-      case 'pipeline.suspended':
-        // Suspended: a worker stopped the run at the gate and holds no lock; it still waits for the answer.
-        patch.status = 'waiting';
-        break;
-      case 'interview.completed':
-      case 'interview.timeout':
-        patch.status = 'running';
         break;
       case 'pipeline.completed':
-        patch.status = 'success';
-        patch.ended_at = event.timestamp;
-        break;
       case 'pipeline.failed':
-        patch.status = 'fail';
-        patch.ended_at = event.timestamp;
-        break;
       case 'pipeline.cancelled':
-        patch.status = 'cancelled';
         patch.ended_at = event.timestamp;
         break;
       case 'agent.usage':
@@ -129,6 +116,8 @@ export function patchFromEvents(events: readonly PipelineEvent[]): RunIndexPatch
         break;
     }
   }
+  // Suspended: a worker stopped the run at the gate and holds no lock; it still waits for the answer.
+  if (state?.status !== undefined) patch.status = state.status === 'suspended' ? 'waiting' : state.status;
   if (tokens !== 0) patch.tokensDelta = tokens;
   if (cost !== 0) patch.costDelta = cost;
   return patch;

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { JsonValue, PipelineEvent } from '@attractor/engine';
+import { legDurationMs } from '@attractor/engine/internal';
 import type { QueuedRun, RunQueue } from '@attractor/worker';
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
@@ -153,8 +154,7 @@ async function followRun(options: {
       io.stdout.write(
         options.json ? `${JSON.stringify(event)}\n` : formatEvent(event, colors, earlierLegsMs),
       );
-      if (event.branchPath === undefined && LEG_ENDS.has(event.type))
-        earlierLegsMs += (event as { readonly durationMs: number }).durationMs;
+      earlierLegsMs += legDurationMs(event) ?? 0;
       if (event.type === 'pipeline.completed') ended = 0;
       if (event.type === 'pipeline.failed') ended = 1;
     }
@@ -188,14 +188,6 @@ function describeOptions(run: QueuedRun): string {
   if (question.type !== 'multiple_choice') return 'yes, no';
   return question.options.map((option) => `${option.key} (${option.label})`).join(', ');
 }
-
-/** The top-level events that end one leg (invocation) of a run: their `durationMs` is that leg's. */
-const LEG_ENDS: ReadonlySet<string> = new Set([
-  'pipeline.suspended',
-  'pipeline.failed',
-  'pipeline.cancelled',
-  'pipeline.completed',
-]);
 
 /** One event as `--wait` prints it; a completed run's time counts the legs before this one (`earlierLegsMs`). */
 function formatEvent(event: PipelineEvent, colors: Colors, earlierLegsMs: number): string {

@@ -1,4 +1,4 @@
-import type { OutcomeStatus } from '@attractor/engine';
+import { type OutcomeStatus, runDurationMs } from '@attractor/engine';
 import type { RunDirectory } from './read-run-directory.js';
 
 /**
@@ -113,7 +113,6 @@ interface MutableStage {
 export function summarizeRun(run: RunDirectory, options: { readonly live?: boolean } = {}): RunSummary {
   const stages = new Map<string, MutableStage>();
   const route: string[] = [];
-  let durationMs = 0;
   let ended: { state: RunState; reason?: string } | undefined;
   /** The gate a worker suspended the run at (`pipeline.suspended`), until the run resumes. */
   let suspendedAt: string | undefined;
@@ -157,10 +156,7 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         if (isTop(event)) suspendedAt = undefined;
         break;
       case 'pipeline.suspended':
-        if (isTop(event)) {
-          durationMs += event.durationMs;
-          suspendedAt = event.stage;
-        }
+        if (isTop(event)) suspendedAt = event.stage;
         break;
       case 'stage.started': {
         const stage = stageOf(event);
@@ -197,22 +193,13 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         break;
       }
       case 'pipeline.completed':
-        if (isTop(event)) {
-          durationMs += event.durationMs;
-          ended = { state: 'success' };
-        }
+        if (isTop(event)) ended = { state: 'success' };
         break;
       case 'pipeline.failed':
-        if (isTop(event)) {
-          durationMs += event.durationMs;
-          ended = { state: 'fail', reason: event.error };
-        }
+        if (isTop(event)) ended = { state: 'fail', reason: event.error };
         break;
       case 'pipeline.cancelled':
-        if (isTop(event)) {
-          durationMs += event.durationMs;
-          ended = { state: 'cancelled', reason: event.reason };
-        }
+        if (isTop(event)) ended = { state: 'cancelled', reason: event.reason };
         break;
       default:
         break;
@@ -276,7 +263,7 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     ...(nextNode === undefined || state === 'success' ? {} : { nextNode }),
     route,
     stages: rows,
-    durationMs,
+    durationMs: runDurationMs(run.events),
     inputTokens: rows.reduce((total, stage) => total + stage.inputTokens, 0),
     outputTokens: rows.reduce((total, stage) => total + stage.outputTokens, 0),
     cachedInputTokens: rows.reduce((total, stage) => total + stage.cachedInputTokens, 0),

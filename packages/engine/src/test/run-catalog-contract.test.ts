@@ -36,6 +36,8 @@ it('file catalog: keeps each run in <runs directory>/<run id>/ (spec §5.6) and 
   expect((await catalog.listRuns()).map((run) => [run.runId, run.parentRunId])).toEqual([
     ['r1-restart-1', 'r1'],
   ]);
+  expect(await catalog.readRunEntry('r1')).toBeUndefined();
+  expect(await catalog.readRunEntry('r1-restart-1')).toMatchObject({ parentRunId: 'r1' });
   await catalog.close();
   rmSync(directory, { recursive: true, force: true });
 });

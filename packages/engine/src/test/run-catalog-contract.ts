@@ -51,7 +51,7 @@ function suspended(seq: number): PipelineEvent {
  * Registers Vitest tests every {@link RunCatalog} must pass: runs written through `open(runId)` are listed newest
  * first with their status (`success`, `fail`, `cancelled`, `running`, `waiting`, `interrupted`), graph, goal, current
  * node, end time and fork origin; a run whose log ends with `pipeline.suspended` (no lock held) is `waiting`; filters by status and graph, a limit; a run opened but never written is not listed;
- * `open` twice gives the same run.
+ * `readRunEntry` gives the entry `listRuns` lists (undefined for a run never written); `open` twice gives the same run.
  *
  * @example
  * describeRunCatalogContract('file catalog', () => {
@@ -161,6 +161,10 @@ export function describeRunCatalogContract(
       expect(byId.get('b')?.endedAt).toBeUndefined();
       expect(byId.get('e')).toMatchObject({ graphName: 'other', forkedFrom: 'a' });
 
+      for (const run of runs) expect(await catalog.readRunEntry(run.runId)).toEqual(run);
+      expect(await catalog.readRunEntry('never-written')).toBeUndefined();
+      await expect(catalog.readRunEntry('../escape')).rejects.toThrow(/invalid/);
+
       expect((await catalog.listRuns({ status: 'interrupted' })).map((run) => run.runId)).toEqual(['g', 'c']);
       expect((await catalog.listRuns({ graph: 'other' })).map((run) => run.runId)).toEqual(['e']);
       expect((await catalog.listRuns({ limit: 2 })).map((run) => run.runId)).toEqual(['g', 'f']);
@@ -191,6 +195,7 @@ export function describeRunCatalogContract(
       });
       expect((await catalog.listRuns({ status: 'waiting' })).map((run) => run.runId)).toEqual(['s']);
       expect((await catalog.listRuns())[0]?.endedAt).toBeUndefined();
+      expect(await catalog.readRunEntry('s')).toMatchObject({ status: 'waiting' });
       const resumed = await store.acquireLock({ since: '2026-01-06T02:00:00.000Z' });
       locks.push(resumed);
       await store.appendEvents([
@@ -207,6 +212,7 @@ export function describeRunCatalogContract(
         },
       ]);
       expect((await catalog.listRuns())[0]?.status).toBe('running');
+      expect(await catalog.readRunEntry('s')).toMatchObject({ status: 'running' });
     });
   });
 }
