@@ -4,7 +4,7 @@
  * (or none), never an empty or torn one. Two system calls more than a plain write; the `write-file-atomic` package
  * does the same with a realpath, a stat and an exit hook per call, which doubled the engine's cost per node.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 let counter = 0;
@@ -53,22 +53,15 @@ export function writeNewFileSync(
   text: string | Uint8Array,
   options: { readonly fsync?: boolean } = {},
 ): boolean {
-  let fd: number;
   try {
-    fd = openSync(path, 'wx');
+    // One native call for open (exclusive), write and close.
+    writeFileSync(path, text, { flag: 'wx', flush: options.fsync === true });
+    return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // The file was created by this call (`wx`) when the failure came after the open: remove what was written.
+    if (code !== 'ENOENT' && code !== 'EACCES' && code !== 'EPERM') rmSync(path, { force: true });
     throw error;
   }
-  try {
-    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
-    if (options.fsync === true) fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(path, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  return true;
 }
