@@ -297,6 +297,33 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(status.status).toBe(200);
     expect(JSON.parse(await status.text())).toMatchObject({ outcome: 'success' });
 
+    // The per-node route reads the same files from the store (it answered RUN_NOT_FOUND from the runs directory).
+    const byNode = await fetch(`${url}/pipelines/${id}/stages/say/stdout.txt`, { headers });
+    expect(byNode.status).toBe(200);
+    expect(byNode.headers.get('content-type')).toContain('text/plain');
+    expect(await byNode.text()).toBe('hello from a worker\n');
+    const statusByNode = await fetch(`${url}/pipelines/${id}/stages/say/status.json`, { headers });
+    expect(statusByNode.status).toBe(200);
+    expect(statusByNode.headers.get('content-type')).toContain('application/json');
+    expect(JSON.parse(await statusByNode.text())).toMatchObject({ outcome: 'success' });
+    const missing = await api<{ error: { code: string; message: string } }>(
+      `/pipelines/${id}/stages/say/prompt.md`,
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+    expect(missing.body.error.message).toContain('say/prompt.md');
+    for (const path of [
+      'say/manifest.json',
+      'say/..%2Fmanifest.json',
+      '..%2Fsay/stdout.txt',
+      'say.x/stdout.txt',
+    ]) {
+      const refused = await api<{ error: { code: string } }>(`/pipelines/${id}/stages/${path}`);
+      expect(refused.status, path).toBe(404);
+      expect(refused.body.error.code, path).toBe('NOT_FOUND');
+    }
+    expect((await api('/pipelines/no-such-run/stages/say/stdout.txt')).status).toBe(404);
+
     expect((await api(`/pipelines/${id}/stage?dir=nowhere`)).status).toBe(404);
     expect((await api(`/pipelines/${id}/stage-file?dir=say&name=prompt.md`)).status).toBe(404);
     expect((await api('/pipelines/no-such-run/stage?dir=say')).status).toBe(404);
