@@ -1,11 +1,12 @@
 /**
  * Issue 18 "Semantics" with real processes: `attractor worker` processes on a real PostgreSQL queue and a shared run
- * store, one of them SIGKILLed in the middle of a stage.
+ * store, one of them SIGKILLed in the middle of a stage (of an ordinary run; of a run its gate's deadline resumed).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PipelineEvent, RunCatalog } from '@attractor/engine';
 import { createPostgresRunCatalog } from '@attractor/store-postgres';
+import { connectRunQueue, type RunQueue } from '@attractor/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type PostgresTestServer,
@@ -16,6 +17,8 @@ import { attractor, attractorWorker, FIXTURES, temporaryDirectory } from './help
 
 const available = postgresAvailableForTests('attractor worker end-to-end tests');
 const RELAY = join(FIXTURES, 'relay.dot');
+/** A gate with a 1 s timeout whose default (`hold`) leads to a stage that waits for a `release` file in its workdir. */
+const DEADLINE_GATE = join(FIXTURES, 'deadline-gate.dot');
 
 interface CheckpointFile {
   readonly state: string;
@@ -48,14 +51,18 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
   let dir: string;
   let env: Record<string, string>;
   let catalog: RunCatalog;
+  let queue: RunQueue;
   beforeAll(async () => {
     server = await startPostgresServer();
     dir = await temporaryDirectory('attractor-workers-');
     // One PostgreSQL for the queue (pg-boss) and the run store, as in compose.yaml.
     env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
     catalog = createPostgresRunCatalog({ connectionString: server.url });
+    // Only reads the queue's records (no supervision, the workers' job settings kept).
+    queue = await connectRunQueue({ url: server.url });
   }, 120_000);
   afterAll(async () => {
+    await queue?.close();
     await catalog?.close();
     await server?.stop();
   });
@@ -154,5 +161,87 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
     // The store's run index lists all 20 as successful.
     const indexed = await catalog.listRuns({ status: 'success' });
     expect(indexed.filter((entry) => runIds.includes(entry.runId))).toHaveLength(20);
+  }, 240_000);
+
+  it("a worker SIGKILLed while its gate's deadline job runs the run on: another worker takes the run over and completes it through the default choice", async () => {
+    const victim = startWorker();
+    let victimLog = '';
+    victim.stderr?.on('data', (chunk: Buffer) => {
+      victimLog += chunk.toString();
+    });
+    let rescuer: ReturnType<typeof startWorker> | undefined;
+    try {
+      await until(
+        () => victimLog.includes('at a time'),
+        60_000,
+        () => `the worker to start: ${victimLog}`,
+      );
+      const enqueued = await attractor(['run', DEADLINE_GATE, '--simulate', '--queue'], { cwd: dir, env });
+      expect(enqueued.exitCode, enqueued.stderr).toBe(0);
+      const runId = enqueued.stdout.trim();
+      const workdir = join(dir, 'work', runId);
+      // Nobody answers: the run suspends at the gate, and the victim (the only worker) takes the deadline job, which
+      // applies the default and runs stage `hold`. That stage waits for a `release` file no one writes yet, so the
+      // kill lands while the deadline job holds the run: its state is `running`, its job active on the victim.
+      await until(
+        async () =>
+          victimLog.includes(`run ${runId}: resumed (timeout)`) &&
+          (await readEvents(runId)).some(
+            (event) => event.type === 'stage.started' && event.nodeId === 'hold',
+          ) &&
+          (await readFile(join(workdir, 'attempts.txt'), 'utf8').catch(() => '')) === 'hold\n',
+        60_000,
+        () => `the victim to resume the run at its deadline and start stage hold; it printed: ${victimLog}`,
+      );
+      expect(victimLog).toContain(`run ${runId}: waiting at gate "ask"`);
+      expect((await queue.readRun(runId))?.state).toBe('running');
+      const killedAt = Date.now();
+      victim.kill('SIGKILL');
+      await victim;
+
+      // pg-boss fails the dead worker's deadline job (missed heartbeats) and retries it on the next worker. That retry
+      // finds the run `running` with its gate's question unanswered: it resumes the run from its checkpoint.
+      await writeFile(join(workdir, 'release'), '');
+      rescuer = startWorker();
+      let rescuerLog = '';
+      rescuer.stderr?.on('data', (chunk: Buffer) => {
+        rescuerLog += chunk.toString();
+      });
+      let state: string | undefined;
+      await until(
+        async () => {
+          state = (await queue.readRun(runId))?.state;
+          return state === 'success';
+        },
+        90_000,
+        () => `the run to succeed; it is ${state}; the rescuer printed: ${rescuerLog}`,
+      );
+      expect(rescuerLog).toContain(`run ${runId}: resumed (timeout)`);
+      expect(rescuerLog).not.toContain(`run ${runId}: nothing to do`);
+      expect((await readCheckpoint(runId))?.state).toBe('success');
+      // The gate's default took the `hold` branch; `prepare` and the gate did not run again, and the stage the kill
+      // interrupted ran once more (its first attempt's process group was ended with the victim), to completion once.
+      expect(await readFile(join(workdir, 'trail.txt'), 'utf8')).toBe('prepare\nhold\n');
+      expect(await readFile(join(workdir, 'attempts.txt'), 'utf8')).toBe('hold\nhold\n');
+      const events = await readEvents(runId);
+      expect(events.filter((event) => event.type === 'stage.completed').map((event) => event.nodeId)).toEqual(
+        ['start', 'prepare', 'ask', 'hold', 'done'],
+      );
+      const timeouts = events.filter((event) => event.type === 'interview.timeout');
+      expect(timeouts).toHaveLength(1);
+      expect(timeouts[0]).toMatchObject({ stage: 'ask', answer: { value: 'H' } });
+      expect(events.filter((event) => event.type === 'interview.completed')).toEqual([]);
+      // Three legs: the start, the deadline on the victim, and the takeover after the kill.
+      const legs = events.filter((event) => event.type === 'pipeline.started');
+      expect(legs).toHaveLength(3);
+      expect(Date.parse(legs[2]!.timestamp)).toBeGreaterThan(killedAt);
+      const listed = await attractor(['runs', '--json', '--status', 'success'], { cwd: dir, env });
+      expect((JSON.parse(listed.stdout) as { runId: string }[]).map((run) => run.runId)).toContain(runId);
+    } finally {
+      victim.kill('SIGKILL');
+      rescuer?.kill('SIGTERM');
+      await victim;
+      if (rescuer !== undefined) expect((await rescuer).exitCode).toBe(0);
+    }
   }, 240_000);
 });

@@ -4,6 +4,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import type { Clock } from './clock.js';
+import { maskEvent } from './mask-checkpoint.js';
 import type { PipelineEvent, PipelineEventType } from './pipeline-event.js';
 import { createSecretMasker, type SecretMasker } from './redact-secrets.js';
 import type { RunStore } from './run-store.js';
@@ -152,7 +153,7 @@ export class EventBus {
     const basePath = this.#options.basePath;
     const path = basePath === undefined || basePath.length === 0 ? branchPath : [...basePath, ...branchPath];
     // The stamp (sequence number, clock, run id, branch ids) is structure, not data: only the event is masked.
-    const stamped: Record<string, unknown> = { ...this.#secrets.mask(event) };
+    const stamped: Record<string, unknown> = { ...maskEvent(event, this.#secrets) };
     stamped.seq = this.#seq;
     stamped.timestamp = this.#stampIso;
     stamped.runId = this.#options.runId;

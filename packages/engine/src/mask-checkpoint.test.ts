@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { checkpointSchema } from './checkpoint-schema.js';
-import { CHECKPOINT_DATA_FIELDS, createCheckpointMasker, maskManifest } from './mask-checkpoint.js';
+import {
+  CHECKPOINT_DATA_FIELDS,
+  createCheckpointMasker,
+  maskEvent,
+  maskManifest,
+  maskStageStatus,
+} from './mask-checkpoint.js';
 import { createSecretMasker, REDACTED } from './redact-secrets.js';
 import type { StageRecord } from './run-store.js';
 import { createTestCheckpoint, createTestManifest } from './test/run-store-contract.js';
@@ -151,5 +157,35 @@ describe('maskManifest', () => {
     expect(masked.initial_context).toEqual({ api_token: REDACTED, note: REDACTED });
     expect(masked.node_ids).toEqual(['start', 'deploy', 'exit']);
     expect(maskManifest(createTestManifest(), masker)).toEqual(createTestManifest());
+  });
+});
+
+describe('maskEvent and maskStageStatus (node ids, stage paths and question ids kept)', () => {
+  const masker = createSecretMasker({ values: ['deploy'] });
+
+  it("masks an event's data and keeps its node ids, stage path, branch and question id", () => {
+    const event = {
+      type: 'interview.started',
+      nodeId: 'deploy',
+      stage: 'fan/branches/deploy/deploy',
+      branch: 'deploy',
+      question: { id: 'deploy@1#1', stage: 'deploy', text: 'Ship deploy?', type: 'yes_no', options: [] },
+      note: 'deploy done',
+      api_token: 'plain',
+    };
+    expect(maskEvent(event, masker)).toEqual({
+      ...event,
+      question: { ...event.question, text: `Ship ${REDACTED}?` },
+      note: `${REDACTED} done`,
+      api_token: REDACTED,
+    });
+    const clean = { type: 'stage.started', nodeId: 'deploy', label: 'Ship' };
+    expect(maskEvent(clean, masker)).toBe(clean);
+  });
+
+  it("masks a status file's text and keeps its suggested node ids", () => {
+    expect(
+      maskStageStatus({ outcome: 'success', suggested_next_ids: ['deploy'], notes: 'deploy ok' }, masker),
+    ).toEqual({ outcome: 'success', suggested_next_ids: ['deploy'], notes: `${REDACTED} ok` });
   });
 });

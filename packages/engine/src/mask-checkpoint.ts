@@ -11,11 +11,15 @@
  * context, the logs, outcomes (notes, failure reasons, context updates, labels), stage records' notes and failure
  * reasons, failure streak reasons, the failure reason and any field this file does not know — goes through
  * `masker.mask`.
+ *
+ * Events and `status.json` follow the same rule ({@link maskEvent}, {@link maskStageStatus}): their node ids, stage
+ * paths, branch ids, question ids and run directories are written as they are, so that `inspect`, `render --run` and
+ * the server still find the stage a secret-looking node id names.
  */
 
 import type { Outcome } from './outcome.js';
-import type { SecretMasker } from './redact-secrets.js';
-import type { Checkpoint, RunManifest, StageRecord } from './run-store.js';
+import { isSecretKey, REDACTED, type SecretMasker } from './redact-secrets.js';
+import type { Checkpoint, RunManifest, StageRecord, StageStatusFile } from './run-store.js';
 
 /**
  * The checkpoint fields that hold data (see the file's header), masked on every write; every other field of
@@ -155,4 +159,72 @@ function mapValuesChanged<TValue>(
     }
   }
   return copy ?? values;
+}
+
+/** Event fields that are structure: the event type, node ids, stage paths, branch ids and run directories. */
+const EVENT_STRUCTURE = new Set([
+  'type',
+  'nodeId',
+  'startNodeId',
+  'targetNodeId',
+  'nextNodeId',
+  'stage',
+  'branch',
+  'branchPath',
+  'logsRoot',
+  'newLogsRoot',
+  'handlerType',
+]);
+
+/** Question fields that are structure: the id answers are keyed by (node, visit, attempt) and the stage path. */
+const QUESTION_STRUCTURE = new Set(['id', 'stage']);
+
+/** `status.json` fields that are structure: the outcome word, the node ids it suggests and the retry flag. */
+const STATUS_STRUCTURE = new Set(['outcome', 'suggested_next_ids', 'retryable']);
+
+/**
+ * `event` with its data masked by `masker` (see the file's header): everything but its structure — and, in a
+ * `question`, everything but its `id` and `stage` — goes through `masker.mask`, a string under a secret-named key is
+ * replaced whole. The same event when nothing was masked. Internal to the engine.
+ */
+export function maskEvent<TEvent extends object>(event: TEvent, masker: SecretMasker): TEvent {
+  return maskFields(
+    event,
+    masker,
+    (key, value) =>
+      key === 'question' && typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? maskFields(value, masker, undefined, QUESTION_STRUCTURE)
+        : undefined,
+    EVENT_STRUCTURE,
+  );
+}
+
+/** `status` with its data masked by `masker` (see the file's header). Internal to the engine. */
+export function maskStageStatus(status: StageStatusFile, masker: SecretMasker): StageStatusFile {
+  return maskFields(status, masker, undefined, STATUS_STRUCTURE);
+}
+
+/**
+ * `value` with every own field but those in `structure` masked (`special` may mask a field its own way by returning
+ * a value); the same object when nothing changed.
+ */
+function maskFields<TValue extends object>(
+  value: TValue,
+  masker: SecretMasker,
+  special: ((key: string, field: unknown) => unknown) | undefined,
+  structure: ReadonlySet<string>,
+): TValue {
+  let result: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || structure.has(key)) continue;
+    const field: unknown = (value as Record<string, unknown>)[key];
+    const next =
+      special?.(key, field) ??
+      (typeof field === 'string' && isSecretKey(key) ? REDACTED : masker.mask(field));
+    if (next !== field) {
+      result ??= { ...(value as Record<string, unknown>) };
+      result[key] = next;
+    }
+  }
+  return (result ?? value) as TValue;
 }

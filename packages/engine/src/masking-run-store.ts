@@ -3,7 +3,7 @@
  * checkpoint (its context too), the events and the stage status files. Reads pass through, and so do stage files
  * and artifacts: handlers mask what they write there (`runtime.secrets`).
  */
-import { createCheckpointMasker, maskManifest } from './mask-checkpoint.js';
+import { createCheckpointMasker, maskEvent, maskManifest, maskStageStatus } from './mask-checkpoint.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunStore } from './run-store.js';
 
@@ -11,7 +11,8 @@ import type { RunStore } from './run-store.js';
  * Wraps `store` so that every write goes through `masker.mask` (known values, token shapes and values under
  * secret-named keys become `[REDACTED]`). The masked copy is written; the caller's objects are not changed. The
  * checkpoint's and the manifest's structure — node ids, run ids, run directories, hashes, counters — is written as it
- * is (mask-checkpoint.ts): a secret equal to a node id must not break the resume. A store that already masks with
+ * is, and so are the node ids, stage paths and question ids of events and `status.json` (mask-checkpoint.ts): a secret
+ * equal to a node id must not break the resume, `inspect` or the server. A store that already masks with
  * `masker` is returned as it is.
  */
 export function createMaskingRunStore(store: RunStore, masker: SecretMasker): RunStore {
@@ -27,7 +28,7 @@ export function createMaskingRunStore(store: RunStore, masker: SecretMasker): Ru
     acquireLock: (options) => store.acquireLock(options),
     readLock: () => store.readLock(),
     writeCheckpoint: (checkpoint) => store.writeCheckpoint(maskCheckpoint(checkpoint)),
-    appendEvents: (events) => store.appendEvents(masker.mask(events)),
+    appendEvents: (events) => store.appendEvents(events.map((event) => maskEvent(event, masker))),
     readEvents: (options) => store.readEvents(options),
     prepareStage: (stagePath, visit) => store.prepareStage(stagePath, visit),
     writeStageFile: (stagePath, name, data) => store.writeStageFile(stagePath, name, data),
@@ -37,7 +38,8 @@ export function createMaskingRunStore(store: RunStore, masker: SecretMasker): Ru
     openStageFile: (stagePath, name) => store.openStageFile(stagePath, name),
     listStageFiles: (stagePath) => store.listStageFiles(stagePath),
     listStages: () => store.listStages(),
-    writeStageStatus: (stagePath, status) => store.writeStageStatus(stagePath, masker.mask(status)),
+    writeStageStatus: (stagePath, status) =>
+      store.writeStageStatus(stagePath, maskStageStatus(status, masker)),
     readStageStatus: (stagePath) => store.readStageStatus(stagePath),
     writeArtifact: (id, data) => store.writeArtifact(id, data),
     readArtifact: (id) => store.readArtifact(id),

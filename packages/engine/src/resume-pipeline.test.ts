@@ -277,6 +277,15 @@ describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
     // The data is still masked.
     expect(checkpoint.node_outcomes.deploy?.failureReason).toBe('login as [REDACTED] refused');
     expect(readJson<RunManifest>(join(logsRoot, 'manifest.json')).node_ids).toContain('deploy');
+    // Events and status.json keep the node id too (inspect, render --run and the server look stages up by it).
+    const failed = readEvents(logsRoot).find(
+      (event) => event.type === 'stage.completed' && event.status === 'fail',
+    );
+    expect(failed).toMatchObject({ nodeId: 'deploy', failureReason: 'login as [REDACTED] refused' });
+    expect(readJson(join(logsRoot, 'deploy', 'status.json'))).toMatchObject({
+      outcome: 'fail',
+      failure_reason: 'login as [REDACTED] refused',
+    });
     const resumed = await resumePipeline({
       graph: secretGraph,
       registry: registryWith(createScriptedHandler()),

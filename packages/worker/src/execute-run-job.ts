@@ -24,7 +24,7 @@ import {
 import type { Graph } from '@attractor/graph';
 import type { Job } from 'pg-boss';
 import { catalogRunStores, type WorkerRunCatalog } from './catalog-run-stores.js';
-import type { RunRequest } from './queued-run.js';
+import type { QueuedRun, RunRequest } from './queued-run.js';
 import type { RunJobData, RunQueue } from './run-queue.js';
 import type { WorkerEvent } from './start-worker.js';
 import { createSuspendingInterviewer } from './suspending-interviewer.js';
@@ -92,7 +92,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     emit({ type: 'run.skipped', runId, reason: `the run is already ${queued.state}` });
     return;
   }
-  if (trigger === 'timeout' && (queued.state !== 'waiting' || queued.question?.id !== job.data.questionId)) {
+  if (trigger === 'timeout' && deadlineSettled(queued, job.data.questionId)) {
     emit({ type: 'run.skipped', runId, reason: 'the question of this deadline was answered' });
     return;
   }
@@ -274,6 +274,18 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     status: result.status,
     ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
   });
+}
+
+/**
+ * Whether the deadline job of question `questionId` has nothing left to do: the question was answered (the run's
+ * answers hold it) or the run moved on to another gate. Not merely because the run no longer waits: a deadline job
+ * whose worker died after claiming the run (state `running`, the gate's default taken or about to be) is retried by
+ * pg-boss, and that retry must resume the run as any job's retry does (the run lock tells a dead holder from a live
+ * one), or the run would stay `running` with no job left.
+ */
+function deadlineSettled(queued: QueuedRun, questionId: string | undefined): boolean {
+  if (questionId === undefined) return true;
+  return queued.answers[questionId] !== undefined || queued.question?.id !== questionId;
 }
 
 /** The `pipeline.suspended` that replaces the `pipeline.cancelled` of a run stopped at a gate (same seq and time). */

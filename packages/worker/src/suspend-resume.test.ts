@@ -9,7 +9,13 @@ import {
   startPostgresServer,
   tempDir,
 } from '../test/worker-fixtures.js';
-import { connectRunQueue, type RunningWorker, type RunQueue, startWorker } from './index.js';
+import {
+  connectRunQueue,
+  type RunningWorker,
+  type RunQueue,
+  startWorker,
+  type WorkerEvent,
+} from './index.js';
 
 const available = postgresAvailableForTests('@attractor/worker gate and lock tests');
 
@@ -32,7 +38,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
   let queue: RunQueue;
   const workers: RunningWorker[] = [];
   const runsDir = () => join(dir.path, 'runs');
-  const begin = async (workerId: string) => {
+  const begin = async (workerId: string, onEvent?: (event: WorkerEvent) => void) => {
     const worker = await startWorker({
       catalog: directoryCatalog(runsDir()),
       queueUrl: server.url,
@@ -40,6 +46,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
       prepare: prepareSimulated,
       pollingIntervalSeconds: 0.5,
       workerId,
+      ...(onEvent === undefined ? {} : { onEvent }),
     });
     workers.push(worker);
     return worker;
@@ -132,6 +139,77 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     expect(timeout).toMatchObject({ stage: 'ask', answer: { value: 'H' } });
     expect(timeout?.type === 'interview.timeout' && timeout.durationMs).toBeGreaterThanOrEqual(2000);
     expect(trail.filter((event) => event.type === 'interview.completed')).toEqual([]);
+  }, 120_000);
+
+  it('a deadline job that finds its run `running` (the worker that claimed it died) resumes the run; one for a gate the run left does nothing', async () => {
+    // No worker of the tests before may take the deadline job: this one stands for a worker that died holding it.
+    for (const worker of workers) await worker.stop();
+    const asker = await begin('claimer-asker');
+    const runId = await queue.enqueueRun({
+      source: gate(', timeout="3s", "human.default_choice"="hold"'),
+      graphName: 'gate',
+    });
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
+    const { question, deadlineAt } = (await queue.readRun(runId))!;
+    // Stopped well before the deadline: the asker never takes the deadline job.
+    await asker.stop();
+    expect(Date.now()).toBeLessThan(Date.parse(deadlineAt!));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Date.parse(deadlineAt!) - Date.now()) + 500),
+    );
+    // What a worker that took the deadline job and died left: the run `running` under it, the question unanswered,
+    // and the deadline job to run again (pg-boss's retry carries the same data as the job still queued here).
+    expect(await queue.claimRun({ runId, workerId: 'dead-claimer' })).toBe(true);
+    const seen: WorkerEvent[] = [];
+    const rescuer = await begin('claimer-rescuer', (event) => seen.push(event));
+    await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
+    expect((await queue.readRun(runId))?.worker).toBe(rescuer.id);
+    expect(seen.find((event) => event.runId === runId)).toEqual({
+      type: 'run.started',
+      runId,
+      resumed: true,
+      trigger: 'timeout',
+    });
+    expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('hold\n');
+    const trail = await events(runId);
+    expect(trail.filter((event) => event.type === 'interview.timeout')).toMatchObject([
+      { stage: 'ask', question: { id: question?.id }, answer: { value: 'H' } },
+    ]);
+
+    // A deadline job of that (long passed) gate, delivered now that the run waits at another gate, changes nothing.
+    const next = await queue.enqueueRun({
+      source: `digraph twice {
+        start [shape=Mdiamond]
+        first [shape=hexagon, label="First?", timeout="1h", "human.default_choice"="second"]
+        second [shape=hexagon, label="Second?", timeout="1h", "human.default_choice"="done"]
+        done [shape=Msquare]
+        start -> first
+        first -> second [label="[G] Go"]
+        second -> done [label="[G] Go"]
+      }`,
+      graphName: 'twice',
+    });
+    await expect
+      .poll(async () => (await queue.readRun(next))?.question?.stage, { timeout: 60_000 })
+      .toBe('first');
+    const first = (await queue.readRun(next))?.question?.id;
+    await queue.answerRun({ runId: next, text: 'G' });
+    await expect
+      .poll(async () => (await queue.readRun(next))?.question?.stage, { timeout: 60_000 })
+      .toBe('second');
+    await expect.poll(async () => (await queue.readRun(next))?.state, { timeout: 60_000 }).toBe('waiting');
+    await queue.sendJob({
+      runId: next,
+      trigger: 'timeout',
+      ...(first === undefined ? {} : { questionId: first }),
+    });
+    await expect
+      .poll(() => seen.filter((event) => event.runId === next && event.type === 'run.skipped'), {
+        timeout: 60_000,
+      })
+      .toEqual([{ type: 'run.skipped', runId: next, reason: 'the question of this deadline was answered' }]);
+    expect(await queue.readRun(next)).toMatchObject({ state: 'waiting', question: { stage: 'second' } });
+    expect((await events(next)).filter((event) => event.type === 'interview.timeout')).toEqual([]);
   }, 120_000);
 
   it('never executes a run whose lock another runner holds; runs it once the lock is free', async () => {
