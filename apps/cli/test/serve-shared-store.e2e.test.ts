@@ -8,7 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectRunQueue } from '@attractor/worker';
+import { runPipeline } from '@attractor/engine';
+import { prepareGraph } from '@attractor/graph';
+import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
+import { createPostgresRunCatalog } from '@attractor/store-postgres';
+import { catalogRunStores, connectRunQueue } from '@attractor/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type PostgresTestServer,
@@ -297,10 +301,77 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(status.status).toBe(200);
     expect(JSON.parse(await status.text())).toMatchObject({ outcome: 'success' });
 
+    // The per-node route reads the same files from the store (it answered RUN_NOT_FOUND from the runs directory).
+    const byNode = await fetch(`${url}/pipelines/${id}/stages/say/stdout.txt`, { headers });
+    expect(byNode.status).toBe(200);
+    expect(byNode.headers.get('content-type')).toContain('text/plain');
+    expect(await byNode.text()).toBe('hello from a worker\n');
+    const statusByNode = await fetch(`${url}/pipelines/${id}/stages/say/status.json`, { headers });
+    expect(statusByNode.status).toBe(200);
+    expect(statusByNode.headers.get('content-type')).toContain('application/json');
+    expect(JSON.parse(await statusByNode.text())).toMatchObject({ outcome: 'success' });
+    const missing = await api<{ error: { code: string; message: string } }>(
+      `/pipelines/${id}/stages/say/prompt.md`,
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+    expect(missing.body.error.message).toContain('say/prompt.md');
+    for (const path of [
+      'say/manifest.json',
+      'say/..%2Fmanifest.json',
+      '..%2Fsay/stdout.txt',
+      'say.x/stdout.txt',
+    ]) {
+      const refused = await api<{ error: { code: string } }>(`/pipelines/${id}/stages/${path}`);
+      expect(refused.status, path).toBe(404);
+      expect(refused.body.error.code, path).toBe('NOT_FOUND');
+    }
+    expect((await api('/pipelines/no-such-run/stages/say/stdout.txt')).status).toBe(404);
+
     expect((await api(`/pipelines/${id}/stage?dir=nowhere`)).status).toBe(404);
     expect((await api(`/pipelines/${id}/stage-file?dir=say&name=prompt.md`)).status).toBe(404);
     expect((await api('/pipelines/no-such-run/stage?dir=say')).status).toBe(404);
     expect((await api(`/pipelines/${id}/stage?dir=..`)).status).toBe(400);
+  }, 90_000);
+
+  it('forks a run the store holds but the queue never saw (written by an engine run, not enqueued)', async () => {
+    // An engine run straight into the store, as an embedder's runPipeline with the catalog's stores writes it.
+    const dotPath = join(dir, 'say-store-only.dot');
+    await writeFile(dotPath, SAY);
+    const catalog = createPostgresRunCatalog({ connectionString: postgres.url });
+    const root = join(dir, 'engine-runs');
+    try {
+      const result = await runPipeline({
+        graph: prepareGraph(SAY, { filename: dotPath }).graph!,
+        registry: createDefaultRegistry(),
+        backend: createSimulationBackend(),
+        logsRoot: join(root, 'store-only'),
+        sourcePath: dotPath,
+        createRunStore: catalogRunStores({ catalog, root }),
+      });
+      expect(result.status).toBe('success');
+    } finally {
+      await catalog.close();
+    }
+    expect((await api('/pipelines/store-only')).status).toBe(200);
+    const forked = await api<{ id: string }>('/pipelines/store-only/fork', {
+      method: 'POST',
+      body: JSON.stringify({ from: 'start', simulate: true }),
+    });
+    expect(forked.status).toBe(200);
+    await until(
+      async () => (await details(forked.body.id)).state === 'success',
+      60_000,
+      'the fork to succeed',
+    );
+    const stdout = await fetch(`${url}/pipelines/${forked.body.id}/stages/say/stdout.txt`, { headers });
+    expect(await stdout.text()).toBe('hello from a worker\n');
+    const unknown = await api<{ error: { code: string } }>('/pipelines/never-ran/fork', {
+      method: 'POST',
+      body: JSON.stringify({ from: 'start' }),
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('RUN_NOT_FOUND');
   }, 90_000);
 
   it('answers a gate through the server while its run is suspended; a different worker than the one that asked completes it', async () => {

@@ -26,6 +26,7 @@ import type { RunManager } from './run-manager.js';
 import type { RunDetails } from './run-summary.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
 import {
+  checkNodeFile,
   describeStoredStageDirectory,
   readStoredNodeFile,
   readStoredStageFile,
@@ -353,10 +354,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       query.dir,
       query.name,
     );
-    c.header(
-      'Content-Type',
-      query.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
-    );
+    c.header('Content-Type', stageFileContentType(query.name));
     return c.body(manager.secrets.maskText(text));
   });
 
@@ -368,14 +366,16 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       c.req.param('node'),
       file,
     );
-    c.header(
-      'Content-Type',
-      file.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
-    );
+    c.header('Content-Type', stageFileContentType(file));
     return c.body(manager.secrets.maskText(text));
   });
 
   return app;
+}
+
+/** The `Content-Type` a stage file is served with: JSON for `status.json`, else UTF-8 text. */
+function stageFileContentType(name: string): string {
+  return name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
 }
 
 /** Answers with the run's graph as SVG, each node coloured by its status in `details` (local and shared runs alike). */
@@ -510,10 +510,15 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
       });
     }
     const text = await backplane.stageFile(c.req.param('id'), query.dir, query.name, child);
-    c.header(
-      'Content-Type',
-      query.name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8',
-    );
+    c.header('Content-Type', stageFileContentType(query.name));
+    return c.body(manager.secrets.maskText(text));
+  });
+  // The run's own stage files by node id, read from the store like `/stage-file` (the same names and 404s as locally).
+  app.get('/pipelines/:id/stages/:node/:file', async (c) => {
+    const nodeId = c.req.param('node');
+    const file = checkNodeFile(nodeId, c.req.param('file'));
+    const text = await backplane.stageFile(c.req.param('id'), nodeId, file);
+    c.header('Content-Type', stageFileContentType(file));
     return c.body(manager.secrets.maskText(text));
   });
   app.get('/pipelines/:id/source', async (c) => {

@@ -40,9 +40,11 @@ export const resumeBodySchema = z.strictObject({
 
 /**
  * Body of `POST /pipelines/{id}/fork`: the completed stage to fork after (`node` or `node@visit`, the latest visit
- * by default) and, optionally, an edited DOT source for the new run (default: the source run's).
+ * by default), optionally an edited DOT source for the new run (default: the source run's), and whether to simulate
+ * its LLM stages (default: as the source run was started; false for a run the server did not start).
  */
 export const forkBodySchema = z.strictObject({
   from: z.string().min(1),
   dot: z.string().min(1).optional(),
+  simulate: z.boolean().optional(),
 });

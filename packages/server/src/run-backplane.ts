@@ -110,8 +110,15 @@ export interface RunBackplane {
   cancel(runId: string): Promise<RunSummary>;
   /** Resumes a failed, cancelled or interrupted run from its checkpoint. */
   resume(runId: string): Promise<RunSummary>;
-  /** Starts a new run from the checkpoint after stage `from` of `runId`, optionally with edited DOT. */
-  fork(runId: string, options: { readonly from: string; readonly dot?: string }): Promise<RunSummary>;
+  /**
+   * Starts a new run from the checkpoint after stage `from` of `runId` (any run of the store; the source run is only
+   * read), optionally with edited DOT, and simulated LLM stages with `simulate: true` (default: as the source run).
+   * @throws {ApiError} 404 for an unknown run; `FORK_REFUSED` (409) when the run's DOT is not known and none is sent.
+   */
+  fork(
+    runId: string,
+    options: { readonly from: string; readonly dot?: string; readonly simulate?: boolean },
+  ): Promise<RunSummary>;
   /** The questions a run waits on. */
   questions(runId: string): Promise<PendingQuestion[]>;
   /** Answers a question of a run. */

@@ -75,6 +75,14 @@ export function writeRunRequest(runDir: string, source: string, record: RunReque
 }
 
 /**
+ * Whether run directory `runDir` holds the records of a run started by a server ({@link RUN_SOURCE_FILE} or
+ * {@link RUN_REQUEST_FILE}); false for a run of `attractor run`.
+ */
+export function hasRunRequest(runDir: string): boolean {
+  return existsSync(join(runDir, RUN_SOURCE_FILE)) || existsSync(join(runDir, RUN_REQUEST_FILE));
+}
+
+/**
  * Reads the DOT source and request record of a run started by a server.
  * @throws {ApiError} `RESUME_REFUSED` (409) when the run was not started by a server (no saved source).
  */

@@ -41,6 +41,7 @@ import {
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import {
   createUniqueRunDirectory,
+  hasRunRequest,
   listRunDirectories,
   RUN_SOURCE_FILE,
   type RunRequestRecord,
@@ -250,15 +251,24 @@ export class RunManager {
 
   /**
    * Starts a new run from the snapshot after a completed stage of run `id` (the engine's `startForkedPipeline`),
-   * with the source run's DOT or an edited one; the source run is not changed. Returns the new run's summary.
-   * @throws {ApiError} `RUN_NOT_FOUND` (404), `FORK_REFUSED` (409: no such completed stage, or the edited graph
-   *   lacks it), `INVALID_PIPELINE` / `TOOLS_NOT_ALLOWED` (400) for the edited DOT, `SERVER_STOPPING` (503).
+   * with the source run's DOT or an edited one; the source run is not changed. Any run of the runs directory can be
+   * forked, also one this server did not start (`attractor run`): its DOT is then the file its manifest names
+   * (`source_path`) and its LLM stages run on this server's backend (simulated with `simulate: true`).
+   * @param options.from the completed stage, `node` or `node@visit`
+   * @param options.dot edited DOT for the fork. Default: the source run's.
+   * @param options.simulate simulate the fork's LLM stages. Default: as the source run was started by this server;
+   *   false for a run it did not start.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404), `FORK_REFUSED` (409: no such completed stage, the edited graph lacks
+   *   it, or the DOT of a run this server did not start cannot be read and none was sent), `INVALID_PIPELINE` /
+   *   `TOOLS_NOT_ALLOWED` (400) for the fork's DOT, `SERVER_STOPPING` (503).
    */
-  async fork(id: string, options: { readonly from: string; readonly dot?: string }): Promise<RunSummary> {
+  async fork(
+    id: string,
+    options: { readonly from: string; readonly dot?: string; readonly simulate?: boolean },
+  ): Promise<RunSummary> {
     this.#refuseWhenStopping();
     const sourceRoot = resolveRunDirectory(this.#options.runsDir, id);
-    const { source, record } = readRunRequest(sourceRoot);
-    const dot = options.dot ?? source;
+    const { dot, record } = await this.#forkRequest(id, sourceRoot, options);
     const registry = this.#options.createRegistry();
     const path = this.#pipelinePath(record);
     const graph = await this.#prepare(
@@ -294,6 +304,56 @@ export class RunManager {
     return this.summary(
       this.#track(run, graph, interviewer, new Date(this.#options.clock.now()).toISOString()).id,
     );
+  }
+
+  /**
+   * The DOT and request record a fork of run `id` starts with: the source run's saved request (a run of this
+   * server), else a new record for the DOT file its manifest names (a run of `attractor run`); `options.dot` and
+   * `options.simulate` override them.
+   * @throws {ApiError} `FORK_REFUSED` (409) for a run this server did not start whose DOT file cannot be read, when no
+   *   `dot` was sent.
+   */
+  async #forkRequest(
+    id: string,
+    sourceRoot: string,
+    options: { readonly dot?: string; readonly simulate?: boolean },
+  ): Promise<{ dot: string; record: RunRequestRecord }> {
+    const simulate = options.simulate === undefined ? {} : { simulate: options.simulate };
+    if (hasRunRequest(sourceRoot)) {
+      // A run of this server: its records must be readable (RESUME_REFUSED is about those files, not about resuming).
+      let saved: ReturnType<typeof readRunRequest>;
+      try {
+        saved = readRunRequest(sourceRoot);
+      } catch (error) {
+        if (!ApiError.isInstance(error) || error.status !== 409) throw error;
+        throw new ApiError({ status: 409, code: 'FORK_REFUSED', message: error.message, cause: error });
+      }
+      return { dot: options.dot ?? saved.source, record: { ...saved.record, ...simulate } };
+    }
+    // Started elsewhere (`attractor run`): forking only reads it, so it needs nothing of this server but its DOT.
+    const manifest = await createFileRunStore({
+      logsRoot: sourceRoot,
+      createDirectory: false,
+    }).readManifest();
+    const path = manifest?.source_path;
+    const dot = options.dot ?? (path === undefined ? undefined : readSourceFile(path));
+    if (dot === undefined) {
+      throw new ApiError({
+        status: 409,
+        code: 'FORK_REFUSED',
+        message: `Run "${id}" was not started by this server and its DOT file ${path === undefined ? 'is not named in its manifest.json' : `(${path}) cannot be read`}: send the pipeline's DOT source as "dot" in the fork request.`,
+      });
+    }
+    // Treated as DOT text sent by a client (the file's name in diagnostics): nothing resolves next to that file.
+    return {
+      dot,
+      record: {
+        version: 1,
+        origin: { kind: 'text' },
+        filename: path === undefined || options.dot !== undefined ? RUN_SOURCE_FILE : basename(path),
+        simulate: options.simulate ?? false,
+      },
+    };
   }
 
   /**

@@ -19,6 +19,7 @@ import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import { followChildRuns } from './follow-child-runs.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
+import { readSourceFile } from './run-directory-files.js';
 import {
   pastRunSummary,
   type RunDetails,
@@ -504,8 +505,26 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       return summaryOf(runId);
     },
     async fork(runId, fork) {
-      const queued = await requireQueued(runId);
-      const source = fork.dot ?? queued.request.source;
+      // Forking only reads the source run, so any run of the store forks, also one the queue does not know
+      // (`attractor run --store`): its DOT is then the file its manifest names, unless the request sends one.
+      const queued = await queue.readRun(runId);
+      const manifest = queued === undefined ? await openRun(runId).readManifest() : undefined;
+      if (queued === undefined && manifest === undefined) throw notFound(runId);
+      const path = manifest?.source_path;
+      const source =
+        fork.dot ?? queued?.request.source ?? (path === undefined ? undefined : readSourceFile(path));
+      if (source === undefined) {
+        throw new ApiError({
+          status: 409,
+          code: 'FORK_REFUSED',
+          message: `Run "${runId}" was not enqueued and its DOT file ${path === undefined ? 'is not named in its manifest' : `(${path}) cannot be read here`}: send the pipeline's DOT source as "dot" in the fork request.`,
+        });
+      }
+      const runOptions = {
+        ...queued?.request.options,
+        ...(fork.simulate === undefined ? {} : { simulate: fork.simulate }),
+        ...(options.simulateAll === true ? { simulate: true } : {}),
+      };
       const prepared = prepareGraph(source);
       if (prepared.graph === undefined) {
         throw new ApiError({
@@ -519,7 +538,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         source,
         graphName: prepared.graph.id,
         fork: { runId, at: fork.from },
-        ...(queued.request.options === undefined ? {} : { options: queued.request.options }),
+        ...(Object.keys(runOptions).length === 0 ? {} : { options: runOptions }),
       });
       return {
         id,

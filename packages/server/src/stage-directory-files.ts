@@ -251,21 +251,36 @@ export async function readStoredStageFile(
 }
 
 /**
+ * Checks the `{node}/{file}` of `GET /pipelines/{id}/stages/{node}/{file}`: `nodeId` must be a node id (no path
+ * separators, no dots) and `file` one of {@link STAGE_DIRECTORY_FILES}. Returns `file` as that type.
+ * @throws {ApiError} `NOT_FOUND` (404) naming the stage file and the files a stage may serve, for anything else.
+ */
+export function checkNodeFile(nodeId: string, file: string): StageDirectoryFileName {
+  if (!SEGMENT_PATTERN.test(nodeId)) throw nodeFileNotFound(nodeId, file, 'not a node id');
+  if (!(STAGE_DIRECTORY_FILES as readonly string[]).includes(file)) {
+    throw nodeFileNotFound(nodeId, file, 'not a stage file name');
+  }
+  return file as StageDirectoryFileName;
+}
+
+/** The 404 of a `{nodeId}/{file}` stage file the route does not serve, saying why. */
+function nodeFileNotFound(nodeId: string, file: string, why: string): ApiError {
+  return new ApiError({
+    status: 404,
+    code: 'NOT_FOUND',
+    message: `No stage file "${nodeId}/${file}": ${why}. Stage files are ${STAGE_DIRECTORY_FILES.join(', ')} of a node id.`,
+  });
+}
+
+/**
  * The text of `{nodeId}/{file}` (`GET /pipelines/{id}/stages/{node}/{file}`), where `file` is one of
- * {@link STAGE_DIRECTORY_FILES}, read through the run's store. Refuses anything else.
+ * {@link STAGE_DIRECTORY_FILES}, read through the run's store (the file store of a local run directory, or a
+ * shared store). Refuses anything else.
  * @throws {ApiError} `NOT_FOUND` (404) for a name that is not a node id or a served file, or a missing file.
  */
 export async function readStoredNodeFile(store: RunStore, nodeId: string, file: string): Promise<string> {
-  const notFound = (why: string) =>
-    new ApiError({
-      status: 404,
-      code: 'NOT_FOUND',
-      message: `No stage file "${nodeId}/${file}": ${why}. Stage files are ${STAGE_DIRECTORY_FILES.join(', ')} of a node id.`,
-    });
-  if (!SEGMENT_PATTERN.test(nodeId)) throw notFound('not a node id');
-  if (!(STAGE_DIRECTORY_FILES as readonly string[]).includes(file)) throw notFound('not a stage file name');
-  const bytes = await store.readStageFile(nodeId, file);
-  if (bytes === undefined) throw notFound('the stage has not written it');
+  const bytes = await store.readStageFile(nodeId, checkNodeFile(nodeId, file));
+  if (bytes === undefined) throw nodeFileNotFound(nodeId, file, 'the stage has not written it');
   return new TextDecoder().decode(bytes);
 }
 

@@ -1,5 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runPipeline } from '@attractor/engine';
+import { prepareGraph } from '@attractor/graph';
+import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PendingQuestion, RunDetails, RunSummary } from '../src/index.js';
 import { readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
@@ -386,6 +391,82 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
     await waitForState(server, second.id, 'success');
     expect(existsSync(join(server.runsDir, second.id, 'b'))).toBe(false);
     expect(existsSync(join(server.runsDir, second.id, 'c', 'status.json'))).toBe(true);
+  });
+
+  /**
+   * A run directory as `attractor run` leaves it (the engine's run, with the DOT file it ran from named in its
+   * manifest and no records of a server), in a fresh runs directory. Returns the runs directory and the DOT path.
+   */
+  async function runOutsideTheServer(): Promise<{ runsDir: string; dotPath: string }> {
+    const home = await mkdtemp(join(tmpdir(), 'attractor-cli-run-'));
+    const dotPath = join(home, 'linear.dot');
+    writeFileSync(dotPath, LINEAR);
+    const runsDir = join(home, 'runs');
+    const { graph } = prepareGraph(LINEAR, { filename: dotPath });
+    const result = await runPipeline({
+      graph: graph!,
+      registry: createDefaultRegistry(),
+      backend: createSimulationBackend(),
+      logsRoot: join(runsDir, 'cli-run'),
+      sourcePath: dotPath,
+    });
+    expect(result.status).toBe('success');
+    expect(existsSync(join(runsDir, 'cli-run', 'server-run.json'))).toBe(false);
+    return { runsDir, dotPath };
+  }
+
+  it('forks a run this server did not start (attractor run) from the DOT file its manifest names', async () => {
+    const { runsDir, dotPath } = await runOutsideTheServer();
+    const simulated: boolean[] = [];
+    server = await startTestServer({
+      runsDir,
+      backendFactory: ({ simulate }) => {
+        simulated.push(simulate);
+        return createSimulationBackend();
+      },
+    });
+    const checkpointBefore = readFileSync(join(runsDir, 'cli-run', 'checkpoint.json'), 'utf8');
+    // Resuming it here is still refused (the CLI resumes it); forking only reads it.
+    const resume = await server.call('/pipelines/cli-run/resume', { method: 'POST' });
+    expect(resume.status).toBe(409);
+    const forked = await server.call('/pipelines/cli-run/fork', { method: 'POST', json: { from: 'a' } });
+    expect(forked.status).toBe(200);
+    const fork = (await forked.json()) as RunSummary;
+    const done = await waitForState(server, fork.id, 'success');
+    expect(done.forkedFrom).toEqual({ runId: 'cli-run', node: 'a', visit: 1 });
+    expect(done.nodeStatuses).toMatchObject({ a: 'success', b: 'success', c: 'success' });
+    expect(existsSync(join(runsDir, fork.id, 'a'))).toBe(false);
+    expect(existsSync(join(runsDir, fork.id, 'b', 'status.json'))).toBe(true);
+    expect(readFileSync(join(runsDir, 'cli-run', 'checkpoint.json'), 'utf8')).toBe(checkpointBefore);
+    // The fork is this server's run: its DOT is kept (for "Fork from here" with edits, and resume).
+    expect(await (await server.call(`/pipelines/${fork.id}/source`)).text()).toBe(LINEAR);
+    // Not simulated unless asked: the source run's choice is not known here.
+    expect(simulated).toEqual([false]);
+    const asked = await server.call('/pipelines/cli-run/fork', {
+      method: 'POST',
+      json: { from: 'b', simulate: true },
+    });
+    expect(asked.status).toBe(200);
+    await waitForState(server, ((await asked.json()) as RunSummary).id, 'success');
+    expect(simulated).toEqual([false, true]);
+
+    // Without its DOT file the fork needs the DOT in the request, and says so.
+    rmSync(dotPath);
+    const before = readdirSync(runsDir).sort();
+    const refused = await server.call('/pipelines/cli-run/fork', { method: 'POST', json: { from: 'a' } });
+    expect(refused.status).toBe(409);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('FORK_REFUSED');
+    expect(body.error.message).toContain(dotPath);
+    expect(body.error.message).toContain('"dot"');
+    expect(body.error.message).not.toContain('resume');
+    expect(readdirSync(runsDir).sort()).toEqual(before);
+    const withDot = await server.call('/pipelines/cli-run/fork', {
+      method: 'POST',
+      json: { from: 'a', dot: LINEAR },
+    });
+    expect(withDot.status).toBe(200);
+    await waitForState(server, ((await withDot.json()) as RunSummary).id, 'success');
   });
 
   it('refuses a stage the source run never completed, and leaves no run directory behind', async () => {
