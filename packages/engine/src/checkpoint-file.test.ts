@@ -19,7 +19,7 @@ describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () =
     const inodes = new Set<number>();
     for (let index = 1; index <= 6; index++) {
       const text = JSON.stringify({ step: index, pad: 'x'.repeat(index * 10) });
-      file.write(text);
+      file.write(Buffer.from(text));
       expect(read(directory)).toBe(text);
       // checkpoint.json plus the spare's own name: replacing it frees nothing.
       expect(statSync(join(directory, CHECKPOINT_FILE)).nlink).toBe(2);
@@ -40,17 +40,17 @@ describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () =
   it('leaves no trailing bytes when a checkpoint is shorter than the one the spare held before', () => {
     const directory = tempDir();
     const file = createCheckpointFile({ directory });
-    file.write(`{"long":"${'y'.repeat(5000)}"}`);
-    file.write('{"other":1}');
-    file.write('{"short":1}');
+    file.write(Buffer.from(`{"long":"${'y'.repeat(5000)}"}`));
+    file.write(Buffer.from('{"other":1}'));
+    file.write(Buffer.from('{"short":1}'));
     expect(read(directory)).toBe('{"short":1}');
     // Larger than the reused encoding buffer, with multi-byte characters.
     const large = `{"large":"${'€ü'.repeat(20_000)}"}`;
-    file.write(large);
-    file.write('{"short":2}');
-    file.write(large);
+    file.write(Buffer.from(large));
+    file.write(Buffer.from('{"short":2}'));
+    file.write(Buffer.from(large));
     expect(read(directory)).toBe(large);
-    file.write('{"short":3}');
+    file.write(Buffer.from('{"short":3}'));
     expect(read(directory)).toBe('{"short":3}');
     file.close();
   });
@@ -58,21 +58,21 @@ describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () =
   it('starts over after close, and replaces the spares an interrupted writer left behind', () => {
     const directory = tempDir();
     const crashed = createCheckpointFile({ directory });
-    crashed.write('{"n":1}');
-    crashed.write('{"n":2}');
+    crashed.write(Buffer.from('{"n":1}'));
+    crashed.write(Buffer.from('{"n":2}'));
     // No close(): the process died. A resumed run opens the directory again.
     expect(readCheckpointText(directory)).toEqual({
       path: join(directory, CHECKPOINT_FILE),
       text: '{"n":2}',
     });
     const resumed = createCheckpointFile({ directory });
-    resumed.write('{"n":3}');
+    resumed.write(Buffer.from('{"n":3}'));
     expect(read(directory)).toBe('{"n":3}');
-    resumed.write('{"n":4}');
+    resumed.write(Buffer.from('{"n":4}'));
     expect(read(directory)).toBe('{"n":4}');
     resumed.close();
     expect(readdirSync(directory)).toEqual([CHECKPOINT_FILE]);
-    resumed.write('{"n":5}');
+    resumed.write(Buffer.from('{"n":5}'));
     expect(read(directory)).toBe('{"n":5}');
     resumed.close();
   });
@@ -82,7 +82,7 @@ describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () =
     writeFileSync(join(alone, CHECKPOINT_TEMP_FILE), '{"n":7}');
     expect(readCheckpointText(alone)).toEqual({ path: join(alone, CHECKPOINT_TEMP_FILE), text: '{"n":7}' });
     const first = createCheckpointFile({ directory: alone });
-    first.write('{"n":8}');
+    first.write(Buffer.from('{"n":8}'));
     first.close();
     expect(readdirSync(alone)).toEqual([CHECKPOINT_FILE]);
     expect(read(alone)).toBe('{"n":8}');
@@ -92,7 +92,7 @@ describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () =
     writeFileSync(join(stale, CHECKPOINT_TEMP_FILE), '{"n":2}');
     expect(readCheckpointText(stale)?.text).toBe('{"n":1}');
     const second = createCheckpointFile({ directory: stale });
-    second.write('{"n":3}');
+    second.write(Buffer.from('{"n":3}'));
     second.close();
     expect(readdirSync(stale)).toEqual([CHECKPOINT_FILE]);
     expect(read(stale)).toBe('{"n":3}');
@@ -103,7 +103,7 @@ describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () =
     const file = createCheckpointFile({ directory, hardLinks: false });
     const inodes = new Set<number>();
     for (let index = 1; index <= 3; index++) {
-      file.write(`{"n":${index}}`);
+      file.write(Buffer.from(`{"n":${index}}`));
       expect(read(directory)).toBe(`{"n":${index}}`);
       expect(readdirSync(directory)).toEqual([CHECKPOINT_FILE]);
       inodes.add(inode(directory));
@@ -116,8 +116,8 @@ describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () =
   it.each([true, false])('fsyncs file and directory when asked (hard links: %s)', (hardLinks) => {
     const directory = tempDir();
     const file = createCheckpointFile({ directory, fsync: true, hardLinks });
-    file.write('{"a":1}');
-    file.write('{"a":2}');
+    file.write(Buffer.from('{"a":1}'));
+    file.write(Buffer.from('{"a":2}'));
     expect(read(directory)).toBe('{"a":2}');
     file.close();
     expect(readdirSync(directory)).toEqual([CHECKPOINT_FILE]);

@@ -52,8 +52,8 @@ export interface CheckpointFileOptions {
 
 /** Writes `checkpoint.json` atomically. Internal to the engine. */
 export interface CheckpointFile {
-  /** Replaces `checkpoint.json` with `text` (a string is written as UTF-8) atomically. */
-  write(text: string | Uint8Array): void;
+  /** Replaces `checkpoint.json` with `bytes` (the checkpoint's UTF-8 text; the caller encodes it) atomically. */
+  write(bytes: Uint8Array): void;
   /** Closes the spare files and removes their names. A later `write` starts over. */
   close(): void;
 }
@@ -85,7 +85,6 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
   const temporaryPath = join(directory, CHECKPOINT_TEMP_FILE);
   let spares: Spare[] | undefined;
   let nextSpare = 0;
-  let encoded = Buffer.allocUnsafeSlow(16 * 1024);
   let hardLinks = options.hardLinks ?? true;
 
   /** A temp file left by a crash: it becomes the checkpoint when there is no other, and is dropped otherwise. */
@@ -121,16 +120,9 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
     nextSpare = 0;
   };
 
-  const writeSpare = (text: string | Uint8Array) => {
+  const writeSpare = (bytes: Uint8Array) => {
     spares ??= openSpares();
     const spare = spares[nextSpare]!;
-    let bytes: Uint8Array;
-    if (typeof text === 'string') {
-      // Encode into one reused buffer: a fresh buffer per checkpoint costs page faults once checkpoints are large.
-      const needed = Buffer.byteLength(text, 'utf8');
-      if (encoded.length < needed) encoded = Buffer.allocUnsafeSlow(Math.max(needed, encoded.length * 2));
-      bytes = encoded.subarray(0, encoded.write(text, 0, 'utf8'));
-    } else bytes = text;
     const length = bytes.length;
     for (let offset = 0; offset < length; )
       offset += writeSync(spare.fd, bytes, offset, length - offset, offset);
@@ -150,17 +142,16 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
     nextSpare = 1 - nextSpare;
   };
 
-  const writeFresh = (text: string | Uint8Array) => {
+  const writeFresh = (bytes: Uint8Array) => {
     if (fsync) {
       const fd = openSync(temporaryPath, 'w');
       try {
-        if (typeof text === 'string') writeSync(fd, text);
-        else writeSync(fd, text);
+        writeSync(fd, bytes);
         fsyncSync(fd);
       } finally {
         closeSync(fd);
       }
-    } else writeFileSync(temporaryPath, text);
+    } else writeFileSync(temporaryPath, bytes);
     // Unlink, then rename: ext4 flushes data on a rename that *replaces* a file (auto_da_alloc). Between the two
     // calls only the complete temp file exists, and readCheckpointText falls back to it.
     unlinkIfPresent(checkpointPath);
@@ -177,10 +168,10 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
   };
 
   return {
-    write(text) {
+    write(bytes) {
       if (hardLinks) {
         try {
-          writeSpare(text);
+          writeSpare(bytes);
           if (fsync) fsyncDirectory();
           return;
         } catch (error) {
@@ -190,7 +181,7 @@ export function createCheckpointFile(options: CheckpointFileOptions): Checkpoint
           closeSpares();
         }
       }
-      writeFresh(text);
+      writeFresh(bytes);
       if (fsync) fsyncDirectory();
     },
     close: closeSpares,

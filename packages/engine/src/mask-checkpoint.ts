@@ -114,17 +114,7 @@ export function createCheckpointMasker(masker: SecretMasker): (checkpoint: Check
 
 /** `manifest` with its data masked by `masker` and its structure (see the file's header) as it is. Internal to the engine. */
 export function maskManifest(manifest: RunManifest, masker: SecretMasker): RunManifest {
-  let result: Record<string, unknown> | undefined;
-  for (const key in manifest) {
-    if (!Object.hasOwn(manifest, key) || MANIFEST_STRUCTURE.has(key)) continue;
-    const value: unknown = (manifest as unknown as Record<string, unknown>)[key];
-    const next = masker.mask(value);
-    if (next !== value) {
-      result ??= { ...manifest };
-      result[key] = next;
-    }
-  }
-  return (result ?? manifest) as RunManifest;
+  return maskFields(manifest, masker, undefined, MANIFEST_STRUCTURE);
 }
 
 /** `items` with `mapItem` applied, or `items` itself when no item changed. */
