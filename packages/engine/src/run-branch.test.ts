@@ -5,6 +5,7 @@ import { registryWith, run, tempDir } from '../test/helpers.js';
 import type { Handler } from './handler.js';
 import type { BranchResult, ChildRunStatus } from './handler-runtime.js';
 import type { JsonValue } from './json-value.js';
+import type { RunStore } from './run-store.js';
 import { createTestGraph } from './test/graph-builder.js';
 import { createMemoryRunStore } from './test/memory-run-store.js';
 import { createScriptedHandler } from './test/scripted-handler.js';
@@ -47,6 +48,17 @@ const fanGraph = () =>
     ],
     edges: ['start -> fan', 'fan -> a1 -> a2 -> join', 'fan -> b1 -> join', 'join -> exit'],
   });
+
+/** Runs `start -> boss -> exit` where `boss` is a manager node run by `manager`, every other node by `handler`, with
+ * every run directory (the parent's and its children's) in `store`. */
+function runManagerOn(store: RunStore, handler: Handler, manager: Handler) {
+  return run({
+    graph: createTestGraph({ nodes: [{ id: 'boss', shape: 'house' }], edges: ['start -> boss -> exit'] }),
+    logsRoot: '/memory/parent',
+    registry: registryWith(handler, { 'stack.manager_loop': manager }),
+    createRunStore: () => store,
+  });
+}
 
 describe('runtime.runBranch (DESIGN.md Parallel fan-out)', () => {
   it('runs each branch up to the fan-in and the engine continues at the join', async () => {
@@ -239,16 +251,7 @@ describe('runtime.runChild (spec §4.11)', () => {
         return { status: result.status === 'success' ? 'success' : 'fail' };
       },
     };
-    const graph = createTestGraph({
-      nodes: [{ id: 'boss', shape: 'house' }],
-      edges: ['start -> boss -> exit'],
-    });
-    const { result } = await run({
-      graph,
-      logsRoot: '/memory/parent',
-      registry: registryWith(writer, { 'stack.manager_loop': manager }),
-      createRunStore: () => store,
-    });
+    const { result } = await runManagerOn(store, writer, manager);
     expect(result.failureReason).toBeUndefined();
     expect(result.status).toBe('success');
     const child = store.child('boss/child');
@@ -272,16 +275,7 @@ describe('runtime.runChild (spec §4.11)', () => {
         return { status: 'fail', failureReason: `child ${result.logsRoot} failed: ${result.failureReason}` };
       },
     };
-    const graph = createTestGraph({
-      nodes: [{ id: 'boss', shape: 'house' }],
-      edges: ['start -> boss -> exit'],
-    });
-    const { result, events } = await run({
-      graph,
-      logsRoot: '/memory/parent',
-      registry: registryWith(failing, { 'stack.manager_loop': manager }),
-      createRunStore: () => store,
-    });
+    const { result, events } = await runManagerOn(store, failing, manager);
     expect(handle).toEqual({ runId: 'child', logsRoot: 'memory://runs/parent/boss/child' });
     expect(result.status).toBe('fail');
     expect(result.failureReason).toBe(
@@ -324,16 +318,7 @@ describe('runtime.runChild (spec §4.11)', () => {
         return { status: 'success' };
       },
     };
-    const graph = createTestGraph({
-      nodes: [{ id: 'boss', shape: 'house' }],
-      edges: ['start -> boss -> exit'],
-    });
-    const { result } = await run({
-      graph,
-      logsRoot: '/memory/parent',
-      registry: registryWith(counter, { 'stack.manager_loop': manager }),
-      createRunStore: () => store,
-    });
+    const { result } = await runManagerOn(store, counter, manager);
     expect(result.status).toBe('success');
     expect(childResult).toEqual({ status: 'success', logsRoot: 'memory://runs/parent/boss/child-restart-1' });
     expect(store.manifest?.graph_name).not.toBe('child');
