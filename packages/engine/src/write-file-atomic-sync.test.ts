@@ -28,6 +28,10 @@ describe('writeNewFileSync (a stage status written in place when it is new)', ()
     expect(writeNewFileSync(path, '{"outcome":"success"}\n')).toBe(true);
     expect(readFileSync(path, 'utf8')).toBe('{"outcome":"success"}\n');
     expect(writeNewFileSync(path, 'second')).toBe(false);
+    const flushed = join(directory, 'flushed.json');
+    expect(writeNewFileSync(flushed, '{"outcome":"fail"}\n', { fsync: true })).toBe(true);
+    expect(readFileSync(flushed, 'utf8')).toBe('{"outcome":"fail"}\n');
+    expect(writeNewFileSync(flushed, 'again', { fsync: true })).toBe(false);
     expect(readFileSync(path, 'utf8')).toBe('{"outcome":"success"}\n');
     expect(() => writeNewFileSync(join(directory, 'missing', 'status.json'), 'x')).toThrow(
       expect.objectContaining({ code: 'ENOENT' }),

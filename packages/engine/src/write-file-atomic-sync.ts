@@ -54,8 +54,13 @@ export function writeNewFileSync(
   options: { readonly fsync?: boolean } = {},
 ): boolean {
   try {
-    // One native call for open (exclusive), write and close.
-    writeFileSync(path, text, { flag: 'wx', flush: options.fsync === true });
+    // A string with an explicit `encoding` takes Node's one-native-call path (open, write, close); that path ignores
+    // `flush`, so an fsync'd write goes the JavaScript way (open, write, fsync, close).
+    writeFileSync(
+      path,
+      text,
+      options.fsync === true ? { flag: 'wx', flush: true } : { flag: 'wx', encoding: 'utf8' },
+    );
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
