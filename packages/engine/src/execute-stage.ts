@@ -3,6 +3,7 @@
  * FAIL outcomes, and retry per spec §3.5–3.6 and DESIGN.md "Retrying FAIL".
  */
 import type { GraphNode, HandlerTraits } from '@attractor/graph';
+import { AttemptSignal, whenAborted } from './attempt-signal.js';
 import type { Context } from './context.js';
 import type { UnstampedEvent } from './event-bus.js';
 import { formatDuration } from './format-duration.js';
@@ -145,23 +146,19 @@ const attemptFinished = new Error('stage attempt finished');
 async function runAttempt(execution: StageExecution, attempt: number): Promise<AttemptResult> {
   const { scope, node, context } = execution;
   const runSignal = execution.abortSignal;
-  // One controller per attempt, aborted by the run's signal or the timeout. One listener on the long-lived run
-  // signal (not AbortSignal.any, which keeps a reference per call in Node 20) aborts the attempt and stops waiting
-  // for a handler that ignores its signal.
-  const attemptController = new AbortController();
+  // The attempt's own signal, aborted by the run's signal or the timeout; the run-abort racer also stops waiting for
+  // a handler that ignores its signal.
+  const attemptSignal = new AttemptSignal();
   const attemptState = { ended: false };
-  const signal = attemptController.signal;
   let rejectRun: ((reason: unknown) => void) | undefined;
   const runAborted = new Promise<never>((_, reject) => {
     rejectRun = reject;
   });
-  const onRunAbort = () => {
-    attemptController.abort(runSignal.reason);
+  const stopWaiting = whenAborted(runSignal, () => {
+    attemptSignal.abort(runSignal.reason);
     rejectRun?.(runSignal.reason);
-  };
+  });
   let timer: AbortController | undefined;
-  if (runSignal.aborted) onRunAbort();
-  else runSignal.addEventListener('abort', onRunAbort, { once: true });
   // A stage file the store refused (disk full, lost connection) stops the run as a fault, never as a stage failure:
   // the stage runs again on resume.
   let writeFault: { error: unknown } | undefined;
@@ -171,7 +168,7 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
   try {
     const traits = scope.registry.traitsOf(node, scope.graph);
     const handler = resolveHandler(execution, traits);
-    const runtime = createRuntime(execution, attempt, signal, attemptState, onWriteFault);
+    const runtime = createRuntime(execution, attempt, attemptSignal, attemptState, onWriteFault);
     const racers: Promise<unknown>[] = [
       Promise.resolve().then(() =>
         callHandler(handler, { node, context, graph: scope.graph, logsRoot: scope.logsRoot, runtime }),
@@ -186,7 +183,7 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
         scope.clock.sleep(timeoutMs, timer.signal).then(
           () => {
             const error = new StageTimeout(`timeout after ${formatDuration(timeoutMs)}`);
-            attemptController.abort(error);
+            attemptSignal.abort(error);
             throw error;
           },
           () => new Promise<never>(() => undefined),
@@ -212,9 +209,9 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
     if (runSignal.aborted) return { kind: 'cancelled', reason: abortReason(runSignal) };
     return { kind: 'outcome', outcome: errorToOutcome(error) };
   } finally {
-    runSignal.removeEventListener('abort', onRunAbort);
+    stopWaiting();
     timer?.abort();
-    if (!signal.aborted) attemptController.abort(attemptFinished);
+    attemptSignal.abort(attemptFinished);
     // Nobody waits for the run-abort racer any more: keep its eventual rejection from being reported as unhandled.
     runAborted.catch(() => undefined);
     attemptState.ended = true;
@@ -292,7 +289,7 @@ function validateOutcome(outcome: Outcome): Outcome {
 function createRuntime(
   execution: StageExecution,
   attempt: number,
-  signal: AbortSignal,
+  attemptSignal: AttemptSignal,
   attemptState: { ended: boolean },
   onWriteFault: (error: unknown) => void,
 ): HandlerRuntime {
@@ -305,9 +302,18 @@ function createRuntime(
     scope.bus.emit(withNode as UnstampedEvent, branchPath);
     scope.bus.flushSoon();
   };
-  const runtime: HandlerRuntime = {
-    abortSignal: signal,
-    stage: createStageWorkspace(scope.store, execution.stagePath, execution.localStage, onWriteFault),
+  // The signal, the stage workspace and the interviewer are made when a handler first reads them: a no-op stage
+  // reads none of them.
+  let stage: HandlerRuntime['stage'] | undefined;
+  let interviewer: HandlerRuntime['interviewer'] | undefined;
+  return {
+    get abortSignal() {
+      return attemptSignal.signal;
+    },
+    get stage() {
+      stage ??= createStageWorkspace(scope.store, execution.stagePath, execution.localStage, onWriteFault);
+      return stage;
+    },
     stageDir: execution.localStage.path,
     runId: scope.runId,
     workdir: scope.workdir,
@@ -315,28 +321,32 @@ function createRuntime(
     attempt,
     fidelity: execution.fidelity,
     emit: emitEvent,
-    interviewer: wrapInterviewer({
-      inner: scope.interviewer,
-      clock: scope.clock,
-      emit: (event) => scope.bus.emit(event, branchPath),
-      abortSignal: signal,
-    }),
+    get interviewer() {
+      interviewer ??= wrapInterviewer({
+        inner: scope.interviewer,
+        clock: scope.clock,
+        emit: (event) => scope.bus.emit(event, branchPath),
+        abortSignal: attemptSignal.signal,
+      });
+      return interviewer;
+    },
     artifacts: scope.artifacts,
     clock: scope.clock,
     secrets: scope.secrets,
     processGroups: { record: (processGroupId) => recordProcessGroup(scope, processGroupId) },
-    runBranch: (options) => execution.runBranch(options, { stagePath: execution.stagePath, signal }),
+    runBranch: (options) =>
+      execution.runBranch(options, { stagePath: execution.stagePath, signal: attemptSignal.signal }),
     runChild: (options) =>
       scope.startChild(options, {
         nodeId: node.id,
         stagePath: execution.stagePath,
         store: scope.store,
         branchPath,
-        abortSignal: signal,
+        abortSignal: attemptSignal.signal,
       }),
     recordProcessGroup: (processGroupId) => recordProcessGroup(scope, processGroupId),
+    ...(scope.backend === undefined ? {} : { backend: scope.backend }),
   };
-  return scope.backend === undefined ? runtime : { ...runtime, backend: scope.backend };
 }
 
 /**

@@ -174,7 +174,8 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       }
       // Both encoded into one reused buffer, the checkpoint then the history line: a fresh ~4 KB string and buffer
       // per node cost more than the write itself (page faults; measured ~100 us per node on the build machine).
-      const needed = Buffer.byteLength(text, 'utf8') + Buffer.byteLength(historyLine, 'utf8') + 1;
+      // At most 3 UTF-8 bytes per UTF-16 unit: no need to measure the exact length first.
+      const needed = 3 * (text.length + historyLine.length) + 1;
       if (encoded.length < needed) encoded = Buffer.allocUnsafeSlow(Math.max(needed, encoded.length * 2));
       const length = encoded.write(text, 0, 'utf8');
       const end = length + encoded.write(historyLine, length, 'utf8');

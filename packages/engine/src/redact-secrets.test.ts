@@ -29,6 +29,21 @@ describe('redactSecrets (DESIGN.md Events: secrets never logged)', () => {
     expect(event.arguments.env.OPENAI_API_KEY).toBe('sk-live-123456');
   });
 
+  it('masks the shortest token of each shape standing alone, and leaves one character less alone', () => {
+    const masker = createSecretMasker();
+    const shortest = [
+      'xoxb-0123456789',
+      'AKIA0123456789ABCDEF',
+      `sk-${'a'.repeat(16)}`,
+      `ghp_${'a'.repeat(20)}`,
+      `github_pat_${'a'.repeat(20)}`,
+    ];
+    for (const token of shortest) {
+      expect(masker.maskText(token)).toBe(REDACTED);
+      expect(masker.maskText(token.slice(0, -1))).toBe(token.slice(0, -1));
+    }
+  });
+
   it('returns the same object when nothing is secret', () => {
     const value = { a: 1, b: ['x'] };
     expect(redactSecrets(value)).toBe(value);

@@ -194,10 +194,15 @@ export function redactSecrets<TValue>(value: TValue, secretValues: readonly stri
 function maskString(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-  // A cheap pre-check keeps the full pattern off the common path (most strings hold no token prefix at all).
-  if (TOKEN_PREFIX.test(result)) result = result.replace(SECRET_TOKEN_PATTERN, REDACTED);
+  // Cheap pre-checks keep the full pattern off the common path: most strings are shorter than any token shape (ids,
+  // statuses, timestamps) or hold no token prefix at all.
+  if (result.length >= MIN_TOKEN_LENGTH && TOKEN_PREFIX.test(result))
+    result = result.replace(SECRET_TOKEN_PATTERN, REDACTED);
   return result;
 }
+
+/** The length of the shortest text {@link SECRET_TOKEN_PATTERN} matches (`xoxb-` and 10 characters). */
+const MIN_TOKEN_LENGTH = 15;
 
 /** The prefixes of {@link SECRET_TOKEN_PATTERN}'s token shapes: a string without one holds no token. */
 const TOKEN_PREFIX = /sk-|gh[pousr]_|github_pat_|xox[abposer]-|AKIA|ASIA/;
