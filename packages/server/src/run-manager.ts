@@ -19,6 +19,7 @@ import {
   ResumeError,
   type RunResult,
   readRun,
+  readTextFileSync,
   type SecretMasker,
   startForkedPipeline,
   startPipeline,
@@ -52,6 +53,7 @@ import {
   resolveRunDirectory,
   writeRunRequest,
 } from './run-directory-files.js';
+import { readRunSourceFile } from './run-source-file.js';
 import {
   pastRunSummary,
   type RunDetails,
@@ -454,6 +456,20 @@ export class RunManager {
   /** The live run with this id, if this server runs (or ran) it. */
   live(id: string): LiveRun | undefined {
     return this.#live.get(id);
+  }
+
+  /**
+   * The DOT source of run `id`, unmasked: the one this server saved when it started the run (`pipeline.dot` in its
+   * directory), else the DOT file its manifest names (a run of `attractor run`), while that file still holds the
+   * graph the run ran (see `readRunSourceFile`).
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `NOT_FOUND` (404) when the DOT file is not named, gone or unreadable;
+   *   `SOURCE_CHANGED` (409) when it was edited since the run.
+   */
+  async source(id: string): Promise<string> {
+    const logsRoot = this.runDirectory(id);
+    const saved = join(logsRoot, RUN_SOURCE_FILE);
+    if (existsSync(saved)) return readTextFileSync(saved, { what: RUN_SOURCE_FILE });
+    return readRunSourceFile({ runId: id, store: createFileRunStore({ logsRoot, createDirectory: false }) });
   }
 
   /**
