@@ -535,8 +535,12 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         });
       }
       checkTools(prepared.graph);
+      // The worker resolves relative references (graph_ref) next to the source run's DOT file, as in that run (and in
+      // `attractor fork`), also for an edited DOT.
+      const filename = queued?.request.filename ?? path;
       const id = await queue.enqueueRun({
         source,
+        ...(filename === undefined ? {} : { filename }),
         graphName: prepared.graph.id,
         fork: { runId, at: fork.from },
         ...(Object.keys(runOptions).length === 0 ? {} : { options: runOptions }),
