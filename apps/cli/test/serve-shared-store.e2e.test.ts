@@ -6,7 +6,7 @@
  * the runs the workers go on executing.
  */
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runPipeline } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
@@ -189,6 +189,28 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       }>(`/pipelines/${id}`)
     ).body;
 
+  /**
+   * Runs `dot` (read from `dotPath`) with the engine straight into the store as run `name`, as an embedder's
+   * runPipeline with the catalog's stores writes it: a run the queue never saw.
+   */
+  const runIntoStore = async (name: string, dot: string, dotPath: string): Promise<void> => {
+    const catalog = createPostgresRunCatalog({ connectionString: postgres.url });
+    const root = join(dir, 'engine-runs');
+    try {
+      const result = await runPipeline({
+        graph: prepareGraph(dot, { filename: dotPath }).graph!,
+        registry: createDefaultRegistry(),
+        backend: createSimulationBackend(),
+        logsRoot: join(root, name),
+        sourcePath: dotPath,
+        createRunStore: catalogRunStores({ catalog, root }),
+      });
+      expect(result.status).toBe('success');
+    } finally {
+      await catalog.close();
+    }
+  };
+
   beforeAll(async () => {
     postgres = await startPostgresServer();
     dir = await temporaryDirectory('attractor-serve-shared-');
@@ -338,21 +360,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     // An engine run straight into the store, as an embedder's runPipeline with the catalog's stores writes it.
     const dotPath = join(dir, 'say-store-only.dot');
     await writeFile(dotPath, SAY);
-    const catalog = createPostgresRunCatalog({ connectionString: postgres.url });
-    const root = join(dir, 'engine-runs');
-    try {
-      const result = await runPipeline({
-        graph: prepareGraph(SAY, { filename: dotPath }).graph!,
-        registry: createDefaultRegistry(),
-        backend: createSimulationBackend(),
-        logsRoot: join(root, 'store-only'),
-        sourcePath: dotPath,
-        createRunStore: catalogRunStores({ catalog, root }),
-      });
-      expect(result.status).toBe('success');
-    } finally {
-      await catalog.close();
-    }
+    await runIntoStore('store-only', SAY, dotPath);
     expect((await api('/pipelines/store-only')).status).toBe(200);
     const forked = await api<{ id: string }>('/pipelines/store-only/fork', {
       method: 'POST',
@@ -372,6 +380,57 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('RUN_NOT_FOUND');
+  }, 90_000);
+
+  it('serves the DOT file of a run the queue never saw (/source: 404/409 once moved or edited) and forks it with graph_ref next to that file', async () => {
+    // An engine run straight into the store of a pipeline whose sub-pipeline lies next to its DOT file.
+    const flows = join(dir, 'store-flows');
+    await mkdir(join(flows, 'checks'), { recursive: true });
+    const dotPath = join(flows, 'main.dot');
+    const MAIN = `digraph main {
+  start [shape=Mdiamond]
+  plan [prompt="Plan the checks"]
+  checks [type="subgraph", graph_ref="checks/say.dot"]
+  done [shape=Msquare]
+  start -> plan -> checks -> done
+}`;
+    await writeFile(dotPath, MAIN);
+    await writeFile(join(flows, 'checks', 'say.dot'), SAY);
+    await runIntoStore('store-subgraph', MAIN, dotPath);
+    const source = await fetch(`${url}/pipelines/store-subgraph/source`, { headers });
+    expect(source.status).toBe(200);
+    expect(await source.text()).toBe(MAIN);
+
+    // The fork runs on a worker in its own working directory: checks/say.dot is found next to main.dot.
+    const forked = await api<{ id: string }>('/pipelines/store-subgraph/fork', {
+      method: 'POST',
+      body: JSON.stringify({ from: 'plan', simulate: true }),
+    });
+    expect(forked.status).toBe(200);
+    await until(
+      async () => ['success', 'fail', 'cancelled'].includes((await details(forked.body.id)).state),
+      60_000,
+      'the fork to end',
+    );
+    const done = await api<{ state: string; failureReason?: string; nodeStatuses: Record<string, string> }>(
+      `/pipelines/${forked.body.id}`,
+    );
+    expect(done.body.failureReason).toBeUndefined();
+    expect(done.body.state).toBe('success');
+    expect(done.body.nodeStatuses).toMatchObject({ checks: 'success', done: 'success' });
+
+    await writeFile(dotPath, MAIN.replace('Plan the checks', 'Plan other checks'));
+    const changed = await api<{ error: { code: string; message: string } }>(
+      '/pipelines/store-subgraph/source',
+    );
+    expect(changed.status).toBe(409);
+    expect(changed.body.error.code).toBe('SOURCE_CHANGED');
+    expect(changed.body.error.message).toContain(dotPath);
+    await rm(dotPath);
+    const gone = await api<{ error: { code: string; message: string } }>('/pipelines/store-subgraph/source');
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.message).toContain(`${dotPath}, which no longer exists`);
+    expect((await api('/pipelines/never-ran/source')).status).toBe(404);
   }, 90_000);
 
   it('answers a gate through the server while its run is suspended; a different worker than the one that asked completes it', async () => {

@@ -21,7 +21,6 @@ import {
   startPipelineBodySchema,
 } from './request-schemas.js';
 import type { RunBackplane } from './run-backplane.js';
-import { readRunRequest } from './run-directory-files.js';
 import type { RunManager } from './run-manager.js';
 import type { RunDetails } from './run-summary.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
@@ -251,20 +250,9 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     return c.json(await manager.fork(c.req.param('id'), body));
   });
 
-  // The DOT source a server run was started with (what "Fork from here" offers to edit).
-  app.get('/pipelines/:id/source', (c) => {
-    const id = c.req.param('id');
-    let source: string;
-    try {
-      source = readRunRequest(manager.runDirectory(id)).source;
-    } catch (error) {
-      if (!ApiError.isInstance(error) || error.status !== 409) throw error;
-      throw new ApiError({
-        status: 404,
-        code: 'NOT_FOUND',
-        message: `Run "${id}" was not started by this server, so its DOT source is not kept here.`,
-      });
-    }
+  // The DOT source a run was started with (what "Fork from here" offers to edit).
+  app.get('/pipelines/:id/source', async (c) => {
+    const source = await manager.source(c.req.param('id'));
     c.header('Content-Type', 'text/vnd.graphviz; charset=utf-8');
     return c.body(manager.secrets.maskText(source));
   });
@@ -528,7 +516,7 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
       throw new ApiError({
         status: 404,
         code: 'NOT_FOUND',
-        message: `Run "${id}" was not enqueued, so its DOT source is not kept in the queue.`,
+        message: `The DOT source of run "${id}" is not known here.`,
       });
     }
     c.header('Content-Type', 'text/vnd.graphviz; charset=utf-8');

@@ -136,7 +136,12 @@ export interface RunBackplane {
    * @throws {ApiError} 404 for an unknown run or child or a file the stage has not written.
    */
   stageFile(runId: string, dir: string, name: StageDirectoryFileName, child?: string): Promise<string>;
-  /** The DOT source of a run, when known. */
+  /**
+   * The unmasked DOT source of a run, when known (the route masks it): the queue's, else the DOT file the run's
+   * manifest names while it still holds the run's graph.
+   * @throws {ApiError} 404 for an unknown run, or a DOT file not named, gone or unreadable; `SOURCE_CHANGED` (409)
+   *   for one edited since the run.
+   */
   source(runId: string): Promise<string | undefined>;
   /** Ends streams and closes connections. */
   close(): Promise<void>;

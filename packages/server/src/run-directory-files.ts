@@ -46,6 +46,11 @@ export const runRequestSchema = z.object({
   model: z.string().optional(),
   provider: z.string().optional(),
   maxSteps: z.number().int().positive().optional(),
+  /**
+   * For a fork of a run of `attractor run`: the absolute path of that run's DOT file, next to which the run's relative
+   * references (`graph_ref`, `stack.child_dotfile`) resolve, as they did in the run it came from.
+   */
+  sourcePath: z.string().optional(),
 });
 
 /** How a server run was started (the content of {@link RUN_REQUEST_FILE}). */

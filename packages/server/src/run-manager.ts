@@ -19,6 +19,7 @@ import {
   ResumeError,
   type RunResult,
   readRun,
+  readTextFileSync,
   type SecretMasker,
   startForkedPipeline,
   startPipeline,
@@ -52,6 +53,7 @@ import {
   resolveRunDirectory,
   writeRunRequest,
 } from './run-directory-files.js';
+import { readRunSourceFile } from './run-source-file.js';
 import {
   pastRunSummary,
   type RunDetails,
@@ -212,7 +214,7 @@ export class RunManager {
     const registry = this.#options.createRegistry();
     const graph = await this.#prepare(
       source,
-      { filename, ...(file === undefined ? {} : { path: file.path }) },
+      { filename, ...(file === undefined ? {} : { path: file.path, fromPipelinesDir: true }) },
       registry,
     );
     const logsRoot = createUniqueRunDirectory(
@@ -253,7 +255,9 @@ export class RunManager {
    * Starts a new run from the snapshot after a completed stage of run `id` (the engine's `startForkedPipeline`),
    * with the source run's DOT or an edited one; the source run is not changed. Any run of the runs directory can be
    * forked, also one this server did not start (`attractor run`): its DOT is then the file its manifest names
-   * (`source_path`) and its LLM stages run on this server's backend (simulated with `simulate: true`).
+   * (`source_path`), its relative references (`graph_ref`, `stack.child_dotfile`) resolve next to that file as in the
+   * run (also with an edited `dot`; they are read when their node runs), and its LLM stages run on this server's
+   * backend (simulated with `simulate: true`).
    * @param options.from the completed stage, `node` or `node@visit`
    * @param options.dot edited DOT for the fork. Default: the source run's.
    * @param options.simulate simulate the fork's LLM stages. Default: as the source run was started by this server;
@@ -270,10 +274,9 @@ export class RunManager {
     const sourceRoot = resolveRunDirectory(this.#options.runsDir, id);
     const { dot, record } = await this.#forkRequest(id, sourceRoot, options);
     const registry = this.#options.createRegistry();
-    const path = this.#pipelinePath(record);
     const graph = await this.#prepare(
       dot,
-      { filename: record.filename, ...(path === undefined ? {} : { path }) },
+      { filename: record.filename, ...this.#graphFileOf(record) },
       registry,
     );
     const logsRoot = createUniqueRunDirectory(
@@ -344,7 +347,8 @@ export class RunManager {
         message: `Run "${id}" was not started by this server and its DOT file ${path === undefined ? 'is not named in its manifest.json' : `(${path}) cannot be read`}: send the pipeline's DOT source as "dot" in the fork request.`,
       });
     }
-    // Treated as DOT text sent by a client (the file's name in diagnostics): nothing resolves next to that file.
+    // Kept like DOT text sent by a client (the file's name in diagnostics), but its relative references (graph_ref)
+    // resolve next to that file, as in the run it came from (and in `attractor fork`), also for an edited DOT.
     return {
       dot,
       record: {
@@ -352,6 +356,7 @@ export class RunManager {
         origin: { kind: 'text' },
         filename: path === undefined || options.dot !== undefined ? RUN_SOURCE_FILE : basename(path),
         simulate: options.simulate ?? false,
+        ...(path === undefined ? {} : { sourcePath: path }),
       },
     };
   }
@@ -384,10 +389,9 @@ export class RunManager {
     const { source, record } = readRunRequest(logsRoot);
     const manifest = await createFileRunStore({ logsRoot }).readManifest();
     const registry = this.#options.createRegistry();
-    const path = this.#pipelinePath(record);
     const graph = await this.#prepare(
       source,
-      { filename: record.filename, ...(path === undefined ? {} : { path }) },
+      { filename: record.filename, ...this.#graphFileOf(record) },
       registry,
     );
     const services = await this.services(graph, logsRoot, record, registry);
@@ -454,6 +458,20 @@ export class RunManager {
   /** The live run with this id, if this server runs (or ran) it. */
   live(id: string): LiveRun | undefined {
     return this.#live.get(id);
+  }
+
+  /**
+   * The DOT source of run `id`, unmasked: the one this server saved when it started the run (`pipeline.dot` in its
+   * directory), else the DOT file its manifest names (a run of `attractor run`), while that file still holds the
+   * graph the run ran (see `readRunSourceFile`).
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `NOT_FOUND` (404) when the DOT file is not named, gone or unreadable;
+   *   `SOURCE_CHANGED` (409) when it was edited since the run.
+   */
+  async source(id: string): Promise<string> {
+    const logsRoot = this.runDirectory(id);
+    const saved = join(logsRoot, RUN_SOURCE_FILE);
+    if (existsSync(saved)) return readTextFileSync(saved, { what: RUN_SOURCE_FILE });
+    return readRunSourceFile({ runId: id, store: createFileRunStore({ logsRoot, createDirectory: false }) });
   }
 
   /**
@@ -743,34 +761,41 @@ export class RunManager {
   }
 
   /**
-   * Where a run's pipeline file of the pipelines directory is (absolute), for a resume; `undefined` for DOT text, or
-   * when the server has no pipelines directory now.
+   * The DOT file a run's relative references (`graph_ref`, `stack.child_dotfile`) resolve next to, for a resume or a
+   * fork: its pipeline file of the pipelines directory (absolute; `fromPipelinesDir`), else the DOT file of the
+   * `attractor run` run it was forked from (`sourcePath` of its record). None (`{}`) for DOT text, or for a
+   * pipelines-directory file when the server has no pipelines directory now.
    */
-  #pipelinePath(record: RunRequestRecord): string | undefined {
+  #graphFileOf(record: RunRequestRecord): { path?: string; fromPipelinesDir?: boolean } {
     const pipelinesDir = this.#options.pipelinesDir;
-    if (record.origin.kind !== 'file' || pipelinesDir === undefined) return undefined;
+    if (record.origin.kind !== 'file') {
+      return record.sourcePath === undefined ? {} : { path: record.sourcePath, fromPipelinesDir: false };
+    }
+    if (pipelinesDir === undefined) return {};
     try {
-      return resolvePipelineFile(pipelinesDir, record.origin.path);
+      return { path: resolvePipelineFile(pipelinesDir, record.origin.path), fromPipelinesDir: true };
     } catch (error) {
-      if (ApiError.isInstance(error)) return undefined;
+      if (ApiError.isInstance(error)) return {};
       throw error;
     }
   }
 
   /**
    * Prepares and validates a pipeline (spec §9.1). `filename` is what diagnostics show (the path the client gave,
-   * or `pipeline.dot` for DOT text). With `path` (the file's real absolute path in the pipelines directory), the
-   * graph carries that path, so that `graph_ref` files resolve next to it when the nodes run, and the files its
-   * `graph_ref`s name are read and validated now (lint `subgraph_ref`, as `attractor run` does): a missing,
-   * invalid or cyclic sub-pipeline, or one outside the pipelines directory, refuses the pipeline before it starts.
+   * or `pipeline.dot` for DOT text). With `path` (a DOT file's absolute path), the graph carries that path, so that
+   * `graph_ref` files resolve next to it when the nodes run. With `fromPipelinesDir` (`path` is the file's real path
+   * in the pipelines directory), the files its `graph_ref`s name are also read and validated now (lint
+   * `subgraph_ref`, as `attractor run` does): a missing, invalid or cyclic sub-pipeline, or one outside the pipelines
+   * directory, refuses the pipeline before it starts. Otherwise (the DOT file of an `attractor run` run, outside the
+   * pipelines directory) they are read only when their node runs, as for DOT text.
    */
   async #prepare(
     source: string,
-    options: { readonly filename: string; readonly path?: string },
+    options: { readonly filename: string; readonly path?: string; readonly fromPipelinesDir?: boolean },
     registry: HandlerRegistry,
   ): Promise<Graph> {
     const pipelinesDir = this.#options.pipelinesDir;
-    const fromDirectory = options.path !== undefined && pipelinesDir !== undefined;
+    const fromDirectory = options.fromPipelinesDir === true && pipelinesDir !== undefined;
     // Off the event loop first, within limits; the main thread builds the Graph only for what passed (issue 20 §3).
     checkPipelineLimits(source, this.limits);
     const checked = await validatePipelineInWorker(

@@ -20,6 +20,7 @@ import { followChildRuns } from './follow-child-runs.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
 import { readSourceFile } from './run-directory-files.js';
+import { readRunSourceFile } from './run-source-file.js';
 import {
   pastRunSummary,
   type RunDetails,
@@ -534,8 +535,12 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         });
       }
       checkTools(prepared.graph);
+      // The worker resolves relative references (graph_ref) next to the source run's DOT file, as in that run (and in
+      // `attractor fork`), also for an edited DOT.
+      const filename = queued?.request.filename ?? path;
       const id = await queue.enqueueRun({
         source,
+        ...(filename === undefined ? {} : { filename }),
         graphName: prepared.graph.id,
         fork: { runId, at: fork.from },
         ...(Object.keys(runOptions).length === 0 ? {} : { options: runOptions }),
@@ -587,7 +592,12 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       return (child === undefined ? openRun(runId) : await runOrChild(runId, child)).readCheckpoint();
     },
     async source(runId) {
-      return (await queue.readRun(runId))?.request.source;
+      const queued = await queue.readRun(runId);
+      if (queued !== undefined) return queued.request.source;
+      // Not enqueued (written by an engine run): the DOT file its manifest names, while it holds the run's graph.
+      const store = openRun(runId);
+      if ((await store.readManifest()) === undefined) throw notFound(runId);
+      return readRunSourceFile({ runId, store });
     },
     async close() {
       unsubscribe?.();

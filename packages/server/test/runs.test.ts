@@ -395,14 +395,15 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
 
   /**
    * A run directory as `attractor run` leaves it (the engine's run, with the DOT file it ran from named in its
-   * manifest and no records of a server), in a fresh runs directory. Returns the runs directory and the DOT path.
+   * manifest and no records of a server) of `dot` (default: LINEAR), in a fresh runs directory. Returns the runs
+   * directory and the DOT path.
    */
-  async function runOutsideTheServer(): Promise<{ runsDir: string; dotPath: string }> {
+  async function runOutsideTheServer(dot = LINEAR): Promise<{ runsDir: string; dotPath: string }> {
     const home = await mkdtemp(join(tmpdir(), 'attractor-cli-run-'));
     const dotPath = join(home, 'linear.dot');
-    writeFileSync(dotPath, LINEAR);
+    writeFileSync(dotPath, dot);
     const runsDir = join(home, 'runs');
-    const { graph } = prepareGraph(LINEAR, { filename: dotPath });
+    const { graph } = prepareGraph(dot, { filename: dotPath });
     const result = await runPipeline({
       graph: graph!,
       registry: createDefaultRegistry(),
@@ -467,6 +468,41 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
     });
     expect(withDot.status).toBe(200);
     await waitForState(server, ((await withDot.json()) as RunSummary).id, 'success');
+  });
+
+  /** Expects `GET /pipelines/cli-run/source` to answer `status` and `code` with a message holding `parts`, no stack. */
+  async function expectSourceRefused(status: number, code: string, parts: readonly string[]): Promise<void> {
+    const response = await server!.call('/pipelines/cli-run/source');
+    expect(response.status).toBe(status);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe(code);
+    for (const part of parts) expect(body.error.message).toContain(part);
+    expect(body.error.message).not.toMatch(/\n\s+at /);
+  }
+
+  it('serves the DOT file a run this server did not start ran from, while it is unchanged (masked); 404/409 naming the file once moved or edited', async () => {
+    const secret = 'sk-source-secret-51c0e9';
+    const dot = LINEAR.replace('Step B', `Step B with ${secret}`);
+    const { runsDir, dotPath } = await runOutsideTheServer(dot);
+    server = await startTestServer({ runsDir, secretValues: [secret] });
+    const served = await server.call('/pipelines/cli-run/source');
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toContain('text/vnd.graphviz');
+    const text = await served.text();
+    expect(text).toBe(dot.replace(secret, '[REDACTED]'));
+    expect(text).not.toContain(secret);
+
+    // Edited since the run: not the pipeline the run ran.
+    writeFileSync(dotPath, dot.replace('start -> a -> b -> c -> exit', 'start -> a -> c -> exit'));
+    await expectSourceRefused(409, 'SOURCE_CHANGED', [dotPath, 'changed since the run']);
+    // The same text again (even rewritten) is the run's graph again.
+    writeFileSync(dotPath, dot);
+    expect((await server.call('/pipelines/cli-run/source')).status).toBe(200);
+
+    // Moved away: 404 naming the file.
+    rmSync(dotPath);
+    await expectSourceRefused(404, 'NOT_FOUND', [dotPath, 'no longer exists']);
+    expect((await server.call('/pipelines/no-such-run/source')).status).toBe(404);
   });
 
   it('refuses a stage the source run never completed, and leaves no run directory behind', async () => {

@@ -2,11 +2,15 @@
  * Sub-pipeline nodes (spec §9.4) of pipelines started from the pipelines directory: their `graph_ref` files are
  * validated before the run starts, as `attractor run` does, and found next to the parent file when they run.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runPipeline } from '@attractor/engine';
+import { prepareGraph } from '@attractor/graph';
+import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RunDetails } from '../src/index.js';
+import type { RunDetails, RunSummary } from '../src/index.js';
 import { openEvents, startTestServer, type TestServer, waitFor } from './test-server.js';
 
 let server: TestServer | undefined;
@@ -203,5 +207,72 @@ describe('sub-pipelines of the pipelines directory (spec §9.4)', () => {
       expect(((await response.json()) as ErrorBody).error.code).toBe(code);
     }
     stream.close();
+  });
+});
+
+describe('forks of a run this server did not start (attractor run) with sub-pipelines', () => {
+  /** `parent(ref)` with a stage before the sub-pipeline, so a fork from it runs the sub-pipeline again. */
+  const planned = (ref: string) =>
+    parent(ref).replace('start -> checks', 'plan [prompt="Plan the checks"]\n  start -> plan -> checks');
+
+  /** Waits until run `id` has ended; returns its details. */
+  const ended = (id: string) =>
+    waitFor(async () => {
+      const run = await server!.json<RunDetails>(`/pipelines/${id}`);
+      return run.state === 'running' || run.state === 'waiting' ? undefined : run;
+    }, `run ${id} to end`);
+
+  /** Forks `cli-run` from `plan` (with `body`'s extras) and waits until the fork has ended. */
+  const fork = async (from: string, body: Record<string, unknown> = {}) => {
+    const response = await server!.call(`/pipelines/${from}/fork`, {
+      method: 'POST',
+      json: { from: 'plan', simulate: true, ...body },
+    });
+    const summary = (await response.json()) as RunSummary & ErrorBody;
+    expect(response.status, JSON.stringify(summary)).toBe(200);
+    return ended(summary.id);
+  };
+
+  it("resolves graph_ref next to the original DOT file, as the run did, in a fork, an edited fork and a fork's fork", async () => {
+    // `attractor run project/flows/main.dot` from another directory: graph_ref is relative to main.dot.
+    const root = await mkdtemp(join(tmpdir(), 'attractor-server-fork-subgraph-'));
+    const flows = join(root, 'project', 'flows');
+    await mkdir(join(flows, 'checks'), { recursive: true });
+    const dotPath = join(flows, 'main.dot');
+    const dot = planned('checks/pipeline.dot');
+    await writeFile(dotPath, dot);
+    await writeFile(join(flows, 'checks', 'pipeline.dot'), child);
+    const cliWorkdir = join(root, 'elsewhere');
+    const serverWorkdir = join(root, 'server-work');
+    await mkdir(cliWorkdir);
+    await mkdir(serverWorkdir);
+    const runsDir = join(root, 'runs');
+    const result = await runPipeline({
+      graph: prepareGraph(dot, { filename: dotPath }).graph!,
+      registry: createDefaultRegistry(),
+      backend: createSimulationBackend(),
+      logsRoot: join(runsDir, 'cli-run'),
+      sourcePath: dotPath,
+      workdir: cliWorkdir,
+    });
+    expect(result.status).toBe('success');
+    expect(existsSync(join(runsDir, 'cli-run', 'checks', 'child', 'manifest.json'))).toBe(true);
+
+    server = await startTestServer({ runsDir, workdir: serverWorkdir, allowTools: true });
+    const forked = await fork('cli-run');
+    expect(forked.failureReason).toBeUndefined();
+    expect(forked.state).toBe('success');
+    expect(forked.nodeStatuses).toMatchObject({ plan: 'success', checks: 'success', exit: 'success' });
+    expect(existsSync(join(runsDir, forked.id, 'checks', 'child', 'review', 'status.json'))).toBe(true);
+
+    // An edited DOT (the web UI's edit-and-fork) still finds its graph_ref next to the original file.
+    const edited = await fork('cli-run', { dot: dot.replace('Plan the checks', 'Plan the checks again') });
+    expect(edited.failureReason).toBeUndefined();
+    expect(edited.state).toBe('success');
+    // So does a fork of the fork (a run of this server now).
+    const again = await fork(forked.id);
+    expect(again.failureReason).toBeUndefined();
+    expect(again.state).toBe('success');
+    expect(existsSync(join(runsDir, again.id, 'checks', 'child', 'review', 'status.json'))).toBe(true);
   });
 });

@@ -17,6 +17,7 @@ export type ApiErrorCode =
   | 'RUN_ALREADY_RUNNING'
   | 'RESUME_REFUSED'
   | 'FORK_REFUSED'
+  | 'SOURCE_CHANGED'
   | 'QUESTION_NOT_FOUND'
   | 'INVALID_ANSWER'
   | 'NOT_FOUND'

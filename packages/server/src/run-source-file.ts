@@ -1,0 +1,73 @@
+/**
+ * The DOT source of a run the server did not start (`attractor run`, an embedder's engine run, a run the queue
+ * never saw): the file its manifest names (`source_path`), served only while it still holds the graph the run ran.
+ */
+import { type RunStore, readTextFileSync } from '@attractor/engine';
+import { graphFingerprint } from '@attractor/engine/internal';
+import { prepareGraph } from '@attractor/graph';
+import { readCheckpointSafely } from './child-run-details.js';
+import { ApiError } from './errors/api-error.js';
+
+/** Options of {@link readRunSourceFile}. */
+export interface ReadRunSourceFileOptions {
+  /** The run's id, for messages. */
+  readonly runId: string;
+  /** The run's store (a file store on its run directory, or the shared store's run). */
+  readonly store: RunStore;
+}
+
+/**
+ * Reads the DOT file named by the run's `manifest.json` (`source_path`) and returns its text when it still is the
+ * pipeline the run ran: by the rule the engine applies on resume, the file's graph fingerprint (`graphFingerprint`)
+ * must equal the checkpoint's `graph_sha256`, else the manifest's `source_sha256`. Text as read: the caller masks
+ * secrets.
+ * @throws {ApiError} `RUN_NOT_FOUND` (404) when the store holds no manifest; `NOT_FOUND` (404) when the manifest
+ *   names no DOT file, or the file no longer exists (moved or deleted since the run) or cannot be read;
+ *   `SOURCE_CHANGED` (409) when the file was edited since the run (another fingerprint, or it no longer parses).
+ *   Each message names the file.
+ */
+export async function readRunSourceFile(options: ReadRunSourceFileOptions): Promise<string> {
+  const { runId, store } = options;
+  const manifest = await store.readManifest();
+  if (manifest === undefined) {
+    throw new ApiError({
+      status: 404,
+      code: 'RUN_NOT_FOUND',
+      message: `No run "${runId}": it has no manifest.json. GET /pipelines lists the runs.`,
+    });
+  }
+  const path = manifest.source_path;
+  const resend = `send the pipeline's DOT as "dot" when you fork the run`;
+  if (path === undefined) {
+    throw new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `Run "${runId}" was not started by this server and its manifest.json names no DOT file, so its DOT source is not known here; ${resend}.`,
+    });
+  }
+  let text: string;
+  try {
+    text = readTextFileSync(path, { what: 'DOT file' });
+  } catch (error) {
+    const missing = ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
+    throw new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: missing
+        ? `Run "${runId}" ran from the DOT file ${path}, which no longer exists (moved or deleted since the run). Put the file back there, or ${resend}.`
+        : `Run "${runId}" ran from the DOT file ${path}, which cannot be read (${(error as Error).message}); ${resend}.`,
+    });
+  }
+  const checkpoint = await readCheckpointSafely(store);
+  const recorded = checkpoint?.graph_sha256 ?? manifest.source_sha256;
+  const graph = prepareGraph(text, { filename: path }).graph;
+  const current = graph === undefined ? undefined : graphFingerprint(graph);
+  if (current !== recorded) {
+    throw new ApiError({
+      status: 409,
+      code: 'SOURCE_CHANGED',
+      message: `The DOT file ${path} of run "${runId}" was changed since the run (${current === undefined ? 'it no longer parses' : `sha256 ${current.slice(0, 12)}… now`}; the run's graph is sha256 ${recorded.slice(0, 12)}…), so it is not the pipeline the run ran. Restore that version of the file, or ${resend}.`,
+    });
+  }
+  return text;
+}
