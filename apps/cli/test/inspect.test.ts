@@ -150,7 +150,16 @@ describe('attractor inspect of a run continued by loop_restart (issue 19 bug 2)'
     expect(summary.nextNode).toBeUndefined();
     const text = createTestIo({ cwd });
     expect(await main({ argv: ['inspect', 'runs/restarting'], io: text })).toBe(0);
-    expect(text.output()).toContain('continued: runs/restarting-restart-1');
+    expect(text.output().split('\n')).toContain(
+      'continued: runs/restarting-restart-1  (a loop_restart edge restarted the run there; attractor inspect runs/restarting-restart-1, or attractor resume either directory)',
+    );
     expect(text.output()).not.toContain('next:');
+    // Read by run id from a run store (here a directory of runs), the continuation is named by its id, and the
+    // printed commands carry the store and queue options the environment does not set.
+    const byId = createTestIo({ cwd });
+    expect(await main({ argv: ['inspect', 'restarting', '--store', 'runs'], io: byId })).toBe(0);
+    expect(byId.output().split('\n')).toContain(
+      'continued: restarting-restart-1  (a loop_restart edge restarted the run there; attractor inspect restarting-restart-1 --store runs, or attractor resume restarting --queue <queue url>)',
+    );
   });
 });

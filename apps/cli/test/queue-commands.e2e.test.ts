@@ -167,6 +167,56 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
     }
   }, 120_000);
 
+  it('inspect names the run a loop_restart edge continued a queued run in by its id, with commands that work', async () => {
+    const env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
+    const again = join(dir, 'again.dot');
+    await writeFile(
+      again,
+      `digraph again {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  work  [shape=parallelogram, tool_command="test -f once || { touch once; exit 1; }"]
+  check [shape=parallelogram, tool_command="test -f ok"]
+  start -> work
+  work -> work [condition="outcome=fail", loop_restart=true]
+  work -> check [condition="outcome=success"]
+  check -> exit
+}
+`,
+    );
+    const workRoot = join(dir, 'work-again');
+    const worker = attractor(['worker', '--workdir-root', workRoot], { cwd: dir, env });
+    try {
+      const failed = await attractor(['run', again, '--simulate', '--queue', '--wait'], { cwd: dir, env });
+      expect(failed.exitCode, failed.stderr).toBe(1);
+      const runId = failed.stdout.split('\n')[0] ?? '';
+      const continued = `${runId}-restart-1`;
+      const inspected = await attractor(['inspect', runId], { cwd: dir, env });
+      expect(inspected.stdout).toMatch(/^route: start → work$/m);
+      expect(inspected.stdout.split('\n')).toContain(
+        `continued: ${continued}  (a loop_restart edge restarted the run there; attractor inspect ${continued}, or attractor resume ${runId})`,
+      );
+      // Without the settings in the environment, the commands carry the options (no password: placeholders).
+      const byOption = await attractor(['inspect', runId, '--store', server.url], { cwd: dir, env: {} });
+      expect(byOption.stdout.split('\n')).toContain(
+        `continued: ${continued}  (a loop_restart edge restarted the run there; attractor inspect ${continued} --store <store url>, or attractor resume ${runId} --queue <queue url>)`,
+      );
+      expect(byOption.stdout).not.toContain(server.password);
+      // Both printed commands work: the continuation is a run of the store, and the queued run resumes through it.
+      const next = await attractor(['inspect', continued, '--json'], { cwd: dir, env });
+      expect(next.exitCode, next.stderr).toBe(0);
+      expect(JSON.parse(next.stdout)).toMatchObject({ runId: continued, state: 'fail', nextNode: 'check' });
+      await writeFile(join(workRoot, runId, 'ok'), '');
+      const resumed = await attractor(['resume', runId, '--wait'], { cwd: dir, env });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      const finished = await attractor(['inspect', continued, '--json'], { cwd: dir, env });
+      expect(JSON.parse(finished.stdout)).toMatchObject({ state: 'success' });
+    } finally {
+      worker.kill('SIGTERM');
+      expect((await worker).exitCode).toBe(0);
+    }
+  }, 120_000);
+
   it('fails a run whose job used up its retries (its worker died): run --queue --wait exits 1 with the reason; runs lists it failed', async () => {
     const env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
     const slow = join(dir, 'slow.dot');

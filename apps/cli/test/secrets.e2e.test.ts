@@ -74,3 +74,42 @@ describe('attractor --secret with a name that is not set', () => {
     expect(result.stderr).not.toContain('--secret MY_TOKEN');
   });
 });
+
+describe('attractor run and resume with a secret whose value is a node id', () => {
+  it('warns once, naming the variable but never its value or the node id, and the run still succeeds', async () => {
+    const dir = await temporaryDirectory();
+    const dot = join(dir, 'shipping.dot');
+    await writeFile(
+      dot,
+      `digraph shipping {
+        start [shape=Mdiamond]
+        exit [shape=Msquare]
+        deploy [shape=parallelogram, tool_command="echo ok"]
+        start -> deploy -> exit
+      }`,
+    );
+    const logsDir = join(dir, 'run');
+    const env = { DEPLOY_TOKEN: 'deploy', OTHER_TOKEN: 'unrelated-value-1234' };
+    const warning =
+      'warning: the value of DEPLOY_TOKEN is also a node id in this graph; that node shows as [REDACTED] on the console';
+    const ran = await attractor(['run', dot, '--simulate', '--logs-dir', logsDir, '--workdir', dir], { env });
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    const resumed = await attractor(['resume', logsDir, '--from', 'deploy'], { env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    for (const result of [ran, resumed]) {
+      expect(result.stderr.split('\n').filter((line) => line.startsWith('warning: the value of'))).toEqual([
+        warning,
+      ]);
+      // The console masks the value wherever it appears: the stage's progress line shows the placeholder.
+      expect(result.stdout).toContain('[REDACTED]');
+      for (const output of [result.stdout, result.stderr]) {
+        expect(output).not.toContain(env.DEPLOY_TOKEN);
+        expect(output).not.toContain('OTHER_TOKEN');
+      }
+    }
+    // The run directory keeps the node id as structure (DESIGN.md "Secrets").
+    expect(JSON.parse(readFileSync(join(logsDir, 'checkpoint.json'), 'utf8'))).toMatchObject({
+      completed_nodes: expect.arrayContaining(['deploy']),
+    });
+  });
+});

@@ -7,7 +7,7 @@ import { findParentRun } from '../inspect/find-parent-run.js';
 import { type RunSummary, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath } from '../load-pipeline.js';
 import { readRunAnywhere } from '../shared/read-run-anywhere.js';
-import { queueHintOption } from '../shared/shared-locations.js';
+import { queueHintOption, storeHintOption } from '../shared/shared-locations.js';
 
 /** Options of `attractor inspect`. */
 export interface InspectCommandOptions {
@@ -41,8 +41,11 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
   }
   const inStore = summary.logsRoot.includes('#');
   const parentRun = inStore ? undefined : await findParentRun(summary.logsRoot);
+  const sharedRun = inStore
+    ? { queueOption: queueHintOption(undefined, io), storeOption: storeHintOption(options.store, io) }
+    : undefined;
   io.stdout.write(
-    `${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env), parentRun, inStore ? { queueOption: queueHintOption(undefined, io) } : undefined)}\n`,
+    `${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env), parentRun, sharedRun)}\n`,
   );
   return 0;
 }
@@ -51,8 +54,9 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
  * The human-readable text of `attractor inspect`. `command` spells the CLI in the resume hint (see `cliCommand`;
  * default `attractor`). `parentRun`, for a child run, is the run directory that resumes it (see `findParentRun`):
  * the text names it and the resume hint resumes it. Default: none, the run resumes itself. `sharedRun`, for a run
- * read from the shared store: the hints name runs by id (the source of a fork too), as `resume` and `answer` take
- * them, followed by `queueOption` (see `queueHintOption`). Default: a run directory.
+ * read from the shared store: the hints name runs by id (the source of a fork and the continuation of a
+ * `loop_restart` too), as `resume`, `answer` and `inspect` take them, followed by `queueOption` (see
+ * `queueHintOption`) or, for `inspect`, `storeOption` (see `storeHintOption`; default `''`). Default: a run directory.
  */
 export function formatSummaryText(
   summary: RunSummary,
@@ -60,7 +64,7 @@ export function formatSummaryText(
   cwd: string,
   command = 'attractor',
   parentRun?: string,
-  sharedRun?: { readonly queueOption: string },
+  sharedRun?: { readonly queueOption: string; readonly storeOption?: string },
 ): string {
   const lines: string[] = [];
   lines.push(
@@ -108,7 +112,15 @@ export function formatSummaryText(
   lines.push(rows.length === 0 ? colors.dim('(no stage has started)') : formatTable([header, ...rows]));
   lines.push('');
   lines.push(`route: ${summary.route.length === 0 ? colors.dim('(none)') : summary.route.join(' → ')}`);
-  if (summary.state === 'restarted' && summary.restartedTo !== undefined) {
+  if (summary.state === 'restarted' && summary.restartedTo !== undefined && sharedRun !== undefined) {
+    // The recorded location is the worker's own directory; the store keeps the continuation as a run of its own,
+    // and the queue knows the chain by the run it started (the engine names restarts `<run id>-restart-<n>`).
+    const continued = runIdOfLocation(summary.restartedTo);
+    const queued = summary.runId.replace(/-restart-\d+$/, '');
+    lines.push(
+      `continued: ${continued}  (a loop_restart edge restarted the run there; ${command} inspect ${continued}${sharedRun.storeOption ?? ''}, or ${command} resume ${queued}${sharedRun.queueOption})`,
+    );
+  } else if (summary.state === 'restarted' && summary.restartedTo !== undefined) {
     const continued = displayPath(summary.restartedTo, cwd);
     lines.push(
       `continued: ${continued}  (a loop_restart edge restarted the run there; ${command} inspect ${continued}, or ${command} resume either directory)`,
@@ -127,4 +139,16 @@ export function formatSummaryText(
     );
   }
   return lines.join('\n');
+}
+
+/** The run id in a run's location: what follows `#` (`postgres://…#<run id>`), else the last path segment. */
+function runIdOfLocation(location: string): string {
+  const hash = location.lastIndexOf('#');
+  if (hash >= 0) return location.slice(hash + 1);
+  return (
+    location
+      .split(/[\\/]/)
+      .filter((segment) => segment !== '')
+      .pop() ?? location
+  );
 }

@@ -36,6 +36,7 @@ import {
 } from './backend-choice.js';
 import { createCliInterviewer } from './create-cli-interviewer.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
+import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
 import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
@@ -135,6 +136,12 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ...(cliOptions.strict === undefined ? {} : { strict: cliOptions.strict }),
   });
   const backend = configBackend(cliOptions, config) ?? resolveBackend(cliOptions, io.env, io.cwd);
+  const secretNodeWarning = formatSecretNodeWarning({
+    env: io.env,
+    secretNames: options.options.secret ?? [],
+    nodeIds: pipeline.graph.nodes.keys(),
+  });
+  if (secretNodeWarning !== undefined) io.stderr.write(`${secretNodeWarning}\n`);
 
   if (mode.kind === 'run' || mode.kind === 'fork') {
     logsRoot =

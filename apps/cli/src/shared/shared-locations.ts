@@ -35,14 +35,43 @@ export function queueUrlOf(option: string | boolean | undefined, io: CliIo): str
  * @param option - the command's `--queue` value (`undefined` or `true`: the environment's).
  */
 export function queueHintOption(option: string | boolean | undefined, io: CliIo): string {
-  const url = queueUrlOf(option, io);
-  if (url !== undefined && url === queueUrlOf(undefined, io)) return '';
-  if (url === undefined || holdsPassword(url)) return ' --queue <queue url>';
-  return ` --queue ${quoteArgument(url)}`;
+  return hintOption({
+    flag: '--queue',
+    url: queueUrlOf(option, io),
+    fromEnvironment: queueUrlOf(undefined, io),
+  });
+}
+
+/**
+ * What a printed command (`attractor inspect <run id>`) must add to reach the run store this command used: `''` when
+ * `ATTRACTOR_STORE_URL` names it; ` --store <url or directory>` for one given as an option that holds no password;
+ * ` --store <store url>` (to fill in) otherwise, since a password never goes into a hint.
+ *
+ * @param option - the command's `--store` value (`undefined`: the environment's).
+ */
+export function storeHintOption(option: string | undefined, io: CliIo): string {
+  return hintOption({
+    flag: '--store',
+    url: storeUrlOf(option, io),
+    fromEnvironment: storeUrlOf(undefined, io),
+  });
+}
+
+function hintOption(options: {
+  readonly flag: '--queue' | '--store';
+  readonly url: string | undefined;
+  readonly fromEnvironment: string | undefined;
+}): string {
+  const { flag, url } = options;
+  if (url !== undefined && url === options.fromEnvironment) return '';
+  if (url === undefined || holdsPassword(url)) return ` ${flag} <${flag.slice(2)} url>`;
+  return ` ${flag} ${quoteArgument(url)}`;
 }
 
 function holdsPassword(url: string): boolean {
   if (/password=/i.test(url)) return true;
+  // A directory (a file store on a shared volume) is no URL and holds none.
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(url)) return false;
   try {
     return new URL(url).password !== '';
   } catch {
