@@ -226,6 +226,37 @@ describe('interviewer wrapper (spec §6.5, §9.6)', () => {
     );
   });
 
+  it("write a stage's start as soon as its handler waits, and a stage that never waits in one append with its end", async () => {
+    const store = createMemoryRunStore('/memory/batches');
+    const append = store.appendEvents.bind(store);
+    const batches: string[][] = [];
+    store.appendEvents = (batch) => {
+      batches.push(batch.map((event) => `${event.type}${'nodeId' in event ? `:${event.nodeId}` : ''}`));
+      return append(batch);
+    };
+    let startedWhileWaiting: string[] = [];
+    const waiter: Handler = {
+      execute: async ({ node }) => {
+        if (node.id !== 'slow') return { status: 'success' };
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        startedWhileWaiting = store.events.map((event) => event.type).slice(-1);
+        return { status: 'success' };
+      },
+    };
+    const { result } = await run({
+      graph: createTestGraph({ edges: ['start -> quick -> slow -> exit'] }),
+      logsRoot: '/memory/batches',
+      registry: registryWith(waiter),
+      createRunStore: () => store,
+    });
+    expect(result.status).toBe('success');
+    // The slow stage's start was in the store while its handler was still waiting.
+    expect(startedWhileWaiting).toEqual(['stage.started']);
+    // The quick stage's start and end went to the store together.
+    expect(batches).toContainEqual(expect.arrayContaining(['stage.started:quick', 'stage.completed:quick']));
+    expect(store.events.map((event) => event.seq)).toEqual(store.events.map((_, index) => index + 1));
+  });
+
   it('keep events a handler emitted while the store refused them, and write them in order once it accepts again', async () => {
     const store = createMemoryRunStore('/memory/refusing');
     const append = store.appendEvents.bind(store);

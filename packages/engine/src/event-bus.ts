@@ -125,6 +125,7 @@ export interface EventBusOptions {
 export class EventBus {
   #seq: number;
   #pending: PipelineEvent[] = [];
+  #flushScheduled = false;
   readonly #options: EventBusOptions;
   readonly #secrets: SecretMasker;
   // Several events share a millisecond; format each timestamp once.
@@ -186,5 +187,20 @@ export class EventBus {
    */
   flushSoon(): void {
     this.flush().catch(() => {});
+  }
+
+  /**
+   * Starts a flush once the current turn of the event loop is over (`setImmediate`), so that everything emitted until
+   * then goes to the store in one append: a stage's `stage.started` is written as soon as its handler waits for
+   * anything, and together with the stage's other events when the handler finishes without waiting (a no-op stage).
+   * A failure is kept for the next awaited flush, as with {@link EventBus.flushSoon}.
+   */
+  flushLater(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    setImmediate(() => {
+      this.#flushScheduled = false;
+      this.flushSoon();
+    });
   }
 }

@@ -69,7 +69,8 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
       label: node.label,
       handlerType,
     });
-    await scope.bus.flush();
+    // Written once the handler waits for anything; a stage that never waits is written with its completion.
+    scope.bus.flushLater();
     const result = await runAttempt(execution, attempt);
     if (result.kind === 'cancelled') return result;
     const outcome = result.outcome;

@@ -89,7 +89,8 @@ describe('checkpoint history lines (windows as deltas against the line before)',
   }
 
   it('reads back every checkpoint of a run exactly, the first line whole and the others as deltas', async () => {
-    const nodes = Array.from({ length: 160 }, (_, index) => `n${index}`);
+    // Longer than the 1,024 dropped entries after which the serializer cuts down its lengths.
+    const nodes = Array.from({ length: 1_200 }, (_, index) => `n${index}`);
     const checkpoints = await checkpointsOf(
       createTestGraph({ edges: [['start', ...nodes, 'exit'].join(' -> ')] }),
       {
@@ -97,7 +98,11 @@ describe('checkpoint history lines (windows as deltas against the line before)',
       },
     );
     const serializer = createCheckpointSerializer();
-    const lines = checkpoints.map((checkpoint) => serializer.serialize(checkpoint).historyLine);
+    const serialized = checkpoints.map((checkpoint) => serializer.serialize(checkpoint));
+    expect(serialized.map(({ text }) => text)).toEqual(
+      checkpoints.map((checkpoint) => JSON.stringify(checkpoint)),
+    );
+    const lines = serialized.map(({ historyLine }) => historyLine);
     expect(expandAll(lines)).toEqual(checkpoints.map((checkpoint) => JSON.parse(JSON.stringify(checkpoint))));
     expect(JSON.parse(lines[0]!)).not.toHaveProperty(WINDOW_DELTA_KEY);
     const late = JSON.parse(lines[150]!);
