@@ -13,7 +13,7 @@
 import { readFileSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { lock as lockFile } from 'proper-lockfile';
+import { lock as lockFile, lockSync } from 'proper-lockfile';
 import { RunLockedError } from './errors/run-locked-error.js';
 import { isProcessAlive, killProcessGroup, processGroupAlive } from './process-groups.js';
 import type { RunLock, RunLockHolder } from './run-lock.js';
@@ -98,8 +98,9 @@ export function readFileRunLock(directory: string): RunLockHolder | undefined {
 
 async function tryLock(directory: string, name: string): Promise<(() => Promise<void>) | undefined> {
   try {
-    // proper-lockfile keys its in-process bookkeeping by the first argument: one key per lock, not per directory.
-    return await lockFile(join(directory, name), {
+    // Synchronous (an atomic mkdir and a stat): a run starts without waiting on the thread pool. proper-lockfile keys
+    // its in-process bookkeeping by the first argument: one key per lock, not per directory.
+    const release = lockSync(join(directory, name), {
       realpath: false,
       lockfilePath: join(directory, name),
       stale: NEVER_STALE_MS,
@@ -107,6 +108,7 @@ async function tryLock(directory: string, name: string): Promise<(() => Promise<
       // A lock whose refresh failed (its directory removed under it) is not worth crashing the process for.
       onCompromised: () => undefined,
     });
+    return async () => release();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return undefined;
     throw error;

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -72,6 +72,17 @@ describe('run lock (DESIGN.md "Checkpoint": one run, one runner)', () => {
     expect(existsSync(join(directory, RUN_LOCK_DIRECTORY))).toBe(false);
     const again = await acquireFileRunLock({ directory, since: 'later' });
     await again.release();
+  });
+
+  it('refreshes the lock while it is held (every 2 s), so that another host never finds it stale', async () => {
+    const directory = tempDir();
+    const lock = await acquireFileRunLock({ directory, since: 's' });
+    const taken = statSync(join(directory, RUN_LOCK_DIRECTORY)).mtimeMs;
+    await sleep(2_600);
+    const refreshed = statSync(join(directory, RUN_LOCK_DIRECTORY)).mtimeMs;
+    expect(refreshed - taken).toBeGreaterThanOrEqual(1_500);
+    await lock.release();
+    expect(existsSync(join(directory, RUN_LOCK_DIRECTORY))).toBe(false);
   });
 
   it('records process groups in the holder record', async () => {
