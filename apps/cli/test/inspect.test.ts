@@ -161,5 +161,13 @@ describe('attractor inspect of a run continued by loop_restart (issue 19 bug 2)'
     expect(byId.output().split('\n')).toContain(
       'continued: restarting-restart-1  (a loop_restart edge restarted the run there; attractor inspect restarting-restart-1 --store runs, or attractor resume restarting --queue <queue url>)',
     );
+    const byIdJson = createTestIo({ cwd });
+    expect(await main({ argv: ['inspect', 'restarting', '--store', 'runs', '--json'], io: byIdJson })).toBe(
+      0,
+    );
+    expect(JSON.parse(byIdJson.output())).toMatchObject({
+      state: 'restarted',
+      restartedTo: 'restarting-restart-1',
+    });
   });
 });

@@ -2,7 +2,8 @@
  * The CLI on a shared queue and store (issue 18): `run --queue --wait`, `answer`, `runs`, `inspect <run id>`, and
  * the one-line errors for a missing, wrong or unreachable queue.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,21 @@ import {
 import { attractor, attractorWorker, FIXTURES, temporaryDirectory, waitForOutput } from './helpers/cli.js';
 
 const GATE = join(FIXTURES, 'ship-gate.dot');
+/**
+ * A pipeline whose `work` fails the first time in its workdir, so that a loop_restart edge restarts the run at it;
+ * the restarted run fails at `check` until the workdir holds an `ok` file (then `check` appends to `trail.txt`).
+ */
+const RESTART_ONCE = `digraph again {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  work  [shape=parallelogram, tool_command="test -f once || { touch once; exit 1; }"]
+  check [shape=parallelogram, tool_command="test -f ok && echo checked >> trail.txt"]
+  start -> work
+  work -> work [condition="outcome=fail", loop_restart=true]
+  work -> check [condition="outcome=success"]
+  check -> exit
+}
+`;
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -170,20 +186,7 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
   it('inspect names the run a loop_restart edge continued a queued run in by its id, with commands that work', async () => {
     const env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
     const again = join(dir, 'again.dot');
-    await writeFile(
-      again,
-      `digraph again {
-  start [shape=Mdiamond]
-  exit  [shape=Msquare]
-  work  [shape=parallelogram, tool_command="test -f once || { touch once; exit 1; }"]
-  check [shape=parallelogram, tool_command="test -f ok"]
-  start -> work
-  work -> work [condition="outcome=fail", loop_restart=true]
-  work -> check [condition="outcome=success"]
-  check -> exit
-}
-`,
-    );
+    await writeFile(again, RESTART_ONCE);
     const workRoot = join(dir, 'work-again');
     const worker = attractor(['worker', '--workdir-root', workRoot], { cwd: dir, env });
     try {
@@ -214,6 +217,59 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
     } finally {
       worker.kill('SIGTERM');
       expect((await worker).exitCode).toBe(0);
+    }
+  }, 120_000);
+
+  it('resumes a queued run that a loop_restart edge continued on another machine (another --workdir-root) in the continuation, to success', async () => {
+    const env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
+    const pipeline = join(dir, 'two-machines.dot');
+    await writeFile(pipeline, RESTART_ONCE);
+    // Two machines: each worker has a workdir root (and run directories under it) of its own.
+    const firstRoot = join(dir, 'machine-a');
+    const secondRoot = join(dir, 'machine-b');
+    const first = attractor(['worker', '--workdir-root', firstRoot], { cwd: dir, env });
+    let runId: string;
+    try {
+      const failed = await attractor(['run', pipeline, '--simulate', '--queue', '--wait'], { cwd: dir, env });
+      expect(failed.exitCode, failed.stderr).toBe(1);
+      runId = failed.stdout.split('\n')[0] ?? '';
+    } finally {
+      first.kill('SIGTERM');
+      expect((await first).exitCode).toBe(0);
+    }
+    const continued = `${runId}-restart-1`;
+    // The store names the continuation by its run id, not by the first worker's local directory.
+    const restarted = await attractor(['inspect', runId, '--json'], { cwd: dir, env });
+    expect(restarted.exitCode, restarted.stderr).toBe(0);
+    expect(JSON.parse(restarted.stdout)).toMatchObject({ state: 'restarted', restartedTo: continued });
+    const restartedText = await attractor(['inspect', runId], { cwd: dir, env });
+    expect(restartedText.stdout.split('\n')).toContain(
+      `continued: ${continued}  (a loop_restart edge restarted the run there; attractor inspect ${continued}, or attractor resume ${runId})`,
+    );
+    const second = attractor(['worker', '--workdir-root', secondRoot], { cwd: dir, env });
+    try {
+      await mkdir(join(secondRoot, runId), { recursive: true });
+      await writeFile(join(secondRoot, runId, 'ok'), '');
+      const resumed = await attractor(['resume', runId, '--queue', server.url, '--wait'], {
+        cwd: dir,
+        env: { ATTRACTOR_STORE_URL: server.url },
+      });
+      expect(resumed.exitCode, `${resumed.stdout}\n${resumed.stderr}`).toBe(0);
+      const finished = await attractor(['inspect', continued, '--json'], { cwd: dir, env });
+      expect(JSON.parse(finished.stdout)).toMatchObject({
+        runId: continued,
+        state: 'success',
+        route: ['work', 'check', 'check', 'exit'],
+      });
+      // The continuation's check ran on the second machine, in its workdir; the first machine's is as it was left.
+      expect(await readFile(join(secondRoot, runId, 'trail.txt'), 'utf8')).toBe('checked\n');
+      expect(existsSync(join(firstRoot, runId, 'trail.txt'))).toBe(false);
+      // The original run is still the finished restart it was, naming its continuation.
+      const original = await attractor(['inspect', runId, '--json'], { cwd: dir, env });
+      expect(JSON.parse(original.stdout)).toMatchObject({ state: 'restarted', restartedTo: continued });
+    } finally {
+      second.kill('SIGTERM');
+      expect((await second).exitCode).toBe(0);
     }
   }, 120_000);
 

@@ -93,6 +93,10 @@ export interface PipelineSuspendedEvent extends PipelineEventBase {
 /** An edge with `loop_restart=true` ended this run directory; the run continues in `newLogsRoot`. */
 export interface PipelineRestartedEvent extends PipelineEventBase {
   readonly type: 'pipeline.restarted';
+  /**
+   * The continuation: the sibling directory `<dir>-restart-<n>`, or, on another store than the file store, that
+   * store's name for it (`RunStore.logsRoot`, e.g. `postgres://…#<run id>-restart-1`).
+   */
   readonly newLogsRoot: string;
   /** The node the new run starts at (the edge's target). */
   readonly targetNodeId: string;

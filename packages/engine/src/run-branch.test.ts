@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registryWith, run, tempDir } from '../test/helpers.js';
 import type { Handler } from './handler.js';
@@ -333,6 +333,32 @@ describe('runtime.runChild (spec §4.11)', () => {
   });
 });
 
+/**
+ * `start -> work -> check`, whose `check` takes a loop_restart edge back to `work` once; the restarted run fails at
+ * `check` once, then passes (on resume). `runs` counts each node's executions.
+ */
+function restartThenFlakyCheck() {
+  const runs = { work: 0, check: 0 };
+  const handler: Handler = {
+    execute: async ({ node }) => {
+      if (node.id === 'work') runs.work += 1;
+      if (node.id === 'check') {
+        runs.check += 1;
+        if (runs.check === 2) return { status: 'fail', failureReason: 'flaky' };
+      }
+      return { status: 'success', contextUpdates: { 'context.round': runs.work } };
+    },
+  };
+  const graph = createTestGraph({
+    edges: [
+      'start -> work -> check',
+      { from: 'check', to: 'work', condition: 'context.round=1', loopRestart: true },
+      { from: 'check', to: 'exit', condition: 'outcome=success && context.round=2' },
+    ],
+  });
+  return { graph, handler, runs };
+}
+
 describe('loop_restart (spec §2.7)', () => {
   it('continues in a new sibling run directory and records it in the old manifest', async () => {
     let rounds = 0;
@@ -363,26 +389,7 @@ describe('loop_restart (spec §2.7)', () => {
   });
 
   it('ends the old directory as restarted, pointing at the new one; resume follows the pointer (issue 19 bug 2)', async () => {
-    let workRuns = 0;
-    let checkRuns = 0;
-    const handler: Handler = {
-      execute: async ({ node }) => {
-        if (node.id === 'work') workRuns += 1;
-        if (node.id === 'check') {
-          checkRuns += 1;
-          // The restarted run fails once at `check`, then passes on resume.
-          if (checkRuns === 2) return { status: 'fail', failureReason: 'flaky' };
-        }
-        return { status: 'success', contextUpdates: { 'context.round': workRuns } };
-      },
-    };
-    const graph = createTestGraph({
-      edges: [
-        'start -> work -> check',
-        { from: 'check', to: 'work', condition: 'context.round=1', loopRestart: true },
-        { from: 'check', to: 'exit', condition: 'outcome=success && context.round=2' },
-      ],
-    });
+    const { graph, handler, runs } = restartThenFlakyCheck();
     const { result, logsRoot } = await run({ graph, registry: registryWith(handler) });
     expect(result.status).toBe('fail');
     const { readJson } = await import('../test/helpers.js');
@@ -401,9 +408,66 @@ describe('loop_restart (spec §2.7)', () => {
     expect(resumed.status).toBe('success');
     expect(resumed.logsRoot).toBe(result.logsRoot);
     // Resumed at the failed `check` of the restarted run: `work` ran twice in all (once per run directory), not again.
-    expect(workRuns).toBe(2);
-    expect(checkRuns).toBe(3);
+    expect(runs).toEqual({ work: 2, check: 3 });
   });
+
+  it.each([
+    ["as the engine records it (the store's name)", undefined],
+    ["as a worker recorded it before (the first machine's own directory)", '/machine-a/runs/job-restart-1'],
+  ])(
+    "on another store, names the continuation by the store's name; resume on another machine follows it %s",
+    async (_, recorded) => {
+      // A shared store (as the PostgreSQL one) keeps runs by id; each machine calls them `<its run root>/<run id>`.
+      const runs = new Map<string, ReturnType<typeof createMemoryRunStore>>();
+      const storesOf =
+        (root: string) =>
+        (logsRoot: string): RunStore => {
+          if (dirname(logsRoot) !== root) throw new Error(`${logsRoot} is not under the run root ${root}`);
+          const id = basename(logsRoot);
+          const store = runs.get(id) ?? createMemoryRunStore(`memory://runs#${id}`);
+          runs.set(id, store);
+          return store;
+        };
+      const { graph, handler, runs: counts } = restartThenFlakyCheck();
+      const { result, events } = await run({
+        graph,
+        registry: registryWith(handler),
+        logsRoot: '/machine-a/runs/job',
+        createRunStore: storesOf('/machine-a/runs'),
+      });
+      expect(result.status).toBe('fail');
+      const first = runs.get('job')!;
+      const continued = runs.get('job-restart-1')!;
+      expect(first.checkpoints.at(-1)).toMatchObject({
+        state: 'restarted',
+        restarted_to: 'memory://runs#job-restart-1',
+        next_node: null,
+      });
+      expect(first.manifest?.restarted_to).toBe('memory://runs#job-restart-1');
+      expect(continued.manifest?.restarted_from).toBe('memory://runs#job');
+      expect(events.find((event) => event.type === 'pipeline.restarted')).toMatchObject({
+        newLogsRoot: 'memory://runs#job-restart-1',
+      });
+      if (recorded !== undefined) {
+        const last = first.checkpoints.at(-1)!;
+        await first.writeCheckpoint({ ...last, restarted_to: recorded });
+      }
+      const { resumePipeline } = await import('./run-pipeline.js');
+      const { createTestClock } = await import('./test/test-clock.js');
+      const resumed = await resumePipeline({
+        graph,
+        registry: registryWith(handler),
+        logsRoot: '/machine-b/runs/job',
+        createRunStore: storesOf('/machine-b/runs'),
+        clock: createTestClock(),
+      });
+      expect(resumed.status).toBe('success');
+      expect(resumed.logsRoot).toBe('/machine-b/runs/job-restart-1');
+      expect(continued.checkpoints.at(-1)?.state).toBe('success');
+      expect([...runs.keys()].sort()).toEqual(['job', 'job-restart-1']);
+      expect(counts).toEqual({ work: 2, check: 3 });
+    },
+  );
 
   it('stops a loop_restart edge that is always taken at max_steps, counted across the restarts', async () => {
     // The shape of danshapiro/kilroy semport.dot in a simulated run: the restart edge is taken every round.

@@ -67,7 +67,13 @@ export interface PipelineServicesOptions {
    * preambles. Values under secret-named keys and well-known token shapes are masked even without it.
    */
   readonly secretValues?: readonly string[];
-  /** Persistence. Default: {@link createFileRunStore} on the run directory. */
+  /**
+   * Persistence. Default: {@link createFileRunStore} on the run directory. Called with the run directory, a
+   * `loop_restart` continuation's sibling `<dir>-restart-<n>`, and child runs' locations. With it, a restarted run
+   * records its continuation by the store's own name for it (`RunStore.logsRoot` of that store, e.g.
+   * `postgres://…#<run id>-restart-1`) in `restarted_to`, `restarted_from` and `pipeline.restarted`, and resume
+   * follows `restarted_to` by its last name, as the sibling of the run directory it was given.
+   */
   readonly createRunStore?: (logsRoot: string) => RunStore;
   /** Size above which artifacts are written to disk, in bytes. Default: 102400. */
   readonly artifactThresholdBytes?: number;
@@ -227,8 +233,13 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
     const followed = new Set<string>([logsRoot]);
     let checkpoint = await store.readCheckpoint();
     while (checkpoint?.state === 'restarted' && checkpoint.restarted_to !== undefined) {
-      const next = resolve(logsRoot, checkpoint.restarted_to);
-      if (followed.has(next)) break;
+      // Another store's run is followed by the continuation's name, as a sibling of the run resumed here: what it
+      // recorded may be another machine's name for it (an older worker wrote its own local directory).
+      const next =
+        options.createRunStore === undefined
+          ? resolve(logsRoot, checkpoint.restarted_to)
+          : continuationOf(logsRoot, checkpoint.restarted_to);
+      if (next === undefined || followed.has(next)) break;
       followed.add(next);
       await store.close();
       logsRoot = next;
@@ -562,14 +573,22 @@ function launch(
 
     if (end.kind === 'restart') {
       const newRoot = restartDirectory(from.logsRoot);
-      bus.emit({ type: 'pipeline.restarted', newLogsRoot: newRoot, targetNodeId: end.targetNodeId });
+      // Another store names the continuation itself (`postgres://…#<run id>-restart-1`), not by the directory this
+      // process calls it (a worker's own run root): that name is what the run records, for every machine.
+      const continuation = options.createRunStore === undefined ? newRoot : storeFor(newRoot).logsRoot;
+      bus.emit({ type: 'pipeline.restarted', newLogsRoot: continuation, targetNodeId: end.targetNodeId });
       await bus.flush();
-      if (manifest !== undefined) await store.writeManifest({ ...manifest, restarted_to: newRoot });
+      if (manifest !== undefined) await store.writeManifest({ ...manifest, restarted_to: continuation });
       // The old directory ends in a state of its own, pointing at the new one: left `running`, it would look
       // interrupted, and resuming it would re-run stages the restarted run already did (issue 19).
       const last = await store.readCheckpoint();
       if (last !== undefined) {
-        await store.writeCheckpoint({ ...last, state: 'restarted', next_node: null, restarted_to: newRoot });
+        await store.writeCheckpoint({
+          ...last,
+          state: 'restarted',
+          next_node: null,
+          restarted_to: continuation,
+        });
       }
       await store.close();
       await unlock(from.logsRoot);
@@ -583,7 +602,7 @@ function launch(
         state: restartState,
         startNodeId: end.targetNodeId,
         fresh: true,
-        restartedFrom: from.logsRoot,
+        restartedFrom: options.createRunStore === undefined ? from.logsRoot : store.logsRoot,
       });
     }
 
@@ -690,17 +709,38 @@ function progress(
 
 /**
  * `<dir>-restart-<n>` next to `<dir>` (or the next number after an earlier restart's). A location that is not a path
- * (a child run of another store, `postgres://…#<run>/<stage>/<name>`) gets its last `/` segment replaced, unresolved.
+ * (a child run of another store, `postgres://…#<run>/<stage>/<name>`) gets its last name replaced, unresolved.
  */
 function restartDirectory(logsRoot: string): string {
-  const name = basename(logsRoot);
+  const name = lastName(logsRoot);
   const match = /^(.*)-restart-(\d+)$/.exec(name);
   const stem = match === null ? name : match[1]!;
   const next = match === null ? 1 : Number(match[2]) + 1;
-  const restarted = `${stem}-restart-${next}`;
-  return isAbsolute(logsRoot)
-    ? join(dirname(logsRoot), restarted)
-    : `${logsRoot.slice(0, logsRoot.length - name.length)}${restarted}`;
+  return siblingOf(logsRoot, `${stem}-restart-${next}`);
+}
+
+/**
+ * Where a run of another store than the file store continues, given the `restarted_to` it recorded: the sibling of
+ * `logsRoot` with the recorded location's last name (`…#<run id>-restart-1`, or a worker's
+ * `/its/root/<run id>-restart-1`), so each process reaches it through its own `createRunStore`. `undefined` when the
+ * recorded location names no run (`..`, nothing).
+ */
+function continuationOf(logsRoot: string, restartedTo: string): string | undefined {
+  const name = lastName(restartedTo);
+  return name === '' || name === '.' || name === '..' ? undefined : siblingOf(logsRoot, name);
+}
+
+/** The last name of a run's location: its directory's name, or what follows the last `/` or `#` of another store's. */
+function lastName(location: string): string {
+  if (isAbsolute(location)) return basename(location);
+  return location.slice(Math.max(location.lastIndexOf('/'), location.lastIndexOf('#')) + 1);
+}
+
+/** `location` with its last name (see {@link lastName}) replaced by `name`. */
+function siblingOf(location: string, name: string): string {
+  return isAbsolute(location)
+    ? join(dirname(location), name)
+    : `${location.slice(0, location.length - lastName(location).length)}${name}`;
 }
 
 function startChild(

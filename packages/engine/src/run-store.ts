@@ -30,9 +30,12 @@ export interface RunManifest {
   readonly engine_version: string;
   /** The run's working directory. */
   readonly workdir: string;
-  /** Set when a `loop_restart` edge continued this run in a sibling directory. */
+  /**
+   * Set when a `loop_restart` edge continued this run in a sibling directory (on another store than the file store:
+   * that store's name for the continuation, its `RunStore.logsRoot`).
+   */
   readonly restarted_to?: string;
-  /** Set on the sibling directory of a `loop_restart`: the directory it continues. */
+  /** Set on the sibling directory of a `loop_restart`: the directory it continues (another store: its name). */
   readonly restarted_from?: string;
   /**
    * The graph's node ids in declaration order: the positions `visited_nodes` of the checkpoints refer to (so that a
@@ -86,7 +89,11 @@ export interface Checkpoint {
    * inspect follow the pointer).
    */
   readonly state: 'running' | 'success' | 'fail' | 'cancelled' | 'restarted';
-  /** With state `restarted`: the run directory that continues this run. */
+  /**
+   * With state `restarted`: the run directory that continues this run, or, on another store than the file store,
+   * that store's name for it (`RunStore.logsRoot`, e.g. `postgres://…#<run id>-restart-1`); resume on such a store
+   * follows it by its last name, as a sibling of the run it resumes.
+   */
   readonly restarted_to?: string;
   /** The last completed node (spec §5.3). Empty before the first node completes. */
   readonly current_node: string;

@@ -113,9 +113,9 @@ export function formatSummaryText(
   lines.push('');
   lines.push(`route: ${summary.route.length === 0 ? colors.dim('(none)') : summary.route.join(' → ')}`);
   if (summary.state === 'restarted' && summary.restartedTo !== undefined && sharedRun !== undefined) {
-    // The recorded location is the worker's own directory; the store keeps the continuation as a run of its own,
-    // and the queue knows the chain by the run it started (the engine names restarts `<run id>-restart-<n>`).
-    const continued = runIdOfLocation(summary.restartedTo);
+    // The store keeps the continuation as a run of its own (the summary names it by id), and the queue knows the
+    // chain by the run it started (the engine names restarts `<run id>-restart-<n>`).
+    const continued = summary.restartedTo;
     const queued = summary.runId.replace(/-restart-\d+$/, '');
     lines.push(
       `continued: ${continued}  (a loop_restart edge restarted the run there; ${command} inspect ${continued}${sharedRun.storeOption ?? ''}, or ${command} resume ${queued}${sharedRun.queueOption})`,
@@ -139,16 +139,4 @@ export function formatSummaryText(
     );
   }
   return lines.join('\n');
-}
-
-/** The run id in a run's location: what follows `#` (`postgres://…#<run id>`), else the last path segment. */
-function runIdOfLocation(location: string): string {
-  const hash = location.lastIndexOf('#');
-  if (hash >= 0) return location.slice(hash + 1);
-  return (
-    location
-      .split(/[\\/]/)
-      .filter((segment) => segment !== '')
-      .pop() ?? location
-  );
 }

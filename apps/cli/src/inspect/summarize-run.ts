@@ -54,7 +54,11 @@ export interface RunSummary {
   /** ISO-8601. */
   readonly startedAt: string;
   readonly state: RunState;
-  /** With state `restarted`: the run directory a `loop_restart` edge continued the run in. */
+  /**
+   * With state `restarted`: where a `loop_restart` edge continued the run: its run directory, or, for a run read
+   * by id from a run store (`logsRoot` `<store>#<run id>`), the continuation's run id (`<run id>-restart-1`), not
+   * the location the runner recorded (a worker's own directory, or its name for the store).
+   */
   readonly restartedTo?: string;
   /**
    * For a fork (`attractor fork`, the server's fork): the source run, its directory, and the completed stage (node
@@ -247,7 +251,13 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     workdir: run.manifest.workdir,
     startedAt: run.manifest.started_at,
     state,
-    ...(checkpoint?.restarted_to === undefined ? {} : { restartedTo: checkpoint.restarted_to }),
+    ...(checkpoint?.restarted_to === undefined
+      ? {}
+      : {
+          restartedTo: run.logsRoot.includes('#')
+            ? runIdOfLocation(checkpoint.restarted_to)
+            : checkpoint.restarted_to,
+        }),
     ...(origin === undefined
       ? {}
       : {
@@ -283,4 +293,16 @@ export function nodeStates(summary: RunSummary): Map<string, StageState> {
     states.set(stage.nodeId, stage.state);
   }
   return states;
+}
+
+/** The run id in a run's location: what follows `#` (`postgres://…#<run id>`), else the last path segment. */
+function runIdOfLocation(location: string): string {
+  const hash = location.lastIndexOf('#');
+  if (hash >= 0) return location.slice(hash + 1);
+  return (
+    location
+      .split(/[\\/]/)
+      .filter((segment) => segment !== '')
+      .pop() ?? location
+  );
 }
