@@ -209,11 +209,18 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   }
   const shownRoot = displayPath(logsRoot, io.cwd);
   const resumeCommand = `${cliCommand(io.env)} resume ${quoteArgument(shownRoot)}`;
-  if (cliOptions.json !== true) {
-    io.stdout.write(`${colors.dim(`Run directory: ${shownRoot}`)}\n`);
-  } else {
-    io.stderr.write(`Run directory: ${shownRoot}\n`);
-  }
+  // Printed once the engine accepted the command (its first event, or its result): a refused fork or resume
+  // (no such stage, a finished run) names no run directory.
+  let announced = false;
+  const announce = (): void => {
+    if (announced) return;
+    announced = true;
+    if (cliOptions.json !== true) {
+      io.stdout.write(`${colors.dim(`Run directory: ${shownRoot}`)}\n`);
+    } else {
+      io.stderr.write(`Run directory: ${shownRoot}\n`);
+    }
+  };
 
   const controller = new AbortController();
   const common = {
@@ -224,7 +231,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     workdir,
     abortSignal: controller.signal,
     secretValues: [...services.secretValues, ...(io.secretValues ?? [])],
-    onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
+    onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => {
+      announce();
+      display.onEvent(event);
+    },
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
     ...(cliOptions.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: cliOptions.maxBudgetUsd }),
     ...(cliOptions.maxTokens === undefined ? {} : { maxTokens: cliOptions.maxTokens }),
@@ -259,6 +269,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       : installInterruptHandlers({ controller, display, io, resumeCommand, colors: errorColors });
   try {
     const result = await (await run).result;
+    announce();
     display.finish({
       status: result.status,
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
