@@ -300,7 +300,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ) {
       // A fork refused before it started (no such stage) leaves no run directory behind: only ours was in it.
       if (mode.kind === 'fork' && ResumeError.isInstance(error)) await removeUnstartedRunDirectory(logsRoot);
-      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+      throw new CliError({ code: 'CLI_INVALID_INPUT', message: refusalMessage(error, io), cause: error });
     }
     if (isFsFault(error)) {
       // Disk full, read-only or unreadable run directory mid-run: one line, where and why, and how to go on.
@@ -316,6 +316,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     releaseSignals();
     services.dispose?.();
   }
+}
+
+/**
+ * The message of an engine refusal in CLI words: a finished run's `already_completed` names the `--from` option
+ * (the engine's message names the library's `from` option); every other refusal keeps the engine's message.
+ */
+function refusalMessage(error: Error, io: CliIo): string {
+  if (!ResumeError.isInstance(error) || error.reason !== 'already_completed') return error.message;
+  const shown = displayPath(error.logsRoot, io.cwd);
+  return `Cannot resume ${shown}: the run already completed successfully; pass --from <node> to re-run from a node (\`${cliCommand(io.env)} resume ${quoteArgument(shown)} --from <node>\`).`;
 }
 
 /**
