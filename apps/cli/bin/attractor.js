@@ -4,10 +4,20 @@
 // dist/bin.js (scripts/bundle-cli.mjs), which starts faster than the ~160 modules it replaces.
 // It must parse and run on any Node, so that an old one is told what to install instead of failing on syntax or on
 // an API it lacks: keep it plain JavaScript, and keep REQUIRED_NODE_MAJOR in step with `engines.node`.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 const REQUIRED_NODE_MAJOR = 22;
 if (Number(process.versions.node.split('.')[0]) < REQUIRED_NODE_MAJOR) {
+  // The README's set-up puts Node 24 in .tools/node24 at the repository root, in front of PATH for one shell only.
+  const repository = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+  const node24 = join(repository, '.tools', 'node24', 'node_modules', 'node', 'bin');
+  const hint = existsSync(join(repository, '.tools', 'node24'))
+    ? ` This repository has Node 24 in .tools/node24: run export PATH="${node24}:$PATH" (in every new shell).`
+    : '';
   process.stderr.write(
-    `attractor: needs Node.js ${REQUIRED_NODE_MAJOR} or newer, found ${process.versions.node}; install Node.js ${REQUIRED_NODE_MAJOR} or 24 LTS.\n`,
+    `attractor: needs Node.js ${REQUIRED_NODE_MAJOR} or newer, found ${process.versions.node}; install Node.js ${REQUIRED_NODE_MAJOR} or 24 LTS.${hint}\n`,
   );
   process.exit(2);
 }

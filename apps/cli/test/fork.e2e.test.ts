@@ -130,6 +130,12 @@ describe('attractor fork', () => {
       'has no checkpoint after that stage. Its completed stages: start@1, plan@1, build@1, exit@1.',
     );
     expect(result.stderr).not.toMatch(/\n\s+at /);
+    // Nor does it name the run directory it never made (third new-user trial).
+    expect(`${result.stdout}${result.stderr}`).not.toContain('Run directory:');
+    const unknown = await attractor(['fork', 'source', '--at', 'nope'], { cwd });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain('has no checkpoint after that stage.');
+    expect(`${unknown.stdout}${unknown.stderr}`).not.toContain('Run directory:');
     // The refused fork leaves no empty run directory behind (second new-user trial).
     const runs = join(cwd, '.attractor', 'runs');
     expect(existsSync(runs) ? await readdir(runs) : []).toEqual([]);

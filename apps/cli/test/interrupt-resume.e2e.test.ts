@@ -105,9 +105,16 @@ describe('Ctrl-C and resume', () => {
     );
     const again = await attractor(['resume', 'done'], { cwd });
     expect(again.exitCode).toBe(2);
-    expect(again.stderr).toContain('the run already completed successfully. Pass `from` (CLI --from <node>)');
+    // In CLI words, not the library's `from` option (third new-user trial).
+    expect(again.stderr).toContain(
+      'Cannot resume done: the run already completed successfully; pass --from <node> to re-run from a node (`attractor resume done --from <node>`).',
+    );
+    expect(again.stderr).not.toContain('Pass `from`');
+    // The refusal names no run directory as if the run went on (third new-user trial).
+    expect(`${again.stdout}${again.stderr}`).not.toContain('Run directory:');
     const rerun = await attractor(['resume', 'done', '--from', 'review'], { cwd });
     expect(rerun.exitCode).toBe(0);
+    expect(rerun.stdout.split('\n')[0]).toBe('Run directory: done');
     const overwrite = await attractor(['run', PIPELINE, '--simulate', '--logs-dir', 'done'], { cwd });
     expect(overwrite.exitCode).toBe(2);
     expect(overwrite.stderr).toContain(

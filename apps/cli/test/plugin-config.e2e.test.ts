@@ -46,6 +46,38 @@ describe('plug-ins from attractor.config.* / --config', () => {
     expect(status.notes).toBe('deployed to eu');
   });
 
+  it('says how to install the @attractor/* packages a config in a bare folder imports; exit 2, no stack trace', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'attractor.config.mjs'),
+      "import { defineHandler } from '@attractor/engine';\nexport default { handlers: [] };\n",
+    );
+    await writeFile(
+      join(cwd, 'p.dot'),
+      'digraph P { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+    );
+    const result = await attractor(['validate', 'p.dot'], { cwd });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      "Config file attractor.config.mjs failed to load: Cannot find package '@attractor/engine' imported from",
+    );
+    expect(result.stderr).toContain(
+      'The config\'s imports resolve from its own folder (the current directory), which does not have @attractor/engine installed. Install the packed @attractor/* packages there (`npm install /tmp/attractor-packs/*.tgz`, see "Plug-ins" and "Using the packages outside this repository" in the README), or put the config in a project that has them.',
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+
+    // Another package: install it there. A config elsewhere (--config) names its folder.
+    const other = await temporaryDirectory();
+    await writeFile(join(other, 'plugins.mjs'), "import { z } from 'zod';\nexport default {};\n");
+    const zod = await attractor(['run', 'p.dot', '--simulate', '--config', join(other, 'plugins.mjs')], {
+      cwd,
+    });
+    expect(zod.exitCode).toBe(2);
+    expect(zod.stderr).toContain(
+      `The config's imports resolve from its own folder (${other}), which does not have zod installed: run \`npm install zod\` there.`,
+    );
+  });
+
   it('reports a config that throws while loading with the file and the message; exit 2, no stack trace', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(join(cwd, 'attractor.config.mjs'), "throw new Error('missing DEPLOY_TOKEN');\n");

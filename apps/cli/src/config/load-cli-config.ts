@@ -109,7 +109,7 @@ export async function loadCliConfig(options: {
   } catch (error) {
     throw new CliError({
       code: 'CLI_INVALID_INPUT',
-      message: `Config file ${shown} failed to load: ${error instanceof Error ? error.message : String(error)}`,
+      message: `Config file ${shown} failed to load: ${error instanceof Error ? error.message : String(error)}${missingPackageHint(error, displayPath(dirname(path), options.cwd))}`,
       cause: error,
     });
   }
@@ -211,4 +211,20 @@ function namedPlugins<TPlugin>(
     plugins.set(name, plugin as TPlugin);
   }
   return plugins;
+}
+
+/**
+ * For a config whose import names a package its folder cannot resolve (`ERR_MODULE_NOT_FOUND`, "Cannot find
+ * package 'x'"), how to install it there: the `@attractor/*` packages are not on the registry, so they come from
+ * the packed tarballs of the README. Empty for every other load error.
+ */
+function missingPackageHint(error: unknown, folder: string): string {
+  if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') return '';
+  const name = /Cannot find package '([^']+)'/.exec(error instanceof Error ? error.message : '')?.[1];
+  if (name === undefined) return '';
+  const where = folder === '.' ? 'the current directory' : folder;
+  if (name.startsWith('@attractor/')) {
+    return `\nThe config's imports resolve from its own folder (${where}), which does not have ${name} installed. Install the packed @attractor/* packages there (\`npm install /tmp/attractor-packs/*.tgz\`, see "Plug-ins" and "Using the packages outside this repository" in the README), or put the config in a project that has them.`;
+  }
+  return `\nThe config's imports resolve from its own folder (${where}), which does not have ${name} installed: run \`npm install ${name}\` there.`;
 }

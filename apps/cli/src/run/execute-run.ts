@@ -209,11 +209,18 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   }
   const shownRoot = displayPath(logsRoot, io.cwd);
   const resumeCommand = `${cliCommand(io.env)} resume ${quoteArgument(shownRoot)}`;
-  if (cliOptions.json !== true) {
-    io.stdout.write(`${colors.dim(`Run directory: ${shownRoot}`)}\n`);
-  } else {
-    io.stderr.write(`Run directory: ${shownRoot}\n`);
-  }
+  // Printed once the engine accepted the command (its first event, or its result): a refused fork or resume
+  // (no such stage, a finished run) names no run directory.
+  let announced = false;
+  const announce = (): void => {
+    if (announced) return;
+    announced = true;
+    if (cliOptions.json !== true) {
+      io.stdout.write(`${colors.dim(`Run directory: ${shownRoot}`)}\n`);
+    } else {
+      io.stderr.write(`Run directory: ${shownRoot}\n`);
+    }
+  };
 
   const controller = new AbortController();
   const common = {
@@ -224,7 +231,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     workdir,
     abortSignal: controller.signal,
     secretValues: [...services.secretValues, ...(io.secretValues ?? [])],
-    onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => display.onEvent(event),
+    onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => {
+      announce();
+      display.onEvent(event);
+    },
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
     ...(cliOptions.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: cliOptions.maxBudgetUsd }),
     ...(cliOptions.maxTokens === undefined ? {} : { maxTokens: cliOptions.maxTokens }),
@@ -259,6 +269,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       : installInterruptHandlers({ controller, display, io, resumeCommand, colors: errorColors });
   try {
     const result = await (await run).result;
+    announce();
     display.finish({
       status: result.status,
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
@@ -289,7 +300,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ) {
       // A fork refused before it started (no such stage) leaves no run directory behind: only ours was in it.
       if (mode.kind === 'fork' && ResumeError.isInstance(error)) await removeUnstartedRunDirectory(logsRoot);
-      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+      throw new CliError({ code: 'CLI_INVALID_INPUT', message: refusalMessage(error, io), cause: error });
     }
     if (isFsFault(error)) {
       // Disk full, read-only or unreadable run directory mid-run: one line, where and why, and how to go on.
@@ -305,6 +316,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     releaseSignals();
     services.dispose?.();
   }
+}
+
+/**
+ * The message of an engine refusal in CLI words: a finished run's `already_completed` names the `--from` option
+ * (the engine's message names the library's `from` option); every other refusal keeps the engine's message.
+ */
+function refusalMessage(error: Error, io: CliIo): string {
+  if (!ResumeError.isInstance(error) || error.reason !== 'already_completed') return error.message;
+  const shown = displayPath(error.logsRoot, io.cwd);
+  return `Cannot resume ${shown}: the run already completed successfully; pass --from <node> to re-run from a node (\`${cliCommand(io.env)} resume ${quoteArgument(shown)} --from <node>\`).`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { nodeSpan } from '../source-location.js';
  * outcomes (`outcome=process`) are only checked for `fail`. Also when the edges' conditions test context values
  * (`context.mode=fast`, `context.mode=slow`) and some value of them leaves no edge eligible on success (issue 19):
  * nothing guarantees that one matches (complementary pairs such as `x=1` / `x!=1` do cover every case).
+ * The `fix:` differs per uncovered outcome: a success takes an unconditional edge, a failed stage never does (spec §3.7).
  */
 export const conditionCoverageRule: LintRule = {
   name: 'condition_coverage',
@@ -54,10 +55,23 @@ export const conditionCoverageRule: LintRule = {
         severity: 'warning',
         message: `Every outgoing edge of "${node.id}" is conditional and none matches ${list}: the run would stop at "${node.id}" with no eligible edge.`,
         nodeId: node.id,
-        fix: `Add an unconditional fallback edge from "${node.id}", or an edge with condition="${list.split(' or ')[0]}".`,
+        fix: coverageFix(node.id, uncovered),
         span: nodeSpan(node),
       });
     }
     return diagnostics;
   },
 };
+
+/**
+ * The `fix:` text for the outcomes no edge of `nodeId` matches. A success is routed by an unconditional edge; a
+ * failure only by a matching `outcome=fail` edge, then the node's `retry_target`, then its `fallback_retry_target`
+ * (spec §3.7), never by an unconditional edge.
+ */
+function coverageFix(nodeId: string, uncovered: readonly string[]): string {
+  const success = `add an unconditional edge from "${nodeId}" or an edge with condition="outcome=success"`;
+  const fail = `add an edge from "${nodeId}" with condition="outcome=fail", or set retry_target (or fallback_retry_target) on "${nodeId}"; a failed stage never takes an unconditional edge`;
+  if (!uncovered.includes('fail')) return `For outcome=success, ${success}.`;
+  if (!uncovered.includes('success')) return `For outcome=fail, ${fail}.`;
+  return `For outcome=success, ${success}. For outcome=fail, ${fail}.`;
+}

@@ -89,11 +89,23 @@ describe('condition_coverage (DESIGN.md "Routing dead ends")', () => {
     expect(diagnosticsOf(source, 'condition_coverage')[0]?.message).toBe(
       'Every outgoing edge of "work" is conditional and none matches outcome=success: the run would stop at "work" with no eligible edge.',
     );
+    expect(diagnosticsOf(source, 'condition_coverage')[0]?.fix).toBe(
+      'For outcome=success, add an unconditional edge from "work" or an edge with condition="outcome=success".',
+    );
   });
 
-  it('warns about fail when the node has no retry target', () => {
+  it('warns about fail when the node has no retry target, advising a fail edge or a retry target (spec §3.7)', () => {
     const source = pipeline('  start -> work\n  work -> exit [condition="outcome=success"]');
     expect(lintRule(source, 'condition_coverage')).toEqual(['warning 5:12 work']);
+    const fix = diagnosticsOf(source, 'condition_coverage')[0]?.fix;
+    expect(fix).toBe(
+      'For outcome=fail, add an edge from "work" with condition="outcome=fail", or set retry_target (or fallback_retry_target) on "work"; a failed stage never takes an unconditional edge.',
+    );
+    expect(fix).not.toContain('add an unconditional edge');
+    const withFallback = pipeline(
+      '  start -> work\n  work [fallback_retry_target=work]\n  work -> exit [condition="outcome=success"]',
+    );
+    expect(lintRule(withFallback, 'condition_coverage')).toEqual([]);
     const withTarget = pipeline(
       '  start -> work\n  work [retry_target=work]\n  work -> exit [condition="outcome=success"]',
     );
@@ -109,6 +121,15 @@ describe('condition_coverage (DESIGN.md "Routing dead ends")', () => {
       '  start -> work\n  work -> exit [condition="outcome=success"]\n  work -> work [condition="outcome!=success"]',
     );
     expect(lintRule(both, 'condition_coverage')).toEqual([]);
+  });
+
+  it('advises per outcome when neither success nor fail is matched', () => {
+    const source = pipeline(
+      '  start -> work\n  work -> exit [condition="outcome=partial_success"]\n  work -> work [condition="outcome=retry"]',
+    );
+    expect(diagnosticsOf(source, 'condition_coverage')[0]?.fix).toBe(
+      'For outcome=success, add an unconditional edge from "work" or an edge with condition="outcome=success". For outcome=fail, add an edge from "work" with condition="outcome=fail", or set retry_target (or fallback_retry_target) on "work"; a failed stage never takes an unconditional edge.',
+    );
   });
 });
 
