@@ -498,6 +498,38 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(Date.now() - cancelledAt).toBeLessThan(5_000);
   }, 120_000);
 
+  it('a run no worker has taken yet is queued, in the start and fork responses, its details and the list, until a worker runs it', async () => {
+    const done = await start(SAY);
+    await until(async () => (await details(done)).state === 'success', 60_000, 'the first run to succeed');
+    // No worker left: what is enqueued now waits in the queue.
+    const stopped = workers.splice(0);
+    for (const worker of stopped) worker.kill('SIGTERM');
+    await Promise.all(stopped);
+    type Summary = { id: string; state: string; live: boolean };
+    const started = await api<Summary>('/pipelines', {
+      method: 'POST',
+      body: JSON.stringify({ dot: SAY, simulate: true }),
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ state: 'queued', live: true });
+    const forked = await api<Summary>(`/pipelines/${done}/fork`, {
+      method: 'POST',
+      body: JSON.stringify({ from: 'say', simulate: true }),
+    });
+    expect(forked.status).toBe(200);
+    expect(forked.body).toMatchObject({ state: 'queued', live: true });
+    for (const id of [started.body.id, forked.body.id]) {
+      expect((await api<Summary>(`/pipelines/${id}`)).body).toMatchObject({ state: 'queued', live: true });
+    }
+    const listed = (await api<{ pipelines: Summary[] }>('/pipelines')).body.pipelines;
+    expect(listed.find((run) => run.id === started.body.id)?.state).toBe('queued');
+    expect(listed.find((run) => run.id === forked.body.id)?.state).toBe('queued');
+    for (let index = 0; index < 2; index += 1) workers.push(startWorker());
+    for (const id of [started.body.id, forked.body.id]) {
+      await until(async () => (await details(id)).state === 'success', 60_000, `queued run ${id} to succeed`);
+    }
+  }, 120_000);
+
   it('a restarted server shows the runs workers execute and streams their events', async () => {
     const id = await start(RELAY);
     await until(

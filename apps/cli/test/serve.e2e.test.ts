@@ -123,15 +123,48 @@ describe('attractor serve (spec §9.5)', () => {
     // The web UI learns that runs must be simulated here (its "Simulate LLM stages" box is ticked and locked).
     const info = await fetch(`${url}/server`, { headers: { Authorization: `Bearer ${token}` } });
     expect(await info.json()).toMatchObject({ simulation: 'required' });
-    const response = await fetch(`${url}/pipelines`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ dot: GATE }),
-    });
-    expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('BACKEND_UNAVAILABLE');
-    expect(body.error.message).toContain('"simulate": true');
+    /** Starts a run with `body` (JSON, or DOT text); expects the 400 BACKEND_UNAVAILABLE refusal, returns its message. */
+    const refusal = async (body: object | string): Promise<string> => {
+      const response = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'Content-Type': typeof body === 'string' ? 'text/vnd.graphviz' : 'application/json',
+        },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      expect(response.status).toBe(400);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('BACKEND_UNAVAILABLE');
+      return error.message;
+    };
+    // The stage names no model and the server has none: the message says how to give one, not to set variables.
+    expect(await refusal({ dot: GATE })).toBe(
+      [
+        'The pipeline was not started: 1 LLM stage cannot run.',
+        '  - LLM stage "plan" names no model: set llm_model on the node or in the model_stylesheet, or pass --model',
+        'Restart `attractor serve` with --model <model> (and --provider when the model name implies none), send "model": "<model>" with the request, or set llm_model on the node or in the model_stylesheet; or send "simulate": true.',
+      ].join('\n'),
+    );
+    // A model whose provider has no key here: the message names the variable to set.
+    expect(await refusal({ dot: GATE, model: 'claude-sonnet-4-6' })).toBe(
+      [
+        'The pipeline was not started: 1 LLM stage cannot run.',
+        '  - set ANTHROPIC_API_KEY for provider anthropic: LLM stage "plan" (model claude-sonnet-4-6)',
+        'Restart `attractor serve` with those variables set, or send "simulate": true.',
+      ].join('\n'),
+    );
+    // Both missing (one stage without a model, one without its key): the message asks for both.
+    const both = await refusal(
+      GATE.replace(
+        'plan [prompt="Plan"]',
+        'plan [prompt="Plan"]\n  write [prompt="Write", llm_model="gpt-5.2"]',
+      ).replace('start -> plan -> ask', 'start -> plan -> write -> ask'),
+    );
+    expect(both.split('\n').at(-1)).toBe(
+      'Restart `attractor serve` with those variables set and --model <model> (and --provider when the model name implies none), send "model": "<model>" with the request, or set llm_model on the node or in the model_stylesheet; or send "simulate": true.',
+    );
+    expect(both).toContain('set OPENAI_API_KEY for provider openai: LLM stage "write" (model gpt-5.2)');
     const simulated = await fetch(`${url}/pipelines`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },

@@ -9,10 +9,20 @@ import type { RunUsage } from './run-totals.js';
 import type { StageDirectory } from './stage-directory-files.js';
 
 /**
- * Where a run stands. `waiting`: running and waiting for a human answer. `interrupted`: it was running when its
- * process died (no clean cancel); it can be resumed, like a `cancelled` one.
+ * Where a run stands. `queued`: on a shared run store, enqueued (started, resumed, forked or answered) and not
+ * taken by a worker yet, the run queue's state as `attractor runs` shows it; a server that runs its pipelines
+ * itself never reports it. `waiting`: running and waiting for a human answer. `interrupted`: it was running when
+ * its process died (no clean cancel); it can be resumed, like a `cancelled` one.
  */
-export type RunState = 'running' | 'waiting' | 'success' | 'fail' | 'cancelled' | 'interrupted' | 'restarted';
+export type RunState =
+  | 'queued'
+  | 'running'
+  | 'waiting'
+  | 'success'
+  | 'fail'
+  | 'cancelled'
+  | 'interrupted'
+  | 'restarted';
 
 /** One run in `GET /pipelines`. */
 export interface RunSummary {

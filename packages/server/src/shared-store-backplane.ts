@@ -113,7 +113,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       id: run.runId,
       graphName,
       goal: '',
-      state: run.state === 'queued' ? 'running' : run.state,
+      state: run.state,
       ...(run.error === undefined ? {} : { failureReason: run.error }),
       startedAt: run.enqueuedAt,
       live: run.state === 'queued' || run.state === 'running' || run.state === 'waiting',
@@ -124,7 +124,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
 
   const indexSummary = (entry: RunIndexEntry, queued: BackplaneQueuedRun | undefined): RunSummary => {
     const state = combineStates(entry.status, queued?.state);
-    const live = state === 'running' || state === 'waiting';
+    const live = state === 'queued' || state === 'running' || state === 'waiting';
     return {
       id: entry.runId,
       graphName: entry.graphName,
@@ -251,7 +251,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     // The run index's status (waiting at a gate, suspended or not; interrupted when no live runner holds it), as
     // the list shows it; a run continued elsewhere by a `loop_restart` is not in the index: `restarted`.
     const state = combineStates(entry?.status ?? base.state, queued?.state);
-    const live = state === 'running' || state === 'waiting' || queued?.state === 'queued';
+    const live = state === 'queued' || state === 'running' || state === 'waiting';
     const waitingNodes = state === 'waiting' ? openInterviewStages(events) : [];
     const completedNodes = record.checkpoint?.completed_nodes ?? [];
     const graph = await topGraph(runId);
@@ -447,7 +447,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       id: runId,
       graphName: prepared.graph.id,
       goal: prepared.graph.settings.goal,
-      state: 'running',
+      // A worker takes it later: until then the run waits in the queue.
+      state: 'queued',
       startedAt: options.now(),
       live: true,
       resumable: false,
@@ -549,7 +550,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         id,
         graphName: prepared.graph.id,
         goal: prepared.graph.settings.goal,
-        state: 'running',
+        state: 'queued',
         startedAt: options.now(),
         live: true,
         resumable: false,
@@ -611,12 +612,12 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
 }
 
 /**
- * A run's state from the store's and the queue's views: queued again (a resume, an answer) means running; else
- * an end the store recorded wins (the worker marks the queue a moment later); else the queue's state (it knows a
- * suspended run waits), else the store's.
+ * A run's state from the store's and the queue's views, as `attractor runs` combines them: queued (again, after a
+ * resume or an answer) until a worker takes it; else an end the store recorded wins (the worker marks the queue a
+ * moment later); else the queue's state (it knows a suspended run waits), else the store's.
  */
 function combineStates(stored: RunState, queued: BackplaneQueuedRun['state'] | undefined): RunState {
-  if (queued === 'queued') return 'running';
+  if (queued === 'queued') return 'queued';
   if (stored === 'success' || stored === 'fail' || stored === 'cancelled') return stored;
   return queued ?? stored;
 }

@@ -4,6 +4,7 @@
  * prints its URL and token, and stops it cleanly on Ctrl-C / SIGTERM (running pipelines keep their checkpoints).
  */
 import { resolve } from 'node:path';
+import type { LlmStageProblem } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend } from '@attractor/engine';
 import { ApiError, type BackendRequest, startServer } from '@attractor/server';
 import type { PostgresRunCatalog } from '@attractor/store-postgres';
@@ -29,6 +30,26 @@ export interface ServeCommandOptions {
   readonly io: CliIo;
   /** Stops the server when aborted. Default: SIGINT / SIGTERM of this process. */
   readonly stopSignal?: AbortSignal;
+}
+
+/**
+ * The last line of the server's `BACKEND_UNAVAILABLE` message: how to fix what is actually missing. Provider keys
+ * missing: restart the server with them set; a stage without a model (and no `--model`): restart with `--model`,
+ * send `"model"` with the request, or set `llm_model` in the pipeline; always: or send `"simulate": true`. Pure.
+ */
+function serveRemedy(problems: readonly LlmStageProblem[]): string {
+  const keys = problems.some((problem) => problem.kind === 'no_credentials');
+  const model = problems.some((problem) => problem.kind === 'no_model');
+  if (!model) {
+    return keys
+      ? 'Restart `attractor serve` with those variables set, or send "simulate": true.'
+      : 'Or send "simulate": true.';
+  }
+  const restart = [
+    ...(keys ? ['those variables set'] : []),
+    '--model <model> (and --provider when the model name implies none)',
+  ].join(' and ');
+  return `Restart \`attractor serve\` with ${restart}, send "model": "<model>" with the request, or set llm_model on the node or in the model_stylesheet; or send "simulate": true.`;
 }
 
 /** Runs the server until stopped; resolves with the exit code (0). */
@@ -89,10 +110,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       throw new ApiError({
         status: 400,
         code: 'BACKEND_UNAVAILABLE',
-        message: formatPreflight(created.problems).replace(
-          'Or pass --simulate to run without an LLM.',
-          'Restart `attractor serve` with those variables set, or send "simulate": true.',
-        ),
+        message: formatPreflight(created.problems, serveRemedy(created.problems)),
       });
     }
     return created.backend;

@@ -102,8 +102,8 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
     if (!created.ok) {
       throw new CliError({
         code: 'CLI_MISSING_API_KEY',
-        message: formatPreflight(created.problems).replace(
-          'Or pass --simulate to run without an LLM.',
+        message: formatPreflight(
+          created.problems,
           'Or give them an agent: --backend claude-code (or a node attribute backend="codex"), or pass --simulate.',
         ),
       });

@@ -10,9 +10,13 @@ function nodes(ids: readonly string[]): string {
 
 /**
  * The message for the problems found by `checkLlmStages`, e.g.
- * `Set ANTHROPIC_API_KEY for provider anthropic: LLM stage "review" (model claude-sonnet-4-6)`. Pure.
+ * `Set ANTHROPIC_API_KEY for provider anthropic: LLM stage "review" (model claude-sonnet-4-6)`, ending with
+ * `closing` (default: `Or pass --simulate to run without an LLM.`, what `run` and `resume` say). Pure.
  */
-export function formatPreflight(problems: readonly LlmStageProblem[]): string {
+export function formatPreflight(
+  problems: readonly LlmStageProblem[],
+  closing = 'Or pass --simulate to run without an LLM.',
+): string {
   const lines: string[] = [];
   const byProvider = new Map<string, Extract<LlmStageProblem, { kind: 'no_credentials' }>[]>();
   for (const problem of problems) {
@@ -41,5 +45,5 @@ export function formatPreflight(problems: readonly LlmStageProblem[]): string {
     );
   }
   const count = new Set(problems.map((problem) => problem.nodeId)).size;
-  return `The pipeline was not started: ${count} LLM ${count === 1 ? 'stage' : 'stages'} cannot run.\n${lines.join('\n')}\nOr pass --simulate to run without an LLM.`;
+  return `The pipeline was not started: ${count} LLM ${count === 1 ? 'stage' : 'stages'} cannot run.\n${lines.join('\n')}\n${closing}`;
 }

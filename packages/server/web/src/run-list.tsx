@@ -12,7 +12,7 @@ import { formatCost, formatDuration, formatTime, formatTokens } from './format.j
 import { onLinkClick, runHref } from './router.js';
 
 const PAGE_SIZE = 200;
-const STATES = ['running', 'waiting', 'success', 'fail', 'cancelled', 'interrupted'] as const;
+const STATES = ['queued', 'running', 'waiting', 'success', 'fail', 'cancelled', 'interrupted'] as const;
 
 /** The runs page. */
 export function RunList() {
