@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidStoreNameError } from './errors/invalid-store-name-error.js';
-import { checkArtifactId, checkRelativeName } from './store-names.js';
+import { checkArtifactId, checkRelativeName, runIdOfLocation } from './store-names.js';
 
 describe('checkRelativeName (names that cross the RunStore contract)', () => {
   it.each([
@@ -33,5 +33,18 @@ describe('checkArtifactId', () => {
     expect(checkArtifactId('report-1.v2_final')).toBe('report-1.v2_final');
     for (const id of ['.', '..', 'a/b', '', 'spa ce'])
       expect(() => checkArtifactId(id)).toThrow(InvalidStoreNameError);
+  });
+});
+
+describe('runIdOfLocation', () => {
+  it.each([
+    ['postgres://attractor@db:5432/runs#2026-12-02T10-00-00Z-demo', '2026-12-02T10-00-00Z-demo'],
+    ['postgres://db/runs#demo-restart-1', 'demo-restart-1'],
+    ['/work/.attractor/runs/demo-restart-2', 'demo-restart-2'],
+    ['/work/.attractor/runs/demo/', 'demo'],
+    ['C:\\runs\\demo', 'demo'],
+    ['demo', 'demo'],
+  ])('names the run of %j: %j', (location, runId) => {
+    expect(runIdOfLocation(location)).toBe(runId);
   });
 });

@@ -24,6 +24,17 @@ export function checkRelativeName(kind: StoreNameKind, name: string): string {
 }
 
 /**
+ * The run id in a run's location: what follows the last `#` of a store key (`postgres://…#<run id>`), else the last
+ * segment of a run directory's path. Internal to the engine's packages (`@attractor/engine/internal`).
+ */
+export function runIdOfLocation(location: string): string {
+  const hash = location.lastIndexOf('#');
+  if (hash >= 0) return location.slice(hash + 1);
+  const segments = location.split(/[\\/]/).filter((segment) => segment !== '');
+  return segments[segments.length - 1] ?? location;
+}
+
+/**
  * Returns `id` when it is a valid artifact id (letters, digits, `.`, `_`, `-`; not `.` or `..`).
  * @throws {InvalidStoreNameError} otherwise.
  */

@@ -3,7 +3,7 @@
  * events to the columns they set. A column left undefined keeps its value; `null` clears it.
  */
 import type { Checkpoint, PipelineEvent, RunIndexStatus, RunManifest } from '@attractor/engine';
-import { type RunEventState, runStatusAfterEvent } from '@attractor/engine/internal';
+import { type RunEventState, runIdOfLocation, runStatusAfterEvent } from '@attractor/engine/internal';
 
 /** Columns of the `runs` row a write sets, and the token/cost increments it adds. */
 export interface RunIndexPatch {
@@ -24,14 +24,6 @@ export interface RunIndexPatch {
   costDelta?: number;
 }
 
-/** The run id inside a run's store key (`postgres://…#<runId>`) or run directory (its last segment). */
-export function runIdOf(logsRoot: string): string {
-  const hash = logsRoot.lastIndexOf('#');
-  if (hash >= 0) return logsRoot.slice(hash + 1);
-  const segments = logsRoot.split(/[\\/]/).filter((segment) => segment !== '');
-  return segments[segments.length - 1] ?? logsRoot;
-}
-
 /** The index columns of a manifest (and the manifest itself). */
 export function patchFromManifest(manifest: RunManifest): RunIndexPatch {
   const patch: RunIndexPatch = {
@@ -41,7 +33,7 @@ export function patchFromManifest(manifest: RunManifest): RunIndexPatch {
     started_at: manifest.started_at,
     manifest: JSON.stringify(manifest),
   };
-  if (manifest.restarted_from !== undefined) patch.parent_run_id = runIdOf(manifest.restarted_from);
+  if (manifest.restarted_from !== undefined) patch.parent_run_id = runIdOfLocation(manifest.restarted_from);
   if (manifest.forked_from !== undefined) patch.forked_from = manifest.forked_from.run_id;
   return patch;
 }

@@ -1,4 +1,5 @@
 import { type OutcomeStatus, runDurationMs } from '@attractor/engine';
+import { runIdOfLocation } from '@attractor/engine/internal';
 import type { RunDirectory } from './read-run-directory.js';
 
 /**
@@ -293,16 +294,4 @@ export function nodeStates(summary: RunSummary): Map<string, StageState> {
     states.set(stage.nodeId, stage.state);
   }
   return states;
-}
-
-/** The run id in a run's location: what follows `#` (`postgres://…#<run id>`), else the last path segment. */
-function runIdOfLocation(location: string): string {
-  const hash = location.lastIndexOf('#');
-  if (hash >= 0) return location.slice(hash + 1);
-  return (
-    location
-      .split(/[\\/]/)
-      .filter((segment) => segment !== '')
-      .pop() ?? location
-  );
 }
