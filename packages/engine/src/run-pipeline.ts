@@ -69,10 +69,10 @@ export interface PipelineServicesOptions {
   readonly secretValues?: readonly string[];
   /**
    * Persistence. Default: {@link createFileRunStore} on the run directory. Called with the run directory, a
-   * `loop_restart` continuation's sibling `<dir>-restart-<n>`, and child runs' locations. With it, a restarted run
-   * records its continuation by the store's own name for it (`RunStore.logsRoot` of that store, e.g.
-   * `postgres://…#<run id>-restart-1`) in `restarted_to`, `restarted_from` and `pipeline.restarted`, and resume
-   * follows `restarted_to` by its last name, as the sibling of the run directory it was given.
+   * `loop_restart` continuation's sibling `<dir>-restart-<n>`, and child runs' locations. A restarted run records its
+   * continuation by the store's name for it (`RunStore.logsRoot`: the directory for the file store, e.g.
+   * `postgres://…#<run id>-restart-1` for another) in `restarted_to`, `restarted_from` and `pipeline.restarted`; with
+   * another store, resume follows `restarted_to` by its last name, as the sibling of the run directory it was given.
    */
   readonly createRunStore?: (logsRoot: string) => RunStore;
   /** Size above which artifacts are written to disk, in bytes. Default: 102400. */
@@ -573,9 +573,10 @@ function launch(
 
     if (end.kind === 'restart') {
       const newRoot = restartDirectory(from.logsRoot);
-      // Another store names the continuation itself (`postgres://…#<run id>-restart-1`), not by the directory this
-      // process calls it (a worker's own run root): that name is what the run records, for every machine.
-      const continuation = options.createRunStore === undefined ? newRoot : storeFor(newRoot).logsRoot;
+      // The run records its continuation by the store's name for it: the sibling directory for the file store, the
+      // store's own key on another (`postgres://…#<run id>-restart-1`), not the directory this process calls it (a
+      // worker's own run root), so that every machine finds it.
+      const continuation = storeFor(newRoot).logsRoot;
       bus.emit({ type: 'pipeline.restarted', newLogsRoot: continuation, targetNodeId: end.targetNodeId });
       await bus.flush();
       if (manifest !== undefined) await store.writeManifest({ ...manifest, restarted_to: continuation });
@@ -602,7 +603,7 @@ function launch(
         state: restartState,
         startNodeId: end.targetNodeId,
         fresh: true,
-        restartedFrom: options.createRunStore === undefined ? from.logsRoot : store.logsRoot,
+        restartedFrom: store.logsRoot,
       });
     }
 
