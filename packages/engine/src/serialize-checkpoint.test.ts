@@ -89,7 +89,6 @@ describe('checkpoint history lines (windows as deltas against the line before)',
   }
 
   it('reads back every checkpoint of a run exactly, the first line whole and the others as deltas', async () => {
-    // Longer than the 1,024 dropped entries after which the serializer cuts down its lengths.
     const nodes = Array.from({ length: 1_200 }, (_, index) => `n${index}`);
     const checkpoints = await checkpointsOf(
       createTestGraph({ edges: [['start', ...nodes, 'exit'].join(' -> ')] }),

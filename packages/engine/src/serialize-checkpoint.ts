@@ -83,7 +83,7 @@ export function createCheckpointSerializer(): CheckpointSerializer {
       inner += (index === 0 ? '' : ',') + text;
       lengths.push(text.length);
     }
-    return { items, text: `[${inner}]`, lengths, start: 0, added: inner };
+    return { items, text: `[${inner}]`, lengths, added: inner };
   };
   /**
    * The text of a window that kept its last `keep` entries of `before` and added the rest: the kept part is cut out
@@ -97,29 +97,16 @@ export function createCheckpointSerializer(): CheckpointSerializer {
   ): WindowText => {
     const dropped = before.items.length - keep;
     let skip = 1;
-    for (let index = 0; index < dropped; index++) skip += before.lengths[before.start + index]! + 1;
+    for (let index = 0; index < dropped; index++) skip += before.lengths[index]! + 1;
     const kept = keep === 0 ? '' : before.text.slice(skip, before.text.length - 1);
-    // The previous window is not used again: its lengths are extended in place rather than copied on every node, and
-    // cut down once the dropped part outweighs the window.
-    let lengths = before.lengths;
-    let start = before.start + dropped;
-    if (start > 1024) {
-      lengths = lengths.slice(start);
-      start = 0;
-    }
+    const lengths = before.lengths.slice(dropped);
     let added = '';
     for (let index = keep; index < items.length; index++) {
       const text = itemText(items[index]);
       added += (index === keep ? '' : ',') + text;
       lengths.push(text.length);
     }
-    return {
-      items,
-      text: `[${kept}${kept !== '' && added !== '' ? ',' : ''}${added}]`,
-      lengths,
-      start,
-      added,
-    };
+    return { items, text: `[${kept}${kept !== '' && added !== '' ? ',' : ''}${added}]`, lengths, added };
   };
 
   /** The previous checkpoint's step count and the texts of its windows. */
@@ -172,9 +159,7 @@ export function createCheckpointSerializer(): CheckpointSerializer {
 interface WindowText {
   readonly items: readonly unknown[];
   readonly text: string;
-  /** From `start` on: the length of each entry's text (the next window of the run extends this array). */
-  readonly lengths: number[];
-  readonly start: number;
+  readonly lengths: readonly number[];
   /** The texts of the entries added since the previous checkpoint (all of them for a new list), comma-separated. */
   readonly added: string;
 }
