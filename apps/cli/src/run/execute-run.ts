@@ -35,6 +35,7 @@ import {
   resolveBackend,
 } from './backend-choice.js';
 import { createCliInterviewer } from './create-cli-interviewer.js';
+import { formatResumeCommand } from './format-resume-command.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
@@ -208,7 +209,14 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     }
   }
   const shownRoot = displayPath(logsRoot, io.cwd);
-  const resumeCommand = `${cliCommand(io.env)} resume ${quoteArgument(shownRoot)}`;
+  // Asked when printed: the --answer values no gate took yet go with it, or the resumed run stops at the gate.
+  const resumeCommand = (runDir = shownRoot): string =>
+    formatResumeCommand({
+      env: io.env,
+      runDir,
+      unusedAnswers: cliInterviewer.unusedAnswers(),
+      secretValues: io.secretValues ?? [],
+    });
   // Printed once the engine accepted the command (its first event, or its result): a refused fork or resume
   // (no such stage, a finished run) names no run directory.
   let announced = false;
@@ -275,11 +283,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
       durationMs: result.durationMs,
       logsRoot: displayPath(result.logsRoot, io.cwd),
-      resumeCommand: `${
-        result.logsRoot === logsRoot
-          ? resumeCommand
-          : `${cliCommand(io.env)} resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`
-      }${raisedMaxSteps(result.failureReason)}`,
+      resumeCommand: `${resumeCommand(displayPath(result.logsRoot, io.cwd))}${raisedMaxSteps(result.failureReason)}`,
       completedNodes: result.completedNodes,
       ...usageOf(result.context),
     });
@@ -307,7 +311,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       throw new CliError({
         code: 'CLI_INVALID_INPUT',
         exitCode: 1,
-        message: `The run stopped: cannot write ${error.path ?? shownRoot}: ${describeFsError(error)}. ${fsFaultFix(error)}, then resume with: ${resumeCommand}`,
+        message: `The run stopped: cannot write ${error.path ?? shownRoot}: ${describeFsError(error)}. ${fsFaultFix(error)}, then resume with: ${resumeCommand()}`,
         cause: error,
       });
     }
