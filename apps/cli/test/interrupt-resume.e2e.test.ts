@@ -2,6 +2,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { formatElapsed } from '../src/display/format-values.js';
 import type { RunSummary } from '../src/inspect/summarize-run.js';
 import { attractor, BIN, childEnv, FIXTURES, temporaryDirectory } from './helpers/cli.js';
 
@@ -70,6 +71,12 @@ describe('Ctrl-C and resume', () => {
     const final = await inspect('run', cwd);
     expect(final.state).toBe('success');
     expect(final.route).toEqual(expected.route);
+    // The summary tells this leg (5 stages from slow on) from the whole run (7 stages), whose time is inspect's.
+    expect(resumed.stdout).toMatch(
+      new RegExp(
+        `✔ Pipeline succeeded in \\S+ \\(5 stages this time; whole run: 7 stages, ${formatElapsed(final.durationMs).replace('.', '\\.')}\\)\n`,
+      ),
+    );
   });
 
   it('two quick Ctrl-Cs still exit with 130 (never killed by the signal) and leave a resumable checkpoint', async () => {
