@@ -126,3 +126,23 @@ export async function waitForOutput(
   }
   return printed;
 }
+
+/**
+ * Asks a served run's state (`GET /pipelines/<id>`) every 100 ms until it is no longer `running`, and resolves
+ * with it (`running` still after `timeoutMs`, default 90 s).
+ */
+export async function waitForServedRun(options: {
+  readonly url: string;
+  readonly id: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  let state = 'running';
+  while (state === 'running' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const response = await fetch(`${options.url}/pipelines/${options.id}`, { headers: options.headers });
+    state = ((await response.json()) as { state: string }).state;
+  }
+  return state;
+}
