@@ -382,7 +382,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(unknown.body.error.code).toBe('RUN_NOT_FOUND');
   }, 90_000);
 
-  it('serves the DOT file of a run the queue never saw (/source: 404/409 once moved or edited) and forks it with graph_ref next to that file', async () => {
+  it('serves the DOT file of a run the queue never saw (/source: 404/409 once moved or edited) and forks it with graph_ref next to that file (409 SOURCE_CHANGED once edited, unless the DOT is sent)', async () => {
     // An engine run straight into the store of a pipeline whose sub-pipeline lies next to its DOT file.
     const flows = join(dir, 'store-flows');
     await mkdir(join(flows, 'checks'), { recursive: true });
@@ -419,13 +419,42 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(done.body.state).toBe('success');
     expect(done.body.nodeStatuses).toMatchObject({ checks: 'success', done: 'success' });
 
-    await writeFile(dotPath, MAIN.replace('Plan the checks', 'Plan other checks'));
+    const edited = MAIN.replace('Plan the checks', 'Plan other checks');
+    await writeFile(dotPath, edited);
     const changed = await api<{ error: { code: string; message: string } }>(
       '/pipelines/store-subgraph/source',
     );
     expect(changed.status).toBe(409);
     expect(changed.body.error.code).toBe('SOURCE_CHANGED');
     expect(changed.body.error.message).toContain(dotPath);
+    // Nor does it fork from the edited file (another graph than the run ran), and nothing is enqueued; the DOT sent in
+    // the request forks it (that is how a run forks with an edited graph).
+    const runIds = async () =>
+      (await api<{ pipelines: { id: string }[] }>('/pipelines')).body.pipelines.map((run) => run.id).sort();
+    const before = await runIds();
+    const refused = await api<{ error: { code: string; message: string } }>(
+      '/pipelines/store-subgraph/fork',
+      {
+        method: 'POST',
+        body: JSON.stringify({ from: 'plan', simulate: true }),
+      },
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('SOURCE_CHANGED');
+    expect(refused.body.error.message).toContain(dotPath);
+    expect(refused.body.error.message).toContain('"dot"');
+    expect(await runIds()).toEqual(before);
+    const withDot = await api<{ id: string }>('/pipelines/store-subgraph/fork', {
+      method: 'POST',
+      body: JSON.stringify({ from: 'plan', dot: edited, simulate: true }),
+    });
+    expect(withDot.status).toBe(200);
+    await until(
+      async () => ['success', 'fail', 'cancelled'].includes((await details(withDot.body.id)).state),
+      60_000,
+      'the fork with the DOT sent to end',
+    );
+    expect((await details(withDot.body.id)).state).toBe('success');
     await rm(dotPath);
     const gone = await api<{ error: { code: string; message: string } }>('/pipelines/store-subgraph/source');
     expect(gone.status).toBe(404);

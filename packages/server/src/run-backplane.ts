@@ -113,7 +113,9 @@ export interface RunBackplane {
   /**
    * Starts a new run from the checkpoint after stage `from` of `runId` (any run of the store; the source run is only
    * read), optionally with edited DOT, and simulated LLM stages with `simulate: true` (default: as the source run).
-   * @throws {ApiError} 404 for an unknown run; `FORK_REFUSED` (409) when the run's DOT is not known and none is sent.
+   * A run the queue never saw forks from the DOT file its manifest names, while it still holds the graph the run ran.
+   * @throws {ApiError} 404 for an unknown run; `FORK_REFUSED` (409) when the run's DOT is not known and none is sent;
+   *   `SOURCE_CHANGED` (409) when its DOT file was edited since the run and none is sent.
    */
   fork(
     runId: string,

@@ -48,12 +48,11 @@ import {
   type RunRequestRecord,
   readFinalEvent,
   readRunRequest,
-  readSourceFile,
   removeRunDirectory,
   resolveRunDirectory,
   writeRunRequest,
 } from './run-directory-files.js';
-import { readRunSourceFile } from './run-source-file.js';
+import { readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
   pastRunSummary,
   type RunDetails,
@@ -255,15 +254,16 @@ export class RunManager {
    * Starts a new run from the snapshot after a completed stage of run `id` (the engine's `startForkedPipeline`),
    * with the source run's DOT or an edited one; the source run is not changed. Any run of the runs directory can be
    * forked, also one this server did not start (`attractor run`): its DOT is then the file its manifest names
-   * (`source_path`), its relative references (`graph_ref`, `stack.child_dotfile`) resolve next to that file as in the
-   * run (also with an edited `dot`; they are read when their node runs), and its LLM stages run on this server's
-   * backend (simulated with `simulate: true`).
+   * (`source_path`) while it still holds the graph the run ran, its relative references (`graph_ref`,
+   * `stack.child_dotfile`) resolve next to that file as in the run (also with an edited `dot`; they are read when
+   * their node runs), and its LLM stages run on this server's backend (simulated with `simulate: true`).
    * @param options.from the completed stage, `node` or `node@visit`
    * @param options.dot edited DOT for the fork. Default: the source run's.
    * @param options.simulate simulate the fork's LLM stages. Default: as the source run was started by this server;
    *   false for a run it did not start.
    * @throws {ApiError} `RUN_NOT_FOUND` (404), `FORK_REFUSED` (409: no such completed stage, the edited graph lacks
-   *   it, or the DOT of a run this server did not start cannot be read and none was sent), `INVALID_PIPELINE` /
+   *   it, or the DOT file of a run this server did not start is not named or cannot be read and no `dot` was sent),
+   *   `SOURCE_CHANGED` (409: that DOT file was edited since the run and no `dot` was sent), `INVALID_PIPELINE` /
    *   `TOOLS_NOT_ALLOWED` (400) for the fork's DOT, `SERVER_STOPPING` (503).
    */
   async fork(
@@ -311,10 +311,10 @@ export class RunManager {
 
   /**
    * The DOT and request record a fork of run `id` starts with: the source run's saved request (a run of this
-   * server), else a new record for the DOT file its manifest names (a run of `attractor run`); `options.dot` and
-   * `options.simulate` override them.
-   * @throws {ApiError} `FORK_REFUSED` (409) for a run this server did not start whose DOT file cannot be read, when no
-   *   `dot` was sent.
+   * server), else a new record for the DOT file its manifest names (a run of `attractor run`), read only while it
+   * still holds the graph the run ran (`readForkSourceFile`); `options.dot` and `options.simulate` override them.
+   * @throws {ApiError} for a run this server did not start, when no `dot` was sent: `FORK_REFUSED` (409) when its
+   *   DOT file is not named or cannot be read, `SOURCE_CHANGED` (409) when it was edited since the run.
    */
   async #forkRequest(
     id: string,
@@ -334,19 +334,10 @@ export class RunManager {
       return { dot: options.dot ?? saved.source, record: { ...saved.record, ...simulate } };
     }
     // Started elsewhere (`attractor run`): forking only reads it, so it needs nothing of this server but its DOT.
-    const manifest = await createFileRunStore({
-      logsRoot: sourceRoot,
-      createDirectory: false,
-    }).readManifest();
-    const path = manifest?.source_path;
-    const dot = options.dot ?? (path === undefined ? undefined : readSourceFile(path));
-    if (dot === undefined) {
-      throw new ApiError({
-        status: 409,
-        code: 'FORK_REFUSED',
-        message: `Run "${id}" was not started by this server and its DOT file ${path === undefined ? 'is not named in its manifest.json' : `(${path}) cannot be read`}: send the pipeline's DOT source as "dot" in the fork request.`,
-      });
-    }
+    const store = createFileRunStore({ logsRoot: sourceRoot, createDirectory: false });
+    const path = (await store.readManifest())?.source_path;
+    // An edited DOT file is not the graph the run ran: only the request's `dot` forks with another graph.
+    const dot = options.dot ?? (await readForkSourceFile({ runId: id, store }));
     // Kept like DOT text sent by a client (the file's name in diagnostics), but its relative references (graph_ref)
     // resolve next to that file, as in the run it came from (and in `attractor fork`), also for an edited DOT.
     return {
@@ -475,8 +466,10 @@ export class RunManager {
   }
 
   /**
-   * The graph of a run (from the DOT source saved in its directory, or the manifest's source path).
-   * @throws {ApiError} `RUN_NOT_FOUND` (404) when the run or its source cannot be found or no longer parses.
+   * The graph of a run: from the DOT source saved in its directory, else (a run this server did not start) from the
+   * DOT file its manifest names while that file still holds the graph the run ran (see `readRunSourceFile`).
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `NOT_FOUND` (404) when the DOT file is not named, gone or unreadable;
+   *   `SOURCE_CHANGED` (409) when it was edited since the run.
    */
   async graphOf(id: string): Promise<Graph> {
     const live = this.#live.get(id);
@@ -499,18 +492,11 @@ export class RunManager {
       filename = saved.record.filename;
     } catch (error) {
       if (!ApiError.isInstance(error)) throw error;
-      const manifest = await createFileRunStore({ logsRoot }).readManifest();
-      const path = manifest?.source_path;
-      const text = path === undefined ? undefined : readSourceFile(path);
-      if (path === undefined || text === undefined) {
-        throw new ApiError({
-          status: 404,
-          code: 'NOT_FOUND',
-          message: `The DOT source of run "${id}" cannot be read${path === undefined ? '' : ` (${path})`}.`,
-        });
-      }
-      source = text;
-      filename = path;
+      // As `GET /source` serves it: for a run this server did not start, the DOT file its manifest names while it
+      // still holds the graph the run ran.
+      source = await this.source(id);
+      const manifest = await createFileRunStore({ logsRoot, createDirectory: false }).readManifest();
+      filename = manifest?.source_path ?? RUN_SOURCE_FILE;
     }
     const { graph } = prepareGraph(source, { filename });
     if (graph === undefined) {

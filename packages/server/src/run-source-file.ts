@@ -1,6 +1,7 @@
 /**
  * The DOT source of a run the server did not start (`attractor run`, an embedder's engine run, a run the queue
- * never saw): the file its manifest names (`source_path`), served only while it still holds the graph the run ran.
+ * never saw): the file its manifest names (`source_path`), served, drawn and forked only while it still holds the
+ * graph the run ran.
  */
 import { type RunStore, readTextFileSync } from '@attractor/engine';
 import { graphFingerprint } from '@attractor/engine/internal';
@@ -37,7 +38,7 @@ export async function readRunSourceFile(options: ReadRunSourceFileOptions): Prom
     });
   }
   const path = manifest.source_path;
-  const resend = `send the pipeline's DOT as "dot" when you fork the run`;
+  const resend = `send the pipeline's DOT as "dot" in the fork request`;
   if (path === undefined) {
     throw new ApiError({
       status: 404,
@@ -70,4 +71,20 @@ export async function readRunSourceFile(options: ReadRunSourceFileOptions): Prom
     });
   }
   return text;
+}
+
+/**
+ * The DOT a fork of a run the server did not start begins with when the fork request sends no `dot`:
+ * {@link readRunSourceFile}, whose 404s (no DOT file named, moved, unreadable) become refusals of the fork.
+ * @throws {ApiError} `FORK_REFUSED` (409) when the manifest names no DOT file or the file is gone or unreadable;
+ *   `SOURCE_CHANGED` (409) when it was edited since the run; `RUN_NOT_FOUND` (404) when the store holds no
+ *   manifest. Each message names the file and says to send the pipeline's DOT as `"dot"` in the fork request.
+ */
+export async function readForkSourceFile(options: ReadRunSourceFileOptions): Promise<string> {
+  try {
+    return await readRunSourceFile(options);
+  } catch (error) {
+    if (!ApiError.isInstance(error) || error.code !== 'NOT_FOUND') throw error;
+    throw new ApiError({ status: 409, code: 'FORK_REFUSED', message: error.message, cause: error });
+  }
 }

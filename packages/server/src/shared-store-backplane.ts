@@ -19,8 +19,7 @@ import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import { followChildRuns } from './follow-child-runs.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
-import { readSourceFile } from './run-directory-files.js';
-import { readRunSourceFile } from './run-source-file.js';
+import { readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
   pastRunSummary,
   type RunDetails,
@@ -508,20 +507,14 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     },
     async fork(runId, fork) {
       // Forking only reads the source run, so any run of the store forks, also one the queue does not know
-      // (`attractor run --store`): its DOT is then the file its manifest names, unless the request sends one.
+      // (`attractor run --store`): its DOT is then the file its manifest names while it still holds the graph the
+      // run ran (an edited file is refused), unless the request sends one.
       const queued = await queue.readRun(runId);
-      const manifest = queued === undefined ? await openRun(runId).readManifest() : undefined;
+      const store = openRun(runId);
+      const manifest = queued === undefined ? await store.readManifest() : undefined;
       if (queued === undefined && manifest === undefined) throw notFound(runId);
       const path = manifest?.source_path;
-      const source =
-        fork.dot ?? queued?.request.source ?? (path === undefined ? undefined : readSourceFile(path));
-      if (source === undefined) {
-        throw new ApiError({
-          status: 409,
-          code: 'FORK_REFUSED',
-          message: `Run "${runId}" was not enqueued and its DOT file ${path === undefined ? 'is not named in its manifest' : `(${path}) cannot be read here`}: send the pipeline's DOT source as "dot" in the fork request.`,
-        });
-      }
+      const source = fork.dot ?? queued?.request.source ?? (await readForkSourceFile({ runId, store }));
       const runOptions = {
         ...queued?.request.options,
         ...(fork.simulate === undefined ? {} : { simulate: fork.simulate }),

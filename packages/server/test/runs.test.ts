@@ -470,6 +470,82 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
     await waitForState(server, ((await withDot.json()) as RunSummary).id, 'success');
   });
 
+  it('refuses to fork a run this server did not start from its DOT file once that file was edited (SOURCE_CHANGED), and forks it with the DOT sent', async () => {
+    const { runsDir, dotPath } = await runOutsideTheServer();
+    server = await startTestServer({ runsDir });
+    // Edited since the run (a -> c, no b): forking from the file would start another graph than the run ran.
+    writeFileSync(
+      dotPath,
+      LINEAR.replace('start -> a -> b -> c -> exit', 'start -> a -> c -> exit').replace(
+        '    b [prompt="Step B"]\n',
+        '',
+      ),
+    );
+    const before = readdirSync(runsDir).sort();
+    const refused = await server.call('/pipelines/cli-run/fork', { method: 'POST', json: { from: 'a' } });
+    expect(refused.status).toBe(409);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('SOURCE_CHANGED');
+    expect(body.error.message).toContain(dotPath);
+    expect(body.error.message).toContain('changed since the run');
+    expect(body.error.message).toContain('"dot"');
+    expect(body.error.message).not.toMatch(/\n\s+at /);
+    expect(readdirSync(runsDir).sort()).toEqual(before);
+
+    // The DOT sent in the request is how a run forks with an edited graph: the fork runs it (a -> c, no b).
+    const withDot = await server.call('/pipelines/cli-run/fork', {
+      method: 'POST',
+      json: { from: 'a', dot: readFileSync(dotPath, 'utf8'), simulate: true },
+    });
+    expect(withDot.status).toBe(200);
+    const edited = (await withDot.json()) as RunSummary;
+    await waitForState(server, edited.id, 'success');
+    expect(existsSync(join(runsDir, edited.id, 'b'))).toBe(false);
+    expect(existsSync(join(runsDir, edited.id, 'c', 'status.json'))).toBe(true);
+
+    // The file restored (the run's graph again): it forks from the file as before.
+    writeFileSync(dotPath, LINEAR);
+    const restored = await server.call('/pipelines/cli-run/fork', {
+      method: 'POST',
+      json: { from: 'a', simulate: true },
+    });
+    expect(restored.status).toBe(200);
+    const fork = (await restored.json()) as RunSummary;
+    await waitForState(server, fork.id, 'success');
+    expect(existsSync(join(runsDir, fork.id, 'b', 'status.json'))).toBe(true);
+  });
+
+  it('draws the graph of a run this server did not start from its DOT file only while that file holds the graph the run ran (409 SOURCE_CHANGED once edited)', async () => {
+    const { runsDir, dotPath } = await runOutsideTheServer();
+    // Edited before the server first reads it: drawing the file would show another graph than the run ran.
+    writeFileSync(dotPath, LINEAR.replace('start -> a -> b -> c -> exit', 'start -> a -> c -> exit'));
+    server = await startTestServer({ runsDir });
+    const refused = await server.call('/pipelines/cli-run/graph');
+    expect(refused.status).toBe(409);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('SOURCE_CHANGED');
+    expect(body.error.message).toContain(dotPath);
+    expect(body.error.message).not.toMatch(/\n\s+at /);
+    // The run itself is still shown (its stages from the checkpoint).
+    const details = await server.json<RunDetails>('/pipelines/cli-run');
+    expect(details.state).toBe('success');
+    expect(details.completedNodes).toEqual(expect.arrayContaining(['a', 'b', 'c']));
+
+    // Restored: the graph the run ran, with b, drawn by status.
+    writeFileSync(dotPath, LINEAR);
+    const drawn = await server.call('/pipelines/cli-run/graph');
+    expect(drawn.status).toBe(200);
+    expect(await drawn.text()).toMatch(/<g id="node&#45;b" class="node status&#45;success">/);
+    // Moved away: 404 naming the file.
+    const { runsDir: otherRunsDir, dotPath: otherDotPath } = await runOutsideTheServer();
+    rmSync(otherDotPath);
+    await server.close();
+    server = await startTestServer({ runsDir: otherRunsDir });
+    const gone = await server.call('/pipelines/cli-run/graph');
+    expect(gone.status).toBe(404);
+    expect(((await gone.json()) as { error: { message: string } }).error.message).toContain(otherDotPath);
+  });
+
   /** Expects `GET /pipelines/cli-run/source` to answer `status` and `code` with a message holding `parts`, no stack. */
   async function expectSourceRefused(status: number, code: string, parts: readonly string[]): Promise<void> {
     const response = await server!.call('/pipelines/cli-run/source');
