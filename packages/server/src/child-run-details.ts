@@ -9,11 +9,9 @@ import {
   type PipelineEvent,
   type RunStore,
 } from '@attractor/engine';
-import { type Graph, prepareGraph } from '@attractor/graph';
+import type { Graph } from '@attractor/graph';
 import type { ChildRunPath } from './child-run-path.js';
 import { relateToChildRun } from './child-run-path.js';
-import { ApiError } from './errors/api-error.js';
-import { readSourceFile } from './run-directory-files.js';
 import {
   pastRunSummary,
   type RunDetails,
@@ -115,25 +113,6 @@ export async function readChildRunDetails(options: ReadChildRunDetailsOptions): 
     stageDirectories: listing.stageDirectories,
     child: { path: child.path, runId: child.runId, parentNode: child.parentNode },
   };
-}
-
-/**
- * The graph of a child run, from the DOT file its manifest names (`source_path`; on a shared store a path the
- * workers and the server must both see, such as a shared volume).
- * @throws {ApiError} `NOT_FOUND` (404) when the file cannot be read or no longer parses.
- */
-export async function readChildRunGraph(store: RunStore, path: string): Promise<Graph> {
-  const source = (await store.readManifest())?.source_path;
-  const text = source === undefined ? undefined : readSourceFile(source);
-  const graph = text === undefined ? undefined : prepareGraph(text, { filename: source! }).graph;
-  if (graph === undefined) {
-    throw new ApiError({
-      status: 404,
-      code: 'NOT_FOUND',
-      message: `The DOT source of child run "${path}" cannot be read or no longer parses${source === undefined ? '' : ` (${source})`}.`,
-    });
-  }
-  return graph;
 }
 
 /** The checkpoint of a store, or undefined when it has none or it is damaged (the run then shows as interrupted). */

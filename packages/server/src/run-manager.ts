@@ -26,7 +26,7 @@ import {
   startResumedPipeline,
 } from '@attractor/engine';
 import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
-import { readCheckpointSafely, readChildRunDetails, readChildRunGraph } from './child-run-details.js';
+import { readCheckpointSafely, readChildRunDetails } from './child-run-details.js';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
 import { childRunKey } from './child-run-path.js';
 import { ApiError } from './errors/api-error.js';
@@ -52,7 +52,7 @@ import {
   resolveRunDirectory,
   writeRunRequest,
 } from './run-directory-files.js';
-import { readForkSourceFile, readRunSourceFile } from './run-source-file.js';
+import { readChildRunGraph, readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
   pastRunSummary,
   type RunDetails,
@@ -639,9 +639,10 @@ export class RunManager {
   }
 
   /**
-   * The graph of the child run at `path` under run `id`, from the DOT file its manifest names (`source_path`).
-   * @throws {ApiError} as {@link RunManager.childRun}; `NOT_FOUND` (404) when the file cannot be read or no
-   *   longer parses.
+   * The graph of the child run at `path` under run `id`, from the DOT file its manifest names (`source_path`) while
+   * it still holds the graph the child ran.
+   * @throws {ApiError} as {@link RunManager.childRun}; `NOT_FOUND` (404) when the file cannot be read;
+   *   `SOURCE_CHANGED` (409) when it was edited since the run.
    */
   async childGraph(id: string, path: string): Promise<Graph> {
     const child = this.childRun(id, path);

@@ -5,9 +5,10 @@
  */
 import { type RunStore, readTextFileSync } from '@attractor/engine';
 import { graphFingerprint } from '@attractor/engine/internal';
-import { prepareGraph } from '@attractor/graph';
+import { type Graph, prepareGraph } from '@attractor/graph';
 import { readCheckpointSafely } from './child-run-details.js';
 import { ApiError } from './errors/api-error.js';
+import { readSourceFile } from './run-directory-files.js';
 
 /** Options of {@link readRunSourceFile}. */
 export interface ReadRunSourceFileOptions {
@@ -59,17 +60,13 @@ export async function readRunSourceFile(options: ReadRunSourceFileOptions): Prom
         : `Run "${runId}" ran from the DOT file ${path}, which cannot be read (${(error as Error).message}); ${resend}.`,
     });
   }
-  const checkpoint = await readCheckpointSafely(store);
-  const recorded = checkpoint?.graph_sha256 ?? manifest.source_sha256;
-  const graph = prepareGraph(text, { filename: path }).graph;
-  const current = graph === undefined ? undefined : graphFingerprint(graph);
-  if (current !== recorded) {
-    throw new ApiError({
-      status: 409,
-      code: 'SOURCE_CHANGED',
-      message: `The DOT file ${path} of run "${runId}" was changed since the run (${current === undefined ? 'it no longer parses' : `sha256 ${current.slice(0, 12)}… now`}; the run's graph is sha256 ${recorded.slice(0, 12)}…), so it is not the pipeline the run ran. Restore that version of the file, or ${resend}.`,
-    });
-  }
+  await parseRunSource({
+    store,
+    path,
+    text,
+    run: `run "${runId}"`,
+    remedy: `Restore that version of the file, or ${resend}`,
+  });
   return text;
 }
 
@@ -87,4 +84,62 @@ export async function readForkSourceFile(options: ReadRunSourceFileOptions): Pro
     if (!ApiError.isInstance(error) || error.code !== 'NOT_FOUND') throw error;
     throw new ApiError({ status: 409, code: 'FORK_REFUSED', message: error.message, cause: error });
   }
+}
+
+/**
+ * The graph of a child run (sub-pipeline, manager loop), from the DOT file its manifest names (`source_path`; on a
+ * shared store a path the workers and the server must both see, such as a shared volume), when the file still holds
+ * the graph the child ran (the rule of {@link readRunSourceFile}).
+ * @param store - the child's own store.
+ * @param path - where the child is under its top run, for messages.
+ * @throws {ApiError} `NOT_FOUND` (404) when the manifest names no file or the file cannot be read; `SOURCE_CHANGED`
+ *   (409) when it was edited since the run (another fingerprint, or it no longer parses). Each message names the file.
+ */
+export async function readChildRunGraph(store: RunStore, path: string): Promise<Graph> {
+  const source = (await store.readManifest())?.source_path;
+  const text = source === undefined ? undefined : readSourceFile(source);
+  if (text === undefined) {
+    throw new ApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `The DOT source of child run "${path}" cannot be read${source === undefined ? ': its manifest.json names no DOT file' : ` (${source}: moved or deleted since the run?)`}.`,
+    });
+  }
+  return parseRunSource({
+    store,
+    path: source!,
+    text,
+    run: `child run "${path}"`,
+    remedy: 'Restore that version of the file to see the graph',
+  });
+}
+
+/**
+ * The graph of `text`, the DOT file at `path` a run's manifest names, when it is the graph the run ran: its
+ * fingerprint (`graphFingerprint`, the rule the engine applies on resume) equals the checkpoint's `graph_sha256`,
+ * else the manifest's `source_sha256`.
+ * @throws {ApiError} `SOURCE_CHANGED` (409) naming the file and `run`, ending with `remedy`, when it is not.
+ */
+async function parseRunSource(options: {
+  readonly store: RunStore;
+  readonly path: string;
+  readonly text: string;
+  /** The run, for the message: `run "<id>"` or `child run "<path>"`. */
+  readonly run: string;
+  /** What the user can do, for the message. */
+  readonly remedy: string;
+}): Promise<Graph> {
+  const { store, path, text } = options;
+  const [manifest, checkpoint] = await Promise.all([store.readManifest(), readCheckpointSafely(store)]);
+  const recorded = checkpoint?.graph_sha256 ?? manifest?.source_sha256;
+  const graph = prepareGraph(text, { filename: path }).graph;
+  const current = graph === undefined ? undefined : graphFingerprint(graph);
+  if (graph === undefined || current !== recorded) {
+    throw new ApiError({
+      status: 409,
+      code: 'SOURCE_CHANGED',
+      message: `The DOT file ${path} of ${options.run} was changed since the run (${current === undefined ? 'it no longer parses' : `sha256 ${current.slice(0, 12)}… now`}; the run's graph is sha256 ${recorded?.slice(0, 12) ?? 'unknown'}…), so it is not the pipeline the run ran. ${options.remedy}.`,
+    });
+  }
+  return graph;
 }

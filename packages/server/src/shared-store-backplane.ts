@@ -12,14 +12,14 @@ import {
 } from '@attractor/engine';
 import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 import type { SSEStreamingApi } from 'hono/streaming';
-import { readChildRunDetails, readChildRunGraph } from './child-run-details.js';
+import { readChildRunDetails } from './child-run-details.js';
 import { openStoredChildRun, type StoredChildRun } from './child-run-directory.js';
 import { ApiError } from './errors/api-error.js';
 import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import { followChildRuns } from './follow-child-runs.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
-import { readForkSourceFile, readRunSourceFile } from './run-source-file.js';
+import { readChildRunGraph, readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
   pastRunSummary,
   type RunDetails,

@@ -208,6 +208,42 @@ describe('sub-pipelines of the pipelines directory (spec §9.4)', () => {
     }
     stream.close();
   });
+
+  it("draws a child run's graph only while its DOT file holds the graph the child ran (409 SOURCE_CHANGED)", async () => {
+    const { pipelinesDir, workdir } = await layout({
+      'main/pipeline.dot': parent('../checks/pipeline.dot'),
+      'checks/pipeline.dot': child,
+    });
+    server = await startTestServer({ pipelinesDir, workdir, allowTools: true });
+    const { status, body } = await start('main/pipeline.dot');
+    expect(status, JSON.stringify(body)).toBe(201);
+    const id = body.id!;
+    await waitFor(async () => {
+      const run = await server!.json<RunDetails>(`/pipelines/${id}`);
+      return run.state === 'success' ? run : undefined;
+    }, 'the run to end');
+    const childFile = join(pipelinesDir, 'checks', 'pipeline.dot');
+    const childPath = encodeURIComponent('checks/child');
+    // Edited after the run (a new stage), before the graph was ever drawn: not the graph the child ran.
+    await writeFile(childFile, child.replace('review -> exit', 'review -> lint -> exit'));
+    await server.close();
+    server = await startTestServer({ pipelinesDir, workdir, allowTools: true, runsDir: server.runsDir });
+    const changed = await server.call(`/pipelines/${id}/graph?child=${childPath}`);
+    expect(changed.status).toBe(409);
+    const error = ((await changed.json()) as ErrorBody).error;
+    expect(error.code).toBe('SOURCE_CHANGED');
+    expect(error.message).toContain(
+      `The DOT file ${childFile} of child run "checks/child" was changed since the run`,
+    );
+    expect(error.message).toContain('Restore that version of the file to see the graph.');
+    // The child's details do not need its graph's drawing.
+    expect((await server.json<RunDetails>(`/pipelines/${id}?child=${childPath}`)).state).toBe('success');
+
+    await writeFile(childFile, child);
+    const restored = await server.call(`/pipelines/${id}/graph?child=${childPath}`);
+    expect(restored.status).toBe(200);
+    expect(await restored.text()).toMatch(/<g id="node&#45;review" class="node status&#45;success">/);
+  });
 });
 
 describe('forks of a run this server did not start (attractor run) with sub-pipelines', () => {
