@@ -303,7 +303,12 @@ export class RunManager {
       // Nothing ran: leave no half-made run behind.
       removeRunDirectory(logsRoot);
       if (ResumeError.isInstance(error) || CheckpointCorruptError.isInstance(error)) {
-        throw new ApiError({ status: 409, code: 'FORK_REFUSED', message: error.message, cause: error });
+        throw new ApiError({
+          status: 409,
+          code: 'FORK_REFUSED',
+          message: inRunTerms(error.message, sourceRoot, id),
+          cause: error,
+        });
       }
       throw error;
     }
@@ -411,7 +416,12 @@ export class RunManager {
       if (previous === undefined) this.#live.delete(id);
       else this.#live.set(id, previous);
       if (ResumeError.isInstance(refusal) || CheckpointCorruptError.isInstance(refusal)) {
-        throw new ApiError({ status: 409, code: 'RESUME_REFUSED', message: refusal.message, cause: refusal });
+        throw new ApiError({
+          status: 409,
+          code: 'RESUME_REFUSED',
+          message: inRunTerms(refusal.message, logsRoot, id),
+          cause: refusal,
+        });
       }
       throw refusal;
     }
@@ -945,6 +955,15 @@ export class RunManager {
     this.#live.set(id, live);
     return live;
   }
+}
+
+/**
+ * An engine message about the run directory `runDir` in the API's terms: the directory is the run `id`, and a file in
+ * it is named relative to it (a client knows runs by id; the server's own paths are none of its business).
+ * @example inRunTerms('Cannot resume /srv/runs/r1: it already completed', '/srv/runs/r1', 'r1'); // 'Cannot resume run "r1": …'
+ */
+function inRunTerms(message: string, runDir: string, id: string): string {
+  return message.replaceAll(`${runDir}/`, '').replaceAll(runDir, `run "${id}"`);
 }
 
 async function readPastRun(logsRoot: string): Promise<RunSummary> {
