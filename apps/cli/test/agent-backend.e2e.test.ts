@@ -13,7 +13,7 @@ import {
 } from '@attractor/backend-agent-cli/test';
 import type { PipelineEvent } from '@attractor/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory, waitForBanner } from './helpers/cli.js';
+import { attractor, runOnServer, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 
 let server: ScriptedServer;
 let env: Readonly<Record<string, string>>;
@@ -171,24 +171,12 @@ describe('attractor serve --backend claude-code', { timeout: 120_000 }, () => {
     );
     try {
       const { url, token } = await waitForBanner(child);
-      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-      const started = await fetch(`${url}/pipelines`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          dot: 'digraph s { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="Serve [[scenario:served]]"] start -> work -> exit }',
-        }),
+      const { id, state } = await runOnServer({
+        url,
+        token,
+        dot: 'digraph s { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="Serve [[scenario:served]]"] start -> work -> exit }',
+        timeoutMs: 90_000,
       });
-      expect(started.status).toBe(201);
-      const { id } = (await started.json()) as { id: string };
-      let state = 'running';
-      for (let attempt = 0; attempt < 900 && state === 'running'; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const details = (await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as {
-          state: string;
-        };
-        state = details.state;
-      }
       expect(state).toBe('success');
       expect(await readFile(join(cwd, '.attractor', 'runs', id, 'work', 'response.md'), 'utf8')).toBe(
         'Served by Claude Code.',
@@ -196,7 +184,7 @@ describe('attractor serve --backend claude-code', { timeout: 120_000 }, () => {
 
       const refused = await fetch(`${url}/pipelines`, {
         method: 'POST',
-        headers,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({
           dot: 'digraph c { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="x", llm_model="gpt-5.1-codex"] start -> work -> exit }',
         }),

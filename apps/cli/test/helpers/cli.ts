@@ -126,3 +126,33 @@ export async function waitForOutput(
   }
   return printed;
 }
+
+/**
+ * Starts a run of `dot` on the `attractor serve` at `url` (POST /pipelines, expecting 201) and polls its state every
+ * 50 ms until it ends (not queued or running), for at most `timeoutMs` (default 60 s).
+ *
+ * @returns the run id and its last state.
+ */
+export async function runOnServer(options: {
+  readonly url: string;
+  readonly token: string;
+  readonly dot: string;
+  readonly timeoutMs?: number;
+}): Promise<{ id: string; state: string }> {
+  const headers = { Authorization: `Bearer ${options.token}`, 'Content-Type': 'application/json' };
+  const started = await fetch(`${options.url}/pipelines`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ dot: options.dot }),
+  });
+  if (started.status !== 201) throw new Error(`POST /pipelines: ${started.status} ${await started.text()}`);
+  const { id } = (await started.json()) as { id: string };
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  let state = 'queued';
+  while ((state === 'queued' || state === 'running') && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    state = ((await (await fetch(`${options.url}/pipelines/${id}`, { headers })).json()) as { state: string })
+      .state;
+  }
+  return { id, state };
+}
