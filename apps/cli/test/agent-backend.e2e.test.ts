@@ -13,7 +13,7 @@ import {
 } from '@attractor/backend-agent-cli/test';
 import type { PipelineEvent } from '@attractor/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attractor, runOnServer, temporaryDirectory, waitForBanner } from './helpers/cli.js';
+import { attractor, temporaryDirectory, waitForBanner, waitForServedRun } from './helpers/cli.js';
 
 let server: ScriptedServer;
 let env: Readonly<Record<string, string>>;
@@ -171,20 +171,24 @@ describe('attractor serve --backend claude-code', { timeout: 120_000 }, () => {
     );
     try {
       const { url, token } = await waitForBanner(child);
-      const { id, state } = await runOnServer({
-        url,
-        token,
-        dot: 'digraph s { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="Serve [[scenario:served]]"] start -> work -> exit }',
-        timeoutMs: 90_000,
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      const started = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          dot: 'digraph s { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="Serve [[scenario:served]]"] start -> work -> exit }',
+        }),
       });
-      expect(state).toBe('success');
+      expect(started.status).toBe(201);
+      const { id } = (await started.json()) as { id: string };
+      expect(await waitForServedRun({ url, id, headers })).toBe('success');
       expect(await readFile(join(cwd, '.attractor', 'runs', id, 'work', 'response.md'), 'utf8')).toBe(
         'Served by Claude Code.',
       );
 
       const refused = await fetch(`${url}/pipelines`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        headers,
         body: JSON.stringify({
           dot: 'digraph c { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="x", llm_model="gpt-5.1-codex"] start -> work -> exit }',
         }),

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startScriptedOpenAIServer } from '@attractor/backend-ai-sdk/test';
 import { describe, expect, it } from 'vitest';
-import { attractor, runOnServer, temporaryDirectory, waitForBanner } from './helpers/cli.js';
+import { attractor, temporaryDirectory, waitForBanner, waitForServedRun } from './helpers/cli.js';
 
 const PROMPT = 'Summarise the quarterly numbers of Zanzibar Widgets';
 const PIPELINE = `digraph Report {
@@ -91,7 +91,15 @@ describe('a failed model call prints our message only (no stack trace, no reques
     });
     try {
       const { url, token } = await waitForBanner(child);
-      expect((await runOnServer({ url, token, dot: PIPELINE })).state).toBe('fail');
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      const started = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ dot: PIPELINE }),
+      });
+      expect(started.status).toBe(201);
+      const { id } = (await started.json()) as { id: string };
+      expect(await waitForServedRun({ url, id, headers })).toBe('fail');
       expect(server.requests.length).toBeGreaterThan(0);
     } finally {
       child.kill('SIGTERM');

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { attractor, temporaryDirectory, waitForBanner, waitForServedRun } from './helpers/cli.js';
 
 const PLUGIN = fileURLToPath(new URL('./fixtures/plugin/', import.meta.url));
 const SERVICES = fileURLToPath(new URL('./fixtures/plugin-services/', import.meta.url));
@@ -111,6 +111,37 @@ describe('plug-ins from attractor.config.* / --config', () => {
     expect(resumed.stderr).toContain('already');
     expect(resumed.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('serve runs LLM stages on the config’s backend and does not tell the web UI that no LLM is configured', async () => {
+    const cwd = await temporaryDirectory();
+    const child = attractor(['serve', '--port', '0', '--config', join(SERVICES, 'attractor.config.mjs')], {
+      cwd,
+    });
+    try {
+      const { url, token } = await waitForBanner(child);
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      // No provider key, but a backend: "optional", not "required" (the UI's "no LLM configured, simulated").
+      expect(await (await fetch(`${url}/server`, { headers })).json()).toMatchObject({
+        simulation: 'optional',
+      });
+      const started = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          dot: 'digraph s { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="Say hi"] start -> work -> exit }',
+        }),
+      });
+      expect(started.status).toBe(201);
+      const { id } = (await started.json()) as { id: string };
+      expect(await waitForServedRun({ url, id, headers })).toBe('success');
+      expect(await readFile(join(cwd, '.attractor', 'runs', id, 'work', 'response.md'), 'utf8')).toBe(
+        'echo from the config backend: Say hi',
+      );
+    } finally {
+      child.kill('SIGTERM');
+      expect((await child).exitCode).toBe(0);
+    }
+  }, 30_000);
 
   it('--answer answers instead of the config’s interviewer, --simulate runs instead of its backend', async () => {
     const cwd = await temporaryDirectory();

@@ -128,31 +128,21 @@ export async function waitForOutput(
 }
 
 /**
- * Starts a run of `dot` on the `attractor serve` at `url` (POST /pipelines, expecting 201) and polls its state every
- * 50 ms until it ends (not queued or running), for at most `timeoutMs` (default 60 s).
- *
- * @returns the run id and its last state.
+ * Asks a served run's state (`GET /pipelines/<id>`) every 100 ms until it is no longer `running`, and resolves
+ * with it (`running` still after `timeoutMs`, default 90 s).
  */
-export async function runOnServer(options: {
+export async function waitForServedRun(options: {
   readonly url: string;
-  readonly token: string;
-  readonly dot: string;
+  readonly id: string;
+  readonly headers: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
-}): Promise<{ id: string; state: string }> {
-  const headers = { Authorization: `Bearer ${options.token}`, 'Content-Type': 'application/json' };
-  const started = await fetch(`${options.url}/pipelines`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ dot: options.dot }),
-  });
-  if (started.status !== 201) throw new Error(`POST /pipelines: ${started.status} ${await started.text()}`);
-  const { id } = (await started.json()) as { id: string };
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  let state = 'queued';
-  while ((state === 'queued' || state === 'running') && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    state = ((await (await fetch(`${options.url}/pipelines/${id}`, { headers })).json()) as { state: string })
-      .state;
+}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  let state = 'running';
+  while (state === 'running' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const response = await fetch(`${options.url}/pipelines/${options.id}`, { headers: options.headers });
+    state = ((await response.json()) as { state: string }).state;
   }
-  return { id, state };
+  return state;
 }
