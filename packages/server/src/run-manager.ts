@@ -149,6 +149,9 @@ export interface LiveRun {
   fault?: string;
 }
 
+/** How long `POST …/cancel` waits for the run to stop before it answers with the run still stopping, in ms. */
+const CANCEL_WAIT_MS = 5_000;
+
 /** Event types after which a run's summary (state, current node, questions, totals) may have changed. */
 const SUMMARY_EVENTS: ReadonlySet<PipelineEvent['type']> = new Set([
   'pipeline.started',
@@ -416,10 +419,11 @@ export class RunManager {
   }
 
   /**
-   * Cancels a running run: the engine stops it and keeps its last checkpoint, so it can be resumed.
+   * Cancels a running run: the engine stops it and keeps its last checkpoint, so it can be resumed. Answers once the
+   * run has stopped (`state: "cancelled"`), or after {@link CANCEL_WAIT_MS} with the run still stopping.
    * @throws {ApiError} `RUN_NOT_FOUND` (404), `RUN_NOT_RUNNING` (409).
    */
-  cancel(id: string, reason = 'cancelled through the API'): RunSummary {
+  async cancel(id: string, reason = 'cancelled through the API'): Promise<RunSummary> {
     const live = this.#live.get(id);
     if (live === undefined || live.ended) {
       resolveRunDirectory(this.#options.runsDir, id);
@@ -430,6 +434,19 @@ export class RunManager {
       });
     }
     live.run.cancel(reason);
+    // The engine stops at once (it does not wait for a handler that ignores its abort): answer with the stopped run.
+    // The bookkeeping's own `then` on the result was registered first, so it has run when this wait ends.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      live.run.result.then(
+        () => undefined,
+        () => undefined,
+      ),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CANCEL_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
     return this.summary(id);
   }
 

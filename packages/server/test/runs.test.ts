@@ -280,6 +280,8 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     await waitForQuestion(server, id);
     const cancelled = await server.call(`/pipelines/${id}/cancel`, { method: 'POST' });
     expect(cancelled.status).toBe(200);
+    // The answer is the stopped run, not the run as it was a moment before.
+    expect(await cancelled.json()).toMatchObject({ id, state: 'cancelled', live: false, resumable: true });
     const stopped = await waitForState(server, id, 'cancelled');
     expect(stopped).toMatchObject({ live: false, resumable: true });
     const checkpoint = await server.json<{ state: string; next_node: string }>(`/pipelines/${id}/checkpoint`);

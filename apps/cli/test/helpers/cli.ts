@@ -8,8 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options, type ResultPromise } from 'execa';
 
-/** The `attractor` command (bin/attractor.js, which loads the build in dist/; turbo runs `build` before `test`). */
-export const BIN = fileURLToPath(new URL('../../bin/attractor.js', import.meta.url));
+/**
+ * The `attractor` command as an installed package links it: a link named `attractor` to bin/attractor.js (which loads
+ * the build in dist/; turbo runs `build` before `test`). Hints then spell the command `attractor`; started by the
+ * script's own path they say `node <path>/attractor.js` (cli-command.ts).
+ */
+export const BIN = fileURLToPath(new URL('./bin/attractor', import.meta.url));
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 /** examples/pipelines in the repository. */
