@@ -2,7 +2,10 @@
  * The run's graph: the SVG the server lays out with Graphviz (WebAssembly) is fetched once per run view, then every
  * node is restyled in place from the event stream — only the nodes whose status changed are touched, so a
  * 500-node graph updates in well under a second. Each node is a keyboard-focusable button; Enter or a click opens
- * its stage pane.
+ * its stage pane. While the run is live the pane follows the current node (the waiting gate, else the stage that
+ * started last): when it changes and lies outside the pane's visible area, the pane scrolls to it. Scrolling the pane
+ * by hand (wheel, touch, scroll keys, its scroll bar) stops the following until "Follow the running stage" is
+ * pressed or the run ends.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { apiText, runPath } from './api.js';
@@ -20,6 +23,64 @@ export interface GraphViewProps {
   readonly version: number;
   readonly selected: string | undefined;
   readonly onSelect: (nodeId: string) => void;
+  /** Whether the run is still executing: only then does the pane follow the current node. */
+  readonly live: boolean;
+}
+
+/** Keys that scroll an element with focus inside it. */
+const SCROLL_KEYS = new Set([
+  'ArrowUp',
+  'ArrowDown',
+  'ArrowLeft',
+  'ArrowRight',
+  'PageUp',
+  'PageDown',
+  'Home',
+  'End',
+  ' ',
+]);
+
+/**
+ * The node the pane follows: a waiting gate, else the running stage that started last (`running` keeps insertion
+ * order); `undefined` when neither is drawn in this graph.
+ */
+function currentNode(
+  drawn: ReadonlyMap<string, unknown>,
+  statuses: ReadonlyMap<string, NodeStatus>,
+  running: ReadonlySet<string>,
+): string | undefined {
+  for (const nodeId of drawn.keys()) if (statuses.get(nodeId) === 'waiting') return nodeId;
+  let last: string | undefined;
+  for (const nodeId of running) if (drawn.has(nodeId)) last = nodeId;
+  return last;
+}
+
+/**
+ * Scrolls `pane` so that `node` is in its visible area, centred on each axis it was outside of; nothing when it is
+ * already wholly visible. Smooth unless the user prefers reduced motion. Only the pane scrolls, not the page.
+ */
+function bringIntoView(pane: HTMLElement, node: Element): void {
+  const view = pane.getBoundingClientRect();
+  const box = node.getBoundingClientRect();
+  // The visible area inside the pane's borders and scroll bars.
+  const top = view.top + pane.clientTop;
+  const left = view.left + pane.clientLeft;
+  const bottom = top + pane.clientHeight;
+  const right = left + pane.clientWidth;
+  const outsideY = box.top < top || box.bottom > bottom;
+  const outsideX = box.left < left || box.right > right;
+  if (!outsideY && !outsideX) return;
+  const reduced = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  // Absolute positions: a smooth scroll still under way from an earlier node is then retargeted, not added to.
+  pane.scrollTo({
+    top: outsideY
+      ? pane.scrollTop + box.top + box.height / 2 - (top + pane.clientHeight / 2)
+      : pane.scrollTop,
+    left: outsideX
+      ? pane.scrollLeft + box.left + box.width / 2 - (left + pane.clientWidth / 2)
+      : pane.scrollLeft,
+    behavior: reduced ? 'auto' : 'smooth',
+  });
 }
 
 /** The graph card's drawing. */
@@ -29,6 +90,8 @@ export function GraphView(props: GraphViewProps) {
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [fit, setFit] = useState(true);
+  // Off once the user scrolls the pane during a live run; on again with the button or when the run ends.
+  const [follow, setFollow] = useState(true);
   const onSelect = useRef(props.onSelect);
   onSelect.current = props.onSelect;
 
@@ -80,6 +143,36 @@ export function GraphView(props: GraphViewProps) {
     }
   }, [loaded, props.version, props.statuses, props.selected]);
 
+  useEffect(() => {
+    if (!props.live) setFollow(true);
+  }, [props.live]);
+
+  const current = loaded ? currentNode(nodes.current, props.statuses, props.running) : undefined;
+  useEffect(() => {
+    const pane = host.current;
+    const node = current === undefined ? undefined : nodes.current.get(current)?.element;
+    if (!props.live || !follow || pane === null || node === undefined) return;
+    bringIntoView(pane, node);
+  }, [current, props.live, follow]);
+
+  // Only what a person does to the pane stops the following: the pane's own smooth scrolling fires scroll events too.
+  const live = useRef(props.live);
+  live.current = props.live;
+  const userScrolled = () => {
+    if (live.current) setFollow(false);
+  };
+  useEffect(() => {
+    const pane = host.current;
+    if (pane === null) return;
+    // Passive: watching the wheel and touch must not delay the scrolling itself.
+    pane.addEventListener('wheel', userScrolled, { passive: true });
+    pane.addEventListener('touchmove', userScrolled, { passive: true });
+    return () => {
+      pane.removeEventListener('wheel', userScrolled);
+      pane.removeEventListener('touchmove', userScrolled);
+    };
+  }, []);
+
   const pick = (event: Event) => {
     const group = (event.target as Element | null)?.closest?.('g.node[data-node]');
     if (group === null || group === undefined) return;
@@ -90,6 +183,11 @@ export function GraphView(props: GraphViewProps) {
   return (
     <div class="graph-wrap">
       <div class="graph-tools">
+        {props.live && !follow && (
+          <button type="button" class="button ghost small" id="follow-button" onClick={() => setFollow(true)}>
+            Follow the running stage
+          </button>
+        )}
         <button type="button" class="button ghost small" aria-pressed={!fit} onClick={() => setFit(!fit)}>
           {fit ? 'Actual size' : 'Fit to width'}
         </button>
@@ -104,6 +202,11 @@ export function GraphView(props: GraphViewProps) {
         onClick={pick}
         onKeyDown={(event) => {
           if (event.key === 'Enter' || event.key === ' ') pick(event);
+          if (SCROLL_KEYS.has(event.key) && !event.defaultPrevented) userScrolled();
+        }}
+        onPointerDown={(event) => {
+          // On the pane itself rather than on the drawing inside: its scroll bar.
+          if (event.target === event.currentTarget) userScrolled();
         }}
       />
       <ul class="legend" aria-label="Status colours">

@@ -322,6 +322,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
             version={version}
             selected={stage}
             onSelect={select}
+            live={live}
           />
         </section>
         {stage !== undefined && (
