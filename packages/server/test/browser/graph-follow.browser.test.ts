@@ -79,9 +79,9 @@ describe('web UI: the graph pane follows the running stage', () => {
     expect(await page.locator('#follow-button').count()).toBe(0);
 
     // The user scrolls the pane back to the top with the mouse wheel: the pane stops following.
+    // The page scrolls (not the pane) so that the pointer can rest on the pane.
     await page.locator('#graph').scrollIntoViewIfNeeded();
     const pane = await page.locator('#graph').boundingBox();
-    
     await page.mouse.move(pane!.x + pane!.width / 2, pane!.y + Math.min(pane!.height, 300) / 2);
     await page.mouse.wheel(0, -20_000);
     await expect.poll(async () => (await paneView(page, 'g1')).scrollTop).toBe(0);
