@@ -100,3 +100,52 @@ describe('attractor run --simulate-script: the script is checked before the run'
     expect(visit.stdout).toMatch(/^✔ test .*visit 2$/m);
   });
 });
+
+const SUMMARIZE = `digraph Summary {
+  start     [shape=Mdiamond]
+  exit      [shape=Msquare]
+  summarize [shape=box, prompt="Summarize the notes"]
+  publish   [shape=box, prompt="Publish the summary"]
+  start -> summarize
+  summarize -> publish [condition="outcome=success"]
+  publish -> exit
+}
+`;
+
+describe('attractor resume --simulate-script: a resumed run takes each node its next step', () => {
+  it('a run that failed at step 1 resumes at step 2 and succeeds', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'mine.dot'), SUMMARIZE);
+    await writeFile(join(cwd, 's.json'), JSON.stringify({ summarize: ['fail', 'success'] }));
+    const run = await attractor(['run', 'mine.dot', '--simulate-script', 's.json', '--logs-dir', 'run'], {
+      cwd,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('simulated fail (script entry 1 for "summarize")');
+    const resumed = await attractor(['resume', 'run'], { cwd });
+    expect(resumed.stderr).not.toContain('script entry 1');
+    expect(resumed.stdout).not.toContain('script entry');
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(/^✔ summarize/m);
+    expect(resumed.stdout).toMatch(/^✔ publish/m);
+  });
+
+  it('a node scripted ["fail", "fail", "success"] fails, fails again on the first resume and succeeds on the second', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'mine.dot'), SUMMARIZE);
+    await writeFile(join(cwd, 's.json'), JSON.stringify({ summarize: ['fail', 'fail', 'success'] }));
+    const run = await attractor(['run', 'mine.dot', '--simulate-script', 's.json', '--logs-dir', 'run'], {
+      cwd,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('simulated fail (script entry 1 for "summarize")');
+    const first = await attractor(['resume', 'run'], { cwd });
+    expect(first.exitCode).toBe(1);
+    expect(first.stdout).toContain('simulated fail (script entry 2 for "summarize")');
+    expect(first.stdout).not.toContain('script entry 1');
+    const second = await attractor(['resume', 'run'], { cwd });
+    expect(second.stdout).not.toContain('script entry');
+    expect(second.exitCode).toBe(0);
+    expect(second.stdout).toMatch(/^✔ publish/m);
+  });
+});
