@@ -149,3 +149,42 @@ describe('attractor resume --simulate-script: a resumed run takes each node its 
     expect(second.stdout).toMatch(/^✔ publish/m);
   });
 });
+
+describe('attractor resume/fork --simulate-script: dry-run tool nodes and forks continue the script too', () => {
+  it('a dry-run tool node scripted ["fail", "success"] takes step 2 on resume', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'tools.dot'),
+      'digraph Tools {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  probe [shape=parallelogram, tool_command="./probe.sh"]\n  start -> probe\n  probe -> exit [condition="outcome=success"]\n}\n',
+    );
+    await writeFile(join(cwd, 's.json'), JSON.stringify({ probe: ['fail', { stdout: 'ready' }] }));
+    const run = await attractor(
+      ['run', 'tools.dot', '--dry-run', '--simulate-script', 's.json', '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('simulated fail (script entry 1 for "probe")');
+    const resumed = await attractor(['resume', 'run'], { cwd });
+    expect(resumed.stdout).not.toContain('script entry');
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(/^✔ probe/m);
+  });
+
+  it('a fork continues each node where the source run was after the stage it forks at', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'loop.dot'), TEST_LOOP);
+    await writeFile(join(cwd, 's.json'), JSON.stringify({ test: ['fail', 'success'] }));
+    const source = await attractor(
+      ['run', 'loop.dot', '--simulate-script', 's.json', '--logs-dir', 'source'],
+      { cwd },
+    );
+    expect(source.exitCode).toBe(0);
+    expect(source.stdout).toMatch(/^✖ test fail/m);
+    // After test@1 (its failed call 1) the source went on to fix, then test's call 2: success.
+    const forked = await attractor(['fork', 'source', '--at', 'test@1', '--logs-dir', 'forked'], { cwd });
+    expect(forked.exitCode).toBe(0);
+    expect(forked.stdout).toMatch(/^✔ fix/m);
+    expect(forked.stdout).toMatch(/^✔ test/m);
+    expect(forked.stdout).not.toContain('✖ test');
+  });
+});
