@@ -71,9 +71,10 @@ export interface ReadSimulationCallsOptions {
   /** The run: its events and its sub-pipeline runs' events are counted. */
   readonly store: RunStore;
   /**
-   * Opens another run by its `logsRoot` (the source of a fork, named by the checkpoint's `origin.logs_root`), e.g.
-   * `(logsRoot) => createFileRunStore({ logsRoot })`; the stores it returns are closed after reading. Without it a
-   * fork's source run is not counted.
+   * Opens another run by its `logsRoot` (a fork's source run, manifest `forked_from.logs_root`; the run a
+   * `loop_restart` continuation continues, manifest `restarted_from`), e.g.
+   * `(logsRoot) => createFileRunStore({ logsRoot, createDirectory: false })`; the stores it returns are closed after
+   * reading. Without it those runs are not counted.
    */
   readonly openRun?: (logsRoot: string) => RunStore;
   /** Count only up to the fork point (see {@link CountSimulationCallsOptions.until}). Default: every event. */
@@ -81,39 +82,82 @@ export interface ReadSimulationCallsOptions {
 }
 
 /**
- * Reads how many calls each node made in a run, from its records: its events, the events of the sub-pipeline runs
- * kept in its stages (each visit's, also those archived under `visits/`), and, for a run forked from another
- * (manifest `forked_from`), the source run's calls up to the fork point (recursively, for a fork of a fork): a fork
- * continues the scripts where the source run was after the stage it forks at. With `until`, the sub-pipeline runs
- * of every stage are counted, also those of stages after the fork point. The CLI
- * passes the result to `createSimulationBackend({ calls })` and `createDefaultRegistry({ calls })` when it resumes a
- * run with `--simulate-script`, so the resumed run takes each node's next step, as the uninterrupted run would have.
+ * Reads how many calls each node made in a run, from its records: its events; the events of the sub-pipeline runs
+ * kept in its stages (each visit's, also those archived under `visits/`); for the continuation of a `loop_restart`
+ * (manifest `restarted_from`), the calls of the run it continues (and a run a `loop_restart` continued, manifest
+ * `restarted_to`, is counted as its last continuation, which resume continues); and for a run forked from another (manifest
+ * `forked_from`), the source run's calls up to the fork point, sub-pipeline runs included up to the fork point's
+ * time (recursively, for a fork of a fork): a fork continues the scripts where the source run was after the stage
+ * it forks at. The CLI passes the result to `createSimulationBackend({ calls })` and `createDefaultRegistry({ calls })`
+ * when it resumes or forks a run with `--simulate-script`, so each node takes its next step, as in the uninterrupted
+ * run.
  *
  * @returns calls per node id (an empty map for a run that has not started).
  * @throws what the store throws when it cannot be read (a malformed checkpoint: `CheckpointCorruptError`).
  */
 export async function readSimulationCalls(options: ReadSimulationCallsOptions): Promise<Map<string, number>> {
-  const { store } = options;
-  const calls = countSimulationCalls(
-    await store.readEvents(),
-    options.until === undefined ? {} : { until: options.until },
-  );
+  // A run a loop_restart continued goes on in its continuation (resume follows it there too): count the whole chain.
+  const continuation =
+    options.until === undefined && options.openRun !== undefined
+      ? (await options.store.readManifest())?.restarted_to
+      : undefined;
+  if (continuation !== undefined && options.openRun !== undefined) {
+    const next = options.openRun(continuation);
+    try {
+      return await readSimulationCalls({ store: next, openRun: options.openRun });
+    } finally {
+      await next.close();
+    }
+  }
+  return readBoundedCalls(options);
+}
+
+/** {@link readSimulationCalls} of one run directory, without following `restarted_to`. */
+async function readBoundedCalls(options: ReadSimulationCallsOptions): Promise<Map<string, number>> {
+  const events = await options.store.readEvents();
+  const last = options.until === undefined ? events.length - 1 : untilIndex(events, options.until);
+  // A fork point the events do not hold counts nothing (the engine refuses such a fork).
+  const until = options.until === undefined ? undefined : last < 0 ? '' : events[last]!.timestamp;
+  return readCalls(options.store, options.openRun, until, events.slice(0, last + 1));
+}
+
+/** The calls of a run whose events up to the bound are `events`; its other records up to `until` (ISO time). */
+async function readCalls(
+  store: RunStore,
+  openRun: ReadSimulationCallsOptions['openRun'],
+  until: string | undefined,
+  events: readonly PipelineEvent[],
+): Promise<Map<string, number>> {
+  const calls = countSimulationCalls(events);
   // Sub-pipeline runs record their events in their own store, under the stage that ran them.
   for (const stagePath of await store.listStages()) {
     for (const childPath of childRunPaths(await store.listStageFiles(stagePath))) {
       const child = store.child(`${stagePath}/${childPath}`);
-      add(calls, await readSimulationCalls({ store: child }));
+      const childEvents = (await child.readEvents()).filter(
+        (event) => until === undefined || event.timestamp <= until,
+      );
+      add(calls, await readCalls(child, undefined, until, childEvents));
     }
   }
-  const origin = (await store.readManifest())?.forked_from;
-  if (origin !== undefined && options.openRun !== undefined) {
-    const source = options.openRun(origin.logs_root);
+  if (openRun === undefined) return calls;
+  const manifest = await store.readManifest();
+  if (manifest?.restarted_from !== undefined) {
+    const previous = openRun(manifest.restarted_from);
+    try {
+      add(calls, await readBoundedCalls({ store: previous, openRun }));
+    } finally {
+      await previous.close();
+    }
+  }
+  const origin = manifest?.forked_from;
+  if (origin !== undefined) {
+    const source = openRun(origin.logs_root);
     try {
       add(
         calls,
-        await readSimulationCalls({
+        await readBoundedCalls({
           store: source,
-          openRun: options.openRun,
+          openRun,
           until: { node: origin.node, visit: origin.visit },
         }),
       );

@@ -16,6 +16,14 @@ const loop = `digraph G {
   check -> exit [condition="outcome=success"]
 }`;
 
+/** The sub-pipeline of the tests below: one LLM stage, `lint`. */
+const CHECKS = `digraph Checks {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  lint [shape=box, prompt="lint"]
+  start -> lint -> exit
+}`;
+
 /** A stage event as the engine writes it (the fields the count reads, plus the stamps). */
 function stage(
   type: 'stage.started' | 'stage.failed' | 'stage.completed',
@@ -93,12 +101,7 @@ describe('readSimulationCalls: a run store and its sub-pipeline runs', () => {
         again -> checks [condition="outcome=fail"]
         again -> exit [condition="outcome=success"]
       }`,
-      'checks.dot': `digraph Checks {
-        start [shape=Mdiamond]
-        exit [shape=Msquare]
-        lint [shape=box, prompt="lint"]
-        start -> lint -> exit
-      }`,
+      'checks.dot': CHECKS,
     });
     const backend = createSimulationBackend({ script: { again: ['fail'] } });
     const { result, logsRoot } = await runDot(graph, {
@@ -144,5 +147,73 @@ describe('calls: a backend and a dry-run tool handler continue after the calls a
     const { result } = await runDot(source, { registry: resumed });
     expect(result.status).toBe('success');
     expect(result.context.get('tool.output')).toBe('second');
+  });
+});
+
+describe('readSimulationCalls: forks and loop_restart continuations', () => {
+  const restart = `digraph R {
+    start [shape=Mdiamond]
+    exit [shape=Msquare]
+    work [prompt="work"]
+    check [prompt="check"]
+    start -> work -> check
+    check -> work [condition="outcome=fail", loop_restart=true]
+    check -> exit [condition="outcome=success"]
+  }`;
+
+  it('counts the runs a loop_restart chain spans, from either of its directories', async () => {
+    const backend = createSimulationBackend({ script: { check: ['fail'] } });
+    const { result, logsRoot } = await runDot(restart, { backend });
+    expect(result.status).toBe('success');
+    expect(result.logsRoot).toBe(`${logsRoot}-restart-1`);
+    const openRun = (root: string) => createFileRunStore({ logsRoot: root, createDirectory: false });
+    for (const root of [logsRoot, result.logsRoot]) {
+      const store = openRun(root);
+      try {
+        expect(Object.fromEntries(await readSimulationCalls({ store, openRun }))).toMatchObject({
+          work: 2,
+          check: 2,
+        });
+      } finally {
+        await store.close();
+      }
+    }
+    const alone = openRun(result.logsRoot);
+    try {
+      // Without openRun only the continuation's own events count.
+      expect((await readSimulationCalls({ store: alone })).get('check')).toBe(1);
+    } finally {
+      await alone.close();
+    }
+  });
+
+  it('counts a fork source up to the fork point, its sub-pipeline runs up to that time', async () => {
+    const { dir, graph } = pipelines({
+      'main.dot': `digraph Parent {
+        start [shape=Mdiamond]
+        exit [shape=Msquare]
+        plan [shape=box, prompt="plan"]
+        checks [type="subgraph", graph_ref="checks.dot"]
+        start -> plan -> checks -> exit
+      }`,
+      'checks.dot': CHECKS,
+    });
+    const backend = createSimulationBackend();
+    const { logsRoot } = await runDot(graph, {
+      workdir: dir,
+      backend,
+      registry: createDefaultRegistry({ backend }),
+    });
+    const store = createFileRunStore({ logsRoot, createDirectory: false });
+    try {
+      const atPlan = await readSimulationCalls({ store, until: { node: 'plan' } });
+      expect(atPlan.get('plan')).toBe(1);
+      expect(atPlan.has('lint')).toBe(false);
+      const atChecks = await readSimulationCalls({ store, until: { node: 'checks', visit: 1 } });
+      expect(atChecks.get('lint')).toBe(1);
+      expect((await readSimulationCalls({ store, until: { node: 'nowhere' } })).size).toBe(0);
+    } finally {
+      await store.close();
+    }
   });
 });
