@@ -13,7 +13,7 @@ import {
 } from '@attractor/backend-agent-cli/test';
 import type { PipelineEvent } from '@attractor/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory, waitForBanner } from './helpers/cli.js';
+import { attractor, temporaryDirectory, waitForBanner, waitForServedRun } from './helpers/cli.js';
 
 let server: ScriptedServer;
 let env: Readonly<Record<string, string>>;
@@ -181,15 +181,7 @@ describe('attractor serve --backend claude-code', { timeout: 120_000 }, () => {
       });
       expect(started.status).toBe(201);
       const { id } = (await started.json()) as { id: string };
-      let state = 'running';
-      for (let attempt = 0; attempt < 900 && state === 'running'; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const details = (await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as {
-          state: string;
-        };
-        state = details.state;
-      }
-      expect(state).toBe('success');
+      expect(await waitForServedRun({ url, id, headers })).toBe('success');
       expect(await readFile(join(cwd, '.attractor', 'runs', id, 'work', 'response.md'), 'utf8')).toBe(
         'Served by Claude Code.',
       );

@@ -1,8 +1,10 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { formatElapsed } from '../src/display/format-values.js';
 import type { RunSummary } from '../src/inspect/summarize-run.js';
-import { attractor, FIXTURES, temporaryDirectory } from './helpers/cli.js';
+import { attractor, BIN, childEnv, FIXTURES, temporaryDirectory } from './helpers/cli.js';
 
 const PIPELINE = join(FIXTURES, 'slow-middle.dot');
 const SCRIPT = join(FIXTURES, 'slow-middle.simulate.json');
@@ -69,6 +71,12 @@ describe('Ctrl-C and resume', () => {
     const final = await inspect('run', cwd);
     expect(final.state).toBe('success');
     expect(final.route).toEqual(expected.route);
+    // The summary tells this leg (5 stages from slow on) from the whole run (7 stages), whose time is inspect's.
+    expect(resumed.stdout).toMatch(
+      new RegExp(
+        `✔ Pipeline succeeded in \\S+ \\(5 stages this time; whole run: 7 stages, ${formatElapsed(final.durationMs).replace('.', '\\.')}\\)\n`,
+      ),
+    );
   });
 
   it('two quick Ctrl-Cs still exit with 130 (never killed by the signal) and leave a resumable checkpoint', async () => {
@@ -95,6 +103,73 @@ describe('Ctrl-C and resume', () => {
       next_node: string;
     };
     expect(checkpoint.next_node).toBe('work');
+  });
+
+  it('the resume hint after Ctrl-C carries the --answer values no gate took yet, shell-quoted and without secrets; the printed command, pasted into a shell, finishes the run', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'gates.dot'),
+      `digraph Gates {
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  slow  [shape=parallelogram, tool_command="if [ -f started.marker ]; then echo again; else touch started.marker; sleep 30; fi"]
+  ship  [shape=hexagon, label="Ship it?"]
+  token [shape=hexagon, label="Deploy token?", human.input="text"]
+  note  [shape=hexagon, label="Release note?", human.input="text", human.context_key="release_note"]
+  start -> slow -> ship
+  ship -> token [label="[S] Ship"]
+  ship -> exit  [label="[H] Hold"]
+  token -> note -> exit
+}
+`,
+    );
+    const secret = 'tok-0123456789abcdef';
+    const env = { DEPLOY_TOKEN: secret };
+    const child = attractor(
+      [
+        'run',
+        'gates.dot',
+        '--simulate',
+        '--logs-dir',
+        'run',
+        '--answer',
+        'S',
+        '--answer',
+        secret,
+        '--answer',
+        "it's done; ship it",
+      ],
+      { cwd, env },
+    );
+    await waitForFile(join(cwd, 'started.marker'), 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGINT');
+    const interrupted = await child;
+    expect(interrupted.exitCode).toBe(130);
+    const hint = /resume with: {3}(.+)$/m.exec(interrupted.stdout)?.[1];
+    // The secret answer is read from its variable again: the console never shows it.
+    expect(hint).toBe(
+      `attractor resume run --answer S --answer "$DEPLOY_TOKEN" --answer 'it'\\''s done; ship it'`,
+    );
+    expect(`${interrupted.stdout}${interrupted.stderr}`).not.toContain(secret);
+
+    // The hint word for word, in a shell (`attractor` is the CLI under test); stdin is not a terminal, so a gate
+    // without its answer would fail the run.
+    const pasted = await execa('sh', ['-c', `attractor() { node '${BIN}' "$@"; }\n${hint}`], {
+      cwd,
+      env: childEnv(env),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
+    expect(pasted.stderr).toBe('');
+    expect(pasted.exitCode).toBe(0);
+    const final = await inspect('run', cwd);
+    expect(final.route).toEqual(['start', 'slow', 'ship', 'token', 'note', 'exit']);
+    const checkpoint = JSON.parse(await readFile(join(cwd, 'run', 'checkpoint.json'), 'utf8')) as {
+      context: Record<string, unknown>;
+    };
+    expect(checkpoint.context.release_note).toBe("it's done; ship it");
   });
 
   it('refuses to resume a run that already succeeded (exit 2, says to pass --from)', async () => {

@@ -1,8 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { attractor, temporaryDirectory, waitForBanner, waitForServedRun } from './helpers/cli.js';
 
 const PLUGIN = fileURLToPath(new URL('./fixtures/plugin/', import.meta.url));
 const SERVICES = fileURLToPath(new URL('./fixtures/plugin-services/', import.meta.url));
@@ -112,6 +112,37 @@ describe('plug-ins from attractor.config.* / --config', () => {
     expect(resumed.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('serve runs LLM stages on the config’s backend and does not tell the web UI that no LLM is configured', async () => {
+    const cwd = await temporaryDirectory();
+    const child = attractor(['serve', '--port', '0', '--config', join(SERVICES, 'attractor.config.mjs')], {
+      cwd,
+    });
+    try {
+      const { url, token } = await waitForBanner(child);
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      // No provider key, but a backend: "optional", not "required" (the UI's "no LLM configured, simulated").
+      expect(await (await fetch(`${url}/server`, { headers })).json()).toMatchObject({
+        simulation: 'optional',
+      });
+      const started = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          dot: 'digraph s { start [shape=Mdiamond] exit [shape=Msquare] work [prompt="Say hi"] start -> work -> exit }',
+        }),
+      });
+      expect(started.status).toBe(201);
+      const { id } = (await started.json()) as { id: string };
+      expect(await waitForServedRun({ url, id, headers })).toBe('success');
+      expect(await readFile(join(cwd, '.attractor', 'runs', id, 'work', 'response.md'), 'utf8')).toBe(
+        'echo from the config backend: Say hi',
+      );
+    } finally {
+      child.kill('SIGTERM');
+      expect((await child).exitCode).toBe(0);
+    }
+  }, 30_000);
+
   it('--answer answers instead of the config’s interviewer, --simulate runs instead of its backend', async () => {
     const cwd = await temporaryDirectory();
     const result = await attractor(
@@ -168,8 +199,118 @@ describe('plug-ins from attractor.config.* / --config', () => {
       const result = await attractor(command, { cwd });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain(
-        'Config file attractor.config.mjs: defaults.backend is "ecko", which backends does not define (it defines echo).',
+        'Config file attractor.config.mjs: defaults.backend is "ecko", which backends does not define (it defines echo). Did you mean "echo"?',
       );
+    }
+  });
+
+  it('suggests the near backend or interviewer name, and says how to fix a default when none is defined', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'p.dot'),
+      'digraph P { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+    );
+    const cases = [
+      [
+        "export default { backends: { echo: { run: async () => 'x' }, review: { run: async () => 'y' } }, defaults: { backend: 'ech' } };\n",
+        'Config file attractor.config.mjs: defaults.backend is "ech", which backends does not define (it defines echo, review). Did you mean "echo"?',
+      ],
+      [
+        "export default { interviewers: { 'approve-all': { ask: async () => ({ value: 'yes' }) } }, defaults: { interviewer: 'aprove-all' } };\n",
+        'Config file attractor.config.mjs: defaults.interviewer is "aprove-all", which interviewers does not define (it defines approve-all). Did you mean "approve-all"?',
+      ],
+      [
+        "export default { defaults: { backend: 'echo' } };\n",
+        'Config file attractor.config.mjs: defaults.backend is "echo", which backends does not define (the config defines no backends). Add it to backends, or remove defaults.backend.',
+      ],
+    ] as const;
+    for (const [config, message] of cases) {
+      await writeFile(join(cwd, 'attractor.config.mjs'), config);
+      const result = await attractor(['validate', 'p.dot'], { cwd });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toBe(`error: ${message}`);
+    }
+  });
+
+  it('points at the line and column of a syntax error in the config (.mjs, .js, .ts, a missing import) or says it lies in an import; exit 2, no stack trace', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'p.dot'),
+      'digraph P { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+    );
+    await mkdir(join(cwd, 'conf'));
+    await writeFile(join(cwd, 'conf', 'package.json'), '{ "type": "module" }\n');
+    await writeFile(join(cwd, 'conf', 'lib.mjs'), 'export const echo = {};\n');
+    const cases = [
+      {
+        file: 'attractor.config.mjs',
+        source: "export default {\n  defaults: { model: 'gpt-5.2' },\n};\nexport const x = ;\n",
+        expected: [
+          "Config file attractor.config.mjs failed to load: attractor.config.mjs:4:18: SyntaxError: Unexpected token ';'",
+          '> 4 | export const x = ;',
+          '    |                  ^',
+        ],
+      },
+      {
+        file: 'conf/plugins.js',
+        source: 'const a = 1;\nexport default {\n\tdefaults: { model: a b },\n};\n',
+        expected: [
+          "Config file conf/plugins.js failed to load: conf/plugins.js:3:23: SyntaxError: Unexpected identifier 'b'",
+          '> 3 | \tdefaults: { model: a b },',
+          '    | \t                     ^',
+        ],
+      },
+      {
+        file: 'attractor.config.ts',
+        source:
+          "const model: string = 'gpt-5.2';\nexport default {\n  defaults: { model },\n};\nexport const x = ;\n",
+        expected: [
+          'Config file attractor.config.ts failed to load: attractor.config.ts:5:18: SyntaxError: Expression expected',
+          '> 5 | export const x = ;',
+          '    |                  ^',
+        ],
+      },
+      {
+        file: 'conf/plugins.mjs',
+        source: "// plug-ins\nimport { ecko } from './lib.mjs';\nexport default { backends: { ecko } };\n",
+        expected: [
+          "Config file conf/plugins.mjs failed to load: conf/plugins.mjs:2:10: SyntaxError: The requested module './lib.mjs' does not provide an export named 'ecko'",
+          "> 2 | import { ecko } from './lib.mjs';",
+          '    |          ^',
+        ],
+      },
+    ];
+    for (const { file, source, expected } of cases) {
+      await writeFile(join(cwd, file), source);
+      const result = await attractor(['validate', 'p.dot', '--config', file], { cwd });
+      expect(result.exitCode, file).toBe(2);
+      expect(result.stderr, file).toBe(
+        `error: ${[...expected, 'Correct the code there, then run the command again.'].join('\n')}`,
+      );
+    }
+
+    // A module the config imports does not parse (Node names no place), or the config's code throws a SyntaxError.
+    await writeFile(join(cwd, 'conf', 'helper.mjs'), 'export const echo = { run: async () => a b };\n');
+    await writeFile(
+      join(cwd, 'conf', 'imports.mjs'),
+      "import { echo } from './helper.mjs';\nexport default { backends: { echo } };\n",
+    );
+    await writeFile(
+      join(cwd, 'conf', 'json.mjs'),
+      "const settings = JSON.parse('{model:1}');\nexport default {};\n",
+    );
+    for (const [file, message] of [
+      [
+        'conf/imports.mjs',
+        "Config file conf/imports.mjs failed to load: SyntaxError: Unexpected identifier 'b', in a module the config imports (the config itself parses). Run `node --check <file>` on the modules it imports to see where.",
+      ],
+      ['conf/json.mjs', 'Config file conf/json.mjs failed to load: Expected property name or'],
+    ] as const) {
+      const result = await attractor(['validate', 'p.dot', '--config', file], { cwd });
+      expect(result.exitCode, file).toBe(2);
+      expect(result.stderr, file).toContain(`error: ${message}`);
+      expect(result.stderr, file).not.toMatch(/^\s+at /m);
+      expect(result.stderr, file).not.toContain('Correct the code there');
     }
   });
 

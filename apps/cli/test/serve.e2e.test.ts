@@ -176,6 +176,41 @@ describe('attractor serve (spec §9.5)', () => {
     expect(await readdir(join(cwd, '.attractor', 'runs'))).toHaveLength(1);
   }, 30_000);
 
+  it('with --backend, a stage on the API without its key is refused in server words (send "simulate", restart the server), not run words', async () => {
+    const cwd = await temporaryDirectory();
+    const child = attractor(
+      ['serve', '--port', '0', '--backend', 'anthropic=claude-code', '--model', 'gpt-5.2'],
+      { cwd },
+    );
+    try {
+      const { url, token } = await waitForBanner(child);
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      // Agent CLIs can run stages here: a run may, but need not, be simulated.
+      expect(await (await fetch(`${url}/server`, { headers })).json()).toMatchObject({
+        simulation: 'optional',
+      });
+      const response = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ dot: GATE }),
+      });
+      expect(response.status).toBe(400);
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe('BACKEND_UNAVAILABLE');
+      expect(error.message).toBe(
+        [
+          'The pipeline was not started: 1 LLM stage cannot run.',
+          '  - set OPENAI_API_KEY for provider openai: LLM stage "plan" (model gpt-5.2)',
+          'Restart `attractor serve` with those variables set, or send "simulate": true. Or give them an agent: restart `attractor serve` with --backend claude-code, or set a node attribute backend="codex".',
+        ].join('\n'),
+      );
+      expect(error.message).not.toContain('--simulate');
+    } finally {
+      child.kill('SIGTERM');
+      expect((await child).exitCode).toBe(0);
+    }
+  }, 30_000);
+
   it('after a crash (SIGKILL) lists the run as interrupted, and a new server resumes it to the end', async () => {
     const cwd = await temporaryDirectory();
     const first = attractor(['serve', '--port', '0', '--simulate', '--token', 't1'], { cwd });

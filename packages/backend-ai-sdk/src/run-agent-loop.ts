@@ -194,7 +194,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     text = result.text;
     responseMessages = result.responseMessages;
   } else {
-    const result = streamText(call);
+    const result = streamText({
+      ...call,
+      // The error also arrives as the stream's `error` part, thrown below and mapped by the backend. Without an
+      // onError the AI SDK console.errors it (stack, request body and prompt included), which a CLI must not show.
+      onError: () => {},
+    });
     for await (const part of result.fullStream) {
       if (part.type === 'text-delta' && part.text !== '') {
         emit({ type: 'agent.text', text: part.text, delta: true });

@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTestClock } from '@attractor/engine/test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAiSdkBackend, ModelCallError } from '../src/index.js';
 import { type ScriptedOpenAIServer, startScriptedOpenAIServer } from '../src/test/index.js';
 import { createStageRequest, readTranscript } from './stage-request.js';
@@ -273,6 +273,31 @@ describe('createAiSdkBackend over Chat Completions (custom base URL)', () => {
     expect([error.retryable, error.failure]).toEqual([true, 'network']);
     expect(error.message).toContain('--base-url');
   });
+
+  it.each([true, false])(
+    'writes nothing to the console when the model call fails (streaming: %s)',
+    async (streaming) => {
+      server = await startScriptedOpenAIServer({ apiKey: 'right-key' });
+      const backend = createAiSdkBackend({
+        baseURL: server.baseURL,
+        apiKey: 'wrong-key',
+        defaultModel: 'gpt-test',
+        streaming,
+      });
+      // Observed, not replaced: the AI SDK's default streamText onError console.errors the whole APICallError.
+      const consoleError = vi.spyOn(console, 'error');
+      try {
+        const error = await backend
+          .run((await createStageRequest()).request)
+          .catch((thrown: unknown) => thrown);
+
+        expect(ModelCallError.isInstance(error)).toBe(true);
+        expect(consoleError).not.toHaveBeenCalled();
+      } finally {
+        consoleError.mockRestore();
+      }
+    },
+  );
 
   it('sends the earlier turns of the thread again under full fidelity', async () => {
     server = await startScriptedOpenAIServer({

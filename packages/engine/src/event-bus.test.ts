@@ -257,37 +257,47 @@ describe('interviewer wrapper (spec §6.5, §9.6)', () => {
     expect(store.events.map((event) => event.seq)).toEqual(store.events.map((_, index) => index + 1));
   });
 
-  it('keep events a handler emitted while the store refused them, and write them in order once it accepts again', async () => {
-    const store = createMemoryRunStore('/memory/refusing');
-    const append = store.appendEvents.bind(store);
-    let refusals = 1;
-    store.appendEvents = (batch) => {
-      if (batch.some((event) => event.type === 'agent.text') && refusals > 0) {
-        refusals -= 1;
-        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-      }
-      return append(batch);
-    };
-    const talker: Handler = {
-      execute: async ({ runtime }) => {
-        runtime.emit({ type: 'agent.text', text: 'first', delta: false });
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        runtime.emit({ type: 'agent.text', text: 'second', delta: false });
-        return { status: 'success' };
-      },
-    };
-    const { result } = await run({
-      graph: createTestGraph({ edges: ['start -> a -> exit'] }),
-      logsRoot: '/memory/refusing',
-      registry: registryWith(talker),
-      createRunStore: () => store,
-    });
-    expect(result.status).toBe('success');
-    expect(refusals).toBe(0);
-    expect(store.events.filter((event) => event.type === 'agent.text').map((event) => event.text)).toEqual([
-      'first',
-      'second',
-    ]);
-    expect(store.events.map((event) => event.seq)).toEqual(store.events.map((_, index) => index + 1));
-  });
+  it.each([
+    ['throws', false],
+    ['rejects', true],
+  ])(
+    'keep events a handler emitted while the store refused them (it %s), and write them in order once it accepts again',
+    async (_how, asynchronous) => {
+      const store = createMemoryRunStore('/memory/refusing');
+      const append = store.appendEvents.bind(store);
+      let refusals = 1;
+      store.appendEvents = (batch) => {
+        if (batch.some((event) => event.type === 'agent.text') && refusals > 0) {
+          refusals -= 1;
+          const error = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+            code: 'ENOSPC',
+          });
+          if (asynchronous) return Promise.reject(error);
+          throw error;
+        }
+        return asynchronous ? Promise.resolve(append(batch)) : append(batch);
+      };
+      const talker: Handler = {
+        execute: async ({ runtime }) => {
+          runtime.emit({ type: 'agent.text', text: 'first', delta: false });
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          runtime.emit({ type: 'agent.text', text: 'second', delta: false });
+          return { status: 'success' };
+        },
+      };
+      const { result } = await run({
+        graph: createTestGraph({ edges: ['start -> a -> exit'] }),
+        logsRoot: '/memory/refusing',
+        registry: registryWith(talker),
+        createRunStore: () => store,
+      });
+      expect(result.status).toBe('success');
+      expect(refusals).toBe(0);
+      expect(store.events.filter((event) => event.type === 'agent.text').map((event) => event.text)).toEqual([
+        'first',
+        'second',
+      ]);
+      expect(store.events.map((event) => event.seq)).toEqual(store.events.map((_, index) => index + 1));
+    },
+  );
 });

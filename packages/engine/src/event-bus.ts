@@ -167,18 +167,27 @@ export class EventBus {
 
   /**
    * Writes the queued events to the store. When the store refuses them (disk full, directory gone), they stay queued
-   * for the next flush and the error is thrown.
+   * for the next flush and the returned promise rejects with the error.
+   * @returns a promise when the store appends asynchronously or refused the events; undefined when there was nothing
+   *   to write or the store wrote it synchronously (the file store), so that the caller need not wait a turn.
    */
-  async flush(): Promise<void> {
-    if (this.#pending.length === 0) return;
+  flush(): Promise<void> | undefined {
+    if (this.#pending.length === 0) return undefined;
     const batch = this.#pending;
     this.#pending = [];
+    let appended: void | Promise<void>;
     try {
-      await this.#options.store?.appendEvents(batch);
+      appended = this.#options.store?.appendEvents(batch);
     } catch (error) {
       this.#pending = [...batch, ...this.#pending];
-      throw error;
+      return Promise.reject(error);
     }
+    // A store that appends synchronously (the file store) costs no promise: the caller awaits only a real one.
+    if (appended === undefined) return undefined;
+    return Promise.resolve(appended).catch((error: unknown) => {
+      this.#pending = [...batch, ...this.#pending];
+      throw error;
+    });
   }
 
   /**
@@ -186,7 +195,7 @@ export class EventBus {
    * events stay queued and the engine's next awaited flush, at the end of the stage, reports it as a run fault.
    */
   flushSoon(): void {
-    this.flush().catch(() => {});
+    this.flush()?.catch(() => {});
   }
 
   /**

@@ -195,8 +195,8 @@ export function maskStageStatus(status: StageStatusFile, masker: SecretMasker): 
 }
 
 /**
- * `value` with every own field but those in `structure` masked (`special` may mask a field its own way by returning
- * a value); the same object when nothing changed.
+ * `value` with every own field but those in `structure` masked (`special` may mask an object field its own way by
+ * returning a value); the same object when nothing changed.
  */
 function maskFields<TValue extends object>(
   value: TValue,
@@ -208,9 +208,11 @@ function maskFields<TValue extends object>(
   for (const key in value) {
     if (!Object.hasOwn(value, key) || structure.has(key)) continue;
     const field: unknown = (value as Record<string, unknown>)[key];
-    const next =
-      special?.(key, field) ??
-      (typeof field === 'string' && isSecretKey(key) ? REDACTED : masker.mask(field));
+    let next: unknown;
+    // Most fields are strings and numbers: text is masked without the walk of `mask`, numbers and booleans hold none.
+    if (typeof field === 'string') next = isSecretKey(key) ? REDACTED : masker.maskText(field);
+    else if (typeof field !== 'object' || field === null) continue;
+    else next = special?.(key, field) ?? masker.mask(field);
     if (next !== field) {
       result ??= { ...(value as Record<string, unknown>) };
       result[key] = next;

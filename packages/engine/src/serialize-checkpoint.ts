@@ -124,7 +124,7 @@ export function createCheckpointSerializer(): CheckpointSerializer {
       for (const key in checkpoint) {
         if (!Object.hasOwn(checkpoint, key)) continue;
         const value: unknown = (checkpoint as unknown as Record<string, unknown>)[key];
-        const window = WINDOWS.indexOf(key as (typeof WINDOWS)[number]);
+        const window = key === WINDOWS[0] ? 0 : key === WINDOWS[1] ? 1 : -1;
         const keyPart = keyText(key);
         let text: string | undefined;
         let keep: number | undefined;

@@ -184,7 +184,8 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
   state.currentNodeId = node.id;
   state.currentStagePath = stagePath;
   context.set('current_node', node.id);
-  await scope.store.prepareStage(stagePath, visit);
+  const prepared = scope.store.prepareStage(stagePath, visit);
+  if (prepared !== undefined) await prepared;
   const opened = scope.store.localStageDirectory(stagePath);
   const localStage = 'then' in opened ? await opened : opened;
   const previousId = state.completedPath.at(-1);
@@ -225,7 +226,8 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     context.set('last_stage', node.id);
   }
   // The run store masks secrets (masking-run-store.ts).
-  await scope.store.writeStageStatus(stagePath, outcomeToStatusFile(outcome));
+  const statusWritten = scope.store.writeStageStatus(stagePath, outcomeToStatusFile(outcome));
+  if (statusWritten !== undefined) await statusWritten;
   scope.bus.emit(
     {
       type: 'stage.completed',
@@ -293,8 +295,11 @@ async function writeCheckpoint(
 ): Promise<void> {
   const { scope, state, context } = options;
   const checkpoint = buildCheckpoint({ scope, state, context, currentNode, nextNode, nextEdgeIndex, ended });
-  await scope.bus.flush();
-  await scope.store.writeCheckpoint({ ...checkpoint, last_seq: scope.bus.lastSeq });
+  // Stores that write synchronously (the file store) return nothing: no turn of the event loop is awaited then.
+  const flushed = scope.bus.flush();
+  if (flushed !== undefined) await flushed;
+  const written = scope.store.writeCheckpoint({ ...checkpoint, last_seq: scope.bus.lastSeq });
+  if (written !== undefined) await written;
   scope.bus.emit({
     type: 'checkpoint.saved',
     nodeId: currentNode,

@@ -236,7 +236,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     );
   });
 
-  app.post('/pipelines/:id/cancel', (c) => c.json(manager.cancel(c.req.param('id'))));
+  app.post('/pipelines/:id/cancel', async (c) => c.json(await manager.cancel(c.req.param('id'))));
 
   app.post('/pipelines/:id/resume', async (c) => {
     const text = await c.req.text();

@@ -149,6 +149,9 @@ export interface LiveRun {
   fault?: string;
 }
 
+/** How long `POST …/cancel` waits for the run to stop before it answers with the run still stopping, in ms. */
+const CANCEL_WAIT_MS = 5_000;
+
 /** Event types after which a run's summary (state, current node, questions, totals) may have changed. */
 const SUMMARY_EVENTS: ReadonlySet<PipelineEvent['type']> = new Set([
   'pipeline.started',
@@ -300,7 +303,12 @@ export class RunManager {
       // Nothing ran: leave no half-made run behind.
       removeRunDirectory(logsRoot);
       if (ResumeError.isInstance(error) || CheckpointCorruptError.isInstance(error)) {
-        throw new ApiError({ status: 409, code: 'FORK_REFUSED', message: error.message, cause: error });
+        throw new ApiError({
+          status: 409,
+          code: 'FORK_REFUSED',
+          message: inRunTerms(error.message, sourceRoot, id),
+          cause: error,
+        });
       }
       throw error;
     }
@@ -408,7 +416,12 @@ export class RunManager {
       if (previous === undefined) this.#live.delete(id);
       else this.#live.set(id, previous);
       if (ResumeError.isInstance(refusal) || CheckpointCorruptError.isInstance(refusal)) {
-        throw new ApiError({ status: 409, code: 'RESUME_REFUSED', message: refusal.message, cause: refusal });
+        throw new ApiError({
+          status: 409,
+          code: 'RESUME_REFUSED',
+          message: inRunTerms(refusal.message, logsRoot, id),
+          cause: refusal,
+        });
       }
       throw refusal;
     }
@@ -416,10 +429,11 @@ export class RunManager {
   }
 
   /**
-   * Cancels a running run: the engine stops it and keeps its last checkpoint, so it can be resumed.
+   * Cancels a running run: the engine stops it and keeps its last checkpoint, so it can be resumed. Answers once the
+   * run has stopped (`state: "cancelled"`), or after {@link CANCEL_WAIT_MS} with the run still stopping.
    * @throws {ApiError} `RUN_NOT_FOUND` (404), `RUN_NOT_RUNNING` (409).
    */
-  cancel(id: string, reason = 'cancelled through the API'): RunSummary {
+  async cancel(id: string, reason = 'cancelled through the API'): Promise<RunSummary> {
     const live = this.#live.get(id);
     if (live === undefined || live.ended) {
       resolveRunDirectory(this.#options.runsDir, id);
@@ -430,6 +444,19 @@ export class RunManager {
       });
     }
     live.run.cancel(reason);
+    // The engine stops at once (it does not wait for a handler that ignores its abort): answer with the stopped run.
+    // The bookkeeping's own `then` on the result was registered first, so it has run when this wait ends.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      live.run.result.then(
+        () => undefined,
+        () => undefined,
+      ),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CANCEL_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
     return this.summary(id);
   }
 
@@ -928,6 +955,15 @@ export class RunManager {
     this.#live.set(id, live);
     return live;
   }
+}
+
+/**
+ * An engine message about the run directory `runDir` in the API's terms: the directory is the run `id`, and a file in
+ * it is named relative to it (a client knows runs by id; the server's own paths are none of its business).
+ * @example inRunTerms('Cannot resume /srv/runs/r1: it already completed', '/srv/runs/r1', 'r1'); // 'Cannot resume run "r1": …'
+ */
+function inRunTerms(message: string, runDir: string, id: string): string {
+  return message.replaceAll(`${runDir}/`, '').replaceAll(runDir, `run "${id}"`);
 }
 
 async function readPastRun(logsRoot: string): Promise<RunSummary> {

@@ -280,6 +280,8 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     await waitForQuestion(server, id);
     const cancelled = await server.call(`/pipelines/${id}/cancel`, { method: 'POST' });
     expect(cancelled.status).toBe(200);
+    // The answer is the stopped run, not the run as it was a moment before.
+    expect(await cancelled.json()).toMatchObject({ id, state: 'cancelled', live: false, resumable: true });
     const stopped = await waitForState(server, id, 'cancelled');
     expect(stopped).toMatchObject({ live: false, resumable: true });
     const checkpoint = await server.json<{ state: string; next_node: string }>(`/pipelines/${id}/checkpoint`);
@@ -324,6 +326,9 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     const body = (await refused.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('RESUME_REFUSED');
     expect(body.error.message).toContain('already completed successfully');
+    // In the API's terms: the run by its id, not the server's run directory.
+    expect(body.error.message).toContain(`Cannot resume run "${finished}": `);
+    expect(body.error.message).not.toContain(server.runsDir);
 
     const running = await server.startRun(await readFixture('review-gate.dot'));
     await waitForQuestion(server, running);
@@ -588,7 +593,12 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
     const before = readdirSync(server.runsDir).sort();
     const refused = await server.call(`/pipelines/${source}/fork`, { method: 'POST', json: { from: 'zzz' } });
     expect(refused.status).toBe(409);
-    expect(await refused.json()).toMatchObject({ error: { code: 'FORK_REFUSED' } });
+    const { error } = (await refused.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe('FORK_REFUSED');
+    expect(error.message).toMatch(
+      new RegExp(`^Cannot fork run "${source}" at zzz: it has no checkpoint after that stage`),
+    );
+    expect(error.message).not.toContain(server.runsDir);
     expect(readdirSync(server.runsDir).sort()).toEqual(before);
     const bad = await server.call(`/pipelines/${source}/fork`, { method: 'POST', json: {} });
     expect(bad.status).toBe(400);

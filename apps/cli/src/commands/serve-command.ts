@@ -94,6 +94,9 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           graph: request.graph,
           env: io.env,
           allowShell: request.allowTools,
+          // A client cannot pass options to the server: it sends "simulate", or the server is restarted.
+          closing: (problems) =>
+            `${serveRemedy(problems)} Or give them an agent: restart \`attractor serve\` with --backend claude-code, or set a node attribute backend="codex".`,
         });
       } catch (error) {
         if (!CliError.isInstance(error)) throw error;
@@ -129,13 +132,15 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   const sharedStore = storeUrlOf(options.store, io) !== undefined;
   const simulation =
     options.simulate === true ? 'always' : sharedStore || llmConfigured() ? 'optional' : 'required';
-  // A provider key, an OpenAI-compatible URL, or agent CLIs (--backend): some stages can run on a real LLM.
+  // A provider key, an OpenAI-compatible URL, agent CLIs (--backend) or the config file's backend
+  // (defaults.backend): some stages can run on a real LLM.
   function llmConfigured(): boolean {
     return (
       secretValues.length > 0 ||
       options.baseUrl !== undefined ||
       nonEmpty(io.env.OPENAI_BASE_URL) !== undefined ||
-      options.backend !== undefined
+      options.backend !== undefined ||
+      config.defaults.backend !== undefined
     );
   }
 

@@ -15,9 +15,10 @@ import {
   type Interviewer,
   isDeclaredHandler,
 } from '@attractor/engine';
-import { BUILT_IN_HANDLER_TYPES, type HandlerLintInfo } from '@attractor/graph';
+import { BUILT_IN_HANDLER_TYPES, didYouMean, type HandlerLintInfo } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
 import { displayPath } from '../load-pipeline.js';
+import { describeConfigSyntaxError } from './describe-config-syntax-error.js';
 
 /** The config file names looked for in the working directory, in this order. */
 export const CONFIG_FILE_NAMES = [
@@ -85,7 +86,8 @@ export function lintOptionsOf(config: CliConfig): {
  *   `backends` / `interviewers`, `prices` is a price-table file relative to the config file.
  *
  * @throws {CliError} `CLI_FILE_NOT_FOUND` for a `--config` file that does not exist; `CLI_INVALID_INPUT` when the
- *   file throws while loading or exports something else, naming the file and the problem.
+ *   file throws while loading (a syntax error with its `file:line:col` and excerpt) or exports something else,
+ *   naming the file and the problem (a default naming no plug-in gets the defined names and a near match).
  */
 export async function loadCliConfig(options: {
   readonly cwd: string;
@@ -107,9 +109,10 @@ export async function loadCliConfig(options: {
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
+    const syntax = await describeConfigSyntaxError({ error, path, cwd: options.cwd });
     throw new CliError({
       code: 'CLI_INVALID_INPUT',
-      message: `Config file ${shown} failed to load: ${error instanceof Error ? error.message : String(error)}${missingPackageHint(error, displayPath(dirname(path), options.cwd))}`,
+      message: `Config file ${shown} failed to load: ${syntax ?? (error instanceof Error ? error.message : String(error))}${missingPackageHint(error, displayPath(dirname(path), options.cwd))}`,
       cause: error,
     });
   }
@@ -170,8 +173,11 @@ export async function loadCliConfig(options: {
     const name = strings[key];
     if (name !== undefined && !plugins.has(name)) {
       const known = [...plugins.keys()];
+      const suggestion = didYouMean(name, known);
       throw invalid(
-        `defaults.${key} is "${name}", which ${key}s does not define${known.length === 0 ? '' : ` (it defines ${known.join(', ')})`}.`,
+        known.length === 0
+          ? `defaults.${key} is "${name}", which ${key}s does not define (the config defines no ${key}s). Add it to ${key}s, or remove defaults.${key}.`
+          : `defaults.${key} is "${name}", which ${key}s does not define (it defines ${known.join(', ')}).${suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`}`,
       );
     }
   }

@@ -6,7 +6,12 @@ import type { RunFinish } from './run-display.js';
 export function formatFinish(finish: RunFinish, colors: Colors): string {
   const lines: string[] = [];
   const duration = formatElapsed(finish.durationMs);
-  const stages = `${finish.completedNodes.length} stage${finish.completedNodes.length === 1 ? '' : 's'}`;
+  const count = (stages: number): string => `${stages} stage${stages === 1 ? '' : 's'}`;
+  // A resume says what this leg did and what the whole run did: its duration above is only this leg's.
+  const stages =
+    finish.resumed === undefined
+      ? count(finish.completedNodes.length)
+      : `${count(finish.resumed.stagesThisTime)} this time; whole run: ${count(finish.resumed.stagesInRun)}, ${formatElapsed(finish.resumed.runDurationMs)}`;
   if (finish.status === 'success') {
     lines.push(
       `${colors.green('✔')} ${colors.bold('Pipeline succeeded')} in ${duration} ${colors.dim(`(${stages})`)}`,

@@ -12,6 +12,18 @@ export interface RunFinish {
   readonly resumeCommand: string;
   /** Node executions of the whole run, in order. */
   readonly completedNodes: readonly string[];
+  /**
+   * Set by `resume`: this invocation's stages and the whole run's totals over all its legs, counted like `inspect`
+   * (top-level stage completions; the sum of the legs' durations, engine `runDurationMs`).
+   */
+  readonly resumed?: {
+    /** Stages completed by this invocation. */
+    readonly stagesThisTime: number;
+    /** Stages completed by the run, all legs. */
+    readonly stagesInRun: number;
+    /** Wall time of all the run's legs, in milliseconds. */
+    readonly runDurationMs: number;
+  };
   /** LLM usage of the whole run (`usage.total.*` of the context), when any LLM stage ran. */
   readonly usage?: RunUsage;
 }

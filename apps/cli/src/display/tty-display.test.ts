@@ -5,13 +5,17 @@ import { describe, expect, it } from 'vitest';
 import { createColors } from '../colors.js';
 import { createTtyDisplay } from './tty-display.js';
 
-/** A terminal 100 columns wide and 30 rows high that records what is written, synchronously. */
-function fakeTerminal(): { stream: NodeJS.WriteStream; text: () => string; raw: () => string } {
+/** A terminal 100 columns wide and 30 rows high (or `size`) that records what is written, synchronously. */
+function fakeTerminal(size = { columns: 100, rows: 30 }): {
+  stream: NodeJS.WriteStream;
+  text: () => string;
+  raw: () => string;
+} {
   let raw = '';
   const stream = Object.assign(new Writable(), {
     isTTY: true,
-    columns: 100,
-    rows: 30,
+    columns: size.columns,
+    rows: size.rows,
     write: (chunk: string | Uint8Array) => {
       raw += chunk.toString();
       return true;
@@ -81,6 +85,20 @@ describe('createTtyDisplay', () => {
       completedNodes: ['checks'],
     });
     expect(terminal.text()).toContain('✔ Pipeline succeeded in 3s (1 stage)\n  run directory: runs/x');
+  });
+
+  it('draws on a terminal that reports no size (0 × 0) as on an 80 × 24 one, not one character per line', () => {
+    const terminal = fakeTerminal({ columns: 0, rows: 0 });
+    const display = createTtyDisplay({
+      stdout: terminal.stream,
+      colors: createColors(false),
+      verbosity: 'normal',
+      now: () => 1200,
+    });
+    display.onEvent(started('implement'));
+    expect(terminal.text()).toContain('⠋ implement IMPLEMENT 0ms\n');
+    display.onEvent(completed('implement'));
+    expect(terminal.text()).toContain('✔ implement 1.5s');
   });
 
   it('with -v shows the agent text as it streams and a model-call retry wait on the stage line', () => {

@@ -40,7 +40,7 @@ export function createTtyDisplay(options: {
 }): RunDisplay {
   const { stdout, colors, verbosity } = options;
   const now = options.now ?? Date.now;
-  const log = createLogUpdate(stdout, { showCursor: false });
+  const log = createLogUpdate(withTerminalSize(stdout), { showCursor: false });
   const spinner = cliSpinners.dots;
   const active = new Map<string, ActiveStage>();
   const tallies = new Map<string, StageTally>();
@@ -66,7 +66,7 @@ export function createTtyDisplay(options: {
       const line = `${stage.indent}${symbol} ${stage.nodeId}${label} ${colors.dim(`${formatElapsed(now() - stage.startedMs)}${attempt}${tokens}`)}${stage.note === '' ? '' : colors.yellow(` ${stage.note}`)}`;
       return stage.streamed === ''
         ? line
-        : `${line}\n${stage.indent}  ${colors.dim(streamTail(stage.streamed, Math.max(20, (stdout.columns ?? 100) - stage.indent.length - 4)))}`;
+        : `${line}\n${stage.indent}  ${colors.dim(streamTail(stage.streamed, Math.max(20, (stdout.columns || 100) - stage.indent.length - 4)))}`;
     });
     log(lines.join('\n'));
   };
@@ -183,4 +183,19 @@ export function createTtyDisplay(options: {
       stdout.write(`${formatFinish(finish, colors)}\n`);
     },
   };
+}
+
+/**
+ * `stdout` as the live area sees it: a terminal that reports 0 columns or rows (a pty opened without a size, as
+ * `script` makes one) counts as 80 × 24, not as zero wide (one character per line) or zero high (nothing shown).
+ */
+function withTerminalSize(stdout: NodeJS.WriteStream): NodeJS.WriteStream {
+  return new Proxy(stdout, {
+    get(target, key) {
+      if (key === 'columns') return target.columns || 80;
+      if (key === 'rows') return target.rows || 24;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }

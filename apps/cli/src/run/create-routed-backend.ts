@@ -5,7 +5,7 @@
  * pipeline's stages will use is available.
  */
 
-import type { PriceTable } from '@attractor/backend-ai-sdk';
+import type { LlmStageProblem, PriceTable } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend } from '@attractor/engine';
 import type { Graph, GraphNode } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
@@ -30,7 +30,17 @@ export interface CreateRoutedBackendOptions {
   readonly allowShell?: boolean;
   /** Model prices for the `api` backend (`--prices`), over the defaults. */
   readonly prices?: PriceTable;
+  /**
+   * The last line of the refusal when stages on `api` cannot run (no key, no model): how to fix it where the run was
+   * started. Default: {@link RUN_ROUTED_CLOSING}, the words of `run` and `resume` (command-line options); `serve`
+   * passes its own (a client cannot pass options to the server).
+   */
+  readonly closing?: (problems: readonly LlmStageProblem[]) => string;
 }
+
+/** The default {@link CreateRoutedBackendOptions.closing}: what `run`, `resume` and `fork` say. */
+export const RUN_ROUTED_CLOSING =
+  'Or give them an agent: --backend claude-code (or a node attribute backend="codex"), or pass --simulate.';
 
 /** Handler types whose stages call the backend. */
 const LLM_STAGE_TYPES = new Set(['codergen', 'parallel.fan_in']);
@@ -102,10 +112,7 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
     if (!created.ok) {
       throw new CliError({
         code: 'CLI_MISSING_API_KEY',
-        message: formatPreflight(
-          created.problems,
-          'Or give them an agent: --backend claude-code (or a node attribute backend="codex"), or pass --simulate.',
-        ),
+        message: formatPreflight(created.problems, options.closing?.(created.problems) ?? RUN_ROUTED_CLOSING),
       });
     }
     apiBackend = created.backend;

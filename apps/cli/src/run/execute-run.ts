@@ -26,6 +26,7 @@ import { createTtyDisplay } from '../display/tty-display.js';
 import { CliError } from '../errors/cli-error.js';
 import { describeFsError, fsFaultFix, isFsFault } from '../errors/describe-fs-error.js';
 import { readRunDirectory } from '../inspect/read-run-directory.js';
+import { summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath, loadPipeline } from '../load-pipeline.js';
 import type { SetValue } from '../parse-options.js';
 import {
@@ -36,6 +37,7 @@ import {
   resolveBackend,
 } from './backend-choice.js';
 import { createCliInterviewer } from './create-cli-interviewer.js';
+import { formatResumeCommand } from './format-resume-command.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
@@ -75,6 +77,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   let workdir: string;
   let initialContext: Readonly<Record<string, SetValue>> | undefined;
   let sourceRoot = '';
+  /** `resume`: the run's legs before this one, as `inspect` counts them (route and duration of its events). */
+  let earlier: { readonly stageCount: number; readonly durationMs: number } | undefined;
 
   if (mode.kind === 'run') {
     pipelinePath = mode.file;
@@ -84,6 +88,10 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   } else {
     const run = await readRunDirectory(mode.runDir, { cwd: io.cwd });
     sourceRoot = run.logsRoot;
+    if (mode.kind === 'resume') {
+      const summary = summarizeRun(run);
+      earlier = { stageCount: summary.route.length, durationMs: summary.durationMs };
+    }
     logsRoot = run.logsRoot;
     const recorded = await readRecordedCliOptions(logsRoot);
     cliOptions = mergeResumeOptions(cliOptions, recorded);
@@ -217,7 +225,14 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     }
   }
   const shownRoot = displayPath(logsRoot, io.cwd);
-  const resumeCommand = `${cliCommand(io.env)} resume ${quoteArgument(shownRoot)}`;
+  // Asked when printed: the --answer values no gate took yet go with it, or the resumed run stops at the gate.
+  const resumeCommand = (runDir = shownRoot): string =>
+    formatResumeCommand({
+      env: io.env,
+      runDir,
+      unusedAnswers: cliInterviewer.unusedAnswers(),
+      secretValues: io.secretValues ?? [],
+    });
   // Printed once the engine accepted the command (its first event, or its result): a refused fork or resume
   // (no such stage, a finished run) names no run directory.
   let announced = false;
@@ -231,6 +246,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     }
   };
 
+  let legStageCount = 0;
   const controller = new AbortController();
   const common = {
     graph: pipeline.graph,
@@ -242,6 +258,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     secretValues: [...services.secretValues, ...(io.secretValues ?? [])],
     onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => {
       announce();
+      // inspect's route: the top-level stage completions (a parallel branch's or a child run's are not stages here).
+      if (event.type === 'stage.completed' && (event.branchPath?.length ?? 0) === 0) legStageCount += 1;
       display.onEvent(event);
     },
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
@@ -284,12 +302,18 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
       durationMs: result.durationMs,
       logsRoot: displayPath(result.logsRoot, io.cwd),
-      resumeCommand: `${
-        result.logsRoot === logsRoot
-          ? resumeCommand
-          : `${cliCommand(io.env)} resume ${quoteArgument(displayPath(result.logsRoot, io.cwd))}`
-      }${raisedMaxSteps(result.failureReason)}`,
+      resumeCommand: `${resumeCommand(displayPath(result.logsRoot, io.cwd))}${raisedMaxSteps(result.failureReason)}`,
       completedNodes: result.completedNodes,
+      // A loop_restart continued the run in another directory: that run has no earlier legs to add.
+      ...(earlier === undefined || result.logsRoot !== logsRoot
+        ? {}
+        : {
+            resumed: {
+              stagesThisTime: legStageCount,
+              stagesInRun: earlier.stageCount + legStageCount,
+              runDurationMs: earlier.durationMs + result.durationMs,
+            },
+          }),
       ...usageOf(result.context),
     });
     const unused = cliInterviewer.unusedAnswers();
@@ -316,7 +340,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       throw new CliError({
         code: 'CLI_INVALID_INPUT',
         exitCode: 1,
-        message: `The run stopped: cannot write ${error.path ?? shownRoot}: ${describeFsError(error)}. ${fsFaultFix(error)}, then resume with: ${resumeCommand}`,
+        message: `The run stopped: cannot write ${error.path ?? shownRoot}: ${describeFsError(error)}. ${fsFaultFix(error)}, then resume with: ${resumeCommand()}`,
         cause: error,
       });
     }

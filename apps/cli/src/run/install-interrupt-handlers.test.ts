@@ -25,7 +25,7 @@ describe('installInterruptHandlers (Ctrl-C)', () => {
       controller,
       display,
       io,
-      resumeCommand: 'attractor resume runs/x',
+      resumeCommand: () => 'attractor resume runs/x',
       colors: createColors(false),
     });
     try {

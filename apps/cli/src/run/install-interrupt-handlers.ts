@@ -14,7 +14,8 @@ export function installInterruptHandlers(options: {
   readonly controller: AbortController;
   readonly display: RunDisplay;
   readonly io: CliIo;
-  readonly resumeCommand: string;
+  /** The resume command to print, asked when the second signal comes (the unused `--answer` values change). */
+  readonly resumeCommand: () => string;
   readonly colors: Colors;
 }): () => void {
   let count = 0;
@@ -30,7 +31,7 @@ export function installInterruptHandlers(options: {
       return;
     }
     options.display.pause();
-    options.io.stderr.write(`\nExited at once. Resume with: ${options.resumeCommand}\n`);
+    options.io.stderr.write(`\nExited at once. Resume with: ${options.resumeCommand()}\n`);
     process.exit(EXIT_INTERRUPTED);
   };
   process.on('SIGINT', onSignal);

@@ -8,8 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type Options, type ResultPromise } from 'execa';
 
-/** The `attractor` command (bin/attractor.js, which loads the build in dist/; turbo runs `build` before `test`). */
-export const BIN = fileURLToPath(new URL('../../bin/attractor.js', import.meta.url));
+/**
+ * The `attractor` command as an installed package links it: a link named `attractor` to bin/attractor.js (which loads
+ * the build in dist/; turbo runs `build` before `test`). Hints then spell the command `attractor`; started by the
+ * script's own path they say `node <path>/attractor.js` (cli-command.ts).
+ */
+export const BIN = fileURLToPath(new URL('./bin/attractor', import.meta.url));
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 /** examples/pipelines in the repository. */
@@ -125,4 +129,24 @@ export async function waitForOutput(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return printed;
+}
+
+/**
+ * Asks a served run's state (`GET /pipelines/<id>`) every 100 ms until it is no longer `running`, and resolves
+ * with it (`running` still after `timeoutMs`, default 90 s).
+ */
+export async function waitForServedRun(options: {
+  readonly url: string;
+  readonly id: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  let state = 'running';
+  while (state === 'running' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const response = await fetch(`${options.url}/pipelines/${options.id}`, { headers: options.headers });
+    state = ((await response.json()) as { state: string }).state;
+  }
+  return state;
 }
