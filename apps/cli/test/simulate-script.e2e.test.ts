@@ -100,3 +100,91 @@ describe('attractor run --simulate-script: the script is checked before the run'
     expect(visit.stdout).toMatch(/^✔ test .*visit 2$/m);
   });
 });
+
+const SUMMARIZE = `digraph Summary {
+  start     [shape=Mdiamond]
+  exit      [shape=Msquare]
+  summarize [shape=box, prompt="Summarize the notes"]
+  publish   [shape=box, prompt="Publish the summary"]
+  start -> summarize
+  summarize -> publish [condition="outcome=success"]
+  publish -> exit
+}
+`;
+
+describe('attractor resume --simulate-script: a resumed run takes each node its next step', () => {
+  it('a run that failed at step 1 resumes at step 2 and succeeds', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'mine.dot'), SUMMARIZE);
+    await writeFile(join(cwd, 's.json'), JSON.stringify({ summarize: ['fail', 'success'] }));
+    const run = await attractor(['run', 'mine.dot', '--simulate-script', 's.json', '--logs-dir', 'run'], {
+      cwd,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('simulated fail (script entry 1 for "summarize")');
+    const resumed = await attractor(['resume', 'run'], { cwd });
+    expect(resumed.stderr).not.toContain('script entry 1');
+    expect(resumed.stdout).not.toContain('script entry');
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(/^✔ summarize/m);
+    expect(resumed.stdout).toMatch(/^✔ publish/m);
+  });
+
+  it('a node scripted ["fail", "fail", "success"] fails, fails again on the first resume and succeeds on the second', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'mine.dot'), SUMMARIZE);
+    await writeFile(join(cwd, 's.json'), JSON.stringify({ summarize: ['fail', 'fail', 'success'] }));
+    const run = await attractor(['run', 'mine.dot', '--simulate-script', 's.json', '--logs-dir', 'run'], {
+      cwd,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('simulated fail (script entry 1 for "summarize")');
+    const first = await attractor(['resume', 'run'], { cwd });
+    expect(first.exitCode).toBe(1);
+    expect(first.stdout).toContain('simulated fail (script entry 2 for "summarize")');
+    expect(first.stdout).not.toContain('script entry 1');
+    const second = await attractor(['resume', 'run'], { cwd });
+    expect(second.stdout).not.toContain('script entry');
+    expect(second.exitCode).toBe(0);
+    expect(second.stdout).toMatch(/^✔ publish/m);
+  });
+});
+
+describe('attractor resume/fork --simulate-script: dry-run tool nodes and forks continue the script too', () => {
+  it('a dry-run tool node scripted ["fail", "success"] takes step 2 on resume', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'tools.dot'),
+      'digraph Tools {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  probe [shape=parallelogram, tool_command="./probe.sh"]\n  start -> probe\n  probe -> exit [condition="outcome=success"]\n}\n',
+    );
+    await writeFile(join(cwd, 's.json'), JSON.stringify({ probe: ['fail', { stdout: 'ready' }] }));
+    const run = await attractor(
+      ['run', 'tools.dot', '--dry-run', '--simulate-script', 's.json', '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('simulated fail (script entry 1 for "probe")');
+    const resumed = await attractor(['resume', 'run'], { cwd });
+    expect(resumed.stdout).not.toContain('script entry');
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toMatch(/^✔ probe/m);
+  });
+
+  it('a fork continues each node where the source run was after the stage it forks at', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'loop.dot'), TEST_LOOP);
+    await writeFile(join(cwd, 's.json'), JSON.stringify({ test: ['fail', 'success'] }));
+    const source = await attractor(
+      ['run', 'loop.dot', '--simulate-script', 's.json', '--logs-dir', 'source'],
+      { cwd },
+    );
+    expect(source.exitCode).toBe(0);
+    expect(source.stdout).toMatch(/^✖ test fail/m);
+    // After test@1 (its failed call 1) the source went on to fix, then test's call 2: success.
+    const forked = await attractor(['fork', 'source', '--at', 'test@1', '--logs-dir', 'forked'], { cwd });
+    expect(forked.exitCode).toBe(0);
+    expect(forked.stdout).toMatch(/^✔ fix/m);
+    expect(forked.stdout).toMatch(/^✔ test/m);
+    expect(forked.stdout).not.toContain('✖ test');
+  });
+});

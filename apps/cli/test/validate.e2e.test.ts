@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -223,7 +224,8 @@ describe('attractor validate (spec §7)', () => {
       url.startsWith('file:'),
     );
     expect(files).toEqual([
-      pathToFileURL(BIN).href,
+      // Node loads the link's target, bin/attractor.js.
+      pathToFileURL(realpathSync(BIN)).href,
       expect.stringMatching(/\/apps\/cli\/dist\/attractor\.mjs$/),
       expect.stringMatching(/\/apps\/cli\/dist\/chunks\/validate-command-[\w-]+\.mjs$/),
     ]);

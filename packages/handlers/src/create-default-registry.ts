@@ -35,8 +35,14 @@ export interface DefaultHandlersOptions {
    * and simulated stdout); pass the same script to `createSimulationBackend` for the LLM stages. Default: `{}`.
    */
   readonly script?: SimulationScript;
+  /**
+   * In a dry run with a script: calls each tool node already made in the run being resumed or forked
+   * (`readSimulationCalls`), so each node takes its next step; pass the same map to `createSimulationBackend`.
+   * Default: none.
+   */
+  readonly calls?: ReadonlyMap<string, number>;
   /** Further options of the tool handler (shell, kill grace, output limit). */
-  readonly tool?: Omit<ToolHandlerOptions, 'dryRun' | 'script'>;
+  readonly tool?: Omit<ToolHandlerOptions, 'dryRun' | 'script' | 'calls'>;
 }
 
 /**
@@ -61,6 +67,7 @@ export function createHandlers(
       ...options.tool,
       ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
       ...(options.script === undefined ? {} : { script: options.script }),
+      ...(options.calls === undefined ? {} : { calls: options.calls }),
     }),
     'stack.manager_loop': createManagerLoopHandler(),
     subgraph: createSubgraphHandler(),

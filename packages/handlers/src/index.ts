@@ -57,6 +57,8 @@ export { BRANCH_OUTPUT_INLINE_MAX_CHARS, readParallelResults } from './parallel-
 export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';
 export type { SimulationBackend, SimulationBackendOptions } from './simulation-backend.js';
 export { createSimulationBackend, simulatedResponse } from './simulation-backend.js';
+export type { CountSimulationCallsOptions, ReadSimulationCallsOptions } from './simulation-calls.js';
+export { countSimulationCalls, readSimulationCalls } from './simulation-calls.js';
 export type { ParseSimulationScriptOptions, SimulationScript, SimulationStep } from './simulation-script.js';
 export { parseSimulationScript, readSimulationStep } from './simulation-script.js';
 export type {

@@ -15,6 +15,12 @@ export interface SimulationBackendOptions {
    * reason saying so. Default: `{}`.
    */
   readonly script?: SimulationScript;
+  /**
+   * Calls each node already made in the run before this backend (`readSimulationCalls` of a run being resumed or
+   * forked): a node's next call takes the step after them, so a resumed run takes each node's next step. Default:
+   * none (every node starts at its first step).
+   */
+  readonly calls?: ReadonlyMap<string, number>;
 }
 
 /** A {@link CodergenBackend} that simulates responses; `calls` counts the calls per node id. */
@@ -66,7 +72,8 @@ function routableOutcome(request: CodergenRequest): string | undefined {
  * `Outcome` with that status, the simulated text as `last_response` and, for `fail`/`retry`, a failure reason
  * naming the script entry. An unscripted stage whose outgoing edges all need a custom outcome word (none accepts
  * `success`) returns the first such word its edges name, so a simulated run follows the route instead of stopping.
- * The counters live in the backend: use one backend per run.
+ * The counters live in the backend: use one backend per run, and give it the calls the run already made
+ * (`calls`) when it resumes one.
  *
  * @throws {SimulationScriptError} when `script` does not have the expected shape.
  * @example
@@ -75,7 +82,7 @@ function routableOutcome(request: CodergenRequest): string | undefined {
  */
 export function createSimulationBackend(options: SimulationBackendOptions = {}): SimulationBackend {
   const script = parseSimulationScript(options.script ?? {});
-  const calls = new Map<string, number>();
+  const calls = new Map<string, number>(options.calls ?? []);
   return {
     calls,
     async run(request) {

@@ -25,6 +25,11 @@ export interface ToolHandlerOptions {
    * tool node is ignored with a `stage.log` warning (the command runs for real). Default: `{}`.
    */
   readonly script?: SimulationScript;
+  /**
+   * Dry run only: calls each tool node already made in the run (`readSimulationCalls` of a run being resumed or
+   * forked); a node's next call takes the step after them. Default: none.
+   */
+  readonly calls?: ReadonlyMap<string, number>;
   /** The shell: `true` for `/bin/sh`, or a path such as `/bin/bash`. Default: true. */
   readonly shell?: boolean | string;
   /** Milliseconds between SIGTERM and SIGKILL of the process group when the stage is aborted. Default: 2000. */
@@ -70,7 +75,8 @@ const AUTO_STATUS_NOTE =
  * (default: SUCCESS): its outcome word (a `fail` sets `tool.exit_code` 1 and a failure reason) and its `stdout`.
  * Without a scripted `stdout` the output is `''`, unless the outcome is not a failure and no outgoing edge is
  * eligible with an empty output; then it is the first value the node's conditions compare the output with that
- * makes an edge eligible (`routableToolOutput`). The counters live in the handler: use one registry per run.
+ * makes an edge eligible (`routableToolOutput`). The counters live in the handler: use one registry per run, and
+ * give it the calls the run already made (`calls`) when it resumes one.
  *
  * When `runtime.abortSignal` aborts (node `timeout`, run cancellation), the whole group gets SIGTERM and, after
  * `killGraceMs`, SIGKILL, so grandchildren (`sleep` started by the shell) die too.
@@ -80,7 +86,7 @@ const AUTO_STATUS_NOTE =
  */
 export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHandler {
   const script = options.script ?? {};
-  const calls = new Map<string, number>();
+  const calls = new Map<string, number>(options.calls ?? []);
   return defineHandler({
     type: 'tool',
     ...SPEC_HANDLER_DECLARATIONS.tool,

@@ -42,9 +42,12 @@ export const createRunServices: RunServicesFactory = async (options) => {
     }
   }
   // One script for both: the backend answers LLM stages from it, dry-run tool nodes take their output from it.
+  // A resumed or forked run continues each node's steps after the calls it already made.
+  const calls = script === undefined ? undefined : options.simulationCalls;
   const registry = handlers.createDefaultRegistry({
     dryRun: options.backend.kind === 'simulate' && options.backend.dryRun,
     ...(script === undefined ? {} : { script }),
+    ...(calls === undefined ? {} : { calls }),
   });
   for (const [type, handler] of options.handlers ?? []) registry.register(type, handler);
   const console =
@@ -54,7 +57,10 @@ export const createRunServices: RunServicesFactory = async (options) => {
   const withConsole = (services: Omit<RunServices, 'console' | 'dispose'>): RunServices =>
     console === undefined ? services : { ...services, console, dispose: () => console.close() };
   if (options.backend.kind === 'simulate') {
-    const backend = handlers.createSimulationBackend(script === undefined ? {} : { script });
+    const backend = handlers.createSimulationBackend({
+      ...(script === undefined ? {} : { script }),
+      ...(calls === undefined ? {} : { calls }),
+    });
     const scriptPath = options.backend.scriptPath;
     const simulationScript =
       script === undefined || scriptPath === undefined

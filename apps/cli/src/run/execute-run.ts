@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import {
   CheckpointCorruptError,
+  createFileRunStore,
   defaultLogsRoot,
   type Interviewer,
   type PipelineRun,
@@ -184,6 +185,13 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     },
   });
   const interviewer = pluginInterviewer ?? cliInterviewer;
+  // A resumed or forked run with a script continues each node's steps after the calls it already made.
+  const simulationCalls =
+    backend.kind === 'simulate' && backend.scriptPath !== undefined && mode.kind !== 'run'
+      ? await readSimulationCalls(
+          mode.kind === 'fork' ? { from: sourceRoot, at: mode.at } : { from: logsRoot },
+        )
+      : undefined;
   // Before the run directory exists: the services check the rest of the user's input (the --simulate-script file,
   // the backend options), so a mistake leaves no half-made run directory that inspect and resume would reject.
   const services = await options.createServices({
@@ -195,6 +203,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     stdout: io.stdout as unknown as Writable,
     env: io.env,
     handlers: config.handlers,
+    ...(simulationCalls === undefined ? {} : { simulationCalls }),
   });
   consoleInterviewer = services.console;
   if (services.simulationScript !== undefined) {
@@ -415,6 +424,32 @@ function usageOf(context: { get(key: string): unknown }): { usage?: RunUsage } {
       costComplete: context.get('usage.total.cost_complete') !== false,
     },
   };
+}
+
+/**
+ * The calls each node made in the run directory `from` (see `readSimulationCalls` of `@attractor/handlers`): all
+ * of them for a resume, those up to the stage `at` (`node[@visit]`) for a fork. Loads the handlers package only here
+ * (run-services keeps it out of the other commands).
+ */
+async function readSimulationCalls(options: {
+  readonly from: string;
+  readonly at?: string;
+}): Promise<ReadonlyMap<string, number>> {
+  const handlers = await import('@attractor/handlers');
+  const openRun = (root: string) => createFileRunStore({ logsRoot: root, createDirectory: false });
+  const store = openRun(options.from);
+  const at = options.at === undefined ? undefined : /^(.*?)(?:@(\d+))?$/.exec(options.at);
+  try {
+    return await handlers.readSimulationCalls({
+      store,
+      openRun,
+      ...(at === undefined || at === null
+        ? {}
+        : { until: { node: at[1]!, ...(at[2] === undefined ? {} : { visit: Number(at[2]) }) } }),
+    });
+  } finally {
+    await store.close();
+  }
 }
 
 /** Removes a run directory that holds nothing but this command's `cli-options.json` (a run that never started). */

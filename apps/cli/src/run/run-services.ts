@@ -34,6 +34,11 @@ export interface CreateRunServicesOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Plug-in handlers by type (`attractor.config.*`), registered over the built-ins. Default: none. */
   readonly handlers?: ReadonlyMap<string, Handler>;
+  /**
+   * With `--simulate-script`, for a resume or a fork: the calls each node already made in the run (see
+   * `readSimulationCalls` of `@attractor/handlers`), so each node takes its next step. Default: none.
+   */
+  readonly simulationCalls?: ReadonlyMap<string, number>;
 }
 
 /** Builds the handler registry and backend for a run (loaded lazily: only `run` and `resume` need them). */
