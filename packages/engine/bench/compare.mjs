@@ -6,7 +6,7 @@
 //        node bench/compare.mjs ../before/packages/engine --rounds 5 chain-1000 chain-10000 loop-10000
 // Each round runs every scenario once per build, alternating which build goes first; the run directories are kept
 // until the very end (deleting ~20,000 files slows the next file creations on ext4, see run-bench.mjs). Prints the
-// median of each column per scenario and build, and every round's µs/node.
+// median of each column per scenario and build, every round's µs/node, and the median of the rounds' ratios.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -90,3 +90,11 @@ for (const scenario of scenarios) {
   }
 }
 console.table(rows);
+// The machine's load moves both builds of a round together: the median of the per-round ratios is steadier than the
+// ratio of the medians.
+for (const scenario of scenarios) {
+  const [other, self] = builds.map((build) => results.get(`${scenario}\t${build.label}`));
+  const ratios = self.map((run, round) => run.usPerNode / other[round].usPerNode);
+  const change = Math.round((median(ratios) - 1) * 100);
+  console.log(`${scenario}: this build against the other, median of the per-round ratios: ${change >= 0 ? '+' : ''}${change}%`);
+}
