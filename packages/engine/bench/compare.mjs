@@ -96,5 +96,7 @@ for (const scenario of scenarios) {
   const [other, self] = builds.map((build) => results.get(`${scenario}\t${build.label}`));
   const ratios = self.map((run, round) => run.usPerNode / other[round].usPerNode);
   const change = Math.round((median(ratios) - 1) * 100);
-  console.log(`${scenario}: this build against the other, median of the per-round ratios: ${change >= 0 ? '+' : ''}${change}%`);
+  console.log(
+    `${scenario}: this build against the other, median of the per-round ratios: ${change >= 0 ? '+' : ''}${change}%`,
+  );
 }
