@@ -133,15 +133,23 @@ export async function forkRun(options: ForkRunOptions): Promise<RunResult> {
   return (await startForkedPipeline(options)).result;
 }
 
+/**
+ * The stage a fork starts after, from its `node[@visit]` spelling (`forkRun`'s `at`, `attractor fork --at`):
+ * `review@2` is the second visit of `review`, `review` its latest. Internal to the engine's packages.
+ */
+export function parseForkPoint(at: string): { readonly node: string; readonly visit?: number } {
+  const match = /^(.+?)(?:@(\d+))?$/.exec(at);
+  const node = match?.[1] ?? at;
+  return match?.[2] === undefined ? { node } : { node, visit: Number(match[2]) };
+}
+
 /** The checkpoint written after visit `visit` (default: the latest) of `node`, parsed from `at` (`node[@visit]`). */
 function findStage(
   from: string,
   history: readonly Checkpoint[],
   at: string,
 ): { index: number; checkpoint: Checkpoint; node: string; visit: number } {
-  const match = /^(.+?)(?:@(\d+))?$/.exec(at);
-  const node = match?.[1] ?? at;
-  const wanted = match?.[2] === undefined ? undefined : Number(match[2]);
+  const { node, visit: wanted } = parseForkPoint(at);
   let found: { index: number; checkpoint: Checkpoint; node: string; visit: number } | undefined;
   const stages: string[] = [];
   for (const [index, checkpoint] of history.entries()) {

@@ -1,10 +1,11 @@
 /**
  * `@attractor/engine/internal`: implementation details that other packages of this repository share with the engine
  * (process groups of commands, the atomic file write, the `status.json` mapping, the graph fingerprint, the run lock's
- * file names, the duration of a run's leg, the run index's status rule, a run's id in its location). Not part of the
+ * file names, the duration of a run's leg, the run index's status rule, a run's id in its location, a fork point's `node[@visit]`). Not part of the
  * public API: names and signatures change without a major version. Use the `.` entry.
  */
 export { DEFAULT_STALE_LOCK_MS, RUN_LOCK_DIRECTORY, RUN_LOCK_FILE } from './file-run-lock.js';
+export { parseForkPoint } from './fork-run.js';
 export { graphFingerprint } from './graph-fingerprint.js';
 export { findNonJson } from './json-value.js';
 export {

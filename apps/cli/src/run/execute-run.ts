@@ -15,6 +15,7 @@ import {
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
+import { parseForkPoint } from '@attractor/engine/internal';
 import { cliCommand, quoteArgument } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
@@ -438,14 +439,12 @@ async function readSimulationCalls(options: {
   const handlers = await import('@attractor/handlers');
   const openRun = (root: string) => createFileRunStore({ logsRoot: root, createDirectory: false });
   const store = openRun(options.from);
-  const at = options.at === undefined ? undefined : /^(.*?)(?:@(\d+))?$/.exec(options.at);
   try {
     return await handlers.readSimulationCalls({
       store,
       openRun,
-      ...(at === undefined || at === null
-        ? {}
-        : { until: { node: at[1]!, ...(at[2] === undefined ? {} : { visit: Number(at[2]) }) } }),
+      // The stage the engine forks after, read by the engine's own rule.
+      ...(options.at === undefined ? {} : { until: parseForkPoint(options.at) }),
     });
   } finally {
     await store.close();
