@@ -3,7 +3,7 @@
  * never saw): the file its manifest names (`source_path`), served, drawn and forked only while it still holds the
  * graph the run ran.
  */
-import { type RunStore, readTextFileSync } from '@attractor/engine';
+import { type RunManifest, type RunStore, readTextFileSync } from '@attractor/engine';
 import { graphFingerprint } from '@attractor/engine/internal';
 import { type Graph, prepareGraph } from '@attractor/graph';
 import { readCheckpointSafely } from './child-run-details.js';
@@ -62,6 +62,7 @@ export async function readRunSourceFile(options: ReadRunSourceFileOptions): Prom
   }
   await parseRunSource({
     store,
+    manifest,
     path,
     text,
     run: `run "${runId}"`,
@@ -96,7 +97,8 @@ export async function readForkSourceFile(options: ReadRunSourceFileOptions): Pro
  *   (409) when it was edited since the run (another fingerprint, or it no longer parses). Each message names the file.
  */
 export async function readChildRunGraph(store: RunStore, path: string): Promise<Graph> {
-  const source = (await store.readManifest())?.source_path;
+  const manifest = await store.readManifest();
+  const source = manifest?.source_path;
   const text = source === undefined ? undefined : readSourceFile(source);
   if (text === undefined) {
     throw new ApiError({
@@ -107,6 +109,7 @@ export async function readChildRunGraph(store: RunStore, path: string): Promise<
   }
   return parseRunSource({
     store,
+    manifest: manifest!,
     path: source!,
     text,
     run: `child run "${path}"`,
@@ -122,6 +125,8 @@ export async function readChildRunGraph(store: RunStore, path: string): Promise<
  */
 async function parseRunSource(options: {
   readonly store: RunStore;
+  /** The run's manifest, already read by the caller. */
+  readonly manifest: RunManifest;
   readonly path: string;
   readonly text: string;
   /** The run, for the message: `run "<id>"` or `child run "<path>"`. */
@@ -130,15 +135,15 @@ async function parseRunSource(options: {
   readonly remedy: string;
 }): Promise<Graph> {
   const { store, path, text } = options;
-  const [manifest, checkpoint] = await Promise.all([store.readManifest(), readCheckpointSafely(store)]);
-  const recorded = checkpoint?.graph_sha256 ?? manifest?.source_sha256;
+  const checkpoint = await readCheckpointSafely(store);
+  const recorded = checkpoint?.graph_sha256 ?? options.manifest.source_sha256;
   const graph = prepareGraph(text, { filename: path }).graph;
   const current = graph === undefined ? undefined : graphFingerprint(graph);
   if (graph === undefined || current !== recorded) {
     throw new ApiError({
       status: 409,
       code: 'SOURCE_CHANGED',
-      message: `The DOT file ${path} of ${options.run} was changed since the run (${current === undefined ? 'it no longer parses' : `sha256 ${current.slice(0, 12)}… now`}; the run's graph is sha256 ${recorded?.slice(0, 12) ?? 'unknown'}…), so it is not the pipeline the run ran. ${options.remedy}.`,
+      message: `The DOT file ${path} of ${options.run} was changed since the run (${current === undefined ? 'it no longer parses' : `sha256 ${current.slice(0, 12)}… now`}; the run's graph is sha256 ${recorded.slice(0, 12)}…), so it is not the pipeline the run ran. ${options.remedy}.`,
     });
   }
   return graph;
