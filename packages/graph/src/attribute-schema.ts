@@ -151,6 +151,11 @@ const DURATION = valueType(parseDuration, 'a duration such as 250ms, 900s, 15m, 
 const FIDELITY = valueType(enumParser(FIDELITY_MODES), `one of ${FIDELITY_MODES.join(', ')}`);
 const REASONING_EFFORT = valueType(enumParser(['low', 'medium', 'high']), 'one of low, medium, high');
 const FAN_IN_MODE = valueType(enumParser(['pick', 'merge']), 'one of pick, merge');
+const WORKSPACE_MODE = valueType(
+  enumParser(['git', 'copy', 'in-place', 'auto']),
+  'one of git, copy, in-place, auto',
+);
+const JOIN_MERGE = valueType(enumParser(['git', 'pick', 'none']), 'one of git, pick, none');
 const BACKEND = valueType(enumParser(BACKEND_VALUES), `one of ${BACKEND_VALUES.join(', ')}`);
 const JOIN_POLICY = valueType(
   enumParser(['wait_all', 'first_success', 'k_of_n', 'quorum']),
@@ -223,6 +228,12 @@ export const ATTRIBUTE_DEFINITIONS = {
     ['graph'],
     POSITIVE_INTEGER,
     'Run budget in tokens: the run stops before the next LLM stage once LLM stages used this many.',
+  ),
+  workspace: define(
+    'workspace',
+    ['graph'],
+    WORKSPACE_MODE,
+    'Where the run changes files (README "Workspaces"): git (a worktree and a commit per stage), copy, in-place, or auto (git inside a repository). --workspace overrides it.',
   ),
   'stack.child_dotfile': define(
     'stack.child_dotfile',
@@ -301,6 +312,12 @@ export const ATTRIBUTE_DEFINITIONS = {
     ['node'],
     FAN_IN_MODE,
     'pick (default): the fan-in selects one branch; merge: its prompt combines every branch into one output.',
+  ),
+  join_merge: define(
+    'join_merge',
+    ['node'],
+    JOIN_MERGE,
+    "How a fan-in brings the parallel branches' files together in a workspace: git (default; merge every successful branch), pick (the selected branch's files), none.",
   ),
   'human.default_choice': define(
     'human.default_choice',
