@@ -1,0 +1,117 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { forkRun, resumePipeline, runPipeline } from '@attractor/engine';
+import { graphFrom } from '@attractor/engine/test';
+import { createDefaultRegistry } from '@attractor/handlers';
+import { describe, expect, it } from 'vitest';
+import { createWorkspaceProvider, workspaceRecordOf } from '../src/index.js';
+import { git, makeRepository } from './git-fixture.js';
+
+/** `write` leaves half.txt, then waits for a marker file unless it exists (the first run is interrupted there). */
+const PIPELINE = `digraph edits {
+  start [shape=Mdiamond]
+  implement [shape=parallelogram, tool_command="echo one > impl.txt"]
+  write [shape=parallelogram, tool_command="echo half > half.txt; while [ ! -e \\"$ATTRACTOR_LOGS_ROOT/go\\" ]; do sleep 0.05; done; echo full > full.txt; rm half.txt"]
+  polish [shape=parallelogram, tool_command="echo two >> impl.txt"]
+  exit [shape=Msquare]
+  start -> implement -> write -> polish -> exit
+}`;
+
+function checkpointOf(logsRoot: string) {
+  return JSON.parse(readFileSync(join(logsRoot, 'checkpoint.json'), 'utf8'));
+}
+
+describe('resume and fork with files (README "Workspaces")', () => {
+  it("puts the worktree back at the checkpoint commit on resume, keeping the interrupted stage's files as a patch", async () => {
+    const repo = await makeRepository();
+    const graph = graphFrom(PIPELINE);
+    const logsRoot = join(repo, '.attractor', 'runs', 'r1');
+    const controller = new AbortController();
+    const first = runPipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+      abortSignal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === 'stage.started' && event.nodeId === 'write') {
+          // Cancel once the command has written its half file.
+          const wait = () =>
+            existsSync(join(logsRoot, 'workspace', 'half.txt')) ? controller.abort() : setTimeout(wait, 20);
+          wait();
+        }
+      },
+    });
+    expect((await first).status).toBe('cancelled');
+    const worktree = join(logsRoot, 'workspace');
+    expect(existsSync(join(worktree, 'half.txt'))).toBe(true);
+    const checkpointCommit = checkpointOf(logsRoot).workspace.commit;
+
+    writeFileSync(join(logsRoot, 'go'), '');
+    const resumed = await resumePipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+    });
+    expect(resumed.status).toBe('success');
+    const patch = readFileSync(join(logsRoot, 'write', 'interrupted-changes.patch'), 'utf8');
+    expect(patch).toContain('+++ b/half.txt');
+    expect(patch).toContain('+half');
+    // The stage ran again from the checkpoint's commit: the final tree is an uninterrupted run's.
+    expect(await git(repo, 'show', '--name-only', '--format=', 'attractor/r1~1')).toBe('full.txt');
+    expect(await git(repo, 'rev-parse', 'attractor/r1~2')).toBe(checkpointCommit);
+    expect(await git(repo, 'ls-tree', '-r', '--name-only', 'attractor/r1')).toBe(
+      ['.gitignore', 'README.md', 'full.txt', 'impl.txt', 'src/app.txt'].join('\n'),
+    );
+    expect(await git(worktree, 'status', '--porcelain')).toBe('');
+  });
+
+  it("forks at implement@1 from that stage's commit in a new worktree and branch", async () => {
+    const repo = await makeRepository();
+    const graph = graphFrom(PIPELINE);
+    const logsRoot = join(repo, '.attractor', 'runs', 'src-run');
+    mkdirSync(logsRoot, { recursive: true });
+    writeFileSync(join(logsRoot, 'go'), '');
+    const source = await runPipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+    });
+    expect(source.status).toBe('success');
+    const implementCommit = JSON.parse(
+      readFileSync(join(logsRoot, 'implement', 'status.json'), 'utf8'),
+    ).commit;
+
+    const forkRoot = join(repo, '.attractor', 'runs', 'fork-run');
+    mkdirSync(forkRoot, { recursive: true });
+    writeFileSync(join(forkRoot, 'go'), '');
+    const started: string[] = [];
+    const fork = await forkRun({
+      graph,
+      registry: createDefaultRegistry(),
+      from: logsRoot,
+      at: 'implement@1',
+      logsRoot: forkRoot,
+      workdir: repo,
+      workspace: createWorkspaceProvider(),
+      onEvent: (event) => {
+        if (event.type === 'pipeline.started') started.push(JSON.stringify(event.workspace));
+      },
+    });
+    expect(fork.status).toBe('success');
+    expect(JSON.parse(started[0]!)).toMatchObject({ branch: 'attractor/fork-run', commit: implementCommit });
+    // The fork's branch starts at implement's commit and adds its own stages; the source branch is untouched.
+    expect(await git(repo, 'rev-parse', 'attractor/fork-run~2')).toBe(implementCommit);
+    expect(workspaceRecordOf(checkpointOf(forkRoot).workspace)).toMatchObject({
+      run_id: 'fork-run',
+      base: implementCommit,
+      worktree: join(forkRoot, 'workspace'),
+    });
+    expect(await git(repo, 'rev-parse', 'attractor/src-run')).toBe(checkpointOf(logsRoot).workspace.commit);
+  });
+});
