@@ -468,6 +468,33 @@ function launch(
       secrets,
       ...(extras.basePath === undefined ? {} : { basePath: extras.basePath }),
     });
+    // Taking over a run: a dead runner's commands must not keep writing while the stage runs again (nor while the
+    // workspace is put back at the checkpoint's commit). The lock ended those its holder record listed;
+    // process-groups.json (file stores) may list more.
+    const ended = from.fresh
+      ? []
+      : [
+          ...new Set([
+            ...(runLock.endedProcessGroups ?? []),
+            ...(options.createRunStore === undefined
+              ? await endOrphanedProcessGroups({ logsRoot: from.logsRoot, sleep: (ms) => clock.sleep(ms) })
+              : []),
+          ]),
+        ];
+    // Before the manifest: a workspace that cannot be opened (not a repository) leaves no run behind.
+    const opened = await options.workspace?.open({
+      runId,
+      logsRoot: store.logsRoot,
+      workdir: givenWorkdir,
+      graph,
+      resumed: !from.fresh,
+      ...(from.workspaceRecord === undefined ? {} : { record: from.workspaceRecord }),
+      ...(from.fresh ? {} : { interruptedStage: from.startNodeId }),
+      store,
+      abortSignal: signal,
+    });
+    const workspace = opened?.workspace;
+    const workdir = workspace?.workdir ?? givenWorkdir;
     let manifest = from.manifest;
     if (manifest === undefined) {
       const sourcePath = options.sourcePath ?? graph.filename;
@@ -495,19 +522,6 @@ function launch(
         ? {}
         : { thresholdBytes: options.artifactThresholdBytes }),
     });
-    const opened = await options.workspace?.open({
-      runId,
-      logsRoot: store.logsRoot,
-      workdir: givenWorkdir,
-      graph,
-      resumed: !from.fresh,
-      ...(from.workspaceRecord === undefined ? {} : { record: from.workspaceRecord }),
-      ...(from.fresh ? {} : { interruptedStage: from.startNodeId }),
-      store,
-      abortSignal: signal,
-    });
-    const workspace = opened?.workspace;
-    const workdir = workspace?.workdir ?? givenWorkdir;
     const scope: RunScope = {
       graph,
       registry: options.registry,
@@ -583,16 +597,6 @@ function launch(
       });
     }
     if (!from.fresh) {
-      // Taking over a run: a dead runner's commands must not keep writing while the stage runs again. The lock ended
-      // those its holder record listed; process-groups.json (file stores) may list more.
-      const ended = [
-        ...new Set([
-          ...(runLock.endedProcessGroups ?? []),
-          ...(options.createRunStore === undefined
-            ? await endOrphanedProcessGroups({ logsRoot: from.logsRoot, sleep: (ms) => clock.sleep(ms) })
-            : []),
-        ]),
-      ];
       if (ended.length > 0) {
         bus.emit({
           type: 'stage.log',

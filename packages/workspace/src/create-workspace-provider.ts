@@ -17,7 +17,14 @@ import { captureWorkingTree } from './capture-working-tree.js';
 import { findOversizedFiles, listChangedFiles } from './changed-files.js';
 import { WorkspaceError } from './errors/workspace-error.js';
 import { findRepository } from './find-repository.js';
-import { createGitRunner, type GitIdentity, type GitRunner } from './git-runner.js';
+import {
+  createGitRunner,
+  DEFAULT_IDENTITY,
+  formatGitIdentity,
+  type GitIdentity,
+  type GitRunner,
+  parseGitIdentity,
+} from './git-runner.js';
 import {
   addWorktree,
   GitWorkspace,
@@ -78,9 +85,23 @@ export function createWorkspaceProvider(options: WorkspaceProviderOptions = {}):
       ...(identity === undefined ? {} : { identity }),
       ...(options.gitPath === undefined ? {} : { gitPath: options.gitPath }),
     });
-  const settings: GitWorkspaceSettings = {
-    gitAt,
-    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const author = formatGitIdentity(identity ?? DEFAULT_IDENTITY);
+  const settings: GitWorkspaceSettings = { gitAt, maxFileBytes, author };
+  /** A resumed or forked run commits as it started. */
+  const settingsOf = (record: GitWorkspaceRecord): GitWorkspaceSettings => {
+    const recorded = record.author === undefined ? undefined : parseGitIdentity(record.author);
+    if (recorded === undefined || record.author === author) return settings;
+    return {
+      gitAt: (cwd) =>
+        createGitRunner({
+          cwd,
+          identity: recorded,
+          ...(options.gitPath === undefined ? {} : { gitPath: options.gitPath }),
+        }),
+      maxFileBytes,
+      author: record.author!,
+    };
   };
   return {
     async open(request) {
@@ -91,9 +112,9 @@ export function createWorkspaceProvider(options: WorkspaceProviderOptions = {}):
           message: `The run's checkpoint records a "${String(request.record.mode)}" workspace this provider does not know.`,
         });
       }
-      if (record !== undefined && record.run_id === request.runId) return reopen(record, settings);
+      if (record !== undefined && record.run_id === request.runId) return reopen(record, settingsOf(record));
       const locations = locationsOf(request, options);
-      if (record !== undefined) return startFrom(request, record, locations, settings);
+      if (record !== undefined) return startFrom(request, record, locations, settingsOf(record));
       // A run with a checkpoint but no record works in place (it started so, or before workspaces existed).
       if (request.resumed) return undefined;
       const mode = chooseMode(request, options);
@@ -194,7 +215,7 @@ async function startGit(
   } finally {
     await captured.dispose();
   }
-  const ref = `attractor/${request.runId}`;
+  const ref = await freeRunRef(git, request.runId);
   await mkdir(join(locations.worktree, '..'), { recursive: true });
   await addWorktree({ git, worktree: locations.worktree, ref, commit: start });
   const workspace = new GitWorkspace({
@@ -208,6 +229,7 @@ async function startGit(
       subdirectory: subdirectory === '.' ? '' : subdirectory,
       base: start,
       branch_root: locations.branchRoot,
+      author: settings.author,
     },
     settings,
   });
@@ -274,6 +296,7 @@ async function startCopy(
         subdirectory: '',
         base: start,
         branch_root: locations.branchRoot,
+        author: settings.author,
       },
       settings,
     }),
@@ -324,7 +347,7 @@ async function startFrom(
       .run(['clone', '-q', '--bare', '--local', '--no-hardlinks', source.repository, repository]);
   }
   const git = settings.gitAt(repository);
-  const ref = `attractor/${request.runId}`;
+  const ref = await freeRunRef(git, request.runId);
   await mkdir(join(locations.worktree, '..'), { recursive: true });
   await addWorktree({ git, worktree: locations.worktree, ref, commit: source.commit });
   const workspace = new GitWorkspace({
@@ -338,6 +361,7 @@ async function startFrom(
       subdirectory: source.subdirectory,
       base: source.commit,
       branch_root: locations.branchRoot,
+      author: settings.author,
     },
     settings,
   });
@@ -412,4 +436,17 @@ async function patchBetween(
 /** The record of a run's workspace as this package wrote it, or undefined (none, or another provider's). */
 export function workspaceRecordOf(record: WorkspaceRecord | undefined): GitWorkspaceRecord | undefined {
   return readGitWorkspaceRecord(record);
+}
+
+/**
+ * The run's branch: `attractor/<run-id>`, or `attractor/<run-id>-2`, `-3`, ... when another run of the same id (a run
+ * directory of the same name elsewhere) has that branch in this repository. An existing branch is never reset.
+ */
+async function freeRunRef(git: GitRunner, runId: string): Promise<string> {
+  const taken = new Set(
+    (await git.text(['for-each-ref', '--format=%(refname:short)', 'refs/heads/attractor/'])).split('\n'),
+  );
+  let ref = `attractor/${runId}`;
+  for (let n = 2; taken.has(ref); n += 1) ref = `attractor/${runId}-${n}`;
+  return ref;
 }

@@ -52,8 +52,11 @@ export interface GitRunner {
 /** Options of {@link createGitRunner}. */
 export interface GitRunnerOptions {
   readonly cwd: string;
-  /** Author and committer. Default: {@link DEFAULT_IDENTITY}. */
-  readonly identity?: GitIdentity;
+  /**
+   * Author and committer. Default: {@link DEFAULT_IDENTITY}. `'user'`: git's own configuration (the user's identity),
+   * for commits the user asked for in their checkout (`apply --merge`).
+   */
+  readonly identity?: GitIdentity | 'user';
   /** The git binary. Default: `git` on the PATH. */
   readonly gitPath?: string;
 }
@@ -79,10 +82,14 @@ export function createGitRunner(options: GitRunnerOptions): GitRunner {
   const identity = options.identity ?? DEFAULT_IDENTITY;
   const gitPath = options.gitPath ?? 'git';
   const baseEnv: Record<string, string | undefined> = {
-    GIT_AUTHOR_NAME: identity.name,
-    GIT_AUTHOR_EMAIL: identity.email,
-    GIT_COMMITTER_NAME: identity.name,
-    GIT_COMMITTER_EMAIL: identity.email,
+    ...(identity === 'user'
+      ? {}
+      : {
+          GIT_AUTHOR_NAME: identity.name,
+          GIT_AUTHOR_EMAIL: identity.email,
+          GIT_COMMITTER_NAME: identity.name,
+          GIT_COMMITTER_EMAIL: identity.email,
+        }),
     // A caller's (a git hook's) repository settings must not redirect the workspace's commands.
     GIT_DIR: undefined,
     GIT_WORK_TREE: undefined,
@@ -123,4 +130,18 @@ export function createGitRunner(options: GitRunnerOptions): GitRunner {
     };
   };
   return make(options.cwd);
+}
+
+/**
+ * Reads an identity written `Name <email>` (as git prints one), e.g. `Build Bot <bot@example.com>`.
+ * @returns undefined when the text is not of that form.
+ */
+export function parseGitIdentity(text: string): GitIdentity | undefined {
+  const match = /^\s*([^<>]*[^<>\s])\s*<([^<>\s]+)>\s*$/.exec(text);
+  return match === null ? undefined : { name: match[1]!, email: match[2]! };
+}
+
+/** `Name <email>`. */
+export function formatGitIdentity(identity: GitIdentity): string {
+  return `${identity.name} <${identity.email}>`;
 }

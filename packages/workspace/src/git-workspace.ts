@@ -40,6 +40,8 @@ export type GitWorkspaceRecord = {
   readonly base: string;
   /** Where the worktrees of parallel branches go. */
   readonly branch_root: string;
+  /** The author of the run's commits, `Name <email>` (a resume and a fork commit as the run did). */
+  readonly author?: string;
 };
 
 /** Settings shared by a run's workspaces. */
@@ -48,6 +50,8 @@ export interface GitWorkspaceSettings {
   readonly gitAt: (cwd: string) => GitRunner;
   /** Files larger than this are not committed. */
   readonly maxFileBytes: number;
+  /** The author the runner commits as, `Name <email>` (recorded in the record). */
+  readonly author: string;
 }
 
 /** Reads a record written by this package, or undefined when it is another provider's. */
