@@ -311,6 +311,13 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     )
     .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
     .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
+    .addOption(
+      new Option(
+        '--workspace <mode>',
+        "where runs change files: git (a worktree per run, a commit per stage), copy, in-place, or auto (default: the graph's workspace attribute, the config's, else auto)",
+      ).choices(['git', 'copy', 'in-place', 'auto']),
+    )
+    .addOption(workspaceRootOption())
     .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
     .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
     .addOption(storeOption())

@@ -2,7 +2,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { attractor as run, temporaryDirectory } from './helpers/cli.js';
+import { attractor as run, temporaryDirectory, waitForBanner } from './helpers/cli.js';
 
 /** The CLI with the default workspace mode (`auto`), not the in-place one the other tests use. */
 const attractor = (args: readonly string[], options: { readonly cwd: string }) =>
@@ -177,5 +177,37 @@ describe('attractor run with a git workspace (README "Workspaces")', () => {
     });
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toContain('--workspace copy');
+  });
+
+  it('serve --workspace git runs each started run in a worktree with a commit per stage', async () => {
+    const repo = await makeProject();
+    const child = run(['serve', '--port', '0', '--allow-tools', '--workspace', 'git'], { cwd: repo });
+    try {
+      const { url, token } = await waitForBanner(child);
+      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+      const dot =
+        'digraph t { start [shape=Mdiamond]; edit [shape=parallelogram, tool_command="echo served > served.txt"]; done [shape=Msquare]; start -> edit -> done }';
+      const started = await fetch(`${url}/pipelines`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ dot }),
+      });
+      expect(started.status).toBe(201);
+      const { id } = (await started.json()) as { id: string };
+      let state = '';
+      while (state !== 'success' && state !== 'fail') {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        state = ((await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as { state: string })
+          .state;
+      }
+      expect(state).toBe('success');
+      expect(await git(repo, 'show', '--name-only', '--format=%an', `attractor/${id}`)).toBe(
+        'Attractor\n\nserved.txt',
+      );
+      expect(await git(repo, 'status', '--porcelain')).toBe('');
+    } finally {
+      child.kill('SIGTERM');
+      await child;
+    }
   });
 });

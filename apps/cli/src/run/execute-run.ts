@@ -47,6 +47,7 @@ import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
 import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
+import { workspaceModeFromEnv } from './workspace-mode-from-env.js';
 
 /** Options of {@link executeRun}. */
 export interface ExecuteRunOptions {
@@ -412,22 +413,6 @@ async function createWorkspace(options: {
     ...(defaultMode === undefined ? {} : { defaultMode }),
     ...(root === undefined ? {} : { root: resolve(io.cwd, root) }),
     ...(identity === undefined ? {} : { identity }),
-  });
-}
-
-/**
- * `$ATTRACTOR_WORKSPACE`, the machine's default workspace mode (under the config's and the graph's).
- * @throws {CliError} when it names no mode.
- */
-export function workspaceModeFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
-): 'git' | 'copy' | 'in-place' | 'auto' | undefined {
-  const value = env.ATTRACTOR_WORKSPACE?.trim();
-  if (value === undefined || value === '') return undefined;
-  if (value === 'git' || value === 'copy' || value === 'in-place' || value === 'auto') return value;
-  throw new CliError({
-    code: 'CLI_USAGE',
-    message: `ATTRACTOR_WORKSPACE is "${value}"; set it to git, copy, in-place or auto (README "Workspaces"), or unset it.`,
   });
 }
 
