@@ -3,6 +3,7 @@
  * `git add -A` into a temporary copy of the index (`GIT_INDEX_FILE`), then `git write-tree` (README "Workspaces").
  * The user's index, stash and files stay as they were; only objects are added to the repository.
  */
+import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +14,10 @@ import type { GitRunner } from './git-runner.js';
 export interface CaptureWorkingTreeOptions {
   /** Runs in the working tree's top directory. */
   readonly git: GitRunner;
-  /** Paths relative to the top that are left out (run directories, oversized files). */
+  /** Paths relative to the top that are left out (run directories, oversized files); those that do not exist are skipped. */
   readonly exclude?: readonly string[];
+  /** The working tree's index file (absolute), when the caller knows it. Default: asked of git. */
+  readonly indexPath?: string;
 }
 
 /** The captured tree, and the temporary index it was written from (for a following `diff --cached`). */
@@ -33,7 +36,8 @@ export async function captureWorkingTree(options: CaptureWorkingTreeOptions): Pr
   const dispose = () => rm(directory, { recursive: true, force: true });
   try {
     // Starting from a copy of the real index keeps its stat data: `add -A` then hashes only what changed.
-    const realIndex = await git.text(['rev-parse', '--path-format=absolute', '--git-path', 'index']);
+    const realIndex =
+      options.indexPath ?? (await git.text(['rev-parse', '--path-format=absolute', '--git-path', 'index']));
     await copyFile(realIndex, index).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });
@@ -51,14 +55,15 @@ export async function captureWorkingTree(options: CaptureWorkingTreeOptions): Pr
 
 /** The paths git does not ignore: `git add` refuses a pathspec (even an excluding one) naming an ignored path. */
 async function notIgnored(git: GitRunner, paths: readonly string[]): Promise<string[]> {
-  if (paths.length === 0) return [];
+  const present = paths.filter((path) => existsSync(join(git.cwd, path)));
+  if (present.length === 0) return [];
   const ignored = new Set(
     (
       await git.text(['check-ignore', '-z', '--stdin'], {
-        input: `${paths.join('\0')}\0`,
+        input: `${present.join('\0')}\0`,
         okExitCodes: [0, 1],
       })
     ).split('\0'),
   );
-  return paths.filter((path) => !ignored.has(path));
+  return present.filter((path) => !ignored.has(path));
 }

@@ -16,7 +16,7 @@ import type {
 import { captureWorkingTree } from './capture-working-tree.js';
 import { findOversizedFiles, listChangedFiles } from './changed-files.js';
 import { WorkspaceError } from './errors/workspace-error.js';
-import { findRepository } from './find-repository.js';
+import { type FoundRepository, findRepository } from './find-repository.js';
 import {
   createGitRunner,
   DEFAULT_IDENTITY,
@@ -179,7 +179,7 @@ function excludedBelow(top: string, paths: readonly string[]): string[] {
 
 async function startGit(
   request: WorkspaceOpenRequest,
-  repository: { top: string; commonDir: string },
+  repository: FoundRepository,
   locations: Locations,
   settings: GitWorkspaceSettings,
   exclude: readonly string[],
@@ -187,11 +187,13 @@ async function startGit(
   const git = settings.gitAt(repository.top);
   const workdir = await realpath(request.workdir);
   const subdirectory = relative(repository.top, workdir).split(sep).join('/');
-  const head = await git
-    .text(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { okExitCodes: [0] })
-    .catch(() => undefined);
+  // HEAD and its tree in one process; an unborn branch (no commit yet) has neither.
+  const [head, headTree] = (
+    await git.text(['rev-parse', '-q', 'HEAD^{commit}', 'HEAD^{tree}'], { okExitCodes: [0] }).catch(() => '')
+  ).split('\n');
   const captured = await captureWorkingTree({
     git,
+    indexPath: repository.indexPath,
     exclude: excludedBelow(repository.top, [
       ...exclude,
       request.logsRoot,
@@ -202,12 +204,17 @@ async function startGit(
   });
   let start: string;
   try {
-    const headTree = head === undefined ? undefined : await git.text(['rev-parse', `${head}^{tree}`]);
     start =
-      head !== undefined && headTree === captured.tree
+      head !== undefined && head !== '' && headTree === captured.tree
         ? head
         : await git.text(
-            ['commit-tree', captured.tree, ...(head === undefined ? [] : ['-p', head]), '-F', '-'],
+            [
+              'commit-tree',
+              captured.tree,
+              ...(head === undefined || head === '' ? [] : ['-p', head]),
+              '-F',
+              '-',
+            ],
             {
               input: `attractor: start of run ${request.runId}\n\nThe uncommitted and untracked files of ${workdir} when the run started.\n\nAttractor-Run: ${request.runId}\n`,
             },

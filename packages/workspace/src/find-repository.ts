@@ -7,6 +7,8 @@ export interface FoundRepository {
   readonly top: string;
   /** The repository's common git directory (absolute). */
   readonly commonDir: string;
+  /** The index file of the worktree the directory is in (absolute). */
+  readonly indexPath: string;
 }
 
 /**
@@ -16,13 +18,20 @@ export interface FoundRepository {
 export async function findRepository(git: GitRunner): Promise<FoundRepository | undefined> {
   const answer = await git
     .text(
-      ['rev-parse', '--path-format=absolute', '--is-inside-work-tree', '--show-toplevel', '--git-common-dir'],
-      {
-        okExitCodes: [0],
-      },
+      [
+        'rev-parse',
+        '--path-format=absolute',
+        '--is-inside-work-tree',
+        '--show-toplevel',
+        '--git-common-dir',
+        '--git-path',
+        'index',
+      ],
+      { okExitCodes: [0] },
     )
     .catch(() => undefined);
-  const [inside, top, commonDir] = answer?.split('\n') ?? [];
-  if (inside !== 'true' || top === undefined || commonDir === undefined) return undefined;
-  return { top, commonDir };
+  const [inside, top, commonDir, indexPath] = answer?.split('\n') ?? [];
+  if (inside !== 'true' || top === undefined || commonDir === undefined || indexPath === undefined)
+    return undefined;
+  return { top, commonDir, indexPath };
 }

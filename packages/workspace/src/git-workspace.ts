@@ -208,8 +208,8 @@ export async function addWorktree(options: {
   if (existsSync(worktree)) {
     await git.run(['worktree', 'remove', '--force', '--force', worktree], { okExitCodes: [0, 128] });
     await rm(worktree, { recursive: true, force: true });
+    await git.run(['worktree', 'prune']);
   }
-  await git.run(['worktree', 'prune']);
   await git.run([
     'worktree',
     'add',
