@@ -36,7 +36,7 @@ function recordingProvider(options: { leftovers?: boolean } = {}) {
           commits.push(stage);
           if (!dirty) return {};
           dirty = false;
-          commit = `c${commits.length}`;
+          commit = `c${commits.length + 1}`;
           return { commit, skipped: [{ path: 'big.bin', reason: 'too big' }] };
         },
         branch: async () => workspace,
@@ -87,9 +87,10 @@ describe('workspace hook (README "Workspaces")', () => {
     expect(opened).toHaveLength(1);
     expect(opened[0]).toMatchObject({ runId: 'run', workdir, resumed: false });
     expect(opened[0]?.record).toBeUndefined();
+    // Start and exit change no file: the workspace is not asked about them.
     expect(
       commits.map((commit) => `${commit.nodeId}@${commit.visit}#${commit.attempt}:${commit.status}`),
-    ).toEqual(['start@1#1:success', 'edit@1#1:success', 'look@1#1:success', 'exit@1#1:success']);
+    ).toEqual(['edit@1#1:success', 'look@1#1:success']);
     expect(readJson<StageStatusFile>(join(logsRoot, 'edit', 'status.json'))).toMatchObject({
       outcome: 'success',
       notes: join(workdir, 'tree'),

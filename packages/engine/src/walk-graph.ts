@@ -213,6 +213,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     return { kind: 'cancelled', reason: result.reason };
   }
   const outcome = result.outcome;
+  const traits = scope.registry.traitsOf(node, scope.graph);
 
   // Record completion and apply the outcome to the context (spec §3.2 steps 3–4).
   state.recordCompletion(node.id, outcome);
@@ -223,12 +224,16 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     context.set('preferred_label', outcome.preferredLabel);
   // The handler of a stage sets last_stage (spec §5.1, §4.5); a conditional node only routes and sets nothing (§4.7),
   // so `check -> found [condition="context.last_stage=step1"]` still sees the stage before the diamond.
-  if (scope.registry.traitsOf(node, scope.graph).routesOnly !== true) {
+  if (traits.routesOnly !== true) {
     context.set('last_stage', node.id);
   }
-  // One commit of the stage's file changes, before anything records the stage (README "Workspaces").
+  // One commit of the stage's file changes, before anything records the stage (README "Workspaces"). Start and exit
+  // nodes, conditionals and human gates change no file: their check is skipped.
   const commit =
-    scope.workspace === undefined
+    scope.workspace === undefined ||
+    traits.role !== undefined ||
+    traits.routesOnly === true ||
+    traits.asksHuman === true
       ? undefined
       : await commitStage(scope, options.branchPath, {
           nodeId: node.id,
