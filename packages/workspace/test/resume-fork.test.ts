@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forkRun, resumePipeline, runPipeline } from '@attractor/engine';
-import { graphFrom } from '@attractor/engine/test';
+import { graphFrom, tempDir } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { describe, expect, it } from 'vitest';
-import { createWorkspaceProvider, workspaceRecordOf } from '../src/index.js';
+import { applyRun, createWorkspaceProvider, workspaceRecordOf } from '../src/index.js';
 import { git, makeRepository } from './git-fixture.js';
 
 /** `write` leaves half.txt, then waits for a marker file unless it exists (the first run is interrupted there). */
@@ -113,5 +113,58 @@ describe('resume and fork with files (README "Workspaces")', () => {
       worktree: join(forkRoot, 'workspace'),
     });
     expect(await git(repo, 'rev-parse', 'attractor/src-run')).toBe(checkpointOf(logsRoot).workspace.commit);
+  });
+});
+
+describe('copy workspaces (README "Workspaces")', () => {
+  it('forks a copy run from a stage snapshot in a repository of its own, and applies the result as a patch', async () => {
+    const dir = tempDir('workspace-copy-');
+    writeFileSync(join(dir, 'data.txt'), 'original\n');
+    const graph = graphFrom(`digraph copied {
+      start [shape=Mdiamond]
+      first [shape=parallelogram, tool_command="echo first >> data.txt"]
+      second [shape=parallelogram, tool_command="echo second >> data.txt"]
+      exit [shape=Msquare]
+      start -> first -> second -> exit
+    }`);
+    const logsRoot = join(dir, '.attractor', 'runs', 'c1');
+    const source = await runPipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: dir,
+      logsRoot,
+      workspace: createWorkspaceProvider({ mode: 'copy' }),
+    });
+    expect(source.status).toBe('success');
+    expect(readFileSync(join(dir, 'data.txt'), 'utf8')).toBe('original\n');
+
+    const forkRoot = join(dir, '.attractor', 'runs', 'c2');
+    const fork = await forkRun({
+      graph,
+      registry: createDefaultRegistry(),
+      from: logsRoot,
+      at: 'first',
+      logsRoot: forkRoot,
+      workdir: dir,
+      workspace: createWorkspaceProvider(),
+    });
+    expect(fork.status).toBe('success');
+    // The fork started from first's snapshot: second ran once more on top of it, in the fork's own copy.
+    expect(readFileSync(join(forkRoot, 'workspace', 'data.txt'), 'utf8')).toBe('original\nfirst\nsecond\n');
+    expect(workspaceRecordOf(checkpointOf(forkRoot).workspace)).toMatchObject({
+      mode: 'copy',
+      repository: join(forkRoot, 'workspace.git'),
+    });
+
+    const applied = await applyRun({
+      record: checkpointOf(logsRoot).workspace,
+      target: dir,
+      method: 'patch',
+    });
+    expect(applied.files).toEqual(['data.txt']);
+    expect(readFileSync(join(dir, 'data.txt'), 'utf8')).toBe('original\nfirst\nsecond\n');
+    await expect(
+      applyRun({ record: checkpointOf(logsRoot).workspace, target: dir, method: 'merge' }),
+    ).rejects.toThrow("apply the run's changes with --patch");
   });
 });
