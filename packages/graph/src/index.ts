@@ -64,6 +64,7 @@ export {
   type HandlerTraits,
   handlerTraits,
   SPEC_HANDLER_TRAITS,
+  traitsOfType,
 } from './handler-traits.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type { Diagnostic, HandlerLintInfo, LintContext, LintRule, Severity } from './lint/diagnostic.js';

@@ -103,6 +103,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
     backend: options.backend,
     graph: options.graph,
     env: options.env,
+    handlers: registry.lintInfo(),
     ...(prices === undefined ? {} : { prices }),
   });
   if (!created.ok)
