@@ -281,6 +281,51 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         "retries of a run's job after its worker died or the store failed; then the run fails (default 5)",
       ).argParser(parseNonNegativeInteger),
     )
+    .addOption(
+      new Option(
+        '--max-crashes <n>',
+        'a run whose executor process dies this many times (killed, out of memory) fails; other runs are not affected (default 3)',
+      ).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--drain-seconds <n>',
+        'on SIGTERM or Ctrl-C, let running stages finish this long before handing their runs back (a second signal hands back at once)',
+      )
+        .default(30)
+        .argParser(parseNonNegativeInteger),
+    )
+    .addOption(
+      new Option(
+        '--wait-for-services <seconds>',
+        'at start-up, wait this long for the store and queue to answer before giving up',
+      )
+        .default(60)
+        .argParser(parseNonNegativeInteger),
+    )
+    .option(
+      '--allow-tools',
+      'execute runs that run shell commands (tool nodes, tool hooks, plug-in handlers that declare runsCommand, agent shell); refused otherwise',
+    )
+    .addOption(
+      new Option(
+        '--allow-base-url <url>',
+        'an LLM endpoint queued runs may ask for with --base-url (repeatable); others are refused, the key never sent',
+      ).argParser(collectString),
+    )
+    .addOption(
+      new Option(
+        '--allow-provider <name>',
+        'an LLM provider queued runs may use (repeatable; default: any)',
+      ).argParser(collectString),
+    )
+    .addOption(
+      new Option(
+        '--allow-dir <dir>',
+        "a directory whose files queued runs may read: their DOT file's directory (graph_ref), --simulate-script, --prices (repeatable; default: the current directory)",
+      ).argParser(collectString),
+    )
+    .addOption(new Option('--run-executor', 'internal: execute one run for a worker').hideHelp())
     .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption())
     .action(async (commandOptions: WorkerCliOptions) => {
