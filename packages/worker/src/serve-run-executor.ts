@@ -52,8 +52,20 @@ export async function serveRunExecutor(options: ServeRunExecutorOptions): Promis
     new Promise<void>((resolve) => {
       send(message, undefined, undefined, () => resolve());
     });
-  // The worker died: end now, writing nothing more (another worker resumes the run from its last checkpoint).
-  process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+  /** The process groups of the stage commands running now: the worker's guard learns them a moment later. */
+  const groups = new Map<string, readonly number[]>();
+  // The worker died: end the stage commands (its guard may not know the newest yet) and this process now, writing
+  // nothing more (another worker resumes the run from its last checkpoint).
+  process.on('disconnect', () => {
+    for (const id of [...groups.values()].flat()) {
+      try {
+        process.kill(-id, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    process.kill(process.pid, 'SIGKILL');
+  });
 
   const calls = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   let nextCall = 0;
@@ -109,7 +121,11 @@ export async function serveRunExecutor(options: ServeRunExecutorOptions): Promis
       prepare: services.prepare,
       workdirRoot: start.workdirRoot,
       runsRoot: start.runsRoot,
-      onProcessGroups: (key, ids) => void post({ type: 'process-groups', key, ids: [...ids] }),
+      onProcessGroups: (key, ids) => {
+        if (ids.length === 0) groups.delete(key);
+        else groups.set(key, ids);
+        void post({ type: 'process-groups', key, ids: [...ids] });
+      },
       onStage: (nodeId) => void post({ type: 'stage', nodeId }),
       workerId: start.workerId,
       clock: options.clock ?? systemClock,
