@@ -52,6 +52,10 @@ export interface RunInExecutorOptions {
 const STDERR_TAIL = 4096;
 /** How long stage commands get between SIGTERM and SIGKILL once their executor crashed, in milliseconds. */
 const GROUP_KILL_GRACE_MS = 1000;
+/** How long an executor that reported its job's end may take to exit before it is killed, in milliseconds. */
+const EXIT_GRACE_MS = 10_000;
+/** How much of a crashed executor's stderr goes to the worker's log (never to the run's records), in characters. */
+const LOGGED_STDERR = 1000;
 
 /** Executes one run job in a new executor process. Never rejects: a fault of the executor is its outcome. */
 export function runInExecutor(options: RunInExecutorOptions): Promise<ExecutorOutcome> {
@@ -116,6 +120,8 @@ export function runInExecutor(options: RunInExecutorOptions): Promise<ExecutorOu
         return;
       case 'done':
         reported = message.error === undefined ? {} : { error: message.error };
+        // Something it left open (a plug-in's timer) must not hold the job: it has nothing more to do.
+        setTimeout(() => child.kill('SIGKILL'), EXIT_GRACE_MS).unref();
         return;
     }
   });
@@ -151,6 +157,14 @@ export function runInExecutor(options: RunInExecutorOptions): Promise<ExecutorOu
       const orphans = [...groups.values()].flat();
       for (const key of groups.keys()) options.onProcessGroups?.(key, []);
       endProcessGroups(orphans);
+      const printed = stderrTail.trim().slice(-LOGGED_STDERR);
+      if (printed !== '') {
+        options.emit({
+          type: 'warning',
+          runId,
+          message: `its executor process printed before it ended: ${printed}`,
+        });
+      }
       finish({
         kind: 'crashed',
         description: describeCrash({ code, signal, stderr: stderrTail, stage }),
