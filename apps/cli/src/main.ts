@@ -289,6 +289,12 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     )
     .addOption(
       new Option(
+        '--executor-memory <MB>',
+        "heap limit of each run's executor process (node --max-old-space-size); a run that exceeds it crashes its executor only",
+      ).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
         '--drain-seconds <n>',
         'on SIGTERM or Ctrl-C, let running stages finish this long before handing their runs back (a second signal hands back at once)',
       )

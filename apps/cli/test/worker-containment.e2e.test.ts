@@ -17,7 +17,7 @@ import {
   postgresAvailableForTests,
   startPostgresServer,
 } from '../../../tools/postgres-server.mjs';
-import { attractor, attractorWorker, temporaryDirectory } from './helpers/cli.js';
+import { attractor, attractorWorker, FIXTURES, temporaryDirectory } from './helpers/cli.js';
 import { stderrOf, until } from './helpers/until.js';
 
 const available = postgresAvailableForTests('attractor worker containment tests');
@@ -127,6 +127,48 @@ describe.skipIf(!available)('attractor worker: crash containment, drain, service
       expect(started(events, 'poison')).toBe(3);
       expect(log.text).toContain(`run ${poisonId}: handed back to the queue (the run's executor process`);
       expect(log.text).toContain('crash 2 of 3');
+    } finally {
+      worker.kill('SIGTERM');
+      expect((await worker).exitCode).toBe(0);
+    }
+  }, 300_000);
+
+  it('a run that runs its executor out of memory (--executor-memory) fails with that reason; the run beside it succeeds once', async () => {
+    const worker = attractorWorker(dir, env, [
+      '--concurrency',
+      '2',
+      '--max-crashes',
+      '2',
+      '--executor-memory',
+      '64',
+      '--config',
+      join(FIXTURES, 'worker-plugins', 'attractor.config.mjs'),
+    ]);
+    const log = stderrOf(worker);
+    try {
+      await until(
+        () => log.text.includes('at a time'),
+        60_000,
+        () => `the worker to start: ${log.text}`,
+      );
+      const hogId = await queue.enqueueRun({
+        source: await readFile(join(FIXTURES, 'worker-plugins', 'hog.dot'), 'utf8'),
+        graphName: 'hog',
+      });
+      const ordinaryId = await queue.enqueueRun({ source: ORDINARY, graphName: 'ordinary' });
+      await until(
+        async () =>
+          (await queue.readRun(hogId))?.state === 'fail' &&
+          (await queue.readRun(ordinaryId))?.state === 'success',
+        180_000,
+        () => `the hog run to fail and the other to succeed; the worker printed: ${log.text}`,
+      );
+      expect((await queue.readRun(hogId))?.error).toBe(
+        `the run's executor process ran out of memory during stage "hog"; the run crashed its executor 2 times (the limit is 2)`,
+      );
+      const events = await readEvents(ordinaryId);
+      expect(events.filter((event) => event.type === 'pipeline.started')).toHaveLength(1);
+      expect(await trail(ordinaryId)).toBe('a\nb\nc\n');
     } finally {
       worker.kill('SIGTERM');
       expect((await worker).exitCode).toBe(0);

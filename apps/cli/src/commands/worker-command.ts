@@ -39,6 +39,8 @@ export interface WorkerCliOptions {
   readonly retryLimit?: number;
   /** Crashes of a run's executor process before the run is marked failed. Default: 3. */
   readonly maxCrashes?: number;
+  /** Heap limit of each executor process, in MB (`--max-old-space-size`). Default: Node's. */
+  readonly executorMemory?: number;
   /** Seconds running stages get to finish after SIGTERM / Ctrl-C. Default: 30. */
   readonly drainSeconds?: number;
   /** Seconds to wait at start-up for the store and queue. Default: 60. */
@@ -93,7 +95,13 @@ export async function workerCommand(options: {
       // Each run in a process of its own: this command again, as started, in executor mode.
       executor: {
         command: process.execPath,
-        args: [...process.execArgv, process.argv[1] ?? '', ...process.argv.slice(2), '--run-executor'],
+        args: [
+          ...process.execArgv,
+          ...(cli.executorMemory === undefined ? [] : [`--max-old-space-size=${cli.executorMemory}`]),
+          process.argv[1] ?? '',
+          ...process.argv.slice(2),
+          '--run-executor',
+        ],
       },
       concurrency: cli.concurrency ?? 1,
       ...(queueKey === undefined ? {} : { queueKey }),
