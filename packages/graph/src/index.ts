@@ -37,6 +37,7 @@ export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
 export { expandVariables } from './expand-variables.js';
 export { type FindJoinNodeOptions, findJoinNode } from './find-join-node.js';
+export { type FormatPipelineOptions, formatPipeline } from './format-pipeline.js';
 export type {
   AttributeOrigin,
   BuiltInHandlerType,
