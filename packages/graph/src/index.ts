@@ -73,6 +73,7 @@ export { comparedLiterals, customOutcomeWords, STANDARD_OUTCOMES } from './lint/
 export { formatDiagnostic } from './lint/format-diagnostic.js';
 export type { ChildPipelineRef, GraphFileReader } from './lint/graph-refs.js';
 export { childPipelineRef, MAX_GRAPH_REF_DEPTH, resolveGraphRef } from './lint/graph-refs.js';
+export { promptFileRef } from './lint/prompt-files.js';
 export type { ValidateOptions } from './lint/validate.js';
 export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } from './lint/validate.js';
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';
