@@ -193,6 +193,18 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     );
 
   program
+    .command('fmt')
+    .description(
+      'rewrite pipelines in the canonical layout (attribute order, quoting, indentation; comments kept)',
+    )
+    .argument('<file.dot...>', 'the pipelines (- formats standard input to standard output)')
+    .option('--check', 'change nothing: list the files that are not formatted, exit 1 if there is one')
+    .action(async (files: string[], commandOptions: { check?: boolean }) => {
+      const { fmtCommand } = await import('./commands/fmt-command.js');
+      exitCode = await fmtCommand({ files, io, ...commandOptions });
+    });
+
+  program
     .command('render')
     .description('render a pipeline as SVG (Graphviz), optionally coloured by the status of a run')
     .argument('<file.dot>', 'the pipeline')
