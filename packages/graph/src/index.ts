@@ -67,7 +67,14 @@ export {
   SPEC_HANDLER_TRAITS,
 } from './handler-traits.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
-export type { Diagnostic, HandlerLintInfo, LintContext, LintRule, Severity } from './lint/diagnostic.js';
+export type {
+  Diagnostic,
+  DiagnosticEdit,
+  HandlerLintInfo,
+  LintContext,
+  LintRule,
+  Severity,
+} from './lint/diagnostic.js';
 export { didYouMean } from './lint/did-you-mean.js';
 export { comparedLiterals, customOutcomeWords, STANDARD_OUTCOMES } from './lint/edge-conditions.js';
 export { formatDiagnostic } from './lint/format-diagnostic.js';
