@@ -205,6 +205,16 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     });
 
   program
+    .command('lsp')
+    .description('run the language server for editors (Language Server Protocol over stdin and stdout)')
+    .option('--stdio', 'talk over stdin and stdout (the default; editors pass it)')
+    .action(async () => {
+      const { lspCommand } = await import('./commands/lsp-command.js');
+      // The unmasked streams: the protocol's messages are counted in bytes and must pass unchanged.
+      exitCode = await lspCommand({ io: options.io });
+    });
+
+  program
     .command('render')
     .description('render a pipeline as SVG (Graphviz), optionally coloured by the status of a run')
     .argument('<file.dot>', 'the pipeline')

@@ -25,3 +25,4 @@ export {
   parseDot,
   parseDotIncrementally,
 } from './parse-dot.js';
+export { decodeDotString } from './to-dot-ast.js';
