@@ -193,6 +193,17 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     );
 
   program
+    .command('init')
+    .description(
+      'write a starter project: a pipeline, its prompt file, a config with a custom handler, .gitignore',
+    )
+    .argument('[dir]', 'where (created when missing; default: the current directory)')
+    .action(async (directory: string | undefined) => {
+      const { initCommand } = await import('./commands/init-command.js');
+      exitCode = await initCommand({ io, ...(directory === undefined ? {} : { directory }) });
+    });
+
+  program
     .command('fmt')
     .description(
       'rewrite pipelines in the canonical layout (attribute order, quoting, indentation; comments kept)',

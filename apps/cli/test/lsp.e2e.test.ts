@@ -55,7 +55,7 @@ describe('attractor lsp', () => {
       textDocument: { uri },
       position: { line: 3, character: 23 },
     });
-    expect((hover?.contents as MarkupContent).value).toContain(
+    expect((hover!.contents as MarkupContent).value).toContain(
       '**region** · attribute of the `deploy` handler',
     );
     session.change(uri, 2, [{ text: text.replace('region="mars"]', 'region="mars", ]') }]);
