@@ -69,6 +69,18 @@ describe('attractor lsp', () => {
     expect(items.map((item) => item.label)).not.toContain('prompt');
   });
 
+  it('offers the models of the price table for llm_model', async () => {
+    const uri = pathToFileURL(join(project, 'models.dot')).href;
+    const text = 'digraph M {\n  plan [llm_model=""]\n}\n';
+    session.open(uri, text);
+    const completion = await session.connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri },
+      position: { line: 1, character: 19 },
+    });
+    const items = Array.isArray(completion) ? completion : (completion?.items ?? []);
+    expect(items.map((item) => item.label)).toContain('claude-sonnet-4-6');
+  });
+
   it('reads the config again when it changes, and says on the file when it does not load', async () => {
     const directory = join(project, 'pipelines');
     await mkdir(directory);

@@ -65,6 +65,9 @@ const NO_PROJECT: ProjectFacts = { handlerTypes: [], handlers: [], models: [] };
 interface DocumentState {
   index?: { readonly version: number; readonly index: PipelineIndex };
   project: ProjectFacts;
+  /** Settles when the document's first analysis has (its project's plug-ins and models are known then). */
+  readonly analyzed: Promise<void>;
+  markAnalyzed(): void;
   timer?: NodeJS.Timeout;
   running: boolean;
   /** Changed while it was being linted: lint it again when that ends. */
@@ -103,7 +106,11 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
   const stateOf = (uri: string): DocumentState => {
     let state = states.get(uri);
     if (state === undefined) {
-      state = { project: NO_PROJECT, running: false, dirty: false };
+      let markAnalyzed = () => {};
+      const analyzed = new Promise<void>((resolve) => {
+        markAnalyzed = resolve;
+      });
+      state = { project: NO_PROJECT, analyzed, markAnalyzed, running: false, dirty: false };
       states.set(uri, state);
     }
     return state;
@@ -152,6 +159,7 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
         `attractor: linting ${uri} failed: ${error instanceof Error ? error.message : String(error)}`,
       );
     } finally {
+      state.markAnalyzed();
       state.running = false;
       if (state.dirty && documents.get(uri) !== undefined) void analyze(uri);
     }
@@ -184,6 +192,7 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
   documents.onDidClose((event) => {
     const state = states.get(event.document.uri);
     clearTimeout(state?.timer);
+    state?.markAnalyzed();
     states.delete(event.document.uri);
     void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] });
   });
@@ -202,7 +211,11 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
   };
 
   connection.onHover((params) => at(params, hoverAt, null));
-  connection.onCompletion((params) => at(params, completionsAt, []));
+  // Completion offers the plug-ins' keys and the models: it waits for the project of a document just opened.
+  connection.onCompletion(async (params) => {
+    await states.get(params.textDocument.uri)?.analyzed;
+    return at(params, completionsAt, []);
+  });
   connection.onDefinition((params) =>
     at(params, (pipeline, offset) => definitionAt(pipeline, offset, params.textDocument.uri), []),
   );

@@ -257,6 +257,30 @@ describe('the language server over stdio', () => {
     ]);
   });
 
+  it('goes from a class to the stylesheet rule that selects it, and finds every use of it', async () => {
+    const text = PIPELINE.replace(
+      'graph [goal="Ship the release"]',
+      'graph [goal="Ship the release", model_stylesheet=".critical { reasoning_effort: high; }"]',
+    );
+    session.change(uri, ++version, [{ text }]);
+    const [definition] = (await session.connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri },
+      position: positionOf(text, 'critical"', { delta: 2 }),
+    })) as Location[];
+    expect(definition!.range).toEqual(rangeOf(text, 'critical'));
+    const references = await session.connection.sendRequest(ReferencesRequest.type, {
+      textDocument: { uri },
+      position: positionOf(text, 'critical', { delta: 1 }),
+      context: { includeDeclaration: true },
+    });
+    expect(references?.map((location) => location.range)).toEqual([
+      rangeOf(text, 'critical'),
+      rangeOf(text, 'critical', 1),
+    ]);
+    session.change(uri, ++version, [{ text: PIPELINE }]);
+    await session.diagnostics(uri, { version });
+  });
+
   it('finds the references of a node and renames it across the file', async () => {
     const position = positionOf(PIPELINE, 'plan [');
     const references = await session.connection.sendRequest(ReferencesRequest.type, {
