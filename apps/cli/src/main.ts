@@ -193,6 +193,39 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     );
 
   program
+    .command('init')
+    .description(
+      'write a starter project: a pipeline, its prompt file, a config with a custom handler, .gitignore',
+    )
+    .argument('[dir]', 'where (created when missing; default: the current directory)')
+    .action(async (directory: string | undefined) => {
+      const { initCommand } = await import('./commands/init-command.js');
+      exitCode = await initCommand({ io, ...(directory === undefined ? {} : { directory }) });
+    });
+
+  program
+    .command('fmt')
+    .description(
+      'rewrite pipelines in the canonical layout (attribute order, quoting, indentation; comments kept)',
+    )
+    .argument('<file.dot...>', 'the pipelines (- formats standard input to standard output)')
+    .option('--check', 'change nothing: list the files that are not formatted, exit 1 if there is one')
+    .action(async (files: string[], commandOptions: { check?: boolean }) => {
+      const { fmtCommand } = await import('./commands/fmt-command.js');
+      exitCode = await fmtCommand({ files, io, ...commandOptions });
+    });
+
+  program
+    .command('lsp')
+    .description('run the language server for editors (Language Server Protocol over stdin and stdout)')
+    .option('--stdio', 'talk over stdin and stdout (the default; editors pass it)')
+    .action(async () => {
+      const { lspCommand } = await import('./commands/lsp-command.js');
+      // The unmasked streams: the protocol's messages are counted in bytes and must pass unchanged.
+      exitCode = await lspCommand({ io: options.io });
+    });
+
+  program
     .command('render')
     .description('render a pipeline as SVG (Graphviz), optionally coloured by the status of a run')
     .argument('<file.dot>', 'the pipeline')
