@@ -174,6 +174,7 @@ const MANAGER_ACTIONS = valueType(
   parseManagerActions,
   'a comma-separated list of observe, steer, wait',
   MANAGER_ACTION_NAMES,
+);
 const WORKSPACE_MODES = ['git', 'copy', 'in-place', 'auto'] as const;
 const WORKSPACE_MODE = valueType(
   enumParser(WORKSPACE_MODES),
@@ -182,7 +183,6 @@ const WORKSPACE_MODE = valueType(
 );
 const JOIN_MERGES = ['git', 'pick', 'none'] as const;
 const JOIN_MERGE = valueType(enumParser(JOIN_MERGES), `one of ${JOIN_MERGES.join(', ')}`, JOIN_MERGES);
-);
 const TOOLS = valueType(
   parseTools,
   `none, all, or a comma-separated list of ${CODING_TOOL_NAMES.join(', ')}`,
@@ -298,6 +298,7 @@ export const ATTRIBUTE_DEFINITIONS = {
     ['graph'],
     WORKSPACE_MODE,
     'Where the run changes files (README "Workspaces"): git (a worktree and a commit per stage), copy, in-place, or auto (git inside a repository). --workspace overrides it.',
+    { default: 'auto' },
   ),
   'stack.child_dotfile': define(
     'stack.child_dotfile',
@@ -459,6 +460,7 @@ export const ATTRIBUTE_DEFINITIONS = {
     ['node'],
     JOIN_MERGE,
     "How a fan-in brings the parallel branches' files together in a workspace: git (default; merge every successful branch), pick (the selected branch's files), none.",
+    { default: 'git' },
   ),
   'human.default_choice': define(
     'human.default_choice',
