@@ -39,7 +39,7 @@ function recordingProvider(options: { leftovers?: boolean } = {}) {
           commit = `c${commits.length + 1}`;
           return { commit, skipped: [{ path: 'big.bin', reason: 'too big' }] };
         },
-        branch: async () => workspace,
+        branch: async () => ({ workspace }),
         merge: async () => ({ kind: 'merged', commit, merged: [] }),
         close: async () => undefined,
       };

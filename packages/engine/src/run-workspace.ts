@@ -135,9 +135,10 @@ export interface RunWorkspace {
   commitStage(request: StageCommitRequest): Promise<StageCommit>;
   /**
    * A workspace of its own for one parallel branch (`runtime.runBranch`), starting at this workspace's current
-   * commit; an earlier attempt's workspace of the same branch starts over.
+   * commit. An earlier attempt's workspace of the same branch starts over; what it held is returned as `leftovers`
+   * (the engine keeps them as `branches/<branch>/interrupted-changes.patch` of the parallel stage).
    */
-  branch(request: { readonly stagePath: string; readonly branchId: string }): Promise<RunWorkspace>;
+  branch(request: { readonly stagePath: string; readonly branchId: string }): Promise<OpenedWorkspace>;
   /**
    * Brings parallel branches' commits into this workspace, one merge each. A conflict stops there, leaving the
    * conflicted files (with conflict markers) in the workspace for a resolver stage.

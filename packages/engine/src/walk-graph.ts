@@ -419,10 +419,25 @@ async function runBranch(
   const startValues = options.context.snapshot();
   const state = new WalkState();
   // A branch of a run with a workspace works in a workspace of its own, from the fan-out's commit.
-  const workspace = await parent.scope.workspace?.branch({
+  const opened = await parent.scope.workspace?.branch({
     stagePath: stage.stagePath,
     branchId: options.branchId,
   });
+  const workspace = opened?.workspace;
+  if (opened?.leftovers !== undefined) {
+    // An earlier attempt of this branch left files: kept, never silently lost.
+    const name = `branches/${options.branchId}/interrupted-changes.patch`;
+    await parent.scope.store.writeStageFile(stage.stagePath, name, opened.leftovers.patch);
+    parent.scope.bus.emit(
+      {
+        type: 'stage.log',
+        nodeId: options.startNodeId,
+        level: 'warn',
+        message: `branch ${options.branchId}'s workspace held ${opened.leftovers.files.length} changed file(s) from an earlier attempt: kept in ${stage.stagePath}/${name}`,
+      },
+      [...parent.branchPath, options.branchId],
+    );
+  }
   const scope: RunScope =
     workspace === undefined ? parent.scope : { ...parent.scope, workspace, workdir: workspace.workdir };
   let end: WalkEnd;

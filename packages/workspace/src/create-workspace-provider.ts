@@ -16,6 +16,7 @@ import type {
 import { captureWorkingTree } from './capture-working-tree.js';
 import { findOversizedFiles, listChangedFiles } from './changed-files.js';
 import { WorkspaceError } from './errors/workspace-error.js';
+import { findLeftovers, leftoversBetween } from './find-leftovers.js';
 import { type FoundRepository, findRepository } from './find-repository.js';
 import {
   createGitRunner,
@@ -389,55 +390,19 @@ async function reopen(record: GitWorkspaceRecord, settings: GitWorkspaceSettings
     const tip = await repo
       .text(['rev-parse', '--verify', '-q', `refs/heads/${record.ref}`], { okExitCodes: [0] })
       .catch(() => undefined);
-    if (tip !== undefined && tip !== record.commit) leftovers = await patchBetween(repo, record.commit, tip);
+    if (tip !== undefined && tip !== record.commit)
+      leftovers = await leftoversBetween(repo, record.commit, tip);
     await mkdir(join(record.worktree, '..'), { recursive: true });
     await addWorktree({ git: repo, worktree: record.worktree, ref: record.ref, commit: record.commit });
   } else {
-    const changed = await listChangedFiles(git);
-    const oversized = await findOversizedFiles({
-      worktree: record.worktree,
-      files: changed,
-      maxFileBytes: settings.maxFileBytes,
-    });
-    const head = await git.text(['rev-parse', 'HEAD']);
-    if (changed.length > 0 || head !== record.commit) {
-      const captured = await captureWorkingTree({ git, exclude: oversized.map((file) => file.path) });
-      try {
-        const patch = await git.text(['diff', '--cached', '--binary', record.commit], {
-          env: captured.withIndex,
-        });
-        if (patch !== '') {
-          const files = (
-            await git.text(['diff', '--cached', '--name-only', '-z', record.commit], {
-              env: captured.withIndex,
-            })
-          )
-            .split('\0')
-            .filter((path) => path !== '');
-          leftovers = { patch: `${patch}\n`, files };
-        }
-      } finally {
-        await captured.dispose();
-      }
-    }
+    const found = await findLeftovers({ git, commit: record.commit, maxFileBytes: settings.maxFileBytes });
+    const oversized = found.oversized;
+    leftovers = found.leftovers;
     await git.run(['checkout', '-q', '-f', '-B', record.ref, record.commit]);
     await git.run(['clean', '-f', '-d', '-q', ...oversized.flatMap((file) => ['-e', `/${file.path}`])]);
   }
   const workspace = new GitWorkspace({ record, settings });
   return leftovers === undefined ? { workspace } : { workspace, leftovers };
-}
-
-async function patchBetween(
-  git: GitRunner,
-  from: string,
-  to: string,
-): Promise<OpenedWorkspace['leftovers'] | undefined> {
-  const patch = await git.text(['diff', '--binary', from, to]);
-  if (patch === '') return undefined;
-  const files = (await git.text(['diff', '--name-only', '-z', from, to]))
-    .split('\0')
-    .filter((path) => path !== '');
-  return { patch: `${patch}\n`, files };
 }
 
 /** The record of a run's workspace as this package wrote it, or undefined (none, or another provider's). */

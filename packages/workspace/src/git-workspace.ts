@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
+  OpenedWorkspace,
   RunWorkspace,
   StageCommit,
   StageCommitRequest,
@@ -15,6 +16,7 @@ import type {
   WorkspaceRecord,
 } from '@attractor/engine';
 import { findOversizedFiles, listChangedFiles, pathspecsExcluding } from './changed-files.js';
+import { findLeftovers } from './find-leftovers.js';
 import type { GitRunner } from './git-runner.js';
 import { stageCommitMessage } from './stage-commit-message.js';
 
@@ -126,19 +128,28 @@ export class GitWorkspace implements RunWorkspace {
     };
   }
 
-  async branch(request: { readonly stagePath: string; readonly branchId: string }): Promise<GitWorkspace> {
+  async branch(request: { readonly stagePath: string; readonly branchId: string }): Promise<OpenedWorkspace> {
     const ref = `${runRefOf(this.#record)}@${request.stagePath.replaceAll('/', '.')}/${request.branchId}`;
     const worktree = join(this.#record.branch_root, request.stagePath, request.branchId);
+    // An earlier attempt's worktree of this branch (the parallel stage runs again after a resume): keep what it held.
+    const found = existsSync(join(worktree, '.git'))
+      ? await findLeftovers({
+          git: this.#settings.gitAt(worktree),
+          commit: this.#commit,
+          maxFileBytes: this.#settings.maxFileBytes,
+        }).catch(() => undefined)
+      : undefined;
     await addWorktree({
       git: this.#git,
       worktree,
       ref,
       commit: this.#commit,
     });
-    return new GitWorkspace({
+    const workspace = new GitWorkspace({
       record: { ...this.#record, ref, worktree, commit: this.#commit },
       settings: this.#settings,
     });
+    return found?.leftovers === undefined ? { workspace } : { workspace, leftovers: found.leftovers };
   }
 
   async merge(request: WorkspaceMergeRequest): Promise<WorkspaceMergeResult> {

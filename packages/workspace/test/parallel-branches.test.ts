@@ -1,7 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StageCompletedEvent } from '@attractor/engine';
-import { runDot } from '@attractor/engine/test';
+import { resumePipeline, runPipeline } from '@attractor/engine';
+import { graphFrom, runDot } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { describe, expect, it } from 'vitest';
 import { createWorkspaceProvider } from '../src/index.js';
@@ -121,5 +122,49 @@ describe('parallel branches in worktrees of their own (README "Workspaces")', ()
     });
     expect(none.result.status).toBe('success');
     expect(await git(repo, 'ls-tree', '--name-only', 'attractor/p4')).not.toContain('a.txt');
+  });
+
+  it('keeps what an interrupted branch left as a patch of the parallel stage when the run resumes', async () => {
+    const repo = await makeRepository();
+    const graph = graphFrom(
+      fanOut({
+        quick: 'echo quick > quick.txt',
+        slow: 'echo half > half.txt; while [ ! -e \\"$ATTRACTOR_LOGS_ROOT/go\\" ]; do sleep 0.05; done; echo full > slow.txt; rm half.txt',
+      }),
+    );
+    const logsRoot = join(repo, '.attractor', 'runs', 'p5');
+    const controller = new AbortController();
+    const half = join(logsRoot, 'workspace-branches', 'fan', 'slow', 'half.txt');
+    const first = await runPipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+      abortSignal: controller.signal,
+      onEvent: (event) => {
+        if (event.type === 'stage.started' && event.nodeId === 'slow') {
+          const wait = () => (existsSync(half) ? controller.abort() : setTimeout(wait, 20));
+          wait();
+        }
+      },
+    });
+    expect(first.status).toBe('cancelled');
+    writeFileSync(join(logsRoot, 'go'), '');
+    const resumed = await resumePipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+    });
+    expect(resumed.status).toBe('success');
+    const patch = readFileSync(
+      join(logsRoot, 'fan', 'branches', 'slow', 'interrupted-changes.patch'),
+      'utf8',
+    );
+    expect(patch).toContain('+++ b/half.txt');
+    expect(await git(repo, 'ls-tree', '--name-only', 'attractor/p5')).toContain('slow.txt');
+    expect(await git(repo, 'ls-tree', '--name-only', 'attractor/p5')).not.toContain('half.txt');
   });
 });
