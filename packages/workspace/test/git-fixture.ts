@@ -3,10 +3,14 @@
  * their own, and read back byte for byte (files, index, stash) to prove a run left them alone.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { type RunResult, resumePipeline, runPipeline } from '@attractor/engine';
 import { tempDir } from '@attractor/engine/test';
+import type { Graph } from '@attractor/graph';
+import { createDefaultRegistry } from '@attractor/handlers';
 import { execa } from 'execa';
+import { createWorkspaceProvider } from '../src/index.js';
 
 /** Runs git in `cwd` as the test's user and returns stdout. */
 export async function git(cwd: string, ...args: string[]): Promise<string> {
@@ -79,4 +83,40 @@ export async function snapshotCheckout(
   snapshot.stash = await git(root, 'stash', 'list');
   snapshot.status = await git(root, '--no-optional-locks', 'status', '--porcelain=v1', '-uall');
   return snapshot;
+}
+
+/**
+ * Runs `graph` with a git workspace, cancels it once the stage `nodeId` has written `waitFor` (a file its command
+ * writes before it waits for `$ATTRACTOR_LOGS_ROOT/go`), then writes `go` and resumes it.
+ */
+export async function interruptAndResume(options: {
+  readonly graph: Graph;
+  readonly repo: string;
+  readonly logsRoot: string;
+  readonly nodeId: string;
+  readonly waitFor: string;
+  /** Called between the interrupted run and the resume. */
+  readonly between?: () => void | Promise<void>;
+}): Promise<{ readonly first: RunResult; readonly resumed: RunResult }> {
+  const services = {
+    graph: options.graph,
+    registry: createDefaultRegistry(),
+    workdir: options.repo,
+    logsRoot: options.logsRoot,
+  };
+  const controller = new AbortController();
+  const first = await runPipeline({
+    ...services,
+    workspace: createWorkspaceProvider(),
+    abortSignal: controller.signal,
+    onEvent: (event) => {
+      if (event.type !== 'stage.started' || event.nodeId !== options.nodeId) return;
+      const wait = () => (existsSync(options.waitFor) ? controller.abort() : setTimeout(wait, 20));
+      wait();
+    },
+  });
+  await options.between?.();
+  writeFileSync(join(options.logsRoot, 'go'), '');
+  const resumed = await resumePipeline({ ...services, workspace: createWorkspaceProvider() });
+  return { first, resumed };
 }

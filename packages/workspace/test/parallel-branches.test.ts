@@ -1,12 +1,11 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StageCompletedEvent } from '@attractor/engine';
-import { resumePipeline, runPipeline } from '@attractor/engine';
 import { graphFrom, runDot } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { describe, expect, it } from 'vitest';
 import { createWorkspaceProvider } from '../src/index.js';
-import { git, makeRepository } from './git-fixture.js';
+import { git, interruptAndResume, makeRepository } from './git-fixture.js';
 
 function fanOut(
   branches: Readonly<Record<string, string>>,
@@ -133,31 +132,14 @@ describe('parallel branches in worktrees of their own (README "Workspaces")', ()
       }),
     );
     const logsRoot = join(repo, '.attractor', 'runs', 'p5');
-    const controller = new AbortController();
-    const half = join(logsRoot, 'workspace-branches', 'fan', 'slow', 'half.txt');
-    const first = await runPipeline({
+    const { first, resumed } = await interruptAndResume({
       graph,
-      registry: createDefaultRegistry(),
-      workdir: repo,
+      repo,
       logsRoot,
-      workspace: createWorkspaceProvider(),
-      abortSignal: controller.signal,
-      onEvent: (event) => {
-        if (event.type === 'stage.started' && event.nodeId === 'slow') {
-          const wait = () => (existsSync(half) ? controller.abort() : setTimeout(wait, 20));
-          wait();
-        }
-      },
+      nodeId: 'slow',
+      waitFor: join(logsRoot, 'workspace-branches', 'fan', 'slow', 'half.txt'),
     });
     expect(first.status).toBe('cancelled');
-    writeFileSync(join(logsRoot, 'go'), '');
-    const resumed = await resumePipeline({
-      graph,
-      registry: createDefaultRegistry(),
-      workdir: repo,
-      logsRoot,
-      workspace: createWorkspaceProvider(),
-    });
     expect(resumed.status).toBe('success');
     const patch = readFileSync(
       join(logsRoot, 'fan', 'branches', 'slow', 'interrupted-changes.patch'),

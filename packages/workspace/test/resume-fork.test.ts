@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { forkRun, resumePipeline, runPipeline } from '@attractor/engine';
+import { forkRun, runPipeline } from '@attractor/engine';
 import { graphFrom, tempDir } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { describe, expect, it } from 'vitest';
 import { applyRun, createWorkspaceProvider, workspaceRecordOf } from '../src/index.js';
-import { git, makeRepository } from './git-fixture.js';
+import { git, interruptAndResume, makeRepository } from './git-fixture.js';
 
 /** `write` leaves half.txt, then waits for a marker file unless it exists (the first run is interrupted there). */
 const PIPELINE = `digraph edits {
@@ -26,36 +26,20 @@ describe('resume and fork with files (README "Workspaces")', () => {
     const repo = await makeRepository();
     const graph = graphFrom(PIPELINE);
     const logsRoot = join(repo, '.attractor', 'runs', 'r1');
-    const controller = new AbortController();
-    const first = runPipeline({
+    const worktree = join(logsRoot, 'workspace');
+    let checkpointCommit = '';
+    const { first, resumed } = await interruptAndResume({
       graph,
-      registry: createDefaultRegistry(),
-      workdir: repo,
+      repo,
       logsRoot,
-      workspace: createWorkspaceProvider(),
-      abortSignal: controller.signal,
-      onEvent: (event) => {
-        if (event.type === 'stage.started' && event.nodeId === 'write') {
-          // Cancel once the command has written its half file.
-          const wait = () =>
-            existsSync(join(logsRoot, 'workspace', 'half.txt')) ? controller.abort() : setTimeout(wait, 20);
-          wait();
-        }
+      nodeId: 'write',
+      waitFor: join(worktree, 'half.txt'),
+      between: () => {
+        expect(existsSync(join(worktree, 'half.txt'))).toBe(true);
+        checkpointCommit = checkpointOf(logsRoot).workspace.commit;
       },
     });
-    expect((await first).status).toBe('cancelled');
-    const worktree = join(logsRoot, 'workspace');
-    expect(existsSync(join(worktree, 'half.txt'))).toBe(true);
-    const checkpointCommit = checkpointOf(logsRoot).workspace.commit;
-
-    writeFileSync(join(logsRoot, 'go'), '');
-    const resumed = await resumePipeline({
-      graph,
-      registry: createDefaultRegistry(),
-      workdir: repo,
-      logsRoot,
-      workspace: createWorkspaceProvider(),
-    });
+    expect(first.status).toBe('cancelled');
     expect(resumed.status).toBe('success');
     const patch = readFileSync(join(logsRoot, 'write', 'interrupted-changes.patch'), 'utf8');
     expect(patch).toContain('+++ b/half.txt');
