@@ -10,7 +10,7 @@ import { tempDir } from '@attractor/engine/test';
 import type { Graph } from '@attractor/graph';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { execa } from 'execa';
-import { createWorkspaceProvider } from '../src/index.js';
+import { createWorkspaceProvider, type WorkspaceMode } from '../src/index.js';
 
 /** Runs git in `cwd` as the test's user and returns stdout. */
 export async function git(cwd: string, ...args: string[]): Promise<string> {
@@ -97,6 +97,8 @@ export async function interruptAndResume(options: {
   readonly waitFor: string;
   /** Called between the interrupted run and the resume. */
   readonly between?: () => void | Promise<void>;
+  /** The first run's workspace mode (the resume gets the default provider). Default: git. */
+  readonly mode?: WorkspaceMode;
 }): Promise<{ readonly first: RunResult; readonly resumed: RunResult }> {
   const services = {
     graph: options.graph,
@@ -107,7 +109,7 @@ export async function interruptAndResume(options: {
   const controller = new AbortController();
   const first = await runPipeline({
     ...services,
-    workspace: createWorkspaceProvider(),
+    workspace: createWorkspaceProvider({ mode: options.mode ?? 'git' }),
     abortSignal: controller.signal,
     onEvent: (event) => {
       if (event.type !== 'stage.started' || event.nodeId !== options.nodeId) return;

@@ -151,4 +151,23 @@ describe('copy workspaces (README "Workspaces")', () => {
       applyRun({ record: checkpointOf(logsRoot).workspace, target: dir, method: 'merge' }),
     ).rejects.toThrow("apply the run's changes with --patch");
   });
+
+  it('resumes a run that worked in place (one started before workspaces, or in-place) in place', async () => {
+    const repo = await makeRepository();
+    const graph = graphFrom(PIPELINE);
+    const logsRoot = join(repo, '.attractor', 'runs', 'old');
+    const { first, resumed } = await interruptAndResume({
+      graph,
+      repo,
+      logsRoot,
+      nodeId: 'write',
+      waitFor: join(repo, 'half.txt'),
+      mode: 'in-place',
+    });
+    expect(first.status).toBe('cancelled');
+    expect(resumed.status).toBe('success');
+    expect(checkpointOf(logsRoot).workspace).toBeUndefined();
+    expect(readFileSync(join(repo, 'full.txt'), 'utf8')).toBe('full\n');
+    expect(await git(repo, 'branch', '--list', 'attractor/*')).toBe('');
+  });
 });
