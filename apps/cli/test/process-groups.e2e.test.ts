@@ -3,6 +3,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { isAlive } from './helpers/process-alive.js';
 
 // The first visit starts a grandchild that would run for a minute and waits for it; a later visit finishes at once.
 const PIPELINE = `digraph slow {
@@ -23,17 +24,6 @@ async function waitForFile(path: string, timeoutMs = 30_000): Promise<void> {
     }
     if (Date.now() > deadline) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** A zombie (the sandbox's init does not reap) counts as dead. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
   }
 }
 

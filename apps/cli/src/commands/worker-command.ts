@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import type { Interviewer } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
 import type { PrepareRun, WorkerEvent } from '@attractor/worker';
+import { claimInterrupt } from '../claim-interrupt.js';
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
@@ -121,12 +122,12 @@ export async function workerCommand(options: {
     `${colors.bold('attractor worker')} ${worker.id}: ${options.options.concurrency ?? 1} at a time; store ${catalog.location}; workdirs under ${workdirRoot}\n`,
   );
   await new Promise<void>((resolveStop) => {
-    const onSignal = (): void => {
+    const onSignal = claimInterrupt((): void => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       io.stderr.write(`worker ${worker.id}: stopping; its runs go back to the queue\n`);
       void worker.stop().then(resolveStop, resolveStop);
-    };
+    });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
