@@ -35,6 +35,10 @@ const unbundledCommands = new Set([
   './commands/serve-command.js',
   './commands/worker-command.js',
   './commands/queue-commands.js',
+  './commands/runs-command.js',
+  './commands/cancel-command.js',
+  './commands/retry-dead-command.js',
+  './commands/purge-command.js',
 ]);
 
 /** Chains the source map tsc wrote next to a module (`x.js.map`) into the bundle's. */

@@ -138,7 +138,8 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       const wrong = await attractor(['answer', runId, 'x'], { cwd: dir, env });
       expect(wrong.exitCode).toBe(2);
       expect(wrong.stderr).toContain('"x" is none of the options: S ([S] Ship), H ([H] Hold)');
-      const answered = await attractor(['answer', runId, 'ship'], { cwd: dir, env });
+      // By its label without the accelerator prefix (`[S] Ship`), as the README says an answer may be.
+      const answered = await attractor(['answer', runId, 'Ship'], { cwd: dir, env });
       expect(answered.exitCode, answered.stderr).toBe(0);
       const finished = await waiting;
       expect(finished.exitCode).toBe(0);

@@ -16,6 +16,7 @@ import { applyMigrations } from './migrations.js';
 import type { OrderedWriter } from './ordered-writer.js';
 import { liveLockCondition } from './postgres-run-lock.js';
 import { createPostgresRunStore, eventsChannel, type PostgresStoreContext } from './postgres-run-store.js';
+import { withTransaction } from './with-transaction.js';
 
 /** Options of {@link createPostgresRunCatalog}. */
 export interface PostgresRunCatalogOptions {
@@ -219,7 +220,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     return result.rows.map(toIndexEntry);
   };
 
-  return {
+  const catalog: PostgresRunCatalog = {
     location,
     schema: schemaName,
     migrate: ready,
@@ -258,6 +259,51 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       const [entry] = await queryIndex(['run_key = $1'], [runId], '');
       return entry;
     },
+    async removeRun(runId: string): Promise<boolean> {
+      if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
+      await ready();
+      await settled(runId);
+      const found = await pool.query<{ manifest: string | null }>(
+        `SELECT manifest FROM ${schema}.runs WHERE run_key = $1 AND parent_key IS NULL`,
+        [runId],
+      );
+      const row = found.rows[0];
+      if (row === undefined) return false;
+      const store = createPostgresRunStore(context, runId);
+      // Held while the rows go: a run a live runner holds is refused (RunLockedError), and none starts meanwhile.
+      const lock = await store.acquireLock({ since: new Date().toISOString() });
+      try {
+        await withTransaction(pool, async (client) => {
+          // The run and its child runs (keys `<run>/<stage>/<name>`, nested), found through the index's parent keys.
+          const tree = await client.query<{ run_key: string }>(
+            `WITH RECURSIVE tree(run_key) AS (
+               SELECT $1::text
+               UNION SELECT r.run_key FROM ${schema}.runs r JOIN tree t ON r.parent_key = t.run_key
+             )
+             SELECT run_key FROM tree
+             UNION SELECT run_key FROM ${schema}.runs WHERE starts_with(run_key, $1 || '/')`,
+            [runId],
+          );
+          const keys = tree.rows.map((key) => key.run_key);
+          for (const table of ['checkpoints', 'events', 'files', 'runs']) {
+            await client.query(`DELETE FROM ${schema}.${table} WHERE run_key = ANY($1::text[])`, [keys]);
+          }
+          await client.query(
+            `DELETE FROM ${schema}.run_locks WHERE run_key = ANY($1::text[]) AND run_key <> $2`,
+            [keys, runId],
+          );
+        });
+      } finally {
+        await lock.release();
+        await store.close();
+      }
+      // The run a loop_restart continued here (`<location>#<run id>`) is not listed on its own: it goes too.
+      const previous = readRestartedFrom(row.manifest);
+      if (previous !== undefined && previous !== runId && RUN_ID_PATTERN.test(previous)) {
+        await catalog.removeRun(previous);
+      }
+      return true;
+    },
     subscribeEvents(listener) {
       eventListeners.add(listener);
       listen();
@@ -279,6 +325,20 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       await pool.end();
     },
   };
+  return catalog;
+}
+
+/** The run id a manifest's `restarted_from` names (`<location>#<run id>`, or a bare id), if any. */
+function readRestartedFrom(manifest: string | null): string | undefined {
+  if (manifest === null) return undefined;
+  try {
+    const from = (JSON.parse(manifest) as { restarted_from?: unknown }).restarted_from;
+    if (typeof from !== 'string') return undefined;
+    const id = from.slice(from.lastIndexOf('#') + 1);
+    return id.includes('/') ? undefined : id;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A `runs` row as `listRuns` selects it. */

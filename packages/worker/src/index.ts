@@ -14,7 +14,7 @@ export type { ProcessGroupGuard } from './process-group-guard.js';
 export { startProcessGroupGuard } from './process-group-guard.js';
 export { describeQueueLocation, QUEUE_SETTING } from './queue-location.js';
 export { CANCEL_CHANNEL, DEAD_RUN_QUEUE_NAME, QUEUE_SCHEMA, RUN_QUEUE_NAME } from './queue-tables.js';
-export type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
+export type { QueuedRun, QueuedRunState, QueuedRunSummary, RunRequest } from './queued-run.js';
 export type {
   ConnectRunQueueOptions,
   EnqueueRunOptions,

@@ -39,6 +39,9 @@ const MIGRATIONS: readonly string[] = [
      updated_at timestamptz NOT NULL DEFAULT now()
    )`,
   `CREATE INDEX IF NOT EXISTS runs_state_idx ON ${QUEUE_SCHEMA}.runs (state)`,
+  // When the run's job went to the dead letter queue (the run failed outside its pipeline); cleared when it is queued
+  // again.
+  `ALTER TABLE ${QUEUE_SCHEMA}.runs ADD COLUMN IF NOT EXISTS dead_at timestamptz`,
 ];
 
 /** Creates the schema and table when missing; safe to call from many processes at once (advisory lock). */
@@ -73,6 +76,7 @@ export interface QueuedRunRow {
   deadline_at: Date | null;
   answers: QueuedRun['answers'];
   error: string | null;
+  dead_at: Date | null;
 }
 
 /** A row as a {@link QueuedRun}. */
@@ -91,5 +95,6 @@ export function toQueuedRun(row: QueuedRunRow): QueuedRun {
     ...(row.deadline_at === null ? {} : { deadlineAt: row.deadline_at.toISOString() }),
     answers: row.answers,
     ...(row.error === null ? {} : { error: row.error }),
+    ...(row.dead_at === null || row.dead_at === undefined ? {} : { deadAt: row.dead_at.toISOString() }),
   };
 }

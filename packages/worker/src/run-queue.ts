@@ -19,7 +19,7 @@ import {
   RUN_QUEUE_NAME,
   toQueuedRun,
 } from './queue-tables.js';
-import type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
+import type { QueuedRun, QueuedRunState, QueuedRunSummary, RunRequest } from './queued-run.js';
 
 /** Why a run job was sent: a new run, an answer, a gate's deadline, or a worker that stopped and handed it back. */
 export type RunJobTrigger = 'start' | 'answer' | 'timeout' | 'requeue' | 'resume';
@@ -97,6 +97,19 @@ export interface RunQueue {
   /** Runs the queue knows, newest first, optionally of one state. */
   listRuns(filter?: { readonly state?: QueuedRunState; readonly limit?: number }): Promise<QueuedRun[]>;
   /**
+   * Every run the queue knows, newest first, without its request (a listing of 10,000 runs reads about 1 MB): where it
+   * stands, the gate it waits at, why it failed, whether it was dead-lettered. With `dead`, only runs that are (true)
+   * or are not (false) dead-lettered.
+   */
+  listRunStates(filter?: { readonly dead?: boolean }): Promise<QueuedRunSummary[]>;
+  /**
+   * Forgets a run that ended (`success`, `fail`, `cancelled`): removes its row. A run still queued, running or waiting
+   * at a gate is kept. Resolves with whether the row was removed and the state the run was in (undefined: unknown).
+   */
+  removeRun(options: {
+    readonly runId: string;
+  }): Promise<{ readonly removed: boolean; readonly state: QueuedRunState | undefined }>;
+  /**
    * Answers the human gate a suspended run waits at and queues the run again: a worker resumes it with this answer.
    * `text` is an option's key (any case), label or target node id; yes/no; or the text of a freeform question.
    * @throws {AnswerRefusedError} when the run is unknown, waits at no gate, or `text` matches no option.
@@ -139,7 +152,8 @@ export interface RunQueue {
     readonly error?: string;
   }): Promise<void>;
   /**
-   * Marks a run failed with `error` when it is still `queued` or `running` (its job went to the dead letter queue),
+   * Marks a run failed and dead-lettered (`deadAt`) with `error` when it is still `queued` or `running` (its job went
+   * to the dead letter queue),
    * or, with `questionId`, `waiting` at that question (the dead job was that gate's deadline job: no other job would
    * ever apply the deadline). Resolves with false when it is in another state (ended, cancelled, waiting at a gate
    * whose deadline job is still to come). Internal (the worker).
@@ -292,6 +306,27 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       );
       return rows.map(toQueuedRun);
     },
+    async listRunStates(filter = {}) {
+      const { rows } = await pool.query<SummaryRow>(
+        `SELECT run_id, state, enqueued_at, started_at, ended_at, worker, question->>'stage' AS waiting_at, error, dead_at,
+                substring(request->>'source' from 'digraph\\s+"?([A-Za-z0-9_.-]+)') AS graph_name
+         FROM ${QUEUE_SCHEMA}.runs
+         WHERE $1::boolean IS NULL OR (dead_at IS NOT NULL) = $1
+         ORDER BY enqueued_at DESC, run_id DESC`,
+        [filter.dead ?? null],
+      );
+      return rows.map(toSummary);
+    },
+    async removeRun({ runId }) {
+      const { rows } = await pool.query<{ state: QueuedRunState; removed: boolean }>(
+        `WITH found AS (SELECT state FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1),
+              removed AS (DELETE FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1 AND state IN ('success', 'fail', 'cancelled') RETURNING run_id)
+         SELECT found.state, EXISTS (SELECT 1 FROM removed) AS removed FROM found`,
+        [runId],
+      );
+      const row = rows[0];
+      return { removed: row?.removed === true, state: row?.state };
+    },
     async answerRun({ runId, text }) {
       return inTransaction(async (client, db) => {
         const { rows } = await client.query<QueuedRunRow>(
@@ -374,7 +409,7 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
           });
         }
         await client.query(
-          `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'queued', error = NULL, ended_at = NULL, updated_at = now() WHERE run_id = $1`,
+          `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'queued', error = NULL, ended_at = NULL, dead_at = NULL, updated_at = now() WHERE run_id = $1`,
           [runId],
         );
         await send(db, { runId, trigger: 'resume' });
@@ -408,7 +443,7 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
     },
     async failRun({ runId, error, questionId }) {
       const result = await pool.query(
-        `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'fail', error = $2, ended_at = now(), updated_at = now() WHERE run_id = $1 AND (state IN ('queued', 'running') OR (state = 'waiting' AND question->>'id' = $3::text))`,
+        `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'fail', error = $2, ended_at = now(), dead_at = now(), updated_at = now() WHERE run_id = $1 AND (state IN ('queued', 'running') OR (state = 'waiting' AND question->>'id' = $3::text))`,
         [runId, error, questionId ?? null],
       );
       return result.rowCount === 1;
@@ -424,6 +459,35 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       await boss.stop({ graceful: false, timeout: 1000 }).catch(() => undefined);
       await pool.end().catch(() => undefined);
     },
+  };
+}
+
+/** The columns `listRunStates` selects. */
+interface SummaryRow {
+  run_id: string;
+  state: QueuedRunState;
+  enqueued_at: Date;
+  started_at: Date | null;
+  ended_at: Date | null;
+  worker: string | null;
+  waiting_at: string | null;
+  error: string | null;
+  dead_at: Date | null;
+  graph_name: string | null;
+}
+
+function toSummary(row: SummaryRow): QueuedRunSummary {
+  return {
+    runId: row.run_id,
+    state: row.state,
+    graphName: row.graph_name ?? '',
+    enqueuedAt: row.enqueued_at.toISOString(),
+    ...(row.started_at === null ? {} : { startedAt: row.started_at.toISOString() }),
+    ...(row.ended_at === null ? {} : { endedAt: row.ended_at.toISOString() }),
+    ...(row.worker === null ? {} : { worker: row.worker }),
+    ...(row.state === 'waiting' && row.waiting_at !== null ? { waitingAt: row.waiting_at } : {}),
+    ...(row.error === null ? {} : { error: row.error }),
+    ...(row.dead_at === null ? {} : { deadAt: row.dead_at.toISOString() }),
   };
 }
 
