@@ -8,6 +8,8 @@
 //
 //   dist/attractor.mjs         bin.js + main.js + commander + picocolors (what every command needs)
 //   dist/chunks/validate-*.mjs validate-command.js and everything it imports, loaded only by `attractor validate`
+//   dist/chunks/runs-*.mjs     runs-command.js and the parts of the engine, store and queue reader it uses, loaded
+//                              only by `attractor runs` (a listing of 10,000 runs must start fast: no Ohm, no pg-boss)
 //
 // The other commands stay unbundled: their modules (dist/commands/*-command.js, as tsc wrote them) are imported
 // from the bundle by relative path and load @attractor/engine, handlers, server, ... from node_modules as usual, so
@@ -26,7 +28,7 @@ import { rolldown } from 'rolldown';
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const entry = join(dist, 'bin.js');
 // The command modules `main.js` imports lazily (`await import(...)`) that stay unbundled: every command but
-// `validate`. A command added to main.ts is bundled until it is listed here; test/startup.e2e.test.ts checks what
+// `validate` and `runs`. A command added to main.ts is bundled until it is listed here; test/startup.e2e.test.ts checks what
 // `validate` and `run` load.
 const unbundledCommands = new Set([
   './commands/run-command.js',
@@ -35,7 +37,6 @@ const unbundledCommands = new Set([
   './commands/serve-command.js',
   './commands/worker-command.js',
   './commands/queue-commands.js',
-  './commands/runs-command.js',
   './commands/cancel-command.js',
   './commands/retry-dead-command.js',
   './commands/purge-command.js',
@@ -60,7 +61,10 @@ const bundle = await rolldown({
   input: { attractor: entry },
   platform: 'node',
   external: (id, importer) =>
-    id.startsWith('node:') || (importer === join(dist, 'main.js') && unbundledCommands.has(id)),
+    id.startsWith('node:') ||
+    // pg's optional native client, required only when asked for (never here).
+    id === 'pg-native' ||
+    (importer === join(dist, 'main.js') && unbundledCommands.has(id)),
   plugins: [inputSourceMaps],
   logLevel: 'warn',
 });

@@ -199,16 +199,15 @@ function writeRunIndex(root: string, runs: Readonly<Record<string, IndexedRun>>)
   }
 }
 
-/** A run directory's identity and last change (inode and modification time, in nanoseconds), or undefined if gone. */
+/**
+ * A run directory's identity and last change (inode and modification time in milliseconds with its fraction, about a
+ * microsecond's resolution), or undefined if it is gone.
+ */
 function directoryStamp(
   directory: string,
 ): { readonly key: string; readonly modifiedMs: number } | undefined {
-  try {
-    const stat = statSync(directory, { bigint: true });
-    return { key: `${stat.ino}:${stat.mtimeNs}`, modifiedMs: Number(stat.mtimeNs / 1_000_000n) };
-  } catch {
-    return undefined;
-  }
+  const stat = statSync(directory, { throwIfNoEntry: false });
+  return stat === undefined ? undefined : { key: `${stat.ino}:${stat.mtimeMs}`, modifiedMs: stat.mtimeMs };
 }
 
 /** The file store of a run directory, creating nothing until it is written. */

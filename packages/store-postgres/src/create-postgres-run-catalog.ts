@@ -203,8 +203,11 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     limit: string,
   ): Promise<RunIndexEntry[]> => {
     const result = await pool.query<IndexRow>(
-      `SELECT * FROM (
-         SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, r.ended_at, r.tokens, r.cost_usd,
+      `SELECT run_key, graph_name, goal, current_node, started, ended, tokens, cost_usd, parent_run_id, forked_from,
+              status
+       FROM (
+         SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, ${isoText('r.started_at')} AS started,
+                ${isoText('r.ended_at')} AS ended, r.tokens, r.cost_usd,
                 r.parent_run_id, r.forked_from,
                 CASE WHEN r.status = 'running' AND NOT EXISTS (
                        SELECT 1 FROM ${schema}.run_locks l WHERE l.run_key = r.run_key AND ${liveLockCondition('l')})
@@ -341,6 +344,14 @@ function readRestartedFrom(manifest: string | null): string | undefined {
   }
 }
 
+/**
+ * A timestamp column as ISO-8601 text in UTC with milliseconds (`toISOString`'s form), formatted by the server: a
+ * listing of 10,000 runs then parses no dates.
+ */
+function isoText(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 /** A `runs` row as `listRuns` selects it. */
 interface IndexRow {
   readonly run_key: string;
@@ -348,8 +359,8 @@ interface IndexRow {
   readonly goal: string | null;
   readonly status: RunIndexStatus;
   readonly current_node: string | null;
-  readonly started_at: Date | null;
-  readonly ended_at: Date | null;
+  readonly started: string | null;
+  readonly ended: string | null;
   readonly tokens: string;
   readonly cost_usd: number;
   readonly parent_run_id: string | null;
@@ -363,9 +374,9 @@ function toIndexEntry(row: IndexRow): RunIndexEntry {
     graphName: row.graph_name,
     goal: row.goal ?? '',
     status: row.status,
-    startedAt: row.started_at?.toISOString() ?? '',
+    startedAt: row.started ?? '',
     ...(row.current_node === null ? {} : { currentNode: row.current_node }),
-    ...(row.ended_at === null ? {} : { endedAt: row.ended_at.toISOString() }),
+    ...(row.ended === null ? {} : { endedAt: row.ended }),
     ...(tokens > 0 ? { tokens } : {}),
     ...(row.cost_usd > 0 ? { costUsd: row.cost_usd } : {}),
     ...(row.parent_run_id === null ? {} : { parentRunId: row.parent_run_id }),

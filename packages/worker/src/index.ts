@@ -24,5 +24,7 @@ export type {
   RunQueueJobOptions,
 } from './run-queue.js';
 export { connectRunQueue } from './run-queue.js';
+export type { RunQueueReader, RunStatesFilter } from './run-queue-reader.js';
+export { openRunQueueReader } from './run-queue-reader.js';
 export type { RunningWorker, StartWorkerOptions, WorkerEvent } from './start-worker.js';
 export { startWorker } from './start-worker.js';

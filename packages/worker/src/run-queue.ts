@@ -20,6 +20,7 @@ import {
   toQueuedRun,
 } from './queue-tables.js';
 import type { QueuedRun, QueuedRunState, QueuedRunSummary, RunRequest } from './queued-run.js';
+import { type RunQueueReader, type RunStatesFilter, selectRun, selectRunStates } from './run-queue-reader.js';
 
 /** Why a run job was sent: a new run, an answer, a gate's deadline, or a worker that stopped and handed it back. */
 export type RunJobTrigger = 'start' | 'answer' | 'timeout' | 'requeue' | 'resume';
@@ -96,12 +97,8 @@ export interface RunQueue {
   readRun(runId: string): Promise<QueuedRun | undefined>;
   /** Runs the queue knows, newest first, optionally of one state. */
   listRuns(filter?: { readonly state?: QueuedRunState; readonly limit?: number }): Promise<QueuedRun[]>;
-  /**
-   * Every run the queue knows, newest first, without its request (a listing of 10,000 runs reads about 1 MB): where it
-   * stands, the gate it waits at, why it failed, whether it was dead-lettered. With `dead`, only runs that are (true)
-   * or are not (false) dead-lettered.
-   */
-  listRunStates(filter?: { readonly dead?: boolean }): Promise<QueuedRunSummary[]>;
+  /** As {@link RunQueueReader.listRunStates}. */
+  listRunStates(filter?: RunStatesFilter): Promise<QueuedRunSummary[]>;
   /**
    * Forgets a run that ended (`success`, `fail`, `cancelled`): removes its row. A run still queued, running or waiting
    * at a gate is kept. Resolves with whether the row was removed and the state the run was in (undefined: unknown).
@@ -292,13 +289,7 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       });
       return runId;
     },
-    async readRun(runId) {
-      const { rows } = await pool.query<QueuedRunRow>(
-        `SELECT * FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1`,
-        [runId],
-      );
-      return rows[0] === undefined ? undefined : toQueuedRun(rows[0]);
-    },
+    readRun: (runId) => selectRun(pool, runId),
     async listRuns(filter = {}) {
       const { rows } = await pool.query<QueuedRunRow>(
         `SELECT * FROM ${QUEUE_SCHEMA}.runs WHERE ($1::text IS NULL OR state = $1) ORDER BY enqueued_at DESC, run_id DESC LIMIT $2`,
@@ -306,17 +297,7 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       );
       return rows.map(toQueuedRun);
     },
-    async listRunStates(filter = {}) {
-      const { rows } = await pool.query<SummaryRow>(
-        `SELECT run_id, state, enqueued_at, started_at, ended_at, worker, question->>'stage' AS waiting_at, error, dead_at,
-                substring(request->>'source' from 'digraph\\s+"?([A-Za-z0-9_.-]+)') AS graph_name
-         FROM ${QUEUE_SCHEMA}.runs
-         WHERE $1::boolean IS NULL OR (dead_at IS NOT NULL) = $1
-         ORDER BY enqueued_at DESC, run_id DESC`,
-        [filter.dead ?? null],
-      );
-      return rows.map(toSummary);
-    },
+    listRunStates: (filter) => selectRunStates(pool, filter),
     async removeRun({ runId }) {
       const { rows } = await pool.query<{ state: QueuedRunState; removed: boolean }>(
         `WITH found AS (SELECT state FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1),
@@ -459,35 +440,6 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       await boss.stop({ graceful: false, timeout: 1000 }).catch(() => undefined);
       await pool.end().catch(() => undefined);
     },
-  };
-}
-
-/** The columns `listRunStates` selects. */
-interface SummaryRow {
-  run_id: string;
-  state: QueuedRunState;
-  enqueued_at: Date;
-  started_at: Date | null;
-  ended_at: Date | null;
-  worker: string | null;
-  waiting_at: string | null;
-  error: string | null;
-  dead_at: Date | null;
-  graph_name: string | null;
-}
-
-function toSummary(row: SummaryRow): QueuedRunSummary {
-  return {
-    runId: row.run_id,
-    state: row.state,
-    graphName: row.graph_name ?? '',
-    enqueuedAt: row.enqueued_at.toISOString(),
-    ...(row.started_at === null ? {} : { startedAt: row.started_at.toISOString() }),
-    ...(row.ended_at === null ? {} : { endedAt: row.ended_at.toISOString() }),
-    ...(row.worker === null ? {} : { worker: row.worker }),
-    ...(row.state === 'waiting' && row.waiting_at !== null ? { waitingAt: row.waiting_at } : {}),
-    ...(row.error === null ? {} : { error: row.error }),
-    ...(row.dead_at === null ? {} : { deadAt: row.dead_at.toISOString() }),
   };
 }
 

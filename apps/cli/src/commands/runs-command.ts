@@ -12,7 +12,7 @@ import {
   type SharedRunStatus,
 } from '../shared/list-shared-runs.js';
 import {
-  connectQueueOrExplain,
+  openQueueReaderOrExplain,
   openRunCatalog,
   queueUrlOf,
   requireStoreUrl,
@@ -45,7 +45,7 @@ export async function runsCommand(options: {
         'Dead letters are kept by the run queue: pass --queue <url> or set ATTRACTOR_QUEUE_URL to list runs with --status dead.',
     });
   }
-  const queue = queueUrl === undefined ? undefined : await connectQueueOrExplain(queueUrl);
+  const queue = queueUrl === undefined ? undefined : await openQueueReaderOrExplain(queueUrl);
   const catalog =
     storeUrl === undefined
       ? undefined

@@ -4,7 +4,7 @@
  * that failed outside its pipeline or was dead-lettered), newest first.
  */
 import type { RunCatalog } from '@attractor/engine';
-import type { QueuedRunSummary, RunQueue } from '@attractor/worker';
+import type { QueuedRunSummary, RunQueueReader } from '@attractor/worker';
 
 /**
  * Where a listed run stands: the run index's statuses, `queued` (waiting for a worker), and `dead` (its job went to
@@ -55,7 +55,7 @@ export interface SharedRunEntry {
  */
 export async function listSharedRuns(options: {
   readonly catalog?: RunCatalog;
-  readonly queue?: RunQueue;
+  readonly queue?: Pick<RunQueueReader, 'listRunStates'>;
   readonly graph?: string;
 }): Promise<SharedRunEntry[]> {
   const { catalog, queue } = options;

@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
-import type { RunQueue } from '@attractor/worker';
+import type { RunQueue, RunQueueReader } from '@attractor/worker';
 import { quoteArgument } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
@@ -119,7 +119,7 @@ export type OpenedCatalog = RunCatalog;
  */
 export async function openRunCatalog(url: string, io: CliIo): Promise<OpenedCatalog> {
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const { createPostgresRunCatalog } = await import('@attractor/store-postgres');
+    const { createPostgresRunCatalog } = await import('./open-postgres-catalog.js');
     let catalog: RunCatalog;
     try {
       catalog = createPostgresRunCatalog({ connectionString: url });
@@ -170,9 +170,24 @@ function storeUnavailable(error: unknown, url: string): CliError {
  * @throws {CliError} `CLI_SERVICE_UNAVAILABLE` (exit 1) or `CLI_USAGE` for a URL that is not PostgreSQL's.
  */
 export async function connectQueueOrExplain(url: string): Promise<RunQueue> {
-  const { connectRunQueue, QueueUnavailableError } = await import('@attractor/worker');
+  const { connectRunQueue, QueueUnavailableError } = await import('./connect-queue.js');
   try {
     return await connectRunQueue({ url });
+  } catch (error) {
+    if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
+    throw error;
+  }
+}
+
+/**
+ * Opens a read-only view of the run queue (no pg-boss: what `runs` needs), turning an unreachable or refusing server
+ * into a one-line error that names the setting.
+ * @throws {CliError} `CLI_SERVICE_UNAVAILABLE` (exit 1) or `CLI_USAGE` for a URL that is not PostgreSQL's.
+ */
+export async function openQueueReaderOrExplain(url: string): Promise<RunQueueReader> {
+  const { openRunQueueReader, QueueUnavailableError } = await import('./open-queue-reader.js');
+  try {
+    return await openRunQueueReader({ url });
   } catch (error) {
     if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
     throw error;
