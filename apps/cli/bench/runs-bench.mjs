@@ -73,7 +73,14 @@ async function writeRun(catalog, index) {
           artifactCount: 0,
           completedCount: 3,
         }
-      : { seq: 2, timestamp: run.startedAt, runId: run.runId, type: 'pipeline.failed', error: 'tests failed', durationMs: 1000 },
+      : {
+          seq: 2,
+          timestamp: run.startedAt,
+          runId: run.runId,
+          type: 'pipeline.failed',
+          error: 'tests failed',
+          durationMs: 1000,
+        },
   ]);
   await store.close();
 }
@@ -112,10 +119,14 @@ let started = Date.now();
 await writeRuns(createFileRunCatalog(fileStore), 1);
 console.error(`created ${RUNS} runs in ${fileStore} in ${Date.now() - started} ms`);
 results.push(measure('--version (CLI start)', ['--version']));
-results.push(measure(`runs, file store, first listing (builds the index)`, ['runs', '--store', fileStore], {}, 1));
+results.push(
+  measure(`runs, file store, first listing (builds the index)`, ['runs', '--store', fileStore], {}, 1),
+);
 results.push(measure(`runs, file store (${RUNS} runs)`, ['runs', '--store', fileStore]));
 results.push(measure(`runs --status fail, file store`, ['runs', '--store', fileStore, '--status', 'fail']));
-results.push(measure(`runs --json --page 100, file store`, ['runs', '--store', fileStore, '--json', '--page', '100']));
+results.push(
+  measure(`runs --json --page 100, file store`, ['runs', '--store', fileStore, '--json', '--page', '100']),
+);
 
 const unavailable = postgresUnavailableReason();
 if (unavailable !== undefined) {
@@ -136,7 +147,12 @@ if (unavailable !== undefined) {
               state, started::timestamptz, started::timestamptz, started::timestamptz + interval '1 second', 'bench-worker',
               CASE WHEN state = 'fail' THEN 'tests failed' END
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS run(id, graph, state, started)`,
-      [runs.map((run) => run.runId), runs.map((run) => run.graph), runs.map((run) => run.state), runs.map((run) => run.startedAt)],
+      [
+        runs.map((run) => run.runId),
+        runs.map((run) => run.graph),
+        runs.map((run) => run.state),
+        runs.map((run) => run.startedAt),
+      ],
     );
     await queue.close();
     console.error(`created ${RUNS} runs in PostgreSQL (store and queue) in ${Date.now() - started} ms`);
@@ -146,7 +162,15 @@ if (unavailable !== undefined) {
     );
     results.push(measure(`runs, PostgreSQL queue only`, ['runs', '--queue', server.url]));
     results.push(
-      measure(`runs --status dead, store + queue`, ['runs', '--store', server.url, '--queue', server.url, '--status', 'dead']),
+      measure(`runs --status dead, store + queue`, [
+        'runs',
+        '--store',
+        server.url,
+        '--queue',
+        server.url,
+        '--status',
+        'dead',
+      ]),
     );
   } finally {
     await server.stop();

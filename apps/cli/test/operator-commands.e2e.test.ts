@@ -267,7 +267,7 @@ describe.skipIf(!available)('dead letters and cancels on the PostgreSQL queue', 
     const queue = await connectRunQueue({ url: server.url });
     const reason = "the run's job failed 6 times: the worker's process died (exit by SIGKILL)";
     try {
-      expect(await queue.failRun({ runId, error: reason })).toBe(true);
+      expect(await queue.failRun({ runId, error: reason, deadLettered: true })).toBe(true);
     } finally {
       await queue.close();
     }

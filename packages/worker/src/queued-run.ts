@@ -57,6 +57,11 @@ export interface QueuedRun {
   /** Why it failed outside the pipeline (e.g. the graph no longer parses), when it did. */
   readonly error?: string;
   /**
+   * How many times the process executing it died (killed, out of memory) since it was enqueued or last resumed;
+   * absent when never. A worker ends the run once this reaches its `maxExecutorCrashes`.
+   */
+  readonly crashes?: number;
+  /**
    * When its job went to the dead letter queue (ISO-8601): it failed more times than the queue's retry limit allows
    * (`error` says why). Cleared when the run is queued again (`resumeRun`, `attractor retry-dead`).
    */
