@@ -224,7 +224,7 @@ async function cancelInCatalog(options: {
       throw new CliError({
         code: 'CLI_SERVICE_UNAVAILABLE',
         exitCode: 1,
-        message: `Run ${shown} is still running ${STOP_WAIT_MS / 1000} s after its runner (process ${holder?.pid ?? '?'} on host ${holder?.host ?? '?'}) was asked to stop. A runner older than this version does not look for the request: stop it with Ctrl-C in its terminal.`,
+        message: `Run ${shown} is still running ${STOP_WAIT_MS / 1000} s after its runner (process ${holder?.pid ?? '?'} on host ${holder?.host ?? '?'}) was asked to stop. A run of \`attractor worker\` is cancelled through its queue (--queue <url>); a runner older than this version does not look for the request: stop it with Ctrl-C in its terminal.`,
       });
     }
     if (stopped.status === 'interrupted') {
