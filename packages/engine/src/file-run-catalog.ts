@@ -101,8 +101,9 @@ export function createFileRunCatalog(runsDirectory: string, options: FileRunCata
     },
     async listRuns(filter = {}) {
       const index = readRunIndex(root);
-      const kept: Record<string, IndexedRun> = {};
-      let changed = false;
+      /** Runs whose index entry still holds, and settled runs read now (to index). */
+      const still: string[] = [];
+      const fresh = new Map<string, IndexedRun>();
       const entries: RunIndexEntry[] = [];
       const nowMs = Date.now();
       for (const runId of listRunIds(root)) {
@@ -114,13 +115,12 @@ export function createFileRunCatalog(runsDirectory: string, options: FileRunCata
         let entry: RunIndexEntry | undefined | null;
         if (indexed !== undefined && indexed.stamp === stamp.key) {
           entry = indexed.entry;
-          kept[runId] = indexed;
+          still.push(runId);
         } else {
           const read = await readIndexEntry(directory, runId, options.staleLockMs);
           entry = read.entry;
           if (read.settled && nowMs - stamp.modifiedMs > SETTLE_MS) {
-            kept[runId] = { stamp: stamp.key, entry: entry ?? null };
-            changed = true;
+            fresh.set(runId, { stamp: stamp.key, entry: entry ?? null });
           }
         }
         if (entry === undefined || entry === null) continue;
@@ -128,7 +128,12 @@ export function createFileRunCatalog(runsDirectory: string, options: FileRunCata
         if (filter.graph !== undefined && entry.graphName !== filter.graph) continue;
         entries.push(entry);
       }
-      if (changed || Object.keys(index).length !== Object.keys(kept).length) writeRunIndex(root, kept);
+      // Written only when it changed: a run indexed or read again, or one gone.
+      if (fresh.size > 0 || still.length !== Object.keys(index).length) {
+        const kept: Record<string, IndexedRun> = Object.fromEntries(fresh);
+        for (const runId of still) kept[runId] = index[runId]!;
+        writeRunIndex(root, kept);
+      }
       entries.sort((left, right) =>
         left.startedAt === right.startedAt
           ? compare(right.runId, left.runId)
