@@ -8,6 +8,11 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// Ctrl-C from the first line on exits with 130 (not by the signal, which a caller sees as a crash): until the bundle
+// has installed its own handler (src/bin.ts), this one does.
+const exitOnEarlyInterrupt = () => process.exit(130);
+process.on('SIGINT', exitOnEarlyInterrupt);
+
 const REQUIRED_NODE_MAJOR = 22;
 if (Number(process.versions.node.split('.')[0]) < REQUIRED_NODE_MAJOR) {
   // The README's set-up puts Node 24 in .tools/node24 at the repository root, in front of PATH for one shell only.
@@ -23,6 +28,7 @@ if (Number(process.versions.node.split('.')[0]) < REQUIRED_NODE_MAJOR) {
 }
 try {
   await import('../dist/attractor.mjs');
+  process.off('SIGINT', exitOnEarlyInterrupt);
 } catch (error) {
   if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('attractor.mjs')) {
     process.stderr.write(

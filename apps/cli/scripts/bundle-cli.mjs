@@ -8,6 +8,9 @@
 //
 //   dist/attractor.mjs         bin.js + main.js + commander + picocolors (what every command needs)
 //   dist/chunks/validate-*.mjs validate-command.js and everything it imports, loaded only by `attractor validate`
+//   dist/runs/runs-command.mjs runs-command.js and the parts of the engine, store and queue reader it uses (and its
+//                              chunks), loaded only by `attractor runs` (a listing of 10,000 runs must start fast:
+//                              no Ohm, no pg-boss); a bundle of its own, sharing no chunk with `validate`'s
 //
 // The other commands stay unbundled: their modules (dist/commands/*-command.js, as tsc wrote them) are imported
 // from the bundle by relative path and load @attractor/engine, handlers, server, ... from node_modules as usual, so
@@ -19,14 +22,14 @@
 // (`node --enable-source-maps` prints them in a stack trace); without it, stack frames name the bundled functions
 // and each module's region is marked with its original path.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const entry = join(dist, 'bin.js');
 // The command modules `main.js` imports lazily (`await import(...)`) that stay unbundled: every command but
-// `validate`. A command added to main.ts is bundled until it is listed here; test/startup.e2e.test.ts checks what
+// `validate` and `runs`. A command added to main.ts is bundled until it is listed here; test/startup.e2e.test.ts checks what
 // `validate` and `run` load.
 const unbundledCommands = new Set([
   './commands/run-command.js',
@@ -39,6 +42,9 @@ const unbundledCommands = new Set([
   './commands/lsp-command.js',
   './commands/fmt-command.js',
   './commands/init-command.js',
+  './commands/cancel-command.js',
+  './commands/retry-dead-command.js',
+  './commands/purge-command.js',
 ]);
 
 /** Chains the source map tsc wrote next to a module (`x.js.map`) into the bundle's. */
@@ -55,12 +61,26 @@ const inputSourceMaps = {
   },
 };
 
+/**
+ * Commands bundled on their own (their own entry, their own chunks), not in the main bundle's chunks: `runs` needs
+ * zod, which `validate` needs too, and a chunk the two shared would make `validate` load one file more. main.js's
+ * `import('./commands/runs-command.js')` is rewritten to the separate bundle.
+ */
+const separatelyBundled = new Map([['./commands/runs-command.js', './runs/runs-command.mjs']]);
+
+const external = (id) =>
+  id.startsWith('node:') ||
+  // pg's optional native client, required only when asked for (never here).
+  id === 'pg-native';
+
 rmSync(join(dist, 'chunks'), { recursive: true, force: true });
+rmSync(join(dist, 'runs'), { recursive: true, force: true });
 const bundle = await rolldown({
   input: { attractor: entry },
   platform: 'node',
   external: (id, importer) =>
-    id.startsWith('node:') || (importer === join(dist, 'main.js') && unbundledCommands.has(id)),
+    external(id) ||
+    (importer === join(dist, 'main.js') && (unbundledCommands.has(id) || separatelyBundled.has(id))),
   plugins: [inputSourceMaps],
   logLevel: 'warn',
 });
@@ -70,5 +90,30 @@ await bundle.write({
   sourcemap: true,
   entryFileNames: '[name].mjs',
   chunkFileNames: 'chunks/[name]-[hash].mjs',
+  // External ids arrive resolved (absolute paths of dist/): each becomes a path relative to dist/attractor.mjs, a
+  // separately bundled command its bundle's.
+  paths: (id) => {
+    if (!isAbsolute(id)) return id;
+    const path = `./${relative(dist, id).split(sep).join('/')}`;
+    return separatelyBundled.get(path) ?? path;
+  },
 });
 await bundle.close();
+
+for (const [command, bundled] of separatelyBundled) {
+  const commandBundle = await rolldown({
+    input: { [basename(bundled, '.mjs')]: join(dist, command) },
+    platform: 'node',
+    external,
+    plugins: [inputSourceMaps],
+    logLevel: 'warn',
+  });
+  await commandBundle.write({
+    dir: join(dist, dirname(bundled)),
+    format: 'esm',
+    sourcemap: true,
+    entryFileNames: '[name].mjs',
+    chunkFileNames: 'chunks/[name]-[hash].mjs',
+  });
+  await commandBundle.close();
+}

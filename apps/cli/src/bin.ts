@@ -1,13 +1,15 @@
 #!/usr/bin/env node
+import { interruptClaimed } from './claim-interrupt.js';
 import { processIo } from './cli-io.js';
 import { detectColorSupport } from './colors.js';
 import { ignoreBrokenPipe } from './ignore-broken-pipe.js';
 import { main } from './main.js';
 
-// Ctrl-C while no run is in progress (loading, printing the summary): exit with 130 rather than die by the signal.
-// While a run is in progress, its own handler (install-interrupt-handlers.ts) is also listening and takes over.
+// Ctrl-C while no command handles it (loading, printing the summary): exit with 130 rather than die by the signal.
+// While a run is in progress, its own handler (install-interrupt-handlers.ts) takes over; so do `serve` and `worker`.
+// Other listeners (signal-exit, loaded by the run lock's library) must not silence it: only a claimed one does.
 const exitOnInterrupt = (): void => {
-  if (process.listenerCount('SIGINT') === 1) process.exit(130);
+  if (!interruptClaimed('SIGINT')) process.exit(130);
 };
 process.on('SIGINT', exitOnInterrupt);
 

@@ -7,7 +7,11 @@ import { resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
+import type { CancelCliOptions } from './commands/cancel-command.js';
+import type { PurgeCliOptions } from './commands/purge-command.js';
 import type { QueueRunCliOptions } from './commands/queue-commands.js';
+import type { RetryDeadCliOptions } from './commands/retry-dead-command.js';
+import { DEFAULT_PAGE_SIZE as DEFAULT_RUNS_PAGE_SIZE, type RunsCliOptions } from './commands/runs-options.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
 import type { WorkerCliOptions } from './commands/worker-command.js';
 import { CliError } from './errors/cli-error.js';
@@ -22,6 +26,7 @@ import {
   parseUrl,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
+import { storeRunsDirectory } from './run/store-runs-directory.js';
 
 /** Options of {@link main}. */
 export interface MainOptions {
@@ -56,6 +61,8 @@ Examples:
   attractor inspect .attractor/runs/<run>
   attractor resume .attractor/runs/<run>
   attractor fork .attractor/runs/<run> --at review@2 --graph edited.dot
+  attractor cancel .attractor/runs/<run>
+  attractor purge --older-than 30d
 
 Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or invalid input, 130 interrupted.`,
     )
@@ -114,8 +121,19 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     if (commandOptions.wait === true) {
       throw new CliError({ code: 'CLI_USAGE', message: '--wait follows a queued run: add --queue.' });
     }
+    const runsDirectory = storeRunsDirectory({
+      store: commandOptions.store,
+      ...(commandOptions.logsDir === undefined ? {} : { logsDir: commandOptions.logsDir }),
+      io,
+      command: 'run',
+    });
     const { runCommand } = await import('./commands/run-command.js');
-    exitCode = await runCommand({ file, options: commandOptions, io });
+    exitCode = await runCommand({
+      file,
+      options: commandOptions,
+      io,
+      ...(runsDirectory === undefined ? {} : { runsDirectory }),
+    });
   });
 
   const resume = program
@@ -147,7 +165,15 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       return;
     }
     const { resumeCommand } = await import('./commands/run-command.js');
-    exitCode = await resumeCommand({ runDir, options: commandOptions, io });
+    exitCode = await resumeCommand({
+      runDir: inStore(
+        runDir,
+        storeRunsDirectory({ store: commandOptions.store, io, command: 'resume' }),
+        io.cwd,
+      ),
+      options: commandOptions,
+      io,
+    });
   });
 
   const fork = program
@@ -188,8 +214,20 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       });
       return;
     }
+    const runsDirectory = storeRunsDirectory({
+      store: commandOptions.store,
+      ...(commandOptions.logsDir === undefined ? {} : { logsDir: commandOptions.logsDir }),
+      io,
+      command: 'fork',
+    });
     const { forkCommand } = await import('./commands/run-command.js');
-    exitCode = await forkCommand({ runDir, at: commandOptions.at, options: commandOptions, io });
+    exitCode = await forkCommand({
+      runDir: inStore(runDir, runsDirectory, io.cwd),
+      at: commandOptions.at,
+      options: commandOptions,
+      io,
+      ...(runsDirectory === undefined ? {} : { runsDirectory }),
+    });
   });
 
   program
@@ -453,27 +491,25 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
 
   program
     .command('runs')
-    .description('list the runs of the shared queue, newest first')
+    .description('list the runs of the shared store and queue, newest first, a page at a time')
     .option(
       '--status <status>',
-      'only runs in this state: queued, running, waiting, success, fail, cancelled',
+      'only runs in this state: queued, running, waiting, success, fail, cancelled, interrupted, dead (dead letters of the queue)',
     )
     .option('--graph <name>', 'only runs of this graph')
+    .addOption(
+      new Option('--limit <n>', `runs per page, 0 for all (default ${DEFAULT_RUNS_PAGE_SIZE})`).argParser(
+        parseNonNegativeInteger,
+      ),
+    )
+    .addOption(new Option('--page <n>', 'which page (default 1)').argParser(parsePositiveInteger))
     .option('--json', 'print one JSON document on stdout')
     .addOption(storeOption())
     .addOption(queueOption())
-    .action(
-      async (commandOptions: {
-        status?: string;
-        graph?: string;
-        json?: boolean;
-        queue?: string;
-        store?: string;
-      }) => {
-        const { runsCommand } = await import('./commands/queue-commands.js');
-        exitCode = await runsCommand({ options: commandOptions, io });
-      },
-    );
+    .action(async (commandOptions: RunsCliOptions) => {
+      const { runsCommand } = await import('./commands/runs-command.js');
+      exitCode = await runsCommand({ options: commandOptions, io });
+    });
 
   program
     .command('answer')
@@ -484,6 +520,53 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .action(async (runId: string, key: string, commandOptions: { queue?: string }) => {
       const { answerCommand } = await import('./commands/queue-commands.js');
       exitCode = await answerCommand({ runId, key, options: commandOptions, io });
+    });
+
+  program
+    .command('cancel')
+    .description('stop a run, keeping its checkpoint (a run directory, or a run id of the queue or store)')
+    .argument('<run>', 'a run directory (.attractor/runs/<run>), or a run id of --queue or --store')
+    .option('--reason <text>', 'why, for the run log (default: "cancelled with `attractor cancel`")')
+    .addOption(storeOption())
+    .addOption(queueOption())
+    .action(async (run: string, commandOptions: CancelCliOptions) => {
+      const { cancelCommand } = await import('./commands/cancel-command.js');
+      exitCode = await cancelCommand({ run, options: commandOptions, io });
+    });
+
+  program
+    .command('retry-dead')
+    .description('queue dead-lettered runs again (runs --status dead lists them); workers resume them')
+    .argument('[runs...]', 'run ids of dead runs')
+    .option('--all', 'every dead run')
+    .addOption(queueOption())
+    .action(async (runs: string[], commandOptions: RetryDeadCliOptions) => {
+      const { retryDeadCommand } = await import('./commands/retry-dead-command.js');
+      exitCode = await retryDeadCommand({ runs, options: commandOptions, io });
+    });
+
+  program
+    .command('purge')
+    .description('remove old runs (their files or store rows, and queue records); lists them unless --yes')
+    .requiredOption('--older-than <age>', 'runs that ended longer ago than this: 30d, 12h, 90m, 2w')
+    .addOption(
+      new Option(
+        '--status <status>',
+        'only these statuses, comma-separated or repeated: success, fail, cancelled, dead, interrupted (default: success, fail, cancelled, dead)',
+      ).argParser(collectString),
+    )
+    .option('--yes', 'remove them (without it, purge only lists what it would remove)')
+    .option('--dry-run', 'only list what would be removed (the default)')
+    .addOption(
+      new Option(
+        '--store <url>',
+        'run store: postgres://… or a runs directory (default: $ATTRACTOR_STORE_URL, else ./.attractor/runs)',
+      ),
+    )
+    .addOption(queueOption())
+    .action(async (commandOptions: PurgeCliOptions) => {
+      const { purgeCommand } = await import('./commands/purge-command.js');
+      exitCode = await purgeCommand({ options: commandOptions, io });
     });
 
   try {
@@ -511,6 +594,15 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     }
     throw error;
   }
+}
+
+/**
+ * A run named by its id in a `--store` runs directory (`resume <run id> --store <dir>`): `<dir>/<run id>`, unless the
+ * argument is a path that exists.
+ */
+function inStore(run: string, runsDirectory: string | undefined, cwd: string): string {
+  if (runsDirectory === undefined || run.includes('/') || existsSync(resolvePath(cwd, run))) return run;
+  return resolvePath(runsDirectory, run);
 }
 
 /** Parses `--backend` for commander. */

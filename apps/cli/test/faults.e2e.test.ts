@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { wholeJsonLines } from '@attractor/engine/test';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attractor, BIN, childEnv, temporaryDirectory } from './helpers/cli.js';
@@ -105,4 +106,53 @@ describe('file-system faults end with one line, never a stack or a torn file (is
       );
     }
   });
+
+  it.skipIf(!canMount)(
+    'disk full at 8 fill levels: checkpoints.jsonl never keeps a torn line, and a resume after freeing space appends whole lines (issue 34 §15)',
+    { timeout: 600_000 },
+    async () => {
+      const dir = await temporaryDirectory();
+      const disk = smallFileSystem(
+        await mkdir(join(dir, 'disk'), { recursive: true }).then(() => join(dir, 'disk')),
+        '1m',
+      );
+      if (disk === undefined) return;
+      // Twelve stages with a 16 KB context: every checkpoint and history line is bigger than a page, so the disk often
+      // fills in the middle of one of them.
+      const stages = Array.from({ length: 12 }, (_, index) => `s${index}`);
+      await writeFile(
+        join(dir, 'long.dot'),
+        `digraph long {
+        start [shape=Mdiamond]
+        exit [shape=Msquare]
+        ${stages.map((id) => `${id} [shape=parallelogram, tool_command="echo ${id}"]`).join('\n        ')}
+        start -> ${stages.join(' -> ')} -> exit
+      }`,
+      );
+      const big = `big=${'x'.repeat(16 * 1024)}`;
+      const tornAt: string[] = [];
+      for (let level = 0; level < 8; level++) {
+        execFileSync('sh', ['-c', `rm -rf "${disk}"/*`]);
+        const run = join(disk, `run-${level}`);
+        // A run needs about 450 KB: 600 KB to 985 KB of filler, off page boundaries, stop it at a different write each time.
+        await writeFile(join(disk, 'filler'), Buffer.alloc(600 * 1024 + level * 55 * 1024 + level * 700));
+        const stopped = await attractor(['run', 'long.dot', '--simulate', '--set', big, '--logs-dir', run], {
+          cwd: dir,
+        });
+        const history = join(run, 'checkpoints.jsonl');
+        const where = `level ${level}: exit ${stopped.exitCode}: ${stopped.stderr.slice(-400)}`;
+        expect(stopped.stderr, where).not.toContain('unexpected error');
+        const before = readFileSync(history, 'utf8');
+        if (!wholeJsonLines(before)) tornAt.push(`level ${level} (stopped)`);
+        execFileSync('rm', ['-f', join(disk, 'filler')]);
+        const resumed = await attractor(['resume', run, '--simulate'], { cwd: dir });
+        expect(resumed.exitCode, `${where}\nresume: ${resumed.stderr.slice(-400)}`).toBe(0);
+        const after = readFileSync(history, 'utf8');
+        if (!wholeJsonLines(after)) tornAt.push(`level ${level} (resumed)`);
+        // The resume appended: it read the history (fork starts from it) and kept every whole line.
+        expect(after.startsWith(before.slice(0, before.lastIndexOf('\n') + 1)), where).toBe(true);
+      }
+      expect(tornAt).toEqual([]);
+    },
+  );
 });

@@ -141,7 +141,8 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       const wrong = await attractor(['answer', runId, 'x'], { cwd: dir, env });
       expect(wrong.exitCode).toBe(2);
       expect(wrong.stderr).toContain('"x" is none of the options: S ([S] Ship), H ([H] Hold)');
-      const answered = await attractor(['answer', runId, 'ship'], { cwd: dir, env });
+      // By its label without the accelerator prefix (`[S] Ship`), as the README says an answer may be.
+      const answered = await attractor(['answer', runId, 'Ship'], { cwd: dir, env });
       expect(answered.exitCode, answered.stderr).toBe(0);
       const finished = await waiting;
       expect(finished.exitCode).toBe(0);
@@ -276,7 +277,7 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
     }
   }, 120_000);
 
-  it('fails a run whose job used up its retries (its worker died): run --queue --wait exits 1 with the reason; runs lists it failed', async () => {
+  it('fails a run whose job used up its retries (its worker died): run --queue --wait exits 1 with the reason; runs lists it dead', async () => {
     const env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
     const slow = join(dir, 'slow.dot');
     await writeFile(
@@ -302,8 +303,11 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
         "failed: the run's job failed 1 time: job heartbeat timeout",
       );
       expect(finished.stderr).toMatch(new RegExp(`^resume with: attractor resume ${runId}$`, 'm'));
-      const listed = await attractor(['runs', '--status', 'fail'], { cwd: dir, env });
-      expect(listed.stdout).toContain(`${runId}  fail  slow`);
+      // Dead-lettered: `runs` says so, with the reason (issue 34 §6), and lists it under --status dead.
+      const listed = await attractor(['runs', '--status', 'dead'], { cwd: dir, env });
+      expect(listed.stdout).toContain(
+        `${runId}  dead (the run's job failed 1 time: job heartbeat timeout)  slow`,
+      );
       // inspect's resume hint names the run by id, as `resume` takes it (not the store's URL#id), and the command works.
       const inspected = await attractor(['inspect', runId], { cwd: dir, env });
       const hint = /^next: {2}nap {2}\((.+)\)$/m.exec(inspected.stdout)?.[1];

@@ -272,4 +272,26 @@ describe('attractor run: options, output and exit codes', () => {
       '  run directory: run',
     ]);
   });
+
+  it('-q keeps a stage warning: the tool-output truncation is still printed (issue 34 §15)', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'loud.dot'),
+      `digraph loud {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  loud [shape=parallelogram, tool_command="head -c 5000 /dev/zero | tr '\\\\0' x", tool_output_max_bytes=100]
+  start -> loud -> exit
+}`,
+    );
+    const result = await attractor(['run', 'loud.dot', '--simulate', '-q', '--logs-dir', 'run'], { cwd });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines).toEqual([
+      'Run directory: run',
+      '  loud: output truncated at tool_output_max_bytes=100: stdout (4900 more bytes dropped)',
+      expect.stringMatching(/^✔ Pipeline succeeded in .+ \(\d+ stages\)$/),
+      '  run directory: run',
+    ]);
+  });
 });

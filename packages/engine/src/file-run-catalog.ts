@@ -1,11 +1,21 @@
 /**
  * The runs directory as a {@link RunCatalog} (DESIGN.md "Run directory"): every subdirectory holding a
  * `manifest.json` is a run, opened with the file store; `listRuns` builds the index from each run's manifest,
- * checkpoint, lock holder record and the end of its event log.
+ * checkpoint, lock holder record and the end of its event log, and keeps the entries of finished runs in
+ * `.attractor-run-index.json` beside them (see {@link createFileRunCatalog}).
  */
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { InvalidStoreNameError } from './errors/invalid-store-name-error.js';
 import { createFileRunStore } from './file-run-store.js';
 import { isProcessAlive } from './process-groups.js';
@@ -19,11 +29,19 @@ import type {
   RunManifest,
   RunStore,
 } from './run-store.js';
+import { writeFileAtomicSync } from './write-file-atomic-sync.js';
 
 /** A run id usable as a directory name: letters, digits, `.`, `_`, `-`, not starting with `.`. */
 const RUN_ID_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 /** How much of the end of `events.jsonl` `listRuns` reads per run, in bytes. */
 const EVENTS_TAIL_BYTES = 64 * 1024;
+/** The run index of finished runs, in the runs directory (a name no run id can take: it starts with a dot). */
+export const RUN_INDEX_FILE = '.attractor-run-index.json';
+/**
+ * A run directory changed less than this long ago (milliseconds) is read again next time rather than taken from the
+ * index: a file system that keeps modification times in whole seconds could hide a second change within one.
+ */
+const SETTLE_MS = 2000;
 
 /** Options of {@link createFileRunCatalog}. */
 export interface FileRunCatalogOptions {
@@ -44,6 +62,15 @@ export interface FileRunCatalogOptions {
  * directory continued by a `loop_restart` is not listed: its continuation is (with `parentRunId` naming it).
  *
  * `readRunEntry(runId)` reads that one run's entry the same way.
+ *
+ * `listRuns` keeps the entries of finished runs (`success`, `fail`, `cancelled`, and directories continued by a
+ * `loop_restart`) in `.attractor-run-index.json` in the runs directory, each with the identity and modification time
+ * of its run directory; a later `listRuns` reads a run again only when its directory changed. Every runner of a run
+ * changes its directory (it takes the run lock there), so a resumed, re-run or removed run is never listed from a
+ * stale entry. With 10,000 finished runs, `listRuns` costs one `stat` per run and one read of the index. A runs
+ * directory this process cannot write is read in full each time.
+ *
+ * `removeRun` takes the run lock, then removes the run directory (and the directories a `loop_restart` continued).
  *
  * `open` returns the same store for a run until that store is closed; `close` closes the stores still open.
  *
@@ -73,13 +100,39 @@ export function createFileRunCatalog(runsDirectory: string, options: FileRunCata
       return store;
     },
     async listRuns(filter = {}) {
+      const index = readRunIndex(root);
+      /** Runs whose index entry still holds, and settled runs read now (to index). */
+      const still: string[] = [];
+      const fresh = new Map<string, IndexedRun>();
       const entries: RunIndexEntry[] = [];
+      const nowMs = Date.now();
       for (const runId of listRunIds(root)) {
-        const entry = await readIndexEntry(join(root, runId), runId, options.staleLockMs);
-        if (entry === undefined) continue;
+        const directory = join(root, runId);
+        // Before the run's files are read: a change while they are read makes the next listing read them again.
+        const stamp = directoryStamp(directory);
+        if (stamp === undefined) continue;
+        const indexed = index[runId];
+        let entry: RunIndexEntry | undefined | null;
+        if (indexed !== undefined && indexed.stamp === stamp.key) {
+          entry = indexed.entry;
+          still.push(runId);
+        } else {
+          const read = await readIndexEntry(directory, runId, options.staleLockMs);
+          entry = read.entry;
+          if (read.settled && nowMs - stamp.modifiedMs > SETTLE_MS) {
+            fresh.set(runId, { stamp: stamp.key, entry: entry ?? null });
+          }
+        }
+        if (entry === undefined || entry === null) continue;
         if (filter.status !== undefined && entry.status !== filter.status) continue;
         if (filter.graph !== undefined && entry.graphName !== filter.graph) continue;
         entries.push(entry);
+      }
+      // Written only when it changed: a run indexed or read again, or one gone.
+      if (fresh.size > 0 || still.length !== Object.keys(index).length) {
+        const kept: Record<string, IndexedRun> = Object.fromEntries(fresh);
+        for (const runId of still) kept[runId] = index[runId]!;
+        writeRunIndex(root, kept);
       }
       entries.sort((left, right) =>
         left.startedAt === right.startedAt
@@ -90,7 +143,12 @@ export function createFileRunCatalog(runsDirectory: string, options: FileRunCata
     },
     async readRunEntry(runId) {
       if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
-      return readIndexEntry(join(root, runId), runId, options.staleLockMs);
+      return (await readIndexEntry(join(root, runId), runId, options.staleLockMs)).entry;
+    },
+    async removeRun(runId) {
+      if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
+      await opened.get(runId)?.close();
+      return removeRunDirectory(root, runId, options.staleLockMs);
     },
     async close() {
       for (const store of opened.values()) await store.close();
@@ -114,24 +172,104 @@ function listRunIds(root: string): string[] {
   }
 }
 
-/** The index entry of one run directory; undefined when it has no readable manifest or was restarted elsewhere. */
-async function readIndexEntry(
+/** A run directory as the index file keeps it: the directory's stamp and its entry (null: not listed, for good). */
+interface IndexedRun {
+  readonly stamp: string;
+  readonly entry: RunIndexEntry | null;
+}
+
+/** What the index file holds. */
+interface RunIndexFile {
+  readonly version: 1;
+  readonly runs: Readonly<Record<string, IndexedRun>>;
+}
+
+/** The runs of the index file; none when it is missing, unreadable or of another version. */
+function readRunIndex(root: string): Readonly<Record<string, IndexedRun>> {
+  try {
+    const file = JSON.parse(readFileSync(join(root, RUN_INDEX_FILE), 'utf8')) as Partial<RunIndexFile>;
+    return file.version === 1 && typeof file.runs === 'object' && file.runs !== null ? file.runs : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Replaces the index file; a runs directory this process cannot write simply goes without one. */
+function writeRunIndex(root: string, runs: Readonly<Record<string, IndexedRun>>): void {
+  const file: RunIndexFile = { version: 1, runs };
+  try {
+    writeFileAtomicSync(join(root, RUN_INDEX_FILE), JSON.stringify(file));
+  } catch {
+    // Read-only, full or gone: the next listing reads the runs again.
+  }
+}
+
+/**
+ * A run directory's identity and last change (inode and modification time in milliseconds with its fraction, about a
+ * microsecond's resolution), or undefined if it is gone.
+ */
+function directoryStamp(
   directory: string,
-  runId: string,
-  staleLockMs: number | undefined,
-): Promise<RunIndexEntry | undefined> {
-  const store = createFileRunStore({
+): { readonly key: string; readonly modifiedMs: number } | undefined {
+  const stat = statSync(directory, { throwIfNoEntry: false });
+  return stat === undefined ? undefined : { key: `${stat.ino}:${stat.mtimeMs}`, modifiedMs: stat.mtimeMs };
+}
+
+/** The file store of a run directory, creating nothing until it is written. */
+function directoryStore(directory: string, staleLockMs: number | undefined): RunStore {
+  return createFileRunStore({
     logsRoot: directory,
     createDirectory: false,
     ...(staleLockMs === undefined ? {} : { staleLockMs }),
   });
+}
+
+/**
+ * Removes run `runId` of the runs directory under its lock, then the run it continued (a `loop_restart` keeps the
+ * earlier legs in sibling directories that are not listed). False when there is no such run.
+ */
+async function removeRunDirectory(
+  root: string,
+  runId: string,
+  staleLockMs: number | undefined,
+): Promise<boolean> {
+  const directory = join(root, runId);
+  const store = directoryStore(directory, staleLockMs);
+  const manifest = await store.readManifest().catch(() => undefined);
+  if (manifest === undefined && directoryStamp(directory) === undefined) return false;
+  const lock = await store.acquireLock({ since: new Date().toISOString() });
+  try {
+    rmSync(directory, { recursive: true, force: true });
+  } finally {
+    await lock.release().catch(() => undefined);
+  }
+  const previous = manifest?.restarted_from;
+  if (previous !== undefined && dirname(resolve(root, previous)) === root) {
+    const previousId = basename(previous);
+    if (RUN_ID_PATTERN.test(previousId) && previousId !== runId)
+      await removeRunDirectory(root, previousId, staleLockMs);
+  }
+  return true;
+}
+
+/**
+ * The index entry of one run directory (undefined when it has no readable manifest or was restarted elsewhere), and
+ * whether it is settled: finished, or continued elsewhere, so that only another runner can change it.
+ */
+async function readIndexEntry(
+  directory: string,
+  runId: string,
+  staleLockMs: number | undefined,
+): Promise<{ readonly entry: RunIndexEntry | undefined; readonly settled: boolean }> {
+  const store = directoryStore(directory, staleLockMs);
   let manifest: RunManifest | undefined;
   try {
     manifest = await store.readManifest();
   } catch {
-    return undefined; // Not JSON: not a run this catalog can describe.
+    return { entry: undefined, settled: false }; // Not JSON: not a run this catalog can describe.
   }
-  if (manifest === undefined || typeof manifest.run_id !== 'string') return undefined;
+  if (manifest === undefined || typeof manifest.run_id !== 'string')
+    return { entry: undefined, settled: false };
   let checkpoint: Checkpoint | undefined;
   let corrupt = false;
   try {
@@ -139,13 +277,13 @@ async function readIndexEntry(
   } catch {
     corrupt = true;
   }
-  if (checkpoint?.state === 'restarted') return undefined;
+  if (checkpoint?.state === 'restarted') return { entry: undefined, settled: true };
   const tail = readEventsTail(join(directory, 'events.jsonl'));
   const status = indexStatus(checkpoint, tail, await store.readLock(), corrupt);
   const running = status === 'running' || status === 'waiting' || status === 'interrupted';
   const currentNode = running ? (checkpoint?.next_node ?? undefined) : checkpoint?.current_node;
   const endedAt = running ? undefined : (tail.final?.timestamp ?? checkpoint?.timestamp);
-  return {
+  const entry: RunIndexEntry = {
     runId,
     graphName: manifest.graph_name,
     goal: manifest.goal,
@@ -156,6 +294,7 @@ async function readIndexEntry(
     ...(manifest.restarted_from === undefined ? {} : { parentRunId: basename(manifest.restarted_from) }),
     ...(manifest.forked_from === undefined ? {} : { forkedFrom: manifest.forked_from.run_id }),
   };
+  return { entry, settled: !running };
 }
 
 function indexStatus(

@@ -19,6 +19,7 @@ import {
   createWriteStream,
   type Dirent,
   fstatSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -89,8 +90,8 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const serializer = createCheckpointSerializer();
   const eventsPath = join(root, 'events.jsonl');
   const historyPath = join(root, CHECKPOINT_HISTORY_FILE);
-  let eventsFd: number | undefined;
-  let historyFd: number | undefined;
+  let events: AppendLog | undefined;
+  let history: AppendLog | undefined;
   /** The UTF-8 bytes of the latest checkpoint and a newline, reused from one checkpoint to the next. */
   let encoded = Buffer.allocUnsafeSlow(16 * 1024);
   const children = new Map<string, RunStore>();
@@ -168,9 +169,9 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     writeCheckpoint(checkpoint) {
       const { text, historyLine } = serializer.serialize(checkpoint);
       // History first: a crash between the two writes leaves checkpoint.json one entry behind, never ahead.
-      if (historyFd === undefined) {
+      if (history === undefined) {
         ensureRoot();
-        historyFd = openAppendLog(historyPath);
+        history = openAppendLog(historyPath);
       }
       // Both encoded into one reused buffer, the checkpoint then the history line: a fresh ~4 KB string and buffer
       // per node cost more than the write itself (page faults; measured ~100 us per node on the build machine).
@@ -181,13 +182,12 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       const end = length + encoded.write(historyLine, length, 'utf8');
       encoded[end] = 0x0a;
       try {
-        for (let offset = length; offset < end + 1; )
-          offset += writeSync(historyFd, encoded, offset, end + 1 - offset);
+        appendWhole(history, encoded.subarray(length, end + 1));
       } catch (error) {
-        // Part of the line may be written (disk full): the next line starts on a new line, and is whole.
+        // The line was cut back off (disk full): the next line is written whole, against no earlier line.
         serializer.reset();
-        closeSync(historyFd);
-        historyFd = undefined;
+        closeSync(history.fd);
+        history = undefined;
         throw error;
       }
       checkpointFile.write(encoded.subarray(0, length));
@@ -213,15 +213,15 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     async readLastEventSeq() {
       return lastEventSeq(eventsPath);
     },
-    appendEvents(events) {
-      if (events.length === 0) return;
-      if (eventsFd === undefined) {
+    appendEvents(newEvents) {
+      if (newEvents.length === 0) return;
+      if (events === undefined) {
         ensureRoot();
-        eventsFd = openAppendLog(eventsPath);
+        events = openAppendLog(eventsPath);
       }
       let text = '';
-      for (const event of events) text += `${JSON.stringify(event)}\n`;
-      writeSync(eventsFd, text);
+      for (const event of newEvents) text += `${JSON.stringify(event)}\n`;
+      appendWhole(events, Buffer.from(text, 'utf8'));
     },
     async readEvents(readOptions) {
       const afterSeq = readOptions?.afterSeq ?? 0;
@@ -366,10 +366,10 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       return readFileRunLock(root);
     },
     close() {
-      if (eventsFd !== undefined) closeSync(eventsFd);
-      if (historyFd !== undefined) closeSync(historyFd);
-      eventsFd = undefined;
-      historyFd = undefined;
+      if (events !== undefined) closeSync(events.fd);
+      if (history !== undefined) closeSync(history.fd);
+      events = undefined;
+      history = undefined;
       checkpointFile.close();
     },
   };
@@ -490,19 +490,60 @@ const BRANCHES_DIRECTORY = 'branches';
 /** The checkpoint history file of a run directory: one checkpoint per line, oldest first. */
 export const CHECKPOINT_HISTORY_FILE = 'checkpoints.jsonl';
 
+/** An append-only JSON-lines file open for writing: its descriptor and its size in bytes, which only it changes. */
+interface AppendLog {
+  readonly fd: number;
+  size: number;
+}
+
 /**
- * Opens an append-only JSON-lines file. A crash mid-append can leave a torn last line; the next entry then starts on
- * a fresh line, so that it stays readable.
+ * Opens an append-only JSON-lines file. A crash mid-append can leave a torn last line: it is cut off here, so the file
+ * only ever holds whole lines (what was torn was never published: the checkpoint and the event log's readers skip it).
  */
-function openAppendLog(path: string): number {
+function openAppendLog(path: string): AppendLog {
   const fd = openSync(path, 'a+');
-  const size = fstatSync(fd).size;
-  if (size > 0) {
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    if (last[0] !== 0x0a) writeSync(fd, '\n');
+  let size = fstatSync(fd).size;
+  const whole = wholeLinesEnd(fd, size);
+  if (whole !== size) {
+    ftruncateSync(fd, whole);
+    size = whole;
   }
-  return fd;
+  return { fd, size };
+}
+
+/** The length of the file's whole lines: up to its last newline (0 without one); its size when it ends with one. */
+function wholeLinesEnd(fd: number, size: number): number {
+  if (size === 0) return 0;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return size;
+  const window = Buffer.allocUnsafe(64 * 1024);
+  for (let end = size - 1; end > 0; ) {
+    const start = Math.max(0, end - window.length);
+    const read = readSync(fd, window, 0, end - start, start);
+    const newline = window.subarray(0, read).lastIndexOf(0x0a);
+    if (newline >= 0) return start + newline + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/**
+ * Appends `bytes` (whole lines) to the log, all of them or none: when a write fails part-way (disk full), the file is
+ * cut back to its size before, so no torn line stays behind, and the error is thrown.
+ */
+function appendWhole(log: AppendLog, bytes: Uint8Array): void {
+  try {
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(log.fd, bytes, offset);
+  } catch (error) {
+    try {
+      ftruncateSync(log.fd, log.size);
+    } catch {
+      // Nothing more can be done here; the next open cuts the torn line off.
+    }
+    throw error;
+  }
+  log.size += bytes.length;
 }
 
 /** The non-empty lines of a JSON-lines file; none when it does not exist. */

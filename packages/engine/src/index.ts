@@ -1,6 +1,8 @@
 export type { ArtifactInfo, ArtifactStore, StoreArtifactOptions } from './artifact-store.js';
 export type { BuildPreambleOptions } from './build-preamble.js';
 export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';
+export type { CancelRequestFile, RequestRunCancelOptions } from './cancel-request-file.js';
+export { CANCEL_REQUEST_FILE, requestRunCancel } from './cancel-request-file.js';
 export type { RunBudget } from './check-budget.js';
 export {
   AGENT_TOTAL_COST_KEY,

@@ -7,6 +7,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Graph } from '@attractor/graph';
 import type { EventEmitter } from 'eventemitter3';
 import type { ArtifactStore } from './artifact-store.js';
+import { watchCancelRequest } from './cancel-request-file.js';
 import type { RunBudget } from './check-budget.js';
 import { type Clock, systemClock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
@@ -452,8 +453,25 @@ function launch(
   };
 
   const runFrom = async (from: RunFromOptions): Promise<RunResult> => {
-    const startedMs = clock.now();
     const runLock = await lock(from.logsRoot);
+    // A run directory can be cancelled from another process (`requestRunCancel`, `attractor cancel <run dir>`).
+    const stopWatching =
+      options.createRunStore === undefined
+        ? watchCancelRequest({
+            logsRoot: from.logsRoot,
+            since: runLock.holder.since,
+            onRequest: (reason) => controller.abort(new Error(reason)),
+          })
+        : undefined;
+    try {
+      return await runLocked(from, runLock);
+    } finally {
+      stopWatching?.();
+    }
+  };
+
+  const runLocked = async (from: RunFromOptions, runLock: RunLock): Promise<RunResult> => {
+    const startedMs = clock.now();
     const store = storeFor(from.logsRoot);
     const runId = basename(from.logsRoot);
     const graph = options.graph;

@@ -330,6 +330,14 @@ export interface RunCatalog {
    * @throws {InvalidStoreNameError} when `runId` is not a valid run id (as `open`).
    */
   readRunEntry(runId: string): Promise<RunIndexEntry | undefined>;
+  /**
+   * Removes a run and all that is stored of it: its checkpoints, events, stage files, artifacts and child runs, and
+   * the runs a `loop_restart` edge continued in it (not listed on their own). Takes the run's lock first, so a run a
+   * live runner holds is never removed. Resolves false when the catalog has no such run.
+   * @throws {RunLockedError} when a live runner holds the run.
+   * @throws {InvalidStoreNameError} when `runId` is not a valid run id (as `open`).
+   */
+  removeRun(runId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

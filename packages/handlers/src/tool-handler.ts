@@ -403,27 +403,44 @@ class CappedOutput {
 }
 
 /**
+ * How a command whose process group is recorded starts (`runtime.processGroups`): `/bin/sh` reads one line from its
+ * stdin, which the runner sends once the group is recorded, then becomes the command's own shell (`<shell> -c
+ * <command>`, the same process, so the same group) with stdin from /dev/null. A runner killed before it recorded the
+ * group closes the pipe by dying: the read ends with nothing, and the command never runs. So a runner that takes the
+ * run over always finds the group of a command that ran, and never runs a second copy beside it (issue 34 §10).
+ */
+const RECORDED_START = 'IFS= read -r _ || exit 125; exec "$0" -c "$1" </dev/null';
+
+/**
  * Runs `command` in a shell with execa, as the leader of a new process group, and waits until it exited and its
  * output pipes closed (a background child that keeps them open is waited for, as a shell would). Whatever is left
  * of the group afterwards (`cmd &` with its output redirected) is ended: SIGTERM, then SIGKILL after
- * `killGraceMs`. The group is recorded with the run (`runtime.processGroups`) while it runs, so a runner that
- * takes over after this one died can end it. Never rejects.
+ * `killGraceMs`. The group is recorded with the run (`runtime.processGroups`) before the command starts
+ * ({@link RECORDED_START}), so a runner that takes over after this one died can end it. Never rejects, unless the
+ * group cannot be recorded (the command is then ended before it ran).
  */
 async function runCommand(command: string, options: RunCommandOptions): Promise<CommandRun> {
   const { runtime } = options;
-  const subprocess = execa(command, {
-    shell: options.shell,
+  const recorder = runtime.processGroups;
+  const gated = recorder !== undefined && options.shell !== false && process.platform !== 'win32';
+  const common = {
     detached: true,
     reject: false,
     cwd: runtime.workdir,
     env: options.env,
     // Without an explicit environment, commands inherit this process's (execa's extendEnv).
     extendEnv: options.inheritEnv,
-    stdin: 'ignore',
     stripFinalNewline: false,
     // We read the pipes ourselves: past the cap they are drained, never closed on the command (DESIGN.md "Tool nodes").
     buffer: false,
-  });
+  } as const;
+  const subprocess = gated
+    ? execa(
+        '/bin/sh',
+        ['-c', RECORDED_START, options.shell === true ? '/bin/sh' : String(options.shell), command],
+        { ...common, stdin: 'pipe' },
+      )
+    : execa(command, { ...common, shell: options.shell, stdin: 'ignore' });
   const stdout = new CappedOutput(options.outputMaxBytes, options.stdoutFile);
   const stderr = new CappedOutput(options.outputMaxBytes, options.stderrFile);
   const drained = Promise.all([drain(subprocess.stdout, stdout), drain(subprocess.stderr, stderr)]);
@@ -440,7 +457,21 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     );
   };
   const untrack = pid === undefined ? undefined : trackProcessGroup(pid);
-  const unrecord = pid === undefined ? undefined : runtime.processGroups?.record(pid);
+  let unrecord: (() => void) | undefined;
+  try {
+    unrecord = pid === undefined ? undefined : recorder?.record(pid);
+  } catch (error) {
+    // Unrecorded, it must not run: a later runner could not end it.
+    if (pid !== undefined) killProcessGroup(pid, 'SIGKILL');
+    await subprocess;
+    untrack?.();
+    throw error;
+  }
+  if (gated && pid !== undefined) {
+    // The command may already be gone (aborted): a closed pipe is no fault.
+    subprocess.stdin?.on('error', () => undefined);
+    subprocess.stdin?.end('\n');
+  }
   if (pid !== undefined) {
     if (runtime.abortSignal.aborted) onAbort();
     else runtime.abortSignal.addEventListener('abort', onAbort, { once: true });
@@ -452,7 +483,7 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     const started = pid !== undefined && (result.exitCode !== undefined || result.signal !== undefined);
     const spawnError = started
       ? undefined
-      : `command could not be started in ${runtime.workdir}: ${result.shortMessage}`;
+      : `command could not be started in ${runtime.workdir}: ${result.originalMessage}`;
     return {
       stdout: stdout.text(),
       stderr: stderr.text(),

@@ -16,6 +16,7 @@ import { applyMigrations } from './migrations.js';
 import type { OrderedWriter } from './ordered-writer.js';
 import { liveLockCondition } from './postgres-run-lock.js';
 import { createPostgresRunStore, eventsChannel, type PostgresStoreContext } from './postgres-run-store.js';
+import { withTransaction } from './with-transaction.js';
 
 /** Options of {@link createPostgresRunCatalog}. */
 export interface PostgresRunCatalogOptions {
@@ -202,8 +203,11 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     limit: string,
   ): Promise<RunIndexEntry[]> => {
     const result = await pool.query<IndexRow>(
-      `SELECT * FROM (
-         SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, r.ended_at, r.tokens, r.cost_usd,
+      `SELECT run_key, graph_name, goal, current_node, started, ended, tokens, cost_usd, parent_run_id, forked_from,
+              status
+       FROM (
+         SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, ${isoText('r.started_at')} AS started,
+                ${isoText('r.ended_at')} AS ended, r.tokens, r.cost_usd,
                 r.parent_run_id, r.forked_from,
                 CASE WHEN r.status = 'running' AND NOT EXISTS (
                        SELECT 1 FROM ${schema}.run_locks l WHERE l.run_key = r.run_key AND ${liveLockCondition('l')})
@@ -219,7 +223,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     return result.rows.map(toIndexEntry);
   };
 
-  return {
+  const catalog: PostgresRunCatalog = {
     location,
     schema: schemaName,
     migrate: ready,
@@ -258,6 +262,51 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       const [entry] = await queryIndex(['run_key = $1'], [runId], '');
       return entry;
     },
+    async removeRun(runId: string): Promise<boolean> {
+      if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
+      await ready();
+      await settled(runId);
+      const found = await pool.query<{ manifest: string | null }>(
+        `SELECT manifest FROM ${schema}.runs WHERE run_key = $1 AND parent_key IS NULL`,
+        [runId],
+      );
+      const row = found.rows[0];
+      if (row === undefined) return false;
+      const store = createPostgresRunStore(context, runId);
+      // Held while the rows go: a run a live runner holds is refused (RunLockedError), and none starts meanwhile.
+      const lock = await store.acquireLock({ since: new Date().toISOString() });
+      try {
+        await withTransaction(pool, async (client) => {
+          // The run and its child runs (keys `<run>/<stage>/<name>`, nested), found through the index's parent keys.
+          const tree = await client.query<{ run_key: string }>(
+            `WITH RECURSIVE tree(run_key) AS (
+               SELECT $1::text
+               UNION SELECT r.run_key FROM ${schema}.runs r JOIN tree t ON r.parent_key = t.run_key
+             )
+             SELECT run_key FROM tree
+             UNION SELECT run_key FROM ${schema}.runs WHERE starts_with(run_key, $1 || '/')`,
+            [runId],
+          );
+          const keys = tree.rows.map((key) => key.run_key);
+          for (const table of ['checkpoints', 'events', 'files', 'runs']) {
+            await client.query(`DELETE FROM ${schema}.${table} WHERE run_key = ANY($1::text[])`, [keys]);
+          }
+          await client.query(
+            `DELETE FROM ${schema}.run_locks WHERE run_key = ANY($1::text[]) AND run_key <> $2`,
+            [keys, runId],
+          );
+        });
+      } finally {
+        await lock.release();
+        await store.close();
+      }
+      // The run a loop_restart continued here (`<location>#<run id>`) is not listed on its own: it goes too.
+      const previous = readRestartedFrom(row.manifest);
+      if (previous !== undefined && previous !== runId && RUN_ID_PATTERN.test(previous)) {
+        await catalog.removeRun(previous);
+      }
+      return true;
+    },
     subscribeEvents(listener) {
       eventListeners.add(listener);
       listen();
@@ -279,6 +328,28 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       await pool.end();
     },
   };
+  return catalog;
+}
+
+/** The run id a manifest's `restarted_from` names (`<location>#<run id>`, or a bare id), if any. */
+function readRestartedFrom(manifest: string | null): string | undefined {
+  if (manifest === null) return undefined;
+  try {
+    const from = (JSON.parse(manifest) as { restarted_from?: unknown }).restarted_from;
+    if (typeof from !== 'string') return undefined;
+    const id = from.slice(from.lastIndexOf('#') + 1);
+    return id.includes('/') ? undefined : id;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A timestamp column as ISO-8601 text in UTC with milliseconds (`toISOString`'s form), formatted by the server: a
+ * listing of 10,000 runs then parses no dates.
+ */
+function isoText(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
 /** A `runs` row as `listRuns` selects it. */
@@ -288,8 +359,8 @@ interface IndexRow {
   readonly goal: string | null;
   readonly status: RunIndexStatus;
   readonly current_node: string | null;
-  readonly started_at: Date | null;
-  readonly ended_at: Date | null;
+  readonly started: string | null;
+  readonly ended: string | null;
   readonly tokens: string;
   readonly cost_usd: number;
   readonly parent_run_id: string | null;
@@ -303,9 +374,9 @@ function toIndexEntry(row: IndexRow): RunIndexEntry {
     graphName: row.graph_name,
     goal: row.goal ?? '',
     status: row.status,
-    startedAt: row.started_at?.toISOString() ?? '',
+    startedAt: row.started ?? '',
     ...(row.current_node === null ? {} : { currentNode: row.current_node }),
-    ...(row.ended_at === null ? {} : { endedAt: row.ended_at.toISOString() }),
+    ...(row.ended === null ? {} : { endedAt: row.ended }),
     ...(tokens > 0 ? { tokens } : {}),
     ...(row.cost_usd > 0 ? { costUsd: row.cost_usd } : {}),
     ...(row.parent_run_id === null ? {} : { parentRunId: row.parent_run_id }),

@@ -44,7 +44,7 @@ export async function failDeadRunJob(options: FailDeadRunJobOptions): Promise<vo
     job.data.trigger === 'timeout' && job.data.questionId !== undefined
       ? { questionId: job.data.questionId }
       : {};
-  if (!alreadyFailed && !(await queue.failRun({ runId, error: reason, ...deadlineOf }))) {
+  if (!alreadyFailed && !(await queue.failRun({ runId, error: reason, deadLettered: true, ...deadlineOf }))) {
     emit({ type: 'run.skipped', runId, reason: `a dead job's run is ${queued.state}, not executing` });
     return;
   }

@@ -18,7 +18,7 @@ export type { ProcessGroupGuard } from './process-group-guard.js';
 export { startProcessGroupGuard } from './process-group-guard.js';
 export { describeQueueLocation, QUEUE_SETTING } from './queue-location.js';
 export { CANCEL_CHANNEL, DEAD_RUN_QUEUE_NAME, QUEUE_SCHEMA, RUN_QUEUE_NAME } from './queue-tables.js';
-export type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
+export type { QueuedRun, QueuedRunState, QueuedRunSummary, RunRequest } from './queued-run.js';
 export type { RunExecutorCommand } from './run-in-executor.js';
 export type {
   ConnectRunQueueOptions,
@@ -30,6 +30,8 @@ export type {
   RunSignatureCheck,
 } from './run-queue.js';
 export { connectRunQueue } from './run-queue.js';
+export type { RunQueueReader, RunStatesFilter } from './run-queue-reader.js';
+export { openRunQueueReader } from './run-queue-reader.js';
 export type { RunExecutorServices, ServeRunExecutorOptions } from './serve-run-executor.js';
 export { serveRunExecutor } from './serve-run-executor.js';
 export { MIN_QUEUE_KEY_LENGTH, signRunRequest, verifyRunRequest } from './sign-run-request.js';

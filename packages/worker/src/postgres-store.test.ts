@@ -113,6 +113,11 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
       const reason = "the run's job failed 3 times: the run store is unreachable (test fault)";
       await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('fail');
       expect((await queue.readRun(runId))?.error).toBe(reason);
+      // Dead-lettered: the queue says so and when (`attractor runs --status dead`, `retry-dead`).
+      expect((await queue.readRun(runId))?.deadAt).toEqual(expect.any(String));
+      expect(await queue.listRunStates({ dead: true })).toEqual([
+        expect.objectContaining({ runId, state: 'fail', graphName: 'gate', error: reason }),
+      ]);
       expect(faults()).toBe(0);
       await expect
         .poll(async () => (await catalog.listRuns({ status: 'fail' })).map((run) => run.runId), {
@@ -135,6 +140,8 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
     const again = await work();
     try {
       expect(await queue.resumeRun({ runId })).toBe('fail');
+      expect((await queue.readRun(runId))?.deadAt).toBeUndefined();
+      expect((await queue.listRunStates({ dead: true })).map((run) => run.runId)).not.toContain(runId);
       await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
       expect((await catalog.listRuns({ status: 'success' })).map((run) => run.runId)).toContain(runId);
     } finally {
@@ -176,6 +183,8 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
     const again = await work();
     try {
       expect(await queue.resumeRun({ runId })).toBe('fail');
+      expect((await queue.readRun(runId))?.deadAt).toBeUndefined();
+      expect((await queue.listRunStates({ dead: true })).map((run) => run.runId)).not.toContain(runId);
       await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
       expect((await catalog.open(runId).readCheckpoint())?.completed_nodes).toEqual([
         'start',
@@ -187,4 +196,21 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
       await again.stop();
     }
   }, 180_000);
+
+  it('forgets a run that ended (purge), never one still queued, and lists states without requests', async () => {
+    const runId = await queue.enqueueRun({
+      source: 'digraph "quick-one" { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }',
+    });
+    expect((await queue.listRunStates()).find((run) => run.runId === runId)).toEqual({
+      runId,
+      state: 'queued',
+      graphName: 'quick-one',
+      enqueuedAt: expect.any(String),
+    });
+    expect(await queue.removeRun({ runId })).toEqual({ removed: false, state: 'queued' });
+    expect(await queue.cancelRun({ runId })).toBe('queued');
+    expect(await queue.removeRun({ runId })).toEqual({ removed: true, state: 'cancelled' });
+    expect(await queue.readRun(runId)).toBeUndefined();
+    expect(await queue.removeRun({ runId })).toEqual({ removed: false, state: undefined });
+  });
 });

@@ -43,6 +43,9 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE ${QUEUE_SCHEMA}.runs ADD COLUMN IF NOT EXISTS signature text`,
   // How many times the run's executor process died under it (a poison run): at the worker's limit the run ends.
   `ALTER TABLE ${QUEUE_SCHEMA}.runs ADD COLUMN IF NOT EXISTS crashes integer NOT NULL DEFAULT 0`,
+  // When the run's job went to the dead letter queue (the run failed outside its pipeline); cleared when it is queued
+  // again.
+  `ALTER TABLE ${QUEUE_SCHEMA}.runs ADD COLUMN IF NOT EXISTS dead_at timestamptz`,
 ];
 
 /** Creates the schema and table when missing; safe to call from many processes at once (advisory lock). */
@@ -78,6 +81,7 @@ export interface QueuedRunRow {
   answers: QueuedRun['answers'];
   error: string | null;
   crashes?: number;
+  dead_at: Date | null;
 }
 
 /** A row as a {@link QueuedRun}. */
@@ -97,5 +101,6 @@ export function toQueuedRun(row: QueuedRunRow): QueuedRun {
     answers: row.answers,
     ...(row.error === null ? {} : { error: row.error }),
     ...(row.crashes === undefined || row.crashes === 0 ? {} : { crashes: row.crashes }),
+    ...(row.dead_at === null || row.dead_at === undefined ? {} : { deadAt: row.dead_at.toISOString() }),
   };
 }

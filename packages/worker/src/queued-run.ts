@@ -61,4 +61,27 @@ export interface QueuedRun {
    * absent when never. A worker ends the run once this reaches its `maxExecutorCrashes`.
    */
   readonly crashes?: number;
+  /**
+   * When its job went to the dead letter queue (ISO-8601): it failed more times than the queue's retry limit allows
+   * (`error` says why). Cleared when the run is queued again (`resumeRun`, `attractor retry-dead`).
+   */
+  readonly deadAt?: string;
+}
+
+/** One run as {@link RunQueue.listRunStates} lists it: where it stands, without its request. */
+export interface QueuedRunSummary {
+  readonly runId: string;
+  readonly state: QueuedRunState;
+  /** The name of the graph (`digraph <name>` of the request's source); empty when it has none. */
+  readonly graphName: string;
+  /** ISO-8601. */
+  readonly enqueuedAt: string;
+  readonly startedAt?: string;
+  readonly endedAt?: string;
+  readonly worker?: string;
+  /** The stage of the gate it waits at (state `waiting`). */
+  readonly waitingAt?: string;
+  readonly error?: string;
+  /** See {@link QueuedRun.deadAt}. */
+  readonly deadAt?: string;
 }

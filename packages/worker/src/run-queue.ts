@@ -21,7 +21,8 @@ import {
   RUN_QUEUE_NAME,
   toQueuedRun,
 } from './queue-tables.js';
-import type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
+import type { QueuedRun, QueuedRunState, QueuedRunSummary, RunRequest } from './queued-run.js';
+import { type RunQueueReader, type RunStatesFilter, selectRun, selectRunStates } from './run-queue-reader.js';
 import { queueKeyProblem, signRunRequest, verifyRunRequest } from './sign-run-request.js';
 
 /** Why a run job was sent: a new run, an answer, a gate's deadline, or a worker that stopped and handed it back. */
@@ -120,6 +121,15 @@ export interface RunQueue {
   readRun(runId: string): Promise<QueuedRun | undefined>;
   /** Runs the queue knows, newest first, optionally of one state. */
   listRuns(filter?: { readonly state?: QueuedRunState; readonly limit?: number }): Promise<QueuedRun[]>;
+  /** As {@link RunQueueReader.listRunStates}. */
+  listRunStates(filter?: RunStatesFilter): Promise<QueuedRunSummary[]>;
+  /**
+   * Forgets a run that ended (`success`, `fail`, `cancelled`): removes its row. A run still queued, running or waiting
+   * at a gate is kept. Resolves with whether the row was removed and the state the run was in (undefined: unknown).
+   */
+  removeRun(options: {
+    readonly runId: string;
+  }): Promise<{ readonly removed: boolean; readonly state: QueuedRunState | undefined }>;
   /**
    * Answers the human gate a suspended run waits at and queues the run again: a worker resumes it with this answer.
    * `text` is an option's key (any case), label or target node id; yes/no; or the text of a freeform question.
@@ -176,15 +186,17 @@ export interface RunQueue {
     readonly error?: string;
   }): Promise<void>;
   /**
-   * Marks a run failed with `error` when it is still `queued` or `running` (its job went to the dead letter queue),
-   * or, with `questionId`, `waiting` at that question (the dead job was that gate's deadline job: no other job would
-   * ever apply the deadline). Resolves with false when it is in another state (ended, cancelled, waiting at a gate
-   * whose deadline job is still to come). Internal (the worker).
+   * Marks a run failed with `error` when it is still `queued` or `running` (its job went to the dead letter queue, or
+   * a worker refused it), or, with `questionId`, `waiting` at that question (the dead job was that gate's deadline
+   * job: no other job would ever apply the deadline). With `deadLettered`, also records when its job was dead-lettered
+   * (`QueuedRun.deadAt`: `attractor runs` shows it `dead`). Resolves with false when it is in another state (ended,
+   * cancelled, waiting at a gate whose deadline job is still to come). Internal (the worker).
    */
   failRun(options: {
     readonly runId: string;
     readonly error: string;
     readonly questionId?: string;
+    readonly deadLettered?: boolean;
   }): Promise<boolean>;
   /** Marks a run as executed by `workerId` (state `running`). False when it is not queued, running or waiting. Internal. */
   claimRun(options: { readonly runId: string; readonly workerId: string }): Promise<boolean>;
@@ -336,19 +348,24 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       });
       return runId;
     },
-    async readRun(runId) {
-      const { rows } = await pool.query<QueuedRunRow>(
-        `SELECT * FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1`,
-        [runId],
-      );
-      return rows[0] === undefined ? undefined : toQueuedRun(rows[0]);
-    },
+    readRun: (runId) => selectRun(pool, runId),
     async listRuns(filter = {}) {
       const { rows } = await pool.query<QueuedRunRow>(
         `SELECT * FROM ${QUEUE_SCHEMA}.runs WHERE ($1::text IS NULL OR state = $1) ORDER BY enqueued_at DESC, run_id DESC LIMIT $2`,
         [filter.state ?? null, filter.limit ?? 1000],
       );
       return rows.map(toQueuedRun);
+    },
+    listRunStates: (filter) => selectRunStates(pool, filter),
+    async removeRun({ runId }) {
+      const { rows } = await pool.query<{ state: QueuedRunState; removed: boolean }>(
+        `WITH found AS (SELECT state FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1),
+              removed AS (DELETE FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1 AND state IN ('success', 'fail', 'cancelled') RETURNING run_id)
+         SELECT found.state, EXISTS (SELECT 1 FROM removed) AS removed FROM found`,
+        [runId],
+      );
+      const row = rows[0];
+      return { removed: row?.removed === true, state: row?.state };
     },
     async answerRun({ runId, text }) {
       return inTransaction(async (client, db) => {
@@ -432,7 +449,7 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
           });
         }
         await client.query(
-          `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'queued', error = NULL, ended_at = NULL, crashes = 0, updated_at = now() WHERE run_id = $1`,
+          `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'queued', error = NULL, ended_at = NULL, crashes = 0, dead_at = NULL, updated_at = now() WHERE run_id = $1`,
           [runId],
         );
         await send(db, { runId, trigger: 'resume' });
@@ -492,10 +509,10 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         [runId, state, error ?? null, ended],
       );
     },
-    async failRun({ runId, error, questionId }) {
+    async failRun({ runId, error, questionId, deadLettered }) {
       const result = await pool.query(
-        `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'fail', error = $2, ended_at = now(), updated_at = now() WHERE run_id = $1 AND (state IN ('queued', 'running') OR (state = 'waiting' AND question->>'id' = $3::text))`,
-        [runId, error, questionId ?? null],
+        `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'fail', error = $2, ended_at = now(), dead_at = CASE WHEN $4 THEN now() END, updated_at = now() WHERE run_id = $1 AND (state IN ('queued', 'running') OR (state = 'waiting' AND question->>'id' = $3::text))`,
+        [runId, error, questionId ?? null, deadLettered === true],
       );
       return result.rowCount === 1;
     },

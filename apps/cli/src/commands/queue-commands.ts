@@ -1,6 +1,6 @@
 /**
- * The CLI on a shared queue and store: `attractor run file.dot --queue [--wait]`, `attractor runs` and
- * `attractor answer <run> <key>`.
+ * The CLI on a shared queue and store: `attractor run file.dot --queue [--wait]`, `resume` and `fork` of a queued run,
+ * and `attractor answer <run> <key>` (`attractor runs`: runs-command.ts).
  */
 import { resolve } from 'node:path';
 import type { JsonValue, PipelineEvent } from '@attractor/engine';
@@ -18,10 +18,8 @@ import {
   type OpenedCatalog,
   openRunCatalog,
   queueHintOption,
-  queueUrlOf,
   requireQueueUrl,
   requireStoreUrl,
-  storeUrlOf,
 } from '../shared/shared-locations.js';
 
 /** `run` options that matter on a queue. */
@@ -227,126 +225,6 @@ function formatEvent(event: PipelineEvent, colors: Colors, earlierLegsMs: number
       return `${colors.red('failed')}: ${event.error}\n`;
     default:
       return '';
-  }
-}
-
-/** One line of `attractor runs`. */
-interface RunsEntry {
-  readonly runId: string;
-  readonly status: string;
-  readonly graphName: string;
-  readonly startedAt: string;
-  readonly currentNode?: string;
-  readonly endedAt?: string;
-  readonly worker?: string;
-  readonly waitingAt?: string;
-}
-
-/**
- * `attractor runs [--status S] [--graph G]`: the runs of the shared store (its run index), newest first, with the
- * queue's view where one is set: runs still queued, the gate a suspended run waits at, the worker.
- * @throws {CliError} when neither a store nor a queue is set.
- */
-export async function runsCommand(options: {
-  readonly options: {
-    readonly status?: string;
-    readonly graph?: string;
-    readonly json?: boolean;
-    readonly queue?: string;
-    readonly store?: string;
-  };
-  readonly io: CliIo;
-}): Promise<number> {
-  const { io } = options;
-  const filter = options.options;
-  const storeUrl = storeUrlOf(filter.store, io);
-  const queueUrl = queueUrlOf(filter.queue, io);
-  if (storeUrl === undefined && queueUrl === undefined) {
-    requireStoreUrl(undefined, io, '`attractor runs`');
-  }
-  const queue = queueUrl === undefined ? undefined : await connectQueueOrExplain(queueUrl);
-  const catalog =
-    storeUrl === undefined
-      ? undefined
-      : await openRunCatalog(storeUrl, io).catch(async (error: unknown) => {
-          await queue?.close();
-          throw error;
-        });
-  try {
-    const queued = new Map((await queue?.listRuns({}))?.map((run) => [run.runId, run]) ?? []);
-    const entries: RunsEntry[] = [];
-    const seen = new Set<string>();
-    for (const run of (await catalog?.listRuns({})) ?? []) {
-      seen.add(run.runId);
-      const inQueue = queued.get(run.runId);
-      // The queue knows best whether a run waits for a worker or an answer, was cancelled while it waited, or failed
-      // outside the pipeline (its job used up its retries) before its log says so.
-      const ended = run.status === 'success' || run.status === 'fail' || run.status === 'cancelled';
-      const status =
-        inQueue !== undefined &&
-        (inQueue.state === 'waiting' ||
-          inQueue.state === 'queued' ||
-          inQueue.state === 'cancelled' ||
-          (inQueue.state === 'fail' && !ended))
-          ? inQueue.state
-          : run.status;
-      entries.push({
-        runId: run.runId,
-        status,
-        graphName: run.graphName,
-        startedAt: run.startedAt,
-        ...(run.currentNode === undefined ? {} : { currentNode: run.currentNode }),
-        ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
-        ...(inQueue?.worker === undefined ? {} : { worker: inQueue.worker }),
-        ...(status === 'waiting' && inQueue?.question !== undefined
-          ? { waitingAt: inQueue.question.stage }
-          : {}),
-      });
-    }
-    for (const run of queued.values()) {
-      if (
-        seen.has(run.runId) ||
-        (catalog !== undefined && run.state !== 'queued' && run.state !== 'cancelled' && run.state !== 'fail')
-      )
-        continue;
-      entries.push({
-        runId: run.runId,
-        status: run.state,
-        graphName: graphNameOf(run),
-        startedAt: run.startedAt ?? run.enqueuedAt,
-        ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
-        ...(run.worker === undefined ? {} : { worker: run.worker }),
-        ...(run.state === 'waiting' && run.question !== undefined ? { waitingAt: run.question.stage } : {}),
-      });
-    }
-    const listed = entries
-      .filter(
-        (entry) =>
-          (filter.status === undefined || entry.status === filter.status) &&
-          (filter.graph === undefined || entry.graphName === filter.graph),
-      )
-      .sort((left, right) => right.startedAt.localeCompare(left.startedAt));
-    if (filter.json === true) {
-      io.stdout.write(`${JSON.stringify(listed)}\n`);
-      return 0;
-    }
-    if (listed.length === 0) {
-      io.stderr.write('no runs\n');
-      return 0;
-    }
-    for (const entry of listed) {
-      const where =
-        entry.waitingAt !== undefined
-          ? ` at gate ${entry.waitingAt}`
-          : entry.status === 'running' && entry.currentNode !== undefined
-            ? ` at ${entry.currentNode}`
-            : '';
-      io.stdout.write(`${entry.runId}  ${entry.status}${where}  ${entry.graphName}  ${entry.startedAt}\n`);
-    }
-    return 0;
-  } finally {
-    await catalog?.close();
-    await queue?.close();
   }
 }
 

@@ -10,6 +10,8 @@ export async function runCommand(options: {
   readonly file: string;
   readonly options: RunCliOptions;
   readonly io: CliIo;
+  /** Where the run's directory goes when `--logs-dir` is not given (`--store <dir>`): `<dir>/<run id>`. */
+  readonly runsDirectory?: string;
 }): Promise<number> {
   const { createRunServices } = await import('../run/create-run-services.js');
   return executeRun({
@@ -17,6 +19,7 @@ export async function runCommand(options: {
     options: options.options,
     io: options.io,
     createServices: createRunServices,
+    ...(options.runsDirectory === undefined ? {} : { runsDirectory: options.runsDirectory }),
   });
 }
 
@@ -48,6 +51,8 @@ export async function forkCommand(options: {
   readonly at: string;
   readonly options: RunCliOptions;
   readonly io: CliIo;
+  /** Where the fork's directory goes when `--logs-dir` is not given (`--store <dir>`): `<dir>/<run id>`. */
+  readonly runsDirectory?: string;
 }): Promise<number> {
   const { createRunServices } = await import('../run/create-run-services.js');
   return executeRun({
@@ -55,5 +60,6 @@ export async function forkCommand(options: {
     options: options.options,
     io: options.io,
     createServices: createRunServices,
+    ...(options.runsDirectory === undefined ? {} : { runsDirectory: options.runsDirectory }),
   });
 }

@@ -8,6 +8,7 @@ import type { LlmStageProblem } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend, WorkspaceProvider } from '@attractor/engine';
 import { ApiError, type BackendRequest, startServer } from '@attractor/server';
 import type { PostgresRunCatalog } from '@attractor/store-postgres';
+import { claimInterrupt } from '../claim-interrupt.js';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { type CliConfig, loadCliConfig } from '../config/load-cli-config.js';
@@ -245,12 +246,12 @@ function waitForStop(signal: AbortSignal | undefined): Promise<void> {
       else signal.addEventListener('abort', () => resolveStop(), { once: true });
       return;
     }
-    const onSignal = () => {
+    const onSignal = claimInterrupt(() => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       process.off('SIGHUP', onSignal);
       resolveStop();
-    };
+    });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     process.on('SIGHUP', onSignal);

@@ -7,6 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { RunningWorker, WorkerEvent } from '@attractor/worker';
+import { claimInterrupt } from '../claim-interrupt.js';
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
@@ -131,7 +132,7 @@ export async function workerCommand(options: {
   );
   await new Promise<void>((resolveStop) => {
     let signals = 0;
-    const onSignal = (): void => {
+    const onSignal = claimInterrupt((): void => {
       signals += 1;
       if (signals === 1 && drainSeconds > 0) {
         io.stderr.write(
@@ -144,7 +145,7 @@ export async function workerCommand(options: {
       process.off('SIGTERM', onSignal);
       io.stderr.write(`worker ${worker.id}: stopping; its runs go back to the queue now\n`);
       void worker.stop().then(resolveStop, resolveStop);
-    };
+    });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });

@@ -39,7 +39,12 @@ export function formatEvent(
   const { colors, verbosity } = options;
   const indent = indentOf(event);
   const verbose = verbosity === 'verbose';
-  if (verbosity === 'quiet') return undefined;
+  // --quiet keeps warnings and errors (its help says so): a stage's warn or error log still prints.
+  if (
+    verbosity === 'quiet' &&
+    !(event.type === 'stage.log' && (event.level === 'warn' || event.level === 'error'))
+  )
+    return undefined;
   switch (event.type) {
     case 'pipeline.started':
       if (event.branchPath !== undefined)

@@ -21,8 +21,11 @@ export function formatFinish(finish: RunFinish, colors: Colors): string {
       `${colors.red('✖')} ${colors.bold('Pipeline failed')} after ${duration}: ${colors.red(finish.failureReason ?? 'unknown reason')}`,
     );
   } else {
+    // Ctrl-C or a signal says "interrupted by …"; `attractor cancel` (or another canceller) gives its own reason.
+    const reason = finish.failureReason;
+    const cancelled = reason !== undefined && !/^interrupted by /.test(reason) && reason !== 'cancelled';
     lines.push(
-      `${colors.yellow('■')} ${colors.bold('Interrupted')} after ${duration}; the last checkpoint is kept.`,
+      `${colors.yellow('■')} ${colors.bold(cancelled ? 'Cancelled' : 'Interrupted')} after ${duration}${cancelled ? ` (${reason})` : ''}; the last checkpoint is kept.`,
     );
   }
   const usage = finish.usage;

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import {
   CheckpointCorruptError,
@@ -62,6 +62,11 @@ export interface ExecuteRunOptions {
   readonly createServices: RunServicesFactory;
   /** Install SIGINT/SIGTERM handlers on this process (bin.ts: true; in-process tests: false). Default: true. */
   readonly handleSignals?: boolean;
+  /**
+   * Where a new run's directory goes when `--logs-dir` is not given: `<runsDirectory>/<UTC time>-<graph>` (`--store
+   * <dir>`). Default: `./.attractor/runs`.
+   */
+  readonly runsDirectory?: string;
 }
 
 /**
@@ -160,7 +165,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   if (mode.kind === 'run' || mode.kind === 'fork') {
     logsRoot =
       cliOptions.logsDir === undefined
-        ? freshLogsRoot(pipeline.graph, io.cwd)
+        ? freshLogsRoot(pipeline.graph, io.cwd, options.runsDirectory)
         : resolve(io.cwd, cliOptions.logsDir);
     if (existsSync(join(logsRoot, 'checkpoint.json'))) {
       const shown = displayPath(logsRoot, io.cwd);
@@ -462,8 +467,13 @@ function chooseDisplay(io: CliIo, options: RunCliOptions, colors: Colors, verbos
 }
 
 /** `./.attractor/runs/<UTC timestamp>-<graph name>/`, with `-2`, `-3`... when two runs start in the same second. */
-function freshLogsRoot(graph: Parameters<typeof defaultLogsRoot>[0]['graph'], cwd: string): string {
-  const base = resolve(cwd, defaultLogsRoot({ graph, nowMs: Date.now() }));
+function freshLogsRoot(
+  graph: Parameters<typeof defaultLogsRoot>[0]['graph'],
+  cwd: string,
+  runsDirectory: string | undefined,
+): string {
+  const name = defaultLogsRoot({ graph, nowMs: Date.now() });
+  const base = runsDirectory === undefined ? resolve(cwd, name) : resolve(cwd, runsDirectory, basename(name));
   let candidate = base;
   for (let suffix = 2; existsSync(candidate); suffix += 1) candidate = `${base}-${suffix}`;
   return candidate;

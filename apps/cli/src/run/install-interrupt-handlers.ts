@@ -1,3 +1,4 @@
+import { claimInterrupt } from '../claim-interrupt.js';
 import type { CliIo } from '../cli-io.js';
 import type { Colors } from '../colors.js';
 import type { RunDisplay } from '../display/run-display.js';
@@ -19,7 +20,7 @@ export function installInterruptHandlers(options: {
   readonly colors: Colors;
 }): () => void {
   let count = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
+  const onSignal = claimInterrupt((signal: NodeJS.Signals): void => {
     count += 1;
     if (count === 1) {
       options.display.notice(
@@ -33,7 +34,7 @@ export function installInterruptHandlers(options: {
     options.display.pause();
     options.io.stderr.write(`\nExited at once. Resume with: ${options.resumeCommand()}\n`);
     process.exit(EXIT_INTERRUPTED);
-  };
+  });
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   // A closed terminal must not leave the stage's commands running under init (issue 20 §4).

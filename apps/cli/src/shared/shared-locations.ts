@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
-import type { RunQueue } from '@attractor/worker';
+import type { RunQueue, RunQueueReader } from '@attractor/worker';
 import { quoteArgument } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
@@ -126,7 +126,7 @@ export async function openRunCatalog(
   options: { readonly probe?: boolean; readonly maxConnections?: number } = {},
 ): Promise<OpenedCatalog> {
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const { createPostgresRunCatalog } = await import('@attractor/store-postgres');
+    const { createPostgresRunCatalog } = await import('./open-postgres-catalog.js');
     let catalog: RunCatalog;
     try {
       catalog = createPostgresRunCatalog({
@@ -191,7 +191,7 @@ export function queueKeyOf(io: CliIo): string | undefined {
  * @throws {CliError} `CLI_SERVICE_UNAVAILABLE` (exit 1) or `CLI_USAGE` for a URL that is not PostgreSQL's.
  */
 export async function connectQueueOrExplain(url: string, io?: CliIo): Promise<RunQueue> {
-  const { connectRunQueue, QueueUnavailableError } = await import('@attractor/worker');
+  const { connectRunQueue, QueueUnavailableError } = await import('./connect-queue.js');
   const queueKey = io === undefined ? undefined : queueKeyOf(io);
   try {
     return await connectRunQueue({
@@ -199,6 +199,21 @@ export async function connectQueueOrExplain(url: string, io?: CliIo): Promise<Ru
       ...(queueKey === undefined ? {} : { queueKey }),
       ...(io?.secretValues === undefined ? {} : { secretValues: io.secretValues }),
     });
+  } catch (error) {
+    if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
+    throw error;
+  }
+}
+
+/**
+ * Opens a read-only view of the run queue (no pg-boss: what `runs` needs), turning an unreachable or refusing server
+ * into a one-line error that names the setting.
+ * @throws {CliError} `CLI_SERVICE_UNAVAILABLE` (exit 1) or `CLI_USAGE` for a URL that is not PostgreSQL's.
+ */
+export async function openQueueReaderOrExplain(url: string): Promise<RunQueueReader> {
+  const { openRunQueueReader, QueueUnavailableError } = await import('./open-queue-reader.js');
+  try {
+    return await openRunQueueReader({ url });
   } catch (error) {
     if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
     throw error;

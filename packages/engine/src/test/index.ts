@@ -33,3 +33,4 @@ export type { TestClock, TestClockOptions } from './test-clock.js';
 export { createTestClock } from './test-clock.js';
 export type { TestRuntime, TestRuntimeOptions } from './test-runtime.js';
 export { createTestRuntime } from './test-runtime.js';
+export { wholeJsonLines } from './whole-json-lines.js';

@@ -51,7 +51,9 @@ function suspended(seq: number): PipelineEvent {
  * Registers Vitest tests every {@link RunCatalog} must pass: runs written through `open(runId)` are listed newest
  * first with their status (`success`, `fail`, `cancelled`, `running`, `waiting`, `interrupted`), graph, goal, current
  * node, end time and fork origin; a run whose log ends with `pipeline.suspended` (no lock held) is `waiting`; filters by status and graph, a limit; a run opened but never written is not listed;
- * `readRunEntry` gives the entry `listRuns` lists (undefined for a run never written); `open` twice gives the same run.
+ * `readRunEntry` gives the entry `listRuns` lists (undefined for a run never written); `open` twice gives the same run;
+ * `removeRun` removes a run with everything stored of it (child runs, the runs a `loop_restart` continued), never one a
+ * live runner holds.
  *
  * @example
  * describeRunCatalogContract('file catalog', () => {
@@ -213,6 +215,54 @@ export function describeRunCatalogContract(
       ]);
       expect((await catalog.listRuns())[0]?.status).toBe('running');
       expect(await catalog.readRunEntry('s')).toMatchObject({ status: 'running' });
+    });
+
+    it('removes a run with its events, checkpoints, stage files, artifacts and child runs', async () => {
+      const catalog = await fresh();
+      const store = await writeRun(catalog, 'old', 1, 'success');
+      await store.appendEvents([finalEvent(1, 'pipeline.completed')]);
+      await store.writeStageFile('build', 'out.txt', 'built');
+      await store.writeArtifact('report', 'all good');
+      await store.child('review/child').writeManifest(createTestManifest({ run_id: 'child' }));
+      await writeRun(catalog, 'kept', 2, 'success');
+      await store.close();
+      expect(await catalog.removeRun('old')).toBe(true);
+      expect((await catalog.listRuns()).map((run) => run.runId)).toEqual(['kept']);
+      expect(await catalog.readRunEntry('old')).toBeUndefined();
+      const gone = catalog.open('old');
+      expect(await gone.readManifest()).toBeUndefined();
+      expect(await gone.readCheckpoint()).toBeUndefined();
+      expect(await gone.readEvents()).toEqual([]);
+      expect(await gone.readStageFile('build', 'out.txt')).toBeUndefined();
+      expect(await gone.readArtifact('report')).toBeUndefined();
+      expect(await gone.child('review/child').readManifest()).toBeUndefined();
+      await gone.close();
+      expect(await catalog.removeRun('old')).toBe(false);
+      expect(await catalog.removeRun('never-written')).toBe(false);
+      await expect(catalog.removeRun('../escape')).rejects.toThrow(/invalid/);
+    });
+
+    it('never removes a run a live runner holds', async () => {
+      const catalog = await fresh();
+      const store = await writeRun(catalog, 'busy', 1, 'running');
+      locks.push(await store.acquireLock({ since: '2026-01-01T00:00:00.000Z' }));
+      await expect(catalog.removeRun('busy')).rejects.toMatchObject({ code: 'RUN_LOCKED' });
+      expect((await catalog.listRuns()).map((run) => [run.runId, run.status])).toEqual([['busy', 'running']]);
+    });
+
+    it('removes the runs a loop_restart continued along with the run that continues them', async () => {
+      const catalog = await fresh();
+      const first = await writeRun(catalog, 'loop', 1, 'running');
+      await first.writeCheckpoint(
+        createTestCheckpoint({ run_id: 'loop', state: 'restarted', restarted_to: 'loop-restart-1' }),
+      );
+      await writeRun(catalog, 'loop-restart-1', 2, 'success', { restarted_from: first.logsRoot });
+      await first.close();
+      expect((await catalog.listRuns()).map((run) => run.runId)).toEqual(['loop-restart-1']);
+      expect(await catalog.removeRun('loop-restart-1')).toBe(true);
+      const earlier = catalog.open('loop');
+      expect(await earlier.readManifest()).toBeUndefined();
+      await earlier.close();
     });
   });
 }

@@ -1,0 +1,116 @@
+/**
+ * `attractor runs [--status S] [--graph G] [--limit N] [--page P] [--json]`: the runs of the shared store and queue,
+ * newest first, a page at a time.
+ */
+import { cliCommand } from '../cli-command.js';
+import type { CliIo } from '../cli-io.js';
+import { CliError } from '../errors/cli-error.js';
+import {
+  listSharedRuns,
+  SHARED_RUN_STATUSES,
+  type SharedRunEntry,
+  type SharedRunStatus,
+} from '../shared/list-shared-runs.js';
+import {
+  openQueueReaderOrExplain,
+  openRunCatalog,
+  queueUrlOf,
+  requireStoreUrl,
+  storeUrlOf,
+} from '../shared/shared-locations.js';
+import { DEFAULT_PAGE_SIZE, type RunsCliOptions } from './runs-options.js';
+
+/**
+ * Prints one page of the shared runs (see `listSharedRuns`): a line per run (a dead-lettered run with the reason), or
+ * with `--json` one JSON array of the entries; on stderr, which runs of how many were shown and how to see the next
+ * page.
+ * @throws {CliError} when neither a store nor a queue is set, or `--status` names no status.
+ */
+export async function runsCommand(options: {
+  readonly options: RunsCliOptions;
+  readonly io: CliIo;
+}): Promise<number> {
+  const { io } = options;
+  const filter = options.options;
+  const status = checkStatus(filter.status);
+  const storeUrl = storeUrlOf(filter.store, io);
+  const queueUrl = queueUrlOf(filter.queue, io);
+  if (storeUrl === undefined && queueUrl === undefined) {
+    requireStoreUrl(undefined, io, '`attractor runs`');
+  }
+  if (status === 'dead' && queueUrl === undefined) {
+    throw new CliError({
+      code: 'CLI_USAGE',
+      message:
+        'Dead letters are kept by the run queue: pass --queue <url> or set ATTRACTOR_QUEUE_URL to list runs with --status dead.',
+    });
+  }
+  const queue = queueUrl === undefined ? undefined : await openQueueReaderOrExplain(queueUrl);
+  const catalog =
+    storeUrl === undefined
+      ? undefined
+      : await openRunCatalog(storeUrl, io).catch(async (error: unknown) => {
+          await queue?.close();
+          throw error;
+        });
+  try {
+    const all = (
+      await listSharedRuns({
+        ...(catalog === undefined ? {} : { catalog }),
+        ...(queue === undefined ? {} : { queue }),
+        ...(filter.graph === undefined ? {} : { graph: filter.graph }),
+      })
+    ).filter((entry) => status === undefined || entry.status === status);
+    const limit = filter.limit ?? DEFAULT_PAGE_SIZE;
+    const page = filter.page ?? 1;
+    const first = limit === 0 ? 0 : (page - 1) * limit;
+    const shown = limit === 0 ? all : all.slice(first, first + limit);
+    if (filter.json === true) io.stdout.write(`${JSON.stringify(shown)}\n`);
+    else for (const entry of shown) io.stdout.write(`${formatEntry(entry)}\n`);
+    io.stderr.write(`${describePage({ all: all.length, first, shown: shown.length, page, limit, io })}\n`);
+    return 0;
+  } finally {
+    await catalog?.close();
+    await queue?.close();
+  }
+}
+
+/** `--status` checked against the statuses a run can have. */
+function checkStatus(status: string | undefined): SharedRunStatus | undefined {
+  if (status === undefined) return undefined;
+  if ((SHARED_RUN_STATUSES as readonly string[]).includes(status)) return status as SharedRunStatus;
+  throw new CliError({
+    code: 'CLI_USAGE',
+    message: `--status ${status} is no run status: use one of ${SHARED_RUN_STATUSES.join(', ')}.`,
+  });
+}
+
+/** One line of `attractor runs`. */
+function formatEntry(entry: SharedRunEntry): string {
+  const where =
+    entry.waitingAt !== undefined
+      ? ` at gate ${entry.waitingAt}`
+      : entry.status === 'running' && entry.currentNode !== undefined
+        ? ` at ${entry.currentNode}`
+        : '';
+  const reason = entry.status === 'dead' && entry.reason !== undefined ? ` (${entry.reason})` : '';
+  return `${entry.runId}  ${entry.status}${where}${reason}  ${entry.graphName}  ${entry.startedAt}`;
+}
+
+/** The stderr line after the list: `no runs`, or which of how many, and the next page's option. */
+function describePage(options: {
+  readonly all: number;
+  readonly first: number;
+  readonly shown: number;
+  readonly page: number;
+  readonly limit: number;
+  readonly io: CliIo;
+}): string {
+  const { all, first, shown, page, limit } = options;
+  if (all === 0) return 'no runs';
+  if (shown === 0)
+    return `no runs on page ${page}: ${all} runs make ${Math.ceil(all / limit)} page(s) of ${limit}`;
+  const range = `${all === shown ? `${all} run${all === 1 ? '' : 's'}` : `runs ${first + 1}-${first + shown} of ${all}`}, newest first`;
+  if (first + shown >= all) return range;
+  return `${range}; next page: ${cliCommand(options.io.env)} runs … --page ${page + 1} (or --limit 0 for all)`;
+}

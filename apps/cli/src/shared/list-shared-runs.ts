@@ -1,0 +1,129 @@
+/**
+ * The runs of a shared store and queue as one list (`attractor runs`, `attractor purge`): the store's run index, with
+ * the queue's view where a queue is set (a run still queued, the gate a suspended run waits at, the worker, a run
+ * that failed outside its pipeline or was dead-lettered), newest first.
+ */
+import type { RunCatalog } from '@attractor/engine';
+import type { QueuedRunSummary, RunQueueReader } from '@attractor/worker';
+
+/**
+ * Where a listed run stands: the run index's statuses, `queued` (waiting for a worker), and `dead` (its job went to
+ * the queue's dead letter queue: it failed more times than the workers' retry limit allows, outside its pipeline).
+ */
+export type SharedRunStatus =
+  | 'queued'
+  | 'running'
+  | 'waiting'
+  | 'success'
+  | 'fail'
+  | 'cancelled'
+  | 'interrupted'
+  | 'dead';
+
+/** Every {@link SharedRunStatus}, for option checks and messages. */
+export const SHARED_RUN_STATUSES: readonly SharedRunStatus[] = [
+  'queued',
+  'running',
+  'waiting',
+  'success',
+  'fail',
+  'cancelled',
+  'interrupted',
+  'dead',
+];
+
+/** One run of the list (also the shape of `attractor runs --json`). */
+export interface SharedRunEntry {
+  readonly runId: string;
+  readonly status: SharedRunStatus;
+  readonly graphName: string;
+  /** ISO-8601; when it was enqueued for a run no worker started yet. */
+  readonly startedAt: string;
+  readonly currentNode?: string;
+  readonly endedAt?: string;
+  readonly worker?: string;
+  /** The stage of the gate it waits at. */
+  readonly waitingAt?: string;
+  /** Why it failed outside its pipeline (the queue's record): always set for `dead`. */
+  readonly reason?: string;
+}
+
+/**
+ * Lists the runs of `catalog` and `queue` (either may be absent), optionally of one graph, newest first (by start,
+ * then by id). Reads each once: the run index (file stores keep one, see `createFileRunCatalog`) and the queue's
+ * states (`RunQueue.listRunStates`, no requests).
+ */
+export async function listSharedRuns(options: {
+  readonly catalog?: RunCatalog;
+  readonly queue?: Pick<RunQueueReader, 'listRunStates'>;
+  readonly graph?: string;
+}): Promise<SharedRunEntry[]> {
+  const { catalog, queue } = options;
+  const [indexed, states] = await Promise.all([
+    catalog?.listRuns(options.graph === undefined ? {} : { graph: options.graph }) ?? [],
+    queue?.listRunStates() ?? [],
+  ]);
+  const queued = new Map(states.map((run) => [run.runId, run]));
+  const entries: SharedRunEntry[] = [];
+  for (const run of indexed) {
+    const inQueue = queued.get(run.runId);
+    queued.delete(run.runId);
+    // The queue knows best whether a run waits for a worker or an answer, was cancelled while it waited, or failed
+    // outside the pipeline (its job used up its retries) before its log says so.
+    const ended = run.status === 'success' || run.status === 'fail' || run.status === 'cancelled';
+    const status: SharedRunStatus =
+      inQueue !== undefined &&
+      (inQueue.state === 'waiting' ||
+        inQueue.state === 'queued' ||
+        inQueue.state === 'cancelled' ||
+        (inQueue.state === 'fail' && (!ended || inQueue.deadAt !== undefined)))
+        ? queueStatus(inQueue)
+        : run.status;
+    entries.push({
+      runId: run.runId,
+      status,
+      graphName: run.graphName,
+      startedAt: run.startedAt,
+      ...(run.currentNode === undefined ? {} : { currentNode: run.currentNode }),
+      ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+      ...(inQueue?.worker === undefined ? {} : { worker: inQueue.worker }),
+      ...(status === 'waiting' && inQueue?.waitingAt !== undefined ? { waitingAt: inQueue.waitingAt } : {}),
+      ...(status === 'fail' || status === 'dead' ? reasonOf(inQueue) : {}),
+    });
+  }
+  for (const run of queued.values()) {
+    // A run the store does not list yet: still queued, cancelled or failed before a worker wrote it. Without a store,
+    // every run of the queue.
+    if (catalog !== undefined && run.state !== 'queued' && run.state !== 'cancelled' && run.state !== 'fail')
+      continue;
+    if (options.graph !== undefined && run.graphName !== options.graph) continue;
+    const status = queueStatus(run);
+    entries.push({
+      runId: run.runId,
+      status,
+      graphName: run.graphName,
+      startedAt: run.startedAt ?? run.enqueuedAt,
+      ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+      ...(run.worker === undefined ? {} : { worker: run.worker }),
+      ...(run.waitingAt === undefined ? {} : { waitingAt: run.waitingAt }),
+      ...(status === 'fail' || status === 'dead' ? reasonOf(run) : {}),
+    });
+  }
+  return entries.sort((left, right) =>
+    left.startedAt === right.startedAt
+      ? compare(right.runId, left.runId)
+      : compare(right.startedAt, left.startedAt),
+  );
+}
+
+function queueStatus(run: QueuedRunSummary): SharedRunStatus {
+  return run.state === 'fail' && run.deadAt !== undefined ? 'dead' : run.state;
+}
+
+function reasonOf(run: QueuedRunSummary | undefined): { readonly reason?: string } {
+  return run?.error === undefined ? {} : { reason: run.error };
+}
+
+function compare(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
