@@ -416,13 +416,13 @@ function addRunOptions(command: Command): void {
     .addOption(
       new Option(
         '--max-budget-usd <usd>',
-        'stop before the next LLM stage once LLM stages cost this much (overrides max_budget_usd)',
+        "stop before the next model call once the run's model calls (branches and child runs included) cost this much (overrides max_budget_usd)",
       ).argParser(parseNonNegativeNumber),
     )
     .addOption(
       new Option(
         '--max-tokens <n>',
-        'stop before the next LLM stage once LLM stages used this many tokens (overrides max_tokens)',
+        "stop before the next model call once the run's model calls used this many tokens (overrides max_tokens)",
       ).argParser(parsePositiveInteger),
     )
     .option(

@@ -72,9 +72,12 @@ describe('a failed model call prints our message only (no stack trace, no reques
       );
 
       expect(result.exitCode).toBe(1);
-      expect(`${result.stdout}\n${result.stderr}`).toContain(
-        `node "write" failed: Authentication failed (HTTP 401) calling openai model "gpt-test" at ${server.baseURL}:`,
+      // Once, on the stage's line; the summary refers to it.
+      expect(result.stdout).toContain(`✖ write fail `);
+      expect(result.stdout).toContain(
+        `— Authentication failed (HTTP 401) calling openai model "gpt-test" at ${server.baseURL}:`,
       );
+      expect(result.stdout).toMatch(/^✖ Pipeline failed after \S+: node "write" failed \(reason above\)$/m);
       expectNoDump(result.stderr);
       expectNoDump(result.stdout);
     } finally {

@@ -28,7 +28,8 @@ export { createModelRegistry, stageModelChoice } from './resolve-model.js';
 export { PROMPT_FILE, RESPONSE_FILE } from './response-file.js';
 export { selectTools } from './select-tools.js';
 export { MAX_RUNS_WITH_SESSIONS } from './session-store.js';
-export type { UsageTotals } from './stage-outcome.js';
+/** The run's usage totals (the engine's type, kept here for code that imported it from this package). */
+export type { UsageTotals } from '@attractor/engine';
 export { usageContextUpdates } from './stage-outcome.js';
 export { TRANSCRIPT_FILE } from './transcript-file.js';
 export type { TransientFailure, TransientRetryPolicy, TransientRetryWait } from './transient-retry.js';

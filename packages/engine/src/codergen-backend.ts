@@ -8,6 +8,7 @@ import type { Context } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
 import type { SecretMasker } from './redact-secrets.js';
+import type { RunUsage } from './usage-ledger.js';
 
 /** Everything the backend needs for one codergen stage attempt. */
 export interface CodergenRequest {
@@ -45,6 +46,12 @@ export interface CodergenRequest {
    * requests built by hand; a backend then masks what it knows itself.
    */
   readonly secrets?: SecretMasker;
+  /**
+   * The run's usage and budget (`runtime.usage`): call `usage.checkBudget()` before each model call (it throws
+   * `BudgetExceededError` once the run spent its budget), and emit an `agent.usage` event per call, which the run
+   * counts. Absent in requests built by hand.
+   */
+  readonly usage?: RunUsage;
 }
 
 /**

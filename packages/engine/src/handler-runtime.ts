@@ -17,6 +17,7 @@ import type { SecretMasker } from './redact-secrets.js';
 import type { RunResult } from './run-result.js';
 import type { RunStore } from './run-store.js';
 import type { StageWorkspace } from './stage-workspace.js';
+import type { RunUsage } from './usage-ledger.js';
 
 /** The context fidelity resolved for one stage (spec §5.4). */
 export interface StageFidelity {
@@ -155,6 +156,12 @@ export interface HandlerRuntime {
   readonly visit: number;
   /** Which attempt within the visit, from 1 (at most `max_retries + 1`). */
   readonly attempt: number;
+  /**
+   * Set for the first stage of a resumed run when the previous leg failed at this same node (a budget stop inside a
+   * fan-out, a failed stage): the outcome that visit ended with, context updates included. A handler that can keep
+   * finished work reads it; the parallel handler runs again only the branches that did not succeed. Absent otherwise.
+   */
+  readonly resumedFrom?: Outcome;
   /** Fidelity mode, thread key and preamble for this stage (spec §5.4). */
   readonly fidelity: StageFidelity;
   /** Emits a stage-scoped event; the engine stamps it and appends it to `events.jsonl` (secrets redacted). */
@@ -171,6 +178,13 @@ export interface HandlerRuntime {
   readonly artifacts: ArtifactStore;
   /** The run's clock; use it instead of timers so tests stay fast. */
   readonly clock: Clock;
+  /**
+   * The run's LLM usage and budget (`max_budget_usd`, `max_tokens`): `totals()` counts every model call of the run
+   * (parallel branches and child runs included; each `agent.usage` event a stage emits is one), and `checkBudget()`,
+   * called before each model call, throws `BudgetExceededError` once the run spent its budget. Absent in runtimes
+   * built by hand (tests).
+   */
+  readonly usage?: RunUsage;
   /**
    * The run's secret masker (DESIGN.md "Secrets"): mask whatever a handler writes to the stage directory or sends
    * to a model (`stdout.txt`, `prompt.md`). Absent in runtimes built by hand (tests); then mask with

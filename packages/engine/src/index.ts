@@ -1,9 +1,10 @@
 export type { ArtifactInfo, ArtifactStore, StoreArtifactOptions } from './artifact-store.js';
 export type { BuildPreambleOptions } from './build-preamble.js';
 export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';
-export type { RunBudget } from './check-budget.js';
+export type { BudgetStop, RunBudget } from './check-budget.js';
 export {
   AGENT_TOTAL_COST_KEY,
+  budgetStop,
   budgetStopReason,
   USAGE_TOTAL_COST_KEY,
   USAGE_TOTAL_TOKENS_KEY,
@@ -27,6 +28,7 @@ export { decide } from './decide.js';
 export type { DeclaredHandler, HandlerDefinition, HandlerInput } from './define-handler.js';
 export { defineHandler, isDeclaredHandler } from './define-handler.js';
 export { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
+export { BudgetExceededError } from './errors/budget-exceeded-error.js';
 export { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 export { ContextValueError } from './errors/context-value-error.js';
 export {
@@ -179,4 +181,13 @@ export { normalizeLabel, selectEdge } from './select-edge.js';
 export type { StageWorkspace } from './stage-workspace.js';
 export { createStageWorkspace } from './stage-workspace.js';
 export { checkArtifactId, checkRelativeName, collectBlobData } from './store-names.js';
+export type { RunUsage } from './usage-ledger.js';
+export type { UsageTotals } from './usage-totals.js';
+export {
+  LEGACY_AGENT_COST_KEY,
+  USAGE_TOTAL_KEYS,
+  usageTotalsFromContext,
+  usageTotalsToContext,
+  ZERO_USAGE_TOTALS,
+} from './usage-totals.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';

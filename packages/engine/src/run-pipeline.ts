@@ -30,6 +30,8 @@ import type { RunResult, RunStatus } from './run-result.js';
 import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
 import { readRun } from './run-store.js';
+import { UsageLedger } from './usage-ledger.js';
+import { usageTotalsFromContext } from './usage-totals.js';
 import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
 
@@ -55,9 +57,12 @@ export interface PipelineServicesOptions {
   readonly onEvent?: (event: PipelineEvent) => void;
   /** Overrides the graph's `max_steps` (node executions per run, default 1000). */
   readonly maxSteps?: number;
-  /** Overrides the graph's `max_budget_usd`: no LLM stage starts once LLM stages cost this many USD. */
+  /**
+   * Overrides the graph's `max_budget_usd`: no model call starts once the run's model calls (parallel branches and
+   * child runs included) cost this many USD; checked before each LLM stage and each model call.
+   */
   readonly maxBudgetUsd?: number;
-  /** Overrides the graph's `max_tokens`: no LLM stage starts once LLM stages used this many tokens. */
+  /** Overrides the graph's `max_tokens`: no model call starts once the run's model calls used this many tokens. */
   readonly maxTokens?: number;
   /** fsync checkpoints before renaming them (power-loss safety; costs ~0.3 ms per node). Default: false. */
   readonly fsync?: boolean;
@@ -371,6 +376,8 @@ interface LaunchExtras {
   readonly basePath?: readonly string[];
   /** The run's location as its store names it, used as it is (a child run of a store that is not a directory). */
   readonly logsRoot?: string;
+  /** A child run's parent ledger: the parent's budget applies to the child. */
+  readonly parentUsage?: UsageLedger;
 }
 
 function launch(
@@ -384,7 +391,21 @@ function launch(
     options.abortSignal === undefined
       ? controller.signal
       : AbortSignal.any([options.abortSignal, controller.signal]);
-  const hub = new EventHub(options.onEvent);
+  // One ledger for the whole call (loop_restart continuations included); it counts every event the hub delivers, a
+  // child run's too (a child's hub forwards to its parent's).
+  const usage = new UsageLedger({
+    budget: budgetOf(
+      options.maxBudgetUsd ?? options.graph.settings.maxBudgetUsd,
+      options.maxTokens ?? options.graph.settings.maxTokens,
+    ),
+    ...(extras.parentUsage === undefined ? {} : { parent: extras.parentUsage }),
+  });
+  let usageSeeded = extras.parentUsage !== undefined;
+  const onEvent = options.onEvent;
+  const hub = new EventHub((event) => {
+    usage.observe(event);
+    onEvent?.(event);
+  });
   const stores = new Map<string, RunStore>();
   const secrets = createSecretMasker({ values: options.secretValues ?? [] });
   let live: { state: WalkState; logsRoot: string; runId: string } | undefined;
@@ -465,6 +486,12 @@ function launch(
         ? {}
         : { thresholdBytes: options.artifactThresholdBytes }),
     });
+    if (!usageSeeded) {
+      // A resumed or forked run goes on from the totals its checkpoint recorded (a child run starts from zero).
+      usageSeeded = true;
+      const recorded = usageTotalsFromContext((key) => from.context.get(key));
+      if (recorded !== undefined) usage.seed(recorded);
+    }
     const scope: RunScope = {
       graph,
       registry: options.registry,
@@ -497,10 +524,7 @@ function launch(
           message: `could not record a process group in the run lock: ${error instanceof Error ? error.message : String(error)}`,
         }),
       ),
-      budget: budgetOf(
-        options.maxBudgetUsd ?? graph.settings.maxBudgetUsd,
-        options.maxTokens ?? graph.settings.maxTokens,
-      ),
+      usage,
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
     };
@@ -628,9 +652,11 @@ function launch(
     await bus.flush();
     await store.close();
     const failureReason = end.kind === 'fail' || end.kind === 'cancelled' ? end.reason : undefined;
+    const budgetStopped = end.kind === 'fail' && end.reason === usage.stop?.reason ? usage.stop : undefined;
     return {
       status,
       ...(failureReason === undefined ? {} : { failureReason }),
+      ...(budgetStopped === undefined ? {} : { budgetStop: budgetStopped }),
       completedNodes: from.state.completedPath,
       nodeOutcomes: from.state.nodeOutcomes,
       context: from.context,
@@ -807,7 +833,7 @@ function startChild(
         values: options.context,
       });
     },
-    { basePath, logsRoot: childRoot },
+    { basePath, logsRoot: childRoot, parentUsage: origin.usage },
   );
   return {
     runId: run.runId,

@@ -216,13 +216,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     'max_budget_usd',
     ['graph'],
     NON_NEGATIVE_NUMBER,
-    'Run budget in USD: the run stops before the next LLM stage once LLM stages cost this much.',
+    'Run budget in USD: the run stops before the next model call once its model calls (parallel branches and child runs included) cost this much.',
   ),
   max_tokens: define(
     'max_tokens',
     ['graph'],
     POSITIVE_INTEGER,
-    'Run budget in tokens: the run stops before the next LLM stage once LLM stages used this many.',
+    'Run budget in tokens: the run stops before the next model call once its model calls used this many.',
   ),
   'stack.child_dotfile': define(
     'stack.child_dotfile',

@@ -29,7 +29,7 @@ export interface RunCliOptions extends BackendChoice {
   readonly workdir?: string;
   readonly set?: Readonly<Record<string, SetValue>>;
   readonly maxSteps?: number;
-  /** Run budget in USD: no LLM stage starts once LLM stages cost this much (overrides `max_budget_usd`). */
+  /** Run budget in USD: no model call starts once the run's model calls cost this much (overrides `max_budget_usd`). */
   readonly maxBudgetUsd?: number;
   /** Run budget in tokens (overrides `max_tokens`). */
   readonly maxTokens?: number;
