@@ -22,6 +22,7 @@ import {
   parseUrl,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
+import { SANDBOX_KINDS } from './run/resolve-sandbox.js';
 
 /** Options of {@link main}. */
 export interface MainOptions {
@@ -331,6 +332,7 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         "a directory whose files queued runs may read: their DOT file's directory (graph_ref), --simulate-script, --prices (repeatable; default: the current directory)",
       ).argParser(collectString),
     )
+    .addOption(sandboxOption())
     .addOption(new Option('--run-executor', 'internal: execute one run for a worker').hideHelp())
     .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption())
@@ -473,8 +475,17 @@ function addStageBackendOptions(command: Command): void {
         'what agent CLIs may do unasked: edit (default; edit files in the workdir) or full (anything, no sandbox)',
       ).choices(['edit', 'full']),
     )
+    .addOption(sandboxOption())
     .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption());
+}
+
+/** `--sandbox <kind>`: confine the commands of tool and agent stages. */
+function sandboxOption(): Option {
+  return new Option(
+    '--sandbox <kind>',
+    'confine tool and agent stage commands: bwrap (Bubblewrap: read-only system, only the workdir and stage directory writable, no network unless sandbox_network=true; $ATTRACTOR_BWRAP names the program) or none (default)',
+  ).choices(SANDBOX_KINDS);
 }
 
 /** `--store <url>`: the shared run store. */

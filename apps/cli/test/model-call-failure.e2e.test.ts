@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startScriptedOpenAIServer } from '@attractor/backend-ai-sdk/test';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory, waitForBanner, waitForServedRun } from './helpers/cli.js';
+import { attractor, runOnServer, temporaryDirectory } from './helpers/cli.js';
 
 const PROMPT = 'Summarise the quarterly numbers of Zanzibar Widgets';
 const PIPELINE = `digraph Report {
@@ -93,16 +93,7 @@ describe('a failed model call prints our message only (no stack trace, no reques
       env: { OPENAI_API_KEY: 'sk-wrong-key-456' },
     });
     try {
-      const { url, token } = await waitForBanner(child);
-      const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
-      const started = await fetch(`${url}/pipelines`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ dot: PIPELINE }),
-      });
-      expect(started.status).toBe(201);
-      const { id } = (await started.json()) as { id: string };
-      expect(await waitForServedRun({ url, id, headers })).toBe('fail');
+      expect(await runOnServer(child, PIPELINE)).toBe('fail');
       expect(server.requests.length).toBeGreaterThan(0);
     } finally {
       child.kill('SIGTERM');

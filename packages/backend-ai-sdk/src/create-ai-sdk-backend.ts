@@ -14,6 +14,7 @@ import {
   redactSecrets,
   systemClock,
 } from '@attractor/engine';
+import { nodeAttribute } from '@attractor/graph';
 import { type ModelMessage, wrapLanguageModel } from 'ai';
 import {
   createAgentTools,
@@ -259,6 +260,15 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       onReport: (value) => {
         reported = value;
       },
+      ...(request.sandbox === undefined
+        ? {}
+        : {
+            sandbox: {
+              sandbox: request.sandbox,
+              writable: [request.stageDir],
+              network: nodeAttribute(node, 'sandbox_network') === true,
+            },
+          }),
     });
 
     const system = buildSystemPrompt({

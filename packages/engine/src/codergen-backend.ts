@@ -4,6 +4,7 @@
  * `@attractor/backend-ai-sdk` implements it; `@attractor/handlers` ships a `SimulationBackend`.
  */
 import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
+import type { CommandSandbox } from './command-sandbox.js';
 import type { Context } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
@@ -52,6 +53,12 @@ export interface CodergenRequest {
    * counts. Absent in requests built by hand.
    */
   readonly usage?: RunUsage;
+  /**
+   * The run's sandbox (`runtime.sandbox`): a backend that starts a program (an agent CLI, a shell command of its own)
+   * starts `sandbox.wrap(...)` of it instead, with the working directory, the stage directory and the program's own
+   * state writable. Absent when the run asked for none.
+   */
+  readonly sandbox?: CommandSandbox;
 }
 
 /**

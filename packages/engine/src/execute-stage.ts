@@ -359,6 +359,7 @@ function createRuntime(
   };
   // Added after the literal: a spread in an object literal with getters takes V8's slow path on every stage.
   if (scope.backend !== undefined) runtime.backend = scope.backend;
+  if (scope.sandbox !== undefined) runtime.sandbox = scope.sandbox;
   if (execution.resumedFrom !== undefined) runtime.resumedFrom = execution.resumedFrom;
   return runtime;
 }

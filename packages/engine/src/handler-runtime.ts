@@ -7,6 +7,7 @@ import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
 import type { ArtifactStore } from './artifact-store.js';
 import type { Clock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
+import type { CommandSandbox } from './command-sandbox.js';
 import type { Context } from './context.js';
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
@@ -174,6 +175,12 @@ export interface HandlerRuntime {
   readonly interviewer: Interviewer;
   /** The LLM backend given to the run, if any. */
   readonly backend?: CodergenBackend;
+  /**
+   * The sandbox the run confines stage commands with (`runPipeline({ sandbox })`, CLI `--sandbox bwrap`): a handler
+   * that starts a program passes its command line through `sandbox.wrap(...)` (the working directory and the stage
+   * directory writable; the network only when the node allows it). Absent when the run asked for none.
+   */
+  readonly sandbox?: CommandSandbox;
   /** The run's artifact store (spec §5.5). */
   readonly artifacts: ArtifactStore;
   /** The run's clock; use it instead of timers so tests stay fast. */

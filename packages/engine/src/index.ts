@@ -13,6 +13,8 @@ export { checkpointSchema, parseCheckpoint } from './checkpoint-schema.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
 export type { CodergenBackend, CodergenRequest } from './codergen-backend.js';
+export type { BubblewrapOptions, CommandSandbox, SandboxedCommand } from './command-sandbox.js';
+export { checkBubblewrap, createBubblewrapSandbox } from './command-sandbox.js';
 export { Context } from './context.js';
 export type {
   Decision,
@@ -42,6 +44,8 @@ export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
 export { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
 export { RunLockedError } from './errors/run-locked-error.js';
+export type { SandboxUnavailableReason } from './errors/sandbox-unavailable-error.js';
+export { SandboxUnavailableError } from './errors/sandbox-unavailable-error.js';
 export type { EvaluateRunConditionOptions } from './evaluate-run-condition.js';
 export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';

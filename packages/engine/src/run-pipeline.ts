@@ -10,6 +10,7 @@ import type { ArtifactStore } from './artifact-store.js';
 import type { RunBudget } from './check-budget.js';
 import { type Clock, systemClock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
+import type { CommandSandbox } from './command-sandbox.js';
 import { Context } from './context.js';
 import { ResumeError } from './errors/resume-error.js';
 import { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
@@ -64,6 +65,12 @@ export interface PipelineServicesOptions {
   readonly maxBudgetUsd?: number;
   /** Overrides the graph's `max_tokens`: no model call starts once the run's model calls used this many tokens. */
   readonly maxTokens?: number;
+  /**
+   * Confines the commands stages start (tool commands, agent CLIs): handlers get it as `runtime.sandbox`, backends as
+   * `CodergenRequest.sandbox` (see `createBubblewrapSandbox`; check it with `checkBubblewrap` first). Child runs use it
+   * too. Default: none (commands run unconfined).
+   */
+  readonly sandbox?: CommandSandbox;
   /** fsync checkpoints before renaming them (power-loss safety; costs ~0.3 ms per node). Default: false. */
   readonly fsync?: boolean;
   /**
@@ -525,6 +532,7 @@ function launch(
         }),
       ),
       usage,
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
     };

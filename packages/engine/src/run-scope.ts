@@ -6,6 +6,7 @@ import type { Graph } from '@attractor/graph';
 import type { ArtifactStore } from './artifact-store.js';
 import type { Clock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
+import type { CommandSandbox } from './command-sandbox.js';
 import type { EventBus } from './event-bus.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, RunChildOptions } from './handler-runtime.js';
@@ -92,6 +93,8 @@ export interface RunScope {
    * LLM stage and each model call.
    */
   readonly usage: UsageLedger;
+  /** Confines the commands stages start (`runtime.sandbox`), when the run asked for it. */
+  readonly sandbox?: CommandSandbox;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
   readonly startChild: (options: RunChildOptions, origin: ChildOrigin) => ChildRunHandle;
 }

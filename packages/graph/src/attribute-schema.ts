@@ -286,6 +286,12 @@ export const ATTRIBUTE_DEFINITIONS = {
   tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.'),
   // Handler keys (spec §4.6-§4.11, DESIGN.md).
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.'),
+  sandbox_network: define(
+    'sandbox_network',
+    ['node'],
+    BOOLEAN,
+    'Under the sandbox (--sandbox bwrap): the command keeps the network (default: none).',
+  ),
   tool_output_max_bytes: define(
     'tool_output_max_bytes',
     ['node'],

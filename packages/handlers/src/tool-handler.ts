@@ -2,7 +2,7 @@
  * The `tool` handler (spec §4.10, DESIGN.md "Tool nodes"): runs `tool_command` in a shell with execa, in its own
  * process group so a timeout or cancellation kills everything the command started.
  */
-import type { HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import type { CommandSandbox, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { createSecretMasker, type DeclaredHandler, defineHandler } from '@attractor/engine';
 import { killProcessGroup, processGroupAlive, trackProcessGroup } from '@attractor/engine/internal';
 import { type GraphEdge, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
@@ -129,14 +129,24 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
       await Promise.all([stdoutFile.start(), stderrFile.start()]);
       const outputMaxBytes =
         attributes.tool_output_max_bytes ?? options.outputMaxBytes ?? TOOL_OUTPUT_MAX_BYTES;
+      const stageDirectory = await runtime.stage.localDirectory();
       const raw = await runCommand(command, {
         runtime,
+        ...(runtime.sandbox === undefined
+          ? {}
+          : {
+              sandbox: {
+                sandbox: runtime.sandbox,
+                writable: [stageDirectory],
+                network: attributes.sandbox_network === true,
+              },
+            }),
         inheritEnv: options.env === undefined,
         env: {
           ...options.env,
           ATTRACTOR_RUN_ID: runtime.runId,
           ATTRACTOR_LOGS_ROOT: logsRoot,
-          ATTRACTOR_STAGE_DIR: await runtime.stage.localDirectory(),
+          ATTRACTOR_STAGE_DIR: stageDirectory,
           ATTRACTOR_NODE_ID: node.id,
         },
         shell: options.shell ?? true,
@@ -359,6 +369,12 @@ interface CommandRun {
 
 interface RunCommandOptions {
   readonly runtime: HandlerRuntime;
+  /** Run the command confined (`runtime.sandbox`): the working directory and `writable` writable, `network` or none. */
+  readonly sandbox?: {
+    readonly sandbox: CommandSandbox;
+    readonly writable: readonly string[];
+    readonly network: boolean;
+  };
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether `env` is added to this process's environment (true) or replaces it (false). */
   readonly inheritEnv: boolean;
@@ -409,8 +425,19 @@ class CappedOutput {
  */
 async function runCommand(command: string, options: RunCommandOptions): Promise<CommandRun> {
   const { runtime } = options;
-  const subprocess = execa(command, {
-    shell: options.shell,
+  const confined = options.sandbox;
+  // Under the sandbox the shell itself is the sandboxed program: `bwrap ... -- /bin/sh -c <command>`.
+  const wrapped =
+    confined === undefined
+      ? undefined
+      : confined.sandbox.wrap({
+          file: typeof options.shell === 'string' ? options.shell : '/bin/sh',
+          args: ['-c', command],
+          cwd: runtime.workdir,
+          writable: confined.writable,
+          network: confined.network,
+        });
+  const common = {
     detached: true,
     reject: false,
     cwd: runtime.workdir,
@@ -421,7 +448,11 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     stripFinalNewline: false,
     // We read the pipes ourselves: past the cap they are drained, never closed on the command (DESIGN.md "Tool nodes").
     buffer: false,
-  });
+  } as const;
+  const subprocess =
+    wrapped === undefined
+      ? execa(command, { ...common, shell: options.shell })
+      : execa(wrapped.file, [...wrapped.args], common);
   const stdout = new CappedOutput(options.outputMaxBytes, options.stdoutFile);
   const stderr = new CappedOutput(options.outputMaxBytes, options.stderrFile);
   const drained = Promise.all([drain(subprocess.stdout, stdout), drain(subprocess.stderr, stderr)]);

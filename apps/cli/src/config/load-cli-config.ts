@@ -18,6 +18,7 @@ import {
 import { BUILT_IN_HANDLER_TYPES, didYouMean, type HandlerLintInfo } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
 import { displayPath } from '../load-pipeline.js';
+import { isSandboxKind, SANDBOX_KINDS, type SandboxKind } from '../run/resolve-sandbox.js';
 import { describeConfigSyntaxError } from './describe-config-syntax-error.js';
 
 /** The config file names looked for in the working directory, in this order. */
@@ -39,6 +40,8 @@ export interface CliConfigDefaults {
   readonly interviewer?: string;
   /** Absolute path of the price table (`--prices`), given relative to the config file. */
   readonly prices?: string;
+  /** The sandbox of tool and agent stage commands (`--sandbox`): `bwrap` or `none`. */
+  readonly sandbox?: SandboxKind;
 }
 
 /** A loaded config: what the plug-ins add. */
@@ -82,8 +85,9 @@ export function lintOptionsOf(config: CliConfig): {
  *   `{ type: handler }` (also positional `execute(node, context, graph, logsRoot, runtime)` handlers);
  * - `interviewers`: an object `{ name: interviewer }` (objects with an `ask` function);
  * - `backends`: an object `{ name: backend }` (objects with a `run` function, the `CodergenBackend` contract);
- * - `defaults`: `{ model, provider, backend, interviewer, prices }`: `backend` and `interviewer` name an entry of
- *   `backends` / `interviewers`, `prices` is a price-table file relative to the config file.
+ * - `defaults`: `{ model, provider, backend, interviewer, prices, sandbox }`: `backend` and `interviewer` name an
+ *   entry of `backends` / `interviewers`, `prices` is a price-table file relative to the config file, `sandbox` is
+ *   `bwrap` or `none` (`--sandbox`).
  *
  * @throws {CliError} `CLI_FILE_NOT_FOUND` for a `--config` file that does not exist; `CLI_INVALID_INPUT` when the
  *   file throws while loading (a syntax error with its `file:line:col` and excerpt) or exports something else,
@@ -156,15 +160,20 @@ export async function loadCliConfig(options: {
   const backends = namedPlugins<CodergenBackend>(exported.backends, 'backends', 'run', invalid);
   const defaults = exported.defaults ?? {};
   if (typeof defaults !== 'object' || defaults === null)
-    throw invalid('defaults must be an object { model, provider, backend, interviewer, prices }.');
+    throw invalid('defaults must be an object { model, provider, backend, interviewer, prices, sandbox }.');
   const values = defaults as Record<string, unknown>;
   const strings: Record<string, string> = {};
-  for (const key of ['model', 'provider', 'backend', 'interviewer', 'prices'] as const) {
+  for (const key of ['model', 'provider', 'backend', 'interviewer', 'prices', 'sandbox'] as const) {
     const value = values[key];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value === '')
       throw invalid(`defaults.${key} must be a non-empty string.`);
     strings[key] = value;
+  }
+  if (strings.sandbox !== undefined && !isSandboxKind(strings.sandbox)) {
+    throw invalid(
+      `defaults.sandbox is "${strings.sandbox}"; use one of ${SANDBOX_KINDS.map((kind) => `"${kind}"`).join(', ')}.`,
+    );
   }
   for (const [key, plugins] of [
     ['backend', backends],
@@ -192,6 +201,7 @@ export async function loadCliConfig(options: {
       ...(strings.backend === undefined ? {} : { backend: strings.backend }),
       ...(strings.interviewer === undefined ? {} : { interviewer: strings.interviewer }),
       ...(strings.prices === undefined ? {} : { prices: resolve(dirname(path), strings.prices) }),
+      ...(strings.sandbox === undefined ? {} : { sandbox: strings.sandbox as SandboxKind }),
     },
   };
 }

@@ -44,6 +44,7 @@ import { formatResumeCommand } from './format-resume-command.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
+import { resolveSandbox } from './resolve-sandbox.js';
 import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
 
@@ -148,6 +149,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ...(cliOptions.strict === undefined ? {} : { strict: cliOptions.strict }),
   });
   const backend = configBackend(cliOptions, config) ?? resolveBackend(cliOptions, io.env, io.cwd);
+  // Refused here, before the run directory exists, when Bubblewrap is missing or cannot run.
+  const sandbox = await resolveSandbox({ kind: cliOptions.sandbox ?? config.defaults.sandbox, env: io.env });
   const secretNodeWarning = formatSecretNodeWarning({
     env: io.env,
     secretNames: options.options.secret ?? [],
@@ -268,6 +271,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
     ...(cliOptions.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: cliOptions.maxBudgetUsd }),
     ...(cliOptions.maxTokens === undefined ? {} : { maxTokens: cliOptions.maxTokens }),
+    ...(sandbox === undefined ? {} : { sandbox }),
   };
   let run: PipelineRun | Promise<PipelineRun>;
   if (mode.kind === 'fork') {

@@ -152,3 +152,16 @@ export async function waitForServedRun(options: {
   }
   return state;
 }
+
+/**
+ * Starts a run of `dot` on the server `child` (`attractor serve`, once its banner is printed) and waits for it to end.
+ * Resolves with its end state (`completed`, `fail`, ...); throws when the server does not accept the run.
+ */
+export async function runOnServer(child: ReturnType<typeof attractor>, dot: string): Promise<string> {
+  const { url, token } = await waitForBanner(child);
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  const started = await fetch(`${url}/pipelines`, { method: 'POST', headers, body: JSON.stringify({ dot }) });
+  if (started.status !== 201) throw new Error(`POST /pipelines: ${started.status} ${await started.text()}`);
+  const { id } = (await started.json()) as { id: string };
+  return waitForServedRun({ url, id, headers });
+}
