@@ -21,6 +21,14 @@ const ALLOWED = {
   '@attractor/backend-agent-cli': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
   '@attractor/store-postgres': ['@attractor/errors', '@attractor/engine'],
   '@attractor/worker': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
+  '@attractor/workspace': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
+  '@attractor/language-server': [
+    '@attractor/errors',
+    '@attractor/dot',
+    '@attractor/condition',
+    '@attractor/stylesheet',
+    '@attractor/graph',
+  ],
 };
 // Extra packages a package's tests may use (devDependencies only; its src may still not import them). The
 // AI-SDK backend runs real pipelines through the codergen handler in its end-to-end tests.
@@ -28,6 +36,7 @@ const ALLOWED_IN_TESTS = {
   '@attractor/backend-ai-sdk': ['@attractor/handlers'],
   '@attractor/backend-agent-cli': ['@attractor/handlers'],
   '@attractor/worker': ['@attractor/handlers', '@attractor/store-postgres'],
+  '@attractor/workspace': ['@attractor/handlers'],
 };
 // Composition roots and test-only packages may use everything.
 const ANYTHING = '*';

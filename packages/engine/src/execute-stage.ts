@@ -361,6 +361,7 @@ function createRuntime(
   if (scope.backend !== undefined) runtime.backend = scope.backend;
   if (scope.sandbox !== undefined) runtime.sandbox = scope.sandbox;
   if (execution.resumedFrom !== undefined) runtime.resumedFrom = execution.resumedFrom;
+  if (scope.workspace !== undefined) runtime.workspace = scope.workspace;
   return runtime;
 }
 
