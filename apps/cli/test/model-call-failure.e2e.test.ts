@@ -103,5 +103,5 @@ describe('a failed model call prints our message only (no stack trace, no reques
     expect(result.exitCode).toBe(0);
     expectNoDump(result.stderr);
     expectNoDump(result.stdout);
-  }, 30_000);
+  }, 120_000);
 });

@@ -12,7 +12,7 @@ const PIPELINE = `digraph slow {
   start -> work -> exit
 }`;
 
-async function waitForFile(path: string, timeoutMs = 30_000): Promise<void> {
+async function waitForFile(path: string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -37,7 +37,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function waitUntilDead(pid: number, timeoutMs = 10_000): Promise<boolean> {
+async function waitUntilDead(pid: number, timeoutMs = 60_000): Promise<boolean> {
   for (let waited = 0; waited < timeoutMs && isAlive(pid); waited += 50)
     await new Promise((resolve) => setTimeout(resolve, 50));
   return !isAlive(pid);

@@ -43,7 +43,7 @@ describe('the Bubblewrap sandbox', () => {
         writable: [],
         network: false,
       });
-      expect(execFileSync(file, args, { encoding: 'utf8' }).trim()).not.toBe('0');
+      expect(execFileSync(file, args, { encoding: 'utf8', stdio: 'pipe' }).trim()).not.toBe('0');
       expect(readFileSync(join(work, 'in.txt'), 'utf8')).toBe('in\n');
       expect(() => readFileSync(join(outside, 'out.txt'))).toThrow();
     } finally {

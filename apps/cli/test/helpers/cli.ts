@@ -137,6 +137,45 @@ export async function waitForOutput(
 }
 
 /**
+ * Polls a served run until it is in `state` (or `timeoutMs`, default 90 s, passed); resolves with the state it
+ * last had.
+ */
+export async function waitForServedState(options: {
+  readonly url: string;
+  readonly id: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly state: string;
+  readonly timeoutMs?: number;
+}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  for (;;) {
+    const response = await fetch(`${options.url}/pipelines/${options.id}`, { headers: options.headers });
+    const { state } = (await response.json()) as { state: string };
+    if (state === options.state || Date.now() > deadline) return state;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Polls a served run until a question is pending (at most `timeoutMs`, default 90 s); resolves with its id. */
+export async function waitForServedQuestion(options: {
+  readonly url: string;
+  readonly id: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  for (;;) {
+    const response = await fetch(`${options.url}/pipelines/${options.id}/questions`, {
+      headers: options.headers,
+    });
+    const { questions } = (await response.json()) as { questions: { id: string }[] };
+    if (questions[0] !== undefined) return questions[0].id;
+    if (Date.now() > deadline) throw new Error(`no question in run ${options.id} within the limit`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
  * Asks a served run's state (`GET /pipelines/<id>`) every 100 ms until it is no longer `running`, and resolves
  * with it (`running` still after `timeoutMs`, default 90 s).
  */
