@@ -26,6 +26,7 @@ import {
   parseUrl,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
+import { SANDBOX_KINDS } from './run/resolve-sandbox.js';
 import { storeRunsDirectory } from './run/store-runs-directory.js';
 
 /** Options of {@link main}. */
@@ -481,6 +482,7 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         "a directory whose files queued runs may read: their DOT file's directory (graph_ref), --simulate-script, --prices (repeatable; default: the current directory)",
       ).argParser(collectString),
     )
+    .addOption(sandboxOption())
     .addOption(new Option('--run-executor', 'internal: execute one run for a worker').hideHelp())
     .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption())
@@ -620,13 +622,13 @@ function addRunOptions(command: Command): void {
     .addOption(
       new Option(
         '--max-budget-usd <usd>',
-        'stop before the next LLM stage once LLM stages cost this much (overrides max_budget_usd)',
+        "stop before the next model call once the run's model calls (branches and child runs included) cost this much (overrides max_budget_usd)",
       ).argParser(parseNonNegativeNumber),
     )
     .addOption(
       new Option(
         '--max-tokens <n>',
-        'stop before the next LLM stage once LLM stages used this many tokens (overrides max_tokens)',
+        "stop before the next model call once the run's model calls used this many tokens (overrides max_tokens)",
       ).argParser(parsePositiveInteger),
     )
     .option(
@@ -677,8 +679,17 @@ function addStageBackendOptions(command: Command): void {
         'what agent CLIs may do unasked: edit (default; edit files in the workdir) or full (anything, no sandbox)',
       ).choices(['edit', 'full']),
     )
+    .addOption(sandboxOption())
     .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption());
+}
+
+/** `--sandbox <kind>`: confine the commands of tool and agent stages. */
+function sandboxOption(): Option {
+  return new Option(
+    '--sandbox <kind>',
+    'confine tool and agent stage commands: bwrap (Bubblewrap: read-only system, only the workdir and stage directory writable, no network unless sandbox_network=true; $ATTRACTOR_BWRAP names the program) or none (default)',
+  ).choices(SANDBOX_KINDS);
 }
 
 /** `--workspace-root <dir>`: where run worktrees go. */

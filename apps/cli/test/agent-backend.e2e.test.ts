@@ -5,32 +5,12 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  anthropicWire,
-  prepareAgentTestHome,
-  type ScriptedServer,
-  startScriptedServer,
-} from '@attractor/backend-agent-cli/test';
 import type { PipelineEvent } from '@attractor/engine';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory, waitForBanner, waitForServedRun } from './helpers/cli.js';
+import { useScriptedClaudeCode } from './helpers/scripted-claude-code.js';
 
-let server: ScriptedServer;
-let env: Readonly<Record<string, string>>;
-
-beforeAll(async () => {
-  server = await startScriptedServer(anthropicWire);
-  ({ env } = await prepareAgentTestHome({
-    agent: 'claude-code',
-    server,
-    path: process.env.PATH ?? '/usr/bin:/bin',
-  }));
-});
-
-afterAll(async () => {
-  expect(server.outbound).toEqual([]);
-  await server.close();
-});
+const claude = useScriptedClaudeCode();
 
 const PIPELINE = `digraph Feature {
   graph [goal="Add a greeting"]
@@ -55,25 +35,25 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
         start -> draft -> check
         check -> exit [condition="outcome=success"] }`,
     );
-    server.script({
+    claude.server.script({
       draft: [{ text: 'Drafted.' }],
       check: [{ httpError: 400, message: 'check is not ready yet' }],
     });
     const first = await attractor(
       ['run', 'two.dot', '--backend', 'claude-code', '--model', 'claude-test-1', '--logs-dir', 'run'],
-      { cwd, env },
+      { cwd, env: claude.env },
     );
     expect(first.exitCode).toBe(1);
     expect(first.stdout).toContain('check is not ready yet');
 
-    server.script({ check: [{ text: 'Checked.' }] });
+    claude.server.script({ check: [{ text: 'Checked.' }] });
     // Only --model is given: the recorded --backend stays (it used to be dropped with every other recorded option).
-    const resumed = await attractor(['resume', 'run', '--model', 'claude-test-2'], { cwd, env });
+    const resumed = await attractor(['resume', 'run', '--model', 'claude-test-2'], { cwd, env: claude.env });
 
     expect(resumed.stderr).not.toContain('error');
     expect(resumed.exitCode).toBe(0);
     expect(await readFile(join(cwd, 'run', 'check', 'response.md'), 'utf8')).toBe('Checked.');
-    const checks = server.requests.filter((request) => request.scenario === 'check');
+    const checks = claude.server.requests.filter((request) => request.scenario === 'check');
     expect(checks.at(-1)?.body).toMatchObject({ model: 'claude-test-2' });
   });
 
@@ -81,7 +61,7 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
     const cwd = await temporaryDirectory();
     const workdir = await temporaryDirectory();
     await writeFile(join(cwd, 'feature.dot'), PIPELINE);
-    server.script({
+    claude.server.script({
       plan: [{ text: 'Plan: write hello.txt with a greeting.' }],
       implement: [
         { tool: 'Write', input: { file_path: join(workdir, 'hello.txt'), content: 'Hello, Attractor!\n' } },
@@ -104,7 +84,7 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
         'run',
         '--verbose',
       ],
-      { cwd, env },
+      { cwd, env: claude.env },
     );
 
     expect(result.stderr).toBe('');
@@ -131,7 +111,7 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
       backend: 'claude-code',
       model: 'claude-test-1',
     });
-    const requests = server.requests.filter((request) =>
+    const requests = claude.server.requests.filter((request) =>
       ['plan', 'implement', 'review'].includes(request.scenario ?? ''),
     );
     expect(new Set(requests.map((request) => (request.body as { model?: string }).model))).toEqual(
@@ -148,7 +128,7 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
 
     const result = await attractor(['run', 'one.dot', '--backend', 'codex', '--logs-dir', 'run'], {
       cwd,
-      env,
+      env: claude.env,
     });
 
     expect(result.exitCode).toBe(2);
@@ -161,12 +141,12 @@ describe('attractor run --backend claude-code', { timeout: 120_000 }, () => {
 describe('attractor serve --backend claude-code', { timeout: 120_000 }, () => {
   it('runs a started pipeline with Claude Code, and refuses Codex when the server does not allow shell commands', async () => {
     const cwd = await temporaryDirectory();
-    server.script({ served: [{ text: 'Served by Claude Code.' }] });
+    claude.server.script({ served: [{ text: 'Served by Claude Code.' }] });
     const child = attractor(
       ['serve', '--port', '0', '--backend', 'claude-code,openai=codex', '--model', 'claude-test-1'],
       {
         cwd,
-        env,
+        env: claude.env,
       },
     );
     try {

@@ -93,7 +93,9 @@ describe('attractor run with the AI-SDK backend (--base-url, OPENAI_API_KEY)', (
         },
       );
       expect(result.exitCode).toBe(1);
-      expect(result.stdout).toMatch(/✖ Pipeline failed after .*OPENAI_API_KEY/);
+      // The stage line says why, once; the summary refers to it.
+      expect(result.stdout).toMatch(/^✖ write fail .*OPENAI_API_KEY/m);
+      expect(result.stdout).toMatch(/^✖ Pipeline failed after \S+: node "write" failed \(reason above\)$/m);
     } finally {
       await server.close();
     }

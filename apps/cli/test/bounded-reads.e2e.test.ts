@@ -15,7 +15,7 @@ describe('bounded reads of user-named files (issue 20 §2)', () => {
   it('refuses a graph_ref to /dev/zero at once, naming the path and the reason', async () => {
     const dir = await temporaryDirectory();
     await writeFile(join(dir, 'parent.dot'), parentDot('/dev/zero'));
-    const result = await attractor(['validate', 'parent.dot'], { cwd: dir, timeout: 20_000 });
+    const result = await attractor(['validate', 'parent.dot'], { cwd: dir, timeout: 50_000 });
     expect(result.exitCode).toBe(1);
     expect(result.stdout + result.stderr).toContain(
       '/dev/zero is a character device, not a regular file; only regular files are read',
@@ -26,10 +26,10 @@ describe('bounded reads of user-named files (issue 20 §2)', () => {
     const dir = await temporaryDirectory();
     execFileSync('mkfifo', [join(dir, 'pipe.dot')]);
     await writeFile(join(dir, 'parent.dot'), parentDot('pipe.dot'));
-    const viaRef = await attractor(['validate', 'parent.dot'], { cwd: dir, timeout: 20_000 });
+    const viaRef = await attractor(['validate', 'parent.dot'], { cwd: dir, timeout: 50_000 });
     expect(viaRef.exitCode).toBe(1);
     expect(viaRef.stdout + viaRef.stderr).toContain('is a FIFO (named pipe), not a regular file');
-    const direct = await attractor(['validate', 'pipe.dot'], { cwd: dir, timeout: 20_000 });
+    const direct = await attractor(['validate', 'pipe.dot'], { cwd: dir, timeout: 50_000 });
     expect(direct.exitCode).toBe(2);
     expect(direct.stderr).toContain(`Pipeline file ${join(dir, 'pipe.dot')} is a FIFO (named pipe)`);
   });

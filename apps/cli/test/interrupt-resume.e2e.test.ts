@@ -43,9 +43,8 @@ describe('Ctrl-C and resume', () => {
 
     const cwd = await temporaryDirectory();
     const child = attractor(['run', PIPELINE, '--simulate-script', SCRIPT, '--logs-dir', 'run'], { cwd });
-    await waitForFile(join(cwd, 'started.marker'), 30_000);
-    // The tool prints "started" right after the marker; give the stage a moment to be well under way.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The marker is the tool stage's own first step: once it exists, the stage is under way.
+    await waitForFile(join(cwd, 'started.marker'), 60_000);
     child.kill('SIGINT');
     const interrupted = await child;
     expect(interrupted.exitCode).toBe(130);
@@ -141,8 +140,7 @@ describe('Ctrl-C and resume', () => {
       ],
       { cwd, env },
     );
-    await waitForFile(join(cwd, 'started.marker'), 30_000);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitForFile(join(cwd, 'started.marker'), 60_000);
     child.kill('SIGINT');
     const interrupted = await child;
     expect(interrupted.exitCode).toBe(130);

@@ -141,7 +141,7 @@ describe('plug-ins from attractor.config.* / --config', () => {
       child.kill('SIGTERM');
       expect((await child).exitCode).toBe(0);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('--answer answers instead of the config’s interviewer, --simulate runs instead of its backend', async () => {
     const cwd = await temporaryDirectory();

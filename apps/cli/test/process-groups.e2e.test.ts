@@ -13,7 +13,7 @@ const PIPELINE = `digraph slow {
   start -> work -> exit
 }`;
 
-async function waitForFile(path: string, timeoutMs = 30_000): Promise<void> {
+async function waitForFile(path: string, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -27,7 +27,7 @@ async function waitForFile(path: string, timeoutMs = 30_000): Promise<void> {
   }
 }
 
-async function waitUntilDead(pid: number, timeoutMs = 10_000): Promise<boolean> {
+async function waitUntilDead(pid: number, timeoutMs = 60_000): Promise<boolean> {
   for (let waited = 0; waited < timeoutMs && isAlive(pid); waited += 50)
     await new Promise((resolve) => setTimeout(resolve, 50));
   return !isAlive(pid);

@@ -163,7 +163,7 @@ describe('attractor run with the providers real pipelines name', () => {
       expect(first.exitCode).toBe(1);
       expect(first.stdout).toContain('✖ Pipeline failed after');
       expect(first.stdout).toContain(
-        'budget max_budget_usd=0.5 spent: the LLM stages cost $0.6150 before LLM stage "second"',
+        'budget max_budget_usd=0.5 spent: the model calls cost $0.6150 before LLM stage "second"',
       );
       expect(server.requests).toHaveLength(1);
 

@@ -2,7 +2,13 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory, waitForBanner } from './helpers/cli.js';
+import {
+  attractor,
+  temporaryDirectory,
+  waitForBanner,
+  waitForServedQuestion,
+  waitForServedState,
+} from './helpers/cli.js';
 
 const GATE = `digraph gate {
   start [shape=Mdiamond]
@@ -38,13 +44,7 @@ describe('attractor serve (spec §9.5)', () => {
     });
     expect(started.status).toBe(201);
     const { id } = (await started.json()) as { id: string };
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const { questions } = (await (await fetch(`${url}/pipelines/${id}/questions`, { headers })).json()) as {
-        questions: unknown[];
-      };
-      if (questions.length > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitForServedQuestion({ url, id, headers });
     const tools = await fetch(`${url}/pipelines`, {
       method: 'POST',
       headers,
@@ -67,7 +67,7 @@ describe('attractor serve (spec §9.5)', () => {
       ),
     ) as { next_node: string };
     expect(checkpoint.next_node).toBe('ask');
-  }, 30_000);
+  }, 120_000);
 
   it('runs plug-in handlers of --config and lints their attributes from their schema', async () => {
     const cwd = await temporaryDirectory();
@@ -85,13 +85,7 @@ describe('attractor serve (spec §9.5)', () => {
     const started = await post(pipeline('eu'));
     expect(started.status).toBe(201);
     const { id } = (await started.json()) as { id: string };
-    let status = '';
-    for (let attempt = 0; attempt < 400 && status !== 'success'; attempt++) {
-      status = ((await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as { state: string })
-        .state;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(status).toBe('success');
+    expect(await waitForServedState({ url, id, headers, state: 'success' })).toBe('success');
     const checkpoint = JSON.parse(
       await (await import('node:fs/promises')).readFile(
         join(cwd, '.attractor', 'runs', id, 'checkpoint.json'),
@@ -101,7 +95,7 @@ describe('attractor serve (spec §9.5)', () => {
     expect(checkpoint.context['ship.region']).toBe('eu');
     child.kill('SIGTERM');
     expect((await child).exitCode).toBe(0);
-  }, 30_000);
+  }, 120_000);
 
   it('generates a token when none is given and refuses a bad port', async () => {
     const cwd = await temporaryDirectory();
@@ -114,7 +108,7 @@ describe('attractor serve (spec §9.5)', () => {
     const bad = await attractor(['serve', '--port', '70000'], { cwd });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('expected a port number from 0 to 65535');
-  }, 30_000);
+  }, 120_000);
 
   it('without an LLM configured, refuses runs that need one and explains how to simulate', async () => {
     const cwd = await temporaryDirectory();
@@ -174,7 +168,7 @@ describe('attractor serve (spec §9.5)', () => {
     child.kill('SIGTERM');
     expect((await child).exitCode).toBe(0);
     expect(await readdir(join(cwd, '.attractor', 'runs'))).toHaveLength(1);
-  }, 30_000);
+  }, 120_000);
 
   it('with --backend, a stage on the API without its key is refused in server words (send "simulate", restart the server), not run words', async () => {
     const cwd = await temporaryDirectory();
@@ -209,7 +203,7 @@ describe('attractor serve (spec §9.5)', () => {
       child.kill('SIGTERM');
       expect((await child).exitCode).toBe(0);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('after a crash (SIGKILL) lists the run as interrupted, and a new server resumes it to the end', async () => {
     const cwd = await temporaryDirectory();
@@ -222,7 +216,7 @@ describe('attractor serve (spec §9.5)', () => {
       body: JSON.stringify({ dot: GATE }),
     });
     const { id } = (await started.json()) as { id: string };
-    await waitForQuestion(crashed.url, id, headers);
+    await waitForServedQuestion({ url: crashed.url, id, headers });
     first.kill('SIGKILL');
     await first;
 
@@ -235,7 +229,7 @@ describe('attractor serve (spec §9.5)', () => {
       expect.objectContaining({ id, state: 'interrupted', resumable: true, currentNode: 'ask' }),
     ]);
     expect((await fetch(`${url}/pipelines/${id}/resume`, { method: 'POST', headers })).status).toBe(200);
-    const questionId = await waitForQuestion(url, id, headers);
+    const questionId = await waitForServedQuestion({ url, id, headers });
     const answered = await fetch(
       `${url}/pipelines/${id}/questions/${encodeURIComponent(questionId)}/answer`,
       {
@@ -245,26 +239,8 @@ describe('attractor serve (spec §9.5)', () => {
       },
     );
     expect(answered.status).toBe(200);
-    let state = '';
-    for (let attempt = 0; attempt < 200 && state !== 'success'; attempt++) {
-      state = ((await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as { state: string })
-        .state;
-      if (state !== 'success') await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(state).toBe('success');
+    expect(await waitForServedState({ url, id, headers, state: 'success' })).toBe('success');
     second.kill('SIGTERM');
     expect((await second).exitCode).toBe(0);
-  }, 30_000);
+  }, 120_000);
 });
-
-/** Polls the run's questions until one is pending; returns its id. */
-async function waitForQuestion(url: string, id: string, headers: Record<string, string>): Promise<string> {
-  for (let attempt = 0; attempt < 400; attempt++) {
-    const { questions } = (await (await fetch(`${url}/pipelines/${id}/questions`, { headers })).json()) as {
-      questions: { id: string }[];
-    };
-    if (questions[0] !== undefined) return questions[0].id;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no question in run ${id}`);
-}

@@ -4,7 +4,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Clock } from '@attractor/engine';
+import type { Clock, CommandSandbox } from '@attractor/engine';
 import { killProcessGroup, trackProcessGroup } from '@attractor/engine/internal';
 
 /** Options of {@link startAgentProcess}. */
@@ -23,6 +23,11 @@ export interface StartAgentProcessOptions {
   readonly clock: Clock;
   /** Text written to stdin, which is then closed. Default: stdin stays open for the caller. */
   readonly input?: string;
+  /**
+   * Start the agent confined by the run's sandbox (`CodergenRequest.sandbox`): `cwd` and `writable` (the stage
+   * directory, the agent's own state) writable, the network kept (the agent calls its model). Default: unconfined.
+   */
+  readonly sandbox?: { readonly sandbox: CommandSandbox; readonly writable: readonly string[] };
 }
 
 /** How an agent process ended. */
@@ -51,7 +56,17 @@ export interface AgentProcess {
  * group is killed too (`trackProcessGroup`).
  */
 export function startAgentProcess(options: StartAgentProcessOptions): AgentProcess {
-  const child = spawn(options.command, [...options.args], {
+  const started =
+    options.sandbox === undefined
+      ? { file: options.command, args: options.args }
+      : options.sandbox.sandbox.wrap({
+          file: options.command,
+          args: options.args,
+          cwd: options.cwd,
+          writable: options.sandbox.writable,
+          network: true,
+        });
+  const child = spawn(started.file, [...started.args], {
     cwd: options.cwd,
     env: Object.fromEntries(
       Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined),

@@ -100,7 +100,8 @@ function routedOutcomes(request: CodergenRequest): string[] {
  * Starts one stage attempt: builds the prompt, writes `prompt.md`, opens the transcript. The returned object
  * turns the agent's messages into `agent.*` events and, at the end, into the stage's Outcome:
  * - success: SUCCESS with `last_response` (first 200 characters), `agent.<node>.session_id`, token counts
- *   `usage.<node>.*` with running totals `usage.total.*`, and `cost.<node>.usd` / `cost.total.usd` when reported;
+ *   `usage.<node>.*`, and `cost.<node>.usd` when reported (the run's totals `usage.total.*` are the engine's, from
+ *   the `agent.usage` events);
  * - an agent error, or a result marked as an error: FAIL with the agent's message (`retryable` as the agent's
  *   error allows).
  * A `status.json` the agent wrote in `$ATTRACTOR_STAGE_DIR` then overrides either (the codergen handler reads it).
@@ -108,6 +109,8 @@ function routedOutcomes(request: CodergenRequest): string[] {
 export async function startAgentStage(options: StartAgentStageOptions): Promise<AgentStage> {
   const { request, clock } = options;
   const nodeId = request.node.id;
+  // The agent makes its model calls itself: the run's budget is checked once, before it starts.
+  request.usage?.checkBudget();
   const parts = [
     ...(options.resumed || request.preamble.trim() === '' ? [] : [request.preamble.trim()]),
     request.prompt,
@@ -214,7 +217,7 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
       const contextUpdates: Record<string, JsonValue> = {
         last_response: text.slice(0, LAST_RESPONSE_MAX_CHARS),
         ...(sessionId === undefined ? {} : { [`agent.${nodeId}.session_id`]: sessionId }),
-        ...usageUpdates(request, nodeId, totals),
+        ...usageUpdates(nodeId, totals),
       };
       if (ending.kind === 'error') {
         return {
@@ -231,28 +234,14 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
 }
 
 function usageUpdates(
-  request: CodergenRequest,
   nodeId: string,
   totals: { inputTokens: number; outputTokens: number; costUsd: number | undefined },
 ): Record<string, JsonValue> {
-  const previous = (key: string): number => {
-    const value = request.context.get(key);
-    return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-  };
-  const total = totals.inputTokens + totals.outputTokens;
   return {
     [`usage.${nodeId}.input_tokens`]: totals.inputTokens,
     [`usage.${nodeId}.output_tokens`]: totals.outputTokens,
-    [`usage.${nodeId}.total_tokens`]: total,
-    'usage.total.input_tokens': previous('usage.total.input_tokens') + totals.inputTokens,
-    'usage.total.output_tokens': previous('usage.total.output_tokens') + totals.outputTokens,
-    'usage.total.total_tokens': previous('usage.total.total_tokens') + total,
-    ...(totals.costUsd === undefined
-      ? {}
-      : {
-          [`cost.${nodeId}.usd`]: totals.costUsd,
-          'cost.total.usd': previous('cost.total.usd') + totals.costUsd,
-        }),
+    [`usage.${nodeId}.total_tokens`]: totals.inputTokens + totals.outputTokens,
+    ...(totals.costUsd === undefined ? {} : { [`cost.${nodeId}.usd`]: totals.costUsd }),
   };
 }
 

@@ -13,6 +13,7 @@ import {
 import type { AgentCliBackendOptions } from './agent-cli-backend-options.js';
 import { AGENT_PACKAGES } from './agent-name.js';
 import { type AgentProcess, startAgentProcess } from './agent-process.js';
+import { agentSandbox } from './agent-sandbox.js';
 import { createAgentSessions } from './agent-sessions.js';
 import { type AgentEnding, startAgentStage } from './agent-stage.js';
 import { AgentCliMissingError } from './errors/agent-cli-missing-error.js';
@@ -125,6 +126,7 @@ export function createClaudeCodeBackend(options: ClaudeCodeBackendOptions = {}):
             abortSignal: request.abortSignal,
             clock,
             ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+            ...agentSandbox('claude-code', request, spawn.env),
           });
           processes.push(agentProcess);
           agentProcess.child.stderr.on('data', (chunk: string) => {

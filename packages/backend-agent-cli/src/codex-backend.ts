@@ -7,6 +7,7 @@
 import { type CodergenRequest, type Outcome, systemClock } from '@attractor/engine';
 import type { AgentCliBackendOptions } from './agent-cli-backend-options.js';
 import { startAgentProcess } from './agent-process.js';
+import { agentSandbox } from './agent-sandbox.js';
 import { createAgentSessions } from './agent-sessions.js';
 import type { AgentEnding, AgentStage } from './agent-stage.js';
 import type { AgentCliBackend } from './claude-code-backend.js';
@@ -89,6 +90,7 @@ export function createCodexBackend(options: CodexBackendOptions = {}): AgentCliB
       clock,
       input: stage.prompt,
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      ...agentSandbox('codex', request, stage.env),
     });
     let ending: AgentEnding | undefined;
     let lastText = '';

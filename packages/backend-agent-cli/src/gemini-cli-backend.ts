@@ -6,6 +6,7 @@
 import { type CodergenRequest, type Outcome, systemClock } from '@attractor/engine';
 import type { AgentCliBackendOptions } from './agent-cli-backend-options.js';
 import { startAgentProcess } from './agent-process.js';
+import { agentSandbox } from './agent-sandbox.js';
 import { createAgentSessions } from './agent-sessions.js';
 import type { AgentEnding, AgentStage } from './agent-stage.js';
 import type { AgentCliBackend } from './claude-code-backend.js';
@@ -80,6 +81,7 @@ export function createGeminiCliBackend(options: GeminiCliBackendOptions = {}): A
       clock,
       input: stage.prompt,
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      ...agentSandbox('gemini-cli', request, stage.env),
     });
     const reader = createStreamReader(stage);
     for await (const line of readJsonLines(agentProcess.child.stdout)) {

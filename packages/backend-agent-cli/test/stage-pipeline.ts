@@ -4,7 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CodergenBackend, PipelineEvent } from '@attractor/engine';
+import type { Clock, CodergenBackend, PipelineEvent } from '@attractor/engine';
 import { tempDir as engineTempDir, type RunDotResult, runDot as runEngineDot } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 
@@ -22,6 +22,8 @@ export function runDot(options: {
   readonly backend: CodergenBackend;
   readonly workdir?: string;
   readonly logsRoot?: string;
+  /** The engine's clock (node timeouts). Default: the system clock. */
+  readonly clock?: Clock;
 }): Promise<DotRun> {
   const workdir = options.workdir ?? tempDir('work');
   return runEngineDot(options.dot, {
@@ -29,6 +31,7 @@ export function runDot(options: {
     backend: options.backend,
     workdir,
     logsRoot: options.logsRoot ?? join(workdir, '.attractor', 'run'),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
 }
 
@@ -71,19 +74,34 @@ export function eventsOf<TType extends PipelineEvent['type']>(
   return events.filter((event): event is Extract<PipelineEvent, { type: TType }> => event.type === type);
 }
 
-/** Polls the process table until stopped; `seen()` tells whether a process matching `needle` ever showed up. */
-export function watchForProcess(needle: string): { seen(): boolean; stop(): void } {
+/**
+ * Polls the process table until stopped; `seen()` tells whether a process matching `needle` ever showed up, and
+ * `appeared` settles when one does (it never rejects: a test that waits for it ends at its own timeout).
+ */
+export function watchForProcess(needle: string): {
+  seen(): boolean;
+  readonly appeared: Promise<void>;
+  stop(): void;
+} {
   let seen = false;
   let stopped = false;
+  let markSeen: () => void = () => undefined;
+  const appeared = new Promise<void>((resolve) => {
+    markSeen = resolve;
+  });
   const poll = async () => {
     while (!stopped && !seen) {
-      if ((await processesMatching(needle)).length > 0) seen = true;
+      if ((await processesMatching(needle)).length > 0) {
+        seen = true;
+        markSeen();
+      }
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
   };
   void poll();
   return {
     seen: () => seen,
+    appeared,
     stop: () => {
       stopped = true;
     },

@@ -7,7 +7,7 @@ import type { Clock, EmittableEvent, JsonValue } from '@attractor/engine';
 import type { CodingToolName } from '@attractor/graph';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
-import { runShellCommand } from './run-shell-command.js';
+import { runShellCommand, type ShellSandbox } from './run-shell-command.js';
 import type { ToolHooks } from './tool-hooks.js';
 import { runToolHook } from './tool-hooks.js';
 import type { TranscriptWriter } from './transcript-file.js';
@@ -59,6 +59,8 @@ export interface AgentToolsOptions {
   readonly emit: (event: EmittableEvent) => void;
   readonly transcript: TranscriptWriter;
   readonly onReport: (reported: ReportedOutcome) => void;
+  /** Confines the `shell` tool's commands and the tool hooks (the run's sandbox). Default: unconfined. */
+  readonly sandbox?: ShellSandbox;
 }
 
 const jsonScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -98,6 +100,7 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
       emit: options.emit,
       transcript: options.transcript,
       ...(abortSignal === undefined ? {} : { abortSignal }),
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     };
     let raw: ToolCallResult;
     const pre = await runToolHook({ ...hookContext, phase: 'pre', toolName: name, callId, arguments: args });
@@ -224,6 +227,7 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
             timeoutMs,
             clock: options.clock,
             ...(abortSignal === undefined ? {} : { abortSignal }),
+            ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
           });
           const status = result.timedOut
             ? `\n[ERROR: Command timed out after ${timeoutMs}ms. Partial output is shown above.\nYou can retry with a longer timeout by setting the timeout_ms parameter.]`

@@ -14,6 +14,7 @@ import {
   redactSecrets,
   systemClock,
 } from '@attractor/engine';
+import { nodeAttribute } from '@attractor/graph';
 import { type ModelMessage, wrapLanguageModel } from 'ai';
 import {
   createAgentTools,
@@ -37,7 +38,7 @@ import { formatPrompt, writePromptFile, writeResponseFile } from './response-fil
 import { type AgentLoopResult, runAgentLoop } from './run-agent-loop.js';
 import { selectTools } from './select-tools.js';
 import { createSessionStore } from './session-store.js';
-import { buildStageOutcome, type UsageTotals } from './stage-outcome.js';
+import { buildStageOutcome } from './stage-outcome.js';
 import { resolveToolHooks } from './tool-hooks.js';
 import { createTranscriptWriter } from './transcript-file.js';
 import {
@@ -130,23 +131,6 @@ export interface AiSdkBackend extends CodergenBackend {
   history(threadKey: string, run: string): readonly ModelMessage[];
 }
 
-function contextNumber(request: CodergenRequest, key: string): number {
-  const value = request.context.get(key);
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-function previousTotals(request: CodergenRequest): UsageTotals {
-  return {
-    inputTokens: contextNumber(request, 'usage.total.input_tokens'),
-    outputTokens: contextNumber(request, 'usage.total.output_tokens'),
-    cachedInputTokens: contextNumber(request, 'usage.total.cached_input_tokens'),
-    reasoningTokens: contextNumber(request, 'usage.total.reasoning_tokens'),
-    totalTokens: contextNumber(request, 'usage.total.total_tokens'),
-    costUsd: contextNumber(request, 'usage.total.cost_usd'),
-    costComplete: request.context.get('usage.total.cost_complete') !== false,
-  };
-}
-
 function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)}s`;
 }
@@ -174,11 +158,14 @@ function formatSeconds(ms: number): string {
  * - `{stageDir}/prompt.md` holds the whole prompt sent; the final reply goes to `{stageDir}/response.md`.
  *
  * Returns an Outcome: the `report_outcome` values, or SUCCESS with the reply; either way with `last_response`,
- * token usage and cost in `contextUpdates` (`usage.<node>.*` and the running totals `usage.total.*`, see
- * `usageContextUpdates`). Hitting the turn limit is a retryable FAIL.
+ * the stage's token usage and cost in `contextUpdates` (`usage.<node>.*`, see `usageContextUpdates`; the run's totals
+ * are the engine's, from the `agent.usage` event of each call). Hitting the turn limit is a retryable FAIL.
+ * Before each model call it asks `request.usage.checkBudget()`, so a run that spent its budget makes no further call.
  *
  * @throws {BackendConfigurationError} (not retryable) when the node has no model, its provider is unknown,
  *   or its `tools` attribute names an unknown tool.
+ * @throws {BudgetExceededError} (of `@attractor/engine`, not retryable) before a model call once the run spent its
+ *   budget (`max_budget_usd`, `max_tokens`).
  * @throws {ModelCallError} when the provider call fails: `retryable` for 429, 5xx, network errors and timeouts
  *   that outlasted the backend's own retries; terminal for 400/401/403/404 with a message naming the provider and
  *   the variable to check. The AI SDK's own retries are off (`maxRetries: 0`).
@@ -273,6 +260,15 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       onReport: (value) => {
         reported = value;
       },
+      ...(request.sandbox === undefined
+        ? {}
+        : {
+            sandbox: {
+              sandbox: request.sandbox,
+              writable: [request.stageDir],
+              network: nodeAttribute(node, 'sandbox_network') === true,
+            },
+          }),
     });
 
     const system = buildSystemPrompt({
@@ -357,6 +353,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         ...(providerOptions === undefined ? {} : { providerOptions }),
         abortSignal: request.abortSignal,
         takeSteering: request.takeSteering,
+        ...(request.usage === undefined ? {} : { checkBudget: request.usage.checkBudget }),
         emit: request.emit,
         transcript,
       });
@@ -371,8 +368,8 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
           : { retryable: mapped.retryable, statusCode: mapped.statusCode ?? null }),
       });
       await promptWritten;
+      // The message reaches the run once, as the stage's failure reason (no `stage.log` of it besides).
       if (mapped === undefined) throw error;
-      request.emit({ type: 'stage.log', level: 'error', message: mapped.message });
       throw mapped;
     }
 
@@ -398,7 +395,6 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       ...(reported === undefined ? {} : { reported }),
       ...(loop.turnLimitReached ? { turnLimitReached: maxTurns } : {}),
       usage: loop.usage,
-      previousTotals: previousTotals(request),
     });
     const finished = transcript.write({
       type: 'stage_finished',

@@ -1,3 +1,5 @@
+/** The run's usage totals (the engine's type, kept here for code that imported it from this package). */
+export type { UsageTotals } from '@attractor/engine';
 export { DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS } from './agent-tools.js';
 export type {
   BuiltInProviderInfo,
@@ -28,7 +30,6 @@ export { createModelRegistry, stageModelChoice } from './resolve-model.js';
 export { PROMPT_FILE, RESPONSE_FILE } from './response-file.js';
 export { selectTools } from './select-tools.js';
 export { MAX_RUNS_WITH_SESSIONS } from './session-store.js';
-export type { UsageTotals } from './stage-outcome.js';
 export { usageContextUpdates } from './stage-outcome.js';
 export { TRANSCRIPT_FILE } from './transcript-file.js';
 export type { TransientFailure, TransientRetryPolicy, TransientRetryWait } from './transient-retry.js';

@@ -1,7 +1,8 @@
 /**
  * The agentic loop of one stage attempt (coding-agent-loop-spec §2.5) on the AI SDK: `streamText` (or
  * `generateText` when streaming is off) with `stopWhen` (a text-only reply, a `report_outcome` call, or the turn
- * limit) and `prepareStep`, which adds steering messages and loop-detection warnings before each model call.
+ * limit) and `prepareStep`, which checks the run's budget and adds steering messages and loop-detection warnings
+ * before each model call.
  * Streams text deltas as `agent.text` events, records every step with its token usage, and warns when a step's
  * input nears the context window (coding-agent-loop-spec §5.5).
  */
@@ -43,6 +44,11 @@ export interface AgentLoopOptions {
   readonly streaming?: boolean;
   readonly abortSignal: AbortSignal;
   readonly takeSteering: () => Promise<string[]>;
+  /**
+   * The run's budget check (`CodergenRequest.usage.checkBudget`), called before each model call with the spend so far;
+   * it throws `BudgetExceededError` once the run spent its budget. Default: none.
+   */
+  readonly checkBudget?: () => void;
   readonly emit: (event: EmittableEvent) => void;
   readonly transcript: TranscriptWriter;
 }
@@ -105,6 +111,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
 
   const prepareStep: PrepareStepFunction<ToolSet> = async ({ messages }) => {
     options.abortSignal.throwIfAborted();
+    options.checkBudget?.();
     const position = messages.length - initial.length;
     for (const text of await options.takeSteering()) {
       inject(position, text);

@@ -40,7 +40,8 @@ describe('runShellCommand (coding-agent-loop-spec §4.2, §5.4)', () => {
 
   it('kills the whole process group on timeout and returns the partial output', async () => {
     const result = await runShellCommand({
-      command: 'sleep 30 & echo "child $!"; wait',
+      // A group that outlived the timeout would hold the test until its own limit: the sleep is far longer.
+      command: 'sleep 600 & echo "child $!"; wait',
       cwd: tmpdir(),
       env: {},
       timeoutMs: 3_000,
@@ -50,14 +51,13 @@ describe('runShellCommand (coding-agent-loop-spec §4.2, §5.4)', () => {
     expect(result.timedOut).toBe(true);
     const childPid = Number(/child (\d+)/.exec(result.output)?.[1]);
     expect(childPid).toBeGreaterThan(0);
-    expect(result.durationMs).toBeLessThan(10_000);
     expect(await isDead(childPid)).toBe(true);
   });
 
   it('kills the process group when aborted', async () => {
     const controller = new AbortController();
     const running = runShellCommand({
-      command: 'echo started; sleep 30',
+      command: 'echo started; sleep 600',
       cwd: tmpdir(),
       env: {},
       timeoutMs: 60_000,
@@ -68,6 +68,5 @@ describe('runShellCommand (coding-agent-loop-spec §4.2, §5.4)', () => {
     const result = await running;
     expect(result.aborted).toBe(true);
     expect(result.timedOut).toBe(false);
-    expect(result.durationMs).toBeLessThan(20_000);
   });
 });

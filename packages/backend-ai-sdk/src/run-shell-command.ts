@@ -3,9 +3,18 @@
  * `/bin/bash --norc --noprofile -c` in its own process group, with a timeout that sends SIGTERM to the whole group, waits 2 s, then
  * SIGKILL, and returns the output collected so far. Timers go through the injected clock (STYLE.md §5).
  */
-import type { Clock } from '@attractor/engine';
+import type { Clock, CommandSandbox } from '@attractor/engine';
 import { killProcessGroup, trackProcessGroup } from '@attractor/engine/internal';
 import { execa } from 'execa';
+
+/** How shell commands are confined (`CodergenRequest.sandbox`): the working directory and `writable` writable. */
+export interface ShellSandbox {
+  readonly sandbox: CommandSandbox;
+  /** Writable besides the working directory: the stage directory. */
+  readonly writable: readonly string[];
+  /** Whether commands keep the network (the node's `sandbox_network`). */
+  readonly network: boolean;
+}
 
 /** Options of {@link runShellCommand}. */
 export interface RunShellCommandOptions {
@@ -22,6 +31,8 @@ export interface RunShellCommandOptions {
   /** Kills the process group when aborted. */
   readonly abortSignal?: AbortSignal;
   readonly clock: Clock;
+  /** Run the command confined (`bwrap ... -- /bin/bash -c ...`). Default: unconfined. */
+  readonly sandbox?: ShellSandbox;
 }
 
 /** The result of {@link runShellCommand}. */
@@ -46,7 +57,17 @@ export interface ShellCommandResult {
 export async function runShellCommand(options: RunShellCommandOptions): Promise<ShellCommandResult> {
   const startedAt = options.clock.now();
   // `--norc`: Node's stdio pipes are sockets, which makes bash think rshd started it and source ~/.bashrc.
-  const child = execa('/bin/bash', ['--norc', '--noprofile', '-c', options.command], {
+  const shell = { file: '/bin/bash', args: ['--norc', '--noprofile', '-c', options.command] };
+  const started =
+    options.sandbox === undefined
+      ? shell
+      : options.sandbox.sandbox.wrap({
+          ...shell,
+          cwd: options.cwd,
+          writable: options.sandbox.writable,
+          network: options.sandbox.network,
+        });
+  const child = execa(started.file, [...started.args], {
     cwd: options.cwd,
     env: options.env,
     extendEnv: false,

@@ -6,19 +6,6 @@ import type { JsonValue, Outcome } from '@attractor/engine';
 import type { ReportedOutcome } from './agent-tools.js';
 import type { TokenUsage } from './price-table.js';
 
-/** The run's usage so far, read from the context (`usage.total.*`). */
-export interface UsageTotals {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly cachedInputTokens: number;
-  readonly reasoningTokens: number;
-  readonly totalTokens: number;
-  /** USD of the stages with a known price. */
-  readonly costUsd: number;
-  /** False once a stage had a model without a price. */
-  readonly costComplete: boolean;
-}
-
 /** Options of {@link buildStageOutcome}. */
 export interface BuildStageOutcomeOptions {
   readonly nodeId: string;
@@ -30,8 +17,6 @@ export interface BuildStageOutcomeOptions {
   readonly usage: TokenUsage;
   /** The stage's cost in USD, or `'unknown'` for a model without a price. */
   readonly costUsd: number | 'unknown';
-  /** The running totals before this stage (`usage.total.*` of the context). */
-  readonly previousTotals: UsageTotals;
 }
 
 function truncate(text: string, maxChars: number): string {
@@ -39,16 +24,15 @@ function truncate(text: string, maxChars: number): string {
 }
 
 /**
- * The usage context keys of a stage (spec §5.1 context, read by budgets, `inspect` and the run summary):
+ * The usage context keys of a stage (spec §5.1 context, read by `inspect`):
  * `usage.<node>.input_tokens|output_tokens|cached_input_tokens|reasoning_tokens|total_tokens|cost_usd` for this
- * attempt (`cost_usd` is `"unknown"` for a model without a price) and the running totals `usage.total.*`, where
- * `usage.total.cost_usd` sums the known costs and `usage.total.cost_complete` is false once one was unknown.
+ * attempt (`cost_usd` is `"unknown"` for a model without a price). The run's totals (`usage.total.*`, read by
+ * budgets and the run summary) are the engine's: it counts the `agent.usage` event of every model call.
  */
 export function usageContextUpdates(
   nodeId: string,
   usage: TokenUsage,
   costUsd: number | 'unknown',
-  previous: UsageTotals,
 ): Record<string, JsonValue> {
   return {
     [`usage.${nodeId}.input_tokens`]: usage.inputTokens,
@@ -57,13 +41,6 @@ export function usageContextUpdates(
     [`usage.${nodeId}.reasoning_tokens`]: usage.reasoningTokens,
     [`usage.${nodeId}.total_tokens`]: usage.totalTokens,
     [`usage.${nodeId}.cost_usd`]: costUsd,
-    'usage.total.input_tokens': previous.inputTokens + usage.inputTokens,
-    'usage.total.output_tokens': previous.outputTokens + usage.outputTokens,
-    'usage.total.cached_input_tokens': previous.cachedInputTokens + usage.cachedInputTokens,
-    'usage.total.reasoning_tokens': previous.reasoningTokens + usage.reasoningTokens,
-    'usage.total.total_tokens': previous.totalTokens + usage.totalTokens,
-    'usage.total.cost_usd': previous.costUsd + (costUsd === 'unknown' ? 0 : costUsd),
-    'usage.total.cost_complete': previous.costComplete && costUsd !== 'unknown',
   };
 }
 
@@ -73,7 +50,7 @@ export function buildStageOutcome(options: BuildStageOutcomeOptions): Outcome {
   const contextUpdates: Record<string, JsonValue> = {
     last_response: truncate(text, 200),
     ...(reported?.contextUpdates ?? {}),
-    ...usageContextUpdates(options.nodeId, options.usage, options.costUsd, options.previousTotals),
+    ...usageContextUpdates(options.nodeId, options.usage, options.costUsd),
   };
   if (reported !== undefined) {
     return {

@@ -6,7 +6,7 @@
  */
 import type { Clock, EmittableEvent, JsonValue } from '@attractor/engine';
 import type { Graph, GraphNode } from '@attractor/graph';
-import { runShellCommand, type ShellCommandResult } from './run-shell-command.js';
+import { runShellCommand, type ShellCommandResult, type ShellSandbox } from './run-shell-command.js';
 import type { TranscriptWriter } from './transcript-file.js';
 
 /** The hook commands of a stage. */
@@ -44,6 +44,8 @@ export interface RunToolHookOptions {
   readonly emit: (event: EmittableEvent) => void;
   readonly transcript: TranscriptWriter;
   readonly abortSignal?: AbortSignal;
+  /** Confines the hook command (the run's sandbox). Default: unconfined. */
+  readonly sandbox?: ShellSandbox;
 }
 
 /**
@@ -81,6 +83,7 @@ export async function runToolHook(options: RunToolHookOptions): Promise<ShellCom
     timeoutMs: options.timeoutMs,
     clock: options.clock,
     ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
   });
   const exit = result.exitCode ?? null;
   const skipped = options.phase === 'pre' && result.exitCode !== 0;

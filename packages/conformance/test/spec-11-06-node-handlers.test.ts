@@ -40,7 +40,7 @@ function latchHandler(count: number): Handler & { maxInFlight: () => number } {
       else {
         const released = await new Promise<boolean>((resolve) => {
           waiting.push(() => resolve(true));
-          setTimeout(() => resolve(false), 5_000);
+          setTimeout(() => resolve(false), 30_000);
         });
         if (!released)
           return { status: 'fail', failureReason: `${node.id} never saw ${count} concurrent branches` };

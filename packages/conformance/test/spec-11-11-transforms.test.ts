@@ -84,7 +84,8 @@ describe('§11.11 Transforms and Extensibility', () => {
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
     const waitFor = async <TValue>(probe: () => Promise<TValue | undefined>): Promise<TValue> => {
-      for (let attempt = 0; attempt < 200; attempt++) {
+      // Up to a minute: a loaded machine answers slowly.
+      for (let attempt = 0; attempt < 1200; attempt++) {
         const value = await probe();
         if (value !== undefined) return value;
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -22,10 +22,10 @@ describe('budgetStopReason (run budgets)', () => {
   it('names the spent budget, the amount used and how to continue', () => {
     const read = reader({ 'usage.total.cost_usd': 0.5, 'usage.total.total_tokens': 1000 });
     expect(budgetStopReason({ budget: { maxBudgetUsd: 0.5 }, nodeId: 'review', read })).toBe(
-      'budget max_budget_usd=0.5 spent: the LLM stages cost $0.5000 before LLM stage "review". Resume with a bigger budget: attractor resume <run dir> --max-budget-usd <usd>',
+      'budget max_budget_usd=0.5 spent: the model calls cost $0.5000 before LLM stage "review". Resume with a bigger budget: attractor resume <run dir> --max-budget-usd <usd>',
     );
     expect(budgetStopReason({ budget: { maxTokens: 1000 }, nodeId: 'review', read })).toContain(
-      'budget max_tokens=1000 spent: the LLM stages used 1000 tokens',
+      'budget max_tokens=1000 spent: the model calls used 1000 tokens',
     );
   });
 });

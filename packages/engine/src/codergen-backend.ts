@@ -4,10 +4,12 @@
  * `@attractor/backend-ai-sdk` implements it; `@attractor/handlers` ships a `SimulationBackend`.
  */
 import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
+import type { CommandSandbox } from './command-sandbox.js';
 import type { Context } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
 import type { SecretMasker } from './redact-secrets.js';
+import type { RunUsage } from './usage-ledger.js';
 
 /** Everything the backend needs for one codergen stage attempt. */
 export interface CodergenRequest {
@@ -45,6 +47,18 @@ export interface CodergenRequest {
    * requests built by hand; a backend then masks what it knows itself.
    */
   readonly secrets?: SecretMasker;
+  /**
+   * The run's usage and budget (`runtime.usage`): call `usage.checkBudget()` before each model call (it throws
+   * `BudgetExceededError` once the run spent its budget), and emit an `agent.usage` event per call, which the run
+   * counts. Absent in requests built by hand.
+   */
+  readonly usage?: RunUsage;
+  /**
+   * The run's sandbox (`runtime.sandbox`): a backend that starts a program (an agent CLI, a shell command of its own)
+   * starts `sandbox.wrap(...)` of it instead, with the working directory, the stage directory and the program's own
+   * state writable. Absent when the run asked for none.
+   */
+  readonly sandbox?: CommandSandbox;
 }
 
 /**

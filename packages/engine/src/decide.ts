@@ -8,7 +8,6 @@
  * would cost time proportional to the graph on every node.
  */
 import type { Graph, GraphEdge } from '@attractor/graph';
-import { budgetStopReason, type RunBudget } from './check-budget.js';
 import { findUnsatisfiedGoalGate, resolveRetryTarget } from './goal-gates.js';
 import { isSuccessStatus, type Outcome } from './outcome.js';
 import { type EdgeConditionContext, selectEdge } from './select-edge.js';
@@ -106,8 +105,17 @@ export interface DecisionRules {
   readonly fansOut: (nodeId: string) => boolean;
   /** Whether a node's handler calls the LLM (`callsModel`, like `codergen`): budgets are checked before it. */
   readonly callsModel: (nodeId: string) => boolean;
-  /** LLM budgets (`max_budget_usd`, `max_tokens`), checked before each LLM (`codergen`) stage. Default: none. */
-  readonly budget?: RunBudget;
+  /**
+   * The budget check before LLM stage `nodeId` (`max_budget_usd`, `max_tokens` against the run's usage so far,
+   * parallel branches and child runs included): the reason to stop, or undefined while the budget lasts. Default: no
+   * budget.
+   */
+  readonly checkBudget?: (nodeId: string) => string | undefined;
+  /**
+   * Why the run stops for its budget, once a budget check refused (before a stage or a model call, in any walk of
+   * the run): every walk then ends after its running stage, resumable at that stage. Default: never.
+   */
+  readonly budgetStopped?: () => string | undefined;
 }
 
 /**
@@ -173,13 +181,8 @@ function decideArrival(snapshot: DecisionSnapshot, nodeId: string, rules: Decisi
   const node = graph.node(nodeId);
   if (node === undefined)
     return stop(rules, `node "${nodeId}" does not exist in graph "${graph.id}"`, nodeId);
-  const { budget } = rules;
-  if (
-    budget !== undefined &&
-    (budget.maxBudgetUsd !== undefined || budget.maxTokens !== undefined) &&
-    rules.callsModel(nodeId)
-  ) {
-    const reason = budgetStopReason({ budget, nodeId, read: (key) => rules.context.get(key) });
+  if (rules.checkBudget !== undefined && rules.callsModel(nodeId)) {
+    const reason = rules.checkBudget(nodeId);
     if (reason !== undefined) return stop(rules, reason, nodeId);
   }
   if (snapshot.stepCount >= rules.maxSteps) {
@@ -227,6 +230,10 @@ function decideRoute(
     }
     return fail(`exit node "${nodeId}" failed: ${outcome.failureReason ?? outcome.status}`);
   }
+  // A budget refused a model call (here or in another walk of the run): the run stops, resumable at this stage, since
+  // what it did is incomplete (a fan-out with a branch cut short, an agent stopped between calls).
+  const budgetStopped = rules.budgetStopped?.();
+  if (budgetStopped !== undefined) return fail(budgetStopped);
 
   // The `stuck` guard: the same failure on 3 consecutive visits of a node stops the run.
   let changes: SnapshotChange[] = [];

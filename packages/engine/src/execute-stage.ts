@@ -36,6 +36,8 @@ export interface StageExecution {
   readonly index: number;
   readonly fidelity: StageFidelity;
   readonly abortSignal: AbortSignal;
+  /** The outcome of this node's visit the previous leg of a resumed run failed at (`runtime.resumedFrom`). */
+  readonly resumedFrom?: Outcome;
   /** Runs a sub-walk for `runtime.runBranch`. */
   readonly runBranch: (
     options: RunBranchOptions,
@@ -75,8 +77,10 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
     if (result.kind === 'cancelled') return result;
     const outcome = result.outcome;
     const durationMs = scope.clock.now() - startedMs;
+    // Once a budget refused a model call the run is stopping: a retry would be refused too.
     const wantsRetry =
-      outcome.status === 'retry' || (outcome.status === 'fail' && outcome.retryable !== false);
+      (outcome.status === 'retry' || (outcome.status === 'fail' && outcome.retryable !== false)) &&
+      scope.usage.stop === undefined;
     if (!wantsRetry) {
       if (retriesThisVisit > 0) state.nodeRetries[node.id] = 0;
       return { kind: 'outcome', outcome, attempts: attempt };
@@ -307,6 +311,7 @@ function createRuntime(
   // reads none of them.
   let stage: HandlerRuntime['stage'] | undefined;
   let interviewer: HandlerRuntime['interviewer'] | undefined;
+  let usage: HandlerRuntime['usage'] | undefined;
   const runtime: { -readonly [Key in keyof HandlerRuntime]: HandlerRuntime[Key] } = {
     get abortSignal() {
       return attemptSignal.signal;
@@ -331,6 +336,10 @@ function createRuntime(
       });
       return interviewer;
     },
+    get usage() {
+      usage ??= scope.usage.forStage(node.id);
+      return usage;
+    },
     artifacts: scope.artifacts,
     clock: scope.clock,
     secrets: scope.secrets,
@@ -344,11 +353,14 @@ function createRuntime(
         store: scope.store,
         branchPath,
         abortSignal: attemptSignal.signal,
+        usage: scope.usage,
       }),
     recordProcessGroup: (processGroupId) => recordProcessGroup(scope, processGroupId),
   };
   // Added after the literal: a spread in an object literal with getters takes V8's slow path on every stage.
   if (scope.backend !== undefined) runtime.backend = scope.backend;
+  if (scope.sandbox !== undefined) runtime.sandbox = scope.sandbox;
+  if (execution.resumedFrom !== undefined) runtime.resumedFrom = execution.resumedFrom;
   if (scope.workspace !== undefined) runtime.workspace = scope.workspace;
   return runtime;
 }

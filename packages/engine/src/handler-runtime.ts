@@ -7,6 +7,7 @@ import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
 import type { ArtifactStore } from './artifact-store.js';
 import type { Clock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
+import type { CommandSandbox } from './command-sandbox.js';
 import type { Context } from './context.js';
 import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
@@ -18,6 +19,7 @@ import type { RunResult } from './run-result.js';
 import type { RunStore } from './run-store.js';
 import type { HandlerWorkspace } from './run-workspace.js';
 import type { StageWorkspace } from './stage-workspace.js';
+import type { RunUsage } from './usage-ledger.js';
 
 /** The context fidelity resolved for one stage (spec §5.4). */
 export interface StageFidelity {
@@ -169,6 +171,12 @@ export interface HandlerRuntime {
   readonly visit: number;
   /** Which attempt within the visit, from 1 (at most `max_retries + 1`). */
   readonly attempt: number;
+  /**
+   * Set for the first stage of a resumed run when the previous leg failed at this same node (a budget stop inside a
+   * fan-out, a failed stage): the outcome that visit ended with, context updates included. A handler that can keep
+   * finished work reads it; the parallel handler runs again only the branches that did not succeed. Absent otherwise.
+   */
+  readonly resumedFrom?: Outcome;
   /** Fidelity mode, thread key and preamble for this stage (spec §5.4). */
   readonly fidelity: StageFidelity;
   /** Emits a stage-scoped event; the engine stamps it and appends it to `events.jsonl` (secrets redacted). */
@@ -181,10 +189,23 @@ export interface HandlerRuntime {
   readonly interviewer: Interviewer;
   /** The LLM backend given to the run, if any. */
   readonly backend?: CodergenBackend;
+  /**
+   * The sandbox the run confines stage commands with (`runPipeline({ sandbox })`, CLI `--sandbox bwrap`): a handler
+   * that starts a program passes its command line through `sandbox.wrap(...)` (the working directory and the stage
+   * directory writable; the network only when the node allows it). Absent when the run asked for none.
+   */
+  readonly sandbox?: CommandSandbox;
   /** The run's artifact store (spec §5.5). */
   readonly artifacts: ArtifactStore;
   /** The run's clock; use it instead of timers so tests stay fast. */
   readonly clock: Clock;
+  /**
+   * The run's LLM usage and budget (`max_budget_usd`, `max_tokens`): `totals()` counts every model call of the run
+   * (parallel branches and child runs included; each `agent.usage` event a stage emits is one), and `checkBudget()`,
+   * called before each model call, throws `BudgetExceededError` once the run spent its budget. Absent in runtimes
+   * built by hand (tests).
+   */
+  readonly usage?: RunUsage;
   /**
    * The run's secret masker (DESIGN.md "Secrets"): mask whatever a handler writes to the stage directory or sends
    * to a model (`stdout.txt`, `prompt.md`). Absent in runtimes built by hand (tests); then mask with

@@ -3,9 +3,10 @@ export type { BuildPreambleOptions } from './build-preamble.js';
 export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';
 export type { CancelRequestFile, RequestRunCancelOptions } from './cancel-request-file.js';
 export { CANCEL_REQUEST_FILE, requestRunCancel } from './cancel-request-file.js';
-export type { RunBudget } from './check-budget.js';
+export type { BudgetStop, RunBudget } from './check-budget.js';
 export {
   AGENT_TOTAL_COST_KEY,
+  budgetStop,
   budgetStopReason,
   USAGE_TOTAL_COST_KEY,
   USAGE_TOTAL_TOKENS_KEY,
@@ -14,6 +15,8 @@ export { checkpointSchema, parseCheckpoint } from './checkpoint-schema.js';
 export type { Clock } from './clock.js';
 export { systemClock } from './clock.js';
 export type { CodergenBackend, CodergenRequest } from './codergen-backend.js';
+export type { BubblewrapOptions, CommandSandbox, SandboxedCommand } from './command-sandbox.js';
+export { checkBubblewrap, createBubblewrapSandbox } from './command-sandbox.js';
 export { Context } from './context.js';
 export type {
   Decision,
@@ -29,6 +32,7 @@ export { decide } from './decide.js';
 export type { DeclaredHandler, HandlerDefinition, HandlerInput } from './define-handler.js';
 export { defineHandler, isDeclaredHandler } from './define-handler.js';
 export { ArtifactNotFoundError } from './errors/artifact-not-found-error.js';
+export { BudgetExceededError } from './errors/budget-exceeded-error.js';
 export { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 export { ContextValueError } from './errors/context-value-error.js';
 export {
@@ -42,6 +46,8 @@ export type { ResumeErrorReason } from './errors/resume-error.js';
 export { ResumeError } from './errors/resume-error.js';
 export { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
 export { RunLockedError } from './errors/run-locked-error.js';
+export type { SandboxUnavailableReason } from './errors/sandbox-unavailable-error.js';
+export { SandboxUnavailableError } from './errors/sandbox-unavailable-error.js';
 export type { EvaluateRunConditionOptions } from './evaluate-run-condition.js';
 export { evaluateRunCondition } from './evaluate-run-condition.js';
 export type { PipelineEventMap } from './event-bus.js';
@@ -195,4 +201,13 @@ export { normalizeLabel, selectEdge } from './select-edge.js';
 export type { StageWorkspace } from './stage-workspace.js';
 export { createStageWorkspace } from './stage-workspace.js';
 export { checkArtifactId, checkRelativeName, collectBlobData } from './store-names.js';
+export type { RunUsage } from './usage-ledger.js';
+export type { UsageTotals } from './usage-totals.js';
+export {
+  LEGACY_AGENT_COST_KEY,
+  USAGE_TOTAL_KEYS,
+  usageTotalsFromContext,
+  usageTotalsToContext,
+  ZERO_USAGE_TOTALS,
+} from './usage-totals.js';
 export { TIMEOUT_ANSWER } from './wrap-interviewer.js';

@@ -39,7 +39,7 @@ async function killedRun(): Promise<string> {
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !condition(); waited += 20) {
-    if (waited > 20_000) throw new Error(`timed out waiting for ${what}`);
+    if (waited > 90_000) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);
   }
 }
@@ -75,14 +75,14 @@ describe('run lock (DESIGN.md "Checkpoint": one run, one runner)', () => {
   });
 
   it('refreshes the lock while it is held (every 2 s), so that another host never finds it stale', {
-    timeout: 30_000,
+    timeout: 120_000,
   }, async () => {
     const directory = tempDir();
     const lock = await acquireFileRunLock({ directory, since: 's' });
     const mtime = () => statSync(join(directory, RUN_LOCK_DIRECTORY)).mtimeMs;
     const taken = mtime();
     // Nothing but the holder's refresh touches the lock directory; a loaded machine may fire the timer late.
-    await vi.waitFor(() => expect(mtime()).toBeGreaterThan(taken), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(() => expect(mtime()).toBeGreaterThan(taken), { timeout: 90_000, interval: 200 });
     await lock.release();
     expect(existsSync(join(directory, RUN_LOCK_DIRECTORY))).toBe(false);
   });
@@ -190,15 +190,16 @@ describe('run lock (DESIGN.md "Checkpoint": one run, one runner)', () => {
   it('mirrors the process groups a stage records into the holder record while it runs', async () => {
     const logsRoot = join(tempDir(), 'run');
     const seen: (number[] | undefined)[] = [];
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    // The holder record is written asynchronously: wait until it says what the stage recorded.
+    const groups = () => JSON.stringify(holderOf(logsRoot).process_groups);
     const registry = new HandlerRegistry({
       defaultHandler: {
         execute: async ({ runtime }) => {
           const forget = runtime.recordProcessGroup?.(4242);
-          await settle();
+          await waitFor(() => groups() === '[4242]', 'the holder record to list the group');
           seen.push(holderOf(logsRoot).process_groups);
           forget?.();
-          await settle();
+          await waitFor(() => groups() === '[]', 'the holder record to forget the group');
           seen.push(holderOf(logsRoot).process_groups);
           return { status: 'success' };
         },

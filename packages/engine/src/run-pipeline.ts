@@ -11,6 +11,7 @@ import { watchCancelRequest } from './cancel-request-file.js';
 import type { RunBudget } from './check-budget.js';
 import { type Clock, systemClock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
+import type { CommandSandbox } from './command-sandbox.js';
 import { Context } from './context.js';
 import { ResumeError } from './errors/resume-error.js';
 import { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
@@ -32,6 +33,8 @@ import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scop
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
 import { readRun } from './run-store.js';
 import type { WorkspaceProvider, WorkspaceRecord } from './run-workspace.js';
+import { UsageLedger } from './usage-ledger.js';
+import { usageTotalsFromContext } from './usage-totals.js';
 import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
 
@@ -57,10 +60,19 @@ export interface PipelineServicesOptions {
   readonly onEvent?: (event: PipelineEvent) => void;
   /** Overrides the graph's `max_steps` (node executions per run, default 1000). */
   readonly maxSteps?: number;
-  /** Overrides the graph's `max_budget_usd`: no LLM stage starts once LLM stages cost this many USD. */
+  /**
+   * Overrides the graph's `max_budget_usd`: no model call starts once the run's model calls (parallel branches and
+   * child runs included) cost this many USD; checked before each LLM stage and each model call.
+   */
   readonly maxBudgetUsd?: number;
-  /** Overrides the graph's `max_tokens`: no LLM stage starts once LLM stages used this many tokens. */
+  /** Overrides the graph's `max_tokens`: no model call starts once the run's model calls used this many tokens. */
   readonly maxTokens?: number;
+  /**
+   * Confines the commands stages start (tool commands, agent CLIs): handlers get it as `runtime.sandbox`, backends as
+   * `CodergenRequest.sandbox` (see `createBubblewrapSandbox`; check it with `checkBubblewrap` first). Child runs use it
+   * too. Default: none (commands run unconfined).
+   */
+  readonly sandbox?: CommandSandbox;
   /** fsync checkpoints before renaming them (power-loss safety; costs ~0.3 ms per node). Default: false. */
   readonly fsync?: boolean;
   /**
@@ -402,6 +414,8 @@ interface LaunchExtras {
   readonly basePath?: readonly string[];
   /** The run's location as its store names it, used as it is (a child run of a store that is not a directory). */
   readonly logsRoot?: string;
+  /** A child run's parent ledger: the parent's budget applies to the child. */
+  readonly parentUsage?: UsageLedger;
 }
 
 function launch(
@@ -415,7 +429,21 @@ function launch(
     options.abortSignal === undefined
       ? controller.signal
       : AbortSignal.any([options.abortSignal, controller.signal]);
-  const hub = new EventHub(options.onEvent);
+  // One ledger for the whole call (loop_restart continuations included); it counts every event the hub delivers, a
+  // child run's too (a child's hub forwards to its parent's).
+  const usage = new UsageLedger({
+    budget: budgetOf(
+      options.maxBudgetUsd ?? options.graph.settings.maxBudgetUsd,
+      options.maxTokens ?? options.graph.settings.maxTokens,
+    ),
+    ...(extras.parentUsage === undefined ? {} : { parent: extras.parentUsage }),
+  });
+  let usageSeeded = extras.parentUsage !== undefined;
+  const onEvent = options.onEvent;
+  const hub = new EventHub((event) => {
+    usage.observe(event);
+    onEvent?.(event);
+  });
   const stores = new Map<string, RunStore>();
   const secrets = createSecretMasker({ values: options.secretValues ?? [] });
   let live: { state: WalkState; logsRoot: string; runId: string } | undefined;
@@ -540,6 +568,12 @@ function launch(
         ? {}
         : { thresholdBytes: options.artifactThresholdBytes }),
     });
+    if (!usageSeeded) {
+      // A resumed or forked run goes on from the totals its checkpoint recorded (a child run starts from zero).
+      usageSeeded = true;
+      const recorded = usageTotalsFromContext((key) => from.context.get(key));
+      if (recorded !== undefined) usage.seed(recorded);
+    }
     const scope: RunScope = {
       graph,
       registry: options.registry,
@@ -573,10 +607,8 @@ function launch(
           message: `could not record a process group in the run lock: ${error instanceof Error ? error.message : String(error)}`,
         }),
       ),
-      budget: budgetOf(
-        options.maxBudgetUsd ?? graph.settings.maxBudgetUsd,
-        options.maxTokens ?? graph.settings.maxTokens,
-      ),
+      usage,
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
     };
@@ -719,9 +751,11 @@ function launch(
     await bus.flush();
     await store.close();
     const failureReason = end.kind === 'fail' || end.kind === 'cancelled' ? end.reason : undefined;
+    const budgetStopped = end.kind === 'fail' && end.reason === usage.stop?.reason ? usage.stop : undefined;
     return {
       status,
       ...(failureReason === undefined ? {} : { failureReason }),
+      ...(budgetStopped === undefined ? {} : { budgetStop: budgetStopped }),
       completedNodes: from.state.completedPath,
       nodeOutcomes: from.state.nodeOutcomes,
       context: from.context,
@@ -900,7 +934,7 @@ function startChild(
         values: options.context,
       });
     },
-    { basePath, logsRoot: childRoot },
+    { basePath, logsRoot: childRoot, parentUsage: origin.usage },
   );
   return {
     runId: run.runId,

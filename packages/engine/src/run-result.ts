@@ -1,6 +1,7 @@
 /**
  * What `runPipeline` / `resumePipeline` resolve with.
  */
+import type { BudgetStop } from './check-budget.js';
 import type { Context } from './context.js';
 import type { Outcome } from './outcome.js';
 
@@ -12,6 +13,11 @@ export interface RunResult {
   readonly status: RunStatus;
   /** Why the run failed or was cancelled, naming the node and the limit where one applies. */
   readonly failureReason?: string;
+  /**
+   * Set when the run failed because it spent its budget (`max_budget_usd`, `max_tokens`): which one, its limit and
+   * what was spent. Resuming with a bigger budget continues it at the stage that was stopped.
+   */
+  readonly budgetStop?: BudgetStop;
   /**
    * Every node execution of the run in order (a node visited twice appears twice), across resumes. After a
    * `loop_restart`, those of the last run directory (each directory's `events.jsonl` keeps its own).

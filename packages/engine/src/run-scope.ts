@@ -4,9 +4,9 @@
 
 import type { Graph } from '@attractor/graph';
 import type { ArtifactStore } from './artifact-store.js';
-import type { RunBudget } from './check-budget.js';
 import type { Clock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
+import type { CommandSandbox } from './command-sandbox.js';
 import type { EventBus } from './event-bus.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import type { ChildRunHandle, RunChildOptions } from './handler-runtime.js';
@@ -16,6 +16,7 @@ import type { SecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
 import type { CheckpointOrigin, RunStore } from './run-store.js';
 import type { RunWorkspace } from './run-workspace.js';
+import type { UsageLedger } from './usage-ledger.js';
 
 /** Where a stage asked for a child pipeline. */
 export interface ChildOrigin {
@@ -25,6 +26,8 @@ export interface ChildOrigin {
   readonly store: RunStore;
   readonly branchPath: readonly string[];
   readonly abortSignal: AbortSignal;
+  /** The parent run's usage ledger: the child's usage adds to it and its budget applies to the child. */
+  readonly usage: UsageLedger;
 }
 
 /** The process groups of a run's running stage commands. Internal to the engine. */
@@ -89,8 +92,13 @@ export interface RunScope {
   readonly processGroups: ProcessGroupRecord;
   /** Set on a forked run: recorded in every checkpoint. */
   readonly origin?: CheckpointOrigin | undefined;
-  /** LLM budgets (`max_budget_usd`, `max_tokens`), checked before each LLM stage. */
-  readonly budget: RunBudget;
+  /**
+   * The run's usage and budgets (`max_budget_usd`, `max_tokens`): shared by every walk of the run, checked before each
+   * LLM stage and each model call.
+   */
+  readonly usage: UsageLedger;
+  /** Confines the commands stages start (`runtime.sandbox`), when the run asked for it. */
+  readonly sandbox?: CommandSandbox;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
   readonly startChild: (options: RunChildOptions, origin: ChildOrigin) => ChildRunHandle;
 }

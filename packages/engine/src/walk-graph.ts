@@ -16,6 +16,7 @@ import type { RunScope } from './run-scope.js';
 import { CHECKPOINT_VERSION, type Checkpoint } from './run-store.js';
 import type { StageCommitRequest } from './run-workspace.js';
 import { outcomeToStatusFile } from './status-file.js';
+import { LEGACY_AGENT_COST_KEY, usageTotalsToContext } from './usage-totals.js';
 import { CHECKPOINT_LOG_LIMIT, WalkState } from './walk-state.js';
 
 export type { WalkEnd } from './decide.js';
@@ -147,7 +148,8 @@ function walkRules(options: WalkOptions, at: Position): DecisionRules {
     context: options.context,
     maxSteps: scope.maxSteps,
     exitNodeIds: scope.exitNodeIds,
-    budget: scope.budget,
+    checkBudget: (nodeId) => scope.usage.check(nodeId, 'stage')?.reason,
+    budgetStopped: () => scope.usage.stop?.reason,
     get lastNodeId() {
       return at.lastId;
     },
@@ -193,6 +195,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
   const fidelity = stageFidelity(options, node, at.incoming, previousId);
 
   const startedMs = scope.clock.now();
+  const resumedFrom = state.takeResumedOutcome(node.id);
   const result = await executeStage({
     scope,
     state,
@@ -206,6 +209,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     fidelity,
     abortSignal: options.abortSignal,
     runBranch: (branchOptions, stage) => runBranch(options, branchOptions, stage),
+    ...(resumedFrom === undefined ? {} : { resumedFrom }),
   });
   if (result.kind === 'cancelled') {
     // A cancelled node is never recorded as completed; the last checkpoint still points at it.
@@ -219,6 +223,11 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
   state.recordCompletion(node.id, outcome);
   state.lastFidelity = fidelity.mode;
   if (outcome.contextUpdates !== undefined) context.applyUpdates(outcome.contextUpdates);
+  // The run's totals (spec §5.1 `usage.total.*`) come from its ledger, which counts every branch and child run.
+  if (scope.usage.recorded) {
+    context.applyUpdates(usageTotalsToContext(scope.usage.totals()));
+    context.delete(LEGACY_AGENT_COST_KEY);
+  }
   context.set('outcome', outcome.status);
   if (outcome.preferredLabel !== undefined && outcome.preferredLabel !== '')
     context.set('preferred_label', outcome.preferredLabel);

@@ -48,11 +48,23 @@ export class WalkState {
   lastFidelity: FidelityMode | null = null;
   /** Set on resume: the next stage's `full` fidelity is degraded to `summary:high` (spec §5.3). */
   degradeFullOnce = false;
+  /**
+   * Set on resume when the previous leg failed at the node it continues at: that visit's outcome, handed to the first
+   * stage's handler as `runtime.resumedFrom` (the parallel handler keeps the branches that succeeded).
+   */
+  resumedOutcome: { readonly nodeId: string; readonly outcome: Outcome } | undefined;
   recentStages: StageRecord[] = [];
   /** The node executing now, for status polling. */
   currentNodeId: string | undefined;
   /** Its stage directory path relative to the run directory. */
   currentStagePath: string | undefined;
+
+  /** The outcome a resumed run's first stage continues from, if it is `nodeId`'s (see `resumedOutcome`); once. */
+  takeResumedOutcome(nodeId: string): Outcome | undefined {
+    const resumed = this.resumedOutcome;
+    this.resumedOutcome = undefined;
+    return resumed?.nodeId === nodeId ? resumed.outcome : undefined;
+  }
 
   /** @param positions - node positions in declaration order, for a walk that writes checkpoints. */
   constructor(positions?: ReadonlyMap<string, number>) {
@@ -172,6 +184,11 @@ export class WalkState {
     state.lastFidelity = checkpoint.last_fidelity as FidelityMode | null;
     state.recentStages = [...checkpoint.recent_stages];
     state.degradeFullOnce = true;
+    const failedAt = checkpoint.current_node;
+    const failed = checkpoint.node_outcomes[failedAt];
+    if (checkpoint.state === 'fail' && checkpoint.next_node === failedAt && failed !== undefined) {
+      state.resumedOutcome = { nodeId: failedAt, outcome: failed };
+    }
     return state;
   }
 }

@@ -283,14 +283,14 @@ export const ATTRIBUTE_DEFINITIONS = {
     'max_budget_usd',
     ['graph'],
     NON_NEGATIVE_NUMBER,
-    'Run budget in USD: the run stops before the next LLM stage once LLM stages cost this much.',
+    'Run budget in USD: the run stops before the next model call once its model calls (parallel branches and child runs included) cost this much.',
     { default: 'no budget' },
   ),
   max_tokens: define(
     'max_tokens',
     ['graph'],
     POSITIVE_INTEGER,
-    'Run budget in tokens: the run stops before the next LLM stage once LLM stages used this many.',
+    'Run budget in tokens: the run stops before the next model call once its model calls used this many.',
     { default: 'no budget' },
   ),
   workspace: define(
@@ -425,6 +425,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     default: '""',
     spec: '§4.10',
   }),
+  sandbox_network: define(
+    'sandbox_network',
+    ['node'],
+    BOOLEAN,
+    "Under the sandbox (--sandbox bwrap): tool commands and the AI backend's shell commands keep the network.",
+    { default: 'false' },
+  ),
   tool_output_max_bytes: define(
     'tool_output_max_bytes',
     ['node'],

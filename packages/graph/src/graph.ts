@@ -187,9 +187,9 @@ export interface GraphSettings {
   readonly maxSteps: number;
   /** Goal-gate jumps per run. Default: 5. */
   readonly maxGateRetries: number;
-  /** Run budget in USD (`max_budget_usd`): no LLM stage starts once LLM stages cost this much. Default: none. */
+  /** Run budget in USD (`max_budget_usd`): no model call starts once the run's calls cost this much. Default: none. */
   readonly maxBudgetUsd?: number;
-  /** Run budget in tokens (`max_tokens`): no LLM stage starts once LLM stages used this many. Default: none. */
+  /** Run budget in tokens (`max_tokens`): no model call starts once the run's calls used this many. Default: none. */
   readonly maxTokens?: number;
   readonly toolHooksPre?: string;
   readonly toolHooksPost?: string;

@@ -28,6 +28,8 @@ const LLM_ATTRIBUTES = {
   thread_id: attributeSchema('thread_id'),
   'tool_hooks.pre': attributeSchema('tool_hooks.pre'),
   'tool_hooks.post': attributeSchema('tool_hooks.post'),
+  // Under the sandbox: whether the AI backend's shell commands and tool hooks keep the network.
+  sandbox_network: attributeSchema('sandbox_network'),
 };
 
 /**
@@ -73,6 +75,7 @@ export const SPEC_HANDLER_DECLARATIONS = {
     attributes: z.object({
       tool_command: attributeSchema('tool_command'),
       tool_output_max_bytes: attributeSchema('tool_output_max_bytes'),
+      sandbox_network: attributeSchema('sandbox_network'),
     }),
   },
   'stack.manager_loop': {

@@ -17,7 +17,7 @@ export interface CreateCodergenRequestOptions {
 /**
  * The request for `backend.run`: fidelity, thread key and preamble from `runtime.fidelity` (the preamble is built
  * only when read), the stage's abort signal, stage and working directories, event sink, and `takeSteering()`
- * reading and removing the stage's `steer/*.md`.
+ * reading and removing the stage's `steer/*.md`, the run's usage and budget (`runtime.usage`) and its sandbox (`runtime.sandbox`).
  */
 export function createCodergenRequest(options: CreateCodergenRequestOptions): CodergenRequest {
   const { runtime } = options;
@@ -37,6 +37,8 @@ export function createCodergenRequest(options: CreateCodergenRequestOptions): Co
     emit: (event) => runtime.emit(event),
     takeSteering: () => takeSteeringMessages(runtime.stage),
     ...(runtime.secrets === undefined ? {} : { secrets: runtime.secrets }),
+    ...(runtime.usage === undefined ? {} : { usage: runtime.usage }),
+    ...(runtime.sandbox === undefined ? {} : { sandbox: runtime.sandbox }),
   };
 }
 

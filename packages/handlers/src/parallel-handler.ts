@@ -5,24 +5,34 @@ import { SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
  */
 
 import type { BranchResult, Context, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import { formatDuration, isSuccessStatus } from '@attractor/engine';
+import { formatDuration, isSuccessStatus, LEGACY_AGENT_COST_KEY } from '@attractor/engine';
 import { findJoinNode, type Graph, type GraphEdge, type JoinPolicy } from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
-import { BRANCH_OUTPUT_INLINE_MAX_CHARS, type ParallelBranchResult } from './parallel-results.js';
+import {
+  BRANCH_OUTPUT_INLINE_MAX_CHARS,
+  type ParallelBranchResult,
+  readParallelResults,
+} from './parallel-results.js';
+import { isSuccessfulCandidate } from './select-best-candidate.js';
 import { readStageOutput } from './stage-files.js';
 
 /** Concurrent branches when the node has no `max_parallel` (spec §4.8). */
 export const DEFAULT_MAX_PARALLEL = 4;
 
-/** Context keys left out of a branch's `context_updates`: engine bookkeeping and nested parallel state. */
+/**
+ * Context keys left out of a branch's `context_updates`: engine bookkeeping, nested parallel state and the run's
+ * usage totals (`usage.total.*`: the engine keeps them for the whole run, every branch counted).
+ */
 function isPrivateKey(key: string): boolean {
   return (
     key === 'current_node' ||
     key === 'outcome' ||
     key === 'preferred_label' ||
     key.startsWith('internal.') ||
-    key.startsWith('parallel.')
+    key.startsWith('parallel.') ||
+    key.startsWith('usage.total.') ||
+    key === LEGACY_AGENT_COST_KEY
   );
 }
 
@@ -93,11 +103,34 @@ export function createParallelHandler(): DeclaredHandler {
       const records: (BranchRecord | undefined)[] = new Array(total);
       let succeeded = 0;
       let failed = 0;
+      // Resuming a fan-out the previous leg failed at (a budget stop, a failed branch): its successful branches stay.
+      const kept = keptBranches(runtime.resumedFrom, ids);
 
       runtime.emit({ type: 'parallel.started', nodeId: node.id, branchCount: total });
       const queue = new PQueue({ concurrency: maxParallel });
+      /** Aborts the branches still running once the join policy is decided. */
+      const settle = (branch: string) => {
+        if (
+          !joinController.signal.aborted &&
+          joinSettled({ policy, total, succeeded, failed, ...(k === undefined ? {} : { k }) })
+        ) {
+          joinController.abort(new Error(`join_policy=${policy} decided after branch ${branch}`));
+        }
+      };
       const runOne = async (edge: GraphEdge, index: number) => {
         const branch = ids[index]!;
+        const keptEntry = kept.get(branch);
+        if (keptEntry !== undefined) {
+          records[index] = { verdict: 'success', entry: keptEntry };
+          succeeded += 1;
+          runtime.emit({
+            type: 'stage.log',
+            level: 'info',
+            message: `branch ${branch} kept from the run's previous leg (${keptEntry.status}); not run again`,
+          });
+          settle(branch);
+          return;
+        }
         if (joinController.signal.aborted || runtime.abortSignal.aborted) {
           records[index] = notStarted(
             branch,
@@ -129,12 +162,7 @@ export function createParallelHandler(): DeclaredHandler {
           success: record.verdict === 'success',
           status: record.entry.status,
         });
-        if (
-          !joinController.signal.aborted &&
-          joinSettled({ policy, total, succeeded, failed, ...(k === undefined ? {} : { k }) })
-        ) {
-          joinController.abort(new Error(`join_policy=${policy} decided after branch ${branch}`));
-        }
+        settle(branch);
       };
       await Promise.all(edges.map((edge, index) => queue.add(() => runOne(edge, index))));
 
@@ -181,6 +209,22 @@ export function createParallelHandler(): DeclaredHandler {
       return outcome;
     },
   });
+}
+
+/**
+ * The branches of `resumedFrom` (the outcome of this fan-out's visit a resumed run failed at) that succeeded, by
+ * branch id: their `parallel.results` entries, kept instead of running the branch again.
+ */
+function keptBranches(
+  resumedFrom: Outcome | undefined,
+  ids: readonly string[],
+): Map<string, ParallelBranchResult> {
+  const kept = new Map<string, ParallelBranchResult>();
+  const previous = readParallelResults(resumedFrom?.contextUpdates?.['parallel.results']);
+  for (const entry of previous ?? []) {
+    if (ids.includes(entry.branch) && isSuccessfulCandidate(entry.status)) kept.set(entry.branch, entry);
+  }
+  return kept;
 }
 
 interface RunOneBranchOptions {

@@ -2,7 +2,7 @@
  * The `tool` handler (spec §4.10, DESIGN.md "Tool nodes"): runs `tool_command` in a shell with execa, in its own
  * process group so a timeout or cancellation kills everything the command started.
  */
-import type { HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
+import type { CommandSandbox, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { createSecretMasker, type DeclaredHandler, defineHandler } from '@attractor/engine';
 import { killProcessGroup, processGroupAlive, trackProcessGroup } from '@attractor/engine/internal';
 import { type GraphEdge, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
@@ -130,14 +130,24 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
       await Promise.all([stdoutFile.start(), stderrFile.start()]);
       const outputMaxBytes =
         attributes.tool_output_max_bytes ?? options.outputMaxBytes ?? TOOL_OUTPUT_MAX_BYTES;
+      const stageDirectory = await runtime.stage.localDirectory();
       const raw = await runCommand(command, {
         runtime,
+        ...(runtime.sandbox === undefined
+          ? {}
+          : {
+              sandbox: {
+                sandbox: runtime.sandbox,
+                writable: [stageDirectory],
+                network: attributes.sandbox_network === true,
+              },
+            }),
         inheritEnv: options.env === undefined,
         env: {
           ...options.env,
           ATTRACTOR_RUN_ID: runtime.runId,
           ATTRACTOR_LOGS_ROOT: logsRoot,
-          ATTRACTOR_STAGE_DIR: await runtime.stage.localDirectory(),
+          ATTRACTOR_STAGE_DIR: stageDirectory,
           ATTRACTOR_NODE_ID: node.id,
           ATTRACTOR_WORKDIR: runtime.workdir,
         },
@@ -361,6 +371,12 @@ interface CommandRun {
 
 interface RunCommandOptions {
   readonly runtime: HandlerRuntime;
+  /** Run the command confined (`runtime.sandbox`): the working directory and `writable` writable, `network` or none. */
+  readonly sandbox?: {
+    readonly sandbox: CommandSandbox;
+    readonly writable: readonly string[];
+    readonly network: boolean;
+  };
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether `env` is added to this process's environment (true) or replaces it (false). */
   readonly inheritEnv: boolean;
@@ -404,12 +420,12 @@ class CappedOutput {
 
 /**
  * How a command whose process group is recorded starts (`runtime.processGroups`): `/bin/sh` reads one line from its
- * stdin, which the runner sends once the group is recorded, then becomes the command's own shell (`<shell> -c
- * <command>`, the same process, so the same group) with stdin from /dev/null. A runner killed before it recorded the
+ * stdin, which the runner sends once the group is recorded, then becomes the program given as its arguments (`<shell>
+ * -c <command>`, or the sandbox wrapping it; the same process, so the same group) with stdin from /dev/null. A runner killed before it recorded the
  * group closes the pipe by dying: the read ends with nothing, and the command never runs. So a runner that takes the
  * run over always finds the group of a command that ran, and never runs a second copy beside it (issue 34 §10).
  */
-const RECORDED_START = 'IFS= read -r _ || exit 125; exec "$0" -c "$1" </dev/null';
+const RECORDED_START = 'IFS= read -r _ || exit 125; exec "$@" </dev/null';
 
 /**
  * Runs `command` in a shell with execa, as the leader of a new process group, and waits until it exited and its
@@ -423,6 +439,19 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
   const { runtime } = options;
   const recorder = runtime.processGroups;
   const gated = recorder !== undefined && options.shell !== false && process.platform !== 'win32';
+  const confined = options.sandbox;
+  const shellFile = typeof options.shell === 'string' ? options.shell : '/bin/sh';
+  // Under the sandbox the shell itself is the sandboxed program: `bwrap ... -- /bin/sh -c <command>`.
+  const wrapped =
+    confined === undefined
+      ? undefined
+      : confined.sandbox.wrap({
+          file: shellFile,
+          args: ['-c', command],
+          cwd: runtime.workdir,
+          writable: confined.writable,
+          network: confined.network,
+        });
   const common = {
     detached: true,
     reject: false,
@@ -434,13 +463,12 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     // We read the pipes ourselves: past the cap they are drained, never closed on the command (DESIGN.md "Tool nodes").
     buffer: false,
   } as const;
+  const program = wrapped === undefined ? [shellFile, '-c', command] : [wrapped.file, ...wrapped.args];
   const subprocess = gated
-    ? execa(
-        '/bin/sh',
-        ['-c', RECORDED_START, options.shell === true ? '/bin/sh' : String(options.shell), command],
-        { ...common, stdin: 'pipe' },
-      )
-    : execa(command, { ...common, shell: options.shell, stdin: 'ignore' });
+    ? execa('/bin/sh', ['-c', RECORDED_START, 'sh', ...program], { ...common, stdin: 'pipe' })
+    : wrapped === undefined
+      ? execa(command, { ...common, shell: options.shell, stdin: 'ignore' })
+      : execa(wrapped.file, [...wrapped.args], { ...common, stdin: 'ignore' });
   const stdout = new CappedOutput(options.outputMaxBytes, options.stdoutFile);
   const stderr = new CappedOutput(options.outputMaxBytes, options.stderrFile);
   const drained = Promise.all([drain(subprocess.stdout, stdout), drain(subprocess.stderr, stderr)]);

@@ -141,19 +141,18 @@ describe('createDefaultRegistry (spec §2.8, §4.2)', () => {
       exit [shape=Msquare]
       fan [shape=component, join_policy=first_success]
       join [shape=tripleoctagon]
-      slow [shape=parallelogram, tool_command="sleep 30 & echo $! > slow.pid; wait"]
+      slow [shape=parallelogram, tool_command="sleep 600 & echo $! > slow.pid; wait"]
       quick [shape=parallelogram, tool_command="while [ ! -f slow.pid ]; do sleep 0.05; done; echo quick"]
       start -> fan
       fan -> slow -> join
       fan -> quick -> join
       join -> exit
     }`;
-    const startedMs = Date.now();
+    // The slow branch never ends by itself: the run ends because the join cancelled it.
     const { result } = await runDot(source, { workdir });
-    expect(Date.now() - startedMs).toBeLessThan(10_000);
     expect(result.status).toBe('success');
     expect(result.context.get('parallel.fan_in.best_id')).toBe('quick');
     const pid = Number(readText(join(workdir, 'slow.pid')));
-    expect(await waitUntilDead(pid, 3000)).toBe(true);
+    expect(await waitUntilDead(pid, 30_000)).toBe(true);
   });
 });

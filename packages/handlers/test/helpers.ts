@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   graphFrom,
@@ -56,6 +56,16 @@ export function isAlive(pid: number): boolean {
     return state !== 'Z' && state !== 'X';
   } catch {
     return false;
+  }
+}
+
+/**
+ * Polls until `path` exists; rejects after `timeoutMs` (a generous limit: the test waits on the file, not on time).
+ */
+export async function waitForFile(path: string, timeoutMs = 60_000): Promise<void> {
+  for (let waited = 0; !existsSync(path); waited += 20) {
+    if (waited >= timeoutMs) throw new Error(`${path} did not appear within ${timeoutMs} ms`);
+    await delay(20);
   }
 }
 

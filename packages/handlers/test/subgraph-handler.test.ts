@@ -1,11 +1,20 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMemoryRunStore } from '@attractor/engine/test';
+import { createMemoryRunStore, createTestClock } from '@attractor/engine/test';
 import { prepareGraph } from '@attractor/graph';
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
 import { createSimulationBackend } from '../src/simulation-backend.js';
-import { pipelines, readJson, readText, runDot, tempDir, waitUntilDead, writeDot } from './helpers.js';
+import {
+  pipelines,
+  readJson,
+  readText,
+  runDot,
+  tempDir,
+  waitForFile,
+  waitUntilDead,
+  writeDot,
+} from './helpers.js';
 
 /** A parent that runs `graph_ref` at node `checks`, routes on the outcome, and ends at `exit`. */
 function parent(ref: string, attributes = ''): string {
@@ -250,19 +259,22 @@ describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
     const child = `digraph Slow {
       start [shape=Mdiamond]
       exit [shape=Msquare]
-      wait [shape=parallelogram, tool_command="sleep 30 & echo $! > sleeper.pid; wait"]
+      wait [shape=parallelogram, tool_command="sleep 600 & echo $! > sleeper.pid; wait"]
       start -> wait -> exit
     }`;
     const { dir, graph } = pipelines({
       'parent.dot': parent('slow.dot', ', timeout="1500ms"'),
       'slow.dot': child,
     });
-    const startedMs = Date.now();
-    const { result } = await runDot(graph, { workdir: dir });
-    expect(Date.now() - startedMs).toBeLessThan(10_000);
+    // The node's timeout runs on the test's clock: it fires once the child's command runs, however slow its start.
+    const clock = createTestClock({ autoAdvance: false });
+    const running = runDot(graph, { workdir: dir, clock });
+    await waitForFile(join(dir, 'sleeper.pid'));
+    await clock.advance(1500);
+    const { result } = await running;
     expect(result.completedNodes).toEqual(['start', 'checks', 'fix', 'exit']);
     expect(result.nodeOutcomes.checks?.failureReason).toBe('timeout after 1.5s');
-    expect(await waitUntilDead(Number(readText(join(dir, 'sleeper.pid'))), 3000)).toBe(true);
+    expect(await waitUntilDead(Number(readText(join(dir, 'sleeper.pid'))), 30_000)).toBe(true);
   });
 
   it('gives each attempt a fresh child run directory', async () => {

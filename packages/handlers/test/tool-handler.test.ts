@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTestClock } from '@attractor/engine/test';
 import { describe, expect, it } from 'vitest';
 import { createDefaultRegistry } from '../src/create-default-registry.js';
 import { TOOL_LIVE_OUTPUT_MAX_CHARS } from '../src/tool-handler.js';
-import { delay, readText, runDot, tempDir, waitUntilDead } from './helpers.js';
+import { readText, runDot, tempDir, waitForFile, waitUntilDead } from './helpers.js';
 
 function toolPipeline(command: string, attributes = ''): string {
   return `digraph G {
@@ -141,31 +142,32 @@ describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
 
   it('kills the whole process group, grandchild included, on the node timeout', async () => {
     const workdir = tempDir();
-    const command = 'sleep 30 & echo $! > grandchild.pid; echo started; wait';
-    const startedMs = Date.now();
-    const { result } = await runDot(toolPipeline(command, ', timeout="1500ms"'), { workdir });
-    expect(Date.now() - startedMs).toBeLessThan(10_000);
+    const command = 'sleep 600 & echo $! > grandchild.pid; echo started; wait';
+    // The node's timeout runs on the test's clock: it fires once the command runs, however slow its start.
+    const clock = createTestClock({ autoAdvance: false });
+    const running = runDot(toolPipeline(command, ', timeout="1500ms"'), { workdir, clock });
+    await waitForFile(join(workdir, 'grandchild.pid'));
+    await clock.advance(1500);
+    const { result } = await running;
     expect(result.status).toBe('fail');
     expect(result.nodeOutcomes.run?.failureReason).toBe('timeout after 1.5s');
     const pid = Number(readText(join(workdir, 'grandchild.pid')));
-    expect(await waitUntilDead(pid, 3000)).toBe(true);
+    expect(await waitUntilDead(pid, 30_000)).toBe(true);
   });
 
   it('kills the process group when the run is cancelled', async () => {
     const workdir = tempDir();
     const controller = new AbortController();
-    const running = runDot(toolPipeline('sleep 30 & echo $! > grandchild.pid; wait'), {
+    const running = runDot(toolPipeline('sleep 600 & echo $! > grandchild.pid; wait'), {
       workdir,
       abortSignal: controller.signal,
     });
-    for (let waited = 0; waited < 5000 && !existsSync(join(workdir, 'grandchild.pid')); waited += 20)
-      await delay(20);
-    await delay(50);
+    await waitForFile(join(workdir, 'grandchild.pid'));
     controller.abort(new Error('user pressed Ctrl-C'));
     const { result } = await running;
     expect(result.status).toBe('cancelled');
     const pid = Number(readText(join(workdir, 'grandchild.pid')));
-    expect(await waitUntilDead(pid, 3000)).toBe(true);
+    expect(await waitUntilDead(pid, 30_000)).toBe(true);
   });
 
   it('records the command without running it in dry-run mode', async () => {

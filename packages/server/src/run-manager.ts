@@ -9,6 +9,7 @@ import {
   CheckpointCorruptError,
   type Clock,
   type CodergenBackend,
+  type CommandSandbox,
   createFileRunStore,
   createSecretMasker,
   defaultLogsRoot,
@@ -125,6 +126,8 @@ export interface RunManagerOptions {
   readonly secretValues?: readonly string[];
   /** Limits on the pipelines clients send (size, nesting, attributes, nodes, validation time). Default: {@link DEFAULT_PIPELINE_LIMITS}. */
   readonly limits?: Partial<PipelineLimits>;
+  /** Confines the commands of tool and agent stages (`runPipeline({ sandbox })`). Default: none. */
+  readonly sandbox?: CommandSandbox;
 }
 
 /** A run executed by this server. */
@@ -898,6 +901,7 @@ export class RunManager {
       ...(this.#options.workspace === undefined ? {} : { workspace: this.#options.workspace }),
       ...(record.maxSteps === undefined ? {} : { maxSteps: record.maxSteps }),
       ...(this.#options.secretValues === undefined ? {} : { secretValues: this.#options.secretValues }),
+      ...(this.#options.sandbox === undefined ? {} : { sandbox: this.#options.sandbox }),
     };
   }
 

@@ -5,7 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type Clock, type HandlerRegistry, systemClock, type WorkspaceProvider } from '@attractor/engine';
+import {
+  type Clock,
+  type CommandSandbox,
+  type HandlerRegistry,
+  systemClock,
+  type WorkspaceProvider,
+} from '@attractor/engine';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { serve } from '@hono/node-server';
 import { createServerApp, isLoopbackHostHeader } from './create-server-app.js';
@@ -62,6 +68,12 @@ export interface StartServerOptions {
   /** Time source. Default: the system clock. */
   readonly clock?: Clock;
   /**
+   * Confines the commands of tool and agent stages of the runs this server executes (`createBubblewrapSandbox` of
+   * `@attractor/engine`, checked with `checkBubblewrap`). With `shared`, the workers' own setting applies instead.
+   * Default: none.
+   */
+  readonly sandbox?: CommandSandbox;
+  /**
    * How the backend treats LLM stages, reported to clients by `GET /server` so the web UI shows the truth:
    * `always` (every run simulated), `required` (no LLM configured: runs must ask for simulation) or `optional`.
    * Default: `always` without a `backendFactory` (the default backend simulates), else `optional`.
@@ -113,6 +125,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     clock: options.clock ?? systemClock,
     ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
   });
   const backplane =
     options.shared === undefined

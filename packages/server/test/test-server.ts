@@ -64,7 +64,8 @@ export async function startTestServer(options: Partial<StartServerOptions> = {})
 export async function waitFor<TValue>(
   probe: () => Promise<TValue | undefined | false> | TValue | undefined | false,
   description: string,
-  timeoutMs = 10_000,
+  // Generous: the wait ends as soon as the condition holds; a loaded machine can take long.
+  timeoutMs = 60_000,
 ): Promise<TValue> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -153,7 +153,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
     try {
       const runId = `notify-${randomUUID()}`;
       // The listening connection needs a moment to LISTEN; events appended before it are not announced.
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 60_000;
       for (let seq = 1; !heard.includes(runId) && Date.now() < deadline; seq += 1) {
         const store = catalog.open(runId);
         await store.appendEvents([stamp(seq, { type: 'pipeline.started', name: 'g' })]);
@@ -165,7 +165,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
       heard.length = 0;
       await child.appendEvents([stamp(1, { type: 'pipeline.started', name: 'child' })]);
       await child.close();
-      await vi.waitFor(() => expect(heard).toContain(runId), { timeout: 5_000 });
+      await vi.waitFor(() => expect(heard).toContain(runId), { timeout: 60_000 });
       expect(heard.every((id) => id === runId)).toBe(true);
     } finally {
       unsubscribe();

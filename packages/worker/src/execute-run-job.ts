@@ -8,6 +8,7 @@ import {
   type Checkpoint,
   type Clock,
   type CodergenBackend,
+  type CommandSandbox,
   type HandlerRegistry,
   type InterviewTimeoutEvent,
   type PipelineCancelledEvent,
@@ -39,6 +40,8 @@ export interface PreparedRun {
   readonly secretValues?: readonly string[];
   /** Overrides the graph's `max_steps`. */
   readonly maxSteps?: number;
+  /** Confines the commands of tool and agent stages (`runPipeline({ sandbox })`). Default: none. */
+  readonly sandbox?: CommandSandbox;
   /** Releases what `prepare` opened, after the run stops. */
   readonly dispose?: () => void | Promise<void>;
 }
@@ -221,6 +224,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     ...(prepared.backend === undefined ? {} : { backend: prepared.backend }),
     ...(secretValues.length === 0 ? {} : { secretValues }),
     ...(prepared.maxSteps === undefined ? {} : { maxSteps: prepared.maxSteps }),
+    ...(prepared.sandbox === undefined ? {} : { sandbox: prepared.sandbox }),
     interviewer,
     workdir,
     clock: options.clock,

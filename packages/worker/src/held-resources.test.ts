@@ -107,7 +107,7 @@ describe.skipIf(!available || process.platform !== 'linux')(
             .poll(async () => (await queue.readRun(runId))?.state, { timeout: 90_000 })
             .toBe('waiting');
         }
-        await expect.poll(() => worker.running(), { timeout: 10_000 }).toEqual([]);
+        await expect.poll(() => worker.running(), { timeout: 60_000 }).toEqual([]);
         return { runIds, handedOut: counting.handedOut };
       } finally {
         await worker.stop();

@@ -121,7 +121,7 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
       expect(faults()).toBe(0);
       await expect
         .poll(async () => (await catalog.listRuns({ status: 'fail' })).map((run) => run.runId), {
-          timeout: 10_000,
+          timeout: 60_000,
         })
         .toContain(runId);
       expect((await catalog.open(runId).readEvents()).at(-1)).toMatchObject({
@@ -130,7 +130,7 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
         nodeId: 'ask',
       });
       await expect
-        .poll(() => seen, { timeout: 10_000 })
+        .poll(() => seen, { timeout: 60_000 })
         .toContainEqual({ type: 'run.finished', runId, status: 'fail', failureReason: reason });
     } finally {
       await failing.stop();
@@ -167,7 +167,7 @@ describe.skipIf(!available)('a worker on the PostgreSQL run store (issue 18)', (
       expect(faults()).toBe(0);
       // The queue's record fails first, then the log gets its pipeline.failed.
       await expect
-        .poll(() => seen, { timeout: 10_000 })
+        .poll(() => seen, { timeout: 60_000 })
         .toContainEqual({ type: 'run.finished', runId, status: 'fail', failureReason: reason });
       expect((await catalog.open(runId).readEvents()).at(-1)).toMatchObject({
         type: 'pipeline.failed',

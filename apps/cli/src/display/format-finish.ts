@@ -1,9 +1,41 @@
+import type { PipelineEvent } from '@attractor/engine';
 import type { Colors } from '../colors.js';
-import { formatCost, formatElapsed, formatTokens } from './format-values.js';
+import { firstLine, formatCost, formatElapsed, formatTokens } from './format-values.js';
 import type { RunFinish } from './run-display.js';
 
-/** The final summary of `run` / `resume`: status, duration, run directory, and how to resume after a failure. */
-export function formatFinish(finish: RunFinish, colors: Colors): string {
+/**
+ * Remembers the failure reason a printed `stage.completed` line showed whole (one line), so that the final summary
+ * does not print it again.
+ */
+export function noteShownReason(shown: Set<string>, event: PipelineEvent, printed: boolean): void {
+  if (!printed || event.type !== 'stage.completed' || event.failureReason === undefined) return;
+  if (firstLine(event.failureReason).moreLines === 0) shown.add(event.failureReason);
+}
+
+/**
+ * The run's failure reason for the final summary: as it is, or, when a stage line above already showed it (`shown`),
+ * only what it adds to that (`node "write" failed`) with `(reason above)`, so that an error is printed once.
+ */
+function finalReason(reason: string, shown: ReadonlySet<string>): string {
+  for (const stageReason of shown) {
+    if (reason === stageReason) return '(reason above)';
+    if (reason.endsWith(`: ${stageReason}`)) {
+      return `${reason.slice(0, reason.length - stageReason.length - 2)} (reason above)`;
+    }
+  }
+  return reason;
+}
+
+/**
+ * The final summary of `run` / `resume`: status, duration, run directory, and how to resume after a failure.
+ * `shown` holds the failure reasons stage lines printed whole (see {@link noteShownReason}); the summary refers to
+ * them instead of printing them again. Default: none (the summary prints the whole reason).
+ */
+export function formatFinish(
+  finish: RunFinish,
+  colors: Colors,
+  shown: ReadonlySet<string> = new Set(),
+): string {
   const lines: string[] = [];
   const duration = formatElapsed(finish.durationMs);
   const count = (stages: number): string => `${stages} stage${stages === 1 ? '' : 's'}`;
@@ -18,7 +50,7 @@ export function formatFinish(finish: RunFinish, colors: Colors): string {
     );
   } else if (finish.status === 'fail') {
     lines.push(
-      `${colors.red('✖')} ${colors.bold('Pipeline failed')} after ${duration}: ${colors.red(finish.failureReason ?? 'unknown reason')}`,
+      `${colors.red('✖')} ${colors.bold('Pipeline failed')} after ${duration}: ${colors.red(finalReason(finish.failureReason ?? 'unknown reason', shown))}`,
     );
   } else {
     // Ctrl-C or a signal says "interrupted by …"; `attractor cancel` (or another canceller) gives its own reason.

@@ -2,7 +2,7 @@ import type { PipelineEvent } from '@attractor/engine';
 import type { TextOutput } from '../cli-io.js';
 import type { Colors } from '../colors.js';
 import { formatEvent, type StageTally, stageKey } from './format-event.js';
-import { formatFinish } from './format-finish.js';
+import { formatFinish, noteShownReason } from './format-finish.js';
 import type { RunDisplay, RunFinish, Verbosity } from './run-display.js';
 
 /**
@@ -15,6 +15,7 @@ export function createLineDisplay(options: {
 }): RunDisplay {
   const { stdout, colors, verbosity } = options;
   const tallies = new Map<string, StageTally>();
+  const shownReasons = new Set<string>();
   return {
     onEvent(event: PipelineEvent) {
       const tally = updateTally(tallies, event);
@@ -25,6 +26,7 @@ export function createLineDisplay(options: {
         ...(tally === undefined ? {} : { tally }),
       });
       if (line !== undefined) stdout.write(`${line}\n`);
+      noteShownReason(shownReasons, event, line !== undefined);
     },
     pause() {},
     resume() {},
@@ -32,7 +34,7 @@ export function createLineDisplay(options: {
       stdout.write(`${text}\n`);
     },
     finish(finish: RunFinish) {
-      stdout.write(`${formatFinish(finish, colors)}\n`);
+      stdout.write(`${formatFinish(finish, colors, shownReasons)}\n`);
     },
   };
 }

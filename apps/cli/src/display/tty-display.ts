@@ -3,7 +3,7 @@ import cliSpinners from 'cli-spinners';
 import { createLogUpdate } from 'log-update';
 import type { Colors } from '../colors.js';
 import { formatEvent, indentOf, type StageTally, stageKey } from './format-event.js';
-import { formatFinish } from './format-finish.js';
+import { formatFinish, noteShownReason } from './format-finish.js';
 import { formatElapsed, formatTokens } from './format-values.js';
 import { updateTally } from './line-display.js';
 import type { RunDisplay, RunFinish, Verbosity } from './run-display.js';
@@ -43,6 +43,7 @@ export function createTtyDisplay(options: {
   const log = createLogUpdate(withTerminalSize(stdout), { showCursor: false });
   const spinner = cliSpinners.dots;
   const active = new Map<string, ActiveStage>();
+  const shownReasons = new Set<string>();
   const tallies = new Map<string, StageTally>();
   let frame = 0;
   let paused = false;
@@ -157,6 +158,7 @@ export function createTtyDisplay(options: {
       });
       if (line !== undefined) persist(line);
       else render();
+      noteShownReason(shownReasons, event, line !== undefined);
       syncTimer();
     },
     pause() {
@@ -180,7 +182,7 @@ export function createTtyDisplay(options: {
       syncTimer();
       log.clear();
       log.done();
-      stdout.write(`${formatFinish(finish, colors)}\n`);
+      stdout.write(`${formatFinish(finish, colors, shownReasons)}\n`);
     },
   };
 }

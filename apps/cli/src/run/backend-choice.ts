@@ -15,6 +15,7 @@ export interface RecordedCliOptions extends Omit<BackendChoice, 'backend'> {
   readonly maxSteps?: number;
   readonly maxBudgetUsd?: number;
   readonly maxTokens?: number;
+  readonly sandbox?: RunCliOptions['sandbox'];
 }
 
 /** The AI SDK backend's settings (the providers' keys come from the environment, checked per stage). */
@@ -103,6 +104,7 @@ export async function recordCliOptions(logsRoot: string, options: RunCliOptions,
     ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
     ...(options.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: options.maxBudgetUsd }),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
   };
   await writeFile(join(logsRoot, CLI_OPTIONS_FILE), `${JSON.stringify(recorded, null, 2)}\n`);
 }
@@ -167,5 +169,7 @@ export function mergeResumeOptions(given: RunCliOptions, recorded: RecordedCliOp
     ...(given.maxTokens === undefined && recorded.maxTokens !== undefined
       ? { maxTokens: recorded.maxTokens }
       : {}),
+    // A run started in the sandbox stays in it unless `resume --sandbox none` says otherwise.
+    ...(given.sandbox === undefined && recorded.sandbox !== undefined ? { sandbox: recorded.sandbox } : {}),
   };
 }

@@ -12,9 +12,11 @@ import {
   ResumeError,
   RunDirectoryInUseError,
   RunLockedError,
+  type RunResult,
   startForkedPipeline,
   startPipeline,
   startResumedPipeline,
+  usageTotalsFromContext,
   type WorkspaceProvider,
 } from '@attractor/engine';
 import { parseForkPoint } from '@attractor/engine/internal';
@@ -45,6 +47,7 @@ import { formatResumeCommand } from './format-resume-command.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
+import { resolveSandbox } from './resolve-sandbox.js';
 import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
 import { workspaceModeFromEnv } from './workspace-mode-from-env.js';
@@ -155,6 +158,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ...(cliOptions.strict === undefined ? {} : { strict: cliOptions.strict }),
   });
   const backend = configBackend(cliOptions, config) ?? resolveBackend(cliOptions, io.env, io.cwd);
+  // Refused here, before the run directory exists, when Bubblewrap is missing or cannot run.
+  const sandbox = await resolveSandbox({ kind: cliOptions.sandbox ?? config.defaults.sandbox, env: io.env });
   const secretNodeWarning = formatSecretNodeWarning({
     env: io.env,
     secretNames: options.options.secret ?? [],
@@ -289,6 +294,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
     ...(cliOptions.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: cliOptions.maxBudgetUsd }),
     ...(cliOptions.maxTokens === undefined ? {} : { maxTokens: cliOptions.maxTokens }),
+    ...(sandbox === undefined ? {} : { sandbox }),
   };
   let run: PipelineRun | Promise<PipelineRun>;
   if (mode.kind === 'fork') {
@@ -326,7 +332,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
       durationMs: result.durationMs,
       logsRoot: displayPath(result.logsRoot, io.cwd),
-      resumeCommand: `${resumeCommand(displayPath(result.logsRoot, io.cwd))}${raisedMaxSteps(result.failureReason)}`,
+      resumeCommand: `${resumeCommand(displayPath(result.logsRoot, io.cwd))}${raisedLimit(result)}`,
       completedNodes: result.completedNodes,
       // A loop_restart continued the run in another directory: that run has no earlier legs to add.
       ...(earlier === undefined || result.logsRoot !== logsRoot
@@ -480,34 +486,37 @@ function freshLogsRoot(
 }
 
 /**
- * ` --max-steps <2n>` when the run stopped at its `max_steps` limit of n, else `''`: resume reuses the recorded
- * limit, so the printed resume command must raise it or the resumed run stops at once again.
+ * The option that raises the limit the run stopped at, else `''`: resume reuses the recorded limits, so the printed
+ * resume command must raise it or the resumed run stops at once again. ` --max-steps <2n>` for `max_steps` n;
+ * ` --max-budget-usd <spent + limit>` (rounded up to the cent) or ` --max-tokens <spent + limit>` for a budget: as
+ * much again as the budget allowed, beyond what the run spent.
  */
-function raisedMaxSteps(failureReason: string | undefined): string {
-  const limit = /^max_steps \((\d+)\) reached/.exec(failureReason ?? '')?.[1];
+function raisedLimit(result: Pick<RunResult, 'failureReason' | 'budgetStop'>): string {
+  const stop = result.budgetStop;
+  if (stop !== undefined) {
+    return stop.budget === 'max_budget_usd'
+      ? ` --max-budget-usd ${Math.ceil((stop.spent + stop.limit) * 100 - 1e-9) / 100}`
+      : ` --max-tokens ${Math.ceil(stop.spent + stop.limit)}`;
+  }
+  const limit = /^max_steps \((\d+)\) reached/.exec(result.failureReason ?? '')?.[1];
   return limit === undefined ? '' : ` --max-steps ${Number(limit) * 2}`;
 }
 
-function agentCost(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
-
-/** The run's LLM usage from the context keys the backends write (`usage.total.*`), when any LLM stage ran. */
+/**
+ * The run's LLM usage from the totals the engine keeps in the context (`usage.total.*`: every model call, parallel
+ * branches and child runs included), when any model call was made.
+ */
 function usageOf(context: { get(key: string): unknown }): { usage?: RunUsage } {
-  const count = (key: string): number => {
-    const value = context.get(`usage.total.${key}`);
-    return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-  };
-  if (context.get('usage.total.total_tokens') === undefined) return {};
+  const totals = usageTotalsFromContext((key) => context.get(key));
+  if (totals === undefined) return {};
   return {
     usage: {
-      inputTokens: count('input_tokens'),
-      outputTokens: count('output_tokens'),
-      cachedInputTokens: count('cached_input_tokens'),
-      reasoningTokens: count('reasoning_tokens'),
-      // The AI SDK backend's priced cost plus what agent CLIs report (`cost.total.usd`).
-      costUsd: count('cost_usd') + agentCost(context.get('cost.total.usd')),
-      costComplete: context.get('usage.total.cost_complete') !== false,
+      inputTokens: totals.inputTokens,
+      outputTokens: totals.outputTokens,
+      cachedInputTokens: totals.cachedInputTokens,
+      reasoningTokens: totals.reasoningTokens,
+      costUsd: totals.costUsd,
+      costComplete: totals.costComplete,
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { SetValue } from '../parse-options.js';
 import type { BackendRouting } from './backend-option.js';
+import type { SandboxKind } from './resolve-sandbox.js';
 
 /** The backend choice of `run` and `resume`, recorded in the run directory so that `resume` can reuse it. */
 export interface BackendChoice {
@@ -29,7 +30,7 @@ export interface RunCliOptions extends BackendChoice {
   readonly workdir?: string;
   readonly set?: Readonly<Record<string, SetValue>>;
   readonly maxSteps?: number;
-  /** Run budget in USD: no LLM stage starts once LLM stages cost this much (overrides `max_budget_usd`). */
+  /** Run budget in USD: no model call starts once the run's model calls cost this much (overrides `max_budget_usd`). */
   readonly maxBudgetUsd?: number;
   /** Run budget in tokens (overrides `max_tokens`). */
   readonly maxTokens?: number;
@@ -43,6 +44,11 @@ export interface RunCliOptions extends BackendChoice {
   readonly secret?: readonly string[];
   /** The plug-in config file (default: `attractor.config.{js,mjs,ts}` in the working directory, if any). */
   readonly config?: string;
+  /**
+   * `--sandbox`: confine tool and agent stage commands (`bwrap`), or not (`none`, the default). Recorded with the run,
+   * so `resume` keeps it.
+   */
+  readonly sandbox?: SandboxKind;
   /** `resume` only: continue at this node. */
   readonly from?: string;
   /** `resume` only: the DOT file, when it moved since the run started. */

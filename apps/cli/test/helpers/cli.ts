@@ -137,6 +137,45 @@ export async function waitForOutput(
 }
 
 /**
+ * Polls a served run until it is in `state` (or `timeoutMs`, default 90 s, passed); resolves with the state it
+ * last had.
+ */
+export async function waitForServedState(options: {
+  readonly url: string;
+  readonly id: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly state: string;
+  readonly timeoutMs?: number;
+}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  for (;;) {
+    const response = await fetch(`${options.url}/pipelines/${options.id}`, { headers: options.headers });
+    const { state } = (await response.json()) as { state: string };
+    if (state === options.state || Date.now() > deadline) return state;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Polls a served run until a question is pending (at most `timeoutMs`, default 90 s); resolves with its id. */
+export async function waitForServedQuestion(options: {
+  readonly url: string;
+  readonly id: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+}): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
+  for (;;) {
+    const response = await fetch(`${options.url}/pipelines/${options.id}/questions`, {
+      headers: options.headers,
+    });
+    const { questions } = (await response.json()) as { questions: { id: string }[] };
+    if (questions[0] !== undefined) return questions[0].id;
+    if (Date.now() > deadline) throw new Error(`no question in run ${options.id} within the limit`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
  * Asks a served run's state (`GET /pipelines/<id>`) every 100 ms until it is no longer `running`, and resolves
  * with it (`running` still after `timeoutMs`, default 90 s).
  */
@@ -154,4 +193,17 @@ export async function waitForServedRun(options: {
     state = ((await response.json()) as { state: string }).state;
   }
   return state;
+}
+
+/**
+ * Starts a run of `dot` on the server `child` (`attractor serve`, once its banner is printed) and waits for it to end.
+ * Resolves with its end state (`completed`, `fail`, ...); throws when the server does not accept the run.
+ */
+export async function runOnServer(child: ReturnType<typeof attractor>, dot: string): Promise<string> {
+  const { url, token } = await waitForBanner(child);
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+  const started = await fetch(`${url}/pipelines`, { method: 'POST', headers, body: JSON.stringify({ dot }) });
+  if (started.status !== 201) throw new Error(`POST /pipelines: ${started.status} ${await started.text()}`);
+  const { id } = (await started.json()) as { id: string };
+  return waitForServedRun({ url, id, headers });
 }

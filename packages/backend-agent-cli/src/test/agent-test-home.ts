@@ -28,7 +28,9 @@ export interface PrepareAgentTestHomeOptions {
  * - Claude Code: `ANTHROPIC_BASE_URL` and a test key, `CLAUDE_CONFIG_DIR` in the home, `DISABLE_TELEMETRY`,
  *   `DISABLE_ERROR_REPORTING`, `DISABLE_AUTOUPDATER`, `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`;
  * - Codex: `$CODEX_HOME/config.toml` with a `scripted` Responses-API provider at the server, update checks,
- *   analytics and plugins off, model `gpt-5.1-codex`;
+ *   analytics and plugins off, model `gpt-5.1-codex`; `TMPDIR` inside the home, since Codex makes no sandbox helper
+ *   under its temporary directory, and without the helper its sandbox cannot start where a system `bwrap` is
+ *   installed (`bwrap: execvp codex-linux-sandbox`);
  * - Gemini CLI: `GOOGLE_GEMINI_BASE_URL` and a test key, `GEMINI_CLI_HOME/.gemini/settings.json` with usage
  *   statistics, telemetry and auto-update off.
  */
@@ -60,6 +62,7 @@ export async function prepareAgentTestHome(options: PrepareAgentTestHomeOptions)
       };
     case 'codex':
       await mkdir(join(home, '.codex'), { recursive: true });
+      await mkdir(join(home, 'tmp'));
       await writeFile(
         join(home, '.codex', 'config.toml'),
         [
@@ -80,7 +83,12 @@ export async function prepareAgentTestHome(options: PrepareAgentTestHomeOptions)
       );
       return {
         home,
-        env: { ...common, CODEX_HOME: join(home, '.codex'), SCRIPTED_API_KEY: 'sk-scripted-0123456789' },
+        env: {
+          ...common,
+          CODEX_HOME: join(home, '.codex'),
+          TMPDIR: join(home, 'tmp'),
+          SCRIPTED_API_KEY: 'sk-scripted-0123456789',
+        },
       };
     case 'gemini-cli':
       await mkdir(join(home, '.gemini'), { recursive: true });
