@@ -7,6 +7,7 @@ import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
 import type { Context } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
+import type { StageTelemetry } from './pipeline-telemetry.js';
 import type { SecretMasker } from './redact-secrets.js';
 
 /** Everything the backend needs for one codergen stage attempt. */
@@ -45,6 +46,12 @@ export interface CodergenRequest {
    * requests built by hand; a backend then masks what it knows itself.
    */
   readonly secrets?: SecretMasker;
+  /**
+   * The stage attempt's OpenTelemetry span context and tracer (`runtime.telemetry`): a backend starts its spans (model
+   * calls, an agent process) under `telemetry.context`, with prompt and response text only when
+   * `telemetry.recordContent`. Absent when the run has no tracer.
+   */
+  readonly telemetry?: StageTelemetry;
 }
 
 /**

@@ -115,6 +115,8 @@ export type {
   StageScopedEvent,
   StageStartedEvent,
 } from './pipeline-event.js';
+export type { PipelineTelemetry, StageTelemetry } from './pipeline-telemetry.js';
+export { TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS } from './pipeline-telemetry.js';
 export type { ProcessGroupRecorder } from './process-group-file.js';
 export { DEFAULT_MAX_FILE_BYTES, type ReadTextFileOptions, readTextFileSync } from './read-text-file.js';
 export {

@@ -5,6 +5,7 @@
 
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Graph } from '@attractor/graph';
+import { type Context as TraceContext, context as traceContexts } from '@opentelemetry/api';
 import type { EventEmitter } from 'eventemitter3';
 import type { ArtifactStore } from './artifact-store.js';
 import type { RunBudget } from './check-budget.js';
@@ -23,6 +24,7 @@ import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import { createMaskingRunStore, eventSinkOf } from './masking-run-store.js';
 import type { PipelineEvent } from './pipeline-event.js';
+import type { PipelineTelemetry } from './pipeline-telemetry.js';
 import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
 import { createSecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
@@ -30,6 +32,7 @@ import type { RunResult, RunStatus } from './run-result.js';
 import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
 import { readRun } from './run-store.js';
+import { type RunSpan, RunTelemetry } from './run-telemetry.js';
 import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
 
@@ -77,6 +80,11 @@ export interface PipelineServicesOptions {
   readonly createRunStore?: (logsRoot: string) => RunStore;
   /** Size above which artifacts are written to disk, in bytes. Default: 102400. */
   readonly artifactThresholdBytes?: number;
+  /**
+   * OpenTelemetry spans and metrics of the run (a tracer, a meter from `@opentelemetry/api`; see
+   * {@link PipelineTelemetry}). Default: none.
+   */
+  readonly telemetry?: PipelineTelemetry;
 }
 
 /** Options of {@link runPipeline}. */
@@ -371,6 +379,8 @@ interface LaunchExtras {
   readonly basePath?: readonly string[];
   /** The run's location as its store names it, used as it is (a child run of a store that is not a directory). */
   readonly logsRoot?: string;
+  /** The parent of a child run's spans: the trace context of the stage that started it. */
+  readonly traceContext?: TraceContext;
 }
 
 function launch(
@@ -387,6 +397,11 @@ function launch(
   const hub = new EventHub(options.onEvent);
   const stores = new Map<string, RunStore>();
   const secrets = createSecretMasker({ values: options.secretValues ?? [] });
+  const telemetry = RunTelemetry.create(options.telemetry, secrets);
+  const parentContext =
+    telemetry === undefined
+      ? undefined
+      : (extras.traceContext ?? options.telemetry?.parentContext ?? traceContexts.active());
   let live: { state: WalkState; logsRoot: string; runId: string } | undefined;
   let finished: RunResult | undefined;
   const initialRoot = extras.logsRoot ?? resolve((options as { logsRoot?: string }).logsRoot ?? '.');
@@ -422,6 +437,24 @@ function launch(
   };
 
   const runFrom = async (from: RunFromOptions): Promise<RunResult> => {
+    const span =
+      parentContext === undefined
+        ? undefined
+        : telemetry?.startRun({
+            parent: parentContext,
+            runId: basename(from.logsRoot),
+            pipeline: options.graph.id,
+            resumed: from.resumed ?? !from.fresh,
+          });
+    try {
+      return await walkFrom(from, span);
+    } catch (error) {
+      span?.fault(error);
+      throw error;
+    }
+  };
+
+  const walkFrom = async (from: RunFromOptions, span: RunSpan | undefined): Promise<RunResult> => {
     const startedMs = clock.now();
     const runLock = await lock(from.logsRoot);
     const store = storeFor(from.logsRoot);
@@ -503,6 +536,7 @@ function launch(
       ),
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
+      telemetry,
     };
     live = { state: from.state, logsRoot: from.logsRoot, runId };
     bus.emit({
@@ -564,6 +598,7 @@ function launch(
         abortSignal: signal,
         stagePrefix: '',
         branchPath: [],
+        traceContext: span?.context,
       });
     } catch (error) {
       await bus.flush();
@@ -593,6 +628,7 @@ function launch(
       }
       await store.close();
       await unlock(from.logsRoot);
+      span?.end('restarted');
       // A restart starts with fresh counters, except the step count: max_steps bounds the whole chain of
       // restarts, or a loop_restart edge that is always taken would restart forever (DESIGN.md "Loop guards").
       const restartState = new WalkState(nodePositions(graph.nodes.keys()));
@@ -628,6 +664,7 @@ function launch(
     await bus.flush();
     await store.close();
     const failureReason = end.kind === 'fail' || end.kind === 'cancelled' ? end.reason : undefined;
+    span?.end(status, failureReason);
     return {
       status,
       ...(failureReason === undefined ? {} : { failureReason }),
@@ -807,7 +844,11 @@ function startChild(
         values: options.context,
       });
     },
-    { basePath, logsRoot: childRoot },
+    {
+      basePath,
+      logsRoot: childRoot,
+      ...(origin.traceContext === undefined ? {} : { traceContext: origin.traceContext }),
+    },
   );
   return {
     runId: run.runId,

@@ -3,6 +3,7 @@
  */
 
 import type { Graph } from '@attractor/graph';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { ArtifactStore } from './artifact-store.js';
 import type { RunBudget } from './check-budget.js';
 import type { Clock } from './clock.js';
@@ -15,6 +16,7 @@ import type { ProcessGroupRecorder } from './process-group-file.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
 import type { CheckpointOrigin, RunStore } from './run-store.js';
+import type { RunTelemetry } from './run-telemetry.js';
 
 /** Where a stage asked for a child pipeline. */
 export interface ChildOrigin {
@@ -24,6 +26,8 @@ export interface ChildOrigin {
   readonly store: RunStore;
   readonly branchPath: readonly string[];
   readonly abortSignal: AbortSignal;
+  /** The calling stage attempt's trace context: the parent of the child run's span. */
+  readonly traceContext?: TraceContext;
 }
 
 /** The process groups of a run's running stage commands. Internal to the engine. */
@@ -87,6 +91,8 @@ export interface RunScope {
   readonly origin?: CheckpointOrigin | undefined;
   /** LLM budgets (`max_budget_usd`, `max_tokens`), checked before each LLM stage. */
   readonly budget: RunBudget;
+  /** The run's spans and metrics, when it has a tracer or a meter. */
+  readonly telemetry?: RunTelemetry | undefined;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
   readonly startChild: (options: RunChildOptions, origin: ChildOrigin) => ChildRunHandle;
 }
