@@ -37,6 +37,7 @@ export function createCodergenRequest(options: CreateCodergenRequestOptions): Co
     emit: (event) => runtime.emit(event),
     takeSteering: () => takeSteeringMessages(runtime.stage),
     ...(runtime.secrets === undefined ? {} : { secrets: runtime.secrets }),
+    ...(runtime.telemetry === undefined ? {} : { telemetry: runtime.telemetry }),
   };
 }
 
