@@ -14,6 +14,7 @@ import {
   redactSecrets,
   systemClock,
 } from '@attractor/engine';
+import { context as traceContexts } from '@opentelemetry/api';
 import { type ModelMessage, wrapLanguageModel } from 'ai';
 import {
   createAgentTools,
@@ -21,6 +22,7 @@ import {
   MAX_COMMAND_TIMEOUT_MS,
   type ReportedOutcome,
 } from './agent-tools.js';
+import { aiSdkTelemetry } from './ai-sdk-telemetry.js';
 import { buildSystemPrompt } from './build-system-prompt.js';
 import { BUILT_IN_PROVIDERS, providerSettingsFromEnv } from './built-in-providers.js';
 import { filterEnvironment } from './filter-environment.js';
@@ -34,7 +36,7 @@ import {
   resolveModel,
 } from './resolve-model.js';
 import { formatPrompt, writePromptFile, writeResponseFile } from './response-file.js';
-import { type AgentLoopResult, runAgentLoop } from './run-agent-loop.js';
+import { type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from './run-agent-loop.js';
 import { selectTools } from './select-tools.js';
 import { createSessionStore } from './session-store.js';
 import { buildStageOutcome, type UsageTotals } from './stage-outcome.js';
@@ -342,7 +344,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
           },
         }),
       });
-      loop = await runAgentLoop({
+      const loopOptions: AgentLoopOptions = {
         model,
         cost: (usage) => costUsd(prices, resolved.modelId, usage),
         ...(options.streaming === undefined ? {} : { streaming: options.streaming }),
@@ -359,7 +361,13 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         takeSteering: request.takeSteering,
         emit: request.emit,
         transcript,
-      });
+        ...(request.telemetry === undefined ? {} : { telemetry: aiSdkTelemetry(request.telemetry, node.id) }),
+      };
+      // The model-call spans nest under the stage span (the integration starts them from the active context).
+      const traced = request.telemetry;
+      loop = await (traced === undefined
+        ? runAgentLoop(loopOptions)
+        : traceContexts.with(traced.context, () => runAgentLoop(loopOptions)));
     } catch (error) {
       const mapped = toModelCallError(error, resolved);
       const failure = mapped ?? error;
