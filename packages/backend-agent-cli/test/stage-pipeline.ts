@@ -4,7 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CodergenBackend, PipelineEvent } from '@attractor/engine';
+import type { CodergenBackend, PipelineEvent, PipelineTelemetry } from '@attractor/engine';
 import { tempDir as engineTempDir, type RunDotResult, runDot as runEngineDot } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 
@@ -22,6 +22,7 @@ export function runDot(options: {
   readonly backend: CodergenBackend;
   readonly workdir?: string;
   readonly logsRoot?: string;
+  readonly telemetry?: PipelineTelemetry;
 }): Promise<DotRun> {
   const workdir = options.workdir ?? tempDir('work');
   return runEngineDot(options.dot, {
@@ -29,6 +30,7 @@ export function runDot(options: {
     backend: options.backend,
     workdir,
     logsRoot: options.logsRoot ?? join(workdir, '.attractor', 'run'),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
   });
 }
 
