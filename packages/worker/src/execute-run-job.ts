@@ -11,7 +11,9 @@ import {
   type HandlerRegistry,
   type InterviewTimeoutEvent,
   type PipelineCancelledEvent,
+  type PipelineEvent,
   type PipelineSuspendedEvent,
+  type PipelineTelemetry,
   type Question,
   ResumeError,
   RunLockedError,
@@ -73,6 +75,10 @@ export interface ExecuteRunJobOptions {
   readonly clock: Clock;
   readonly emit: (event: WorkerEvent) => void;
   readonly active: Map<string, ActiveRun>;
+  /** The run's telemetry (the job's span as its parent). */
+  readonly telemetry?: PipelineTelemetry;
+  /** Receives each event of the run as the store records it. */
+  readonly onRunEvent?: (event: PipelineEvent) => void;
 }
 
 /**
@@ -183,12 +189,13 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     workdir,
     clock: options.clock,
     abortSignal: AbortSignal.any([controller.signal, job.signal]),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     // A suspension is no cancellation: the run's log says where it waits (the run index shows it waiting).
     createRunStore: catalogRunStores({
       catalog: options.catalog,
       root: options.runsRoot,
       ...(options.onProcessGroups === undefined ? {} : { onProcessGroups: options.onProcessGroups }),
-      mapEvent: (event) => {
+      mapEvent: reportingTo(options.onRunEvent, (event) => {
         if (
           event.type === 'pipeline.cancelled' &&
           event.branchPath === undefined &&
@@ -207,7 +214,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
           durationMs: Math.max(0, Date.parse(event.timestamp) - askedAt.getTime()),
         };
         return timeout;
-      },
+      }),
     }),
     logsRoot: join(options.runsRoot, runId),
   };
@@ -302,5 +309,18 @@ function suspendedEvent(
     question: gate.question,
     ...(gate.deadlineAt === undefined ? {} : { deadlineAt: gate.deadlineAt.toISOString() }),
     durationMs: cancelled.durationMs,
+  };
+}
+
+/** `map`, also handing each event it keeps to `listener`. */
+function reportingTo(
+  listener: ((event: PipelineEvent) => void) | undefined,
+  map: (event: PipelineEvent) => PipelineEvent | undefined,
+): (event: PipelineEvent) => PipelineEvent | undefined {
+  if (listener === undefined) return map;
+  return (event) => {
+    const mapped = map(event);
+    if (mapped !== undefined) listener(mapped);
+    return mapped;
   };
 }

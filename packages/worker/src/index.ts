@@ -15,6 +15,7 @@ export { startProcessGroupGuard } from './process-group-guard.js';
 export { describeQueueLocation, QUEUE_SETTING } from './queue-location.js';
 export { CANCEL_CHANNEL, DEAD_RUN_QUEUE_NAME, QUEUE_SCHEMA, RUN_QUEUE_NAME } from './queue-tables.js';
 export type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
+export type { RunJobOutcome } from './run-job-span.js';
 export type {
   ConnectRunQueueOptions,
   EnqueueRunOptions,
@@ -26,3 +27,5 @@ export type {
 export { connectRunQueue } from './run-queue.js';
 export type { RunningWorker, StartWorkerOptions, WorkerEvent } from './start-worker.js';
 export { startWorker } from './start-worker.js';
+export type { WorkerMetrics } from './worker-metrics.js';
+export { WORKER_METRICS } from './worker-metrics.js';

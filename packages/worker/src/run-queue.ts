@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Answer, type Clock, type Question, systemClock } from '@attractor/engine';
+import type { Tracer } from '@opentelemetry/api';
 import pg from 'pg';
 import { type Db as IDatabase, PgBoss } from 'pg-boss';
 import { AnswerRefusedError } from './errors/answer-refused-error.js';
@@ -20,6 +21,7 @@ import {
   toQueuedRun,
 } from './queue-tables.js';
 import type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
+import { withEnqueueSpan } from './run-trace-context.js';
 
 /** Why a run job was sent: a new run, an answer, a gate's deadline, or a worker that stopped and handed it back. */
 export type RunJobTrigger = 'start' | 'answer' | 'timeout' | 'requeue' | 'resume';
@@ -69,6 +71,11 @@ export interface ConnectRunQueueOptions extends RunQueueJobOptions {
   readonly maxConnections?: number;
   /** Time source (default run ids). Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * Traces `enqueueRun` (a `send attractor-runs` span whose context is stored with the run, see `RunRequest.trace`).
+   * Default: none (the active context is stored, if any).
+   */
+  readonly tracer?: Tracer;
 }
 
 /** Options of {@link RunQueue.enqueueRun}. */
@@ -118,6 +125,11 @@ export interface RunQueue {
    *   ended that way.
    */
   resumeRun(options: { readonly runId: string }): Promise<QueuedRunState>;
+  /**
+   * How many runs the queue's table holds in each state (every state, 0 when none): the queue depth is `queued`.
+   * Also a probe that the queue is reachable (rejects when it is not).
+   */
+  countRuns(): Promise<Readonly<Record<QueuedRunState, number>>>;
   /** Sends a run job (the worker: a run handed back, a gate's deadline). Internal. */
   sendJob(data: RunJobData, startAfter?: Date): Promise<void>;
   /**
@@ -268,13 +280,19 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         ...(request.options === undefined ? {} : { options: request.options }),
         ...(request.fork === undefined ? {} : { fork: request.fork }),
       };
-      await inTransaction(async (client, db) => {
-        const inserted = await client.query(
-          `INSERT INTO ${QUEUE_SCHEMA}.runs (run_id, request, state) VALUES ($1, $2, 'queued') ON CONFLICT DO NOTHING`,
-          [runId, JSON.stringify(stored)],
-        );
-        if (inserted.rowCount !== 1) throw new Error(`Run id "${runId}" is taken: pick another one.`);
-        await send(db, { runId, trigger: 'start' });
+      await withEnqueueSpan({ tracer: options.tracer, runId }, (trace) => {
+        const traced: RunRequest = {
+          ...stored,
+          ...((request.trace ?? trace) === undefined ? {} : { trace: request.trace ?? trace }),
+        };
+        return inTransaction(async (client, db) => {
+          const inserted = await client.query(
+            `INSERT INTO ${QUEUE_SCHEMA}.runs (run_id, request, state) VALUES ($1, $2, 'queued') ON CONFLICT DO NOTHING`,
+            [runId, JSON.stringify(traced)],
+          );
+          if (inserted.rowCount !== 1) throw new Error(`Run id "${runId}" is taken: pick another one.`);
+          await send(db, { runId, trigger: 'start' });
+        });
       });
       return runId;
     },
@@ -380,6 +398,21 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         await send(db, { runId, trigger: 'resume' });
         return state;
       });
+    },
+    async countRuns() {
+      const { rows } = await pool.query<{ state: QueuedRunState; runs: number }>(
+        `SELECT state, count(*)::int AS runs FROM ${QUEUE_SCHEMA}.runs GROUP BY state`,
+      );
+      const counts: Record<QueuedRunState, number> = {
+        queued: 0,
+        running: 0,
+        waiting: 0,
+        success: 0,
+        fail: 0,
+        cancelled: 0,
+      };
+      for (const row of rows) counts[row.state] = row.runs;
+      return counts;
     },
     async sendJob(data, startAfter) {
       await inTransaction((_client, db) => send(db, data, startAfter));

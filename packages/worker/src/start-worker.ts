@@ -6,15 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { type Clock, systemClock } from '@attractor/engine';
+import { type Clock, type PipelineEvent, type PipelineTelemetry, systemClock } from '@attractor/engine';
 import type pg from 'pg';
 import type { Job } from 'pg-boss';
 import type { WorkerRunCatalog } from './catalog-run-stores.js';
 import { type ActiveRun, executeRunJob, type PrepareRun } from './execute-run-job.js';
 import { failDeadRunJob } from './fail-dead-run-job.js';
+import { observeRunJob } from './observe-run-job.js';
 import { startProcessGroupGuard } from './process-group-guard.js';
 import { CANCEL_CHANNEL, DEAD_RUN_QUEUE_NAME, RUN_QUEUE_NAME } from './queue-tables.js';
 import { type ConnectRunQueueOptions, connectRunQueue, type RunJobData, type RunQueue } from './run-queue.js';
+import { observeWorker } from './worker-metrics.js';
 
 /** Something a worker did, for its log. */
 export type WorkerEvent =
@@ -60,6 +62,15 @@ export interface StartWorkerOptions extends Omit<ConnectRunQueueOptions, 'url' |
   readonly clock?: Clock;
   /** End the worker's stage commands when it dies (a guard process). Default: true. */
   readonly guardProcessGroups?: boolean;
+  /**
+   * OpenTelemetry (a tracer and a meter from `@opentelemetry/api`): each job gets a `process attractor-runs` span in
+   * the trace its run was enqueued in (`RunRequest.trace`), the parent of the engine's run span; the meter records the
+   * engine's run metrics and the worker's (`WORKER_METRICS`: busy slots, the queue's runs by state, queue latency,
+   * jobs). Default: none.
+   */
+  readonly telemetry?: PipelineTelemetry;
+  /** Receives every event of the runs it executes, as the store records them (for a log of stages). */
+  readonly onRunEvent?: (event: PipelineEvent) => void;
 }
 
 /** A running worker. */
@@ -67,6 +78,8 @@ export interface RunningWorker {
   readonly id: string;
   /** The ids of the runs it executes now. */
   running(): readonly string[];
+  /** Resolves when the queue's PostgreSQL answers; rejects with why not (a readiness probe). */
+  checkQueue(): Promise<void>;
   /**
    * Stops taking runs, stops the runs it executes (their checkpoints intact) and hands them back to the queue for
    * another worker, then closes its connections.
@@ -97,6 +110,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   /** The runs executing now, by run id. */
   const active = new Map<string, ActiveRun>();
   let stopping = false;
+  const meter = options.telemetry?.meter;
+  const metrics =
+    meter === undefined
+      ? undefined
+      : observeWorker({ meter, queue, slots: options.concurrency ?? 1, busySlots: () => active.size });
 
   const listener = await listenForCancels(queue, clock, (runId, reason) => {
     active.get(runId)?.stop('cancel', reason);
@@ -116,19 +134,24 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     },
     async (jobs: Job<RunJobData>[]) => {
       for (const job of jobs) {
-        await executeRunJob({
-          job,
-          queue,
-          catalog: options.catalog,
-          prepare: options.prepare,
-          workdirRoot: options.workdirRoot,
-          runsRoot,
-          ...(guard === undefined ? {} : { onProcessGroups: (key, groups) => guard.set(key, groups) }),
-          workerId,
-          clock,
-          emit,
-          active,
-        });
+        const observe = { job, queue, workerId, clock, telemetry: options.telemetry, metrics, emit };
+        await observeRunJob(observe, (observed) =>
+          executeRunJob({
+            job,
+            queue,
+            catalog: options.catalog,
+            prepare: options.prepare,
+            workdirRoot: options.workdirRoot,
+            runsRoot,
+            ...(guard === undefined ? {} : { onProcessGroups: (key, groups) => guard.set(key, groups) }),
+            workerId,
+            clock,
+            emit: observed.emit,
+            active,
+            ...(observed.telemetry === undefined ? {} : { telemetry: observed.telemetry }),
+            ...(options.onRunEvent === undefined ? {} : { onRunEvent: options.onRunEvent }),
+          }),
+        );
       }
     },
   );
@@ -153,6 +176,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   return {
     id: workerId,
     running: () => [...active.keys()],
+    checkQueue: async () => {
+      await queue.pool.query('SELECT 1');
+    },
     async stop() {
       if (stopping) return;
       stopping = true;
@@ -161,6 +187,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       for (const run of active.values()) run.stop('stop', 'the worker is stopping');
       const deadline = clock.now() + 30_000;
       while (active.size > 0 && clock.now() < deadline) await clock.sleep(50);
+      metrics?.stop();
       await listener.close();
       await queue.close();
       guard?.close();
