@@ -16,6 +16,7 @@ import {
   type JsonValue,
   type PipelineEvent,
   type PipelineRun,
+  type PipelineTelemetry,
   ResumeError,
   type RunResult,
   readRun,
@@ -119,6 +120,10 @@ export interface RunManagerOptions {
   readonly secretValues?: readonly string[];
   /** Limits on the pipelines clients send (size, nesting, attributes, nodes, validation time). Default: {@link DEFAULT_PIPELINE_LIMITS}. */
   readonly limits?: Partial<PipelineLimits>;
+  /** The runs' OpenTelemetry spans and metrics (`runPipeline({ telemetry })`). Default: none. */
+  readonly telemetry?: PipelineTelemetry;
+  /** Receives every event of the runs (and their child runs), as the engine emits them. Default: none. */
+  readonly onRunEvent?: (event: PipelineEvent) => void;
 }
 
 /** A run executed by this server. */
@@ -890,7 +895,25 @@ export class RunManager {
       ...(this.#options.workdir === undefined ? {} : { workdir: this.#options.workdir }),
       ...(record.maxSteps === undefined ? {} : { maxSteps: record.maxSteps }),
       ...(this.#options.secretValues === undefined ? {} : { secretValues: this.#options.secretValues }),
+      ...(this.#options.telemetry === undefined ? {} : { telemetry: this.#options.telemetry }),
+      ...(this.#options.onRunEvent === undefined ? {} : { onEvent: this.#options.onRunEvent }),
     };
+  }
+
+  /** How many of the runs this process executed or executes are in each state (the server's runs gauge). */
+  countByState(): Readonly<Partial<Record<RunState, number>>> {
+    const counts: Partial<Record<RunState, number>> = {
+      running: 0,
+      waiting: 0,
+      success: 0,
+      fail: 0,
+      cancelled: 0,
+    };
+    for (const id of this.#live.keys()) {
+      const state = this.summary(id).state;
+      counts[state] = (counts[state] ?? 0) + 1;
+    }
+    return counts;
   }
 
   #track(run: PipelineRun, graph: Graph, interviewer: HttpInterviewer, startedAt: string): LiveRun {
