@@ -27,6 +27,12 @@ export interface ServeCliOptions {
   readonly backend?: BackendRouting;
   /** `--agent-permissions`: what agent CLIs may do without asking. */
   readonly agentPermissions?: 'edit' | 'full';
+  /** `--otel`: export spans of requests and runs (OpenTelemetry, configured by `OTEL_*`). */
+  readonly otel?: boolean;
+  /** `--otel-content`: `--otel`, with prompt and response text in the spans. */
+  readonly otelContent?: boolean;
+  /** `--log-format`: the console's lines (`human`, default) or one JSON object a line on stdout (`json`). */
+  readonly logFormat?: 'human' | 'json';
 }
 
 /** The name of the environment variable holding the server token. */

@@ -5,13 +5,21 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Interviewer } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
+import type { MetricsExposition } from '@attractor/server';
 import type { PrepareRun, WorkerEvent } from '@attractor/worker';
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
+import { CliError } from '../errors/cli-error.js';
+import type { HealthListener } from '../observability/health-listener.js';
+import { createJsonLog } from '../observability/json-log.js';
+import { logRunEvent } from '../observability/log-run-event.js';
+import { logWorkerEvent } from '../observability/log-worker-event.js';
+import { startTelemetry } from '../observability/start-telemetry.js';
 import { resolveBackend } from '../run/backend-choice.js';
 import type { RunCliOptions } from '../run/run-cli-options.js';
 import {
@@ -35,6 +43,16 @@ export interface WorkerCliOptions {
   readonly superviseSeconds?: number;
   /** Retries of a run's job (worker died, store failed) before the run is marked failed. Default: 5. */
   readonly retryLimit?: number;
+  /** `--otel`: export spans of jobs and runs (OpenTelemetry, configured by `OTEL_*`). */
+  readonly otel?: boolean;
+  /** `--otel-content`: `--otel`, with prompt and response text in the spans. */
+  readonly otelContent?: boolean;
+  /** `--log-format`: the console's lines (`human`, default) or one JSON object a line on stdout (`json`). */
+  readonly logFormat?: 'human' | 'json';
+  /** `--metrics-port`: serve `/healthz`, `/readyz` and `/metrics` on this port. */
+  readonly metricsPort?: number;
+  /** `--metrics-host`: the interface of that listener. Default: 127.0.0.1. */
+  readonly metricsHost?: string;
 }
 
 /**
@@ -92,6 +110,18 @@ export async function workerCommand(options: {
     };
   };
   const { startWorker, QueueUnavailableError } = await import('@attractor/worker');
+  // Metrics for Prometheus with --metrics-port; spans with --otel or the OTEL_* variables.
+  const observed = await startTelemetry({
+    otel: options.options.otel === true || options.options.otelContent === true,
+    content: options.options.otelContent === true,
+    env: io.env,
+    prometheus: options.options.metricsPort !== undefined,
+    serviceName: 'attractor-worker',
+  });
+  const log =
+    options.options.logFormat === 'json'
+      ? createJsonLog({ output: io.stdout, service: 'attractor-worker' })
+      : undefined;
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
     worker = await startWorker({
@@ -107,30 +137,70 @@ export async function workerCommand(options: {
         ? {}
         : { superviseIntervalSeconds: options.options.superviseSeconds }),
       ...(options.options.retryLimit === undefined ? {} : { retryLimit: options.options.retryLimit }),
+      ...(observed.telemetry === undefined ? {} : { telemetry: observed.telemetry }),
+      ...(log === undefined ? {} : { onRunEvent: (event) => logRunEvent(log, event) }),
       onEvent: (event) =>
-        io.stderr.write(
-          `${describe(event, `${cliCommand(io.env)} answer`, queueHintOption(options.options.queue, io))}\n`,
-        ),
+        log === undefined
+          ? io.stderr.write(
+              `${describe(event, `${cliCommand(io.env)} answer`, queueHintOption(options.options.queue, io))}\n`,
+            )
+          : logWorkerEvent(log, event),
     });
   } catch (error) {
     await catalog.close();
+    await observed.shutdown();
     if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
     throw error;
   }
-  io.stderr.write(
-    `${colors.bold('attractor worker')} ${worker.id}: ${options.options.concurrency ?? 1} at a time; store ${catalog.location}; workdirs under ${workdirRoot}\n`,
-  );
+  const health =
+    options.options.metricsPort === undefined || observed.metrics === undefined
+      ? undefined
+      : await startWorkerHealth({
+          host: options.options.metricsHost ?? '127.0.0.1',
+          port: options.options.metricsPort,
+          metrics: observed.metrics,
+          probes: {
+            store: () => catalog.readRunEntry('attractor-readiness-probe'),
+            queue: () => worker.checkQueue(),
+          },
+        }).catch(async (error: unknown) => {
+          await worker.stop();
+          await catalog.close();
+          await observed.shutdown();
+          throw error;
+        });
+  const started = {
+    workerId: worker.id,
+    concurrency: options.options.concurrency ?? 1,
+    store: catalog.location,
+    workdirRoot,
+    ...(health === undefined ? {} : { health: health.url }),
+    tracing: observed.tracing,
+  };
+  if (log === undefined) {
+    io.stderr.write(
+      `${colors.bold('attractor worker')} ${worker.id}: ${options.options.concurrency ?? 1} at a time; store ${catalog.location}; workdirs under ${workdirRoot}\n`,
+    );
+    if (health !== undefined)
+      io.stderr.write(`health and metrics: ${health.url}/healthz, /readyz, /metrics\n`);
+  } else {
+    log.info(started, 'worker started');
+  }
   await new Promise<void>((resolveStop) => {
     const onSignal = (): void => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      io.stderr.write(`worker ${worker.id}: stopping; its runs go back to the queue\n`);
+      if (log === undefined)
+        io.stderr.write(`worker ${worker.id}: stopping; its runs go back to the queue\n`);
+      else log.info({ workerId: worker.id }, 'worker stopping; its runs go back to the queue');
       void worker.stop().then(resolveStop, resolveStop);
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  await health?.close();
   await catalog.close();
+  await observed.shutdown();
   return 0;
 }
 
@@ -154,5 +224,37 @@ function describe(event: WorkerEvent, answer: string, queueOption: string): stri
       return `run ${event.runId}: nothing to do (${event.reason})`;
     case 'warning':
       return `warning${event.runId === undefined ? '' : ` (run ${event.runId})`}: ${event.message}`;
+  }
+}
+
+/**
+ * The worker's health listener (`--metrics-port`): readiness from the store and queue probes, Prometheus text.
+ * @throws {CliError} when the port cannot be bound.
+ */
+async function startWorkerHealth(options: {
+  readonly host: string;
+  readonly port: number;
+  readonly metrics: () => Promise<MetricsExposition>;
+  readonly probes: Readonly<Record<string, () => Promise<unknown>>>;
+}): Promise<HealthListener> {
+  const [{ checkReadiness }, { startHealthListener }] = await Promise.all([
+    import('@attractor/server'),
+    import('../observability/health-listener.js'),
+  ]);
+  try {
+    return await startHealthListener({
+      host: options.host,
+      port: options.port,
+      metrics: options.metrics,
+      ready: () =>
+        checkReadiness({ probes: options.probes, sleep: (ms, signal) => delay(ms, undefined, { signal }) }),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliError({
+      code: 'CLI_USAGE',
+      message: `Cannot listen on ${options.host}:${options.port} for --metrics-port (${code ?? String(error)}). Choose another --metrics-port (0 picks a free one) or --metrics-host.`,
+      cause: error,
+    });
   }
 }

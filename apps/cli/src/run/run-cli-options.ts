@@ -47,4 +47,8 @@ export interface RunCliOptions extends BackendChoice {
   readonly from?: string;
   /** `resume` only: the DOT file, when it moved since the run started. */
   readonly graph?: string;
+  /** `--otel`: export the run's spans (OpenTelemetry, configured by the `OTEL_*` environment variables). */
+  readonly otel?: boolean;
+  /** `--otel-content`: `--otel`, with prompt and response text in the spans. */
+  readonly otelContent?: boolean;
 }

@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
 import type { RunQueue } from '@attractor/worker';
+import type { Tracer } from '@opentelemetry/api';
 import { quoteArgument } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
@@ -166,13 +167,14 @@ function storeUnavailable(error: unknown, url: string): CliError {
 }
 
 /**
- * Connects to the run queue, turning an unreachable or refusing server into a one-line error that names the setting.
+ * Connects to the run queue (tracing `enqueueRun` with `tracer`, when given), turning an unreachable or refusing
+ * server into a one-line error that names the setting.
  * @throws {CliError} `CLI_SERVICE_UNAVAILABLE` (exit 1) or `CLI_USAGE` for a URL that is not PostgreSQL's.
  */
-export async function connectQueueOrExplain(url: string): Promise<RunQueue> {
+export async function connectQueueOrExplain(url: string, tracer?: Tracer): Promise<RunQueue> {
   const { connectRunQueue, QueueUnavailableError } = await import('@attractor/worker');
   try {
-    return await connectRunQueue({ url });
+    return await connectRunQueue({ url, ...(tracer === undefined ? {} : { tracer }) });
   } catch (error) {
     if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
     throw error;
