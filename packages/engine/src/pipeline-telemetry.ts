@@ -95,7 +95,8 @@ export const TELEMETRY_ATTRIBUTES = {
 
 /**
  * Names of the metrics a run records with `PipelineTelemetry.meter`. Prometheus names follow OpenTelemetry's
- * translation (`attractor.stage.duration` in seconds → `attractor_stage_duration_seconds`, counters end in `_total`).
+ * Prometheus exporter: dots become underscores and counters end in `_total` (`attractor.stage.retries` →
+ * `attractor_stage_retries_total`; `attractor.stage.duration` → the histogram `attractor_stage_duration`, in seconds).
  */
 export const TELEMETRY_METRICS = {
   /** Histogram, seconds: each stage attempt's duration, by pipeline, node, handler type and outcome. */

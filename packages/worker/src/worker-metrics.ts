@@ -8,7 +8,7 @@ import type { QueuedRunState } from './queued-run.js';
 import type { RunJobOutcome } from './run-job-span.js';
 import type { RunQueue } from './run-queue.js';
 
-/** Names of a worker's metrics; Prometheus names follow OpenTelemetry's translation (`_total`, `_seconds`). */
+/** Names of a worker's metrics; in Prometheus dots become underscores and counters end in `_total`. */
 export const WORKER_METRICS = {
   /** Gauge: runs this worker executes now. */
   busySlots: 'attractor.worker.busy_slots',

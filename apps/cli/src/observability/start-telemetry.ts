@@ -62,10 +62,20 @@ export async function startTelemetry(options: StartTelemetryOptions): Promise<Cl
   if (!tracing && !options.prometheus) {
     return { telemetry: undefined, metrics: undefined, tracing, shutdown: async () => {} };
   }
-  const [{ metrics, trace }, { PrometheusExporter, PrometheusSerializer }] = await Promise.all([
+  const [{ metrics, trace }, { PrometheusExporter, PrometheusSerializer }, sdkMetrics] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/exporter-prometheus'),
+    import('@opentelemetry/sdk-metrics'),
   ]);
+  // @hono/otel labels request metrics with its own empty service name and version; the resource names the service.
+  const views = [
+    {
+      instrumentName: 'http.server.*',
+      attributesProcessors: [
+        sdkMetrics.createDenyListAttributesProcessor(['service.name', 'service.version']),
+      ],
+    },
+  ];
   // The exporter's own HTTP server stays off: the server's and the worker's listeners serve its text.
   const prometheus = options.prometheus ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   const exposition =
@@ -100,6 +110,7 @@ export async function startTelemetry(options: StartTelemetryOptions): Promise<Cl
           }),
       // `serve` and `worker` read their metrics from Prometheus; `run` exports them as OTEL_METRICS_EXPORTER says.
       ...(prometheus === undefined ? {} : { metricReaders: [prometheus] }),
+      views,
     });
     sdk.start();
     return {
@@ -113,11 +124,9 @@ export async function startTelemetry(options: StartTelemetryOptions): Promise<Cl
       shutdown: () => sdk.shutdown().catch(() => undefined),
     };
   }
-  const [{ MeterProvider }, { resourceFromAttributes }] = await Promise.all([
-    import('@opentelemetry/sdk-metrics'),
-    import('@opentelemetry/resources'),
-  ]);
-  const provider = new MeterProvider({
+  const { resourceFromAttributes } = await import('@opentelemetry/resources');
+  const provider = new sdkMetrics.MeterProvider({
+    views,
     resource: resourceFromAttributes({
       'service.name': options.env.OTEL_SERVICE_NAME ?? options.serviceName,
     }),
