@@ -121,14 +121,16 @@ function flattenSpans(traces: OtlpTraces): ReceivedSpan[] {
 }
 
 function attributesOf(attributes: readonly OtlpAttribute[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((attributes ?? []).map((attribute) => [attribute.key, valueOf(attribute.value)]));
+  return Object.fromEntries(
+    (attributes ?? []).map((attribute) => [attribute.key, plainValue(attribute.value)]),
+  );
 }
 
-function valueOf(value: OtlpValue): unknown {
+function plainValue(value: OtlpValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
-  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(plainValue);
   return undefined;
 }
