@@ -5,7 +5,7 @@
  * the run records content.
  */
 import type { CodergenRequest, SecretMasker } from '@attractor/engine';
-import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { AgentName } from './agent-name.js';
 
 /** The GenAI conventions' provider of each agent's models. */
@@ -14,6 +14,10 @@ const AGENT_PROVIDERS = {
   codex: 'openai',
   'gemini-cli': 'gcp.gemini',
 } as const satisfies Record<AgentName, string>;
+
+/** `SpanKind.CLIENT` and `SpanStatusCode.ERROR`, without loading the API module in runs that trace nothing. */
+const KIND_CLIENT: SpanKind.CLIENT = 2;
+const STATUS_ERROR: SpanStatusCode.ERROR = 2;
 
 /** The span of one agent run; every method does nothing when the run is not traced. */
 export interface AgentSpan {
@@ -48,7 +52,7 @@ export function startAgentSpan(options: StartAgentSpanOptions): AgentSpan {
   const span: Span = telemetry.tracer.startSpan(
     `invoke_agent ${agent}`,
     {
-      kind: SpanKind.CLIENT,
+      kind: KIND_CLIENT,
       attributes: {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.name': agent,
@@ -81,7 +85,7 @@ export function startAgentSpan(options: StartAgentSpanOptions): AgentSpan {
         span.setAttribute('gen_ai.output.messages', messages('assistant', options.mask(ending.text)));
       }
       if (ending.error !== undefined) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: options.mask(ending.error) });
+        span.setStatus({ code: STATUS_ERROR, message: options.mask(ending.error) });
       }
       span.end();
     },

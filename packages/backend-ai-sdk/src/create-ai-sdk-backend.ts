@@ -14,7 +14,6 @@ import {
   redactSecrets,
   systemClock,
 } from '@attractor/engine';
-import { context as traceContexts } from '@opentelemetry/api';
 import { type ModelMessage, wrapLanguageModel } from 'ai';
 import {
   createAgentTools,
@@ -344,6 +343,8 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
           },
         }),
       });
+      const traced =
+        request.telemetry === undefined ? undefined : await aiSdkTelemetry(request.telemetry, node.id);
       const loopOptions: AgentLoopOptions = {
         model,
         cost: (usage) => costUsd(prices, resolved.modelId, usage),
@@ -361,13 +362,12 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         takeSteering: request.takeSteering,
         emit: request.emit,
         transcript,
-        ...(request.telemetry === undefined ? {} : { telemetry: aiSdkTelemetry(request.telemetry, node.id) }),
+        ...(traced === undefined ? {} : { telemetry: traced.settings }),
       };
       // The model-call spans nest under the stage span (the integration starts them from the active context).
-      const traced = request.telemetry;
       loop = await (traced === undefined
         ? runAgentLoop(loopOptions)
-        : traceContexts.with(traced.context, () => runAgentLoop(loopOptions)));
+        : traced.run(() => runAgentLoop(loopOptions)));
     } catch (error) {
       const mapped = toModelCallError(error, resolved);
       const failure = mapped ?? error;

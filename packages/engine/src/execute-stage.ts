@@ -3,7 +3,7 @@
  * FAIL outcomes, and retry per spec §3.5–3.6 and DESIGN.md "Retrying FAIL".
  */
 import type { GraphNode, HandlerTraits } from '@attractor/graph';
-import { type Context as TraceContext, context as traceContexts } from '@opentelemetry/api';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import { AttemptSignal, whenAborted } from './attempt-signal.js';
 import type { Context } from './context.js';
 import type { UnstampedEvent } from './event-bus.js';
@@ -76,7 +76,7 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
     // Written once the handler waits for anything; a stage that never waits is written with its completion.
     scope.bus.flushLater();
     const span = scope.telemetry?.startStage({
-      parent: execution.traceContext ?? traceContexts.active(),
+      parent: execution.traceContext,
       runId: scope.runId,
       pipeline: scope.graph.id,
       nodeId: node.id,
@@ -198,7 +198,7 @@ async function runAttempt(
       callHandler(handler, { node, context, graph: scope.graph, logsRoot: scope.logsRoot, runtime });
     const racers: Promise<unknown>[] = [
       // The stage span is the active context while the handler runs: what it calls nests its spans under it.
-      Promise.resolve().then(span === undefined ? call : () => traceContexts.with(span.context, call)),
+      Promise.resolve().then(span === undefined ? call : () => span.run(call)),
       runAborted,
     ];
     // A human gate's `timeout` is the interview timeout, never a handler timeout (DESIGN.md "Human gates").

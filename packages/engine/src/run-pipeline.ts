@@ -5,7 +5,7 @@
 
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Graph } from '@attractor/graph';
-import { type Context as TraceContext, context as traceContexts } from '@opentelemetry/api';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { EventEmitter } from 'eventemitter3';
 import type { ArtifactStore } from './artifact-store.js';
 import type { RunBudget } from './check-budget.js';
@@ -401,7 +401,7 @@ function launch(
   const parentContext =
     telemetry === undefined
       ? undefined
-      : (extras.traceContext ?? options.telemetry?.parentContext ?? traceContexts.active());
+      : (extras.traceContext ?? options.telemetry?.parentContext ?? telemetry.activeContext());
   let live: { state: WalkState; logsRoot: string; runId: string } | undefined;
   let finished: RunResult | undefined;
   const initialRoot = extras.logsRoot ?? resolve((options as { logsRoot?: string }).logsRoot ?? '.');

@@ -3,16 +3,7 @@
  * the stage's LLM usage summed from its `agent.usage` events, and the run's metrics. Internal to the engine; made
  * only when the run has a tracer or a meter.
  */
-import {
-  type Attributes,
-  type Counter,
-  type Histogram,
-  SpanKind,
-  SpanStatusCode,
-  type Context as TraceContext,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import type { Attributes, Counter, Histogram, Context as TraceContext, Tracer } from '@opentelemetry/api';
 import type { Outcome } from './outcome.js';
 import {
   TELEMETRY_ATTRIBUTES as ATTR,
@@ -21,6 +12,7 @@ import {
   TELEMETRY_METRICS,
 } from './pipeline-telemetry.js';
 import type { SecretMasker } from './redact-secrets.js';
+import { traceApi } from './trace-api.js';
 
 /** How a walk of a run ended, on its span and in the runs metric. */
 export type WalkStatus = 'success' | 'fail' | 'cancelled' | 'restarted';
@@ -46,6 +38,8 @@ export interface StageSpan {
   readonly context: TraceContext;
   /** What handlers and backends get as `telemetry`; absent without a tracer. */
   readonly stage: StageTelemetry | undefined;
+  /** Runs `body` with the stage span as the active context (what it starts nests under the stage). */
+  run<TResult>(body: () => TResult): TResult;
   /** Sums an `agent.usage` event of the attempt into the span and the LLM metrics. */
   recordUsage(usage: StageUsage): void;
   /** Ends the span and records the attempt's duration. */
@@ -62,7 +56,8 @@ export interface StageUsage {
 
 /** What a stage span is about. */
 export interface StageSpanOptions {
-  readonly parent: TraceContext;
+  /** Default: the active context. */
+  readonly parent: TraceContext | undefined;
   readonly runId: string;
   readonly pipeline: string;
   readonly nodeId: string;
@@ -121,6 +116,11 @@ export class RunTelemetry {
     }
   }
 
+  /** The active context (`context.active()`). */
+  activeContext(): TraceContext {
+    return traceApi().context.active();
+  }
+
   /** Starts the span of one walk of a run (a start, a resume, a `loop_restart` continuation). */
   startRun(options: {
     readonly parent: TraceContext;
@@ -128,10 +128,11 @@ export class RunTelemetry {
     readonly pipeline: string;
     readonly resumed: boolean;
   }): RunSpan {
+    const api = traceApi();
     const span = this.#tracer?.startSpan(
       `run ${options.pipeline}`,
       {
-        kind: SpanKind.INTERNAL,
+        kind: api.SpanKind.INTERNAL,
         attributes: {
           [ATTR.pipeline]: options.pipeline,
           [ATTR.runId]: options.runId,
@@ -140,7 +141,7 @@ export class RunTelemetry {
       },
       options.parent,
     );
-    const context = span === undefined ? options.parent : trace.setSpan(options.parent, span);
+    const context = span === undefined ? options.parent : api.trace.setSpan(options.parent, span);
     let ended = false;
     return {
       context,
@@ -150,7 +151,7 @@ export class RunTelemetry {
         this.#runs?.add(1, { [ATTR.pipeline]: options.pipeline, [ATTR.runStatus]: status });
         if (span === undefined) return;
         span.setAttribute(ATTR.runStatus, status);
-        if (status === 'fail') span.setStatus({ code: SpanStatusCode.ERROR, ...this.#message(reason) });
+        if (status === 'fail') span.setStatus({ code: api.SpanStatusCode.ERROR, ...this.#message(reason) });
         span.end();
       },
       fault: (error) => {
@@ -158,7 +159,7 @@ export class RunTelemetry {
         ended = true;
         if (span === undefined) return;
         span.setStatus({
-          code: SpanStatusCode.ERROR,
+          code: api.SpanStatusCode.ERROR,
           ...this.#message(error instanceof Error ? error.message : String(error)),
         });
         span.end();
@@ -173,10 +174,12 @@ export class RunTelemetry {
       [ATTR.node]: options.nodeId,
       [ATTR.handlerType]: options.handlerType,
     };
+    const api = traceApi();
+    const parent = options.parent ?? api.context.active();
     const span = this.#tracer?.startSpan(
       `stage ${options.nodeId}`,
       {
-        kind: SpanKind.INTERNAL,
+        kind: api.SpanKind.INTERNAL,
         attributes: {
           ...base,
           [ATTR.runId]: options.runId,
@@ -186,9 +189,9 @@ export class RunTelemetry {
           ...(options.branchPath.length === 0 ? {} : { [ATTR.branchPath]: [...options.branchPath] }),
         },
       },
-      options.parent,
+      parent,
     );
-    const context = span === undefined ? options.parent : trace.setSpan(options.parent, span);
+    const context = span === undefined ? parent : api.trace.setSpan(parent, span);
     const stage: StageTelemetry | undefined =
       this.#tracer === undefined
         ? undefined
@@ -197,6 +200,7 @@ export class RunTelemetry {
     return {
       context,
       stage,
+      run: (body) => api.context.with(context, body),
       recordUsage: (event) => {
         usage.input += event.inputTokens;
         usage.output += event.outputTokens;
@@ -227,7 +231,7 @@ export class RunTelemetry {
         if (end.kind === 'outcome') {
           span.setAttribute(ATTR.willRetry, end.willRetry);
           if (end.outcome.status === 'fail') {
-            span.setStatus({ code: SpanStatusCode.ERROR, ...this.#message(end.outcome.failureReason) });
+            span.setStatus({ code: api.SpanStatusCode.ERROR, ...this.#message(end.outcome.failureReason) });
           }
         }
         span.end();

@@ -3,7 +3,10 @@
  * tracer (`runtime.telemetry`): its exit code or signal, and the command line only when the run records content.
  */
 import type { HandlerRuntime, SecretMasker } from '@attractor/engine';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { SpanStatusCode } from '@opentelemetry/api';
+
+/** `SpanStatusCode.ERROR`, without loading the API module in runs that trace nothing. */
+const STATUS_ERROR: SpanStatusCode.ERROR = 2;
 
 /** What the span reads of a finished command. */
 export interface TracedCommandRun {
@@ -33,7 +36,6 @@ export async function traceToolCommand<TRun extends TracedCommandRun>(
   const span = telemetry.tracer.startSpan(
     `tool_command ${options.nodeId}`,
     {
-      kind: SpanKind.INTERNAL,
       attributes: {
         'attractor.node.id': options.nodeId,
         'attractor.run.id': options.runtime.runId,
@@ -49,10 +51,10 @@ export async function traceToolCommand<TRun extends TracedCommandRun>(
     if (result.exitCode !== undefined) span.setAttribute('process.exit.code', result.exitCode);
     if (result.signal !== undefined) span.setAttribute('attractor.tool.signal', result.signal);
     if (result.spawnError !== undefined) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: options.secrets.maskText(result.spawnError) });
+      span.setStatus({ code: STATUS_ERROR, message: options.secrets.maskText(result.spawnError) });
     } else if (result.exitCode !== 0) {
       span.setStatus({
-        code: SpanStatusCode.ERROR,
+        code: STATUS_ERROR,
         message:
           result.exitCode === undefined
             ? `killed by ${result.signal ?? 'a signal'}`
