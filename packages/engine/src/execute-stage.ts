@@ -88,7 +88,7 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
     });
     const result = await runAttempt(execution, attempt, span);
     if (result.kind === 'cancelled') {
-      span?.end(result, scope.clock.now() - startedMs);
+      span?.end(result);
       return result;
     }
     const outcome = result.outcome;
@@ -96,12 +96,12 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
     const wantsRetry =
       outcome.status === 'retry' || (outcome.status === 'fail' && outcome.retryable !== false);
     if (!wantsRetry) {
-      span?.end({ kind: 'outcome', outcome, willRetry: false }, durationMs);
+      span?.end({ kind: 'outcome', outcome, willRetry: false });
       if (retriesThisVisit > 0) state.nodeRetries[node.id] = 0;
       return { kind: 'outcome', outcome, attempts: attempt };
     }
     const willRetry = attempt < policy.maxAttempts;
-    span?.end({ kind: 'outcome', outcome, willRetry }, durationMs);
+    span?.end({ kind: 'outcome', outcome, willRetry });
     emit(execution, {
       type: 'stage.failed',
       nodeId: node.id,
@@ -381,7 +381,7 @@ function createRuntime(
   };
   // Added after the literal: a spread in an object literal with getters takes V8's slow path on every stage.
   if (scope.backend !== undefined) runtime.backend = scope.backend;
-  if (span?.stage !== undefined) runtime.telemetry = span.stage;
+  if (span !== undefined) runtime.telemetry = span.stage;
   return runtime;
 }
 

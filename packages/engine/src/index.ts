@@ -139,6 +139,8 @@ export type { BackoffConfig, RetryDelayOptions, RetryPolicy, RetryPresetName } f
 export { buildRetryPolicy, DEFAULT_BACKOFF, RETRY_PRESETS, retryDelayMs } from './retry-policy.js';
 export { runDurationMs } from './run-duration.js';
 export type { AcquireRunLockOptions, RunLock, RunLockHolder } from './run-lock.js';
+export type { RunMetricsOptions } from './run-metrics.js';
+export { createRunMetrics } from './run-metrics.js';
 export type {
   PipelineRun,
   PipelineServicesOptions,

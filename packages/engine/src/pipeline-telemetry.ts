@@ -10,7 +10,8 @@ import type { Meter, Context as TraceContext, Tracer } from '@opentelemetry/api'
  * stage attempt a child span (`stage <node id>`, parallel branches and child pipelines nested under the stage that
  * started them), and handlers and backends get {@link StageTelemetry} to add theirs (the AI SDK backend's model
  * calls, an agent CLI's process, a tool command). With a `meter`, the run records the metrics of
- * {@link TELEMETRY_METRICS}. Neither is touched when absent: a run without telemetry costs nothing.
+ * {@link TELEMETRY_METRICS} from its events (`createRunMetrics`). Neither is touched when absent: a run without
+ * telemetry costs nothing (it does not even load `@opentelemetry/api`).
  *
  * Spans never hold prompt or response text unless `recordContent` is true; failure reasons are masked like events
  * (`secretValues`). Handlers run with the stage span as the active context (`context.with`), so libraries that
@@ -61,7 +62,10 @@ export const TELEMETRY_ATTRIBUTES = {
   pipeline: 'attractor.pipeline',
   /** The run id. */
   runId: 'attractor.run.id',
-  /** How the run's walk ended: `success`, `fail`, `cancelled` or `restarted` (a `loop_restart` continued it). */
+  /**
+   * How the run's walk ended: `success`, `fail`, `cancelled` or `restarted` (a `loop_restart` continued it); the runs
+   * metric also counts `suspended`.
+   */
   runStatus: 'attractor.run.status',
   /** True when the walk resumed an earlier one (resume, a worker taking a run over, an answered gate). */
   runResumed: 'attractor.run.resumed',
@@ -99,7 +103,7 @@ export const TELEMETRY_ATTRIBUTES = {
  * `attractor_stage_retries_total`; `attractor.stage.duration` → the histogram `attractor_stage_duration`, in seconds).
  */
 export const TELEMETRY_METRICS = {
-  /** Histogram, seconds: each stage attempt's duration, by pipeline, node, handler type and outcome. */
+  /** Histogram, seconds: each stage's duration (one visit, its retries included), by pipeline, node, handler type and outcome. */
   stageDuration: 'attractor.stage.duration',
   /** Counter: stage attempts retried, by pipeline and node. */
   stageRetries: 'attractor.stage.retries',
@@ -107,6 +111,9 @@ export const TELEMETRY_METRICS = {
   llmTokens: 'attractor.llm.tokens',
   /** Counter, US dollars: priced LLM cost by pipeline and model. */
   llmCost: 'attractor.llm.cost_usd',
-  /** Counter: walks of a run that ended, by pipeline and status (`success`, `fail`, `cancelled`, `restarted`). */
+  /**
+   * Counter: top-level walks of runs that ended, by pipeline and status (`success`, `fail`, `cancelled`,
+   * `restarted`, and `suspended` where a worker records a suspension at a human gate).
+   */
   runs: 'attractor.runs',
 } as const;

@@ -28,6 +28,7 @@ import type { PipelineTelemetry } from './pipeline-telemetry.js';
 import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
 import { createSecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
+import { createRunMetrics } from './run-metrics.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
@@ -394,7 +395,18 @@ function launch(
     options.abortSignal === undefined
       ? controller.signal
       : AbortSignal.any([options.abortSignal, controller.signal]);
-  const hub = new EventHub(options.onEvent);
+  // A run's metrics come from its events; a child pipeline's events reach its parent's hub and are counted there.
+  const meter = extras.basePath === undefined ? options.telemetry?.meter : undefined;
+  const recordMetrics = meter === undefined ? undefined : createRunMetrics({ meter });
+  const onEvent = options.onEvent;
+  const hub = new EventHub(
+    recordMetrics === undefined
+      ? onEvent
+      : (event) => {
+          recordMetrics(event);
+          onEvent?.(event);
+        },
+  );
   const stores = new Map<string, RunStore>();
   const secrets = createSecretMasker({ values: options.secretValues ?? [] });
   const telemetry = RunTelemetry.create(options.telemetry, secrets);

@@ -860,6 +860,7 @@ export class RunManager {
           const node = graph.node(nodeId)!;
           return registry.resolveType(node) ?? graph.handlerType(node);
         },
+        handlers: registry.lintInfo(),
       });
       if (access.length > 0) {
         throw toolsNotAllowedError(access);

@@ -4,15 +4,16 @@
  * run's first start, how long it waited in the queue.
  */
 import type { Clock, PipelineTelemetry } from '@attractor/engine';
-import type { Job } from 'pg-boss';
+import type { Context as TraceContext } from '@opentelemetry/api';
+import type { RunJob } from './execute-run-job.js';
 import { jobOutcomeOf, type RunJobOutcome, startRunJobSpan } from './run-job-span.js';
-import type { RunJobData, RunQueue } from './run-queue.js';
+import type { RunQueue } from './run-queue.js';
 import type { WorkerEvent } from './start-worker.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 /** Options of {@link observeRunJob}. */
 export interface ObserveRunJobOptions {
-  readonly job: Job<RunJobData>;
+  readonly job: RunJob;
   readonly queue: Pick<RunQueue, 'readRun'>;
   readonly workerId: string;
   readonly clock: Clock;
@@ -21,9 +22,12 @@ export interface ObserveRunJobOptions {
   readonly emit: (event: WorkerEvent) => void;
 }
 
-/** What the job's execution gets: the engine's telemetry for its run and the worker's event sink. */
+/**
+ * What the job's execution gets: the engine's tracing for its run (the job's span as the parent; no meter: the
+ * worker records the runs' metrics from their events) and the worker's event sink.
+ */
 export interface ObservedRunJob {
-  readonly telemetry?: PipelineTelemetry;
+  readonly telemetry?: PipelineTelemetry & { readonly parentContext: TraceContext };
   readonly emit: (event: WorkerEvent) => void;
 }
 
@@ -62,7 +66,15 @@ export async function observeRunJob(
   try {
     await execute({
       emit,
-      telemetry: span === undefined ? telemetry : { ...telemetry, parentContext: span.context },
+      ...(span === undefined || telemetry.tracer === undefined
+        ? {}
+        : {
+            telemetry: {
+              tracer: telemetry.tracer,
+              parentContext: span.context,
+              ...(telemetry.recordContent === undefined ? {} : { recordContent: telemetry.recordContent }),
+            },
+          }),
     });
   } catch (error) {
     span?.end(outcome, error);

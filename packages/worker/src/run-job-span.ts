@@ -9,8 +9,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { Job } from 'pg-boss';
-import type { RunJobData } from './run-queue.js';
+import type { RunJob } from './execute-run-job.js';
 import { RUN_QUEUE_SPAN_ATTRIBUTES, storedTraceContext } from './run-trace-context.js';
 import type { WorkerEvent } from './start-worker.js';
 
@@ -44,7 +43,7 @@ export interface RunJobSpan {
 /** Starts the span of `job`, under the trace stored with its run. */
 export function startRunJobSpan(options: {
   readonly tracer: Tracer;
-  readonly job: Job<RunJobData>;
+  readonly job: RunJob;
   readonly workerId: string;
   readonly trace: Readonly<Record<string, string>> | undefined;
 }): RunJobSpan {

@@ -54,6 +54,13 @@ export async function withEnqueueSpan<TResult>(
   }
 }
 
+/** The W3C Trace Context headers of `context` (for an executor process), or undefined when nothing is traced. */
+export function traceHeadersOf(traceContext: TraceContext): Readonly<Record<string, string>> | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(traceContext, carrier);
+  return Object.keys(carrier).length === 0 ? undefined : carrier;
+}
+
 /** The trace context stored with a run, or the root context when none was. */
 export function storedTraceContext(headers: Readonly<Record<string, string>> | undefined): TraceContext {
   return headers === undefined ? context.active() : propagation.extract(context.active(), headers);
