@@ -90,8 +90,7 @@ export async function enqueueCommand(options: {
   });
   // With --otel, the enqueue is a span and the run's trace (continued by each worker) starts here.
   const observed = await startTelemetry({
-    otel: cli.otel === true || cli.otelContent === true,
-    content: cli.otelContent === true,
+    cli: cli,
     env: io.env,
     prometheus: false,
     serviceName: 'attractor',

@@ -149,8 +149,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
 
   // Prometheus metrics always (GET /metrics, with the token); spans with --otel or the OTEL_* variables.
   const observed = await startTelemetry({
-    otel: options.otel === true || options.otelContent === true,
-    content: options.otelContent === true,
+    cli: options,
     env: io.env,
     prometheus: true,
     serviceName: 'attractor-server',

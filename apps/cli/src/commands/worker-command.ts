@@ -103,8 +103,7 @@ export async function workerCommand(options: {
   const queueKey = queueKeyOf(io);
   // Metrics for Prometheus with --metrics-port; spans with --otel or the OTEL_* variables.
   const observed = await startTelemetry({
-    otel: cli.otel === true || cli.otelContent === true,
-    content: cli.otelContent === true,
+    cli: cli,
     env: io.env,
     prometheus: cli.metricsPort !== undefined,
     serviceName: 'attractor-worker',
@@ -245,8 +244,7 @@ async function executeOneRun(options: {
     open: async () => {
       // The executor's own spans (the worker sends its job span's context); its run metrics are the worker's.
       const observed = await startTelemetry({
-        otel: cli.otel === true || cli.otelContent === true,
-        content: cli.otelContent === true,
+        cli: cli,
         env: io.env,
         prometheus: false,
         serviceName: 'attractor-worker',

@@ -8,12 +8,18 @@ import { readFileSync } from 'node:fs';
 import type { PipelineTelemetry } from '@attractor/engine';
 import type { MetricsExposition } from '@attractor/server';
 
+/** `--otel` and `--otel-content`, as commander parses them. */
+export interface TelemetryCliOptions {
+  /** `--otel`. */
+  readonly otel?: boolean;
+  /** `--otel-content`: `--otel`, and spans may carry prompt and response text. */
+  readonly otelContent?: boolean;
+}
+
 /** What the commands pass in. */
 export interface StartTelemetryOptions {
-  /** `--otel`. */
-  readonly otel: boolean;
-  /** `--otel-content`: spans may carry prompt and response text. */
-  readonly content: boolean;
+  /** The command's `--otel` / `--otel-content`. */
+  readonly cli: TelemetryCliOptions;
   /** The environment (`OTEL_*`). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Serve metrics for Prometheus (`serve`, `worker --metrics-port`). */
@@ -58,7 +64,8 @@ export function tracingRequested(otel: boolean, env: Readonly<Record<string, str
  * `attractor run` pays nothing.
  */
 export async function startTelemetry(options: StartTelemetryOptions): Promise<CliTelemetry> {
-  const tracing = tracingRequested(options.otel, options.env);
+  const content = options.cli.otelContent === true;
+  const tracing = tracingRequested(options.cli.otel === true || content, options.env);
   if (!tracing && !options.prometheus) {
     return { telemetry: undefined, metrics: undefined, tracing, shutdown: async () => {} };
   }
@@ -117,7 +124,7 @@ export async function startTelemetry(options: StartTelemetryOptions): Promise<Cl
       telemetry: {
         tracer: trace.getTracer('@attractor/cli', version),
         meter: metrics.getMeter('@attractor/cli', version),
-        recordContent: options.content,
+        recordContent: content,
       },
       metrics: exposition,
       tracing,

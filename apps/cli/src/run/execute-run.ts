@@ -251,8 +251,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   let legStageCount = 0;
   const controller = new AbortController();
   const observed = await startTelemetry({
-    otel: cliOptions.otel === true || cliOptions.otelContent === true,
-    content: cliOptions.otelContent === true,
+    cli: cliOptions,
     env: io.env,
     prometheus: false,
     serviceName: 'attractor',
