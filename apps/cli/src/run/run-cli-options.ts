@@ -51,4 +51,10 @@ export interface RunCliOptions extends BackendChoice {
   readonly otel?: boolean;
   /** `--otel-content`: `--otel`, with prompt and response text in the spans. */
   readonly otelContent?: boolean;
+  /** `run`: the workspace mode (README "Workspaces"). */
+  readonly workspace?: 'git' | 'copy' | 'in-place' | 'auto';
+  /** `run`, `fork`: where worktrees go. */
+  readonly workspaceRoot?: string;
+  /** `run`: author of the run's commits, `Name <email>`. */
+  readonly commitAuthor?: string;
 }
