@@ -11,6 +11,10 @@ export interface PostgresTestServer {
   readonly socketDirectory: string;
   /** Stops the server (immediate shutdown) and removes its temporary directory. Idempotent. */
   stop(): Promise<void>;
+  /** Stops the server (fast shutdown: its clients' connections drop), keeping its data and port, as an outage does. */
+  pause(): Promise<void>;
+  /** Starts a paused server again on the same port with the same data; resolves once it accepts connections. */
+  resume(): Promise<void>;
 }
 
 /**

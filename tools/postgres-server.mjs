@@ -170,7 +170,9 @@ function installExitHook() {
  * cut. The server is stopped (immediate shutdown) and its directory removed by `stop()`, or when the process exits.
  * @param {{ durable?: boolean }} [options] `durable: true` keeps PostgreSQL's default durability (for benchmarks)
  * @returns {Promise<{ url: string, host: string, port: number, user: string, password: string, database: string,
- *   socketDirectory: string, stop(): Promise<void> }>} `url` is `postgres://attractor:<password>@127.0.0.1:<port>/postgres`
+ *   socketDirectory: string, stop(): Promise<void>, pause(): Promise<void>, resume(): Promise<void> }>} `url` is
+ *   `postgres://attractor:<password>@127.0.0.1:<port>/postgres`; `pause()` stops the server (its clients' connections
+ *   drop) and `resume()` starts it again on the same port with the same data, for tests of an outage
  * @throws Error naming the package to install when PostgreSQL is missing, or with the server's log when it does not start.
  */
 export async function startPostgresServer(options = {}) {
@@ -243,6 +245,7 @@ export async function startPostgresServer(options = {}) {
       );
       if (start.code === 0) {
         const url = `postgres://attractor:${password}@127.0.0.1:${port}/postgres`;
+        const pgCtl = (args) => runAs(user, join(bin, 'pg_ctl'), ['-D', dataDirectory, ...args], directory);
         return {
           url,
           host: '127.0.0.1',
@@ -253,6 +256,25 @@ export async function startPostgresServer(options = {}) {
           socketDirectory: directory,
           async stop() {
             stopNow(server);
+          },
+          async pause() {
+            const stopped = await pgCtl(['-m', 'fast', '-w', 'stop']);
+            if (stopped.code !== 0)
+              throw new Error(`pg_ctl stop failed (exit ${stopped.code}):\n${stopped.output}`);
+          },
+          async resume() {
+            const started = await pgCtl([
+              '-l',
+              join(directory, 'server.log'),
+              '-o',
+              serverOptions,
+              '-w',
+              '-t',
+              '60',
+              'start',
+            ]);
+            if (started.code !== 0)
+              throw new Error(`pg_ctl start failed (exit ${started.code}):\n${started.output}`);
           },
         };
       }

@@ -395,12 +395,14 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .addOption(storeOption())
     .addOption(queueOption());
   addStageBackendOptions(serveCommand);
+  addTelemetryOptions(serveCommand);
+  serveCommand.addOption(logFormatOption());
   serveCommand.action(async (commandOptions: ServeCliOptions) => {
     const { serveCommand: runServe } = await import('./commands/serve-command.js');
     exitCode = await runServe({ options: commandOptions, io });
   });
 
-  program
+  const workerCli = program
     .command('worker')
     .description('take runs from the shared queue and execute them against the shared run store')
     .addOption(
@@ -486,10 +488,20 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .addOption(new Option('--run-executor', 'internal: execute one run for a worker').hideHelp())
     .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption())
-    .action(async (commandOptions: WorkerCliOptions) => {
-      const { workerCommand } = await import('./commands/worker-command.js');
-      exitCode = await workerCommand({ options: commandOptions, io });
-    });
+    .addOption(
+      new Option(
+        '--metrics-port <port>',
+        'serve /healthz, /readyz and /metrics (Prometheus) on this port',
+      ).argParser(parsePort),
+    )
+    .addOption(
+      new Option('--metrics-host <host>', 'interface of the --metrics-port listener').default('127.0.0.1'),
+    );
+  addTelemetryOptions(workerCli);
+  workerCli.addOption(logFormatOption()).action(async (commandOptions: WorkerCliOptions) => {
+    const { workerCommand } = await import('./commands/worker-command.js');
+    exitCode = await workerCommand({ options: commandOptions, io });
+  });
 
   program
     .command('runs')
@@ -652,6 +664,25 @@ function addRunOptions(command: Command): void {
     .option('-v, --verbose', 'also print agent text, tool calls, logs and checkpoints')
     .option('--strict', 'treat dialect aliases as errors');
   addStageBackendOptions(command);
+  addTelemetryOptions(command);
+}
+
+/** `--otel` and `--otel-content`: OpenTelemetry spans, off by default (the `OTEL_*` variables configure them). */
+function addTelemetryOptions(command: Command): void {
+  command
+    .option(
+      '--otel',
+      'export OpenTelemetry spans (OTLP by default; configured by the OTEL_* environment variables, which also turn it on)',
+    )
+    .option('--otel-content', 'like --otel, and let spans carry prompt and response text (off by default)');
+}
+
+/** `--log-format`: human lines (default) or JSON lines. */
+function logFormatOption(): Option {
+  return new Option(
+    '--log-format <format>',
+    'human (default) or json: one JSON object a line on stdout',
+  ).choices(['human', 'json']);
 }
 
 /** The options `run`, `resume` and `serve` share: who runs LLM stages, with which model, plug-ins and secrets. */

@@ -40,5 +40,7 @@ describe('attractor run start-up', () => {
     expect(loaded.some((url) => /\/dist\/chunks\/validate-command-/.test(url))).toBe(false);
     // Commander is bundled; the run command's modules do not load a second copy.
     expect(loaded.filter((url) => url.includes('/commander/'))).toEqual([]);
+    // Without --otel a run loads no OpenTelemetry module (issue 32: off by default costs nothing).
+    expect(loaded.filter((url) => /\/@opentelemetry\/|\/@ai-sdk\/otel\//.test(url))).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import {
 } from '@attractor/engine';
 import { comparedLiterals } from '@attractor/graph';
 import type { AgentName } from './agent-name.js';
+import { spanMask, startAgentSpan } from './agent-span.js';
 import {
   createTranscriptWriter,
   secretValuesOf,
@@ -124,12 +125,10 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
     ATTRACTOR_WORKDIR: request.workdir,
   };
   // The agent gets the prompt as it is; the file masks the environment's secrets and the run's (`--secret`).
-  const maskedPrompt = redactSecrets(prompt, secretValuesOf(env));
-  await writeStageFile(
-    request.stageDir,
-    'prompt.md',
-    request.secrets === undefined ? maskedPrompt : request.secrets.maskText(maskedPrompt),
-  );
+  const environmentSecrets = secretValuesOf(env);
+  const mask = spanMask(request.secrets, (text) => redactSecrets(text, environmentSecrets));
+  await writeStageFile(request.stageDir, 'prompt.md', mask(prompt));
+  const span = startAgentSpan({ request, agent: options.agent, prompt, mask });
   const transcript = createTranscriptWriter({
     stageDir: request.stageDir,
     clock,
@@ -159,6 +158,7 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
     session(id, model) {
       if (sessionId !== undefined) return;
       sessionId = id;
+      span.session(id, model);
       request.emit({
         type: 'agent.session.started',
         agent: options.agent,
@@ -195,6 +195,7 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
       totals.inputTokens += usage.inputTokens;
       totals.outputTokens += usage.outputTokens;
       if (usage.costUsd !== undefined) totals.costUsd = (totals.costUsd ?? 0) + usage.costUsd;
+      span.usage(usage);
       request.emit({
         type: 'agent.usage',
         inputTokens: usage.inputTokens,
@@ -205,6 +206,7 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
     },
     async finish(ending) {
       const text = ending.kind === 'success' ? ending.text || lastText : (ending.text ?? lastText);
+      span.end({ text, ...(ending.kind === 'error' ? { error: ending.message } : {}) });
       await writeStageFile(request.stageDir, 'response.md', text);
       transcript.write({
         type: 'stage_finished',

@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTestClock, describeCodergenBackendContract } from '@attractor/engine/test';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClaudeCodeBackendOptions, createClaudeCodeBackend } from '../src/index.js';
 import {
@@ -87,6 +89,42 @@ describe('createClaudeCodeBackend with the real claude CLI', { timeout: 120_000 
     const status = JSON.parse(await readStageFile(run, 'work', 'status.json'));
     expect(status.outcome).toBe('success');
     expect(status.context_updates['agent.work.session_id']).toBe(session[0]?.sessionId);
+  });
+
+  it('reports the agent run as an invoke_agent span under the stage span, without the prompt', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    server.script({ traced: [{ text: 'Counted the zebras.' }] });
+    const run = await runDot({
+      backend: backend(),
+      telemetry: { tracer: provider.getTracer('claude-code-test') },
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        work [prompt="Count the secret zebras [[scenario:traced]]", llm_model="claude-test-1"]
+        start -> work -> exit }`,
+    });
+    expect(run.result.status).toBe('success');
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    const stage = spans.find((span) => span.name === 'stage work');
+    const agent = spans.find((span) => span.name === 'invoke_agent claude-code');
+    expect(agent?.parentSpanContext?.spanId).toBe(stage?.spanContext().spanId);
+    expect(agent?.kind).toBe(SpanKind.CLIENT);
+    const session = eventsOf(run.events, 'agent.session.started')[0];
+    const usage = eventsOf(run.events, 'agent.usage')[0];
+    expect(agent?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'claude-code',
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.request.model': 'claude-test-1',
+      'gen_ai.conversation.id': session?.sessionId,
+      'gen_ai.usage.input_tokens': usage?.inputTokens,
+      'gen_ai.usage.output_tokens': usage?.outputTokens,
+      'attractor.node.id': 'work',
+    });
+    expect(agent?.attributes['attractor.llm.cost_usd']).toBeGreaterThan(0);
+    const exported = JSON.stringify(spans.map((span) => [span.attributes, span.events, span.status]));
+    expect(exported).not.toContain('secret zebras');
+    expect(exported).not.toContain('Counted the zebras');
   });
 
   it('fails the stage with the agent error and routes on outcome=fail', async () => {

@@ -4,7 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Clock, CodergenBackend, PipelineEvent } from '@attractor/engine';
+import type { Clock, CodergenBackend, PipelineEvent, PipelineTelemetry } from '@attractor/engine';
 import { tempDir as engineTempDir, type RunDotResult, runDot as runEngineDot } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 
@@ -24,6 +24,7 @@ export function runDot(options: {
   readonly logsRoot?: string;
   /** The engine's clock (node timeouts). Default: the system clock. */
   readonly clock?: Clock;
+  readonly telemetry?: PipelineTelemetry;
 }): Promise<DotRun> {
   const workdir = options.workdir ?? tempDir('work');
   return runEngineDot(options.dot, {
@@ -32,6 +33,7 @@ export function runDot(options: {
     workdir,
     logsRoot: options.logsRoot ?? join(workdir, '.attractor', 'run'),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
   });
 }
 

@@ -22,6 +22,7 @@ import {
   MAX_COMMAND_TIMEOUT_MS,
   type ReportedOutcome,
 } from './agent-tools.js';
+import { aiSdkTelemetry } from './ai-sdk-telemetry.js';
 import { buildSystemPrompt } from './build-system-prompt.js';
 import { BUILT_IN_PROVIDERS, providerSettingsFromEnv } from './built-in-providers.js';
 import { filterEnvironment } from './filter-environment.js';
@@ -35,7 +36,7 @@ import {
   resolveModel,
 } from './resolve-model.js';
 import { formatPrompt, writePromptFile, writeResponseFile } from './response-file.js';
-import { type AgentLoopResult, runAgentLoop } from './run-agent-loop.js';
+import { type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from './run-agent-loop.js';
 import { selectTools } from './select-tools.js';
 import { createSessionStore } from './session-store.js';
 import { buildStageOutcome } from './stage-outcome.js';
@@ -338,7 +339,9 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
           },
         }),
       });
-      loop = await runAgentLoop({
+      const traced =
+        request.telemetry === undefined ? undefined : await aiSdkTelemetry(request.telemetry, node.id);
+      const loopOptions: AgentLoopOptions = {
         model,
         cost: (usage) => costUsd(prices, resolved.modelId, usage),
         ...(options.streaming === undefined ? {} : { streaming: options.streaming }),
@@ -356,7 +359,12 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         ...(request.usage === undefined ? {} : { checkBudget: request.usage.checkBudget }),
         emit: request.emit,
         transcript,
-      });
+        ...(traced === undefined ? {} : { telemetry: traced.settings }),
+      };
+      // The model-call spans nest under the stage span (the integration starts them from the active context).
+      loop = await (traced === undefined
+        ? runAgentLoop(loopOptions)
+        : traced.run(() => runAgentLoop(loopOptions)));
     } catch (error) {
       const mapped = toModelCallError(error, resolved);
       const failure = mapped ?? error;

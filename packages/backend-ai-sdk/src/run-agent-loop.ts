@@ -18,6 +18,7 @@ import {
   type PrepareStepFunction,
   type StepResult,
   streamText,
+  type TelemetryOptions,
   type ToolSet,
 } from 'ai';
 import { detectToolLoop, LOOP_DETECTION_WINDOW, loopWarning } from './detect-tool-loop.js';
@@ -51,6 +52,8 @@ export interface AgentLoopOptions {
   readonly checkBudget?: () => void;
   readonly emit: (event: EmittableEvent) => void;
   readonly transcript: TranscriptWriter;
+  /** The AI SDK's telemetry setting of the call (see ai-sdk-telemetry.ts). Default: the AI SDK's default. */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /** What the loop produced. */
@@ -190,6 +193,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
     prepareStep,
     onStepEnd,
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
   };
 
   let steps: readonly StepResult<ToolSet>[];

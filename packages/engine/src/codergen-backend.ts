@@ -8,6 +8,7 @@ import type { CommandSandbox } from './command-sandbox.js';
 import type { Context } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
+import type { StageTelemetry } from './pipeline-telemetry.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunUsage } from './usage-ledger.js';
 
@@ -59,6 +60,12 @@ export interface CodergenRequest {
    * state writable. Absent when the run asked for none.
    */
   readonly sandbox?: CommandSandbox;
+  /**
+   * The stage attempt's OpenTelemetry span context and tracer (`runtime.telemetry`): a backend starts its spans (model
+   * calls, an agent process) under `telemetry.context`, with prompt and response text only when
+   * `telemetry.recordContent`. Absent when the run has no tracer.
+   */
+  readonly telemetry?: StageTelemetry;
 }
 
 /**

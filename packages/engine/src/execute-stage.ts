@@ -3,6 +3,7 @@
  * FAIL outcomes, and retry per spec §3.5–3.6 and DESIGN.md "Retrying FAIL".
  */
 import type { GraphNode, HandlerTraits } from '@attractor/graph';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import { AttemptSignal, whenAborted } from './attempt-signal.js';
 import type { Context } from './context.js';
 import type { UnstampedEvent } from './event-bus.js';
@@ -15,6 +16,7 @@ import type { EmittableEvent } from './pipeline-event.js';
 import { buildRetryPolicy, retryDelayMs } from './retry-policy.js';
 import type { RunScope } from './run-scope.js';
 import type { LocalStageDirectory, StageStatusFile } from './run-store.js';
+import type { StageSpan } from './run-telemetry.js';
 import { createStageWorkspace } from './stage-workspace.js';
 import { statusFileToOutcome } from './status-file.js';
 import type { WalkState } from './walk-state.js';
@@ -38,10 +40,12 @@ export interface StageExecution {
   readonly abortSignal: AbortSignal;
   /** The outcome of this node's visit the previous leg of a resumed run failed at (`runtime.resumedFrom`). */
   readonly resumedFrom?: Outcome;
+  /** The walk's trace context (its run span's, or the calling stage's for a branch), when the run has telemetry. */
+  readonly traceContext?: TraceContext | undefined;
   /** Runs a sub-walk for `runtime.runBranch`. */
   readonly runBranch: (
     options: RunBranchOptions,
-    stage: { stagePath: string; signal: AbortSignal },
+    stage: { stagePath: string; signal: AbortSignal; traceContext: TraceContext | undefined },
   ) => Promise<BranchResult>;
 }
 
@@ -73,8 +77,22 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
     });
     // Written once the handler waits for anything; a stage that never waits is written with its completion.
     scope.bus.flushLater();
-    const result = await runAttempt(execution, attempt);
-    if (result.kind === 'cancelled') return result;
+    const span = scope.telemetry?.startStage({
+      parent: execution.traceContext,
+      runId: scope.runId,
+      pipeline: scope.graph.id,
+      nodeId: node.id,
+      handlerType,
+      index: execution.index,
+      visit: execution.visit,
+      attempt,
+      branchPath: execution.branchPath,
+    });
+    const result = await runAttempt(execution, attempt, span);
+    if (result.kind === 'cancelled') {
+      span?.end(result);
+      return result;
+    }
     const outcome = result.outcome;
     const durationMs = scope.clock.now() - startedMs;
     // Once a budget refused a model call the run is stopping: a retry would be refused too.
@@ -82,10 +100,12 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
       (outcome.status === 'retry' || (outcome.status === 'fail' && outcome.retryable !== false)) &&
       scope.usage.stop === undefined;
     if (!wantsRetry) {
+      span?.end({ kind: 'outcome', outcome, willRetry: false });
       if (retriesThisVisit > 0) state.nodeRetries[node.id] = 0;
       return { kind: 'outcome', outcome, attempts: attempt };
     }
     const willRetry = attempt < policy.maxAttempts;
+    span?.end({ kind: 'outcome', outcome, willRetry });
     emit(execution, {
       type: 'stage.failed',
       nodeId: node.id,
@@ -148,7 +168,11 @@ type AttemptResult = { kind: 'outcome'; outcome: Outcome } | { kind: 'cancelled'
 /** The reason a finished attempt's signal is aborted with, so that anything its handler left running stops. */
 const attemptFinished = new Error('stage attempt finished');
 
-async function runAttempt(execution: StageExecution, attempt: number): Promise<AttemptResult> {
+async function runAttempt(
+  execution: StageExecution,
+  attempt: number,
+  span: StageSpan | undefined,
+): Promise<AttemptResult> {
   const { scope, node, context } = execution;
   const runSignal = execution.abortSignal;
   // The attempt's own signal, aborted by the run's signal or the timeout; the run-abort racer also stops waiting for
@@ -173,11 +197,12 @@ async function runAttempt(execution: StageExecution, attempt: number): Promise<A
   try {
     const traits = scope.registry.traitsOf(node, scope.graph);
     const handler = resolveHandler(execution, traits);
-    const runtime = createRuntime(execution, attempt, attemptSignal, attemptState, onWriteFault);
+    const runtime = createRuntime(execution, attempt, attemptSignal, attemptState, onWriteFault, span);
+    const call = () =>
+      callHandler(handler, { node, context, graph: scope.graph, logsRoot: scope.logsRoot, runtime });
     const racers: Promise<unknown>[] = [
-      Promise.resolve().then(() =>
-        callHandler(handler, { node, context, graph: scope.graph, logsRoot: scope.logsRoot, runtime }),
-      ),
+      // The stage span is the active context while the handler runs: what it calls nests its spans under it.
+      Promise.resolve().then(span === undefined ? call : () => span.run(call)),
       runAborted,
     ];
     // A human gate's `timeout` is the interview timeout, never a handler timeout (DESIGN.md "Human gates").
@@ -297,12 +322,14 @@ function createRuntime(
   attemptSignal: AttemptSignal,
   attemptState: { ended: boolean },
   onWriteFault: (error: unknown) => void,
+  span: StageSpan | undefined,
 ): HandlerRuntime {
   const { scope, node, branchPath } = execution;
   const emitEvent = (event: EmittableEvent) => {
     // A handler that ignored its abort (timeout, cancellation) may still emit once its attempt has been recorded, and
     // even after the run ended: such an event belongs to no attempt any more, so it is dropped.
     if (attemptState.ended) return;
+    if (span !== undefined && event.type === 'agent.usage') span.recordUsage(event);
     const withNode = 'nodeId' in event && event.nodeId !== undefined ? event : { ...event, nodeId: node.id };
     scope.bus.emit(withNode as UnstampedEvent, branchPath);
     scope.bus.flushSoon();
@@ -345,7 +372,11 @@ function createRuntime(
     secrets: scope.secrets,
     processGroups: { record: (processGroupId) => recordProcessGroup(scope, processGroupId) },
     runBranch: (options) =>
-      execution.runBranch(options, { stagePath: execution.stagePath, signal: attemptSignal.signal }),
+      execution.runBranch(options, {
+        stagePath: execution.stagePath,
+        signal: attemptSignal.signal,
+        traceContext: span?.context,
+      }),
     runChild: (options) =>
       scope.startChild(options, {
         nodeId: node.id,
@@ -354,6 +385,7 @@ function createRuntime(
         branchPath,
         abortSignal: attemptSignal.signal,
         usage: scope.usage,
+        ...(span === undefined ? {} : { traceContext: span.context }),
       }),
     recordProcessGroup: (processGroupId) => recordProcessGroup(scope, processGroupId),
   };
@@ -362,6 +394,7 @@ function createRuntime(
   if (scope.sandbox !== undefined) runtime.sandbox = scope.sandbox;
   if (execution.resumedFrom !== undefined) runtime.resumedFrom = execution.resumedFrom;
   if (scope.workspace !== undefined) runtime.workspace = scope.workspace;
+  if (span !== undefined) runtime.telemetry = span.stage;
   return runtime;
 }
 

@@ -13,6 +13,7 @@ import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
 import type { EmittableEvent } from './pipeline-event.js';
+import type { StageTelemetry } from './pipeline-telemetry.js';
 import type { ProcessGroupRecorder } from './process-group-file.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunResult } from './run-result.js';
@@ -197,6 +198,12 @@ export interface HandlerRuntime {
   readonly sandbox?: CommandSandbox;
   /** The run's artifact store (spec §5.5). */
   readonly artifacts: ArtifactStore;
+  /**
+   * The stage attempt's OpenTelemetry span context and tracer, for the handler's own spans (a tool command, an agent
+   * process); pass it on to the backend as `CodergenRequest.telemetry`. Absent when the run has no tracer
+   * (`PipelineTelemetry`).
+   */
+  readonly telemetry?: StageTelemetry;
   /** The run's clock; use it instead of timers so tests stay fast. */
   readonly clock: Clock;
   /**

@@ -123,6 +123,8 @@ export type {
   StageScopedEvent,
   StageStartedEvent,
 } from './pipeline-event.js';
+export type { PipelineTelemetry, StageTelemetry } from './pipeline-telemetry.js';
+export { TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS } from './pipeline-telemetry.js';
 export type { ProcessGroupRecorder } from './process-group-file.js';
 export { DEFAULT_MAX_FILE_BYTES, type ReadTextFileOptions, readTextFileSync } from './read-text-file.js';
 export {
@@ -145,6 +147,8 @@ export type { BackoffConfig, RetryDelayOptions, RetryPolicy, RetryPresetName } f
 export { buildRetryPolicy, DEFAULT_BACKOFF, RETRY_PRESETS, retryDelayMs } from './retry-policy.js';
 export { runDurationMs } from './run-duration.js';
 export type { AcquireRunLockOptions, RunLock, RunLockHolder } from './run-lock.js';
+export type { RunMetricsOptions } from './run-metrics.js';
+export { createRunMetrics } from './run-metrics.js';
 export type {
   PipelineRun,
   PipelineServicesOptions,

@@ -5,6 +5,7 @@
 
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Graph } from '@attractor/graph';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { EventEmitter } from 'eventemitter3';
 import type { ArtifactStore } from './artifact-store.js';
 import { watchCancelRequest } from './cancel-request-file.js';
@@ -25,13 +26,16 @@ import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import { createMaskingRunStore, eventSinkOf } from './masking-run-store.js';
 import type { PipelineEvent } from './pipeline-event.js';
+import type { PipelineTelemetry } from './pipeline-telemetry.js';
 import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
 import { createSecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
+import { createRunMetrics } from './run-metrics.js';
 import type { RunResult, RunStatus } from './run-result.js';
 import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
 import { readRun } from './run-store.js';
+import { type RunSpan, RunTelemetry } from './run-telemetry.js';
 import type { WorkspaceProvider, WorkspaceRecord } from './run-workspace.js';
 import { UsageLedger } from './usage-ledger.js';
 import { usageTotalsFromContext } from './usage-totals.js';
@@ -91,6 +95,11 @@ export interface PipelineServicesOptions {
   readonly createRunStore?: (logsRoot: string) => RunStore;
   /** Size above which artifacts are written to disk, in bytes. Default: 102400. */
   readonly artifactThresholdBytes?: number;
+  /**
+   * OpenTelemetry spans and metrics of the run (a tracer, a meter from `@opentelemetry/api`; see
+   * {@link PipelineTelemetry}). Default: none.
+   */
+  readonly telemetry?: PipelineTelemetry;
   /**
    * Gives the run a workspace of its own (README "Workspaces"; `createWorkspaceProvider` of `@attractor/workspace`:
    * a git worktree, a commit per stage that changed files, files restored on resume and fork). Default: none, the
@@ -416,6 +425,8 @@ interface LaunchExtras {
   readonly logsRoot?: string;
   /** A child run's parent ledger: the parent's budget applies to the child. */
   readonly parentUsage?: UsageLedger;
+  /** The parent of a child run's spans: the trace context of the stage that started it. */
+  readonly traceContext?: TraceContext;
 }
 
 function launch(
@@ -430,7 +441,7 @@ function launch(
       ? controller.signal
       : AbortSignal.any([options.abortSignal, controller.signal]);
   // One ledger for the whole call (loop_restart continuations included); it counts every event the hub delivers, a
-  // child run's too (a child's hub forwards to its parent's).
+  // child run's too (a child's hub forwards to its parent's). A run's metrics come from its events the same way.
   const usage = new UsageLedger({
     budget: budgetOf(
       options.maxBudgetUsd ?? options.graph.settings.maxBudgetUsd,
@@ -439,13 +450,21 @@ function launch(
     ...(extras.parentUsage === undefined ? {} : { parent: extras.parentUsage }),
   });
   let usageSeeded = extras.parentUsage !== undefined;
+  const meter = extras.basePath === undefined ? options.telemetry?.meter : undefined;
+  const recordMetrics = meter === undefined ? undefined : createRunMetrics({ meter });
   const onEvent = options.onEvent;
   const hub = new EventHub((event) => {
     usage.observe(event);
+    recordMetrics?.(event);
     onEvent?.(event);
   });
   const stores = new Map<string, RunStore>();
   const secrets = createSecretMasker({ values: options.secretValues ?? [] });
+  const telemetry = RunTelemetry.create(options.telemetry, secrets);
+  const parentContext =
+    telemetry === undefined
+      ? undefined
+      : (extras.traceContext ?? options.telemetry?.parentContext ?? telemetry.activeContext());
   let live: { state: WalkState; logsRoot: string; runId: string } | undefined;
   let finished: RunResult | undefined;
   const initialRoot = extras.logsRoot ?? resolve((options as { logsRoot?: string }).logsRoot ?? '.');
@@ -481,6 +500,25 @@ function launch(
   };
 
   const runFrom = async (from: RunFromOptions): Promise<RunResult> => {
+    const span =
+      parentContext === undefined
+        ? undefined
+        : telemetry?.startRun({
+            parent: parentContext,
+            runId: basename(from.logsRoot),
+            pipeline: options.graph.id,
+            resumed: from.resumed ?? !from.fresh,
+          });
+    try {
+      return await walkFrom(from, span);
+    } catch (error) {
+      span?.fault(error);
+      throw error;
+    }
+  };
+
+  const walkFrom = async (from: RunFromOptions, span: RunSpan | undefined): Promise<RunResult> => {
+    const startedMs = clock.now();
     const runLock = await lock(from.logsRoot);
     // A run directory can be cancelled from another process (`requestRunCancel`, `attractor cancel <run dir>`).
     const stopWatching =
@@ -611,6 +649,7 @@ function launch(
       ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       startChild: (childOptions, origin) =>
         startChild(options, childOptions, origin, hub, extras.basePath ?? []),
+      telemetry,
     };
     live = { state: from.state, logsRoot: from.logsRoot, runId };
     bus.emit({
@@ -683,6 +722,7 @@ function launch(
         abortSignal: signal,
         stagePrefix: '',
         branchPath: [],
+        traceContext: span?.context,
       });
     } catch (error) {
       await bus.flush();
@@ -714,6 +754,7 @@ function launch(
       }
       await store.close();
       await unlock(from.logsRoot);
+      span?.end('restarted');
       // A restart starts with fresh counters, except the step count: max_steps bounds the whole chain of
       // restarts, or a loop_restart edge that is always taken would restart forever (DESIGN.md "Loop guards").
       const restartState = new WalkState(nodePositions(graph.nodes.keys()));
@@ -752,6 +793,7 @@ function launch(
     await store.close();
     const failureReason = end.kind === 'fail' || end.kind === 'cancelled' ? end.reason : undefined;
     const budgetStopped = end.kind === 'fail' && end.reason === usage.stop?.reason ? usage.stop : undefined;
+    span?.end(status, failureReason);
     return {
       status,
       ...(failureReason === undefined ? {} : { failureReason }),
@@ -934,7 +976,12 @@ function startChild(
         values: options.context,
       });
     },
-    { basePath, logsRoot: childRoot, parentUsage: origin.usage },
+    {
+      basePath,
+      logsRoot: childRoot,
+      parentUsage: origin.usage,
+      ...(origin.traceContext === undefined ? {} : { traceContext: origin.traceContext }),
+    },
   );
   return {
     runId: run.runId,

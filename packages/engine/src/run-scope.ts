@@ -3,6 +3,7 @@
  */
 
 import type { Graph } from '@attractor/graph';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import type { ArtifactStore } from './artifact-store.js';
 import type { Clock } from './clock.js';
 import type { CodergenBackend } from './codergen-backend.js';
@@ -15,6 +16,7 @@ import type { ProcessGroupRecorder } from './process-group-file.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
 import type { CheckpointOrigin, RunStore } from './run-store.js';
+import type { RunTelemetry } from './run-telemetry.js';
 import type { RunWorkspace } from './run-workspace.js';
 import type { UsageLedger } from './usage-ledger.js';
 
@@ -28,6 +30,8 @@ export interface ChildOrigin {
   readonly abortSignal: AbortSignal;
   /** The parent run's usage ledger: the child's usage adds to it and its budget applies to the child. */
   readonly usage: UsageLedger;
+  /** The calling stage attempt's trace context: the parent of the child run's span. */
+  readonly traceContext?: TraceContext;
 }
 
 /** The process groups of a run's running stage commands. Internal to the engine. */
@@ -99,6 +103,8 @@ export interface RunScope {
   readonly usage: UsageLedger;
   /** Confines the commands stages start (`runtime.sandbox`), when the run asked for it. */
   readonly sandbox?: CommandSandbox;
+  /** The run's spans and metrics, when it has a tracer or a meter. */
+  readonly telemetry?: RunTelemetry | undefined;
   /** Starts a child pipeline for a manager loop (spec §4.11). */
   readonly startChild: (options: RunChildOptions, origin: ChildOrigin) => ChildRunHandle;
 }

@@ -5,6 +5,7 @@
  * {@link runNode} executes one node for both.
  */
 import { findJoinNode, type GraphEdge, type GraphNode } from '@attractor/graph';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import { buildPreamble } from './build-preamble.js';
 import type { Context } from './context.js';
 import { type Decision, type DecisionRules, decide, type WalkEnd, type WalkEvent } from './decide.js';
@@ -33,6 +34,8 @@ export interface WalkOptions {
   /** Prefix of stage directory paths relative to the run directory (`''` at the top level). */
   readonly stagePrefix: string;
   readonly branchPath: readonly string[];
+  /** The parent of the walk's stage spans (the run's span, or the stage that runs the branch), with telemetry. */
+  readonly traceContext?: TraceContext | undefined;
 }
 
 /** Options of {@link walkBranch}. Internal to the engine. */
@@ -208,6 +211,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     index,
     fidelity,
     abortSignal: options.abortSignal,
+    traceContext: options.traceContext,
     runBranch: (branchOptions, stage) => runBranch(options, branchOptions, stage),
     ...(resumedFrom === undefined ? {} : { resumedFrom }),
   });
@@ -416,7 +420,7 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
 async function runBranch(
   parent: WalkOptions,
   options: RunBranchOptions,
-  stage: { stagePath: string; signal: AbortSignal },
+  stage: { stagePath: string; signal: AbortSignal; traceContext: TraceContext | undefined },
 ): Promise<BranchResult> {
   if (!/^[A-Za-z0-9._-]+$/.test(options.branchId)) {
     throw new Error(
@@ -460,6 +464,7 @@ async function runBranch(
       abortSignal: signal,
       stagePrefix: `${stage.stagePath}/branches/${options.branchId}`,
       branchPath: [...parent.branchPath, options.branchId],
+      traceContext: stage.traceContext ?? parent.traceContext,
     });
   } finally {
     await workspace?.close();

@@ -39,6 +39,7 @@ export function createCodergenRequest(options: CreateCodergenRequestOptions): Co
     ...(runtime.secrets === undefined ? {} : { secrets: runtime.secrets }),
     ...(runtime.usage === undefined ? {} : { usage: runtime.usage }),
     ...(runtime.sandbox === undefined ? {} : { sandbox: runtime.sandbox }),
+    ...(runtime.telemetry === undefined ? {} : { telemetry: runtime.telemetry }),
   };
 }
 

@@ -9,6 +9,7 @@ import { type GraphEdge, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
+import { traceToolCommand } from './tool-command-span.js';
 import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
 import { truncateTail } from './truncate-text.js';
 
@@ -131,32 +132,34 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
       const outputMaxBytes =
         attributes.tool_output_max_bytes ?? options.outputMaxBytes ?? TOOL_OUTPUT_MAX_BYTES;
       const stageDirectory = await runtime.stage.localDirectory();
-      const raw = await runCommand(command, {
-        runtime,
-        ...(runtime.sandbox === undefined
-          ? {}
-          : {
-              sandbox: {
-                sandbox: runtime.sandbox,
-                writable: [stageDirectory],
-                network: attributes.sandbox_network === true,
-              },
-            }),
-        inheritEnv: options.env === undefined,
-        env: {
-          ...options.env,
-          ATTRACTOR_RUN_ID: runtime.runId,
-          ATTRACTOR_LOGS_ROOT: logsRoot,
-          ATTRACTOR_STAGE_DIR: stageDirectory,
-          ATTRACTOR_NODE_ID: node.id,
-          ATTRACTOR_WORKDIR: runtime.workdir,
-        },
-        shell: options.shell ?? true,
-        killGraceMs: options.killGraceMs ?? 2000,
-        outputMaxBytes,
-        stdoutFile,
-        stderrFile,
-      });
+      const raw = await traceToolCommand({ runtime, nodeId: node.id, command, secrets }, () =>
+        runCommand(command, {
+          runtime,
+          ...(runtime.sandbox === undefined
+            ? {}
+            : {
+                sandbox: {
+                  sandbox: runtime.sandbox,
+                  writable: [stageDirectory],
+                  network: attributes.sandbox_network === true,
+                },
+              }),
+          inheritEnv: options.env === undefined,
+          env: {
+            ...options.env,
+            ATTRACTOR_RUN_ID: runtime.runId,
+            ATTRACTOR_LOGS_ROOT: logsRoot,
+            ATTRACTOR_STAGE_DIR: stageDirectory,
+            ATTRACTOR_NODE_ID: node.id,
+            ATTRACTOR_WORKDIR: runtime.workdir,
+          },
+          shell: options.shell ?? true,
+          killGraceMs: options.killGraceMs ?? 2000,
+          outputMaxBytes,
+          stdoutFile,
+          stderrFile,
+        }),
+      );
       // Commands get the real environment; what they print is masked before it is kept anywhere.
       const run = { ...raw, stdout: secrets.maskText(raw.stdout), stderr: secrets.maskText(raw.stderr) };
       const truncation = describeTruncation(run, outputMaxBytes);

@@ -2,7 +2,7 @@
  * The HTTP routes of the server (spec §9.5) on Hono: the JSON + SSE API behind a bearer token, and the web UI's
  * static files. Embeddable: mount the returned app in another Hono app, or serve it with any Hono adapter.
  */
-import { createFileRunStore } from '@attractor/engine';
+import { createFileRunStore, type PipelineTelemetry } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -11,6 +11,7 @@ import { streamSSE } from 'hono/streaming';
 import type { z } from 'zod';
 import { requireBearerToken } from './bearer-auth.js';
 import { ApiError } from './errors/api-error.js';
+import { type RequestRecord, reportRequests, traceRequests } from './observe-requests.js';
 import { listPipelineFiles } from './pipeline-files.js';
 import { checkJsonDepth, type PipelineLimits } from './pipeline-limits.js';
 import { renderRunGraph } from './render-run-graph.js';
@@ -23,6 +24,7 @@ import {
 import type { RunBackplane } from './run-backplane.js';
 import type { RunManager } from './run-manager.js';
 import type { RunDetails } from './run-summary.js';
+import { addHealthRoutes, addMetricsRoute, type ServerHealth } from './server-health.js';
 import type { ServerInfo, SimulationMode } from './server-info.js';
 import {
   checkNodeFile,
@@ -63,6 +65,12 @@ export interface CreateServerAppOptions {
    * answers, source, graph, checkpoint, context) then go to it. Default: none (local runs, `manager`).
    */
   readonly backplane?: RunBackplane;
+  /** `GET /healthz`, `GET /readyz` (no token) and `GET /metrics` (token). Default: none of them. */
+  readonly health?: ServerHealth;
+  /** A span and a duration measurement per request, on this tracer and meter. Default: none. */
+  readonly telemetry?: PipelineTelemetry;
+  /** Called once per answered request (method, route, status, duration), for an access log. Default: none. */
+  readonly onRequest?: (record: RequestRecord) => void;
 }
 
 /** Whether a `Host` header names this machine's loopback interface (any port). */
@@ -110,6 +118,13 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     c.json({ error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` } }, 404),
   );
 
+  if (options.telemetry !== undefined) app.use('*', traceRequests(options.telemetry));
+  if (options.onRequest !== undefined)
+    app.use(
+      '*',
+      reportRequests(options.onRequest, () => performance.now()),
+    );
+
   if (options.loopbackHostsOnly === true) {
     app.use('*', async (c, next) => {
       const host = c.req.header('host') ?? '';
@@ -152,6 +167,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   app.get('/runs/:id', serveUi('index.html'));
   app.get('/ui/assets/:file', (c) => serveUi(`assets/${c.req.param('file')}`)(c));
 
+  if (options.health !== undefined) addHealthRoutes(app, options.health);
   app.use('*', requireBearerToken(options.token));
   app.use('*', async (c, next) => {
     await next();
@@ -171,6 +187,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     }),
   );
 
+  if (options.health !== undefined) addMetricsRoute(app, options.health);
   app.get('/server', (c) =>
     c.json({
       simulation: options.simulation ?? 'optional',

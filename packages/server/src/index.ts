@@ -11,6 +11,7 @@ export type {
   PendingQuestion,
 } from './http-interviewer.js';
 export { createHttpInterviewer, toAnswer } from './http-interviewer.js';
+export type { RequestRecord } from './observe-requests.js';
 export type { PipelineLimits } from './pipeline-limits.js';
 export { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
 export type { NodeDisplayStatus, RenderRunGraphOptions } from './render-run-graph.js';
@@ -31,8 +32,17 @@ export type {
 export { RunManager } from './run-manager.js';
 export type { RunDetails, RunState, RunSummary } from './run-summary.js';
 export type { RunUsage } from './run-totals.js';
+export type {
+  CheckReadinessOptions,
+  MetricsExposition,
+  ReadinessCheck,
+  ReadinessReport,
+  ServerHealth,
+} from './server-health.js';
+export { checkReadiness } from './server-health.js';
 export type { ServerInfo, SimulationMode } from './server-info.js';
 export { serverInfoSchema, simulationModeSchema } from './server-info.js';
+export { SERVER_METRICS } from './server-metrics.js';
 export type { SharedStoreBackplaneOptions } from './shared-store-backplane.js';
 export { createSharedStoreBackplane } from './shared-store-backplane.js';
 export type { StageDirectory, StageDirectoryFileName } from './stage-directory-files.js';

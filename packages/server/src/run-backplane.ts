@@ -57,6 +57,8 @@ export interface BackplaneRunQueue {
   /** Queues a failed or cancelled run again, from its checkpoint. */
   resumeRun(options: { readonly runId: string }): Promise<unknown>;
   /** Closes the queue's connections. */
+  /** Runs by state (`RunQueue.countRuns`): the server's runs gauge and its readiness probe of the queue. */
+  countRuns?(): Promise<Readonly<Record<string, number>>>;
   close(): Promise<void>;
 }
 

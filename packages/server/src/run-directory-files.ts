@@ -5,7 +5,9 @@
  * (stage-directory-files.ts).
  */
 import {
+  accessSync,
   closeSync,
+  constants,
   existsSync,
   fstatSync,
   mkdirSync,
@@ -169,6 +171,12 @@ const RUN_FILES = [
   RUN_SOURCE_FILE,
   RUN_REQUEST_FILE,
 ] as const;
+
+/** Throws unless runs can be created under `runsDir` (made when missing): the local server's readiness probe. */
+export function checkRunsDirectory(runsDir: string): void {
+  mkdirSync(runsDir, { recursive: true });
+  accessSync(runsDir, constants.W_OK);
+}
 
 /** The names of the run directories under `runsDir` (those holding a `manifest.json`). */
 export function listRunDirectories(runsDir: string): string[] {

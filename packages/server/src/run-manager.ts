@@ -17,6 +17,7 @@ import {
   type JsonValue,
   type PipelineEvent,
   type PipelineRun,
+  type PipelineTelemetry,
   ResumeError,
   type RunResult,
   readRun,
@@ -128,6 +129,10 @@ export interface RunManagerOptions {
   readonly limits?: Partial<PipelineLimits>;
   /** Confines the commands of tool and agent stages (`runPipeline({ sandbox })`). Default: none. */
   readonly sandbox?: CommandSandbox;
+  /** The runs' OpenTelemetry spans and metrics (`runPipeline({ telemetry })`). Default: none. */
+  readonly telemetry?: PipelineTelemetry;
+  /** Receives every event of the runs (and their child runs), as the engine emits them. Default: none. */
+  readonly onRunEvent?: (event: PipelineEvent) => void;
 }
 
 /** A run executed by this server. */
@@ -902,7 +907,25 @@ export class RunManager {
       ...(record.maxSteps === undefined ? {} : { maxSteps: record.maxSteps }),
       ...(this.#options.secretValues === undefined ? {} : { secretValues: this.#options.secretValues }),
       ...(this.#options.sandbox === undefined ? {} : { sandbox: this.#options.sandbox }),
+      ...(this.#options.telemetry === undefined ? {} : { telemetry: this.#options.telemetry }),
+      ...(this.#options.onRunEvent === undefined ? {} : { onEvent: this.#options.onRunEvent }),
     };
+  }
+
+  /** How many of the runs this process executed or executes are in each state (the server's runs gauge). */
+  countByState(): Readonly<Partial<Record<RunState, number>>> {
+    const counts: Partial<Record<RunState, number>> = {
+      running: 0,
+      waiting: 0,
+      success: 0,
+      fail: 0,
+      cancelled: 0,
+    };
+    for (const id of this.#live.keys()) {
+      const state = this.summary(id).state;
+      counts[state] = (counts[state] ?? 0) + 1;
+    }
+    return counts;
   }
 
   #track(run: PipelineRun, graph: Graph, interviewer: HttpInterviewer, startedAt: string): LiveRun {

@@ -9,16 +9,22 @@ import {
   type Clock,
   type CommandSandbox,
   type HandlerRegistry,
+  type PipelineEvent,
+  type PipelineTelemetry,
   systemClock,
   type WorkspaceProvider,
 } from '@attractor/engine';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { serve } from '@hono/node-server';
 import { createServerApp, isLoopbackHostHeader } from './create-server-app.js';
+import type { RequestRecord } from './observe-requests.js';
 import type { PipelineLimits } from './pipeline-limits.js';
 import type { SharedRunStore } from './run-backplane.js';
+import { checkRunsDirectory } from './run-directory-files.js';
 import { type BackendFactory, RunManager } from './run-manager.js';
+import { checkReadiness, type MetricsExposition, type ServerHealth } from './server-health.js';
 import type { SimulationMode } from './server-info.js';
+import { observeServerRuns } from './server-metrics.js';
 import { createSharedStoreBackplane } from './shared-store-backplane.js';
 
 /** Options of {@link startServer}. */
@@ -85,6 +91,22 @@ export interface StartServerOptions {
    * The server closes neither the catalog nor the queue. Default: none (local runs under `runsDir`).
    */
   readonly shared?: SharedRunStore;
+  /**
+   * OpenTelemetry (a tracer and a meter from `@opentelemetry/api`): a span and a duration measurement per request
+   * (continuing a caller's `traceparent`), the runs' spans and metrics (`runPipeline({ telemetry })`), and the runs
+   * by state (`attractor.server.runs`). Default: none.
+   */
+  readonly telemetry?: PipelineTelemetry;
+  /**
+   * The body of `GET /metrics` (Prometheus text from the embedder's exporter, e.g. OpenTelemetry's
+   * `PrometheusExporter`); the route needs the token. Without it there is no `/metrics`. `GET /healthz` and
+   * `GET /readyz` (the runs directory, or the shared store and queue, reachable) are always served, without a token.
+   */
+  readonly metrics?: () => Promise<MetricsExposition>;
+  /** Receives every event of the runs this server executes, for a log. Default: none. */
+  readonly onRunEvent?: (event: PipelineEvent) => void;
+  /** Called once per answered request, for an access log. Default: none. */
+  readonly onRequest?: (record: RequestRecord) => void;
 }
 
 /** A running server. */
@@ -126,6 +148,8 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+    ...(options.onRunEvent === undefined ? {} : { onRunEvent: options.onRunEvent }),
   });
   const backplane =
     options.shared === undefined
@@ -140,7 +164,32 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
           sleep: manager.sleep,
           now: () => new Date((options.clock ?? systemClock).now()).toISOString(),
         });
+  const shared = options.shared;
+  const health: ServerHealth = {
+    ready: () =>
+      checkReadiness({
+        sleep: manager.sleep,
+        probes:
+          shared === undefined
+            ? { store: async () => checkRunsDirectory(manager.runsDir) }
+            : {
+                store: () => shared.catalog.readRunEntry('attractor-readiness-probe'),
+                queue: () => shared.queue.countRuns?.() ?? shared.queue.listRuns({ limit: 1 }),
+              },
+      }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  };
+  const meter = options.telemetry?.meter;
+  const stopObserving =
+    meter === undefined
+      ? undefined
+      : observeServerRuns(meter, () =>
+          shared === undefined ? manager.countByState() : (shared.queue.countRuns?.() ?? {}),
+        );
   const app = createServerApp({
+    health,
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+    ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
     manager,
     ...(backplane === undefined ? {} : { backplane }),
     token,
@@ -166,6 +215,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolveClosed) => server.close(() => resolveClosed()));
+        stopObserving?.();
         await backplane?.close();
         await manager.stopAll();
         await manager.streamsDone();

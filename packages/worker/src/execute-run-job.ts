@@ -12,7 +12,9 @@ import {
   type HandlerRegistry,
   type InterviewTimeoutEvent,
   type PipelineCancelledEvent,
+  type PipelineEvent,
   type PipelineSuspendedEvent,
+  type PipelineTelemetry,
   type Question,
   ResumeError,
   RunLockedError,
@@ -90,6 +92,10 @@ export interface ExecuteRunJobOptions {
   readonly clock: Clock;
   readonly emit: (event: WorkerEvent) => void;
   readonly active: Map<string, ActiveRun>;
+  /** The run's telemetry (the job's span as its parent). */
+  readonly telemetry?: PipelineTelemetry;
+  /** Receives each event of the run as the store records it. */
+  readonly onRunEvent?: (event: PipelineEvent) => void;
   /**
    * The worker's environment, where the context values the queue stores masked are read from (`deploy_token` from
    * `DEPLOY_TOKEN`, see `resolveSecretContext`). Default: none (a run with a masked secret is refused).
@@ -229,6 +235,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     workdir,
     clock: options.clock,
     abortSignal: AbortSignal.any([controller.signal, job.signal]),
+    ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     // A suspension is no cancellation: the run's log says where it waits (the run index shows it waiting).
     createRunStore: catalogRunStores({
       catalog: options.catalog,
@@ -238,7 +245,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
       onCheckpoint: (logsRoot) => {
         if (drainReason !== undefined && isTopLevel(logsRoot)) active.stop('stop', drainReason);
       },
-      mapEvent: (event) => {
+      mapEvent: reportingTo(options.onRunEvent, (event) => {
         if (event.type === 'stage.started' && event.branchPath === undefined) options.onStage?.(event.nodeId);
         if (
           event.type === 'pipeline.cancelled' &&
@@ -258,7 +265,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
           durationMs: Math.max(0, Date.parse(event.timestamp) - askedAt.getTime()),
         };
         return timeout;
-      },
+      }),
     }),
     logsRoot: join(options.runsRoot, runId),
   };
@@ -353,5 +360,18 @@ function suspendedEvent(
     question: gate.question,
     ...(gate.deadlineAt === undefined ? {} : { deadlineAt: gate.deadlineAt.toISOString() }),
     durationMs: cancelled.durationMs,
+  };
+}
+
+/** `map`, also handing each event it keeps to `listener`. */
+function reportingTo(
+  listener: ((event: PipelineEvent) => void) | undefined,
+  map: (event: PipelineEvent) => PipelineEvent | undefined,
+): (event: PipelineEvent) => PipelineEvent | undefined {
+  if (listener === undefined) return map;
+  return (event) => {
+    const mapped = map(event);
+    if (mapped !== undefined) listener(mapped);
+    return mapped;
   };
 }

@@ -20,6 +20,7 @@ export { describeQueueLocation, QUEUE_SETTING } from './queue-location.js';
 export { CANCEL_CHANNEL, DEAD_RUN_QUEUE_NAME, QUEUE_SCHEMA, RUN_QUEUE_NAME } from './queue-tables.js';
 export type { QueuedRun, QueuedRunState, QueuedRunSummary, RunRequest } from './queued-run.js';
 export type { RunExecutorCommand } from './run-in-executor.js';
+export type { RunJobOutcome } from './run-job-span.js';
 export type {
   ConnectRunQueueOptions,
   EnqueueRunOptions,
@@ -37,3 +38,5 @@ export { serveRunExecutor } from './serve-run-executor.js';
 export { MIN_QUEUE_KEY_LENGTH, signRunRequest, verifyRunRequest } from './sign-run-request.js';
 export type { RunningWorker, StartWorkerOptions, WorkerEvent, WorkerService } from './start-worker.js';
 export { startWorker } from './start-worker.js';
+export type { WorkerMetrics } from './worker-metrics.js';
+export { WORKER_METRICS } from './worker-metrics.js';

@@ -23,6 +23,12 @@ export interface RunRequest {
    * of run `runId`, which is only read (engine `startForkedPipeline`).
    */
   readonly fork?: { readonly runId: string; readonly at: string };
+  /**
+   * The W3C Trace Context headers (`traceparent`, `tracestate`) of the trace the run belongs to, set by `enqueueRun`
+   * from its span or the active context: every worker that executes the run (a start, a resume after a gate or a
+   * dead worker) continues that trace, so one run's trace spans machines. Absent when nothing was traced.
+   */
+  readonly trace?: Readonly<Record<string, string>>;
 }
 
 /**

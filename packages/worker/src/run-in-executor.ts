@@ -7,7 +7,7 @@
  * run's count of crashes grows.
  */
 import { spawn } from 'node:child_process';
-import type { JsonValue } from '@attractor/engine';
+import type { JsonValue, PipelineEvent } from '@attractor/engine';
 import type { ActiveRun, RunJob, RunJobQueue } from './execute-run-job.js';
 import type { FromExecutorMessage, ToExecutorMessage } from './executor-messages.js';
 import type { WorkerEvent } from './start-worker.js';
@@ -46,6 +46,10 @@ export interface RunInExecutorOptions {
   readonly onProcessGroups?: (key: string, processGroupIds: readonly number[]) => void;
   /** The runs this worker executes, by run id: the executor's run is there while it lives. */
   readonly active: Map<string, ActiveRun>;
+  /** The W3C Trace Context of the job's span, for the run's spans in the executor. */
+  readonly trace?: Readonly<Record<string, string>>;
+  /** Receives the run events the executor forwards (see `FORWARDED_RUN_EVENTS`). */
+  readonly onRunEvent?: (event: PipelineEvent) => void;
 }
 
 /** The tail of an executor's stderr kept to tell an out-of-memory death, in characters. */
@@ -110,6 +114,9 @@ export function runInExecutor(options: RunInExecutorOptions): Promise<ExecutorOu
       case 'event':
         options.emit(message.event);
         return;
+      case 'run-event':
+        options.onRunEvent?.(message.event);
+        return;
       case 'process-groups':
         if (message.ids.length === 0) groups.delete(message.key);
         else groups.set(message.key, message.ids);
@@ -137,6 +144,7 @@ export function runInExecutor(options: RunInExecutorOptions): Promise<ExecutorOu
         workdirRoot: options.workdirRoot,
         runsRoot: options.runsRoot,
         settings: options.executor.settings,
+        ...(options.trace === undefined ? {} : { trace: options.trace }),
       });
     });
     const finish = (outcome: ExecutorOutcome) => {

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Answer, type Clock, type Question, systemClock } from '@attractor/engine';
+import type { Tracer } from '@opentelemetry/api';
 import pg from 'pg';
 import { type Db as IDatabase, PgBoss } from 'pg-boss';
 import { AnswerRefusedError } from './errors/answer-refused-error.js';
@@ -23,6 +24,7 @@ import {
 } from './queue-tables.js';
 import type { QueuedRun, QueuedRunState, QueuedRunSummary, RunRequest } from './queued-run.js';
 import { type RunQueueReader, type RunStatesFilter, selectRun, selectRunStates } from './run-queue-reader.js';
+import { withEnqueueSpan } from './run-trace-context.js';
 import { queueKeyProblem, signRunRequest, verifyRunRequest } from './sign-run-request.js';
 
 /** Why a run job was sent: a new run, an answer, a gate's deadline, or a worker that stopped and handed it back. */
@@ -78,6 +80,11 @@ export interface ConnectRunQueueOptions extends RunQueueJobOptions {
   readonly maxConnections?: number;
   /** Time source (default run ids). Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * Traces `enqueueRun` (a `send attractor-runs` span whose context is stored with the run, see `RunRequest.trace`).
+   * Default: none (the active context is stored, if any).
+   */
+  readonly tracer?: Tracer;
   /**
    * The queue key (the CLI reads `ATTRACTOR_QUEUE_KEY`), shared by everyone who enqueues and every worker: runs
    * enqueued through this connection are signed with it (an HMAC of the run id and request), and
@@ -152,6 +159,11 @@ export interface RunQueue {
    *   ended that way.
    */
   resumeRun(options: { readonly runId: string }): Promise<QueuedRunState>;
+  /**
+   * How many runs the queue's table holds in each state (every state, 0 when none): the queue depth is `queued`.
+   * Also a probe that the queue is reachable (rejects when it is not).
+   */
+  countRuns(): Promise<Readonly<Record<QueuedRunState, number>>>;
   /** Sends a run job (the worker: a run handed back, a gate's deadline). Internal. */
   sendJob(data: RunJobData, startAfter?: Date): Promise<void>;
   /**
@@ -329,22 +341,29 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         },
         options.secretValues,
       );
-      await inTransaction(async (client, db) => {
-        const inserted = await client.query<{ request_text: string }>(
-          `INSERT INTO ${QUEUE_SCHEMA}.runs (run_id, request, state) VALUES ($1, $2, 'queued') ON CONFLICT DO NOTHING RETURNING request::text AS request_text`,
-          [runId, JSON.stringify(stored)],
-        );
-        const requestText = inserted.rows[0]?.request_text;
-        if (inserted.rowCount !== 1 || requestText === undefined)
-          throw new Error(`Run id "${runId}" is taken: pick another one.`);
-        if (queueKey !== undefined) {
-          // Signed as PostgreSQL stores it (jsonb's canonical text), so that a worker reads back the same bytes.
-          await client.query(`UPDATE ${QUEUE_SCHEMA}.runs SET signature = $2 WHERE run_id = $1`, [
-            runId,
-            signRunRequest({ key: queueKey, runId, requestText }),
-          ]);
-        }
-        await send(db, { runId, trigger: 'start' });
+      await withEnqueueSpan({ tracer: options.tracer, runId }, (trace) => {
+        // The trace context goes into the request before it is signed: a worker verifies it with the rest.
+        const traced: RunRequest = {
+          ...stored,
+          ...((request.trace ?? trace) === undefined ? {} : { trace: request.trace ?? trace }),
+        };
+        return inTransaction(async (client, db) => {
+          const inserted = await client.query<{ request_text: string }>(
+            `INSERT INTO ${QUEUE_SCHEMA}.runs (run_id, request, state) VALUES ($1, $2, 'queued') ON CONFLICT DO NOTHING RETURNING request::text AS request_text`,
+            [runId, JSON.stringify(traced)],
+          );
+          const requestText = inserted.rows[0]?.request_text;
+          if (inserted.rowCount !== 1 || requestText === undefined)
+            throw new Error(`Run id "${runId}" is taken: pick another one.`);
+          if (queueKey !== undefined) {
+            // Signed as PostgreSQL stores it (jsonb's canonical text), so that a worker reads back the same bytes.
+            await client.query(`UPDATE ${QUEUE_SCHEMA}.runs SET signature = $2 WHERE run_id = $1`, [
+              runId,
+              signRunRequest({ key: queueKey, runId, requestText }),
+            ]);
+          }
+          await send(db, { runId, trigger: 'start' });
+        });
       });
       return runId;
     },
@@ -455,6 +474,21 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
         await send(db, { runId, trigger: 'resume' });
         return state;
       });
+    },
+    async countRuns() {
+      const { rows } = await pool.query<{ state: QueuedRunState; runs: number }>(
+        `SELECT state, count(*)::int AS runs FROM ${QUEUE_SCHEMA}.runs GROUP BY state`,
+      );
+      const counts: Record<QueuedRunState, number> = {
+        queued: 0,
+        running: 0,
+        waiting: 0,
+        success: 0,
+        fail: 0,
+        cancelled: 0,
+      };
+      for (const row of rows) counts[row.state] = row.runs;
+      return counts;
     },
     async sendJob(data, startAfter) {
       await inTransaction((_client, db) => send(db, data, startAfter));

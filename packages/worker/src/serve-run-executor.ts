@@ -4,11 +4,17 @@
  * to this process (a stage's `kill -9 $PPID`, running it out of memory) ends this process only: the worker, its
  * other runs and their jobs live on, and the worker counts the crash against this run alone.
  */
-import { type Clock, type JsonValue, systemClock } from '@attractor/engine';
+import { type Clock, type JsonValue, type PipelineTelemetry, systemClock } from '@attractor/engine';
 import { createActiveRuns } from './active-runs.js';
 import type { WorkerRunCatalog } from './catalog-run-stores.js';
 import { executeRunJob, type PrepareRun, type RunJobQueue } from './execute-run-job.js';
-import type { ExecutorQueueMethod, FromExecutorMessage, ToExecutorMessage } from './executor-messages.js';
+import {
+  type ExecutorQueueMethod,
+  FORWARDED_RUN_EVENTS,
+  type FromExecutorMessage,
+  type ToExecutorMessage,
+} from './executor-messages.js';
+import { storedTraceContext } from './run-trace-context.js';
 
 /** What an executor process executes a run with, opened from the worker's `settings`. */
 export interface RunExecutorServices {
@@ -18,7 +24,13 @@ export interface RunExecutorServices {
   readonly prepare: PrepareRun;
   /** Where masked context secrets are read from (`DEPLOY_TOKEN`): the executor's environment. Default: none. */
   readonly environment?: Readonly<Record<string, string | undefined>>;
-  /** Closes what `open` opened. */
+  /**
+   * The executor's OpenTelemetry tracer (its own SDK: nothing crosses the process boundary but the trace context):
+   * the run's spans go under the worker's job span. A meter here is not used: the worker records the run's metrics
+   * from the events this process forwards. Default: none (no spans).
+   */
+  readonly telemetry?: Pick<PipelineTelemetry, 'tracer' | 'recordContent'>;
+  /** Closes what `open` opened (and exports what its telemetry holds). */
   readonly close?: () => Promise<void>;
 }
 
@@ -127,6 +139,20 @@ export async function serveRunExecutor(options: ServeRunExecutorOptions): Promis
         void post({ type: 'process-groups', key, ids: [...ids] });
       },
       onStage: (nodeId) => void post({ type: 'stage', nodeId }),
+      onRunEvent: (event) => {
+        if (FORWARDED_RUN_EVENTS.has(event.type)) void post({ type: 'run-event', event });
+      },
+      ...(services.telemetry?.tracer === undefined
+        ? {}
+        : {
+            telemetry: {
+              tracer: services.telemetry.tracer,
+              parentContext: storedTraceContext(start.trace),
+              ...(services.telemetry.recordContent === undefined
+                ? {}
+                : { recordContent: services.telemetry.recordContent }),
+            },
+          }),
       workerId: start.workerId,
       clock: options.clock ?? systemClock,
       emit: (event) => void post({ type: 'event', event }),

@@ -7,18 +7,27 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { type Clock, systemClock } from '@attractor/engine';
+import {
+  type Clock,
+  createRunMetrics,
+  type PipelineEvent,
+  type PipelineTelemetry,
+  systemClock,
+} from '@attractor/engine';
 import type pg from 'pg';
 import type { Job } from 'pg-boss';
 import { type ActiveRuns, createActiveRuns } from './active-runs.js';
 import type { WorkerRunCatalog } from './catalog-run-stores.js';
 import { executeRunJob, type PrepareRun } from './execute-run-job.js';
 import { failDeadRunJob } from './fail-dead-run-job.js';
+import { type ObservedRunJob, observeRunJob } from './observe-run-job.js';
 import { startProcessGroupGuard } from './process-group-guard.js';
 import { CANCEL_CHANNEL, DEAD_RUN_QUEUE_NAME, RUN_QUEUE_NAME } from './queue-tables.js';
 import { type RunExecutorCommand, runInExecutor } from './run-in-executor.js';
 import { type ConnectRunQueueOptions, connectRunQueue, type RunJobData, type RunQueue } from './run-queue.js';
+import { traceHeadersOf } from './run-trace-context.js';
 import { connectWhenAvailable, watchServices } from './watch-services.js';
+import { observeWorker } from './worker-metrics.js';
 
 /** Something a worker did, for its log. */
 export type WorkerEvent =
@@ -110,6 +119,20 @@ export interface StartWorkerOptions extends Omit<ConnectRunQueueOptions, 'url' |
   readonly clock?: Clock;
   /** End the worker's stage commands when it dies (a guard process). Default: true. */
   readonly guardProcessGroups?: boolean;
+  /**
+   * OpenTelemetry (a tracer and a meter from `@opentelemetry/api`): each job gets a `process attractor-runs` span in
+   * the trace its run was enqueued in (`RunRequest.trace`), the parent of the engine's run span (an executor process
+   * gets the span's context and traces with its own `RunExecutorServices.telemetry`); the meter records the runs'
+   * metrics (`createRunMetrics`, from their events) and the worker's (`WORKER_METRICS`: busy slots, the queue's runs
+   * by state, queue latency, jobs). Default: none.
+   */
+  readonly telemetry?: PipelineTelemetry;
+  /**
+   * Receives the events of the runs it executes that a log and the metrics use (the runs' and stages' starts and
+   * ends, retries, gates, LLM usage, stage warnings), as the store records them (a suspension as
+   * `pipeline.suspended`); from executor processes too.
+   */
+  readonly onRunEvent?: (event: PipelineEvent) => void;
 }
 
 /** A running worker. */
@@ -117,6 +140,8 @@ export interface RunningWorker {
   readonly id: string;
   /** The ids of the runs it executes now. */
   running(): readonly string[];
+  /** Resolves when the queue's PostgreSQL answers; rejects with why not (a readiness probe). */
+  checkQueue(): Promise<void>;
   /**
    * Stops taking runs and closes its connections once its runs are handed back. With `drainSeconds`, each run first
    * finishes the stage it is in (its checkpoint written), and is then handed back to the queue: another worker goes
@@ -175,6 +200,20 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
     clock,
     emit,
   });
+  const meter = options.telemetry?.meter;
+  const metrics =
+    meter === undefined
+      ? undefined
+      : observeWorker({ meter, queue, slots: options.concurrency ?? 1, busySlots: () => active.size });
+  // The runs' metrics come from their events, here in the worker: an executor's process has no exporter of its own.
+  const recordRunMetrics = meter === undefined ? undefined : createRunMetrics({ meter });
+  const onRunEvent =
+    recordRunMetrics === undefined && options.onRunEvent === undefined
+      ? undefined
+      : (event: PipelineEvent) => {
+          recordRunMetrics?.(event);
+          options.onRunEvent?.(event);
+        };
 
   const listener = await listenForCancels(queue, clock, (runId, reason) => {
     active.get(runId)?.stop('cancel', reason);
@@ -193,7 +232,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   const maxCrashes = options.maxExecutorCrashes ?? 3;
 
   /** Executes one run job: checks its signature, then runs it in an executor process (or here). */
-  const handleRunJob = async (job: Job<RunJobData>): Promise<void> => {
+  const handleRunJob = async (job: Job<RunJobData>, observed: ObservedRunJob): Promise<void> => {
+    const emit = observed.emit;
     const { runId } = job.data;
     if (options.queueKey !== undefined) {
       const check = await queue.verifyRun(runId);
@@ -218,9 +258,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         emit,
         active,
         ...(options.environment === undefined ? {} : { environment: options.environment }),
+        ...(observed.telemetry === undefined ? {} : { telemetry: observed.telemetry }),
+        ...(onRunEvent === undefined ? {} : { onRunEvent }),
       });
       return;
     }
+    const traced = observed.telemetry?.parentContext;
+    const trace = traced === undefined ? undefined : traceHeadersOf(traced);
     const outcome = await runInExecutor({
       executor,
       job,
@@ -231,6 +275,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       emit,
       ...(onProcessGroups === undefined ? {} : { onProcessGroups }),
       active,
+      ...(trace === undefined ? {} : { trace }),
+      ...(onRunEvent === undefined ? {} : { onRunEvent }),
     });
     if (outcome.kind === 'done') return;
     if (outcome.kind === 'failed') throw new Error(outcome.message);
@@ -264,7 +310,10 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
       notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
     },
     async (jobs: Job<RunJobData>[]) => {
-      for (const job of jobs) await handleRunJob(job);
+      for (const job of jobs) {
+        const observe = { job, queue, workerId, clock, telemetry: options.telemetry, metrics, emit };
+        await observeRunJob(observe, (observed) => handleRunJob(job, observed));
+      }
     },
   );
 
@@ -288,6 +337,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
   return {
     id: workerId,
     running: () => [...active.keys()],
+    checkQueue: async () => {
+      await queue.pool.query('SELECT 1');
+    },
     stop(stopOptions = {}) {
       const drainMs = Math.max(0, (stopOptions.drainSeconds ?? 0) * 1000);
       if (stopping !== undefined) {
@@ -310,6 +362,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<RunningW
         const deadline = clock.now() + 30_000;
         while (active.size > 0 && clock.now() < deadline) await clock.sleep(50);
         monitor.close();
+        metrics?.stop();
         await listener.close();
         await queue.close();
         guard?.close();

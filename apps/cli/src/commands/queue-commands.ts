@@ -12,6 +12,7 @@ import { type Colors, createColors } from '../colors.js';
 import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { loadPipeline } from '../load-pipeline.js';
+import { startTelemetry } from '../observability/start-telemetry.js';
 import type { RunCliOptions } from '../run/run-cli-options.js';
 import {
   connectQueueOrExplain,
@@ -85,7 +86,19 @@ export async function enqueueCommand(options: {
     ...lintOptionsOf(config),
     ...(cli.strict === undefined ? {} : { strict: cli.strict }),
   });
-  const queue = await connectQueueOrExplain(queueUrl, io);
+  // With --otel, the enqueue is a span and the run's trace (continued by each worker) starts here.
+  const observed = await startTelemetry({
+    cli: cli,
+    env: io.env,
+    prometheus: false,
+    serviceName: 'attractor',
+  });
+  const queue = await connectQueueOrExplain(queueUrl, io, observed.telemetry?.tracer).catch(
+    async (error: unknown) => {
+      await observed.shutdown();
+      throw error;
+    },
+  );
   try {
     const runId = await queue
       .enqueueRun({
@@ -116,6 +129,7 @@ export async function enqueueCommand(options: {
     }
   } finally {
     await queue.close();
+    await observed.shutdown();
   }
 }
 

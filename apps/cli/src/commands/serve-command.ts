@@ -13,6 +13,9 @@ import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { type CliConfig, loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
+import { createJsonLog } from '../observability/json-log.js';
+import { logRunEvent } from '../observability/log-run-event.js';
+import { startTelemetry } from '../observability/start-telemetry.js';
 import { resolveBackend } from '../run/backend-choice.js';
 import { createAiBackend } from '../run/create-ai-backend.js';
 import { readPrices } from '../run/create-run-services.js';
@@ -148,6 +151,18 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     );
   }
 
+  // Prometheus metrics always (GET /metrics, with the token); spans with --otel or the OTEL_* variables.
+  const observed = await startTelemetry({
+    cli: options,
+    env: io.env,
+    prometheus: true,
+    serviceName: 'attractor-server',
+  });
+  const log =
+    options.logFormat === 'json'
+      ? createJsonLog({ output: io.stdout, service: 'attractor-server' })
+      : undefined;
+
   // A shared run store: runs are enqueued and executed by `attractor worker`s; this server only shows and steers them.
   const storeUrl = storeUrlOf(options.store, io);
   const shared =
@@ -157,7 +172,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           const queueUrl = requireQueueUrl(options.queue, io, '`attractor serve --store`');
           const catalog = await openRunCatalog(storeUrl, io);
           try {
-            const queue = await connectQueueOrExplain(queueUrl, io);
+            const queue = await connectQueueOrExplain(queueUrl, io, observed.telemetry?.tracer);
             // PostgreSQL announces appended events (NOTIFY): streams follow them at once and poll slowly besides.
             const notifying = catalog as Partial<Pick<PostgresRunCatalog, 'subscribeEvents'>>;
             return {
@@ -171,7 +186,10 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
             await catalog.close();
             throw error;
           }
-        })();
+        })().catch(async (error: unknown) => {
+          await observed.shutdown();
+          throw error;
+        });
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -194,10 +212,22 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       secretValues: [...secretValues, ...(io.secretValues ?? [])],
       ...(shared === undefined ? {} : { shared }),
       ...(sandbox === undefined ? {} : { sandbox }),
+      ...(observed.telemetry === undefined ? {} : { telemetry: observed.telemetry }),
+      ...(observed.metrics === undefined ? {} : { metrics: observed.metrics }),
+      ...(log === undefined
+        ? {}
+        : {
+            onRunEvent: (event) => logRunEvent(log, event),
+            onRequest: (request) => {
+              // Probes and scrapes come every few seconds: not worth a line each.
+              if (!PROBE_ROUTES.has(request.route)) log.info(request, 'request');
+            },
+          }),
     });
   } catch (error) {
     await shared?.queue.close();
     await shared?.catalog.close();
+    await observed.shutdown();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       throw new CliError({
@@ -211,9 +241,31 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
 
   // Listen for Ctrl-C before printing the URL: a supervisor may stop the server as soon as it sees it.
   const stopped = waitForStop(command.stopSignal);
-  io.stdout.write(`${colors.bold('Attractor server')} listening on ${server.url}\n`);
   // A token from the environment is a secret like any other: the console masks it, so say where it is instead.
   const tokenFromEnv = nonEmpty(options.token) === undefined && token !== undefined;
+  if (log !== undefined) {
+    log.info(
+      {
+        url: server.url,
+        ...(tokenFromEnv ? { tokenFrom: SERVER_TOKEN_ENV } : { token: server.token }),
+        ...(shared === undefined ? {} : { store: shared.catalog.location, queue: shared.queue.location }),
+        tracing: observed.tracing,
+      },
+      'listening',
+    );
+    if (!isLoopback(options.host)) {
+      log.warn(
+        { host: options.host },
+        'listening beyond this machine: anyone with the token can start pipelines',
+      );
+    }
+    if (options.allowTools === true) log.warn('--allow-tools: submitted pipelines can run shell commands');
+    await stopped;
+    log.info('stopping: cancelling running pipelines (their checkpoints are kept)');
+    await closeAll(server, shared, observed);
+    return 0;
+  }
+  io.stdout.write(`${colors.bold('Attractor server')} listening on ${server.url}\n`);
   if (shared !== undefined) {
     io.stdout.write(
       `Runs: ${shared.catalog.location} (started runs are queued for \`attractor worker\`; queue ${shared.queue.location})\n`,
@@ -236,10 +288,25 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
 
   await stopped;
   io.stderr.write('Stopping: cancelling running pipelines (their checkpoints are kept)…\n');
+  await closeAll(server, shared, observed);
+  return 0;
+}
+
+/** Routes of health probes and metric scrapes, left out of the JSON request log. */
+const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Stops the server, then closes the shared store and queue and flushes the telemetry. */
+async function closeAll(
+  server: { close(): Promise<void> },
+  shared:
+    | { readonly queue: { close(): Promise<void> }; readonly catalog: { close(): Promise<void> } }
+    | undefined,
+  observed: { shutdown(): Promise<void> },
+): Promise<void> {
   await server.close();
   await shared?.queue.close();
   await shared?.catalog.close();
-  return 0;
+  await observed.shutdown();
 }
 
 function waitForStop(signal: AbortSignal | undefined): Promise<void> {

@@ -34,6 +34,12 @@ export interface ServeCliOptions {
   readonly agentPermissions?: 'edit' | 'full';
   /** `--sandbox`: confine the tool and agent stage commands of every run this server executes. */
   readonly sandbox?: SandboxKind;
+  /** `--otel`: export spans of requests and runs (OpenTelemetry, configured by `OTEL_*`). */
+  readonly otel?: boolean;
+  /** `--otel-content`: `--otel`, with prompt and response text in the spans. */
+  readonly otelContent?: boolean;
+  /** `--log-format`: the console's lines (`human`, default) or one JSON object a line on stdout (`json`). */
+  readonly logFormat?: 'human' | 'json';
 }
 
 /** The name of the environment variable holding the server token. */

@@ -6,6 +6,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { MetricsExposition } from '@attractor/server';
 import type { RunningWorker, WorkerEvent } from '@attractor/worker';
 import { claimInterrupt } from '../claim-interrupt.js';
 import { cliCommand } from '../cli-command.js';
@@ -14,6 +16,11 @@ import { createColors } from '../colors.js';
 import { loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { resolveSandbox, type SandboxKind } from '../run/resolve-sandbox.js';
+import type { HealthListener } from '../observability/health-listener.js';
+import { createJsonLog } from '../observability/json-log.js';
+import { logRunEvent } from '../observability/log-run-event.js';
+import { logWorkerEvent } from '../observability/log-worker-event.js';
+import { startTelemetry } from '../observability/start-telemetry.js';
 import {
   openRunCatalog,
   QUEUE_KEY_SETTING,
@@ -55,6 +62,16 @@ export interface WorkerCliOptions {
   readonly sandbox?: SandboxKind;
   /** Internal: this process is the executor of one run, started by a worker. */
   readonly runExecutor?: boolean;
+  /** `--otel`: export spans of jobs and runs (OpenTelemetry, configured by `OTEL_*`). */
+  readonly otel?: boolean;
+  /** `--otel-content`: `--otel`, with prompt and response text in the spans. */
+  readonly otelContent?: boolean;
+  /** `--log-format`: the console's lines (`human`, default) or one JSON object a line on stdout (`json`). */
+  readonly logFormat?: 'human' | 'json';
+  /** `--metrics-port`: serve `/healthz`, `/readyz` and `/metrics` on this port. */
+  readonly metricsPort?: number;
+  /** `--metrics-host`: the interface of that listener. Default: 127.0.0.1. */
+  readonly metricsHost?: string;
 }
 
 /** The connections of an executor: few, it executes one run. */
@@ -93,8 +110,20 @@ export async function workerCommand(options: {
   const catalog = await openRunCatalog(storeUrl, io, { probe: false });
   const { startWorker, QueueUnavailableError } = await import('@attractor/worker');
   const queueKey = queueKeyOf(io);
-  const log = (event: WorkerEvent) =>
-    io.stderr.write(`${describe(event, `${cliCommand(io.env)} answer`, queueHintOption(cli.queue, io))}\n`);
+  // Metrics for Prometheus with --metrics-port; spans with --otel or the OTEL_* variables.
+  const observed = await startTelemetry({
+    cli: cli,
+    env: io.env,
+    prometheus: cli.metricsPort !== undefined,
+    serviceName: 'attractor-worker',
+  });
+  const jsonLog =
+    cli.logFormat === 'json' ? createJsonLog({ output: io.stdout, service: 'attractor-worker' }) : undefined;
+  const log = (event: WorkerEvent) => {
+    if (jsonLog !== undefined) logWorkerEvent(jsonLog, event);
+    else
+      io.stderr.write(`${describe(event, `${cliCommand(io.env)} answer`, queueHintOption(cli.queue, io))}\n`);
+  };
   let worker: RunningWorker;
   try {
     worker = await startWorker({
@@ -120,9 +149,12 @@ export async function workerCommand(options: {
       ...(cli.maxCrashes === undefined ? {} : { maxExecutorCrashes: cli.maxCrashes }),
       startupWaitSeconds: cli.waitForServices ?? 60,
       onEvent: log,
+      ...(observed.telemetry === undefined ? {} : { telemetry: observed.telemetry }),
+      ...(jsonLog === undefined ? {} : { onRunEvent: (event) => logRunEvent(jsonLog, event) }),
     });
   } catch (error) {
     await catalog.close();
+    await observed.shutdown();
     if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
     if (error instanceof Error && !CliError.isInstance(error)) {
       throw new CliError({
@@ -135,31 +167,74 @@ export async function workerCommand(options: {
     throw error;
   }
   const drainSeconds = cli.drainSeconds ?? 30;
-  io.stderr.write(
-    `${colors.bold('attractor worker')} ${worker.id}: ${cli.concurrency ?? 1} at a time; store ${catalog.location}; workdirs under ${workdirRoot}; ${policy.allowTools ? 'tool stages allowed' : 'no tool stages (--allow-tools)'}${queueKey === undefined ? '' : `; runs signed with ${QUEUE_KEY_SETTING} only`}\n`,
-  );
+  const health =
+    cli.metricsPort === undefined || observed.metrics === undefined
+      ? undefined
+      : await startWorkerHealth({
+          host: cli.metricsHost ?? '127.0.0.1',
+          port: cli.metricsPort,
+          metrics: observed.metrics,
+          probes: {
+            store: () => catalog.readRunEntry('attractor-readiness-probe'),
+            queue: () => worker.checkQueue(),
+          },
+        }).catch(async (error: unknown) => {
+          await worker.stop();
+          await catalog.close();
+          await observed.shutdown();
+          throw error;
+        });
+  if (jsonLog === undefined) {
+    io.stderr.write(
+      `${colors.bold('attractor worker')} ${worker.id}: ${cli.concurrency ?? 1} at a time; store ${catalog.location}; workdirs under ${workdirRoot}; ${policy.allowTools ? 'tool stages allowed' : 'no tool stages (--allow-tools)'}${queueKey === undefined ? '' : `; runs signed with ${QUEUE_KEY_SETTING} only`}\n`,
+    );
+    if (health !== undefined)
+      io.stderr.write(`health and metrics: ${health.url}/healthz, /readyz, /metrics\n`);
+  } else {
+    jsonLog.info(
+      {
+        workerId: worker.id,
+        concurrency: cli.concurrency ?? 1,
+        store: catalog.location,
+        workdirRoot,
+        allowTools: policy.allowTools,
+        signedRunsOnly: queueKey !== undefined,
+        ...(health === undefined ? {} : { health: health.url }),
+        tracing: observed.tracing,
+      },
+      'worker started',
+    );
+  }
   await new Promise<void>((resolveStop) => {
     let signals = 0;
     const onSignal = claimInterrupt((): void => {
       signals += 1;
       if (signals === 1 && drainSeconds > 0) {
-        io.stderr.write(
-          `worker ${worker.id}: draining: running stages may finish within ${drainSeconds} s, then their runs go back to the queue (signal again to hand them back now)\n`,
+        say(
+          `worker ${worker.id}: draining: running stages may finish within ${drainSeconds} s, then their runs go back to the queue (signal again to hand them back now)`,
         );
         void worker.stop({ drainSeconds }).then(resolveStop, resolveStop);
         return;
       }
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      io.stderr.write(`worker ${worker.id}: stopping; its runs go back to the queue now\n`);
+      say(`worker ${worker.id}: stopping; its runs go back to the queue now`);
       void worker.stop().then(resolveStop, resolveStop);
     });
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  await health?.close();
   await catalog.close();
-  io.stderr.write(`worker ${worker.id}: stopped\n`);
+  await observed.shutdown();
+  say(`worker ${worker.id}: stopped`);
   return 0;
+
+  /** A line about the worker itself: on the console, or in the JSON log. */
+  function say(message: string): void {
+    if (jsonLog === undefined) io.stderr.write(`${message}\n`);
+    else jsonLog.info({ workerId: worker.id }, message);
+  }
 }
 
 /** `--run-executor`: executes the one run the worker that started this process sends, then exits. */
@@ -176,6 +251,13 @@ async function executeOneRun(options: {
   const { serveRunExecutor } = await import('@attractor/worker');
   await serveRunExecutor({
     open: async () => {
+      // The executor's own spans (the worker sends its job span's context); its run metrics are the worker's.
+      const observed = await startTelemetry({
+        cli: cli,
+        env: io.env,
+        prometheus: false,
+        serviceName: 'attractor-worker',
+      });
       const config = await loadCliConfig({
         cwd: io.cwd,
         ...(cli.config === undefined ? {} : { path: cli.config }),
@@ -194,7 +276,13 @@ async function executeOneRun(options: {
           workdirRoot: options.workdirRoot,
         }),
         environment: io.env,
-        close: () => catalog.close(),
+        ...(observed.telemetry?.tracer === undefined
+          ? {}
+          : { telemetry: { tracer: observed.telemetry.tracer, recordContent: cli.otelContent === true } }),
+        close: async () => {
+          await catalog.close();
+          await observed.shutdown();
+        },
       };
     },
   });
@@ -220,5 +308,37 @@ function describe(event: WorkerEvent, answer: string, queueOption: string): stri
       return `the ${event.service === 'queue' ? 'run queue' : 'run store'} is back (after ${Math.round(event.downForMs / 1000)} s)`;
     case 'warning':
       return `warning${event.runId === undefined ? '' : ` (run ${event.runId})`}: ${event.message}`;
+  }
+}
+
+/**
+ * The worker's health listener (`--metrics-port`): readiness from the store and queue probes, Prometheus text.
+ * @throws {CliError} when the port cannot be bound.
+ */
+async function startWorkerHealth(options: {
+  readonly host: string;
+  readonly port: number;
+  readonly metrics: () => Promise<MetricsExposition>;
+  readonly probes: Readonly<Record<string, () => Promise<unknown>>>;
+}): Promise<HealthListener> {
+  const [{ checkReadiness }, { startHealthListener }] = await Promise.all([
+    import('@attractor/server'),
+    import('../observability/health-listener.js'),
+  ]);
+  try {
+    return await startHealthListener({
+      host: options.host,
+      port: options.port,
+      metrics: options.metrics,
+      ready: () =>
+        checkReadiness({ probes: options.probes, sleep: (ms, signal) => delay(ms, undefined, { signal }) }),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliError({
+      code: 'CLI_USAGE',
+      message: `Cannot listen on ${options.host}:${options.port} for --metrics-port (${code ?? String(error)}). Choose another --metrics-port (0 picks a free one) or --metrics-host.`,
+      cause: error,
+    });
   }
 }

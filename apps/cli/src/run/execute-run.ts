@@ -34,6 +34,7 @@ import { describeFsError, fsFaultFix, isFsFault } from '../errors/describe-fs-er
 import { readRunDirectory } from '../inspect/read-run-directory.js';
 import { summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath, loadPipeline } from '../load-pipeline.js';
+import { startTelemetry } from '../observability/start-telemetry.js';
 import type { SetValue } from '../parse-options.js';
 import {
   mergeResumeOptions,
@@ -268,6 +269,12 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
 
   let legStageCount = 0;
   const controller = new AbortController();
+  const observed = await startTelemetry({
+    cli: cliOptions,
+    env: io.env,
+    prometheus: false,
+    serviceName: 'attractor',
+  });
   const common = {
     graph: pipeline.graph,
     registry: services.registry,
@@ -295,6 +302,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     ...(cliOptions.maxBudgetUsd === undefined ? {} : { maxBudgetUsd: cliOptions.maxBudgetUsd }),
     ...(cliOptions.maxTokens === undefined ? {} : { maxTokens: cliOptions.maxTokens }),
     ...(sandbox === undefined ? {} : { sandbox }),
+    ...(observed.telemetry === undefined ? {} : { telemetry: observed.telemetry }),
   };
   let run: PipelineRun | Promise<PipelineRun>;
   if (mode.kind === 'fork') {
@@ -391,6 +399,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   } finally {
     releaseSignals();
     services.dispose?.();
+    // The spans of the run leave before the process does.
+    await observed.shutdown();
   }
 }
 

@@ -53,6 +53,10 @@ export interface RunCliOptions extends BackendChoice {
   readonly from?: string;
   /** `resume` only: the DOT file, when it moved since the run started. */
   readonly graph?: string;
+  /** `--otel`: export the run's spans (OpenTelemetry, configured by the `OTEL_*` environment variables). */
+  readonly otel?: boolean;
+  /** `--otel-content`: `--otel`, with prompt and response text in the spans. */
+  readonly otelContent?: boolean;
   /** `run`: the workspace mode (README "Workspaces"). */
   readonly workspace?: 'git' | 'copy' | 'in-place' | 'auto';
   /** `run`, `fork`: where worktrees go. */

@@ -7,6 +7,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
 import type { RunQueue, RunQueueReader } from '@attractor/worker';
+import type { Tracer } from '@opentelemetry/api';
 import { quoteArgument } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
@@ -187,10 +188,10 @@ export function queueKeyOf(io: CliIo): string | undefined {
 /**
  * Connects to the run queue, turning an unreachable or refusing server into a one-line error that names the setting.
  * With `io`, runs it enqueues are signed with the queue key (`ATTRACTOR_QUEUE_KEY`) and refused when they hold one of
- * the secrets the CLI knows outside a secret-named key.
+ * the secrets the CLI knows outside a secret-named key; with `tracer`, `enqueueRun` is a span.
  * @throws {CliError} `CLI_SERVICE_UNAVAILABLE` (exit 1) or `CLI_USAGE` for a URL that is not PostgreSQL's.
  */
-export async function connectQueueOrExplain(url: string, io?: CliIo): Promise<RunQueue> {
+export async function connectQueueOrExplain(url: string, io?: CliIo, tracer?: Tracer): Promise<RunQueue> {
   const { connectRunQueue, QueueUnavailableError } = await import('./connect-queue.js');
   const queueKey = io === undefined ? undefined : queueKeyOf(io);
   try {
@@ -198,6 +199,7 @@ export async function connectQueueOrExplain(url: string, io?: CliIo): Promise<Ru
       url,
       ...(queueKey === undefined ? {} : { queueKey }),
       ...(io?.secretValues === undefined ? {} : { secretValues: io.secretValues }),
+      ...(tracer === undefined ? {} : { tracer }),
     });
   } catch (error) {
     if (QueueUnavailableError.isInstance(error)) throw serviceError(error);

@@ -24,16 +24,16 @@ export const SAMPLE_PROJECT = join(REPO_ROOT, 'examples', 'sample-project');
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 /**
- * The environment of the child: the parent's without provider keys, colour settings and the package-manager markers
- * that change printed hints (`npm_command`, `npm_config_user_agent`), with `ATTRACTOR_WORKSPACE=in-place`, plus
- * `extra`.
+ * The environment of the child: the parent's without provider keys, OpenTelemetry settings (`OTEL_*`), colour
+ * settings and the package-manager markers that change printed hints (`npm_command`, `npm_config_user_agent`), with
+ * `ATTRACTOR_WORKSPACE=in-place`, plus `extra`.
  */
 export function childEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
     if (
-      /^OPENAI_|^ANTHROPIC_|^GOOGLE_GENERATIVE_AI_|^GEMINI_API_KEY$|^FORCE_COLOR$|^NO_COLOR$|^CI$|^npm_command$|^npm_config_user_agent$/.test(
+      /^OTEL_|^OPENAI_|^ANTHROPIC_|^GOOGLE_GENERATIVE_AI_|^GEMINI_API_KEY$|^FORCE_COLOR$|^NO_COLOR$|^CI$|^npm_command$|^npm_config_user_agent$/.test(
         key,
       )
     )
