@@ -42,6 +42,11 @@ export interface WorkspaceOpenRequest {
   /** On resume: the stage path of the stage that was running or about to run, whose leftovers the patch keeps. */
   readonly interruptedStage?: string;
   readonly store: RunStore;
+  /**
+   * A fork's first start: the store of the run it forks (its `origin`), where a provider may find what the source
+   * run kept of its workspace (e.g. its commits as bundles, when the source ran on another machine).
+   */
+  readonly sourceStore?: RunStore;
   readonly abortSignal: AbortSignal;
 }
 
