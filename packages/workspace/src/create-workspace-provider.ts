@@ -3,6 +3,8 @@
  * worktree, reopens a resumed run's at its checkpoint's commit (keeping what an interrupted stage left as a patch),
  * and starts a fork's from its source stage's commit.
  */
+
+import { join, resolve } from 'node:path';
 import type {
   OpenedWorkspace,
   WorkspaceOpenRequest,
@@ -26,6 +28,7 @@ import {
   type GitWorkspaceSettings,
   readGitWorkspaceRecord,
 } from './git-workspace.js';
+import { readWorkspaceDiff } from './read-workspace-diff.js';
 import type { CommitSharing } from './share-run-commits.js';
 import { startCopy, startGit, startRemote } from './start-run-workspace.js';
 import { locationsOf } from './workspace-locations.js';
@@ -133,6 +136,15 @@ export function createWorkspaceProvider(options: WorkspaceProviderOptions = {}):
       }
       return opened;
     },
+    diff: (request) =>
+      readWorkspaceDiff({
+        ...request,
+        ...(options.remote === undefined ? {} : { remote: options.remote }),
+        ...(options.root === undefined
+          ? {}
+          : { cacheRepository: join(resolve(options.root), 'repository.git') }),
+        ...(options.gitPath === undefined ? {} : { gitPath: options.gitPath }),
+      }),
   };
 
   async function openWorkspace(request: WorkspaceOpenRequest): Promise<OpenedWorkspace | undefined> {

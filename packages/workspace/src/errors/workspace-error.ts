@@ -28,11 +28,13 @@ export class WorkspaceError extends AttractorError<'WORKSPACE_REFUSED'> {
   readonly reason: WorkspaceErrorReason;
   /** The paths involved (conflicting files), when any. */
   readonly paths: readonly string[];
-  readonly retryable = false;
+  /** Only `unavailable` may go away by itself (a shared repository that cannot be reached now). */
+  readonly retryable: boolean;
 
   constructor(options: { reason: WorkspaceErrorReason; message: string; paths?: readonly string[] }) {
     super({ code: 'WORKSPACE_REFUSED', message: options.message });
     this.reason = options.reason;
+    this.retryable = options.reason === 'unavailable';
     this.paths = options.paths ?? [];
   }
 
