@@ -14,8 +14,10 @@ import { parseArgs } from 'node:util';
 import { runPipeline } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
 import { createDefaultRegistry } from '@attractor/handlers';
-import { createWorkspaceProvider } from '@attractor/workspace';
 import { execa } from 'execa';
+
+// BENCH_WORKSPACE: another build of this package to measure (e.g. the code before a change), by path.
+const { createWorkspaceProvider } = await import(process.env.BENCH_WORKSPACE ?? '@attractor/workspace');
 
 const { values } = parseArgs({
   options: {
