@@ -390,6 +390,10 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       ).choices(['git', 'copy', 'in-place', 'auto']),
     )
     .addOption(workspaceRootOption())
+    .option(
+      '--workspace-remote <path or URL>',
+      "with --store: the workers' shared repository (their --workspace-remote), where the diffs of their runs are read from",
+    )
     .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
     .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
     .addOption(storeOption())
@@ -485,6 +489,30 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       ).argParser(collectString),
     )
     .addOption(sandboxOption())
+    .addOption(
+      new Option(
+        '--workspace <mode>',
+        "where runs change files, unless the run or its graph chooses: git (a worktree per run, a commit per stage; from --workspace-remote, else from the repository the run's working directory is in), copy, in-place (the default) or auto",
+      ).choices(['git', 'copy', 'in-place', 'auto']),
+    )
+    .option(
+      '--workspace-remote <path or URL>',
+      "a git repository every worker pushes runs' branches to and fetches them from (a run picked up by another worker continues from its last checkpoint's commit); git runs start from its HEAD",
+    )
+    .option(
+      '--workspace-bundles',
+      "keep each run's commits in the run store as git bundles, so that any worker can continue a run with nothing but the store (the default without --workspace-remote)",
+    )
+    .option(
+      '--no-workspace-bundles',
+      'keep no bundles in the run store (the default with --workspace-remote)',
+    )
+    .addOption(
+      new Option(
+        '--commit-author <identity>',
+        'author of the runs\' commits, "Name <email>" (default: Attractor <attractor@localhost>)',
+      ),
+    )
     .addOption(new Option('--run-executor', 'internal: execute one run for a worker').hideHelp())
     .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption())

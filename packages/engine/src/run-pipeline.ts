@@ -575,6 +575,11 @@ function launch(
       ...(from.workspaceRecord === undefined ? {} : { record: from.workspaceRecord }),
       ...(from.fresh ? {} : { interruptedStage: from.startNodeId }),
       store,
+      ...(from.origin !== undefined &&
+      from.workspaceRecord !== undefined &&
+      from.workspaceRecord.run_id !== runId
+        ? { sourceStore: storeFor(from.origin.logs_root) }
+        : {}),
       abortSignal: signal,
     });
     const workspace = opened?.workspace;

@@ -42,6 +42,11 @@ export interface WorkspaceOpenRequest {
   /** On resume: the stage path of the stage that was running or about to run, whose leftovers the patch keeps. */
   readonly interruptedStage?: string;
   readonly store: RunStore;
+  /**
+   * A fork's first start: the store of the run it forks (its `origin`), where a provider may find what the source
+   * run kept of its workspace (e.g. its commits as bundles, when the source ran on another machine).
+   */
+  readonly sourceStore?: RunStore;
   readonly abortSignal: AbortSignal;
 }
 
@@ -62,6 +67,53 @@ export interface OpenedWorkspace {
  */
 export interface WorkspaceProvider {
   open(request: WorkspaceOpenRequest): Promise<OpenedWorkspace | undefined>;
+  /**
+   * What a run, or one of its stages, changed (the server's `GET /pipelines/{id}/diff` and `/stage-diff`), from the
+   * run's checkpoint record. Optional: a provider without it shows no diffs.
+   */
+  diff?(request: WorkspaceDiffRequest): Promise<WorkspaceDiff>;
+}
+
+/** What {@link WorkspaceProvider.diff} is asked for. */
+export interface WorkspaceDiffRequest {
+  /** The run's workspace record (`checkpoint.workspace`). */
+  readonly record: WorkspaceRecord;
+  /** A stage's commit (its `status.json` `commit`): what that stage changed. Default: the whole run. */
+  readonly commit?: string;
+  /** The run's store: where a run another machine executed may keep its commits (bundles). */
+  readonly store?: RunStore;
+  /** The patch is cut after this many characters (`truncated` says so). Default: 1,000,000. */
+  readonly maxPatchChars?: number;
+}
+
+/** One changed file of a {@link WorkspaceDiff}. */
+export interface WorkspaceFileChange {
+  /** The path after the change (`/`-separated, relative to the worktree's top). */
+  readonly path: string;
+  /** The path before a rename or copy. */
+  readonly previousPath?: string;
+  readonly status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type-changed';
+  /** Lines added; undefined for a binary file. */
+  readonly additions?: number;
+  /** Lines deleted; undefined for a binary file. */
+  readonly deletions?: number;
+  readonly binary: boolean;
+}
+
+/** What a run or a stage changed: its files with lines added and deleted, and the patch. */
+export interface WorkspaceDiff {
+  /** The commit the diff starts from (the run's start, or the stage commit's first parent). */
+  readonly from: string;
+  /** The commit it ends at (the run's last, or the stage's). */
+  readonly to: string;
+  readonly files: readonly WorkspaceFileChange[];
+  /** Lines added and deleted in all text files. */
+  readonly additions: number;
+  readonly deletions: number;
+  /** The unified diff (binary files as `Binary files ... differ`). */
+  readonly patch: string;
+  /** The patch was cut at `maxPatchChars`. */
+  readonly truncated: boolean;
 }
 
 /** A completed stage, as {@link RunWorkspace.commitStage} records it. */

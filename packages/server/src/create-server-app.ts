@@ -2,7 +2,7 @@
  * The HTTP routes of the server (spec §9.5) on Hono: the JSON + SSE API behind a bearer token, and the web UI's
  * static files. Embeddable: mount the returned app in another Hono app, or serve it with any Hono adapter.
  */
-import { createFileRunStore, type PipelineTelemetry } from '@attractor/engine';
+import { createFileRunStore, type PipelineTelemetry, type WorkspaceProvider } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -36,6 +36,7 @@ import {
 import { streamRunChanges } from './stream-run-changes.js';
 import { streamRunEvents } from './stream-run-events.js';
 import { readUiFile } from './ui-files.js';
+import { mountWorkspaceDiffRoutes } from './workspace-diff-routes.js';
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -71,6 +72,11 @@ export interface CreateServerAppOptions {
   readonly telemetry?: PipelineTelemetry;
   /** Called once per answered request (method, route, status, duration), for an access log. Default: none. */
   readonly onRequest?: (record: RequestRecord) => void;
+  /**
+   * The runs' workspace provider, whose `diff` serves `GET /pipelines/{id}/diff` and `/stage-diff` (README
+   * "Workspaces"). Default: none (those routes answer 404 `NO_WORKSPACE`).
+   */
+  readonly workspace?: WorkspaceProvider;
 }
 
 /** Whether a `Host` header names this machine's loopback interface (any port). */
@@ -198,6 +204,16 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   );
 
   if (options.backplane !== undefined) mountBackplaneRoutes(app, options.backplane, manager);
+  mountWorkspaceDiffRoutes(app, {
+    workspace: options.workspace,
+    openStore:
+      options.backplane?.openStore ??
+      (async (runId) => {
+        await manager.summaryOf(runId);
+        return createFileRunStore({ logsRoot: manager.runDirectory(runId), createDirectory: false });
+      }),
+    secrets: manager.secrets,
+  });
 
   app.get('/events', (c) =>
     streamSSE(c, (stream) =>

@@ -50,3 +50,9 @@ export { STAGE_DIRECTORY_FILES, stageDirectorySchema } from './stage-directory-f
 export type { AttractorServer, StartServerOptions } from './start-server.js';
 export { startServer } from './start-server.js';
 export { withoutAgentShellTransform } from './without-agent-shell.js';
+export type {
+  RunDiffResponse,
+  StageDiffResponse,
+  WorkspaceDiffRoutesOptions,
+} from './workspace-diff-routes.js';
+export { mountWorkspaceDiffRoutes } from './workspace-diff-routes.js';

@@ -3,7 +3,7 @@
  * executed in this process); {@link createSharedStoreBackplane} is a shared run store (`RunCatalog`, e.g. PostgreSQL)
  * plus a run queue whose workers execute the runs: the server only reads the store, enqueues, answers and cancels.
  */
-import type { Answer, Checkpoint, JsonValue, Question, RunCatalog } from '@attractor/engine';
+import type { Answer, Checkpoint, JsonValue, Question, RunCatalog, RunStore } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
 import type { SSEStreamingApi } from 'hono/streaming';
 import type { PendingQuestion } from './http-interviewer.js';
@@ -76,6 +76,11 @@ export interface SharedRunStore {
   readonly subscribe?: (listener: (runId: string) => void) => () => void;
   /** Poll period of event streams and the runs list when no notification comes, in milliseconds. Default: 500. */
   readonly pollMs?: number;
+  /**
+   * The workspace mode enqueued runs ask the workers for (`git`, `copy`, `in-place`, `auto`; README "Workspaces").
+   * Default: none (each worker's own, or the graph's `workspace` attribute).
+   */
+  readonly workspaceMode?: string;
 }
 
 /** What a run route of the API asks of the runs' backplane (the operations of spec §9.5). */
@@ -110,6 +115,11 @@ export interface RunBackplane {
   streamChanges(stream: SSEStreamingApi): Promise<void>;
   /** Cancels a run wherever it executes. */
   cancel(runId: string): Promise<RunSummary>;
+  /**
+   * The store of a run the store or the queue knows (the diff routes read its checkpoint and stage files).
+   * @throws {ApiError} 404 for an unknown run.
+   */
+  openStore(runId: string): Promise<RunStore>;
   /** Resumes a failed, cancelled or interrupted run from its checkpoint. */
   resume(runId: string): Promise<RunSummary>;
   /**

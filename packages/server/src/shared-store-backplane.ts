@@ -434,6 +434,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       ...(request.simulate === true || options.simulateAll === true ? { simulate: true } : {}),
       ...(request.model === undefined ? {} : { model: request.model }),
       ...(request.provider === undefined ? {} : { provider: request.provider }),
+      ...(options.workspaceMode === undefined ? {} : { workspace: options.workspaceMode }),
     };
     const runId = await queue
       .enqueueRun({
@@ -493,6 +494,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       readStoredStageFile(await runOrChild(runId, child), dir, name),
     streamEvents,
     streamChanges,
+    openStore: knownRun,
     async cancel(runId) {
       await requireQueued(runId);
       await queue.cancelRun({ runId, reason: 'cancelled through the API' });

@@ -59,7 +59,9 @@ export interface StartServerOptions {
   readonly workdir?: string;
   /**
    * The runs' workspaces (README "Workspaces"): `createWorkspaceProvider()` of `@attractor/workspace` gives each run a
-   * git worktree and a commit per stage. Default: none, runs work in `workdir` in place (the CLI's `serve` passes one).
+   * git worktree and a commit per stage, and serves what each run and stage changed (`GET /pipelines/{id}/diff`,
+   * `/stage-diff`; on a shared store too, for runs the workers executed). Default: none, runs work in `workdir` in
+   * place (the CLI's `serve` passes one).
    */
   readonly workspace?: WorkspaceProvider;
   /** Largest accepted request body, in bytes; larger ones get 413. Default: 1048576 (1 MiB). */
@@ -198,6 +200,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     simulation: options.simulation ?? (options.backendFactory === undefined ? 'always' : 'optional'),
     allowTools: options.allowTools ?? false,
+    ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
   });
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
     (resolveListening, reject) => {

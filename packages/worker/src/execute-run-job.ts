@@ -23,6 +23,7 @@ import {
   startForkedPipeline,
   startPipeline,
   startResumedPipeline,
+  type WorkspaceProvider,
 } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
 import { catalogRunStores, type WorkerRunCatalog } from './catalog-run-stores.js';
@@ -46,6 +47,12 @@ export interface PreparedRun {
   readonly sandbox?: CommandSandbox;
   /** Releases what `prepare` opened, after the run stops. */
   readonly dispose?: () => void | Promise<void>;
+  /**
+   * Gives the run a workspace of its own (README "Workspaces"; `createWorkspaceProvider` of `@attractor/workspace`,
+   * with a shared repository or bundles in the run store so that another worker can pick the run up). Default: the
+   * run works in its working directory in place.
+   */
+  readonly workspace?: WorkspaceProvider;
 }
 
 /** Builds a run's graph and services from its request; `workdir` is the run's directory under the workdir root. */
@@ -231,6 +238,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     ...(secretValues.length === 0 ? {} : { secretValues }),
     ...(prepared.maxSteps === undefined ? {} : { maxSteps: prepared.maxSteps }),
     ...(prepared.sandbox === undefined ? {} : { sandbox: prepared.sandbox }),
+    ...(prepared.workspace === undefined ? {} : { workspace: prepared.workspace }),
     interviewer,
     workdir,
     clock: options.clock,
@@ -298,7 +306,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
       emit({ type: 'run.requeued', runId, reason: error.message });
       return;
     }
-    if (ResumeError.isInstance(error)) {
+    if (ResumeError.isInstance(error) || isWorkspaceRefusal(error)) {
       // Nothing a retry would change (another graph, a finished run): the run ends here.
       await queue.settleRun({ runId, state: 'fail', error: error.message });
       emit({ type: 'run.finished', runId, status: 'fail', failureReason: error.message });
@@ -332,6 +340,16 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     status: result.status,
     ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
   });
+}
+
+/**
+ * A workspace that cannot be had for a reason a retry does not change (`WorkspaceError` of `@attractor/workspace`
+ * that is not retryable: the run asks for `git` outside a repository with no shared one). One that is retryable
+ * (the shared repository unreachable) is a fault: the job is retried.
+ */
+function isWorkspaceRefusal(error: unknown): error is Error {
+  const fields = error as { readonly code?: unknown; readonly retryable?: unknown } | undefined;
+  return error instanceof Error && fields?.code === 'WORKSPACE_REFUSED' && fields.retryable === false;
 }
 
 /**

@@ -3,11 +3,10 @@
  * `git add -A` into a temporary copy of the index (`GIT_INDEX_FILE`), then `git write-tree` (README "Workspaces").
  * The user's index, stash and files stay as they were; only objects are added to the repository.
  */
-import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathspecsExcluding } from './changed-files.js';
+import { notIgnored, pathspecsExcluding } from './changed-files.js';
 import type { GitRunner } from './git-runner.js';
 
 /** Options of {@link captureWorkingTree}. */
@@ -51,19 +50,4 @@ export async function captureWorkingTree(options: CaptureWorkingTreeOptions): Pr
     await dispose();
     throw error;
   }
-}
-
-/** The paths git does not ignore: `git add` refuses a pathspec (even an excluding one) naming an ignored path. */
-async function notIgnored(git: GitRunner, paths: readonly string[]): Promise<string[]> {
-  const present = paths.filter((path) => existsSync(join(git.cwd, path)));
-  if (present.length === 0) return [];
-  const ignored = new Set(
-    (
-      await git.text(['check-ignore', '-z', '--stdin'], {
-        input: `${present.join('\0')}\0`,
-        okExitCodes: [0, 1],
-      })
-    ).split('\0'),
-  );
-  return present.filter((path) => !ignored.has(path));
 }

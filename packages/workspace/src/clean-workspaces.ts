@@ -4,11 +4,11 @@
  * worktrees and branches of runs whose run directory is gone.
  */
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import type { WorkspaceRecord } from '@attractor/engine';
 import { findRepository } from './find-repository.js';
 import { createGitRunner, type GitRunner } from './git-runner.js';
 import { readGitWorkspaceRecord } from './git-workspace.js';
+import { listWorktrees, removeWorktree } from './list-worktrees.js';
 
 /** A run `cleanWorkspaces` is told about. */
 export interface CleanableRun {
@@ -100,24 +100,4 @@ async function runBranches(git: GitRunner, runId?: string): Promise<string[]> {
     .split('\n')
     .filter((ref) => ref !== '');
   return runId === undefined ? refs : refs.filter((ref) => runIdOf(ref) === runId);
-}
-
-/** The linked worktrees of the repository (the main worktree, which is never removed, left out). */
-async function listWorktrees(git: GitRunner): Promise<{ path: string; branch?: string }[]> {
-  const text = await git.text(['worktree', 'list', '--porcelain']);
-  return text
-    .split('\n\n')
-    .slice(1)
-    .map((block) => {
-      const path = /^worktree (.+)$/m.exec(block)?.[1];
-      const branch = /^branch refs\/heads\/(.+)$/m.exec(block)?.[1];
-      return path === undefined ? undefined : { path, ...(branch === undefined ? {} : { branch }) };
-    })
-    .filter((worktree) => worktree !== undefined);
-}
-
-/** Removes a worktree; `own`: a directory the run made, deleted even when git no longer knows it as a worktree. */
-async function removeWorktree(git: GitRunner, path: string, own: boolean): Promise<void> {
-  await git.run(['worktree', 'remove', '--force', '--force', path], { okExitCodes: [0, 128] });
-  if (own) await rm(path, { recursive: true, force: true });
 }

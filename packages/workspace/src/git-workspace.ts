@@ -11,14 +11,27 @@ import type {
   RunWorkspace,
   StageCommit,
   StageCommitRequest,
+  WorkspaceMergeBranch,
   WorkspaceMergeRequest,
   WorkspaceMergeResult,
   WorkspaceRecord,
 } from '@attractor/engine';
-import { findOversizedFiles, listChangedFiles, pathspecsExcluding } from './changed-files.js';
+import {
+  findOversizedFiles,
+  findOversizedPaths,
+  listChangedFiles,
+  notIgnored,
+  pathspecsExcluding,
+  type SkippedFile,
+} from './changed-files.js';
+import { GitCommandError } from './errors/git-command-error.js';
 import { findLeftovers } from './find-leftovers.js';
 import type { GitRunner } from './git-runner.js';
+import { linkedGitDir } from './linked-git-dir.js';
+import { listWorktrees, removeWorktree } from './list-worktrees.js';
+import { type CommitSharing, nextBundleNumber, publishRunCommits } from './share-run-commits.js';
 import { stageCommitMessage } from './stage-commit-message.js';
+import { startWorktreeWatcher, type WorktreeWatcher } from './worktree-watcher.js';
 
 /** How a workspace is kept: a worktree of the user's repository, or of a private repository seeded with a copy. */
 export type WorkspaceKind = 'git' | 'copy';
@@ -77,9 +90,32 @@ export class GitWorkspace implements RunWorkspace {
   #commit: string;
   /** The commit the last `commitStage` reported: a merge between two stages moves `#commit` past it. */
   #reported: string;
+  /** Sees whether a stage changed anything (see {@link GitWorkspace.watch}). */
+  #watcher: WorktreeWatcher | undefined;
+  /** Files left out of earlier commits for their size: left out of the next ones while they are too large. */
+  #oversized = new Set<string>();
+  #ownGitDir: string | undefined;
 
-  constructor(options: { record: GitWorkspaceRecord; settings: GitWorkspaceSettings }) {
+  /** Where the run's commits are published for other machines (the run's own workspace only). */
+  readonly #sharing: CommitSharing | undefined;
+  /** The last commit published (undefined: none yet, the next publication holds the whole history). */
+  #published: string | undefined;
+  #nextBundle: number | undefined;
+
+  constructor(options: {
+    record: GitWorkspaceRecord;
+    settings: GitWorkspaceSettings;
+    /** Publish the run's commits there after each stage commit (see share-run-commits.ts). */
+    sharing?: CommitSharing;
+    /** The commit already published (a resume), when any. */
+    published?: string;
+  }) {
     const { commit, ...rest } = options.record;
+    this.#sharing =
+      options.sharing?.remote === undefined && options.sharing?.store === undefined
+        ? undefined
+        : options.sharing;
+    this.#published = options.published;
     this.#record = rest;
     this.#settings = options.settings;
     this.mode = rest.mode;
@@ -94,38 +130,115 @@ export class GitWorkspace implements RunWorkspace {
     return { ...this.#record, commit: this.#commit };
   }
 
+  /**
+   * Starts watching the worktree (see worktree-watcher.ts), so that a stage that changed nothing costs no `git status`
+   * scan. Without it (or when the system's limits refuse it), every stage asks git.
+   */
+  async watch(): Promise<void> {
+    this.#watcher ??= await startWorktreeWatcher({ worktree: this.#record.worktree, git: this.#git });
+  }
+
   async commitStage(request: StageCommitRequest): Promise<StageCommit> {
-    const changed = await listChangedFiles(this.#git);
-    let skipped: { path: string; reason: string }[] = [];
-    if (changed.length > 0) {
-      skipped = await findOversizedFiles({
-        worktree: this.#record.worktree,
-        files: changed,
-        maxFileBytes: this.#settings.maxFileBytes,
-      });
-      await this.#git.run(['add', '-A', ...pathspecsExcluding(skipped.map((file) => file.path))]);
-      const staged =
-        skipped.length === 0 ||
-        (await this.#git.run(['diff', '--cached', '--quiet'], { okExitCodes: [0, 1] })).exitCode === 1;
-      // A merge a fan-in left conflicted is committed as it stands, conflict markers and all (a merge commit).
-      if (staged || existsSync(await this.#gitPath('MERGE_HEAD'))) {
-        // With core.abbrev=40 the summary line (`[<branch> <id>] <subject>`) names the whole commit id: no
-        // rev-parse afterwards (one git process less per stage).
-        const summary = await this.#git.text(
-          ['-c', 'core.abbrev=40', 'commit', '--no-verify', '--allow-empty', '--no-status', '-F', '-'],
-          { input: stageCommitMessage(request) },
-        );
-        this.#commit =
-          /^\[[^\]]* ([0-9a-f]{40,64})\]/m.exec(summary)?.[1] ??
-          (await this.#git.text(['rev-parse', 'HEAD']));
+    const seen = await this.#watcher?.settle();
+    let skipped: SkippedFile[] = [];
+    if (seen === undefined || seen.uncertain || seen.gitChanged) {
+      // Ask git what changed (no watcher, or it cannot vouch for what it saw).
+      const changed = await listChangedFiles(this.#git);
+      if (changed.length > 0) {
+        skipped = await findOversizedFiles({
+          worktree: this.#record.worktree,
+          files: changed,
+          maxFileBytes: this.#settings.maxFileBytes,
+        });
+        this.#oversized = new Set(skipped.map((file) => file.path));
+        await this.#commitChanges(request, [...this.#oversized]);
       }
+    } else if (seen.touched.size > 0) {
+      // Only what the stage touched can be newly oversized; files left out before stay out while they are.
+      const worktree = this.#record.worktree;
+      const maxFileBytes = this.#settings.maxFileBytes;
+      const touched = await findOversizedPaths({ worktree, paths: seen.touched, maxFileBytes });
+      const earlier = await findOversizedPaths({
+        worktree,
+        paths: [...this.#oversized].filter((path) => !touched.some((file) => file.path === path)),
+        maxFileBytes,
+      });
+      // Ignored files are left out by git anyway (and naming them in a pathspec is refused).
+      const excluded = await notIgnored(
+        this.#git,
+        [...touched, ...earlier].map((file) => file.path),
+      );
+      this.#oversized = new Set(excluded);
+      skipped = touched.filter((file) => this.#oversized.has(file.path));
+      await this.#commitChanges(request, excluded);
+    }
+    if (seen !== undefined && this.#watcher !== undefined) {
+      if (seen.uncertain) await this.#watcher.rebuild();
+      else if (seen.touched.size > 0 || seen.gitChanged) await this.#watcher.refresh(seen.touched);
     }
     const moved = this.#commit !== this.#reported;
     this.#reported = this.#commit;
+    await this.publish();
     return {
       ...(moved ? { commit: this.#commit } : {}),
       ...(skipped.length === 0 ? {} : { skipped }),
     };
+  }
+
+  /**
+   * `git add -A` (leaving `excluded` out) and one commit when anything is staged: `git commit` itself says when
+   * nothing is (exit code 1), so a stage that changed files costs what a plain `git add -A && git commit` costs.
+   */
+  async #commitChanges(request: StageCommitRequest, excluded: readonly string[]): Promise<void> {
+    await this.#git.run(['add', '-A', ...pathspecsExcluding(excluded)]);
+    // A merge a fan-in left conflicted is committed as it stands, conflict markers and all (a merge commit).
+    const merging = existsSync(join(await this.#gitDir(), 'MERGE_HEAD'));
+    // With core.abbrev=40 the summary line (`[<branch> <id>] <subject>`) names the whole commit id: no rev-parse
+    // afterwards (one git process less per stage).
+    const result = await this.#git.run(
+      [
+        '-c',
+        'core.abbrev=40',
+        'commit',
+        '--no-verify',
+        '--no-status',
+        ...(merging ? ['--allow-empty'] : []),
+        '-F',
+        '-',
+      ],
+      { input: stageCommitMessage(request), okExitCodes: [0, 1] },
+    );
+    if (result.exitCode === 1) {
+      if (/nothing (added )?to commit|no changes added to commit/.test(result.stdout)) return;
+      throw new GitCommandError({
+        args: ['commit'],
+        cwd: this.#git.cwd,
+        exitCode: 1,
+        stderr: result.stderr || result.stdout,
+      });
+    }
+    this.#commit =
+      /^\[[^\]]* ([0-9a-f]{40,64})\]/m.exec(result.stdout)?.[1] ??
+      (await this.#git.text(['rev-parse', 'HEAD']));
+  }
+
+  /**
+   * Publishes the run's branch where other machines find it (the shared repository, the run store's bundles), when
+   * it moved since the last publication. Before the checkpoint naming the commit is written.
+   */
+  async publish(): Promise<void> {
+    if (this.#sharing === undefined || this.#published === this.#commit) return;
+    if (this.#sharing.store !== undefined) this.#nextBundle ??= await nextBundleNumber(this.#sharing.store);
+    await publishRunCommits({
+      git: this.#git,
+      sharing: this.#sharing,
+      ref: this.ref,
+      commit: this.#commit,
+      ...(this.#published === undefined ? {} : { since: this.#published }),
+      bundleNumber: this.#nextBundle ?? 1,
+    });
+    if (this.#nextBundle !== undefined) this.#nextBundle += 1;
+    this.#published = this.#commit;
   }
 
   async branch(request: { readonly stagePath: string; readonly branchId: string }): Promise<OpenedWorkspace> {
@@ -153,6 +266,37 @@ export class GitWorkspace implements RunWorkspace {
   }
 
   async merge(request: WorkspaceMergeRequest): Promise<WorkspaceMergeResult> {
+    try {
+      return await this.#merge(request);
+    } finally {
+      await this.#removeBranchWorktrees(request.branches);
+    }
+  }
+
+  /**
+   * The fan-in is done with the branches of its fan-out: their worktrees (one checkout each) go, their branches stay
+   * for inspection (`attractor clean --branches` removes those). Every branch ref of a fan-out starts with
+   * `<run branch>@<fan-out>/`.
+   */
+  async #removeBranchWorktrees(branches: readonly WorkspaceMergeBranch[]): Promise<void> {
+    const prefixes = new Set(
+      branches.flatMap((branch) =>
+        branch.ref?.includes('@') === true ? [branch.ref.slice(0, branch.ref.lastIndexOf('/') + 1)] : [],
+      ),
+    );
+    if (prefixes.size === 0) return;
+    for (const worktree of await listWorktrees(this.#git)) {
+      const branch = worktree.branch;
+      if (branch === undefined || ![...prefixes].some((prefix) => branch.startsWith(prefix))) continue;
+      await removeWorktree(
+        this.#git,
+        worktree.path,
+        worktree.path.startsWith(`${this.#record.branch_root}/`),
+      );
+    }
+  }
+
+  async #merge(request: WorkspaceMergeRequest): Promise<WorkspaceMergeResult> {
     const merged: string[] = [];
     for (const [index, branch] of request.branches.entries()) {
       if (branch.commit === this.#commit) {
@@ -195,10 +339,16 @@ export class GitWorkspace implements RunWorkspace {
     return { kind: 'merged', commit: this.#commit, merged };
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.#watcher?.close();
+    this.#watcher = undefined;
+  }
 
-  async #gitPath(name: string): Promise<string> {
-    return this.#git.text(['rev-parse', '--path-format=absolute', '--git-path', name]);
+  /** The worktree's own git directory (`<repository>/worktrees/<name>`), read once. */
+  async #gitDir(): Promise<string> {
+    this.#ownGitDir ??=
+      linkedGitDir(this.#record.worktree) ?? (await this.#git.text(['rev-parse', '--absolute-git-dir']));
+    return this.#ownGitDir;
   }
 }
 

@@ -15,5 +15,10 @@ export { WorkspaceError, type WorkspaceErrorReason } from './errors/workspace-er
 export type { FoundRepository } from './find-repository.js';
 export { DEFAULT_IDENTITY, formatGitIdentity, type GitIdentity, parseGitIdentity } from './git-runner.js';
 export type { GitWorkspaceRecord, WorkspaceKind } from './git-workspace.js';
+export {
+  DEFAULT_MAX_PATCH_CHARS,
+  type ReadWorkspaceDiffOptions,
+  readWorkspaceDiff,
+} from './read-workspace-diff.js';
 export { STAGE_TRAILERS, stageCommitMessage } from './stage-commit-message.js';
 export { parseWorkspaceMode, WORKSPACE_MODES, type WorkspaceMode } from './workspace-mode.js';

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StageCompletedEvent } from '@attractor/engine';
 import { graphFrom, runDot } from '@attractor/engine/test';
@@ -59,6 +59,12 @@ describe('parallel branches in worktrees of their own (README "Workspaces")', ()
     );
     expect(join_?.commit).toBe(await git(repo, 'rev-parse', 'attractor/p1'));
     expect(join_?.notes).toContain('files of branches a, b, c merged with git');
+    // Merged, the branches' worktrees are gone (no checkout per branch left behind); their branches stay.
+    expect(existsSync(join(run.logsRoot, 'workspace-branches', 'fan', 'a'))).toBe(false);
+    expect(await git(repo, 'worktree', 'list', '--porcelain')).not.toContain('attractor/p1@fan/');
+    expect(await git(repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/attractor/p1@fan/')).toBe(
+      'attractor/p1@fan/a\nattractor/p1@fan/b\nattractor/p1@fan/c',
+    );
   });
 
   it('fails the fan-in on a conflict, naming the path and branches, and a resolver stage on the fail edge finishes the run', async () => {

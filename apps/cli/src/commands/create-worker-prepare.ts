@@ -6,12 +6,13 @@
 import { PassThrough } from 'node:stream';
 import type { CommandSandbox, Interviewer } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
-import type { PrepareRun } from '@attractor/worker';
+import { type PrepareRun, RunRefusedError } from '@attractor/worker';
 import type { CliIo } from '../cli-io.js';
 import { type CliConfig, lintOptionsOf } from '../config/load-cli-config.js';
 import { resolveBackend } from '../run/backend-choice.js';
 import type { RunCliOptions } from '../run/run-cli-options.js';
 import { checkChildPipelines, checkGraph, checkRequestOptions, type WorkerPolicy } from './worker-policy.js';
+import { createWorkerWorkspace, type WorkerWorkspace } from './worker-workspace.js';
 
 /** The worker's own interviewer replaces this one in every run; it is never asked. */
 const unusedInterviewer: Interviewer = {
@@ -29,11 +30,21 @@ export function createWorkerPrepare(options: {
   readonly workdirRoot: string;
   /** The worker's sandbox (`--sandbox`), for every run it executes; the request cannot turn it off. */
   readonly sandbox?: CommandSandbox;
+  /** The workspaces of the worker's runs (worker-workspace.ts). */
+  readonly workspace: WorkerWorkspace;
 }): PrepareRun {
   const { io, config, policy, workdirRoot } = options;
   return async (request) => {
     const choice = (request.options ?? {}) as RunCliOptions;
     checkRequestOptions({ choice, policy, env: io.env, workdirRoot });
+    const { parseWorkspaceMode } = await import('@attractor/workspace');
+    const requested =
+      choice.workspace === undefined ? undefined : parseWorkspaceMode(String(choice.workspace));
+    if (choice.workspace !== undefined && requested === undefined) {
+      throw new RunRefusedError({
+        message: `The run asks for the workspace "${String(choice.workspace)}" (--workspace); ask for git, copy, in-place or auto.`,
+      });
+    }
     const { withoutAgentShellTransform } = await import('@attractor/server');
     const prepared = prepareGraph(request.source, {
       ...(request.filename === undefined ? {} : { filename: request.filename }),
@@ -75,6 +86,7 @@ export function createWorkerPrepare(options: {
       ...(choice.maxSteps === undefined ? {} : { maxSteps: choice.maxSteps }),
       ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
       ...(services.dispose === undefined ? {} : { dispose: services.dispose }),
+      workspace: await createWorkerWorkspace(options.workspace, requested),
     };
   };
 }

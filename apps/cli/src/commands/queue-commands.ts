@@ -146,6 +146,8 @@ function backendOptionsOf(cli: RunCliOptions, cwd: string): Readonly<Record<stri
   if (cli.backend !== undefined) picked.backend = JSON.parse(JSON.stringify(cli.backend)) as JsonValue;
   if (cli.agentPermissions !== undefined) picked.agentPermissions = cli.agentPermissions;
   if (cli.maxSteps !== undefined) picked.maxSteps = cli.maxSteps;
+  // The worker that executes the run gives it this workspace (its own repository or --workspace-remote's).
+  if (cli.workspace !== undefined) picked.workspace = cli.workspace;
   return picked;
 }
 

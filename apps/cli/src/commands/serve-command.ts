@@ -29,6 +29,7 @@ import {
   storeUrlOf,
 } from '../shared/shared-locations.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
+import { remoteLocation } from './worker-workspace.js';
 
 /** Options of {@link serveCommand}. */
 export interface ServeCommandOptions {
@@ -178,6 +179,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
             return {
               catalog,
               queue,
+              // The workers give the runs this workspace (else their own --workspace, else the graph's).
+              ...(options.workspace === undefined ? {} : { workspaceMode: options.workspace }),
               ...(notifying.subscribeEvents === undefined
                 ? {}
                 : { subscribe: notifying.subscribeEvents.bind(catalog), pollMs: 2000 }),
@@ -200,7 +203,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       runsDir: resolve(io.cwd, options.runsDir ?? '.attractor/runs'),
       ...(options.pipelines === undefined ? {} : { pipelinesDir: resolve(io.cwd, options.pipelines) }),
       workdir: resolve(io.cwd, options.workdir ?? '.'),
-      ...(shared === undefined ? { workspace: await serverWorkspace(options, config, io) } : {}),
+      // On a shared store it only reads the diffs of the workers' runs (from --workspace-remote or the bundles).
+      workspace: await serverWorkspace(options, config, io),
       allowTools: options.allowTools === true,
       backendFactory,
       createRegistry: () => {
@@ -352,5 +356,8 @@ async function serverWorkspace(
     ...(options.workspace === undefined ? {} : { mode: options.workspace }),
     ...(defaultMode === undefined ? {} : { defaultMode }),
     ...(root === undefined ? {} : { root: resolve(io.cwd, root) }),
+    ...(options.workspaceRemote === undefined
+      ? {}
+      : { remote: remoteLocation(options.workspaceRemote, io.cwd) }),
   });
 }

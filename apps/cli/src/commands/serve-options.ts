@@ -23,6 +23,8 @@ export interface ServeCliOptions {
   readonly workspace?: 'git' | 'copy' | 'in-place' | 'auto';
   /** `--workspace-root`: where run worktrees go. */
   readonly workspaceRoot?: string;
+  /** `--workspace-remote`: the workers' shared repository, where the diffs of their runs' commits are fetched from. */
+  readonly workspaceRemote?: string;
   readonly allowTools?: boolean;
   readonly simulate?: boolean;
   readonly model?: string;

@@ -32,6 +32,7 @@ import {
 } from '../shared/shared-locations.js';
 import { createWorkerPrepare } from './create-worker-prepare.js';
 import type { WorkerPolicy } from './worker-policy.js';
+import { describeWorkerWorkspace, type WorkerWorkspace, workerWorkspaceOf } from './worker-workspace.js';
 
 /** Options of `attractor worker`, as commander parses them. */
 export interface WorkerCliOptions {
@@ -60,6 +61,14 @@ export interface WorkerCliOptions {
   readonly allowDir?: readonly string[];
   /** `--sandbox`: confine the tool and agent stage commands of every run this worker executes (`bwrap`). */
   readonly sandbox?: SandboxKind;
+  /** Where runs change files unless the run or its graph chooses (README "Workspaces"). Default: in-place. */
+  readonly workspace?: 'git' | 'copy' | 'in-place' | 'auto';
+  /** A git repository every worker pushes runs' branches to and fetches them from. */
+  readonly workspaceRemote?: string;
+  /** Keep runs' commits as bundles in the run store (default: without `workspaceRemote`). */
+  readonly workspaceBundles?: boolean;
+  /** Author of the runs' commits, `Name <email>`. */
+  readonly commitAuthor?: string;
   /** Internal: this process is the executor of one run, started by a worker. */
   readonly runExecutor?: boolean;
   /** `--otel`: export spans of jobs and runs (OpenTelemetry, configured by `OTEL_*`). */
@@ -97,7 +106,8 @@ export async function workerCommand(options: {
     allowProviders: cli.allowProvider?.map((name) => name.toLowerCase()),
     allowDirs: (cli.allowDir ?? ['.']).map((dir) => resolve(io.cwd, dir)),
   };
-  if (cli.runExecutor === true) return executeOneRun({ io, cli, storeUrl, workdirRoot, policy });
+  const workspace = await workerWorkspaceOf(cli, io, workdirRoot);
+  if (cli.runExecutor === true) return executeOneRun({ io, cli, storeUrl, workdirRoot, policy, workspace });
 
   await mkdir(workdirRoot, { recursive: true });
   // The config file's plug-ins load in each executor; loading them here too reports a broken config at start-up.
@@ -186,7 +196,7 @@ export async function workerCommand(options: {
         });
   if (jsonLog === undefined) {
     io.stderr.write(
-      `${colors.bold('attractor worker')} ${worker.id}: ${cli.concurrency ?? 1} at a time; store ${catalog.location}; workdirs under ${workdirRoot}; ${policy.allowTools ? 'tool stages allowed' : 'no tool stages (--allow-tools)'}${queueKey === undefined ? '' : `; runs signed with ${QUEUE_KEY_SETTING} only`}\n`,
+      `${colors.bold('attractor worker')} ${worker.id}: ${cli.concurrency ?? 1} at a time; store ${catalog.location}; workdirs under ${workdirRoot}; ${describeWorkerWorkspace(workspace)}; ${policy.allowTools ? 'tool stages allowed' : 'no tool stages (--allow-tools)'}${queueKey === undefined ? '' : `; runs signed with ${QUEUE_KEY_SETTING} only`}\n`,
     );
     if (health !== undefined)
       io.stderr.write(`health and metrics: ${health.url}/healthz, /readyz, /metrics\n`);
@@ -197,6 +207,7 @@ export async function workerCommand(options: {
         concurrency: cli.concurrency ?? 1,
         store: catalog.location,
         workdirRoot,
+        workspace: describeWorkerWorkspace(workspace),
         allowTools: policy.allowTools,
         signedRunsOnly: queueKey !== undefined,
         ...(health === undefined ? {} : { health: health.url }),
@@ -244,6 +255,7 @@ async function executeOneRun(options: {
   readonly storeUrl: string;
   readonly workdirRoot: string;
   readonly policy: WorkerPolicy;
+  readonly workspace: WorkerWorkspace;
 }): Promise<number> {
   const { io, cli } = options;
   // The worker decides when to stop (it forwards a drain or a stop); a signal meant for it is not this run's end.
@@ -274,6 +286,7 @@ async function executeOneRun(options: {
           ...(sandbox === undefined ? {} : { sandbox }),
           policy: options.policy,
           workdirRoot: options.workdirRoot,
+          workspace: options.workspace,
         }),
         environment: io.env,
         ...(observed.telemetry?.tracer === undefined

@@ -43,6 +43,7 @@ import {
   recordCliOptions,
   resolveBackend,
 } from './backend-choice.js';
+import { commitIdentityOf } from './commit-author.js';
 import { createCliInterviewer } from './create-cli-interviewer.js';
 import { formatResumeCommand } from './format-resume-command.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
@@ -416,15 +417,11 @@ async function createWorkspace(options: {
   readonly io: CliIo;
 }): Promise<WorkspaceProvider> {
   const { cliOptions, config, io } = options;
-  const { createWorkspaceProvider, parseGitIdentity } = await import('@attractor/workspace');
-  const author = cliOptions.commitAuthor ?? config.defaults.commitAuthor;
-  const identity = author === undefined ? undefined : parseGitIdentity(author);
-  if (author !== undefined && identity === undefined) {
-    throw new CliError({
-      code: 'CLI_USAGE',
-      message: `${cliOptions.commitAuthor === undefined ? "The config's defaults.commitAuthor" : '--commit-author'} is "${author}"; write it as "Name <email>", e.g. "Build Bot <bot@example.com>".`,
-    });
-  }
+  const { createWorkspaceProvider } = await import('@attractor/workspace');
+  const identity = await commitIdentityOf(
+    cliOptions.commitAuthor ?? config.defaults.commitAuthor,
+    cliOptions.commitAuthor === undefined ? "The config's defaults.commitAuthor" : '--commit-author',
+  );
   const root = cliOptions.workspaceRoot ?? config.defaults.workspaceRoot;
   const defaultMode = config.defaults.workspace ?? workspaceModeFromEnv(io.env);
   return createWorkspaceProvider({

@@ -26,6 +26,8 @@ export type ApiErrorCode =
   | 'FILE_REFUSED'
   | 'LIMIT_EXCEEDED'
   | 'FORBIDDEN_HOST'
+  | 'NO_WORKSPACE'
+  | 'WORKSPACE_UNAVAILABLE'
   | 'INTERNAL';
 
 /** Options of {@link ApiError}'s constructor. */

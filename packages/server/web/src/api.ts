@@ -2,9 +2,16 @@
  * The API client of the web UI: every request carries the bearer token (kept in this tab's sessionStorage), errors
  * come back as {@link ApiRequestError} with the server's code and message, and a 401 asks for the token again.
  */
-import type { RunDetails, RunSummary, ServerInfo, StageDirectory } from '../../src/index.js';
+import type {
+  RunDetails,
+  RunDiffResponse,
+  RunSummary,
+  ServerInfo,
+  StageDiffResponse,
+  StageDirectory,
+} from '../../src/index.js';
 
-export type { RunDetails, RunSummary, ServerInfo, StageDirectory };
+export type { RunDetails, RunDiffResponse, RunSummary, ServerInfo, StageDiffResponse, StageDirectory };
 
 const TOKEN_KEY = 'attractor.token';
 

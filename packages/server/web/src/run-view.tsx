@@ -2,7 +2,7 @@
  * The run page (`/runs/<id>`, or `/runs/<id>?child=<path>` for a child run inside it: a sub-pipeline's or manager
  * loop's own graph, stages and statuses; `?branch=a/x` for one parallel branch, its stages only): header with state, timing, tokens, where a fork came from, and the actions
  * the run allows (cancel, resume; none for a child run, whose top run has them), the waiting gates on top, the live graph, the stage pane of the selected node (`?stage=<node>`), and tabs for the
- * timeline, the context and the event log. Everything follows the run's SSE stream; events are applied in batches
+ * timeline, what the run changed in its workspace, the context and the event log. Everything follows the run's SSE stream; events are applied in batches
  * once per animation frame.
  */
 import type { PipelineEvent } from '@attractor/engine';
@@ -10,6 +10,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { parseChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
 import { apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
 import { ContextView } from './context-view.js';
+import { RunChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
 import { EventLog } from './event-log.js';
 import { openEventStream } from './event-stream.js';
@@ -33,7 +34,15 @@ export interface RunViewProps {
   readonly server: ServerInfo | undefined;
 }
 
-type Tab = 'timeline' | 'context' | 'events';
+type Tab = 'timeline' | 'changes' | 'context' | 'events';
+
+const TABS: readonly Tab[] = ['timeline', 'changes', 'context', 'events'];
+const TAB_NAMES: Readonly<Record<Tab, string>> = {
+  timeline: 'Timeline',
+  changes: 'Changes',
+  context: 'Context',
+  events: 'Events',
+};
 
 /** The run page. */
 export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
@@ -347,7 +356,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
       </div>
       <section class="card" aria-label="Run details">
         <div class="tabs" role="tablist" aria-label="Run details">
-          {(['timeline', 'context', 'events'] as const).map((name) => (
+          {TABS.filter((name) => name !== 'changes' || childPath === undefined).map((name) => (
             <button
               type="button"
               role="tab"
@@ -358,7 +367,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
               tabIndex={tab === name ? 0 : -1}
               onClick={() => setTab(name)}
               onKeyDown={(event) => {
-                const names = ['timeline', 'context', 'events'] as const;
+                const names = TABS.filter((other) => other !== 'changes' || childPath === undefined);
                 const at = names.indexOf(name);
                 const next =
                   event.key === 'ArrowRight'
@@ -373,13 +382,15 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
                 }
               }}
             >
-              {name === 'timeline' ? 'Timeline' : name === 'context' ? 'Context' : 'Events'}
+              {TAB_NAMES[name]}
             </button>
           ))}
         </div>
         <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
           {tab === 'timeline' ? (
             <Timeline state={run} now={now} onSelect={select} />
+          ) : tab === 'changes' ? (
+            <RunChanges runId={runId} checkpoints={checkpoints} />
           ) : tab === 'context' ? (
             <ContextView runId={runId} child={child} checkpoints={checkpoints} />
           ) : (

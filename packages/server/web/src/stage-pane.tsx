@@ -1,11 +1,12 @@
 /**
  * The stage pane of one node: every visit as a history (in parallel branches too), and per attempt its status,
  * duration, tokens and cost, the model's text as it streams in, agent tool calls with arguments and results, log
- * lines, and tool output live; then the stage files (full prompt, response, status.json, stdout, stderr). Files are
+ * lines, and tool output live; what the visit changed in the run's workspace (its commit's files and patch); then the stage files (full prompt, response, status.json, stdout, stderr). Files are
  * re-read when an attempt starts or ends (event-driven, never on a timer).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { apiJson, apiText, runPath, type ServerInfo, type StageDirectory } from './api.js';
+import { StageChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
@@ -216,6 +217,9 @@ export function StagePane(props: StagePaneProps) {
             {visitAttempts.map((attempt) => (
               <Attempt key={attempt.key} attempt={attempt} now={props.now} />
             ))}
+            {props.child === undefined && (
+              <StageChanges runId={props.runId} dir={visitDir} version={`${attempts.length}:${ended}`} />
+            )}
             <StageFiles
               runId={props.runId}
               child={props.child}

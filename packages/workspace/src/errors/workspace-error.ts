@@ -13,7 +13,12 @@ export type WorkspaceErrorReason =
   /** The asked operation does not apply to this workspace (e.g. `--merge` of a `copy` workspace). */
   | 'unsupported'
   /** A mode or setting is not one of the known values. */
-  | 'invalid_setting';
+  | 'invalid_setting'
+  /**
+   * The commits a run needs are not on this machine and could not be fetched (no shared repository, no bundle in the
+   * run store, or the shared repository unreachable).
+   */
+  | 'unavailable';
 
 /**
  * A workspace operation refused for a reason the user can fix (README "Workspaces"); the message says where and how.
@@ -23,11 +28,13 @@ export class WorkspaceError extends AttractorError<'WORKSPACE_REFUSED'> {
   readonly reason: WorkspaceErrorReason;
   /** The paths involved (conflicting files), when any. */
   readonly paths: readonly string[];
-  readonly retryable = false;
+  /** Only `unavailable` may go away by itself (a shared repository that cannot be reached now). */
+  readonly retryable: boolean;
 
   constructor(options: { reason: WorkspaceErrorReason; message: string; paths?: readonly string[] }) {
     super({ code: 'WORKSPACE_REFUSED', message: options.message });
     this.reason = options.reason;
+    this.retryable = options.reason === 'unavailable';
     this.paths = options.paths ?? [];
   }
 
