@@ -195,7 +195,7 @@ describe.skipIf(!available)('a run that moves between workers keeps its files (i
         await git(join(scratch, 'repo.git'), 'bundle', 'unbundle', join(scratch, 'b.bundle'));
       }
       const repo = join(scratch, 'repo.git');
-      expect(await git(repo, 'log', '--format=%s', moved.record.commit)).toContain(
+      expect(await git(repo, 'log', '--format=%s', moved.record.commit!)).toContain(
         'attractor: slow (visit 1, attempt 1) success',
       );
 
@@ -221,7 +221,7 @@ describe.skipIf(!available)('a run that moves between workers keeps its files (i
       expect(await git(repo, 'rev-parse', `${moved.record.commit}^{tree}`)).toBe(
         await git(join(reference, 'runs', 'ref', 'workspace.git'), 'rev-parse', 'attractor/ref^{tree}'),
       );
-      expect(await git(repo, 'ls-tree', '-r', '--name-only', moved.record.commit)).toBe(
+      expect(await git(repo, 'ls-tree', '-r', '--name-only', moved.record.commit!)).toBe(
         'first.txt\nout/slow.txt',
       );
     } finally {

@@ -518,7 +518,6 @@ function launch(
   };
 
   const walkFrom = async (from: RunFromOptions, span: RunSpan | undefined): Promise<RunResult> => {
-    const startedMs = clock.now();
     const runLock = await lock(from.logsRoot);
     // A run directory can be cancelled from another process (`requestRunCancel`, `attractor cancel <run dir>`).
     const stopWatching =
@@ -530,13 +529,17 @@ function launch(
           })
         : undefined;
     try {
-      return await runLocked(from, runLock);
+      return await runLocked(from, runLock, span);
     } finally {
       stopWatching?.();
     }
   };
 
-  const runLocked = async (from: RunFromOptions, runLock: RunLock): Promise<RunResult> => {
+  const runLocked = async (
+    from: RunFromOptions,
+    runLock: RunLock,
+    span: RunSpan | undefined,
+  ): Promise<RunResult> => {
     const startedMs = clock.now();
     const store = storeFor(from.logsRoot);
     const runId = basename(from.logsRoot);

@@ -15,12 +15,12 @@ import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
-import { resolveSandbox, type SandboxKind } from '../run/resolve-sandbox.js';
 import type { HealthListener } from '../observability/health-listener.js';
 import { createJsonLog } from '../observability/json-log.js';
 import { logRunEvent } from '../observability/log-run-event.js';
 import { logWorkerEvent } from '../observability/log-worker-event.js';
 import { startTelemetry } from '../observability/start-telemetry.js';
+import { resolveSandbox, type SandboxKind } from '../run/resolve-sandbox.js';
 import {
   openRunCatalog,
   QUEUE_KEY_SETTING,
