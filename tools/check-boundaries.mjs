@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Enforces the dependency direction of STYLE.md §2: imports point down only, and a package is used
-// only through its public entry. Run by `pnpm lint` and therefore by CI.
+// Enforces the dependency direction of CONTRIBUTING.md "Dependency direction": imports point down only, and a
+// package is used only through its public entry. Run by `pnpm lint` and therefore by CI.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -81,7 +81,9 @@ for (const pkgDir of packageDirs()) {
         pkg.peerDependencies?.[dep] === undefined;
       if (devOnly && testOnly.includes(dep)) continue;
       if (!allowed.includes(dep))
-        problems.push(`${pkg.name} depends on ${dep}, which STYLE.md §2 does not allow`);
+        problems.push(
+          `${pkg.name} depends on ${dep}, which CONTRIBUTING.md "Dependency direction" does not allow`,
+        );
     }
   }
   const srcDir = join(pkgDir, 'src');
@@ -97,7 +99,9 @@ for (const pkgDir of packageDirs()) {
       // A test next to the source may use the package's test-only dependencies.
       const testImport = /\.test\.ts$/.test(file) && testOnly.includes(target);
       if (target && target !== pkg.name && allowed !== ANYTHING && !allowed.includes(target) && !testImport) {
-        problems.push(`${where} imports ${target}, which ${pkg.name} may not import (STYLE.md §2)`);
+        problems.push(
+          `${where} imports ${target}, which ${pkg.name} may not import (CONTRIBUTING.md "Dependency direction")`,
+        );
       }
       if (spec.startsWith('.') && /\.\.\/\.\.\/\.\.\//.test(spec)) {
         const resolved = relative(pkgDir, join(file, '..', spec));

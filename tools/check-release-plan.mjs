@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Checks the release plan that the pending changesets make (STYLE.md §10), so that a broken plan is found
-// in CI and not on release day: every `.changeset/*.md` must parse (a formatter once turned front matter
-// into a Markdown heading), and while the packages are pre-1.0 no package may be bumped to a new major
-// (a `workspace:^` peer dependency on a 0.x package once turned every minor bump into 1.0.0).
+// Checks the release plan that the pending changesets make (CONTRIBUTING.md "Build and release"), so that a
+// broken plan is found in CI and not on release day: every `.changeset/*.md` must parse (a formatter once
+// turned front matter into a Markdown heading), and while the packages are pre-1.0 no package may be bumped
+// to a new major (a `workspace:^` peer dependency on a 0.x package once turned every minor bump into 1.0.0).
 // Run by `pnpm test` and `pnpm lint`.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

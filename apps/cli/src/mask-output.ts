@@ -1,6 +1,6 @@
 /**
- * The console boundary of secret masking (DESIGN.md "Secrets"): everything the CLI prints goes through the run's
- * masker, whatever printed it (event display, summaries, error messages, commander).
+ * The console boundary of secret masking (docs/architecture.md "Secrets"): everything the CLI prints goes
+ * through the run's masker, whatever printed it (event display, summaries, error messages, commander).
  */
 import { createSecretMasker, type SecretMasker, secretValuesFromEnv } from '@attractor/engine/secrets';
 import type { CliIo, TextOutput } from './cli-io.js';

@@ -61,7 +61,7 @@ beforeAll(async () => {
   await cp(join(FIXTURES, 'dialects'), cwd, { recursive: true });
 });
 
-describe('pipelines written for other runners (issue 19, DESIGN.md "Dialect")', () => {
+describe('pipelines written for other runners (issue 19, docs/architecture.md "Dialect")', () => {
   it.each(DIALECTS)(
     '%s (%s) validates with a dialect_alias warning and a fix',
     async (file, _runner, warning) => {

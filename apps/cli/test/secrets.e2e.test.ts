@@ -18,7 +18,7 @@ const ENV = {
   DATABASE_URL: 'postgres://user:dbpass-42@db/app',
 } as const;
 
-describe('attractor run masks secrets (DESIGN.md "Secrets", issue 20 §1)', () => {
+describe('attractor run masks secrets (docs/architecture.md "Secrets", issue 20 §1)', () => {
   it('keeps secret-named variables and --secret values off the console and out of the run directory', async () => {
     const dir = await temporaryDirectory();
     const dot = join(dir, 'leak.dot');
@@ -107,7 +107,7 @@ describe('attractor run and resume with a secret whose value is a node id', () =
         expect(output).not.toContain('OTHER_TOKEN');
       }
     }
-    // The run directory keeps the node id as structure (DESIGN.md "Secrets").
+    // The run directory keeps the node id as structure (docs/architecture.md "Secrets").
     expect(JSON.parse(readFileSync(join(logsDir, 'checkpoint.json'), 'utf8'))).toMatchObject({
       completed_nodes: expect.arrayContaining(['deploy']),
     });

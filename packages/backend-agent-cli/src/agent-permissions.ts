@@ -1,6 +1,7 @@
 /**
- * What an agent may do without asking, since nobody is there to answer its prompts (DESIGN.md "Agent-CLI
- * backends"). The default lets it edit files; anything broader is an explicit opt-in.
+ * What an agent may do without asking, since nobody is there to answer its prompts
+ * (docs/architecture.md "Agent-CLI backends"). The default lets it edit files; anything broader is an
+ * explicit opt-in.
  */
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Starts a coding-agent CLI as the leader of its own process group (DESIGN.md "Agent-CLI backends"), so that a
- * timeout, a cancel or the end of the stage ends the agent and every command it started, not just the agent.
+ * Starts a coding-agent CLI as the leader of its own process group
+ * (docs/architecture.md "Agent-CLI backends"), so that a timeout, a cancel or the end of the stage ends the
+ * agent and every command it started, not just the agent.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,7 +1,8 @@
 /**
  * What every agent-CLI backend does around the agent itself for one stage attempt: the full prompt and
  * `prompt.md`, the agent's environment, the transcript, the live `agent.*` events, and the Outcome
- * (DESIGN.md "Agent-CLI backends"). Each backend translates its agent's stream into calls on an {@link AgentStage}.
+ * (docs/architecture.md "Agent-CLI backends"). Each backend translates its agent's stream into calls on an
+ * {@link AgentStage}.
  */
 import {
   type Clock,

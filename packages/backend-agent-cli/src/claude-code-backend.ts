@@ -54,8 +54,8 @@ function loadSdk(): Promise<ClaudeAgentSdk> {
 }
 
 /**
- * Creates the Claude Code backend (DESIGN.md "Agent-CLI backends"). Each `run` is one Claude Code session (or the
- * continuation of one) in the run's working directory:
+ * Creates the Claude Code backend (docs/architecture.md "Agent-CLI backends"). Each `run` is one Claude Code
+ * session (or the continuation of one) in the run's working directory:
  *
  * - the prompt is the stage prompt with the preamble (left out when the stage continues a session) and a note on
  *   `$ATTRACTOR_STAGE_DIR/status.json`; it goes to `prompt.md`;

@@ -24,8 +24,9 @@ export interface CodexBackendOptions extends AgentCliBackendOptions {
 }
 
 /**
- * Creates the Codex backend (DESIGN.md "Agent-CLI backends"). Each `run` is one `codex exec --json` in the run's
- * working directory (`--cd`, `--skip-git-repo-check`), with the stage directory writable too (`--add-dir`):
+ * Creates the Codex backend (docs/architecture.md "Agent-CLI backends"). Each `run` is one
+ * `codex exec --json` in the run's working directory (`--cd`, `--skip-git-repo-check`), with the stage
+ * directory writable too (`--add-dir`):
  *
  * - the prompt (preamble, stage prompt, status.json note) goes to stdin and `prompt.md`;
  * - `llm_model` or `defaultModel` is `--model`; an explicit `reasoning_effort` is `model_reasoning_effort`;

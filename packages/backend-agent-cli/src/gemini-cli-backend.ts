@@ -17,8 +17,9 @@ import { startCliAgentStage } from './start-cli-agent-stage.js';
 export type GeminiCliBackendOptions = AgentCliBackendOptions;
 
 /**
- * Creates the Gemini CLI backend (DESIGN.md "Agent-CLI backends"). Each `run` is one headless `gemini` session in
- * the run's working directory (`--skip-trust`), with the stage directory included (`--include-directories`):
+ * Creates the Gemini CLI backend (docs/architecture.md "Agent-CLI backends"). Each `run` is one headless
+ * `gemini` session in the run's working directory (`--skip-trust`), with the stage directory included
+ * (`--include-directories`):
  *
  * - the prompt (preamble, stage prompt, status.json note) goes to stdin and `prompt.md`;
  * - `llm_model` or `defaultModel` is `--model`; Gemini CLI has no reasoning-effort flag, so `reasoning_effort` is

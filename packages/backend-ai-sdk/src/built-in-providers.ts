@@ -1,7 +1,8 @@
 /**
- * The providers built into the backend (DESIGN.md "The AI-SDK backend"): OpenAI (the Responses API, or Chat
- * Completions for a custom base URL), Anthropic and Google (also named `gemini`), each with the environment
- * variables that hold its key and base URL. Pure data and pure functions: the caller passes the environment.
+ * The providers built into the backend (docs/architecture.md "The AI-SDK backend"): OpenAI (the Responses
+ * API, or Chat Completions for a custom base URL), Anthropic and Google (also named `gemini`), each with the
+ * environment variables that hold its key and base URL. Pure data and pure functions: the caller passes the
+ * environment.
  */
 
 /** A built-in provider name. `gemini` is another name of `google`, as real pipelines spell it. */

@@ -1,7 +1,7 @@
 /**
- * The preflight of the AI SDK backend (DESIGN.md "The AI-SDK backend"): before a run starts, which LLM stages of a
- * graph lack a model, a known provider or the provider's credentials, all at once, so a user fixes everything in
- * one go instead of finding out stage by stage. Pure: the caller passes the environment.
+ * The preflight of the AI SDK backend (docs/architecture.md "The AI-SDK backend"): before a run starts, which
+ * LLM stages of a graph lack a model, a known provider or the provider's credentials, all at once, so a user
+ * fixes everything in one go instead of finding out stage by stage. Pure: the caller passes the environment.
  */
 import { type Graph, type HandlerTraits, traitsOfType } from '@attractor/graph';
 import { BUILT_IN_PROVIDERS, isBuiltInProvider, providerSettingsFromEnv } from './built-in-providers.js';

@@ -137,8 +137,8 @@ function formatSeconds(ms: number): string {
 }
 
 /**
- * Creates the AI SDK codergen backend (DESIGN.md "The AI-SDK backend"). Each `run` is one agent session for a
- * stage attempt:
+ * Creates the AI SDK codergen backend (docs/architecture.md "The AI-SDK backend"). Each `run` is one agent
+ * session for a stage attempt:
  *
  * - the model comes from the node's `llm_model` / `llm_provider` (after the stylesheet) or `defaultModel`;
  *   `reasoning_effort` maps to the provider's option (the spec default `high` goes to OpenAI's own reasoning models;

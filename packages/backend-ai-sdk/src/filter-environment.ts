@@ -1,6 +1,6 @@
 /**
- * Environment filtering for agent shell commands and tool hooks (coding-agent-loop-spec §4.2, DESIGN.md
- * "Events"): no variable whose name looks like a secret reaches a child process.
+ * Environment filtering for agent shell commands and tool hooks (coding-agent-loop-spec §4.2,
+ * docs/architecture.md "Events"): no variable whose name looks like a secret reaches a child process.
  */
 
 /** Name fragments that mark a variable as secret, matched case-insensitively anywhere in the name. */

@@ -1,6 +1,7 @@
 /**
- * Maps provider failures onto the engine's retry rules (spec Appendix D, STYLE.md §6): the AI SDK's
- * `APICallError.isRetryable` becomes {@link ModelCallError.retryable}, and the message says what to fix.
+ * Maps provider failures onto the engine's retry rules (spec Appendix D, CONTRIBUTING.md "Errors"): the AI
+ * SDK's `APICallError.isRetryable` becomes {@link ModelCallError.retryable}, and the message says what to
+ * fix.
  */
 import { APICallError, RetryError } from 'ai';
 import { BUILT_IN_PROVIDERS } from './built-in-providers.js';

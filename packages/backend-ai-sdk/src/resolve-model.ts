@@ -1,8 +1,9 @@
 /**
- * Which model a stage uses (DESIGN.md "The AI-SDK backend"): the node's `llm_model` / `llm_provider` (already set
- * by the stylesheet transform), the provider inferred from the model name when missing, then the backend's
- * default provider; the backend's default model for nodes that name none. Models come from the AI SDK's provider
- * registry (`createProviderRegistry`), which holds the built-in providers and the ones the caller passes in.
+ * Which model a stage uses (docs/architecture.md "The AI-SDK backend"): the node's `llm_model` /
+ * `llm_provider` (already set by the stylesheet transform), the provider inferred from the model name when
+ * missing, then the backend's default provider; the backend's default model for nodes that name none. Models
+ * come from the AI SDK's provider registry (`createProviderRegistry`), which holds the built-in providers and
+ * the ones the caller passes in.
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogle } from '@ai-sdk/google';

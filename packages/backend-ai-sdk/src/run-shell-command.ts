@@ -1,7 +1,8 @@
 /**
  * Runs a shell command for the `shell` tool and tool hooks (coding-agent-loop-spec §3.3 `shell`, §4.2, §5.4):
  * `/bin/bash --norc --noprofile -c` in its own process group, with a timeout that sends SIGTERM to the whole group, waits 2 s, then
- * SIGKILL, and returns the output collected so far. Timers go through the injected clock (STYLE.md §5).
+ * SIGKILL, and returns the output collected so far. Timers go through the injected clock
+ * (CONTRIBUTING.md "API shape").
  */
 import type { Clock, CommandSandbox } from '@attractor/engine';
 import { killProcessGroup, trackProcessGroup } from '@attractor/engine/internal';

@@ -1,6 +1,7 @@
 /**
- * The node attribute `tools` (DESIGN.md "The AI-SDK backend"): which coding tools a stage may use. The typed
- * value comes from `@attractor/graph` (`nodeAttribute(node, 'tools')`), so the backend and lint agree.
+ * The node attribute `tools` (docs/architecture.md "The AI-SDK backend"): which coding tools a stage may use.
+ * The typed value comes from `@attractor/graph` (`nodeAttribute(node, 'tools')`), so the backend and lint
+ * agree.
  */
 import { CODING_TOOL_NAMES, type CodingToolName, type GraphNode, nodeAttribute } from '@attractor/graph';
 import { BackendConfigurationError } from './errors/backend-configuration-error.js';

@@ -1,6 +1,6 @@
 /**
  * The stage transcript `{stageDir}/transcript.jsonl`: one JSON object per line for every model step, tool call,
- * hook run and steering message, in order, with secrets redacted (DESIGN.md "Events").
+ * hook run and steering message, in order, with secrets redacted (docs/architecture.md "Events").
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';

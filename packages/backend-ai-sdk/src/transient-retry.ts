@@ -1,9 +1,10 @@
 /**
  * Retries of transient provider errors inside the backend (coding-agent-loop-spec "error handling", spec §3.6,
- * DESIGN.md "The AI-SDK backend"): HTTP 408, 429, 500-504, Anthropic's 529 and network failures are retried per
- * model call with exponential backoff and jitter, honouring `retry-after-ms` / `retry-after`. They never use a
- * node's `max_retries`. The policy and the delay are pure; {@link createTransientRetryMiddleware} applies them
- * around each provider call as an AI SDK language-model middleware.
+ * docs/architecture.md "The AI-SDK backend"): HTTP 408, 429, 500-504, Anthropic's 529 and network failures
+ * are retried per model call with exponential backoff and jitter, honouring `retry-after-ms` / `retry-after`.
+ * They never use a node's `max_retries`. The policy and the delay are pure; {@link
+ * createTransientRetryMiddleware} applies them around each provider call as an AI SDK language-model
+ * middleware.
  */
 import type { LanguageModelV4Middleware } from '@ai-sdk/provider';
 import type { Clock } from '@attractor/engine';

@@ -1,8 +1,8 @@
 /**
- * File access confined to the run's working directory (DESIGN.md "The AI-SDK backend"): every path a coding tool
- * touches is resolved to its real path, following symbolic links, and refused unless it lies inside the real
- * working directory. Also the file operations of the tools of coding-agent-loop-spec §3.3 (read, write, edit,
- * glob, grep), which the tool definitions in `agent-tools.ts` call.
+ * File access confined to the run's working directory (docs/architecture.md "The AI-SDK backend"): every path
+ * a coding tool touches is resolved to its real path, following symbolic links, and refused unless it lies
+ * inside the real working directory. Also the file operations of the tools of coding-agent-loop-spec §3.3
+ * (read, write, edit, glob, grep), which the tool definitions in `agent-tools.ts` call.
  */
 import { lstat, mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';

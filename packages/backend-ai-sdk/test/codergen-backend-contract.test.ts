@@ -1,6 +1,6 @@
 /**
- * The engine's CodergenBackend conformance kit (STYLE.md §8), run against the real backend and OpenAI client over
- * HTTP to the scripted server.
+ * The engine's CodergenBackend conformance kit (CONTRIBUTING.md "Writing tests"), run against the real
+ * backend and OpenAI client over HTTP to the scripted server.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

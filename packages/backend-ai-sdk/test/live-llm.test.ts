@@ -1,5 +1,5 @@
 /**
- * Opt-in live smoke test against a real LLM (STYLE.md §8): never runs in CI. Enable with
+ * Opt-in live smoke test against a real LLM (CONTRIBUTING.md "Writing tests"): never runs in CI. Enable with
  * `ATTRACTOR_LIVE_LLM=1 OPENAI_API_KEY=... [OPENAI_BASE_URL=...] [ATTRACTOR_LIVE_MODEL=gpt-5-mini]`.
  */
 import { mkdir, mkdtemp, readFile } from 'node:fs/promises';

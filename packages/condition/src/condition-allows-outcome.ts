@@ -55,7 +55,7 @@ export function conditionTruthForOutcome(ast: ConditionAst, outcome: string): bo
  * preferred label: false only when its `outcome` clauses rule that outcome out
  * (`outcome=fail` for `success`, `outcome!=success` for `success`). Clauses on other keys are assumed
  * satisfiable. For lint rules that ask whether any edge of a node can be taken on success or on
- * failure (DESIGN.md `condition_coverage`), see spec §10.3.
+ * failure (docs/architecture.md "condition_coverage"), see spec §10.3.
  *
  * @example
  * ```ts

@@ -3,7 +3,7 @@ import type { ConditionAst } from './condition-ast.js';
 /**
  * The outcome values a condition compares `outcome` against, in source order without duplicates:
  * the literals of its `outcome=...` and `outcome!=...` clauses (other operators are skipped). For lint rules that check that a
- * node's handler can return the outcomes its edges route on (DESIGN.md `outcome_coverage`).
+ * node's handler can return the outcomes its edges route on (docs/architecture.md "outcome_coverage").
  *
  * @example
  * ```ts

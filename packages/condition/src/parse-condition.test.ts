@@ -220,7 +220,7 @@ describe('parseCondition AST shape (spec §10.2)', () => {
   });
 });
 
-describe('ConditionSyntaxError (STYLE.md §6)', () => {
+describe('ConditionSyntaxError (CONTRIBUTING.md "Errors")', () => {
   it('shows the condition with a caret under the unsupported operator and a fix', () => {
     const error = syntaxErrorOf('outcome=fail OR outcome=retry');
     expect(error.message).toBe(

@@ -17,8 +17,8 @@ export interface CorpusCondition {
 
 /**
  * Every `condition="..."` value of every corpus file. The tests of this package may not import the
- * DOT parser (STYLE.md §2), and every condition in the corpus is a plain quoted attribute, so a
- * pattern over DOT's quoted-string syntax finds them all.
+ * DOT parser (CONTRIBUTING.md "Dependency direction"), and every condition in the corpus is a plain quoted
+ * attribute, so a pattern over DOT's quoted-string syntax finds them all.
  */
 export function readCorpusConditions(): CorpusCondition[] {
   const found: CorpusCondition[] = [];

@@ -114,7 +114,8 @@ const INPROCESS = {
   /**
    * The operating system's floor, without Node: `xargs -P 50` (a small C program) starting 200 `sh -c "sleep 0.05"`
    * (3 rounds, wall time of the whole pipeline `seq | xargs`). No runner that starts its commands through a shell, as
-   * DESIGN.md "Tool nodes" requires, can be faster on this machine. Undefined where `xargs` is missing.
+   * docs/architecture.md "Tool nodes" requires, can be faster on this machine. Undefined where `xargs` is
+   * missing.
    */
   async 'os-floor'() {
     const { spawnSync } = await import('node:child_process');

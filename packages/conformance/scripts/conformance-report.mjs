@@ -2,9 +2,9 @@
 // `pnpm conformance`: runs the spec §11 conformance tests (test/spec-11-*.test.ts) with vitest's JSON reporter
 // and prints one row per checkbox of spec §11.1-§11.11, per row of the §11.12 matrix and for §11.13:
 // section, item, pass/fail. The items are read from the spec itself, so a checkbox without a test shows as
-// MISSING. A bracketed note after an item in a test name marks a deliberate difference (DESIGN.md) or says how
-// the item is met.
-// Exit code 1 when any item fails or is missing.
+// MISSING. A bracketed note after an item in a test name marks a deliberate difference
+// (docs/architecture.md "Decisions") or says how the item is met. Exit code 1 when any item fails or is
+// missing.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,7 +100,9 @@ try {
   for (const row of rows) console.log(line(row));
   const notes = rows.filter((row) => row.note !== '');
   if (notes.length > 0) {
-    console.log('\nNotes: deliberate differences (asserted as DESIGN.md says) and how an item is met:');
+    console.log(
+      '\nNotes: deliberate differences (asserted as docs/architecture.md says) and how an item is met:',
+    );
     for (const row of notes)
       console.log(`  §${row.section.split(' ')[0].slice(1)} ${row.item}\n      -> ${row.note}`);
   }

@@ -53,7 +53,7 @@ describe('§11.2 Validation and Linting', () => {
     expect(lint(source, 'exit_no_outgoing')).toEqual(['error exit_no_outgoing exit->a']);
   });
 
-  it('All nodes are reachable from start (no orphans) [DESIGN.md "Reachability": an orphan is an ERROR, as in §7.2]', () => {
+  it('All nodes are reachable from start (no orphans) [docs/architecture.md "Reachability": an orphan is an ERROR, as in §7.2]', () => {
     const source = `digraph G {
       start [shape=Mdiamond]; exit [shape=Msquare]; a [prompt="a"]; orphan [prompt="o"]
       start -> a -> exit

@@ -11,7 +11,7 @@ function retryDelays(events: readonly PipelineEvent[]): number[] {
 }
 
 describe('§11.5 Retry Logic', () => {
-  it('Nodes with `max_retries > 0` are retried on RETRY or FAIL outcomes [DESIGN.md "Retrying FAIL": we follow §11.5, not the §3.5 pseudocode]', async () => {
+  it('Nodes with `max_retries > 0` are retried on RETRY or FAIL outcomes [docs/architecture.md "Retrying FAIL": we follow §11.5, not the §3.5 pseudocode]', async () => {
     const { registry, handler } = scriptedRegistry({ flaky: ['retry', 'fail', 'success'] });
     const { result } = await runDot(
       'digraph G { start [shape=Mdiamond]; exit [shape=Msquare]; flaky [prompt="f", max_retries=2]; start -> flaky -> exit }',

@@ -92,7 +92,7 @@ describe('§11.8 Human-in-the-Loop', () => {
 
   it('AutoApproveInterviewer always selects the first option (for automation/testing)', async () => {
     const { result } = await runDot(GATE, { interviewer: createAutoApproveInterviewer() });
-    // The first edge in declaration order (DESIGN.md "Human gates"), not the lexically first.
+    // The first edge in declaration order (docs/architecture.md "Human gates"), not the lexically first.
     expect(result.completedNodes).toEqual(['start', 'gate', 'hold', 'exit']);
     const answer = await createAutoApproveInterviewer().ask(question('yes_no'));
     expect(answer.value).toBe('yes');

@@ -51,7 +51,7 @@ line two",
     );
   });
 
-  it('Validate: orphan node -> warning [DESIGN.md "Reachability": asserted as an ERROR, the severity of §7.2\'s table]', () => {
+  it('Validate: orphan node -> warning [docs/architecture.md "Reachability": asserted as an ERROR, the severity of §7.2\'s table]', () => {
     expect(
       lint(
         'digraph L { start [shape=Mdiamond]; exit [shape=Msquare]; a [prompt="a"]; lost [prompt="l"]; start -> a -> exit }',
@@ -284,7 +284,7 @@ line two",
     }`);
     expect(result.status).toBe('success');
     expect(result.completedNodes).toEqual(['start', 'fan', 'join', 'report', 'exit']);
-    // wait_all with one failing branch: partial success (DESIGN.md "Parallel results").
+    // wait_all with one failing branch: partial success (docs/architecture.md "Parallel results").
     expect(result.nodeOutcomes.fan).toMatchObject({ status: 'partial_success' });
     const branches = readParallelResults(result.context.get('parallel.results')) ?? [];
     expect(branches.map((branch) => [branch.branch, branch.status])).toEqual([

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes src/dot-grammar-source.ts from src/dot.ohm, so that the grammar reaches runtime as a plain
-// string module (works for tsc builds, vitest from src, bundlers and browsers alike; TOOLCHAIN.md §6).
+// string module (works for tsc builds, vitest from src, bundlers and browsers alike).
 // The generated file is committed; src/dot-grammar-source.test.ts fails when it is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 

@@ -1,10 +1,9 @@
 /**
  * The typed AST of the Attractor DOT subset (spec §2.1-§2.13), as returned by `parseDot`.
  *
- * The AST is plain data: no Ohm type crosses the package boundary (STYLE.md §9). Every node keeps
- * its source span so that diagnostics can point at the exact place (spans compute their line and column
- * when read: see {@link SourceSpan}). Attribute values stay strings
- * here; `@attractor/graph` types them.
+ * The AST is plain data: no Ohm type crosses the package boundary (CONTRIBUTING.md "Grammars"). Every node
+ * keeps its source span so that diagnostics can point at the exact place (spans compute their line and column
+ * when read: see {@link SourceSpan}). Attribute values stay strings here; `@attractor/graph` types them.
  */
 
 /** A position in the source text. `line` and `column` are 1-based; `offset` is 0-based, in UTF-16 code units. */

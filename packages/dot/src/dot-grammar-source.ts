@@ -2,7 +2,7 @@
 // Do not edit: edit dot.ohm and regenerate.
 
 /** The text of `dot.ohm`, the Ohm grammar of the Attractor DOT subset (spec §2.2). */
-export const dotGrammarSource = `// The Attractor DOT subset (spec §2.2, widened by DESIGN.md "Parsing" and "Dialect").
+export const dotGrammarSource = `// The Attractor DOT subset (spec §2.2, widened by docs/architecture.md "Parsing" and "Dialect").
 //
 // \`parseDot\` does not match a whole file with \`Graph\`: a scanner (scan-dot.ts) first replaces comments
 // and \`#\` preprocessor lines with spaces, then cuts the body into runs of whole statements, and each
@@ -90,7 +90,7 @@ Dot {
   identifier (an identifier) = ("a".."z" | "_" | "A".."Z") ("a".."z" | "_" | "0".."9" | "A".."Z")*
   idChar = "a".."z" | "A".."Z" | "0".."9" | "_"
 
-  // Keywords in any case (DESIGN.md "Parsing"), spelled letter by letter because the built-in
+  // Keywords in any case (docs/architecture.md "Parsing"), spelled letter by letter because the built-in
   // \`caseInsensitive<...>\` is a parameterized rule whose memo key is rebuilt on every application.
   strictKw = ("s" | "S") ("t" | "T") ("r" | "R") ("i" | "I") ("c" | "C") ("t" | "T") ~idChar
   digraphKw = ("d" | "D") ("i" | "I") graphKw

@@ -1,4 +1,4 @@
-/** The compiled DOT grammar, built once when the module loads (STYLE.md §9). */
+/** The compiled DOT grammar, built once when the module loads (CONTRIBUTING.md "Grammars"). */
 import * as ohm from 'ohm-js';
 import { dotGrammarRecipe } from './dot-grammar-recipe.js';
 

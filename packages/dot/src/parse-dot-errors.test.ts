@@ -21,7 +21,7 @@ interface Rejection {
   readonly hint: RegExp;
 }
 
-// Each rejection of issue 2 and DESIGN.md "Parsing", with the exact place and the fix.
+// Each rejection of issue 2 and docs/architecture.md "Parsing", with the exact place and the fix.
 const rejections: readonly Rejection[] = [
   {
     name: 'a quote inside a string that ends it too early, before a word (issue 19)',
@@ -283,7 +283,7 @@ const rejections: readonly Rejection[] = [
   },
 ];
 
-describe('parseDot rejections (spec §2.3, DESIGN.md "Parsing")', () => {
+describe('parseDot rejections (spec §2.3, docs/architecture.md "Parsing")', () => {
   it.each(rejections)('rejects $name at $line:$column with a fix', (rejection) => {
     const error = syntaxErrorOf(rejection.source);
     expect(error.shortMessage).toBe(rejection.shortMessage);
@@ -292,7 +292,7 @@ describe('parseDot rejections (spec §2.3, DESIGN.md "Parsing")', () => {
   });
 });
 
-describe('DotSyntaxError (STYLE.md §6)', () => {
+describe('DotSyntaxError (CONTRIBUTING.md "Errors")', () => {
   it('carries code, filename, location with offset, span, and a message with excerpt, caret and hint', () => {
     const error = syntaxErrorOf('digraph G {\n  start -> a\n  a -- b\n}', 'flows/review.dot');
     expect(error).toBeInstanceOf(Error);

@@ -189,7 +189,7 @@ my_node [type="my_custom_type", shape=box, custom_attr="value"]`);
   });
 });
 
-describe('parseDot: constructs (spec §2.2, DESIGN.md "Parsing")', () => {
+describe('parseDot: constructs (spec §2.2, docs/architecture.md "Parsing")', () => {
   it('accepts ";", "," and whitespace between attributes, and merges several [..][..] blocks', () => {
     const node = only(parseBody('a [x=1; y=2, z=3 w=4] [v=5][u=6];'));
     expect(node.kind).toBe('node');

@@ -1,4 +1,7 @@
-/** `parseDot`, the public entry of the package: scan, match chunk by chunk, build the AST (STYLE.md §9). */
+/**
+ * `parseDot`, the public entry of the package: scan, match chunk by chunk, build the AST
+ * (CONTRIBUTING.md "Grammars").
+ */
 import type { FailedMatchResult } from 'ohm-js';
 import { type ChunkText, elidedChunk, toSourceOffset, verbatimChunk } from './chunk-text.js';
 import type { DotAst, DotId, DotStatement, DotSubgraphStatement, SourceSpan } from './dot-ast.js';
@@ -17,7 +20,7 @@ export interface ParseDotOptions {
 
 /**
  * Parses the text of a `.dot` pipeline in the Attractor DOT subset (spec §2.1-§2.13 with the
- * additions of DESIGN.md "Parsing" and "Dialect") into a {@link DotAst}: the graph id and its
+ * additions of docs/architecture.md "Parsing" and "Dialect") into a {@link DotAst}: the graph id and its
  * statements in source order, each id, key, value and statement with its source span.
  *
  * Values are kept as strings (`raw` as written and decoded `value`) with their token kind; typing

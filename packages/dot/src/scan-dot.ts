@@ -4,7 +4,7 @@
  *
  * - masks comments, `#` preprocessor lines and a byte-order mark with spaces (newlines kept, so every
  *   offset stays valid), because `#` is only a preprocessor line at the start of a line outside a
- *   string (DESIGN.md "Dialect") — something a PEG cannot see;
+ *   string (docs/architecture.md "Dialect") — something a PEG cannot see;
  * - finds the header (`digraph name {`), the body and the closing `}`;
  * - cuts the body into chunks of whole statements (also inside subgraphs that stand alone as
  *   statements), so Ohm matches (and memoizes) one small chunk at a time instead of the whole file;

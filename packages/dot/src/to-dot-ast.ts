@@ -41,7 +41,10 @@ export interface DotGraphBody {
 
 const KEYWORDS = new Set(['strict', 'digraph', 'graph', 'subgraph', 'node', 'edge']);
 
-/** What a statement `<keyword> [...]` sets defaults for (keywords in any case, DESIGN.md "Parsing"). */
+/**
+ * What a statement `<keyword> [...]` sets defaults for (keywords in any case,
+ * docs/architecture.md "Parsing").
+ */
 const DEFAULTS_KINDS: ReadonlyMap<string, 'graphAttributes' | 'nodeDefaults' | 'edgeDefaults'> = new Map([
   ['graph', 'graphAttributes'],
   ['node', 'nodeDefaults'],

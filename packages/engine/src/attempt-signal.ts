@@ -1,7 +1,8 @@
 /**
- * The abort signal of one stage attempt, and how an attempt hears that its run was cancelled (spec §3.5; DESIGN.md
- * "Cancellation and time"). Both are on the path of every node: a no-op stage (start, exit, a conditional) costs
- * less than creating and aborting an `AbortController`, or than adding and removing a listener on the run's signal.
+ * The abort signal of one stage attempt, and how an attempt hears that its run was cancelled (spec §3.5;
+ * docs/architecture.md "Cancellation and time"). Both are on the path of every node: a no-op stage (start,
+ * exit, a conditional) costs less than creating and aborting an `AbortController`, or than adding and
+ * removing a listener on the run's signal.
  */
 
 /**

@@ -47,7 +47,7 @@ function valueText(value: JsonValue, maxChars: number): string {
  *
  * The result never exceeds {@link PREAMBLE_BUDGET_CHARS} for the mode. It goes to a model, so context values under
  * secret-named keys (`deploy_token`, `apiKey`; see `isSecretKey`) are never listed, and secret values and token
- * shapes anywhere in it are masked (DESIGN.md "Secrets").
+ * shapes anywhere in it are masked (docs/architecture.md "Secrets").
  */
 export function buildPreamble(options: BuildPreambleOptions): string {
   const { mode } = options;

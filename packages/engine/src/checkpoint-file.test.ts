@@ -12,7 +12,7 @@ import {
 const read = (directory: string) => readFileSync(join(directory, CHECKPOINT_FILE), 'utf8');
 const inode = (directory: string) => statSync(join(directory, CHECKPOINT_FILE)).ino;
 
-describe('checkpoint file (DESIGN.md "Checkpoint": atomic write + rename)', () => {
+describe('checkpoint file (docs/architecture.md "Checkpoint": atomic write + rename)', () => {
   it('publishes every write under checkpoint.json, alternating two spare inodes that are never freed', () => {
     const directory = tempDir();
     const file = createCheckpointFile({ directory });

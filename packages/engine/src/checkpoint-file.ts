@@ -1,6 +1,6 @@
 /**
- * `checkpoint.json` on disk (DESIGN.md "Checkpoint": write a complete temp file in the same directory, optionally
- * fsync, rename it into place), for the file run store.
+ * `checkpoint.json` on disk (docs/architecture.md "Checkpoint": write a complete temp file in the same
+ * directory, optionally fsync, rename it into place), for the file run store.
  *
  * Writing a fresh temp file for every checkpoint allocates an inode and frees the replaced one on every node. On
  * ext4 without a journal (common on VMs and CI runners) each inode allocation scans past every recently freed inode

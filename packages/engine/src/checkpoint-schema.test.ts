@@ -4,7 +4,7 @@ import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import { createTestCheckpoint } from './test/run-store-contract.js';
 import { VisitedNodes } from './visited-nodes.js';
 
-describe('checkpointSchema (DESIGN.md "Checkpoint")', () => {
+describe('checkpointSchema (docs/architecture.md "Checkpoint")', () => {
   it('round-trips a checkpoint through JSON unchanged', () => {
     const checkpoint = createTestCheckpoint({
       node_outcomes: JSON.parse('{"__proto__":{"status":"done","notes":"n","suggestedNextIds":["a"]}}'),

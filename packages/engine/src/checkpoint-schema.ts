@@ -1,7 +1,7 @@
 /**
- * The zod schema of the checkpoint snapshot (DESIGN.md "Checkpoint") and the one function that reads a stored
- * checkpoint back: every store calls {@link parseCheckpoint} so that a malformed snapshot is refused with a message
- * naming the field, never half-used.
+ * The zod schema of the checkpoint snapshot (docs/architecture.md "Checkpoint") and the one function that
+ * reads a stored checkpoint back: every store calls {@link parseCheckpoint} so that a malformed snapshot is
+ * refused with a message naming the field, never half-used.
  */
 import { z } from 'zod';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';

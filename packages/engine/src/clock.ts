@@ -1,6 +1,7 @@
 /**
- * Injected time (STYLE.md §5): the engine never calls `Date.now()` or `setTimeout` itself, so tests can use
- * `createTestClock()` from `@attractor/engine/test` and retry backoff never really sleeps in tests.
+ * Injected time (CONTRIBUTING.md "API shape"): the engine never calls `Date.now()` or `setTimeout` itself, so
+ * tests can use `createTestClock()` from `@attractor/engine/test` and retry backoff never really sleeps in
+ * tests.
  */
 
 /** A source of time and delays. */

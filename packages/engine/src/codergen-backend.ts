@@ -42,10 +42,10 @@ export interface CodergenRequest {
    */
   readonly takeSteering: () => Promise<string[]>;
   /**
-   * The run's secret masker (`runtime.secrets`; DESIGN.md "Secrets"): a backend masks with it everything it writes
-   * to the stage directory (transcripts, `prompt.md`) and every message it reports, so that values the run treats
-   * as secret (`--secret NAME`, secret-named environment variables, token shapes) never reach a file. Absent in
-   * requests built by hand; a backend then masks what it knows itself.
+   * The run's secret masker (`runtime.secrets`; docs/architecture.md "Secrets"): a backend masks with it
+   * everything it writes to the stage directory (transcripts, `prompt.md`) and every message it reports, so
+   * that values the run treats as secret (`--secret NAME`, secret-named environment variables, token shapes)
+   * never reach a file. Absent in requests built by hand; a backend then masks what it knows itself.
    */
   readonly secrets?: SecretMasker;
   /**
@@ -71,7 +71,7 @@ export interface CodergenRequest {
 /**
  * An LLM backend (spec §4.5 `CodergenBackend`). Returns the response text (the handler turns it into a SUCCESS
  * outcome with `last_response`) or a full {@link Outcome}. Throw an error with `retryable: boolean` for
- * provider failures; the engine reads only that field to decide on retries (STYLE.md §6).
+ * provider failures; the engine reads only that field to decide on retries (CONTRIBUTING.md "Errors").
  *
  * @example
  * const echo: CodergenBackend = { run: async (request) => `You said: ${request.prompt}` };

@@ -8,10 +8,10 @@ import { cloneJson, findNonJson, type JsonValue } from './json-value.js';
 /**
  * The key-value store handlers read and the engine updates between stages (spec §5.1).
  *
- * Values must be JSON (DESIGN.md "Context values"); `set` and `applyUpdates` reject anything else with a
- * {@link ContextValueError}. Reads return the stored value itself (treat it as read-only); `snapshot()` and
- * `clone()` deep-copy. JavaScript runs one stage's synchronous code at a time, so no lock is needed; parallel
- * branches each get their own `clone()` (spec §3.8).
+ * Values must be JSON (docs/architecture.md "Context values"); `set` and `applyUpdates` reject anything else
+ * with a {@link ContextValueError}. Reads return the stored value itself (treat it as read-only);
+ * `snapshot()` and `clone()` deep-copy. JavaScript runs one stage's synchronous code at a time, so no lock is
+ * needed; parallel branches each get their own `clone()` (spec §3.8).
  *
  * Built-in keys set by the engine: `outcome`, `preferred_label`, `current_node`, `last_stage`,
  * `internal.retry_count.<node_id>`, and `graph.*` mirrored from the graph attributes.

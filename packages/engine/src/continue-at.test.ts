@@ -5,7 +5,7 @@ import { evaluateRunCondition } from './evaluate-run-condition.js';
 import type { Handler } from './handler.js';
 import { createTestGraph } from './test/graph-builder.js';
 
-describe('Outcome.continueAt (DESIGN.md "Parallel fan-out")', () => {
+describe('Outcome.continueAt (docs/architecture.md "Parallel fan-out")', () => {
   const graph = createTestGraph({
     nodes: ['start', 'exit', { id: 'fan', type: 'fan' }, 'a', 'join'],
     edges: ['start -> fan', 'fan -> a', 'a -> join', 'join -> exit'],

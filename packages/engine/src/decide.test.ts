@@ -37,7 +37,7 @@ const completed = (nodeId: string, outcome: Outcome): WalkEvent => ({
 });
 const fail = (failureReason: string): Outcome => ({ status: 'fail', failureReason });
 
-describe('decide: routing after a stage (spec §3.3, §3.7, DESIGN.md "Routing dead ends")', () => {
+describe('decide: routing after a stage (spec §3.3, §3.7, docs/architecture.md "Routing dead ends")', () => {
   const routed = createTestGraph({
     nodes: [
       { id: 'work', retryTarget: 'plan', fallbackRetryTarget: 'rescue' },
@@ -205,7 +205,7 @@ describe('decide: routing after a stage (spec §3.3, §3.7, DESIGN.md "Routing d
   });
 });
 
-describe('decide: loop guards before a node (DESIGN.md "Loop guards")', () => {
+describe('decide: loop guards before a node (docs/architecture.md "Loop guards")', () => {
   const looped = createTestGraph({
     settings: { maxNodeVisits: 3 },
     nodes: [{ id: 'capped', maxVisits: 1 }],
@@ -266,7 +266,7 @@ describe('decide: loop guards before a node (DESIGN.md "Loop guards")', () => {
   });
 });
 
-describe('decide: goal gates at the exit (spec §3.4, DESIGN.md "Goal gates")', () => {
+describe('decide: goal gates at the exit (spec §3.4, docs/architecture.md "Goal gates")', () => {
   const gated = createTestGraph({
     settings: { maxGateRetries: 2 },
     nodes: [

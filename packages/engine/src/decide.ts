@@ -1,8 +1,8 @@
 /**
- * The pure decision core of the run loop (spec §3.2–3.7, DESIGN.md "Loop guards", "Goal gates", "Routing dead
- * ends"): given the walk's snapshot and what just happened, it says what changes and where the walk goes next. It
- * reads the graph and the context and writes nothing; the walkers in walk-graph.ts apply its result (update the
- * counters, append the logs, run the stage, persist, emit).
+ * The pure decision core of the run loop (spec §3.2–3.7, docs/architecture.md "Loop guards", "Goal gates",
+ * "Routing dead ends"): given the walk's snapshot and what just happened, it says what changes and where the
+ * walk goes next. It reads the graph and the context and writes nothing; the walkers in walk-graph.ts apply
+ * its result (update the counters, append the logs, run the stage, persist, emit).
  *
  * The next snapshot comes back as a list of {@link SnapshotChange}s rather than a copy of the counters: a copy
  * would cost time proportional to the graph on every node.
@@ -32,7 +32,7 @@ export interface DecisionSnapshot {
 export type WalkEvent =
   /** The top-level walk arrived at a terminal node: are the goal gates satisfied? (spec §3.4) */
   | { readonly type: 'exit.reached'; readonly nodeId: string }
-  /** The walk is about to execute a node: loop guards (DESIGN.md "Loop guards"). */
+  /** The walk is about to execute a node: loop guards (docs/architecture.md "Loop guards"). */
   | { readonly type: 'node.reached'; readonly nodeId: string }
   /** A node finished with an outcome: routing (spec §3.3, §3.7). */
   | { readonly type: 'stage.completed'; readonly nodeId: string; readonly outcome: Outcome };
@@ -99,7 +99,7 @@ export interface DecisionRules {
   readonly exitNodeIds: ReadonlySet<string>;
   /** The node executed last, for the `lastNodeId` of an end decided before a node runs. */
   readonly lastNodeId: string;
-  /** The join a `parallel` node's walk continues at (DESIGN.md "Parallel fan-out"). */
+  /** The join a `parallel` node's walk continues at (docs/architecture.md "Parallel fan-out"). */
   readonly joinOf: (parallelNodeId: string) => string | undefined;
   /** Whether a node's branches were already walked by its handler (its handler `fansOut`, like `parallel`). */
   readonly fansOut: (nodeId: string) => boolean;
@@ -147,7 +147,7 @@ function stop(rules: DecisionRules, reason: string, resumeNodeId: string): Decis
   };
 }
 
-/** Goal gates at a terminal node (spec §3.4, DESIGN.md "Goal gates"). */
+/** Goal gates at a terminal node (spec §3.4, docs/architecture.md "Goal gates"). */
 function decideExit(snapshot: DecisionSnapshot, nodeId: string, rules: DecisionRules): Decision {
   const { graph } = rules;
   const gate = findUnsatisfiedGoalGate({ graph, nodeOutcomes: snapshot.nodeOutcomes });
@@ -175,7 +175,7 @@ function decideExit(snapshot: DecisionSnapshot, nodeId: string, rules: DecisionR
   };
 }
 
-/** Loop guards before a node runs (DESIGN.md "Loop guards"). */
+/** Loop guards before a node runs (docs/architecture.md "Loop guards"). */
 function decideArrival(snapshot: DecisionSnapshot, nodeId: string, rules: DecisionRules): Decision {
   const { graph } = rules;
   const node = graph.node(nodeId);
@@ -205,7 +205,10 @@ function decideArrival(snapshot: DecisionSnapshot, nodeId: string, rules: Decisi
   };
 }
 
-/** Routing after a node (spec §3.3 edge selection, §3.7 failure routing, DESIGN.md "Routing dead ends"). */
+/**
+ * Routing after a node (spec §3.3 edge selection, §3.7 failure routing,
+ * docs/architecture.md "Routing dead ends").
+ */
 function decideRoute(
   snapshot: DecisionSnapshot,
   nodeId: string,
@@ -257,7 +260,8 @@ function decideRoute(
     next: edge === undefined ? { kind: 'go', nodeId: to } : { kind: 'go', nodeId: to, edge },
   });
 
-  // A handler that ran its outgoing edges itself names where the walk continues (DESIGN.md "Parallel fan-out").
+  // A handler that ran its outgoing edges itself names where the walk continues
+  // (docs/architecture.md "Parallel fan-out").
   if (outcome.continueAt !== undefined) {
     if (graph.node(outcome.continueAt) !== undefined) return go(outcome.continueAt);
     return fail(

@@ -44,7 +44,7 @@ function pipeline(deployAttributes: string, condition = 'outcome=success'): stri
 }`;
 }
 
-describe('defineHandler (DESIGN.md "Handler contract")', () => {
+describe('defineHandler (docs/architecture.md "Handler contract")', () => {
   it('runs execute with one argument object and the attributes parsed by its schema', async () => {
     const { graph } = prepareGraph(pipeline('region="eu", replicas="3"'));
     const registry = registryWith(passThrough).register(deploy);
@@ -107,7 +107,7 @@ describe('defineHandler (DESIGN.md "Handler contract")', () => {
   });
 });
 
-describe('declared capabilities (DESIGN.md "Handler contract")', () => {
+describe('declared capabilities (docs/architecture.md "Handler contract")', () => {
   const slowSource = `digraph gate {
   start [shape=Mdiamond]
   exit [shape=Msquare]

@@ -1,10 +1,11 @@
 /**
- * Handlers that declare themselves (DESIGN.md "Handler contract"): `defineHandler({ type, attributes, outcomes,
- * execute })` gives a handler its type, a zod schema of the node attributes it reads and the outcomes it can
- * return. The registry hands that metadata to lint (`HandlerRegistry.lintInfo()` → `validate({ handlers })`), so a
- * declared attribute is not an `unknown_attribute`, a bad value is an `attribute_type` error from the schema, and
- * `outcome_coverage` knows what the handler returns. The built-in handlers are declared the same way, with the schemas
- * of `SPEC_HANDLER_DECLARATIONS` (`@attractor/graph`).
+ * Handlers that declare themselves (docs/architecture.md "Handler contract"):
+ * `defineHandler({ type, attributes, outcomes, execute })` gives a handler its type, a zod schema of the node
+ * attributes it reads and the outcomes it can return. The registry hands that metadata to lint
+ * (`HandlerRegistry.lintInfo()` → `validate({ handlers })`), so a declared attribute is not an
+ * `unknown_attribute`, a bad value is an `attribute_type` error from the schema, and `outcome_coverage` knows
+ * what the handler returns. The built-in handlers are declared the same way, with the schemas of
+ * `SPEC_HANDLER_DECLARATIONS` (`@attractor/graph`).
  */
 import {
   type AttributeChecks,

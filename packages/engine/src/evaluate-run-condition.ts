@@ -1,6 +1,7 @@
 /**
  * Condition evaluation for handlers (spec §10): plug-in packages may not import `@attractor/condition`
- * (STYLE.md §2), so the engine offers the evaluator it routes with, e.g. for `manager.stop_condition`.
+ * (CONTRIBUTING.md "Dependency direction"), so the engine offers the evaluator it routes with, e.g. for
+ * `manager.stop_condition`.
  */
 import { evaluateCondition } from '@attractor/condition';
 

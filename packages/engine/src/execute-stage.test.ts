@@ -19,7 +19,7 @@ const flakyGraph = (maxRetries: number, extra: Partial<{ allowPartial: boolean }
     ],
   });
 
-describe('retries (spec §11.5, DESIGN.md Retrying FAIL)', () => {
+describe('retries (spec §11.5, docs/architecture.md "Retrying FAIL")', () => {
   it('retries a node with max_retries > 0 on FAIL', async () => {
     const handler = createScriptedHandler({ script: { flaky: ['fail', 'fail', 'success'] } });
     const { result } = await run({ graph: flakyGraph(2), registry: registryWith(handler) });
@@ -145,7 +145,7 @@ describe('retries (spec §11.5, DESIGN.md Retrying FAIL)', () => {
   });
 });
 
-describe('node timeout (DESIGN.md Cancellation and time)', () => {
+describe('node timeout (docs/architecture.md "Cancellation and time")', () => {
   it('aborts the handler and fails the attempt with "timeout after <d>"', async () => {
     const clock = createTestClock({ autoAdvance: false });
     let aborted = false;
@@ -191,7 +191,7 @@ describe('node timeout (DESIGN.md Cancellation and time)', () => {
   });
 });
 
-describe('cancellation (DESIGN.md Cancellation and time)', () => {
+describe('cancellation (docs/architecture.md "Cancellation and time")', () => {
   it('stops the walk, does not record the running node, and keeps the last checkpoint', async () => {
     const controller = new AbortController();
     const blocking: Handler = {

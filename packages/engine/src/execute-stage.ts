@@ -1,6 +1,6 @@
 /**
  * One visit of one node: resolve the handler, run attempts with timeout and cancellation, turn exceptions into
- * FAIL outcomes, and retry per spec §3.5–3.6 and DESIGN.md "Retrying FAIL".
+ * FAIL outcomes, and retry per spec §3.5–3.6 and docs/architecture.md "Retrying FAIL".
  */
 import type { GraphNode, HandlerTraits } from '@attractor/graph';
 import type { Context as TraceContext } from '@opentelemetry/api';
@@ -205,7 +205,8 @@ async function runAttempt(
       Promise.resolve().then(span === undefined ? call : () => span.run(call)),
       runAborted,
     ];
-    // A human gate's `timeout` is the interview timeout, never a handler timeout (DESIGN.md "Human gates").
+    // A human gate's `timeout` is the interview timeout, never a handler timeout
+    // (docs/architecture.md "Human gates").
     const timeoutMs = traits.asksHuman === true ? undefined : node.timeoutMs;
     if (timeoutMs !== undefined && timeoutMs > 0) {
       timer = new AbortController();
@@ -266,7 +267,10 @@ function callHandler(handler: Handler, input: HandlerExecuteInput): Promise<Outc
   return execute.call(handler, input.node, input.context, input.graph, input.logsRoot, input.runtime);
 }
 
-/** Turns a thrown value into a FAIL outcome, keeping `retryable` when the error carries it (STYLE.md §6). */
+/**
+ * Turns a thrown value into a FAIL outcome, keeping `retryable` when the error carries it
+ * (CONTRIBUTING.md "Errors").
+ */
 export function errorToOutcome(error: unknown): Outcome {
   const message = error instanceof Error ? error.message : String(error);
   const retryable =

@@ -1,8 +1,8 @@
 /**
- * The runs directory as a {@link RunCatalog} (DESIGN.md "Run directory"): every subdirectory holding a
- * `manifest.json` is a run, opened with the file store; `listRuns` builds the index from each run's manifest,
- * checkpoint, lock holder record and the end of its event log, and keeps the entries of finished runs in
- * `.attractor-run-index.json` beside them (see {@link createFileRunCatalog}).
+ * The runs directory as a {@link RunCatalog} (docs/architecture.md "Run directory"): every subdirectory
+ * holding a `manifest.json` is a run, opened with the file store; `listRuns` builds the index from each run's
+ * manifest, checkpoint, lock holder record and the end of its event log, and keeps the entries of finished
+ * runs in `.attractor-run-index.json` beside them (see {@link createFileRunCatalog}).
  */
 import {
   closeSync,

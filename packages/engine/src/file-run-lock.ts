@@ -1,8 +1,8 @@
 /**
- * The run lock of the file store (DESIGN.md "Checkpoint": one runner per run). `proper-lockfile` holds `run.lock/`
- * in the run directory (an atomic `mkdir`, its mtime refreshed every 2 s while held, removed on a normal exit);
- * `run.lock.json` beside it records the holder (pid, host, since, the lock directory's inode and the process groups
- * of running stage commands).
+ * The run lock of the file store (docs/architecture.md "Checkpoint": one runner per run). `proper-lockfile`
+ * holds `run.lock/` in the run directory (an atomic `mkdir`, its mtime refreshed every 2 s while held,
+ * removed on a normal exit); `run.lock.json` beside it records the holder (pid, host, since, the lock
+ * directory's inode and the process groups of running stage commands).
  *
  * proper-lockfile judges staleness by mtime alone, which would make the next runner wait out the threshold after a
  * `kill -9`. So its own stale removal is switched off and a stale lock is taken over here instead: the holder is dead

@@ -24,7 +24,7 @@ function openFilesUnder(directory: string): string[] {
 
 const onLinux = process.platform === 'linux';
 
-describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
+describe('file run store (spec §5.6, docs/architecture.md "Run directory")', () => {
   it('moves each earlier visit to visits/<n>/, and to visits/<n>-2/ when a resumed run reuses the number', () => {
     const logsRoot = tempDir();
     const store = createFileRunStore({ logsRoot });

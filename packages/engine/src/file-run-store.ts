@@ -1,5 +1,5 @@
 /**
- * The run directory on disk (spec §5.6, DESIGN.md "Run directory", "Checkpoint"): `manifest.json`,
+ * The run directory on disk (spec §5.6, docs/architecture.md "Run directory", "Checkpoint"): `manifest.json`,
  * `checkpoint.json` (atomic: a complete temp file `.checkpoint.json.tmp` is renamed into place, optional fsync; see
  * checkpoint-file.ts),
  * `checkpoints.jsonl` (every checkpoint, append-only: the history fork starts from; each line stores the checkpoint's
@@ -590,7 +590,10 @@ function lastEventSeq(path: string): number {
   }
 }
 
-/** The directory inside a stage directory that holds earlier visits (DESIGN.md "Evidence is never overwritten"). */
+/**
+ * The directory inside a stage directory that holds earlier visits
+ * (docs/architecture.md "Evidence is never overwritten").
+ */
 const VISITS_DIRECTORY = 'visits';
 
 /**

@@ -72,7 +72,7 @@ async function finishedRun() {
   return { logsRoot, result };
 }
 
-describe('forkRun (DESIGN.md "Checkpoint": fork from any checkpoint)', () => {
+describe('forkRun (docs/architecture.md "Checkpoint": fork from any checkpoint)', () => {
   it('from the middle of a finished run reaches the same end, leaving the source untouched', async () => {
     const source = await finishedRun();
     const before = fingerprint(source.logsRoot);

@@ -1,7 +1,7 @@
 /**
- * Fork (DESIGN.md "Checkpoint": every checkpoint is kept as history, so a run can start again from any of them):
- * a new run directory seeded with the snapshot taken after one completed stage of another run, then resumed. The
- * source run is only read.
+ * Fork (docs/architecture.md "Checkpoint": every checkpoint is kept as history, so a run can start again from
+ * any of them): a new run directory seeded with the snapshot taken after one completed stage of another run,
+ * then resumed. The source run is only read.
  */
 import { basename, resolve } from 'node:path';
 import { findJoinNode, type Graph, type GraphNode } from '@attractor/graph';
@@ -36,9 +36,9 @@ export interface ForkRunOptions extends PipelineServicesOptions {
 }
 
 /**
- * Starts a new run from the snapshot after a completed stage of another run (DESIGN.md "Checkpoint"), optionally
- * with an edited graph, and returns it running. The new run's manifest records `forked_from` and each of its
- * checkpoints `origin`; the source run is never modified.
+ * Starts a new run from the snapshot after a completed stage of another run
+ * (docs/architecture.md "Checkpoint"), optionally with an edited graph, and returns it running. The new run's
+ * manifest records `forked_from` and each of its checkpoints `origin`; the source run is never modified.
  *
  * @throws {ResumeError} (as a rejection) when the source run has no manifest or no checkpoint after `at`, or the
  *   edited graph lacks the stage.

@@ -1,5 +1,5 @@
 /**
- * Goal gates and retry targets, spec §3.4 and §3.7, DESIGN.md "Goal gates".
+ * Goal gates and retry targets, spec §3.4 and §3.7, docs/architecture.md "Goal gates".
  */
 import type { Graph, GraphNode } from '@attractor/graph';
 import { isSuccessStatus, type Outcome } from './outcome.js';
@@ -42,8 +42,9 @@ export interface ResolveRetryTargetOptions {
   /** Also consider the graph-level targets (goal gates: yes, spec §3.4; failure routing: no, spec §3.7). Default: true. */
   readonly includeGraph?: boolean;
   /**
-   * Whether fallback targets may be used. DESIGN.md: a `fallback_retry_target` is taken at most once per failing
-   * node per run, so the engine passes false once it has taken this node's fallback. Default: true.
+   * Whether fallback targets may be used. docs/architecture.md "Loop guards": a `fallback_retry_target` is
+   * taken at most once per failing node per run, so the engine passes false once it has taken this node's
+   * fallback. Default: true.
    */
   readonly allowFallback?: boolean;
 }

@@ -1,5 +1,5 @@
 /**
- * The identity of a graph for resume (DESIGN.md "Run directory": source sha256 in the manifest).
+ * The identity of a graph for resume (docs/architecture.md "Run directory": source sha256 in the manifest).
  */
 import { createHash } from 'node:crypto';
 import type { Graph } from '@attractor/graph';

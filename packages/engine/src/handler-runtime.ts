@@ -1,7 +1,8 @@
 /**
- * What the engine hands a handler besides the spec's four arguments (DESIGN.md "Handler contract"): the abort
- * signal, the stage directory, the interviewer and backend slots, the artifact store, time, an event sink, and
- * the ability to execute part of the graph (`runBranch`) or a whole child pipeline (`runChild`).
+ * What the engine hands a handler besides the spec's four arguments
+ * (docs/architecture.md "Handler contract"): the abort signal, the stage directory, the interviewer and
+ * backend slots, the artifact store, time, an event sink, and the ability to execute part of the graph
+ * (`runBranch`) or a whole child pipeline (`runChild`).
  */
 import type { FidelityMode, Graph, GraphNode } from '@attractor/graph';
 import type { ArtifactStore } from './artifact-store.js';
@@ -139,7 +140,7 @@ export interface ChildRunHandle {
 }
 
 /**
- * The per-attempt services the engine gives a handler (DESIGN.md "Handler contract").
+ * The per-attempt services the engine gives a handler (docs/architecture.md "Handler contract").
  */
 export interface HandlerRuntime {
   /** Aborted on node `timeout` (the attempt then fails with `timeout after <d>`) or run cancellation. */
@@ -214,9 +215,9 @@ export interface HandlerRuntime {
    */
   readonly usage?: RunUsage;
   /**
-   * The run's secret masker (DESIGN.md "Secrets"): mask whatever a handler writes to the stage directory or sends
-   * to a model (`stdout.txt`, `prompt.md`). Absent in runtimes built by hand (tests); then mask with
-   * `createSecretMasker()`.
+   * The run's secret masker (docs/architecture.md "Secrets"): mask whatever a handler writes to the stage
+   * directory or sends to a model (`stdout.txt`, `prompt.md`). Absent in runtimes built by hand (tests); then
+   * mask with `createSecretMasker()`.
    */
   readonly secrets?: SecretMasker;
   /**

@@ -1,5 +1,5 @@
 /**
- * The node handler contract of spec §4.1 / DESIGN.md "Handler contract".
+ * The node handler contract of spec §4.1 / docs/architecture.md "Handler contract".
  */
 import type { Graph, GraphNode } from '@attractor/graph';
 import type { Context } from './context.js';

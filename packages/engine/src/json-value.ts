@@ -1,5 +1,6 @@
 /**
- * JSON values: the only values the run context, outcomes and checkpoints hold (DESIGN.md "Context values").
+ * JSON values: the only values the run context, outcomes and checkpoints hold
+ * (docs/architecture.md "Context values").
  */
 
 /** A JSON primitive. `number` excludes `NaN` and the infinities, which JSON cannot represent. */

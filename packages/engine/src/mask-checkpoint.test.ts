@@ -13,7 +13,7 @@ import { createTestCheckpoint, createTestManifest } from './test/run-store-contr
 
 const SECRET = 'hunter2-deploy-secret';
 
-describe('createCheckpointMasker (DESIGN.md "Secrets": the data masked, the structure kept)', () => {
+describe('createCheckpointMasker (docs/architecture.md "Secrets": the data masked, the structure kept)', () => {
   const masker = createSecretMasker({ values: [SECRET] });
 
   it('masks the data: context, logs, outcomes, stage records, failure streaks and the failure reason', () => {

@@ -1,6 +1,6 @@
 /**
- * Masking the checkpoint written after every node, and the manifest (DESIGN.md "Secrets", "Checkpoint"): the data a
- * handler or a user put in is masked, the run's structure is not.
+ * Masking the checkpoint written after every node, and the manifest (docs/architecture.md "Secrets",
+ * "Checkpoint"): the data a handler or a user put in is masked, the run's structure is not.
  *
  * Node ids, run ids and run directories are structure: they come from the graph and the engine, resume looks them
  * up, and a secret that happens to equal a node id (`API_KEY=test` and a node `test`) must not turn the checkpoint's

@@ -1,7 +1,7 @@
 /**
- * A {@link RunStore} decorator that masks secrets in everything written (DESIGN.md "Secrets"): the manifest, the
- * checkpoint (its context too), the events and the stage status files. Reads pass through, and so do stage files
- * and artifacts: handlers mask what they write there (`runtime.secrets`).
+ * A {@link RunStore} decorator that masks secrets in everything written (docs/architecture.md "Secrets"): the
+ * manifest, the checkpoint (its context too), the events and the stage status files. Reads pass through, and
+ * so do stage files and artifacts: handlers mask what they write there (`runtime.secrets`).
  */
 import { createCheckpointMasker, maskEvent, maskManifest, maskStageStatus } from './mask-checkpoint.js';
 import type { SecretMasker } from './redact-secrets.js';

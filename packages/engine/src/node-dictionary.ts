@@ -1,5 +1,6 @@
 /**
- * Objects keyed by node id, for the engine's bookkeeping and the checkpoint (DESIGN.md "Checkpoint").
+ * Objects keyed by node id, for the engine's bookkeeping and the checkpoint
+ * (docs/architecture.md "Checkpoint").
  */
 
 /**

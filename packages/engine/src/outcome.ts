@@ -9,8 +9,8 @@ import type { JsonValue } from './json-value.js';
  * - `success`: the stage did its work; routing proceeds and the retry counter resets.
  * - `partial_success`: done with caveats; treated as success for routing, retries and goal gates.
  * - `retry`: the stage asks to be executed again (within `max_retries`).
- * - `fail`: the stage failed; the engine retries it when `max_retries > 0` (DESIGN.md "Retrying FAIL"),
- *   then follows failure routing (spec §3.7).
+ * - `fail`: the stage failed; the engine retries it when `max_retries > 0`
+ *   (docs/architecture.md "Retrying FAIL"), then follows failure routing (spec §3.7).
  * - `skipped`: the stage did nothing; routing proceeds without recording an outcome for goal gates.
  */
 export type StageStatus = 'success' | 'partial_success' | 'retry' | 'fail' | 'skipped';
@@ -18,7 +18,7 @@ export type StageStatus = 'success' | 'partial_success' | 'retry' | 'fail' | 'sk
 /**
  * A stage status as handlers may report it: one of {@link StageStatus} or a custom outcome word
  * (`process`, `done`, ...). A custom word routes like any value of `outcome` in conditions and counts as
- * success for retries and goal gates (DESIGN.md "Outcomes").
+ * success for retries and goal gates (docs/architecture.md "Outcomes").
  */
 export type OutcomeStatus = StageStatus | (string & {});
 
@@ -46,14 +46,14 @@ export interface Outcome {
   readonly failureReason?: string;
   /**
    * Whether a `fail` may be retried. Default: true. `false` (an authentication error, a bad request) fails the
-   * stage at once, whatever `max_retries` says (spec Appendix D, DESIGN.md "Retrying FAIL").
+   * stage at once, whatever `max_retries` says (spec Appendix D, docs/architecture.md "Retrying FAIL").
    */
   readonly retryable?: boolean;
   /**
    * Continue the walk at this node instead of selecting one of the node's outgoing edges, whatever the status.
    * For handlers that executed their outgoing edges themselves: the parallel handler sets it to the join node
-   * (DESIGN.md "Parallel fan-out": the join is not a direct edge target of the parallel node). Not persisted in
-   * `status.json`; the checkpoint records the node the walk continues at.
+   * (docs/architecture.md "Parallel fan-out": the join is not a direct edge target of the parallel node). Not
+   * persisted in `status.json`; the checkpoint records the node the walk continues at.
    */
   readonly continueAt?: string;
 }

@@ -1,6 +1,7 @@
 /**
- * The typed events of spec §9.6, one interface per event and one `PipelineEvent` union (STYLE.md §3). Every event
- * goes to the `onEvent` callback, the event emitter, the async iterator, and `{logsRoot}/events.jsonl`.
+ * The typed events of spec §9.6, one interface per event and one `PipelineEvent` union
+ * (CONTRIBUTING.md "Files and names"). Every event goes to the `onEvent` callback, the event emitter, the
+ * async iterator, and `{logsRoot}/events.jsonl`.
  */
 
 import type { Answer, Question } from './interviewer.js';

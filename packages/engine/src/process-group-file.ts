@@ -1,9 +1,10 @@
 /**
- * `process-groups.json` in the run directory (DESIGN.md "Checkpoint": one runner per run; a stale run of a dead
- * runner is taken over after ending the process groups it left). While a stage's command runs, its process group
- * is listed here with the runner's pid; a later runner that takes the run over (resume after `kill -9` or a
- * closed terminal) ends the groups of a dead runner before it re-runs the stage, so two copies of one stage never
- * write to the working directory at once. Written atomically (temp file + rename) on every change.
+ * `process-groups.json` in the run directory (docs/architecture.md "Checkpoint": one runner per run; a stale
+ * run of a dead runner is taken over after ending the process groups it left). While a stage's command runs,
+ * its process group is listed here with the runner's pid; a later runner that takes the run over (resume
+ * after `kill -9` or a closed terminal) ends the groups of a dead runner before it re-runs the stage, so two
+ * copies of one stage never write to the working directory at once. Written atomically (temp file + rename)
+ * on every change.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -12,7 +12,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-describe('killProcessGroup (DESIGN.md Tool nodes)', () => {
+describe('killProcessGroup (docs/architecture.md "Tool nodes")', () => {
   it('kills the whole group, grandchildren included', async () => {
     const leader = spawn('/bin/bash', ['-c', 'sleep 30 & echo $!; wait'], {
       detached: true,

@@ -1,7 +1,7 @@
 /**
- * Process groups of shell commands started by handlers and backends (DESIGN.md "Tool nodes"). Commands run
- * detached in their own group so a timeout kills grandchildren too; execa's own cleanup is off for detached
- * children, so the groups still running are killed here if this process exits first.
+ * Process groups of shell commands started by handlers and backends (docs/architecture.md "Tool nodes").
+ * Commands run detached in their own group so a timeout kills grandchildren too; execa's own cleanup is off
+ * for detached children, so the groups still running are killed here if this process exits first.
  */
 
 import { readdirSync, readFileSync } from 'node:fs';

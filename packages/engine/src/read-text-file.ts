@@ -1,7 +1,7 @@
 /**
- * Bounded reads of files a user names (DESIGN.md "Parsing"; issue 20 §2): a pipeline, a `graph_ref`, a simulation
- * script, a run's files. Only regular files are read, and only up to a size limit, so `/dev/zero` cannot grow the
- * process without bound and a FIFO cannot block it forever.
+ * Bounded reads of files a user names (docs/architecture.md "Parsing"; issue 20 §2): a pipeline, a
+ * `graph_ref`, a simulation script, a run's files. Only regular files are read, and only up to a size limit,
+ * so `/dev/zero` cannot grow the process without bound and a FIFO cannot block it forever.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { FileRefusedError } from './errors/file-refused-error.js';

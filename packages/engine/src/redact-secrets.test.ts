@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretMasker, isSecretKey, REDACTED, redactSecrets } from './redact-secrets.js';
 
-describe('redactSecrets (DESIGN.md Events: secrets never logged)', () => {
+describe('redactSecrets (docs/architecture.md "Secrets")', () => {
   it.each(['OPENAI_API_KEY', 'apiKey', 'github.token', 'AWS_SECRET_ACCESS_KEY', 'password', 'client_secret'])(
     'treats %s as secret',
     (key) => {

@@ -1,7 +1,7 @@
 /**
- * The one secret masker (DESIGN.md "Secrets"): every boundary where data is persisted, streamed, displayed or sent
- * to a model (run store, events, stage files, console, server responses, preambles) masks with it. It knows three
- * kinds of secret:
+ * The one secret masker (docs/architecture.md "Secrets"): every boundary where data is persisted, streamed,
+ * displayed or sent to a model (run store, events, stage files, console, server responses, preambles) masks
+ * with it. It knows three kinds of secret:
  *
  * - values of environment variables whose names look secret ({@link isSecretEnvName}) or that the user named
  *   (`--secret NAME`, config `secrets`), collected by {@link secretValuesFromEnv};

@@ -38,7 +38,7 @@ const counting: Handler = {
   }),
 };
 
-describe('checkpoint (spec §5.3, §11.7, DESIGN.md Checkpoint)', () => {
+describe('checkpoint (spec §5.3, §11.7, docs/architecture.md "Checkpoint")', () => {
   it('is saved after each node with current_node, next_node, completed nodes, context, retries and outcomes', async () => {
     const checkpoints: Checkpoint[] = [];
     const graph = createTestGraph({
@@ -104,7 +104,7 @@ describe('checkpoint (spec §5.3, §11.7, DESIGN.md Checkpoint)', () => {
   });
 });
 
-describe('resumePipeline (spec §5.3, §11.7, DESIGN.md Resume)', () => {
+describe('resumePipeline (spec §5.3, §11.7, docs/architecture.md "Resume")', () => {
   const graph = createTestGraph({ edges: ['start -> a -> b -> c -> exit'] });
 
   async function interruptedAt(stopAt: string, target = graph, inner: Handler = counting) {

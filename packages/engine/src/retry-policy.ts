@@ -1,5 +1,5 @@
 /**
- * Retry policy and backoff, spec §3.5–3.6 and DESIGN.md "Retrying FAIL".
+ * Retry policy and backoff, spec §3.5–3.6 and docs/architecture.md "Retrying FAIL".
  */
 import type { Graph, GraphNode } from '@attractor/graph';
 

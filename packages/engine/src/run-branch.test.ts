@@ -60,7 +60,7 @@ function runManagerOn(store: RunStore, handler: Handler, manager: Handler) {
   });
 }
 
-describe('runtime.runBranch (DESIGN.md Parallel fan-out)', () => {
+describe('runtime.runBranch (docs/architecture.md "Parallel fan-out")', () => {
   it('runs each branch up to the fan-in and the engine continues at the join', async () => {
     const handler = createScriptedHandler({
       script: { a2: [{ status: 'success', contextUpdates: { 'context.a': 'done' } }] },

@@ -1,7 +1,8 @@
 /**
  * How long a run executed, read from its events: the sum of its legs. A leg is one invocation of the run (the first
  * `runPipeline`, then each `resumePipeline`); a run resumed after a crash, a cancel, a failure or a human gate it was
- * suspended at has several. See spec §9.6 and DESIGN.md "Run directory" (`events.jsonl` keeps every leg's events).
+ * suspended at has several. See spec §9.6 and docs/architecture.md "Run directory" (`events.jsonl` keeps
+ * every leg's events).
  */
 import type { PipelineEvent } from './pipeline-event.js';
 

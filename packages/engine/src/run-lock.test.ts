@@ -48,7 +48,7 @@ function holderOf(logsRoot: string): { pid: number; host: string; since: string;
   return JSON.parse(readFileSync(join(logsRoot, RUN_LOCK_FILE), 'utf8'));
 }
 
-describe('run lock (DESIGN.md "Checkpoint": one run, one runner)', () => {
+describe('run lock (docs/architecture.md "Checkpoint": one run, one runner)', () => {
   it('refuses a second holder, naming pid, host and since, until the first releases', async () => {
     const directory = tempDir();
     const lock = await acquireFileRunLock({ directory, since: '2026-01-01T00:00:00.000Z' });

@@ -1,7 +1,7 @@
 /**
- * One run, one runner (DESIGN.md "Checkpoint"): the lock a run holds while it executes, and the record of who holds
- * it. `RunStore.acquireLock` takes it; the file store keeps the lock as `run.lock/` (proper-lockfile) and the holder
- * record as `run.lock.json` in the run directory.
+ * One run, one runner (docs/architecture.md "Checkpoint"): the lock a run holds while it executes, and the
+ * record of who holds it. `RunStore.acquireLock` takes it; the file store keeps the lock as `run.lock/`
+ * (proper-lockfile) and the holder record as `run.lock.json` in the run directory.
  */
 
 /**

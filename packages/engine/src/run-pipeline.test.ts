@@ -187,7 +187,7 @@ describe('runPipeline: last_stage (spec §5.1, §4.7; issue 19 bug 1)', () => {
 });
 
 describe('runPipeline: routing', () => {
-  it('fails closed at a dead end, naming the node, the outcome and the conditions that did not match (DESIGN.md)', async () => {
+  it('fails closed at a dead end, naming the node, the outcome and the conditions that did not match (docs/architecture.md "Routing dead ends")', async () => {
     const handler = createScriptedHandler();
     const graph = createTestGraph({
       edges: [
@@ -242,7 +242,7 @@ describe('runPipeline: routing', () => {
     expect(result.completedNodes).toEqual(['start', 'prepare', 'work', 'prepare', 'work', 'exit']);
   });
 
-  it('takes a fallback_retry_target at most once per failing node (DESIGN.md loop guards)', async () => {
+  it('takes a fallback_retry_target at most once per failing node (docs/architecture.md "Loop guards")', async () => {
     const handler = createScriptedHandler({
       script: { work: [{ status: 'fail', failureReason: 'broken' }] },
     });
@@ -268,7 +268,7 @@ describe('runPipeline: routing', () => {
     expect(result.failureReason).toBe('node "work" failed: compile error');
   });
 
-  it('routes a custom outcome word like any outcome value (DESIGN.md Outcomes)', async () => {
+  it('routes a custom outcome word like any outcome value (docs/architecture.md "Outcomes")', async () => {
     const handler = createScriptedHandler({ script: { classify: ['process'] } });
     const graph = createTestGraph({
       edges: [

@@ -148,8 +148,8 @@ export interface PipelineRun {
 }
 
 /**
- * The default run directory (DESIGN.md "Run directory"): `<root>/<UTC timestamp>-<graph name>`, e.g.
- * `.attractor/runs/2026-01-31T12-00-00Z-demo`. Pure: pass the time.
+ * The default run directory (docs/architecture.md "Run directory"): `<root>/<UTC timestamp>-<graph name>`,
+ * e.g. `.attractor/runs/2026-01-31T12-00-00Z-demo`. Pure: pass the time.
  */
 export function defaultLogsRoot(options: {
   readonly graph: Graph;
@@ -237,9 +237,10 @@ export function runPipeline(options: RunPipelineOptions): Promise<RunResult> {
 }
 
 /**
- * Resumes a run from its checkpoint (spec §5.3, DESIGN.md "Resume"): restores the context, outcomes, visit, retry
- * and gate counters, and continues at the checkpoint's `next_node` (or `from`). A run that ended in FAIL re-runs
- * the failed node. The first stage after the resume gets `summary:high` instead of `full` fidelity.
+ * Resumes a run from its checkpoint (spec §5.3, docs/architecture.md "Resume"): restores the context,
+ * outcomes, visit, retry and gate counters, and continues at the checkpoint's `next_node` (or `from`). A run
+ * that ended in FAIL re-runs the failed node. The first stage after the resume gets `summary:high` instead of
+ * `full` fidelity.
  *
  * Resume reads only the checkpoint (and the manifest); `events.jsonl` is an audit trail. The result's
  * `completedNodes` starts with the checkpoint's window of recent executions (at most 100), and `nodeOutcomes` with
@@ -764,7 +765,8 @@ function launch(
       await unlock(from.logsRoot);
       span?.end('restarted');
       // A restart starts with fresh counters, except the step count: max_steps bounds the whole chain of
-      // restarts, or a loop_restart edge that is always taken would restart forever (DESIGN.md "Loop guards").
+      // restarts, or a loop_restart edge that is always taken would restart forever
+      // (docs/architecture.md "Loop guards").
       const restartState = new WalkState(nodePositions(graph.nodes.keys()));
       restartState.stepCount = from.state.stepCount;
       return runFrom({

@@ -23,7 +23,7 @@ export interface RunResult {
    * `loop_restart`, those of the last run directory (each directory's `events.jsonl` keeps its own).
    */
   readonly completedNodes: readonly string[];
-  /** The latest outcome of every node that ran (DESIGN.md "Goal gates across loops and resume"). */
+  /** The latest outcome of every node that ran (docs/architecture.md "Goal gates"). */
   readonly nodeOutcomes: Readonly<Record<string, Outcome>>;
   /** The final context. */
   readonly context: Context;

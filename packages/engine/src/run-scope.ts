@@ -80,7 +80,7 @@ export interface RunScope {
   /** The workspace of this walk (the run's, or a parallel branch's); absent when the run works in place. */
   readonly workspace?: RunWorkspace | undefined;
   readonly graphSha256: string;
-  /** Masks secrets at every boundary (DESIGN.md "Secrets"). */
+  /** Masks secrets at every boundary (docs/architecture.md "Secrets"). */
   readonly secrets: SecretMasker;
   /** Records running commands' process groups in `process-groups.json` of the run directory (file stores only). */
   readonly processGroupFile?: ProcessGroupRecorder;

@@ -8,7 +8,7 @@ function fold(types: readonly (string | undefined)[]): RunEventState | undefined
   return state;
 }
 
-describe('runStatusAfterEvent (DESIGN.md "Run directory", RunCatalog.listRuns)', () => {
+describe('runStatusAfterEvent (docs/architecture.md "Run directory", RunCatalog.listRuns)', () => {
   it.each<{
     readonly log: readonly (string | undefined)[];
     readonly status: string | undefined;

@@ -1,7 +1,8 @@
 /**
  * The run index's rule for what a run's events say of its status, one event at a time: the file catalog folds it
  * over the end of `events.jsonl`, the PostgreSQL store over each batch of appended events. Whether a runner still
- * holds the run (its lock) is for the caller to add. See DESIGN.md "Run directory" and `RunCatalog.listRuns`.
+ * holds the run (its lock) is for the caller to add. See docs/architecture.md "Run directory" and
+ * `RunCatalog.listRuns`.
  */
 
 /**

@@ -1,7 +1,7 @@
 /**
- * Persistence of a run (DESIGN.md "Checkpoint", "Run directory"): the manifest, the checkpoint, the event log
- * and per-stage status files. `createFileRunStore` (file-run-store.ts) writes the spec §5.6 run directory;
- * `createMemoryRunStore` from `@attractor/engine/test` keeps everything in memory.
+ * Persistence of a run (docs/architecture.md "Checkpoint", "Run directory"): the manifest, the checkpoint,
+ * the event log and per-stage status files. `createFileRunStore` (file-run-store.ts) writes the spec §5.6 run
+ * directory; `createMemoryRunStore` from `@attractor/engine/test` keeps everything in memory.
  */
 import type { JsonValue } from './json-value.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
@@ -15,7 +15,7 @@ import type { WorkspaceRecord } from './run-workspace.js';
  */
 export const CHECKPOINT_VERSION = 2;
 
-/** `manifest.json`: what ran, from where, and when (DESIGN.md "Run directory"). */
+/** `manifest.json`: what ran, from where, and when (docs/architecture.md "Run directory"). */
 export interface RunManifest {
   readonly version: 1;
   readonly run_id: string;
@@ -72,10 +72,11 @@ export interface StageRecord {
 }
 
 /**
- * `checkpoint.json` (spec §5.3 extended by DESIGN.md "Checkpoint"): the whole state a resume needs, validated with
- * zod on read (`checkpointSchema`). Its size depends on the graph and the context, never on the length of the run:
- * lists of the past are bounded windows, and visit counters are kept as `visited_nodes` ranges plus the counters
- * above one. `events.jsonl` is an audit trail only; resume never reads it.
+ * `checkpoint.json` (spec §5.3 extended by docs/architecture.md "Checkpoint"): the whole state a resume
+ * needs, validated with zod on read (`checkpointSchema`). Its size depends on the graph and the context,
+ * never on the length of the run: lists of the past are bounded windows, and visit counters are kept as
+ * `visited_nodes` ranges plus the counters above one. `events.jsonl` is an audit trail only; resume never
+ * reads it.
  */
 export interface Checkpoint {
   readonly version: typeof CHECKPOINT_VERSION;
@@ -181,10 +182,11 @@ export interface LocalStageDirectory {
 }
 
 /**
- * Where a run's state goes (DESIGN.md "Checkpoint", "Run directory"): one run, engine-facing. No filesystem path
- * crosses it: stages are addressed by their stage path (a node id such as `plan`, or a branch stage
- * `{stagePath}/branches/{branchId}/{nodeId}` such as `fan/branches/b1/lint`), files inside a stage by a
- * relative `/`-separated name (`prompt.md`, `visits/1/response.md`; no `..`, no leading `/`), artifacts by id.
+ * Where a run's state goes (docs/architecture.md "Checkpoint", "Run directory"): one run, engine-facing. No
+ * filesystem path crosses it: stages are addressed by their stage path (a node id such as `plan`, or a branch
+ * stage `{stagePath}/branches/{branchId}/{nodeId}` such as `fan/branches/b1/lint`), files inside a stage by a
+ * relative `/`-separated name (`prompt.md`, `visits/1/response.md`; no `..`, no leading `/`), artifacts by
+ * id.
  *
  * Writes may be synchronous (return void) for speed; the engine awaits whatever they return. Implementations must
  * make `writeCheckpoint` atomic: a reader sees either the previous or the new checkpoint, never a torn one. Every

@@ -66,7 +66,7 @@ describe('selectEdge (spec §3.3)', () => {
     expect(pick(edges, { status: 'success' }, { tests: 'failed' })?.edge.to).toBe('other');
   });
 
-  it('routes a custom outcome word through a condition (DESIGN.md Outcomes)', () => {
+  it('routes a custom outcome word through a condition (docs/architecture.md "Outcomes")', () => {
     const selection = pick(
       [
         { from: 'a', to: 'processing', condition: 'outcome=process' },

@@ -78,7 +78,8 @@ export function bestByWeightThenLexical(edges: readonly GraphEdge[]): EdgeSelect
  * 3. Else the first unconditional edge whose target is in `outcome.suggestedNextIds` (in the list's order).
  * 4–5. Else the unconditional edge with the highest weight, ties broken by the lexically smallest target id.
  *
- * Returns undefined when no edge is eligible (the engine then fails closed, DESIGN.md "Routing dead ends").
+ * Returns undefined when no edge is eligible (the engine then fails closed,
+ * docs/architecture.md "Routing dead ends").
  *
  * @throws {ConditionSyntaxError} when an edge condition does not parse (validation normally rejects it earlier).
  */

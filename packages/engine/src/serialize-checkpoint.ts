@@ -1,6 +1,6 @@
 /**
- * The JSON text of `checkpoint.json` and of its line in `checkpoints.jsonl`, written after every node (DESIGN.md
- * "Checkpoint").
+ * The JSON text of `checkpoint.json` and of its line in `checkpoints.jsonl`, written after every node
+ * (docs/architecture.md "Checkpoint").
  *
  * Most of a checkpoint is its two sliding windows, `completed_nodes` (the last 100 node ids) and `recent_stages`
  * (the last 50 stage records), which move by one entry per node. A history line stores them as a delta against

@@ -1,6 +1,7 @@
 /**
- * The stage workspace a handler gets as `runtime.stage` (DESIGN.md "Handler contract"): the current stage's files
- * through the run store, whatever store the run uses, plus a real directory for programs that need one.
+ * The stage workspace a handler gets as `runtime.stage` (docs/architecture.md "Handler contract"): the
+ * current stage's files through the run store, whatever store the run uses, plus a real directory for
+ * programs that need one.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,8 +1,9 @@
 /**
  * The set of nodes a run has visited at least once, kept as ranges of node positions in the graph's declaration
- * order, for the checkpoint's `visited_nodes` (DESIGN.md "Checkpoint": the snapshot holds every visit counter, yet
- * its size does not grow with the run). A run usually visits nodes in long contiguous stretches of the declaration
- * order, so the text stays a few characters long: `0-9999` for a 10,000-node chain.
+ * order, for the checkpoint's `visited_nodes` (docs/architecture.md "Checkpoint": the snapshot holds every
+ * visit counter, yet its size does not grow with the run). A run usually visits nodes in long contiguous
+ * stretches of the declaration order, so the text stays a few characters long: `0-9999` for a 10,000-node
+ * chain.
  */
 
 /** Node positions visited at least once, as sorted, disjoint, non-adjacent `[first, last]` ranges. Internal to the engine. */

@@ -5,7 +5,7 @@ import type { Checkpoint } from './run-store.js';
 import { createTestGraph } from './test/graph-builder.js';
 import { createScriptedHandler } from './test/scripted-handler.js';
 
-describe('goal gates (spec §11.4, DESIGN.md Goal gates)', () => {
+describe('goal gates (spec §11.4, docs/architecture.md "Goal gates")', () => {
   const gateGraph = (extra: { retryTarget?: string; maxGateRetries?: number; graphRetry?: string } = {}) =>
     createTestGraph({
       settings: {
@@ -114,7 +114,7 @@ describe('goal gates (spec §11.4, DESIGN.md Goal gates)', () => {
   });
 });
 
-describe('loop guards (DESIGN.md)', () => {
+describe('loop guards (docs/architecture.md "Loop guards")', () => {
   const loop = (nodeExtra: Record<string, unknown> = {}, settings: Record<string, number> = {}) =>
     createTestGraph({
       settings,

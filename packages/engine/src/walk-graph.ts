@@ -375,7 +375,7 @@ export interface BuildCheckpointOptions {
   readonly ended?: WalkEnd | undefined;
 }
 
-/** The checkpoint for the current state (spec §5.3, DESIGN.md "Checkpoint"). */
+/** The checkpoint for the current state (spec §5.3, docs/architecture.md "Checkpoint"). */
 export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
   const { scope, state, context, ended } = options;
   const endState =

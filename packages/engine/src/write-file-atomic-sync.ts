@@ -1,8 +1,9 @@
 /**
- * Atomic replacement of a small file (DESIGN.md "Checkpoint"; issue 20 §5): the text goes to a temporary file in
- * the same directory, which is then renamed over the target, so a full disk or a crash leaves the previous file
- * (or none), never an empty or torn one. Two system calls more than a plain write; the `write-file-atomic` package
- * does the same with a realpath, a stat and an exit hook per call, which doubled the engine's cost per node.
+ * Atomic replacement of a small file (docs/architecture.md "Checkpoint"; issue 20 §5): the text goes to a
+ * temporary file in the same directory, which is then renamed over the target, so a full disk or a crash
+ * leaves the previous file (or none), never an empty or torn one. Two system calls more than a plain write;
+ * the `write-file-atomic` package does the same with a realpath, a stat and an exit hook per call, which
+ * doubled the engine's cost per node.
  */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';

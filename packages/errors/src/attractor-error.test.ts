@@ -20,7 +20,7 @@ class SecondError extends AttractorError<'SECOND'> {
   static override readonly isInstance = isErrorOf(SecondError);
 }
 
-describe('AttractorError (STYLE.md §6)', () => {
+describe('AttractorError (CONTRIBUTING.md "Errors")', () => {
   it('carries the name, code, message, cause and fields of its subclass', () => {
     const cause = new Error('root');
     const error = new FirstError('x', cause);

@@ -1,6 +1,7 @@
 /**
- * The base of every Attractor error class (STYLE.md §6): the `name`, the stable `code`, `cause`, and the marker that
- * `isInstance` checks instead of `instanceof`, which fails when two copies of a package are installed.
+ * The base of every Attractor error class (CONTRIBUTING.md "Errors"): the `name`, the stable `code`, `cause`,
+ * and the marker that `isInstance` checks instead of `instanceof`, which fails when two copies of a package
+ * are installed.
  */
 
 /** The marker every Attractor error carries, whatever its class. */

@@ -1,14 +1,14 @@
 /**
  * The attribute schema: every DOT key Attractor understands (spec Appendix A, the handler keys of §4
- * and DESIGN.md), its scope and its value parser (DOT string → typed value).
+ * and docs/architecture.md "Decisions"), its scope and its value parser (DOT string → typed value).
  *
  * Which handler reads a key is not said here: a handler declares the keys it reads in its own zod `attributes`
  * schema (`defineHandler`; the built-in handlers' schemas are `SPEC_HANDLER_DECLARATIONS`, built from these value
  * types by `attributeSchema`). Lint's `inert_attribute` and `attribute_type` read those declarations.
  *
  * This is the only place where DOT snake_case keys map to the camelCase fields of the typed model
- * (STYLE.md §3). Parsing a value never throws: a malformed value yields `undefined` for the typed
- * field, and the `attribute_type` lint rule reports it at the value's span.
+ * (CONTRIBUTING.md "Files and names"). Parsing a value never throws: a malformed value yields `undefined` for
+ * the typed field, and the `attribute_type` lint rule reports it at the value's span.
  *
  * The value parsers are plain functions rather than zod schemas: the value types are small (integers,
  * booleans, durations, enumerations and comma-separated lists of them), they type every node of a large graph, and
@@ -28,7 +28,7 @@ import type {
 /** Where an attribute may be written. */
 export type AttributeScope = 'graph' | 'node' | 'edge';
 
-/** Join policies of the parallel handler (spec §4.8, DESIGN.md "Parallel results"). */
+/** Join policies of the parallel handler (spec §4.8, docs/architecture.md "Parallel results"). */
 export type JoinPolicy = 'wait_all' | 'first_success' | 'k_of_n' | 'quorum';
 
 /** The coding tools of coding-agent-loop-spec §3.3 that the `tools` node attribute may name. */
@@ -235,7 +235,7 @@ function define<TValue>(
 
 /**
  * Every key Attractor understands, by canonical DOT key: spec Appendix A, the handler keys of §4 and
- * DESIGN.md's loop guards, join policies and human-gate defaults.
+ * the loop guards, join policies and human-gate defaults of docs/architecture.md "Decisions".
  */
 export const ATTRIBUTE_DEFINITIONS = {
   // Shared by graph, node and edge.
@@ -243,7 +243,7 @@ export const ATTRIBUTE_DEFINITIONS = {
     default: 'the node id on a node; "" on the graph and on an edge',
     spec: '§2.5, §2.6, §2.7',
   }),
-  // Graph (spec §2.5, Appendix A, DESIGN.md).
+  // Graph (spec §2.5, Appendix A, docs/architecture.md "Decisions").
   goal: define('goal', ['graph'], STRING, 'Pipeline goal, exposed as $goal.', {
     default: '""',
     spec: '§2.5',
@@ -420,7 +420,7 @@ export const ATTRIBUTE_DEFINITIONS = {
     default: 'all',
     spec: 'coding-agent-loop-spec §3.3',
   }),
-  // Handler keys (spec §4.6-§4.11, DESIGN.md).
+  // Handler keys (spec §4.6-§4.11, docs/architecture.md "Decisions").
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', {
     default: '""',
     spec: '§4.10',
@@ -578,12 +578,12 @@ export type GraphAttributeKey = {
 export const SUBGRAPH_VARIABLE_PREFIX = 'var.';
 
 /**
- * Attribute names of other runners accepted as aliases of a canonical key (DESIGN.md "Dialect", issue 19).
- * The attribute is stored under the canonical key with `writtenKey` set; lint `dialect_alias` warns (an error with
- * `--strict`). Fabro: `script` (tool command), `model` / `provider`, `stack.child_workflow`. streamweave: `command`
- * (with `type="exec"`). Amplifier: `dot_file` (a sub-pipeline, with `shape=folder`), and the manager's
- * `max_cycles`, `wait_ms` and `stop_condition_key` without the `manager.` prefix (values converted by
- * `DIALECT_VALUE_CONVERSIONS`).
+ * Attribute names of other runners accepted as aliases of a canonical key (docs/architecture.md "Dialect",
+ * issue 19). The attribute is stored under the canonical key with `writtenKey` set; lint `dialect_alias`
+ * warns (an error with `--strict`). Fabro: `script` (tool command), `model` / `provider`,
+ * `stack.child_workflow`. streamweave: `command` (with `type="exec"`). Amplifier: `dot_file` (a sub-pipeline,
+ * with `shape=folder`), and the manager's `max_cycles`, `wait_ms` and `stop_condition_key` without the
+ * `manager.` prefix (values converted by `DIALECT_VALUE_CONVERSIONS`).
  */
 export const DIALECT_ALIASES: Readonly<Record<string, AttributeKey>> = {
   llm_prompt: 'prompt',
@@ -857,8 +857,8 @@ function setEdgeFields(target: Record<string, unknown>, attributes: GraphAttribu
 }
 
 /**
- * Derives the typed graph settings (spec §2.5, DESIGN.md loop guards) from graph attributes, with
- * the defaults: `default_max_retries` 0, `max_node_visits` 25, `max_steps` 1000, `max_gate_retries` 5.
+ * Derives the typed graph settings (spec §2.5, docs/architecture.md "Loop guards") from graph attributes,
+ * with the defaults: `default_max_retries` 0, `max_node_visits` 25, `max_steps` 1000, `max_gate_retries` 5.
  */
 export function graphSettings(attributes: GraphAttributes): GraphSettings {
   return {

@@ -137,7 +137,7 @@ export function deriveClassName(label: string): string {
  * - A subgraph `label` derives a class (§2.10) added to the `classes` of the nodes declared in it,
  *   after the node's own comma-separated `class` names (§2.12).
  * - Dialect aliases (`llm_prompt`, `node_type`, ...) are stored under the canonical key with
- *   `writtenKey` set (DESIGN.md "Dialect").
+ *   `writtenKey` set (docs/architecture.md "Dialect").
  *
  * `ast` is the AST of `parseDot`, or the statement stream of `parseDotIncrementally`, whose statements are then
  * parsed as the graph is built, so the AST of the whole file is never held at once (a `DotSyntaxError` then comes

@@ -1,7 +1,7 @@
 /**
- * Attribute values written the way other runners write them, and what they mean here (DESIGN.md "Dialect",
- * issue 19). `buildGraph` stores the canonical value with `writtenValue` keeping the original; lint `dialect_alias`
- * warns (an error with `--strict`).
+ * Attribute values written the way other runners write them, and what they mean here
+ * (docs/architecture.md "Dialect", issue 19). `buildGraph` stores the canonical value with `writtenValue`
+ * keeping the original; lint `dialect_alias` warns (an error with `--strict`).
  */
 
 /** A value conversion: the canonical value, or undefined when the written value is not this dialect's form. */

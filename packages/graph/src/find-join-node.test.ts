@@ -8,7 +8,7 @@ function graphOf(...statements: string[]): Graph {
   return prepareGraph(`digraph g {\n${statements.join('\n')}\n}`).graph!;
 }
 
-describe('findJoinNode (DESIGN.md Parallel fan-out)', () => {
+describe('findJoinNode (docs/architecture.md "Parallel fan-out")', () => {
   it('reads which nodes open and close a block from the traits it is given', () => {
     const traitsOf = (node: { type?: string }) => (node.type === 'collect' ? { joinsBranches: true } : {});
     const withFanIn = graphOf(

@@ -1,5 +1,5 @@
 /**
- * The join of a parallel block (DESIGN.md "Parallel fan-out").
+ * The join of a parallel block (docs/architecture.md "Parallel fan-out").
  */
 import type { Graph, GraphNode } from './graph.js';
 import { type HandlerTraits, handlerTraits } from './handler-traits.js';

@@ -146,7 +146,10 @@ export interface GraphNode {
   readonly reasoningEffort: ReasoningEffort;
   readonly autoStatus: boolean;
   readonly allowPartial: boolean;
-  /** Loop guard: maximum visits of this node per run (DESIGN.md); undefined uses the graph's `max_node_visits`. */
+  /**
+   * Loop guard: maximum visits of this node per run (docs/architecture.md "Loop guards"); undefined uses the
+   * graph's `max_node_visits`.
+   */
   readonly maxVisits?: number;
 }
 
@@ -169,7 +172,7 @@ export interface GraphEdge {
   readonly loopRestart: boolean;
 }
 
-/** Typed graph-level attributes (spec §2.5, Appendix A, DESIGN.md loop guards). */
+/** Typed graph-level attributes (spec §2.5, Appendix A, docs/architecture.md "Loop guards"). */
 export interface GraphSettings {
   readonly goal: string;
   readonly label: string;

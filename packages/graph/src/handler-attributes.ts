@@ -1,9 +1,10 @@
 /**
- * A handler's attributes as a zod schema (DESIGN.md "Handler contract"): `attributeSchema` turns a key of the
- * attribute table into the zod schema of its DOT value, so a handler declares a key the table types without typing
- * it again; `attributeChecks` turns a handler's zod object schema into what lint reads (`HandlerLintInfo`'s
- * `attributeKeys` and `checkAttributes`). The engine's `defineHandler` and the built-in declarations
- * (`SPEC_HANDLER_DECLARATIONS`) both use them, so lint checks a node with the schema its handler runs with.
+ * A handler's attributes as a zod schema (docs/architecture.md "Handler contract"): `attributeSchema` turns a
+ * key of the attribute table into the zod schema of its DOT value, so a handler declares a key the table
+ * types without typing it again; `attributeChecks` turns a handler's zod object schema into what lint reads
+ * (`HandlerLintInfo`'s `attributeKeys` and `checkAttributes`). The engine's `defineHandler` and the built-in
+ * declarations (`SPEC_HANDLER_DECLARATIONS`) both use them, so lint checks a node with the schema its handler
+ * runs with.
  */
 import * as z from 'zod/mini';
 import { ATTRIBUTE_DEFINITIONS, type AttributeKey, type AttributeValue } from './attribute-schema.js';

@@ -1,7 +1,7 @@
 /**
  * What a handler type means to the run loop and to lint, declared by the handler rather than guessed from its type
- * string (DESIGN.md "Handler contract"). The engine's `defineHandler` carries these; lint and the engine read them
- * through {@link handlerTraits}, so neither compares a node's type with a built-in name.
+ * string (docs/architecture.md "Handler contract"). The engine's `defineHandler` carries these; lint and the
+ * engine read them through {@link handlerTraits}, so neither compares a node's type with a built-in name.
  */
 import type { BuiltInHandlerType, Graph, GraphNode } from './graph.js';
 

@@ -76,7 +76,7 @@ describe('prepareGraph (spec §9.1)', () => {
   });
 });
 
-describe('prepareGraph on pipelines written for other runners (DESIGN.md "Dialect")', () => {
+describe('prepareGraph on pipelines written for other runners (docs/architecture.md "Dialect")', () => {
   const source = readFixture('other-runner-dialect.dot');
 
   it('reads aliases as canonical keys and unitless durations as seconds', () => {

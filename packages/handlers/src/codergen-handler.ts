@@ -57,7 +57,8 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Dec
     type: 'codergen',
     ...SPEC_HANDLER_DECLARATIONS.codergen,
     async execute({ node, context, graph, runtime }) {
-      // The prompt goes to a model and to prompt.md: secrets never reach either (DESIGN.md "Secrets").
+      // The prompt goes to a model and to prompt.md: secrets never reach either
+      // (docs/architecture.md "Secrets").
       const secrets = runtime.secrets ?? createSecretMasker();
       const prompt = secrets.maskText(buildStagePrompt(node, graph));
       await runtime.stage.writeFile('prompt.md', prompt);

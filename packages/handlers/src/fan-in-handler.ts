@@ -1,5 +1,5 @@
 /**
- * The `parallel.fan_in` handler (spec §4.9, DESIGN.md "Parallel results").
+ * The `parallel.fan_in` handler (spec §4.9, docs/architecture.md "Parallel results").
  */
 import {
   type CodergenBackend,
@@ -126,12 +126,13 @@ export function findJudgedCandidate(
 /**
  * Creates the `parallel.fan_in` handler (spec §4.9).
  *
- * Every branch's full output is reachable (DESIGN.md "Parallel results"): `parallel.results[i].output` (or the
- * artifact `output_artifact` names, for outputs over 100,000 characters), and `$parallel.outputs` in the fan-in's
- * prompt, which renders each branch's id, status and full output. `fan_in_mode` (lint `fan_in_mode`) chooses:
- * `merge` sends the prompt and every output to the LLM and its reply becomes the merged output
- * (`parallel.fan_in.merged`, `response.md`, `last_response`; every successful branch's `context_updates` applied in
- * edge order); `pick` (the default, spec §4.9) selects one branch as follows.
+ * Every branch's full output is reachable (docs/architecture.md "Parallel results"):
+ * `parallel.results[i].output` (or the artifact `output_artifact` names, for outputs over 100,000
+ * characters), and `$parallel.outputs` in the fan-in's prompt, which renders each branch's id, status and
+ * full output. `fan_in_mode` (lint `fan_in_mode`) chooses: `merge` sends the prompt and every output to the
+ * LLM and its reply becomes the merged output (`parallel.fan_in.merged`, `response.md`, `last_response`;
+ * every successful branch's `context_updates` applied in edge order); `pick` (the default, spec §4.9) selects
+ * one branch as follows.
  *
  * Reads `parallel.results` (FAIL `No parallel results to evaluate` when missing or empty) and selects the best
  * candidate: with a `prompt` and a backend, an LLM judge (`prompt.md` / `response.md` in the stage directory; the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
 
-describe('join policies (spec §4.8, DESIGN.md "Parallel results")', () => {
+describe('join policies (spec §4.8, docs/architecture.md "Parallel results")', () => {
   it('wait_all: all succeed -> success, some fail -> partial_success, all fail -> fail', () => {
     expect(joinStatus({ policy: 'wait_all', total: 3, succeeded: 3, failed: 0 })).toBe('success');
     expect(joinStatus({ policy: 'wait_all', total: 3, succeeded: 1, failed: 2 })).toBe('partial_success');

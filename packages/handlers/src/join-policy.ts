@@ -1,5 +1,6 @@
 /**
- * Join policies of the parallel handler (spec §4.8, DESIGN.md "Parallel results"), as pure decisions.
+ * Join policies of the parallel handler (spec §4.8, docs/architecture.md "Parallel results"), as pure
+ * decisions.
  */
 import type { JoinPolicy } from '@attractor/graph';
 
@@ -46,7 +47,7 @@ export function joinSettled(options: JoinDecisionOptions): boolean {
 }
 
 /**
- * The status of the parallel node once the branches ended (DESIGN.md "Parallel results"):
+ * The status of the parallel node once the branches ended (docs/architecture.md "Parallel results"):
  * `wait_all`: all succeed → success, some fail → partial_success, all fail → fail;
  * `first_success`, `k_of_n`, `quorum`: enough successes → success, else fail.
  */

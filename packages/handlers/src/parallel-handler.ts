@@ -1,7 +1,7 @@
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';
 import { SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 /**
- * The `parallel` handler (spec §4.8, DESIGN.md "Parallel fan-out" and "Parallel results").
+ * The `parallel` handler (spec §4.8, docs/architecture.md "Parallel fan-out" and "Parallel results").
  */
 
 import type { BranchResult, Context, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
@@ -68,8 +68,8 @@ interface BranchRecord {
  *
  * The outcome's context updates hold `parallel.results` (edge order: `{ branch, status, notes, failure_reason,
  * last_response, context_updates }`), `parallel.success_count`, `parallel.failure_count` and `parallel.outcome`
- * (the join status). `continueAt` names the join node, where the engine continues (DESIGN.md). Emits the
- * `parallel.*` events of spec §9.6.
+ * (the join status). `continueAt` names the join node, where the engine continues
+ * (docs/architecture.md "Parallel fan-out"). Emits the `parallel.*` events of spec §9.6.
  */
 export function createParallelHandler(): DeclaredHandler {
   return defineHandler({
@@ -288,7 +288,7 @@ async function runOneBranch(options: RunOneBranchOptions): Promise<BranchRecord>
 }
 
 /**
- * The entry with the branch's full output (DESIGN.md "Parallel results"): inline up to
+ * The entry with the branch's full output (docs/architecture.md "Parallel results"): inline up to
  * `BRANCH_OUTPUT_INLINE_MAX_CHARS`, else as an artifact whose id is in `output_artifact`.
  */
 async function withFullOutput(

@@ -1,5 +1,6 @@
 /**
- * The `parallel.results` context value (DESIGN.md "Parallel results"): one entry per branch in edge order.
+ * The `parallel.results` context value (docs/architecture.md "Parallel results"): one entry per branch in
+ * edge order.
  */
 import type { JsonValue } from '@attractor/engine';
 

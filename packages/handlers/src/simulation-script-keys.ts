@@ -127,10 +127,11 @@ export async function checkSimulationScriptSteps(options: CheckSimulationScriptS
 export type PipelineOutcomeWordsOptions = LoadPipelineGraphsOptions;
 
 /**
- * The custom outcome words (DESIGN.md "Outcomes": any word other than spec §5.2's) that edge conditions of the
- * pipeline and of its sub-pipelines compare `outcome` with (`bug` of `outcome=bug`), in order of appearance without
- * repeats: the words a simulation script may use besides the standard ones (`loadSimulationScript`'s `outcomes`).
- * Sub-pipelines are found like {@link checkSimulationScriptKeys} finds them; unreadable ones are skipped.
+ * The custom outcome words (docs/architecture.md "Outcomes": any word other than spec §5.2's) that edge
+ * conditions of the pipeline and of its sub-pipelines compare `outcome` with (`bug` of `outcome=bug`), in
+ * order of appearance without repeats: the words a simulation script may use besides the standard ones
+ * (`loadSimulationScript`'s `outcomes`). Sub-pipelines are found like {@link checkSimulationScriptKeys} finds
+ * them; unreadable ones are skipped.
  *
  * @example
  * const outcomes = await pipelineOutcomeWords({ graph, workdir: process.cwd() });

@@ -1,8 +1,9 @@
 /**
- * The files of a stage (spec §5.6, Appendix C) through the run store (`runtime.stage`, DESIGN.md "Run directory"):
- * `prompt.md`, `response.md`, `status.json`, the output of branch stages, and the `steer/` messages a manager loop
- * writes and a codergen stage takes (spec §4.11). Nothing here assumes a file system: the same code works with the
- * file store, the in-memory store and a database store.
+ * The files of a stage (spec §5.6, Appendix C) through the run store (`runtime.stage`,
+ * docs/architecture.md "Run directory"): `prompt.md`, `response.md`, `status.json`, the output of branch
+ * stages, and the `steer/` messages a manager loop writes and a codergen stage takes (spec §4.11). Nothing
+ * here assumes a file system: the same code works with the file store, the in-memory store and a database
+ * store.
  */
 import { join } from 'node:path';
 import type { Outcome, RunStore, StageWorkspace } from '@attractor/engine';
@@ -70,8 +71,8 @@ function compareNatural(left: string, right: string): number {
 
 /**
  * The full output of a stage nested in `stage` at `path` (a branch stage, `branches/{id}/{node}`), for whoever
- * combines branches (DESIGN.md "Parallel results"): its `response.md` (an LLM stage), else its `stdout.txt` (a tool
- * stage); undefined when it wrote neither or the file is larger than 10 MB.
+ * combines branches (docs/architecture.md "Parallel results"): its `response.md` (an LLM stage), else its
+ * `stdout.txt` (a tool stage); undefined when it wrote neither or the file is larger than 10 MB.
  */
 export async function readStageOutput(stage: StageWorkspace, path: string): Promise<string | undefined> {
   for (const name of ['response.md', 'stdout.txt']) {

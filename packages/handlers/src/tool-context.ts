@@ -1,6 +1,6 @@
 /**
- * The context values a tool node writes (DESIGN.md "Tool nodes"), with the names other runners use for them, and
- * the stdout a dry run pretends a command printed so routing on it can be tried offline.
+ * The context values a tool node writes (docs/architecture.md "Tool nodes"), with the names other runners use
+ * for them, and the stdout a dry run pretends a command printed so routing on it can be tried offline.
  */
 import type { JsonValue } from '@attractor/engine';
 import { evaluateRunCondition } from '@attractor/engine';

@@ -1,6 +1,6 @@
 /**
- * The `tool` handler (spec §4.10, DESIGN.md "Tool nodes"): runs `tool_command` in a shell with execa, in its own
- * process group so a timeout or cancellation kills everything the command started.
+ * The `tool` handler (spec §4.10, docs/architecture.md "Tool nodes"): runs `tool_command` in a shell with
+ * execa, in its own process group so a timeout or cancellation kills everything the command started.
  */
 import type { CommandSandbox, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { createSecretMasker, type DeclaredHandler, defineHandler } from '@attractor/engine';
@@ -59,7 +59,7 @@ const AUTO_STATUS_NOTE =
   ' (auto_status=true does not override the exit code: it applies only when a handler reports no outcome, spec Appendix C; make the command exit 0, or write status.json in $ATTRACTOR_STAGE_DIR, to report success)';
 
 /**
- * Creates the `tool` handler (spec §4.10, DESIGN.md "Tool nodes").
+ * Creates the `tool` handler (spec §4.10, docs/architecture.md "Tool nodes").
  *
  * Runs the node's `tool_command` in a shell (`cwd` = `runtime.workdir`, stdin closed) as the leader of its own
  * process group, with `ATTRACTOR_RUN_ID`, `ATTRACTOR_LOGS_ROOT`, `ATTRACTOR_STAGE_DIR`, `ATTRACTOR_NODE_ID` and `ATTRACTOR_WORKDIR` (the
@@ -463,7 +463,8 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
     // Without an explicit environment, commands inherit this process's (execa's extendEnv).
     extendEnv: options.inheritEnv,
     stripFinalNewline: false,
-    // We read the pipes ourselves: past the cap they are drained, never closed on the command (DESIGN.md "Tool nodes").
+    // We read the pipes ourselves: past the cap they are drained, never closed on the command
+    // (docs/architecture.md "Tool nodes").
     buffer: false,
   } as const;
   const program = wrapped === undefined ? [shellFile, '-c', command] : [wrapped.file, ...wrapped.args];
@@ -527,7 +528,7 @@ async function runCommand(command: string, options: RunCommandOptions): Promise<
   } finally {
     runtime.abortSignal.removeEventListener('abort', onAbort);
     if (pid !== undefined && !runtime.abortSignal.aborted) {
-      // The stage is over: nothing it started may outlive it (DESIGN.md "Tool nodes").
+      // The stage is over: nothing it started may outlive it (docs/architecture.md "Tool nodes").
       await endProcessGroup(pid, options.killGraceMs, runtime);
     }
     untrack?.();

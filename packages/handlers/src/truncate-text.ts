@@ -1,6 +1,6 @@
 /**
- * Text truncation for context values: the context holds small values (DESIGN.md "Context values"), the stage
- * directory holds the full text.
+ * Text truncation for context values: the context holds small values (docs/architecture.md "Context values"),
+ * the stage directory holds the full text.
  */
 
 /** Keeps the first `maxChars` characters and appends a marker saying how many were cut. */

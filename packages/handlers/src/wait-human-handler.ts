@@ -1,6 +1,6 @@
 /**
- * The `wait.human` handler (spec §4.6, DESIGN.md "Human gates"): asks the interviewer to choose one of the node's
- * outgoing edges, or, for a node with `human.input="text"`, asks for free text.
+ * The `wait.human` handler (spec §4.6, docs/architecture.md "Human gates"): asks the interviewer to choose
+ * one of the node's outgoing edges, or, for a node with `human.input="text"`, asks for free text.
  */
 import type { Answer, HandlerRuntime, Interviewer, Outcome, Question } from '@attractor/engine';
 import { type DeclaredHandler, defineHandler } from '@attractor/engine';

@@ -21,7 +21,7 @@ function everyFile(dir: string): string[] {
   });
 }
 
-describe('secret masking at every boundary (DESIGN.md "Secrets", issue 20 §1)', () => {
+describe('secret masking at every boundary (docs/architecture.md "Secrets", issue 20 §1)', () => {
   it('keeps secret values out of every file, event and model request while commands get the real values', async () => {
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...SECRETS };
     const requests: CodergenRequest[] = [];

@@ -131,7 +131,7 @@ describe('loadPipelineGraphs (the graphs the script checks share)', () => {
   });
 });
 
-describe('pipelineOutcomeWords (--simulate-script, DESIGN.md "Outcomes")', () => {
+describe('pipelineOutcomeWords (--simulate-script, docs/architecture.md "Outcomes")', () => {
   it('lists the custom outcome words of the pipeline and its sub-pipelines, without the standard ones', async () => {
     const { dir, graph } = pipelines({
       'main/pipeline.dot': parent.replace(

@@ -15,7 +15,7 @@ function toolPipeline(command: string, attributes = ''): string {
   }`;
 }
 
-describe('tool handler (spec §4.10, §11.6, DESIGN.md "Tool nodes")', () => {
+describe('tool handler (spec §4.10, §11.6, docs/architecture.md "Tool nodes")', () => {
   it('executes the command in the working directory with the ATTRACTOR_* env and records its output', async () => {
     const workdir = tempDir();
     const command =

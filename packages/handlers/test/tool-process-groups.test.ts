@@ -13,7 +13,7 @@ function toolPipeline(command: string, attributes = ''): string {
   }`;
 }
 
-describe('tool stages end their process group (DESIGN.md "Tool nodes", issue 20 §4)', () => {
+describe('tool stages end their process group (docs/architecture.md "Tool nodes", issue 20 §4)', () => {
   it('ends a background child the command left running when the stage ends', async () => {
     const workdir = tempDir();
     const { result } = await runDot(
@@ -45,7 +45,7 @@ describe('tool stages end their process group (DESIGN.md "Tool nodes", issue 20 
   });
 });
 
-describe('tool output cap (DESIGN.md "Tool nodes", issue 20 §6)', () => {
+describe('tool output cap (docs/architecture.md "Tool nodes", issue 20 §6)', () => {
   it('keeps draining past tool_output_max_bytes, so the command finishes, and records the truncation', async () => {
     const workdir = tempDir();
     // 20,000 lines of 11 bytes; a closed pipe would kill the loop with SIGPIPE before "finished".

@@ -1,9 +1,10 @@
 /**
- * Child runs (sub-pipelines, manager loops: spec §9.4 and DESIGN.md "Run directory") as the API and the web UI name
- * them: a path relative to the top run's directory that ends in the child's own directory, which the engine creates
- * inside the stage directory of the node that started it: `checks/child`, `checks/child-2` (a later attempt),
- * `fan/branches/a/checks/child` (in a parallel branch), `checks/visits/1/child` (an earlier visit), and
- * `checks/child/review/child` (a child of a child). Pure (no I/O): the web UI imports it too.
+ * Child runs (sub-pipelines, manager loops: spec §9.4 and docs/architecture.md "Run directory") as the API
+ * and the web UI name them: a path relative to the top run's directory that ends in the child's own
+ * directory, which the engine creates inside the stage directory of the node that started it: `checks/child`,
+ * `checks/child-2` (a later attempt), `fan/branches/a/checks/child` (in a parallel branch),
+ * `checks/visits/1/child` (an earlier visit), and `checks/child/review/child` (a child of a child). Pure (no
+ * I/O): the web UI imports it too.
  */
 
 /** Where a child run's events come from: its run id and the branch path every one of its events starts with. */

@@ -1,8 +1,8 @@
 /**
- * The files the server keeps in and reads from run directories (DESIGN.md "Run directory"): it creates a unique
- * directory per run, stores the submitted DOT source and the run's request beside the engine's files so the run can
- * be resumed after a restart, and lists past runs. Stage files are read through the run store
- * (stage-directory-files.ts).
+ * The files the server keeps in and reads from run directories (docs/architecture.md "Run directory"): it
+ * creates a unique directory per run, stores the submitted DOT source and the run's request beside the
+ * engine's files so the run can be resumed after a restart, and lists past runs. Stage files are read through
+ * the run store (stage-directory-files.ts).
  */
 import {
   accessSync,

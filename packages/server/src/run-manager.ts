@@ -195,7 +195,7 @@ export class RunManager {
   readonly #pastTotals = new Map<string, RunTotals>();
   #stopping = false;
 
-  /** Masks secrets in every response (DESIGN.md "Secrets"). */
+  /** Masks secrets in every response (docs/architecture.md "Secrets"). */
   readonly secrets: SecretMasker;
   /** The limits in force. */
   readonly limits: PipelineLimits;

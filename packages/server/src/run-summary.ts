@@ -130,7 +130,7 @@ function toDisplayStatus(status: string): NodeDisplayStatus {
     case 'skipped':
       return status;
     default:
-      // A custom outcome word (DESIGN.md "Outcomes") counts as success.
+      // A custom outcome word (docs/architecture.md "Outcomes") counts as success.
       return 'success';
   }
 }

@@ -1,10 +1,10 @@
 /**
- * The stage directories of a run directory (spec §5.6 plus DESIGN.md "Run directory"): `{node}/` for the top-level
- * walk, `{parallel node}/branches/{branch}/{node}/` for stages inside parallel branches (nested to any depth), and
- * `{stage}/visits/{n}/` for earlier visits of a node. The API lists them and serves a fixed set of file names from
- * them, always through the run's `RunStore` (the engine's file store on a local run directory, which never reads
- * through a link leading out of it; a shared store such as PostgreSQL otherwise), so local and shared runs answer
- * alike.
+ * The stage directories of a run directory (spec §5.6 plus docs/architecture.md "Run directory"): `{node}/`
+ * for the top-level walk, `{parallel node}/branches/{branch}/{node}/` for stages inside parallel branches
+ * (nested to any depth), and `{stage}/visits/{n}/` for earlier visits of a node. The API lists them and
+ * serves a fixed set of file names from them, always through the run's `RunStore` (the engine's file store on
+ * a local run directory, which never reads through a link leading out of it; a shared store such as
+ * PostgreSQL otherwise), so local and shared runs answer alike.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

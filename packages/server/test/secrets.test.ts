@@ -10,7 +10,7 @@ afterEach(async () => {
 const KNOWN = 'hunter2-server-known-secret';
 const SHAPED = 'ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
-describe('secret masking in responses (DESIGN.md "Secrets", issue 20 §1)', () => {
+describe('secret masking in responses (docs/architecture.md "Secrets", issue 20 §1)', () => {
   it('never sends a secret in /checkpoint, /context, run details, status files or the SSE stream', async () => {
     server = await startTestServer({ allowTools: true, secretValues: [KNOWN] });
     const dot = `digraph leak {

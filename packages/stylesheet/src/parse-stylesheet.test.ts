@@ -91,7 +91,7 @@ describe('parseStylesheet (spec §8.2) rejects', () => {
   });
 });
 
-describe('StylesheetSyntaxError (STYLE.md §6)', () => {
+describe('StylesheetSyntaxError (CONTRIBUTING.md "Errors")', () => {
   it('shows the line with a caret and says what was expected', () => {
     const error = syntaxErrorOf('* { llm_model: a }\n.code { llm_model b }');
     expect(error.message).toBe(

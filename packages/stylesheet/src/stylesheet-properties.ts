@@ -1,7 +1,10 @@
 import { closestMatch } from './closest-match.js';
 import type { StylesheetDiagnostic, StylesheetSpan } from './stylesheet-ast.js';
 
-/** The properties a stylesheet may set: spec §8.4, plus `backend` (which backend runs a stage, DESIGN.md). */
+/**
+ * The properties a stylesheet may set: spec §8.4, plus `backend` (which backend runs a stage,
+ * docs/architecture.md "Agent-CLI backends").
+ */
 export const STYLESHEET_PROPERTIES = ['llm_model', 'llm_provider', 'reasoning_effort', 'backend'] as const;
 
 /** A property a stylesheet may set, spec §8.4. */

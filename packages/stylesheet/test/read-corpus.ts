@@ -28,8 +28,8 @@ export function modelStylesheetOf(dot: string): string | undefined {
 
 /**
  * The model stylesheet of every corpus file that has one. This package may not import the DOT
- * parser (STYLE.md §2), and every stylesheet in the corpus is a plain quoted attribute, so a pattern
- * over DOT's quoted-string syntax finds them all.
+ * parser (CONTRIBUTING.md "Dependency direction"), and every stylesheet in the corpus is a plain quoted
+ * attribute, so a pattern over DOT's quoted-string syntax finds them all.
  */
 export function readCorpusStylesheets(): CorpusStylesheet[] {
   const found: CorpusStylesheet[] = [];

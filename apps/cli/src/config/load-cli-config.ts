@@ -1,9 +1,9 @@
 /**
- * Plug-ins of the reference CLI (DESIGN.md "Packages"): `attractor.config.{js,mjs,ts}` in the working directory, or
- * the file `--config` names, exports the handlers to register, interviewers and LLM backends by name, and defaults
- * for run options. `run`, `resume`, `fork`
- * and `validate` load it before they lint the pipeline, so a plug-in handler's declared attributes and outcomes are
- * linted like a built-in's.
+ * Plug-ins of the reference CLI (docs/architecture.md "Packages and layers"): `attractor.config.{js,mjs,ts}`
+ * in the working directory, or the file `--config` names, exports the handlers to register, interviewers and
+ * LLM backends by name, and defaults for run options. `run`, `resume`, `fork` and `validate` load it before
+ * they lint the pipeline, so a plug-in handler's declared attributes and outcomes are linted like a
+ * built-in's.
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -38,7 +38,7 @@ export function stateIcon(state: StageState, colors: Colors): string {
     case 'interrupted':
       return colors.magenta('‼');
     default:
-      // A custom outcome word (DESIGN.md "Outcomes") counts as success.
+      // A custom outcome word (docs/architecture.md "Outcomes") counts as success.
       return colors.green('✔');
   }
 }

@@ -12,7 +12,7 @@ import {
 import { CliError } from '../errors/cli-error.js';
 import { describeFsError } from '../errors/describe-fs-error.js';
 
-/** The files of a run directory the CLI reads (spec §5.6, DESIGN.md "Run directory"). */
+/** The files of a run directory the CLI reads (spec §5.6, docs/architecture.md "Run directory"). */
 export interface RunDirectory {
   /** Absolute path. */
   readonly logsRoot: string;

@@ -82,7 +82,8 @@ export function answerFromKey(question: Question, key: string): Answer {
 
 /**
  * The `--auto-approve` answer, as `createAutoApproveInterviewer` of `@attractor/handlers` gives it: yes for yes/no
- * questions, the first option (DESIGN.md "Human gates") for multiple choice, `auto-approved` for free text.
+ * questions, the first option (docs/architecture.md "Human gates") for multiple choice, `auto-approved` for
+ * free text.
  */
 export function autoApproveAnswer(question: Question): Answer {
   if (question.type === 'yes_no' || question.type === 'confirmation') return { value: 'yes' };

@@ -1,8 +1,8 @@
 /**
  * The backend of a run started with `--backend`: each LLM stage goes to the AI SDK backend (`api`) or to a
  * coding-agent CLI (Claude Code, Codex, Gemini CLI), chosen per stage by its `backend` attribute, its provider's
- * mapping or the default (DESIGN.md "Agent-CLI backends"). Checks before the run starts that every backend the
- * pipeline's stages will use is available.
+ * mapping or the default (docs/architecture.md "Agent-CLI backends"). Checks before the run starts that every
+ * backend the pipeline's stages will use is available.
  */
 
 import type { LlmStageProblem, PriceTable } from '@attractor/backend-ai-sdk';

@@ -1,6 +1,6 @@
 /**
  * The scripted server's replies in the wire formats of the Chat Completions and Responses APIs (JSON and
- * server-sent events), in the shapes the AI SDK's OpenAI provider parses (TOOLCHAIN.md §5).
+ * server-sent events), in the shapes the AI SDK's OpenAI provider parses.
  */
 import type { ServerResponse } from 'node:http';
 import type { NormalizedMessage, RecordedRequest } from './recorded-request.js';

@@ -3,8 +3,8 @@
  * Completions API (`POST /v1/chat/completions`) and Responses API (`POST /v1/responses`), Anthropic's Messages
  * API (`POST /v1/messages`) and Gemini's `POST /v1beta/models/{model}:generateContent` /
  * `:streamGenerateContent`, streaming and not, answers each model request with the next step of a script, and
- * records every request. The only fake in our end-to-end tests is the LLM (STYLE.md §8); the real `@ai-sdk/*`
- * clients talk to it over HTTP.
+ * records every request. The only fake in our end-to-end tests is the LLM (CONTRIBUTING.md "Writing tests");
+ * the real `@ai-sdk/*` clients talk to it over HTTP.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

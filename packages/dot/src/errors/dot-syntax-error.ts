@@ -18,8 +18,8 @@ export interface DotSyntaxErrorOptions {
 }
 
 /**
- * Thrown by `parseDot` when the text is not in the Attractor DOT subset (spec §2.1-§2.3, DESIGN.md
- * "Parsing"). `message` reads, for example:
+ * Thrown by `parseDot` when the text is not in the Attractor DOT subset (spec §2.1-§2.3,
+ * docs/architecture.md "Parsing"). `message` reads, for example:
  *
  * ```text
  * pipeline.dot:3:5: Undirected edge "--" is not supported

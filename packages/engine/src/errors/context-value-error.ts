@@ -1,8 +1,9 @@
 import { AttractorError, isErrorOf } from '@attractor/errors';
 
 /**
- * Thrown by `Context.set` / `Context.applyUpdates` when a value is not JSON (DESIGN.md "Context values").
- * The run loop turns it into a FAIL outcome of the stage that produced the value.
+ * Thrown by `Context.set` / `Context.applyUpdates` when a value is not JSON
+ * (docs/architecture.md "Context values"). The run loop turns it into a FAIL outcome of the stage that
+ * produced the value.
  */
 export class ContextValueError extends AttractorError<'CONTEXT_VALUE_NOT_JSON'> {
   override readonly name = 'ContextValueError';

@@ -3,7 +3,7 @@ import type { RunLockHolder } from '../run-lock.js';
 
 /**
  * Thrown (as a rejection) by `runPipeline` / `resumePipeline` when another live runner holds the run's lock (one run,
- * one runner, DESIGN.md "Checkpoint"). The message names the holder.
+ * one runner, docs/architecture.md "Checkpoint"). The message names the holder.
  */
 export class RunLockedError extends AttractorError<'RUN_LOCKED'> {
   override readonly name = 'RunLockedError';

@@ -1,5 +1,6 @@
 /**
- * The conformance kit for {@link CodergenBackend} implementations (STYLE.md §8). Call it from a Vitest test file.
+ * The conformance kit for {@link CodergenBackend} implementations (CONTRIBUTING.md "Writing tests"). Call it
+ * from a Vitest test file.
  */
 import { describe, expect, it } from 'vitest';
 import type { CodergenBackend, CodergenRequest } from '../codergen-backend.js';

@@ -69,7 +69,7 @@ export function createTestNode(spec: TestNodeSpec): GraphNode {
   };
 }
 
-/** The default graph settings (spec §2.5, DESIGN.md loop guards). */
+/** The default graph settings (spec §2.5, docs/architecture.md "Loop guards"). */
 export function defaultTestSettings(overrides: Partial<GraphSettings> = {}): GraphSettings {
   return {
     goal: '',

@@ -1,6 +1,7 @@
 /**
- * The conformance kit for {@link RunCatalog} implementations (STYLE.md §8): the file catalog and the PostgreSQL
- * catalog pass it. Call {@link describeRunCatalogContract} from a Vitest test file.
+ * The conformance kit for {@link RunCatalog} implementations (CONTRIBUTING.md "Writing tests"): the file
+ * catalog and the PostgreSQL catalog pass it. Call {@link describeRunCatalogContract} from a Vitest test
+ * file.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PipelineEvent } from '../pipeline-event.js';

@@ -1,6 +1,7 @@
 /**
- * The conformance kit for {@link RunStore} implementations (STYLE.md §8): the file store, the in-memory store and
- * the PostgreSQL store all pass it. Call {@link describeRunStoreContract} from a Vitest test file.
+ * The conformance kit for {@link RunStore} implementations (CONTRIBUTING.md "Writing tests"): the file store,
+ * the in-memory store and the PostgreSQL store all pass it. Call {@link describeRunStoreContract} from a
+ * Vitest test file.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -49,8 +49,8 @@ import { typeKnownRule } from './rules/type-known.js';
 import { unknownAttributeRule } from './rules/unknown-attribute.js';
 
 /**
- * Every built-in rule (spec §7.2 plus the rules of issue 3 and DESIGN.md), in run order. Each rule's
- * `name` is its stable id; `validate` appends custom rules after these (spec §7.4).
+ * Every built-in rule (spec §7.2 plus the rules of issue 3 and docs/architecture.md "Decisions"), in run
+ * order. Each rule's `name` is its stable id; `validate` appends custom rules after these (spec §7.4).
  */
 export const BUILT_IN_RULES: readonly LintRule[] = [
   // Spec §7.2.

@@ -59,8 +59,9 @@ export interface LintContext {
 }
 
 /**
- * What a handler declares about itself, for lint (DESIGN.md "Handler contract"; the engine's `defineHandler`
- * produces it from a zod schema): its node attributes, the outcomes it can return and its capabilities.
+ * What a handler declares about itself, for lint (docs/architecture.md "Handler contract"; the engine's
+ * `defineHandler` produces it from a zod schema): its node attributes, the outcomes it can return and its
+ * capabilities.
  */
 export interface HandlerLintInfo extends HandlerTraits {
   /** Node attribute keys the handler reads: `unknown_attribute` does not flag them on its nodes. */

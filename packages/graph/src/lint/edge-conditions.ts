@@ -91,9 +91,10 @@ export function outcomeComparisons(condition: ConditionAst): readonly OutcomeCom
 }
 
 /**
- * The custom outcome words (DESIGN.md "Outcomes": any word other than {@link STANDARD_OUTCOMES}) that the edge
- * conditions of `graph` compare `outcome` with (`bug` of `outcome=bug` or `outcome!=bug`), in order of appearance
- * without repeats. Conditions that do not parse are skipped (`condition_syntax` reports them).
+ * The custom outcome words (docs/architecture.md "Outcomes": any word other than {@link STANDARD_OUTCOMES})
+ * that the edge conditions of `graph` compare `outcome` with (`bug` of `outcome=bug` or `outcome!=bug`), in
+ * order of appearance without repeats. Conditions that do not parse are skipped (`condition_syntax` reports
+ * them).
  */
 export function customOutcomeWords(graph: Graph): string[] {
   const words = new Set<string>();

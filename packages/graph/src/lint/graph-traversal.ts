@@ -190,11 +190,11 @@ export function dominatorsOf(graph: Graph, rootId: string, targetId: string): Se
 const reachedFromStart = new WeakMap<Graph, ReadonlySet<string>>();
 
 /**
- * The nodes reachable from the start node along edges and along the jumps the engine makes (DESIGN.md
- * "Reachability"): a reached node's `retry_target` and `fallback_retry_target` (taken on failure and by goal gates,
- * spec §3.4, §3.7) and the graph's own, which any reached node can take. Computed once per graph and shared by the
- * rules that need it (the graph is immutable). Empty when the graph has no single start node. Do not modify the
- * returned set.
+ * The nodes reachable from the start node along edges and along the jumps the engine makes
+ * (docs/architecture.md "Reachability"): a reached node's `retry_target` and `fallback_retry_target` (taken
+ * on failure and by goal gates, spec §3.4, §3.7) and the graph's own, which any reached node can take.
+ * Computed once per graph and shared by the rules that need it (the graph is immutable). Empty when the graph
+ * has no single start node. Do not modify the returned set.
  */
 export function reachableFromStart(graph: Graph): ReadonlySet<string> {
   let reached = reachedFromStart.get(graph);

@@ -12,8 +12,8 @@ export function autoApproveAnswer(question: Question): Answer {
 
 /**
  * Creates the AutoApproveInterviewer of spec §6.4: YES for yes/no and confirmation questions, the first option
- * (the first outgoing edge in declaration order, DESIGN.md "Human gates") for multiple choice, and the text
- * `auto-approved` for free text. For unattended runs (CLI `--auto-approve`, CI).
+ * (the first outgoing edge in declaration order, docs/architecture.md "Human gates") for multiple choice, and
+ * the text `auto-approved` for free text. For unattended runs (CLI `--auto-approve`, CI).
  *
  * @example
  * await runPipeline({ graph, registry, logsRoot, interviewer: createAutoApproveInterviewer() });

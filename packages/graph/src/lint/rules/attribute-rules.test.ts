@@ -11,7 +11,7 @@ function pipeline(body: string): string {
   return `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${body}\n}`;
 }
 
-describe('attribute_type (DESIGN.md "Attributes")', () => {
+describe('attribute_type (docs/architecture.md "Attributes")', () => {
   it('reports a malformed value at the value, naming node and expectation', () => {
     const source = pipeline('  work [prompt="x", timeout="soon", max_retries=-1]\n  start -> work -> exit');
     expect(lintRule(source, 'attribute_type')).toEqual(['error 4:29 work', 'error 4:49 work']);
@@ -218,7 +218,7 @@ describe('unknown_attribute', () => {
   });
 });
 
-describe('dialect_alias (DESIGN.md "Dialect")', () => {
+describe('dialect_alias (docs/architecture.md "Dialect")', () => {
   const source = pipeline(
     '  context_fidelity_default="compact"\n  work [llm_prompt="x", node_type="codergen"]\n  start -> work -> exit',
   );

@@ -10,12 +10,12 @@ import { attributeSpan } from '../source-location.js';
 const REPORTED_ELSEWHERE = new Set(['fidelity', 'default_fidelity']);
 
 /**
- * `attribute_type` (ERROR, DESIGN.md "Attributes"): an attribute has a value of its type. A node attribute its
- * handler declares is checked by the handler's schema (`HandlerLintInfo.checkAttributes`: a registered handler's, or
- * the built-in one of `SPEC_HANDLER_DECLARATIONS`); any other known key by the attribute table: integers, booleans
- * (`true|false`), durations (`250ms 900s 15m 2h 1d`), enumerations (`reasoning_effort`, `join_policy`,
- * `manager.actions`, `tools`). Each written attribute is reported at most once. The typed field of a malformed value
- * is undefined.
+ * `attribute_type` (ERROR, docs/architecture.md "Attributes"): an attribute has a value of its type. A node
+ * attribute its handler declares is checked by the handler's schema (`HandlerLintInfo.checkAttributes`: a
+ * registered handler's, or the built-in one of `SPEC_HANDLER_DECLARATIONS`); any other known key by the
+ * attribute table: integers, booleans (`true|false`), durations (`250ms 900s 15m 2h 1d`), enumerations
+ * (`reasoning_effort`, `join_policy`, `manager.actions`, `tools`). Each written attribute is reported at most
+ * once. The typed field of a malformed value is undefined.
  */
 export const attributeTypeRule: LintRule = {
   name: 'attribute_type',

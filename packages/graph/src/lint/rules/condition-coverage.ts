@@ -5,7 +5,7 @@ import { edgeCondition, outcomeComparisons, STANDARD_OUTCOMES } from '../edge-co
 import { nodeSpan } from '../source-location.js';
 
 /**
- * `condition_coverage` (WARNING, DESIGN.md "Routing dead ends"): every outgoing edge of a node is
+ * `condition_coverage` (WARNING, docs/architecture.md "Routing dead ends"): every outgoing edge of a node is
  * conditional and none can match `outcome=success` (or `outcome=fail` when the node has no retry
  * target), so that outcome ends the run with "no eligible edge". Nodes whose conditions name custom
  * outcomes (`outcome=process`) are only checked for `fail`. Also when the edges' conditions test context values

@@ -2,7 +2,7 @@ import type { LintRule } from '../diagnostic.js';
 import { nodeSpan } from '../source-location.js';
 
 /**
- * `dead_end` (WARNING, DESIGN.md "Routing dead ends"): a node other than the exit with no outgoing
+ * `dead_end` (WARNING, docs/architecture.md "Routing dead ends"): a node other than the exit with no outgoing
  * edges ends the run there without passing the exit's goal-gate check. Human gates are
  * `human_gate_edges`'s; nodes inside parallel branches may end at a dead end on purpose, but are
  * still reported.

@@ -33,8 +33,8 @@ function severity(context: LintContext): 'error' | 'warning' {
 }
 
 /**
- * `dialect_alias` (WARNING; ERROR with `strict`, DESIGN.md "Dialect", issue 19): the pipeline uses another runner's
- * form of something this one names differently, and it is read as ours:
+ * `dialect_alias` (WARNING; ERROR with `strict`, docs/architecture.md "Dialect", issue 19): the pipeline uses
+ * another runner's form of something this one names differently, and it is read as ours:
  *
  * - an attribute name (`llm_prompt`, `node_type`, Fabro's `script` / `model` / `provider` /
  *   `stack.child_workflow`, streamweave's `command`, Amplifier's `dot_file`, `max_cycles`, `wait_ms`,

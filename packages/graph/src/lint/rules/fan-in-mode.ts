@@ -2,9 +2,9 @@ import type { LintRule } from '../diagnostic.js';
 import { nodeSpan } from '../source-location.js';
 
 /**
- * `fan_in_mode` (ERROR, DESIGN.md "Parallel results"): a fan-in with `fan_in_mode=merge` has a `prompt`. Merging
- * asks an LLM to combine the branches' outputs into one, and the prompt says how; without one there is nothing to
- * merge with (`pick`, the default, falls back to the spec's heuristic instead).
+ * `fan_in_mode` (ERROR, docs/architecture.md "Parallel results"): a fan-in with `fan_in_mode=merge` has a
+ * `prompt`. Merging asks an LLM to combine the branches' outputs into one, and the prompt says how; without
+ * one there is nothing to merge with (`pick`, the default, falls back to the spec's heuristic instead).
  */
 export const fanInModeRule: LintRule = {
   name: 'fan_in_mode',

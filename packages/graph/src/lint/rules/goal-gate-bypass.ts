@@ -11,9 +11,9 @@ import {
 import { attributeSpan, nodeSpan } from '../source-location.js';
 
 /**
- * `goal_gate_bypass` (WARNING, DESIGN.md "Goal gates"): the exit can be reached from the start without
- * visiting a goal gate, and a gate the route never visited is not checked (spec §3.4). A gate inside a
- * parallel branch counts as visited when its parallel node is.
+ * `goal_gate_bypass` (WARNING, docs/architecture.md "Goal gates"): the exit can be reached from the start
+ * without visiting a goal gate, and a gate the route never visited is not checked (spec §3.4). A gate inside
+ * a parallel branch counts as visited when its parallel node is.
  *
  * The route named in the message is the shortest one that avoids the gate (breadth first, edges in source
  * order). Cost: one breadth-first tree and one dominator computation for the whole graph; a gate on the

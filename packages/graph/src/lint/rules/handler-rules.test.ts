@@ -149,7 +149,7 @@ describe('subgraph_ref (spec §9.4)', () => {
   });
 });
 
-describe('parallel rules (DESIGN.md "Parallel fan-out")', () => {
+describe('parallel rules (docs/architecture.md "Parallel fan-out")', () => {
   const joined = pipeline(
     '  fan [shape=component]\n  join [shape=tripleoctagon]\n  start -> fan\n  fan -> a -> join\n  fan -> b -> join\n  join -> exit',
   );
@@ -218,7 +218,7 @@ describe('prompt on a manager loop (its steering message)', () => {
   });
 });
 
-describe('fan_in_mode (DESIGN.md "Parallel results")', () => {
+describe('fan_in_mode (docs/architecture.md "Parallel results")', () => {
   const fanIn = (attributes: string) =>
     `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  fork [shape=component]\n  a [prompt="A"]\n  b [prompt="B"]\n  join [shape=tripleoctagon${attributes}]\n  start -> fork\n  fork -> a -> join\n  fork -> b -> join\n  join -> exit\n}`;
 

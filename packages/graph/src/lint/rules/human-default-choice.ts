@@ -3,8 +3,8 @@ import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
 
 /**
- * `human_default_choice` (WARNING, DESIGN.md "Human gates"): `human.default_choice` names one of the
- * gate's options by target node id, edge label or accelerator key; otherwise a timeout retries instead.
+ * `human_default_choice` (WARNING, docs/architecture.md "Human gates"): `human.default_choice` names one of
+ * the gate's options by target node id, edge label or accelerator key; otherwise a timeout retries instead.
  */
 export const humanDefaultChoiceRule: LintRule = {
   name: 'human_default_choice',

@@ -3,8 +3,8 @@ import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { attributeSpan, nodeSpan } from '../source-location.js';
 
 /**
- * `join_policy_options` (DESIGN.md "Parallel results"): `join_policy=k_of_n` needs `join_k` (ERROR);
- * `join_k` larger than the number of branches can never be met (WARNING); `join_k` with another
+ * `join_policy_options` (docs/architecture.md "Parallel results"): `join_policy=k_of_n` needs `join_k`
+ * (ERROR); `join_k` larger than the number of branches can never be met (WARNING); `join_k` with another
  * policy is ignored (WARNING).
  */
 export const joinPolicyOptionsRule: LintRule = {

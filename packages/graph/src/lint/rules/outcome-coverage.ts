@@ -7,9 +7,10 @@ import { attributeSpan, spanInAttribute } from '../source-location.js';
 const PROMPT_OUTCOME = /\boutcome\s*[=:]\s*["'`]?([a-z][a-z_]*)/g;
 
 /**
- * `outcome_coverage` (WARNING, DESIGN.md "Outcomes"): a condition names an outcome its node's handler
- * does not declare (`outcomes` of its registered declaration, else of the spec's built-in type) (`outcome=partial_success` after a human gate), a likely misspelt outcome
- * (`outcome=sucess`), or a node's prompt asks for a custom outcome that no edge routes.
+ * `outcome_coverage` (WARNING, docs/architecture.md "Outcomes"): a condition names an outcome its node's
+ * handler does not declare (`outcomes` of its registered declaration, else of the spec's built-in type)
+ * (`outcome=partial_success` after a human gate), a likely misspelt outcome (`outcome=sucess`), or a node's
+ * prompt asks for a custom outcome that no edge routes.
  */
 export const outcomeCoverageRule: LintRule = {
   name: 'outcome_coverage',

@@ -2,9 +2,9 @@ import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { nodesReachingAny } from '../graph-traversal.js';
 
 /**
- * `parallel_fan_in` (WARNING, DESIGN.md "Parallel fan-out"): each branch of a `parallel` node reaches a
- * `parallel.fan_in` node. Without one the engine joins the branches at the first node they all reach (or lets
- * each run to the exit when they never meet), and no fan-in selects a result.
+ * `parallel_fan_in` (WARNING, docs/architecture.md "Parallel fan-out"): each branch of a `parallel` node
+ * reaches a `parallel.fan_in` node. Without one the engine joins the branches at the first node they all
+ * reach (or lets each run to the exit when they never meet), and no fan-in selects a result.
  */
 export const parallelFanInRule: LintRule = {
   name: 'parallel_fan_in',

@@ -2,7 +2,10 @@ import type { LintRule } from '../diagnostic.js';
 import { reachableFromStart } from '../graph-traversal.js';
 import { nodeSpan } from '../source-location.js';
 
-/** `reachability` (ERROR, spec §7.2, DESIGN.md): every node is reachable from the start node. */
+/**
+ * `reachability` (ERROR, spec §7.2, docs/architecture.md "Reachability"): every node is reachable from the
+ * start node.
+ */
 export const reachabilityRule: LintRule = {
   name: 'reachability',
   apply(graph) {

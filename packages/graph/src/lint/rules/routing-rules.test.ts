@@ -80,7 +80,7 @@ describe('condition_key (spec §10.2, §10.4)', () => {
   });
 });
 
-describe('condition_coverage (DESIGN.md "Routing dead ends")', () => {
+describe('condition_coverage (docs/architecture.md "Routing dead ends")', () => {
   it('warns when only conditional edges leave a node and none matches success', () => {
     const source = pipeline(
       '  start -> work\n  work -> exit [condition="outcome=fail"]\n  work -> work [condition="outcome=retry"]',
@@ -133,7 +133,7 @@ describe('condition_coverage (DESIGN.md "Routing dead ends")', () => {
   });
 });
 
-describe('outcome_coverage (DESIGN.md "Outcomes")', () => {
+describe('outcome_coverage (docs/architecture.md "Outcomes")', () => {
   it('warns about a misspelt outcome at the literal', () => {
     const source = pipeline('  start -> work\n  work -> exit [condition="outcome=sucess"]\n  work -> work');
     expect(lintRule(source, 'outcome_coverage')).toEqual(['warning 6:36 work work->exit']);

@@ -60,7 +60,7 @@ describe('terminal_node (spec §7.2)', () => {
   });
 });
 
-describe('reachability (spec §7.2, DESIGN.md: an error)', () => {
+describe('reachability (spec §7.2, docs/architecture.md "Reachability": an error)', () => {
   it('reports every node the start cannot reach, at its declaration', () => {
     const source = `${VALID.slice(0, -2)}\n  orphan [prompt="x"]\n  island -> orphan\n}`;
     expect(lintRule(source, 'reachability')).toEqual(['error 7:3 orphan', 'error 8:3 island']);
