@@ -62,7 +62,7 @@ describe('plug-ins from attractor.config.* / --config', () => {
       "Config file attractor.config.mjs failed to load: Cannot find package '@attractor/engine' imported from",
     );
     expect(result.stderr).toContain(
-      'The config\'s imports resolve from its own folder (the current directory), which does not have @attractor/engine installed. Install the packed @attractor/* packages there (`npm install /tmp/attractor-packs/*.tgz`, see "Plug-ins" and "Using the packages outside this repository" in the README), or put the config in a project that has them.',
+      'The config\'s imports resolve from its own folder (the current directory), which does not have @attractor/engine installed. Run `npm install @attractor/engine` there (for an unreleased build, install the packed @attractor/* tarballs: see "Using the packages outside this repository" in the README), or put the config in a project that has them.',
     );
     expect(result.stderr).not.toMatch(/\n\s+at /);
 

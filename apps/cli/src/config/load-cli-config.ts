@@ -265,8 +265,9 @@ function namedPlugins<TPlugin>(
 
 /**
  * For a config whose import names a package its folder cannot resolve (`ERR_MODULE_NOT_FOUND`, "Cannot find
- * package 'x'"), how to install it there: the `@attractor/*` packages are not on the registry, so they come from
- * the packed tarballs of the README. Empty for every other load error.
+ * package 'x'"), how to install it there: `npm install <package>`, or for an unreleased build of an
+ * `@attractor/*` package the packed tarballs (README "Using the packages outside this repository"). Empty for every
+ * other load error.
  */
 function missingPackageHint(error: unknown, folder: string): string {
   if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') return '';
@@ -274,7 +275,7 @@ function missingPackageHint(error: unknown, folder: string): string {
   if (name === undefined) return '';
   const where = folder === '.' ? 'the current directory' : folder;
   if (name.startsWith('@attractor/')) {
-    return `\nThe config's imports resolve from its own folder (${where}), which does not have ${name} installed. Install the packed @attractor/* packages there (\`npm install /tmp/attractor-packs/*.tgz\`, see "Plug-ins" and "Using the packages outside this repository" in the README), or put the config in a project that has them.`;
+    return `\nThe config's imports resolve from its own folder (${where}), which does not have ${name} installed. Run \`npm install ${name}\` there (for an unreleased build, install the packed @attractor/* tarballs: see "Using the packages outside this repository" in the README), or put the config in a project that has them.`;
   }
   return `\nThe config's imports resolve from its own folder (${where}), which does not have ${name} installed: run \`npm install ${name}\` there.`;
 }
