@@ -3,7 +3,8 @@
 // the package manager can link the command at install time, before the first build. It loads the bundle of
 // dist/bin.js (scripts/bundle-cli.mjs), which starts faster than the ~160 modules it replaces.
 // It must parse and run on any Node, so that an old one is told what to install instead of failing on syntax or on
-// an API it lacks: keep it plain JavaScript, and keep REQUIRED_NODE_MAJOR in step with `engines.node`.
+// an API it lacks: keep it plain JavaScript, and keep REQUIRED_NODE in step with `engines.node`
+// (22.12: what commander 15 and pg-boss 12 declare in their own engines fields).
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +14,10 @@ import { fileURLToPath } from 'node:url';
 const exitOnEarlyInterrupt = () => process.exit(130);
 process.on('SIGINT', exitOnEarlyInterrupt);
 
-const REQUIRED_NODE_MAJOR = 22;
-if (Number(process.versions.node.split('.')[0]) < REQUIRED_NODE_MAJOR) {
+const REQUIRED_NODE = '22.12';
+const [requiredMajor, requiredMinor] = REQUIRED_NODE.split('.').map(Number);
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < requiredMajor || (major === requiredMajor && minor < requiredMinor)) {
   // The README's set-up puts Node 24 in .tools/node24 at the repository root, in front of PATH for one shell only.
   const repository = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
   const node24 = join(repository, '.tools', 'node24', 'node_modules', 'node', 'bin');
@@ -22,7 +25,7 @@ if (Number(process.versions.node.split('.')[0]) < REQUIRED_NODE_MAJOR) {
     ? ` This repository has Node 24 in .tools/node24: run export PATH="${node24}:$PATH" (in every new shell).`
     : '';
   process.stderr.write(
-    `attractor: needs Node.js ${REQUIRED_NODE_MAJOR} or newer, found ${process.versions.node}; install Node.js ${REQUIRED_NODE_MAJOR} or 24 LTS.${hint}\n`,
+    `attractor: needs Node.js ${REQUIRED_NODE} or newer, found ${process.versions.node}; install Node.js 24 LTS.${hint}\n`,
   );
   process.exit(2);
 }

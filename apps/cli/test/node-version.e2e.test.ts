@@ -52,7 +52,7 @@ function runReportingNode20(bin: string, args: readonly string[]) {
   });
 }
 
-describe('attractor on a Node.js older than 22', () => {
+describe('attractor on a Node.js older than 22.12', () => {
   it('says which version it needs and which it found, in one line, and exits with 2', async () => {
     // A clone without .tools/node24 (the repository itself may have one, from the README's set-up).
     const { bin } = await binInClone(false);
@@ -60,7 +60,7 @@ describe('attractor on a Node.js older than 22', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      'attractor: needs Node.js 22 or newer, found 20.19.0; install Node.js 22 or 24 LTS.',
+      'attractor: needs Node.js 22.12 or newer, found 20.19.0; install Node.js 24 LTS.',
     );
   });
 
@@ -70,7 +70,7 @@ describe('attractor on a Node.js older than 22', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      `attractor: needs Node.js 22 or newer, found 20.19.0; install Node.js 22 or 24 LTS. This repository has Node 24 in .tools/node24: run export PATH="${node24Bin}:$PATH" (in every new shell).`,
+      `attractor: needs Node.js 22.12 or newer, found 20.19.0; install Node.js 24 LTS. This repository has Node 24 in .tools/node24: run export PATH="${node24Bin}:$PATH" (in every new shell).`,
     );
   });
 
@@ -80,19 +80,19 @@ describe('attractor on a Node.js older than 22', () => {
     const result = await execa(old!, [bin, '--version'], { reject: false, stdin: 'ignore' });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(
-      /^attractor: needs Node\.js 22 or newer, found 2[01]\.\d+\.\d+; install Node\.js 22 or 24 LTS\.$/,
+      /^attractor: needs Node\.js 22\.12 or newer, found 2[01]\.\d+\.\d+; install Node\.js 24 LTS\.$/,
     );
     const clone = await binInClone(true);
     const hinted = await execa(old!, [clone.bin, '--version'], { reject: false, stdin: 'ignore' });
     expect(hinted.exitCode).toBe(2);
     expect(hinted.stderr).toContain(
-      `; install Node.js 22 or 24 LTS. This repository has Node 24 in .tools/node24: run export PATH="${clone.node24Bin}:$PATH" (in every new shell).`,
+      `; install Node.js 24 LTS. This repository has Node 24 in .tools/node24: run export PATH="${clone.node24Bin}:$PATH" (in every new shell).`,
     );
   });
 
-  it('asks for the same major as every package.json engines field', () => {
+  it('asks for the same version as every package.json engines field', () => {
     const bin = readFileSync(BIN, 'utf8');
-    const required = Number(/const REQUIRED_NODE_MAJOR = (\d+);/.exec(bin)?.[1]);
+    const required = /const REQUIRED_NODE = '([\d.]+)';/.exec(bin)?.[1];
     const manifests = execFileSync('git', ['ls-files', '*package.json'], { cwd: REPO_ROOT, encoding: 'utf8' })
       .trim()
       .split('\n');
