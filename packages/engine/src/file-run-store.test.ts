@@ -154,7 +154,15 @@ describe('file run store (spec §5.6, DESIGN.md "Run directory")', () => {
     elsewhere.writeManifest({ ...manifestOf('outside'), goal: 'stolen' });
     elsewhere.writeCheckpoint(createTestCheckpoint({ step_count: 7 }));
     elsewhere.appendEvents([
-      { type: 'log', level: 'info', message: 'stolen', seq: 1, timestamp: 'x', runId: 'o' },
+      {
+        type: 'stage.log',
+        level: 'info',
+        message: 'stolen',
+        nodeId: 'plan',
+        seq: 1,
+        timestamp: 'x',
+        runId: 'o',
+      },
     ]);
     await elsewhere.child('plan/child').writeStageFile('review', 'response.md', 'stolen');
     elsewhere.child('plan/child').writeManifest(manifestOf('child'));
