@@ -60,6 +60,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   const handlers = await import('@attractor/handlers');
   const config = await loadCliConfig({
     cwd: io.cwd,
+    env: io.env,
     ...(options.config === undefined ? {} : { path: options.config }),
   });
   const model = options.model ?? config.defaults.model;

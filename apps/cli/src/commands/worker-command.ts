@@ -56,6 +56,7 @@ export async function workerCommand(options: {
   await mkdir(workdirRoot, { recursive: true });
   const config = await loadCliConfig({
     cwd: io.cwd,
+    env: io.env,
     ...(options.options.config === undefined ? {} : { path: options.options.config }),
   });
   const catalog = await openRunCatalog(storeUrl, io);
