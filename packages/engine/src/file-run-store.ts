@@ -102,8 +102,6 @@ function createStore(options: FileRunStoreOptions, container: string | undefined
   const historyPath = join(root, CHECKPOINT_HISTORY_FILE);
   let eventsFd: number | undefined;
   let historyFd: number | undefined;
-  /** The UTF-8 bytes of the latest checkpoint and a newline, reused from one checkpoint to the next. */
-  let encoded = Buffer.allocUnsafeSlow(16 * 1024);
   const children = new Map<string, RunStore>();
   /** The stage `prepareStage` created last (its directory exists). */
   let lastPrepared: string | undefined;
@@ -189,8 +187,7 @@ function createStore(options: FileRunStoreOptions, container: string | undefined
       // Both encoded into one reused buffer, the checkpoint then the history line: a fresh ~4 KB string and buffer
       // per node cost more than the write itself (page faults; measured ~100 us per node on the build machine).
       // At most 3 UTF-8 bytes per UTF-16 unit: no need to measure the exact length first.
-      const needed = 3 * (text.length + historyLine.length) + 1;
-      if (encoded.length < needed) encoded = Buffer.allocUnsafeSlow(Math.max(needed, encoded.length * 2));
+      const encoded = scratchBuffer(3 * (text.length + historyLine.length) + 1);
       const length = encoded.write(text, 0, 'utf8');
       const end = length + encoded.write(historyLine, length, 'utf8');
       encoded[end] = 0x0a;
@@ -391,6 +388,24 @@ function createStore(options: FileRunStoreOptions, container: string | undefined
     },
   };
 }
+
+/**
+ * The buffer checkpoints are encoded into, shared by every file store of the process: the encoding and both writes
+ * are synchronous, so no two stores use it at once, and a run that waits (at a human gate) holds none of its own
+ * (issue 35: 16 KB of every waiting run's ~70). Created on first use; a checkpoint over 1 MB gets a buffer of its own.
+ */
+let scratch: Buffer | undefined;
+
+/** {@link scratch}, at least `bytes` long. */
+function scratchBuffer(bytes: number): Buffer {
+  if (bytes > MAX_SCRATCH_BYTES) return Buffer.allocUnsafeSlow(bytes);
+  if (scratch === undefined || scratch.length < bytes)
+    scratch = Buffer.allocUnsafeSlow(Math.max(bytes, 2 * (scratch?.length ?? 8 * 1024)));
+  return scratch;
+}
+
+/** Largest shared encoding buffer kept, in bytes. */
+const MAX_SCRATCH_BYTES = 1024 * 1024;
 
 /** The `sync` of the file store's local stage directories: the directory is the stage, nothing to copy. */
 function noSync(): void {}

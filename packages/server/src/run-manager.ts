@@ -25,20 +25,15 @@ import {
   startPipeline,
   startResumedPipeline,
 } from '@attractor/engine';
-import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { type Graph, prepareGraph } from '@attractor/graph';
 import { readCheckpointSafely, readChildRunDetails } from './child-run-details.js';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
 import { childRunKey } from './child-run-path.js';
 import { ApiError } from './errors/api-error.js';
-import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
-import { createPipelineFileReader, readPipelineFile, resolvePipelineFile } from './pipeline-files.js';
-import {
-  checkNodeCount,
-  checkPipelineLimits,
-  DEFAULT_PIPELINE_LIMITS,
-  type PipelineLimits,
-} from './pipeline-limits.js';
+import { readPipelineFile, resolvePipelineFile } from './pipeline-files.js';
+import { DEFAULT_PIPELINE_LIMITS, type PipelineLimits } from './pipeline-limits.js';
+import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import {
   createUniqueRunDirectory,
@@ -63,8 +58,6 @@ import {
 } from './run-summary.js';
 import { addEventToTotals, createRunTotals, type RunTotals, totalsSummaryFields } from './run-totals.js';
 import { readStoredStageListing } from './stage-directory-files.js';
-import { validatePipelineInWorker } from './validate-pipeline.js';
-import { withoutAgentShellTransform } from './without-agent-shell.js';
 
 /** What a {@link BackendFactory} is asked for: the backend of one run. */
 export interface BackendRequest {
@@ -119,6 +112,11 @@ export interface RunManagerOptions {
   readonly secretValues?: readonly string[];
   /** Limits on the pipelines clients send (size, nesting, attributes, nodes, validation time). Default: {@link DEFAULT_PIPELINE_LIMITS}. */
   readonly limits?: Partial<PipelineLimits>;
+  /**
+   * `createRegistry` may give handlers other than the built-in ones (an embedder's): a large pipeline validated in a
+   * worker thread is then linted again with their declarations. Default: false.
+   */
+  readonly customHandlers?: boolean;
 }
 
 /** A run executed by this server. */
@@ -128,7 +126,10 @@ export interface LiveRun {
   readonly graph: Graph;
   readonly run: PipelineRun;
   readonly interviewer: HttpInterviewer;
-  /** The run's own events (not those of child pipelines) seen by this process, in `seq` order. */
+  /**
+   * The run's own events (not those of child pipelines) seen by this process, in `seq` order, while it runs (emptied
+   * when it ends: they are all in its `events.jsonl` then; kept when a fault stopped it).
+   */
   readonly events: PipelineEvent[];
   /** Called with every event (and `undefined` once the run ended). */
   readonly subscribers: Set<(event: PipelineEvent | undefined) => void>;
@@ -188,10 +189,18 @@ export class RunManager {
   /** Graphs of past runs, parsed once (GET never parses a run twice). Bounded. */
   readonly #graphs = new Map<string, Graph>();
 
+  /** Validates the pipelines clients send, within the limits, one burst at a time (pipeline-validator.ts). */
+  readonly validator: PipelineValidator;
+
   constructor(options: RunManagerOptions) {
     this.#options = options;
     this.limits = { ...DEFAULT_PIPELINE_LIMITS, ...options.limits };
     this.secrets = createSecretMasker({ values: options.secretValues ?? [] });
+    this.validator = createPipelineValidator({
+      limits: this.limits,
+      allowTools: options.allowTools,
+      ...(options.customHandlers === undefined ? {} : { customHandlers: options.customHandlers }),
+    });
   }
 
   /** The runs directory. */
@@ -603,10 +612,11 @@ export class RunManager {
     }
     // Stages inside parallel branches have no outcome in the checkpoint: their events tell.
     const events =
-      live?.events ??
-      (await createFileRunStore({ logsRoot })
-        .readEvents()
-        .catch(() => []));
+      live !== undefined && (!live.ended || live.fault !== undefined)
+        ? live.events
+        : await createFileRunStore({ logsRoot, createDirectory: false })
+            .readEvents()
+            .catch(() => []);
     const fromEvents = stageStatusesFromEvents(
       events.filter((event) => event.runId === id),
       { live: live !== undefined && !live.ended },
@@ -740,7 +750,7 @@ export class RunManager {
     for (const listener of [...this.#stopListeners]) listener();
     const running = [...this.#live.values()].filter((live) => !live.ended);
     for (const live of running) live.run.cancel('server stopped');
-    await Promise.allSettled(running.map((live) => live.run.result));
+    await Promise.allSettled([...running.map((live) => live.run.result), this.validator.close()]);
   }
 
   /** Registers an open event stream (SSE) so that {@link RunManager.streamsDone} can wait for it. */
@@ -810,57 +820,20 @@ export class RunManager {
   ): Promise<Graph> {
     const pipelinesDir = this.#options.pipelinesDir;
     const fromDirectory = options.fromPipelinesDir === true && pipelinesDir !== undefined;
-    // Off the event loop first, within limits; the main thread builds the Graph only for what passed (issue 20 §3).
-    checkPipelineLimits(source, this.limits);
-    const checked = await validatePipelineInWorker(
-      {
-        source,
-        filename: options.path ?? options.filename,
-        knownHandlerTypes: [...registry.types()],
-        allowTools: this.#options.allowTools,
-        ...(fromDirectory ? { pipelinesDir } : {}),
-      },
-      this.limits,
-    );
-    checkNodeCount(checked.nodes, this.limits);
-    const prepared = prepareGraph(source, {
-      filename: options.path ?? options.filename,
-      knownHandlerTypes: registry.types(),
-      handlers: registry.lintInfo(),
-      ...(this.#options.allowTools ? {} : { transforms: [withoutAgentShellTransform] }),
-      ...(fromDirectory ? { readGraphFile: createPipelineFileReader(pipelinesDir) } : {}),
-    });
-    const graph = prepared.graph;
-    // Diagnostics of the file itself show the path as the client gave it.
-    const diagnostics = prepared.diagnostics.map((diagnostic) =>
-      options.path !== undefined && diagnostic.span?.filename === options.path
-        ? { ...diagnostic, span: { ...diagnostic.span, filename: options.filename } }
-        : diagnostic,
-    );
-    const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-    if (graph === undefined || errors.length > 0) {
-      throw new ApiError({
-        status: 400,
-        code: 'INVALID_PIPELINE',
-        message: `The pipeline has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors
-          .map((diagnostic) => formatDiagnostic(diagnostic, source, { filename: options.filename }))
-          .join('\n')}`,
-        details: { diagnostics },
-      });
-    }
-    if (!this.#options.allowTools) {
-      const access = findShellAccess({
-        graph,
-        handlerTypeOf: (nodeId) => {
+    return this.validator.prepare({
+      source,
+      filename: options.filename,
+      ...(options.path === undefined ? {} : { path: options.path }),
+      ...(fromDirectory ? { pipelinesDir } : {}),
+      handlers: {
+        types: [...registry.types()],
+        lintInfo: registry.lintInfo(),
+        handlerTypeOf: (graph, nodeId) => {
           const node = graph.node(nodeId)!;
           return registry.resolveType(node) ?? graph.handlerType(node);
         },
-      });
-      if (access.length > 0) {
-        throw toolsNotAllowedError(access);
-      }
-    }
-    return graph;
+      },
+    });
   }
 
   /** The services of one run: its registry, backend (from the factory), clock and a fresh HTTP interviewer. */
@@ -936,8 +909,10 @@ export class RunManager {
     });
     const finish = () => {
       live.ended = true;
-      // Every child has written its events.jsonl by now.
+      // Every child has written its events.jsonl by now, and so has the run unless a fault stopped it: what a
+      // finished run is asked for comes from its files, and its memory returns (issue 34 §11).
       live.childEvents.clear();
+      if (live.fault === undefined) live.events.length = 0;
       for (const subscriber of live.subscribers) subscriber(undefined);
       live.subscribers.clear();
       this.#notifyRunChange(id);
