@@ -123,8 +123,16 @@ export interface RunManagerOptions {
 export interface LiveRun {
   readonly id: string;
   readonly logsRoot: string;
-  readonly graph: Graph;
-  readonly run: PipelineRun;
+  /** The graph's id and goal, for the run's summary. */
+  readonly graphName: string;
+  readonly goal: string;
+  /** The run's graph while it runs (shared with the runs of the same pipeline); a finished run's is read again. */
+  graph: Graph | undefined;
+  /**
+   * The engine's run while it runs; once it has ended, what is left of it (its last progress and its result), so that
+   * a finished run holds none of the engine's state (issue 34 §11: memory returns to idle).
+   */
+  run: Pick<PipelineRun, 'status' | 'cancel'> & { readonly result: Promise<unknown> };
   readonly interviewer: HttpInterviewer;
   /**
    * The run's own events (not those of child pipelines) seen by this process, in `seq` order, while it runs (emptied
@@ -145,7 +153,7 @@ export interface LiveRun {
    */
   readonly childEvents: Map<string, PipelineEvent[]>;
   ended: boolean;
-  result?: RunResult;
+  result?: Pick<RunResult, 'status' | 'failureReason'>;
   /** A fault that made the run reject (infrastructure, not a pipeline failure). */
   fault?: string;
 }
@@ -509,7 +517,7 @@ export class RunManager {
    */
   async graphOf(id: string): Promise<Graph> {
     const live = this.#live.get(id);
-    if (live !== undefined) return live.graph;
+    if (live?.graph !== undefined) return live.graph;
     const cached = this.#graphs.get(id);
     if (cached !== undefined) return cached;
     const graph = await this.#parsePastRun(id);
@@ -728,8 +736,8 @@ export class RunManager {
     const failureReason = live.fault ?? live.result?.failureReason;
     return {
       id,
-      graphName: live.graph.id,
-      goal: live.graph.settings.goal,
+      graphName: live.graphName,
+      goal: live.goal,
       state,
       startedAt: live.startedAt,
       live: !live.ended,
@@ -871,6 +879,8 @@ export class RunManager {
     const live: LiveRun = {
       id,
       logsRoot: run.logsRoot,
+      graphName: graph.id,
+      goal: graph.settings.goal,
       graph,
       run,
       interviewer,
@@ -919,7 +929,12 @@ export class RunManager {
     };
     run.result.then(
       (result) => {
-        live.result = result;
+        live.result = {
+          status: result.status,
+          ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
+        };
+        live.run = finishedRun(run.status());
+        live.graph = undefined;
         finish();
       },
       (error: unknown) => {
@@ -930,6 +945,14 @@ export class RunManager {
     this.#live.set(id, live);
     return live;
   }
+}
+
+/**
+ * What a {@link LiveRun} keeps of the engine's run once it has ended: its last progress. Made here, outside the scope
+ * that holds the engine's run, so that the closures do not keep it alive.
+ */
+function finishedRun(progress: ReturnType<PipelineRun['status']>): LiveRun['run'] {
+  return { status: () => progress, cancel: () => {}, result: Promise.resolve() };
 }
 
 /**
