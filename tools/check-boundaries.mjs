@@ -21,6 +21,13 @@ const ALLOWED = {
   '@attractor/backend-agent-cli': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
   '@attractor/store-postgres': ['@attractor/errors', '@attractor/engine'],
   '@attractor/worker': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
+  '@attractor/language-server': [
+    '@attractor/errors',
+    '@attractor/dot',
+    '@attractor/condition',
+    '@attractor/stylesheet',
+    '@attractor/graph',
+  ],
 };
 // Extra packages a package's tests may use (devDependencies only; its src may still not import them). The
 // AI-SDK backend runs real pipelines through the codergen handler in its end-to-end tests.

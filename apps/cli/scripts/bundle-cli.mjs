@@ -35,6 +35,9 @@ const unbundledCommands = new Set([
   './commands/serve-command.js',
   './commands/worker-command.js',
   './commands/queue-commands.js',
+  './commands/lsp-command.js',
+  './commands/fmt-command.js',
+  './commands/init-command.js',
 ]);
 
 /** Chains the source map tsc wrote next to a module (`x.js.map`) into the bundle's. */

@@ -193,6 +193,39 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     );
 
   program
+    .command('init')
+    .description(
+      'write a starter project: a pipeline, its prompt file, a config with a custom handler, .gitignore',
+    )
+    .argument('[dir]', 'where (created when missing; default: the current directory)')
+    .action(async (directory: string | undefined) => {
+      const { initCommand } = await import('./commands/init-command.js');
+      exitCode = await initCommand({ io, ...(directory === undefined ? {} : { directory }) });
+    });
+
+  program
+    .command('fmt')
+    .description(
+      'rewrite pipelines in the canonical layout (attribute order, quoting, indentation; comments kept)',
+    )
+    .argument('<file.dot...>', 'the pipelines (- formats standard input to standard output)')
+    .option('--check', 'change nothing: list the files that are not formatted, exit 1 if there is one')
+    .action(async (files: string[], commandOptions: { check?: boolean }) => {
+      const { fmtCommand } = await import('./commands/fmt-command.js');
+      exitCode = await fmtCommand({ files, io, ...commandOptions });
+    });
+
+  program
+    .command('lsp')
+    .description('run the language server for editors (Language Server Protocol over stdin and stdout)')
+    .option('--stdio', 'talk over stdin and stdout (the default; editors pass it)')
+    .action(async () => {
+      const { lspCommand } = await import('./commands/lsp-command.js');
+      // The unmasked streams: the protocol's messages are counted in bytes and must pass unchanged.
+      exitCode = await lspCommand({ io: options.io });
+    });
+
+  program
     .command('render')
     .description('render a pipeline as SVG (Graphviz), optionally coloured by the status of a run')
     .argument('<file.dot>', 'the pipeline')
@@ -281,6 +314,57 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         "retries of a run's job after its worker died or the store failed; then the run fails (default 5)",
       ).argParser(parseNonNegativeInteger),
     )
+    .addOption(
+      new Option(
+        '--max-crashes <n>',
+        'a run whose executor process dies this many times (killed, out of memory) fails; other runs are not affected (default 3)',
+      ).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--executor-memory <MB>',
+        "heap limit of each run's executor process (node --max-old-space-size); a run that exceeds it crashes its executor only",
+      ).argParser(parsePositiveInteger),
+    )
+    .addOption(
+      new Option(
+        '--drain-seconds <n>',
+        'on SIGTERM or Ctrl-C, let running stages finish this long before handing their runs back (a second signal hands back at once)',
+      )
+        .default(30)
+        .argParser(parseNonNegativeInteger),
+    )
+    .addOption(
+      new Option(
+        '--wait-for-services <seconds>',
+        'at start-up, wait this long for the store and queue to answer before giving up',
+      )
+        .default(60)
+        .argParser(parseNonNegativeInteger),
+    )
+    .option(
+      '--allow-tools',
+      'execute runs that run shell commands (tool nodes, tool hooks, plug-in handlers that declare runsCommand, agent shell); refused otherwise',
+    )
+    .addOption(
+      new Option(
+        '--allow-base-url <url>',
+        'an LLM endpoint queued runs may ask for with --base-url (repeatable); others are refused, the key never sent',
+      ).argParser(collectString),
+    )
+    .addOption(
+      new Option(
+        '--allow-provider <name>',
+        'an LLM provider queued runs may use (repeatable; default: any)',
+      ).argParser(collectString),
+    )
+    .addOption(
+      new Option(
+        '--allow-dir <dir>',
+        "a directory whose files queued runs may read: their DOT file's directory (graph_ref), --simulate-script, --prices (repeatable; default: the current directory)",
+      ).argParser(collectString),
+    )
+    .addOption(new Option('--run-executor', 'internal: execute one run for a worker').hideHelp())
     .option('--config <file>', 'plug-in config: handlers (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption())
     .action(async (commandOptions: WorkerCliOptions) => {

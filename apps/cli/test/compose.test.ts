@@ -18,6 +18,7 @@ interface ComposeService {
   readonly depends_on?: Readonly<Record<string, { readonly condition: string }>>;
   readonly healthcheck?: { readonly test: readonly string[] };
   readonly ports?: readonly string[];
+  readonly stop_grace_period?: string;
 }
 
 interface ComposeFile {
@@ -70,6 +71,22 @@ describe('compose.yaml (issue 18)', () => {
     expect(services['worker-1']?.command?.slice(2, 3)).toEqual(['worker']);
     expect(services['worker-1']?.command).toContain('/work');
     expect(services.server?.command?.slice(2, 3)).toEqual(['serve']);
+  });
+
+  it('gives each worker more time to stop than its drain, and the same queue key as the server (issue 34)', async () => {
+    const { services } = await readCompose();
+    for (const name of ['worker-1', 'worker-2']) {
+      const service = services[name]!;
+      const command = service.command ?? [];
+      const drainSeconds = Number(command[command.indexOf('--drain-seconds') + 1]);
+      const grace = /^(\d+)s$/.exec(service.stop_grace_period ?? '');
+      expect(drainSeconds).toBeGreaterThan(0);
+      expect(Number(grace?.[1])).toBeGreaterThan(drainSeconds);
+      expect(service.environment?.ATTRACTOR_QUEUE_KEY).toBe(
+        services.server?.environment?.ATTRACTOR_QUEUE_KEY,
+      );
+    }
+    expect(services.server?.environment?.ATTRACTOR_QUEUE_KEY).toMatch(/ATTRACTOR_QUEUE_KEY/);
   });
 
   it('passes only flags that its attractor commands accept', async () => {

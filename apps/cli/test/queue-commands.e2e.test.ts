@@ -111,7 +111,10 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
 
   it('follows a queued run through a gate answered from another process, then lists and inspects it by id', async () => {
     const env = { ATTRACTOR_QUEUE_URL: server.url, ATTRACTOR_STORE_URL: server.url };
-    const worker = attractor(['worker', '--workdir-root', join(dir, 'work')], { cwd: dir, env });
+    const worker = attractor(['worker', '--allow-tools', '--workdir-root', join(dir, 'work')], {
+      cwd: dir,
+      env,
+    });
     try {
       const waiting = attractor(['run', GATE, '--simulate', '--queue', '--wait'], { cwd: dir, env });
       const stderr = await waitForOutput(waiting, 'stderr', 'answer with:');
@@ -188,7 +191,7 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
     const again = join(dir, 'again.dot');
     await writeFile(again, RESTART_ONCE);
     const workRoot = join(dir, 'work-again');
-    const worker = attractor(['worker', '--workdir-root', workRoot], { cwd: dir, env });
+    const worker = attractor(['worker', '--allow-tools', '--workdir-root', workRoot], { cwd: dir, env });
     try {
       const failed = await attractor(['run', again, '--simulate', '--queue', '--wait'], { cwd: dir, env });
       expect(failed.exitCode, failed.stderr).toBe(1);
@@ -227,7 +230,7 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
     // Two machines: each worker has a workdir root (and run directories under it) of its own.
     const firstRoot = join(dir, 'machine-a');
     const secondRoot = join(dir, 'machine-b');
-    const first = attractor(['worker', '--workdir-root', firstRoot], { cwd: dir, env });
+    const first = attractor(['worker', '--allow-tools', '--workdir-root', firstRoot], { cwd: dir, env });
     let runId: string;
     try {
       const failed = await attractor(['run', pipeline, '--simulate', '--queue', '--wait'], { cwd: dir, env });
@@ -246,7 +249,7 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
     expect(restartedText.stdout.split('\n')).toContain(
       `continued: ${continued}  (a loop_restart edge restarted the run there; attractor inspect ${continued}, or attractor resume ${runId})`,
     );
-    const second = attractor(['worker', '--workdir-root', secondRoot], { cwd: dir, env });
+    const second = attractor(['worker', '--allow-tools', '--workdir-root', secondRoot], { cwd: dir, env });
     try {
       await mkdir(join(secondRoot, runId), { recursive: true });
       await writeFile(join(secondRoot, runId, 'ok'), '');

@@ -214,7 +214,12 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
   beforeAll(async () => {
     postgres = await startPostgresServer();
     dir = await temporaryDirectory('attractor-serve-shared-');
-    env = { ATTRACTOR_QUEUE_URL: postgres.url, ATTRACTOR_STORE_URL: postgres.url };
+    // With a queue key: the server signs what it enqueues, and the workers run only signed runs.
+    env = {
+      ATTRACTOR_QUEUE_URL: postgres.url,
+      ATTRACTOR_STORE_URL: postgres.url,
+      ATTRACTOR_QUEUE_KEY: 'serve-shared-store-queue-key-0123',
+    };
     for (let index = 0; index < 2; index += 1) workers.push(startWorker());
     await startServe();
   }, 120_000);

@@ -34,6 +34,30 @@ describe('checkLlmStages (preflight)', () => {
     ]);
   });
 
+  it("finds LLM stages by the capability their handler declares (callsModel), not by the type's name", () => {
+    const plugins = graphOf(`
+      summarize [type="summarize", llm_model="claude-sonnet-4-6"]; plan [prompt="Plan", llm_model="gpt-5"]
+      start -> summarize -> plan -> exit`);
+    // A plug-in type that calls the model is checked; a plug-in registered as codergen that does not call it is not.
+    const handlers = new Map([
+      ['summarize', { callsModel: true }],
+      ['codergen', {}],
+    ]);
+    const result = checkLlmStages({ graph: plugins, env: {}, handlers });
+    expect(result.llmStages).toEqual(['summarize']);
+    expect(result.problems).toEqual([
+      {
+        kind: 'no_credentials',
+        nodeId: 'summarize',
+        provider: 'anthropic',
+        modelId: 'claude-sonnet-4-6',
+        variables: ['ANTHROPIC_API_KEY'],
+      },
+    ]);
+    // Without the registry's declarations, only the built-in codergen stage is one.
+    expect(checkLlmStages({ graph: plugins, env: {} }).llmStages).toEqual(['plan']);
+  });
+
   it('is satisfied by the keys, a default model and an OpenAI-compatible base URL without a key', () => {
     const result = checkLlmStages({
       graph,

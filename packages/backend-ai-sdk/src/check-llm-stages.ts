@@ -3,7 +3,7 @@
  * graph lack a model, a known provider or the provider's credentials, all at once, so a user fixes everything in
  * one go instead of finding out stage by stage. Pure: the caller passes the environment.
  */
-import type { Graph } from '@attractor/graph';
+import { type Graph, type HandlerTraits, traitsOfType } from '@attractor/graph';
 import { BUILT_IN_PROVIDERS, isBuiltInProvider, providerSettingsFromEnv } from './built-in-providers.js';
 import { stageModelChoice } from './resolve-model.js';
 
@@ -22,6 +22,12 @@ export interface CheckLlmStagesOptions {
   readonly providerNames?: readonly string[];
   /** Check only these node ids (e.g. the stages a run routes to this backend). Default: every LLM stage. */
   readonly only?: ReadonlySet<string>;
+  /**
+   * The capabilities the run's handlers declare, by handler type (`HandlerRegistry.lintInfo()`): a node is an LLM
+   * stage when its handler declares `callsModel` (a plug-in registered under `codergen` that does not call the model
+   * is no LLM stage; one under another type that does is). Default: the spec's built-in handlers.
+   */
+  readonly handlers?: ReadonlyMap<string, HandlerTraits>;
 }
 
 /** A problem of one LLM stage found before the run. */
@@ -46,13 +52,14 @@ export type LlmStageProblem =
 
 /** What {@link checkLlmStages} found. */
 export interface LlmStagesCheck {
-  /** Ids of the graph's LLM stages (handler type `codergen`), in declaration order. */
+  /** Ids of the graph's LLM stages (handlers that declare `callsModel`), in declaration order. */
   readonly llmStages: readonly string[];
   readonly problems: readonly LlmStageProblem[];
 }
 
 /**
- * Checks every LLM stage of `graph` (nodes whose handler type is `codergen`; sub-pipelines are not read): that
+ * Checks every LLM stage of `graph` (nodes whose handler declares `callsModel`: `codergen` unless `handlers`
+ * say otherwise; sub-pipelines are not read): that
  * it has a model, that its provider is known, and that a built-in provider has its key in `env` (OpenAI also
  * accepts a base URL without a key, for local OpenAI-compatible servers). A graph without LLM stages has no
  * problems whatever the environment.
@@ -62,7 +69,7 @@ export function checkLlmStages(options: CheckLlmStagesOptions): LlmStagesCheck {
   const problems: LlmStageProblem[] = [];
   const passedIn = new Set((options.providerNames ?? []).map((name) => name.toLowerCase()));
   for (const node of options.graph.nodes.values()) {
-    if (options.graph.handlerType(node) !== 'codergen') continue;
+    if (traitsOfType(options.graph.handlerType(node), options.handlers).callsModel !== true) continue;
     if (options.only !== undefined && !options.only.has(node.id)) continue;
     llmStages.push(node.id);
     const choice = stageModelChoice({

@@ -17,6 +17,7 @@ export type {
 } from './dot-ast.js';
 export { DotSyntaxError, type DotSyntaxErrorOptions } from './errors/dot-syntax-error.js';
 export { type FormatCodeFrameOptions, formatCodeFrame } from './format-code-frame.js';
+export { type DotAttributeScope, type FormatDotOptions, formatDot } from './format-dot.js';
 export { spanBetween } from './line-index.js';
 export {
   type DotStatementStream,
@@ -24,3 +25,4 @@ export {
   parseDot,
   parseDotIncrementally,
 } from './parse-dot.js';
+export { decodeDotString } from './to-dot-ast.js';

@@ -31,6 +31,11 @@ export interface DotScan {
    * (its `}`).
    */
   readonly segments: readonly number[];
+  /**
+   * The comments and `#` preprocessor lines, flattened in pairs `[start, end)` in source order (a line comment and a
+   * `#` line end before the line break). A formatter puts them back where they were (`formatDot`).
+   */
+  readonly comments: readonly number[];
 }
 
 /** Segment kind of {@link DotScan.segments}: a run of whole statements, matched with `Statements`. */
@@ -105,6 +110,7 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
   const { source } = context;
   const length = source.length;
   const masks: number[] = [];
+  const comments: number[] = [];
   const strings: number[] = [];
   const segments: number[] = [];
   const stack: number[] = [];
@@ -149,6 +155,7 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
     if (atLineStart && code === HASH) {
       const end = lineEnd(source, index);
       masks.push(index, end);
+      comments.push(index, end);
       index = end;
       continue;
     }
@@ -158,6 +165,7 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
       if (next === SLASH) {
         const end = lineEnd(source, index);
         masks.push(index, end);
+        comments.push(index, end);
         index = end;
         continue;
       }
@@ -175,6 +183,7 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
         const newline = source.indexOf('\n', index);
         if (newline !== -1 && newline < close) newlineSinceSignificant = true;
         masks.push(index, close + 2);
+        comments.push(index, close + 2);
         index = close + 2;
         continue;
       }
@@ -379,6 +388,7 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
     bodyStart,
     bodyEnd,
     segments,
+    comments,
   };
 
   function skipString(scanContext: ParseContext, start: number, ranges: number[]): number {

@@ -96,7 +96,10 @@ export function buildGraph(match: MatchResult, context: ChunkContext): DotGraphB
   };
 }
 
-/** Decodes the text of a quoted string (quotes included): `\"` `\\` `\n` `\t`, `\` + newline joins lines. */
+/**
+ * Decodes the text of a quoted string, quotes included (`"a\"b"` gives `a"b`): `\"`, `\\`, `\n` and `\t` are
+ * decoded, a backslash before a line break joins the lines, any other backslash sequence stays as written (spec §2.4).
+ */
 export function decodeDotString(quoted: string): string {
   const body = quoted.slice(1, -1);
   if (!body.includes('\\')) return body;

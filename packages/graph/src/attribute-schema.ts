@@ -135,10 +135,16 @@ const parseTools: AttributeValueParser<CodingToolName[]> = (text) => {
 interface ValueType<TValue> {
   readonly parse: AttributeValueParser<TValue>;
   readonly expected: string;
+  /** The values to choose from, when there are few (an enumeration, a boolean, the names of a list). */
+  readonly values?: readonly string[];
 }
 
-function valueType<TValue>(parse: AttributeValueParser<TValue>, expected: string): ValueType<TValue> {
-  return { parse, expected };
+function valueType<TValue>(
+  parse: AttributeValueParser<TValue>,
+  expected: string,
+  values?: readonly string[],
+): ValueType<TValue> {
+  return values === undefined ? { parse, expected } : { parse, expected, values };
 }
 
 const STRING = valueType(parseString, 'a string');
@@ -146,21 +152,33 @@ const INTEGER = valueType(integerParser(Number.MIN_SAFE_INTEGER), 'an integer su
 const NON_NEGATIVE_INTEGER = valueType(integerParser(0), 'a non-negative integer such as 3');
 const POSITIVE_INTEGER = valueType(integerParser(1), 'a positive integer such as 4');
 const NON_NEGATIVE_NUMBER = valueType(parseNonNegativeNumber, 'a non-negative number such as 2.5');
-const BOOLEAN = valueType(parseBoolean, 'true or false');
+const BOOLEAN = valueType(parseBoolean, 'true or false', ['true', 'false']);
 const DURATION = valueType(parseDuration, 'a duration such as 250ms, 900s, 15m, 2h or 1d');
-const FIDELITY = valueType(enumParser(FIDELITY_MODES), `one of ${FIDELITY_MODES.join(', ')}`);
-const REASONING_EFFORT = valueType(enumParser(['low', 'medium', 'high']), 'one of low, medium, high');
-const FAN_IN_MODE = valueType(enumParser(['pick', 'merge']), 'one of pick, merge');
-const BACKEND = valueType(enumParser(BACKEND_VALUES), `one of ${BACKEND_VALUES.join(', ')}`);
-const JOIN_POLICY = valueType(
-  enumParser(['wait_all', 'first_success', 'k_of_n', 'quorum']),
-  'one of wait_all, first_success, k_of_n, quorum',
+const FIDELITY = valueType(enumParser(FIDELITY_MODES), `one of ${FIDELITY_MODES.join(', ')}`, FIDELITY_MODES);
+const REASONING_EFFORT = valueType(enumParser(['low', 'medium', 'high']), 'one of low, medium, high', [
+  'low',
+  'medium',
+  'high',
+]);
+const FAN_IN_MODE = valueType(enumParser(['pick', 'merge']), 'one of pick, merge', ['pick', 'merge']);
+const BACKEND = valueType(enumParser(BACKEND_VALUES), `one of ${BACKEND_VALUES.join(', ')}`, BACKEND_VALUES);
+const JOIN_POLICIES = [
+  'wait_all',
+  'first_success',
+  'k_of_n',
+  'quorum',
+] as const satisfies readonly JoinPolicy[];
+const JOIN_POLICY = valueType(enumParser(JOIN_POLICIES), `one of ${JOIN_POLICIES.join(', ')}`, JOIN_POLICIES);
+const HUMAN_INPUT = valueType(enumParser(['choice', 'text']), 'one of choice, text', ['choice', 'text']);
+const MANAGER_ACTIONS = valueType(
+  parseManagerActions,
+  'a comma-separated list of observe, steer, wait',
+  MANAGER_ACTION_NAMES,
 );
-const HUMAN_INPUT = valueType(enumParser(['choice', 'text']), 'one of choice, text');
-const MANAGER_ACTIONS = valueType(parseManagerActions, 'a comma-separated list of observe, steer, wait');
 const TOOLS = valueType(
   parseTools,
   `none, all, or a comma-separated list of ${CODING_TOOL_NAMES.join(', ')}`,
+  ['none', 'all', ...CODING_TOOL_NAMES],
 );
 
 /** Everything the schema knows about one DOT key. */
@@ -173,8 +191,20 @@ export interface AttributeDefinition<TValue = unknown> {
   readonly parse: AttributeValueParser<TValue>;
   /** What a valid value looks like, for diagnostics. */
   readonly expected: string;
+  /**
+   * The values to choose from, for an editor's completion: the members of an enumeration (`join_policy`), `true` and
+   * `false`, or the names a comma-separated list takes (`tools`, `manager.actions`). Absent for free values.
+   */
+  readonly values?: readonly string[];
   /** One-line description. */
   readonly description: string;
+  /** The value that applies when the key is not written, as a reader would say it (`box`, `0`, `no limit`). */
+  readonly default: string;
+  /**
+   * Where the Attractor specification describes the key (`§2.6, §3.5`); absent for the keys this implementation
+   * adds (loop guards, budgets, `backend`, ...; see the package README).
+   */
+  readonly spec?: string;
 }
 
 function define<TValue>(
@@ -182,8 +212,17 @@ function define<TValue>(
   scopes: readonly AttributeScope[],
   type: ValueType<TValue>,
   description: string,
+  documentation: { readonly default: string; readonly spec?: string },
 ): AttributeDefinition<TValue> {
-  return { key, scopes, parse: type.parse, expected: type.expected, description };
+  return {
+    key,
+    scopes,
+    parse: type.parse,
+    expected: type.expected,
+    ...(type.values === undefined ? {} : { values: type.values }),
+    description,
+    ...documentation,
+  };
 }
 
 /**
@@ -192,164 +231,285 @@ function define<TValue>(
  */
 export const ATTRIBUTE_DEFINITIONS = {
   // Shared by graph, node and edge.
-  label: define('label', ['graph', 'node', 'edge'], STRING, 'Display name or edge caption / routing key.'),
+  label: define('label', ['graph', 'node', 'edge'], STRING, 'Display name or edge caption / routing key.', {
+    default: 'the node id on a node; "" on the graph and on an edge',
+    spec: '§2.5, §2.6, §2.7',
+  }),
   // Graph (spec §2.5, Appendix A, DESIGN.md).
-  goal: define('goal', ['graph'], STRING, 'Pipeline goal, exposed as $goal.'),
-  model_stylesheet: define('model_stylesheet', ['graph'], STRING, 'CSS-like model stylesheet (spec §8).'),
+  goal: define('goal', ['graph'], STRING, 'Pipeline goal, exposed as $goal.', {
+    default: '""',
+    spec: '§2.5',
+  }),
+  model_stylesheet: define('model_stylesheet', ['graph'], STRING, 'CSS-like model stylesheet (spec §8).', {
+    default: '""',
+    spec: '§8',
+  }),
   default_max_retries: define(
     'default_max_retries',
     ['graph'],
     NON_NEGATIVE_INTEGER,
     'Retries for nodes without max_retries.',
+    { default: '0', spec: '§2.5' },
   ),
-  default_fidelity: define('default_fidelity', ['graph'], FIDELITY, 'Default context fidelity mode.'),
+  default_fidelity: define('default_fidelity', ['graph'], FIDELITY, 'Default context fidelity mode.', {
+    default: 'unset (compact when a run needs one)',
+    spec: '§2.5, §5.4',
+  }),
   default_thread: define(
     'default_thread',
     ['graph'],
     STRING,
     'Graph-level default thread for full fidelity.',
+    { default: 'unset', spec: '§5.4' },
   ),
-  max_node_visits: define('max_node_visits', ['graph'], POSITIVE_INTEGER, 'Loop guard: visits per node.'),
-  max_steps: define('max_steps', ['graph'], POSITIVE_INTEGER, 'Loop guard: node executions per run.'),
-  max_gate_retries: define('max_gate_retries', ['graph'], NON_NEGATIVE_INTEGER, 'Goal-gate jumps per run.'),
+  max_node_visits: define('max_node_visits', ['graph'], POSITIVE_INTEGER, 'Loop guard: visits per node.', {
+    default: '25',
+  }),
+  max_steps: define('max_steps', ['graph'], POSITIVE_INTEGER, 'Loop guard: node executions per run.', {
+    default: '1000',
+  }),
+  max_gate_retries: define('max_gate_retries', ['graph'], NON_NEGATIVE_INTEGER, 'Goal-gate jumps per run.', {
+    default: '5',
+  }),
   max_budget_usd: define(
     'max_budget_usd',
     ['graph'],
     NON_NEGATIVE_NUMBER,
     'Run budget in USD: the run stops before the next LLM stage once LLM stages cost this much.',
+    { default: 'no budget' },
   ),
   max_tokens: define(
     'max_tokens',
     ['graph'],
     POSITIVE_INTEGER,
     'Run budget in tokens: the run stops before the next LLM stage once LLM stages used this many.',
+    { default: 'no budget' },
   ),
   'stack.child_dotfile': define(
     'stack.child_dotfile',
     ['graph', 'node'],
     STRING,
     'Child DOT file supervised by a manager loop.',
+    { default: '""', spec: '§4.11' },
   ),
   'stack.child_workdir': define(
     'stack.child_workdir',
     ['graph', 'node'],
     STRING,
     'Working directory of the child run.',
+    { default: "the run's working directory", spec: '§4.11' },
   ),
   'tool_hooks.pre': define(
     'tool_hooks.pre',
     ['graph', 'node'],
     STRING,
     'Shell command before each LLM tool call.',
+    { default: '""', spec: '§9.7' },
   ),
   'tool_hooks.post': define(
     'tool_hooks.post',
     ['graph', 'node'],
     STRING,
     'Shell command after each LLM tool call.',
+    { default: '""', spec: '§9.7' },
   ),
   // Node (spec §2.6, Appendix A).
-  shape: define('shape', ['node'], STRING, 'Graphviz shape; selects the handler type.'),
-  type: define('type', ['node'], STRING, 'Explicit handler type.'),
+  shape: define('shape', ['node'], STRING, 'Graphviz shape; selects the handler type.', {
+    default: 'box',
+    spec: '§2.6, §2.8',
+  }),
+  type: define('type', ['node'], STRING, 'Explicit handler type.', {
+    default: '"" (the shape decides)',
+    spec: '§2.6, §4.2',
+  }),
   prompt: define(
     'prompt',
     ['node'],
     STRING,
     'LLM instruction (a manager loop: its steering message); $goal is expanded.',
+    { default: '"" (an LLM stage then uses its label)', spec: '§2.6, §4.5' },
   ),
-  max_retries: define('max_retries', ['node'], NON_NEGATIVE_INTEGER, 'Additional attempts.'),
-  goal_gate: define('goal_gate', ['node'], BOOLEAN, 'Must succeed before the pipeline exits.'),
-  retry_target: define('retry_target', ['graph', 'node'], STRING, 'Jump target on failure.'),
-  fallback_retry_target: define('fallback_retry_target', ['graph', 'node'], STRING, 'Secondary jump target.'),
-  fidelity: define('fidelity', ['node', 'edge'], FIDELITY, 'Context fidelity mode.'),
-  thread_id: define('thread_id', ['node', 'edge'], STRING, 'Session reuse key.'),
-  class: define('class', ['node'], STRING, 'Comma-separated stylesheet classes.'),
-  timeout: define('timeout', ['node'], DURATION, 'Maximum time of one attempt.'),
-  llm_model: define('llm_model', ['node'], STRING, 'LLM model id.'),
-  llm_provider: define('llm_provider', ['node'], STRING, 'LLM provider key.'),
-  reasoning_effort: define('reasoning_effort', ['node'], REASONING_EFFORT, 'LLM reasoning effort.'),
+  max_retries: define('max_retries', ['node'], NON_NEGATIVE_INTEGER, 'Additional attempts.', {
+    default: "the graph's default_max_retries",
+    spec: '§2.6, §3.5',
+  }),
+  goal_gate: define('goal_gate', ['node'], BOOLEAN, 'Must succeed before the pipeline exits.', {
+    default: 'false',
+    spec: '§2.6, §3.4',
+  }),
+  retry_target: define('retry_target', ['graph', 'node'], STRING, 'Jump target on failure.', {
+    default: '""',
+    spec: '§2.5, §2.6, §3.7',
+  }),
+  fallback_retry_target: define(
+    'fallback_retry_target',
+    ['graph', 'node'],
+    STRING,
+    'Secondary jump target.',
+    { default: '""', spec: '§2.5, §2.6, §3.7' },
+  ),
+  fidelity: define('fidelity', ['node', 'edge'], FIDELITY, 'Context fidelity mode.', {
+    default: "the edge's, else the graph's default_fidelity, else compact",
+    spec: '§2.6, §2.7, §5.4',
+  }),
+  thread_id: define('thread_id', ['node', 'edge'], STRING, 'Session reuse key.', {
+    default: 'derived',
+    spec: '§2.6, §2.7, §5.4',
+  }),
+  class: define('class', ['node'], STRING, 'Comma-separated stylesheet classes.', {
+    default: '""',
+    spec: '§2.12, §8',
+  }),
+  timeout: define('timeout', ['node'], DURATION, 'Maximum time of one attempt.', {
+    default: 'no limit',
+    spec: '§2.6',
+  }),
+  llm_model: define('llm_model', ['node'], STRING, 'LLM model id.', {
+    default: 'the stylesheet, else --model',
+    spec: '§2.6, §8',
+  }),
+  llm_provider: define('llm_provider', ['node'], STRING, 'LLM provider key.', {
+    default: 'detected from the model',
+    spec: '§2.6, §8',
+  }),
+  reasoning_effort: define('reasoning_effort', ['node'], REASONING_EFFORT, 'LLM reasoning effort.', {
+    default: 'high',
+    spec: '§2.6',
+  }),
   backend: define(
     'backend',
     ['node'],
     BACKEND,
     "Which backend runs this LLM stage (api, claude-code, codex, gemini-cli). Default: the run's --backend.",
+    { default: "the run's --backend" },
   ),
-  auto_status: define('auto_status', ['node'], BOOLEAN, 'Synthesize SUCCESS when no status is written.'),
+  auto_status: define('auto_status', ['node'], BOOLEAN, 'Synthesize SUCCESS when no status is written.', {
+    default: 'false',
+    spec: '§2.6, Appendix C',
+  }),
   outputs: define(
     'outputs',
     ['node'],
     STRING,
     'Context keys the node sets (documentation, as Amplifier and allouis pipelines write it); a sub-pipeline hands back every key its child sets.',
+    { default: '""' },
   ),
-  allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.'),
-  max_visits: define('max_visits', ['node'], POSITIVE_INTEGER, 'Loop guard: visits of this node per run.'),
-  tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.'),
+  allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.', {
+    default: 'false',
+    spec: '§2.6',
+  }),
+  max_visits: define('max_visits', ['node'], POSITIVE_INTEGER, 'Loop guard: visits of this node per run.', {
+    default: "the graph's max_node_visits",
+  }),
+  tools: define('tools', ['node'], TOOLS, 'Coding tools the AI backend offers this node.', {
+    default: 'all',
+    spec: 'coding-agent-loop-spec §3.3',
+  }),
   // Handler keys (spec §4.6-§4.11, DESIGN.md).
-  tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.'),
+  tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', {
+    default: '""',
+    spec: '§4.10',
+  }),
   tool_output_max_bytes: define(
     'tool_output_max_bytes',
     ['node'],
     POSITIVE_INTEGER,
     'Bytes of stdout and of stderr kept in stdout.txt/stderr.txt (default 100000000); the rest is drained and the truncation recorded.',
+    { default: '100000000' },
   ),
-  max_parallel: define('max_parallel', ['node'], POSITIVE_INTEGER, 'Concurrent branches.'),
-  join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.'),
-  join_k: define('join_k', ['node'], POSITIVE_INTEGER, 'Successes needed by k_of_n.'),
-  branch_timeout: define('branch_timeout', ['node'], DURATION, 'Time limit of one branch.'),
+  max_parallel: define('max_parallel', ['node'], POSITIVE_INTEGER, 'Concurrent branches.', {
+    default: '4',
+    spec: '§4.8',
+  }),
+  join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.', {
+    default: 'wait_all',
+    spec: '§4.8',
+  }),
+  join_k: define('join_k', ['node'], POSITIVE_INTEGER, 'Successes needed by k_of_n.', {
+    default: 'none',
+    spec: '§4.8',
+  }),
+  branch_timeout: define('branch_timeout', ['node'], DURATION, 'Time limit of one branch.', {
+    default: 'no limit',
+    spec: '§4.8',
+  }),
   fan_in_mode: define(
     'fan_in_mode',
     ['node'],
     FAN_IN_MODE,
     'pick (default): the fan-in selects one branch; merge: its prompt combines every branch into one output.',
+    { default: 'pick', spec: '§4.9' },
   ),
   'human.default_choice': define(
     'human.default_choice',
     ['node'],
     STRING,
     'Choice taken when the interview times out.',
+    { default: 'none', spec: '§4.6, §6.5' },
   ),
   'human.input': define(
     'human.input',
     ['node'],
     HUMAN_INPUT,
     'text: the gate asks for free text (FREEFORM) instead of a choice.',
+    { default: 'choice', spec: '§4.6' },
   ),
   'human.context_key': define(
     'human.context_key',
     ['node'],
     STRING,
     'Context key that also receives the text of a text gate.',
+    { default: 'none', spec: '§4.6' },
   ),
   'manager.poll_interval': define(
     'manager.poll_interval',
     ['node'],
     DURATION,
     'Delay between observation cycles.',
+    { default: '45s', spec: '§4.11' },
   ),
-  'manager.max_cycles': define('manager.max_cycles', ['node'], POSITIVE_INTEGER, 'Observation cycles.'),
+  'manager.max_cycles': define('manager.max_cycles', ['node'], POSITIVE_INTEGER, 'Observation cycles.', {
+    default: '1000',
+    spec: '§4.11',
+  }),
   'manager.stop_condition': define(
     'manager.stop_condition',
     ['node'],
     STRING,
     'Condition that ends the loop.',
+    { default: '""', spec: '§4.11' },
   ),
-  'manager.actions': define('manager.actions', ['node'], MANAGER_ACTIONS, 'observe, steer, wait.'),
+  'manager.actions': define('manager.actions', ['node'], MANAGER_ACTIONS, 'observe, steer, wait.', {
+    default: 'observe,wait',
+    spec: '§4.11',
+  }),
   graph_ref: define(
     'graph_ref',
     ['node'],
     STRING,
     'DOT file a subgraph node runs as a child pipeline, relative to this file.',
+    { default: 'none', spec: '§9.4' },
   ),
   'stack.child_autostart': define(
     'stack.child_autostart',
     ['node'],
     BOOLEAN,
     'Start the child pipeline automatically.',
+    { default: 'true', spec: '§4.11' },
   ),
   // Edge (spec §2.7).
-  condition: define('condition', ['edge'], STRING, 'Guard expression (spec §10).'),
-  weight: define('weight', ['edge'], INTEGER, 'Edge priority (higher wins).'),
-  loop_restart: define('loop_restart', ['edge'], BOOLEAN, 'Restart the run with a fresh log directory.'),
+  condition: define('condition', ['edge'], STRING, 'Guard expression (spec §10).', {
+    default: '""',
+    spec: '§2.7, §10',
+  }),
+  weight: define('weight', ['edge'], INTEGER, 'Edge priority (higher wins).', {
+    default: '0',
+    spec: '§2.7, §3.3',
+  }),
+  loop_restart: define('loop_restart', ['edge'], BOOLEAN, 'Restart the run with a fresh log directory.', {
+    default: 'false',
+    spec: '§2.7',
+  }),
 } as const;
 
 /** A canonical DOT key known to the schema. */

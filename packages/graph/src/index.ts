@@ -37,6 +37,7 @@ export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
 export { expandVariables } from './expand-variables.js';
 export { type FindJoinNodeOptions, findJoinNode } from './find-join-node.js';
+export { type FormatPipelineOptions, formatPipeline } from './format-pipeline.js';
 export type {
   AttributeOrigin,
   BuiltInHandlerType,
@@ -64,14 +65,23 @@ export {
   type HandlerTraits,
   handlerTraits,
   SPEC_HANDLER_TRAITS,
+  traitsOfType,
 } from './handler-traits.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
-export type { Diagnostic, HandlerLintInfo, LintContext, LintRule, Severity } from './lint/diagnostic.js';
+export type {
+  Diagnostic,
+  DiagnosticEdit,
+  HandlerLintInfo,
+  LintContext,
+  LintRule,
+  Severity,
+} from './lint/diagnostic.js';
 export { didYouMean } from './lint/did-you-mean.js';
 export { comparedLiterals, customOutcomeWords, STANDARD_OUTCOMES } from './lint/edge-conditions.js';
 export { formatDiagnostic } from './lint/format-diagnostic.js';
 export type { ChildPipelineRef, GraphFileReader } from './lint/graph-refs.js';
 export { childPipelineRef, MAX_GRAPH_REF_DEPTH, resolveGraphRef } from './lint/graph-refs.js';
+export { promptFileRef } from './lint/prompt-files.js';
 export type { ValidateOptions } from './lint/validate.js';
 export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } from './lint/validate.js';
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';

@@ -11,6 +11,7 @@ import {
   type GraphFileReader,
   resolveGraphRef,
 } from './lint/graph-refs.js';
+import { readPromptFiles } from './lint/prompt-files.js';
 import { sortDiagnostics, validate } from './lint/validate.js';
 import { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
 import { expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
@@ -42,7 +43,9 @@ export interface PrepareGraphOptions {
    * `undefined` when the file does not exist. With it, each referenced file is prepared too (same options,
    * recursively) and lints `subgraph_ref` / `manager_child_dotfile` report a missing or unreadable file, a child
    * pipeline with errors and a cycle of references as errors at the attribute's value. Without it those checks
-   * are skipped (the handlers still refuse such a file when the node runs). Default: none.
+   * are skipped (the handlers still refuse such a file when the node runs). It also reads prompt files
+   * (`prompt="@prompts/plan.md"`, relative to the same directory): the node's prompt is the file's text, and lint
+   * `prompt_file` warns about a missing one (and, without a reader, that prompt files are not read). Default: none.
    */
   readonly readGraphFile?: GraphFileReader;
 }
@@ -105,6 +108,9 @@ function prepareWithRefs(
       ],
     };
   }
+  // Prompt files first: `$goal` in a prompt file is expanded like `$goal` in the DOT file.
+  const prompts = readPromptFiles(graph, options.readGraphFile);
+  graph = prompts.graph;
   for (const transform of [...BUILT_IN_TRANSFORMS, ...(options.transforms ?? [])]) {
     graph = transform.apply(graph);
   }
@@ -114,6 +120,7 @@ function prepareWithRefs(
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
     ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
   });
+  diagnostics.push(...prompts.diagnostics);
   const read = options.readGraphFile;
   if (read !== undefined) {
     diagnostics.push(

@@ -2,7 +2,7 @@
  * Reads and prepares the child pipeline of a manager loop (spec §4.11) or a subgraph node (spec §9.4), and
  * picks a fresh run directory for it.
  */
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { FileRefusedError, readTextFileSync, type StageWorkspace } from '@attractor/engine';
 import {
   childPipelineRef,
@@ -67,6 +67,13 @@ export function managerChildDotfile(node: GraphNode, graph: Graph): string {
 export interface LoadChildGraphOptions {
   /** The attribute that named the file, for the hint of a missing file. Default: `stack.child_dotfile`. */
   readonly attribute?: string;
+  /**
+   * The DOT file of the pipeline that names the child (`graph.filename`). The reason of an invalid child quotes its
+   * lines only when the child lies in that file's directory: a child elsewhere (`graph_ref="/etc/passwd"`) is
+   * described by its diagnostics' positions and rules alone, so that no content of a file outside the pipeline's
+   * own directory reaches a failure reason, the events or a log. Default: none (never quoted).
+   */
+  readonly parentFilename?: string | undefined;
 }
 
 /**
@@ -92,6 +99,19 @@ export async function loadChildGraph(
   const prepared = prepareGraph(source, { filename: path, readGraphFile: readGraphFileSync });
   const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
   if (prepared.graph === undefined || errors.length > 0) {
+    if (!isInsideDirectoryOf(path, options.parentFilename)) {
+      const where = errors
+        .map((diagnostic) => {
+          const start = diagnostic.span?.start;
+          return `${start === undefined ? '' : `${start.line}:${start.column} `}${diagnostic.rule}`;
+        })
+        .join(', ');
+      return {
+        ok: false,
+        path,
+        reason: `child pipeline ${path} is not a valid pipeline (${errors.length} error${errors.length === 1 ? '' : 's'}: ${where}); it lies outside the pipeline's directory, so its content is not shown: validate it with \`attractor validate ${path}\``,
+      };
+    }
     return {
       ok: false,
       path,
@@ -99,6 +119,13 @@ export async function loadChildGraph(
     };
   }
   return { ok: true, graph: prepared.graph, path };
+}
+
+/** Whether `path` lies in the directory of `parentFilename` (or below it). */
+function isInsideDirectoryOf(path: string, parentFilename: string | undefined): boolean {
+  if (parentFilename === undefined) return false;
+  const rel = relative(dirname(resolve(parentFilename)), resolve(path));
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 /** `prepareGraph`'s reader: the file's text, `undefined` when it does not exist. */

@@ -47,9 +47,21 @@ export async function loadSimulationScript(
   } catch (error) {
     throw new SimulationScriptError({
       path,
-      problem: `it is not valid JSON (${(error as Error).message})`,
+      problem: `it is not valid JSON${jsonErrorPosition(error)}`,
       cause: error,
     });
   }
   return parseSimulationScript(data, path, { outcomes: options.outcomes ?? [] });
+}
+
+/**
+ * Where JSON.parse stopped, as ` (at line 3 column 7)`, or `''`. Never its message's excerpt of the text (V8 quotes
+ * the start of the file: `"root:x:0:0"... is not valid JSON`), since the file may be anyone's.
+ */
+function jsonErrorPosition(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const lineColumn = /\(line (\d+) column (\d+)\)/.exec(message);
+  if (lineColumn !== null) return ` (at line ${lineColumn[1]} column ${lineColumn[2]})`;
+  const position = /at position (\d+)/.exec(message);
+  return position === null ? '' : ` (at character ${position[1]})`;
 }

@@ -90,7 +90,7 @@ export function createManagerLoopHandler(): DeclaredHandler {
         parentFilename: graph.filename,
         workdir: runtime.workdir,
       });
-      const loaded = await loadChildGraph(path);
+      const loaded = await loadChildGraph(path, { parentFilename: graph.filename });
       if (!loaded.ok) return { status: 'fail', failureReason: loaded.reason, retryable: false };
       const childWorkdir =
         nodeAttribute(node, 'stack.child_workdir')?.trim() ||

@@ -166,7 +166,10 @@ export async function loadPipelineGraphs(options: LoadPipelineGraphsOptions): Pr
       });
       if (visited.has(path)) continue;
       visited.add(path);
-      const loaded = await loadChildGraph(path, { attribute: child.attribute });
+      const loaded = await loadChildGraph(path, {
+        attribute: child.attribute,
+        parentFilename: graph.filename,
+      });
       if (loaded.ok) await visit(loaded.graph);
       else unreadChildren.push({ path, reason: loaded.reason });
     }

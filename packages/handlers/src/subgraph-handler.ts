@@ -159,7 +159,7 @@ export function createSubgraphHandler(): DeclaredHandler {
         parentFilename: graph.filename,
         workdir: runtime.workdir,
       });
-      const loaded = await loadChildGraph(path, { attribute: 'graph_ref' });
+      const loaded = await loadChildGraph(path, { attribute: 'graph_ref', parentFilename: graph.filename });
       if (!loaded.ok) return { status: 'fail', failureReason: loaded.reason, retryable: false };
       const parentContext = context.snapshot();
       const variables = variablesOf({

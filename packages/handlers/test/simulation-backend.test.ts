@@ -56,6 +56,20 @@ describe('SimulationBackend (spec §4.5 simulation mode)', () => {
 });
 
 describe('loadSimulationScript', () => {
+  it("says where a script is not JSON without quoting the file (it may be anyone's, e.g. /etc/passwd)", async () => {
+    const path = join(tempDir(), 'passwd');
+    writeFileSync(path, 'root:x:0:0:SECRET-LINE-42:/root:/bin/bash\n');
+    const error = await loadSimulationScript(path).catch((caught: unknown) => caught);
+    expect(SimulationScriptError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('is not valid JSON');
+    expect((error as Error).message).not.toContain('root:x');
+    const broken = join(tempDir(), 'broken.json');
+    writeFileSync(broken, '{\n  "a" 1}');
+    expect(
+      ((await loadSimulationScript(broken).catch((caught: unknown) => caught)) as Error).message,
+    ).toContain('not valid JSON (at line 2 column 7)');
+  });
+
   it('answers an unscripted stage with the custom outcome its conditional edges route on', async () => {
     // The shape of danshapiro/kilroy semport.dot and consensus_task.dot: no edge accepts success.
     const source = `digraph G {

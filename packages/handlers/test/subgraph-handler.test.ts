@@ -26,6 +26,26 @@ function parent(ref: string, attributes = ''): string {
 }
 
 describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
+  it("never quotes a file outside the pipeline's directory that graph_ref names; a child beside it is quoted", async () => {
+    const { dir, graph } = pipelines({
+      'main/pipeline.dot': parent('../private/notes.txt'),
+      'private/notes.txt': 'root:x:0:0:SECRET-LINE-42\n',
+    });
+    const { result, events } = await runDot(graph, { workdir: dir });
+    const reason = result.nodeOutcomes.checks?.failureReason ?? '';
+    expect(reason).toContain('is not a valid pipeline (1 error: 1:1 ');
+    expect(reason).toContain("outside the pipeline's directory");
+    expect(reason).not.toContain('SECRET-LINE-42');
+    expect(JSON.stringify(events)).not.toContain('SECRET-LINE-42');
+    // A broken child in the pipeline's own directory is shown with its lines, to fix it.
+    const inside = pipelines({
+      'main/pipeline.dot': parent('broken.dot'),
+      'main/broken.dot': 'digraph broken { start [shape=Mdiamond] -> }\n',
+    });
+    const ran = await runDot(inside.graph, { workdir: inside.dir });
+    expect(ran.result.nodeOutcomes.checks?.failureReason).toContain('> 1 | digraph broken');
+  });
+
   it('runs graph_ref (relative to the parent file) as a child pipeline on a copy of the context, then returns its changes', async () => {
     const child = `digraph Checks {
       graph [goal="run the checks"]

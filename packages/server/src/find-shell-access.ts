@@ -1,10 +1,13 @@
 /**
  * Finds what in a submitted pipeline can run shell commands on the server's machine, so a server without
- * `allowTools` can refuse it (issue "Safety"): `tool` nodes, `tool_hooks.pre` / `tool_hooks.post` commands, and
- * manager-loop and subgraph nodes that load and run another DOT file.
+ * `allowTools` can refuse it (issue "Safety"): nodes whose handler runs a command (`tool`, or any handler that
+ * declares `runsCommand`), `tool_hooks.pre` / `tool_hooks.post` commands, and nodes whose handler runs another DOT
+ * file (`supervisesChild`, `runsSubgraph`: manager loops and subgraph nodes). What a node's handler does comes from
+ * the capabilities it declares (`defineHandler`), never from its type name, so a plug-in handler registered under any
+ * type that declares `runsCommand` is found too.
  */
 
-import type { Graph } from '@attractor/graph';
+import { type Graph, type HandlerTraits, traitsOfType } from '@attractor/graph';
 import { ApiError } from './errors/api-error.js';
 
 /** One place in a graph that can run shell commands. */
@@ -22,6 +25,11 @@ export interface FindShellAccessOptions {
   readonly graph: Graph;
   /** The handler type a node resolves to (a registry may map custom types); default: `graph.handlerType(node)`. */
   readonly handlerTypeOf?: (nodeId: string) => string;
+  /**
+   * The capabilities the registered handlers declare, by handler type (`HandlerRegistry.lintInfo()`); a type not in
+   * it has the spec's built-in capabilities (`SPEC_HANDLER_TRAITS`), else none. Default: the built-in ones only.
+   */
+  readonly handlers?: ReadonlyMap<string, HandlerTraits>;
 }
 
 /** Every place in the graph that can run shell commands, in node order. Pure. */
@@ -30,13 +38,14 @@ export function findShellAccess(options: FindShellAccessOptions): ShellAccess[] 
   const found: ShellAccess[] = [];
   for (const node of graph.nodes.values()) {
     const type = options.handlerTypeOf?.(node.id) ?? graph.handlerType(node);
+    const traits = traitsOfType(type, options.handlers);
     const line = node.span?.start.line;
     const at = { nodeId: node.id, ...(line === undefined ? {} : { line }) };
-    if (type === 'tool') found.push({ ...at, kind: 'tool' });
+    if (traits.runsCommand === true) found.push({ ...at, kind: 'tool' });
     if (node.attributes['tool_hooks.pre'] !== undefined || node.attributes['tool_hooks.post'] !== undefined)
       found.push({ ...at, kind: 'tool_hooks' });
-    if (type === 'stack.manager_loop') found.push({ ...at, kind: 'child_pipeline' });
-    if (type === 'subgraph') found.push({ ...at, kind: 'sub_pipeline' });
+    if (traits.supervisesChild === true) found.push({ ...at, kind: 'child_pipeline' });
+    if (traits.runsSubgraph === true) found.push({ ...at, kind: 'sub_pipeline' });
   }
   if (graph.settings.toolHooksPre !== undefined || graph.settings.toolHooksPost !== undefined)
     found.push({ kind: 'tool_hooks' });

@@ -39,3 +39,4 @@ export type { StageDirectory, StageDirectoryFileName } from './stage-directory-f
 export { STAGE_DIRECTORY_FILES, stageDirectorySchema } from './stage-directory-files.js';
 export type { AttractorServer, StartServerOptions } from './start-server.js';
 export { startServer } from './start-server.js';
+export { withoutAgentShellTransform } from './without-agent-shell.js';

@@ -217,6 +217,7 @@ export function createPipelineValidator(options: PipelineValidatorOptions): Pipe
     const access = findShellAccess({
       graph,
       handlerTypeOf: (nodeId) => pipeline.handlers.handlerTypeOf(graph, nodeId),
+      ...(pipeline.handlers.lintInfo === undefined ? {} : { handlers: pipeline.handlers.lintInfo }),
     });
     if (access.length > 0) throw toolsNotAllowedError(access);
   };

@@ -443,13 +443,19 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       ...(request.model === undefined ? {} : { model: request.model }),
       ...(request.provider === undefined ? {} : { provider: request.provider }),
     };
-    const runId = await queue.enqueueRun({
-      source: request.source,
-      ...(request.filename === undefined ? {} : { filename: request.filename }),
-      graphName: graph.id,
-      ...(request.context === undefined ? {} : { context: request.context }),
-      options: runOptions,
-    });
+    const runId = await queue
+      .enqueueRun({
+        source: request.source,
+        ...(request.filename === undefined ? {} : { filename: request.filename }),
+        graphName: graph.id,
+        ...(request.context === undefined ? {} : { context: request.context }),
+        options: runOptions,
+      })
+      .catch((error: unknown) => {
+        // The queue stores no secret: one outside a secret-named key of the context is the request's to fix.
+        if ((error as { code?: unknown }).code !== 'SECRET_IN_REQUEST') throw error;
+        throw new ApiError({ status: 400, code: 'INVALID_REQUEST', message: (error as Error).message });
+      });
     return {
       id: runId,
       graphName: graph.id,

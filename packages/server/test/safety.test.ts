@@ -1,6 +1,8 @@
 import { mkdir, mkdtemp, readdir, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defineHandler } from '@attractor/engine';
+import { createDefaultRegistry } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PendingQuestion, RunDetails } from '../src/index.js';
 import { readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
@@ -222,6 +224,50 @@ describe('tool nodes (issue #9 "Safety")', () => {
     expect(hooks.status).toBe(400);
     expect(((await hooks.json()) as ErrorBody).error.message).toContain('tool_hooks');
     expect(await readdir(server.runsDir)).toEqual([]);
+  });
+
+  it('refuses a plug-in handler that declares runsCommand, whatever its type is called, unless tools are allowed', async () => {
+    // A handler registered under a custom type: the guard reads what it declares, not its type name.
+    const workdir = await mkdtemp(join(tmpdir(), 'attractor-server-work-'));
+    const createRegistry = () => {
+      const registry = createDefaultRegistry();
+      registry.register(
+        defineHandler({
+          type: 'deploy',
+          runsCommand: true,
+          async execute() {
+            await writeFile(join(workdir, 'deployed.txt'), 'deployed');
+            return { status: 'success' };
+          },
+        }),
+      );
+      return registry;
+    };
+    const dot = `digraph ship {
+  start [shape=Mdiamond]
+  ship [type="deploy", tool_command="./deploy.sh"]
+  done [shape=Msquare]
+  start -> ship -> done
+}`;
+    server = await startTestServer({ createRegistry, workdir });
+    const refused = await server.call('/pipelines', { method: 'POST', json: { dot } });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as ErrorBody;
+    expect(body.error.code).toBe('TOOLS_NOT_ALLOWED');
+    expect(body.error.message).toContain('"ship" (line 3)');
+    expect(body.error.nodes).toEqual(['ship']);
+    expect(await readdir(server.runsDir)).toEqual([]);
+    expect(await readdir(workdir)).toEqual([]);
+    await server.close();
+
+    server = await startTestServer({ createRegistry, workdir, allowTools: true });
+    const id = await server.startRun(dot);
+    const details = await waitFor(async () => {
+      const current = await server!.json<RunDetails>(`/pipelines/${id}`);
+      return current.live ? undefined : current;
+    }, 'the deploy run to end');
+    expect(details.state).toBe('success');
+    expect(await readdir(workdir)).toEqual(['deployed.txt']);
   });
 
   it('runs tool nodes as real commands when the server allows tools', async () => {

@@ -4,7 +4,7 @@
  * {@link ProcessGroupGuard}.
  */
 import { relative, resolve, sep } from 'node:path';
-import type { PipelineEvent, RunLock, RunStore } from '@attractor/engine';
+import type { Checkpoint, PipelineEvent, RunLock, RunStore } from '@attractor/engine';
 
 /** What a worker needs of a run catalog (`RunCatalog` of `@attractor/engine`, e.g. the PostgreSQL store's). */
 export interface WorkerRunCatalog {
@@ -26,6 +26,11 @@ export interface CatalogRunStoresOptions {
    * `pipeline.cancelled` of a suspension); `undefined` drops the event. Default: every event as it is.
    */
   readonly mapEvent?: (event: PipelineEvent) => PipelineEvent | undefined;
+  /**
+   * Called with the run directory each time a checkpoint is handed to the store, before the engine goes on (the
+   * worker stops a draining run there, between two stages).
+   */
+  readonly onCheckpoint?: (logsRoot: string) => void;
 }
 
 /**
@@ -48,9 +53,17 @@ export function catalogRunStores(options: CatalogRunStoresOptions): (logsRoot: s
     }
     const onProcessGroups = options.onProcessGroups;
     const mapEvent = options.mapEvent;
-    if (onProcessGroups === undefined && mapEvent === undefined) return store;
+    const onCheckpoint = options.onCheckpoint;
+    if (onProcessGroups === undefined && mapEvent === undefined && onCheckpoint === undefined) return store;
     return new Proxy(store, {
       get(target, property, receiver) {
+        if (property === 'writeCheckpoint' && onCheckpoint !== undefined) {
+          return (checkpoint: Checkpoint) => {
+            const written = target.writeCheckpoint(checkpoint);
+            onCheckpoint(logsRoot);
+            return written;
+          };
+        }
         if (property === 'appendEvents' && mapEvent !== undefined) {
           return (events: readonly PipelineEvent[]) =>
             target.appendEvents(

@@ -3,7 +3,7 @@
  * a human gate, is cancelled, or the worker stops (then the run goes back to the queue).
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import {
   type Checkpoint,
   type Clock,
@@ -22,8 +22,8 @@ import {
   startResumedPipeline,
 } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
-import type { Job } from 'pg-boss';
 import { catalogRunStores, type WorkerRunCatalog } from './catalog-run-stores.js';
+import { resolveSecretContext } from './mask-run-request.js';
 import type { QueuedRun, RunRequest } from './queued-run.js';
 import type { RunJobData, RunQueue } from './run-queue.js';
 import type { WorkerEvent } from './start-worker.js';
@@ -52,17 +52,31 @@ export type PrepareRun = (
 const LOCKED_RETRY_MS = 3000;
 
 /** Why a worker stops a run it executes. */
-type StopCause = 'cancel' | 'stop' | 'suspend';
+export type StopCause = 'cancel' | 'stop' | 'suspend';
 
 /** A run a worker executes now. */
 export interface ActiveRun {
+  /** Stops the run now (its running stage is interrupted; the checkpoint stays at the stage before it). */
   stop(cause: StopCause, reason: string): void;
+  /** Stops the run at its next checkpoint: the running stage finishes first (a draining worker). */
+  drain(reason: string): void;
+}
+
+/** What {@link executeRunJob} needs of the run queue: the worker's own connection, or a proxy to it. */
+export type RunJobQueue = Pick<RunQueue, 'readRun' | 'claimRun' | 'settleRun' | 'sendJob' | 'suspendAtGate'>;
+
+/** One job of the run queue, as pg-boss hands it to a worker. */
+export interface RunJob {
+  readonly id: string;
+  readonly data: RunJobData;
+  /** Aborted when pg-boss takes the job back (its heartbeat or expiry failed). */
+  readonly signal: AbortSignal;
 }
 
 /** Options of {@link executeRunJob}. Internal to the worker. */
 export interface ExecuteRunJobOptions {
-  readonly job: Job<RunJobData>;
-  readonly queue: RunQueue;
+  readonly job: RunJob;
+  readonly queue: RunJobQueue;
   readonly catalog: WorkerRunCatalog;
   readonly prepare: PrepareRun;
   readonly workdirRoot: string;
@@ -73,6 +87,13 @@ export interface ExecuteRunJobOptions {
   readonly clock: Clock;
   readonly emit: (event: WorkerEvent) => void;
   readonly active: Map<string, ActiveRun>;
+  /**
+   * The worker's environment, where the context values the queue stores masked are read from (`deploy_token` from
+   * `DEPLOY_TOKEN`, see `resolveSecretContext`). Default: none (a run with a masked secret is refused).
+   */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
+  /** Called when a top-level stage of the run starts (what a crash report names). */
+  readonly onStage?: (nodeId: string) => void;
 }
 
 /**
@@ -132,8 +153,19 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
   const workdir = join(options.workdirRoot, runId);
   await mkdir(workdir, { recursive: true });
   let prepared: PreparedRun;
+  let context: RunRequest['context'];
+  let contextSecrets: readonly string[] = [];
   try {
-    prepared = await options.prepare({ ...queued.request, runId, workdir });
+    ({ context, secretValues: contextSecrets } = resolveSecretContext(
+      queued.request.context,
+      options.environment ?? {},
+    ));
+    prepared = await options.prepare({
+      ...queued.request,
+      ...(context === undefined ? {} : { context }),
+      runId,
+      workdir,
+    });
   } catch (error) {
     // The request cannot become a run here (the DOT has errors, a plug-in is missing): a retry changes nothing.
     const message = error instanceof Error ? error.message : String(error);
@@ -143,19 +175,28 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
   }
   const controller = new AbortController();
   let stopCause: StopCause | undefined;
+  /** Why the run stops at its next checkpoint (a draining worker), once asked to. */
+  let drainReason: string | undefined;
   /** Questions whose deadline passed while the run was suspended, by id: when they were first asked. */
   const timedOut = new Map<string, Date>();
   /** The gate the run suspended at: its question and deadline. */
   let suspendedAt: { readonly question: Question; readonly deadlineAt: Date | undefined } | undefined;
-  options.active.set(runId, {
+  const active: ActiveRun = {
     stop(cause, reason) {
       if (stopCause !== undefined) return;
       stopCause = cause;
       controller.abort(new Error(reason));
     },
-  });
+    drain(reason) {
+      drainReason ??= reason;
+    },
+  };
+  options.active.set(runId, active);
+  /** Whether a run directory is a top-level run's (the run, or a `loop_restart` sibling), not a child pipeline's. */
+  const isTopLevel = (logsRoot: string) =>
+    relative(options.runsRoot, resolve(logsRoot)).split(sep).length === 1;
   const interviewer = createSuspendingInterviewer({
-    pool: queue.pool,
+    readRun: (id) => queue.readRun(id),
     runId,
     workerId: options.workerId,
     clock: options.clock,
@@ -173,11 +214,12 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
     suspend: (reason) => options.active.get(runId)?.stop('suspend', reason),
     onTimeout: (question, askedAt) => timedOut.set(question.id, askedAt),
   });
+  const secretValues = [...(prepared.secretValues ?? []), ...contextSecrets];
   const services = {
     graph: prepared.graph,
     registry: prepared.registry,
     ...(prepared.backend === undefined ? {} : { backend: prepared.backend }),
-    ...(prepared.secretValues === undefined ? {} : { secretValues: prepared.secretValues }),
+    ...(secretValues.length === 0 ? {} : { secretValues }),
     ...(prepared.maxSteps === undefined ? {} : { maxSteps: prepared.maxSteps }),
     interviewer,
     workdir,
@@ -188,7 +230,12 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
       catalog: options.catalog,
       root: options.runsRoot,
       ...(options.onProcessGroups === undefined ? {} : { onProcessGroups: options.onProcessGroups }),
+      // A draining worker stops the run once the stage that was running has completed and been checkpointed.
+      onCheckpoint: (logsRoot) => {
+        if (drainReason !== undefined && isTopLevel(logsRoot)) active.stop('stop', drainReason);
+      },
       mapEvent: (event) => {
+        if (event.type === 'stage.started' && event.branchPath === undefined) options.onStage?.(event.nodeId);
         if (
           event.type === 'pipeline.cancelled' &&
           event.branchPath === undefined &&
@@ -223,7 +270,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
       : manifest === undefined
         ? startPipeline({
             ...services,
-            ...(queued.request.context === undefined ? {} : { context: queued.request.context }),
+            ...(context === undefined ? {} : { context }),
             ...(queued.request.filename === undefined ? {} : { sourcePath: queued.request.filename }),
           }).result
         : startResumedPipeline(services).result;

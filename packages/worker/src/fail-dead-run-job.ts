@@ -31,7 +31,9 @@ export async function failDeadRunJob(options: FailDeadRunJobOptions): Promise<vo
   const { job, queue, emit } = options;
   const { runId } = job.data;
   const attempts = (job.sourceRetryCount ?? job.retryCount) + 1;
-  const reason = `the run's job failed ${attempts} time${attempts === 1 ? '' : 's'}: ${lastError(job.sourceOutput)}`;
+  const reason =
+    job.data.reason ??
+    `the run's job failed ${attempts} time${attempts === 1 ? '' : 's'}: ${lastError(job.sourceOutput)}`;
   const queued = await queue.readRun(runId);
   if (queued === undefined) {
     emit({ type: 'run.skipped', runId, reason: 'the queue has no such run' });

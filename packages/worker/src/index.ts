@@ -7,7 +7,11 @@ export type { CatalogRunStoresOptions, WorkerRunCatalog } from './catalog-run-st
 export { catalogRunStores } from './catalog-run-stores.js';
 export { AnswerRefusedError } from './errors/answer-refused-error.js';
 export { QueueUnavailableError } from './errors/queue-unavailable-error.js';
+export { RunRefusedError } from './errors/run-refused-error.js';
+export { SecretInRequestError } from './errors/secret-in-request-error.js';
 export type { PreparedRun, PrepareRun } from './execute-run-job.js';
+export type { ResolvedSecretContext } from './mask-run-request.js';
+export { maskRunRequest, resolveSecretContext, secretVariableName } from './mask-run-request.js';
 export type { AnswerMatch } from './match-answer.js';
 export { matchAnswer } from './match-answer.js';
 export type { ProcessGroupGuard } from './process-group-guard.js';
@@ -15,6 +19,7 @@ export { startProcessGroupGuard } from './process-group-guard.js';
 export { describeQueueLocation, QUEUE_SETTING } from './queue-location.js';
 export { CANCEL_CHANNEL, DEAD_RUN_QUEUE_NAME, QUEUE_SCHEMA, RUN_QUEUE_NAME } from './queue-tables.js';
 export type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
+export type { RunExecutorCommand } from './run-in-executor.js';
 export type {
   ConnectRunQueueOptions,
   EnqueueRunOptions,
@@ -22,7 +27,11 @@ export type {
   RunJobTrigger,
   RunQueue,
   RunQueueJobOptions,
+  RunSignatureCheck,
 } from './run-queue.js';
 export { connectRunQueue } from './run-queue.js';
-export type { RunningWorker, StartWorkerOptions, WorkerEvent } from './start-worker.js';
+export type { RunExecutorServices, ServeRunExecutorOptions } from './serve-run-executor.js';
+export { serveRunExecutor } from './serve-run-executor.js';
+export { MIN_QUEUE_KEY_LENGTH, signRunRequest, verifyRunRequest } from './sign-run-request.js';
+export type { RunningWorker, StartWorkerOptions, WorkerEvent, WorkerService } from './start-worker.js';
 export { startWorker } from './start-worker.js';

@@ -39,6 +39,10 @@ const MIGRATIONS: readonly string[] = [
      updated_at timestamptz NOT NULL DEFAULT now()
    )`,
   `CREATE INDEX IF NOT EXISTS runs_state_idx ON ${QUEUE_SCHEMA}.runs (state)`,
+  // The HMAC of the request (signRunRequest): a worker with a queue key refuses a row without a valid one.
+  `ALTER TABLE ${QUEUE_SCHEMA}.runs ADD COLUMN IF NOT EXISTS signature text`,
+  // How many times the run's executor process died under it (a poison run): at the worker's limit the run ends.
+  `ALTER TABLE ${QUEUE_SCHEMA}.runs ADD COLUMN IF NOT EXISTS crashes integer NOT NULL DEFAULT 0`,
 ];
 
 /** Creates the schema and table when missing; safe to call from many processes at once (advisory lock). */
@@ -73,6 +77,7 @@ export interface QueuedRunRow {
   deadline_at: Date | null;
   answers: QueuedRun['answers'];
   error: string | null;
+  crashes?: number;
 }
 
 /** A row as a {@link QueuedRun}. */
@@ -91,5 +96,6 @@ export function toQueuedRun(row: QueuedRunRow): QueuedRun {
     ...(row.deadline_at === null ? {} : { deadlineAt: row.deadline_at.toISOString() }),
     answers: row.answers,
     ...(row.error === null ? {} : { error: row.error }),
+    ...(row.crashes === undefined || row.crashes === 0 ? {} : { crashes: row.crashes }),
   };
 }

@@ -56,4 +56,9 @@ export interface QueuedRun {
   readonly answers: Readonly<Record<string, Answer>>;
   /** Why it failed outside the pipeline (e.g. the graph no longer parses), when it did. */
   readonly error?: string;
+  /**
+   * How many times the process executing it died (killed, out of memory) since it was enqueued or last resumed;
+   * absent when never. A worker ends the run once this reaches its `maxExecutorCrashes`.
+   */
+  readonly crashes?: number;
 }

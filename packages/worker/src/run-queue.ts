@@ -8,6 +8,8 @@ import { type Answer, type Clock, type Question, systemClock } from '@attractor/
 import pg from 'pg';
 import { type Db as IDatabase, PgBoss } from 'pg-boss';
 import { AnswerRefusedError } from './errors/answer-refused-error.js';
+import { QueueUnavailableError } from './errors/queue-unavailable-error.js';
+import { maskRunRequest } from './mask-run-request.js';
 import { matchAnswer } from './match-answer.js';
 import { describeQueueLocation, queueUnavailable } from './queue-location.js';
 import {
@@ -20,6 +22,7 @@ import {
   toQueuedRun,
 } from './queue-tables.js';
 import type { QueuedRun, QueuedRunState, RunRequest } from './queued-run.js';
+import { queueKeyProblem, signRunRequest, verifyRunRequest } from './sign-run-request.js';
 
 /** Why a run job was sent: a new run, an answer, a gate's deadline, or a worker that stopped and handed it back. */
 export type RunJobTrigger = 'start' | 'answer' | 'timeout' | 'requeue' | 'resume';
@@ -30,6 +33,11 @@ export interface RunJobData {
   readonly trigger: RunJobTrigger;
   /** With `timeout`: the question whose deadline it is. */
   readonly questionId?: string;
+  /**
+   * On a job a worker put on the dead letter queue itself (the run's executor crashed too often): why the run ends.
+   * Without it the dead letter's reason is the job's retry count and last error.
+   */
+  readonly reason?: string;
 }
 
 /**
@@ -69,7 +77,21 @@ export interface ConnectRunQueueOptions extends RunQueueJobOptions {
   readonly maxConnections?: number;
   /** Time source (default run ids). Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * The queue key (the CLI reads `ATTRACTOR_QUEUE_KEY`), shared by everyone who enqueues and every worker: runs
+   * enqueued through this connection are signed with it (an HMAC of the run id and request), and
+   * {@link RunQueue.verifyRun} checks rows against it. At least 16 characters. Default: none (runs are not signed).
+   */
+  readonly queueKey?: string;
+  /**
+   * Secret values the enqueuer knows (its API keys, `--secret` variables): a request holding one outside a
+   * secret-named key is refused (see {@link maskRunRequest}). Token shapes are refused without being listed here.
+   */
+  readonly secretValues?: readonly string[];
 }
+
+/** What {@link RunQueue.verifyRun} found about a run's request row. */
+export type RunSignatureCheck = 'valid' | 'invalid' | 'unsigned' | 'unknown_run';
 
 /** Options of {@link RunQueue.enqueueRun}. */
 export interface EnqueueRunOptions extends RunRequest {
@@ -88,8 +110,10 @@ export interface RunQueue {
   /** The pool of the queue's table. Internal. */
   readonly pool: pg.Pool;
   /**
-   * Queues a new run; resolves with its id once it is committed. A worker starts it (`startWorker`).
+   * Queues a new run; resolves with its id once it is committed. A worker starts it (`startWorker`). The request is
+   * stored with its secrets masked ({@link maskRunRequest}) and, with a `queueKey`, signed.
    * @throws {Error} when `runId` is taken or invalid.
+   * @throws {SecretInRequestError} when the request holds a secret outside a secret-named key.
    */
   enqueueRun(options: EnqueueRunOptions): Promise<string>;
   /** What the queue knows about a run, or undefined. */
@@ -120,6 +144,19 @@ export interface RunQueue {
   resumeRun(options: { readonly runId: string }): Promise<QueuedRunState>;
   /** Sends a run job (the worker: a run handed back, a gate's deadline). Internal. */
   sendJob(data: RunJobData, startAfter?: Date): Promise<void>;
+  /**
+   * Puts a run job on the dead letter queue at once, with `reason` (the worker: the run's executor crashed too
+   * often); the dead letter's worker ends the run with that reason. Internal.
+   */
+  deadLetter(data: RunJobData & { readonly reason: string }): Promise<void>;
+  /** Counts one more crash of the run's executor; resolves with the count since it was enqueued or resumed. Internal. */
+  recordCrash(runId: string): Promise<number>;
+  /**
+   * Checks a run's request row against this connection's `queueKey`: `valid`, `invalid` (changed, or signed with
+   * another key), `unsigned`, or `unknown_run`.
+   * @throws {Error} when the connection has no `queueKey`.
+   */
+  verifyRun(runId: string): Promise<RunSignatureCheck>;
   /**
    * Records that a run waits at a gate (state `waiting`, the question, who asked, when, the deadline) and, when
    * `scheduleTimeout`, the job that resumes it at the deadline: both in one transaction. Internal (the worker).
@@ -168,6 +205,15 @@ export interface RunQueue {
  */
 export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<RunQueue> {
   const location = describeQueueLocation(options.url);
+  const queueKey = options.queueKey;
+  const keyProblem = queueKey === undefined ? undefined : queueKeyProblem(queueKey);
+  if (keyProblem !== undefined) {
+    throw new QueueUnavailableError({
+      message: `The queue key (ATTRACTOR_QUEUE_KEY) cannot be used: ${keyProblem}.`,
+      location,
+      retryable: false,
+    });
+  }
   const max = options.maxConnections ?? 4;
   const pool = new pg.Pool({ connectionString: options.url, max, connectionTimeoutMillis: 10_000 });
   pool.on('error', () => undefined);
@@ -261,19 +307,31 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
       if (!/^[A-Za-z0-9._-]+$/.test(runId)) {
         throw new Error(`Run id "${runId}" is invalid: use letters, digits, ".", "_" and "-" only.`);
       }
-      const stored: RunRequest = {
-        source: request.source,
-        ...(request.filename === undefined ? {} : { filename: request.filename }),
-        ...(request.context === undefined ? {} : { context: request.context }),
-        ...(request.options === undefined ? {} : { options: request.options }),
-        ...(request.fork === undefined ? {} : { fork: request.fork }),
-      };
+      const stored: RunRequest = maskRunRequest(
+        {
+          source: request.source,
+          ...(request.filename === undefined ? {} : { filename: request.filename }),
+          ...(request.context === undefined ? {} : { context: request.context }),
+          ...(request.options === undefined ? {} : { options: request.options }),
+          ...(request.fork === undefined ? {} : { fork: request.fork }),
+        },
+        options.secretValues,
+      );
       await inTransaction(async (client, db) => {
-        const inserted = await client.query(
-          `INSERT INTO ${QUEUE_SCHEMA}.runs (run_id, request, state) VALUES ($1, $2, 'queued') ON CONFLICT DO NOTHING`,
+        const inserted = await client.query<{ request_text: string }>(
+          `INSERT INTO ${QUEUE_SCHEMA}.runs (run_id, request, state) VALUES ($1, $2, 'queued') ON CONFLICT DO NOTHING RETURNING request::text AS request_text`,
           [runId, JSON.stringify(stored)],
         );
-        if (inserted.rowCount !== 1) throw new Error(`Run id "${runId}" is taken: pick another one.`);
+        const requestText = inserted.rows[0]?.request_text;
+        if (inserted.rowCount !== 1 || requestText === undefined)
+          throw new Error(`Run id "${runId}" is taken: pick another one.`);
+        if (queueKey !== undefined) {
+          // Signed as PostgreSQL stores it (jsonb's canonical text), so that a worker reads back the same bytes.
+          await client.query(`UPDATE ${QUEUE_SCHEMA}.runs SET signature = $2 WHERE run_id = $1`, [
+            runId,
+            signRunRequest({ key: queueKey, runId, requestText }),
+          ]);
+        }
         await send(db, { runId, trigger: 'start' });
       });
       return runId;
@@ -374,7 +432,7 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
           });
         }
         await client.query(
-          `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'queued', error = NULL, ended_at = NULL, updated_at = now() WHERE run_id = $1`,
+          `UPDATE ${QUEUE_SCHEMA}.runs SET state = 'queued', error = NULL, ended_at = NULL, crashes = 0, updated_at = now() WHERE run_id = $1`,
           [runId],
         );
         await send(db, { runId, trigger: 'resume' });
@@ -383,6 +441,34 @@ export async function connectRunQueue(options: ConnectRunQueueOptions): Promise<
     },
     async sendJob(data, startAfter) {
       await inTransaction((_client, db) => send(db, data, startAfter));
+    },
+    async deadLetter(data) {
+      await boss.send(DEAD_RUN_QUEUE_NAME, { ...data });
+    },
+    async recordCrash(runId) {
+      const { rows } = await pool.query<{ crashes: number }>(
+        `UPDATE ${QUEUE_SCHEMA}.runs SET crashes = crashes + 1, updated_at = now() WHERE run_id = $1 RETURNING crashes`,
+        [runId],
+      );
+      return rows[0]?.crashes ?? 0;
+    },
+    async verifyRun(runId) {
+      if (queueKey === undefined) throw new Error('verifyRun needs a queue connected with a queueKey.');
+      const { rows } = await pool.query<{ request_text: string; signature: string | null }>(
+        `SELECT request::text AS request_text, signature FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1`,
+        [runId],
+      );
+      const row = rows[0];
+      if (row === undefined) return 'unknown_run';
+      if (row.signature === null) return 'unsigned';
+      return verifyRunRequest({
+        key: queueKey,
+        runId,
+        requestText: row.request_text,
+        signature: row.signature,
+      })
+        ? 'valid'
+        : 'invalid';
     },
     async suspendAtGate(gate) {
       await inTransaction(async (client, db) => {

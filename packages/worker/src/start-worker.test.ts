@@ -51,4 +51,46 @@ describe.skipIf(!available)('startWorker (issue 18)', () => {
     expect(checkpoint?.state).toBe('success');
     expect((await queue.readRun(runId))?.worker).toBe(worker.id);
   });
+
+  it('stop({ drainSeconds }) lets the running stage finish, then hands the run back at the checkpoint after it', async () => {
+    const runId = await queue.enqueueRun({
+      source: `digraph drain { start [shape=Mdiamond]; slow [shape=parallelogram, tool_command="sleep 2; echo slow >> trail.txt"]; after [shape=parallelogram, tool_command="echo after >> trail.txt"]; done [shape=Msquare]; start -> slow -> after -> done }`,
+      graphName: 'drain',
+    });
+    const catalog = directoryCatalog(join(dir.path, 'runs'));
+    const worker = await startWorker({
+      catalog,
+      queueUrl: server.url,
+      workdirRoot: join(dir.path, 'work'),
+      prepare: prepareSimulated,
+      pollingIntervalSeconds: 0.5,
+    });
+    await expect
+      .poll(
+        async () =>
+          (await catalog.open(runId).readEvents()).some(
+            (event) => event.type === 'stage.started' && event.nodeId === 'slow',
+          ),
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    await worker.stop({ drainSeconds: 60 });
+    expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('slow\n');
+    expect((await queue.readRun(runId))?.state).toBe('queued');
+    expect((await catalog.open(runId).readCheckpoint())?.completed_nodes).toEqual(['start', 'slow']);
+    // Another worker goes on with the next stage.
+    const next = await startWorker({
+      catalog,
+      queueUrl: server.url,
+      workdirRoot: join(dir.path, 'work'),
+      prepare: prepareSimulated,
+      pollingIntervalSeconds: 0.5,
+    });
+    try {
+      await expect.poll(async () => (await queue.readRun(runId))?.state, { timeout: 60_000 }).toBe('success');
+    } finally {
+      await next.stop();
+    }
+    expect(await readFile(join(dir.path, 'work', runId, 'trail.txt'), 'utf8')).toBe('slow\nafter\n');
+  });
 });

@@ -5,13 +5,12 @@
  * queues the run again, and the gate asks the same question (same id: node, visit, attempt) once more.
  */
 import { type Answer, type Clock, type Interviewer, type Question, TIMEOUT_ANSWER } from '@attractor/engine';
-import type pg from 'pg';
-import { QUEUE_SCHEMA } from './queue-tables.js';
 import type { QueuedRun } from './queued-run.js';
 
 /** Options of {@link createSuspendingInterviewer}. */
 export interface SuspendingInterviewerOptions {
-  readonly pool: pg.Pool;
+  /** Reads the run's row of the queue: its answers and the question it waits at. */
+  readonly readRun: (runId: string) => Promise<QueuedRun | undefined>;
   readonly runId: string;
   /** The worker asking, recorded with the question. */
   readonly workerId: string;
@@ -36,25 +35,20 @@ export interface SuspendingInterviewerOptions {
 export function createSuspendingInterviewer(options: SuspendingInterviewerOptions): Interviewer {
   return {
     async ask(question) {
-      const { rows } = await options.pool.query<{
-        answers: QueuedRun['answers'];
-        question: Question | null;
-        asked_at: Date | null;
-        deadline_at: Date | null;
-      }>(`SELECT answers, question, asked_at, deadline_at FROM ${QUEUE_SCHEMA}.runs WHERE run_id = $1`, [
-        options.runId,
-      ]);
-      const row = rows[0];
+      const row = await options.readRun(options.runId);
       const answer: Answer | undefined = row?.answers[question.id];
       if (answer !== undefined) return answer;
       const nowMs = options.clock.now();
-      const askedBefore = row?.question?.id === question.id && row.asked_at !== null;
-      if (askedBefore && row.deadline_at !== null && row.deadline_at.getTime() <= nowMs) {
+      const askedAtBefore =
+        row?.question?.id === question.id && row.askedAt !== undefined ? new Date(row.askedAt) : undefined;
+      const deadlineBefore = row?.deadlineAt === undefined ? undefined : new Date(row.deadlineAt);
+      if (askedAtBefore !== undefined && deadlineBefore !== undefined && deadlineBefore.getTime() <= nowMs) {
         // The deadline passed while the run was suspended (or its worker died): the timeout applies now.
-        options.onTimeout?.(question, row.asked_at ?? new Date(nowMs));
+        options.onTimeout?.(question, askedAtBefore);
         return question.default ?? TIMEOUT_ANSWER;
       }
-      const askedAt = askedBefore && row.asked_at !== null ? row.asked_at : new Date(nowMs);
+      const askedBefore = askedAtBefore !== undefined;
+      const askedAt = askedAtBefore ?? new Date(nowMs);
       const deadlineAt =
         question.timeoutMs === undefined ? undefined : new Date(askedAt.getTime() + question.timeoutMs);
       await options.persist({

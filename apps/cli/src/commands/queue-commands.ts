@@ -88,15 +88,19 @@ export async function enqueueCommand(options: {
     ...lintOptionsOf(config),
     ...(cli.strict === undefined ? {} : { strict: cli.strict }),
   });
-  const queue = await connectQueueOrExplain(queueUrl);
+  const queue = await connectQueueOrExplain(queueUrl, io);
   try {
-    const runId = await queue.enqueueRun({
-      source: pipeline.source,
-      filename: resolve(io.cwd, options.file),
-      graphName: pipeline.graph.id,
-      ...(cli.set === undefined ? {} : { context: cli.set as Readonly<Record<string, JsonValue>> }),
-      options: backendOptionsOf(cli, io.cwd),
-    });
+    const runId = await queue
+      .enqueueRun({
+        source: pipeline.source,
+        filename: resolve(io.cwd, options.file),
+        graphName: pipeline.graph.id,
+        ...(cli.set === undefined ? {} : { context: cli.set as Readonly<Record<string, JsonValue>> }),
+        options: backendOptionsOf(cli, io.cwd),
+      })
+      .catch(async (error: unknown) => {
+        throw await asCliInputError(error);
+      });
     io.stdout.write(`${runId}\n`);
     if (storeUrl === undefined) return 0;
     const catalog = await openRunCatalog(storeUrl, io);
@@ -423,7 +427,7 @@ export async function forkQueuedCommand(options: {
     cli.graph === undefined
       ? undefined
       : await loadPipeline({ path: cli.graph, io, colors: createColors(io.color) });
-  const queue = await connectQueueOrExplain(queueUrl);
+  const queue = await connectQueueOrExplain(queueUrl, io);
   try {
     const source = await queue.readRun(options.runId);
     if (source === undefined) {
@@ -489,11 +493,12 @@ export async function answerCommand(options: {
 
 /**
  * A queue's refusal of an answer or a resume (`AnswerRefusedError`: no such run, not waiting, not an option of the
- * gate) as the user error it is (`CLI_INVALID_INPUT`, its message printed without a stack); any other error as it is.
+ * gate) or of a request holding a secret (`SecretInRequestError`) as the user error it is (`CLI_INVALID_INPUT`, its
+ * message printed without a stack); any other error as it is.
  */
 async function asCliInputError(error: unknown): Promise<unknown> {
-  const { AnswerRefusedError } = await import('@attractor/worker');
-  return AnswerRefusedError.isInstance(error)
+  const { AnswerRefusedError, SecretInRequestError } = await import('@attractor/worker');
+  return AnswerRefusedError.isInstance(error) || SecretInRequestError.isInstance(error)
     ? new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error })
     : error;
 }

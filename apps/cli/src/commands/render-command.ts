@@ -5,7 +5,7 @@ import { createColors } from '../colors.js';
 import { CliError } from '../errors/cli-error.js';
 import { nodeStates, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath, loadPipeline } from '../load-pipeline.js';
-import { toGraphvizDot } from '../render/to-graphviz-dot.js';
+import { renderSvg } from '../render/render-svg.js';
 import { readRunAnywhere } from '../shared/read-run-anywhere.js';
 
 /** Options of `attractor render`. */
@@ -51,24 +51,17 @@ export async function renderCommand(options: RenderCommandOptions): Promise<numb
     }
     statuses = nodeStates(summarizeRun(run));
   }
-  const dot = toGraphvizDot(graph, statuses === undefined ? {} : { statuses });
-  const { instance } = await import('@viz-js/viz');
-  const viz = await instance();
-  const result = viz.render(dot, { format: 'svg' });
-  if (result.status !== 'success') {
-    throw new CliError({
-      code: 'CLI_INVALID_INPUT',
-      exitCode: 1,
-      message: `Graphviz could not render ${options.file}: ${result.errors.map((error) => error.message).join('; ')}`,
-    });
-  }
+  const svg = await renderSvg(graph, {
+    name: options.file,
+    ...(statuses === undefined ? {} : { statuses }),
+  });
   if (options.output === undefined) {
-    io.stdout.write(result.output);
+    io.stdout.write(svg);
     return 0;
   }
   const target = resolve(io.cwd, options.output);
   await mkdir(dirname(target), { recursive: true });
-  await writeFile(target, result.output);
+  await writeFile(target, svg);
   io.stderr.write(`${colors.green('✔')} wrote ${displayPath(target, io.cwd)}\n`);
   return 0;
 }

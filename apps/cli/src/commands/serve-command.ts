@@ -154,7 +154,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           const queueUrl = requireQueueUrl(options.queue, io, '`attractor serve --store`');
           const catalog = await openRunCatalog(storeUrl, io);
           try {
-            const queue = await connectQueueOrExplain(queueUrl);
+            const queue = await connectQueueOrExplain(queueUrl, io);
             // PostgreSQL announces appended events (NOTIFY): streams follow them at once and poll slowly besides.
             const notifying = catalog as Partial<Pick<PostgresRunCatalog, 'subscribeEvents'>>;
             return {

@@ -4,7 +4,7 @@
  */
 import type { LlmStageProblem, PriceTable } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend } from '@attractor/engine';
-import type { Graph } from '@attractor/graph';
+import type { Graph, HandlerTraits } from '@attractor/graph';
 import type { ResolvedBackend } from './backend-choice.js';
 
 /** The backend and the secrets to scrub, or the problems that keep the pipeline from starting. */
@@ -23,6 +23,8 @@ export async function createAiBackend(options: {
   readonly prices?: PriceTable;
   /** Check only these stages (those a `--backend` run routes to `api`). Default: every LLM stage. */
   readonly stages?: ReadonlySet<string>;
+  /** What the run's handlers declare, by type (`registry.lintInfo()`): which nodes call the model. */
+  readonly handlers?: ReadonlyMap<string, HandlerTraits>;
 }): Promise<AiBackendResult> {
   const backendPackage = await import('@attractor/backend-ai-sdk');
   globalThis.AI_SDK_LOG_WARNINGS = false;
@@ -37,6 +39,7 @@ export async function createAiBackend(options: {
     env,
     ...defaults,
     ...(options.stages === undefined ? {} : { only: options.stages }),
+    ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
   });
   if (check.problems.length > 0) return { ok: false, problems: check.problems };
   const secretValues = await providerKeys(env);

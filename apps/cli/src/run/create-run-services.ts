@@ -94,6 +94,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
       graph: options.graph,
       env: options.env,
       ...(prices === undefined ? {} : { prices }),
+      ...(options.allowShell === undefined ? {} : { allowShell: options.allowShell }),
     });
     return withConsole({ registry, backend, secretValues: await providerKeys(options.env) });
   }
@@ -103,6 +104,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
     backend: options.backend,
     graph: options.graph,
     env: options.env,
+    handlers: registry.lintInfo(),
     ...(prices === undefined ? {} : { prices }),
   });
   if (!created.ok)

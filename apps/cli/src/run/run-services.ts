@@ -39,6 +39,11 @@ export interface CreateRunServicesOptions {
    * `readSimulationCalls` of `@attractor/handlers`), so each node takes its next step. Default: none.
    */
   readonly simulationCalls?: ReadonlyMap<string, number>;
+  /**
+   * False where shell commands are not allowed (`attractor worker` without `--allow-tools`): `--backend` stages on an
+   * agent that can run shell commands are refused (see `createRoutedBackend`). Default: true.
+   */
+  readonly allowShell?: boolean;
 }
 
 /** Builds the handler registry and backend for a run (loaded lazily: only `run` and `resume` need them). */

@@ -115,16 +115,26 @@ export type OpenedCatalog = RunCatalog;
 /**
  * Opens the run catalog a store URL names: `postgres://` / `postgresql://` → PostgreSQL; a path or `file://` URL →
  * run directories under it.
+ * @param options.probe - connect to a PostgreSQL store now, so that a bad URL or a server that is down is reported
+ *   here (default: true; a worker waits for the store itself).
+ * @param options.maxConnections - the PostgreSQL store's pool size (default: the store's).
  * @throws {CliError} when the URL names another scheme.
  */
-export async function openRunCatalog(url: string, io: CliIo): Promise<OpenedCatalog> {
+export async function openRunCatalog(
+  url: string,
+  io: CliIo,
+  options: { readonly probe?: boolean; readonly maxConnections?: number } = {},
+): Promise<OpenedCatalog> {
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { createPostgresRunCatalog } = await import('@attractor/store-postgres');
     let catalog: RunCatalog;
     try {
-      catalog = createPostgresRunCatalog({ connectionString: url });
+      catalog = createPostgresRunCatalog({
+        connectionString: url,
+        ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
+      });
       // Connects (and applies the store's migrations) now, so that a bad URL or a server that is down is reported here.
-      await catalog.listRuns({ limit: 1 });
+      if (options.probe !== false) await catalog.listRuns({ limit: 1 });
     } catch (error) {
       throw storeUnavailable(error, url);
     }
@@ -165,14 +175,30 @@ function storeUnavailable(error: unknown, url: string): CliError {
   });
 }
 
+/** The queue key setting, for messages. */
+export const QUEUE_KEY_SETTING = 'ATTRACTOR_QUEUE_KEY';
+
+/** The queue key from `ATTRACTOR_QUEUE_KEY` (runs enqueued with it are signed; workers check it), or undefined. */
+export function queueKeyOf(io: CliIo): string | undefined {
+  const value = io.env[QUEUE_KEY_SETTING];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
 /**
  * Connects to the run queue, turning an unreachable or refusing server into a one-line error that names the setting.
+ * With `io`, runs it enqueues are signed with the queue key (`ATTRACTOR_QUEUE_KEY`) and refused when they hold one of
+ * the secrets the CLI knows outside a secret-named key.
  * @throws {CliError} `CLI_SERVICE_UNAVAILABLE` (exit 1) or `CLI_USAGE` for a URL that is not PostgreSQL's.
  */
-export async function connectQueueOrExplain(url: string): Promise<RunQueue> {
+export async function connectQueueOrExplain(url: string, io?: CliIo): Promise<RunQueue> {
   const { connectRunQueue, QueueUnavailableError } = await import('@attractor/worker');
+  const queueKey = io === undefined ? undefined : queueKeyOf(io);
   try {
-    return await connectRunQueue({ url });
+    return await connectRunQueue({
+      url,
+      ...(queueKey === undefined ? {} : { queueKey }),
+      ...(io?.secretValues === undefined ? {} : { secretValues: io.secretValues }),
+    });
   } catch (error) {
     if (QueueUnavailableError.isInstance(error)) throw serviceError(error);
     throw error;

@@ -103,6 +103,8 @@ export function attractorWorker(
       '10',
       '--supervise-seconds',
       '1',
+      // The test pipelines have tool stages, which a worker runs only when allowed.
+      '--allow-tools',
       ...extra,
     ],
     { cwd: dir, env },

@@ -22,8 +22,20 @@ export interface Diagnostic {
   readonly edge?: { readonly from: string; readonly to: string };
   /** How to fix it. */
   readonly fix?: string;
+  /**
+   * The fix as text edits of the pipeline's file, when it is mechanical (a name another runner uses, a missing
+   * unit, a near match): replacing the text of each `span` by `text` fixes the problem. Editors offer them as a quick
+   * fix (`attractor lsp`). Absent when the fix needs a decision.
+   */
+  readonly edits?: readonly DiagnosticEdit[];
   /** The most precise source location: the attribute value when an attribute is at fault. */
   readonly span?: SourceSpan;
+}
+
+/** One text replacement of a {@link Diagnostic}'s fix: the text of `span` becomes `text` (DOT, quoted as needed). */
+export interface DiagnosticEdit {
+  readonly span: SourceSpan;
+  readonly text: string;
 }
 
 /** What every rule receives besides the graph. */

@@ -4,6 +4,7 @@
  */
 import type { SourcePosition, SourceSpan } from '@attractor/dot';
 import type { Graph, GraphAttribute, GraphEdge, GraphNode } from '../graph.js';
+import type { DiagnosticEdit } from './diagnostic.js';
 
 /**
  * `span` as a plain object (`start`, `end`, `filename` when set). The spans of the graph come from the parser,
@@ -31,6 +32,41 @@ export function attributeSpan(
   fallback?: SourceSpan,
 ): SourceSpan | undefined {
   return attribute?.valueSpan ?? attribute?.keySpan ?? fallback;
+}
+
+/** `text` as a DOT key or value: bare when it is an identifier, else in double quotes with `"` and `\` escaped. */
+export function dotText(text: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(text) ? text : quoted(text);
+}
+
+function quoted(text: string): string {
+  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** The edit that renames an attribute's key as written, or none when the key was not written in the source. */
+export function keyEdit(attribute: GraphAttribute, key: string): { edits?: DiagnosticEdit[] } {
+  return attribute.keySpan === undefined
+    ? {}
+    : { edits: [{ span: plainSpan(attribute.keySpan), text: dotText(key) }] };
+}
+
+/** The edit that replaces an attribute's value as written (quoted), or none when it was not written in the source. */
+export function valueEdit(attribute: GraphAttribute, value: string): { edits?: DiagnosticEdit[] } {
+  return attribute.valueSpan === undefined
+    ? {}
+    : { edits: [{ span: plainSpan(attribute.valueSpan), text: quoted(value) }] };
+}
+
+/**
+ * A diagnostic's `span` and the edit that writes `text` there (`text` is DOT as it goes in, e.g. a word inside a
+ * condition); neither without a span, only the span without a text.
+ */
+export function replacing(
+  span: SourceSpan | undefined,
+  text: string | undefined,
+): { span?: SourceSpan; edits?: DiagnosticEdit[] } {
+  if (span === undefined) return {};
+  return text === undefined ? { span } : { span, edits: [{ span: plainSpan(span), text }] };
 }
 
 /**

@@ -2,7 +2,7 @@ import { conditionAttributes } from '../condition-attributes.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { parseConditionOnce } from '../edge-conditions.js';
-import { spanInAttribute } from '../source-location.js';
+import { replacing, spanInAttribute } from '../source-location.js';
 
 /** The keys of spec §10.2 that read the node's outcome rather than the run context. */
 const OUTCOME_KEYS = ['outcome', 'preferred_label'] as const;
@@ -38,7 +38,7 @@ export const conditionKeyRule: LintRule = {
           message: `${owner} has ${attribute.key} "${attribute.value}" whose key "${key}" is read from the run context (spec §10.4), not ${reads}. Did you mean "${meant}"?`,
           ...where,
           fix: `Write ${meant}${rest}; if "${key}" really is a context key, write context.${key}${rest}.`,
-          span: spanInAttribute(graph, attribute, clause.key.span),
+          ...replacing(spanInAttribute(graph, attribute, clause.key.span), meant),
         });
       }
     }

@@ -4,7 +4,7 @@ import { forEachAttribute } from '../attribute-walk.js';
 import { conditionAttributes } from '../condition-attributes.js';
 import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
 import { parseConditionOnce } from '../edge-conditions.js';
-import { nodeSpan, spanInAttribute } from '../source-location.js';
+import { keyEdit, nodeSpan, replacing, spanInAttribute, valueEdit } from '../source-location.js';
 
 /** Condition keys that read Amplifier's `tool.last_line`. */
 const LAST_LINE_KEYS: ReadonlySet<string> = new Set(['tool.last_line', 'context.tool.last_line']);
@@ -78,6 +78,7 @@ export const dialectAliasRule: LintRule = {
         rule: 'dialect_alias',
         severity: severity(context),
         ...describeAttribute(attribute, owner.description),
+        ...aliasEdits(attribute),
         ...owner.where,
         span:
           (attribute.writtenValue === undefined ? attribute.keySpan : attribute.valueSpan) ??
@@ -108,7 +109,7 @@ export const dialectAliasRule: LintRule = {
           message: `${owner} tests outcome${clause.operator}${word}, Fabro's word for the status "${status}"; it is read as outcome${clause.operator}${status}.`,
           ...where,
           fix: `Change it to outcome${clause.operator}${status}.`,
-          span: spanInAttribute(graph, attribute, clause.literal.span),
+          ...replacing(spanInAttribute(graph, attribute, clause.literal.span), status),
         });
       }
       for (const extension of ast.extensions) {
@@ -154,4 +155,16 @@ function describeAttribute(attribute: GraphAttribute, owner: string): Pick<Diagn
     message: `${owner} has ${written}, another runner's way to write ${canonical}; it is read as ${canonical}.`,
     fix: `Write ${canonical}.`,
   };
+}
+
+/** The edits that write an attribute the canonical way: its key renamed, its value converted. */
+function aliasEdits(attribute: GraphAttribute): Pick<Diagnostic, 'edits'> {
+  const { key, value, writtenKey, writtenValue } = attribute;
+  // A shape with another runner's meaning needs more than one attribute changed: the fix says how.
+  if (writtenValue === 'shape=folder' || writtenValue === 'shape=parallelogram') return {};
+  const edits = [
+    ...(writtenKey === undefined ? [] : (keyEdit(attribute, key).edits ?? [])),
+    ...(writtenValue === undefined ? [] : (valueEdit(attribute, value).edits ?? [])),
+  ];
+  return edits.length === 0 ? {} : { edits };
 }

@@ -1,7 +1,7 @@
 import { attributeDefinition, isUnitlessDuration } from '../../attribute-schema.js';
 import { forEachAttribute } from '../attribute-walk.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
-import { attributeSpan } from '../source-location.js';
+import { attributeSpan, valueEdit } from '../source-location.js';
 
 /**
  * `duration_unit` (WARNING, spec §2.4): a duration written without a unit (`timeout="300"`). It is
@@ -21,6 +21,7 @@ export const durationUnitRule: LintRule = {
         message: `${owner.description} has ${attribute.key}="${seconds}" without a unit; it is read as ${seconds} seconds.`,
         ...owner.where,
         fix: `Write ${attribute.key}="${seconds}s" (units: ms, s, m, h, d).`,
+        ...valueEdit(attribute, `${seconds}s`),
         span: attributeSpan(attribute),
       });
     });

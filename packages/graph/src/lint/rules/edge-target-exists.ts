@@ -3,6 +3,7 @@ import type { GraphEdge } from '../../graph.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { phantomNodes } from '../phantom-nodes.js';
+import { replacing } from '../source-location.js';
 
 /**
  * `edge_target_exists` (ERROR, spec §7.2): both ends of every edge are nodes of the graph. Reports an
@@ -27,7 +28,7 @@ export const edgeTargetExistsRule: LintRule = {
             message: `Edge ${edge.from === end ? 'source' : 'target'} "${end}" is not a declared node. Did you mean "${phantomOf}"?`,
             edge: { from: edge.from, to: edge.to },
             fix: `Change "${end}" to "${phantomOf}" in the edge, or declare "${end}" with its own node statement.`,
-            ...spanOfEnd(edge, end),
+            ...replacing(spanOfEnd(edge, end).span, phantomOf),
           });
           continue;
         }
@@ -41,7 +42,7 @@ export const edgeTargetExistsRule: LintRule = {
           fix: suggestion
             ? `Change "${end}" to "${suggestion}".`
             : `Declare node "${end}" or remove the edge.`,
-          ...spanOfEnd(edge, end),
+          ...replacing(spanOfEnd(edge, end).span, suggestion),
         });
       }
     }

@@ -2,7 +2,7 @@ import { FIDELITY_MODES, parseAttributeValue } from '../../attribute-schema.js';
 import type { GraphAttribute } from '../../graph.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
-import { attributeSpan } from '../source-location.js';
+import { attributeSpan, valueEdit } from '../source-location.js';
 
 /**
  * `fidelity_valid` (WARNING, spec §7.2, §5.4): node and edge `fidelity` and graph `default_fidelity`
@@ -31,6 +31,7 @@ export const fidelityValidRule: LintRule = {
         message: `${owner} has ${attribute.writtenKey ?? attribute.key}="${attribute.value}", which is not a fidelity mode.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
         ...where,
         fix: `Use one of ${FIDELITY_MODES.join(', ')}.`,
+        ...(suggestion ? valueEdit(attribute, suggestion) : {}),
         span: attributeSpan(attribute),
       });
     };

@@ -1,7 +1,7 @@
 import type { GraphAttribute } from '../../graph.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
-import { attributeSpan } from '../source-location.js';
+import { attributeSpan, valueEdit } from '../source-location.js';
 
 /** `retry_target_exists` (WARNING, spec §7.2): `retry_target` / `fallback_retry_target` name existing nodes. */
 export const retryTargetExistsRule: LintRule = {
@@ -19,6 +19,7 @@ export const retryTargetExistsRule: LintRule = {
         fix: suggestion
           ? `Change it to "${suggestion}".`
           : `Name an existing node, or remove ${attribute.key}.`,
+        ...(suggestion ? valueEdit(attribute, suggestion) : {}),
         span: attributeSpan(attribute),
       });
     };

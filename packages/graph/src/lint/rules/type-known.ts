@@ -7,7 +7,7 @@ import {
 } from '../../handler-traits.js';
 import type { LintContext, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
-import { attributeSpan, nodeSpan } from '../source-location.js';
+import { attributeSpan, nodeSpan, valueEdit } from '../source-location.js';
 
 /**
  * What runs a node whose `type` no handler is registered for (the engine's `HandlerRegistry.resolveType`): the
@@ -118,6 +118,9 @@ export const typeKnownRule: LintRule = {
                 ? `If this node should run the ${suggestions[0]} handler, change type to ${quoted[0]}; otherwise ${register}.`
                 : `If this node should run one of those handlers, change type to ${quoted.join(' or ')}; otherwise ${register}.`,
           span,
+          ...(suggestions.length === 1 && node.attributes.type !== undefined
+            ? valueEdit(node.attributes.type, suggestions[0]!)
+            : {}),
         };
       });
   },

@@ -10,6 +10,7 @@ import { declaresAttribute } from '../../spec-handler-declarations.js';
 import { forEachAttribute } from '../attribute-walk.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
+import { keyEdit } from '../source-location.js';
 
 function keysFor(scope: AttributeScope): string[] {
   return Object.values(ATTRIBUTE_DEFINITIONS)
@@ -87,6 +88,7 @@ export const unknownAttributeRule: LintRule = {
         fix: closest
           ? `Rename ${attribute.key} to ${closest}.`
           : `Remove it, or keep it if a custom handler reads "${attribute.key}" (it stays available as a string).`,
+        ...(closest ? keyEdit(attribute, closest) : {}),
       });
     });
     return diagnostics;

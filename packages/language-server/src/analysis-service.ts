@@ -1,0 +1,116 @@
+import { Worker } from 'node:worker_threads';
+import type { Diagnostic } from 'vscode-languageserver';
+import type { WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
+import type { ProjectFacts } from './project-support.js';
+
+/** Distributes a request type over its union members, leaving out `id`. */
+type WithoutId<TRequest> = TRequest extends unknown ? Omit<TRequest, 'id'> : never;
+
+/** What an analysis gives. */
+export interface Analysis {
+  readonly diagnostics: Diagnostic[];
+  readonly project: ProjectFacts;
+}
+
+/**
+ * The main thread's side of the analysis worker: sends it jobs and resolves each with its reply. A worker that asks to
+ * be replaced (its project's config changed) or that dies is replaced, and the jobs it had are sent to the new one.
+ */
+export class AnalysisService {
+  readonly #setup: WorkerSetup;
+  readonly #workerUrl: URL;
+  #worker: Worker | undefined;
+  #nextId = 1;
+  readonly #pending = new Map<
+    number,
+    { readonly request: WorkerRequest; resolve(reply: WorkerReply): void; reject(error: Error): void }
+  >();
+  #disposed = false;
+
+  constructor(options: { readonly workerUrl: URL; readonly projectModule?: string }) {
+    this.#workerUrl = options.workerUrl;
+    this.#setup = options.projectModule === undefined ? {} : { projectModule: options.projectModule };
+  }
+
+  /** Lints a pipeline's text (with its project's plug-ins when it has a file name). */
+  async analyze(job: {
+    readonly text: string;
+    readonly filename?: string;
+    readonly directory?: string;
+  }): Promise<Analysis> {
+    const reply = await this.#send({ kind: 'analyze', ...job });
+    if (reply.kind !== 'analyzed') throw new Error(`unexpected reply ${reply.kind}`);
+    return { diagnostics: reply.diagnostics, project: reply.project };
+  }
+
+  /** The text in the canonical layout, or `undefined` when it does not parse. */
+  async format(job: { readonly text: string; readonly filename?: string }): Promise<string | undefined> {
+    const reply = await this.#send({ kind: 'format', ...job });
+    if (reply.kind !== 'formatted') throw new Error(`unexpected reply ${reply.kind}`);
+    return reply.text;
+  }
+
+  /** Stops the worker; pending jobs are rejected. */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    for (const { reject } of this.#pending.values())
+      reject(new Error('the language server is shutting down'));
+    this.#pending.clear();
+    await this.#worker?.terminate();
+    this.#worker = undefined;
+  }
+
+  #send(job: WithoutId<WorkerRequest>): Promise<WorkerReply> {
+    if (this.#disposed) return Promise.reject(new Error('the language server is shutting down'));
+    const request = { ...job, id: this.#nextId++ } as WorkerRequest;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(request.id, { request, resolve, reject });
+      this.#ensureWorker().postMessage(request);
+    });
+  }
+
+  #ensureWorker(): Worker {
+    if (this.#worker !== undefined) return this.#worker;
+    const worker = new Worker(this.#workerUrl, { workerData: this.#setup });
+    worker.on('message', (reply: WorkerReply) => this.#reply(worker, reply));
+    worker.on('error', (error) => this.#lost(worker, error));
+    worker.on('exit', (code) =>
+      this.#lost(worker, new Error(`the analysis worker stopped (exit code ${code})`)),
+    );
+    this.#worker = worker;
+    return worker;
+  }
+
+  #reply(worker: Worker, reply: WorkerReply): void {
+    if (reply.kind === 'reload') {
+      this.#restart(worker);
+      return;
+    }
+    const pending = this.#pending.get(reply.id);
+    if (pending === undefined) return;
+    this.#pending.delete(reply.id);
+    if (reply.kind === 'failed') pending.reject(new Error(reply.message));
+    else pending.resolve(reply);
+  }
+
+  /** Replaces `worker` (if it is still the current one) and sends it every job that has no reply yet. */
+  #restart(worker: Worker): void {
+    if (this.#worker !== worker || this.#disposed) return;
+    this.#worker = undefined;
+    worker.removeAllListeners();
+    void worker.terminate();
+    const next = this.#ensureWorker();
+    for (const { request } of [...this.#pending.values()].sort(
+      (left, right) => left.request.id - right.request.id,
+    ))
+      next.postMessage(request);
+  }
+
+  #lost(worker: Worker, error: Error): void {
+    if (this.#worker !== worker) return;
+    this.#worker = undefined;
+    // A job that crashed the worker would crash the next one too: it fails, with the reason.
+    for (const { reject } of this.#pending.values()) reject(error);
+    this.#pending.clear();
+  }
+}

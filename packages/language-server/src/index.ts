@@ -1,0 +1,10 @@
+export type { DiagnosticData } from './analyze-pipeline.js';
+export type { ProjectModule, ProjectSupport } from './project-support.js';
+export {
+  type LanguageServer,
+  type LanguageServerOptions,
+  RENDER_REQUEST,
+  type RenderParams,
+  type RenderResult,
+  startLanguageServer,
+} from './start-language-server.js';
