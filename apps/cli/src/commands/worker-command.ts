@@ -80,7 +80,11 @@ export async function workerCommand(options: {
 
   await mkdir(workdirRoot, { recursive: true });
   // The config file's plug-ins load in each executor; loading them here too reports a broken config at start-up.
-  await loadCliConfig({ cwd: io.cwd, env: io.env, ...(cli.config === undefined ? {} : { path: cli.config }) });
+  await loadCliConfig({
+    cwd: io.cwd,
+    env: io.env,
+    ...(cli.config === undefined ? {} : { path: cli.config }),
+  });
   const catalog = await openRunCatalog(storeUrl, io, { probe: false });
   const { startWorker, QueueUnavailableError } = await import('@attractor/worker');
   const queueKey = queueKeyOf(io);
