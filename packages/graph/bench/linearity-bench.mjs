@@ -103,6 +103,8 @@ if (process.argv[2] === '--case') {
 }
 
 const chosen = process.argv.slice(2);
+/** A case that takes longer is stopped (and the dimension's larger sizes skipped): BENCH_CASE_SECONDS, default 120. */
+const CASE_TIMEOUT_MS = Number(process.env.BENCH_CASE_SECONDS ?? '120') * 1000;
 const self = fileURLToPath(import.meta.url);
 const rows = [
   ['dimension', 'size', 'CPU', 'per unit', '× previous', 'peak memory growth', 'per unit (slope)'],
@@ -111,10 +113,27 @@ for (const [name, dimension] of Object.entries(DIMENSIONS)) {
   if (chosen.length > 0 && !chosen.some((word) => name.includes(word))) continue;
   let previous;
   for (const size of dimension.sizes) {
-    const output = execFileSync(process.execPath, ['--expose-gc', self, '--case', name, String(size)], {
-      encoding: 'utf8',
-      maxBuffer: 1024 * 1024,
-    });
+    let output;
+    try {
+      output = execFileSync(process.execPath, ['--expose-gc', self, '--case', name, String(size)], {
+        encoding: 'utf8',
+        maxBuffer: 1024 * 1024,
+        timeout: CASE_TIMEOUT_MS,
+      });
+    } catch (error) {
+      if (error.signal !== 'SIGTERM') throw error;
+      // Past the limit: the larger sizes would take longer still.
+      rows.push([
+        name,
+        `${size.toLocaleString('en')} ${dimension.unit}s`,
+        `> ${CASE_TIMEOUT_MS / 1000} s`,
+        '',
+        '',
+        '',
+        '',
+      ]);
+      break;
+    }
     const result = JSON.parse(output);
     const ratio = previous === undefined ? '' : `${(result.cpuMs / previous.cpuMs).toFixed(1)}×`;
     const slope =

@@ -4,9 +4,9 @@
  * server runs in its own process (bench-server.mjs), a fresh one per scenario.
  *
  * Side by side: with ATTRACTOR_BENCH_BASE_SERVER set to another build's `packages/server/dist/index.js` (e.g. a
- * checkout of the base commit, `pnpm install && pnpm turbo run build --filter=@attractor/server...`), every scenario
- * runs against both builds, alternating, in one run. BENCH_ROUNDS repeats the whole (default 1); BENCH_BURST sets
- * the burst size (default 200).
+ * checkout of the base commit, `pnpm install && pnpm turbo run build --filter=@attractor/server...`), or to several as
+ * `label=path,label=path`, every scenario runs against each build, one after the other, in one run. BENCH_ROUNDS
+ * repeats the whole (default 1); BENCH_BURST sets the burst size (default 200).
  *
  * Run: `pnpm --filter @attractor/server bench` (after `pnpm build`). Prints a table; writes nothing to git.
  */
@@ -23,11 +23,18 @@ interface Target {
   readonly module?: string;
 }
 
+/** This build, and the builds ATTRACTOR_BENCH_BASE_SERVER names: a path, or `label=path` entries separated by commas. */
 const targets: Target[] = [
   { label: 'this build' },
-  ...(process.env.ATTRACTOR_BENCH_BASE_SERVER === undefined
-    ? []
-    : [{ label: 'base', module: process.env.ATTRACTOR_BENCH_BASE_SERVER }]),
+  ...(process.env.ATTRACTOR_BENCH_BASE_SERVER ?? '')
+    .split(',')
+    .filter((entry) => entry.trim() !== '')
+    .map((entry) => {
+      const at = entry.indexOf('=');
+      return at === -1
+        ? { label: 'base', module: entry.trim() }
+        : { label: entry.slice(0, at).trim(), module: entry.slice(at + 1).trim() };
+    }),
 ];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '1');
 const BURST = Number(process.env.BENCH_BURST ?? '200');
@@ -265,7 +272,13 @@ async function burst(target: Target): Promise<void> {
       );
       return;
     }
-    await until(async () => (await listRuns(server)).every((run) => !run.live), 'the runs to end');
+    try {
+      await until(async () => (await listRuns(server)).every((run) => !run.live), 'the runs to end');
+    } catch (error) {
+      // A build that stops answering (a GET that times out) is reported, and the other builds still run.
+      record(target, 'server after the burst', `not answering: ${(error as Error).message}`);
+      return;
+    }
     clearInterval(sampler);
     await sleep(5_000);
     const after = await server.memory();
