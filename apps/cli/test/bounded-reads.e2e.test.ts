@@ -34,6 +34,44 @@ describe('bounded reads of user-named files (issue 20 §2)', () => {
     expect(direct.stderr).toContain(`Pipeline file ${join(dir, 'pipe.dot')} is a FIFO (named pipe)`);
   });
 
+  it('reads --config with the same bounds: /dev/zero, a FIFO and an oversized file are refused at once (issue 34 §14)', async () => {
+    const dir = await temporaryDirectory();
+    await writeFile(
+      join(dir, 'p.dot'),
+      'digraph P { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+    );
+    execFileSync('mkfifo', [join(dir, 'config.mjs')]);
+    for (const command of ['validate', 'run']) {
+      const zero = await attractor([command, 'p.dot', '--config', '/dev/zero'], {
+        cwd: dir,
+        timeout: 20_000,
+      });
+      expect(zero.exitCode, command).toBe(2);
+      expect(zero.stderr).toContain(
+        'Config file /dev/zero is a character device, not a regular file; only regular files are read',
+      );
+      const fifo = await attractor([command, 'p.dot', '--config', 'config.mjs'], {
+        cwd: dir,
+        timeout: 20_000,
+      });
+      expect(fifo.exitCode, command).toBe(2);
+      expect(fifo.stderr).toContain(`Config file ${join(dir, 'config.mjs')} is a FIFO (named pipe)`);
+    }
+    const config = `export default { defaults: { model: 'm' } };\n// ${'x'.repeat(2000)}\n`;
+    await writeFile(join(dir, 'big.config.mjs'), config);
+    const big = await attractor(['validate', 'p.dot', '--config', 'big.config.mjs'], {
+      cwd: dir,
+      env: { ATTRACTOR_MAX_FILE_BYTES: '1000' },
+    });
+    expect(big.exitCode).toBe(2);
+    expect(big.stderr).toContain(
+      `is ${Buffer.byteLength(config)} bytes, over the limit of 1000 bytes (raise it with ATTRACTOR_MAX_FILE_BYTES=<bytes>)`,
+    );
+    expect(
+      (await attractor(['validate', 'p.dot', '--config', 'big.config.mjs'], { cwd: dir })).exitCode,
+    ).toBe(0);
+  });
+
   it('refuses a file over the size limit, which ATTRACTOR_MAX_FILE_BYTES sets', async () => {
     const dir = await temporaryDirectory();
     const source = `digraph big {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n  // ${'x'.repeat(2000)}\n}\n`;

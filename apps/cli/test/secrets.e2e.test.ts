@@ -49,6 +49,54 @@ describe('attractor run masks secrets (docs/architecture.md "Secrets", issue 20 
   });
 });
 
+describe('attractor run --set masks by key at any depth of a context value (issue 34 §12)', () => {
+  it("keeps a value nested under a secret-named key out of the preamble, a plug-in backend, its response, the console and the run's files", async () => {
+    const nested = 'hunter2-nested-cli-client-secret';
+    const dir = await temporaryDirectory();
+    // A plug-in backend that writes down what it was given and answers with it, as a model repeating its input would.
+    await writeFile(
+      join(dir, 'attractor.config.mjs'),
+      `import { appendFileSync } from 'node:fs';
+export default {
+  backends: {
+    echo: {
+      run: async (request) => {
+        const given = request.preamble + '\\n' + JSON.stringify(request.context.snapshot());
+        appendFileSync(${JSON.stringify(join(dir, 'backend-saw.txt'))}, given);
+        return 'I was told: ' + given;
+      },
+    },
+  },
+  defaults: { backend: 'echo' },
+};
+`,
+    );
+    await writeFile(
+      join(dir, 'ask.dot'),
+      'digraph ask { start [shape=Mdiamond]; exit [shape=Msquare]; ask [prompt="Summarise", fidelity="summary:high"]; start -> ask -> exit }',
+    );
+    const logsDir = join(dir, 'run');
+    const result = await attractor(
+      [
+        'run',
+        'ask.dot',
+        '--logs-dir',
+        logsDir,
+        '-v',
+        '--set',
+        `cfg={"client_secret":"${nested}","region":"eu"}`,
+      ],
+      { cwd: dir },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const saw = readFileSync(join(dir, 'backend-saw.txt'), 'utf8');
+    expect(saw).toContain('region');
+    expect(saw).not.toContain(nested);
+    expect(`${result.stdout}\n${result.stderr}`).not.toContain(nested);
+    for (const path of everyFile(logsDir)) expect(readFileSync(path, 'utf8'), path).not.toContain(nested);
+  });
+});
+
 describe('attractor --secret with a name that is not set', () => {
   it('warns that there is nothing to mask, naming the variable, and still runs', async () => {
     const dir = await temporaryDirectory();

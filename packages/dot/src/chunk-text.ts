@@ -38,9 +38,16 @@ export function verbatimChunk(scan: DotScan, start: number, end: number): ChunkT
 /**
  * Builds the chunk `[start, end)` of `scan.masked` without the body of every non-empty quoted string and the tail
  * of every identifier after its first character, except keywords and `true`/`false`, which the grammar matches
- * literally. `[start, end)` must hold whole statements (a segment of the scan).
+ * literally. `[start, end)` must hold whole statements (a segment of the scan), or whole attribute items.
+ * `skip` lists ranges left out whole (ascending; each starts where a token starts): the pieces of a long attribute
+ * block matched on their own (split-attribute-blocks.ts).
  */
-export function elidedChunk(scan: DotScan, start: number, end: number): ChunkText {
+export function elidedChunk(
+  scan: DotScan,
+  start: number,
+  end: number,
+  skip: readonly (readonly [number, number])[] = [],
+): ChunkText {
   const { masked } = scan;
   const pieces: string[] = [];
   const elidedAt: number[] = [];
@@ -55,7 +62,14 @@ export function elidedChunk(scan: DotScan, start: number, end: number): ChunkTex
     removedUpTo.push(removed);
   };
   let index = start;
+  let skipped = 0;
   while (index < end) {
+    if (skipped < skip.length && index === skip[skipped]![0]) {
+      cut(index, skip[skipped]![1]);
+      index = skip[skipped]![1];
+      skipped++;
+      continue;
+    }
     const code = masked.charCodeAt(index);
     if (code === QUOTE) {
       const close = closingQuote(masked, index);
@@ -76,7 +90,7 @@ export function elidedChunk(scan: DotScan, start: number, end: number): ChunkTex
 }
 
 /** The offset of the `"` that closes the string opened at `open` (the scanner has checked that there is one). */
-function closingQuote(text: string, open: number): number {
+export function closingQuote(text: string, open: number): number {
   let from = open + 1;
   for (;;) {
     const quote = text.indexOf('"', from);

@@ -54,6 +54,9 @@ Dot {
   // alone) is rejected by the AST builder with a fix.
   AttrBlock = "[" (~"]" AttrItem)* "]"
 
+  // Also a start rule: the items of a long attribute block are matched in pieces (split-attribute-blocks.ts).
+  AttrItems = (~"]" AttrItem)*
+
   AttrItem = key ("=" Value)? ("," | ";")?
 
   Attribute = key "=" Value

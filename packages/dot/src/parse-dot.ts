@@ -4,13 +4,27 @@
  */
 import type { FailedMatchResult } from 'ohm-js';
 import { type ChunkText, elidedChunk, toSourceOffset, verbatimChunk } from './chunk-text.js';
-import type { DotAst, DotId, DotStatement, DotSubgraphStatement, SourceSpan } from './dot-ast.js';
+import type {
+  DotAst,
+  DotAttribute,
+  DotId,
+  DotStatement,
+  DotSubgraphStatement,
+  SourceSpan,
+} from './dot-ast.js';
 import { dotGrammar } from './dot-grammar.js';
 import { closingQuoteBefore, earlyClosingQuoteMessage } from './early-closing-quote.js';
 import { spanAt } from './line-index.js';
 import { createParseContext, type ParseContext, syntaxError } from './parse-context.js';
 import { type DotScan, SEGMENT_STATEMENTS, SEGMENT_SUBGRAPH_OPEN, scanDot } from './scan-dot.js';
-import { buildGraph, buildHeader, buildStatements, buildSubgraphOpen } from './to-dot-ast.js';
+import { type SplitAttributeBlocksOptions, splitAttributeBlocks } from './split-attribute-blocks.js';
+import {
+  buildAttributeItems,
+  buildGraph,
+  buildHeader,
+  buildStatements,
+  buildSubgraphOpen,
+} from './to-dot-ast.js';
 
 /** Options of {@link parseDot}. */
 export interface ParseDotOptions {
@@ -98,7 +112,11 @@ export function parseDotIncrementally(source: string, options: ParseDotOptions =
 }
 
 /** Matches the body chunk by chunk and yields each top-level statement as soon as it is complete. */
-function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<DotStatement, void, undefined> {
+function* topLevelStatements(
+  context: ParseContext,
+  scan: DotScan,
+  splitOptions: SplitAttributeBlocksOptions = {},
+): Generator<DotStatement, void, undefined> {
   // Statement lists of the open subgraphs (innermost last), with where each one opened.
   const levels: Array<{ statements: DotStatement[]; open: { start: number; id: DotId | undefined } }> = [];
   const { segments } = scan;
@@ -108,11 +126,29 @@ function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<Do
     const end = segments[index + 2]!;
     const current = levels.at(-1);
     if (kind === SEGMENT_STATEMENTS) {
-      const chunk = elidedChunk(scan, start, end);
+      // A long attribute block is matched in pieces; its last piece stays in the statement (issue 34 §14).
+      const splits = splitAttributeBlocks(scan.masked, start, end, splitOptions);
+      const leadingItems = new Map<number, DotAttribute[]>();
+      for (const split of splits) {
+        const items: DotAttribute[] = [];
+        for (const [pieceStart, pieceEnd] of split.pieces) {
+          const piece = elidedChunk(scan, pieceStart, pieceEnd);
+          const match = dotGrammar.match(piece.text, 'AttrItems');
+          if (match.failed()) throw matchFailure(context, scan, match, piece);
+          for (const item of buildAttributeItems(match, { parse: context, chunk: piece })) items.push(item);
+        }
+        leadingItems.set(split.open, items);
+      }
+      const chunk = elidedChunk(
+        scan,
+        start,
+        end,
+        splits.map((split) => [split.pieces[0]![0], split.rest] as const),
+      );
       const statements = withinStack(context, scan, start, () => {
         const match = dotGrammar.match(chunk.text, 'Statements');
         if (match.failed()) throw matchFailure(context, scan, match, chunk);
-        return buildStatements(match, { parse: context, chunk });
+        return buildStatements(match, { parse: context, chunk, leadingItems });
       });
       if (current === undefined) yield* statements;
       else for (const statement of statements) current.statements.push(statement);
@@ -135,6 +171,22 @@ function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<Do
       else outer.statements.push(subgraph);
     }
   }
+}
+
+/**
+ * Parses like {@link parseDot}, cutting attribute blocks longer than `minBlockLength` into pieces of about
+ * `pieceLength` characters (split-attribute-blocks.ts; {@link parseDot} does so past 8,192 characters). For tests
+ * only: it shows on small inputs that cutting a block changes nothing.
+ */
+export function parseDotWithAttributePieces(
+  source: string,
+  options: ParseDotOptions & SplitAttributeBlocksOptions,
+): DotAst {
+  const context = createParseContext(source, options.filename);
+  const scan = scanDot(context);
+  const id = parseHeader(context, scan);
+  const statements = [...topLevelStatements(context, scan, options)];
+  return createAst(context, scan, id, statements);
 }
 
 /**

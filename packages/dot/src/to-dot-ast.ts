@@ -30,6 +30,11 @@ import { intern, type ParseContext, syntaxError } from './parse-context.js';
 export interface ChunkContext {
   readonly parse: ParseContext;
   readonly chunk: ChunkText;
+  /**
+   * The first items of long attribute blocks, matched on their own (split-attribute-blocks.ts), by the source offset
+   * of the block's `[`: they come before the items the chunk holds. Default: none.
+   */
+  readonly leadingItems?: ReadonlyMap<number, readonly DotAttribute[]>;
 }
 
 /** What `Graph` (the whole file in one match) yields. */
@@ -69,6 +74,12 @@ export function buildHeader(match: MatchResult, context: ChunkContext): DotId {
 /** The statements of a match of `Statements`. */
 export function buildStatements(match: MatchResult, context: ChunkContext): DotStatement[] {
   return new AstBuilder(context).statements(getCstRoot(match).children[0]!);
+}
+
+/** The attributes of a match of `AttrItems` (a piece of a long attribute block). */
+export function buildAttributeItems(match: MatchResult, context: ChunkContext): DotAttribute[] {
+  const builder = new AstBuilder(context);
+  return getCstRoot(match).children[0]!.children.map((item) => builder.attributeItem(item));
 }
 
 /** The subgraph id (if named) of a match of `SubgraphOpen`. */
@@ -155,10 +166,12 @@ function itemsOf(node: CstNode, ctorName: string): readonly CstNode[] {
 class AstBuilder {
   private readonly parse: ParseContext;
   private readonly chunk: ChunkText;
+  private readonly leadingItems: ReadonlyMap<number, readonly DotAttribute[]> | undefined;
 
   constructor(context: ChunkContext) {
     this.parse = context.parse;
     this.chunk = context.chunk;
+    this.leadingItems = context.leadingItems;
   }
 
   // ---- rules ----
@@ -328,6 +341,8 @@ class AstBuilder {
   attributeList(blocks: readonly CstNode[]): DotAttribute[] {
     const attributes: DotAttribute[] = [];
     for (const block of blocks) {
+      const leading = this.leadingItems?.get(toSourceOffset(this.chunk, block.children[0]!.source.startIdx));
+      if (leading !== undefined) for (const attribute of leading) attributes.push(attribute);
       for (const item of block.children[1]!.children) attributes.push(this.attributeItem(item));
     }
     return attributes;

@@ -46,8 +46,9 @@ function valueText(value: JsonValue, maxChars: number): string {
  *   ~600 / ~1500 / ~3000 tokens (approximated as characters / 4).
  *
  * The result never exceeds {@link PREAMBLE_BUDGET_CHARS} for the mode. It goes to a model, so context values under
- * secret-named keys (`deploy_token`, `apiKey`; see `isSecretKey`) are never listed, and secret values and token
- * shapes anywhere in it are masked (docs/architecture.md "Secrets").
+ * secret-named keys (`deploy_token`, `apiKey`; see `isSecretKey`) are never listed, values under secret-named keys
+ * inside a context value (`cfg.client_secret`) are masked, and secret values and token shapes anywhere in it are
+ * masked (spec §5.4; docs/architecture.md "Secrets").
  */
 export function buildPreamble(options: BuildPreambleOptions): string {
   const { mode } = options;
@@ -79,7 +80,9 @@ export function buildPreamble(options: BuildPreambleOptions): string {
   if (entries.length > 0) {
     lines.push('', 'Context:');
     for (const [key, value] of entries.slice(0, detail.values)) {
-      lines.push(`- ${key}: ${valueText(value, detail.valueChars)}`);
+      // Masked as data first: a secret-named key deep inside an object or array (`cfg.client_secret`) loses its value
+      // before the value becomes text (issue 34 §12).
+      lines.push(`- ${key}: ${valueText(secrets.mask(value), detail.valueChars)}`);
     }
   }
   // Masked before clipping, so a secret cut by the budget cannot leak its first half.

@@ -21,6 +21,7 @@
  */
 import {
   closeSync,
+  constants,
   fstatSync,
   fsyncSync,
   ftruncateSync,
@@ -199,14 +200,23 @@ export interface CheckpointText {
  * crash between unlink and rename left alone. Reads again (up to 20 times) when the file changed while it was read
  * or stopped being the checkpoint (a writer in another process reusing a spare). Returns undefined when there is no
  * checkpoint.
+ *
+ * @param directory - The run directory.
+ * @param resolve - Maps the path of `checkpoint.json` (and of the temp file) to the path to read, or to undefined
+ *   when it must not be read (the file store's check that no symbolic link leads out of the run directory).
+ *   Default: the path itself.
  */
-export function readCheckpointText(directory: string): CheckpointText | undefined {
+export function readCheckpointText(
+  directory: string,
+  resolve: (path: string) => string | undefined = (path) => path,
+): CheckpointText | undefined {
   let last: CheckpointText | undefined;
   for (let attempt = 0; attempt < 20; attempt++) {
     last = undefined;
     for (const name of [CHECKPOINT_FILE, CHECKPOINT_TEMP_FILE]) {
       const path = join(directory, name);
-      const read = readIfStable(path);
+      const readable = resolve(path);
+      const read = readable === undefined ? 'missing' : readIfStable(readable);
       if (read === 'missing') continue;
       if (read.stable) return { path, text: read.text };
       last = { path, text: read.text };
@@ -224,13 +234,15 @@ export function readCheckpointText(directory: string): CheckpointText | undefine
 function readIfStable(path: string): { text: string; stable: boolean } | 'missing' {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // Without blocking: a FIFO under the checkpoint's name must not hang the reader (it reads as missing).
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
     throw error;
   }
   try {
     const before = fstatSync(fd, { bigint: true });
+    if (!before.isFile()) return 'missing';
     const text = readFileSync(fd, 'utf8');
     const named = statSync(path, { bigint: true, throwIfNoEntry: false });
     const after = fstatSync(fd, { bigint: true });

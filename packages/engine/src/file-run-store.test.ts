@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvents, registryWith, run, tempDir } from '../test/helpers.js';
 import { createFileRunStore } from './file-run-store.js';
-import type { Checkpoint } from './run-store.js';
+import type { Checkpoint, RunManifest } from './run-store.js';
 import { createTestGraph } from './test/graph-builder.js';
 import { createTestCheckpoint } from './test/run-store-contract.js';
 import { createScriptedHandler } from './test/scripted-handler.js';
@@ -146,7 +146,72 @@ describe('file run store (spec §5.6, docs/architecture.md "Run directory")', ()
     }
     store.close();
   });
+
+  it("reads the run's own files, and a child store's directory, only inside the run directory (issue 34 §13)", async () => {
+    // A complete run outside, whose files the links below lead to.
+    const outside = tempDir();
+    const elsewhere = createFileRunStore({ logsRoot: outside });
+    elsewhere.writeManifest({ ...manifestOf('outside'), goal: 'stolen' });
+    elsewhere.writeCheckpoint(createTestCheckpoint({ step_count: 7 }));
+    elsewhere.appendEvents([
+      {
+        type: 'stage.log',
+        level: 'info',
+        message: 'stolen',
+        nodeId: 'plan',
+        seq: 1,
+        timestamp: 'x',
+        runId: 'o',
+      },
+    ]);
+    await elsewhere.child('plan/child').writeStageFile('review', 'response.md', 'stolen');
+    elsewhere.child('plan/child').writeManifest(manifestOf('child'));
+    elsewhere.close();
+
+    const logsRoot = tempDir();
+    for (const name of ['manifest.json', 'checkpoint.json', 'events.jsonl', 'checkpoints.jsonl'])
+      symlinkSync(join(outside, name), join(logsRoot, name));
+    // A stage directory that is a link: the child run inside it is outside the run directory.
+    symlinkSync(join(outside, 'plan'), join(logsRoot, 'plan'));
+    const store = createFileRunStore({ logsRoot, createDirectory: false });
+    expect(await store.readManifest()).toBeUndefined();
+    expect(await store.readCheckpoint()).toBeUndefined();
+    expect(await store.readEvents()).toEqual([]);
+    expect(await store.readCheckpointHistory()).toEqual([]);
+    const child = store.child('plan/child');
+    expect(await child.readManifest()).toBeUndefined();
+    expect(await child.readStageFile('review', 'response.md')).toBeUndefined();
+    expect(await child.listStageFiles('review')).toEqual([]);
+
+    // The same files reached without a link are read.
+    const direct = createFileRunStore({ logsRoot: outside, createDirectory: false });
+    expect((await direct.readManifest())?.goal).toBe('stolen');
+    expect(await direct.child('plan/child').readManifest()).toBeDefined();
+
+    if (onLinux) {
+      // A FIFO under the checkpoint's or the event log's name reads as missing instead of blocking.
+      const fifoRoot = tempDir();
+      execFileSync('mkfifo', [join(fifoRoot, 'checkpoint.json'), join(fifoRoot, 'events.jsonl')]);
+      const fifoStore = createFileRunStore({ logsRoot: fifoRoot, createDirectory: false });
+      expect(await fifoStore.readCheckpoint()).toBeUndefined();
+      expect(await fifoStore.readEvents()).toEqual([]);
+    }
+  });
 });
+
+/** A minimal manifest for the tests. */
+function manifestOf(name: string): RunManifest {
+  return {
+    version: 1,
+    run_id: name,
+    graph_name: name,
+    goal: '',
+    source_sha256: '0'.repeat(64),
+    started_at: '2026-01-01T00:00:00.000Z',
+    engine_version: '0.0.0',
+    workdir: '/',
+  };
+}
 
 describe('file run store checkpoint history (checkpoints.jsonl)', () => {
   it('cuts off a line torn by a crash when a resume opens the history, and reads back every checkpoint', async () => {

@@ -70,13 +70,24 @@ export interface FileRunStoreOptions {
 /**
  * A {@link RunStore} writing the spec §5.6 run directory: stage files live in `{logsRoot}/{stagePath}/{name}`,
  * artifacts in `{logsRoot}/artifacts/{id}.json`, child runs in `{logsRoot}/{relativePath}/`. Reads never leave the
- * run directory: a stage file, stage directory or artifact that is a symbolic link leading out of it reads as
- * missing, and so does anything but a regular file (a FIFO named `stdout.txt` does not block the reader).
+ * run directory: a stage file, stage directory, artifact, `manifest.json`, `checkpoint.json`, `events.jsonl` or
+ * `checkpoints.jsonl` that is a symbolic link leading out of it reads as missing, a child store (`child()`) whose
+ * directory leads out of it reads as empty, and anything but a regular file reads as missing (a FIFO named
+ * `stdout.txt` does not block the reader). `logsRoot` itself may be a link: the caller chose it.
  *
  * @example
  * const store = createFileRunStore({ logsRoot: '.attractor/runs/2026-01-01T00-00-00Z-demo', fsync: true });
  */
 export function createFileRunStore(options: FileRunStoreOptions): RunStore {
+  return createStore(options, undefined);
+}
+
+/**
+ * {@link createFileRunStore}, for a child run's store too: `container` is the run directory of the top run a child
+ * store lives in (undefined for a top store). A child store whose directory leads out of it through a symbolic link
+ * (a stage directory that is a link) reads as empty.
+ */
+function createStore(options: FileRunStoreOptions, container: string | undefined): RunStore {
   const root = options.logsRoot;
   const fsync = options.fsync ?? false;
   let rootCreated = options.createDirectory !== false;
@@ -92,8 +103,6 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   const historyPath = join(root, CHECKPOINT_HISTORY_FILE);
   let events: AppendLog | undefined;
   let history: AppendLog | undefined;
-  /** The UTF-8 bytes of the latest checkpoint and a newline, reused from one checkpoint to the next. */
-  let encoded = Buffer.allocUnsafeSlow(16 * 1024);
   const children = new Map<string, RunStore>();
   /** The stage `prepareStage` created last (its directory exists). */
   let lastPrepared: string | undefined;
@@ -110,14 +119,22 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     join(root, ARTIFACTS_DIRECTORY, `${checkArtifactId(id)}${ARTIFACT_SUFFIX}`);
   /** The run directory's real path, once it exists. */
   let realRoot: string | undefined;
+  /** Whether the directory of a child store leads out of its top run's directory (then nothing is read from it). */
+  let rootOutside = false;
   /**
-   * `path` when it exists and does not lead out of the run directory through a symbolic link; undefined otherwise.
-   * Names cannot hold `..`, so a link is the only way out (a run directory served by the server holds what its
-   * tools and agents wrote).
+   * `path` (its real path) when it exists and does not lead out of the run directory through a symbolic link;
+   * undefined otherwise. Names cannot hold `..`, so a link is the only way out (a run directory served by the server
+   * holds what its tools and agents wrote). The run's own files (manifest, checkpoint, event log, history) and a
+   * child store's directory are held to the same rule (issue 34 §13).
    */
   const inside = (path: string): string | undefined => {
     try {
-      realRoot ??= realpathSync.native(root);
+      if (realRoot === undefined) {
+        const real = realpathSync.native(root);
+        if (container !== undefined) rootOutside = !real.startsWith(realpathSync.native(container) + sep);
+        realRoot = real;
+      }
+      if (rootOutside) return undefined;
       const real = realpathSync.native(path);
       return real.startsWith(realRoot + sep) ? real : undefined;
     } catch (error) {
@@ -127,14 +144,9 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     }
   };
 
-  const readJson = (path: string): unknown => {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+  const readJson = (path: string | undefined): unknown => {
+    const text = readBytes(path)?.toString('utf8');
+    if (path === undefined || text === undefined) return undefined;
     try {
       return JSON.parse(text);
     } catch (error) {
@@ -145,14 +157,14 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
   return {
     logsRoot: root,
     async readManifest() {
-      return readJson(join(root, 'manifest.json')) as RunManifest | undefined;
+      return readJson(inside(join(root, 'manifest.json'))) as RunManifest | undefined;
     },
     writeManifest(manifest) {
       ensureRoot();
       writeFileAtomicSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { fsync });
     },
     async readCheckpoint() {
-      const read = readCheckpointText(root);
+      const read = readCheckpointText(root, inside);
       if (read === undefined) return undefined;
       let data: unknown;
       try {
@@ -176,8 +188,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       // Both encoded into one reused buffer, the checkpoint then the history line: a fresh ~4 KB string and buffer
       // per node cost more than the write itself (page faults; measured ~100 us per node on the build machine).
       // At most 3 UTF-8 bytes per UTF-16 unit: no need to measure the exact length first.
-      const needed = 3 * (text.length + historyLine.length) + 1;
-      if (encoded.length < needed) encoded = Buffer.allocUnsafeSlow(Math.max(needed, encoded.length * 2));
+      const encoded = scratchBuffer(3 * (text.length + historyLine.length) + 1);
       const length = encoded.write(text, 0, 'utf8');
       const end = length + encoded.write(historyLine, length, 'utf8');
       encoded[end] = 0x0a;
@@ -195,7 +206,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     async readCheckpointHistory() {
       const checkpoints: Checkpoint[] = [];
       let previous: Checkpoint | undefined;
-      for (const [index, line] of readLines(historyPath).entries()) {
+      for (const [index, line] of readLines(inside(historyPath)).entries()) {
         const where = `${historyPath} line ${index + 1}`;
         let data: unknown;
         try {
@@ -226,7 +237,7 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     async readEvents(readOptions) {
       const afterSeq = readOptions?.afterSeq ?? 0;
       const events: PipelineEvent[] = [];
-      for (const line of readLines(eventsPath)) {
+      for (const line of readLines(inside(eventsPath))) {
         let event: PipelineEvent;
         try {
           event = JSON.parse(line) as PipelineEvent;
@@ -343,7 +354,10 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
       const key = checkRelativeName('child path', relativePath);
       let child = children.get(key);
       if (child === undefined) {
-        child = createFileRunStore({ ...options, logsRoot: join(root, key), createDirectory: false });
+        child = createStore(
+          { ...options, logsRoot: join(root, key), createDirectory: false },
+          container ?? root,
+        );
         children.set(key, child);
       }
       return child;
@@ -374,6 +388,24 @@ export function createFileRunStore(options: FileRunStoreOptions): RunStore {
     },
   };
 }
+
+/**
+ * The buffer checkpoints are encoded into, shared by every file store of the process: the encoding and both writes
+ * are synchronous, so no two stores use it at once, and a run that waits (at a human gate) holds none of its own
+ * (issue 35: 16 KB of every waiting run's ~70). Created on first use; a checkpoint over 1 MB gets a buffer of its own.
+ */
+let scratch: Buffer | undefined;
+
+/** {@link scratch}, at least `bytes` long. */
+function scratchBuffer(bytes: number): Buffer {
+  if (bytes > MAX_SCRATCH_BYTES) return Buffer.allocUnsafeSlow(bytes);
+  if (scratch === undefined || scratch.length < bytes)
+    scratch = Buffer.allocUnsafeSlow(Math.max(bytes, 2 * (scratch?.length ?? 8 * 1024)));
+  return scratch;
+}
+
+/** Largest shared encoding buffer kept, in bytes. */
+const MAX_SCRATCH_BYTES = 1024 * 1024;
 
 /** The `sync` of the file store's local stage directories: the directory is the stage, nothing to copy. */
 function noSync(): void {}
@@ -409,7 +441,7 @@ let streamCounter = 0;
  * blocking and checked on the descriptor, so a FIFO or device under a stage file's name never hangs or floods the
  * reader.
  */
-function readBytes(path: string | undefined): Uint8Array | undefined {
+function readBytes(path: string | undefined): Buffer | undefined {
   if (path === undefined) return undefined;
   let fd: number;
   try {
@@ -546,16 +578,13 @@ function appendWhole(log: AppendLog, bytes: Uint8Array): void {
   log.size += bytes.length;
 }
 
-/** The non-empty lines of a JSON-lines file; none when it does not exist. */
-function readLines(path: string): string[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  return text.split('\n').filter((line) => line !== '');
+/**
+ * The non-empty lines of a JSON-lines file; none when it does not exist, is not a regular file or `path` is
+ * undefined.
+ */
+function readLines(path: string | undefined): string[] {
+  const text = readBytes(path)?.toString('utf8');
+  return text === undefined ? [] : text.split('\n').filter((line) => line !== '');
 }
 
 /** The `seq` of the last complete event in `events.jsonl`, reading only the end of the file; 0 when none. */

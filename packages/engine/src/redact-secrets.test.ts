@@ -29,6 +29,40 @@ describe('redactSecrets (docs/architecture.md "Secrets")', () => {
     expect(event.arguments.env.OPENAI_API_KEY).toBe('sk-live-123456');
   });
 
+  it('masks everything under a secret key at any depth: strings, numbers, and the leaves of objects and arrays (issue 34 §12)', () => {
+    const context = {
+      cfg: { client_secret: 'hunter2-client', region: 'eu' },
+      credentials: { user: 'alice', pass: 'pw-1', list: ['pw-2', { deep: 'pw-3' }], pin: 4321, on: true },
+      api_key: 987654321,
+      steps: [{ name: 'a', deploy_token: { value: 'tok-4' } }],
+    };
+    const masked = redactSecrets(context);
+    expect(masked).toEqual({
+      cfg: { client_secret: REDACTED, region: 'eu' },
+      credentials: {
+        user: REDACTED,
+        pass: REDACTED,
+        list: [REDACTED, { deep: REDACTED }],
+        pin: REDACTED,
+        on: true,
+      },
+      api_key: REDACTED,
+      steps: [{ name: 'a', deploy_token: { value: REDACTED } }],
+    });
+    expect(context.credentials.pass).toBe('pw-1');
+  });
+
+  it('masks the value of a secret-named key in JSON text (issue 34 §12)', () => {
+    const masker = createSecretMasker();
+    expect(masker.maskText('cfg: {"client_secret":"hunter2-client","region":"eu"}')).toBe(
+      `cfg: {"client_secret":"${REDACTED}","region":"eu"}`,
+    );
+    expect(masker.maskText('{ "apiKey" : "k\\"q", "pin_password": 12345678, "n": 1 }')).toBe(
+      `{ "apiKey" : "${REDACTED}", "pin_password": "${REDACTED}", "n": 1 }`,
+    );
+    expect(masker.maskText('the "key": "Y" and "token" alone')).toBe('the "key": "Y" and "token" alone');
+  });
+
   it('masks the shortest token of each shape standing alone, and leaves one character less alone', () => {
     const masker = createSecretMasker();
     const shortest = [

@@ -194,11 +194,23 @@ export function redactSecrets<TValue>(value: TValue, secretValues: readonly stri
 function maskString(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  // JSON text (a context value written into a prompt or a response): the value of a secret-named key.
+  if (result.includes('":')) result = maskJsonMembers(result);
   // Cheap pre-checks keep the full pattern off the common path: most strings are shorter than any token shape (ids,
   // statuses, timestamps) or hold no token prefix at all.
   if (result.length >= MIN_TOKEN_LENGTH && TOKEN_PREFIX.test(result))
     result = result.replace(SECRET_TOKEN_PATTERN, REDACTED);
   return result;
+}
+
+/** A JSON member whose value is a string or a number: `"key": "value"` or `"key": 123`. Global: use with `replace`. */
+const JSON_MEMBER = /"((?:[^"\\\n]|\\.){1,200})"(\s*:\s*)("(?:[^"\\\n]|\\.)*"|-?\d[\d.eE+-]*)/g;
+
+/** `text` with the value of every JSON member under a secret-named key ({@link isSecretKey}) replaced. */
+function maskJsonMembers(text: string): string {
+  return text.replace(JSON_MEMBER, (member: string, key: string, colon: string) =>
+    isSecretKey(key) ? `"${key}"${colon}"${REDACTED}"` : member,
+  );
 }
 
 /** The length of the shortest text {@link SECRET_TOKEN_PATTERN} matches (`xoxb-` and 10 characters). */
@@ -210,9 +222,15 @@ const TOKEN_PREFIX = /sk-|gh[pousr]_|github_pat_|xox[abposer]-|AKIA|ASIA/;
 /** Deeper data is masked whole: a 100,000-deep JSON value must not overflow the stack here. */
 const MAX_DEPTH = 1000;
 
+/** Masks every string and number: the leaves of a value found under a secret key. */
+const maskWhole = (): string => REDACTED;
+
 // Events and status files are masked on every node: copy only what changes, and nothing when nothing does.
+// Under a secret key (`client_secret`, `credentials`), every string and number below is masked whole, at any depth:
+// `{ cfg: { client_secret: { value: "…" } } }` keeps its shape and loses the value (issue 34 §12).
 function redact(value: unknown, maskText: (text: string) => string, depth: number): unknown {
   if (typeof value === 'string') return maskText(value);
+  if (typeof value === 'number') return maskText === maskWhole ? REDACTED : value;
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) {
@@ -231,7 +249,10 @@ function redact(value: unknown, maskText: (text: string) => string, depth: numbe
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
     const item: unknown = (value as Record<string, unknown>)[key];
-    const next = typeof item === 'string' && isSecretKey(key) ? REDACTED : redact(item, maskText, depth + 1);
+    const next =
+      item === null || typeof item === 'boolean'
+        ? item
+        : redact(item, maskText !== maskWhole && isSecretKey(key) ? maskWhole : maskText, depth + 1);
     if (next !== item) {
       result ??= { ...value };
       result[key] = next;

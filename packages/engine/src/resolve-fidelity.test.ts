@@ -93,6 +93,27 @@ describe('buildPreamble (spec §5.4)', () => {
     },
   );
 
+  it('masks values under secret-named keys at any depth of a context value (issue 34 §12)', () => {
+    const secretContext = {
+      cfg: { client_secret: 'hunter2-client', nested: [{ apiKey: 'k-7788-9900' }], pin_password: 12345678 },
+      'context.list': ['plain', { db: { password: 'pw-in-a-list' } }],
+      credentials: { user: 'alice', pass: 'pw-under-a-secret-key' },
+    };
+    for (const mode of ['compact', 'summary:low', 'summary:medium', 'summary:high'] as const) {
+      const text = buildPreamble({ mode, goal: 'g', runId: 'r', stages: [], context: secretContext });
+      for (const secret of [
+        'hunter2-client',
+        'k-7788-9900',
+        '12345678',
+        'pw-in-a-list',
+        'pw-under-a-secret-key',
+      ])
+        expect(text, `${mode}: ${secret}`).not.toContain(secret);
+      expect(text, mode).toContain('cfg');
+      expect(text, mode).toContain('plain');
+    }
+  });
+
   it('grows with the summary level', () => {
     const lengths = (['summary:low', 'summary:medium', 'summary:high'] as const).map(
       (mode) => buildPreamble({ mode, goal: 'g', runId: 'r', stages, context }).length,

@@ -19,6 +19,7 @@ import type { StageCommitRequest } from './run-workspace.js';
 import { outcomeToStatusFile } from './status-file.js';
 import { LEGACY_AGENT_COST_KEY, usageTotalsToContext } from './usage-totals.js';
 import { CHECKPOINT_LOG_LIMIT, WalkState } from './walk-state.js';
+import { yieldWhenBusy } from './yield-when-busy.js';
 
 export type { WalkEnd } from './decide.js';
 
@@ -80,6 +81,7 @@ export async function walkTopLevel(options: WalkOptions): Promise<WalkEnd> {
       if (arrival.kind === 'end') return ended(arrival.end, at.lastId);
     }
     const ran = await runNode(options, at, rules);
+    await yieldWhenBusy();
     if (ran.kind === 'cancelled') return cancelled(options, at, ran.reason);
     const next = apply(options, ran.decision);
     if (next.kind === 'end') return ended(next.end, at.nodeId);
@@ -120,6 +122,7 @@ export async function walkBranch(options: BranchWalkOptions): Promise<WalkEnd> {
     const arrival = apply(options, decide(state, { type: 'node.reached', nodeId: at.nodeId }, rules));
     if (arrival.kind === 'end') return arrival.end;
     const ran = await runNode(options, at, rules);
+    await yieldWhenBusy();
     if (ran.kind === 'cancelled') return cancelled(options, at, ran.reason);
     const next = apply(options, ran.decision);
     if (next.kind === 'end') return next.end;

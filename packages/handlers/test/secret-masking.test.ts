@@ -82,3 +82,41 @@ describe('secret masking at every boundary (docs/architecture.md "Secrets", issu
     expect(request.preamble).toContain(`note: key is ${REDACTED}`);
   });
 });
+
+describe('masking by key at any depth of a context value (issue 34 §12)', () => {
+  it('keeps a value nested under a secret-named key out of the preamble, the backend, its response, files and events', async () => {
+    const nested = 'hunter2-nested-client-secret';
+    const seen: { context: Record<string, unknown>; preamble: string }[] = [];
+    const { result, events, logsRoot } = await runDot(
+      `digraph G {
+        start [shape=Mdiamond]
+        exit [shape=Msquare]
+        ask [prompt="Summarise the run", fidelity="summary:high"]
+        start -> ask -> exit
+      }`,
+      {
+        registry: createDefaultRegistry(),
+        // A plug-in backend that records what it gets and, like a model repeating its input, answers with it.
+        backend: {
+          run: async (request) => {
+            const context = request.context.snapshot();
+            seen.push({ context, preamble: request.preamble });
+            return `I was told: ${request.preamble}\n${JSON.stringify(context)}`;
+          },
+        },
+        context: {
+          cfg: { client_secret: nested, region: 'eu' },
+          steps: [{ name: 'deploy', credentials: { password: nested } }],
+        },
+      },
+    );
+    expect(result.status).toBe('success');
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.context.cfg).toEqual({ client_secret: REDACTED, region: 'eu' });
+    expect(seen[0]!.preamble).toContain('cfg');
+    expect(seen[0]!.preamble).not.toContain(nested);
+    expect(JSON.stringify(seen[0]!.context)).not.toContain(nested);
+    for (const path of everyFile(logsRoot)) expect(readFileSync(path, 'utf8'), path).not.toContain(nested);
+    expect(JSON.stringify(events)).not.toContain(nested);
+  });
+});

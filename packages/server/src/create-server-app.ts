@@ -104,6 +104,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   app.onError((error, c) => {
     if (ApiError.isInstance(error)) {
       if (error.status === 401) c.header('WWW-Authenticate', 'Bearer realm="attractor"');
+      if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.retryAfterSeconds));
       return c.json(error.toJson(), error.status as 400);
     }
     // Input too deep or too large for a recursive step is the client's doing: 422, never a 500 with a stack.

@@ -16,12 +16,33 @@ export interface PipelineLimits {
   readonly maxAttributes: number;
   /** Most nodes in a pipeline. Default: 5,000. */
   readonly maxNodes: number;
-  /** Longest a pipeline's parse and validation may take, in milliseconds (it runs in a worker thread). Default: 20,000. */
+  /**
+   * Longest a large pipeline's parse and validation may take in its worker thread, in milliseconds, counted from
+   * when it starts (not while it waits for its turn). Default: 20,000.
+   */
   readonly validateTimeoutMs: number;
-  /** Largest heap of the validation worker, in megabytes. Default: 256. */
+  /** Largest heap of a validation worker thread, in megabytes. Default: 256. */
   readonly validateHeapMb: number;
   /** Deepest nesting of arrays and objects in a JSON request body (`context`). Default: 64. */
   readonly maxJsonDepth: number;
+  /**
+   * Largest pipeline validated on the server's own thread, in characters; larger ones go to a worker thread. Parse
+   * and lint are linear in the text, so this bounds how long one validation holds the thread (a 17-node pipeline is
+   * ~1.5 KB). Default: 32,768.
+   */
+  readonly inProcessBytes: number;
+  /** Worker threads that validate large pipelines at once (at most the machine's cores). Default: 2. */
+  readonly validateThreads: number;
+  /**
+   * Pipelines that may wait for their validation; past it a start is refused with `503 SERVER_BUSY` and
+   * `Retry-After`. Default: 10,000.
+   */
+  readonly maxQueuedValidations: number;
+  /**
+   * Graphs of valid pipelines (up to `inProcessBytes`) kept by their source text, so a pipeline started again is not
+   * parsed again and its runs share one graph. Default: 64.
+   */
+  readonly graphCacheSize: number;
 }
 
 /** The default limits. */
@@ -33,6 +54,10 @@ export const DEFAULT_PIPELINE_LIMITS: PipelineLimits = {
   validateTimeoutMs: 20_000,
   validateHeapMb: 256,
   maxJsonDepth: 64,
+  inProcessBytes: 32 * 1024,
+  validateThreads: 2,
+  maxQueuedValidations: 10_000,
+  graphCacheSize: 64,
 };
 
 function limitError(status: 413 | 422, limit: keyof PipelineLimits, message: string): ApiError {

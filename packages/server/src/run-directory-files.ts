@@ -8,6 +8,7 @@ import {
   accessSync,
   closeSync,
   constants,
+  type Dirent,
   existsSync,
   fstatSync,
   mkdirSync,
@@ -178,18 +179,36 @@ export function checkRunsDirectory(runsDir: string): void {
   accessSync(runsDir, constants.W_OK);
 }
 
-/** The names of the run directories under `runsDir` (those holding a `manifest.json`). */
+/**
+ * The names of the run directories under `runsDir` (those holding a `manifest.json`). A symbolic link is listed
+ * only when it leads to a directory inside `runsDir` (issue 34 §13); the run's own files are read through the
+ * engine's file store, which reads nothing through a link leading out of the run directory.
+ */
 export function listRunDirectories(runsDir: string): string[] {
-  let entries: string[];
+  let entries: Dirent[];
   try {
-    entries = readdirSync(runsDir);
+    entries = readdirSync(runsDir, { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return entries.filter(
-    (name) => RUN_ID_PATTERN.test(name) && existsSync(join(runsDir, name, 'manifest.json')),
-  );
+  let root: string | undefined;
+  const insideRoot = (name: string): boolean => {
+    try {
+      root ??= realpathSync(runsDir);
+      return realpathSync(join(runsDir, name)).startsWith(root + sep);
+    } catch {
+      return false;
+    }
+  };
+  return entries
+    .filter(
+      (entry) =>
+        RUN_ID_PATTERN.test(entry.name) &&
+        (entry.isDirectory() || (entry.isSymbolicLink() && insideRoot(entry.name))) &&
+        existsSync(join(runsDir, entry.name, 'manifest.json')),
+    )
+    .map((entry) => entry.name);
 }
 
 /** The text of a DOT file recorded in a manifest (runs started by the CLI), or undefined when it cannot be read. */
@@ -217,12 +236,18 @@ const EVENTS_TAIL_BYTES = 16 * 1024;
 export function readFinalEvent(runDir: string): { type: string; reason?: string } | undefined {
   let fd: number;
   try {
-    fd = openSync(join(runDir, 'events.jsonl'), 'r');
+    // Never through a symbolic link (it could lead out of the runs directory), never blocking on a FIFO.
+    fd = openSync(
+      join(runDir, 'events.jsonl'),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
   } catch {
     return undefined;
   }
   try {
-    const size = fstatSync(fd).size;
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return undefined;
+    const size = stats.size;
     const length = Math.min(size, EVENTS_TAIL_BYTES);
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);

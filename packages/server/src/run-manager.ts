@@ -28,20 +28,15 @@ import {
   startResumedPipeline,
   type WorkspaceProvider,
 } from '@attractor/engine';
-import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { type Graph, prepareGraph } from '@attractor/graph';
 import { readCheckpointSafely, readChildRunDetails } from './child-run-details.js';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
 import { childRunKey } from './child-run-path.js';
 import { ApiError } from './errors/api-error.js';
-import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import { createHttpInterviewer, type HttpInterviewer } from './http-interviewer.js';
-import { createPipelineFileReader, readPipelineFile, resolvePipelineFile } from './pipeline-files.js';
-import {
-  checkNodeCount,
-  checkPipelineLimits,
-  DEFAULT_PIPELINE_LIMITS,
-  type PipelineLimits,
-} from './pipeline-limits.js';
+import { readPipelineFile, resolvePipelineFile } from './pipeline-files.js';
+import { DEFAULT_PIPELINE_LIMITS, type PipelineLimits } from './pipeline-limits.js';
+import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import {
   createUniqueRunDirectory,
@@ -66,8 +61,6 @@ import {
 } from './run-summary.js';
 import { addEventToTotals, createRunTotals, type RunTotals, totalsSummaryFields } from './run-totals.js';
 import { readStoredStageListing } from './stage-directory-files.js';
-import { validatePipelineInWorker } from './validate-pipeline.js';
-import { withoutAgentShellTransform } from './without-agent-shell.js';
 
 /** What a {@link BackendFactory} is asked for: the backend of one run. */
 export interface BackendRequest {
@@ -133,16 +126,32 @@ export interface RunManagerOptions {
   readonly telemetry?: PipelineTelemetry;
   /** Receives every event of the runs (and their child runs), as the engine emits them. Default: none. */
   readonly onRunEvent?: (event: PipelineEvent) => void;
+  /**
+   * `createRegistry` may give handlers other than the built-in ones (an embedder's): a large pipeline validated in a
+   * worker thread is then linted again with their declarations. Default: false.
+   */
+  readonly customHandlers?: boolean;
 }
 
 /** A run executed by this server. */
 export interface LiveRun {
   readonly id: string;
   readonly logsRoot: string;
-  readonly graph: Graph;
-  readonly run: PipelineRun;
+  /** The graph's id and goal, for the run's summary. */
+  readonly graphName: string;
+  readonly goal: string;
+  /** The run's graph while it runs (shared with the runs of the same pipeline); a finished run's is read again. */
+  graph: Graph | undefined;
+  /**
+   * The engine's run while it runs; once it has ended, what is left of it (its last progress and its result), so that
+   * a finished run holds none of the engine's state (issue 34 §11: memory returns to idle).
+   */
+  run: Pick<PipelineRun, 'status' | 'cancel'> & { readonly result: Promise<unknown> };
   readonly interviewer: HttpInterviewer;
-  /** The run's own events (not those of child pipelines) seen by this process, in `seq` order. */
+  /**
+   * The run's own events (not those of child pipelines) seen by this process, in `seq` order, while it runs (emptied
+   * when it ends: they are all in its `events.jsonl` then; kept when a fault stopped it).
+   */
   readonly events: PipelineEvent[];
   /** Called with every event (and `undefined` once the run ended). */
   readonly subscribers: Set<(event: PipelineEvent | undefined) => void>;
@@ -158,7 +167,7 @@ export interface LiveRun {
    */
   readonly childEvents: Map<string, PipelineEvent[]>;
   ended: boolean;
-  result?: RunResult;
+  result?: Pick<RunResult, 'status' | 'failureReason'>;
   /** A fault that made the run reject (infrastructure, not a pipeline failure). */
   fault?: string;
 }
@@ -202,10 +211,18 @@ export class RunManager {
   /** Graphs of past runs, parsed once (GET never parses a run twice). Bounded. */
   readonly #graphs = new Map<string, Graph>();
 
+  /** Validates the pipelines clients send, within the limits, one burst at a time (pipeline-validator.ts). */
+  readonly validator: PipelineValidator;
+
   constructor(options: RunManagerOptions) {
     this.#options = options;
     this.limits = { ...DEFAULT_PIPELINE_LIMITS, ...options.limits };
     this.secrets = createSecretMasker({ values: options.secretValues ?? [] });
+    this.validator = createPipelineValidator({
+      limits: this.limits,
+      allowTools: options.allowTools,
+      ...(options.customHandlers === undefined ? {} : { customHandlers: options.customHandlers }),
+    });
   }
 
   /** The runs directory. */
@@ -514,7 +531,7 @@ export class RunManager {
    */
   async graphOf(id: string): Promise<Graph> {
     const live = this.#live.get(id);
-    if (live !== undefined) return live.graph;
+    if (live?.graph !== undefined) return live.graph;
     const cached = this.#graphs.get(id);
     if (cached !== undefined) return cached;
     const graph = await this.#parsePastRun(id);
@@ -617,10 +634,11 @@ export class RunManager {
     }
     // Stages inside parallel branches have no outcome in the checkpoint: their events tell.
     const events =
-      live?.events ??
-      (await createFileRunStore({ logsRoot })
-        .readEvents()
-        .catch(() => []));
+      live !== undefined && (!live.ended || live.fault !== undefined)
+        ? live.events
+        : await createFileRunStore({ logsRoot, createDirectory: false })
+            .readEvents()
+            .catch(() => []);
     const fromEvents = stageStatusesFromEvents(
       events.filter((event) => event.runId === id),
       { live: live !== undefined && !live.ended },
@@ -732,8 +750,8 @@ export class RunManager {
     const failureReason = live.fault ?? live.result?.failureReason;
     return {
       id,
-      graphName: live.graph.id,
-      goal: live.graph.settings.goal,
+      graphName: live.graphName,
+      goal: live.goal,
       state,
       startedAt: live.startedAt,
       live: !live.ended,
@@ -754,7 +772,7 @@ export class RunManager {
     for (const listener of [...this.#stopListeners]) listener();
     const running = [...this.#live.values()].filter((live) => !live.ended);
     for (const live of running) live.run.cancel('server stopped');
-    await Promise.allSettled(running.map((live) => live.run.result));
+    await Promise.allSettled([...running.map((live) => live.run.result), this.validator.close()]);
   }
 
   /** Registers an open event stream (SSE) so that {@link RunManager.streamsDone} can wait for it. */
@@ -824,58 +842,20 @@ export class RunManager {
   ): Promise<Graph> {
     const pipelinesDir = this.#options.pipelinesDir;
     const fromDirectory = options.fromPipelinesDir === true && pipelinesDir !== undefined;
-    // Off the event loop first, within limits; the main thread builds the Graph only for what passed (issue 20 §3).
-    checkPipelineLimits(source, this.limits);
-    const checked = await validatePipelineInWorker(
-      {
-        source,
-        filename: options.path ?? options.filename,
-        knownHandlerTypes: [...registry.types()],
-        allowTools: this.#options.allowTools,
-        ...(fromDirectory ? { pipelinesDir } : {}),
-      },
-      this.limits,
-    );
-    checkNodeCount(checked.nodes, this.limits);
-    const prepared = prepareGraph(source, {
-      filename: options.path ?? options.filename,
-      knownHandlerTypes: registry.types(),
-      handlers: registry.lintInfo(),
-      ...(this.#options.allowTools ? {} : { transforms: [withoutAgentShellTransform] }),
-      ...(fromDirectory ? { readGraphFile: createPipelineFileReader(pipelinesDir) } : {}),
-    });
-    const graph = prepared.graph;
-    // Diagnostics of the file itself show the path as the client gave it.
-    const diagnostics = prepared.diagnostics.map((diagnostic) =>
-      options.path !== undefined && diagnostic.span?.filename === options.path
-        ? { ...diagnostic, span: { ...diagnostic.span, filename: options.filename } }
-        : diagnostic,
-    );
-    const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-    if (graph === undefined || errors.length > 0) {
-      throw new ApiError({
-        status: 400,
-        code: 'INVALID_PIPELINE',
-        message: `The pipeline has ${errors.length} error${errors.length === 1 ? '' : 's'}:\n${errors
-          .map((diagnostic) => formatDiagnostic(diagnostic, source, { filename: options.filename }))
-          .join('\n')}`,
-        details: { diagnostics },
-      });
-    }
-    if (!this.#options.allowTools) {
-      const access = findShellAccess({
-        graph,
-        handlerTypeOf: (nodeId) => {
+    return this.validator.prepare({
+      source,
+      filename: options.filename,
+      ...(options.path === undefined ? {} : { path: options.path }),
+      ...(fromDirectory ? { pipelinesDir } : {}),
+      handlers: {
+        types: [...registry.types()],
+        lintInfo: registry.lintInfo(),
+        handlerTypeOf: (graph, nodeId) => {
           const node = graph.node(nodeId)!;
           return registry.resolveType(node) ?? graph.handlerType(node);
         },
-        handlers: registry.lintInfo(),
-      });
-      if (access.length > 0) {
-        throw toolsNotAllowedError(access);
-      }
-    }
-    return graph;
+      },
+    });
   }
 
   /** The services of one run: its registry, backend (from the factory), clock and a fresh HTTP interviewer. */
@@ -933,6 +913,8 @@ export class RunManager {
     const live: LiveRun = {
       id,
       logsRoot: run.logsRoot,
+      graphName: graph.id,
+      goal: graph.settings.goal,
       graph,
       run,
       interviewer,
@@ -971,15 +953,22 @@ export class RunManager {
     });
     const finish = () => {
       live.ended = true;
-      // Every child has written its events.jsonl by now.
+      // Every child has written its events.jsonl by now, and so has the run unless a fault stopped it: what a
+      // finished run is asked for comes from its files, and its memory returns (issue 34 §11).
       live.childEvents.clear();
+      if (live.fault === undefined) live.events.length = 0;
       for (const subscriber of live.subscribers) subscriber(undefined);
       live.subscribers.clear();
       this.#notifyRunChange(id);
     };
     run.result.then(
       (result) => {
-        live.result = result;
+        live.result = {
+          status: result.status,
+          ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
+        };
+        live.run = finishedRun(run.status());
+        live.graph = undefined;
         finish();
       },
       (error: unknown) => {
@@ -990,6 +979,14 @@ export class RunManager {
     this.#live.set(id, live);
     return live;
   }
+}
+
+/**
+ * What a {@link LiveRun} keeps of the engine's run once it has ended: its last progress. Made here, outside the scope
+ * that holds the engine's run, so that the closures do not keep it alive.
+ */
+function finishedRun(progress: ReturnType<PipelineRun['status']>): LiveRun['run'] {
+  return { status: () => progress, cancel: () => {}, result: Promise.resolve() };
 }
 
 /**

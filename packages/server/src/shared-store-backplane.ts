@@ -10,7 +10,7 @@ import {
   readRun,
   type SecretMasker,
 } from '@attractor/engine';
-import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph, prepareGraph } from '@attractor/graph';
 import type { SSEStreamingApi } from 'hono/streaming';
 import { readChildRunDetails } from './child-run-details.js';
 import { openStoredChildRun, type StoredChildRun } from './child-run-directory.js';
@@ -18,6 +18,8 @@ import { ApiError } from './errors/api-error.js';
 import { findShellAccess, toolsNotAllowedError } from './find-shell-access.js';
 import { followChildRuns } from './follow-child-runs.js';
 import type { PendingQuestion } from './http-interviewer.js';
+import { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
+import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
 import { readChildRunGraph, readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
@@ -47,6 +49,11 @@ export interface SharedStoreBackplaneOptions extends SharedRunStore {
   readonly simulateAll?: boolean;
   /** Accept pipelines that can run shell commands (on the workers). Default: false. */
   readonly allowTools?: boolean;
+  /**
+   * Validates the pipelines started here, within limits and one burst at a time (`startServer` passes its run
+   * manager's). Default: one of its own with the default limits.
+   */
+  readonly validator?: PipelineValidator;
 }
 
 /** The events that end a run. */
@@ -417,19 +424,20 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     throw toolsNotAllowedError(access);
   };
 
+  const validator =
+    options.validator ??
+    createPipelineValidator({ limits: DEFAULT_PIPELINE_LIMITS, allowTools: options.allowTools === true });
+
   const enqueue = async (request: Parameters<RunBackplane['start']>[0]): Promise<RunSummary> => {
-    const prepared = prepareGraph(request.source, {
-      ...(request.filename === undefined ? {} : { filename: request.filename }),
+    // The workers' handlers are not known here: the built-in ones are checked.
+    const graph = await validator.prepare({
+      source: request.source,
+      filename: request.filename ?? 'pipeline.dot',
+      handlers: {
+        types: BUILT_IN_HANDLER_TYPE_NAMES,
+        handlerTypeOf: (checked, nodeId) => checked.handlerType(checked.node(nodeId)!),
+      },
     });
-    const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-    if (prepared.graph === undefined || errors.length > 0) {
-      throw new ApiError({
-        status: 400,
-        code: 'INVALID_PIPELINE',
-        message: `The pipeline has errors:\n${errors.map((error) => formatDiagnostic(error)).join('\n')}`,
-      });
-    }
-    checkTools(prepared.graph);
     const runOptions = {
       ...(request.simulate === true || options.simulateAll === true ? { simulate: true } : {}),
       ...(request.model === undefined ? {} : { model: request.model }),
@@ -440,7 +448,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       .enqueueRun({
         source: request.source,
         ...(request.filename === undefined ? {} : { filename: request.filename }),
-        graphName: prepared.graph.id,
+        graphName: graph.id,
         ...(request.context === undefined ? {} : { context: request.context }),
         options: runOptions,
       })
@@ -451,8 +459,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       });
     return {
       id: runId,
-      graphName: prepared.graph.id,
-      goal: prepared.graph.settings.goal,
+      graphName: graph.id,
+      goal: graph.settings.goal,
       // A worker takes it later: until then the run waits in the queue.
       state: 'queued',
       startedAt: options.now(),

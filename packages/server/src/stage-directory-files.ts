@@ -6,7 +6,7 @@
  * a local run directory, which never reads through a link leading out of it; a shared store such as
  * PostgreSQL otherwise), so local and shared runs answer alike.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunStore, StoredFileInfo } from '@attractor/engine';
 import { z } from 'zod';
@@ -70,27 +70,20 @@ export function listChildRunDirectories(runDir: string): string[] {
   const found: string[] = [];
   const walk = (dir: string, depth: number) => {
     for (const entry of safeReaddir(dir)) {
-      if (entry === 'visits') continue;
-      const path = join(dir, entry);
+      // Symbolic links are never followed: the engine makes none, and one could lead out of the runs directory.
+      if (entry.name === 'visits' || !entry.isDirectory()) continue;
+      const path = join(dir, entry.name);
       if (existsSync(join(path, 'events.jsonl'))) found.push(path);
-      else if (depth < MAX_BRANCH_DEPTH * 3 && safeIsDirectory(path)) walk(path, depth + 1);
+      else if (depth < MAX_BRANCH_DEPTH * 3) walk(path, depth + 1);
     }
   };
   walk(runDir, 0);
   return found;
 }
 
-function safeIsDirectory(path: string): boolean {
+function safeReaddir(path: string): Dirent[] {
   try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function safeReaddir(path: string): string[] {
-  try {
-    return readdirSync(path);
+    return readdirSync(path, { withFileTypes: true });
   } catch {
     return [];
   }

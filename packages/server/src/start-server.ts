@@ -45,8 +45,9 @@ export interface StartServerOptions {
    */
   readonly allowTools?: boolean;
   /**
-   * A fresh handler registry for each run (add custom handlers here). Default: `createDefaultRegistry()` of
-   * `@attractor/handlers` (the built-in handlers; human gates ask the run's HTTP interviewer).
+   * A fresh handler registry for each run (add custom handlers here). Default: one `createDefaultRegistry()` of
+   * `@attractor/handlers` that every run shares (the built-in handlers keep no state of a run; human gates ask the
+   * run's HTTP interviewer).
    */
   readonly createRegistry?: () => HandlerRegistry;
   /**
@@ -138,11 +139,14 @@ export interface AttractorServer {
 export async function startServer(options: StartServerOptions): Promise<AttractorServer> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(32).toString('base64url');
+  // The built-in handlers hold no state of a run (the engine passes each its runtime): without an embedder's
+  // factory, the runs share one registry rather than holding ten handlers each (issue 35: memory per waiting run).
+  const builtIn = options.createRegistry === undefined ? createDefaultRegistry() : undefined;
   const manager = new RunManager({
     runsDir: resolve(options.runsDir),
     ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
     allowTools: options.allowTools ?? false,
-    createRegistry: options.createRegistry ?? (() => createDefaultRegistry()),
+    createRegistry: options.createRegistry ?? (() => builtIn!),
     backendFactory: options.backendFactory ?? (() => createSimulationBackend()),
     ...(options.workdir === undefined ? {} : { workdir: resolve(options.workdir) }),
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
@@ -152,6 +156,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
     ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
     ...(options.onRunEvent === undefined ? {} : { onRunEvent: options.onRunEvent }),
+    ...(options.createRegistry === undefined ? {} : { customHandlers: true }),
   });
   const backplane =
     options.shared === undefined
@@ -160,6 +165,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
           ...options.shared,
           secrets: manager.secrets,
           allowTools: options.allowTools ?? false,
+          validator: manager.validator,
           simulateAll:
             (options.simulation ?? (options.backendFactory === undefined ? 'always' : 'optional')) ===
             'always',

@@ -44,3 +44,50 @@ describe('secret masking in responses (docs/architecture.md "Secrets", issue 20 
     }
   });
 });
+
+describe("masking by key at any depth of POST /pipelines' context (issue 34 §12)", () => {
+  it('keeps a value nested under a secret-named key out of the prompt, the backend, files and every response', async () => {
+    const nested = 'hunter2-nested-in-post-context';
+    const seen: string[] = [];
+    server = await startTestServer({
+      // A plug-in backend: it records what it is given and answers with it, as a model repeating its input would.
+      backendFactory: () => ({
+        run: async (request) => {
+          const given = `${request.preamble}\n${JSON.stringify(request.context.snapshot())}`;
+          seen.push(given);
+          return `I was told: ${given}`;
+        },
+      }),
+    });
+    const dot = `digraph nested {
+      start [shape=Mdiamond]
+      ask [prompt="Summarise", fidelity="summary:high"]
+      done [shape=Msquare]
+      start -> ask -> done
+    }`;
+    const id = await server.startRun(dot, {
+      context: { cfg: { client_secret: nested, region: 'eu' }, list: [{ api_key: nested }] },
+    });
+    const events = await openEvents(server, id);
+    await events.ended;
+    const bodies: Record<string, string> = {
+      checkpoint: await (await server.call(`/pipelines/${id}/checkpoint`)).text(),
+      context: await (await server.call(`/pipelines/${id}/context`)).text(),
+      details: await (await server.call(`/pipelines/${id}`)).text(),
+      response: await (await server.call(`/pipelines/${id}/stages/ask/response.md`)).text(),
+      prompt: await (await server.call(`/pipelines/${id}/stages/ask/prompt.md`)).text(),
+      sse: JSON.stringify(events.messages),
+      backend: seen.join('\n'),
+    };
+    expect(seen).toHaveLength(1);
+    expect(bodies.context).toContain('client_secret');
+    expect(bodies.backend).toContain('region');
+    for (const [where, body] of Object.entries(bodies)) expect(body, where).not.toContain(nested);
+    const { readdir, readFile } = await import('node:fs/promises');
+    for (const name of await readdir(`${server.runsDir}/${id}`, { recursive: true })) {
+      const path = `${server.runsDir}/${id}/${name}`;
+      const text = await readFile(path, 'utf8').catch(() => '');
+      expect(text, path).not.toContain(nested);
+    }
+  });
+});

@@ -105,6 +105,17 @@ describe('StylesheetSyntaxError (CONTRIBUTING.md "Errors")', () => {
     expect(error.expected).toBe('":"');
   });
 
+  it('shows a window of a long line around the error, not the whole line (issue 34 §14)', () => {
+    const value = 'a'.repeat(100_000);
+    const error = syntaxErrorOf(`* { llm_model: ${value} ; } !!`);
+    expect(error.location).toEqual({ offset: 100_020, line: 1, column: 100_021 });
+    const [, marked, caret] = error.message.split('\n');
+    expect(marked!.length).toBeLessThan(200);
+    expect(marked).toMatch(/^> 1 \| …a+ ; } !!$/);
+    // The caret stands under the "!".
+    expect(caret!.indexOf('^')).toBe(marked!.indexOf('!'));
+  });
+
   it('explains that selector lists are not supported', () => {
     expect(syntaxErrorOf('box, .code { llm_model: a }').message).toContain(
       'Fix: Selector lists are not supported: write one rule per selector.',

@@ -1,4 +1,5 @@
 import type { Node as OhmNode } from 'ohm-js';
+import { formatExcerpt } from './format-excerpt.js';
 import type { StylesheetDeclaration, StylesheetSelector, StylesheetSpan } from './stylesheet-ast.js';
 import { stylesheetGrammar } from './stylesheet-grammar.js';
 
@@ -73,14 +74,8 @@ export function matchStylesheet(
   | { readonly ok: false; readonly offset: number; readonly expected: string; readonly excerpt: string } {
   const match = stylesheetGrammar.match(source);
   if (match.failed()) {
-    // getLineAndColumnMessage() starts with "Line n, col m:"; the caller writes its own first line.
-    const excerpt = match.getInterval().getLineAndColumnMessage().split('\n').slice(1).join('\n').trimEnd();
-    return {
-      ok: false,
-      offset: match.getRightmostFailurePosition(),
-      expected: match.getExpectedText(),
-      excerpt,
-    };
+    const offset = match.getRightmostFailurePosition();
+    return { ok: false, offset, expected: match.getExpectedText(), excerpt: formatExcerpt(source, offset) };
   }
   return { ok: true, rules: semantics(match).toAst() as readonly RawStylesheetRule[] };
 }

@@ -77,6 +77,7 @@ export async function enqueueCommand(options: {
     cli.wait === true ? requireStoreUrl(cli.store, io, '`attractor run --queue --wait`') : undefined;
   const config = await loadCliConfig({
     cwd: io.cwd,
+    env: io.env,
     ...(cli.config === undefined ? {} : { path: cli.config }),
   });
   const pipeline = await loadPipeline({

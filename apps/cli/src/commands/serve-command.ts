@@ -67,6 +67,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   const handlers = await import('@attractor/handlers');
   const config = await loadCliConfig({
     cwd: io.cwd,
+    env: io.env,
     ...(options.config === undefined ? {} : { path: options.config }),
   });
   const model = options.model ?? config.defaults.model;
@@ -194,6 +195,11 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           throw error;
         });
 
+  // One registry for every run: the built-in handlers keep no state of a run, and the config's handlers are the same
+  // objects for every run anyway (a registry per run cost each waiting run ~9 KB; issue 35). Without plug-ins, the
+  // server's own default.
+  const registry = config.handlers.size === 0 ? undefined : handlers.createDefaultRegistry();
+  for (const [type, handler] of config.handlers) registry?.register(type, handler);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
@@ -207,11 +213,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       workspace: await serverWorkspace(options, config, io),
       allowTools: options.allowTools === true,
       backendFactory,
-      createRegistry: () => {
-        const registry = handlers.createDefaultRegistry();
-        for (const [type, handler] of config.handlers) registry.register(type, handler);
-        return registry;
-      },
+      ...(registry === undefined ? {} : { createRegistry: () => registry }),
       simulation,
       secretValues: [...secretValues, ...(io.secretValues ?? [])],
       ...(shared === undefined ? {} : { shared }),

@@ -44,6 +44,7 @@ export async function validateCommand(options: ValidateCommandOptions): Promise<
   const readGraphFile = createGraphFileReader(io.cwd, maxBytes);
   const config = await loadCliConfig({
     cwd: io.cwd,
+    env: io.env,
     ...(options.config === undefined ? {} : { path: options.config }),
   });
   const lintOptions = lintOptionsOf(config);

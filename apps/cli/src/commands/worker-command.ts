@@ -113,6 +113,7 @@ export async function workerCommand(options: {
   // The config file's plug-ins load in each executor; loading them here too reports a broken config at start-up.
   const config = await loadCliConfig({
     cwd: io.cwd,
+    env: io.env,
     ...(cli.config === undefined ? {} : { path: cli.config }),
   });
   // A worker asked to confine its runs refuses to start where the sandbox cannot work (each executor checks again).
@@ -272,6 +273,7 @@ async function executeOneRun(options: {
       });
       const config = await loadCliConfig({
         cwd: io.cwd,
+        env: io.env,
         ...(cli.config === undefined ? {} : { path: cli.config }),
       });
       const sandbox = await resolveSandbox({ kind: cli.sandbox ?? config.defaults.sandbox, env: io.env });

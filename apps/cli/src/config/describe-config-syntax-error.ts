@@ -3,9 +3,9 @@
  * source line with a caret, and what to do. The place comes from the error's stack when Node put it there (a
  * TypeScript config, a missing export), else from `node --check` (a JavaScript config).
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { formatCodeFrame } from '@attractor/dot';
+import { readTextFileSync } from '@attractor/engine/read-text-file';
 import { displayPath } from '../load-pipeline.js';
 import { nodeCheckProcess } from './node-check-process.js';
 import { parseSyntaxErrorLocation, type SyntaxErrorLocation } from './syntax-error-location.js';
@@ -50,7 +50,13 @@ export async function describeConfigSyntaxError(options: {
   }
   if (location === undefined) return undefined;
   // The file just failed to load, so it exists; should it be gone already, the report goes without its excerpt.
-  const source = await readFile(location.path, 'utf8').catch(() => undefined);
+  // Bounded like every file the CLI reads: a module that became a FIFO or a huge file gets no excerpt.
+  let source: string | undefined;
+  try {
+    source = readTextFileSync(location.path, { what: 'Config module' });
+  } catch {
+    source = undefined;
+  }
   const frame = source === undefined ? undefined : codeFrame(source, location);
   const where = `${displayPath(location.path, options.cwd)}:${location.line}${frame === undefined ? '' : `:${location.column}`}`;
   return [

@@ -19,6 +19,7 @@ import { BUILT_IN_HANDLER_TYPES, didYouMean, type HandlerLintInfo } from '@attra
 import { CliError } from '../errors/cli-error.js';
 import { displayPath } from '../load-pipeline.js';
 import { isSandboxKind, SANDBOX_KINDS, type SandboxKind } from '../run/resolve-sandbox.js';
+import { maxFileBytesFromEnv, readSourceFile } from '../read-source-file.js';
 import { describeConfigSyntaxError } from './describe-config-syntax-error.js';
 
 /** The workspace modes `defaults.workspace` takes (those of `--workspace`). */
@@ -99,13 +100,16 @@ export function lintOptionsOf(config: CliConfig): {
  *   `workspaceRoot` a directory relative to the config file, `workspace` a workspace mode (README "Workspaces"),
  *   `sandbox` is `bwrap` or `none` (`--sandbox`).
  *
- * @throws {CliError} `CLI_FILE_NOT_FOUND` for a `--config` file that does not exist; `CLI_INVALID_INPUT` when the
+ * @throws {CliError} `CLI_FILE_NOT_FOUND` for a `--config` file that does not exist; `CLI_USAGE` for one that is not
+ *   a regular file (a FIFO, `/dev/zero`, a directory) or is over the size limit; `CLI_INVALID_INPUT` when the
  *   file throws while loading (a syntax error with its `file:line:col` and excerpt) or exports something else,
  *   naming the file and the problem (a default naming no plug-in gets the defined names and a near match).
  */
 export async function loadCliConfig(options: {
   readonly cwd: string;
   readonly path?: string;
+  /** The environment: `ATTRACTOR_MAX_FILE_BYTES` raises the size limit of the config file (default 10 MB). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }): Promise<CliConfig> {
   const path =
     options.path === undefined
@@ -119,6 +123,13 @@ export async function loadCliConfig(options: {
       message: `Config file ${shown} not found. Pass an existing file with --config, or leave it out.`,
     });
   }
+  // Read with the bounds of every file a user names before Node loads it (issue 34 §14): only a regular file of at
+  // most 10 MB, so `--config /dev/zero` cannot grow the process and a FIFO cannot block it.
+  await readSourceFile(path, {
+    cwd: options.cwd,
+    what: 'Config file',
+    ...(options.env === undefined ? {} : { maxBytes: maxFileBytesFromEnv(options.env) }),
+  });
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;

@@ -137,6 +137,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   }
   const config = await loadCliConfig({
     cwd: io.cwd,
+    env: io.env,
     ...(cliOptions.config === undefined ? {} : { path: cliOptions.config }),
   });
   // Config defaults fill in what neither the command line nor the run's recorded options set.

@@ -23,6 +23,7 @@ export type ApiErrorCode =
   | 'NOT_FOUND'
   | 'BACKEND_UNAVAILABLE'
   | 'SERVER_STOPPING'
+  | 'SERVER_BUSY'
   | 'FILE_REFUSED'
   | 'LIMIT_EXCEEDED'
   | 'FORBIDDEN_HOST'
@@ -38,6 +39,8 @@ export interface ApiErrorOptions {
   readonly message: string;
   /** Extra JSON fields for the error body (e.g. `diagnostics`, `nodes`). */
   readonly details?: Readonly<Record<string, unknown>>;
+  /** Sent as the `Retry-After` header (seconds): when a refused request may be tried again (503). */
+  readonly retryAfterSeconds?: number;
   readonly cause?: unknown;
 }
 
@@ -51,11 +54,14 @@ export class ApiError extends AttractorError<ApiErrorCode> {
   readonly status: number;
   /** Extra fields of the error body. */
   readonly details: Readonly<Record<string, unknown>>;
+  /** The `Retry-After` of the response, in seconds, when there is one. */
+  readonly retryAfterSeconds?: number;
 
   constructor(options: ApiErrorOptions) {
     super({ code: options.code, message: options.message, cause: options.cause });
     this.status = options.status;
     this.details = options.details ?? {};
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   /** The JSON body of the error response. */

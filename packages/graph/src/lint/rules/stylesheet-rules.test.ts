@@ -57,6 +57,17 @@ describe('stylesheet_selector_unmatched (spec §8.3)', () => {
     ]);
   });
 
+  it('places each of many findings in a long stylesheet written over several lines, escapes included (issue 34 §14)', () => {
+    // One rule per line after a comment with escaped quotes; each selector matches no node.
+    const rules = Array.from({ length: 300 }, (_, index) => `#n${index} { llm_model: \\"m${index}\\"; }`);
+    const source = withStylesheet(`/* \\"x\\" */\n${rules.join('\n')}`);
+    const found = lintRule(source, 'stylesheet_selector_unmatched');
+    expect(found).toHaveLength(300);
+    // Line 4 holds the attribute's first line; rule i is on line 5 + i, its selector at column 1.
+    expect(found.slice(0, 2)).toEqual(['warning 5:1', 'warning 6:1']);
+    expect(found.at(-1)).toBe('warning 304:1');
+  });
+
   it('reports a Graphviz shape no node uses', () => {
     expect(lintRule(withStylesheet('hexagon { llm_model: a; }'), 'stylesheet_selector_unmatched')).toEqual([
       'warning 4:21',
