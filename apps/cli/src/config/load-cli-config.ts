@@ -18,8 +18,8 @@ import {
 import { BUILT_IN_HANDLER_TYPES, didYouMean, type HandlerLintInfo } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
 import { displayPath } from '../load-pipeline.js';
-import { isSandboxKind, SANDBOX_KINDS, type SandboxKind } from '../run/resolve-sandbox.js';
 import { maxFileBytesFromEnv, readSourceFile } from '../read-source-file.js';
+import { isSandboxKind, SANDBOX_KINDS, type SandboxKind } from '../run/resolve-sandbox.js';
 import { describeConfigSyntaxError } from './describe-config-syntax-error.js';
 
 /** The workspace modes `defaults.workspace` takes (those of `--workspace`). */
