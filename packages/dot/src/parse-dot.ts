@@ -1,18 +1,25 @@
 /** `parseDot`, the public entry of the package: scan, match chunk by chunk, build the AST (STYLE.md §9). */
 import type { FailedMatchResult } from 'ohm-js';
+import { getCstRoot } from 'ohm-js/v18';
 import { type ChunkText, elidedChunk, toSourceOffset, verbatimChunk } from './chunk-text.js';
 import type { DotAst, DotId, DotStatement, DotSubgraphStatement, SourceSpan } from './dot-ast.js';
 import { dotGrammar } from './dot-grammar.js';
+import { ChunkTreeCache, type DotParseCache } from './dot-parse-cache.js';
 import { closingQuoteBefore, earlyClosingQuoteMessage } from './early-closing-quote.js';
 import { spanAt } from './line-index.js';
 import { createParseContext, type ParseContext, syntaxError } from './parse-context.js';
 import { type DotScan, SEGMENT_STATEMENTS, SEGMENT_SUBGRAPH_OPEN, scanDot } from './scan-dot.js';
-import { buildGraph, buildHeader, buildStatements, buildSubgraphOpen } from './to-dot-ast.js';
+import { buildGraph, buildHeader, buildStatementsOfTree, buildSubgraphOpen } from './to-dot-ast.js';
 
 /** Options of {@link parseDot}. */
 export interface ParseDotOptions {
   /** Shown in error messages and stored on every span and on the AST. Default: none. */
   readonly filename?: string;
+  /**
+   * Chunks matched by earlier parses (`createDotParseCache`), for parsing successive versions of a text: chunks whose
+   * text is in it are not matched again, and those matched now are added. Same result as without. Default: none.
+   */
+  readonly cache?: DotParseCache;
 }
 
 /**
@@ -88,14 +95,18 @@ export function parseDotIncrementally(source: string, options: ParseDotOptions =
   const scan = scanDot(context);
   const id = parseHeader(context, scan);
   const span = spanAt(context.lines, scan.headerStart, scan.bodyEnd + 1);
-  const statements = topLevelStatements(context, scan);
+  const statements = topLevelStatements(context, scan, options.cache);
   return context.filename === undefined
     ? { id, span, statements }
     : { id, span, statements, filename: context.filename };
 }
 
 /** Matches the body chunk by chunk and yields each top-level statement as soon as it is complete. */
-function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<DotStatement, void, undefined> {
+function* topLevelStatements(
+  context: ParseContext,
+  scan: DotScan,
+  cache: DotParseCache | undefined,
+): Generator<DotStatement, void, undefined> {
   // Statement lists of the open subgraphs (innermost last), with where each one opened.
   const levels: Array<{ statements: DotStatement[]; open: { start: number; id: DotId | undefined } }> = [];
   const { segments } = scan;
@@ -107,9 +118,8 @@ function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<Do
     if (kind === SEGMENT_STATEMENTS) {
       const chunk = elidedChunk(scan, start, end);
       const statements = withinStack(context, scan, start, () => {
-        const match = dotGrammar.match(chunk.text, 'Statements');
-        if (match.failed()) throw matchFailure(context, scan, match, chunk);
-        return buildStatements(match, { parse: context, chunk });
+        const tree = statementsTree(chunk, cache) ?? failedMatch(context, scan, chunk, 'Statements');
+        return buildStatementsOfTree(tree, { parse: context, chunk });
       });
       if (current === undefined) yield* statements;
       else for (const statement of statements) current.statements.push(statement);
@@ -132,6 +142,22 @@ function* topLevelStatements(context: ParseContext, scan: DotScan): Generator<Do
       else outer.statements.push(subgraph);
     }
   }
+}
+
+/** The tree of a chunk matched with `Statements`, from the cache when it holds it; `undefined` when it does not match. */
+function statementsTree(chunk: ChunkText, cache: DotParseCache | undefined) {
+  const match = () => {
+    const result = dotGrammar.match(chunk.text, 'Statements');
+    return result.succeeded() ? getCstRoot(result) : undefined;
+  };
+  return cache instanceof ChunkTreeCache ? cache.treeOf('Statements', chunk.text, match) : match();
+}
+
+/** Matches a chunk that did not match again, for Ohm's failure, and throws it as a `DotSyntaxError`. */
+function failedMatch(context: ParseContext, scan: DotScan, chunk: ChunkText, rule: string): never {
+  const match = dotGrammar.match(chunk.text, rule);
+  if (match.failed()) throw matchFailure(context, scan, match, chunk);
+  throw new Error(`the chunk at offset ${chunk.base} matched ${rule} on the second try`);
 }
 
 /**
