@@ -2,7 +2,7 @@
  * One visit of one node: resolve the handler, run attempts with timeout and cancellation, turn exceptions into
  * FAIL outcomes, and retry per spec §3.5–3.6 and DESIGN.md "Retrying FAIL".
  */
-import type { GraphNode, HandlerTraits } from '@attractor/graph';
+import type { GraphEdge, GraphNode, HandlerTraits } from '@attractor/graph';
 import { AttemptSignal, whenAborted } from './attempt-signal.js';
 import type { Context } from './context.js';
 import type { UnstampedEvent } from './event-bus.js';
@@ -36,6 +36,8 @@ export interface StageExecution {
   readonly index: number;
   readonly fidelity: StageFidelity;
   readonly abortSignal: AbortSignal;
+  /** The edge the walk came along, for `stage.started`'s `edgeIndex`. */
+  readonly incomingEdge?: GraphEdge;
   /** Runs a sub-walk for `runtime.runBranch`. */
   readonly runBranch: (
     options: RunBranchOptions,
@@ -68,6 +70,7 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
       attempt,
       label: node.label,
       handlerType,
+      ...(execution.incomingEdge === undefined ? {} : { edgeIndex: execution.incomingEdge.index }),
     });
     // Written once the handler waits for anything; a stage that never waits is written with its completion.
     scope.bus.flushLater();

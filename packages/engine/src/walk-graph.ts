@@ -204,6 +204,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     index,
     fidelity,
     abortSignal: options.abortSignal,
+    ...(at.incoming === undefined ? {} : { incomingEdge: at.incoming }),
     runBranch: (branchOptions, stage) => runBranch(options, branchOptions, stage),
   });
   if (result.kind === 'cancelled') {
