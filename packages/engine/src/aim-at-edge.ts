@@ -45,7 +45,8 @@ export interface AimAtEdgeOptions {
   readonly statuses?: readonly OutcomeStatus[];
   /**
    * Also try the statuses the conditions of the first node's edges compare `outcome` with (`outcome=fixed`,
-   * `outcome=fail`), after `statuses`, except `retry` (which the engine retries). Default: false.
+   * `outcome=fail`), except `retry` (which the engine retries), then `partial_success` and `fail`, after `statuses`.
+   * Default: false.
    */
   readonly statusesOfConditions?: boolean;
   /** Whether the stage may give a preferred label and suggested next ids (spec §3.3 steps 2-3). Default: true. */
@@ -176,6 +177,9 @@ function candidateStatuses(options: AimAtEdgeOptions, edges: readonly GraphEdge[
       const word = canonicalOutcome(clause.literal.value);
       if (word !== 'retry' && word !== '') statuses.add(word);
     }
+    // `outcome!=success` holds for a failure: the statuses every stage may end with come last.
+    statuses.add('partial_success');
+    statuses.add('fail');
   }
   return [...statuses];
 }

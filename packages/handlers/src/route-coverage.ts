@@ -2,7 +2,8 @@
  * Which edges of a pipeline simulated runs have taken, and how often each should be: the state `attractor test
  * --routes` keeps across its runs, and that a {@link RouteFinder} reads to steer the next run towards the rest.
  */
-import type { Graph, GraphEdge } from '@attractor/graph';
+import type { PipelineEvent } from '@attractor/engine';
+import { findJoinNode, type Graph, type GraphEdge } from '@attractor/graph';
 import { distancesTo } from './route-finder.js';
 
 /** Edges taken by simulated runs of one graph (see {@link createRouteCoverage}). */
@@ -11,22 +12,28 @@ export interface RouteCoverage {
   readonly graph: Graph;
   /** How many times the edge should be taken: twice for an edge on a cycle (a loop, taken twice), else once. */
   wanted(edge: GraphEdge): number;
-  /** How many times the edge was taken: in finished runs, plus the run going on (see {@link noteTaken}). */
+  /** How many times the edge was taken: in finished runs, plus the run going on (see {@link observe}). */
   taken(edge: GraphEdge): number;
   /** Whether the edge is taken fewer times than wanted and was not set aside ({@link exclude}). */
   isWanted(edge: GraphEdge): boolean;
-  /** Counts a path a node of the run going on is about to take (a route finder calls it); `graph` must be this one. */
-  noteTaken(graph: Graph, path: readonly GraphEdge[]): void;
   /**
-   * Ends a run: the edges it took, by index in `graph.edges` and once per time taken (read from its events), replace
-   * what {@link noteTaken} counted during it.
+   * Counts what an event of the run going on says was taken (pass every event of the run, in order, to `onEvent`):
+   * the edge a stage was reached along (`stage.started`'s `edgeIndex`, first attempts), a parallel branch's fan-out
+   * edge (`parallel.branch.started`), and the edge from a branch's last stage to its join (when the branch completes:
+   * the branch walk stops before the join), and a `loop_restart` edge (`pipeline.restarted`). Counted at once, so the
+   * route finder sees a loop taken during the run.
    */
-  finishRun(takenEdgeIndexes: Iterable<number>): void;
+  observe(event: PipelineEvent): void;
+  /** Ends a run: what {@link observe} counted becomes part of the finished runs. Returns the edges it took, by index. */
+  finishRun(): number[];
   /** Sets an edge aside: no route aims for it any more (it cannot be taken, or runs reached it in vain). */
   exclude(edge: GraphEdge): void;
   /** Whether {@link exclude} set the edge aside. */
   isExcluded(edge: GraphEdge): boolean;
-  /** Edges from each node to the nearest source of a wanted edge; nodes that reach none are absent. */
+  /**
+   * Edges from each node to the nearest source of a wanted edge, over edges not set aside; nodes that reach none are
+   * absent.
+   */
   distancesToWanted(): ReadonlyMap<string, number>;
 }
 
@@ -38,26 +45,54 @@ export interface RouteCoverage {
  * @example
  * const coverage = createRouteCoverage(graph);
  * const routes = createRouteFinder({ coverage });
- * // run the pipeline with routes, then: coverage.finishRun(edgeIndexesOf(events));
+ * await runPipeline({ graph, registry, backend, logsRoot, onEvent: (event) => coverage.observe(event) });
+ * coverage.finishRun();
  */
 export function createRouteCoverage(graph: Graph): RouteCoverage {
   const onCycle = edgesOnCycles(graph);
   const committed = new Map<number, number>();
-  const pending = new Map<number, number>();
   const excluded = new Set<number>();
-  const add = (counts: Map<number, number>, index: number) => counts.set(index, (counts.get(index) ?? 0) + 1);
+  let run: number[] = [];
+  let pending = new Map<number, number>();
+  /** The last stage of each parallel branch of the run going on, by branch path (`''`: the top level). */
+  let lastInBranch = new Map<string, string>();
+  const take = (edge: GraphEdge | undefined) => {
+    if (edge === undefined) return;
+    run.push(edge.index);
+    pending.set(edge.index, (pending.get(edge.index) ?? 0) + 1);
+  };
   const coverage: RouteCoverage = {
     graph,
     wanted: (edge) => (onCycle.has(edge.index) ? 2 : 1),
     taken: (edge) => (committed.get(edge.index) ?? 0) + (pending.get(edge.index) ?? 0),
     isWanted: (edge) => !excluded.has(edge.index) && coverage.taken(edge) < coverage.wanted(edge),
-    noteTaken(of, path) {
-      if (of !== graph) return;
-      for (const edge of path) add(pending, edge.index);
+    observe(event) {
+      const path = (event.branchPath ?? []).join('/');
+      if (event.type === 'stage.started') {
+        if (!graph.nodes.has(event.nodeId)) return;
+        if (event.attempt === 1 && event.edgeIndex !== undefined) take(graph.edges[event.edgeIndex]);
+        lastInBranch.set(path, event.nodeId);
+      } else if (event.type === 'pipeline.restarted') {
+        // The continuation starts at the target afresh: the loop_restart edge is the last stage's.
+        const last = lastInBranch.get('');
+        if (last !== undefined)
+          take(graph.outgoing(last).find((edge) => edge.loopRestart && edge.to === event.targetNodeId));
+      } else if (event.type === 'parallel.branch.started') {
+        take(graph.outgoing(event.nodeId)[event.index]);
+      } else if (event.type === 'parallel.branch.completed' && event.status !== 'fail') {
+        const branch = path === '' ? event.branch : `${path}/${event.branch}`;
+        const last = lastInBranch.get(branch);
+        const join = findJoinNode(graph, event.nodeId);
+        if (last !== undefined) take(graph.outgoing(last).find((edge) => edge.to === join));
+      }
     },
-    finishRun(takenEdgeIndexes) {
-      pending.clear();
-      for (const index of takenEdgeIndexes) add(committed, index);
+    finishRun() {
+      for (const [index, count] of pending) committed.set(index, (committed.get(index) ?? 0) + count);
+      const taken = run;
+      run = [];
+      pending = new Map();
+      lastInBranch = new Map();
+      return taken;
     },
     exclude: (edge) => {
       excluded.add(edge.index);
@@ -67,6 +102,7 @@ export function createRouteCoverage(graph: Graph): RouteCoverage {
       distancesTo(
         graph,
         graph.edges.filter((edge) => coverage.isWanted(edge)).map((edge) => edge.from),
+        (edge) => !edge.loopRestart && !excluded.has(edge.index),
       ),
   };
   return coverage;

@@ -7,6 +7,7 @@ import {
   aimAtEdge,
   type EdgeAim,
   type EdgeConditionContext,
+  isSuccessStatus,
   type JsonValue,
   type Outcome,
   type OutcomeStatus,
@@ -72,7 +73,10 @@ export interface RouteAim extends EdgeAim {
   readonly description: string;
 }
 
-/** Chooses routes for simulated nodes. Stateless but for its coverage: share one between a run's backend and handlers. */
+/**
+ * Chooses routes for simulated nodes. It remembers the routes it chose (a node visited again tries another way): use
+ * one per run, shared by the run's backend, handlers and interviewer.
+ */
 export interface RouteFinder {
   /**
    * The route the node aims for and the outcome that takes it, or `undefined` when its plain answer (first status,
@@ -91,9 +95,11 @@ export interface RouteFinder {
 /**
  * Creates a route finder. A node's best route is the path (its edge, then through up to three conditional nodes) whose
  * end is closest to an exit node, counting edges, `loop_restart` edges last; ties go by a hash of the seed, the node,
- * the visit and the edges. A node whose plain answer already moves closer to an exit keeps it, so a simulated run
- * routes as before wherever it could. With coverage, a path with an edge taken fewer times than wanted comes first,
- * then the path closest to such an edge, then the one closest to an exit.
+ * the visit and the edges. A node visited again takes the route this finder sent it along least often first (a
+ * loop is left by another way). A goal gate (spec §3.4) fails only when no route lets it succeed. A node whose plain
+ * answer already moves closer to an exit keeps it, so a simulated run routes as before wherever it could. With
+ * coverage, a path with an edge taken fewer times than wanted comes first, then the path closest to such an edge,
+ * then the one closest to an exit.
  *
  * @example
  * const routes = createRouteFinder({ seed: 7 });
@@ -104,6 +110,19 @@ export function createRouteFinder(options: RouteFinderOptions = {}): RouteFinder
   const seed = options.seed ?? 0;
   const { coverage } = options;
   const covering = (graph: Graph) => coverage !== undefined && coverage.graph === graph;
+  /** How often this finder sent each node along each path: a node visited again tries another way first. */
+  const chosen = new WeakMap<Graph, Map<string, number>>();
+  const pathKey = (path: readonly GraphEdge[]) => path.map((edge) => edge.index).join(',');
+  const timesChosen = (graph: Graph, path: readonly GraphEdge[]) =>
+    chosen.get(graph)?.get(pathKey(path)) ?? 0;
+  const choose = (graph: Graph, path: readonly GraphEdge[]) => {
+    let counts = chosen.get(graph);
+    if (counts === undefined) {
+      counts = new Map();
+      chosen.set(graph, counts);
+    }
+    counts.set(pathKey(path), (counts.get(pathKey(path)) ?? 0) + 1);
+  };
 
   const rank = (graph: Graph, node: GraphNode, visit: number, paths: readonly GraphEdge[][]) => {
     const toExit = distancesToExit(graph);
@@ -114,13 +133,16 @@ export function createRouteFinder(options: RouteFinderOptions = {}): RouteFinder
       const wanted =
         toWanted === undefined
           ? 0
-          : path.some((edge) => coverage!.isWanted(edge))
-            ? 0
-            : (toWanted.get(end) ?? Infinity) + 1;
+          : path.some((edge) => coverage!.isExcluded(edge))
+            ? Infinity
+            : path.some((edge) => coverage!.isWanted(edge))
+              ? 0
+              : (toWanted.get(end) ?? Infinity) + 1;
       return {
         path,
         score: [
           wanted,
+          timesChosen(graph, path),
           restarts ? Infinity : (toExit.get(end) ?? Infinity),
           tieBreak(seed, node.id, visit, path),
         ],
@@ -137,31 +159,39 @@ export function createRouteFinder(options: RouteFinderOptions = {}): RouteFinder
       const statuses = request.statuses ?? ['success'];
       const natural = naturalPath(request, statuses[0]!);
       const mode = request.setsContext ?? true;
-      if (!covering(graph)) {
-        if (natural !== undefined && (mode === 'when-stuck' || progresses(graph, node, natural)))
-          return undefined;
-      }
-      for (const path of rank(graph, node, request.visit, routesFrom(graph, node))) {
-        if (natural !== undefined && samePath(path, natural)) {
-          coverage?.noteTaken(graph, natural);
+      if (!covering(graph) && natural !== undefined) {
+        if (mode === 'when-stuck') return undefined;
+        if (progresses(graph, node, natural) && timesChosen(graph, natural) === 0) {
+          choose(graph, natural);
           return undefined;
         }
-        const aim = aimAtEdge({
-          graph,
-          path,
-          context: request.context,
-          statuses,
-          statusesOfConditions: request.statusesOfConditions ?? true,
-          routingHints: request.routingHints ?? true,
-          setsContext: mode !== false,
-          ...(request.baseUpdates === undefined ? {} : { baseUpdates: request.baseUpdates }),
-          ...(request.realize === undefined ? {} : { realize: request.realize }),
-        });
-        if (aim === undefined) continue;
-        coverage?.noteTaken(graph, path);
-        return { ...aim, path, description: describeAim(aim, path) };
       }
-      if (natural !== undefined) coverage?.noteTaken(graph, natural);
+      const ranked = rank(graph, node, request.visit, routesFrom(graph, node));
+      // A goal gate that fails keeps the run from its exit (spec §3.4): a route it takes by failing comes last, unless
+      // the route is for coverage.
+      const passes = node.goalGate && !covering(graph) ? [true, false] : [false];
+      for (const succeeding of passes) {
+        for (const path of ranked) {
+          if (natural !== undefined && samePath(path, natural)) {
+            choose(graph, natural);
+            return undefined;
+          }
+          const aim = aimAtEdge({
+            graph,
+            path,
+            context: request.context,
+            statuses,
+            statusesOfConditions: request.statusesOfConditions ?? true,
+            routingHints: request.routingHints ?? true,
+            setsContext: mode !== false,
+            ...(request.baseUpdates === undefined ? {} : { baseUpdates: request.baseUpdates }),
+            ...(request.realize === undefined ? {} : { realize: request.realize }),
+          });
+          if (aim === undefined || (succeeding && !isSuccessStatus(aim.status))) continue;
+          choose(graph, path);
+          return { ...aim, path, description: describeAim(aim, path) };
+        }
+      }
       return undefined;
     },
     choose(request) {
@@ -170,9 +200,9 @@ export function createRouteFinder(options: RouteFinderOptions = {}): RouteFinder
         request.node,
         request.visit,
         request.edges.map((edge) => [edge]),
-      )[0]?.[0];
-      if (best !== undefined) coverage?.noteTaken(request.graph, [best]);
-      return best;
+      )[0];
+      if (best !== undefined) choose(request.graph, best);
+      return best?.[0];
     },
   };
 }
@@ -289,8 +319,15 @@ export function distancesToExit(graph: Graph): ReadonlyMap<string, number> {
   return distances;
 }
 
-/** Edges from each node to the nearest of `targets` (breadth first over the reversed graph, `loop_restart` skipped). */
-export function distancesTo(graph: Graph, targets: Iterable<string>): Map<string, number> {
+/**
+ * Edges from each node to the nearest of `targets` (breadth first over the reversed graph), over the edges `usable`
+ * accepts (default: all but `loop_restart` edges, which start the run over).
+ */
+export function distancesTo(
+  graph: Graph,
+  targets: Iterable<string>,
+  usable: (edge: GraphEdge) => boolean = (edge) => !edge.loopRestart,
+): Map<string, number> {
   const distances = new Map<string, number>();
   const queue: string[] = [];
   for (const target of targets) {
@@ -302,7 +339,7 @@ export function distancesTo(graph: Graph, targets: Iterable<string>): Map<string
     const id = queue[head]!;
     const distance = distances.get(id)!;
     for (const edge of graph.incoming(id)) {
-      if (edge.loopRestart || distances.has(edge.from)) continue;
+      if (!usable(edge) || distances.has(edge.from)) continue;
       distances.set(edge.from, distance + 1);
       queue.push(edge.from);
     }

@@ -221,13 +221,23 @@ interface DryRunOptions {
   readonly outputMaxChars: number;
 }
 
-/** The stdout a dry-run node "prints" for the context values an aim chose: the first stdout key it set. */
-function aimedStdout(updates: Readonly<Record<string, JsonValue>>): string {
-  for (const key of ['tool.output', 'tool_stdout', 'tool.last_line']) {
+/** The context keys that hold what a tool node printed. */
+const STDOUT_KEYS = ['tool.output', 'tool_stdout', 'tool.last_line'] as const;
+
+/**
+ * The stdout a dry-run node "prints" for the context values an aim chose: the first stdout key whose value the aim
+ * changed from the plain output's, else the plain output.
+ */
+function aimedStdout(
+  updates: Readonly<Record<string, JsonValue>>,
+  plain: Readonly<Record<string, JsonValue>>,
+  plainStdout: string,
+): string {
+  for (const key of STDOUT_KEYS) {
     const value = updates[key];
-    if (typeof value === 'string' && value !== '') return value;
+    if (typeof value === 'string' && value !== plain[key]) return value;
   }
-  return '';
+  return plainStdout;
 }
 
 /**
@@ -247,21 +257,22 @@ function aimedDryRunOutcome(
   const toolUpdates = (stdout: string, status: string) =>
     toolContextUpdates({ stdout, stderr: '', exitCode: status === 'fail' ? 1 : 0 }, options.outputMaxChars);
   const plain = routableToolOutput({ edges: options.edges, context: options.context, outcome: 'success' });
+  const baseUpdates = toolUpdates(plain, 'success');
   const aim = run.routes.aim({
     graph: run.graph,
     node: run.node,
     context: options.context,
     visit: options.call,
     statuses: ['success'],
-    baseUpdates: toolUpdates(plain, 'success'),
+    baseUpdates,
     realize: ({ status, contextUpdates }) => ({
       ...contextUpdates,
-      ...toolUpdates(aimedStdout(contextUpdates), status),
+      ...toolUpdates(aimedStdout(contextUpdates, baseUpdates, plain), status),
     }),
   });
   if (aim === undefined) return undefined;
   run.runtime.emit({ type: 'stage.log', level: 'info', message: `dry run: ${aim.description}` });
-  const stdout = aimedStdout(aim.contextUpdates);
+  const stdout = aimedStdout(aim.contextUpdates, baseUpdates, plain);
   const failed = aim.status === 'fail' || aim.status === 'retry';
   const printed = stdout === '' ? '' : `; simulated output ${JSON.stringify(stdout)}`;
   return {

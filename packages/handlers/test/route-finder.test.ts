@@ -164,20 +164,15 @@ describe('simulation that finds its way (createRouteFinder)', () => {
     const routes: string[] = [];
     for (let run = 0; run < 4 && graph.edges.some((edge) => coverage.isWanted(edge)); run++) {
       const finder = createRouteFinder({ coverage });
-      const { result, events } = await runDot(graph, {
+      const { result } = await runDot(graph, {
         backend: createSimulationBackend({ routes: finder }),
         registry: createDefaultRegistry({ dryRun: true, routes: finder }),
         interviewer: createRouteInterviewer({ graph, routes: finder }),
+        onEvent: (event) => coverage.observe(event),
       });
       expect(result.status).toBe('success');
       routes.push(result.completedNodes.join(' '));
-      coverage.finishRun(
-        events.flatMap((event) =>
-          event.type === 'stage.started' && event.edgeIndex !== undefined && event.attempt === 1
-            ? [event.edgeIndex]
-            : [],
-        ),
-      );
+      coverage.finishRun();
     }
     // Every edge taken as often as wanted: the loops (check -> implement, gate -> implement) twice.
     expect(graph.edges.filter((edge) => coverage.isWanted(edge))).toEqual([]);
