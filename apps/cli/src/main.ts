@@ -20,6 +20,7 @@ import {
   parseNonNegativeNumber,
   parsePositiveInteger,
   parseUrl,
+  type SetValue,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
 
@@ -189,6 +190,69 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       async (files: string[], commandOptions: { json?: boolean; strict?: boolean; config?: string }) => {
         const { validateCommand } = await import('./commands/validate-command.js');
         exitCode = await validateCommand({ files, io, ...commandOptions });
+      },
+    );
+
+  program
+    .command('test')
+    .description(
+      'simulate a pipeline as often as needed to take every edge (loops twice); print the route coverage',
+    )
+    .argument('<file.dot>', 'the pipeline')
+    .option(
+      '--routes',
+      'route coverage: every edge taken, every loop twice, every gate reached (the default)',
+    )
+    .option('--json', 'print one JSON document on stdout')
+    .addOption(
+      new Option('--seed <n>', 'breaks ties between equally good routes (default 0)').argParser(
+        parseNonNegativeInteger,
+      ),
+    )
+    .addOption(
+      new Option('--max-runs <n>', 'the most simulated runs (default: the number of edges plus 5)').argParser(
+        parsePositiveInteger,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--logs-dir <dir>',
+        'keep the runs here (run-1, run-2, ...; default: a temporary directory, removed afterwards)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--set <key=value>',
+        'initial context value of every run, JSON-parsed when valid JSON (repeatable)',
+      ).argParser(collectSet),
+    )
+    .option('--strict', 'treat dialect aliases as errors')
+    .option(
+      '--config <file>',
+      'plug-in config: handler types (simulated) (default: ./attractor.config.{js,mjs,ts})',
+    )
+    .addHelpText(
+      'after',
+      `
+Nothing is executed: LLM stages, tool commands and plug-in handlers are simulated, and human gates are answered
+by the route. Exit codes: 0 coverage complete, 1 incomplete (an edge never taken or that cannot be taken, a loop
+taken once, a gate never reached), 2 usage or a pipeline with errors.`,
+    )
+    .action(
+      async (
+        file: string,
+        commandOptions: {
+          json?: boolean;
+          seed?: number;
+          maxRuns?: number;
+          logsDir?: string;
+          set?: Record<string, SetValue>;
+          strict?: boolean;
+          config?: string;
+        },
+      ) => {
+        const { testCommand } = await import('./commands/test-command.js');
+        exitCode = await testCommand({ file, io, ...commandOptions });
       },
     );
 
@@ -468,6 +532,12 @@ function addRunOptions(command: Command): void {
       'simulated outcomes per node and call, e.g. {"review": ["fail", "success"]}; with --dry-run also tool output, e.g. {"check": [{"stdout": "fresh"}]}',
     )
     .option('--dry-run', 'simulate LLM stages and record tool commands without running them')
+    .addOption(
+      new Option(
+        '--seed <n>',
+        'simulation: stages find the shortest route to the exit; the seed breaks ties between equally short ones (default 0)',
+      ).argParser(parseNonNegativeInteger),
+    )
     .option('--auto-approve', 'answer every human gate with its first option')
     .addOption(
       new Option('--answer <key>', 'queued answer for the next human gate, in order (repeatable)').argParser(

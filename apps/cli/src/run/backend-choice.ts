@@ -29,7 +29,13 @@ export interface AiSdkSettings {
 
 /** How the LLM stages will run, with everything resolved. */
 export type ResolvedBackend =
-  | { readonly kind: 'simulate'; readonly scriptPath?: string; readonly dryRun: boolean }
+  | {
+      readonly kind: 'simulate';
+      readonly scriptPath?: string;
+      readonly dryRun: boolean;
+      /** Breaks ties between equally short routes (`--seed`). Default: 0. */
+      readonly seed?: number;
+    }
   | {
       /** A backend of the config file (`backends`, picked by `defaults.backend`). */
       readonly kind: 'plugin';
@@ -64,6 +70,7 @@ export function resolveBackend(
       kind: 'simulate',
       dryRun: choice.dryRun === true,
       ...(choice.simulateScript === undefined ? {} : { scriptPath: resolve(cwd, choice.simulateScript) }),
+      ...(choice.seed === undefined ? {} : { seed: choice.seed }),
     };
   }
   const baseURL = choice.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL);
@@ -93,6 +100,7 @@ export async function recordCliOptions(logsRoot: string, options: RunCliOptions,
     ...(options.simulate === true ? { simulate: true } : {}),
     ...(options.simulateScript === undefined ? {} : { simulateScript: resolve(cwd, options.simulateScript) }),
     ...(options.dryRun === true ? { dryRun: true } : {}),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
@@ -138,6 +146,7 @@ export function mergeResumeOptions(given: RunCliOptions, recorded: RecordedCliOp
     'simulate',
     'simulateScript',
     'dryRun',
+    'seed',
     'model',
     'provider',
     'baseUrl',
