@@ -21,6 +21,7 @@ const ALLOWED = {
   '@attractor/backend-agent-cli': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
   '@attractor/store-postgres': ['@attractor/errors', '@attractor/engine'],
   '@attractor/worker': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
+  '@attractor/workspace': ['@attractor/errors', '@attractor/engine', '@attractor/graph'],
   '@attractor/language-server': [
     '@attractor/errors',
     '@attractor/dot',
@@ -35,6 +36,7 @@ const ALLOWED_IN_TESTS = {
   '@attractor/backend-ai-sdk': ['@attractor/handlers'],
   '@attractor/backend-agent-cli': ['@attractor/handlers'],
   '@attractor/worker': ['@attractor/handlers', '@attractor/store-postgres'],
+  '@attractor/workspace': ['@attractor/handlers'],
 };
 // Composition roots and test-only packages may use everything.
 const ANYTHING = '*';

@@ -35,6 +35,7 @@ const unbundledCommands = new Set([
   './commands/serve-command.js',
   './commands/worker-command.js',
   './commands/queue-commands.js',
+  './commands/workspace-commands.js',
   './commands/lsp-command.js',
   './commands/fmt-command.js',
   './commands/init-command.js',

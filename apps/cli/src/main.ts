@@ -87,6 +87,19 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
   run
     .addOption(
       new Option(
+        '--workspace <mode>',
+        "where the run changes files: git (a worktree on branch attractor/<run-id>, a commit per stage), copy, in-place, or auto (default: the graph's workspace attribute, the config's, else auto: git inside a repository)",
+      ).choices(['git', 'copy', 'in-place', 'auto']),
+    )
+    .addOption(workspaceRootOption())
+    .addOption(
+      new Option(
+        '--commit-author <identity>',
+        'author of the run\'s commits, "Name <email>" (default: Attractor <attractor@localhost>)',
+      ),
+    )
+    .addOption(
+      new Option(
         '--queue [url]',
         'enqueue the run for workers instead of running it here, and print its id (queue: the url, else $ATTRACTOR_QUEUE_URL)',
       ),
@@ -150,7 +163,8 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         'run directory of the fork (default: ./.attractor/runs/<UTC time>-<graph>/)',
       ),
     )
-    .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'));
+    .addOption(new Option('--workdir <dir>', 'working directory (default: the one the run started with)'))
+    .addOption(workspaceRootOption());
   addRunOptions(fork);
   fork
     .addOption(
@@ -178,6 +192,64 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     const { forkCommand } = await import('./commands/run-command.js');
     exitCode = await forkCommand({ runDir, at: commandOptions.at, options: commandOptions, io });
   });
+
+  program
+    .command('diff')
+    .description('show what a run changed in its workspace, or what one stage changed (its commit)')
+    .argument('<run-dir>', 'the run directory')
+    .argument('[node[@visit]]', 'a stage (default visit: the latest); default: the whole run')
+    .option('--stat', 'a summary of changed files instead of the patch')
+    .action(async (runDir: string, at: string | undefined, commandOptions: { stat?: boolean }) => {
+      const { diffCommand } = await import('./commands/workspace-commands.js');
+      exitCode = await diffCommand({ runDir, ...(at === undefined ? {} : { at }), ...commandOptions, io });
+    });
+
+  program
+    .command('apply')
+    .description(
+      "bring a run's result into your checkout (refused, changing nothing, when your changes are in the way)",
+    )
+    .argument('<run-dir>', 'the run directory')
+    .option('--merge', "merge the run's branch (default; a merge commit with your git identity)")
+    .option('--squash', "stage the run's changes for one commit of yours")
+    .option('--patch', "write the run's changes to your files only (also for a copy workspace)")
+    .option('--to <dir>', 'the checkout to apply to (default: the directory the run started in)')
+    .action(
+      async (
+        runDir: string,
+        commandOptions: { merge?: boolean; squash?: boolean; patch?: boolean; to?: string },
+      ) => {
+        const chosen = (['merge', 'squash', 'patch'] as const).filter(
+          (method) => commandOptions[method] === true,
+        );
+        if (chosen.length > 1) {
+          throw new CliError({
+            code: 'CLI_USAGE',
+            message: `Choose one of --merge, --squash and --patch (got ${chosen.map((method) => `--${method}`).join(' and ')}).`,
+          });
+        }
+        const { applyCommand } = await import('./commands/workspace-commands.js');
+        exitCode = await applyCommand({
+          runDir,
+          method: chosen[0] ?? 'merge',
+          ...(commandOptions.to === undefined ? {} : { to: commandOptions.to }),
+          io,
+        });
+      },
+    );
+
+  program
+    .command('clean')
+    .description(
+      'remove the worktrees of finished runs, and the worktrees and branches of deleted runs (the branches of finished runs stay)',
+    )
+    .option('--runs-dir <dir>', 'the runs directory (default: ./.attractor/runs)')
+    .option('--branches', "also delete finished runs' attractor/<run-id> branches")
+    .option('--dry-run', 'only list what would be removed')
+    .action(async (commandOptions: { runsDir?: string; branches?: boolean; dryRun?: boolean }) => {
+      const { cleanCommand } = await import('./commands/workspace-commands.js');
+      exitCode = await cleanCommand({ ...commandOptions, io });
+    });
 
   program
     .command('validate')
@@ -336,6 +408,13 @@ taken once, a gate never reached), 2 usage or a pipeline with errors.`,
     )
     .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
     .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
+    .addOption(
+      new Option(
+        '--workspace <mode>',
+        "where runs change files: git (a worktree per run, a commit per stage), copy, in-place, or auto (default: the graph's workspace attribute, the config's, else auto)",
+      ).choices(['git', 'copy', 'in-place', 'auto']),
+    )
+    .addOption(workspaceRootOption())
     .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
     .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
     .addOption(storeOption())
@@ -578,6 +657,14 @@ function addStageBackendOptions(command: Command): void {
     )
     .option('--config <file>', 'plug-in config: handlers, defaults (default: ./attractor.config.{js,mjs,ts})')
     .addOption(secretOption());
+}
+
+/** `--workspace-root <dir>`: where run worktrees go. */
+function workspaceRootOption(): Option {
+  return new Option(
+    '--workspace-root <dir>',
+    'where run worktrees go, <dir>/<run-id> (default: workspace/ in the run directory)',
+  );
 }
 
 /** `--store <url>`: the shared run store. */

@@ -65,6 +65,10 @@ export const checkpointSchema = z.object({
       visit: count,
     })
     .optional(),
+  workspace: z
+    .object({ mode: z.string(), run_id: z.string(), commit: z.string() })
+    .catchall(z.json())
+    .optional(),
 }) satisfies z.ZodType<Checkpoint>;
 
 /**

@@ -352,6 +352,7 @@ function createRuntime(
   };
   // Added after the literal: a spread in an object literal with getters takes V8's slow path on every stage.
   if (scope.backend !== undefined) runtime.backend = scope.backend;
+  if (scope.workspace !== undefined) runtime.workspace = scope.workspace;
   return runtime;
 }
 

@@ -16,6 +16,7 @@ import type { ProcessGroupRecorder } from './process-group-file.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunResult } from './run-result.js';
 import type { RunStore } from './run-store.js';
+import type { HandlerWorkspace } from './run-workspace.js';
 import type { StageWorkspace } from './stage-workspace.js';
 
 /** The context fidelity resolved for one stage (spec §5.4). */
@@ -72,6 +73,11 @@ export interface BranchResult {
   /** `last_response` of the branch context, when a stage set it. */
   readonly lastResponse?: string;
   readonly failureReason?: string;
+  /**
+   * The branch's own workspace when the run has one (README "Workspaces"): its last commit and git branch, for the
+   * fan-in to merge (`runtime.workspace.merge`).
+   */
+  readonly workspace?: { readonly commit: string; readonly ref?: string };
 }
 
 /** Options of {@link HandlerRuntime.runChild}. */
@@ -149,8 +155,16 @@ export interface HandlerRuntime {
   readonly stageDir: string;
   /** The run id (the run directory's name). */
   readonly runId: string;
-  /** The run's working directory: cwd of tool commands, root of agent file tools. */
+  /**
+   * The run's working directory: cwd of tool commands, root of agent file tools. With a workspace (README
+   * "Workspaces") the run's worktree, or a parallel branch's own.
+   */
   readonly workdir: string;
+  /**
+   * The run's workspace (README "Workspaces"), absent when the run works in place: the fan-in merges parallel
+   * branches' commits with it.
+   */
+  readonly workspace?: HandlerWorkspace;
   /** Which visit of this node this is, from 1 (spec: retries inside a visit do not count). */
   readonly visit: number;
   /** Which attempt within the visit, from 1 (at most `max_retries + 1`). */

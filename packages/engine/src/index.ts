@@ -172,6 +172,20 @@ export type {
 } from './run-store.js';
 export { CHECKPOINT_VERSION, readRun } from './run-store.js';
 export type {
+  HandlerWorkspace,
+  OpenedWorkspace,
+  RunWorkspace,
+  StageCommit,
+  StageCommitRequest,
+  WorkspaceMergeBranch,
+  WorkspaceMergeRequest,
+  WorkspaceMergeResult,
+  WorkspaceOpenRequest,
+  WorkspaceProvider,
+  WorkspaceRecord,
+  WorkspaceSummary,
+} from './run-workspace.js';
+export type {
   EdgeConditionContext,
   EdgeSelection,
   EdgeSelectionReason,

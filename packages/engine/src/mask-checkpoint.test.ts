@@ -137,6 +137,7 @@ describe('createCheckpointMasker (DESIGN.md "Secrets": the data masked, the stru
         'last_fidelity',
         'last_seq',
         'origin',
+        'workspace',
       ].sort(),
     );
   });

@@ -5,15 +5,16 @@
  * Node ids, run ids and run directories are structure: they come from the graph and the engine, resume looks them
  * up, and a secret that happens to equal a node id (`API_KEY=test` and a node `test`) must not turn the checkpoint's
  * `current_node` into `[REDACTED]` and break the resume. So `current_node`, `next_node`, `completed_nodes`,
- * `fallbacks_taken`, the node ids of `recent_stages`, the keys of every per-node map, `run_id`, `restarted_to` and
- * `origin` are written as they are, and so are the fields the engine fills from a clock, a hash, enums and counters
+ * `fallbacks_taken`, the node ids of `recent_stages`, the keys of every per-node map, `run_id`, `restarted_to`,
+ * `origin` and `workspace` (commit ids and worktree paths: README "Workspaces") are written as they are, and so are the fields the engine fills from a clock, a hash, enums and counters
  * (`timestamp`, `graph_sha256`, `visited_nodes`, `state`, `last_fidelity`, the numbers). Everything else — the
  * context, the logs, outcomes (notes, failure reasons, context updates, labels), stage records' notes and failure
  * reasons, failure streak reasons, the failure reason and any field this file does not know — goes through
  * `masker.mask`.
  *
  * Events and `status.json` follow the same rule ({@link maskEvent}, {@link maskStageStatus}): their node ids, stage
- * paths, branch ids, question ids and run directories are written as they are, so that `inspect`, `render --run` and
+ * paths, branch ids, question ids, run directories, workspace commits and the workspace of `pipeline.started` are
+ * written as they are, so that `inspect`, `render --run` and
  * the server still find the stage a secret-looking node id names.
  */
 
@@ -164,13 +165,15 @@ const EVENT_STRUCTURE = new Set([
   'logsRoot',
   'newLogsRoot',
   'handlerType',
+  'commit',
+  'workspace',
 ]);
 
 /** Question fields that are structure: the id answers are keyed by (node, visit, attempt) and the stage path. */
 const QUESTION_STRUCTURE = new Set(['id', 'stage']);
 
-/** `status.json` fields that are structure: the outcome word, the node ids it suggests and the retry flag. */
-const STATUS_STRUCTURE = new Set(['outcome', 'suggested_next_ids', 'retryable']);
+/** `status.json` fields that are structure: the outcome word, the node ids it suggests, the retry flag and the commit. */
+const STATUS_STRUCTURE = new Set(['outcome', 'suggested_next_ids', 'retryable', 'commit']);
 
 /**
  * `event` with its data masked by `masker` (see the file's header): everything but its structure — and, in a

@@ -6,6 +6,7 @@
 import type { Answer, Question } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import type { OutcomeStatus } from './outcome.js';
+import type { WorkspaceSummary } from './run-workspace.js';
 
 /** Fields the engine stamps on every event. */
 export interface PipelineEventBase {
@@ -38,6 +39,8 @@ export interface PipelineStartedEvent extends PipelineEventBase {
    * (node and visit) whose checkpoint it starts from. Absent when a fork is resumed later.
    */
   readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
+  /** The run's workspace (README "Workspaces"), when it has one; absent for a run working in place. */
+  readonly workspace?: WorkspaceSummary;
 }
 
 /** `PipelineCompleted(duration, artifact_count)`: the run reached the exit with every goal gate satisfied. */
@@ -134,6 +137,8 @@ export interface StageCompletedEvent extends PipelineEventBase, StageEventFields
   readonly preferredLabel?: string;
   readonly notes?: string;
   readonly failureReason?: string;
+  /** The workspace commit holding the stage's file changes; absent when it changed none or the run works in place. */
+  readonly commit?: string;
 }
 
 /** `StageFailed(name, index, error, will_retry)`: an attempt returned FAIL/RETRY or threw. */

@@ -30,6 +30,7 @@ import type { RunResult, RunStatus } from './run-result.js';
 import { type ChildOrigin, type RunScope, recordProcessGroups } from './run-scope.js';
 import type { CheckpointOrigin, RunManifest, RunStore } from './run-store.js';
 import { readRun } from './run-store.js';
+import type { WorkspaceProvider, WorkspaceRecord } from './run-workspace.js';
 import { buildCheckpoint, type WalkEnd, walkTopLevel } from './walk-graph.js';
 import { nodePositions, WalkState } from './walk-state.js';
 
@@ -77,6 +78,12 @@ export interface PipelineServicesOptions {
   readonly createRunStore?: (logsRoot: string) => RunStore;
   /** Size above which artifacts are written to disk, in bytes. Default: 102400. */
   readonly artifactThresholdBytes?: number;
+  /**
+   * Gives the run a workspace of its own (README "Workspaces"; `createWorkspaceProvider` of `@attractor/workspace`:
+   * a git worktree, a commit per stage that changed files, files restored on resume and fork). Default: none, the
+   * run works in `workdir` in place. A run whose checkpoint records a workspace resumes only with a provider.
+   */
+  readonly workspace?: WorkspaceProvider;
 }
 
 /** Options of {@link runPipeline}. */
@@ -284,6 +291,13 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
         message: `Cannot resume ${logsRoot}: node "${startNodeId ?? ''}" is not in graph "${graph.id}".`,
       });
     }
+    if (checkpoint?.workspace !== undefined && options.workspace === undefined) {
+      throw new ResumeError({
+        reason: 'workspace_required',
+        logsRoot,
+        message: `Cannot resume ${logsRoot}: it works in a ${checkpoint.workspace.mode} workspace (commit ${checkpoint.workspace.commit.slice(0, 12)}), and no workspace provider was given. Pass \`workspace: createWorkspaceProvider()\` of @attractor/workspace (the CLI and the server do).`,
+      });
+    }
     // New events continue the audit trail's numbering; nothing else is read from it.
     const lastSeq = Math.max(await store.readLastEventSeq(), checkpoint?.last_seq ?? 0);
     const positions = nodePositions(graph.nodes.keys());
@@ -321,8 +335,22 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
       manifest,
       ...(checkpoint.origin === undefined ? {} : { origin: checkpoint.origin }),
       ...(edge === undefined ? {} : { incomingEdgeIndex: edge.index }),
+      ...(checkpoint.workspace === undefined ? {} : { workspaceRecord: checkpoint.workspace }),
     });
   });
+}
+
+/** `{stem}{suffix}`, or `{stem}-2{suffix}`, `-3`, ... when the stage already holds that file. */
+async function freeStageFileName(
+  store: RunStore,
+  stagePath: string,
+  stem: string,
+  suffix: string,
+): Promise<string> {
+  const taken = new Set((await store.listStageFiles(stagePath)).map((file) => file.name));
+  let name = `${stem}${suffix}`;
+  for (let n = 2; taken.has(name); n += 1) name = `${stem}-${n}${suffix}`;
+  return name;
 }
 
 /** A new run's context: the `graph.*` mirror, then the initial values. */
@@ -357,6 +385,8 @@ interface RunFromOptions {
   readonly initialValues?: Readonly<Record<string, JsonValue>>;
   /** Where a forked run came from. */
   readonly origin?: CheckpointOrigin;
+  /** The checkpoint's workspace record (resume, fork), or the previous leg's (a `loop_restart` continuation). */
+  readonly workspaceRecord?: WorkspaceRecord;
 }
 
 interface Session {
@@ -428,7 +458,7 @@ function launch(
     const runId = basename(from.logsRoot);
     const graph = options.graph;
     const graphSha256 = graphFingerprint(graph);
-    const workdir = resolve(options.workdir ?? process.cwd());
+    const givenWorkdir = resolve(options.workdir ?? process.cwd());
     const bus = new EventBus({
       runId,
       clock,
@@ -438,6 +468,33 @@ function launch(
       secrets,
       ...(extras.basePath === undefined ? {} : { basePath: extras.basePath }),
     });
+    // Taking over a run: a dead runner's commands must not keep writing while the stage runs again (nor while the
+    // workspace is put back at the checkpoint's commit). The lock ended those its holder record listed;
+    // process-groups.json (file stores) may list more.
+    const ended = from.fresh
+      ? []
+      : [
+          ...new Set([
+            ...(runLock.endedProcessGroups ?? []),
+            ...(options.createRunStore === undefined
+              ? await endOrphanedProcessGroups({ logsRoot: from.logsRoot, sleep: (ms) => clock.sleep(ms) })
+              : []),
+          ]),
+        ];
+    // Before the manifest: a workspace that cannot be opened (not a repository) leaves no run behind.
+    const opened = await options.workspace?.open({
+      runId,
+      logsRoot: store.logsRoot,
+      workdir: givenWorkdir,
+      graph,
+      resumed: !from.fresh,
+      ...(from.workspaceRecord === undefined ? {} : { record: from.workspaceRecord }),
+      ...(from.fresh ? {} : { interruptedStage: from.startNodeId }),
+      store,
+      abortSignal: signal,
+    });
+    const workspace = opened?.workspace;
+    const workdir = workspace?.workdir ?? givenWorkdir;
     let manifest = from.manifest;
     if (manifest === undefined) {
       const sourcePath = options.sourcePath ?? graph.filename;
@@ -450,7 +507,7 @@ function launch(
         source_sha256: graphSha256,
         started_at: new Date(startedMs).toISOString(),
         engine_version: readEngineVersion(),
-        workdir,
+        workdir: givenWorkdir,
         ...(from.restartedFrom === undefined ? {} : { restarted_from: from.restartedFrom }),
         node_ids: [...graph.nodes.keys()],
         ...(from.initialValues === undefined ? {} : { initial_context: from.initialValues }),
@@ -478,6 +535,7 @@ function launch(
       runId,
       logsRoot: from.logsRoot,
       workdir,
+      workspace,
       graphSha256,
       secrets,
       // Only a run directory on disk can tell a later runner which groups to end.
@@ -516,18 +574,29 @@ function launch(
       ...(from.origin === undefined || (from.lastSeq ?? 0) > 0
         ? {}
         : { forkedFrom: { runId: from.origin.run_id, node: from.origin.node, visit: from.origin.visit } }),
+      ...(workspace === undefined
+        ? {}
+        : {
+            workspace: {
+              mode: workspace.mode,
+              workdir: workspace.workdir,
+              ...(workspace.ref === undefined ? {} : { branch: workspace.ref }),
+              commit: workspace.record().commit,
+            },
+          }),
     });
+    if (opened?.leftovers !== undefined) {
+      // What an interrupted stage left in the workspace is kept as a patch of that stage, never silently lost.
+      const name = await freeStageFileName(store, from.startNodeId, 'interrupted-changes', '.patch');
+      await store.writeStageFile(from.startNodeId, name, opened.leftovers.patch);
+      bus.emit({
+        type: 'stage.log',
+        nodeId: from.startNodeId,
+        level: 'warn',
+        message: `the workspace held ${opened.leftovers.files.length} changed file(s) past the checkpoint's commit (${opened.leftovers.files.slice(0, 10).join(', ')}${opened.leftovers.files.length > 10 ? ', …' : ''}): kept in ${from.startNodeId}/${name}, and the workspace was reset to commit ${workspace?.record().commit.slice(0, 12) ?? ''}`,
+      });
+    }
     if (!from.fresh) {
-      // Taking over a run: a dead runner's commands must not keep writing while the stage runs again. The lock ended
-      // those its holder record listed; process-groups.json (file stores) may list more.
-      const ended = [
-        ...new Set([
-          ...(runLock.endedProcessGroups ?? []),
-          ...(options.createRunStore === undefined
-            ? await endOrphanedProcessGroups({ logsRoot: from.logsRoot, sleep: (ms) => clock.sleep(ms) })
-            : []),
-        ]),
-      ];
       if (ended.length > 0) {
         bus.emit({
           type: 'stage.log',
@@ -567,8 +636,10 @@ function launch(
       });
     } catch (error) {
       await bus.flush();
+      await workspace?.close().catch(() => undefined);
       throw error;
     }
+    await workspace?.close();
     const durationMs = clock.now() - startedMs;
 
     if (end.kind === 'restart') {
@@ -604,6 +675,8 @@ function launch(
         startNodeId: end.targetNodeId,
         fresh: true,
         restartedFrom: store.logsRoot,
+        // The continuation's workspace starts from the files the previous leg ended with.
+        ...(workspace === undefined ? {} : { workspaceRecord: workspace.record() }),
       });
     }
 
@@ -754,10 +827,12 @@ function startChild(
   const signals = [origin.abortSignal];
   if (options.abortSignal !== undefined) signals.push(options.abortSignal);
   // Only the services carry over; the parent's own context, source path and run directory do not.
+  // A child run works in its parent stage's directory in place: the parent's stage commit records its changes.
   const {
     context: _parentContext,
     sourcePath: _parentSource,
     logsRoot: _parentRoot,
+    workspace: _parentWorkspace,
     ...services
   } = parent as RunPipelineOptions;
   const childStore = origin.store.child(`${origin.stagePath}/${options.name}`);

@@ -15,6 +15,7 @@ import type { ProcessGroupRecorder } from './process-group-file.js';
 import type { SecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
 import type { CheckpointOrigin, RunStore } from './run-store.js';
+import type { RunWorkspace } from './run-workspace.js';
 
 /** Where a stage asked for a child pipeline. */
 export interface ChildOrigin {
@@ -67,7 +68,10 @@ export interface RunScope {
   readonly artifacts: ArtifactStore;
   readonly runId: string;
   readonly logsRoot: string;
+  /** Where stages work: the workspace's directory when there is one. */
   readonly workdir: string;
+  /** The workspace of this walk (the run's, or a parallel branch's); absent when the run works in place. */
+  readonly workspace?: RunWorkspace | undefined;
   readonly graphSha256: string;
   /** Masks secrets at every boundary (DESIGN.md "Secrets"). */
   readonly secrets: SecretMasker;

@@ -7,6 +7,7 @@ import type { JsonValue } from './json-value.js';
 import type { Outcome, OutcomeStatus } from './outcome.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { AcquireRunLockOptions, RunLock, RunLockHolder } from './run-lock.js';
+import type { WorkspaceRecord } from './run-workspace.js';
 
 /**
  * The current checkpoint format version. A checkpoint with another version is refused on resume. Version 2 made the
@@ -145,6 +146,11 @@ export interface Checkpoint {
   readonly last_seq: number;
   /** Set on the checkpoints of a forked run: where it came from. */
   readonly origin?: CheckpointOrigin;
+  /**
+   * The run's workspace after the last completed stage (README "Workspaces"): its commit, and what its provider needs
+   * to reopen it on resume or to start a fork's workspace from it. Absent for a run working in place.
+   */
+  readonly workspace?: WorkspaceRecord;
 }
 
 /**
@@ -378,4 +384,6 @@ export interface StageStatusFile {
   readonly notes?: string;
   readonly failure_reason?: string;
   readonly retryable?: boolean;
+  /** The workspace commit that recorded the stage's file changes (written by the engine; absent when none). */
+  readonly commit?: string;
 }

@@ -14,6 +14,7 @@ import type { Outcome } from './outcome.js';
 import { resolveFidelity, resolveThreadKey } from './resolve-fidelity.js';
 import type { RunScope } from './run-scope.js';
 import { CHECKPOINT_VERSION, type Checkpoint } from './run-store.js';
+import type { StageCommitRequest } from './run-workspace.js';
 import { outcomeToStatusFile } from './status-file.js';
 import { CHECKPOINT_LOG_LIMIT, WalkState } from './walk-state.js';
 
@@ -213,6 +214,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     return { kind: 'cancelled', reason: result.reason };
   }
   const outcome = result.outcome;
+  const traits = scope.registry.traitsOf(node, scope.graph);
 
   // Record completion and apply the outcome to the context (spec §3.2 steps 3–4).
   state.recordCompletion(node.id, outcome);
@@ -223,11 +225,31 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     context.set('preferred_label', outcome.preferredLabel);
   // The handler of a stage sets last_stage (spec §5.1, §4.5); a conditional node only routes and sets nothing (§4.7),
   // so `check -> found [condition="context.last_stage=step1"]` still sees the stage before the diamond.
-  if (scope.registry.traitsOf(node, scope.graph).routesOnly !== true) {
+  if (traits.routesOnly !== true) {
     context.set('last_stage', node.id);
   }
+  // One commit of the stage's file changes, before anything records the stage (README "Workspaces"). Start and exit
+  // nodes, conditionals and human gates change no file: their check is skipped.
+  const commit =
+    scope.workspace === undefined ||
+    traits.role !== undefined ||
+    traits.routesOnly === true ||
+    traits.asksHuman === true
+      ? undefined
+      : await commitStage(scope, options.branchPath, {
+          nodeId: node.id,
+          stagePath,
+          visit,
+          attempt: result.attempts,
+          status: outcome.status,
+          runId: scope.runId,
+        });
   // The run store masks secrets (masking-run-store.ts).
-  const statusWritten = scope.store.writeStageStatus(stagePath, outcomeToStatusFile(outcome));
+  const statusFile = outcomeToStatusFile(outcome);
+  const statusWritten = scope.store.writeStageStatus(
+    stagePath,
+    commit === undefined ? statusFile : { ...statusFile, commit },
+  );
   if (statusWritten !== undefined) await statusWritten;
   scope.bus.emit(
     {
@@ -241,6 +263,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
       ...(outcome.preferredLabel === undefined ? {} : { preferredLabel: outcome.preferredLabel }),
       ...(outcome.notes === undefined ? {} : { notes: outcome.notes }),
       ...(outcome.failureReason === undefined ? {} : { failureReason: outcome.failureReason }),
+      ...(commit === undefined ? {} : { commit }),
     },
     options.branchPath,
   );
@@ -248,6 +271,27 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
   at.lastOutcome = outcome;
   const event: WalkEvent = { type: 'stage.completed', nodeId: node.id, outcome };
   return { kind: 'completed', decision: decide(state, event, rules) };
+}
+
+/** Commits a completed stage's changes in the walk's workspace; warns about files it left out. */
+async function commitStage(
+  scope: RunScope,
+  branchPath: readonly string[],
+  request: StageCommitRequest,
+): Promise<string | undefined> {
+  const done = await scope.workspace!.commitStage(request);
+  if (done.skipped !== undefined && done.skipped.length > 0) {
+    scope.bus.emit(
+      {
+        type: 'stage.log',
+        nodeId: request.nodeId,
+        level: 'warn',
+        message: `not committed to the workspace: ${done.skipped.map((file) => `${file.path} (${file.reason})`).join(', ')}`,
+      },
+      branchPath,
+    );
+  }
+  return done.commit;
 }
 
 function stageFidelity(
@@ -357,6 +401,7 @@ export function buildCheckpoint(options: BuildCheckpointOptions): Checkpoint {
     ...(ended?.kind === 'fail' || ended?.kind === 'cancelled' ? { failure_reason: ended.reason } : {}),
     last_seq: scope.bus.lastSeq,
     ...(scope.origin === undefined ? {} : { origin: scope.origin }),
+    ...(scope.workspace === undefined ? {} : { workspace: scope.workspace.record() }),
   };
 }
 
@@ -374,16 +419,43 @@ async function runBranch(
     options.abortSignal === undefined ? stage.signal : AbortSignal.any([stage.signal, options.abortSignal]);
   const startValues = options.context.snapshot();
   const state = new WalkState();
-  const end = await walkBranch({
-    scope: parent.scope,
-    state,
-    context: options.context,
-    startNodeId: options.startNodeId,
-    ...(options.stopBefore === undefined ? {} : { stopBefore: options.stopBefore }),
-    abortSignal: signal,
-    stagePrefix: `${stage.stagePath}/branches/${options.branchId}`,
-    branchPath: [...parent.branchPath, options.branchId],
+  // A branch of a run with a workspace works in a workspace of its own, from the fan-out's commit.
+  const opened = await parent.scope.workspace?.branch({
+    stagePath: stage.stagePath,
+    branchId: options.branchId,
   });
+  const workspace = opened?.workspace;
+  if (opened?.leftovers !== undefined) {
+    // An earlier attempt of this branch left files: kept, never silently lost.
+    const name = `branches/${options.branchId}/interrupted-changes.patch`;
+    await parent.scope.store.writeStageFile(stage.stagePath, name, opened.leftovers.patch);
+    parent.scope.bus.emit(
+      {
+        type: 'stage.log',
+        nodeId: options.startNodeId,
+        level: 'warn',
+        message: `branch ${options.branchId}'s workspace held ${opened.leftovers.files.length} changed file(s) from an earlier attempt: kept in ${stage.stagePath}/${name}`,
+      },
+      [...parent.branchPath, options.branchId],
+    );
+  }
+  const scope: RunScope =
+    workspace === undefined ? parent.scope : { ...parent.scope, workspace, workdir: workspace.workdir };
+  let end: WalkEnd;
+  try {
+    end = await walkBranch({
+      scope,
+      state,
+      context: options.context,
+      startNodeId: options.startNodeId,
+      ...(options.stopBefore === undefined ? {} : { stopBefore: options.stopBefore }),
+      abortSignal: signal,
+      stagePrefix: `${stage.stagePath}/branches/${options.branchId}`,
+      branchPath: [...parent.branchPath, options.branchId],
+    });
+  } finally {
+    await workspace?.close();
+  }
   const lastResponse = options.context.get('last_response');
   const lastOutcome = state.nodeOutcomes[end.lastNodeId];
   const base = {
@@ -392,6 +464,14 @@ async function runBranch(
     context: options.context,
     contextUpdates: options.context.diff(startValues),
     ...(typeof lastResponse === 'string' ? { lastResponse } : {}),
+    ...(workspace === undefined
+      ? {}
+      : {
+          workspace: {
+            commit: workspace.record().commit,
+            ...(workspace.ref === undefined ? {} : { ref: workspace.ref }),
+          },
+        }),
   };
   switch (end.kind) {
     case 'success':

@@ -175,6 +175,14 @@ const MANAGER_ACTIONS = valueType(
   'a comma-separated list of observe, steer, wait',
   MANAGER_ACTION_NAMES,
 );
+const WORKSPACE_MODES = ['git', 'copy', 'in-place', 'auto'] as const;
+const WORKSPACE_MODE = valueType(
+  enumParser(WORKSPACE_MODES),
+  `one of ${WORKSPACE_MODES.join(', ')}`,
+  WORKSPACE_MODES,
+);
+const JOIN_MERGES = ['git', 'pick', 'none'] as const;
+const JOIN_MERGE = valueType(enumParser(JOIN_MERGES), `one of ${JOIN_MERGES.join(', ')}`, JOIN_MERGES);
 const TOOLS = valueType(
   parseTools,
   `none, all, or a comma-separated list of ${CODING_TOOL_NAMES.join(', ')}`,
@@ -284,6 +292,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     POSITIVE_INTEGER,
     'Run budget in tokens: the run stops before the next LLM stage once LLM stages used this many.',
     { default: 'no budget' },
+  ),
+  workspace: define(
+    'workspace',
+    ['graph'],
+    WORKSPACE_MODE,
+    'Where the run changes files (README "Workspaces"): git (a worktree and a commit per stage), copy, in-place, or auto (git inside a repository). --workspace overrides it.',
+    { default: 'auto' },
   ),
   'stack.child_dotfile': define(
     'stack.child_dotfile',
@@ -439,6 +454,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     FAN_IN_MODE,
     'pick (default): the fan-in selects one branch; merge: its prompt combines every branch into one output.',
     { default: 'pick', spec: '§4.9' },
+  ),
+  join_merge: define(
+    'join_merge',
+    ['node'],
+    JOIN_MERGE,
+    "How a fan-in brings the parallel branches' files together in a workspace: git (default; merge every successful branch), pick (the selected branch's files), none.",
+    { default: 'git' },
   ),
   'human.default_choice': define(
     'human.default_choice',

@@ -62,7 +62,11 @@ export const SPEC_HANDLER_DECLARATIONS = {
   },
   'parallel.fan_in': {
     ...SPEC_HANDLER_TRAITS['parallel.fan_in'],
-    attributes: z.object({ ...LLM_ATTRIBUTES, fan_in_mode: attributeSchema('fan_in_mode') }),
+    attributes: z.object({
+      ...LLM_ATTRIBUTES,
+      fan_in_mode: attributeSchema('fan_in_mode'),
+      join_merge: attributeSchema('join_merge'),
+    }),
   },
   tool: {
     ...SPEC_HANDLER_TRAITS.tool,

@@ -15,6 +15,7 @@ import {
 import { type Graph, type GraphNode, nodeAttribute, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { buildStagePrompt, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
+import { type BranchFilesMerge, type JoinMerge, mergeBranchFiles } from './merge-branch-files.js';
 import { type ParallelBranchResult, readParallelResults } from './parallel-results.js';
 import { isSuccessfulCandidate, selectBestCandidate } from './select-best-candidate.js';
 
@@ -138,6 +139,13 @@ export function findJudgedCandidate(
  * heuristic of spec §4.9 (status rank, then `score`, then id). The outcome applies the winner's
  * `context_updates` to the parent context and sets `parallel.fan_in.best_id` and `parallel.fan_in.best_outcome`.
  * When every candidate failed the outcome is FAIL (spec §4.9); otherwise SUCCESS.
+ *
+ * In a run with a workspace (README "Workspaces", `runtime.workspace`) each branch worked in a worktree of its own,
+ * and `join_merge` says how their files come together: `git` (the default) merges every successful branch's commit
+ * with git before the selection (`parallel.fan_in.merged_branches`); `pick` takes the selected branch's files after
+ * it (with `fan_in_mode=merge`, which selects none, it merges like `git`); `none` takes no files. A merge conflict is
+ * a FAIL (not retried) naming the paths and branches, with `parallel.fan_in.conflict_paths` and
+ * `parallel.fan_in.conflict_branch`; the conflicted files stay in the workspace for a resolver stage.
  */
 export function createFanInHandler(options: FanInHandlerOptions = {}): DeclaredHandler {
   return defineHandler({
@@ -145,62 +153,97 @@ export function createFanInHandler(options: FanInHandlerOptions = {}): DeclaredH
     ...SPEC_HANDLER_DECLARATIONS['parallel.fan_in'],
     async execute({ node, context, graph, runtime }) {
       const results = readParallelResults(context.get('parallel.results'));
-      if (results === undefined || results.length === 0) {
-        return { status: 'fail', failureReason: 'No parallel results to evaluate' };
+      const joinMerge: JoinMerge = nodeAttribute(node, 'join_merge') ?? 'git';
+      const workspace = runtime.workspace;
+      const picking = joinMerge === 'pick' && nodeAttribute(node, 'fan_in_mode') !== 'merge';
+      let files: BranchFilesMerge | undefined;
+      if (workspace !== undefined && results !== undefined && joinMerge !== 'none' && !picking) {
+        files = await mergeBranchFiles({ workspace, nodeId: node.id, branches: results });
+        if (files.kind === 'conflict') return files.outcome;
       }
-      if (results.every((result) => !isSuccessfulCandidate(result.status))) {
-        const reasons = results.map(
-          (result) => `${result.branch}: ${result.failure_reason || result.status}`,
-        );
-        return {
-          status: 'fail',
-          failureReason: `all ${results.length} parallel branches failed (${reasons.join('; ')})`,
-          contextUpdates: { 'parallel.fan_in.best_id': '', 'parallel.fan_in.best_outcome': 'fail' },
-        };
-      }
-      let best: ParallelBranchResult | undefined;
-      let how = 'heuristic';
-      const backend = options.backend ?? runtime.backend;
-      const secrets = runtime.secrets ?? createSecretMasker();
-      const outputs = await loadBranchOutputs(results, runtime.artifacts);
-      if (nodeAttribute(node, 'fan_in_mode') === 'merge') {
-        return merge({ node, graph, context, runtime, results, outputs, backend, secrets });
-      }
-      if (node.prompt.trim() !== '' && backend !== undefined) {
-        const asked = await ask({
-          node,
-          graph,
-          context,
-          runtime,
-          backend,
-          secrets,
-          prompt: buildJudgePrompt({ instruction: buildStagePrompt(node, graph), results, outputs }),
+      const outcome = await combineResults({ node, context, graph, runtime, results, options });
+      if (workspace !== undefined && picking && outcome.status !== 'fail') {
+        const bestId = outcome.contextUpdates?.['parallel.fan_in.best_id'];
+        const best = results?.find((result) => result.branch === bestId);
+        files = await mergeBranchFiles({
+          workspace,
+          nodeId: node.id,
+          branches: best === undefined ? [] : [best],
         });
-        if ('failed' in asked) return asked.failed;
-        const answer = asked.answer;
-        const text =
-          typeof answer === 'string'
-            ? answer
-            : [answer.preferredLabel, ...(answer.suggestedNextIds ?? []), answer.notes]
-                .filter(Boolean)
-                .join('\n');
-        await runtime.stage.writeFile('response.md', secrets.maskText(text));
-        best = findJudgedCandidate(text, results);
-        how = best === undefined ? 'heuristic (the judge named no candidate)' : 'LLM judge';
+        if (files.kind === 'conflict') return files.outcome;
       }
-      best ??= selectBestCandidate(results)!;
-      const contextUpdates: Record<string, JsonValue> = {
-        ...best.context_updates,
-        'parallel.fan_in.best_id': best.branch,
-        'parallel.fan_in.best_outcome': best.status,
-      };
+      if (files?.kind !== 'merged' || files.notes === undefined) return outcome;
       return {
-        status: 'success',
-        contextUpdates,
-        notes: `Selected best candidate: ${best.branch} (${best.status}, by ${how})`,
+        ...outcome,
+        notes: outcome.notes === undefined ? files.notes : `${outcome.notes}; ${files.notes}`,
+        contextUpdates: { ...outcome.contextUpdates, ...files.contextUpdates },
       };
     },
   });
+}
+
+/** The fan-in's selection or LLM merge of the branches' results (spec §4.9), once their files are merged. */
+async function combineResults(input: {
+  readonly node: GraphNode;
+  readonly context: Context;
+  readonly graph: Graph;
+  readonly runtime: HandlerRuntime;
+  readonly results: ParallelBranchResult[] | undefined;
+  readonly options: FanInHandlerOptions;
+}): Promise<Outcome> {
+  const { node, context, graph, runtime, results, options } = input;
+  if (results === undefined || results.length === 0) {
+    return { status: 'fail', failureReason: 'No parallel results to evaluate' };
+  }
+  if (results.every((result) => !isSuccessfulCandidate(result.status))) {
+    const reasons = results.map((result) => `${result.branch}: ${result.failure_reason || result.status}`);
+    return {
+      status: 'fail',
+      failureReason: `all ${results.length} parallel branches failed (${reasons.join('; ')})`,
+      contextUpdates: { 'parallel.fan_in.best_id': '', 'parallel.fan_in.best_outcome': 'fail' },
+    };
+  }
+  let best: ParallelBranchResult | undefined;
+  let how = 'heuristic';
+  const backend = options.backend ?? runtime.backend;
+  const secrets = runtime.secrets ?? createSecretMasker();
+  const outputs = await loadBranchOutputs(results, runtime.artifacts);
+  if (nodeAttribute(node, 'fan_in_mode') === 'merge') {
+    return merge({ node, graph, context, runtime, results, outputs, backend, secrets });
+  }
+  if (node.prompt.trim() !== '' && backend !== undefined) {
+    const asked = await ask({
+      node,
+      graph,
+      context,
+      runtime,
+      backend,
+      secrets,
+      prompt: buildJudgePrompt({ instruction: buildStagePrompt(node, graph), results, outputs }),
+    });
+    if ('failed' in asked) return asked.failed;
+    const answer = asked.answer;
+    const text =
+      typeof answer === 'string'
+        ? answer
+        : [answer.preferredLabel, ...(answer.suggestedNextIds ?? []), answer.notes]
+            .filter(Boolean)
+            .join('\n');
+    await runtime.stage.writeFile('response.md', secrets.maskText(text));
+    best = findJudgedCandidate(text, results);
+    how = best === undefined ? 'heuristic (the judge named no candidate)' : 'LLM judge';
+  }
+  best ??= selectBestCandidate(results)!;
+  const contextUpdates: Record<string, JsonValue> = {
+    ...best.context_updates,
+    'parallel.fan_in.best_id': best.branch,
+    'parallel.fan_in.best_outcome': best.status,
+  };
+  return {
+    status: 'success',
+    contextUpdates,
+    notes: `Selected best candidate: ${best.branch} (${best.status}, by ${how})`,
+  };
 }
 
 interface MergeOptions {

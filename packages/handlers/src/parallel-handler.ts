@@ -229,7 +229,18 @@ async function runOneBranch(options: RunOneBranchOptions): Promise<BranchRecord>
     Object.entries(result.contextUpdates).filter(([key]) => !isPrivateKey(key)),
   );
   const record = judgeBranch(branch, result, updates, timedOut);
-  return { ...record, entry: await withFullOutput(record.entry, result, runtime) };
+  const entry = await withFullOutput(record.entry, result, runtime);
+  return {
+    ...record,
+    entry:
+      result.workspace === undefined
+        ? entry
+        : {
+            ...entry,
+            commit: result.workspace.commit,
+            ...(result.workspace.ref === undefined ? {} : { ref: result.workspace.ref }),
+          },
+  };
 }
 
 /**

@@ -25,6 +25,10 @@ export interface ParallelBranchResult {
   readonly output_artifact?: string;
   /** Context keys the branch added or changed (engine bookkeeping and `parallel.*` keys left out). */
   readonly context_updates: Readonly<Record<string, JsonValue>>;
+  /** The branch's last workspace commit, when the run has a workspace (README "Workspaces"): what the fan-in merges. */
+  readonly commit?: string;
+  /** The branch's git branch (`attractor/<run-id>@<stage>/<branch>`), when the run has a workspace. */
+  readonly ref?: string;
 }
 
 /** Branch outputs up to this many characters stay in `parallel.results`; larger ones go to the artifact store. */
@@ -47,6 +51,8 @@ export function readParallelResults(value: JsonValue | undefined): ParallelBranc
       last_response: typeof record.last_response === 'string' ? record.last_response : '',
       output: typeof record.output === 'string' ? record.output : '',
       ...(typeof record.output_artifact === 'string' ? { output_artifact: record.output_artifact } : {}),
+      ...(typeof record.commit === 'string' ? { commit: record.commit } : {}),
+      ...(typeof record.ref === 'string' ? { ref: record.ref } : {}),
       context_updates:
         typeof updates === 'object' && updates !== null && !Array.isArray(updates)
           ? (updates as Readonly<Record<string, JsonValue>>)

@@ -68,7 +68,8 @@ const AUTO_STATUS_NOTE =
  * Creates the `tool` handler (spec §4.10, DESIGN.md "Tool nodes").
  *
  * Runs the node's `tool_command` in a shell (`cwd` = `runtime.workdir`, stdin closed) as the leader of its own
- * process group, with `ATTRACTOR_RUN_ID`, `ATTRACTOR_LOGS_ROOT`, `ATTRACTOR_STAGE_DIR` and `ATTRACTOR_NODE_ID` added to
+ * process group, with `ATTRACTOR_RUN_ID`, `ATTRACTOR_LOGS_ROOT`, `ATTRACTOR_STAGE_DIR`, `ATTRACTOR_NODE_ID` and `ATTRACTOR_WORKDIR` (the
+ * run's working directory: its workspace's worktree when it has one, README "Workspaces") added to
  * the environment. stdout and stderr go in full to `stdout.txt` / `stderr.txt` in the stage directory; the
  * context gets `tool.output` (stdout, truncated to 10 KB with a marker), `tool.exit_code` (a number, or null when
  * a signal ended the command) and `tool.stderr` (the last 2 KB), and the same text without trailing whitespace
@@ -153,6 +154,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
           ATTRACTOR_LOGS_ROOT: logsRoot,
           ATTRACTOR_STAGE_DIR: await runtime.stage.localDirectory(),
           ATTRACTOR_NODE_ID: node.id,
+          ATTRACTOR_WORKDIR: runtime.workdir,
         },
         shell: options.shell ?? true,
         killGraceMs: options.killGraceMs ?? 2000,

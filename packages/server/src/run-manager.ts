@@ -24,6 +24,7 @@ import {
   startForkedPipeline,
   startPipeline,
   startResumedPipeline,
+  type WorkspaceProvider,
 } from '@attractor/engine';
 import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
 import { readCheckpointSafely, readChildRunDetails } from './child-run-details.js';
@@ -111,6 +112,11 @@ export interface RunManagerOptions {
   readonly backendFactory: BackendFactory;
   /** Working directory of runs (tool cwd, agent file tools). Default: the engine's (`process.cwd()`). */
   readonly workdir?: string;
+  /**
+   * The runs' workspaces (README "Workspaces"; `createWorkspaceProvider()` of `@attractor/workspace`): a git worktree
+   * per run, a commit per stage. Default: none, runs work in `workdir` in place.
+   */
+  readonly workspace?: WorkspaceProvider;
   readonly clock: Clock;
   /**
    * Secret values masked in everything the runs write and everything the server sends (events, SSE, checkpoint,
@@ -889,6 +895,7 @@ export class RunManager {
       interviewer,
       ...(backend === undefined ? {} : { backend }),
       ...(this.#options.workdir === undefined ? {} : { workdir: this.#options.workdir }),
+      ...(this.#options.workspace === undefined ? {} : { workspace: this.#options.workspace }),
       ...(record.maxSteps === undefined ? {} : { maxSteps: record.maxSteps }),
       ...(this.#options.secretValues === undefined ? {} : { secretValues: this.#options.secretValues }),
     };

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { type Clock, type HandlerRegistry, systemClock } from '@attractor/engine';
+import { type Clock, type HandlerRegistry, systemClock, type WorkspaceProvider } from '@attractor/engine';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { serve } from '@hono/node-server';
 import { createServerApp, isLoopbackHostHeader } from './create-server-app.js';
@@ -45,6 +45,11 @@ export interface StartServerOptions {
   readonly backendFactory?: BackendFactory;
   /** Working directory of runs (tool cwd, agent file tools). Default: the engine's default, `process.cwd()`. */
   readonly workdir?: string;
+  /**
+   * The runs' workspaces (README "Workspaces"): `createWorkspaceProvider()` of `@attractor/workspace` gives each run a
+   * git worktree and a commit per stage. Default: none, runs work in `workdir` in place (the CLI's `serve` passes one).
+   */
+  readonly workspace?: WorkspaceProvider;
   /** Largest accepted request body, in bytes; larger ones get 413. Default: 1048576 (1 MiB). */
   readonly maxBodyBytes?: number;
   /**
@@ -104,6 +109,7 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     createRegistry: options.createRegistry ?? (() => createDefaultRegistry()),
     backendFactory: options.backendFactory ?? (() => createSimulationBackend()),
     ...(options.workdir === undefined ? {} : { workdir: resolve(options.workdir) }),
+    ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
     clock: options.clock ?? systemClock,
     ...(options.secretValues === undefined ? {} : { secretValues: options.secretValues }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),

@@ -5,17 +5,18 @@
  */
 import { resolve } from 'node:path';
 import type { LlmStageProblem } from '@attractor/backend-ai-sdk';
-import type { CodergenBackend } from '@attractor/engine';
+import type { CodergenBackend, WorkspaceProvider } from '@attractor/engine';
 import { ApiError, type BackendRequest, startServer } from '@attractor/server';
 import type { PostgresRunCatalog } from '@attractor/store-postgres';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
-import { loadCliConfig } from '../config/load-cli-config.js';
+import { type CliConfig, loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { resolveBackend } from '../run/backend-choice.js';
 import { createAiBackend } from '../run/create-ai-backend.js';
 import { readPrices } from '../run/create-run-services.js';
 import { formatPreflight } from '../run/format-preflight.js';
+import { workspaceModeFromEnv } from '../run/workspace-mode-from-env.js';
 import {
   connectQueueOrExplain,
   openRunCatalog,
@@ -178,6 +179,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       runsDir: resolve(io.cwd, options.runsDir ?? '.attractor/runs'),
       ...(options.pipelines === undefined ? {} : { pipelinesDir: resolve(io.cwd, options.pipelines) }),
       workdir: resolve(io.cwd, options.workdir ?? '.'),
+      ...(shared === undefined ? { workspace: await serverWorkspace(options, config, io) } : {}),
       allowTools: options.allowTools === true,
       backendFactory,
       createRegistry: () => {
@@ -261,4 +263,23 @@ function isLoopback(host: string): boolean {
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * The workspace provider of the server's runs (README "Workspaces"): `--workspace` over the graph's `workspace`
+ * attribute over the config's `defaults.workspace` over `$ATTRACTOR_WORKSPACE`, else `auto`.
+ */
+async function serverWorkspace(
+  options: ServeCliOptions,
+  config: CliConfig,
+  io: CliIo,
+): Promise<WorkspaceProvider> {
+  const { createWorkspaceProvider } = await import('@attractor/workspace');
+  const defaultMode = config.defaults.workspace ?? workspaceModeFromEnv(io.env);
+  const root = options.workspaceRoot ?? config.defaults.workspaceRoot;
+  return createWorkspaceProvider({
+    ...(options.workspace === undefined ? {} : { mode: options.workspace }),
+    ...(defaultMode === undefined ? {} : { defaultMode }),
+    ...(root === undefined ? {} : { root: resolve(io.cwd, root) }),
+  });
 }

@@ -18,6 +18,10 @@ export interface ServeCliOptions {
   readonly queue?: string;
   readonly pipelines?: string;
   readonly workdir?: string;
+  /** `--workspace`: where runs change files (README "Workspaces"). Default: the config's, `$ATTRACTOR_WORKSPACE`, else `auto`. */
+  readonly workspace?: 'git' | 'copy' | 'in-place' | 'auto';
+  /** `--workspace-root`: where run worktrees go. */
+  readonly workspaceRoot?: string;
   readonly allowTools?: boolean;
   readonly simulate?: boolean;
   readonly model?: string;

@@ -20,6 +20,9 @@ import { CliError } from '../errors/cli-error.js';
 import { displayPath } from '../load-pipeline.js';
 import { describeConfigSyntaxError } from './describe-config-syntax-error.js';
 
+/** The workspace modes `defaults.workspace` takes (those of `--workspace`). */
+const WORKSPACE_MODES: readonly string[] = ['git', 'copy', 'in-place', 'auto'];
+
 /** The config file names looked for in the working directory, in this order. */
 export const CONFIG_FILE_NAMES = [
   'attractor.config.js',
@@ -39,6 +42,12 @@ export interface CliConfigDefaults {
   readonly interviewer?: string;
   /** Absolute path of the price table (`--prices`), given relative to the config file. */
   readonly prices?: string;
+  /** The workspace mode of new runs (`--workspace`): `git`, `copy`, `in-place` or `auto` (README "Workspaces"). */
+  readonly workspace?: 'git' | 'copy' | 'in-place' | 'auto';
+  /** Absolute path of the directory worktrees go in (`--workspace-root`), given relative to the config file. */
+  readonly workspaceRoot?: string;
+  /** The author of runs' commits, `Name <email>` (`--commit-author`). */
+  readonly commitAuthor?: string;
 }
 
 /** A loaded config: what the plug-ins add. */
@@ -82,8 +91,9 @@ export function lintOptionsOf(config: CliConfig): {
  *   `{ type: handler }` (also positional `execute(node, context, graph, logsRoot, runtime)` handlers);
  * - `interviewers`: an object `{ name: interviewer }` (objects with an `ask` function);
  * - `backends`: an object `{ name: backend }` (objects with a `run` function, the `CodergenBackend` contract);
- * - `defaults`: `{ model, provider, backend, interviewer, prices }`: `backend` and `interviewer` name an entry of
- *   `backends` / `interviewers`, `prices` is a price-table file relative to the config file.
+ * - `defaults`: `{ model, provider, backend, interviewer, prices, workspace, workspaceRoot, commitAuthor }`: `backend` and
+ *   `interviewer` name an entry of `backends` / `interviewers`, `prices` is a price-table file and `workspaceRoot` a
+ *   directory relative to the config file, `workspace` a workspace mode (README "Workspaces").
  *
  * @throws {CliError} `CLI_FILE_NOT_FOUND` for a `--config` file that does not exist; `CLI_INVALID_INPUT` when the
  *   file throws while loading (a syntax error with its `file:line:col` and excerpt) or exports something else,
@@ -156,15 +166,31 @@ export async function loadCliConfig(options: {
   const backends = namedPlugins<CodergenBackend>(exported.backends, 'backends', 'run', invalid);
   const defaults = exported.defaults ?? {};
   if (typeof defaults !== 'object' || defaults === null)
-    throw invalid('defaults must be an object { model, provider, backend, interviewer, prices }.');
+    throw invalid(
+      'defaults must be an object { model, provider, backend, interviewer, prices, workspace, workspaceRoot, commitAuthor }.',
+    );
   const values = defaults as Record<string, unknown>;
   const strings: Record<string, string> = {};
-  for (const key of ['model', 'provider', 'backend', 'interviewer', 'prices'] as const) {
+  for (const key of [
+    'model',
+    'provider',
+    'backend',
+    'interviewer',
+    'prices',
+    'workspace',
+    'workspaceRoot',
+    'commitAuthor',
+  ] as const) {
     const value = values[key];
     if (value === undefined) continue;
     if (typeof value !== 'string' || value === '')
       throw invalid(`defaults.${key} must be a non-empty string.`);
     strings[key] = value;
+  }
+  if (strings.workspace !== undefined && !WORKSPACE_MODES.includes(strings.workspace)) {
+    throw invalid(
+      `defaults.workspace is "${strings.workspace}"; use one of ${WORKSPACE_MODES.join(', ')} (README "Workspaces").`,
+    );
   }
   for (const [key, plugins] of [
     ['backend', backends],
@@ -192,6 +218,13 @@ export async function loadCliConfig(options: {
       ...(strings.backend === undefined ? {} : { backend: strings.backend }),
       ...(strings.interviewer === undefined ? {} : { interviewer: strings.interviewer }),
       ...(strings.prices === undefined ? {} : { prices: resolve(dirname(path), strings.prices) }),
+      ...(strings.workspace === undefined
+        ? {}
+        : { workspace: strings.workspace as NonNullable<CliConfigDefaults['workspace']> }),
+      ...(strings.workspaceRoot === undefined
+        ? {}
+        : { workspaceRoot: resolve(dirname(path), strings.workspaceRoot) }),
+      ...(strings.commitAuthor === undefined ? {} : { commitAuthor: strings.commitAuthor }),
     },
   };
 }

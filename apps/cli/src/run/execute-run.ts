@@ -8,14 +8,17 @@ import {
   defaultLogsRoot,
   type Interviewer,
   type PipelineRun,
+  type PipelineStartedEvent,
   ResumeError,
   RunDirectoryInUseError,
   RunLockedError,
   startForkedPipeline,
   startPipeline,
   startResumedPipeline,
+  type WorkspaceProvider,
 } from '@attractor/engine';
 import { parseForkPoint } from '@attractor/engine/internal';
+import { AttractorError } from '@attractor/errors';
 import { cliCommand, quoteArgument } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { type Colors, createColors } from '../colors.js';
@@ -44,6 +47,7 @@ import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
 import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
+import { workspaceModeFromEnv } from './workspace-mode-from-env.js';
 
 /** Options of {@link executeRun}. */
 export interface ExecuteRunOptions {
@@ -242,10 +246,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     announced = true;
     if (cliOptions.json !== true) {
       io.stdout.write(`${colors.dim(`Run directory: ${shownRoot}`)}\n`);
+      if (workspaceLine !== '') io.stdout.write(`${colors.dim(workspaceLine)}\n`);
     } else {
       io.stderr.write(`Run directory: ${shownRoot}\n`);
+      if (workspaceLine !== '') io.stderr.write(`${workspaceLine}\n`);
     }
   };
+
+  const workspace = await createWorkspace({ cliOptions, config, mode, io });
+  let workspaceLine = '';
 
   let legStageCount = 0;
   const controller = new AbortController();
@@ -257,7 +266,16 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     workdir,
     abortSignal: controller.signal,
     secretValues: [...services.secretValues, ...(io.secretValues ?? [])],
+    workspace,
     onEvent: (event: Parameters<RunDisplay['onEvent']>[0]) => {
+      // -q prints only the run directory, warnings, errors and the summary.
+      if (
+        event.type === 'pipeline.started' &&
+        (event.branchPath?.length ?? 0) === 0 &&
+        verbosity !== 'quiet'
+      ) {
+        workspaceLine = describeWorkspace(event, workdir, io.cwd);
+      }
       announce();
       // inspect's route: the top-level stage completions (a parallel branch's or a child run's are not stages here).
       if (event.type === 'stage.completed' && (event.branchPath?.length ?? 0) === 0) legStageCount += 1;
@@ -336,6 +354,19 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       if (mode.kind === 'fork' && ResumeError.isInstance(error)) await removeUnstartedRunDirectory(logsRoot);
       throw new CliError({ code: 'CLI_INVALID_INPUT', message: refusalMessage(error, io), cause: error });
     }
+    if (AttractorError.isInstance(error) && error.code === 'WORKSPACE_REFUSED') {
+      // The workspace could not be opened (git asked outside a repository): nothing ran.
+      if (mode.kind !== 'resume') await removeUnstartedRunDirectory(logsRoot);
+      throw new CliError({ code: 'CLI_INVALID_INPUT', message: error.message, cause: error });
+    }
+    if (AttractorError.isInstance(error) && error.code === 'GIT_COMMAND_FAILED') {
+      throw new CliError({
+        code: 'CLI_INVALID_INPUT',
+        exitCode: 1,
+        message: `The run stopped: the workspace's ${error.message}. Fix the repository, then resume with: ${resumeCommand()}`,
+        cause: error,
+      });
+    }
     if (isFsFault(error)) {
       // Disk full, read-only or unreadable run directory mid-run: one line, where and why, and how to go on.
       throw new CliError({
@@ -350,6 +381,50 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     releaseSignals();
     services.dispose?.();
   }
+}
+
+/**
+ * The run's workspace provider (README "Workspaces"): `--workspace` over the graph's `workspace` attribute over the
+ * config's `defaults.workspace` over `$ATTRACTOR_WORKSPACE`, else `auto`; `--workspace-root` or the config's `workspaceRoot`; `--commit-author`.
+ * A resume or fork reopens what the run's checkpoint records. Loads `@attractor/workspace` only here.
+ */
+async function createWorkspace(options: {
+  readonly cliOptions: RunCliOptions;
+  readonly config: CliConfig;
+  readonly mode: ExecuteRunOptions['mode'];
+  readonly io: CliIo;
+}): Promise<WorkspaceProvider> {
+  const { cliOptions, config, io } = options;
+  const { createWorkspaceProvider, parseGitIdentity } = await import('@attractor/workspace');
+  const author = cliOptions.commitAuthor ?? config.defaults.commitAuthor;
+  const identity = author === undefined ? undefined : parseGitIdentity(author);
+  if (author !== undefined && identity === undefined) {
+    throw new CliError({
+      code: 'CLI_USAGE',
+      message: `${cliOptions.commitAuthor === undefined ? "The config's defaults.commitAuthor" : '--commit-author'} is "${author}"; write it as "Name <email>", e.g. "Build Bot <bot@example.com>".`,
+    });
+  }
+  const root = cliOptions.workspaceRoot ?? config.defaults.workspaceRoot;
+  const defaultMode = config.defaults.workspace ?? workspaceModeFromEnv(io.env);
+  return createWorkspaceProvider({
+    ...(options.mode.kind === 'run' && cliOptions.workspace !== undefined
+      ? { mode: cliOptions.workspace }
+      : {}),
+    ...(defaultMode === undefined ? {} : { defaultMode }),
+    ...(root === undefined ? {} : { root: resolve(io.cwd, root) }),
+    ...(identity === undefined ? {} : { identity }),
+  });
+}
+
+/** The console line naming the run's workspace: its worktree and branch, or the directory it works in in place. */
+function describeWorkspace(event: PipelineStartedEvent, workdir: string, cwd: string): string {
+  const workspace = event.workspace;
+  if (workspace === undefined)
+    return `Workspace: in place, ${displayPath(workdir, cwd)} (files change there directly)`;
+  const where = displayPath(workspace.workdir, cwd);
+  return workspace.branch === undefined
+    ? `Workspace: ${workspace.mode}, ${where}`
+    : `Workspace: ${workspace.mode} worktree ${where} on branch ${workspace.branch} (from ${workspace.commit.slice(0, 12)})`;
 }
 
 /**

@@ -49,4 +49,10 @@ export interface RunCliOptions extends BackendChoice {
   readonly from?: string;
   /** `resume` only: the DOT file, when it moved since the run started. */
   readonly graph?: string;
+  /** `run`: the workspace mode (README "Workspaces"). */
+  readonly workspace?: 'git' | 'copy' | 'in-place' | 'auto';
+  /** `run`, `fork`: where worktrees go. */
+  readonly workspaceRoot?: string;
+  /** `run`: author of the run's commits, `Name <email>`. */
+  readonly commitAuthor?: string;
 }

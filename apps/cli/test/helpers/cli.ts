@@ -25,7 +25,8 @@ export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 /**
  * The environment of the child: the parent's without provider keys, colour settings and the package-manager markers
- * that change printed hints (`npm_command`, `npm_config_user_agent`), plus `extra`.
+ * that change printed hints (`npm_command`, `npm_config_user_agent`), with `ATTRACTOR_WORKSPACE=in-place`, plus
+ * `extra`.
  */
 export function childEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -39,7 +40,9 @@ export function childEnv(extra: Readonly<Record<string, string>> = {}): Record<s
       continue;
     env[key] = value;
   }
-  return { ...env, NO_COLOR: '1', ...extra };
+  // Runs of the repository's own pipelines work in place unless a test asks for a workspace: a git workspace would
+  // add worktrees and attractor/* branches to this repository (README "Workspaces").
+  return { ...env, NO_COLOR: '1', ATTRACTOR_WORKSPACE: 'in-place', ...extra };
 }
 
 /** Starts `attractor <args>`; resolves with exit code and output, never rejects on a non-zero exit. */

@@ -9,7 +9,9 @@ export type ResumeErrorReason =
   /** The run already ended in success; there is nothing to resume. */
   | 'already_completed'
   /** `from` or the checkpoint's next node is not a node of the graph. */
-  | 'unknown_node';
+  | 'unknown_node'
+  /** The run works in a workspace (its checkpoint records one) and no workspace provider was given. */
+  | 'workspace_required';
 
 /** Thrown by `resumePipeline` when the run directory cannot be resumed with the given graph. */
 export class ResumeError extends AttractorError<'RESUME_REFUSED'> {

@@ -25,6 +25,7 @@ import { humanGateAcceleratorsRule } from './rules/human-gate-accelerators.js';
 import { humanGateEdgesRule } from './rules/human-gate-edges.js';
 import { humanGateLabelsRule } from './rules/human-gate-labels.js';
 import { inertAttributeRule } from './rules/inert-attribute.js';
+import { joinMergeRule } from './rules/join-merge.js';
 import { joinPolicyOptionsRule } from './rules/join-policy-options.js';
 import { loopRestartStartRule } from './rules/loop-restart-start.js';
 import { managerChildDotfileRule } from './rules/manager-child-dotfile.js';
@@ -98,6 +99,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   parallelFanInRule,
   fanInWithoutParallelRule,
   joinPolicyOptionsRule,
+  joinMergeRule,
   // Prompts and stylesheet.
   goalVariableUndefinedRule,
   promptVariableRule,

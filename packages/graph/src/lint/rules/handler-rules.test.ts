@@ -238,3 +238,33 @@ describe('fan_in_mode (DESIGN.md "Parallel results")', () => {
     expect(lintRule(fanIn(', fan_in_mode=combine'), 'attribute_type')).toEqual(['error 7:42 join']);
   });
 });
+
+describe('join_merge (README "Workspaces")', () => {
+  const block = (branchA: string, joinAttributes = '') =>
+    `digraph G {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  fork [shape=component]\n  ${branchA}\n  b [shape=diamond]\n  join [shape=tripleoctagon${joinAttributes}]\n  start -> fork\n  fork -> a -> join\n  fork -> b -> join\n  join -> exit\n}`;
+
+  it('warns at the fan-in when branches run LLM or tool stages and no merge policy is declared', () => {
+    expect(lintRule(block('a [prompt="A"]'), 'join_merge')).toEqual(['warning 7:3 join']);
+    expect(lintRule(block('a [shape=parallelogram, tool_command="make"]'), 'join_merge')).toEqual([
+      'warning 7:3 join',
+    ]);
+    const [diagnostic] = diagnosticsOf(block('a [prompt="A"]'), 'join_merge');
+    expect(diagnostic?.message).toContain('"a"');
+    expect(diagnostic?.fix).toContain('join_merge="git"');
+  });
+
+  it('is silent once join_merge is declared, or when no branch stage can change files', () => {
+    expect(lintRule(block('a [prompt="A"]', ', join_merge=pick'), 'join_merge')).toEqual([]);
+    expect(lintRule(block('a [prompt="A"]', ', join_merge=none'), 'join_merge')).toEqual([]);
+    expect(lintRule(block('a [shape=diamond]'), 'join_merge')).toEqual([]);
+  });
+
+  it('types the value and the graph attribute workspace', () => {
+    expect(lintRule(block('a [prompt="A"]', ', join_merge=octopus'), 'attribute_type')).toEqual([
+      'error 7:41 join',
+    ]);
+    const source = `digraph G {\n  graph [workspace="worktree"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n}`;
+    expect(lintRule(source, 'attribute_type')).toHaveLength(1);
+    expect(lintRule(source.replace('worktree', 'copy'), 'attribute_type')).toEqual([]);
+  });
+});

@@ -1,0 +1,173 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { forkRun, runPipeline } from '@attractor/engine';
+import { graphFrom, tempDir } from '@attractor/engine/test';
+import { createDefaultRegistry } from '@attractor/handlers';
+import { describe, expect, it } from 'vitest';
+import { applyRun, createWorkspaceProvider, workspaceRecordOf } from '../src/index.js';
+import { git, interruptAndResume, makeRepository } from './git-fixture.js';
+
+/** `write` leaves half.txt, then waits for a marker file unless it exists (the first run is interrupted there). */
+const PIPELINE = `digraph edits {
+  start [shape=Mdiamond]
+  implement [shape=parallelogram, tool_command="echo one > impl.txt"]
+  write [shape=parallelogram, tool_command="echo half > half.txt; while [ ! -e \\"$ATTRACTOR_LOGS_ROOT/go\\" ]; do sleep 0.05; done; echo full > full.txt; rm half.txt"]
+  polish [shape=parallelogram, tool_command="echo two >> impl.txt"]
+  exit [shape=Msquare]
+  start -> implement -> write -> polish -> exit
+}`;
+
+function checkpointOf(logsRoot: string) {
+  return JSON.parse(readFileSync(join(logsRoot, 'checkpoint.json'), 'utf8'));
+}
+
+describe('resume and fork with files (README "Workspaces")', () => {
+  it("puts the worktree back at the checkpoint commit on resume, keeping the interrupted stage's files as a patch", async () => {
+    const repo = await makeRepository();
+    const graph = graphFrom(PIPELINE);
+    const logsRoot = join(repo, '.attractor', 'runs', 'r1');
+    const worktree = join(logsRoot, 'workspace');
+    let checkpointCommit = '';
+    const { first, resumed } = await interruptAndResume({
+      graph,
+      repo,
+      logsRoot,
+      nodeId: 'write',
+      waitFor: join(worktree, 'half.txt'),
+      between: () => {
+        expect(existsSync(join(worktree, 'half.txt'))).toBe(true);
+        checkpointCommit = checkpointOf(logsRoot).workspace.commit;
+      },
+    });
+    expect(first.status).toBe('cancelled');
+    expect(resumed.status).toBe('success');
+    const patch = readFileSync(join(logsRoot, 'write', 'interrupted-changes.patch'), 'utf8');
+    expect(patch).toContain('+++ b/half.txt');
+    expect(patch).toContain('+half');
+    // The stage ran again from the checkpoint's commit: the final tree is an uninterrupted run's.
+    expect(await git(repo, 'show', '--name-only', '--format=', 'attractor/r1~1')).toBe('full.txt');
+    expect(await git(repo, 'rev-parse', 'attractor/r1~2')).toBe(checkpointCommit);
+    expect(await git(repo, 'ls-tree', '-r', '--name-only', 'attractor/r1')).toBe(
+      ['.gitignore', 'README.md', 'full.txt', 'impl.txt', 'src/app.txt'].join('\n'),
+    );
+    expect(await git(worktree, 'status', '--porcelain')).toBe('');
+  });
+
+  it("forks at implement@1 from that stage's commit in a new worktree and branch", async () => {
+    const repo = await makeRepository();
+    const graph = graphFrom(PIPELINE);
+    const logsRoot = join(repo, '.attractor', 'runs', 'src-run');
+    mkdirSync(logsRoot, { recursive: true });
+    writeFileSync(join(logsRoot, 'go'), '');
+    const source = await runPipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+    });
+    expect(source.status).toBe('success');
+    const implementCommit = JSON.parse(
+      readFileSync(join(logsRoot, 'implement', 'status.json'), 'utf8'),
+    ).commit;
+
+    const forkRoot = join(repo, '.attractor', 'runs', 'fork-run');
+    mkdirSync(forkRoot, { recursive: true });
+    writeFileSync(join(forkRoot, 'go'), '');
+    const started: string[] = [];
+    const fork = await forkRun({
+      graph,
+      registry: createDefaultRegistry(),
+      from: logsRoot,
+      at: 'implement@1',
+      logsRoot: forkRoot,
+      workdir: repo,
+      workspace: createWorkspaceProvider(),
+      onEvent: (event) => {
+        if (event.type === 'pipeline.started') started.push(JSON.stringify(event.workspace));
+      },
+    });
+    expect(fork.status).toBe('success');
+    expect(JSON.parse(started[0]!)).toMatchObject({ branch: 'attractor/fork-run', commit: implementCommit });
+    // The fork's branch starts at implement's commit and adds its own stages; the source branch is untouched.
+    expect(await git(repo, 'rev-parse', 'attractor/fork-run~2')).toBe(implementCommit);
+    expect(workspaceRecordOf(checkpointOf(forkRoot).workspace)).toMatchObject({
+      run_id: 'fork-run',
+      base: implementCommit,
+      worktree: join(forkRoot, 'workspace'),
+    });
+    expect(await git(repo, 'rev-parse', 'attractor/src-run')).toBe(checkpointOf(logsRoot).workspace.commit);
+  });
+});
+
+describe('copy workspaces (README "Workspaces")', () => {
+  it('forks a copy run from a stage snapshot in a repository of its own, and applies the result as a patch', async () => {
+    const dir = tempDir('workspace-copy-');
+    writeFileSync(join(dir, 'data.txt'), 'original\n');
+    const graph = graphFrom(`digraph copied {
+      start [shape=Mdiamond]
+      first [shape=parallelogram, tool_command="echo first >> data.txt"]
+      second [shape=parallelogram, tool_command="echo second >> data.txt"]
+      exit [shape=Msquare]
+      start -> first -> second -> exit
+    }`);
+    const logsRoot = join(dir, '.attractor', 'runs', 'c1');
+    const source = await runPipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: dir,
+      logsRoot,
+      workspace: createWorkspaceProvider({ mode: 'copy' }),
+    });
+    expect(source.status).toBe('success');
+    expect(readFileSync(join(dir, 'data.txt'), 'utf8')).toBe('original\n');
+
+    const forkRoot = join(dir, '.attractor', 'runs', 'c2');
+    const fork = await forkRun({
+      graph,
+      registry: createDefaultRegistry(),
+      from: logsRoot,
+      at: 'first',
+      logsRoot: forkRoot,
+      workdir: dir,
+      workspace: createWorkspaceProvider(),
+    });
+    expect(fork.status).toBe('success');
+    // The fork started from first's snapshot: second ran once more on top of it, in the fork's own copy.
+    expect(readFileSync(join(forkRoot, 'workspace', 'data.txt'), 'utf8')).toBe('original\nfirst\nsecond\n');
+    expect(workspaceRecordOf(checkpointOf(forkRoot).workspace)).toMatchObject({
+      mode: 'copy',
+      repository: join(forkRoot, 'workspace.git'),
+    });
+
+    const applied = await applyRun({
+      record: checkpointOf(logsRoot).workspace,
+      target: dir,
+      method: 'patch',
+    });
+    expect(applied.files).toEqual(['data.txt']);
+    expect(readFileSync(join(dir, 'data.txt'), 'utf8')).toBe('original\nfirst\nsecond\n');
+    await expect(
+      applyRun({ record: checkpointOf(logsRoot).workspace, target: dir, method: 'merge' }),
+    ).rejects.toThrow("apply the run's changes with --patch");
+  });
+
+  it('resumes a run that worked in place (one started before workspaces, or in-place) in place', async () => {
+    const repo = await makeRepository();
+    const graph = graphFrom(PIPELINE);
+    const logsRoot = join(repo, '.attractor', 'runs', 'old');
+    const { first, resumed } = await interruptAndResume({
+      graph,
+      repo,
+      logsRoot,
+      nodeId: 'write',
+      waitFor: join(repo, 'half.txt'),
+      mode: 'in-place',
+    });
+    expect(first.status).toBe('cancelled');
+    expect(resumed.status).toBe('success');
+    expect(checkpointOf(logsRoot).workspace).toBeUndefined();
+    expect(readFileSync(join(repo, 'full.txt'), 'utf8')).toBe('full\n');
+    expect(await git(repo, 'branch', '--list', 'attractor/*')).toBe('');
+  });
+});
