@@ -7,6 +7,7 @@ import { resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
+import type { NewCommandOptions } from './commands/new-command.js';
 import type { QueueRunCliOptions } from './commands/queue-commands.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
 import type { WorkerCliOptions } from './commands/worker-command.js';
@@ -338,6 +339,39 @@ taken once, a gate never reached), 2 usage or a pipeline with errors.`,
       const { initCommand } = await import('./commands/init-command.js');
       exitCode = await initCommand({ io, ...(directory === undefined ? {} : { directory }) });
     });
+
+  const newCommandSpec = program
+    .command('new')
+    .description(
+      'have the model write a pipeline from a description; lint feedback until clean, formatted, rendered, simulated',
+    )
+    .argument('<description>', 'what the pipeline should do, in words')
+    .option('-o, --output <file.dot>', "where (default: the graph's name, e.g. fix-failing-tests.dot)")
+    .option('--force', 'replace the output file when it exists')
+    .addOption(
+      new Option('--rounds <n>', 'the most answers asked of the model (default 3)').argParser(
+        parsePositiveInteger,
+      ),
+    )
+    .option(
+      '--logs-dir <dir>',
+      "keep each round's prompt, answer and simulated run here (default: a temporary directory, removed afterwards)",
+    )
+    .addHelpText(
+      'after',
+      `
+The model is told the node shapes, handler types, attributes and lint rules of this version, with an example.
+Each answer is linted; its diagnostics (and a simulated run that does not reach the exit) go back to the model.
+Exit codes: 0 pipeline written (with name.svg beside it), 1 no usable pipeline within --rounds (the last draft is
+written to name.draft.dot), 2 usage, a missing API key or a failed model call.`,
+    );
+  addStageBackendOptions(newCommandSpec);
+  newCommandSpec.action(
+    async (description: string, commandOptions: Omit<NewCommandOptions, 'io' | 'description'>) => {
+      const { newCommand } = await import('./commands/new-command.js');
+      exitCode = await newCommand({ description, io, ...commandOptions });
+    },
+  );
 
   program
     .command('fmt')

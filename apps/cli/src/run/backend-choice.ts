@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CodergenBackend } from '@attractor/engine';
+import type { CliConfig } from '../config/load-cli-config.js';
 import { type BackendRouting, formatBackendOption, readBackendOption } from './backend-option.js';
 import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
 
@@ -177,4 +178,22 @@ export function mergeResumeOptions(given: RunCliOptions, recorded: RecordedCliOp
       ? { maxTokens: recorded.maxTokens }
       : {}),
   };
+}
+
+/**
+ * The config file's backend (`defaults.backend`) when no backend option chooses another: `--simulate`,
+ * `--dry-run`, `--simulate-script` and `--backend` win over it.
+ */
+export function configBackend(choice: BackendChoice, config: CliConfig): ResolvedBackend | undefined {
+  const name = config.defaults.backend;
+  if (name === undefined) return undefined;
+  if (
+    choice.simulate === true ||
+    choice.dryRun === true ||
+    choice.simulateScript !== undefined ||
+    choice.backend !== undefined
+  )
+    return undefined;
+  const backend = config.backends.get(name);
+  return backend === undefined ? undefined : { kind: 'plugin', name, backend };
 }

@@ -115,7 +115,17 @@ export const createRunServices: RunServicesFactory = async (options) => {
     ...(prices === undefined ? {} : { prices }),
   });
   if (!created.ok)
-    throw new CliError({ code: 'CLI_MISSING_API_KEY', message: formatPreflight(created.problems) });
+    throw new CliError({
+      code: 'CLI_MISSING_API_KEY',
+      message:
+        options.preflightWording === undefined
+          ? formatPreflight(created.problems)
+          : formatPreflight(
+              created.problems,
+              options.preflightWording.closing,
+              options.preflightWording.heading,
+            ),
+    });
   const { backend, secretValues } = created;
   return withConsole({ registry, backend, secretValues });
 };
