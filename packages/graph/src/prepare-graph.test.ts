@@ -109,6 +109,16 @@ describe('prepareGraph on pipelines written for other runners (DESIGN.md "Dialec
     expect(graph.node('Work')).toMatchObject({ prompt: 'Do the work', timeoutMs: 300_000 });
   });
 
+  it('reads default_thread_id, a graph attribute other runners document, as default_thread (issue 33)', () => {
+    const { graph, diagnostics } = prepareGraph(
+      'digraph G {\n  graph [default_thread_id="feature-build"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n}',
+    );
+    expect(graph?.settings.defaultThread).toBe('feature-build');
+    expect(
+      diagnostics.map((d) => `${d.rule} ${d.span?.start.line}:${d.span?.start.column} ${d.fix}`),
+    ).toEqual(['dialect_alias 2:10 Rename default_thread_id to default_thread.']);
+  });
+
   it('reports each foreign name with the fix', () => {
     const { diagnostics } = prepareGraph(source, { filename: 'dialect.dot' });
     expect(
