@@ -39,6 +39,8 @@ const unbundledCommands = new Set([
   './commands/lsp-command.js',
   './commands/fmt-command.js',
   './commands/init-command.js',
+  './commands/test-command.js',
+  './commands/new-command.js',
 ]);
 
 /** Chains the source map tsc wrote next to a module (`x.js.map`) into the bundle's. */

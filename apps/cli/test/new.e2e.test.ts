@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { anthropicWire, prepareAgentTestHome, startScriptedServer } from '@attractor/backend-agent-cli/test';
 import { startScriptedOpenAIServer } from '@attractor/backend-ai-sdk/test';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
@@ -181,5 +182,49 @@ describe('attractor new', () => {
     expect(result.stderr).toBe(
       'error: The model cannot be asked for a pipeline:\n  - set OPENAI_API_KEY for provider openai: LLM stage "author" (model gpt-test)',
     );
+  });
+});
+
+// Generous: each round starts the real claude CLI, slow on a busy machine.
+describe('attractor new --backend claude-code', { timeout: 120_000 }, () => {
+  it('asks the real claude CLI (against a scripted Anthropic server) and feeds lint errors back to it', async () => {
+    const server = await startScriptedServer(anthropicWire);
+    try {
+      const { env } = await prepareAgentTestHome({
+        agent: 'claude-code',
+        server,
+        path: process.env.PATH ?? '/usr/bin:/bin',
+      });
+      // The server answers by the last scenario marker of the conversation, and each round is a fresh one: the
+      // first draft carries the marker of the second round, whose prompt quotes the draft.
+      const broken = BROKEN.replace('digraph ReviewDocs {', 'digraph ReviewDocs {\n  // [[scenario:revise]]');
+      server.script({ author: [{ text: broken }], revise: [{ text: CLEAN }] });
+      const cwd = await temporaryDirectory();
+      const result = await attractor(
+        [
+          'new',
+          'Review the docs and check their links [[scenario:author]]',
+          '-o',
+          'review.dot',
+          '--backend',
+          'claude-code',
+          '--model',
+          'claude-test-1',
+        ],
+        { cwd, env },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toContain('Round 2 of 3: asking the model to fix it');
+      expect(result.stdout).toContain('✔ wrote review.dot (4 nodes, 4 edges) and review.svg');
+      const revised = server.requests.filter((request) => request.scenario === 'revise');
+      expect(revised).toHaveLength(1);
+      expect(JSON.stringify(revised[0]?.body)).toContain('error[terminal_node]');
+      expect((await attractor(['validate', 'review.dot'], { cwd })).exitCode).toBe(0);
+      // Nothing went to another host (the server is also the agent's proxy).
+      expect(server.outbound).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });
