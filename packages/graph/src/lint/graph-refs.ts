@@ -168,7 +168,11 @@ function readAndPrepare(file: FileRef, check: GraphRefCheck): FileFinding {
     };
   }
   if (source === undefined) {
-    const found = isAbsolute(ref) ? undefined : findInAncestors(ref, file.parentDir, check.read);
+    // A path written from a root above is plain (`workflows/review/child.fabro`), never absolute or `../`.
+    const found =
+      isAbsolute(ref) || normalize(ref).startsWith('..')
+        ? undefined
+        : findInAncestors(ref, file.parentDir, check.read);
     if (found !== undefined) {
       // Fabro projects may write child workflow paths from the project's workflow root.
       const written = relative(file.parentDir, found.path);
