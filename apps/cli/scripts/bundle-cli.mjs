@@ -45,6 +45,8 @@ const unbundledCommands = new Set([
   './commands/cancel-command.js',
   './commands/retry-dead-command.js',
   './commands/purge-command.js',
+  './commands/test-command.js',
+  './commands/new-command.js',
 ]);
 
 /** Chains the source map tsc wrote next to a module (`x.js.map`) into the bundle's. */

@@ -9,6 +9,7 @@ import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
 import type { CancelCliOptions } from './commands/cancel-command.js';
 import type { PurgeCliOptions } from './commands/purge-command.js';
+import type { NewCommandOptions } from './commands/new-command.js';
 import type { QueueRunCliOptions } from './commands/queue-commands.js';
 import type { RetryDeadCliOptions } from './commands/retry-dead-command.js';
 import { DEFAULT_PAGE_SIZE as DEFAULT_RUNS_PAGE_SIZE, type RunsCliOptions } from './commands/runs-options.js';
@@ -24,6 +25,7 @@ import {
   parseNonNegativeNumber,
   parsePositiveInteger,
   parseUrl,
+  type SetValue,
 } from './parse-options.js';
 import { readBackendOption } from './run/backend-option.js';
 import { SANDBOX_KINDS } from './run/resolve-sandbox.js';
@@ -304,6 +306,69 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     );
 
   program
+    .command('test')
+    .description(
+      'simulate a pipeline as often as needed to take every edge (loops twice); print the route coverage',
+    )
+    .argument('<file.dot>', 'the pipeline')
+    .option(
+      '--routes',
+      'route coverage: every edge taken, every loop twice, every gate reached (the default)',
+    )
+    .option('--json', 'print one JSON document on stdout')
+    .addOption(
+      new Option('--seed <n>', 'breaks ties between equally good routes (default 0)').argParser(
+        parseNonNegativeInteger,
+      ),
+    )
+    .addOption(
+      new Option('--max-runs <n>', 'the most simulated runs (default: the number of edges plus 5)').argParser(
+        parsePositiveInteger,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--logs-dir <dir>',
+        'keep the runs here (run-1, run-2, ...; default: a temporary directory, removed afterwards)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--set <key=value>',
+        'initial context value of every run, JSON-parsed when valid JSON (repeatable)',
+      ).argParser(collectSet),
+    )
+    .option('--strict', 'treat dialect aliases as errors')
+    .option(
+      '--config <file>',
+      'plug-in config: handler types (simulated) (default: ./attractor.config.{js,mjs,ts})',
+    )
+    .addHelpText(
+      'after',
+      `
+Nothing is executed: LLM stages, tool commands and plug-in handlers are simulated, and human gates are answered
+by the route. Exit codes: 0 coverage complete, 1 incomplete (an edge never taken or that cannot be taken, a loop
+taken once, a gate never reached), 2 usage or a pipeline with errors.`,
+    )
+    .action(
+      async (
+        file: string,
+        commandOptions: {
+          json?: boolean;
+          seed?: number;
+          maxRuns?: number;
+          logsDir?: string;
+          set?: Record<string, SetValue>;
+          strict?: boolean;
+          config?: string;
+        },
+      ) => {
+        const { testCommand } = await import('./commands/test-command.js');
+        exitCode = await testCommand({ file, io, ...commandOptions });
+      },
+    );
+
+  program
     .command('init')
     .description(
       'write a starter project: a pipeline, its prompt file, a config with a custom handler, .gitignore',
@@ -313,6 +378,39 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
       const { initCommand } = await import('./commands/init-command.js');
       exitCode = await initCommand({ io, ...(directory === undefined ? {} : { directory }) });
     });
+
+  const newCommandSpec = program
+    .command('new')
+    .description(
+      'have the model write a pipeline from a description; lint feedback until clean, formatted, rendered, simulated',
+    )
+    .argument('<description>', 'what the pipeline should do, in words')
+    .option('-o, --output <file.dot>', "where (default: the graph's name, e.g. fix-failing-tests.dot)")
+    .option('--force', 'replace the output file when it exists')
+    .addOption(
+      new Option('--rounds <n>', 'the most answers asked of the model (default 3)').argParser(
+        parsePositiveInteger,
+      ),
+    )
+    .option(
+      '--logs-dir <dir>',
+      "keep each round's prompt, answer and simulated run here (default: a temporary directory, removed afterwards)",
+    )
+    .addHelpText(
+      'after',
+      `
+The model is told the node shapes, handler types, attributes and lint rules of this version, with an example.
+Each answer is linted; its diagnostics (and a simulated run that does not reach the exit) go back to the model.
+Exit codes: 0 pipeline written (with name.svg beside it), 1 no usable pipeline within --rounds (the last draft is
+written to name.draft.dot), 2 usage, a missing API key or a failed model call.`,
+    );
+  addStageBackendOptions(newCommandSpec);
+  newCommandSpec.action(
+    async (description: string, commandOptions: Omit<NewCommandOptions, 'io' | 'description'>) => {
+      const { newCommand } = await import('./commands/new-command.js');
+      exitCode = await newCommand({ description, io, ...commandOptions });
+    },
+  );
 
   program
     .command('fmt')
@@ -681,6 +779,12 @@ function addRunOptions(command: Command): void {
       'simulated outcomes per node and call, e.g. {"review": ["fail", "success"]}; with --dry-run also tool output, e.g. {"check": [{"stdout": "fresh"}]}',
     )
     .option('--dry-run', 'simulate LLM stages and record tool commands without running them')
+    .addOption(
+      new Option(
+        '--seed <n>',
+        'simulation: stages find the shortest route to the exit; the seed breaks ties between equally short ones (default 0)',
+      ).argParser(parseNonNegativeInteger),
+    )
     .option('--auto-approve', 'answer every human gate with its first option')
     .addOption(
       new Option('--answer <key>', 'queued answer for the next human gate, in order (repeatable)').argParser(

@@ -15,6 +15,11 @@ export type {
   SourcePosition,
   SourceSpan,
 } from './dot-ast.js';
+export {
+  createDotParseCache,
+  type DotParseCache,
+  type DotParseCacheOptions,
+} from './dot-parse-cache.js';
 export { DotSyntaxError, type DotSyntaxErrorOptions } from './errors/dot-syntax-error.js';
 export { type FormatCodeFrameOptions, formatCodeFrame } from './format-code-frame.js';
 export { type DotAttributeScope, type FormatDotOptions, formatDot } from './format-dot.js';

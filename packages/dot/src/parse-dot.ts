@@ -3,6 +3,7 @@
  * (CONTRIBUTING.md "Grammars").
  */
 import type { FailedMatchResult } from 'ohm-js';
+import { getCstRoot } from 'ohm-js/v18';
 import { type ChunkText, elidedChunk, toSourceOffset, verbatimChunk } from './chunk-text.js';
 import type {
   DotAst,
@@ -13,6 +14,7 @@ import type {
   SourceSpan,
 } from './dot-ast.js';
 import { dotGrammar } from './dot-grammar.js';
+import { ChunkTreeCache, type DotParseCache } from './dot-parse-cache.js';
 import { closingQuoteBefore, earlyClosingQuoteMessage } from './early-closing-quote.js';
 import { spanAt } from './line-index.js';
 import { createParseContext, type ParseContext, syntaxError } from './parse-context.js';
@@ -22,7 +24,7 @@ import {
   buildAttributeItems,
   buildGraph,
   buildHeader,
-  buildStatements,
+  buildStatementsOfTree,
   buildSubgraphOpen,
 } from './to-dot-ast.js';
 
@@ -30,6 +32,11 @@ import {
 export interface ParseDotOptions {
   /** Shown in error messages and stored on every span and on the AST. Default: none. */
   readonly filename?: string;
+  /**
+   * Chunks matched by earlier parses (`createDotParseCache`), for parsing successive versions of a text: chunks whose
+   * text is in it are not matched again, and those matched now are added. Same result as without. Default: none.
+   */
+  readonly cache?: DotParseCache;
 }
 
 /**
@@ -105,7 +112,7 @@ export function parseDotIncrementally(source: string, options: ParseDotOptions =
   const scan = scanDot(context);
   const id = parseHeader(context, scan);
   const span = spanAt(context.lines, scan.headerStart, scan.bodyEnd + 1);
-  const statements = topLevelStatements(context, scan);
+  const statements = topLevelStatements(context, scan, options.cache);
   return context.filename === undefined
     ? { id, span, statements }
     : { id, span, statements, filename: context.filename };
@@ -115,6 +122,7 @@ export function parseDotIncrementally(source: string, options: ParseDotOptions =
 function* topLevelStatements(
   context: ParseContext,
   scan: DotScan,
+  cache: DotParseCache | undefined,
   splitOptions: SplitAttributeBlocksOptions = {},
 ): Generator<DotStatement, void, undefined> {
   // Statement lists of the open subgraphs (innermost last), with where each one opened.
@@ -146,9 +154,8 @@ function* topLevelStatements(
         splits.map((split) => [split.pieces[0]![0], split.rest] as const),
       );
       const statements = withinStack(context, scan, start, () => {
-        const match = dotGrammar.match(chunk.text, 'Statements');
-        if (match.failed()) throw matchFailure(context, scan, match, chunk);
-        return buildStatements(match, { parse: context, chunk, leadingItems });
+        const tree = statementsTree(chunk, cache) ?? failedMatch(context, scan, chunk, 'Statements');
+        return buildStatementsOfTree(tree, { parse: context, chunk, leadingItems });
       });
       if (current === undefined) yield* statements;
       else for (const statement of statements) current.statements.push(statement);
@@ -173,6 +180,22 @@ function* topLevelStatements(
   }
 }
 
+/** The tree of a chunk matched with `Statements`, from the cache when it holds it; `undefined` when it does not match. */
+function statementsTree(chunk: ChunkText, cache: DotParseCache | undefined) {
+  const match = () => {
+    const result = dotGrammar.match(chunk.text, 'Statements');
+    return result.succeeded() ? getCstRoot(result) : undefined;
+  };
+  return cache instanceof ChunkTreeCache ? cache.treeOf('Statements', chunk.text, match) : match();
+}
+
+/** Matches a chunk that did not match again, for Ohm's failure, and throws it as a `DotSyntaxError`. */
+function failedMatch(context: ParseContext, scan: DotScan, chunk: ChunkText, rule: string): never {
+  const match = dotGrammar.match(chunk.text, rule);
+  if (match.failed()) throw matchFailure(context, scan, match, chunk);
+  throw new Error(`the chunk at offset ${chunk.base} matched ${rule} on the second try`);
+}
+
 /**
  * Parses like {@link parseDot}, cutting attribute blocks longer than `minBlockLength` into pieces of about
  * `pieceLength` characters (split-attribute-blocks.ts; {@link parseDot} does so past 8,192 characters). For tests
@@ -185,7 +208,7 @@ export function parseDotWithAttributePieces(
   const context = createParseContext(source, options.filename);
   const scan = scanDot(context);
   const id = parseHeader(context, scan);
-  const statements = [...topLevelStatements(context, scan, options)];
+  const statements = [...topLevelStatements(context, scan, undefined, options)];
   return createAst(context, scan, id, statements);
 }
 

@@ -46,9 +46,9 @@ describe('scanDot (issue 2, "Speed and memory")', () => {
     ]);
   });
 
-  it('collects several statements per chunk up to minChunkLength, cutting only between statements', () => {
-    const statement = '  node_x [label="x"]\n';
-    const source = `digraph G {\n${statement.repeat(200)}}`;
+  it('collects several statements per chunk, from minChunkLength to four times it, cutting only between statements', () => {
+    const statements = Array.from({ length: 200 }, (_, index) => `  node_${index} [label="${index}"]\n`);
+    const source = `digraph G {\n${statements.join('')}}`;
     const scan = scanDot(createParseContext(source, undefined), { minChunkLength: 100 });
     const lengths: number[] = [];
     for (let index = 0; index < scan.segments.length; index += 3) {
@@ -56,10 +56,30 @@ describe('scanDot (issue 2, "Speed and memory")', () => {
       expect(text.trim().endsWith(']')).toBe(true);
       lengths.push(text.length);
     }
-    expect(lengths.length).toBeGreaterThan(30);
-    expect(lengths.slice(0, -1).every((length) => length >= 100 && length < 100 + statement.length)).toBe(
-      true,
-    );
+    expect(lengths.length).toBeGreaterThan(10);
+    const longest = Math.max(...statements.map((statement) => statement.length));
+    expect(lengths.slice(0, -1).every((length) => length >= 100 && length < 400 + longest)).toBe(true);
+    // Where a chunk ends depends on the statement there, not on where the chunk began.
+    expect(new Set(lengths.slice(0, -1)).size).toBeGreaterThan(1);
+  });
+
+  it('cuts after the same statements before and after an edit further up (the chunks after it are unchanged)', () => {
+    const statements = Array.from({ length: 300 }, (_, index) => `  node_${index} [label="${index}"]\n`);
+    const cutsAfter = (source: string, from: number): string[] => {
+      const scan = scanDot(createParseContext(source, undefined), { minChunkLength: 100 });
+      const cuts: string[] = [];
+      for (let index = 0; index < scan.segments.length; index += 3) {
+        if (scan.segments[index + 2]! > from)
+          cuts.push(source.slice(scan.segments[index + 2]! - 20, scan.segments[index + 2]));
+      }
+      return cuts;
+    };
+    const source = `digraph G {\n${statements.join('')}}`;
+    const edited = `digraph G {\n${statements.slice(0, 40).join('')}  added [label="a longer statement"]\n${statements.slice(40).join('')}}`;
+    const after = source.indexOf('node_150 ');
+    const before = cutsAfter(source, after);
+    expect(before.length).toBeGreaterThan(5);
+    expect(cutsAfter(edited, edited.indexOf('node_150 '))).toEqual(before);
   });
 
   it('masks comments and "#" lines with spaces, keeping offsets and newlines', () => {

@@ -49,7 +49,8 @@ export const SEGMENT_SUBGRAPH_CLOSE = 2;
 export interface ScanDotOptions {
   /**
    * A chunk grows to at least this many characters of source before the next cut: each Ohm `match`
-   * call has a fixed cost, and a chunk of a few statements stays cheap to memoize. Default: 1024.
+   * call has a fixed cost, and a chunk of a few statements stays cheap to memoize. Past it, the chunk ends after a
+   * statement chosen by its text (about one in four), and at the latest at four times this length. Default: 1024.
    */
   readonly minChunkLength?: number;
 }
@@ -72,6 +73,20 @@ const CLOSE_BRACKET = 93;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const BYTE_ORDER_MARK = 0xfeff;
+
+/**
+ * Whether a chunk may end after the statement `[start, end)`: true for about one statement in four, chosen by a hash
+ * of the statement's text (FNV-1a, its bits mixed), so that the same statement ends a chunk wherever it stands in the file.
+ */
+function endsChunk(source: string, start: number, end: number): boolean {
+  let hash = 0x811c9dc5;
+  for (let index = start; index < end; index++) hash = Math.imul(hash ^ source.charCodeAt(index), 0x01000193);
+  // FNV's low bits depend only on the last characters (every statement ends the same way): mix before taking them.
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  return (hash & 3) === 0;
+}
 
 /** `A-Z a-z 0-9 _`. */
 export function isIdChar(code: number): boolean {
@@ -252,8 +267,15 @@ export function scanDot(context: ParseContext, options: ScanDotOptions = {}): Do
           (isIdChar(code) || code === QUOTE));
       if (cut) {
         statementTokens = 0;
-        // A few statements per match: each `match` call has a fixed cost, and a chunk stays small.
-        if (index - chunkStart >= minChunkLength) {
+        // A few statements per match: each `match` call has a fixed cost, and a chunk stays small. Past the minimum
+        // length, where to cut depends on the statement that ends here, not on where the chunk began: an edit then
+        // changes the chunks around it only, and the next cuts fall where they fell before (a `DotParseCache` finds
+        // the rest of the file unchanged).
+        const length = index - chunkStart;
+        if (
+          length >= minChunkLength &&
+          (length >= 4 * minChunkLength || endsChunk(source, statementFirstToken, index))
+        ) {
           segments.push(SEGMENT_STATEMENTS, chunkStart, index);
           chunkStart = index;
           chunkTokens = 0;

@@ -71,9 +71,12 @@ export function buildHeader(match: MatchResult, context: ChunkContext): DotId {
   return new AstBuilder(context).header(getCstRoot(match));
 }
 
-/** The statements of a match of `Statements`. */
-export function buildStatements(match: MatchResult, context: ChunkContext): DotStatement[] {
-  return new AstBuilder(context).statements(getCstRoot(match).children[0]!);
+/**
+ * The statements of the tree of a match of `Statements` (`getCstRoot`), read against `context.chunk`: any chunk whose
+ * text is the matched text (a tree from a `DotParseCache` serves every chunk with that text).
+ */
+export function buildStatementsOfTree(root: CstNode, context: ChunkContext): DotStatement[] {
+  return new AstBuilder(context).statements(root.children[0]!);
 }
 
 /** The attributes of a match of `AttrItems` (a piece of a long attribute block). */

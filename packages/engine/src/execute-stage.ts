@@ -2,7 +2,7 @@
  * One visit of one node: resolve the handler, run attempts with timeout and cancellation, turn exceptions into
  * FAIL outcomes, and retry per spec §3.5–3.6 and docs/architecture.md "Retrying FAIL".
  */
-import type { GraphNode, HandlerTraits } from '@attractor/graph';
+import type { GraphEdge, GraphNode, HandlerTraits } from '@attractor/graph';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import { AttemptSignal, whenAborted } from './attempt-signal.js';
 import type { Context } from './context.js';
@@ -42,6 +42,8 @@ export interface StageExecution {
   readonly resumedFrom?: Outcome;
   /** The walk's trace context (its run span's, or the calling stage's for a branch), when the run has telemetry. */
   readonly traceContext?: TraceContext | undefined;
+  /** The edge the walk came along, for `stage.started`'s `edgeIndex`. */
+  readonly incomingEdge?: GraphEdge;
   /** Runs a sub-walk for `runtime.runBranch`. */
   readonly runBranch: (
     options: RunBranchOptions,
@@ -74,6 +76,7 @@ export async function executeStage(execution: StageExecution): Promise<StageResu
       attempt,
       label: node.label,
       handlerType,
+      ...(execution.incomingEdge === undefined ? {} : { edgeIndex: execution.incomingEdge.index }),
     });
     // Written once the handler waits for anything; a stage that never waits is written with its completion.
     scope.bus.flushLater();

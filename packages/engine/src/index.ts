@@ -1,3 +1,5 @@
+export type { AimAtEdgeOptions, EdgeAim } from './aim-at-edge.js';
+export { aimAtEdge } from './aim-at-edge.js';
 export type { ArtifactInfo, ArtifactStore, StoreArtifactOptions } from './artifact-store.js';
 export type { BuildPreambleOptions } from './build-preamble.js';
 export { buildPreamble, PREAMBLE_BUDGET_CHARS } from './build-preamble.js';

@@ -123,6 +123,11 @@ export interface StageStartedEvent extends PipelineEventBase, StageEventFields {
   readonly label: string;
   /** The resolved handler type, e.g. `codergen`. */
   readonly handlerType: string;
+  /**
+   * The edge the walk came along to this node: its index in `graph.edges` (declaration order). Absent for the start
+   * node, a jump (`retry_target`, a goal gate, a resume), the join after a parallel block and a branch's first node.
+   */
+  readonly edgeIndex?: number;
 }
 
 /** `StageCompleted(name, index, duration)`: a node finished (with any status that is not retried) and was recorded. */

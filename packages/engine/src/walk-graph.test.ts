@@ -271,6 +271,36 @@ describe('cross-feature parity (spec §11.12, engine rows)', () => {
     expect(handler.nodeIds()).toEqual(['work', 'work', 'work']);
   });
 
+  it('names the edge each stage was reached along in stage.started (edgeIndex), none after a jump', async () => {
+    const graph = createTestGraph({
+      nodes: [{ id: 'check', retryTarget: 'fix' }],
+      edges: [
+        'start -> work -> check',
+        { from: 'check', to: 'exit', condition: 'outcome=success' },
+        { from: 'check', to: 'exit', condition: 'outcome=partial_success' },
+        'fix -> check',
+      ],
+    });
+    const handler = createScriptedHandler({ script: { check: ['fail', 'partial_success'] } });
+    const { events, result } = await run({ graph, registry: registryWith(handler) });
+    expect(result.completedNodes).toEqual(['start', 'work', 'check', 'fix', 'check', 'exit']);
+    const started = events.flatMap((event) =>
+      event.type === 'stage.started' ? [[event.nodeId, event.edgeIndex] as const] : [],
+    );
+    const index = (from: string, to: string, condition = '') =>
+      graph.edges.find((edge) => edge.from === from && edge.to === to && edge.condition === condition)!.index;
+    expect(started).toEqual([
+      ['start', undefined],
+      ['work', index('start', 'work')],
+      ['check', index('work', 'check')],
+      // A failure jumps to retry_target: no edge.
+      ['fix', undefined],
+      ['check', index('fix', 'check')],
+      // Two edges between the same nodes: the one partial_success matched.
+      ['exit', index('check', 'exit', 'outcome=partial_success')],
+    ]);
+  });
+
   it('makes context updates from one node visible to the next', async () => {
     const handler = createScriptedHandler({
       script: { a: [{ status: 'success', contextUpdates: { 'context.plan': 'v1' } }] },

@@ -215,6 +215,7 @@ async function runNode(options: WalkOptions, at: Position, rules: DecisionRules)
     fidelity,
     abortSignal: options.abortSignal,
     traceContext: options.traceContext,
+    ...(at.incoming === undefined ? {} : { incomingEdge: at.incoming }),
     runBranch: (branchOptions, stage) => runBranch(options, branchOptions, stage),
     ...(resumedFrom === undefined ? {} : { resumedFrom }),
   });

@@ -583,13 +583,15 @@ export const SUBGRAPH_VARIABLE_PREFIX = 'var.';
  * warns (an error with `--strict`). Fabro: `script` (tool command), `model` / `provider`,
  * `stack.child_workflow`. streamweave: `command` (with `type="exec"`). Amplifier: `dot_file` (a sub-pipeline,
  * with `shape=folder`), and the manager's `max_cycles`, `wait_ms` and `stop_condition_key` without the
- * `manager.` prefix (values converted by `DIALECT_VALUE_CONVERSIONS`).
+ * `manager.` prefix (values converted by `DIALECT_VALUE_CONVERSIONS`). Kilroy: `context_thread_default`; other
+ * runners' documentation: `default_thread_id`.
  */
 export const DIALECT_ALIASES: Readonly<Record<string, AttributeKey>> = {
   llm_prompt: 'prompt',
   node_type: 'type',
   context_fidelity_default: 'default_fidelity',
   context_thread_default: 'default_thread',
+  default_thread_id: 'default_thread',
   default_max_retry: 'default_max_retries',
   script: 'tool_command',
   command: 'tool_command',

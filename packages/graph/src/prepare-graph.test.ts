@@ -1,3 +1,4 @@
+import { createDotParseCache } from '@attractor/dot';
 import { describe, expect, it } from 'vitest';
 import { readFixture } from '../test/read-fixture.js';
 import { prepareGraph } from './prepare-graph.js';
@@ -32,6 +33,27 @@ describe('prepareGraph (spec §9.1)', () => {
         },
       },
     ]);
+  });
+
+  it('gives the same graph and diagnostics with a parse cache, for each version of an edited file', () => {
+    const stages = (count: number, broken: number) =>
+      Array.from({ length: count }, (_, index) =>
+        index === broken
+          ? `  s${index} [label="Stage ${index}", max_retries=two]`
+          : `  s${index} [label="Stage ${index}", prompt="Do $goal ${index}"]`,
+      ).join('\n');
+    const version = (broken: number) =>
+      `digraph G {\n  graph [goal="ship"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${stages(120, broken)}\n  start -> s0\n  s119 -> exit\n}\n`;
+    const parseCache = createDotParseCache();
+    for (const broken of [3, 60, 60, 119]) {
+      const source = version(broken);
+      const cached = prepareGraph(source, { filename: 'edited.dot', parseCache });
+      const fresh = prepareGraph(source, { filename: 'edited.dot' });
+      expect(JSON.stringify(cached.diagnostics)).toBe(JSON.stringify(fresh.diagnostics));
+      expect(cached.graph?.node(`s${broken}`)?.attributes.max_retries?.value).toBe('two');
+      expect(cached.diagnostics.find((d) => d.rule === 'attribute_type')?.span?.start.line).toBe(broken + 5);
+    }
+    expect(parseCache.stats.hits).toBeGreaterThan(0);
   });
 
   it('gives diagnostics plain spans that survive structuredClone and a spread', () => {
@@ -85,6 +107,16 @@ describe('prepareGraph on pipelines written for other runners (docs/architecture
     expect(graph.exitNode?.id).toBe('Exit');
     expect(graph.settings).toMatchObject({ defaultThread: 'main', defaultMaxRetries: 2 });
     expect(graph.node('Work')).toMatchObject({ prompt: 'Do the work', timeoutMs: 300_000 });
+  });
+
+  it('reads default_thread_id, a graph attribute other runners document, as default_thread (issue 33)', () => {
+    const { graph, diagnostics } = prepareGraph(
+      'digraph G {\n  graph [default_thread_id="feature-build"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n}',
+    );
+    expect(graph?.settings.defaultThread).toBe('feature-build');
+    expect(
+      diagnostics.map((d) => `${d.rule} ${d.span?.start.line}:${d.span?.start.column} ${d.fix}`),
+    ).toEqual(['dialect_alias 2:10 Rename default_thread_id to default_thread.']);
   });
 
   it('reports each foreign name with the fix', () => {

@@ -1,7 +1,7 @@
 /**
  * The whole front end of spec §9.1 `prepare_pipeline`: parse → build → transform → validate.
  */
-import { DotSyntaxError, parseDotIncrementally } from '@attractor/dot';
+import { type DotParseCache, DotSyntaxError, parseDotIncrementally } from '@attractor/dot';
 import { buildGraph } from './build-graph.js';
 import type { Graph } from './graph.js';
 import type { Diagnostic, HandlerLintInfo, LintRule } from './lint/diagnostic.js';
@@ -48,6 +48,12 @@ export interface PrepareGraphOptions {
    * `prompt_file` warns about a missing one (and, without a reader, that prompt files are not read). Default: none.
    */
   readonly readGraphFile?: GraphFileReader;
+  /**
+   * Chunks of DOT text matched by earlier calls (`createDotParseCache` of `@attractor/dot`), for preparing successive
+   * versions of a file, as an editor does after each change: only the statements that changed are matched again.
+   * Child pipelines read through `readGraphFile` use it too. Same result as without. Default: none.
+   */
+  readonly parseCache?: DotParseCache;
 }
 
 /** What `prepareGraph` returns. `graph` is absent only when the DOT did not parse. */
@@ -91,7 +97,10 @@ function prepareWithRefs(
   let graph: Graph;
   try {
     // Each statement becomes part of the graph as soon as it is parsed: the AST of the whole file never exists.
-    const statements = parseDotIncrementally(source, filename === undefined ? {} : { filename });
+    const statements = parseDotIncrementally(source, {
+      ...(filename === undefined ? {} : { filename }),
+      ...(options.parseCache === undefined ? {} : { cache: options.parseCache }),
+    });
     graph = buildGraph(statements, { source, ...(filename === undefined ? {} : { filename }) });
   } catch (error) {
     if (!DotSyntaxError.isInstance(error)) throw error;

@@ -10,6 +10,7 @@ import { createExitHandler } from './exit-handler.js';
 import { createFanInHandler } from './fan-in-handler.js';
 import { createManagerLoopHandler } from './manager-loop-handler.js';
 import { createParallelHandler } from './parallel-handler.js';
+import { createRouteFinder, type RouteFinder } from './route-finder.js';
 import type { SimulationScript } from './simulation-script.js';
 import { createStartHandler } from './start-handler.js';
 import { createSubgraphHandler } from './subgraph-handler.js';
@@ -41,8 +42,15 @@ export interface DefaultHandlersOptions {
    * Default: none.
    */
   readonly calls?: ReadonlyMap<string, number>;
+  /**
+   * A simulated run's route finder (`createRouteFinder`; pass the same one to `createSimulationBackend`): conditional
+   * nodes whose edges test values nothing set, and in a dry run unscripted tool nodes, aim for the route it picks
+   * (see `createConditionalHandler` and the tool handler's dry run). Default: none (conditional nodes pass through,
+   * dry-run tool nodes print their plain simulated output), except in a dry run, which makes one of seed 0.
+   */
+  readonly routes?: RouteFinder;
   /** Further options of the tool handler (shell, kill grace, output limit). */
-  readonly tool?: Omit<ToolHandlerOptions, 'dryRun' | 'script' | 'calls'>;
+  readonly tool?: Omit<ToolHandlerOptions, 'dryRun' | 'script' | 'calls' | 'routes'>;
 }
 
 /**
@@ -53,6 +61,7 @@ export function createHandlers(
   options: DefaultHandlersOptions = {},
 ): Record<BuiltInHandlerType, DeclaredHandler> {
   const backend = options.backend === undefined ? {} : { backend: options.backend };
+  const routes = options.routes ?? (options.dryRun === true ? createRouteFinder() : undefined);
   return {
     start: createStartHandler(),
     exit: createExitHandler(),
@@ -60,7 +69,7 @@ export function createHandlers(
     'wait.human': createWaitHumanHandler(
       options.interviewer === undefined ? {} : { interviewer: options.interviewer },
     ),
-    conditional: createConditionalHandler(),
+    conditional: createConditionalHandler(routes === undefined ? {} : { routes }),
     parallel: createParallelHandler(),
     'parallel.fan_in': createFanInHandler(backend),
     tool: createToolHandler({
@@ -68,6 +77,7 @@ export function createHandlers(
       ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
       ...(options.script === undefined ? {} : { script: options.script }),
       ...(options.calls === undefined ? {} : { calls: options.calls }),
+      ...(routes === undefined ? {} : { routes }),
     }),
     'stack.manager_loop': createManagerLoopHandler(),
     subgraph: createSubgraphHandler(),

@@ -10,6 +10,7 @@ export type { CodergenHandlerOptions } from './codergen-handler.js';
 export { buildStagePrompt, createCodergenHandler, LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 export type { CreateCodergenRequestOptions } from './codergen-request.js';
 export { createCodergenRequest } from './codergen-request.js';
+export type { ConditionalHandlerOptions } from './conditional-handler.js';
 export { createConditionalHandler } from './conditional-handler.js';
 export type { DefaultHandlersOptions } from './create-default-registry.js';
 export { createDefaultRegistry, createHandlers } from './create-default-registry.js';
@@ -41,6 +42,8 @@ export type { QueueInterviewer, QueueInterviewerOptions } from './interviewers/q
 export { createQueueInterviewer } from './interviewers/queue-interviewer.js';
 export type { InterviewRecording, RecordingInterviewer } from './interviewers/recording-interviewer.js';
 export { createRecordingInterviewer } from './interviewers/recording-interviewer.js';
+export type { RouteInterviewerOptions } from './interviewers/route-interviewer.js';
+export { createRouteInterviewer } from './interviewers/route-interviewer.js';
 export type { JoinCounts, JoinDecisionOptions } from './join-policy.js';
 export { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
 export { loadSimulationScript } from './load-simulation-script.js';
@@ -54,6 +57,10 @@ export {
 export { createParallelHandler, DEFAULT_MAX_PARALLEL } from './parallel-handler.js';
 export type { ParallelBranchResult } from './parallel-results.js';
 export { BRANCH_OUTPUT_INLINE_MAX_CHARS, readParallelResults } from './parallel-results.js';
+export type { RouteCoverage } from './route-coverage.js';
+export { createRouteCoverage } from './route-coverage.js';
+export type { RouteAim, RouteAimRequest, RouteFinder, RouteFinderOptions } from './route-finder.js';
+export { createRouteFinder, distancesToExit } from './route-finder.js';
 export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';
 export type { SimulationBackend, SimulationBackendOptions } from './simulation-backend.js';
 export { createSimulationBackend, simulatedResponse } from './simulation-backend.js';

@@ -2,8 +2,8 @@
  * The `SimulationBackend`: a `CodergenBackend` without an LLM (spec §4.5 simulation mode), optionally following a
  * script of outcomes per node so routing can be tried offline.
  */
-import type { CodergenBackend, CodergenRequest, Outcome } from '@attractor/engine';
-import { evaluateRunCondition } from '@attractor/engine';
+import type { CodergenBackend, Outcome } from '@attractor/engine';
+import { createRouteFinder, type RouteFinder } from './route-finder.js';
 import { parseSimulationScript, readSimulationStep, type SimulationScript } from './simulation-script.js';
 
 /** Options of {@link createSimulationBackend}. */
@@ -21,6 +21,11 @@ export interface SimulationBackendOptions {
    * none (every node starts at its first step).
    */
   readonly calls?: ReadonlyMap<string, number>;
+  /**
+   * Chooses the route of each unscripted stage (see `createRouteFinder`); share one with the registry's handlers
+   * (`createDefaultRegistry({ routes })`) so that the whole run follows one seed. Default: a route finder of seed 0.
+   */
+  readonly routes?: RouteFinder;
 }
 
 /** A {@link CodergenBackend} that simulates responses; `calls` counts the calls per node id. */
@@ -34,55 +39,28 @@ export function simulatedResponse(nodeId: string): string {
   return `[Simulated] Response for stage: ${nodeId}`;
 }
 
-/** `outcome=<word>` in a condition: the words a node's edges route on. Each candidate is checked by evaluation. */
-const OUTCOME_CLAUSE = /(?:^|&&)\s*outcome\s*=\s*"?([A-Za-z_][A-Za-z0-9_.:-]*)"?/g;
-
-/**
- * For an unscripted stage: the first custom outcome word named by the node's conditional edges (declaration order)
- * that one of them accepts, when a plain `success` would reach no edge at all (e.g. edges on `outcome=process` /
- * `outcome=done`). Without it a simulated or dry run stops at once at such a node with "no eligible edge".
- * `undefined` when `success` routes, or when no custom word does (`fail`/`retry` are never chosen).
- */
-function routableOutcome(request: CodergenRequest): string | undefined {
-  const edges = request.graph.outgoing(request.node.id);
-  const accepts = (outcome: string) =>
-    edges.some((edge) => {
-      if (edge.condition.trim() === '') return outcome === 'success';
-      try {
-        return evaluateRunCondition({ condition: edge.condition, context: request.context, outcome });
-      } catch {
-        // An invalid condition is a lint error; it routes nowhere here.
-        return false;
-      }
-    });
-  if (edges.length === 0 || accepts('success')) return undefined;
-  for (const edge of edges) {
-    for (const match of edge.condition.matchAll(OUTCOME_CLAUSE)) {
-      const word = match[1]!;
-      if (word !== 'fail' && word !== 'retry' && accepts(word)) return word;
-    }
-  }
-  return undefined;
-}
-
 /**
  * Creates a backend that answers every stage with `[Simulated] Response for stage: <id>` (spec §4.5). With a
  * script, the n-th call for a node returns the n-th outcome word of its list: `success` gives the simulated
  * response text, any other word (`fail`, `retry`, `partial_success`, or a custom word like `bug`) gives an
  * `Outcome` with that status, the simulated text as `last_response` and, for `fail`/`retry`, a failure reason
- * naming the script entry. An unscripted stage whose outgoing edges all need a custom outcome word (none accepts
- * `success`) returns the first such word its edges name, so a simulated run follows the route instead of stopping.
- * The counters live in the backend: use one backend per run, and give it the calls the run already made
- * (`calls`) when it resumes one.
+ * naming the script entry. An unscripted LLM stage finds its way (`routes`): when its plain answer would take no edge
+ * or lead away from the exit (a loop that waits for `outcome=success` of a check, `context.last_response contains
+ * PLAN_READY`, `preferred_label=scored`), it returns the outcome, preferred label and context values (the response
+ * with the words its conditions look for) of the route the route finder picks, and says which edge it aims for in a
+ * `stage.log` event and in the outcome's notes. A `fail` it aims for is not retried. The counters live in the backend:
+ * use one backend per run, and give it the calls the run already made (`calls`) when it resumes one.
  *
  * @throws {SimulationScriptError} when `script` does not have the expected shape.
  * @example
- * const backend = createSimulationBackend({ script: { classify: ['bug'] } });
- * await runPipeline({ graph, registry: createDefaultRegistry(), backend, logsRoot });
+ * const routes = createRouteFinder({ seed: 1 });
+ * const backend = createSimulationBackend({ script: { classify: ['bug'] }, routes });
+ * await runPipeline({ graph, registry: createDefaultRegistry({ routes }), backend, logsRoot });
  */
 export function createSimulationBackend(options: SimulationBackendOptions = {}): SimulationBackend {
   const script = parseSimulationScript(options.script ?? {});
   const calls = new Map<string, number>(options.calls ?? []);
+  const routes = options.routes ?? createRouteFinder();
   return {
     calls,
     async run(request) {
@@ -100,14 +78,35 @@ export function createSimulationBackend(options: SimulationBackendOptions = {}):
           retryable: false,
         };
       }
-      const word = scripted === undefined ? routableOutcome(request) : step.outcome;
+      if (scripted === undefined) {
+        // A fan-in's call is its judge's answer, not the stage's routing: it stays plain.
+        if (request.graph.handlerType(request.node) === 'parallel.fan_in') return text;
+        const aim = routes.aim({
+          graph: request.graph,
+          node: request.node,
+          context: request.context,
+          visit: call,
+          statuses: ['success'],
+          baseUpdates: { last_response: text },
+        });
+        if (aim === undefined) return text;
+        request.emit({ type: 'stage.log', level: 'info', message: `[Simulated] ${aim.description}` });
+        return {
+          status: aim.status,
+          ...(aim.preferredLabel === undefined ? {} : { preferredLabel: aim.preferredLabel }),
+          ...(aim.suggestedNextIds === undefined ? {} : { suggestedNextIds: aim.suggestedNextIds }),
+          notes: `[Simulated] stage ${nodeId} ${aim.description}`,
+          contextUpdates: aim.contextUpdates,
+          ...(aim.status === 'fail' || aim.status === 'retry'
+            ? { failureReason: `simulated ${aim.status}: the route ${aim.description}`, retryable: false }
+            : {}),
+        };
+      }
+      const word = step.outcome;
       if (word === undefined || word === 'success') return text;
       const outcome: Outcome = {
         status: word,
-        notes:
-          scripted === undefined
-            ? `[Simulated] outcome "${word}" for stage ${nodeId}: the outcome its conditional edges route on (success reaches no edge)`
-            : `[Simulated] outcome "${word}" for stage ${nodeId} (call ${call} of the script)`,
+        notes: `[Simulated] outcome "${word}" for stage ${nodeId} (call ${call} of the script)`,
         contextUpdates: { last_response: text },
         ...(word === 'fail' || word === 'retry'
           ? { failureReason: `simulated ${word} (script entry ${call} for "${nodeId}")` }

@@ -5,8 +5,9 @@
 import type { CommandSandbox, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
 import { createSecretMasker, type DeclaredHandler, defineHandler } from '@attractor/engine';
 import { killProcessGroup, processGroupAlive, trackProcessGroup } from '@attractor/engine/internal';
-import { type GraphEdge, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
+import { type Graph, type GraphEdge, type GraphNode, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { execa } from 'execa';
+import type { RouteFinder } from './route-finder.js';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
 import { traceToolCommand } from './tool-command-span.js';
@@ -31,6 +32,12 @@ export interface ToolHandlerOptions {
    * forked); a node's next call takes the step after them. Default: none.
    */
   readonly calls?: ReadonlyMap<string, number>;
+  /**
+   * Dry run only: chooses the route of an unscripted tool node (see `createRouteFinder`): when its plain simulated
+   * output would take no edge or lead away from the exit, it "prints" and exits as the route needs. Default: none
+   * (the plain output, see {@link createToolHandler}).
+   */
+  readonly routes?: RouteFinder;
   /** The shell: `true` for `/bin/sh`, or a path such as `/bin/bash`. Default: true. */
   readonly shell?: boolean | string;
   /** Milliseconds between SIGTERM and SIGKILL of the process group when the stage is aborted. Default: 2000. */
@@ -77,8 +84,10 @@ const AUTO_STATUS_NOTE =
  * (default: SUCCESS): its outcome word (a `fail` sets `tool.exit_code` 1 and a failure reason) and its `stdout`.
  * Without a scripted `stdout` the output is `''`, unless the outcome is not a failure and no outgoing edge is
  * eligible with an empty output; then it is the first value the node's conditions compare the output with that
- * makes an edge eligible (`routableToolOutput`). The counters live in the handler: use one registry per run, and
- * give it the calls the run already made (`calls`) when it resumes one.
+ * makes an edge eligible (`routableToolOutput`). An unscripted node with `routes` whose plain output would take no
+ * edge or lead away from the exit "prints" and exits as the route the route finder picks needs, and says which edge
+ * it aims for in a `stage.log` event. The counters live in the handler: use one registry per run, and give it the
+ * calls the run already made (`calls`) when it resumes one.
  *
  * When `runtime.abortSignal` aborts (node `timeout`, run cancellation), the whole group gets SIGTERM and, after
  * `killGraceMs`, SIGKILL, so grandchildren (`sleep` started by the shell) die too.
@@ -107,15 +116,21 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
         runtime.emit({ type: 'stage.log', level: 'info', message: `dry run: would run ${command}` });
         const call = (calls.get(node.id) ?? 0) + 1;
         calls.set(node.id, call);
-        return dryRunOutcome({
+        const scripted = script[node.id]?.[call - 1];
+        const dryRun: DryRunOptions = {
           command,
           call,
-          step: readSimulationStep(script[node.id]?.[call - 1]),
+          step: readSimulationStep(scripted),
           nodeId: node.id,
           edges: graph.outgoing(node.id),
           context,
           outputMaxChars: options.outputMaxChars ?? TOOL_OUTPUT_MAX_CHARS,
-        });
+        };
+        const aimed =
+          scripted === undefined && options.routes !== undefined
+            ? aimedDryRunOutcome(dryRun, { routes: options.routes, graph, node, runtime })
+            : undefined;
+        return aimed ?? dryRunOutcome(dryRun);
       }
       if (Object.hasOwn(script, node.id)) {
         runtime.emit({
@@ -219,6 +234,72 @@ interface DryRunOptions {
   readonly edges: readonly GraphEdge[];
   readonly context: { get(key: string): unknown };
   readonly outputMaxChars: number;
+}
+
+/** The context keys that hold what a tool node printed. */
+const STDOUT_KEYS = ['tool.output', 'tool_stdout', 'tool.last_line'] as const;
+
+/**
+ * The stdout a dry-run node "prints" for the context values an aim chose: the first stdout key whose value the aim
+ * changed from the plain output's, else the plain output.
+ */
+function aimedStdout(
+  updates: Readonly<Record<string, JsonValue>>,
+  plain: Readonly<Record<string, JsonValue>>,
+  plainStdout: string,
+): string {
+  for (const key of STDOUT_KEYS) {
+    const value = updates[key];
+    if (typeof value === 'string' && value !== plain[key]) return value;
+  }
+  return plainStdout;
+}
+
+/**
+ * An unscripted dry-run node whose plain output (see {@link dryRunOutcome}) takes no edge or leads away from the exit:
+ * the output and exit status of the route the route finder picks, with a `stage.log` saying which edge it aims for.
+ * `undefined` when the plain output is the route (or none can be taken).
+ */
+function aimedDryRunOutcome(
+  options: DryRunOptions,
+  run: {
+    readonly routes: RouteFinder;
+    readonly graph: Graph;
+    readonly node: GraphNode;
+    readonly runtime: HandlerRuntime;
+  },
+): Outcome | undefined {
+  const toolUpdates = (stdout: string, status: string) =>
+    toolContextUpdates({ stdout, stderr: '', exitCode: status === 'fail' ? 1 : 0 }, options.outputMaxChars);
+  const plain = routableToolOutput({ edges: options.edges, context: options.context, outcome: 'success' });
+  const baseUpdates = toolUpdates(plain, 'success');
+  const aim = run.routes.aim({
+    graph: run.graph,
+    node: run.node,
+    context: options.context,
+    visit: options.call,
+    statuses: ['success'],
+    baseUpdates,
+    realize: ({ status, contextUpdates }) => ({
+      ...contextUpdates,
+      ...toolUpdates(aimedStdout(contextUpdates, baseUpdates, plain), status),
+    }),
+  });
+  if (aim === undefined) return undefined;
+  run.runtime.emit({ type: 'stage.log', level: 'info', message: `dry run: ${aim.description}` });
+  const stdout = aimedStdout(aim.contextUpdates, baseUpdates, plain);
+  const failed = aim.status === 'fail' || aim.status === 'retry';
+  const printed = stdout === '' ? '' : `; simulated output ${JSON.stringify(stdout)}`;
+  return {
+    status: aim.status,
+    ...(aim.preferredLabel === undefined ? {} : { preferredLabel: aim.preferredLabel }),
+    ...(aim.suggestedNextIds === undefined ? {} : { suggestedNextIds: aim.suggestedNextIds }),
+    notes: `Dry run: command not executed (recorded in command.sh)${printed}; the route ${aim.description}: ${options.command}`,
+    contextUpdates: { ...aim.contextUpdates, ...toolUpdates(stdout, aim.status) },
+    ...(failed
+      ? { failureReason: `simulated ${aim.status}: the route ${aim.description}`, retryable: false }
+      : {}),
+  };
 }
 
 function dryRunOutcome(options: DryRunOptions): Outcome {

@@ -70,7 +70,7 @@ describe('loadSimulationScript', () => {
     ).toContain('not valid JSON (at line 2 column 7)');
   });
 
-  it('answers an unscripted stage with the custom outcome its conditional edges route on', async () => {
+  it('answers an unscripted stage with the custom outcome of its shortest way to the exit', async () => {
     // The shape of danshapiro/kilroy semport.dot and consensus_task.dot: no edge accepts success.
     const source = `digraph G {
       start [shape=Mdiamond]
@@ -83,14 +83,14 @@ describe('loadSimulationScript', () => {
     }`;
     const { result } = await runDot(source, { backend: createSimulationBackend() });
     expect(result.status).toBe('success');
-    expect(result.completedNodes).toEqual(['start', 'fetch', 'analyze', 'exit']);
-    expect(result.nodeOutcomes.fetch).toMatchObject({ status: 'process' });
+    expect(result.completedNodes).toEqual(['start', 'fetch', 'exit']);
+    expect(result.nodeOutcomes.fetch).toMatchObject({ status: 'done' });
     // A script still wins, and a stage that success can route keeps succeeding.
     const scripted = await runDot(source, {
-      backend: createSimulationBackend({ script: { fetch: ['done'] } }),
+      backend: createSimulationBackend({ script: { fetch: ['process'] } }),
     });
-    expect(scripted.result.completedNodes).toEqual(['start', 'fetch', 'exit']);
-    expect(scripted.result.nodeOutcomes.analyze).toBeUndefined();
+    expect(scripted.result.completedNodes).toEqual(['start', 'fetch', 'analyze', 'exit']);
+    expect(scripted.result.nodeOutcomes.analyze).toMatchObject({ status: 'success' });
   });
 
   it('reads a valid script file', async () => {

@@ -317,13 +317,21 @@ describe('tool handler (spec §4.10, §11.6, docs/architecture.md "Tool nodes")'
     );
     expect(other.result.completedNodes).toEqual(['start', 'check', 'exit']);
     expect(other.result.context.get('tool.output')).toBe('ok');
-    // An edge that does not look at the output and is eligible anyway leaves the output empty.
+    // An edge that does not look at the output and is eligible anyway is no shorter way to the exit: the node
+    // "prints" what the edge straight to the exit tests, and says so.
     const fallback = await runDot(
       route((op) => (op === '=' ? 'context.tool_stdout=0' : '')),
       { registry: registry() },
     );
-    expect(fallback.result.completedNodes).toEqual(['start', 'check', 'commit', 'exit']);
-    expect(fallback.result.context.get('tool_stdout')).toBe('');
+    expect(fallback.result.completedNodes).toEqual(['start', 'check', 'exit']);
+    expect(fallback.result.context.get('tool_stdout')).toBe('0');
+    expect(fallback.events).toContainEqual(
+      expect.objectContaining({
+        type: 'stage.log',
+        nodeId: 'check',
+        message: 'dry run: aims for check -> exit [context.tool_stdout=0]: outcome success, sets tool_stdout',
+      }),
+    );
   });
 
   it('takes the scripted dry-run output call by call, so a loop that a real command ends can end', async () => {

@@ -6,6 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
+import { createDotParseCache } from '@attractor/dot';
 import { BUILT_IN_HANDLER_TYPES, formatPipeline } from '@attractor/graph';
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
 import { analyzePipeline } from './analyze-pipeline.js';
@@ -15,6 +16,8 @@ import type { ProjectFacts, ProjectModule, ProjectSupport } from './project-supp
 const MAX_FILE_BYTES = 10_000_000;
 
 const setup = workerData as WorkerSetup;
+/** The chunks of the texts linted so far: after an edit, only the statements it touched are matched again. */
+const parseCache = createDotParseCache();
 const port = parentPort!;
 let projectModule: Promise<ProjectModule | undefined> | undefined;
 /** A config failed to load in this worker: the next analysis needs a fresh one. */
@@ -58,6 +61,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
   if (project === 'reload') return { kind: 'reload', id: request.id };
   const support = project?.support;
   const diagnostics = analyzePipeline(request.text, {
+    parseCache,
     ...(request.filename === undefined ? {} : { filename: request.filename, readGraphFile: readFile }),
     ...(support?.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: support.knownHandlerTypes }),
     ...(support?.handlers === undefined ? {} : { handlers: support.handlers }),

@@ -231,6 +231,21 @@ describe('parseStylesheet diagnostics', () => {
     expect(diagnostics[0]?.message).toContain('has no catalogue');
   });
 
+  it('parses a model glob with a character class or ?, as fnmatch writes them, and reports it (issue 33)', () => {
+    const { rules, diagnostics } = parseStylesheet(
+      '.planning { llm_model: gpt-[5-9]*; llm_provider: openai } .fast { llm_model: gemini-2.?-flash }',
+    );
+    expect(rules.map((rule) => rule.declarations.map((declaration) => declaration.property))).toEqual([
+      ['llm_provider'],
+      [],
+    ]);
+    expect(diagnostics).toMatchObject([
+      { code: 'model_glob', severity: 'warning', span: { offset: 23, length: 10 } },
+      { code: 'model_glob', severity: 'warning', span: { offset: 77, length: 16 } },
+    ]);
+    expect(diagnostics[0]?.message).toContain('"gpt-[5-9]*" is a glob');
+  });
+
   it('applies a glob in an id or class selector, with a warning (issue 19)', () => {
     const stylesheet = parseStylesheet('#review_* { llm_model: a } .fast* { llm_model: b }');
     expect(stylesheet.diagnostics.map((diagnostic) => diagnostic.code)).toEqual([

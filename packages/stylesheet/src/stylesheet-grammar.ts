@@ -9,8 +9,8 @@ import { stylesheetGrammarRecipe } from './stylesheet-grammar-recipe.js';
  * become diagnostics, not syntax errors), class names may also contain upper-case letters and `_`,
  * values may be bare (`claude-opus-4-6`, `openai/gpt-5:free`) or quoted with `"` or `'`, a rule may
  * be empty, and an empty stylesheet has no rules. `*` may appear in `#id` and `.class` selectors (a glob: `#review_*`)
- * and in bare values (`claude-sonnet-*`, a model glob that the parser reports and does not apply), as Amplifier
- * writes them.
+ * and in bare values, with `?` and `[...]` (`claude-sonnet-*`, `gpt-[5-9]*`: a model glob that the parser reports
+ * and does not apply), as Amplifier writes them.
  */
 export const stylesheetGrammarSource = String.raw`
 Stylesheet {
@@ -58,7 +58,7 @@ Stylesheet {
     = bareChar+
 
   bareChar
-    = ~("//" | "/*") (asciiLetter | digit | "_" | "." | "-" | ":" | "/" | "@" | "+" | "*")
+    = ~("//" | "/*") (asciiLetter | digit | "_" | "." | "-" | ":" | "/" | "@" | "+" | "*" | "?" | "[" | "]")
 
   string
     = "\"" (~("\"" | "\\") any | escape)* "\""  -- double

@@ -74,7 +74,8 @@ export function checkDeclaration(declaration: {
       fix: `Give "${property}" a value or remove the declaration.`,
     };
   }
-  if ((property === 'llm_model' || property === 'llm_provider') && value.includes('*')) {
+  // fnmatch's wildcards: `*`, `?` and a character class `[5-9]`.
+  if ((property === 'llm_model' || property === 'llm_provider') && /[*?[\]]/.test(value)) {
     return {
       severity: 'warning',
       code: 'model_glob',

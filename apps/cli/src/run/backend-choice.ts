@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CodergenBackend } from '@attractor/engine';
+import type { CliConfig } from '../config/load-cli-config.js';
 import { type BackendRouting, formatBackendOption, readBackendOption } from './backend-option.js';
 import type { BackendChoice, RunCliOptions } from './run-cli-options.js';
 
@@ -30,7 +31,13 @@ export interface AiSdkSettings {
 
 /** How the LLM stages will run, with everything resolved. */
 export type ResolvedBackend =
-  | { readonly kind: 'simulate'; readonly scriptPath?: string; readonly dryRun: boolean }
+  | {
+      readonly kind: 'simulate';
+      readonly scriptPath?: string;
+      readonly dryRun: boolean;
+      /** Breaks ties between equally short routes (`--seed`). Default: 0. */
+      readonly seed?: number;
+    }
   | {
       /** A backend of the config file (`backends`, picked by `defaults.backend`). */
       readonly kind: 'plugin';
@@ -65,6 +72,7 @@ export function resolveBackend(
       kind: 'simulate',
       dryRun: choice.dryRun === true,
       ...(choice.simulateScript === undefined ? {} : { scriptPath: resolve(cwd, choice.simulateScript) }),
+      ...(choice.seed === undefined ? {} : { seed: choice.seed }),
     };
   }
   const baseURL = choice.baseUrl ?? nonEmpty(env.OPENAI_BASE_URL);
@@ -94,6 +102,7 @@ export async function recordCliOptions(logsRoot: string, options: RunCliOptions,
     ...(options.simulate === true ? { simulate: true } : {}),
     ...(options.simulateScript === undefined ? {} : { simulateScript: resolve(cwd, options.simulateScript) }),
     ...(options.dryRun === true ? { dryRun: true } : {}),
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.model === undefined ? {} : { model: options.model }),
     ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
@@ -140,6 +149,7 @@ export function mergeResumeOptions(given: RunCliOptions, recorded: RecordedCliOp
     'simulate',
     'simulateScript',
     'dryRun',
+    'seed',
     'model',
     'provider',
     'baseUrl',
@@ -172,4 +182,22 @@ export function mergeResumeOptions(given: RunCliOptions, recorded: RecordedCliOp
     // A run started in the sandbox stays in it unless `resume --sandbox none` says otherwise.
     ...(given.sandbox === undefined && recorded.sandbox !== undefined ? { sandbox: recorded.sandbox } : {}),
   };
+}
+
+/**
+ * The config file's backend (`defaults.backend`) when no backend option chooses another: `--simulate`,
+ * `--dry-run`, `--simulate-script` and `--backend` win over it.
+ */
+export function configBackend(choice: BackendChoice, config: CliConfig): ResolvedBackend | undefined {
+  const name = config.defaults.backend;
+  if (name === undefined) return undefined;
+  if (
+    choice.simulate === true ||
+    choice.dryRun === true ||
+    choice.simulateScript !== undefined ||
+    choice.backend !== undefined
+  )
+    return undefined;
+  const backend = config.backends.get(name);
+  return backend === undefined ? undefined : { kind: 'plugin', name, backend };
 }

@@ -44,8 +44,14 @@ export const createRunServices: RunServicesFactory = async (options) => {
   // One script for both: the backend answers LLM stages from it, dry-run tool nodes take their output from it.
   // A resumed or forked run continues each node's steps after the calls it already made.
   const calls = script === undefined ? undefined : options.simulationCalls;
+  // One route finder for the whole simulated run: its stages, tool nodes and conditional nodes follow one seed.
+  const routes =
+    options.backend.kind === 'simulate'
+      ? handlers.createRouteFinder(options.backend.seed === undefined ? {} : { seed: options.backend.seed })
+      : undefined;
   const registry = handlers.createDefaultRegistry({
     dryRun: options.backend.kind === 'simulate' && options.backend.dryRun,
+    ...(routes === undefined ? {} : { routes }),
     ...(script === undefined ? {} : { script }),
     ...(calls === undefined ? {} : { calls }),
   });
@@ -60,6 +66,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
     const backend = handlers.createSimulationBackend({
       ...(script === undefined ? {} : { script }),
       ...(calls === undefined ? {} : { calls }),
+      ...(routes === undefined ? {} : { routes }),
     });
     const scriptPath = options.backend.scriptPath;
     const simulationScript =
@@ -108,7 +115,17 @@ export const createRunServices: RunServicesFactory = async (options) => {
     ...(prices === undefined ? {} : { prices }),
   });
   if (!created.ok)
-    throw new CliError({ code: 'CLI_MISSING_API_KEY', message: formatPreflight(created.problems) });
+    throw new CliError({
+      code: 'CLI_MISSING_API_KEY',
+      message:
+        options.preflightWording === undefined
+          ? formatPreflight(created.problems)
+          : formatPreflight(
+              created.problems,
+              options.preflightWording.closing,
+              options.preflightWording.heading,
+            ),
+    });
   const { backend, secretValues } = created;
   return withConsole({ registry, backend, secretValues });
 };

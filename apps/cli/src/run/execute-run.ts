@@ -37,8 +37,8 @@ import { displayPath, loadPipeline } from '../load-pipeline.js';
 import { startTelemetry } from '../observability/start-telemetry.js';
 import type { SetValue } from '../parse-options.js';
 import {
+  configBackend,
   mergeResumeOptions,
-  type ResolvedBackend,
   readRecordedCliOptions,
   recordCliOptions,
   resolveBackend,
@@ -559,22 +559,4 @@ async function removeUnstartedRunDirectory(logsRoot: string): Promise<void> {
   if (entries?.every((name) => name === 'cli-options.json')) {
     await rm(logsRoot, { recursive: true, force: true });
   }
-}
-
-/**
- * The config file's backend (`defaults.backend`) when no backend option chooses another: `--simulate`,
- * `--dry-run`, `--simulate-script` and `--backend` win over it.
- */
-function configBackend(choice: RunCliOptions, config: CliConfig): ResolvedBackend | undefined {
-  const name = config.defaults.backend;
-  if (name === undefined) return undefined;
-  if (
-    choice.simulate === true ||
-    choice.dryRun === true ||
-    choice.simulateScript !== undefined ||
-    choice.backend !== undefined
-  )
-    return undefined;
-  const backend = config.backends.get(name);
-  return backend === undefined ? undefined : { kind: 'plugin', name, backend };
 }

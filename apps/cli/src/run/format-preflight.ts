@@ -11,11 +11,13 @@ function nodes(ids: readonly string[]): string {
 /**
  * The message for the problems found by `checkLlmStages`, e.g.
  * `Set ANTHROPIC_API_KEY for provider anthropic: LLM stage "review" (model claude-sonnet-4-6)`, ending with
- * `closing` (default: `Or pass --simulate to run without an LLM.`, what `run` and `resume` say). Pure.
+ * `closing` (default: `Or pass --simulate to run without an LLM.`, what `run` and `resume` say), under `heading`
+ * (default: `The pipeline was not started: <n> LLM stage(s) cannot run.`). Pure.
  */
 export function formatPreflight(
   problems: readonly LlmStageProblem[],
   closing = 'Or pass --simulate to run without an LLM.',
+  heading?: string,
 ): string {
   const lines: string[] = [];
   const byProvider = new Map<string, Extract<LlmStageProblem, { kind: 'no_credentials' }>[]>();
@@ -45,5 +47,7 @@ export function formatPreflight(
     );
   }
   const count = new Set(problems.map((problem) => problem.nodeId)).size;
-  return `The pipeline was not started: ${count} LLM ${count === 1 ? 'stage' : 'stages'} cannot run.\n${lines.join('\n')}\n${closing}`;
+  const head =
+    heading ?? `The pipeline was not started: ${count} LLM ${count === 1 ? 'stage' : 'stages'} cannot run.`;
+  return `${head}\n${lines.join('\n')}${closing === '' ? '' : `\n${closing}`}`;
 }

@@ -10,6 +10,8 @@ export interface BackendChoice {
   readonly simulateScript?: string;
   /** Simulate LLM stages and record tool commands without running them. */
   readonly dryRun?: boolean;
+  /** Simulation: breaks ties between equally short routes (`createRouteFinder`'s seed). Default: 0. */
+  readonly seed?: number;
   /** Default model for stages that name none (`llm_model`). */
   readonly model?: string;
   /** Default provider for stages that name none (`llm_provider`). */

@@ -44,6 +44,11 @@ export interface CreateRunServicesOptions {
    * agent that can run shell commands are refused (see `createRoutedBackend`). Default: true.
    */
   readonly allowShell?: boolean;
+  /**
+   * The wording of the AI SDK backend's preflight error (a missing key, no model): its first line and its last
+   * (see `formatPreflight`). Default: what `run` says.
+   */
+  readonly preflightWording?: { readonly heading: string; readonly closing: string };
 }
 
 /** Builds the handler registry and backend for a run (loaded lazily: only `run` and `resume` need them). */

@@ -91,7 +91,7 @@ function firstVisitTracker(source: string | undefined): (attribute: GraphAttribu
   const seenOffsets = new Uint32Array((length >>> 5) + 1);
   const seenOthers = new Set<unknown>();
   return (attribute) => {
-    const offset = attribute.keySpan?.start.offset;
+    const offset = keyOffset(attribute);
     if (offset !== undefined && offset >= 0 && offset < length) {
       const word = offset >>> 5;
       const bit = 1 << (offset & 31);
@@ -104,6 +104,18 @@ function firstVisitTracker(source: string | undefined): (attribute: GraphAttribu
     seenOthers.add(identity);
     return true;
   };
+}
+
+/**
+ * Where an attribute's key starts in the source, `undefined` without a key span. Read from the parser's span
+ * without working out its line and column (`startOffset` of `@attractor/dot`'s spans), which a rule visiting every
+ * attribute would pay for each.
+ */
+export function keyOffset(attribute: GraphAttribute): number | undefined {
+  const span = attribute.keySpan;
+  if (span === undefined) return undefined;
+  const offset = (span as { readonly startOffset?: unknown }).startOffset;
+  return typeof offset === 'number' ? offset : span.start.offset;
 }
 
 function attributeVisits(graph: Graph): Visits {

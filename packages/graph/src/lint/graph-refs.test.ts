@@ -158,6 +158,20 @@ describe('manager_child_dotfile file checks of prepareGraph (spec §4.11)', () =
     expect(managerErrors(root, 'sup/main.dot')).toEqual([]);
   });
 
+  it('says what to write for a child path written from a directory above the file (a Fabro workflow root, issue 33)', () => {
+    const root = tree({
+      'workflows/fixture/parent.fabro': supervisor(', stack.child_workflow="workflows/fixture/child.fabro"'),
+      'workflows/fixture/child.fabro': child,
+    });
+    const [error] = managerErrors(root, 'workflows/fixture/parent.fabro');
+    expect(error?.split('\n')[0]).toBe(
+      '<root>/workflows/fixture/parent.fabro:5:44: error[manager_child_dotfile]: Manager loop node "watch": stack.child_workflow "workflows/fixture/child.fabro" does not exist next to this DOT file (looked for <root>/workflows/fixture/workflows/fixture/child.fabro), but <root>/workflows/fixture/child.fabro does: the path is written from <root>, as some projects of other runners write it from their workflow root.',
+    );
+    expect(error).toContain(
+      '  fix: Write stack.child_workflow="child.fabro": paths are relative to the directory of this DOT file.',
+    );
+  });
+
   it('reports a missing child file at the node attribute, with the resolved path', () => {
     const root = tree({ 'main.dot': supervisor(', "stack.child_dotfile"="kid.dot"') });
     expect(managerErrors(root, 'main.dot')).toEqual([

@@ -4,7 +4,7 @@
  * does not lead back to a file that includes it. `prepareGraph` runs it when it is
  * given a file reader; the graph package does no I/O of its own.
  */
-import { dirname, isAbsolute, join, normalize } from 'node:path';
+import { dirname, isAbsolute, join, normalize, relative } from 'node:path';
 import type { Graph, GraphAttribute, GraphNode } from '../graph.js';
 import { handlerTraits } from '../handler-traits.js';
 import type { Diagnostic } from './diagnostic.js';
@@ -100,7 +100,15 @@ export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[]
     const child = childPipelineRef(graph, node);
     if (child === undefined) continue;
     const path = resolveGraphRef({ ref: child.ref, parentFilename: graph.filename });
-    const finding = checkFile(child.ref, child.attribute.writtenKey ?? child.attribute.key, path, check);
+    const finding = checkFile(
+      {
+        ref: child.ref,
+        key: child.attribute.writtenKey ?? child.attribute.key,
+        path,
+        parentDir: dirname(graph.filename ?? '.'),
+      },
+      check,
+    );
     if (finding.ok) continue;
     const span = attributeSpan(child.attribute, nodeSpan(node));
     diagnostics.push({
@@ -115,7 +123,16 @@ export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[]
   return diagnostics;
 }
 
-function checkFile(ref: string, key: string, path: string, check: GraphRefCheck): FileFinding {
+/** A child file reference to check: as written, under the key written, where it resolves, from which directory. */
+interface FileRef {
+  readonly ref: string;
+  readonly key: string;
+  readonly path: string;
+  readonly parentDir: string;
+}
+
+function checkFile(file: FileRef, check: GraphRefCheck): FileFinding {
+  const { ref, key, path } = file;
   const cycleStart = check.chain.indexOf(path);
   if (cycleStart !== -1) {
     return {
@@ -133,12 +150,13 @@ function checkFile(ref: string, key: string, path: string, check: GraphRefCheck)
   }
   const cached = check.cache.get(`${key} ${path}`);
   if (cached !== undefined) return cached;
-  const finding = readAndPrepare(ref, key, path, check);
+  const finding = readAndPrepare(file, check);
   check.cache.set(`${key} ${path}`, finding);
   return finding;
 }
 
-function readAndPrepare(ref: string, key: string, path: string, check: GraphRefCheck): FileFinding {
+function readAndPrepare(file: FileRef, check: GraphRefCheck): FileFinding {
+  const { ref, key, path } = file;
   let source: string | undefined;
   try {
     source = check.read(path);
@@ -150,6 +168,20 @@ function readAndPrepare(ref: string, key: string, path: string, check: GraphRefC
     };
   }
   if (source === undefined) {
+    // A path written from a root above is plain (`workflows/review/child.fabro`), never absolute or `../`.
+    const found =
+      isAbsolute(ref) || normalize(ref).startsWith('..')
+        ? undefined
+        : findInAncestors(ref, file.parentDir, check.read);
+    if (found !== undefined) {
+      // Fabro projects may write child workflow paths from the project's workflow root.
+      const written = relative(file.parentDir, found.path);
+      return {
+        ok: false,
+        message: `${key} "${ref}" does not exist next to this DOT file (looked for ${path}), but ${found.path} does: the path is written from ${found.root}, as some projects of other runners write it from their workflow root.`,
+        fix: `Write ${key}="${written}": paths are relative to the directory of this DOT file.`,
+      };
+    }
     return {
       ok: false,
       message: `${key} "${ref}" does not exist (looked for ${path}).`,
@@ -167,4 +199,31 @@ function readAndPrepare(ref: string, key: string, path: string, check: GraphRefC
     message: `the sub-pipeline "${ref}" has ${errors.length} error${errors.length === 1 ? '' : 's'}; the first: ${where}: ${first.message}`,
     fix: `Fix ${path}; validate it on its own to see every problem.`,
   };
+}
+
+/** How many directories above the DOT file's {@link findInAncestors} looks. */
+const ANCESTOR_LEVELS = 4;
+
+/**
+ * The file a relative `ref` names when it is read from one of the few directories above the parent DOT file's (a
+ * project root, where a Fabro project's `stack.child_workflow` paths start), for a fix that says what to write.
+ */
+function findInAncestors(
+  ref: string,
+  parentDir: string,
+  read: GraphFileReader,
+): { readonly path: string; readonly root: string } | undefined {
+  let root = parentDir;
+  for (let level = 0; level < ANCESTOR_LEVELS; level++) {
+    const above = dirname(root);
+    if (above === root) return undefined;
+    root = above;
+    const candidate = join(root, ref);
+    try {
+      if (read(candidate) !== undefined) return { path: candidate, root };
+    } catch {
+      // A directory or an unreadable file: not the one meant.
+    }
+  }
+  return undefined;
 }

@@ -2,9 +2,9 @@
  * The validation API of spec §7.3: run the built-in and custom lint rules over a graph.
  */
 import { ValidationError } from '../errors/validation-error.js';
-import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph, type GraphNode } from '../graph.js';
+import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph } from '../graph.js';
 import { handlerTraits } from '../handler-traits.js';
-import { handlerDeclaration } from '../spec-handler-declarations.js';
+import { declarationOfType } from '../spec-handler-declarations.js';
 import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from './diagnostic.js';
@@ -58,17 +58,20 @@ const KNOCK_ON_RULES: ReadonlySet<string> = new Set(['reachability', 'exit_unrea
  */
 export function validate(graph: Graph, options: ValidateOptions = {}): Diagnostic[] {
   const handlers = options.handlers ?? new Map<string, HandlerLintInfo>();
-  // Several rules ask for every node's declaration, some once per attribute.
-  const declarations = new Map<GraphNode, HandlerLintInfo | undefined>();
+  // Several rules ask for every node's declaration, some once per attribute: one lookup per handler type.
+  const declarations = new Map<string, HandlerLintInfo | undefined>();
   const context: LintContext = {
     strict: options.strict ?? false,
     knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
     handlers,
     traitsOf: (node) => handlerTraits(graph, node, handlers),
     declarationOf: (node) => {
-      if (declarations.has(node)) return declarations.get(node);
-      const declaration = handlerDeclaration(graph, node, handlers);
-      declarations.set(node, declaration);
+      const type = graph.handlerType(node);
+      let declaration = declarations.get(type);
+      if (declaration === undefined && !declarations.has(type)) {
+        declaration = declarationOfType(type, handlers);
+        declarations.set(type, declaration);
+      }
       return declaration;
     },
   };

@@ -2,7 +2,7 @@ import { type AttributeKey, attributeDefinition, parseAttributeValue } from '../
 import type { Graph, GraphAttribute, GraphNode } from '../../graph.js';
 import type { AttributeProblem } from '../../handler-attributes.js';
 import { declaresAttribute } from '../../spec-handler-declarations.js';
-import { type AttributeOwner, forEachAttribute, nodeAttributeOwner } from '../attribute-walk.js';
+import { type AttributeOwner, forEachAttribute, keyOffset, nodeAttributeOwner } from '../attribute-walk.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
 
@@ -64,7 +64,7 @@ export const attributeTypeRule: LintRule = {
 
 /** Where a written attribute is, to report it once (the same written attribute can be several objects). */
 function identity(attribute: GraphAttribute): unknown {
-  return attribute.keySpan?.start.offset ?? attribute;
+  return keyOffset(attribute) ?? attribute;
 }
 
 /** Whether a declaration's schema accepts a node without any of its attributes, by declaration. */

@@ -10,7 +10,9 @@ export const duplicateEdgeRule: LintRule = {
     const seen = new Map<string, number>();
     const diagnostics: Diagnostic[] = [];
     for (const edge of graph.edges) {
-      const key = JSON.stringify([edge.from, edge.to, edge.condition, edge.label.trim()]);
+      // Each part prefixed with its length: exact like JSON.stringify of the four, at a fraction of its cost.
+      const label = edge.label.trim();
+      const key = `${edge.from.length}:${edge.from}${edge.to.length}:${edge.to}${edge.condition.length}:${edge.condition}${label}`;
       const first = seen.get(key);
       if (first === undefined) {
         seen.set(key, edge.index);

@@ -111,6 +111,19 @@ describe('manager_child_dotfile (spec §4.11)', () => {
     expect(lintRule(source, 'manager_child_dotfile')).toEqual(['error 4:3 boss']);
   });
 
+  it('says what to write instead for a manager that supervises stages of its own graph (issue 33)', () => {
+    const source = pipeline(
+      '  boss [shape=house, manager.actions="observe,steer,wait"]\n  implement [prompt="Implement"]\n  test [prompt="Test"]\n  report [prompt="Report"]\n  start -> boss -> implement -> test -> exit\n  boss -> report [weight=0]\n  report -> exit',
+    );
+    const [diagnostic] = diagnosticsOf(source, 'manager_child_dotfile');
+    expect(diagnostic?.message).toBe(
+      'Manager loop "boss" has no stack.child_dotfile, so there is no child pipeline to supervise. Its edges lead to stages of this graph ("implement", "report"), as in runners where a manager supervises the stages after it; here a manager supervises a pipeline of its own file, run as a child while it observes, steers and waits.',
+    );
+    expect(diagnostic?.fix).toBe(
+      'Move the supervised stages into child.dot (with its own start and exit node) and add "stack.child_dotfile"="child.dot" to "boss"; keep in this graph the edges for what happens after the child is done.',
+    );
+  });
+
   it('accepts stack.child_dotfile on the node or the graph', () => {
     expect(
       lintRule(
