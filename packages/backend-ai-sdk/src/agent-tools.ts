@@ -7,6 +7,7 @@ import type { Clock, EmittableEvent, JsonValue } from '@attractor/engine';
 import type { CodingToolName } from '@attractor/graph';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
+import type { McpStageTool } from './mcp-servers.js';
 import { runShellCommand } from './run-shell-command.js';
 import type { ToolHooks } from './tool-hooks.js';
 import { runToolHook } from './tool-hooks.js';
@@ -59,6 +60,11 @@ export interface AgentToolsOptions {
   readonly emit: (event: EmittableEvent) => void;
   readonly transcript: TranscriptWriter;
   readonly onReport: (reported: ReportedOutcome) => void;
+  /**
+   * Tools of the node's MCP servers (`mcp_servers`), by the name the model sees (`<server>__<tool>`). They go
+   * through the same pipeline as the built-in tools: hooks, events, truncation, transcript. Default: none.
+   */
+  readonly mcpTools?: Readonly<Record<string, McpStageTool>>;
 }
 
 const jsonScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -275,6 +281,15 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
 
   const tools: ToolSet = {};
   for (const name of options.toolNames) tools[name] = all[name];
+  for (const [name, mcpTool] of Object.entries(options.mcpTools ?? {})) {
+    tools[name] = tool({
+      ...(mcpTool.description === undefined ? {} : { description: mcpTool.description }),
+      inputSchema: mcpTool.inputSchema,
+      execute: (input: unknown, { toolCallId, abortSignal }) =>
+        invoke(name, input, toolCallId, abortSignal, () => mcpTool.call(input, abortSignal)),
+      toModelOutput,
+    });
+  }
   if (options.reportOutcome) {
     tools.report_outcome = tool({
       description:

@@ -28,6 +28,7 @@ const LLM_ATTRIBUTES = {
   thread_id: attributeSchema('thread_id'),
   'tool_hooks.pre': attributeSchema('tool_hooks.pre'),
   'tool_hooks.post': attributeSchema('tool_hooks.post'),
+  mcp_servers: attributeSchema('mcp_servers'),
 };
 
 /**
