@@ -6,8 +6,8 @@ import { attributeSpan, nodeSpan } from '../source-location.js';
 /**
  * `mcp_server_known` (ERROR): every name in a node's `mcp_servers` (README "MCP") is a server the configuration
  * defines. Runs only when `validate` is told the configured names (`mcpServers`; the CLI passes those of
- * `attractor.config.*`); without them nothing is known and nothing is reported. An unknown name would fail the
- * stage when it starts.
+ * `attractor.config.*`); without them nothing is known and nothing is reported. Only nodes that call the model are
+ * checked. An unknown name would fail the stage when it starts.
  */
 export const mcpServerKnownRule: LintRule = {
   name: 'mcp_server_known',
@@ -16,6 +16,8 @@ export const mcpServerKnownRule: LintRule = {
     if (known === undefined) return [];
     const diagnostics: Diagnostic[] = [];
     for (const node of graph.nodes.values()) {
+      // A stylesheet's `*` reaches start, exit and gates too: only stages that call the model use the servers.
+      if (context.traitsOf(node).callsModel !== true) continue;
       for (const name of mcpServerNames(node)) {
         if (known.has(name)) continue;
         const suggestion = didYouMean(name, known);
