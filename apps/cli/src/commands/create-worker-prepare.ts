@@ -57,6 +57,7 @@ export function createWorkerPrepare(options: {
       stdout: new PassThrough(),
       env: io.env,
       handlers: config.handlers,
+      mcpServers: config.mcpServers,
       allowShell: policy.allowTools,
     });
     try {

@@ -95,6 +95,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           graph: request.graph,
           env: io.env,
           allowShell: request.allowTools,
+          mcpServers: config.mcpServers,
           // A client cannot pass options to the server: it sends "simulate", or the server is restarted.
           closing: (problems) =>
             `${serveRemedy(problems)} Or give them an agent: restart \`attractor serve\` with --backend claude-code, or set a node attribute backend="codex".`,
@@ -109,6 +110,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
       graph: request.graph,
       env: io.env,
       ...(prices === undefined ? {} : { prices }),
+      mcpServers: config.mcpServers,
     });
     if (!created.ok) {
       throw new ApiError({
@@ -127,6 +129,11 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   ]
     .map((name) => nonEmpty(io.env[name]))
     .filter((value): value is string => value !== undefined);
+  // The values of MCP servers' env and headers are secrets like the provider keys.
+  if (config.mcpServers.size > 0) {
+    const { mcpSecretValues } = await import('@attractor/backend-ai-sdk');
+    secretValues.push(...mcpSecretValues(Object.fromEntries(config.mcpServers)));
+  }
 
   // What the web UI's "Simulate LLM stages" box shows: forced on, needed (no LLM configured), or a free choice.
   // On a shared store the workers run the LLM stages with their own keys: the server's environment does not decide.
