@@ -7,6 +7,7 @@ import { resolve as resolvePath } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
+import type { McpCliOptions } from './commands/mcp-command.js';
 import type { QueueRunCliOptions } from './commands/queue-commands.js';
 import { parsePort, SERVER_TOKEN_ENV, type ServeCliOptions } from './commands/serve-options.js';
 import type { WorkerCliOptions } from './commands/worker-command.js';
@@ -333,32 +334,37 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .addOption(
       new Option('--port <port>', 'TCP port (0 picks a free one)').default(7070).argParser(parsePort),
     )
-    .addOption(new Option('--host <host>', 'interface to listen on').default('127.0.0.1'))
-    .option(
-      '--token <token>',
-      `bearer token clients must send (default: $${SERVER_TOKEN_ENV}, else a random one)`,
-    )
-    .option(
-      '--runs-dir <dir>',
-      'where run directories go and past runs are found (default: ./.attractor/runs)',
-    )
-    .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
-    .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
-    .addOption(
-      new Option(
-        '--workspace <mode>',
-        "where runs change files: git (a worktree per run, a commit per stage), copy, in-place, or auto (default: the graph's workspace attribute, the config's, else auto)",
-      ).choices(['git', 'copy', 'in-place', 'auto']),
-    )
-    .addOption(workspaceRootOption())
-    .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
-    .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
-    .addOption(storeOption())
-    .addOption(queueOption());
+    .addOption(new Option('--host <host>', 'interface to listen on').default('127.0.0.1'));
+  addServerOptions(serveCommand);
   addStageBackendOptions(serveCommand);
   serveCommand.action(async (commandOptions: ServeCliOptions) => {
     const { serveCommand: runServe } = await import('./commands/serve-command.js');
     exitCode = await runServe({ options: commandOptions, io });
+  });
+
+  const mcp = program
+    .command('mcp')
+    .description(
+      'serve Attractor over MCP for agents and IDEs: validate, start, watch, answer, cancel, resume and fork runs (stdio; streamable HTTP with --port)',
+    )
+    .addOption(
+      new Option(
+        '--port <port>',
+        'serve streamable HTTP at /mcp on this port (0 picks a free one) instead of stdio',
+      ).argParser(parsePort),
+    )
+    .addOption(new Option('--host <host>', 'interface of the HTTP server').default('127.0.0.1'));
+  addServerOptions(mcp);
+  addStageBackendOptions(mcp);
+  mcp.action(async (commandOptions: McpCliOptions) => {
+    const { mcpCommand } = await import('./commands/mcp-command.js');
+    // The unmasked streams carry the protocol (the server masks what its tools return).
+    exitCode = await mcpCommand({
+      options: commandOptions,
+      io,
+      protocolIo: options.io,
+      version: readVersion(),
+    });
   });
 
   program
@@ -561,6 +567,32 @@ function addRunOptions(command: Command): void {
 }
 
 /** The options `run`, `resume` and `serve` share: who runs LLM stages, with which model, plug-ins and secrets. */
+/** The options `serve` and `mcp` share: the token, where runs live and work, the tool guard, the shared store. */
+function addServerOptions(command: Command): void {
+  command
+    .option(
+      '--token <token>',
+      `bearer token clients must send (default: $${SERVER_TOKEN_ENV}, else a random one)`,
+    )
+    .option(
+      '--runs-dir <dir>',
+      'where run directories go and past runs are found (default: ./.attractor/runs)',
+    )
+    .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
+    .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
+    .addOption(
+      new Option(
+        '--workspace <mode>',
+        "where runs change files: git (a worktree per run, a commit per stage), copy, in-place, or auto (default: the graph's workspace attribute, the config's, else auto)",
+      ).choices(['git', 'copy', 'in-place', 'auto']),
+    )
+    .addOption(workspaceRootOption())
+    .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
+    .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
+    .addOption(storeOption())
+    .addOption(queueOption());
+}
+
 function addStageBackendOptions(command: Command): void {
   command
     .option('--model <model>', 'default model for stages that name none')

@@ -9,6 +9,7 @@ import { createColors } from '../colors.js';
 import { CliError } from '../errors/cli-error.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
 import { prepareServer } from './server-setup.js';
+import { waitForStop } from './wait-for-stop.js';
 
 /** Options of {@link serveCommand}. */
 export interface ServeCommandOptions {
@@ -70,25 +71,6 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   await server.close();
   await prepared.close();
   return 0;
-}
-
-function waitForStop(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolveStop) => {
-    if (signal !== undefined) {
-      if (signal.aborted) resolveStop();
-      else signal.addEventListener('abort', () => resolveStop(), { once: true });
-      return;
-    }
-    const onSignal = () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      process.off('SIGHUP', onSignal);
-      resolveStop();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    process.on('SIGHUP', onSignal);
-  });
 }
 
 function isLoopback(host: string): boolean {

@@ -41,6 +41,8 @@ export interface PreparedServer {
     readonly catalog: { readonly location: string };
     readonly queue: { readonly location: string };
   };
+  /** The config file's plug-ins and MCP servers. */
+  readonly config: CliConfig;
   /** Closes the shared store's queue and catalog (after the server closed). */
   close(): Promise<void>;
 }
@@ -210,6 +212,7 @@ export async function prepareServer(options: ServerSetupCliOptions, io: CliIo): 
   };
   return {
     startOptions,
+    config,
     ...(token === undefined ? {} : { token }),
     tokenFromEnv: nonEmpty(options.token) === undefined && token !== undefined,
     ...(shared === undefined ? {} : { shared }),
