@@ -4,13 +4,18 @@
  * `mcp_servers`, its tool called by the model on the scripted OpenAI server, and the process gone once the run ends.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PipelineEvent, runPipeline } from '@attractor/engine';
 import { tempDir } from '@attractor/engine/test';
 import { prepareGraph } from '@attractor/graph';
 import { createDefaultRegistry } from '@attractor/handlers';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { createAiSdkBackend, type McpServerConfig } from '../src/index.js';
 import {
   type ScriptedOpenAIServer,
@@ -166,5 +171,102 @@ describe('mcp_servers on an LLM stage', () => {
       'Node "work" has mcp_servers naming "lookpu", which is not defined (defined: lookup)',
     );
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+/**
+ * A streamable HTTP MCP server on 127.0.0.1 (official SDK, stateless) with one tool, `status`, that answers with the
+ * Authorization header it got; records every request's header.
+ */
+async function startHttpMcpServer(): Promise<{
+  url: string;
+  authorizations: string[];
+  close(): Promise<void>;
+}> {
+  const authorizations: string[] = [];
+  const http: Server = createServer((request, response) => {
+    authorizations.push(request.headers.authorization ?? '');
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const mcp = new McpServer({ name: 'status-fixture', version: '1.0.0' });
+      mcp.registerTool(
+        'status',
+        { description: 'The service status.', inputSchema: { service: z.string() } },
+        async ({ service }) => ({
+          content: [
+            { type: 'text', text: `${service} is up (auth ${request.headers.authorization ?? 'none'})` },
+          ],
+        }),
+      );
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      response.on('close', () => {
+        void transport.close();
+        void mcp.close();
+      });
+      await mcp.connect(transport);
+      await transport.handleRequest(request, response, text === '' ? undefined : JSON.parse(text));
+    });
+  });
+  await new Promise<void>((resolveListening) => http.listen(0, '127.0.0.1', () => resolveListening()));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    authorizations,
+    close: () =>
+      new Promise<void>((resolveClosed) => {
+        http.close(() => resolveClosed());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+describe('mcp_servers with an HTTP server', () => {
+  it('calls the tool over streamable HTTP with the headers, masking their values', async () => {
+    const mcp = await startHttpMcpServer();
+    const token = 'Bearer http-mcp-token-5d2c81';
+    try {
+      server = await startScriptedOpenAIServer({
+        script: [
+          { type: 'tool-calls', calls: [{ name: 'ops__status', arguments: { service: 'billing' } }] },
+          { type: 'text', text: 'Billing is up.' },
+        ],
+      });
+      const prepared = prepareGraph(
+        `digraph G {
+          start [shape=Mdiamond]
+          exit [shape=Msquare]
+          work [prompt="Is billing up?", mcp_servers="ops"]
+          start -> work -> exit
+        }`,
+      );
+      const events: PipelineEvent[] = [];
+      const root = tempDir('backend-mcp-http-');
+      const result = await runPipeline({
+        graph: prepared.graph!,
+        registry: createDefaultRegistry(),
+        logsRoot: join(root, 'run'),
+        workdir: root,
+        backend: createAiSdkBackend({
+          baseURL: server.baseURL,
+          apiKey: 'k',
+          defaultModel: 'gpt-test',
+          mcpServers: { ops: { url: mcp.url, headers: { Authorization: token } } },
+        }),
+        onEvent: (event) => events.push(event),
+      });
+
+      expect(result.status).toBe('success');
+      expect(mcp.authorizations.length).toBeGreaterThan(0);
+      expect(mcp.authorizations.every((authorization) => authorization === token)).toBe(true);
+      const toolResult = server.requests[1]!.messages.at(-1);
+      expect(toolResult?.text).toBe('billing is up (auth [REDACTED])');
+      expect(JSON.stringify(events)).not.toContain('http-mcp-token-5d2c81');
+      for (const [path, text] of await filesUnder(join(root, 'run')))
+        expect(text, path).not.toContain('http-mcp-token-5d2c81');
+    } finally {
+      await mcp.close();
+    }
   });
 });
