@@ -175,7 +175,18 @@ async function handleHttp(options: {
     refuse(response, 401, 'UNAUTHORIZED', 'Send the server token as "Authorization: Bearer <token>".');
     return;
   }
-  const body = request.method === 'POST' ? await readJsonBody(request) : undefined;
+  let body: unknown;
+  try {
+    body = request.method === 'POST' ? await readJsonBody(request) : undefined;
+  } catch (error) {
+    refuse(
+      response,
+      400,
+      'INVALID_REQUEST',
+      `The request body is not a JSON-RPC message: ${(error as Error).message}.`,
+    );
+    return;
+  }
   const server = options.create();
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   response.on('close', () => {
