@@ -178,31 +178,29 @@ export function createAttractorMcpServer(options: AttractorMcpServerOptions): Mc
         const questions = await api.request({ method: 'GET', path: `${runPath(run_id)}/questions` });
         return json({ run: details.body, ...(questions.ok ? (questions.body as object) : {}) });
       };
-      // The last event so far; then the run's state; then what comes after that event. A question asked in between
-      // is seen by the state or by the stream.
-      let lastSeq = 0;
-      const refused = await api.stream({
-        path: `${runPath(run_id)}/events?follow=false`,
-        onMessage: (message) => {
-          const seq = (message.data as { seq?: unknown }).seq;
-          if (typeof seq === 'number') lastSeq = Math.max(lastSeq, seq);
-          return undefined;
+      /** Only a queued or running run without a question can still change by itself. */
+      const settled = (summary: { state?: string; pendingQuestions?: number }) =>
+        !FOLLOWED_STATES.has(summary.state ?? '') || (summary.pendingQuestions ?? 0) > 0;
+      let refused: ApiAnswer | undefined;
+      // The server's run changes (`GET /events`, local runs and the shared store alike): subscribed first, then the
+      // run's state read, so a change in between is not missed.
+      const streamRefused = await api.stream({
+        path: '/events',
+        onMessage: async (message) => {
+          if (message.event === 'ready') {
+            const first = await api.request({ method: 'GET', path: runPath(run_id) });
+            if (!first.ok) {
+              refused = first;
+              return 'stop';
+            }
+            return settled(first.body as { state?: string }) ? 'stop' : undefined;
+          }
+          const summary = message.data as { id?: string; state?: string; pendingQuestions?: number };
+          return message.event === 'run' && summary.id === run_id && settled(summary) ? 'stop' : undefined;
         },
       });
-      if (refused !== undefined) return answer(refused);
-      const first = await api.request({ method: 'GET', path: runPath(run_id) });
-      if (!first.ok) return answer(first);
-      const summary = first.body as { state?: string; pendingQuestions?: number };
-      // Only a queued or running run without a question can still change by itself.
-      if (!FOLLOWED_STATES.has(summary.state ?? '') || (summary.pendingQuestions ?? 0) > 0) return status();
-      await api.stream({
-        path: `${runPath(run_id)}/events?lastEventId=${lastSeq}`,
-        onMessage: (message) =>
-          message.event === 'end' || (message.data as { type?: string }).type === 'interview.started'
-            ? 'stop'
-            : undefined,
-      });
-      return status();
+      const failed = streamRefused ?? refused;
+      return failed === undefined ? status() : answer(failed);
     },
   );
 

@@ -26,12 +26,12 @@ export interface ServerApiClient {
     readonly body?: unknown;
   }): Promise<ApiAnswer>;
   /**
-   * Reads an SSE route (`GET path`), calling `onMessage` for each message until the stream ends or `onMessage` returns
-   * `'stop'`. Returns the HTTP error answer when the route refuses, else undefined.
+   * Reads an SSE route (`GET path`), calling `onMessage` for each message (awaiting it) until the stream ends or
+   * `onMessage` returns `'stop'`. Returns the HTTP error answer when the route refuses, else undefined.
    */
   stream(options: {
     readonly path: string;
-    readonly onMessage: (message: SseMessage) => 'stop' | undefined;
+    readonly onMessage: (message: SseMessage) => 'stop' | undefined | Promise<'stop' | undefined>;
   }): Promise<ApiAnswer | undefined>;
 }
 
@@ -100,7 +100,7 @@ export function createServerApiClient(app: ServerApp): ServerApiClient {
           while (end !== -1) {
             const message = parseSseMessage(buffer.slice(0, end));
             buffer = buffer.slice(end + 2);
-            if (message !== undefined && onMessage(message) === 'stop') return undefined;
+            if (message !== undefined && (await onMessage(message)) === 'stop') return undefined;
             end = buffer.indexOf('\n\n');
           }
         }
