@@ -53,7 +53,7 @@ async function filesUnder(dir: string): Promise<Map<string, string>> {
 
 async function runWithLookupServer(
   script: readonly ScriptedReply[],
-  stageAttributes = 'mcp_servers="lookup"',
+  options: { readonly onEvent?: (event: PipelineEvent) => void; readonly abortSignal?: AbortSignal } = {},
 ) {
   server = await startScriptedOpenAIServer({ script });
   const root = tempDir('backend-mcp-');
@@ -69,7 +69,7 @@ async function runWithLookupServer(
     `digraph G {
       start [shape=Mdiamond]
       exit [shape=Msquare]
-      work [prompt="What is the capital of France?", ${stageAttributes}]
+      work [prompt="What is the capital of France?", mcp_servers="lookup"]
       start -> work -> exit
     }`,
     { mcpServers: Object.keys(mcpServers) },
@@ -90,7 +90,11 @@ async function runWithLookupServer(
       env: { PATH: process.env.PATH },
       mcpServers,
     }),
-    onEvent: (event) => events.push(event),
+    onEvent: (event) => {
+      events.push(event);
+      options.onEvent?.(event);
+    },
+    ...(options.abortSignal === undefined ? {} : { abortSignal: options.abortSignal }),
   });
   const pid = Number(await readFile(pidFile, 'utf8'));
   return { result, events, logsRoot, pid };
@@ -137,6 +141,26 @@ describe('mcp_servers on an LLM stage', () => {
     ]);
 
     expect(result.status).toBe('fail');
+    await vi.waitFor(() => expect(isRunning(pid)).toBe(false), { timeout: 60_000, interval: 50 });
+  });
+
+  it('stops the server when the run is cancelled', async () => {
+    const cancel = new AbortController();
+    const { result, pid } = await runWithLookupServer(
+      [
+        { type: 'tool-calls', calls: [{ name: 'lookup__lookup', arguments: { country: 'France' } }] },
+        { type: 'text', text: 'Paris.' },
+      ],
+      {
+        abortSignal: cancel.signal,
+        // Cancelled once the tool answered: the run stops before the next model call ends.
+        onEvent: (event) => {
+          if (event.type === 'agent.tool_call.completed') cancel.abort();
+        },
+      },
+    );
+
+    expect(result.status).toBe('cancelled');
     await vi.waitFor(() => expect(isRunning(pid)).toBe(false), { timeout: 60_000, interval: 50 });
   });
 
