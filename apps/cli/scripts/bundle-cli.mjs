@@ -40,6 +40,7 @@ const unbundledCommands = new Set([
   './commands/queue-commands.js',
   './commands/workspace-commands.js',
   './commands/lsp-command.js',
+  './commands/mcp-command.js',
   './commands/fmt-command.js',
   './commands/init-command.js',
   './commands/cancel-command.js',

@@ -32,6 +32,8 @@ export interface LoadPipelineOptions {
   readonly knownHandlerTypes?: Iterable<string>;
   /** What registered handlers declare (attributes, outcomes), by type: `registry.lintInfo()`. Default: none. */
   readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
+  /** The MCP server names `attractor.config.*` defines, for the `mcp_server_known` rule. Default: unchecked. */
+  readonly mcpServers?: Iterable<string>;
   /** Print warnings (and infos) to stderr. Default: true. */
   readonly printWarnings?: boolean;
   /** What a file with errors is refused for, in the message "the pipeline was not <refused>". Default: `run`. */
@@ -63,6 +65,7 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
     ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
+    ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
   });
   const graph = prepared.graph;
   const diagnostics = prepared.diagnostics.map((diagnostic) =>

@@ -10,6 +10,7 @@ import { createColors } from './colors.js';
 import type { CancelCliOptions } from './commands/cancel-command.js';
 import type { NewCommandOptions } from './commands/new-command.js';
 import type { PurgeCliOptions } from './commands/purge-command.js';
+import type { McpCliOptions } from './commands/mcp-command.js';
 import type { QueueRunCliOptions } from './commands/queue-commands.js';
 import type { RetryDeadCliOptions } from './commands/retry-dead-command.js';
 import { DEFAULT_PAGE_SIZE as DEFAULT_RUNS_PAGE_SIZE, type RunsCliOptions } from './commands/runs-options.js';
@@ -470,38 +471,39 @@ written to name.draft.dot), 2 usage, a missing API key or a failed model call.`,
     .addOption(
       new Option('--port <port>', 'TCP port (0 picks a free one)').default(7070).argParser(parsePort),
     )
-    .addOption(new Option('--host <host>', 'interface to listen on').default('127.0.0.1'))
-    .option(
-      '--token <token>',
-      `bearer token clients must send (default: $${SERVER_TOKEN_ENV}, else a random one)`,
-    )
-    .option(
-      '--runs-dir <dir>',
-      'where run directories go and past runs are found (default: ./.attractor/runs)',
-    )
-    .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
-    .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
-    .addOption(
-      new Option(
-        '--workspace <mode>',
-        "where runs change files: git (a worktree per run, a commit per stage), copy, in-place, or auto (default: the graph's workspace attribute, the config's, else auto)",
-      ).choices(['git', 'copy', 'in-place', 'auto']),
-    )
-    .addOption(workspaceRootOption())
-    .option(
-      '--workspace-remote <path or URL>',
-      "with --store: the workers' shared repository (their --workspace-remote), where the diffs of their runs are read from",
-    )
-    .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
-    .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
-    .addOption(storeOption())
-    .addOption(queueOption());
+    .addOption(new Option('--host <host>', 'interface to listen on').default('127.0.0.1'));
+  addServerOptions(serveCommand);
   addStageBackendOptions(serveCommand);
   addTelemetryOptions(serveCommand);
   serveCommand.addOption(logFormatOption());
   serveCommand.action(async (commandOptions: ServeCliOptions) => {
     const { serveCommand: runServe } = await import('./commands/serve-command.js');
     exitCode = await runServe({ options: commandOptions, io });
+  });
+
+  const mcp = program
+    .command('mcp')
+    .description(
+      'serve Attractor over MCP for agents and IDEs: validate, start, watch, answer, cancel, resume and fork runs (stdio; streamable HTTP with --port)',
+    )
+    .addOption(
+      new Option(
+        '--port <port>',
+        'serve streamable HTTP at /mcp on this port (0 picks a free one) instead of stdio',
+      ).argParser(parsePort),
+    )
+    .addOption(new Option('--host <host>', 'interface of the HTTP server').default('127.0.0.1'));
+  addServerOptions(mcp);
+  addStageBackendOptions(mcp);
+  mcp.action(async (commandOptions: McpCliOptions) => {
+    const { mcpCommand } = await import('./commands/mcp-command.js');
+    // The unmasked streams carry the protocol (the server masks what its tools return).
+    exitCode = await mcpCommand({
+      options: commandOptions,
+      io,
+      protocolIo: options.io,
+      version: readVersion(),
+    });
   });
 
   const workerCli = program
@@ -818,6 +820,36 @@ function logFormatOption(): Option {
 }
 
 /** The options `run`, `resume` and `serve` share: who runs LLM stages, with which model, plug-ins and secrets. */
+/** The options `serve` and `mcp` share: the token, where runs live and work, the tool guard, the shared store. */
+function addServerOptions(command: Command): void {
+  command
+    .option(
+      '--token <token>',
+      `bearer token clients must send (default: $${SERVER_TOKEN_ENV}, else a random one)`,
+    )
+    .option(
+      '--runs-dir <dir>',
+      'where run directories go and past runs are found (default: ./.attractor/runs)',
+    )
+    .option('--pipelines <dir>', 'a directory of .dot files clients may start by name')
+    .option('--workdir <dir>', 'working directory of tools and agents (default: current directory)')
+    .addOption(
+      new Option(
+        '--workspace <mode>',
+        "where runs change files: git (a worktree per run, a commit per stage), copy, in-place, or auto (default: the graph's workspace attribute, the config's, else auto)",
+      ).choices(['git', 'copy', 'in-place', 'auto']),
+    )
+    .addOption(workspaceRootOption())
+    .option(
+      '--workspace-remote <path or URL>',
+      "with --store: the workers' shared repository (their --workspace-remote), where the diffs of their runs are read from",
+    )
+    .option('--allow-tools', 'accept pipelines that run shell commands (tool nodes, tool hooks, agent shell)')
+    .option('--simulate', 'simulate LLM stages of every run (no API key needed)')
+    .addOption(storeOption())
+    .addOption(queueOption());
+}
+
 function addStageBackendOptions(command: Command): void {
   command
     .option('--model <model>', 'default model for stages that name none')

@@ -1,6 +1,6 @@
 /**
  * `attractor lsp` as an editor starts it (`attractor lsp --stdio`), driven by a real LSP client: plug-in handlers of
- * the project's attractor.config.* are linted and offered, a config that changes or breaks is read again, and the
+ * the project's attractor.config.* are linted and offered, its MCP server names checked, a config that changes or breaks is read again, and the
  * preview renders the pipeline.
  */
 import { readFileSync } from 'node:fs';
@@ -120,6 +120,27 @@ describe('attractor lsp', () => {
     const fixed = await codes();
     expect(fixed).not.toContain('config');
     expect(fixed).not.toContain('type_known');
+  });
+
+  it('reports an mcp_servers name the project config does not define', async () => {
+    const directory = join(project, 'with-mcp');
+    await mkdir(directory);
+    await writeFile(
+      join(directory, 'attractor.config.mjs'),
+      "export default { mcpServers: { docs: { command: 'node', args: ['docs-server.mjs'] } } };\n",
+    );
+    const uri = pathToFileURL(join(directory, 'ask.dot')).href;
+    const text =
+      'digraph Ask {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  ask [prompt="Look it up", mcp_servers="dcos"]\n  start -> ask -> exit\n}\n';
+    session.open(uri, text);
+    const diagnostics = await session.diagnostics(uri, { version: 1 });
+    expect(diagnostics.find((diagnostic) => diagnostic.code === 'mcp_server_known')?.message).toContain(
+      'Node "ask" has mcp_servers naming "dcos", which the configuration does not define (it defines docs). Did you mean "docs"?',
+    );
+    session.change(uri, 2, [{ text: text.replace('"dcos"', '"docs"') }]);
+    expect(
+      (await session.diagnostics(uri, { version: 2 })).map((diagnostic) => diagnostic.code),
+    ).not.toContain('mcp_server_known');
   });
 
   it('renders the pipeline as SVG for the preview', async () => {

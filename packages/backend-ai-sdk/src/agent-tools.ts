@@ -7,6 +7,7 @@ import type { Clock, EmittableEvent, JsonValue } from '@attractor/engine';
 import type { CodingToolName } from '@attractor/graph';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
+import type { McpStageTool } from './mcp-servers.js';
 import { runShellCommand, type ShellSandbox } from './run-shell-command.js';
 import type { ToolHooks } from './tool-hooks.js';
 import { runToolHook } from './tool-hooks.js';
@@ -61,6 +62,11 @@ export interface AgentToolsOptions {
   readonly onReport: (reported: ReportedOutcome) => void;
   /** Confines the `shell` tool's commands and the tool hooks (the run's sandbox). Default: unconfined. */
   readonly sandbox?: ShellSandbox;
+  /**
+   * Tools of the node's MCP servers (`mcp_servers`), by the name the model sees (`<server>__<tool>`). They go
+   * through the same pipeline as the built-in tools: hooks, events, truncation, transcript. Default: none.
+   */
+  readonly mcpTools?: Readonly<Record<string, McpStageTool>>;
 }
 
 const jsonScalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -279,6 +285,15 @@ export function createAgentTools(options: AgentToolsOptions): ToolSet {
 
   const tools: ToolSet = {};
   for (const name of options.toolNames) tools[name] = all[name];
+  for (const [name, mcpTool] of Object.entries(options.mcpTools ?? {})) {
+    tools[name] = tool({
+      ...(mcpTool.description === undefined ? {} : { description: mcpTool.description }),
+      inputSchema: mcpTool.inputSchema,
+      execute: (input: unknown, { toolCallId, abortSignal }) =>
+        invoke(name, input, toolCallId, abortSignal, () => mcpTool.call(input, abortSignal)),
+      toModelOutput,
+    });
+  }
   if (options.reportOutcome) {
     tools.report_outcome = tool({
       description:

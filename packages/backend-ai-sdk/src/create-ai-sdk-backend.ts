@@ -14,7 +14,7 @@ import {
   redactSecrets,
   systemClock,
 } from '@attractor/engine';
-import { nodeAttribute } from '@attractor/graph';
+import { mcpServerNames, nodeAttribute } from '@attractor/graph';
 import { type ModelMessage, wrapLanguageModel } from 'ai';
 import {
   createAgentTools,
@@ -27,6 +27,7 @@ import { buildSystemPrompt } from './build-system-prompt.js';
 import { BUILT_IN_PROVIDERS, providerSettingsFromEnv } from './built-in-providers.js';
 import { filterEnvironment } from './filter-environment.js';
 import { toModelCallError } from './map-model-error.js';
+import { createMcpConnections, type McpServerConfig, mcpSecretValues } from './mcp-servers.js';
 import { costUsd, DEFAULT_PRICES, type PriceTable } from './price-table.js';
 import { reasoningProviderOptions } from './reasoning-provider-options.js';
 import {
@@ -121,6 +122,13 @@ export interface AiSdkBackendOptions {
   readonly instructions?: string;
   /** Time source for timeouts, durations and transcript timestamps. Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * MCP servers by name (README "MCP"): a stage whose `mcp_servers` attribute names some gets their tools, as
+   * `<server>__<tool>`, beside the built-in ones. Each server starts when a stage of a run first needs it and stops
+   * when the run ends (`endRun`) or the backend closes (`close`). The values of their `env` and `headers` are masked
+   * like API keys. Default: none (a stage naming a server fails with a `BackendConfigurationError`).
+   */
+  readonly mcpServers?: Readonly<Record<string, McpServerConfig>>;
 }
 
 /** The backend, with access to the `full`-fidelity sessions it keeps. */
@@ -130,6 +138,10 @@ export interface AiSdkBackend extends CodergenBackend {
    * root (the parent of its stage directories). For inspection and tests.
    */
   history(threadKey: string, run: string): readonly ModelMessage[];
+  /** Stops the MCP servers of the run in `logsRoot` (and of its branches and child runs). Never throws. */
+  endRun(run: { readonly logsRoot: string }): Promise<void>;
+  /** Stops every MCP server the backend started, of every run. Never throws. */
+  close(): Promise<void>;
 }
 
 function formatSeconds(ms: number): string {
@@ -199,7 +211,9 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
     ...(['openai', 'anthropic', 'google'] as const)
       .map((name) => providerSettingsFromEnv(name, options.env ?? {}).apiKey)
       .filter((key): key is string => key !== undefined),
+    ...mcpSecretValues(options.mcpServers ?? {}),
   ];
+  const mcp = createMcpConnections({ servers: options.mcpServers ?? {}, env });
   const prices: PriceTable = { ...DEFAULT_PRICES, ...options.prices };
   const retryPolicy: TransientRetryPolicy = { ...DEFAULT_TRANSIENT_RETRY_POLICY, ...options.retry };
   const random = options.random ?? Math.random;
@@ -243,6 +257,11 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       ? reasoningProviderOptions(canonicalProvider, node.reasoningEffort)
       : undefined;
 
+    const mcpNames = mcpServerNames(node);
+    const mcpTools =
+      mcpNames.length === 0
+        ? undefined
+        : await mcp.tools({ runKey, names: mcpNames, nodeId: node.id, cwd: workdir });
     let reported: ReportedOutcome | undefined;
     const tools = createAgentTools({
       toolNames,
@@ -256,7 +275,8 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       outputLimits: options.toolOutputLimits ?? {},
       hooks: resolveToolHooks(node, request.graph),
       clock,
-      emit: request.emit,
+      // Tool output can echo an MCP server's env or headers: events carry it masked like the transcript.
+      emit: (event) => request.emit(redactSecrets(event, secretValues)),
       transcript,
       onReport: (value) => {
         reported = value;
@@ -270,6 +290,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
               network: nodeAttribute(node, 'sandbox_network') === true,
             },
           }),
+      ...(mcpTools === undefined ? {} : { mcpTools }),
     });
 
     const system = buildSystemPrompt({
@@ -419,5 +440,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
   return {
     run,
     history: (threadKey, run) => sessions.get(run, threadKey) ?? [],
+    endRun: ({ logsRoot }) => mcp.closeRun(logsRoot),
+    close: () => mcp.close(),
   };
 }

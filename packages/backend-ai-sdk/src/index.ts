@@ -22,6 +22,19 @@ export type { ModelCallFailure } from './errors/model-call-error.js';
 export { ModelCallError } from './errors/model-call-error.js';
 export { PathOutsideWorkdirError } from './errors/path-outside-workdir-error.js';
 export { filterEnvironment, isSecretEnvName, SECRET_ENV_FRAGMENTS } from './filter-environment.js';
+export type {
+  McpConnections,
+  McpHttpServer,
+  McpServerConfig,
+  McpStageTool,
+  McpStdioServer,
+} from './mcp-servers.js';
+export {
+  createMcpConnections,
+  describeMcpServer,
+  formatCallToolResult,
+  mcpSecretValues,
+} from './mcp-servers.js';
 export type { ModelPrice, PriceTable, TokenUsage } from './price-table.js';
 export { costUsd, DEFAULT_PRICES, parsePriceTable, priceOf, priceTableSchema } from './price-table.js';
 export { reasoningProviderOptions, THINKING_BUDGET_TOKENS } from './reasoning-provider-options.js';

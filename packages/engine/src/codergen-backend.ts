@@ -78,4 +78,11 @@ export interface CodergenRequest {
  */
 export interface CodergenBackend {
   run(request: CodergenRequest): Promise<string | Outcome>;
+  /**
+   * Called by the engine once a run this backend served has ended, however it ended (completed, failed, cancelled,
+   * or stopped by an error), once for each run directory the run used (`logsRoot`; a `loop_restart` adds one per
+   * restart). Stage directories of the run are at or under it. Release what the backend holds for the run: the AI SDK
+   * backend stops the run's MCP servers here. Errors are ignored. Optional.
+   */
+  endRun?(run: { readonly logsRoot: string }): Promise<void>;
 }

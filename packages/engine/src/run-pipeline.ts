@@ -819,16 +819,28 @@ function launch(
   const releaseLocks = async () => {
     for (const logsRoot of [...locks.keys()]) await unlock(logsRoot);
   };
+  // The backend releases what it holds for the run (MCP server processes), however the run ended.
+  const endBackendRun = async () => {
+    const backend = options.backend;
+    if (backend?.endRun === undefined) return;
+    for (const logsRoot of new Set([initialRoot, ...stores.keys()])) {
+      await Promise.resolve()
+        .then(() => backend.endRun?.({ logsRoot }))
+        .catch(() => undefined);
+    }
+  };
   const result = Promise.resolve()
     .then(() => body({ storeFor, lock, runFrom }))
     .then(
       async (value) => {
+        await endBackendRun();
         await releaseLocks();
         finished = value;
         hub.close();
         return value;
       },
       async (error: unknown) => {
+        await endBackendRun();
         for (const store of stores.values()) await Promise.resolve(store.close()).catch(() => undefined);
         // The run is over either way; a failure to release is reported only if nothing else went wrong.
         await releaseLocks().catch(() => undefined);

@@ -420,6 +420,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     default: 'all',
     spec: 'coding-agent-loop-spec §3.3',
   }),
+  mcp_servers: define(
+    'mcp_servers',
+    ['node'],
+    STRING,
+    'MCP servers (comma-separated names defined in attractor.config.*) whose tools the AI backend offers this node.',
+    { default: 'none' },
+  ),
   // Handler keys (spec §4.6-§4.11, docs/architecture.md "Decisions").
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', {
     default: '""',

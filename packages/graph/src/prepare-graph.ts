@@ -37,6 +37,8 @@ export interface PrepareGraphOptions {
   readonly knownHandlerTypes?: Iterable<string>;
   /** What registered handlers declare, by type (`HandlerRegistry.lintInfo()` of the engine); see `validate`. */
   readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
+  /** The MCP server names the configuration defines (see `validate`). Default: none given, `mcp_servers` unchecked. */
+  readonly mcpServers?: Iterable<string>;
   /**
    * Reads the DOT files that `subgraph` nodes name in `graph_ref` (spec §9.4) and manager loops in
    * `stack.child_dotfile` (spec §4.11), resolved against the directory of `filename`: return the text, or
@@ -128,6 +130,7 @@ function prepareWithRefs(
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
     ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
+    ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
   });
   diagnostics.push(...prompts.diagnostics);
   const read = options.readGraphFile;

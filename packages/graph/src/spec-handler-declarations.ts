@@ -30,6 +30,7 @@ const LLM_ATTRIBUTES = {
   'tool_hooks.post': attributeSchema('tool_hooks.post'),
   // Under the sandbox: whether the AI backend's shell commands and tool hooks keep the network.
   sandbox_network: attributeSchema('sandbox_network'),
+  mcp_servers: attributeSchema('mcp_servers'),
 };
 
 /**

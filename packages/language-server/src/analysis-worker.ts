@@ -65,6 +65,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     ...(request.filename === undefined ? {} : { filename: request.filename, readGraphFile: readFile }),
     ...(support?.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: support.knownHandlerTypes }),
     ...(support?.handlers === undefined ? {} : { handlers: support.handlers }),
+    ...(support?.mcpServers === undefined ? {} : { mcpServers: support.mcpServers }),
   });
   const facts = project?.facts ?? factsOf(undefined);
   if (facts.configError !== undefined) {

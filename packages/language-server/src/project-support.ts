@@ -16,6 +16,8 @@ export interface ProjectSupport {
   readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
   /** Model ids to offer for `llm_model` (a price table's). Default: none. */
   readonly models?: readonly string[];
+  /** The MCP server names the config defines, for lint `mcp_server_known`. Default: none given, not checked. */
+  readonly mcpServers?: Iterable<string>;
 }
 
 /**

@@ -265,6 +265,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
           logsRoot,
           lastEventId,
           ...(child === undefined ? {} : { child }),
+          follow: c.req.query('follow') !== 'false',
         }),
       ),
     );
@@ -495,7 +496,8 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     const child = childOf(c);
     // 404 for a run neither the store nor the queue knows (or a child it does not hold), 400 for a bad child path
     await backplane.details(runId, child);
-    return streamSSE(c, (stream) => backplane.streamEvents(stream, runId, lastEventId, child));
+    const follow = c.req.query('follow') !== 'false';
+    return streamSSE(c, (stream) => backplane.streamEvents(stream, runId, lastEventId, child, follow));
   });
   app.post('/pipelines/:id/cancel', async (c) => c.json(await backplane.cancel(c.req.param('id'))));
   app.post('/pipelines/:id/resume', async (c) => {

@@ -47,8 +47,8 @@ export type { SharedStoreBackplaneOptions } from './shared-store-backplane.js';
 export { createSharedStoreBackplane } from './shared-store-backplane.js';
 export type { StageDirectory, StageDirectoryFileName } from './stage-directory-files.js';
 export { STAGE_DIRECTORY_FILES, stageDirectorySchema } from './stage-directory-files.js';
-export type { AttractorServer, StartServerOptions } from './start-server.js';
-export { startServer } from './start-server.js';
+export type { AttractorServer, ServerApp, StartServerOptions } from './start-server.js';
+export { openServerApp, startServer } from './start-server.js';
 export { withoutAgentShellTransform } from './without-agent-shell.js';
 export type {
   RunDiffResponse,

@@ -107,10 +107,17 @@ export interface RunBackplane {
    */
   graph(runId: string, child?: string): Promise<Graph>;
   /**
-   * Streams a run's (or its child run's) events after `lastEventId` (their `seq`), then live ones until it ends.
-   * Callers check the run with {@link RunBackplane.details} first.
+   * Streams a run's (or its child run's) events after `lastEventId` (their `seq`), then live ones until it ends;
+   * with `follow` false, only the events written so far. Either way the stream closes with an `end` event holding the
+   * run's state. Callers check the run with {@link RunBackplane.details} first.
    */
-  streamEvents(stream: SSEStreamingApi, runId: string, lastEventId: number, child?: string): Promise<void>;
+  streamEvents(
+    stream: SSEStreamingApi,
+    runId: string,
+    lastEventId: number,
+    child?: string,
+    follow?: boolean,
+  ): Promise<void>;
   /** Streams `run` messages (summaries) whenever a run changes. */
   streamChanges(stream: SSEStreamingApi): Promise<void>;
   /** Cancels a run wherever it executes. */

@@ -310,6 +310,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     runId: string,
     lastEventId: number,
     childPath?: string,
+    follow = true,
   ): Promise<void> =>
     track(
       (async () => {
@@ -354,9 +355,11 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
               if (ENDS.has(event.type) && event.runId === runId) ended = true;
             }
           }
+          if (!follow) break;
           if (!ended) await changes.next();
         }
         if (aborted.signal.aborted) return;
+        aborted.abort();
         const summary = await details(runId, childPath);
         await stream.writeSSE({ event: 'end', data: JSON.stringify({ state: summary.state }) });
       })(),

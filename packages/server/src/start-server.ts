@@ -125,18 +125,25 @@ export interface AttractorServer {
   close(): Promise<void>;
 }
 
+/** The server's API and web UI without a socket: for {@link startServer}, and for serving them another way (MCP). */
+export interface ServerApp {
+  /** Answers one HTTP request (the Hono app's `fetch`): the API of spec §9.5 behind the bearer token, and the web UI. */
+  readonly fetch: (request: Request) => Response | Promise<Response>;
+  /** The bearer token requests must carry. */
+  readonly token: string;
+  /**
+   * Refuses new runs, cancels the running ones (each keeps its last checkpoint), ends the SSE streams and closes the
+   * shared store's backplane. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
 /**
- * Starts the Attractor HTTP server (spec §9.5) and resolves once it listens.
- *
- * @throws {Error} when the port cannot be bound (EADDRINUSE, EACCES).
- *
- * @example
- * const server = await startServer({ runsDir: '.attractor/runs', pipelinesDir: 'pipelines' });
- * console.log(`Open ${server.url} and use the token ${server.token}`);
- * // ...
- * await server.close();
+ * Builds what {@link startServer} serves, without listening: the run manager (or the shared store's backplane) and
+ * the Hono app with its token. `host` only decides the DNS-rebinding defence (loopback hosts accept loopback `Host`
+ * headers only); `port` is unused. `attractor mcp` calls the API through `fetch`.
  */
-export async function startServer(options: StartServerOptions): Promise<AttractorServer> {
+export function openServerApp(options: StartServerOptions): ServerApp {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(32).toString('base64url');
   // The built-in handlers hold no state of a run (the engine passes each its runtime): without an embedder's
@@ -208,9 +215,39 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
     allowTools: options.allowTools ?? false,
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),
   });
+  let closing: Promise<void> | undefined;
+  return {
+    fetch: (request) => app.fetch(request),
+    token,
+    close() {
+      closing ??= (async () => {
+        stopObserving?.();
+        await backplane?.close();
+        await manager.stopAll();
+        await manager.streamsDone();
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Starts the Attractor HTTP server (spec §9.5) and resolves once it listens.
+ *
+ * @throws {Error} when the port cannot be bound (EADDRINUSE, EACCES).
+ *
+ * @example
+ * const server = await startServer({ runsDir: '.attractor/runs', pipelinesDir: 'pipelines' });
+ * console.log(`Open ${server.url} and use the token ${server.token}`);
+ * // ...
+ * await server.close();
+ */
+export async function startServer(options: StartServerOptions): Promise<AttractorServer> {
+  const host = options.host ?? '127.0.0.1';
+  const served = openServerApp(options);
   const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: AddressInfo }>(
     (resolveListening, reject) => {
-      const listening = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, (info) =>
+      const listening = serve({ fetch: served.fetch, hostname: host, port: options.port ?? 0 }, (info) =>
         resolveListening({ server: listening, address: info }),
       );
       listening.once('error', reject);
@@ -220,14 +257,11 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${address.port}`,
-    token,
+    token: served.token,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolveClosed) => server.close(() => resolveClosed()));
-        stopObserving?.();
-        await backplane?.close();
-        await manager.stopAll();
-        await manager.streamsDone();
+        await served.close();
         if ('closeAllConnections' in server) server.closeAllConnections();
         await closed;
       })();

@@ -29,6 +29,11 @@ export interface StreamRunEventsOptions {
   readonly child?: ChildRunDirectory;
   /** Replay events with a greater `seq` only. Default: 0 (everything). */
   readonly lastEventId: number;
+  /**
+   * Follow the live run until it ends (`?follow=false` turns it off: only the events recorded so far, then `end` with
+   * the run's current state). Default: true.
+   */
+  readonly follow?: boolean;
 }
 
 /** Writes the run's events to an SSE stream until the run ends or the client goes away. */
@@ -54,7 +59,7 @@ export async function streamRunEvents(
     wake?.();
   };
   // Subscribe before reading the file: an event emitted meanwhile is then queued, and `seq` removes duplicates.
-  let following = live !== undefined && !live.ended;
+  let following = options.follow !== false && live !== undefined && !live.ended;
   if (following) live!.subscribers.add(push);
   stream.onAbort(() => {
     aborted = true;

@@ -278,7 +278,7 @@ describe('parseStylesheet diagnostics', () => {
     expect(diagnostic?.suggestion).toBe(suggestion);
     if (suggestion === undefined) {
       expect(diagnostic?.fix).toBe(
-        `Remove "${property}": a stylesheet sets only llm_model, llm_provider, reasoning_effort and backend.`,
+        `Remove "${property}": a stylesheet sets only llm_model, llm_provider, reasoning_effort, backend and mcp_servers.`,
       );
     }
   });

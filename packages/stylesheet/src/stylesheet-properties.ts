@@ -2,10 +2,16 @@ import { closestMatch } from './closest-match.js';
 import type { StylesheetDiagnostic, StylesheetSpan } from './stylesheet-ast.js';
 
 /**
- * The properties a stylesheet may set: spec §8.4, plus `backend` (which backend runs a stage,
- * docs/architecture.md "Agent-CLI backends").
+ * The properties a stylesheet may set: spec §8.4, plus `backend` (which backend runs a stage, docs/architecture.md
+ * "Agent-CLI backends") and `mcp_servers` (the MCP servers whose tools the AI backend offers a stage, README "MCP").
  */
-export const STYLESHEET_PROPERTIES = ['llm_model', 'llm_provider', 'reasoning_effort', 'backend'] as const;
+export const STYLESHEET_PROPERTIES = [
+  'llm_model',
+  'llm_provider',
+  'reasoning_effort',
+  'backend',
+  'mcp_servers',
+] as const;
 
 /** A property a stylesheet may set, spec §8.4. */
 export type StylesheetProperty = (typeof STYLESHEET_PROPERTIES)[number];
@@ -28,6 +34,7 @@ const PROPERTY_CANDIDATES = [
   { name: 'llm_provider', aliases: ['provider'] },
   { name: 'reasoning_effort', aliases: ['effort', 'reasoning', 'thinking'] },
   { name: 'backend', aliases: ['agent', 'runner'] },
+  { name: 'mcp_servers', aliases: ['mcp', 'mcp_server', 'mcpservers'] },
 ] as const;
 
 /** Property names of other runners applied as ours, with a `property_alias` warning: Fabro's `model:` / `provider:`. */
@@ -39,7 +46,7 @@ export const STYLESHEET_PROPERTY_ALIASES: Readonly<Record<string, StylesheetProp
 const PROPERTIES: ReadonlySet<string> = new Set(STYLESHEET_PROPERTIES);
 const EFFORTS: ReadonlySet<string> = new Set(REASONING_EFFORT_VALUES);
 const BACKENDS: ReadonlySet<string> = new Set(BACKEND_VALUES);
-const PROPERTY_LIST = 'llm_model, llm_provider, reasoning_effort and backend';
+const PROPERTY_LIST = 'llm_model, llm_provider, reasoning_effort, backend and mcp_servers';
 
 /**
  * Checks one declaration against spec §8.4 and returns the diagnostic that keeps it from being

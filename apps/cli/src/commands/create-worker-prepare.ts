@@ -70,6 +70,7 @@ export function createWorkerPrepare(options: {
       stdout: new PassThrough(),
       env: io.env,
       handlers: config.handlers,
+      mcpServers: config.mcpServers,
       allowShell: policy.allowTools,
     });
     try {

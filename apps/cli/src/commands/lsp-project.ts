@@ -29,6 +29,7 @@ export async function loadProject(options: { readonly directory: string }): Prom
     ...(config.path === undefined ? {} : { configPath: config.path }),
     knownHandlerTypes: lint.knownHandlerTypes,
     handlers: lint.handlers,
+    mcpServers: lint.mcpServers,
     models: [...models],
   };
 }

@@ -3,33 +3,15 @@
  * `--token` or `ATTRACTOR_SERVER_TOKEN`, chooses each run's LLM backend like `attractor run` does, starts the server,
  * prints its URL and token, and stops it cleanly on Ctrl-C / SIGTERM (running pipelines keep their checkpoints).
  */
-import { resolve } from 'node:path';
-import type { LlmStageProblem } from '@attractor/backend-ai-sdk';
-import type { CodergenBackend, WorkspaceProvider } from '@attractor/engine';
-import { ApiError, type BackendRequest, startServer } from '@attractor/server';
-import type { PostgresRunCatalog } from '@attractor/store-postgres';
-import { claimInterrupt } from '../claim-interrupt.js';
+import { startServer } from '@attractor/server';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
-import { type CliConfig, loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { createJsonLog } from '../observability/json-log.js';
 import { logRunEvent } from '../observability/log-run-event.js';
-import { startTelemetry } from '../observability/start-telemetry.js';
-import { resolveBackend } from '../run/backend-choice.js';
-import { createAiBackend } from '../run/create-ai-backend.js';
-import { readPrices } from '../run/create-run-services.js';
-import { formatPreflight } from '../run/format-preflight.js';
-import { resolveSandbox } from '../run/resolve-sandbox.js';
-import { workspaceModeFromEnv } from '../run/workspace-mode-from-env.js';
-import {
-  connectQueueOrExplain,
-  openRunCatalog,
-  requireQueueUrl,
-  storeUrlOf,
-} from '../shared/shared-locations.js';
 import { SERVER_TOKEN_ENV, type ServeCliOptions } from './serve-options.js';
-import { remoteLocation } from './worker-workspace.js';
+import { prepareServer } from './server-setup.js';
+import { waitForStop } from './wait-for-stop.js';
 
 /** Options of {@link serveCommand}. */
 export interface ServeCommandOptions {
@@ -39,187 +21,22 @@ export interface ServeCommandOptions {
   readonly stopSignal?: AbortSignal;
 }
 
-/**
- * The last line of the server's `BACKEND_UNAVAILABLE` message: how to fix what is actually missing. Provider keys
- * missing: restart the server with them set; a stage without a model (and no `--model`): restart with `--model`,
- * send `"model"` with the request, or set `llm_model` in the pipeline; always: or send `"simulate": true`. Pure.
- */
-function serveRemedy(problems: readonly LlmStageProblem[]): string {
-  const keys = problems.some((problem) => problem.kind === 'no_credentials');
-  const model = problems.some((problem) => problem.kind === 'no_model');
-  if (!model) {
-    return keys
-      ? 'Restart `attractor serve` with those variables set, or send "simulate": true.'
-      : 'Or send "simulate": true.';
-  }
-  const restart = [
-    ...(keys ? ['those variables set'] : []),
-    '--model <model> (and --provider when the model name implies none)',
-  ].join(' and ');
-  return `Restart \`attractor serve\` with ${restart}, send "model": "<model>" with the request, or set llm_model on the node or in the model_stylesheet; or send "simulate": true.`;
-}
-
 /** Runs the server until stopped; resolves with the exit code (0). */
 export async function serveCommand(command: ServeCommandOptions): Promise<number> {
   const { options, io } = command;
   const colors = createColors(io.color);
-  const token = nonEmpty(options.token) ?? nonEmpty(io.env[SERVER_TOKEN_ENV]);
-  const handlers = await import('@attractor/handlers');
-  const config = await loadCliConfig({
-    cwd: io.cwd,
-    env: io.env,
-    ...(options.config === undefined ? {} : { path: options.config }),
-  });
-  const model = options.model ?? config.defaults.model;
-  const provider = options.provider ?? config.defaults.provider;
-  const prices = config.defaults.prices === undefined ? undefined : await readPrices(config.defaults.prices);
-  const sandbox = await resolveSandbox({ kind: options.sandbox ?? config.defaults.sandbox, env: io.env });
-
-  const backendFactory = async (request: BackendRequest): Promise<CodergenBackend> => {
-    const backend = resolveBackend(
-      {
-        ...(options.simulate === true || request.simulate ? { simulate: true } : {}),
-        ...((request.model ?? model) === undefined ? {} : { model: request.model ?? model }),
-        ...((request.provider ?? provider) === undefined ? {} : { provider: request.provider ?? provider }),
-        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-        ...(options.backend === undefined ? {} : { backend: options.backend }),
-        ...(options.agentPermissions === undefined ? {} : { agentPermissions: options.agentPermissions }),
-      },
-      io.env,
-      io.cwd,
-    );
-    if (backend.kind === 'simulate') return handlers.createSimulationBackend();
-    // The config file's backend runs the LLM stages unless --backend chose others.
-    const plugin =
-      options.backend === undefined && config.defaults.backend !== undefined
-        ? config.backends.get(config.defaults.backend)
-        : undefined;
-    if (plugin !== undefined) return plugin;
-    if (backend.kind === 'routed') {
-      const { createRoutedBackend } = await import('../run/create-routed-backend.js');
-      try {
-        return await createRoutedBackend({
-          choice: backend,
-          graph: request.graph,
-          env: io.env,
-          allowShell: request.allowTools,
-          // A client cannot pass options to the server: it sends "simulate", or the server is restarted.
-          closing: (problems) =>
-            `${serveRemedy(problems)} Or give them an agent: restart \`attractor serve\` with --backend claude-code, or set a node attribute backend="codex".`,
-        });
-      } catch (error) {
-        if (!CliError.isInstance(error)) throw error;
-        throw new ApiError({ status: 400, code: 'BACKEND_UNAVAILABLE', message: error.message });
-      }
-    }
-    const created = await createAiBackend({
-      backend,
-      graph: request.graph,
-      env: io.env,
-      ...(prices === undefined ? {} : { prices }),
-    });
-    if (!created.ok) {
-      throw new ApiError({
-        status: 400,
-        code: 'BACKEND_UNAVAILABLE',
-        message: formatPreflight(created.problems, serveRemedy(created.problems)),
-      });
-    }
-    return created.backend;
-  };
-  const secretValues = [
-    'OPENAI_API_KEY',
-    'ANTHROPIC_API_KEY',
-    'GOOGLE_GENERATIVE_AI_API_KEY',
-    'GEMINI_API_KEY',
-  ]
-    .map((name) => nonEmpty(io.env[name]))
-    .filter((value): value is string => value !== undefined);
-
-  // What the web UI's "Simulate LLM stages" box shows: forced on, needed (no LLM configured), or a free choice.
-  // On a shared store the workers run the LLM stages with their own keys: the server's environment does not decide.
-  const sharedStore = storeUrlOf(options.store, io) !== undefined;
-  const simulation =
-    options.simulate === true ? 'always' : sharedStore || llmConfigured() ? 'optional' : 'required';
-  // A provider key, an OpenAI-compatible URL, agent CLIs (--backend) or the config file's backend
-  // (defaults.backend): some stages can run on a real LLM.
-  function llmConfigured(): boolean {
-    return (
-      secretValues.length > 0 ||
-      options.baseUrl !== undefined ||
-      nonEmpty(io.env.OPENAI_BASE_URL) !== undefined ||
-      options.backend !== undefined ||
-      config.defaults.backend !== undefined
-    );
-  }
-
-  // Prometheus metrics always (GET /metrics, with the token); spans with --otel or the OTEL_* variables.
-  const observed = await startTelemetry({
-    cli: options,
-    env: io.env,
-    prometheus: true,
-    serviceName: 'attractor-server',
-  });
+  const prepared = await prepareServer(options, io);
+  const { shared, observed } = prepared;
   const log =
     options.logFormat === 'json'
       ? createJsonLog({ output: io.stdout, service: 'attractor-server' })
       : undefined;
-
-  // A shared run store: runs are enqueued and executed by `attractor worker`s; this server only shows and steers them.
-  const storeUrl = storeUrlOf(options.store, io);
-  const shared =
-    storeUrl === undefined
-      ? undefined
-      : await (async () => {
-          const queueUrl = requireQueueUrl(options.queue, io, '`attractor serve --store`');
-          const catalog = await openRunCatalog(storeUrl, io);
-          try {
-            const queue = await connectQueueOrExplain(queueUrl, io, observed.telemetry?.tracer);
-            // PostgreSQL announces appended events (NOTIFY): streams follow them at once and poll slowly besides.
-            const notifying = catalog as Partial<Pick<PostgresRunCatalog, 'subscribeEvents'>>;
-            return {
-              catalog,
-              queue,
-              // The workers give the runs this workspace (else their own --workspace, else the graph's).
-              ...(options.workspace === undefined ? {} : { workspaceMode: options.workspace }),
-              ...(notifying.subscribeEvents === undefined
-                ? {}
-                : { subscribe: notifying.subscribeEvents.bind(catalog), pollMs: 2000 }),
-            };
-          } catch (error) {
-            await catalog.close();
-            throw error;
-          }
-        })().catch(async (error: unknown) => {
-          await observed.shutdown();
-          throw error;
-        });
-
-  // One registry for every run: the built-in handlers keep no state of a run, and the config's handlers are the same
-  // objects for every run anyway (a registry per run cost each waiting run ~9 KB; issue 35). Without plug-ins, the
-  // server's own default.
-  const registry = config.handlers.size === 0 ? undefined : handlers.createDefaultRegistry();
-  for (const [type, handler] of config.handlers) registry?.register(type, handler);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
     server = await startServer({
+      ...prepared.startOptions,
       host: options.host,
       port: options.port,
-      ...(token === undefined ? {} : { token }),
-      runsDir: resolve(io.cwd, options.runsDir ?? '.attractor/runs'),
-      ...(options.pipelines === undefined ? {} : { pipelinesDir: resolve(io.cwd, options.pipelines) }),
-      workdir: resolve(io.cwd, options.workdir ?? '.'),
-      // On a shared store it only reads the diffs of the workers' runs (from --workspace-remote or the bundles).
-      workspace: await serverWorkspace(options, config, io),
-      allowTools: options.allowTools === true,
-      backendFactory,
-      ...(registry === undefined ? {} : { createRegistry: () => registry }),
-      simulation,
-      secretValues: [...secretValues, ...(io.secretValues ?? [])],
-      ...(shared === undefined ? {} : { shared }),
-      ...(sandbox === undefined ? {} : { sandbox }),
-      ...(observed.telemetry === undefined ? {} : { telemetry: observed.telemetry }),
-      ...(observed.metrics === undefined ? {} : { metrics: observed.metrics }),
       ...(log === undefined
         ? {}
         : {
@@ -231,9 +48,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
           }),
     });
   } catch (error) {
-    await shared?.queue.close();
-    await shared?.catalog.close();
-    await observed.shutdown();
+    await prepared.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       throw new CliError({
@@ -248,7 +63,7 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
   // Listen for Ctrl-C before printing the URL: a supervisor may stop the server as soon as it sees it.
   const stopped = waitForStop(command.stopSignal);
   // A token from the environment is a secret like any other: the console masks it, so say where it is instead.
-  const tokenFromEnv = nonEmpty(options.token) === undefined && token !== undefined;
+  const { tokenFromEnv } = prepared;
   if (log !== undefined) {
     log.info(
       {
@@ -268,7 +83,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     if (options.allowTools === true) log.warn('--allow-tools: submitted pipelines can run shell commands');
     await stopped;
     log.info('stopping: cancelling running pipelines (their checkpoints are kept)');
-    await closeAll(server, shared, observed);
+    await server.close();
+    await prepared.close();
     return 0;
   }
   io.stdout.write(`${colors.bold('Attractor server')} listening on ${server.url}\n`);
@@ -294,72 +110,14 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
 
   await stopped;
   io.stderr.write('Stopping: cancelling running pipelines (their checkpoints are kept)…\n');
-  await closeAll(server, shared, observed);
+  await server.close();
+  await prepared.close();
   return 0;
 }
 
 /** Routes of health probes and metric scrapes, left out of the JSON request log. */
 const PROBE_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** Stops the server, then closes the shared store and queue and flushes the telemetry. */
-async function closeAll(
-  server: { close(): Promise<void> },
-  shared:
-    | { readonly queue: { close(): Promise<void> }; readonly catalog: { close(): Promise<void> } }
-    | undefined,
-  observed: { shutdown(): Promise<void> },
-): Promise<void> {
-  await server.close();
-  await shared?.queue.close();
-  await shared?.catalog.close();
-  await observed.shutdown();
-}
-
-function waitForStop(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolveStop) => {
-    if (signal !== undefined) {
-      if (signal.aborted) resolveStop();
-      else signal.addEventListener('abort', () => resolveStop(), { once: true });
-      return;
-    }
-    const onSignal = claimInterrupt(() => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      process.off('SIGHUP', onSignal);
-      resolveStop();
-    });
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    process.on('SIGHUP', onSignal);
-  });
-}
-
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
-/**
- * The workspace provider of the server's runs (README "Workspaces"): `--workspace` over the graph's `workspace`
- * attribute over the config's `defaults.workspace` over `$ATTRACTOR_WORKSPACE`, else `auto`.
- */
-async function serverWorkspace(
-  options: ServeCliOptions,
-  config: CliConfig,
-  io: CliIo,
-): Promise<WorkspaceProvider> {
-  const { createWorkspaceProvider } = await import('@attractor/workspace');
-  const defaultMode = config.defaults.workspace ?? workspaceModeFromEnv(io.env);
-  const root = options.workspaceRoot ?? config.defaults.workspaceRoot;
-  return createWorkspaceProvider({
-    ...(options.workspace === undefined ? {} : { mode: options.workspace }),
-    ...(defaultMode === undefined ? {} : { defaultMode }),
-    ...(root === undefined ? {} : { root: resolve(io.cwd, root) }),
-    ...(options.workspaceRemote === undefined
-      ? {}
-      : { remote: remoteLocation(options.workspaceRemote, io.cwd) }),
-  });
 }

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { McpServerConfig } from '@attractor/backend-ai-sdk';
 import {
   type CodergenBackend,
   type Handler,
@@ -21,6 +22,7 @@ import { displayPath } from '../load-pipeline.js';
 import { maxFileBytesFromEnv, readSourceFile } from '../read-source-file.js';
 import { isSandboxKind, SANDBOX_KINDS, type SandboxKind } from '../run/resolve-sandbox.js';
 import { describeConfigSyntaxError } from './describe-config-syntax-error.js';
+import { readMcpServers } from './read-mcp-servers.js';
 
 /** The workspace modes `defaults.workspace` takes (those of `--workspace`). */
 const WORKSPACE_MODES: readonly string[] = ['git', 'copy', 'in-place', 'auto'];
@@ -64,6 +66,8 @@ export interface CliConfig {
   readonly interviewers: ReadonlyMap<string, Interviewer>;
   /** LLM backends by name (`defaults.backend` picks one). */
   readonly backends: ReadonlyMap<string, CodergenBackend>;
+  /** MCP servers by name, for LLM stages' `mcp_servers` (README "MCP"). */
+  readonly mcpServers: ReadonlyMap<string, McpServerConfig>;
   readonly defaults: CliConfigDefaults;
 }
 
@@ -71,19 +75,22 @@ const EMPTY_CONFIG: CliConfig = {
   handlers: new Map(),
   interviewers: new Map(),
   backends: new Map(),
+  mcpServers: new Map(),
   defaults: {},
 };
 
-/** Handler types lint accepts (built-in and plug-in) and what the plug-in handlers declare. */
+/** Handler types lint accepts (built-in and plug-in), what the plug-in handlers declare, and the MCP server names. */
 export function lintOptionsOf(config: CliConfig): {
   knownHandlerTypes: string[];
   handlers: Map<string, HandlerLintInfo>;
+  mcpServers: string[];
 } {
   const registry = new HandlerRegistry();
   for (const [type, handler] of config.handlers) registry.register(type, handler);
   return {
     knownHandlerTypes: [...BUILT_IN_HANDLER_TYPES, ...config.handlers.keys()],
     handlers: registry.lintInfo(),
+    mcpServers: [...config.mcpServers.keys()],
   };
 }
 
@@ -95,6 +102,8 @@ export function lintOptionsOf(config: CliConfig): {
  *   `{ type: handler }` (also positional `execute(node, context, graph, logsRoot, runtime)` handlers);
  * - `interviewers`: an object `{ name: interviewer }` (objects with an `ask` function);
  * - `backends`: an object `{ name: backend }` (objects with a `run` function, the `CodergenBackend` contract);
+ * - `mcpServers`: an object `{ name: { command, args, env, cwd } | { url, headers, transport } }`, the MCP servers LLM
+ *   stages name in `mcp_servers` (README "MCP"); `cwd` is relative to the config file;
  * - `defaults`: `{ model, provider, backend, interviewer, prices, workspace, workspaceRoot, commitAuthor, sandbox }`:
  *   `backend` and `interviewer` name an entry of `backends` / `interviewers`, `prices` is a price-table file and
  *   `workspaceRoot` a directory relative to the config file, `workspace` a workspace mode (README "Workspaces"),
@@ -147,6 +156,7 @@ export async function loadCliConfig(options: {
     handlers?: unknown;
     interviewers?: unknown;
     backends?: unknown;
+    mcpServers?: unknown;
     defaults?: unknown;
   };
   const invalid = (what: string) =>
@@ -179,6 +189,7 @@ export async function loadCliConfig(options: {
   }
   const interviewers = namedPlugins<Interviewer>(exported.interviewers, 'interviewers', 'ask', invalid);
   const backends = namedPlugins<CodergenBackend>(exported.backends, 'backends', 'run', invalid);
+  const mcpServers = readMcpServers(exported.mcpServers, dirname(path), invalid);
   const defaults = exported.defaults ?? {};
   if (typeof defaults !== 'object' || defaults === null)
     throw invalid(
@@ -233,6 +244,7 @@ export async function loadCliConfig(options: {
     handlers,
     interviewers,
     backends,
+    mcpServers,
     defaults: {
       ...(strings.model === undefined ? {} : { model: strings.model }),
       ...(strings.provider === undefined ? {} : { provider: strings.provider }),

@@ -2,7 +2,7 @@
  * The AI SDK backend of `run`, `resume` and `serve`: the preflight of the pipeline's LLM stages, then the backend
  * with the environment's provider keys. Loads `@attractor/backend-ai-sdk` (and the AI SDK) only when called.
  */
-import type { LlmStageProblem, PriceTable } from '@attractor/backend-ai-sdk';
+import type { LlmStageProblem, McpServerConfig, PriceTable } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend } from '@attractor/engine';
 import type { Graph, HandlerTraits } from '@attractor/graph';
 import type { ResolvedBackend } from './backend-choice.js';
@@ -25,6 +25,8 @@ export async function createAiBackend(options: {
   readonly stages?: ReadonlySet<string>;
   /** What the run's handlers declare, by type (`registry.lintInfo()`): which nodes call the model. */
   readonly handlers?: ReadonlyMap<string, HandlerTraits>;
+  /** MCP servers by name (`mcpServers` of `attractor.config.*`) for stages' `mcp_servers`. Default: none. */
+  readonly mcpServers?: ReadonlyMap<string, McpServerConfig>;
 }): Promise<AiBackendResult> {
   const backendPackage = await import('@attractor/backend-ai-sdk');
   globalThis.AI_SDK_LOG_WARNINGS = false;
@@ -42,13 +44,16 @@ export async function createAiBackend(options: {
     ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
   });
   if (check.problems.length > 0) return { ok: false, problems: check.problems };
-  const secretValues = await providerKeys(env);
+  const mcpServers = Object.fromEntries(options.mcpServers ?? []);
+  // The values of MCP servers' env and headers are masked like the provider keys, in events and files.
+  const secretValues = [...(await providerKeys(env)), ...backendPackage.mcpSecretValues(mcpServers)];
   return {
     ok: true,
     backend: backendPackage.createAiSdkBackend({
       env,
       ...defaults,
       ...(options.prices === undefined ? {} : { prices: options.prices }),
+      mcpServers,
     }),
     secretValues,
   };

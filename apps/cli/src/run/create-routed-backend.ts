@@ -5,7 +5,7 @@
  * backend the pipeline's stages will use is available.
  */
 
-import type { LlmStageProblem, PriceTable } from '@attractor/backend-ai-sdk';
+import type { LlmStageProblem, McpServerConfig, PriceTable } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend } from '@attractor/engine';
 import type { Graph, GraphNode } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
@@ -30,6 +30,8 @@ export interface CreateRoutedBackendOptions {
   readonly allowShell?: boolean;
   /** Model prices for the `api` backend (`--prices`), over the defaults. */
   readonly prices?: PriceTable;
+  /** MCP servers by name for the `api` backend's stages (`mcp_servers`). Default: none. */
+  readonly mcpServers?: ReadonlyMap<string, McpServerConfig>;
   /**
    * The last line of the refusal when stages on `api` cannot run (no key, no model): how to fix it where the run was
    * started. Default: {@link RUN_ROUTED_CLOSING}, the words of `run` and `resume` (command-line options); `serve`
@@ -108,6 +110,7 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
       env,
       stages: new Set(apiStages),
       ...(options.prices === undefined ? {} : { prices: options.prices }),
+      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     });
     if (!created.ok) {
       throw new CliError({
@@ -141,6 +144,7 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
           ...(choice.api.model === undefined ? {} : { defaultModel: choice.api.model }),
           ...(choice.api.provider === undefined ? {} : { defaultProvider: choice.api.provider }),
           ...(options.prices === undefined ? {} : { prices: options.prices }),
+          mcpServers: Object.fromEntries(options.mcpServers ?? []),
         });
         return apiBackend;
       }
@@ -155,6 +159,14 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
         instances.set(name, backend);
       }
       return backend.run(request);
+    },
+    // The backends release what they hold for the run (the API backend's MCP servers).
+    async endRun(run) {
+      for (const backend of new Set([
+        ...instances.values(),
+        ...(apiBackend === undefined ? [] : [apiBackend]),
+      ]))
+        await backend.endRun?.(run).catch(() => undefined);
     },
   };
 }

@@ -100,10 +100,16 @@ export const createRunServices: RunServicesFactory = async (options) => {
       choice: options.backend,
       graph: options.graph,
       env: options.env,
+      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
       ...(prices === undefined ? {} : { prices }),
       ...(options.allowShell === undefined ? {} : { allowShell: options.allowShell }),
     });
-    return withConsole({ registry, backend, secretValues: await providerKeys(options.env) });
+    const { mcpSecretValues } = await import('@attractor/backend-ai-sdk');
+    const secretValues = [
+      ...(await providerKeys(options.env)),
+      ...mcpSecretValues(Object.fromEntries(options.mcpServers ?? [])),
+    ];
+    return withConsole({ registry, backend, secretValues });
   }
   const prices =
     options.backend.pricesPath === undefined ? undefined : await readPrices(options.backend.pricesPath);
@@ -113,6 +119,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
     env: options.env,
     handlers: registry.lintInfo(),
     ...(prices === undefined ? {} : { prices }),
+    ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
   });
   if (!created.ok)
     throw new CliError({

@@ -221,6 +221,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     stdout: io.stdout as unknown as Writable,
     env: io.env,
     handlers: config.handlers,
+    mcpServers: config.mcpServers,
     ...(simulationCalls === undefined ? {} : { simulationCalls }),
   });
   consoleInterviewer = services.console;

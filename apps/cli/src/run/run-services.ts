@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { McpServerConfig } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend, Handler, HandlerRegistry, Interviewer } from '@attractor/engine';
 import type { Graph } from '@attractor/graph';
 import type { SimulationScriptKeyCheck } from '@attractor/handlers';
@@ -34,6 +35,8 @@ export interface CreateRunServicesOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Plug-in handlers by type (`attractor.config.*`), registered over the built-ins. Default: none. */
   readonly handlers?: ReadonlyMap<string, Handler>;
+  /** MCP servers by name (`attractor.config.*`), for LLM stages' `mcp_servers`. Default: none. */
+  readonly mcpServers?: ReadonlyMap<string, McpServerConfig>;
   /**
    * With `--simulate-script`, for a resume or a fork: the calls each node already made in the run (see
    * `readSimulationCalls` of `@attractor/handlers`), so each node takes its next step. Default: none.

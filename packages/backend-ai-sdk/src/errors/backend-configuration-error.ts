@@ -7,11 +7,13 @@ export type BackendConfigurationSetting =
   /** The model's provider has no instance in `providers`. */
   | 'provider'
   /** The node's `tools` attribute names a tool that does not exist. */
-  | 'tools';
+  | 'tools'
+  /** The node's `mcp_servers` names a server the backend has no definition of, or a server failed to start. */
+  | 'mcp_servers';
 
 /**
- * A stage cannot run because of configuration: no model, a provider without an instance, or a bad `tools`
- * attribute. Not retryable (spec Appendix D: terminal); the message says what to change.
+ * A stage cannot run because of configuration: no model, a provider without an instance, a bad `tools`
+ * attribute, or an MCP server of `mcp_servers` that is not defined or does not start. Not retryable (spec Appendix D: terminal); the message says what to change.
  */
 export class BackendConfigurationError extends AttractorError<'BACKEND_CONFIGURATION'> {
   override readonly name = 'BackendConfigurationError';

@@ -29,6 +29,7 @@ import { joinMergeRule } from './rules/join-merge.js';
 import { joinPolicyOptionsRule } from './rules/join-policy-options.js';
 import { loopRestartStartRule } from './rules/loop-restart-start.js';
 import { managerChildDotfileRule } from './rules/manager-child-dotfile.js';
+import { mcpServerKnownRule } from './rules/mcp-server-known.js';
 import { outcomeCoverageRule } from './rules/outcome-coverage.js';
 import { parallelFanInRule } from './rules/parallel-fan-in.js';
 import { promptOnLlmNodesRule } from './rules/prompt-on-llm-nodes.js';
@@ -89,6 +90,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   // Handlers.
   startPromptRule,
   toolCommandRequiredRule,
+  mcpServerKnownRule,
   fanInModeRule,
   humanGateEdgesRule,
   humanGateLabelsRule,

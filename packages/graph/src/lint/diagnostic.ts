@@ -46,6 +46,8 @@ export interface LintContext {
   readonly knownHandlerTypes: ReadonlySet<string>;
   /** What registered handlers declare about themselves, by handler type (see {@link HandlerLintInfo}). */
   readonly handlers: ReadonlyMap<string, HandlerLintInfo>;
+  /** The MCP server names the configuration defines (`mcp_server_known`); undefined when unknown (no check). */
+  readonly mcpServers?: ReadonlySet<string>;
   /**
    * The capabilities of a node's handler (its registered declaration, else the spec's for its type): rules ask
    * these (`asksHuman`, `fansOut`, ...) rather than compare type strings.

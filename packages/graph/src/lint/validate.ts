@@ -32,6 +32,11 @@ export interface ValidateOptions {
    * so the spec's built-in types keep their meaning and attributes (`SPEC_HANDLER_DECLARATIONS`).
    */
   readonly handlers?: ReadonlyMap<string, HandlerLintInfo>;
+  /**
+   * The MCP server names the configuration defines (README "MCP"): `mcp_server_known` reports every other name in a
+   * node's `mcp_servers`. Default: none given, so `mcp_servers` is not checked.
+   */
+  readonly mcpServers?: Iterable<string>;
 }
 
 /** Graph-wide rules whose findings a mistyped edge end causes; dropped while `edge_target_exists` reports one. */
@@ -64,6 +69,7 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
     strict: options.strict ?? false,
     knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
     handlers,
+    ...(options.mcpServers === undefined ? {} : { mcpServers: new Set(options.mcpServers) }),
     traitsOf: (node) => handlerTraits(graph, node, handlers),
     declarationOf: (node) => {
       const type = graph.handlerType(node);
