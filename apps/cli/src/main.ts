@@ -8,9 +8,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { CliIo } from './cli-io.js';
 import { createColors } from './colors.js';
 import type { CancelCliOptions } from './commands/cancel-command.js';
+import type { McpCliOptions } from './commands/mcp-command.js';
 import type { NewCommandOptions } from './commands/new-command.js';
 import type { PurgeCliOptions } from './commands/purge-command.js';
-import type { McpCliOptions } from './commands/mcp-command.js';
 import type { QueueRunCliOptions } from './commands/queue-commands.js';
 import type { RetryDeadCliOptions } from './commands/retry-dead-command.js';
 import { DEFAULT_PAGE_SIZE as DEFAULT_RUNS_PAGE_SIZE, type RunsCliOptions } from './commands/runs-options.js';
