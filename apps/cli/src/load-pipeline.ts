@@ -38,6 +38,11 @@ export interface LoadPipelineOptions {
   readonly printWarnings?: boolean;
   /** What a file with errors is refused for, in the message "the pipeline was not <refused>". Default: `run`. */
   readonly refused?: 'run' | 'rendered';
+  /**
+   * Warnings that do not apply to this use of the graph (lint `join_merge` for a run that works in place), left out
+   * of what is printed and returned. Default: none.
+   */
+  readonly inapplicable?: (diagnostic: Diagnostic, graph: Graph) => boolean;
 }
 
 /**
@@ -68,11 +73,20 @@ export async function loadPipeline(options: LoadPipelineOptions): Promise<Loaded
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
   });
   const graph = prepared.graph;
-  const diagnostics = prepared.diagnostics.map((diagnostic) =>
-    diagnostic.span?.filename === absolute
-      ? { ...diagnostic, span: { start: diagnostic.span.start, end: diagnostic.span.end, filename } }
-      : diagnostic,
-  );
+  const inapplicable = options.inapplicable;
+  const diagnostics = prepared.diagnostics
+    .filter(
+      (diagnostic) =>
+        inapplicable === undefined ||
+        graph === undefined ||
+        diagnostic.severity === 'error' ||
+        !inapplicable(diagnostic, graph),
+    )
+    .map((diagnostic) =>
+      diagnostic.span?.filename === absolute
+        ? { ...diagnostic, span: { start: diagnostic.span.start, end: diagnostic.span.end, filename } }
+        : diagnostic,
+    );
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
   const warnings = diagnostics.filter((diagnostic) => diagnostic.severity !== 'error');
   if (options.printWarnings !== false || errors.length > 0) {

@@ -200,13 +200,22 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
       await victim;
 
       // pg-boss fails the dead worker's deadline job (missed heartbeats) and retries it on the next worker. That retry
-      // finds the run `running` with its gate's question unanswered: it resumes the run from its checkpoint.
-      await writeFile(join(workdir, 'release'), '');
+      // finds the run `running` with its gate's question unanswered: it resumes the run from its checkpoint, ending
+      // the command the victim left running before it starts stage `hold` again. Only then is `release` written: the
+      // victim's orphan, had it survived, would have written `trail.txt` once more.
       rescuer = startWorker();
       let rescuerLog = '';
       rescuer.stderr?.on('data', (chunk: Buffer) => {
         rescuerLog += chunk.toString();
       });
+      await until(
+        async () =>
+          rescuerLog.includes(`run ${runId}: resumed (timeout)`) &&
+          (await readFile(join(workdir, 'attempts.txt'), 'utf8').catch(() => '')) === 'hold\nhold\n',
+        90_000,
+        () => `the rescuer to take the run over and start stage hold again; it printed: ${rescuerLog}`,
+      );
+      await writeFile(join(workdir, 'release'), '');
       let state: string | undefined;
       await until(
         async () => {

@@ -159,6 +159,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     colors: errorColors,
     ...lintOptionsOf(config),
     ...(cliOptions.strict === undefined ? {} : { strict: cliOptions.strict }),
+    // How parallel branches' files come together matters only in a git workspace.
+    inapplicable: (diagnostic, graph) =>
+      diagnostic.rule === 'join_merge' &&
+      isPlainWorkspace(
+        (mode.kind === 'run' ? cliOptions.workspace : undefined) ??
+          graph.attributes.workspace?.value ??
+          config.defaults.workspace ??
+          workspaceModeFromEnv(io.env),
+      ),
   });
   const backend = configBackend(cliOptions, config) ?? resolveBackend(cliOptions, io.env, io.cwd);
   // Refused here, before the run directory exists, when Bubblewrap is missing or cannot run.
@@ -434,6 +443,11 @@ async function createWorkspace(options: {
     ...(root === undefined ? {} : { root: resolve(io.cwd, root) }),
     ...(identity === undefined ? {} : { identity }),
   });
+}
+
+/** Whether a workspace mode setting names one without git worktrees (`in-place`, `copy`). */
+function isPlainWorkspace(mode: string | undefined): boolean {
+  return mode === 'in-place' || mode === 'copy';
 }
 
 /** The console line naming the run's workspace: its worktree and branch, or the directory it works in in place. */
