@@ -24,6 +24,11 @@ import type {
   GraphSettings,
   ReasoningEffort,
 } from './graph.js';
+import {
+  type InputDeclaration,
+  parseInputDeclaration,
+  parseOutputsDeclaration,
+} from './input-declaration.js';
 
 /** Where an attribute may be written. */
 export type AttributeScope = 'graph' | 'node' | 'edge';
@@ -293,6 +298,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     'Run budget in tokens: the run stops before the next LLM stage once LLM stages used this many.',
     { default: 'no budget' },
   ),
+  inputs: define(
+    'inputs',
+    ['graph'],
+    STRING,
+    'What the pipeline takes when it starts (README "Typed data"): "repo: string, issue: integer, labels?: string[]" or a JSON Schema file such as "schemas/inputs.json" (relative to the DOT file). $input.<name> expands in prompts and tool commands.',
+    { default: 'no inputs' },
+  ),
   workspace: define(
     'workspace',
     ['graph'],
@@ -404,10 +416,10 @@ export const ATTRIBUTE_DEFINITIONS = {
   }),
   outputs: define(
     'outputs',
-    ['node'],
+    ['graph', 'node'],
     STRING,
-    'Context keys the node sets (documentation, as Amplifier and allouis pipelines write it); a sub-pipeline hands back every key its child sets.',
-    { default: '""' },
+    'On the graph: the context keys that form the run\'s result, comma-separated (README "Typed data"), written to output.json when the run succeeds. On a node: the context keys it sets (documentation, as Amplifier and allouis pipelines write it); a sub-pipeline hands back every key its child sets.',
+    { default: 'no output on the graph; "" on a node' },
   ),
   allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.', {
     default: 'false',
@@ -871,8 +883,26 @@ export function graphSettings(attributes: GraphAttributes): GraphSettings {
       maxTokens: typed(attributes, 'max_tokens'),
       toolHooksPre: nonEmpty(attributes, 'tool_hooks.pre'),
       toolHooksPost: nonEmpty(attributes, 'tool_hooks.post'),
+      inputs: inputDeclaration(attributes),
     }),
+    outputs: outputKeys(attributes),
   };
+}
+
+/** The `inputs` declaration, when one is written and parses (lint `inputs_declaration` reports one that does not). */
+function inputDeclaration(attributes: GraphAttributes): InputDeclaration | undefined {
+  const text = attributes.inputs?.value;
+  if (text === undefined || text.trim() === '') return undefined;
+  const parsed = parseInputDeclaration(text);
+  return parsed.ok ? parsed.declaration : undefined;
+}
+
+/** The `outputs` keys; none when unset or malformed (lint `inputs_declaration` reports a malformed one). */
+function outputKeys(attributes: GraphAttributes): readonly string[] {
+  const text = attributes.outputs?.value;
+  if (text === undefined) return [];
+  const parsed = parseOutputsDeclaration(text);
+  return parsed.ok ? parsed.keys : [];
 }
 
 function withoutUndefined<TRecord extends Record<string, unknown>>(record: TRecord): Partial<TRecord> {

@@ -9,6 +9,7 @@ const settings: GraphSettings = {
   maxNodeVisits: 25,
   maxSteps: 1000,
   maxGateRetries: 5,
+  outputs: [],
 };
 
 function createNode(id: string, overrides: Partial<GraphNode> = {}): GraphNode {

@@ -35,7 +35,7 @@ export type { BuildGraphOptions } from './build-graph.js';
 export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
-export { expandVariables } from './expand-variables.js';
+export { expandVariables, inputVariableNames } from './expand-variables.js';
 export { type FindJoinNodeOptions, findJoinNode } from './find-join-node.js';
 export { type FormatPipelineOptions, formatPipeline } from './format-pipeline.js';
 export type {
@@ -67,6 +67,15 @@ export {
   SPEC_HANDLER_TRAITS,
   traitsOfType,
 } from './handler-traits.js';
+export type {
+  DeclarationError,
+  InputDeclaration,
+  InputDeclarationResult,
+  InputField,
+  JsonSchemaObject,
+  OutputsDeclarationResult,
+} from './input-declaration.js';
+export { INPUT_TYPE_NAMES, parseInputDeclaration, parseOutputsDeclaration } from './input-declaration.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type {
   Diagnostic,

@@ -79,6 +79,7 @@ export function defaultTestSettings(overrides: Partial<GraphSettings> = {}): Gra
     maxNodeVisits: 25,
     maxSteps: 1000,
     maxGateRetries: 5,
+    outputs: [],
     ...overrides,
   };
 }

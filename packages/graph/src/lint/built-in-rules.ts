@@ -25,6 +25,8 @@ import { humanGateAcceleratorsRule } from './rules/human-gate-accelerators.js';
 import { humanGateEdgesRule } from './rules/human-gate-edges.js';
 import { humanGateLabelsRule } from './rules/human-gate-labels.js';
 import { inertAttributeRule } from './rules/inert-attribute.js';
+import { inputVariableRule } from './rules/input-variable.js';
+import { inputsDeclarationRule } from './rules/inputs-declaration.js';
 import { joinMergeRule } from './rules/join-merge.js';
 import { joinPolicyOptionsRule } from './rules/join-policy-options.js';
 import { loopRestartStartRule } from './rules/loop-restart-start.js';
@@ -103,6 +105,9 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   // Prompts and stylesheet.
   goalVariableUndefinedRule,
   promptVariableRule,
+  // Typed data.
+  inputsDeclarationRule,
+  inputVariableRule,
   stylesheetPropertyRule,
   stylesheetSelectorUnmatchedRule,
 ];
