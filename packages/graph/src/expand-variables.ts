@@ -36,6 +36,11 @@ export interface ExpandVariablesOptions {
    * name that is not among them (an optional input left out) becomes an empty string.
    */
   readonly inputs?: Readonly<Record<string, unknown>>;
+  /**
+   * What `$input.<name>` becomes instead of the value, when given: tool commands reference a shell variable
+   * (`${ATTRACTOR_INPUT_repo}`) so that an input's text is never read as shell syntax.
+   */
+  readonly inputReference?: (name: string) => string;
 }
 
 /** What {@link expandVariables} returns. */
@@ -73,6 +78,7 @@ export function expandVariables(text: string, options: ExpandVariablesOptions): 
   const expanded = text.replace(VARIABLE, (match, key: string | undefined, input: string | undefined) => {
     if (match === '$goal') return options.goal;
     if (input !== undefined) {
+      if (options.inputReference !== undefined) return options.inputReference(input);
       if (inputs === undefined) return match;
       return Object.hasOwn(inputs, input) ? jsonText(inputs[input]) : '';
     }

@@ -5,9 +5,11 @@
  */
 import {
   type CodergenBackend,
+  type Context,
   createSecretMasker,
   type DeclaredHandler,
   defineHandler,
+  inputsOfContext,
   type JsonValue,
   type Outcome,
 } from '@attractor/engine';
@@ -29,12 +31,16 @@ export interface CodergenHandlerOptions {
 
 /**
  * The prompt of an LLM stage (spec §4.5): the node's `prompt`, else its `label`, with `$goal` replaced by the
- * graph goal (`expandVariables`; a no-op when the `expand_goal_variable` transform already ran). `$context.<key>`
- * stays as written: `$goal` is the only variable of a prompt.
+ * graph goal (`expandVariables`; a no-op when the `expand_goal_variable` transform already ran) and `$input.<name>`
+ * by the run's input (README "Typed data"; `context` holds them as `input.<name>`). `$context.<key>` stays as
+ * written. Without `context`, `$input.<name>` stays as written too.
  */
-export function buildStagePrompt(node: GraphNode, graph: Graph): string {
+export function buildStagePrompt(node: GraphNode, graph: Graph, context?: Context): string {
   const text = node.prompt.trim() === '' ? node.label : node.prompt;
-  return expandVariables(text, { goal: graph.settings.goal }).text;
+  return expandVariables(text, {
+    goal: graph.settings.goal,
+    ...(context === undefined ? {} : { inputs: inputsOfContext(context.snapshot()) }),
+  }).text;
 }
 
 /**
@@ -59,7 +65,7 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Dec
     async execute({ node, context, graph, runtime }) {
       // The prompt goes to a model and to prompt.md: secrets never reach either (DESIGN.md "Secrets").
       const secrets = runtime.secrets ?? createSecretMasker();
-      const prompt = secrets.maskText(buildStagePrompt(node, graph));
+      const prompt = secrets.maskText(buildStagePrompt(node, graph, context));
       await runtime.stage.writeFile('prompt.md', prompt);
       await removeStatusFile(runtime.stage);
       const backend = options.backend ?? runtime.backend;

@@ -219,7 +219,7 @@ async function combineResults(input: {
       runtime,
       backend,
       secrets,
-      prompt: buildJudgePrompt({ instruction: buildStagePrompt(node, graph), results, outputs }),
+      prompt: buildJudgePrompt({ instruction: buildStagePrompt(node, graph, context), results, outputs }),
     });
     if ('failed' in asked) return asked.failed;
     const answer = asked.answer;
@@ -274,7 +274,7 @@ async function merge(options: MergeOptions): Promise<Outcome> {
       retryable: false,
     };
   }
-  const instruction = buildStagePrompt(node, graph);
+  const instruction = buildStagePrompt(node, graph, options.context);
   const asked = await ask({
     ...options,
     backend,

@@ -3,9 +3,9 @@
  * process group so a timeout or cancellation kills everything the command started.
  */
 import type { HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import { createSecretMasker, type DeclaredHandler, defineHandler } from '@attractor/engine';
+import { createSecretMasker, type DeclaredHandler, defineHandler, inputsOfContext } from '@attractor/engine';
 import { killProcessGroup, processGroupAlive, trackProcessGroup } from '@attractor/engine/internal';
-import { type GraphEdge, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
+import { expandVariables, type GraphEdge, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
@@ -47,6 +47,27 @@ export interface ToolHandlerOptions {
    * this process (`process.env`), as a shell the user starts would get.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The environment variable that carries input `name` to a tool command (README "Typed data"): `$input.repo` in
+ * `tool_command` becomes `${ATTRACTOR_INPUT_repo}`.
+ */
+export function inputVariableName(name: string): string {
+  return `ATTRACTOR_INPUT_${name}`;
+}
+
+function inputVariable(name: string): string {
+  return `\${${inputVariableName(name)}}`;
+}
+
+/** The run's inputs as environment variables: a string as is, any other JSON value as JSON. */
+function inputEnvironment(values: Readonly<Record<string, JsonValue>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(inputsOfContext(values))) {
+    env[inputVariableName(name)] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return env;
 }
 
 /**
@@ -92,7 +113,10 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
     type: 'tool',
     ...SPEC_HANDLER_DECLARATIONS.tool,
     async execute({ node, attributes, context, graph, logsRoot, runtime }) {
-      const command = attributes.tool_command?.trim() ?? '';
+      const commandText = attributes.tool_command?.trim() ?? '';
+      // $input.<name> reads the environment variable that carries the input: its text is never shell syntax.
+      // `$goal` stays as written (spec §9.2 expands it in prompts only).
+      const command = expandVariables(commandText, { goal: '$goal', inputReference: inputVariable }).text;
       if (command === '') {
         return {
           status: 'fail',
@@ -135,6 +159,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
         inheritEnv: options.env === undefined,
         env: {
           ...options.env,
+          ...inputEnvironment(context.snapshot()),
           ATTRACTOR_RUN_ID: runtime.runId,
           ATTRACTOR_LOGS_ROOT: logsRoot,
           ATTRACTOR_STAGE_DIR: await runtime.stage.localDirectory(),
