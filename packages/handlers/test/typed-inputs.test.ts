@@ -27,7 +27,7 @@ describe('$input.<name> in prompts and tool commands (README "Typed data")', () 
     // The command's $input.x reads ${ATTRACTOR_INPUT_x}: the `;` in the value is data, $goal is not expanded.
     expect(readText(join(logsRoot, 'check', 'stdout.txt'))).toBe(`${repo}|42|["bug","p1"]|`);
     expect(result.nodeOutcomes.check?.notes).toBe(
-      'Tool completed: printf \'%s|%s|%s|%s\' "${ATTRACTOR_INPUT_repo}" ${ATTRACTOR_INPUT_issue} "${ATTRACTOR_INPUT_labels}" "$goal"',
+      `Tool completed: printf '%s|%s|%s|%s' "\${ATTRACTOR_INPUT_repo}" \${ATTRACTOR_INPUT_issue} "\${ATTRACTOR_INPUT_labels}" "$goal"`,
     );
   });
 });
