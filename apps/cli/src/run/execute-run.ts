@@ -45,6 +45,7 @@ import { formatResumeCommand } from './format-resume-command.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
+import { readRunInputs } from './read-run-inputs.js';
 import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
 import { workspaceModeFromEnv } from './workspace-mode-from-env.js';
@@ -157,6 +158,17 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   });
   if (secretNodeWarning !== undefined) io.stderr.write(`${secretNodeWarning}\n`);
 
+  // Checked before the run directory is made: bad inputs leave nothing behind.
+  const inputs =
+    mode.kind === 'run'
+      ? await readRunInputs({
+          graph: pipeline.graph,
+          pipelinePath: resolve(io.cwd, pipeline.path),
+          io,
+          ...(cliOptions.input === undefined ? {} : { input: cliOptions.input }),
+          ...(cliOptions.inputsFile === undefined ? {} : { inputsFile: cliOptions.inputsFile }),
+        })
+      : undefined;
   if (mode.kind === 'run' || mode.kind === 'fork') {
     logsRoot =
       cliOptions.logsDir === undefined
@@ -300,6 +312,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       logsRoot,
       sourcePath: resolve(io.cwd, pipeline.path),
       ...(initialContext === undefined ? {} : { context: initialContext }),
+      ...(inputs === undefined ? {} : { inputs }),
     });
   } else {
     run = startResumedPipeline({
@@ -323,6 +336,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       logsRoot: displayPath(result.logsRoot, io.cwd),
       resumeCommand: `${resumeCommand(displayPath(result.logsRoot, io.cwd))}${raisedMaxSteps(result.failureReason)}`,
       completedNodes: result.completedNodes,
+      ...(result.output === undefined ? {} : { output: result.output }),
       // A loop_restart continued the run in another directory: that run has no earlier legs to add.
       ...(earlier === undefined || result.logsRoot !== logsRoot
         ? {}

@@ -1,0 +1,102 @@
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, temporaryDirectory } from './helpers/cli.js';
+
+/** A pipeline with typed inputs, a tool stage that uses them, and outputs. */
+const TYPED = `digraph Typed {
+  graph [inputs="repo: string, issue: integer, labels?: string[]", outputs="tool.last_line, input.repo"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  fetch [shape=parallelogram, tool_command="echo \\"issue $input.issue of $input.repo labels $input.labels\\""]
+  start -> fetch -> exit
+}
+`;
+
+async function project(): Promise<string> {
+  const dir = await temporaryDirectory();
+  await writeFile(join(dir, 'typed.dot'), TYPED);
+  return dir;
+}
+
+describe('attractor run --input / --inputs-file (README "Typed data")', () => {
+  it('runs with --inputs-file and --input (which overrides it), writes output.json, and inspect shows both', async () => {
+    const cwd = await project();
+    await writeFile(join(cwd, 'in.json'), JSON.stringify({ repo: 'acme/old', issue: 7, labels: ['bug'] }));
+    const result = await attractor(
+      [
+        'run',
+        'typed.dot',
+        '--inputs-file',
+        'in.json',
+        '--input',
+        'repo=acme/api',
+        '--input',
+        'issue=42',
+        '--logs-dir',
+        'run',
+      ],
+      { cwd },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const output = { 'tool.last_line': 'issue 42 of acme/api labels ["bug"]', 'input.repo': 'acme/api' };
+    expect(JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8'))).toEqual(output);
+    expect(result.stdout).toContain(`  output:        ${JSON.stringify(output)} (output.json)`);
+    const inspected = await attractor(['inspect', 'run'], { cwd });
+    expect(inspected.exitCode, inspected.stderr).toBe(0);
+    expect(inspected.stdout).toContain(
+      'inputs:   repo = acme/api\n          issue = 42\n          labels = ["bug"]\noutput:   tool.last_line = issue 42 of acme/api labels ["bug"]\n          input.repo = acme/api\n',
+    );
+    const json = JSON.parse((await attractor(['inspect', 'run', '--json'], { cwd })).stdout);
+    expect(json.output).toEqual(output);
+    expect(json.inputs).toEqual({ repo: 'acme/api', issue: 42, labels: ['bug'] });
+  });
+
+  it('refuses a mistyped or missing input before any stage, naming the field, the type and the value (exit 2)', async () => {
+    const cwd = await project();
+    const mistyped = await attractor(
+      ['run', 'typed.dot', '--input', 'repo=acme/api', '--input', 'issue=forty-two', '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(mistyped.exitCode).toBe(2);
+    expect(mistyped.stderr).toBe(
+      'error: The inputs of graph "Typed" do not match its declaration (inputs="repo: string, issue: integer, labels?: string[]"):\n  - input "issue" must be an integer, got "forty-two"\nPass inputs with --input name=value (repeatable) or --inputs-file inputs.json.',
+    );
+    await expect(access(join(cwd, 'run'))).rejects.toThrow();
+    const missing = await attractor(['run', 'typed.dot', '--input', 'issue=3', '--input', 'extra=1'], {
+      cwd,
+    });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('  - input "repo" is required and missing (expected a string)\n');
+    expect(missing.stderr).toContain('  - input "extra" is not declared\n');
+    expect(missing.stdout).toBe('');
+  });
+
+  it('refuses an --inputs-file that is not a JSON object, and a string input keeps its text (--input repo=123)', async () => {
+    const cwd = await project();
+    await writeFile(join(cwd, 'list.json'), '["acme/api"]');
+    const list = await attractor(['run', 'typed.dot', '--inputs-file', 'list.json'], { cwd });
+    expect(list.exitCode).toBe(2);
+    expect(list.stderr).toBe(
+      'error: --inputs-file list.json is not a JSON object of inputs: write e.g. {"repo": "acme/api", "issue": 42}.',
+    );
+    const numeric = await attractor(
+      ['run', 'typed.dot', '--input', 'repo=123', '--input', 'issue=1', '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(numeric.exitCode, numeric.stderr).toBe(0);
+    expect(JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8'))['input.repo']).toBe('123');
+  });
+
+  it('validate reports an undeclared $input reference and a malformed inputs declaration', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'bad.dot'),
+      'digraph Bad {\n  graph [inputs="repo: str"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  t [shape=parallelogram, tool_command="echo $input.issue"]\n  start -> t -> exit\n}\n',
+    );
+    const result = await attractor(['validate', 'bad.dot'], { cwd });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout + result.stderr).toContain('inputs_declaration');
+    expect(result.stdout + result.stderr).toContain('"str" is not a type');
+  });
+});
