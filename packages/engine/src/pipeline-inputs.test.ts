@@ -138,3 +138,24 @@ describe('parseInputText (--input name=value)', () => {
     expect(parseInputText(undefined, 'labels', '["a"]')).toEqual(['a']);
   });
 });
+
+describe('inputs carried as input.<name> context keys (a queued run)', () => {
+  it('checks input.<name> keys of the initial context as inputs, and the inputs option wins over them', async () => {
+    const handler = createScriptedHandler();
+    await expect(
+      run({
+        graph: graphFrom(TYPED),
+        registry: registryWith(handler),
+        context: { 'input.repo': 'a', 'input.issue': 'x' },
+      }),
+    ).rejects.toThrow('input "issue" must be an integer, got "x"');
+    const { result } = await run({
+      graph: graphFrom(TYPED),
+      registry: registryWith(handler),
+      context: { 'input.repo': 'a', 'input.issue': 'x' },
+      inputs: { issue: 5 },
+    });
+    expect(result.status).toBe('success');
+    expect(result.context.get('input.issue')).toBe(5);
+  });
+});

@@ -23,7 +23,7 @@ import type { Interviewer } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import { createMaskingRunStore, eventSinkOf } from './masking-run-store.js';
 import type { PipelineEvent } from './pipeline-event.js';
-import { inputContextValues, validatePipelineInputs } from './pipeline-inputs.js';
+import { inputContextValues, inputsOfContext, validatePipelineInputs } from './pipeline-inputs.js';
 import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
 import { createSecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
@@ -97,10 +97,14 @@ export interface RunPipelineOptions extends PipelineServicesOptions {
   readonly sourcePath?: string;
   /**
    * The run's inputs, by name (README "Typed data"), checked against the graph's `inputs` before any stage runs and
-   * put in the context as `input.<name>` (`$input.<name>` in prompts and tool commands). A schema file is read
-   * relative to `sourcePath`'s directory (else `workdir`). Default: none; a graph with required inputs refuses that.
+   * put in the context as `input.<name>` (`$input.<name>` in prompts and tool commands). Inputs may also come as
+   * `input.<name>` keys of `context` (a queued run carries them so); `inputs` wins over those. A schema file is read
+   * relative to `inputsBaseDirectory`, else `sourcePath`'s directory, else `workdir`. Default: none; a graph with
+   * required inputs refuses that.
    */
   readonly inputs?: Readonly<Record<string, JsonValue>>;
+  /** Where a relative input schema file (`inputs="schemas/in.json"`) is read from. Default: `sourcePath`'s directory. */
+  readonly inputsBaseDirectory?: string;
 }
 
 /** Options of {@link resumePipeline}. */
@@ -166,9 +170,10 @@ export function startPipeline(options: RunPipelineOptions): PipelineRun {
     const sourcePath = options.sourcePath ?? options.graph.filename;
     const inputs = await validatePipelineInputs({
       graph: options.graph,
-      ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
+      inputs: { ...inputsOfContext(options.context ?? {}), ...options.inputs },
       baseDirectory:
-        sourcePath === undefined ? resolve(options.workdir ?? '.') : dirname(resolve(sourcePath)),
+        options.inputsBaseDirectory ??
+        (sourcePath === undefined ? resolve(options.workdir ?? '.') : dirname(resolve(sourcePath))),
     });
     const values =
       Object.keys(inputs).length === 0
