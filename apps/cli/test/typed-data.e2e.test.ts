@@ -88,6 +88,17 @@ describe('attractor run --input / --inputs-file (README "Typed data")', () => {
     expect(JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8'))['input.repo']).toBe('123');
   });
 
+  it('run --queue checks the inputs before it reaches the queue', async () => {
+    const cwd = await project();
+    const result = await attractor(
+      ['run', 'typed.dot', '--queue', 'postgres://attractor@127.0.0.1:9/attractor', '--input', 'issue=x'],
+      { cwd },
+    );
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('  - input "issue" must be an integer, got "x"');
+    expect(result.stderr).not.toContain('Cannot reach');
+  });
+
   it('validate reports an undeclared $input reference and a malformed inputs declaration', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(
