@@ -433,6 +433,20 @@ export const ATTRIBUTE_DEFINITIONS = {
     spec: 'coding-agent-loop-spec §3.3',
   }),
   // Handler keys (spec §4.6-§4.11, DESIGN.md).
+  output_schema: define(
+    'output_schema',
+    ['node'],
+    STRING,
+    'The JSON Schema of the stage\'s output (README "Typed data"): inline JSON, the compact form "verdict: string, issues?: string[]", or a .json file relative to the DOT file. An LLM stage asks for structured output; a tool stage\'s stdout must be that JSON. Invalid output fails the stage (retryable).',
+    { default: 'none (text output)' },
+  ),
+  out_map: define(
+    'out_map',
+    ['node'],
+    STRING,
+    'Where the fields of a structured output go: "verdict -> review.verdict, issues -> review.issues" (README "Typed data").',
+    { default: 'each top-level field under <node id>.<field>' },
+  ),
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', {
     default: '""',
     spec: '§4.10',

@@ -93,6 +93,13 @@ export { childPipelineRef, MAX_GRAPH_REF_DEPTH, resolveGraphRef } from './lint/g
 export { promptFileRef } from './lint/prompt-files.js';
 export type { ValidateOptions } from './lint/validate.js';
 export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } from './lint/validate.js';
+export type {
+  OutMapEntry,
+  OutMapResult,
+  OutputSchemaDeclaration,
+  OutputSchemaDeclarationResult,
+} from './output-schema-declaration.js';
+export { parseOutMap, parseOutputSchemaDeclaration } from './output-schema-declaration.js';
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';
 export { BUILT_IN_TRANSFORMS, prepareGraph } from './prepare-graph.js';
 export { SPEC_HANDLER_DECLARATIONS } from './spec-handler-declarations.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseInputDeclaration, parseOutputsDeclaration } from './input-declaration.js';
+import { parseOutMap, parseOutputSchemaDeclaration } from './output-schema-declaration.js';
 
 describe('parseInputDeclaration (README "Typed data")', () => {
   it('turns the compact form into an object schema that requires the names without ? and refuses others', () => {
@@ -84,5 +85,42 @@ describe('parseOutputsDeclaration', () => {
       ok: false,
       error: { message: 'output "a" is listed twice' },
     });
+  });
+});
+
+describe('parseOutputSchemaDeclaration and parseOutMap', () => {
+  it('reads inline JSON, a file, and the compact form (other fields allowed)', () => {
+    expect(parseOutputSchemaDeclaration('{"type": "object", "required": ["verdict"]}')).toEqual({
+      ok: true,
+      declaration: { kind: 'schema', schema: { type: 'object', required: ['verdict'] } },
+    });
+    expect(parseOutputSchemaDeclaration('schemas/review.json')).toEqual({
+      ok: true,
+      declaration: { kind: 'file', path: 'schemas/review.json' },
+    });
+    expect(parseOutputSchemaDeclaration('verdict: string')).toEqual({
+      ok: true,
+      declaration: {
+        kind: 'schema',
+        schema: {
+          type: 'object',
+          properties: { verdict: { type: 'string' } },
+          required: ['verdict'],
+          additionalProperties: true,
+        },
+      },
+    });
+    expect(parseOutputSchemaDeclaration('[1]')).toMatchObject({ ok: false });
+  });
+
+  it('reads out_map entries with dotted paths on both sides', () => {
+    expect(parseOutMap('verdict -> review.verdict, summary.text->summary')).toEqual({
+      ok: true,
+      entries: [
+        { field: 'verdict', key: 'review.verdict' },
+        { field: 'summary.text', key: 'summary' },
+      ],
+    });
+    expect(parseOutMap('verdict review')).toMatchObject({ ok: false, error: { offset: 0, length: 14 } });
   });
 });

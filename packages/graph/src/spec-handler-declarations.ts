@@ -40,7 +40,12 @@ export const SPEC_HANDLER_DECLARATIONS = {
   exit: { ...SPEC_HANDLER_TRAITS.exit, attributes: z.object({}) },
   codergen: {
     ...SPEC_HANDLER_TRAITS.codergen,
-    attributes: z.object({ ...LLM_ATTRIBUTES, tools: attributeSchema('tools') }),
+    attributes: z.object({
+      ...LLM_ATTRIBUTES,
+      tools: attributeSchema('tools'),
+      output_schema: attributeSchema('output_schema'),
+      out_map: attributeSchema('out_map'),
+    }),
   },
   'wait.human': {
     ...SPEC_HANDLER_TRAITS['wait.human'],
@@ -73,6 +78,8 @@ export const SPEC_HANDLER_DECLARATIONS = {
     attributes: z.object({
       tool_command: attributeSchema('tool_command'),
       tool_output_max_bytes: attributeSchema('tool_output_max_bytes'),
+      output_schema: attributeSchema('output_schema'),
+      out_map: attributeSchema('out_map'),
     }),
   },
   'stack.manager_loop': {

@@ -32,6 +32,7 @@ import { joinPolicyOptionsRule } from './rules/join-policy-options.js';
 import { loopRestartStartRule } from './rules/loop-restart-start.js';
 import { managerChildDotfileRule } from './rules/manager-child-dotfile.js';
 import { outcomeCoverageRule } from './rules/outcome-coverage.js';
+import { outputSchemaRule } from './rules/output-schema.js';
 import { parallelFanInRule } from './rules/parallel-fan-in.js';
 import { promptOnLlmNodesRule } from './rules/prompt-on-llm-nodes.js';
 import { promptVariableRule } from './rules/prompt-variable.js';
@@ -108,6 +109,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   // Typed data.
   inputsDeclarationRule,
   inputVariableRule,
+  outputSchemaRule,
   stylesheetPropertyRule,
   stylesheetSelectorUnmatchedRule,
 ];

@@ -74,3 +74,17 @@ describe('inputs_declaration: the forms of other runners', () => {
     expect(graph?.settings.outputs).toEqual([]);
   });
 });
+
+describe('output_schema (README "Typed data")', () => {
+  it('reports a malformed output_schema or out_map at the mistake, and accepts the three forms', () => {
+    const source = pipeline(
+      'goal="x"',
+      '  a [prompt="p", output_schema="verdict: strng"]\n  b [prompt="p", output_schema="{not json}"]\n  c [prompt="p", out_map="verdict => review.verdict"]\n  d [prompt="p", output_schema="verdict: string", out_map="verdict -> review.verdict"]\n  e [shape=parallelogram, tool_command="echo {}", output_schema="schemas/e.json"]\n  f [prompt="p", output_schema="{\\"type\\": \\"object\\"}"]\n  start -> a -> b -> c -> d -> e -> f -> exit',
+    );
+    expect(lintRule(source, 'output_schema')).toEqual(['error 5:42 a', 'error 6:33 b', 'error 7:27 c']);
+    expect(diagnosticsOf(source, 'output_schema')[2]?.message).toBe(
+      'The out_map of "c": "verdict => review.verdict" is not "field -> context.key" (e.g. verdict -> review.verdict).',
+    );
+    expect(lintRule(source, 'inert_attribute')).toEqual([]);
+  });
+});
