@@ -57,14 +57,9 @@ export function parseInputDeclaration(text: string): InputDeclarationResult {
     return { ok: true, declaration: { kind: 'file', path: trimmed } };
   }
   const fields: InputField[] = [];
-  let offset = 0;
-  for (const part of text.split(',')) {
-    const at = offset;
-    offset += part.length + 1;
-    if (part.trim() === '') {
-      if (text.trim() === '') break;
-      return fail('an empty entry (two commas, or a comma at the end)', at, part.length);
-    }
+  const split = commaEntries(text);
+  if (!split.ok) return split;
+  for (const { part, at } of split.entries) {
     const match = FIELD.exec(part);
     if (match === null) {
       return fail(`"${part.trim()}" is not "name: type" (e.g. repo: string)`, at, part.length);
@@ -126,15 +121,10 @@ export type OutputsDeclarationResult =
  */
 export function parseOutputsDeclaration(text: string): OutputsDeclarationResult {
   const keys: string[] = [];
-  let offset = 0;
-  for (const part of text.split(',')) {
-    const at = offset;
-    offset += part.length + 1;
+  const split = commaEntries(text);
+  if (!split.ok) return split;
+  for (const { part, at } of split.entries) {
     const key = part.trim();
-    if (key === '') {
-      if (text.trim() === '') break;
-      return fail('an empty entry (two commas, or a comma at the end)', at, part.length);
-    }
     const keyAt = at + part.indexOf(key);
     if (!key.split('.').every((name) => NAME.test(name))) {
       return fail(
@@ -147,6 +137,27 @@ export function parseOutputsDeclaration(text: string): OutputsDeclarationResult 
     keys.push(key);
   }
   return { ok: true, keys };
+}
+
+/**
+ * The comma-separated entries of a declaration with their offsets in `text`; none for blank text, an error for an
+ * empty entry. Internal to the declaration parsers.
+ */
+export function commaEntries(
+  text: string,
+):
+  | { readonly ok: true; readonly entries: readonly { readonly part: string; readonly at: number }[] }
+  | { readonly ok: false; readonly error: DeclarationError } {
+  if (text.trim() === '') return { ok: true, entries: [] };
+  const entries: { part: string; at: number }[] = [];
+  let offset = 0;
+  for (const part of text.split(',')) {
+    if (part.trim() === '')
+      return fail('an empty entry (two commas, or a comma at the end)', offset, part.length);
+    entries.push({ part, at: offset });
+    offset += part.length + 1;
+  }
+  return { ok: true, entries };
 }
 
 function fail(message: string, offset: number, length: number): { ok: false; error: DeclarationError } {

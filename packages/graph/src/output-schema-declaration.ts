@@ -2,7 +2,12 @@
  * The node attributes of structured stage output (README "Typed data"): `output_schema`, the JSON Schema a stage's
  * output must match, and `out_map`, where its fields go in the context. Parsing is pure and never throws.
  */
-import { type DeclarationError, type JsonSchemaObject, parseInputDeclaration } from './input-declaration.js';
+import {
+  commaEntries,
+  type DeclarationError,
+  type JsonSchemaObject,
+  parseInputDeclaration,
+} from './input-declaration.js';
 
 /** What `output_schema` declares. */
 export type OutputSchemaDeclaration =
@@ -77,21 +82,9 @@ const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
  */
 export function parseOutMap(text: string): OutMapResult {
   const entries: OutMapEntry[] = [];
-  let offset = 0;
-  for (const part of text.split(',')) {
-    const at = offset;
-    offset += part.length + 1;
-    if (part.trim() === '') {
-      if (text.trim() === '') break;
-      return {
-        ok: false,
-        error: {
-          message: 'an empty entry (two commas, or a comma at the end)',
-          offset: at,
-          length: part.length,
-        },
-      };
-    }
+  const split = commaEntries(text);
+  if (!split.ok) return split;
+  for (const { part, at } of split.entries) {
     const arrow = part.indexOf('->');
     const field = arrow < 0 ? '' : part.slice(0, arrow).trim();
     const key = arrow < 0 ? '' : part.slice(arrow + 2).trim();
