@@ -12,6 +12,8 @@ export interface CreateCodergenRequestOptions {
   readonly prompt: string;
   readonly context: Context;
   readonly runtime: HandlerRuntime;
+  /** The node's `output_schema`, resolved (see `readOutputSchema`). Default: none, a text stage. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -37,6 +39,7 @@ export function createCodergenRequest(options: CreateCodergenRequestOptions): Co
     emit: (event) => runtime.emit(event),
     takeSteering: () => takeSteeringMessages(runtime.stage),
     ...(runtime.secrets === undefined ? {} : { secrets: runtime.secrets }),
+    ...(options.outputSchema === undefined ? {} : { outputSchema: options.outputSchema }),
   };
 }
 

@@ -9,6 +9,7 @@ import { expandVariables, type GraphEdge, SPEC_HANDLER_DECLARATIONS } from '@att
 import { execa } from 'execa';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
+import { checkStructuredOutput, readOutputSchema } from './structured-output.js';
 import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
 import { truncateTail } from './truncate-text.js';
 
@@ -191,6 +192,21 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
           notes: `Tool completed: ${command}${truncation === undefined ? '' : ` (${truncation})`}`,
           contextUpdates,
         };
+        // output_schema: the command's stdout is JSON of that schema (README "Typed data").
+        const outputSchema = await readOutputSchema({ node, graph, workdir: runtime.workdir });
+        if (!outputSchema.ok) {
+          outcome = { status: 'fail', failureReason: outputSchema.reason, retryable: false, contextUpdates };
+        } else if (outputSchema.schema !== undefined) {
+          const checked = checkStructuredOutput({
+            node,
+            text: truncation === undefined ? run.stdout : '',
+            schema: outputSchema.schema,
+            source: truncation === undefined ? 'stdout' : `stdout, which was truncated: ${truncation}`,
+          });
+          outcome = checked.ok
+            ? { ...outcome, contextUpdates: { ...contextUpdates, ...checked.contextUpdates } }
+            : { status: 'fail', failureReason: checked.reason, retryable: true, contextUpdates };
+        }
       } else {
         const how =
           run.exitCode === undefined
