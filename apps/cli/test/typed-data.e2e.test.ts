@@ -1,5 +1,6 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startScriptedOpenAIServer } from '@attractor/backend-ai-sdk/test';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
 
@@ -109,5 +110,60 @@ describe('attractor run --input / --inputs-file (README "Typed data")', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stdout + result.stderr).toContain('inputs_declaration');
     expect(result.stdout + result.stderr).toContain('"str" is not a type');
+  });
+});
+
+describe('output_schema on an LLM stage against a scripted OpenAI-compatible server (README "Typed data")', () => {
+  it('asks for JSON of the schema; an invalid reply fails the attempt, the retry succeeds and its fields reach the output', async () => {
+    const key = 'sk-test-9a8b7c6d5e4f';
+    const server = await startScriptedOpenAIServer({
+      apiKey: key,
+      script: [
+        { type: 'text', text: '{"verdict": "approve", "score": "high"}' },
+        { type: 'text', text: '{"verdict": "approve", "score": 9}' },
+      ],
+    });
+    try {
+      const cwd = await temporaryDirectory();
+      await writeFile(
+        join(cwd, 'review.dot'),
+        `digraph Review {
+  graph [outputs="verdict, scores.review"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  review [prompt="Review the change", max_retries=1, tools="none",
+          output_schema="verdict: string, score: number", out_map="verdict -> verdict, score -> scores.review"]
+  start -> review -> exit
+}
+`,
+      );
+      const result = await attractor(
+        ['run', 'review.dot', '--base-url', server.baseURL, '--model', 'gpt-test', '--logs-dir', 'run'],
+        { cwd, env: { OPENAI_API_KEY: key } },
+      );
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout).toContain(
+        '↻ review attempt 1 failed: the structured output of "review" (the reply, response.md) does not match its output_schema: "score" must be a number, got "high" — retrying',
+      );
+      const calls = server.requests.filter((request) => request.path.endsWith('/chat/completions'));
+      expect(calls).toHaveLength(2);
+      expect(calls[0]?.body).toMatchObject({
+        response_format: {
+          type: 'json_schema',
+          json_schema: {
+            schema: {
+              type: 'object',
+              properties: { verdict: { type: 'string' }, score: { type: 'number' } },
+            },
+          },
+        },
+      });
+      expect(JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8'))).toEqual({
+        verdict: 'approve',
+        'scores.review': 9,
+      });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -359,6 +359,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         takeSteering: request.takeSteering,
         emit: request.emit,
         transcript,
+        ...(request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema }),
       });
     } catch (error) {
       const mapped = toModelCallError(error, resolved);
