@@ -28,6 +28,8 @@ import {
   type InputDeclaration,
   parseInputDeclaration,
   parseOutputsDeclaration,
+  parseStateDeclaration,
+  type StateMergeRule,
 } from './input-declaration.js';
 
 /** Where an attribute may be written. */
@@ -304,6 +306,13 @@ export const ATTRIBUTE_DEFINITIONS = {
     STRING,
     'What the pipeline takes when it starts (README "Typed data"): "repo: string, issue: integer, labels?: string[]" or a JSON Schema file such as "schemas/inputs.json" (relative to the DOT file). $input.<name> expands in prompts and tool commands.',
     { default: 'no inputs' },
+  ),
+  state: define(
+    'state',
+    ['graph'],
+    STRING,
+    'Declared state fields and how parallel branches\' writes merge at their join (README "Typed data"): "findings: append, summary: replace, scores: merge_object". With state declared, two branches writing the same undeclared key fail the join.',
+    { default: "none (the untyped context: a fan-in applies the selected branch's updates)" },
   ),
   workspace: define(
     'workspace',
@@ -900,6 +909,7 @@ export function graphSettings(attributes: GraphAttributes): GraphSettings {
       inputs: inputDeclaration(attributes),
     }),
     outputs: outputKeys(attributes),
+    state: stateFields(attributes),
   };
 }
 
@@ -917,6 +927,14 @@ function outputKeys(attributes: GraphAttributes): readonly string[] {
   if (text === undefined) return [];
   const parsed = parseOutputsDeclaration(text);
   return parsed.ok ? parsed.keys : [];
+}
+
+/** The declared state fields and their merge rules; none when unset or malformed (lint `inputs_declaration`). */
+function stateFields(attributes: GraphAttributes): Readonly<Record<string, StateMergeRule>> {
+  const text = attributes.state?.value;
+  if (text === undefined) return {};
+  const parsed = parseStateDeclaration(text);
+  return parsed.ok ? parsed.fields : {};
 }
 
 function withoutUndefined<TRecord extends Record<string, unknown>>(record: TRecord): Partial<TRecord> {

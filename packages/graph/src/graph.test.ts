@@ -10,6 +10,7 @@ const settings: GraphSettings = {
   maxSteps: 1000,
   maxGateRetries: 5,
   outputs: [],
+  state: {},
 };
 
 function createNode(id: string, overrides: Partial<GraphNode> = {}): GraphNode {

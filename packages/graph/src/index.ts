@@ -74,8 +74,16 @@ export type {
   InputField,
   JsonSchemaObject,
   OutputsDeclarationResult,
+  StateDeclarationResult,
+  StateMergeRule,
 } from './input-declaration.js';
-export { INPUT_TYPE_NAMES, parseInputDeclaration, parseOutputsDeclaration } from './input-declaration.js';
+export {
+  INPUT_TYPE_NAMES,
+  parseInputDeclaration,
+  parseOutputsDeclaration,
+  parseStateDeclaration,
+  STATE_MERGE_RULES,
+} from './input-declaration.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type {
   Diagnostic,

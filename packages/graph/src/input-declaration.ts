@@ -163,3 +163,47 @@ export function commaEntries(
 function fail(message: string, offset: number, length: number): { ok: false; error: DeclarationError } {
   return { ok: false, error: { message, offset, length } };
 }
+
+/** How a declared state field merges the writes of parallel branches at their join (README "Typed data"). */
+export type StateMergeRule = 'replace' | 'append' | 'merge_object';
+
+/** The merge rules a `state` entry may name. */
+export const STATE_MERGE_RULES: readonly StateMergeRule[] = ['replace', 'append', 'merge_object'];
+
+/** What {@link parseStateDeclaration} returns. */
+export type StateDeclarationResult =
+  | { readonly ok: true; readonly fields: Readonly<Record<string, StateMergeRule>> }
+  | { readonly ok: false; readonly error: DeclarationError };
+
+/**
+ * Parses the graph's `state`: comma-separated `key: rule` entries (`findings: append, summary: replace, scores:
+ * merge_object`), a key being a context key (names joined by dots).
+ */
+export function parseStateDeclaration(text: string): StateDeclarationResult {
+  const fields: Record<string, StateMergeRule> = {};
+  const split = commaEntries(text);
+  if (!split.ok) return split;
+  for (const { part, at } of split.entries) {
+    const colon = part.indexOf(':');
+    const key = colon < 0 ? part.trim() : part.slice(0, colon).trim();
+    const rule = colon < 0 ? '' : part.slice(colon + 1).trim();
+    const keyAt = at + Math.max(part.indexOf(key), 0);
+    if (!key.split('.').every((name) => NAME.test(name))) {
+      return fail(
+        `"${key}" is not a context key (names of letters, digits and _, joined by dots)`,
+        keyAt,
+        key.length,
+      );
+    }
+    if (!(STATE_MERGE_RULES as readonly string[]).includes(rule)) {
+      return fail(
+        `"${part.trim()}" does not name a merge rule: write "${key}: replace", "${key}: append" or "${key}: merge_object"`,
+        keyAt,
+        part.trim().length,
+      );
+    }
+    if (Object.hasOwn(fields, key)) return fail(`state field "${key}" is declared twice`, keyAt, key.length);
+    fields[key] = rule as StateMergeRule;
+  }
+  return { ok: true, fields };
+}

@@ -80,6 +80,7 @@ export function defaultTestSettings(overrides: Partial<GraphSettings> = {}): Gra
     maxSteps: 1000,
     maxGateRetries: 5,
     outputs: [],
+    state: {},
     ...overrides,
   };
 }

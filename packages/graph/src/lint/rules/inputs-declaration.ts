@@ -1,4 +1,8 @@
-import { parseInputDeclaration, parseOutputsDeclaration } from '../../input-declaration.js';
+import {
+  parseInputDeclaration,
+  parseOutputsDeclaration,
+  parseStateDeclaration,
+} from '../../input-declaration.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { spanInAttribute } from '../source-location.js';
 
@@ -27,6 +31,14 @@ export const inputsDeclarationRule: LintRule = {
           return parsed.ok ? undefined : parsed.error;
         },
         fix: 'Write outputs="summary, review.verdict": the context keys of the result.',
+      },
+      {
+        attribute: graph.attributes.state,
+        error: (text: string) => {
+          const parsed = parseStateDeclaration(text);
+          return parsed.ok ? undefined : parsed.error;
+        },
+        fix: 'Write state="findings: append, summary: replace, scores: merge_object".',
       },
     ];
     const diagnostics: Diagnostic[] = [];

@@ -88,3 +88,21 @@ describe('output_schema (README "Typed data")', () => {
     expect(lintRule(source, 'inert_attribute')).toEqual([]);
   });
 });
+
+describe('state (README "Typed data")', () => {
+  it('types graph.settings.state and reports an unknown merge rule at the entry', () => {
+    const good = prepareGraph(
+      pipeline('state="findings: append, summary: replace, scores: merge_object"', '  start -> exit'),
+    );
+    expect(good.graph?.settings.state).toEqual({
+      findings: 'append',
+      summary: 'replace',
+      scores: 'merge_object',
+    });
+    const source = pipeline('state="findings: append, summary: last"', '  start -> exit');
+    expect(lintRule(source, 'inputs_declaration')).toEqual(['error 2:35']);
+    expect(diagnosticsOf(source, 'inputs_declaration')[0]?.message).toBe(
+      'Graph attribute state of "G": "summary: last" does not name a merge rule: write "summary: replace", "summary: append" or "summary: merge_object".',
+    );
+  });
+});
