@@ -84,6 +84,8 @@ export type { JsonSchemaProblem, JsonSchemaValidator } from './json-schema-valid
 export { createJsonSchemaValidator } from './json-schema-validator.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value.js';
 export { createMaskingRunStore } from './masking-run-store.js';
+export type { BranchWrites, MergeBranchStateOptions, MergeBranchStateResult } from './merge-branch-state.js';
+export { isBookkeepingKey, mergeBranchState } from './merge-branch-state.js';
 export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
 export { isSuccessStatus } from './outcome.js';
 export type {
