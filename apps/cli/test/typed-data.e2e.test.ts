@@ -167,3 +167,37 @@ describe('output_schema on an LLM stage against a scripted OpenAI-compatible ser
     }
   });
 });
+
+describe('declared state at a parallel join, from the CLI (README "Typed data")', () => {
+  const pipeline = (state: string, second: string) => `digraph Join {
+  graph [${state}, outputs="findings"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  fan [shape=component]
+  join [shape=tripleoctagon, join_merge=none]
+  a [shape=parallelogram, tool_command="sleep 0.3; echo '{\\"f\\": \\"a\\"}'", output_schema="f: string", out_map="f -> ${second}"]
+  b [shape=parallelogram, tool_command="echo '{\\"f\\": \\"b\\"}'", output_schema="f: string", out_map="f -> findings"]
+  start -> fan
+  fan -> a -> join
+  fan -> b -> join
+  join -> exit
+}
+`;
+
+  it('appends the branches to a declared list in branch order; an undeclared key written twice fails the join', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'append.dot'), pipeline('state="findings: append"', 'findings'));
+    const appended = await attractor(['run', 'append.dot', '--logs-dir', 'run'], { cwd });
+    expect(appended.exitCode, appended.stdout + appended.stderr).toBe(0);
+    expect(JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8'))).toEqual({
+      findings: ['a', 'b'],
+    });
+
+    await writeFile(join(cwd, 'conflict.dot'), pipeline('state="other: append"', 'findings'));
+    const conflict = await attractor(['run', 'conflict.dot', '--logs-dir', 'run2'], { cwd });
+    expect(conflict.exitCode).toBe(1);
+    expect(conflict.stdout + conflict.stderr).toContain(
+      'parallel branches "a" and "b" both wrote the undeclared context key "findings" with different values',
+    );
+  });
+});
