@@ -20,6 +20,7 @@ import { CliError } from './errors/cli-error.js';
 import { describeFsError, fsFaultFix, isFsFault } from './errors/describe-fs-error.js';
 import { withMaskedOutput } from './mask-output.js';
 import {
+  collectInput,
   collectSet,
   collectString,
   parseNonNegativeInteger,
@@ -92,6 +93,15 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         '--set <key=value>',
         'initial context value, JSON-parsed when valid JSON (repeatable)',
       ).argParser(collectSet),
+    )
+    .addOption(
+      new Option(
+        '--input <name=value>',
+        'a pipeline input declared by the graph\'s inputs (README "Typed data"); read as its declared type (repeatable)',
+      ).argParser(collectInput),
+    )
+    .addOption(
+      new Option('--inputs-file <file.json>', 'pipeline inputs as a JSON object; --input values override it'),
     );
   addRunOptions(run);
   run

@@ -44,6 +44,21 @@ export function collectSet(text: string, previous: Record<string, SetValue> = {}
   return { ...previous, [key]: value };
 }
 
+/**
+ * Commander reducer for repeatable `--input name=value`: the value's text as written, by name (the run reads it by
+ * the input's declared type, `parseInputText` of `@attractor/engine`).
+ *
+ * @throws {InvalidArgumentError} when there is no `=` or the name is empty.
+ */
+export function collectInput(text: string, previous: Record<string, string> = {}): Record<string, string> {
+  const equals = text.indexOf('=');
+  const name = equals <= 0 ? '' : text.slice(0, equals).trim();
+  if (name === '') {
+    throw new InvalidArgumentError(`expected name=value (e.g. --input repo=acme/api), got "${text}".`);
+  }
+  return { ...previous, [name]: text.slice(equals + 1) };
+}
+
 /** Commander reducer for repeatable string options (`--answer`). */
 export function collectString(text: string, previous: readonly string[] = []): string[] {
   return [...previous, text];

@@ -381,6 +381,7 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
         emit: request.emit,
         transcript,
         ...(traced === undefined ? {} : { telemetry: traced.settings }),
+        ...(request.outputSchema === undefined ? {} : { outputSchema: request.outputSchema }),
       };
       // The model-call spans nest under the stage span (the integration starts them from the active context).
       loop = await (traced === undefined

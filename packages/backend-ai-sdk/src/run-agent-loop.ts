@@ -12,9 +12,13 @@ import {
   generateText,
   hasToolCall,
   isStepCount,
+  type JSONSchema7,
+  jsonSchema,
   type LanguageModel,
   type LanguageModelUsage,
   type ModelMessage,
+  Output,
+  type OutputInterface,
   type PrepareStepFunction,
   type StepResult,
   streamText,
@@ -54,6 +58,12 @@ export interface AgentLoopOptions {
   readonly transcript: TranscriptWriter;
   /** The AI SDK's telemetry setting of the call (see ai-sdk-telemetry.ts). Default: the AI SDK's default. */
   readonly telemetry?: TelemetryOptions;
+  /**
+   * The JSON Schema the final reply must match (the node's `output_schema`, README "Typed data"): sent as the
+   * response format (`Output.object`), so the provider asks the model for JSON of it. The reply text is returned as
+   * it came; the codergen handler validates it. Default: none, a text reply.
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /** What the loop produced. */
@@ -182,7 +192,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     });
   };
 
+  const output = options.outputSchema === undefined ? undefined : replyAsJson(options.outputSchema);
   const call = {
+    ...(output === undefined ? {} : { output }),
     model: options.model,
     system: options.system,
     messages: [...initial],
@@ -235,5 +247,21 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     usage,
     turnLimitReached:
       !reportedOutcome && steps.length >= options.maxTurns && (lastStep?.toolCalls.length ?? 0) > 0,
+  };
+}
+
+/**
+ * An AI SDK output specification that asks for JSON of `schema` (the response format of `Output.object`) and hands
+ * the reply text back as it is: the codergen handler validates it and reports every problem as a retryable failure,
+ * where the AI SDK's own parse would throw and lose the attempt's steps.
+ */
+function replyAsJson(schema: Readonly<Record<string, unknown>>): OutputInterface<string, undefined, never> {
+  const object = Output.object({ schema: jsonSchema(schema as JSONSchema7) });
+  return {
+    name: object.name,
+    responseFormat: object.responseFormat,
+    parseCompleteOutput: async ({ text }) => text,
+    parsePartialOutput: async () => undefined,
+    createElementStreamTransform: () => undefined,
   };
 }

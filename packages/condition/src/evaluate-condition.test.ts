@@ -261,3 +261,24 @@ describe('evaluateCondition extensions (spec §10.7, issue 19)', () => {
     expect(evaluateCondition(condition, { outcome, context })).toBe(expected);
   });
 });
+
+describe('typed fields (README "Typed data")', () => {
+  const context = new Map<string, unknown>([
+    ['review', { verdict: 'approve', scores: [3, 9] }],
+    ['review.count', 2],
+    ['score', 9.0],
+  ]);
+  it('reads fields inside JSON values, by context. or state., and prefers a flat key', () => {
+    expect(evaluateCondition('state.review.verdict=approve', { outcome: 'success', context })).toBe(true);
+    expect(evaluateCondition('context.review.verdict=reject', { outcome: 'success', context })).toBe(false);
+    expect(evaluateCondition('state.review.count=2', { outcome: 'success', context })).toBe(true);
+    expect(evaluateCondition('state.review.missing', { outcome: 'success', context })).toBe(false);
+  });
+
+  it('compares numbers as numbers with = and !=', () => {
+    expect(evaluateCondition('context.score=9.0', { outcome: 'success', context })).toBe(true);
+    expect(evaluateCondition('context.score!=9', { outcome: 'success', context })).toBe(false);
+    expect(evaluateCondition('context.score!=9.5', { outcome: 'success', context })).toBe(true);
+    expect(evaluateCondition('context.score=nine', { outcome: 'success', context })).toBe(false);
+  });
+});

@@ -41,6 +41,8 @@ export function canonicalOutcome(word: string): string {
 function equalsLiteral(clause: ConditionComparisonClause, actual: string): boolean {
   const expected = clause.literal.value;
   if (actual === expected) return true;
+  // Numbers compare as numbers (README "Typed data"): a score of 9 (or 9.0) equals 9.
+  if (NUMBER.test(actual) && NUMBER.test(expected)) return Number(actual) === Number(expected);
   return clause.key.path === 'outcome' && actual === canonicalOutcome(expected);
 }
 
@@ -114,7 +116,8 @@ function clauseHoldsFor(input: ConditionInput): (clause: ConditionClause) => boo
  * short-circuiting left to right; an empty condition always holds.
  *
  * Keys resolve as {@link resolveConditionKey} describes: missing values are `""`, `context.x` falls
- * back to `x`. `=` and `!=` compare exactly and case-sensitively on strings; `<`, `>`, `<=`, `>=` compare
+ * back to `x`. `=` and `!=` compare exactly and case-sensitively on strings, and numerically when both sides are
+ * plain numbers (`context.score=9` holds for `9.0`); `<`, `>`, `<=`, `>=` compare
  * numerically when both sides are numbers (`10 > 9`) and by string order otherwise, and never hold for a missing
  * (empty) value; `contains` / `!contains` test
  * for a substring; `matches` tests a JavaScript regular expression anywhere in the value (anchor it with `^...$`).

@@ -34,8 +34,9 @@ function stringify(value: unknown): string | undefined {
  * Resolves a condition key to the string it compares as, spec §10.4.
  *
  * `outcome` is the outcome status; `preferred_label` the preferred label (`""` when absent);
- * `context.<path>` looks up `context.<path>` in the context, then `<path>`; any other key is looked up
- * as written. Missing values (`undefined`, `null`) are `""`. Strings are returned as they are,
+ * `context.<path>` (and `state.<path>`, README "Typed data") looks up the key as written in the context, then
+ * `<path>`, then a field inside a JSON value (`review.verdict` reads the `verdict` field of an object under `review`);
+ * any other key is looked up as written, then as a field. Missing values (`undefined`, `null`) are `""`. Strings are returned as they are,
  * objects and arrays as `JSON.stringify` (bigints inside as digits), numbers, booleans and bigints as `String(value)`.
  */
 export function resolveConditionKey(key: string, input: ConditionInput): string {
@@ -43,8 +44,36 @@ export function resolveConditionKey(key: string, input: ConditionInput): string 
   if (key === 'preferred_label') return input.preferredLabel ?? '';
   const direct = stringify(input.context.get(key));
   if (direct !== undefined) return direct;
-  if (key.startsWith(CONTEXT_PREFIX)) {
-    return stringify(input.context.get(key.slice(CONTEXT_PREFIX.length))) ?? '';
+  const prefix = key.startsWith(CONTEXT_PREFIX)
+    ? CONTEXT_PREFIX
+    : key.startsWith(STATE_PREFIX)
+      ? STATE_PREFIX
+      : '';
+  const path = key.slice(prefix.length);
+  if (prefix !== '') {
+    const value = stringify(input.context.get(path));
+    if (value !== undefined) return value;
   }
-  return '';
+  return stringify(fieldOfValue(path, input.context)) ?? '';
+}
+
+/** `state.<path>` reads the run's state, the context (README "Typed data"): the same as `context.<path>`. */
+const STATE_PREFIX = 'state.';
+
+/**
+ * A field inside a JSON value of the context: for `review.verdict`, the `verdict` field of the context value
+ * `review` (the longest key that holds an object or a list wins; list items by index, `files.0`).
+ */
+function fieldOfValue(path: string, context: ConditionContext): unknown {
+  const names = path.split('.');
+  for (let split = names.length - 1; split >= 1; split -= 1) {
+    let value = context.get(names.slice(0, split).join('.'));
+    if (value === null || typeof value !== 'object') continue;
+    for (const name of names.slice(split)) {
+      if (value === null || typeof value !== 'object') return undefined;
+      value = (value as Record<string, unknown>)[name];
+    }
+    return value;
+  }
+  return undefined;
 }

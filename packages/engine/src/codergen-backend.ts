@@ -66,6 +66,12 @@ export interface CodergenRequest {
    * `telemetry.recordContent`. Absent when the run has no tracer.
    */
   readonly telemetry?: StageTelemetry;
+  /**
+   * The JSON Schema the stage's reply must match (the node's `output_schema`, README "Typed data"). A backend that
+   * can ask the model for structured output does (the AI SDK backend sends it as the response format); the reply
+   * text is the JSON. The codergen handler validates it either way. Absent for a text stage.
+   */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /**

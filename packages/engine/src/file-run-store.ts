@@ -38,6 +38,7 @@ import { createCheckpointFile, readCheckpointText } from './checkpoint-file.js';
 import { parseCheckpoint } from './checkpoint-schema.js';
 import { CheckpointCorruptError } from './errors/checkpoint-corrupt-error.js';
 import { acquireFileRunLock, readFileRunLock } from './file-run-lock.js';
+import type { JsonValue } from './json-value.js';
 import { compareNames, isTemporary, listDirectoryFiles } from './list-directory-files.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { BlobData, Checkpoint, RunManifest, RunStore, StageStatusFile } from './run-store.js';
@@ -162,6 +163,13 @@ function createStore(options: FileRunStoreOptions, container: string | undefined
     writeManifest(manifest) {
       ensureRoot();
       writeFileAtomicSync(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { fsync });
+    },
+    writeOutput(output) {
+      ensureRoot();
+      writeFileAtomicSync(join(root, OUTPUT_FILE), `${JSON.stringify(output, null, 2)}\n`, { fsync });
+    },
+    async readOutput() {
+      return readJson(join(root, OUTPUT_FILE)) as Record<string, JsonValue> | undefined;
     },
     async readCheckpoint() {
       const read = readCheckpointText(root, inside);
@@ -411,6 +419,8 @@ const MAX_SCRATCH_BYTES = 1024 * 1024;
 function noSync(): void {}
 
 /** The directory of file-backed artifacts in a run directory (spec §5.6). */
+/** The run's result (README "Typed data"), in the run directory. */
+const OUTPUT_FILE = 'output.json';
 const ARTIFACTS_DIRECTORY = 'artifacts';
 /** The suffix of an artifact's file: `artifacts/{id}.json`. */
 const ARTIFACT_SUFFIX = '.json';

@@ -42,6 +42,7 @@ export {
   type FileRefusedReason,
 } from './errors/file-refused-error.js';
 export { HandlerNotFoundError } from './errors/handler-not-found-error.js';
+export { InputsInvalidError } from './errors/inputs-invalid-error.js';
 export type { StoreNameKind } from './errors/invalid-store-name-error.js';
 export { InvalidStoreNameError } from './errors/invalid-store-name-error.js';
 export type { ResumeErrorReason } from './errors/resume-error.js';
@@ -89,8 +90,12 @@ export type {
   QuestionOption,
   QuestionType,
 } from './interviewer.js';
+export type { JsonSchemaProblem, JsonSchemaValidator } from './json-schema-validator.js';
+export { createJsonSchemaValidator } from './json-schema-validator.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value.js';
 export { createMaskingRunStore } from './masking-run-store.js';
+export type { BranchWrites, MergeBranchStateOptions, MergeBranchStateResult } from './merge-branch-state.js';
+export { isBookkeepingKey, mergeBranchState } from './merge-branch-state.js';
 export type { Outcome, OutcomeStatus, StageStatus } from './outcome.js';
 export { isSuccessStatus } from './outcome.js';
 export type {
@@ -127,6 +132,15 @@ export type {
 } from './pipeline-event.js';
 export type { PipelineTelemetry, StageTelemetry } from './pipeline-telemetry.js';
 export { TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS } from './pipeline-telemetry.js';
+export type { ReadInputSchemaOptions, ValidatePipelineInputsOptions } from './pipeline-inputs.js';
+export {
+  INPUT_CONTEXT_PREFIX,
+  inputContextValues,
+  inputsOfContext,
+  parseInputText,
+  readInputSchema,
+  validatePipelineInputs,
+} from './pipeline-inputs.js';
 export type { ProcessGroupRecorder } from './process-group-file.js';
 export { DEFAULT_MAX_FILE_BYTES, type ReadTextFileOptions, readTextFileSync } from './read-text-file.js';
 export {

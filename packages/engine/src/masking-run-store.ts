@@ -1,7 +1,7 @@
 /**
  * A {@link RunStore} decorator that masks secrets in everything written (docs/architecture.md "Secrets"): the
- * manifest, the checkpoint (its context too), the events and the stage status files. Reads pass through, and
- * so do stage files and artifacts: handlers mask what they write there (`runtime.secrets`).
+ * manifest, the checkpoint (its context too), the output, the events and the stage status files. Reads pass
+ * through, and so do stage files and artifacts: handlers mask what they write there (`runtime.secrets`).
  */
 import { createCheckpointMasker, maskEvent, maskManifest, maskStageStatus } from './mask-checkpoint.js';
 import type { SecretMasker } from './redact-secrets.js';
@@ -22,6 +22,12 @@ export function createMaskingRunStore(store: RunStore, masker: SecretMasker): Ru
     logsRoot: store.logsRoot,
     readManifest: () => store.readManifest(),
     writeManifest: (manifest) => store.writeManifest(maskManifest(manifest, masker)),
+    ...(store.writeOutput === undefined
+      ? {}
+      : { writeOutput: (output) => store.writeOutput?.(masker.mask(output)) }),
+    ...(store.readOutput === undefined
+      ? {}
+      : { readOutput: () => store.readOutput?.() ?? Promise.resolve(undefined) }),
     readCheckpoint: () => store.readCheckpoint(),
     readCheckpointHistory: () => store.readCheckpointHistory(),
     readLastEventSeq: () => store.readLastEventSeq(),

@@ -27,6 +27,7 @@ import type { JsonValue } from './json-value.js';
 import { createMaskingRunStore, eventSinkOf } from './masking-run-store.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { PipelineTelemetry } from './pipeline-telemetry.js';
+import { inputContextValues, inputsOfContext, validatePipelineInputs } from './pipeline-inputs.js';
 import { createProcessGroupRecorder, endOrphanedProcessGroups } from './process-group-file.js';
 import { createSecretMasker } from './redact-secrets.js';
 import type { RunLock } from './run-lock.js';
@@ -116,6 +117,16 @@ export interface RunPipelineOptions extends PipelineServicesOptions {
   readonly context?: Readonly<Record<string, JsonValue>>;
   /** The DOT file the graph came from, recorded in `manifest.json`. Default: `graph.filename`. */
   readonly sourcePath?: string;
+  /**
+   * The run's inputs, by name (README "Typed data"), checked against the graph's `inputs` before any stage runs and
+   * put in the context as `input.<name>` (`$input.<name>` in prompts and tool commands). Inputs may also come as
+   * `input.<name>` keys of `context` (a queued run carries them so); `inputs` wins over those. A schema file is read
+   * relative to `inputsBaseDirectory`, else `sourcePath`'s directory, else `workdir`. Default: none; a graph with
+   * required inputs refuses that.
+   */
+  readonly inputs?: Readonly<Record<string, JsonValue>>;
+  /** Where a relative input schema file (`inputs="schemas/in.json"`) is read from. Default: `sourcePath`'s directory. */
+  readonly inputsBaseDirectory?: string;
 }
 
 /** Options of {@link resumePipeline}. */
@@ -177,7 +188,20 @@ export function defaultLogsRoot(options: {
 export function startPipeline(options: RunPipelineOptions): PipelineRun {
   return launch(options, async (session) => {
     const logsRoot = resolve(options.logsRoot);
-    const context = initialContext(options.graph, options.context);
+    // Refused before the run directory is touched: nothing runs and nothing is written for bad inputs.
+    const sourcePath = options.sourcePath ?? options.graph.filename;
+    const inputs = await validatePipelineInputs({
+      graph: options.graph,
+      inputs: { ...inputsOfContext(options.context ?? {}), ...options.inputs },
+      baseDirectory:
+        options.inputsBaseDirectory ??
+        (sourcePath === undefined ? resolve(options.workdir ?? '.') : dirname(resolve(sourcePath))),
+    });
+    const values =
+      Object.keys(inputs).length === 0
+        ? options.context
+        : { ...options.context, ...inputContextValues(inputs) };
+    const context = initialContext(options.graph, values);
     const start = options.graph.startNode;
     if (start === undefined) {
       throw new Error(
@@ -198,7 +222,7 @@ export function startPipeline(options: RunPipelineOptions): PipelineRun {
       graph: options.graph,
       context,
       startNodeId: start.id,
-      values: options.context,
+      values,
     });
   });
 }
@@ -374,6 +398,21 @@ async function freeStageFileName(
   let name = `${stem}${suffix}`;
   for (let n = 2; taken.has(name); n += 1) name = `${stem}-${n}${suffix}`;
   return name;
+}
+
+/**
+ * The run's result (README "Typed data"): the value of each of the graph's `outputs` keys the context holds, by key;
+ * undefined when the graph declares no outputs.
+ */
+function runOutput(graph: Graph, context: Context): Record<string, JsonValue> | undefined {
+  const keys = graph.settings.outputs;
+  if (keys.length === 0) return undefined;
+  const output: Record<string, JsonValue> = {};
+  for (const key of keys) {
+    const value = context.get(key);
+    if (value !== undefined) output[key] = value;
+  }
+  return output;
 }
 
 /** A new run's context: the `graph.*` mirror, then the initial values. */
@@ -800,6 +839,8 @@ function launch(
       bus.emit({ type: 'pipeline.cancelled', reason: end.reason, durationMs });
     }
     await bus.flush();
+    const output = status === 'success' ? runOutput(graph, from.context) : undefined;
+    if (output !== undefined) await store.writeOutput?.(output);
     await store.close();
     const failureReason = end.kind === 'fail' || end.kind === 'cancelled' ? end.reason : undefined;
     const budgetStopped = end.kind === 'fail' && end.reason === usage.stop?.reason ? usage.stop : undefined;
@@ -808,6 +849,7 @@ function launch(
       status,
       ...(failureReason === undefined ? {} : { failureReason }),
       ...(budgetStopped === undefined ? {} : { budgetStop: budgetStopped }),
+      ...(output === undefined ? {} : { output: secrets.mask(output) }),
       completedNodes: from.state.completedPath,
       nodeOutcomes: from.state.nodeOutcomes,
       context: from.context,

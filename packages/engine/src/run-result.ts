@@ -3,6 +3,7 @@
  */
 import type { BudgetStop } from './check-budget.js';
 import type { Context } from './context.js';
+import type { JsonValue } from './json-value.js';
 import type { Outcome } from './outcome.js';
 
 /** The final status of a run: `cancelled` means the run's AbortSignal stopped it; the run can be resumed. */
@@ -25,6 +26,11 @@ export interface RunResult {
   readonly completedNodes: readonly string[];
   /** The latest outcome of every node that ran (docs/architecture.md "Goal gates"). */
   readonly nodeOutcomes: Readonly<Record<string, Outcome>>;
+  /**
+   * The run's result when the graph declares `outputs` and the run succeeded (README "Typed data"): the value of each
+   * output key the context holds, by key, secrets masked; also written to `output.json`. Absent otherwise.
+   */
+  readonly output?: Readonly<Record<string, JsonValue>>;
   /** The final context. */
   readonly context: Context;
   /** The run directory. After a `loop_restart` this is the last (newest) run directory. */

@@ -201,6 +201,14 @@ export interface RunStore {
   readManifest(): Promise<RunManifest | undefined>;
   writeManifest(manifest: RunManifest): void | Promise<void>;
   /**
+   * Records the run's result (README "Typed data": the graph's `outputs` when the run succeeds): `output.json` in
+   * the file store's run directory. Optional: a store without it keeps no separate output (the final checkpoint's
+   * context holds the values).
+   */
+  writeOutput?(output: Readonly<Record<string, JsonValue>>): void | Promise<void>;
+  /** The output {@link RunStore.writeOutput} recorded; undefined when there is none. */
+  readOutput?(): Promise<Record<string, JsonValue> | undefined>;
+  /**
    * The latest checkpoint, or undefined when none was written.
    * @throws {CheckpointCorruptError} when it exists but does not parse or has another version.
    */

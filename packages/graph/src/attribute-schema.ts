@@ -24,6 +24,13 @@ import type {
   GraphSettings,
   ReasoningEffort,
 } from './graph.js';
+import {
+  type InputDeclaration,
+  parseInputDeclaration,
+  parseOutputsDeclaration,
+  parseStateDeclaration,
+  type StateMergeRule,
+} from './input-declaration.js';
 
 /** Where an attribute may be written. */
 export type AttributeScope = 'graph' | 'node' | 'edge';
@@ -293,6 +300,20 @@ export const ATTRIBUTE_DEFINITIONS = {
     'Run budget in tokens: the run stops before the next model call once its model calls used this many.',
     { default: 'no budget' },
   ),
+  inputs: define(
+    'inputs',
+    ['graph'],
+    STRING,
+    'What the pipeline takes when it starts (README "Typed data"): "repo: string, issue: integer, labels?: string[]" or a JSON Schema file such as "schemas/inputs.json" (relative to the DOT file). $input.<name> expands in prompts and tool commands.',
+    { default: 'no inputs' },
+  ),
+  state: define(
+    'state',
+    ['graph'],
+    STRING,
+    'Declared state fields and how parallel branches\' writes merge at their join (README "Typed data"): "findings: append, summary: replace, scores: merge_object". With state declared, two branches writing the same undeclared key fail the join.',
+    { default: "none (the untyped context: a fan-in applies the selected branch's updates)" },
+  ),
   workspace: define(
     'workspace',
     ['graph'],
@@ -404,10 +425,10 @@ export const ATTRIBUTE_DEFINITIONS = {
   }),
   outputs: define(
     'outputs',
-    ['node'],
+    ['graph', 'node'],
     STRING,
-    'Context keys the node sets (documentation, as Amplifier and allouis pipelines write it); a sub-pipeline hands back every key its child sets.',
-    { default: '""' },
+    'On the graph: the context keys that form the run\'s result, comma-separated (README "Typed data"), written to output.json when the run succeeds. On a node: the context keys it sets (documentation, as Amplifier and allouis pipelines write it); a sub-pipeline hands back every key its child sets.',
+    { default: 'no output on the graph; "" on a node' },
   ),
   allow_partial: define('allow_partial', ['node'], BOOLEAN, 'Accept PARTIAL_SUCCESS on retry exhaustion.', {
     default: 'false',
@@ -428,6 +449,20 @@ export const ATTRIBUTE_DEFINITIONS = {
     { default: 'none' },
   ),
   // Handler keys (spec §4.6-§4.11, docs/architecture.md "Decisions").
+  output_schema: define(
+    'output_schema',
+    ['node'],
+    STRING,
+    'The JSON Schema of the stage\'s output (README "Typed data"): inline JSON, the compact form "verdict: string, issues?: string[]", or a .json file relative to the DOT file. An LLM stage asks for structured output; a tool stage\'s stdout must be that JSON. Invalid output fails the stage (retryable).',
+    { default: 'none (text output)' },
+  ),
+  out_map: define(
+    'out_map',
+    ['node'],
+    STRING,
+    'Where the fields of a structured output go: "verdict -> review.verdict, issues -> review.issues" (README "Typed data").',
+    { default: 'each top-level field under <node id>.<field>' },
+  ),
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', {
     default: '""',
     spec: '§4.10',
@@ -887,8 +922,35 @@ export function graphSettings(attributes: GraphAttributes): GraphSettings {
       maxTokens: typed(attributes, 'max_tokens'),
       toolHooksPre: nonEmpty(attributes, 'tool_hooks.pre'),
       toolHooksPost: nonEmpty(attributes, 'tool_hooks.post'),
+      inputs: inputDeclaration(attributes),
     }),
+    outputs: outputKeys(attributes),
+    state: stateFields(attributes),
   };
+}
+
+/** The `inputs` declaration, when one is written and parses (lint `inputs_declaration` reports one that does not). */
+function inputDeclaration(attributes: GraphAttributes): InputDeclaration | undefined {
+  const text = attributes.inputs?.value;
+  if (text === undefined || text.trim() === '') return undefined;
+  const parsed = parseInputDeclaration(text);
+  return parsed.ok ? parsed.declaration : undefined;
+}
+
+/** The `outputs` keys; none when unset or malformed (lint `inputs_declaration` reports a malformed one). */
+function outputKeys(attributes: GraphAttributes): readonly string[] {
+  const text = attributes.outputs?.value;
+  if (text === undefined) return [];
+  const parsed = parseOutputsDeclaration(text);
+  return parsed.ok ? parsed.keys : [];
+}
+
+/** The declared state fields and their merge rules; none when unset or malformed (lint `inputs_declaration`). */
+function stateFields(attributes: GraphAttributes): Readonly<Record<string, StateMergeRule>> {
+  const text = attributes.state?.value;
+  if (text === undefined) return {};
+  const parsed = parseStateDeclaration(text);
+  return parsed.ok ? parsed.fields : {};
 }
 
 function withoutUndefined<TRecord extends Record<string, unknown>>(record: TRecord): Partial<TRecord> {

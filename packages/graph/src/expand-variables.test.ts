@@ -52,3 +52,18 @@ describe('expandVariables (spec §4.5, §9.2, §9.4)', () => {
     ).toBe('echo $HOME $(pwd) $ $goal $context.note');
   });
 });
+
+describe('expandVariables: $input.<name> (README "Typed data")', () => {
+  it('replaces inputs by name (strings as is, other values as JSON), a left-out input by nothing', () => {
+    expect(
+      expandVariables('gh issue view $input.issue -R $input.repo $input.labels[$input.missing]', {
+        goal: '',
+        inputs: { repo: 'acme/api', issue: 42, labels: ['bug'] },
+      }).text,
+    ).toBe('gh issue view 42 -R acme/api ["bug"][]');
+  });
+
+  it('leaves $input.<name> as written without inputs', () => {
+    expect(expandVariables('Review $input.repo', { goal: '' }).text).toBe('Review $input.repo');
+  });
+});

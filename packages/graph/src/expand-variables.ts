@@ -1,10 +1,26 @@
 /**
- * The one variable expander of Attractor: `$goal` (spec §4.5, §9.2) in prompts, and `$goal` plus
- * `$context.<key>` in the `var.*` values of sub-pipeline nodes (spec §9.4, the allouis dialect).
+ * The one variable expander of Attractor: `$goal` (spec §4.5, §9.2) and `$input.<name>` (README "Typed data") in
+ * prompts and tool commands, and `$goal` plus `$context.<key>` in the `var.*` values of sub-pipeline nodes (spec §9.4,
+ * the allouis dialect).
  */
 
-/** `$goal`, or `$context.` followed by a key of letters, digits, `_` and `.` that does not end with a dot. */
-const VARIABLE = /\$goal|\$context\.([A-Za-z0-9_.]*[A-Za-z0-9_])?/g;
+/**
+ * `$goal`; `$context.` followed by a key of letters, digits, `_` and `.` that does not end with a dot; or `$input.`
+ * followed by an input name.
+ */
+const VARIABLE = /\$goal|\$context\.([A-Za-z0-9_.]*[A-Za-z0-9_])?|\$input\.([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** The names of the `$input.<name>` references in `text`, each once, in order. */
+export function inputVariableNames(text: string): { readonly name: string; readonly offset: number }[] {
+  const found: { name: string; offset: number }[] = [];
+  for (const match of text.matchAll(INPUT_VARIABLE)) {
+    const name = match[1]!;
+    if (!found.some((entry) => entry.name === name)) found.push({ name, offset: match.index });
+  }
+  return found;
+}
+
+const INPUT_VARIABLE = /\$input\.([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /** Options of {@link expandVariables}. */
 export interface ExpandVariablesOptions {
@@ -15,12 +31,25 @@ export interface ExpandVariablesOptions {
    * makes `$goal` the only template variable there).
    */
   readonly context?: Readonly<Record<string, unknown>>;
+  /**
+   * The run's inputs, for `$input.<name>` (README "Typed data"). Without it `$input.<name>` is left as written; a
+   * name that is not among them (an optional input left out) becomes an empty string.
+   */
+  readonly inputs?: Readonly<Record<string, unknown>>;
+  /**
+   * What `$input.<name>` becomes instead of the value, when given: tool commands reference a shell variable
+   * (`${ATTRACTOR_INPUT_repo}`) so that an input's text is never read as shell syntax.
+   */
+  readonly inputReference?: (name: string) => string;
 }
 
 /** What {@link expandVariables} returns. */
 export interface ExpandedText {
   readonly text: string;
-  /** The keys of `$context.<key>` references that are not in the context (each once, in order); left as written. */
+  /**
+   * The keys of `$context.<key>` references that are not in the context (each once, in order); left as written.
+   * `$input.<name>` references are not listed.
+   */
   readonly missingKeys: readonly string[];
 }
 
@@ -33,7 +62,9 @@ export interface ExpandedText {
  *   flat and may contain dots: `$context.tool.output`). The key is the longest run of letters, digits, `_` and `.`
  *   after `$context.`, without trailing dots (`$context.base@origin` reads `base`, and `... $context.base.` ends at
  *   `base`). A string value is inserted as is, any other JSON value as JSON (`3`, `true`, `["a"]`). A key that is
- *   not in the context is left as written and listed in `missingKeys`.
+ *   not in the context is left as written and listed in `missingKeys`;
+ * - with `options.inputs`, `$input.<name>` becomes the input `<name>` (a string as is, any other JSON value as JSON),
+ *   or an empty string when the run was not given that (optional) input.
  * Every other `$` (shell variables such as `$HOME`, `$(...)`) passes through unchanged.
  *
  * @example
@@ -43,15 +74,24 @@ export interface ExpandedText {
 export function expandVariables(text: string, options: ExpandVariablesOptions): ExpandedText {
   const missing = new Set<string>();
   const context = options.context;
-  const expanded = text.replace(VARIABLE, (match, key: string | undefined) => {
+  const inputs = options.inputs;
+  const expanded = text.replace(VARIABLE, (match, key: string | undefined, input: string | undefined) => {
     if (match === '$goal') return options.goal;
+    if (input !== undefined) {
+      if (options.inputReference !== undefined) return options.inputReference(input);
+      if (inputs === undefined) return match;
+      return Object.hasOwn(inputs, input) ? jsonText(inputs[input]) : '';
+    }
     if (context === undefined || key === undefined) return match;
     if (!Object.hasOwn(context, key)) {
       missing.add(key);
       return match;
     }
-    const value = context[key];
-    return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+    return jsonText(context[key]);
   });
   return { text: expanded, missingKeys: [...missing] };
+}
+
+function jsonText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }

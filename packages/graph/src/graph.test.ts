@@ -9,6 +9,8 @@ const settings: GraphSettings = {
   maxNodeVisits: 25,
   maxSteps: 1000,
   maxGateRetries: 5,
+  outputs: [],
+  state: {},
 };
 
 function createNode(id: string, overrides: Partial<GraphNode> = {}): GraphNode {

@@ -6,6 +6,7 @@
  * attributes by `attribute-schema.ts`; this file only holds the shapes and the structural queries.
  */
 import type { DotValueKind, SourceSpan } from '@attractor/dot';
+import type { InputDeclaration, StateMergeRule } from './input-declaration.js';
 
 /** Where an attribute's value came from. */
 export type AttributeOrigin =
@@ -196,6 +197,12 @@ export interface GraphSettings {
   readonly maxTokens?: number;
   readonly toolHooksPre?: string;
   readonly toolHooksPost?: string;
+  /** What the pipeline takes when it starts (`inputs`, README "Typed data"); absent when unset or malformed. */
+  readonly inputs?: InputDeclaration;
+  /** The context keys that form the run's result (`outputs`); empty when unset or malformed. */
+  readonly outputs: readonly string[];
+  /** Declared state fields by key, with their merge rule (`state`, README "Typed data"); empty when none. */
+  readonly state: Readonly<Record<string, StateMergeRule>>;
 }
 
 /** Everything `new Graph()` needs. */

@@ -35,7 +35,7 @@ export type { BuildGraphOptions } from './build-graph.js';
 export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
-export { expandVariables } from './expand-variables.js';
+export { expandVariables, inputVariableNames } from './expand-variables.js';
 export { type FindJoinNodeOptions, findJoinNode } from './find-join-node.js';
 export { type FormatPipelineOptions, formatPipeline } from './format-pipeline.js';
 export type {
@@ -67,6 +67,23 @@ export {
   SPEC_HANDLER_TRAITS,
   traitsOfType,
 } from './handler-traits.js';
+export type {
+  DeclarationError,
+  InputDeclaration,
+  InputDeclarationResult,
+  InputField,
+  JsonSchemaObject,
+  OutputsDeclarationResult,
+  StateDeclarationResult,
+  StateMergeRule,
+} from './input-declaration.js';
+export {
+  INPUT_TYPE_NAMES,
+  parseInputDeclaration,
+  parseOutputsDeclaration,
+  parseStateDeclaration,
+  STATE_MERGE_RULES,
+} from './input-declaration.js';
 export { BUILT_IN_RULES } from './lint/built-in-rules.js';
 export type {
   Diagnostic,
@@ -85,6 +102,13 @@ export { promptFileRef } from './lint/prompt-files.js';
 export type { ValidateOptions } from './lint/validate.js';
 export { BUILT_IN_HANDLER_TYPES, sortDiagnostics, validate, validateOrThrow } from './lint/validate.js';
 export { mcpServerNames } from './mcp-server-names.js';
+export type {
+  OutMapEntry,
+  OutMapResult,
+  OutputSchemaDeclaration,
+  OutputSchemaDeclarationResult,
+} from './output-schema-declaration.js';
+export { parseOutMap, parseOutputSchemaDeclaration } from './output-schema-declaration.js';
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';
 export { BUILT_IN_TRANSFORMS, prepareGraph } from './prepare-graph.js';
 export { SPEC_HANDLER_DECLARATIONS } from './spec-handler-declarations.js';

@@ -43,7 +43,12 @@ export const SPEC_HANDLER_DECLARATIONS = {
   exit: { ...SPEC_HANDLER_TRAITS.exit, attributes: z.object({}) },
   codergen: {
     ...SPEC_HANDLER_TRAITS.codergen,
-    attributes: z.object({ ...LLM_ATTRIBUTES, tools: attributeSchema('tools') }),
+    attributes: z.object({
+      ...LLM_ATTRIBUTES,
+      tools: attributeSchema('tools'),
+      output_schema: attributeSchema('output_schema'),
+      out_map: attributeSchema('out_map'),
+    }),
   },
   'wait.human': {
     ...SPEC_HANDLER_TRAITS['wait.human'],
@@ -77,6 +82,8 @@ export const SPEC_HANDLER_DECLARATIONS = {
       tool_command: attributeSchema('tool_command'),
       tool_output_max_bytes: attributeSchema('tool_output_max_bytes'),
       sandbox_network: attributeSchema('sandbox_network'),
+      output_schema: attributeSchema('output_schema'),
+      out_map: attributeSchema('out_map'),
     }),
   },
   'stack.manager_loop': {

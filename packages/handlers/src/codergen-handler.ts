@@ -5,15 +5,18 @@
  */
 import {
   type CodergenBackend,
+  type Context,
   createSecretMasker,
   type DeclaredHandler,
   defineHandler,
+  inputsOfContext,
   type JsonValue,
   type Outcome,
 } from '@attractor/engine';
 import { expandVariables, type Graph, type GraphNode, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
+import { checkStructuredOutput, type OutputSchema, readOutputSchema } from './structured-output.js';
 
 /** Length of `last_response` in the context, in characters (spec §4.5). */
 export const LAST_RESPONSE_MAX_CHARS = 200;
@@ -29,12 +32,16 @@ export interface CodergenHandlerOptions {
 
 /**
  * The prompt of an LLM stage (spec §4.5): the node's `prompt`, else its `label`, with `$goal` replaced by the
- * graph goal (`expandVariables`; a no-op when the `expand_goal_variable` transform already ran). `$context.<key>`
- * stays as written: `$goal` is the only variable of a prompt.
+ * graph goal (`expandVariables`; a no-op when the `expand_goal_variable` transform already ran) and `$input.<name>`
+ * by the run's input (README "Typed data"; `context` holds them as `input.<name>`). `$context.<key>` stays as
+ * written. Without `context`, `$input.<name>` stays as written too.
  */
-export function buildStagePrompt(node: GraphNode, graph: Graph): string {
+export function buildStagePrompt(node: GraphNode, graph: Graph, context?: Context): string {
   const text = node.prompt.trim() === '' ? node.label : node.prompt;
-  return expandVariables(text, { goal: graph.settings.goal }).text;
+  return expandVariables(text, {
+    goal: graph.settings.goal,
+    ...(context === undefined ? {} : { inputs: inputsOfContext(context.snapshot()) }),
+  }).text;
 }
 
 /**
@@ -60,7 +67,7 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Dec
       // The prompt goes to a model and to prompt.md: secrets never reach either
       // (docs/architecture.md "Secrets").
       const secrets = runtime.secrets ?? createSecretMasker();
-      const prompt = secrets.maskText(buildStagePrompt(node, graph));
+      const prompt = secrets.maskText(buildStagePrompt(node, graph, context));
       await runtime.stage.writeFile('prompt.md', prompt);
       await removeStatusFile(runtime.stage);
       const backend = options.backend ?? runtime.backend;
@@ -71,10 +78,22 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Dec
           retryable: false,
         };
       }
-      const request = createCodergenRequest({ node, graph, prompt, context, runtime });
+      const outputSchema = await readOutputSchema({ node, graph, workdir: runtime.workdir });
+      if (!outputSchema.ok) return { status: 'fail', failureReason: outputSchema.reason, retryable: false };
+      const schema = outputSchema.schema;
+      const request = createCodergenRequest({
+        node,
+        graph,
+        prompt,
+        context,
+        runtime,
+        ...(schema === undefined ? {} : { outputSchema: schema }),
+      });
       let outcome: Outcome;
+      let reply: string | undefined;
       try {
         const result = await backend.run(request);
+        reply = typeof result === 'string' ? result : undefined;
         if (typeof result === 'string') {
           await runtime.stage.writeFile('response.md', secrets.maskText(result));
           outcome = {
@@ -96,9 +115,46 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Dec
       }
       const written = await readWrittenStatus(runtime.stage);
       if (written !== undefined) outcome = mergeWritten(outcome, written);
+      if (schema !== undefined && (outcome.status === 'success' || outcome.status === 'partial_success')) {
+        outcome = withStructuredOutput({
+          outcome,
+          node,
+          schema,
+          text: reply ?? (await runtime.stage.readText('response.md')) ?? '',
+        });
+      }
       return outcome;
     },
   });
+}
+
+/**
+ * A successful outcome with the stage's structured output checked (README "Typed data"): its mapped fields added to
+ * the context updates, or a retryable FAIL naming every problem, which commits none of the output (the backend's
+ * own updates, such as token usage, stay).
+ */
+function withStructuredOutput(options: {
+  readonly outcome: Outcome;
+  readonly node: GraphNode;
+  readonly schema: OutputSchema;
+  readonly text: string;
+}): Outcome {
+  const { outcome } = options;
+  const checked = checkStructuredOutput({
+    node: options.node,
+    text: options.text,
+    schema: options.schema,
+    source: 'the reply, response.md',
+  });
+  if (!checked.ok) {
+    return {
+      status: 'fail',
+      failureReason: checked.reason,
+      retryable: true,
+      ...(outcome.contextUpdates === undefined ? {} : { contextUpdates: outcome.contextUpdates }),
+    };
+  }
+  return { ...outcome, contextUpdates: { ...outcome.contextUpdates, ...checked.contextUpdates } };
 }
 
 /** A `status.json` written during the stage wins; its context updates go over the handler's own. */

@@ -19,6 +19,8 @@ export interface CreateCodergenRequestOptions {
   readonly prompt: string;
   readonly context: Context;
   readonly runtime: HandlerRuntime;
+  /** The node's `output_schema`, resolved (see `readOutputSchema`). Default: none, a text stage. */
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -54,6 +56,7 @@ export function createCodergenRequest(options: CreateCodergenRequestOptions): Co
     ...(runtime.usage === undefined ? {} : { usage: runtime.usage }),
     ...(runtime.sandbox === undefined ? {} : { sandbox: runtime.sandbox }),
     ...(runtime.telemetry === undefined ? {} : { telemetry: runtime.telemetry }),
+    ...(options.outputSchema === undefined ? {} : { outputSchema: options.outputSchema }),
   };
 }
 

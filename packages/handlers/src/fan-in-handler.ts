@@ -9,6 +9,8 @@ import {
   defineHandler,
   type HandlerRuntime,
   type JsonValue,
+  type MergeBranchStateResult,
+  mergeBranchState,
   type Outcome,
   type SecretMasker,
 } from '@attractor/engine';
@@ -162,7 +164,20 @@ export function createFanInHandler(options: FanInHandlerOptions = {}): DeclaredH
         files = await mergeBranchFiles({ workspace, nodeId: node.id, branches: results });
         if (files.kind === 'conflict') return files.outcome;
       }
-      const outcome = await combineResults({ node, context, graph, runtime, results, options });
+      // Declared state (README "Typed data"): every successful branch's writes merge by rule, in branch order.
+      const state = joinState({ graph, context, results });
+      if (state !== undefined && !state.ok) {
+        return {
+          status: 'fail',
+          failureReason: `parallel branches ${state.branches.map((branch) => `"${branch}"`).join(' and ')} both wrote the undeclared context key "${state.key}" with different values: declare how they merge in the graph's state (e.g. state="${state.key}: replace" or "${state.key}: append"), or let one branch write it`,
+          retryable: false,
+        };
+      }
+      const combined = await combineResults({ node, context, graph, runtime, results, options });
+      const outcome =
+        state === undefined || combined.status === 'fail'
+          ? combined
+          : { ...combined, contextUpdates: { ...combined.contextUpdates, ...state.updates } };
       if (workspace !== undefined && picking && outcome.status !== 'fail') {
         const bestId = outcome.contextUpdates?.['parallel.fan_in.best_id'];
         const best = results?.find((result) => result.branch === bestId);
@@ -180,6 +195,26 @@ export function createFanInHandler(options: FanInHandlerOptions = {}): DeclaredH
         contextUpdates: { ...outcome.contextUpdates, ...files.contextUpdates },
       };
     },
+  });
+}
+
+/**
+ * The merge of the successful branches' context writes over the graph's declared `state` (`mergeBranchState`), or
+ * undefined when the graph declares none (then the selected branch's updates apply, as before).
+ */
+function joinState(input: {
+  readonly graph: Graph;
+  readonly context: Context;
+  readonly results: readonly ParallelBranchResult[] | undefined;
+}): MergeBranchStateResult | undefined {
+  const rules = input.graph.settings.state;
+  if (Object.keys(rules).length === 0 || input.results === undefined) return undefined;
+  return mergeBranchState({
+    rules,
+    base: input.context.snapshot(),
+    branches: input.results
+      .filter((result) => isSuccessfulCandidate(result.status))
+      .map((result) => ({ branch: result.branch, updates: result.context_updates })),
   });
 }
 
@@ -220,7 +255,7 @@ async function combineResults(input: {
       runtime,
       backend,
       secrets,
-      prompt: buildJudgePrompt({ instruction: buildStagePrompt(node, graph), results, outputs }),
+      prompt: buildJudgePrompt({ instruction: buildStagePrompt(node, graph, context), results, outputs }),
     });
     if ('failed' in asked) return asked.failed;
     const answer = asked.answer;
@@ -275,7 +310,7 @@ async function merge(options: MergeOptions): Promise<Outcome> {
       retryable: false,
     };
   }
-  const instruction = buildStagePrompt(node, graph);
+  const instruction = buildStagePrompt(node, graph, options.context);
   const asked = await ask({
     ...options,
     backend,

@@ -100,7 +100,7 @@ export function createManagerLoopHandler(): DeclaredHandler {
       const maxCycles = nodeAttribute(node, 'manager.max_cycles') ?? DEFAULT_MAX_CYCLES;
       const actions = new Set(nodeAttribute(node, 'manager.actions') ?? ['observe', 'wait']);
       const stopCondition = nodeAttribute(node, 'manager.stop_condition')?.trim() ?? '';
-      const steerMessage = buildStagePrompt({ ...node, label: '' }, graph).trim();
+      const steerMessage = buildStagePrompt({ ...node, label: '' }, graph, context).trim();
 
       const handle = runtime.runChild({
         graph: loaded.graph,

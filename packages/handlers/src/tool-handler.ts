@@ -3,14 +3,21 @@
  * execa, in its own process group so a timeout or cancellation kills everything the command started.
  */
 import type { CommandSandbox, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import { createSecretMasker, type DeclaredHandler, defineHandler } from '@attractor/engine';
+import { createSecretMasker, type DeclaredHandler, defineHandler, inputsOfContext } from '@attractor/engine';
 import { killProcessGroup, processGroupAlive, trackProcessGroup } from '@attractor/engine/internal';
-import { type Graph, type GraphEdge, type GraphNode, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
+import {
+  expandVariables,
+  type Graph,
+  type GraphEdge,
+  type GraphNode,
+  SPEC_HANDLER_DECLARATIONS,
+} from '@attractor/graph';
 import { execa } from 'execa';
 import type { RouteFinder } from './route-finder.js';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
 import { traceToolCommand } from './tool-command-span.js';
+import { checkStructuredOutput, readOutputSchema } from './structured-output.js';
 import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
 import { truncateTail } from './truncate-text.js';
 
@@ -58,6 +65,27 @@ export interface ToolHandlerOptions {
 }
 
 /**
+ * The environment variable that carries input `name` to a tool command (README "Typed data"): `$input.repo` in
+ * `tool_command` becomes `${ATTRACTOR_INPUT_repo}`.
+ */
+export function inputVariableName(name: string): string {
+  return `ATTRACTOR_INPUT_${name}`;
+}
+
+function inputVariable(name: string): string {
+  return `\${${inputVariableName(name)}}`;
+}
+
+/** The run's inputs as environment variables: a string as is, any other JSON value as JSON. */
+function inputEnvironment(values: Readonly<Record<string, JsonValue>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(inputsOfContext(values))) {
+    env[inputVariableName(name)] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return env;
+}
+
+/**
  * Added to the failure reason of a failing command on a node with `auto_status=true`. Spec Appendix C has the engine
  * write SUCCESS only when the handler wrote no status; the tool handler always reports one (its exit code), so
  * `auto_status` never turns a failing command into a success (issue 19, documented in the handlers README).
@@ -102,7 +130,10 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
     type: 'tool',
     ...SPEC_HANDLER_DECLARATIONS.tool,
     async execute({ node, attributes, context, graph, logsRoot, runtime }) {
-      const command = attributes.tool_command?.trim() ?? '';
+      const commandText = attributes.tool_command?.trim() ?? '';
+      // $input.<name> reads the environment variable that carries the input: its text is never shell syntax.
+      // `$goal` stays as written (spec §9.2 expands it in prompts only).
+      const command = expandVariables(commandText, { goal: '$goal', inputReference: inputVariable }).text;
       if (command === '') {
         return {
           status: 'fail',
@@ -162,6 +193,7 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
           inheritEnv: options.env === undefined,
           env: {
             ...options.env,
+            ...inputEnvironment(context.snapshot()),
             ATTRACTOR_RUN_ID: runtime.runId,
             ATTRACTOR_LOGS_ROOT: logsRoot,
             ATTRACTOR_STAGE_DIR: stageDirectory,
@@ -194,6 +226,21 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
           notes: `Tool completed: ${command}${truncation === undefined ? '' : ` (${truncation})`}`,
           contextUpdates,
         };
+        // output_schema: the command's stdout is JSON of that schema (README "Typed data").
+        const outputSchema = await readOutputSchema({ node, graph, workdir: runtime.workdir });
+        if (!outputSchema.ok) {
+          outcome = { status: 'fail', failureReason: outputSchema.reason, retryable: false, contextUpdates };
+        } else if (outputSchema.schema !== undefined) {
+          const checked = checkStructuredOutput({
+            node,
+            text: truncation === undefined ? run.stdout : '',
+            schema: outputSchema.schema,
+            source: truncation === undefined ? 'stdout' : `stdout, which was truncated: ${truncation}`,
+          });
+          outcome = checked.ok
+            ? { ...outcome, contextUpdates: { ...contextUpdates, ...checked.contextUpdates } }
+            : { status: 'fail', failureReason: checked.reason, retryable: true, contextUpdates };
+        }
       } else {
         const how =
           run.exitCode === undefined

@@ -14,6 +14,8 @@ export const startPipelineBodySchema = z
     provider: z.string().min(1).optional(),
     maxSteps: z.number().int().positive().optional(),
     context: z.record(z.string(), z.json()).optional(),
+    /** The pipeline's inputs (README "Typed data"), checked against the graph's `inputs` before the run starts. */
+    inputs: z.record(z.string(), z.json()).optional(),
   })
   .refine((body) => (body.dot === undefined) !== (body.file === undefined), {
     message:

@@ -95,6 +95,8 @@ export interface RunBackplane {
     readonly model?: string;
     readonly provider?: string;
     readonly context?: Readonly<Record<string, JsonValue>>;
+    /** The pipeline's inputs (README "Typed data"). @throws {ApiError} `INVALID_INPUTS` (400) when they do not match. */
+    readonly inputs?: Readonly<Record<string, JsonValue>>;
   }): Promise<RunSummary>;
   /**
    * One run's details, or with `child` (`checks/child`, see `parseChildRunPath`) those of that child run inside it.

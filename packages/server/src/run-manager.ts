@@ -4,7 +4,7 @@
  * and reads past runs back from the runs directory so they can be listed and resumed.
  */
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import {
   CheckpointCorruptError,
   type Clock,
@@ -28,7 +28,8 @@ import {
   startResumedPipeline,
   type WorkspaceProvider,
 } from '@attractor/engine';
-import { type Graph, prepareGraph } from '@attractor/graph';
+import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { checkRunInputs } from './check-run-inputs.js';
 import { readCheckpointSafely, readChildRunDetails } from './child-run-details.js';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
 import { childRunKey } from './child-run-path.js';
@@ -94,6 +95,8 @@ export interface StartRunRequest {
   readonly maxSteps?: number;
   /** Initial context values. */
   readonly context?: Readonly<Record<string, JsonValue>>;
+  /** The pipeline's inputs (README "Typed data"), checked against the graph's `inputs` before anything is written. */
+  readonly inputs?: Readonly<Record<string, JsonValue>>;
 }
 
 /** Options of {@link RunManager}. */
@@ -250,6 +253,14 @@ export class RunManager {
       { filename, ...(file === undefined ? {} : { path: file.path, fromPipelinesDir: true }) },
       registry,
     );
+    // A schema file in `inputs` is relative to the pipeline file (else the pipelines directory).
+    const inputsBaseDirectory = file === undefined ? this.#options.pipelinesDir : dirname(file.path);
+    const inputs = await checkRunInputs({
+      graph,
+      ...(request.inputs === undefined ? {} : { inputs: request.inputs }),
+      ...(request.context === undefined ? {} : { context: request.context }),
+      ...(inputsBaseDirectory === undefined ? {} : { baseDirectory: inputsBaseDirectory }),
+    });
     const logsRoot = createUniqueRunDirectory(
       this.#options.runsDir,
       basename(defaultLogsRoot({ graph, nowMs: this.#options.clock.now() })),
@@ -278,6 +289,8 @@ export class RunManager {
       logsRoot,
       sourcePath: `${logsRoot}/${RUN_SOURCE_FILE}`,
       ...(request.context === undefined ? {} : { context: request.context }),
+      inputs,
+      ...(inputsBaseDirectory === undefined ? {} : { inputsBaseDirectory }),
     });
     return this.summary(
       this.#track(run, graph, interviewer, new Date(this.#options.clock.now()).toISOString()).id,
@@ -655,8 +668,12 @@ export class RunManager {
       createFileRunStore({ logsRoot, createDirectory: false }),
       nodeIds,
     );
+    const output = await Promise.resolve(
+      createFileRunStore({ logsRoot, createDirectory: false }).readOutput?.(),
+    ).catch(() => undefined);
     return {
       ...summary,
+      ...(output === undefined ? {} : { output: this.secrets.mask(output) }),
       completedNodes,
       nodeStatuses,
       waitingNodes: [...waitingNodes],

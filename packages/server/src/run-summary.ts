@@ -2,7 +2,7 @@
  * What the API reports about a run: a summary for lists and the details of one run, for runs this server is
  * running and for past runs read back from their run directories.
  */
-import type { Checkpoint, PipelineEvent, RunManifest } from '@attractor/engine';
+import type { Checkpoint, JsonValue, PipelineEvent, RunManifest } from '@attractor/engine';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import type { StageFileName } from './run-directory-files.js';
 import type { RunUsage } from './run-totals.js';
@@ -72,6 +72,8 @@ export interface RunDetails extends RunSummary {
    * own run id, and the node of its parent run that started it.
    */
   readonly child?: { readonly path: string; readonly runId: string; readonly parentNode: string };
+  /** The run's result (`output.json`, README "Typed data"), when the graph declares `outputs` and the run succeeded. */
+  readonly output?: Readonly<Record<string, JsonValue>>;
 }
 
 /** The summary of a run this server is not executing, from its manifest and checkpoint. Pure. */

@@ -4,6 +4,7 @@
  * cancels go through the queue, which reaches the run wherever it executes (or waits, suspended, holding no worker).
  */
 import {
+  inputContextValues,
   type PipelineEvent,
   type RunIndexEntry,
   type RunStore,
@@ -12,6 +13,7 @@ import {
 } from '@attractor/engine';
 import { BUILT_IN_HANDLER_TYPE_NAMES, type Graph, prepareGraph } from '@attractor/graph';
 import type { SSEStreamingApi } from 'hono/streaming';
+import { checkRunInputs } from './check-run-inputs.js';
 import { readChildRunDetails } from './child-run-details.js';
 import { openStoredChildRun, type StoredChildRun } from './child-run-directory.js';
 import { ApiError } from './errors/api-error.js';
@@ -441,6 +443,16 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         handlerTypeOf: (checked, nodeId) => checked.handlerType(checked.node(nodeId)!),
       },
     });
+    // Checked here, carried to the worker as the input.<name> keys of the initial context (the engine reads them).
+    const inputs = await checkRunInputs({
+      graph,
+      ...(request.inputs === undefined ? {} : { inputs: request.inputs }),
+      ...(request.context === undefined ? {} : { context: request.context }),
+    });
+    const context =
+      Object.keys(inputs).length === 0
+        ? request.context
+        : { ...request.context, ...inputContextValues(inputs) };
     const runOptions = {
       ...(request.simulate === true || options.simulateAll === true ? { simulate: true } : {}),
       ...(request.model === undefined ? {} : { model: request.model }),
@@ -452,7 +464,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         source: request.source,
         ...(request.filename === undefined ? {} : { filename: request.filename }),
         graphName: graph.id,
-        ...(request.context === undefined ? {} : { context: request.context }),
+        ...(context === undefined ? {} : { context }),
         options: runOptions,
       })
       .catch((error: unknown) => {

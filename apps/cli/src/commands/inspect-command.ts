@@ -1,3 +1,4 @@
+import type { JsonValue } from '@attractor/engine';
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
@@ -95,6 +96,8 @@ export function formatSummaryText(
     lines.push(`cost:     ${formatCost(summary.costUsd, summary.costUnknown)}`);
   }
   if (summary.failureReason !== undefined) lines.push(`reason:   ${colors.red(summary.failureReason)}`);
+  if (summary.inputs !== undefined) lines.push(...jsonLines('inputs:   ', summary.inputs));
+  if (summary.output !== undefined) lines.push(...jsonLines('output:   ', summary.output));
   lines.push('');
   const header = ['stage', 'visits', 'status', 'attempts', 'duration', 'tokens', 'cost', 'failure'].map(
     (cell) => colors.bold(cell),
@@ -139,4 +142,14 @@ export function formatSummaryText(
     );
   }
   return lines.join('\n');
+}
+
+/** `label` then one `key: value` line per entry (values as JSON, strings as they are), indented under the first. */
+function jsonLines(label: string, values: Readonly<Record<string, JsonValue>>): string[] {
+  const entries = Object.entries(values);
+  if (entries.length === 0) return [`${label}{}`];
+  return entries.map(
+    ([key, value], index) =>
+      `${index === 0 ? label : ' '.repeat(label.length)}${key} = ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+  );
 }

@@ -3,7 +3,7 @@
  * and `attractor answer <run> <key>` (`attractor runs`: runs-command.ts).
  */
 import { resolve } from 'node:path';
-import type { JsonValue, PipelineEvent } from '@attractor/engine';
+import { inputContextValues, type JsonValue, type PipelineEvent } from '@attractor/engine';
 import { legDurationMs } from '@attractor/engine/internal';
 import type { QueuedRun, RunQueue } from '@attractor/worker';
 import { cliCommand } from '../cli-command.js';
@@ -13,6 +13,7 @@ import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { loadPipeline } from '../load-pipeline.js';
 import { startTelemetry } from '../observability/start-telemetry.js';
+import { readRunInputs } from '../run/read-run-inputs.js';
 import type { RunCliOptions } from '../run/run-cli-options.js';
 import {
   connectQueueOrExplain,
@@ -87,6 +88,18 @@ export async function enqueueCommand(options: {
     ...lintOptionsOf(config),
     ...(cli.strict === undefined ? {} : { strict: cli.strict }),
   });
+  // Checked here and carried as the input.<name> keys of the initial context, which the worker's engine reads.
+  const inputs = await readRunInputs({
+    graph: pipeline.graph,
+    pipelinePath: resolve(io.cwd, pipeline.path),
+    io,
+    ...(cli.input === undefined ? {} : { input: cli.input }),
+    ...(cli.inputsFile === undefined ? {} : { inputsFile: cli.inputsFile }),
+  });
+  const context: Readonly<Record<string, JsonValue>> | undefined =
+    Object.keys(inputs).length === 0
+      ? (cli.set as Readonly<Record<string, JsonValue>> | undefined)
+      : { ...(cli.set as Readonly<Record<string, JsonValue>> | undefined), ...inputContextValues(inputs) };
   // With --otel, the enqueue is a span and the run's trace (continued by each worker) starts here.
   const observed = await startTelemetry({
     cli: cli,
@@ -106,7 +119,7 @@ export async function enqueueCommand(options: {
         source: pipeline.source,
         filename: resolve(io.cwd, options.file),
         graphName: pipeline.graph.id,
-        ...(cli.set === undefined ? {} : { context: cli.set as Readonly<Record<string, JsonValue>> }),
+        ...(context === undefined ? {} : { context }),
         options: backendOptionsOf(cli, io.cwd),
       })
       .catch(async (error: unknown) => {

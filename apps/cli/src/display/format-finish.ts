@@ -71,6 +71,8 @@ export function formatFinish(
     lines.push(`  LLM usage:     ${details.join(', ')} · ${formatCost(usage.costUsd, !usage.costComplete)}`);
   }
   lines.push(`  run directory: ${finish.logsRoot}`);
+  if (finish.output !== undefined)
+    lines.push(`  output:        ${JSON.stringify(finish.output)} (output.json)`);
   if (finish.status !== 'success') lines.push(`  resume with:   ${colors.bold(finish.resumeCommand)}`);
   return lines.join('\n');
 }

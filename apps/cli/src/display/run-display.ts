@@ -1,4 +1,4 @@
-import type { PipelineEvent, RunStatus } from '@attractor/engine';
+import type { JsonValue, PipelineEvent, RunStatus } from '@attractor/engine';
 
 /** What the final summary of `run` / `resume` needs. */
 export interface RunFinish {
@@ -26,6 +26,8 @@ export interface RunFinish {
   };
   /** LLM usage of the whole run (`usage.total.*` of the context), when any LLM stage ran. */
   readonly usage?: RunUsage;
+  /** The run's result (`output.json`, README "Typed data"), when the graph declares `outputs` and the run succeeded. */
+  readonly output?: Readonly<Record<string, JsonValue>>;
 }
 
 /** LLM usage of a run, as the backends record it in the context (`usage.total.*`). */

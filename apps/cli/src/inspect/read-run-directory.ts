@@ -4,6 +4,7 @@ import {
   type Checkpoint,
   CheckpointCorruptError,
   createFileRunStore,
+  type JsonValue,
   type PipelineEvent,
   type RunManifest,
   type RunStore,
@@ -20,6 +21,8 @@ export interface RunDirectory {
   readonly checkpoint?: Checkpoint;
   /** Every event of `events.jsonl` in order; a torn last line (crash mid-write) is skipped. */
   readonly events: readonly PipelineEvent[];
+  /** The run's result (`output.json`, README "Typed data"), when the graph declares `outputs` and the run succeeded. */
+  readonly output?: Readonly<Record<string, JsonValue>>;
   /**
    * For a fork (`manifest.forked_from`): the checkpoint it started from, the first of its history, seeded from the
    * source run's checkpoint after the fork's stage. Its `completed_nodes` are the stages the fork inherited.
@@ -85,11 +88,13 @@ export async function readRunDirectory(
     const events = await readThrough(path, () => store.readEvents());
     const manifest = record.manifest;
     const forkStart = await readThrough(path, () => readForkStart(store, manifest));
+    const output = await readThrough(path, async () => store.readOutput?.());
     return {
       logsRoot,
       manifest,
       ...(record.checkpoint === undefined ? {} : { checkpoint: record.checkpoint }),
       events,
+      ...(output === undefined ? {} : { output }),
       ...(forkStart === undefined ? {} : { forkStart }),
     };
   } finally {

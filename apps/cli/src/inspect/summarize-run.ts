@@ -1,4 +1,4 @@
-import { type OutcomeStatus, runDurationMs } from '@attractor/engine';
+import { inputsOfContext, type JsonValue, type OutcomeStatus, runDurationMs } from '@attractor/engine';
 import { runIdOfLocation } from '@attractor/engine/internal';
 import type { RunDirectory } from './read-run-directory.js';
 
@@ -89,6 +89,10 @@ export interface RunSummary {
   readonly costUsd: number;
   /** True when a model call had no price. */
   readonly costUnknown: boolean;
+  /** The run's inputs (README "Typed data"), by name; absent when it was given none. */
+  readonly inputs?: Readonly<Record<string, JsonValue>>;
+  /** The run's result (`output.json`), when the graph declares `outputs` and the run succeeded. */
+  readonly output?: Readonly<Record<string, JsonValue>>;
 }
 
 interface MutableStage {
@@ -243,6 +247,7 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
       : run.forkStart !== undefined
         ? [...new Set(run.forkStart.completed_nodes)]
         : [...new Set(checkpoint?.completed_nodes ?? [])].filter((node) => !ranHere.has(node));
+  const inputs = inputsOfContext(run.manifest.initial_context ?? {});
   return {
     runId: run.manifest.run_id,
     logsRoot: run.logsRoot,
@@ -272,6 +277,8 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         }),
     ...(failureReason === undefined ? {} : { failureReason }),
     ...(nextNode === undefined || state === 'success' ? {} : { nextNode }),
+    ...(Object.keys(inputs).length === 0 ? {} : { inputs }),
+    ...(run.output === undefined ? {} : { output: run.output }),
     route,
     stages: rows,
     durationMs: runDurationMs(run.events),

@@ -50,6 +50,7 @@ import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
 import { resolveSandbox } from './resolve-sandbox.js';
+import { readRunInputs } from './read-run-inputs.js';
 import type { RunCliOptions } from './run-cli-options.js';
 import type { RunServicesFactory } from './run-services.js';
 import { workspaceModeFromEnv } from './workspace-mode-from-env.js';
@@ -179,6 +180,17 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   });
   if (secretNodeWarning !== undefined) io.stderr.write(`${secretNodeWarning}\n`);
 
+  // Checked before the run directory is made: bad inputs leave nothing behind.
+  const inputs =
+    mode.kind === 'run'
+      ? await readRunInputs({
+          graph: pipeline.graph,
+          pipelinePath: resolve(io.cwd, pipeline.path),
+          io,
+          ...(cliOptions.input === undefined ? {} : { input: cliOptions.input }),
+          ...(cliOptions.inputsFile === undefined ? {} : { inputsFile: cliOptions.inputsFile }),
+        })
+      : undefined;
   if (mode.kind === 'run' || mode.kind === 'fork') {
     logsRoot =
       cliOptions.logsDir === undefined
@@ -331,6 +343,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       logsRoot,
       sourcePath: resolve(io.cwd, pipeline.path),
       ...(initialContext === undefined ? {} : { context: initialContext }),
+      ...(inputs === undefined ? {} : { inputs }),
     });
   } else {
     run = startResumedPipeline({
@@ -354,6 +367,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       logsRoot: displayPath(result.logsRoot, io.cwd),
       resumeCommand: `${resumeCommand(displayPath(result.logsRoot, io.cwd))}${raisedLimit(result)}`,
       completedNodes: result.completedNodes,
+      ...(result.output === undefined ? {} : { output: result.output }),
       // A loop_restart continued the run in another directory: that run has no earlier legs to add.
       ...(earlier === undefined || result.logsRoot !== logsRoot
         ? {}

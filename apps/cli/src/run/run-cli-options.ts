@@ -31,6 +31,10 @@ export interface RunCliOptions extends BackendChoice {
   readonly logsDir?: string;
   readonly workdir?: string;
   readonly set?: Readonly<Record<string, SetValue>>;
+  /** `run`: `--input name=value`, the texts by input name (README "Typed data"). */
+  readonly input?: Readonly<Record<string, string>>;
+  /** `run`: `--inputs-file`, a JSON object of inputs. */
+  readonly inputsFile?: string;
   readonly maxSteps?: number;
   /** Run budget in USD: no model call starts once the run's model calls cost this much (overrides `max_budget_usd`). */
   readonly maxBudgetUsd?: number;

@@ -79,6 +79,8 @@ export function defaultTestSettings(overrides: Partial<GraphSettings> = {}): Gra
     maxNodeVisits: 25,
     maxSteps: 1000,
     maxGateRetries: 5,
+    outputs: [],
+    state: {},
     ...overrides,
   };
 }

@@ -9,6 +9,7 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseCheckpoint } from '../checkpoint-schema.js';
 import { RunLockedError } from '../errors/run-locked-error.js';
+import type { JsonValue } from '../json-value.js';
 import { compareNames, listDirectoryFiles } from '../list-directory-files.js';
 import type { PipelineEvent } from '../pipeline-event.js';
 import { isProcessAlive } from '../process-groups.js';
@@ -30,6 +31,8 @@ export interface MemoryRunStore extends RunStore {
   /** Artifacts by id. */
   readonly artifacts: Map<string, StoredBlob>;
   manifest: RunManifest | undefined;
+  /** What `writeOutput` recorded. */
+  output: Record<string, JsonValue> | undefined;
   /** The holder of the run lock, while one is held. A holder on this host whose pid is gone is taken over. */
   lockHolder: RunLockHolder | undefined;
   child(relativePath: string): MemoryRunStore;
@@ -84,11 +87,16 @@ export function createMemoryRunStore(logsRoot = '/memory/run'): MemoryRunStore {
     files,
     artifacts: new Map(),
     manifest: undefined,
+    output: undefined,
     lockHolder: undefined,
     readManifest: async () => (store.manifest === undefined ? undefined : structuredClone(store.manifest)),
     writeManifest(manifest) {
       store.manifest = structuredClone(manifest);
     },
+    writeOutput(output) {
+      store.output = structuredClone(output);
+    },
+    readOutput: async () => (store.output === undefined ? undefined : structuredClone(store.output)),
     readCheckpoint: async () => {
       const latest = store.checkpoints.at(-1);
       return latest === undefined

@@ -25,12 +25,15 @@ import { humanGateAcceleratorsRule } from './rules/human-gate-accelerators.js';
 import { humanGateEdgesRule } from './rules/human-gate-edges.js';
 import { humanGateLabelsRule } from './rules/human-gate-labels.js';
 import { inertAttributeRule } from './rules/inert-attribute.js';
+import { inputVariableRule } from './rules/input-variable.js';
+import { inputsDeclarationRule } from './rules/inputs-declaration.js';
 import { joinMergeRule } from './rules/join-merge.js';
 import { joinPolicyOptionsRule } from './rules/join-policy-options.js';
 import { loopRestartStartRule } from './rules/loop-restart-start.js';
 import { managerChildDotfileRule } from './rules/manager-child-dotfile.js';
 import { mcpServerKnownRule } from './rules/mcp-server-known.js';
 import { outcomeCoverageRule } from './rules/outcome-coverage.js';
+import { outputSchemaRule } from './rules/output-schema.js';
 import { parallelFanInRule } from './rules/parallel-fan-in.js';
 import { promptOnLlmNodesRule } from './rules/prompt-on-llm-nodes.js';
 import { promptVariableRule } from './rules/prompt-variable.js';
@@ -105,6 +108,10 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   // Prompts and stylesheet.
   goalVariableUndefinedRule,
   promptVariableRule,
+  // Typed data.
+  inputsDeclarationRule,
+  inputVariableRule,
+  outputSchemaRule,
   stylesheetPropertyRule,
   stylesheetSelectorUnmatchedRule,
 ];

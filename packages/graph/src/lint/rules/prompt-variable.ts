@@ -4,7 +4,8 @@ import { spanInAttribute } from '../source-location.js';
 const VARIABLE = /\$([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)/g;
 
 /**
- * `prompt_variable` (WARNING, spec §4.5): `$goal` is the only template variable; any other `$name`
+ * `prompt_variable` (WARNING, spec §4.5): `$goal` (and `$input.<name>`, README "Typed data") are the only template
+ * variables; any other `$name`
  * (`$task`, `$context.x`, often from other runners) is sent to the model literally. ALL_CAPS names
  * (`$KILROY_RUN_ID`) are taken for environment variables meant for the agent's shell and not reported.
  */
@@ -19,7 +20,14 @@ export const promptVariableRule: LintRule = {
       for (const match of attribute.value.matchAll(VARIABLE)) {
         const name = match[1]!;
         // ALL_CAPS names are environment variables the agent's shell expands, written literally on purpose.
-        if (name === 'goal' || /^[A-Z][A-Z0-9_]*$/.test(name) || reported.has(name)) continue;
+        // $input.<name> is expanded; lint input_variable checks that the name is declared.
+        if (
+          name === 'goal' ||
+          name.startsWith('input.') ||
+          /^[A-Z][A-Z0-9_]*$/.test(name) ||
+          reported.has(name)
+        )
+          continue;
         reported.add(name);
         diagnostics.push({
           rule: 'prompt_variable',

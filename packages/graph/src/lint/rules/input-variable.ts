@@ -1,0 +1,41 @@
+import { inputVariableNames } from '../../expand-variables.js';
+import type { Diagnostic, LintRule } from '../diagnostic.js';
+import { spanInAttribute } from '../source-location.js';
+
+/**
+ * `input_variable` (ERROR, README "Typed data"): a prompt or `tool_command` uses `$input.<name>`, and the graph's
+ * `inputs` does not declare `<name>` (or the graph declares no inputs). Not checked when `inputs` names a JSON Schema
+ * file: the engine checks the run's inputs against it.
+ */
+export const inputVariableRule: LintRule = {
+  name: 'input_variable',
+  apply(graph) {
+    const declaration = graph.settings.inputs;
+    if (declaration?.kind === 'file') return [];
+    // A malformed inputs is reported by inputs_declaration; its names are not known.
+    if (declaration === undefined && (graph.attributes.inputs?.value.trim() ?? '') !== '') return [];
+    const declared = new Set(declaration?.fields.map((field) => field.name) ?? []);
+    const diagnostics: Diagnostic[] = [];
+    for (const node of graph.nodes.values()) {
+      for (const attribute of [node.attributes.prompt, node.attributes.tool_command]) {
+        if (attribute === undefined) continue;
+        for (const { name, offset } of inputVariableNames(attribute.value)) {
+          if (declared.has(name)) continue;
+          const span = spanInAttribute(graph, attribute, { offset, length: name.length + 7 });
+          diagnostics.push({
+            rule: 'input_variable',
+            severity: 'error',
+            message:
+              declaration === undefined
+                ? `The ${attribute.key} of "${node.id}" uses $input.${name}, but graph "${graph.id}" declares no inputs.`
+                : `The ${attribute.key} of "${node.id}" uses $input.${name}, but the graph's inputs do not declare "${name}" (they declare ${[...declared].map((known) => `"${known}"`).join(', ') || 'nothing'}).`,
+            nodeId: node.id,
+            fix: `Declare it in the graph's inputs, e.g. graph [inputs="${[...(declaration?.fields.map((field) => `${field.name}${field.optional ? '?' : ''}: ${field.type}`) ?? []), `${name}: string`].join(', ')}"].`,
+            ...(span === undefined ? {} : { span }),
+          });
+        }
+      }
+    }
+    return diagnostics;
+  },
+};

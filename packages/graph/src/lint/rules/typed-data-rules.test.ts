@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { diagnosticsOf, lintRule } from '../../../test/lint-summary.js';
+import { prepareGraph } from '../../prepare-graph.js';
+
+function pipeline(graphAttributes: string, body: string): string {
+  return `digraph G {\n  graph [${graphAttributes}]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n${body}\n}`;
+}
+
+describe('inputs_declaration (README "Typed data")', () => {
+  it('reports an unknown type in inputs at the type, with the fix', () => {
+    const source = pipeline('inputs="repo: string, issue: int"', '  start -> exit');
+    expect(lintRule(source, 'inputs_declaration')).toEqual(['error 2:39']);
+    const [diagnostic] = diagnosticsOf(source, 'inputs_declaration');
+    expect(diagnostic?.message).toBe(
+      'Graph attribute inputs of "G": "int" is not a type: write one of string, integer, number, boolean, object, any, optionally followed by [] for a list.',
+    );
+  });
+
+  it('reports a malformed outputs key, and accepts good declarations and schema files', () => {
+    expect(lintRule(pipeline('outputs="summary, bad key"', '  start -> exit'), 'inputs_declaration')).toEqual(
+      ['error 2:28'],
+    );
+    expect(
+      lintRule(
+        pipeline(
+          'inputs="repo: string, labels?: string[]", outputs="summary, review.verdict"',
+          '  start -> exit',
+        ),
+        'inputs_declaration',
+      ),
+    ).toEqual([]);
+    expect(lintRule(pipeline('inputs="schemas/in.json"', '  start -> exit'), 'inputs_declaration')).toEqual(
+      [],
+    );
+  });
+
+  it('types graph.settings: the compact declaration and the output keys', () => {
+    const { graph } = prepareGraph(pipeline('inputs="repo: string", outputs="summary"', '  start -> exit'));
+    expect(graph?.settings.inputs).toMatchObject({ kind: 'fields', fields: [{ name: 'repo' }] });
+    expect(graph?.settings.outputs).toEqual(['summary']);
+  });
+});
+
+describe('input_variable (README "Typed data")', () => {
+  it('reports $input.<name> in a prompt or tool_command that the inputs do not declare, at the reference', () => {
+    const source = pipeline(
+      'inputs="repo: string"',
+      '  plan [prompt="Review $input.repo issue $input.issue"]\n  check [shape=parallelogram, tool_command="gh pr view $input.pr"]\n  start -> plan -> check -> exit',
+    );
+    expect(lintRule(source, 'input_variable')).toEqual(['error 5:42 plan', 'error 6:56 check']);
+    expect(diagnosticsOf(source, 'input_variable')[0]?.message).toBe(
+      'The prompt of "plan" uses $input.issue, but the graph\'s inputs do not declare "issue" (they declare "repo").',
+    );
+    expect(lintRule(source, 'prompt_variable')).toEqual([]);
+  });
+
+  it('reports a reference in a graph without inputs, and trusts a schema file', () => {
+    const body = '  plan [prompt="Review $input.repo"]\n  start -> plan -> exit';
+    expect(lintRule(pipeline('goal="x"', body), 'input_variable')).toEqual(['error 5:24 plan']);
+    expect(lintRule(pipeline('inputs="in.json"', body), 'input_variable')).toEqual([]);
+    expect(lintRule(pipeline('inputs="repo: string"', body), 'input_variable')).toEqual([]);
+  });
+});
+
+describe('inputs_declaration: the forms of other runners', () => {
+  it("warns (not an error) at Kilroy's untyped inputs and file outputs, which the run ignores", () => {
+    const source = pipeline('inputs="topic", outputs="combined-output.md"', '  start -> exit');
+    expect(lintRule(source, 'inputs_declaration')).toEqual(['warning 2:18', 'warning 2:35']);
+    expect(diagnosticsOf(source, 'inputs_declaration')[0]?.message).toBe(
+      'Graph attribute inputs of "G": "topic" is not "name: type" (e.g. repo: string) (read as another runner\'s documentation: no inputs are checked or expanded).',
+    );
+    const { graph } = prepareGraph(source);
+    expect(graph?.settings.inputs).toBeUndefined();
+    expect(graph?.settings.outputs).toEqual([]);
+  });
+});
+
+describe('output_schema (README "Typed data")', () => {
+  it('reports a malformed output_schema or out_map at the mistake, and accepts the three forms', () => {
+    const source = pipeline(
+      'goal="x"',
+      '  a [prompt="p", output_schema="verdict: strng"]\n  b [prompt="p", output_schema="{not json}"]\n  c [prompt="p", out_map="verdict => review.verdict"]\n  d [prompt="p", output_schema="verdict: string", out_map="verdict -> review.verdict"]\n  e [shape=parallelogram, tool_command="echo {}", output_schema="schemas/e.json"]\n  f [prompt="p", output_schema="{\\"type\\": \\"object\\"}"]\n  start -> a -> b -> c -> d -> e -> f -> exit',
+    );
+    expect(lintRule(source, 'output_schema')).toEqual(['error 5:42 a', 'error 6:33 b', 'error 7:27 c']);
+    expect(diagnosticsOf(source, 'output_schema')[2]?.message).toBe(
+      'The out_map of "c": "verdict => review.verdict" is not "field -> context.key" (e.g. verdict -> review.verdict).',
+    );
+    expect(lintRule(source, 'inert_attribute')).toEqual([]);
+  });
+});
+
+describe('state (README "Typed data")', () => {
+  it('types graph.settings.state and reports an unknown merge rule at the entry', () => {
+    const good = prepareGraph(
+      pipeline('state="findings: append, summary: replace, scores: merge_object"', '  start -> exit'),
+    );
+    expect(good.graph?.settings.state).toEqual({
+      findings: 'append',
+      summary: 'replace',
+      scores: 'merge_object',
+    });
+    const source = pipeline('state="findings: append, summary: last"', '  start -> exit');
+    expect(lintRule(source, 'inputs_declaration')).toEqual(['error 2:35']);
+    expect(diagnosticsOf(source, 'inputs_declaration')[0]?.message).toBe(
+      'Graph attribute state of "G": "summary: last" does not name a merge rule: write "summary: replace", "summary: append" or "summary: merge_object".',
+    );
+  });
+});
