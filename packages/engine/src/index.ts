@@ -130,8 +130,6 @@ export type {
   StageScopedEvent,
   StageStartedEvent,
 } from './pipeline-event.js';
-export type { PipelineTelemetry, StageTelemetry } from './pipeline-telemetry.js';
-export { TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS } from './pipeline-telemetry.js';
 export type { ReadInputSchemaOptions, ValidatePipelineInputsOptions } from './pipeline-inputs.js';
 export {
   INPUT_CONTEXT_PREFIX,
@@ -141,6 +139,8 @@ export {
   readInputSchema,
   validatePipelineInputs,
 } from './pipeline-inputs.js';
+export type { PipelineTelemetry, StageTelemetry } from './pipeline-telemetry.js';
+export { TELEMETRY_ATTRIBUTES, TELEMETRY_METRICS } from './pipeline-telemetry.js';
 export type { ProcessGroupRecorder } from './process-group-file.js';
 export { DEFAULT_MAX_FILE_BYTES, type ReadTextFileOptions, readTextFileSync } from './read-text-file.js';
 export {

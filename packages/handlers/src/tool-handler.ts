@@ -16,8 +16,8 @@ import { execa } from 'execa';
 import type { RouteFinder } from './route-finder.js';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
-import { traceToolCommand } from './tool-command-span.js';
 import { checkStructuredOutput, readOutputSchema } from './structured-output.js';
+import { traceToolCommand } from './tool-command-span.js';
 import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
 import { truncateTail } from './truncate-text.js';
 
