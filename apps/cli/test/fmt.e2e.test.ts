@@ -39,6 +39,7 @@ describe('attractor fmt', () => {
     const again = await attractor(['fmt', '--check', 'review.dot', 'done.dot'], { cwd });
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toBe('');
+    expect(again.stderr).toContain('2 files already formatted');
     // The formatted pipeline is still valid: formatting changes the layout, never the graph.
     expect((await attractor(['validate', 'review.dot'], { cwd })).exitCode).toBe(0);
   });

@@ -102,6 +102,21 @@ describe('attractor run with a git workspace (README "Workspaces")', () => {
     expect(await git(repo, 'status', '--porcelain')).toBe('');
   });
 
+  it('says on stderr that a run which changed no file has an empty diff (a new user read the silence as a fault)', async () => {
+    const repo = await makeProject();
+    await writeFile(
+      join(repo, 'quiet.dot'),
+      'digraph quiet { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+    );
+    const logsDir = join('.attractor', 'runs', 'quiet');
+    const finished = await attractor(['run', 'quiet.dot', '--logs-dir', logsDir, '-q'], { cwd: repo });
+    expect(finished.exitCode, finished.stderr).toBe(0);
+    const diff = await attractor(['diff', logsDir], { cwd: repo });
+    expect(diff.exitCode).toBe(0);
+    expect(diff.stdout).toBe('');
+    expect(diff.stderr).toBe('The run changed no file.');
+  });
+
   it('forks at implement@1 with its files, shows diffs, applies as merge, squash and patch, refuses a conflicting tree, and cleans up', async () => {
     const repo = await makeProject();
     const { logsDir } = await finishedRun(repo, 'source');

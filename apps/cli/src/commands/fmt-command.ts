@@ -89,7 +89,7 @@ export async function fmtCommand(options: FmtCommandOptions): Promise<number> {
   if (options.check === true) {
     for (const file of unformatted) io.stdout.write(`${file}\n`);
     if (unformatted.length === 0 && invalid === 0 && unreadable.length === 0) {
-      io.stderr.write(`${colors.green('✔')} ${countLabel(options.files.length, 'file')} formatted\n`);
+      io.stderr.write(`${colors.green('✔')} ${countLabel(options.files.length, 'file')} already formatted\n`);
     } else if (unformatted.length > 0) {
       io.stderr.write(
         `${colors.yellow('✖')} ${countLabel(unformatted.length, 'file')} not formatted; run \`attractor fmt ${unformatted.join(' ')}\` to format ${unformatted.length === 1 ? 'it' : 'them'}.\n`,

@@ -67,7 +67,7 @@ export async function initCommand(options: InitCommandOptions): Promise<number> 
   const command = cliCommand(io.env);
   const cd = shown === '.' ? '' : `  cd ${shown}\n`;
   io.stderr.write(
-    `${colors.green('✔')} created a starter project in ${shown === '.' ? 'the current directory' : shown}: ${written.join(', ')}\n\nNext:\n${cd}  ${command} validate pipeline.dot\n  ${command} run pipeline.dot --simulate        (no model needed; answer the gate, or add --answer Y)\n  ${command} run pipeline.dot                   (with a model: OPENAI_API_KEY, or --backend claude-code, ...)\n`,
+    `${colors.green('✔')} created a starter project in ${shown === '.' ? 'the current directory' : shown}: ${written.join(', ')}\n\nNext:\n${cd}  ${command} validate pipeline.dot\n  ${command} run pipeline.dot --simulate        (no model needed; answer the gate, or add --answer Y)\n  ${command} run pipeline.dot                   (for real: --model gpt-5.2 with OPENAI_API_KEY, or --backend claude-code, ...)\n`,
   );
   return 0;
 }

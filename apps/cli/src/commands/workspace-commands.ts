@@ -62,6 +62,8 @@ export async function diffCommand(options: {
     }),
   );
   if (text !== '') io.stdout.write(`${text}\n`);
+  // An empty screen reads as a broken command: say it on stderr, so that stdout stays a (here empty) diff.
+  else io.stderr.write(`${options.at === undefined ? 'The run' : `Stage ${options.at}`} changed no file.\n`);
   return 0;
 }
 
