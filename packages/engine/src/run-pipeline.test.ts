@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readEvents, readJson, registryWith, run } from '../test/helpers.js';
 import type { Handler } from './handler.js';
@@ -441,7 +442,10 @@ describe('runPipeline: run directory (spec §5.6)', () => {
       source_path: '/tmp/demo.dot',
       source_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       started_at: '2026-01-01T00:00:00.000Z',
-      engine_version: '0.0.0',
+      // The version of this package, whatever the release.
+      engine_version: readJson<{ version: string }>(
+        fileURLToPath(new URL('../package.json', import.meta.url)),
+      ).version,
     });
   });
 
