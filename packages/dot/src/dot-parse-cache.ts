@@ -3,7 +3,7 @@
  * whole text after every keystroke): the concrete syntax tree of each chunk, keyed by the chunk's text as Ohm matches
  * it, so a chunk the edit did not touch is not matched again.
  */
-import type { CstNode } from 'ohm-js/v18';
+import type { CstNode } from './cst-node.js';
 
 /**
  * Concrete syntax trees of chunks already matched, for `parseDot(source, { cache })`. Opaque: create one with

@@ -11,8 +11,9 @@
  * specific fix are known.
  */
 import type { MatchResult } from 'ohm-js';
-import { type CstNode, getCstRoot } from 'ohm-js/v18';
+import { getCstRoot } from 'ohm-js/v18';
 import { type ChunkText, toSourceOffset } from './chunk-text.js';
+import type { CstNode } from './cst-node.js';
 import type {
   DotAttribute,
   DotId,
