@@ -154,6 +154,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       ? { prices: config.defaults.prices }
       : {}),
   };
+  const workspaceModes = workspaceModesOf({ cliOptions, config, mode, io });
   const pipeline = await loadPipeline({
     path: pipelinePath,
     io,
@@ -164,10 +165,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     inapplicable: (diagnostic, graph) =>
       diagnostic.rule === 'join_merge' &&
       isPlainWorkspace(
-        (mode.kind === 'run' ? cliOptions.workspace : undefined) ??
-          graph.attributes.workspace?.value ??
-          config.defaults.workspace ??
-          workspaceModeFromEnv(io.env),
+        workspaceModes.mode ?? graph.attributes.workspace?.value ?? workspaceModes.defaultMode,
       ),
   });
   const backend = configBackend(cliOptions, config) ?? resolveBackend(cliOptions, io.env, io.cwd);
@@ -288,7 +286,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     }
   };
 
-  const workspace = await createWorkspace({ cliOptions, config, mode, io });
+  const workspace = await createWorkspace({ cliOptions, config, modes: workspaceModes, io });
   let workspaceLine = '';
 
   let legStageCount = 0;
@@ -438,25 +436,48 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
 async function createWorkspace(options: {
   readonly cliOptions: RunCliOptions;
   readonly config: CliConfig;
-  readonly mode: ExecuteRunOptions['mode'];
+  readonly modes: WorkspaceModes;
   readonly io: CliIo;
 }): Promise<WorkspaceProvider> {
-  const { cliOptions, config, io } = options;
+  const { cliOptions, config, modes, io } = options;
   const { createWorkspaceProvider } = await import('@attractor/workspace');
   const identity = await commitIdentityOf(
     cliOptions.commitAuthor ?? config.defaults.commitAuthor,
     cliOptions.commitAuthor === undefined ? "The config's defaults.commitAuthor" : '--commit-author',
   );
   const root = cliOptions.workspaceRoot ?? config.defaults.workspaceRoot;
-  const defaultMode = config.defaults.workspace ?? workspaceModeFromEnv(io.env);
   return createWorkspaceProvider({
-    ...(options.mode.kind === 'run' && cliOptions.workspace !== undefined
-      ? { mode: cliOptions.workspace }
-      : {}),
-    ...(defaultMode === undefined ? {} : { defaultMode }),
+    ...(modes.mode === undefined ? {} : { mode: modes.mode }),
+    ...(modes.defaultMode === undefined ? {} : { defaultMode: modes.defaultMode }),
     ...(root === undefined ? {} : { root: resolve(io.cwd, root) }),
     ...(identity === undefined ? {} : { identity }),
   });
+}
+
+/** The workspace mode settings of a run, above and below the graph's `workspace` attribute. */
+interface WorkspaceModes {
+  /** `--workspace`, over the graph's attribute; a resume or fork reopens what its checkpoint records instead. */
+  readonly mode?: WorkspaceModeSetting;
+  /** The config's `defaults.workspace`, else `$ATTRACTOR_WORKSPACE`, under the graph's attribute. */
+  readonly defaultMode?: WorkspaceModeSetting;
+}
+
+type WorkspaceModeSetting = NonNullable<ReturnType<typeof workspaceModeFromEnv>>;
+
+/** Reads {@link WorkspaceModes} from the command line, the config file and the environment. */
+function workspaceModesOf(options: {
+  readonly cliOptions: RunCliOptions;
+  readonly config: CliConfig;
+  readonly mode: ExecuteRunOptions['mode'];
+  readonly io: CliIo;
+}): WorkspaceModes {
+  const { cliOptions, config, io } = options;
+  const mode = options.mode.kind === 'run' ? cliOptions.workspace : undefined;
+  const defaultMode = config.defaults.workspace ?? workspaceModeFromEnv(io.env);
+  return {
+    ...(mode === undefined ? {} : { mode }),
+    ...(defaultMode === undefined ? {} : { defaultMode }),
+  };
 }
 
 /** Whether a workspace mode setting names one without git worktrees (`in-place`, `copy`). */
