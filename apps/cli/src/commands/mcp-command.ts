@@ -43,7 +43,7 @@ export interface McpCommandOptions {
 /** Runs the MCP server until stopped (stdio: until the client closes stdin); resolves with the exit code (0). */
 export async function mcpCommand(command: McpCommandOptions): Promise<number> {
   const { options, io } = command;
-  const prepared = await prepareServer(options, io);
+  const prepared = await prepareServer(options, io, { metrics: false });
   const app = openServerApp({ ...prepared.startOptions, host: options.host });
   const api = createServerApiClient(app);
   const lint = lintOptionsOf(prepared.config);

@@ -25,7 +25,7 @@ export interface ServeCommandOptions {
 export async function serveCommand(command: ServeCommandOptions): Promise<number> {
   const { options, io } = command;
   const colors = createColors(io.color);
-  const prepared = await prepareServer(options, io);
+  const prepared = await prepareServer(options, io, { metrics: true });
   const { shared, observed } = prepared;
   const log =
     options.logFormat === 'json'

@@ -73,11 +73,16 @@ function serveRemedy(problems: readonly LlmStageProblem[]): string {
 }
 
 /**
- * Reads the config file and the environment and builds the server options.
+ * Reads the config file and the environment and builds the server options. `serving.metrics`: whether the server
+ * answers `GET /metrics` (`serve`), which loads the Prometheus exporter; `mcp` serves no such route.
  *
  * @throws {CliError} for a bad config file, or a store or queue that cannot be reached (`--store`, `--queue`).
  */
-export async function prepareServer(options: ServerSetupCliOptions, io: CliIo): Promise<PreparedServer> {
+export async function prepareServer(
+  options: ServerSetupCliOptions,
+  io: CliIo,
+  serving: { readonly metrics: boolean },
+): Promise<PreparedServer> {
   const token = nonEmpty(options.token) ?? nonEmpty(io.env[SERVER_TOKEN_ENV]);
   const handlers = await import('@attractor/handlers');
   const config = await loadCliConfig({
@@ -175,11 +180,11 @@ export async function prepareServer(options: ServerSetupCliOptions, io: CliIo): 
     );
   }
 
-  // Prometheus metrics always (GET /metrics, with the token); spans with --otel or the OTEL_* variables.
+  // Prometheus metrics when served (GET /metrics, with the token); spans with --otel or the OTEL_* variables.
   const observed = await startTelemetry({
     cli: options,
     env: io.env,
-    prometheus: true,
+    prometheus: serving.metrics,
     serviceName: 'attractor-server',
   });
 
