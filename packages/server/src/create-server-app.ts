@@ -92,6 +92,12 @@ export function isLoopbackHostHeader(host: string): boolean {
 }
 
 /**
+ * What a failing event stream does: the client gets the failure as an SSE `error` event carrying its message (Hono
+ * writes it after this returns); nothing goes to the console, where Hono would otherwise print the stack.
+ */
+async function reportStreamError(): Promise<void> {}
+
+/**
  * Builds the Hono app: `GET /` and `/ui/*` (the web UI, no token needed: it holds no data), and behind the bearer
  * token every API route of spec §9.5 plus resume, stage files and the pipelines directory listing. Errors are JSON
  * `{ "error": { "code", "message", ... } }`.
@@ -217,8 +223,10 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/events', (c) =>
-    streamSSE(c, (stream) =>
-      manager.trackStream(streamRunChanges(stream, { manager, sleep: manager.sleep })),
+    streamSSE(
+      c,
+      (stream) => manager.trackStream(streamRunChanges(stream, { manager, sleep: manager.sleep })),
+      reportStreamError,
     ),
   );
 
@@ -257,17 +265,20 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const logsRoot = child?.logsRoot ?? manager.runDirectory(runId);
     const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
     const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
-    return streamSSE(c, (stream) =>
-      manager.trackStream(
-        streamRunEvents(stream, {
-          manager,
-          runId,
-          logsRoot,
-          lastEventId,
-          ...(child === undefined ? {} : { child }),
-          follow: c.req.query('follow') !== 'false',
-        }),
-      ),
+    return streamSSE(
+      c,
+      (stream) =>
+        manager.trackStream(
+          streamRunEvents(stream, {
+            manager,
+            runId,
+            logsRoot,
+            lastEventId,
+            ...(child === undefined ? {} : { child }),
+            follow: c.req.query('follow') !== 'false',
+          }),
+        ),
+      reportStreamError,
     );
   });
 
@@ -468,7 +479,7 @@ function parseBody<TSchema extends z.ZodType>(schema: TSchema, value: unknown): 
  * they answer first; the routes it does not serve stay the local ones.
  */
 function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunManager): void {
-  app.get('/events', (c) => streamSSE(c, (stream) => backplane.streamChanges(stream)));
+  app.get('/events', (c) => streamSSE(c, (stream) => backplane.streamChanges(stream), reportStreamError));
   app.get('/pipelines', async (c) => c.json({ pipelines: await backplane.list() }));
   app.post('/pipelines', async (c) => {
     const contentType = c.req.header('content-type') ?? '';
@@ -497,7 +508,11 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     // 404 for a run neither the store nor the queue knows (or a child it does not hold), 400 for a bad child path
     await backplane.details(runId, child);
     const follow = c.req.query('follow') !== 'false';
-    return streamSSE(c, (stream) => backplane.streamEvents(stream, runId, lastEventId, child, follow));
+    return streamSSE(
+      c,
+      (stream) => backplane.streamEvents(stream, runId, lastEventId, child, follow),
+      reportStreamError,
+    );
   });
   app.post('/pipelines/:id/cancel', async (c) => c.json(await backplane.cancel(c.req.param('id'))));
   app.post('/pipelines/:id/resume', async (c) => {

@@ -312,7 +312,10 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
         </p>
       )}
       <ErrorNote message={error ?? actionError} id="run-error" />
-      <GatePanel runId={runId} questionIds={questionIds} />
+      {/* A stopped run's page shows no gate, even before its stream delivers the stop (cancel answers first). */}
+      {(displayState === 'running' || displayState === 'waiting') && (
+        <GatePanel runId={runId} questionIds={questionIds} />
+      )}
       {childPath !== undefined && child !== undefined && details === undefined && error !== undefined && (
         <p class="muted">
           <a href={runHref(runId)} onClick={onLinkClick}>
