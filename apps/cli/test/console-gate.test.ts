@@ -32,6 +32,9 @@ describe('human gates on a terminal', () => {
         '--simulate',
         '--workdir',
         SAMPLE_PROJECT,
+        // The sample project is inside this repository: a git workspace would leave a branch in it.
+        '--workspace',
+        'in-place',
         '--logs-dir',
         'run',
       ],
