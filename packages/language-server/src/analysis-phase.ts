@@ -10,14 +10,14 @@
 export const ANALYSIS_PHASE_PREFIX = 'attractor-lsp:';
 
 /**
- * The phases: `wait` (from the change to the job's posting by the main thread), `to-worker` (the job's transfer),
- * `debounce` (in the worker, until the job starts: the debounce delay, and an earlier analysis still running),
- * `project` (the project's plug-ins looked up), `lint` (parse, transforms
- * and lint rules), `convert` (to LSP diagnostics), `from-worker` (the reply's transfer, until the main thread takes
- * it), `publish` (encoding and writing the diagnostics).
+ * The phases of one analysis, in order: `to-worker` (the job's transfer, from its posting by the main thread right
+ * after the change), `debounce` (in the worker, until the job starts: the debounce delay, and an earlier analysis
+ * still running), `project` (the project's plug-ins looked up), `lint` (parse, transforms and lint rules, spec §9.1;
+ * its measure's `detail.cpu` is the worker thread's CPU milliseconds), `convert` (to LSP diagnostics),
+ * `from-worker` (the reply's transfer, until the main thread takes it), `publish` (encoding and writing the
+ * diagnostics; absent when a newer text came meanwhile). A job replaced by a newer text before it started has none.
  */
 export type AnalysisPhaseName =
-  | 'wait'
   | 'to-worker'
   | 'debounce'
   | 'project'
@@ -49,7 +49,7 @@ export function epochNow(): number {
 
 /**
  * Records a phase of the analysis of `version` of `uri` on this thread's timeline (times in epoch milliseconds, see
- * {@link epochNow}); `detail` of the measure is `{ uri, version, cpu? }`.
+ * {@link epochNow}); the measure's `detail` is `{ uri, version, cpu? }` (`cpu`: CPU milliseconds of the phase).
  */
 export function recordPhase(
   phase: TimedPhase,
