@@ -31,6 +31,12 @@ export type WorkerRequest =
     }
   | { readonly kind: 'format'; readonly id: number; readonly text: string; readonly filename?: string };
 
+/** Drops the analysis job of `document` that waits for its delay, if any (answered `superseded`): it was closed. */
+export interface WorkerCancel {
+  readonly kind: 'cancel';
+  readonly document: string;
+}
+
 /** The worker's answer to the request with the same `id`. */
 export type WorkerReply =
   | {

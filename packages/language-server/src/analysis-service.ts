@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Diagnostic } from 'vscode-languageserver';
-import type { WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
+import type { WorkerCancel, WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
 import { epochNow, type TimedPhase } from './analysis-phase.js';
 import type { ProjectFacts } from './project-support.js';
 
@@ -54,6 +54,11 @@ export class AnalysisService {
       project: reply.project,
       phases: [...reply.phases, { name: 'from-worker', start: reply.postedAt, end: epochNow() }],
     };
+  }
+
+  /** Drops the analysis of `document` that waits for its delay, if any (its `analyze` resolves with `undefined`). */
+  cancel(document: string): void {
+    this.#worker?.postMessage({ kind: 'cancel', document } satisfies WorkerCancel);
   }
 
   /** The text in the canonical layout, or `undefined` when it does not parse. */

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createDotParseCache } from '@attractor/dot';
 import { BUILT_IN_HANDLER_TYPES, formatPipeline } from '@attractor/graph';
-import type { WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
+import type { WorkerCancel, WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
 import { epochNow, type TimedPhase, threadCpuNow } from './analysis-phase.js';
 import { analyzePipeline } from './analyze-pipeline.js';
 import type { ProjectFacts, ProjectModule, ProjectSupport } from './project-support.js';
@@ -35,17 +35,19 @@ const projects = new Map<
  */
 const waiting = new Map<string, { readonly id: number; readonly timer: NodeJS.Timeout }>();
 
-port.on('message', (request: WorkerRequest) => {
+port.on('message', (request: WorkerRequest | WorkerCancel) => {
   const receivedAt = epochNow();
-  if (request.kind !== 'analyze') {
+  if (request.kind === 'format') {
     run(request, receivedAt, receivedAt);
     return;
   }
   const earlier = waiting.get(request.document);
   if (earlier !== undefined) {
     clearTimeout(earlier.timer);
+    waiting.delete(request.document);
     port.postMessage({ kind: 'superseded', id: earlier.id } satisfies WorkerReply);
   }
+  if (request.kind === 'cancel') return;
   const timer = setTimeout(
     () => {
       waiting.delete(request.document);

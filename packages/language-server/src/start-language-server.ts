@@ -193,6 +193,7 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
   });
   documents.onDidClose((event) => {
     const state = states.get(event.document.uri);
+    service.cancel(event.document.uri);
     state?.markAnalyzed();
     states.delete(event.document.uri);
     void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] });
