@@ -1,5 +1,4 @@
 /** The messages between the language server and its analysis worker (`analysis-worker.ts`). */
-import type { Diagnostic } from 'vscode-languageserver';
 import type { TimedPhase } from './analysis-phase.js';
 import type { ProjectFacts } from './project-support.js';
 
@@ -42,7 +41,8 @@ export type WorkerReply =
   | {
       readonly kind: 'analyzed';
       readonly id: number;
-      readonly diagnostics: Diagnostic[];
+      /** The LSP diagnostics (`Diagnostic[]`) as JSON. */
+      readonly diagnosticsJson: string;
       readonly project: ProjectFacts;
       /** The phases timed in the worker (`to-worker`, `project`, `lint`, `convert`). */
       readonly phases: readonly TimedPhase[];

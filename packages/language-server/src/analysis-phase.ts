@@ -13,8 +13,8 @@ export const ANALYSIS_PHASE_PREFIX = 'attractor-lsp:';
  * The phases of one analysis, in order: `to-worker` (the job's transfer, from its posting by the main thread right
  * after the change), `debounce` (in the worker, until the job starts: the debounce delay, and an earlier analysis
  * still running), `project` (the project's plug-ins looked up), `lint` (parse, transforms and lint rules, spec §9.1;
- * its measure's `detail.cpu` is the worker thread's CPU milliseconds), `convert` (to LSP diagnostics),
- * `from-worker` (the reply's transfer, until the main thread takes it), `publish` (encoding and writing the
+ * its measure's `detail.cpu` is the worker thread's CPU milliseconds), `convert` (to LSP diagnostics, encoded as JSON),
+ * `from-worker` (the reply's transfer, until the main thread has decoded it), `publish` (encoding and writing the
  * diagnostics; absent when a newer text came meanwhile). A job replaced by a newer text before it started has none.
  */
 export type AnalysisPhaseName =

@@ -50,7 +50,7 @@ export class AnalysisService {
     if (reply.kind === 'superseded') return undefined;
     if (reply.kind !== 'analyzed') throw new Error(`unexpected reply ${reply.kind}`);
     return {
-      diagnostics: reply.diagnostics,
+      diagnostics: JSON.parse(reply.diagnosticsJson) as Diagnostic[],
       project: reply.project,
       phases: [...reply.phases, { name: 'from-worker', start: reply.postedAt, end: epochNow() }],
     };
