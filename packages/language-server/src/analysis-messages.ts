@@ -44,7 +44,7 @@ export type WorkerReply =
       /** The LSP diagnostics (`Diagnostic[]`) as JSON. */
       readonly diagnosticsJson: string;
       readonly project: ProjectFacts;
-      /** The phases timed in the worker (`to-worker`, `project`, `lint`, `convert`). */
+      /** The phases timed in the worker (`to-worker`, `debounce`, `project`, `lint`, `convert`). */
       readonly phases: readonly TimedPhase[];
       /** When it was posted (epoch milliseconds), for the `from-worker` phase. */
       readonly postedAt: number;
