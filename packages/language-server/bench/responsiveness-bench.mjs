@@ -11,6 +11,8 @@
 //   open (a worker that has linted once) and for the later ones (a worker warmed by typing);
 // - hover while linting: the round trip of hovers sent every 50 ms while a burst is being linted (the worker thread
 //   keeps the server answering);
+// - server CPU: the CPU time the server process (all threads) spent on a later burst, from its first edit to its
+//   diagnostics, hovers included (Linux, from /proc; independent of the load, unlike the times);
 // - lint CPU: the CPU time of `prepareGraph` (parse, transforms, every lint rule) of the text after a one-character
 //   change, in this process, with the analysis worker's parse cache warmed by the text before the change and without
 //   one (the fewest milliseconds of five: the closest to an idle machine);
@@ -24,7 +26,7 @@
 // round alternately with this one, so that both see the same load (its phases are not measured).
 // Target: diagnostics within 1 s of the last change, hovers within 50 ms while linting (see the package README).
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -75,6 +77,9 @@ const summary = Object.fromEntries(
       firstChangeToDiagnosticsMs: Math.round(median(measured.map((r) => r.bursts[0].changeMs))),
       laterChangeToDiagnosticsMs: Math.round(
         median(measured.flatMap((r) => r.bursts.slice(1).map((burst) => burst.changeMs))),
+      ),
+      laterServerCpuMs: Math.round(
+        median(measured.flatMap((r) => r.bursts.slice(1).map((burst) => burst.serverCpuMs ?? Number.NaN))),
       ),
       hoverWhileLintingMedianMs: Math.round(median(measured.flatMap((r) => r.hoverMs))),
       hoverWhileLintingMaxMs: Math.round(Math.max(...measured.flatMap((r) => r.hoverMs))),
@@ -188,6 +193,7 @@ async function measure(dist) {
     const first = 2 + burst * 5;
     const lastVersion = first + 4;
     const last = diagnosticsOf(lastVersion);
+    const cpuBefore = serverCpuMs(child.pid);
     for (let version = first; version <= lastVersion; version++) {
       await connection.sendNotification(DidChangeTextDocumentNotification.type, {
         textDocument: { uri, version },
@@ -219,7 +225,15 @@ async function measure(dist) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const changeMs = (await lintedAt) - started;
-    bursts.push({ first, lastVersion, changeMs, changedAt: performance.timeOrigin + started, receivedAt });
+    const cpuAfter = serverCpuMs(child.pid);
+    bursts.push({
+      first,
+      lastVersion,
+      changeMs,
+      serverCpuMs: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+      changedAt: performance.timeOrigin + started,
+      receivedAt,
+    });
   }
   await connection.sendRequest(ShutdownRequest.type);
   await connection.sendNotification(ExitNotification.type);
@@ -229,6 +243,18 @@ async function measure(dist) {
     if (measures.length > 0) burst.phases = phasesOf(measures, burst);
   }
   return { openMs, bursts, hoverMs, measures };
+}
+
+/**
+ * The CPU milliseconds the server process (every thread) has used so far, from /proc (Linux; `undefined` elsewhere),
+ * in steps of the kernel's clock tick (10 ms at 100 Hz).
+ */
+function serverCpuMs(pid) {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return undefined;
+  const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
+  // utime and stime: fields 14 and 15 of stat(5), 12 and 13 after the command's closing parenthesis.
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Where the time from a burst's last edit to its diagnostics went, from the server's measures. */
