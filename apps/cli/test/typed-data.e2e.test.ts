@@ -194,6 +194,11 @@ describe('declared state at a parallel join, from the CLI (README "Typed data")'
     });
 
     await writeFile(join(cwd, 'conflict.dot'), pipeline('state="other: append"', 'findings'));
+    // Lint saw it coming: out_map_conflict names the key and the branches' stages, at the second writer.
+    const linted = await attractor(['validate', 'conflict.dot'], { cwd });
+    expect(linted.stdout + linted.stderr).toContain(
+      'Branches of parallel node "fan" all write "findings" through out_map ("a", "b"), and the graph\'s state does not declare it: fan-in "join" fails when they write different values.',
+    );
     const conflict = await attractor(['run', 'conflict.dot', '--logs-dir', 'run2'], { cwd });
     expect(conflict.exitCode).toBe(1);
     expect(conflict.stdout + conflict.stderr).toContain(

@@ -67,6 +67,8 @@ export function parseOutputSchemaDeclaration(text: string): OutputSchemaDeclarat
 export interface OutMapEntry {
   readonly field: string;
   readonly key: string;
+  /** Where `key` starts in the `out_map` value (0-based, in characters): lint points at it. */
+  readonly keyOffset: number;
 }
 
 /** What {@link parseOutMap} returns. */
@@ -98,7 +100,7 @@ export function parseOutMap(text: string): OutMapResult {
         },
       };
     }
-    entries.push({ field, key });
+    entries.push({ field, key, keyOffset: at + arrow + 2 + part.slice(arrow + 2).indexOf(key) });
   }
   return { ok: true, entries };
 }
