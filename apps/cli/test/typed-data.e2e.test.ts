@@ -100,16 +100,20 @@ describe('attractor run --input / --inputs-file (README "Typed data")', () => {
     expect(result.stderr).not.toContain('Cannot reach');
   });
 
-  it('validate reports an undeclared $input reference and a malformed inputs declaration', async () => {
+  it('validate reports an undeclared $input reference and every bad entry of a malformed inputs declaration', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(
       join(cwd, 'bad.dot'),
-      'digraph Bad {\n  graph [inputs="repo: str"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  t [shape=parallelogram, tool_command="echo $input.issue"]\n  start -> t -> exit\n}\n',
+      'digraph Bad {\n  graph [inputs="repo: str, issue: int"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  t [shape=parallelogram, tool_command="echo $input.issue"]\n  start -> t -> exit\n}\n',
     );
     const result = await attractor(['validate', 'bad.dot'], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stdout + result.stderr).toContain('inputs_declaration');
     expect(result.stdout + result.stderr).toContain('"str" is not a type');
+    // Every bad entry in one pass, each at its place (not one per run of validate).
+    expect(result.stdout + result.stderr).toContain('bad.dot:2:24');
+    expect(result.stdout + result.stderr).toContain('"int" is not a type');
+    expect(result.stdout + result.stderr).toContain('bad.dot:2:36');
   });
 });
 

@@ -21,7 +21,6 @@ export const outputUnwrittenRule: LintRule = {
     const attribute = graph.attributes.outputs;
     if (attribute === undefined || graph.settings.outputs.length === 0) return [];
     const split = commaEntries(attribute.value);
-    if (!split.ok) return [];
     const mapped = outMapTargets(graph).map((target) => target.key);
     const prefixes = [...RUN_PREFIXES];
     for (const node of graph.nodes.values()) {

@@ -16,6 +16,35 @@ describe('inputs_declaration (README "Typed data")', () => {
     );
   });
 
+  it('reports every bad entry of inputs, outputs and state in one pass, each at its place', () => {
+    const source = pipeline(
+      'inputs="repo: strng, issue: int, 2x: string, labels?: string[], repo: string", outputs="a b, ok,, c d", state="x: last, y: append, z: first"',
+      '  start -> exit',
+    );
+    expect(diagnosticsOf(source, 'inputs_declaration').map((found) => found.message)).toEqual([
+      'Graph attribute inputs of "G": "strng" is not a type: write one of string, integer, number, boolean, object, any, optionally followed by [] for a list.',
+      'Graph attribute inputs of "G": "int" is not a type: write one of string, integer, number, boolean, object, any, optionally followed by [] for a list.',
+      'Graph attribute inputs of "G": "2x" is not an input name (a letter or _, then letters, digits and _).',
+      'Graph attribute inputs of "G": input "repo" is declared twice.',
+      'Graph attribute outputs of "G": "a b" is not a context key (names of letters, digits and _, joined by dots).',
+      'Graph attribute outputs of "G": an empty entry (two commas, or a comma at the end).',
+      'Graph attribute outputs of "G": "c d" is not a context key (names of letters, digits and _, joined by dots).',
+      'Graph attribute state of "G": "x: last" does not name a merge rule: write "x: replace", "x: append" or "x: merge_object".',
+      'Graph attribute state of "G": "z: first" does not name a merge rule: write "z: replace", "z: append" or "z: merge_object".',
+    ]);
+    expect(lintRule(source, 'inputs_declaration')).toEqual([
+      'error 2:24',
+      'error 2:38',
+      'error 2:43',
+      'error 2:74',
+      'error 2:98',
+      'error 2:106',
+      'error 2:108',
+      'error 2:121',
+      'error 2:141',
+    ]);
+  });
+
   it('reports a malformed outputs key, and accepts good declarations and schema files', () => {
     expect(lintRule(pipeline('outputs="summary, bad key"', '  start -> exit'), 'inputs_declaration')).toEqual(
       ['error 2:28'],
