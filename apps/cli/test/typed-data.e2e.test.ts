@@ -2,7 +2,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startScriptedOpenAIServer } from '@attractor/backend-ai-sdk/test';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { attractor, REPO_ROOT, temporaryDirectory } from './helpers/cli.js';
 
 /** A pipeline with typed inputs, a tool stage that uses them, and outputs. */
 const TYPED = `digraph Typed {
@@ -98,6 +98,18 @@ describe('attractor run --input / --inputs-file (README "Typed data")', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('  - input "issue" must be an integer, got "x"');
     expect(result.stderr).not.toContain('Cannot reach');
+  });
+
+  it("the root README's Typed data example validates without a finding, also with --strict", async () => {
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Typed data'));
+    const example = /```dot\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toContain('digraph Triage');
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'triage.dot'), example!);
+    const result = await attractor(['validate', '--strict', 'triage.dot'], { cwd });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).toContain('✔ triage.dot: valid (4 nodes, 3 edges)');
   });
 
   it('validate reports an undeclared $input reference and every bad entry of a malformed inputs declaration', async () => {
