@@ -116,7 +116,7 @@ describe('attractor serve (spec §9.5)', () => {
     expect(refused.status).toBe(400);
     const { error } = (await refused.json()) as { error: { code: string; message: string; nodes: string[] } };
     expect(error.code).toBe('TOOLS_NOT_ALLOWED');
-    expect(error.message).toContain('"ship" (line 3)');
+    expect(error.message).toContain('node "ship" (line 3), whose "deploy" handler runs commands');
     expect(error.message).toContain('--allow-tools');
     expect(error.nodes).toEqual(['ship']);
     // No model and no key: the plug-in stage that calls the model is named by the preflight, whatever its type.
