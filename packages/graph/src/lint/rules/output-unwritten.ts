@@ -1,3 +1,4 @@
+import { SPEC_HANDLER_TRAITS } from '../../handler-traits.js';
 import { commaEntries } from '../../input-declaration.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { outMapTargets } from '../out-map-targets.js';
@@ -13,7 +14,9 @@ const RUN_PREFIXES = ['graph.', 'input.', 'internal.', 'usage.', 'human.', 'para
  * entry maps a field to it (or to a key it reads inside), it is not `<node id>.<field>` of a node (the default place of
  * a structured stage's fields, and of a handler's own keys), not a key a node's handler declares (`tool.output`) and
  * not one the run sets (`last_response`, `input.<name>`). The run's `output.json` then lacks it. An agent may still
- * write it through `status.json`, hence a warning. Reported at the key in `outputs`.
+ * write it through `status.json`, hence a warning. Reported at the key in `outputs`. Not checked in a graph with a
+ * node that runs a sub-pipeline (its child's keys come back) or whose handler is not a built-in one (a plug-in may
+ * write any key).
  */
 export const outputUnwrittenRule: LintRule = {
   name: 'output_unwritten',
@@ -24,6 +27,8 @@ export const outputUnwrittenRule: LintRule = {
     const mapped = outMapTargets(graph).map((target) => target.key);
     const prefixes = [...RUN_PREFIXES];
     for (const node of graph.nodes.values()) {
+      if (context.traitsOf(node).runsSubgraph === true) return [];
+      if (!Object.hasOwn(SPEC_HANDLER_TRAITS, graph.handlerType(node))) return [];
       prefixes.push(`${node.id}.`);
       const declared = context.traitsOf(node).contextKeys;
       if (declared !== undefined) prefixes.push(declared.prefix);
@@ -40,7 +45,7 @@ export const outputUnwrittenRule: LintRule = {
       diagnostics.push({
         rule: 'output_unwritten',
         severity: 'warning',
-        message: `Graph attribute outputs of "${graph.id}" names "${key}", which no stage writes (no out_map maps a field to it, and it is no "<node id>.<field>" key): the run's output.json will lack it.`,
+        message: `Graph attribute outputs of "${graph.id}" names "${key}", which no stage writes (no out_map maps a field to it, and it is no "<node id>.<field>" key): the run's output.json will lack it unless an agent writes it through status.json.`,
         fix: `Map a structured stage's field to it (out_map="summary -> ${key}" with an output_schema), name the key a stage writes (e.g. "<node id>.summary"), or remove it from outputs.`,
         ...(span === undefined ? {} : { span }),
       });

@@ -224,13 +224,24 @@ describe('output_unwritten (README "Typed data")', () => {
     expect(lintRule(source, 'output_unwritten')).toEqual(['warning 2:102']);
     const [diagnostic] = diagnosticsOf(source, 'output_unwritten');
     expect(diagnostic?.message).toBe(
-      'Graph attribute outputs of "G" names "sumary", which no stage writes (no out_map maps a field to it, and it is no "<node id>.<field>" key): the run\'s output.json will lack it.',
+      'Graph attribute outputs of "G" names "sumary", which no stage writes (no out_map maps a field to it, and it is no "<node id>.<field>" key): the run\'s output.json will lack it unless an agent writes it through status.json.',
     );
     expect(diagnostic?.fix).toContain('out_map="summary -> sumary"');
   });
 
-  it("says nothing without outputs or for another runner's file outputs", () => {
+  it("says nothing without outputs, for another runner's file outputs, or where a sub-pipeline or plug-in may write it", () => {
     expect(lintRule(pipeline('goal="x"', '  start -> exit'), 'output_unwritten')).toEqual([]);
+    expect(
+      lintRule(
+        pipeline(
+          'outputs="summary"',
+          '  child [type="subgraph", graph_ref="child.dot"]\n  start -> child -> exit',
+        ),
+        'output_unwritten',
+      ),
+    ).toEqual([]);
+    const plugin = pipeline('outputs="summary"', '  ship [type="deploy"]\n  start -> ship -> exit');
+    expect(lintRule(plugin, 'output_unwritten', { knownHandlerTypes: ['deploy'] })).toEqual([]);
     expect(lintRule(pipeline('outputs="combined-output.md"', '  start -> exit'), 'output_unwritten')).toEqual(
       [],
     );
