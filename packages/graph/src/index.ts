@@ -71,6 +71,7 @@ export {
 } from './handler-traits.js';
 export type {
   DeclarationError,
+  DeclarationFailure,
   InputDeclaration,
   InputDeclarationResult,
   InputField,
