@@ -113,12 +113,15 @@ describe('incremental edits to a 10,000-node pipeline', () => {
     let finalDiagnostics: Awaited<ReturnType<LspSession['diagnostics']>>;
     try {
       edited.open(editedUri, text);
+      await edited.diagnostics(editedUri, { version: 1 });
       for (const [index, edit] of edits.entries()) {
         const changes = edit();
         TextDocument.update(final, changes, index + 2);
         edited.change(editedUri, index + 2, changes);
-        // The first edits come while the open is linted; the later ones 20 ms apart, as typing.
-        if (index >= 2) await new Promise((resolve) => setTimeout(resolve, 20));
+        // After the first edit, a pause longer than the debounce delay: its lint (seconds at this size) is under way
+        // when the next edits come, and its diagnostics, of an outdated text, must not be published as the newest.
+        // The later edits 20 ms apart, as typing.
+        await new Promise((resolve) => setTimeout(resolve, index === 0 ? 1_000 : 20));
       }
       finalDiagnostics = await edited.diagnostics(editedUri, { version: edits.length + 1 });
     } finally {
