@@ -2,7 +2,11 @@
  * The `SimulationBackend`: a `CodergenBackend` without an LLM (spec §4.5 simulation mode), optionally following a
  * script of outcomes per node so routing can be tried offline.
  */
-import type { CodergenBackend, Outcome } from '@attractor/engine';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CodergenBackend, CodergenRequest, Outcome } from '@attractor/engine';
+import { sample } from 'openapi-sampler';
+import { LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 import { createRouteFinder, type RouteFinder } from './route-finder.js';
 import { parseSimulationScript, readSimulationStep, type SimulationScript } from './simulation-script.js';
 
@@ -40,7 +44,20 @@ export function simulatedResponse(nodeId: string): string {
 }
 
 /**
- * Creates a backend that answers every stage with `[Simulated] Response for stage: <id>` (spec §4.5). With a
+ * The simulated reply of a stage: for a stage with an `output_schema` (README "Typed data"), the JSON text of a
+ * minimal value valid for its schema (built by `openapi-sampler`: the first `enum` value, `"string"`, `0` or the
+ * minimum, `true`, one-item lists, every listed property), so typed pipelines run offline; else spec §4.5's
+ * `[Simulated] Response for stage: <id>`.
+ */
+export function simulatedReply(request: Pick<CodergenRequest, 'node' | 'outputSchema'>): string {
+  if (request.outputSchema === undefined) return simulatedResponse(request.node.id);
+  return JSON.stringify(sample(request.outputSchema as Parameters<typeof sample>[0], { quiet: true }));
+}
+
+/**
+ * Creates a backend that answers every stage with `[Simulated] Response for stage: <id>` (spec §4.5), or, for a
+ * stage with an `output_schema`, with a minimal JSON value valid for it (`simulatedReply`). A step's `response`
+ * replaces the reply (checked against the `output_schema` by the codergen handler like a real reply). With a
  * script, the n-th call for a node returns the n-th outcome word of its list: `success` gives the simulated
  * response text, any other word (`fail`, `retry`, `partial_success`, or a custom word like `bug`) gives an
  * `Outcome` with that status, the simulated text as `last_response` and, for `fail`/`retry`, a failure reason
@@ -67,10 +84,26 @@ export function createSimulationBackend(options: SimulationBackendOptions = {}):
       const nodeId = request.node.id;
       const call = (calls.get(nodeId) ?? 0) + 1;
       calls.set(nodeId, call);
-      const text = simulatedResponse(nodeId);
       const steps = Object.hasOwn(script, nodeId) ? script[nodeId]! : [];
       const scripted = steps[call - 1];
       const step = readSimulationStep(scripted);
+      let text: string;
+      try {
+        text = step.response ?? simulatedReply(request);
+      } catch (error) {
+        return {
+          status: 'fail',
+          failureReason: `the simulation cannot build a value for the output_schema of "${nodeId}" (${(error as Error).message}); give one in the simulation script: {"${nodeId}": [{"response": ...}]}`,
+          retryable: false,
+        };
+      }
+      // An outcome object carries no reply: the codergen handler reads a structured one from response.md.
+      const withReply = async (outcome: Outcome): Promise<Outcome> => {
+        if (request.outputSchema !== undefined || step.response !== undefined) {
+          await writeFile(join(request.stageDir, 'response.md'), request.secrets?.maskText(text) ?? text);
+        }
+        return outcome;
+      };
       if (step.stdout !== undefined) {
         return {
           status: 'fail',
@@ -87,11 +120,11 @@ export function createSimulationBackend(options: SimulationBackendOptions = {}):
           context: request.context,
           visit: call,
           statuses: ['success'],
-          baseUpdates: { last_response: text },
+          baseUpdates: { last_response: text.slice(0, LAST_RESPONSE_MAX_CHARS) },
         });
         if (aim === undefined) return text;
         request.emit({ type: 'stage.log', level: 'info', message: `[Simulated] ${aim.description}` });
-        return {
+        return withReply({
           status: aim.status,
           ...(aim.preferredLabel === undefined ? {} : { preferredLabel: aim.preferredLabel }),
           ...(aim.suggestedNextIds === undefined ? {} : { suggestedNextIds: aim.suggestedNextIds }),
@@ -100,19 +133,19 @@ export function createSimulationBackend(options: SimulationBackendOptions = {}):
           ...(aim.status === 'fail' || aim.status === 'retry'
             ? { failureReason: `simulated ${aim.status}: the route ${aim.description}`, retryable: false }
             : {}),
-        };
+        });
       }
       const word = step.outcome;
       if (word === undefined || word === 'success') return text;
       const outcome: Outcome = {
         status: word,
         notes: `[Simulated] outcome "${word}" for stage ${nodeId} (call ${call} of the script)`,
-        contextUpdates: { last_response: text },
+        contextUpdates: { last_response: text.slice(0, LAST_RESPONSE_MAX_CHARS) },
         ...(word === 'fail' || word === 'retry'
           ? { failureReason: `simulated ${word} (script entry ${call} for "${nodeId}")` }
           : {}),
       };
-      return outcome;
+      return withReply(outcome);
     },
   };
 }

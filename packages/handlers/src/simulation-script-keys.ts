@@ -95,7 +95,8 @@ export interface CheckSimulationScriptStepsOptions extends CheckSimulationScript
  * Refuses, before a run starts, a script step that the node it names cannot take: a step with `stdout` (what a
  * dry-run tool node prints) for a node that is no tool node of the pipeline or of its sub-pipelines (found like
  * {@link checkSimulationScriptKeys} finds them), such as an LLM stage, which would fail at that node after the
- * earlier stages ran, and again on resume. Keys that name no node, or only nodes of a custom handler type, pass.
+ * earlier stages ran, and again on resume; a step with `response` (an LLM stage's reply) for a node that is no LLM
+ * stage. Keys that name no node, or only nodes of a custom handler type, pass.
  *
  * @throws {SimulationScriptError} naming the key, the index and what that node kind takes, e.g. `"write"[0].stdout
  *   is set, but "write" is an LLM stage (codergen), which takes an outcome word ...`.
@@ -106,15 +107,22 @@ export async function checkSimulationScriptSteps(options: CheckSimulationScriptS
   const { graphs } = await loadPipelineGraphs(options);
   const builtIn: ReadonlySet<string> = new Set(BUILT_IN_HANDLER_TYPE_NAMES);
   for (const [key, steps] of Object.entries(options.script)) {
-    const index = steps.findIndex((step) => readSimulationStep(step).stdout !== undefined);
-    if (index < 0) continue;
     const types = new Set<string>();
     for (const graph of graphs) {
       const node = graph.nodes.get(key);
       if (node !== undefined) types.add(graph.handlerType(node));
     }
     const type = [...types][0];
-    if (type === undefined || types.has('tool') || [...types].some((kind) => !builtIn.has(kind))) continue;
+    if (type === undefined || [...types].some((kind) => !builtIn.has(kind))) continue;
+    const replyIndex = steps.findIndex((step) => readSimulationStep(step).response !== undefined);
+    if (replyIndex >= 0 && !types.has('codergen')) {
+      throw new SimulationScriptError({
+        path: options.path ?? '<inline>',
+        problem: `"${key}"[${replyIndex}].response is set, but "${key}" is ${type === 'tool' ? 'a tool node' : `a ${type} node`}, which takes an outcome word or {"outcome": "...", "stdout": "..."}; "response" is the reply of an LLM stage (codergen)`,
+      });
+    }
+    const index = steps.findIndex((step) => readSimulationStep(step).stdout !== undefined);
+    if (index < 0 || types.has('tool')) continue;
     const kind = type === 'codergen' ? 'an LLM stage (codergen)' : `a ${type} node`;
     throw new SimulationScriptError({
       path: options.path ?? '<inline>',

@@ -2,18 +2,25 @@
  * The simulation script of the `SimulationBackend` and of dry-run tool nodes: what each node does, one step per
  * call, validated with zod.
  */
+import type { JsonValue } from '@attractor/engine';
 import { didYouMean, STANDARD_OUTCOMES } from '@attractor/graph';
 import { z } from 'zod';
 import { SimulationScriptError } from './errors/simulation-script-error.js';
 
 /**
  * One scripted call of a node: an outcome word (`"success"`, `"fail"`, `"retry"`, `"partial_success"` or a custom
- * word such as `"bug"`), or an object `{ "outcome"?: word, "stdout"?: text }`. `stdout` is what a tool node prints
- * in a dry run (`tool.output` / `tool_stdout`), for pipelines that route on it; it is an error on an LLM stage.
+ * word such as `"bug"`), or an object `{ "outcome"?: word, "stdout"?: text, "response"?: text or JSON value }`.
+ * `stdout` is what a tool node prints in a dry run (`tool.output` / `tool_stdout`), for pipelines that route on it;
+ * it is an error on an LLM stage. `response` is an LLM stage's reply (a JSON value is written as JSON text), checked
+ * against the stage's `output_schema` like a real reply (README "Typed data"); it is an error on a tool node.
  */
 export type SimulationStep =
   | string
-  | { readonly outcome?: string | undefined; readonly stdout?: string | undefined };
+  | {
+      readonly outcome?: string | undefined;
+      readonly stdout?: string | undefined;
+      readonly response?: JsonValue | undefined;
+    };
 
 /**
  * Steps per node id, one per call in order (`{ "test": ["fail", "success"], "check": [{ "stdout": "fresh" }] }`).
@@ -28,6 +35,7 @@ const outcomeWord = z
 const stepObject = z.strictObject({
   outcome: outcomeWord.optional(),
   stdout: z.string({ error: 'must be a string (what the tool prints)' }).optional(),
+  response: z.json({ error: 'must be the reply: a string or a JSON value' }).optional(),
 });
 
 const stepSchema = z.union([outcomeWord, stepObject]);
@@ -38,16 +46,23 @@ const scriptSchema = z.record(
   { error: 'must be a JSON object' },
 );
 
-/** The outcome word and tool stdout of a step (`undefined` when the step leaves them to the default). */
+/**
+ * The outcome word, tool stdout and LLM reply of a step (`undefined` when the step leaves them to the default). A
+ * `response` that is not a string is its JSON text.
+ */
 export function readSimulationStep(step: SimulationStep | undefined): {
   readonly outcome?: string;
   readonly stdout?: string;
+  readonly response?: string;
 } {
   if (step === undefined) return {};
   if (typeof step === 'string') return { outcome: step };
   return {
     ...(step.outcome === undefined ? {} : { outcome: step.outcome }),
     ...(step.stdout === undefined ? {} : { stdout: step.stdout }),
+    ...(step.response === undefined
+      ? {}
+      : { response: typeof step.response === 'string' ? step.response : JSON.stringify(step.response) }),
   };
 }
 
@@ -144,7 +159,7 @@ function innermostIssue(issue: z.core.$ZodIssue, data: unknown): ScriptIssue {
     return {
       path: issue.path,
       message:
-        'must be an outcome word such as "success", "fail" or a custom word, or an object {"outcome": "...", "stdout": "..."}',
+        'must be an outcome word such as "success", "fail" or a custom word, or an object {"outcome": "...", "stdout": "...", "response": ...}',
     };
   }
   return describeIssue(inner, issue.path);
@@ -153,7 +168,7 @@ function innermostIssue(issue: z.core.$ZodIssue, data: unknown): ScriptIssue {
 function describeIssue(issue: z.core.$ZodIssue, parentPath: readonly PropertyKey[]): ScriptIssue {
   const message =
     issue.code === 'unrecognized_keys'
-      ? `has unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => `"${key}"`).join(', ')} (a step object has "outcome" and "stdout")`
+      ? `has unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => `"${key}"`).join(', ')} (a step object has "outcome", "stdout" and "response")`
       : issue.message;
   return { path: [...parentPath, ...issue.path], message };
 }

@@ -172,7 +172,7 @@ describe('loadSimulationScript', () => {
       'Simulation script steps.json is invalid: "check"[0].stdout must be a string (what the tool prints) (got 3)',
     );
     expect(() => parseSimulationScript({ check: [{ output: 'fresh' }] })).toThrow(
-      '"check"[0] has unknown key "output" (a step object has "outcome" and "stdout")',
+      '"check"[0] has unknown key "output" (a step object has "outcome", "stdout" and "response")',
     );
     expect(() => parseSimulationScript({ check: [{ outcome: 'two words' }] })).toThrow(
       '"check"[0].outcome must be a single outcome word',
@@ -186,5 +186,57 @@ describe('loadSimulationScript', () => {
     expect(result.nodeOutcomes.build?.failureReason).toBe(
       'simulation script entry 1 for "build" sets "stdout", but "build" is an LLM stage; "stdout" is for tool nodes in a dry run, give an outcome word instead',
     );
+  });
+});
+
+describe('SimulationBackend and output_schema (README "Typed data")', () => {
+  const typed = (attributes: string) => `digraph G {
+    start [shape=Mdiamond]
+    exit [shape=Msquare]
+    plan [prompt="plan", ${attributes}]
+    start -> plan -> exit
+  }`;
+
+  it('answers a stage that has an output_schema with a minimal value valid for it', async () => {
+    const { result, logsRoot } = await runDot(
+      typed('output_schema="summary: string, steps: string[], done: boolean, score?: number"'),
+      { backend: createSimulationBackend() },
+    );
+    expect(result.status).toBe('success');
+    expect(JSON.parse(readText(join(logsRoot, 'plan', 'response.md')))).toEqual({
+      summary: 'string',
+      steps: ['string'],
+      done: true,
+      score: 0,
+    });
+    expect(result.context.get('plan.summary')).toBe('string');
+    expect(result.context.get('plan.steps')).toEqual(['string']);
+  });
+
+  it('takes a scripted "response" (a JSON value or text) as the reply, checked against the output_schema', async () => {
+    const source = typed('output_schema="summary: string", max_retries=1');
+    const backend = createSimulationBackend({
+      script: { plan: [{ response: { summary: 3 } }, { response: '{"summary": "two steps"}' }] },
+    });
+    const failures: string[] = [];
+    const { result } = await runDot(source, {
+      backend,
+      clock: createTestClock(),
+      onEvent: (event) => {
+        if (event.type === 'stage.failed') failures.push(event.error);
+      },
+    });
+    expect(result.status).toBe('success');
+    expect(result.context.get('plan.summary')).toBe('two steps');
+    expect(failures).toEqual([
+      'the structured output of "plan" (the reply, response.md) does not match its output_schema: "summary" must be a string, got 3',
+    ]);
+  });
+
+  it('gives a scripted "response" text to a stage without output_schema', async () => {
+    const { logsRoot } = await runDot(typed('label="plan"'), {
+      backend: createSimulationBackend({ script: { plan: [{ response: 'PLAN_READY' }] } }),
+    });
+    expect(readText(join(logsRoot, 'plan', 'response.md'))).toBe('PLAN_READY');
   });
 });

@@ -157,7 +157,7 @@ describe('checkSimulationScriptSteps (--simulate-script steps fit their nodes)',
       checkSimulationScriptSteps({
         script: {
           lint: [{ stdout: 'ok' }],
-          implement: ['fail', { outcome: 'success' }],
+          implement: ['fail', { outcome: 'success' }, { response: { plan: 'x' } }],
           nowhere: [{ stdout: 'x' }],
         },
         graph,
@@ -181,5 +181,14 @@ describe('checkSimulationScriptSteps (--simulate-script steps fit their nodes)',
     await expect(
       checkSimulationScriptSteps({ script: { supervise: [{ stdout: 'x' }] }, graph, workdir: dir }),
     ).rejects.toThrow('"supervise"[0].stdout is set, but "supervise" is a stack.manager_loop node');
+  });
+
+  it('refuses a "response" for a tool node: it is the reply of an LLM stage', async () => {
+    const { dir, graph } = pipelines(files);
+    await expect(
+      checkSimulationScriptSteps({ script: { lint: [{ response: 'ok' }] }, graph, workdir: dir }),
+    ).rejects.toThrow(
+      '"lint"[0].response is set, but "lint" is a tool node, which takes an outcome word or {"outcome": "...", "stdout": "..."}; "response" is the reply of an LLM stage (codergen)',
+    );
   });
 });
