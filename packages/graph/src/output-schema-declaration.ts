@@ -68,6 +68,8 @@ export interface OutMapEntry {
   readonly key: string;
   /** Where `key` starts in the `out_map` value (0-based, in characters): lint points at it. */
   readonly keyOffset: number;
+  /** Where `field` starts in the `out_map` value (0-based, in characters). */
+  readonly fieldOffset: number;
 }
 
 /** What {@link parseOutMap} returns. */
@@ -96,7 +98,12 @@ export function parseOutMap(text: string): OutMapResult {
       });
       continue;
     }
-    entries.push({ field, key, keyOffset: at + arrow + 2 + part.slice(arrow + 2).indexOf(key) });
+    entries.push({
+      field,
+      key,
+      keyOffset: at + arrow + 2 + part.slice(arrow + 2).indexOf(key),
+      fieldOffset: at + part.indexOf(field),
+    });
   }
   if (errors.length > 0) return declarationFailure(errors);
   return { ok: true, entries };

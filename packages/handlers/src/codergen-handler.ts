@@ -9,6 +9,7 @@ import {
   createSecretMasker,
   type DeclaredHandler,
   defineHandler,
+  type HandlerRuntime,
   inputsOfContext,
   type JsonValue,
   type Outcome,
@@ -16,7 +17,12 @@ import {
 import { expandVariables, type Graph, type GraphNode, SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
 import { createCodergenRequest, errorToFailOutcome } from './codergen-request.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
-import { checkStructuredOutput, type OutputSchema, readOutputSchema } from './structured-output.js';
+import {
+  checkStructuredOutput,
+  notesWith,
+  type OutputSchema,
+  readOutputSchema,
+} from './structured-output.js';
 
 /** Length of `last_response` in the context, in characters (spec §4.5). */
 export const LAST_RESPONSE_MAX_CHARS = 200;
@@ -121,6 +127,7 @@ export function createCodergenHandler(options: CodergenHandlerOptions = {}): Dec
           node,
           schema,
           text: reply ?? (await runtime.stage.readText('response.md')) ?? '',
+          emit: (event) => runtime.emit(event),
         });
       }
       return outcome;
@@ -138,6 +145,7 @@ function withStructuredOutput(options: {
   readonly node: GraphNode;
   readonly schema: OutputSchema;
   readonly text: string;
+  readonly emit: HandlerRuntime['emit'];
 }): Outcome {
   const { outcome } = options;
   const checked = checkStructuredOutput({
@@ -154,7 +162,12 @@ function withStructuredOutput(options: {
       ...(outcome.contextUpdates === undefined ? {} : { contextUpdates: outcome.contextUpdates }),
     };
   }
-  return { ...outcome, contextUpdates: { ...outcome.contextUpdates, ...checked.contextUpdates } };
+  for (const message of checked.warnings) options.emit({ type: 'stage.log', level: 'warn', message });
+  return {
+    ...outcome,
+    ...notesWith(outcome.notes, checked.warnings),
+    contextUpdates: { ...outcome.contextUpdates, ...checked.contextUpdates },
+  };
 }
 
 /** A `status.json` written during the stage wins; its context updates go over the handler's own. */

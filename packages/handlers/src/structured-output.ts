@@ -54,14 +54,25 @@ export async function readOutputSchema(options: {
 
 /** What {@link checkStructuredOutput} returns. */
 export type StructuredOutputResult =
-  | { readonly ok: true; readonly value: JsonValue; readonly contextUpdates: Record<string, JsonValue> }
+  | {
+      readonly ok: true;
+      readonly value: JsonValue;
+      readonly contextUpdates: Record<string, JsonValue>;
+      /**
+       * One sentence per `out_map` entry whose field the valid value lacks (its key is not set), e.g. `out_map of
+       * "plan": the output has no field "sumary", so "summary" is not set (the output has "summary")`; the handlers
+       * report them as `stage.log` warnings and in the outcome's notes. Empty when every entry found its field.
+       */
+      readonly warnings: readonly string[];
+    }
   | { readonly ok: false; readonly reason: string };
 
 /**
  * Parses `text` as JSON (a reply wrapped in one Markdown code fence is unwrapped) and checks it against `schema`.
  * A valid value becomes context updates: each `out_map` entry's field (a dotted path into the value) under its key,
  * or, without `out_map`, each top-level field of an object under `<node id>.<field>` (anything else under
- * `<node id>.output`). An invalid one is `{ ok: false, reason }` naming every problem; nothing of it is committed.
+ * `<node id>.output`). An `out_map` field the value lacks sets nothing and is listed in `warnings` (an optional field
+ * left out, or a misspelled one; lint `out_map_field` finds the latter for a schema written in the DOT file). An invalid one is `{ ok: false, reason }` naming every problem; nothing of it is committed.
  */
 export function checkStructuredOutput(options: {
   readonly node: GraphNode;
@@ -90,12 +101,14 @@ export function checkStructuredOutput(options: {
     };
   }
   const contextUpdates: Record<string, JsonValue> = {};
+  const warnings: string[] = [];
   const outMap = node.attributes.out_map?.value;
   const parsedMap = outMap === undefined ? undefined : parseOutMap(outMap);
   if (parsedMap?.ok === true && parsedMap.entries.length > 0) {
     for (const entry of parsedMap.entries) {
       const field = fieldAt(value, entry.field);
       if (field !== undefined) contextUpdates[entry.key] = field;
+      else warnings.push(missingFieldWarning({ nodeId: node.id, value, field: entry.field, key: entry.key }));
     }
   } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     for (const [field, fieldValue] of Object.entries(value))
@@ -103,7 +116,20 @@ export function checkStructuredOutput(options: {
   } else {
     contextUpdates[`${node.id}.output`] = value;
   }
-  return { ok: true, value, contextUpdates };
+  return { ok: true, value, contextUpdates, warnings };
+}
+
+function missingFieldWarning(options: {
+  readonly nodeId: string;
+  readonly value: JsonValue;
+  readonly field: string;
+  readonly key: string;
+}): string {
+  const { value } = options;
+  const fields =
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+  const has = fields.length === 0 ? 'no fields' : fields.map((field) => `"${field}"`).join(', ');
+  return `out_map of "${options.nodeId}": the output has no field "${options.field}", so "${options.key}" is not set (the output has ${has})`;
 }
 
 /** The text inside one Markdown code fence around the whole reply (```json ... ```), else the text. */
@@ -119,4 +145,10 @@ function fieldAt(value: JsonValue, path: string): JsonValue | undefined {
     current = (current as Record<string, JsonValue>)[name];
   }
   return current;
+}
+
+/** `{ notes }` of an outcome with `warnings` appended to its `notes`, one per line; `{}` when both are empty. */
+export function notesWith(notes: string | undefined, warnings: readonly string[]): { notes?: string } {
+  const lines = [...(notes === undefined || notes === '' ? [] : [notes]), ...warnings];
+  return lines.length === 0 ? {} : { notes: lines.join('\n') };
 }

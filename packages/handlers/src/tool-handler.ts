@@ -16,7 +16,7 @@ import { execa } from 'execa';
 import type { RouteFinder } from './route-finder.js';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
-import { checkStructuredOutput, readOutputSchema } from './structured-output.js';
+import { checkStructuredOutput, notesWith, readOutputSchema } from './structured-output.js';
 import { traceToolCommand } from './tool-command-span.js';
 import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
 import { truncateTail } from './truncate-text.js';
@@ -237,8 +237,16 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
             schema: outputSchema.schema,
             source: truncation === undefined ? 'stdout' : `stdout, which was truncated: ${truncation}`,
           });
+          if (checked.ok) {
+            for (const message of checked.warnings)
+              runtime.emit({ type: 'stage.log', level: 'warn', message });
+          }
           outcome = checked.ok
-            ? { ...outcome, contextUpdates: { ...contextUpdates, ...checked.contextUpdates } }
+            ? {
+                ...outcome,
+                ...notesWith(outcome.notes, checked.warnings),
+                contextUpdates: { ...contextUpdates, ...checked.contextUpdates },
+              }
             : { status: 'fail', failureReason: checked.reason, retryable: true, contextUpdates };
         }
       } else {

@@ -80,6 +80,28 @@ describe('output_schema on an LLM stage (README "Typed data")', () => {
     expect(result.context.has('review.verdict')).toBe(false);
   });
 
+  it('warns, in a stage.log event and the notes, about an out_map field the valid output does not have', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'summary.json'), JSON.stringify({ type: 'object' }));
+    const backend = scriptedBackend(['{"summary": "short"}']);
+    const graph = graphFrom(
+      review('output_schema="summary.json", out_map="sumary -> summary, summary -> text"'),
+      join(dir, 'r.dot'),
+    );
+    const { result, events } = await runDot(graph, { registry: createDefaultRegistry({ backend }) });
+    expect(result.status).toBe('success');
+    expect(result.context.get('text')).toBe('short');
+    expect(result.context.has('summary')).toBe(false);
+    const warning =
+      'out_map of "review": the output has no field "sumary", so "summary" is not set (the output has "summary")';
+    expect(result.nodeOutcomes.review?.notes).toContain(warning);
+    expect(
+      events.flatMap((event) =>
+        event.type === 'stage.log' && event.level === 'warn' ? [event.message] : [],
+      ),
+    ).toEqual([warning]);
+  });
+
   it('reads a schema file relative to the DOT file, and names the file when it is missing', async () => {
     const dir = tempDir();
     writeFileSync(

@@ -33,6 +33,7 @@ import { loopRestartStartRule } from './rules/loop-restart-start.js';
 import { managerChildDotfileRule } from './rules/manager-child-dotfile.js';
 import { mcpServerKnownRule } from './rules/mcp-server-known.js';
 import { outMapConflictRule } from './rules/out-map-conflict.js';
+import { outMapFieldRule } from './rules/out-map-field.js';
 import { outMapStateRule } from './rules/out-map-state.js';
 import { outcomeCoverageRule } from './rules/outcome-coverage.js';
 import { outputSchemaRule } from './rules/output-schema.js';
@@ -115,6 +116,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   inputsDeclarationRule,
   inputVariableRule,
   outputSchemaRule,
+  outMapFieldRule,
   outMapStateRule,
   outMapConflictRule,
   outputUnwrittenRule,

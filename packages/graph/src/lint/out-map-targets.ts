@@ -17,6 +17,10 @@ export interface OutMapTarget {
   readonly key: string;
   /** The key's place in the decoded `out_map` value, for `spanInAttribute`. */
   readonly offset: number;
+  /** The output field mapped (a dotted path into the output: `verdict`, `meta.title`). */
+  readonly field: string;
+  /** The field's place in the decoded `out_map` value. */
+  readonly fieldOffset: number;
 }
 
 /** Every `out_map` target of the graph, in node order; a malformed `out_map` (rule `output_schema`) gives none. */
@@ -28,7 +32,14 @@ export function outMapTargets(graph: Graph): OutMapTarget[] {
     const parsed = parseOutMap(attribute.value);
     if (!parsed.ok) continue;
     for (const entry of parsed.entries)
-      targets.push({ node, attribute, key: entry.key, offset: entry.keyOffset });
+      targets.push({
+        node,
+        attribute,
+        key: entry.key,
+        offset: entry.keyOffset,
+        field: entry.field,
+        fieldOffset: entry.fieldOffset,
+      });
   }
   return targets;
 }

@@ -247,3 +247,34 @@ describe('output_unwritten (README "Typed data")', () => {
     );
   });
 });
+
+describe('out_map_field (README "Typed data", issue 29)', () => {
+  it('reports an out_map field its stage output_schema does not have, at the field, with the near property', () => {
+    const source = pipeline(
+      'outputs="summary"',
+      '  plan [prompt="p", output_schema="summary: string", out_map="sumary -> summary"]\n  start -> plan -> exit',
+    );
+    expect(lintRule(source, 'out_map_field')).toEqual(['error 5:63 plan']);
+    const [diagnostic] = diagnosticsOf(source, 'out_map_field');
+    expect(diagnostic?.message).toBe(
+      'The out_map of "plan" maps the field "sumary", which its output_schema does not have (it has "summary"): "summary" would never be set.',
+    );
+    expect(diagnostic?.fix).toBe('Did you mean "summary"? Write out_map="summary -> summary".');
+  });
+
+  it('follows a dotted field into nested properties, and trusts schema files and open nested objects', () => {
+    const nested = pipeline(
+      'goal="x"',
+      `  plan [prompt="p", output_schema="{\\"type\\":\\"object\\",\\"properties\\":{\\"meta\\":{\\"type\\":\\"object\\",\\"properties\\":{\\"title\\":{\\"type\\":\\"string\\"}}},\\"free\\":{\\"type\\":\\"object\\"}}}", out_map="meta.title -> t, meta.titel -> u, free.any -> v, nothing -> w"]\n  start -> plan -> exit`,
+    );
+    expect(diagnosticsOf(nested, 'out_map_field').map((found) => found.message)).toEqual([
+      'The out_map of "plan" maps the field "meta.titel", which its output_schema does not have (it has "meta.title"): "u" would never be set.',
+      'The out_map of "plan" maps the field "nothing", which its output_schema does not have (it has "meta", "free"): "w" would never be set.',
+    ]);
+    const file = pipeline(
+      'goal="x"',
+      '  plan [prompt="p", output_schema="plan.schema.json", out_map="anything -> a"]\n  start -> plan -> exit',
+    );
+    expect(lintRule(file, 'out_map_field')).toEqual([]);
+  });
+});
