@@ -278,3 +278,23 @@ describe('out_map_field (README "Typed data", issue 29)', () => {
     expect(lintRule(file, 'out_map_field')).toEqual([]);
   });
 });
+
+describe('output_unwritten: <node id>.<field> of a structured stage (issue 29)', () => {
+  it('warns at a "<node>.<field>" key the node does not write: a field its output_schema lacks, or any under out_map', () => {
+    const source = pipeline(
+      'outputs="summary, t.n, t.summary, u.x, u.y"',
+      [
+        '  t [prompt="p", output_schema="summary: string, n: number", out_map="summary -> summary"]',
+        '  u [prompt="p", output_schema="x: string"]',
+        '  start -> t -> u -> exit',
+      ].join('\n'),
+    );
+    expect(lintRule(source, 'output_unwritten')).toEqual(['warning 2:28', 'warning 2:33', 'warning 2:49']);
+    expect(diagnosticsOf(source, 'output_unwritten')[0]?.message).toBe(
+      'Graph attribute outputs of "G" names "t.n", which no stage writes ("t" maps its output by out_map, which does not map to "t.n"): the run\'s output.json will lack it unless an agent writes it through status.json.',
+    );
+    expect(diagnosticsOf(source, 'output_unwritten')[2]?.message).toBe(
+      'Graph attribute outputs of "G" names "u.y", which no stage writes ("u" writes the fields of its output_schema under "u.", which has no "y"): the run\'s output.json will lack it unless an agent writes it through status.json.',
+    );
+  });
+});
