@@ -1,10 +1,12 @@
 import { inputVariableNames } from '../../expand-variables.js';
 import type { Diagnostic, LintRule } from '../diagnostic.js';
-import { spanInAttribute } from '../source-location.js';
+import { didYouMean } from '../did-you-mean.js';
+import { replacing, spanInAttribute } from '../source-location.js';
 
 /**
  * `input_variable` (ERROR, README "Typed data"): a prompt or `tool_command` uses `$input.<name>`, and the graph's
- * `inputs` does not declare `<name>` (or the graph declares no inputs). Not checked when `inputs` names a JSON Schema
+ * `inputs` does not declare `<name>` (or the graph declares no inputs); the fix names a declared input close to it
+ * (`$input.nmae` → `$input.name`). Not checked when `inputs` names a JSON Schema
  * file: the engine checks the run's inputs against it.
  */
 export const inputVariableRule: LintRule = {
@@ -21,6 +23,7 @@ export const inputVariableRule: LintRule = {
         if (attribute === undefined) continue;
         for (const { name, offset } of inputVariableNames(attribute.value)) {
           if (declared.has(name)) continue;
+          const meant = didYouMean(name, declared);
           const span = spanInAttribute(graph, attribute, { offset, length: name.length + 7 });
           diagnostics.push({
             rule: 'input_variable',
@@ -30,8 +33,8 @@ export const inputVariableRule: LintRule = {
                 ? `The ${attribute.key} of "${node.id}" uses $input.${name}, but graph "${graph.id}" declares no inputs.`
                 : `The ${attribute.key} of "${node.id}" uses $input.${name}, but the graph's inputs do not declare "${name}" (they declare ${[...declared].map((known) => `"${known}"`).join(', ') || 'nothing'}).`,
             nodeId: node.id,
-            fix: `Declare it in the graph's inputs, e.g. graph [inputs="${[...(declaration?.fields.map((field) => `${field.name}${field.optional ? '?' : ''}: ${field.type}`) ?? []), `${name}: string`].join(', ')}"].`,
-            ...(span === undefined ? {} : { span }),
+            fix: `${meant === undefined ? 'Declare it' : `Did you mean $input.${meant}? Otherwise declare it`} in the graph's inputs, e.g. graph [inputs="${[...(declaration?.fields.map((field) => `${field.name}${field.optional ? '?' : ''}: ${field.type}`) ?? []), `${name}: string`].join(', ')}"].`,
+            ...replacing(span, meant === undefined ? undefined : `$input.${meant}`),
           });
         }
       }

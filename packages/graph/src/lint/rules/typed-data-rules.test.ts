@@ -298,3 +298,18 @@ describe('output_unwritten: <node id>.<field> of a structured stage (issue 29)',
     );
   });
 });
+
+describe('input_variable and prompt_variable: near names and what is expanded (issue 29)', () => {
+  it('suggests the declared input a misspelled $input.<name> was meant to be', () => {
+    const source = pipeline(
+      'inputs="name: string"',
+      '  plan [prompt="Hi $input.nmae"]\n  start -> plan -> exit',
+    );
+    expect(diagnosticsOf(source, 'input_variable')[0]?.fix).toBe(
+      'Did you mean $input.name? Otherwise declare it in the graph\'s inputs, e.g. graph [inputs="name: string, nmae: string"].',
+    );
+    expect(diagnosticsOf(source, 'input_variable')[0]?.edits?.map((edit) => edit.text)).toEqual([
+      '$input.name',
+    ]);
+  });
+});
