@@ -312,4 +312,23 @@ describe('input_variable and prompt_variable: near names and what is expanded (i
       '$input.name',
     ]);
   });
+
+  it('says which variables are expanded, and takes $parallel.outputs in a fan-in prompt as one', () => {
+    const source = pipeline('goal="x"', '  work [prompt="Do $task"]\n  start -> work -> exit');
+    expect(diagnosticsOf(source, 'prompt_variable')[0]?.message).toBe(
+      'The prompt of "work" uses $task, which is not expanded (prompts expand $goal, $input.<name> and, in a fan-in\'s prompt, $parallel.outputs); the model sees "$task" literally.',
+    );
+    const merge = pipeline(
+      'goal="x"',
+      [
+        '  fan [shape=component]',
+        '  a [prompt="a"]',
+        '  b [prompt="b"]',
+        '  join [shape=tripleoctagon, fan_in_mode=merge, prompt="Merge:\\n\\n$parallel.outputs"]',
+        '  other [prompt="Use $parallel.outputs"]',
+        '  start -> fan -> a -> join\n  fan -> b -> join\n  join -> other -> exit',
+      ].join('\n'),
+    );
+    expect(lintRule(merge, 'prompt_variable')).toEqual(['warning 9:22 other']);
+  });
 });
