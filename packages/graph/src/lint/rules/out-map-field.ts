@@ -2,7 +2,7 @@ import type { Diagnostic, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
 import { outMapTargets } from '../out-map-targets.js';
 import { findSchemaField, inlineOutputSchema } from '../output-schema-fields.js';
-import { spanInAttribute } from '../source-location.js';
+import { replacing, spanInAttribute } from '../source-location.js';
 
 /**
  * `out_map_field` (ERROR, README "Typed data"): an `out_map` entry maps a field that the stage's `output_schema` does
@@ -34,7 +34,10 @@ export const outMapFieldRule: LintRule = {
           near === undefined
             ? `Map a field the output_schema has, or add "${found.field}" to the output_schema.`
             : `Did you mean "${near}"? Write out_map="${value.slice(0, target.fieldOffset)}${near}${target.field.slice(found.field.length)}${value.slice(target.fieldOffset + target.field.length)}".`,
-        ...(span === undefined ? {} : { span }),
+        ...replacing(
+          span,
+          near === undefined ? undefined : `${near}${target.field.slice(found.field.length)}`,
+        ),
       });
     }
     return diagnostics;

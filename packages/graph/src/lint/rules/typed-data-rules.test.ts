@@ -260,6 +260,7 @@ describe('out_map_field (README "Typed data", issue 29)', () => {
       'The out_map of "plan" maps the field "sumary", which its output_schema does not have (it has "summary"): "summary" would never be set.',
     );
     expect(diagnostic?.fix).toBe('Did you mean "summary"? Write out_map="summary -> summary".');
+    expect(diagnostic?.edits?.map((edit) => edit.text)).toEqual(['summary']);
   });
 
   it('follows a dotted field into nested properties, and trusts schema files and open nested objects', () => {
