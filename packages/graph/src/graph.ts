@@ -71,7 +71,8 @@ export type BuiltInHandlerType =
   | 'parallel.fan_in'
   | 'tool'
   | 'stack.manager_loop'
-  | 'subgraph';
+  | 'subgraph'
+  | 'foreach';
 
 /** The Graphviz shapes that map to a handler type (spec §2.8). */
 export type MappedShape =

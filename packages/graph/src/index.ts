@@ -8,7 +8,9 @@ export type {
   CodingToolName,
   EdgeAttributeKey,
   EdgeFields,
+  ForeachMode,
   GraphAttributeKey,
+  ItemErrorPolicy,
   JoinPolicy,
   NodeAttributeKey,
   NodeFields,
@@ -35,7 +37,7 @@ export type { BuildGraphOptions } from './build-graph.js';
 export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
-export { expandVariables, inputVariableNames } from './expand-variables.js';
+export { expandVariables, inputVariableNames, itemVariableNames } from './expand-variables.js';
 export { type FindJoinNodeOptions, findJoinNode } from './find-join-node.js';
 export { type FormatPipelineOptions, formatPipeline } from './format-pipeline.js';
 export type {

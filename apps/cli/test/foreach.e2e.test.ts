@@ -1,0 +1,198 @@
+import { access, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { attractor, temporaryDirectory } from './helpers/cli.js';
+
+/** 50 file names; items 7, 23 and 41 are the ones whose check fails. */
+const FILES = Array.from({ length: 50 }, (_, index) =>
+  [7, 23, 41].includes(index) ? `bad-${index}.ts` : `file-${index}.ts`,
+);
+const FAILING = [7, 23, 41];
+
+/**
+ * A foreach over `state.files` whose body is a simulated LLM review of the item and a tool check that fails for
+ * `bad-*` files and otherwise prints `{"name": <file>}`, mapped into the declared list `seen`.
+ */
+function reviewEach(onItemError: string): string {
+  return `digraph ReviewEach {
+  graph [state="files: append, results: append, seen: append", outputs="results, seen"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  each [type="foreach", over="state.files", as="file", max_parallel=5, on_item_error=${onItemError}, collect="results"]
+  review [prompt="Review $item.file carefully."]
+  check [shape=parallelogram, output_schema="name: string", out_map="name -> seen", tool_command="case \\"$item.file\\" in bad*) echo \\"broken $item.file\\" >&2; exit 3;; esac; printf '{\\"name\\":\\"%s\\"}' \\"$item.file\\""]
+  join [shape=tripleoctagon, join_merge=none]
+  start -> each -> review -> check -> join -> exit
+}
+`;
+}
+
+interface ForeachEvent {
+  readonly type: string;
+  readonly index?: number;
+  readonly success?: boolean;
+  readonly kept?: boolean;
+  readonly keptCount?: number;
+  readonly notStartedCount?: number;
+  readonly successCount?: number;
+  readonly failureCount?: number;
+  readonly branchPath?: readonly string[];
+  readonly nodeId?: string;
+}
+
+async function events(runDir: string): Promise<ForeachEvent[]> {
+  const text = await readFile(join(runDir, 'events.jsonl'), 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as ForeachEvent);
+}
+
+/** The most items open at once (started, not completed), from the `foreach.item.*` events in order. */
+function mostOpen(list: readonly ForeachEvent[]): number {
+  let open = 0;
+  let most = 0;
+  for (const event of list) {
+    if (event.type === 'foreach.item.started') most = Math.max(most, ++open);
+    if (event.type === 'foreach.item.completed' && event.kept !== true) open--;
+  }
+  return most;
+}
+
+async function runEach(onItemError: string) {
+  const cwd = await temporaryDirectory();
+  await writeFile(join(cwd, 'each.dot'), reviewEach(onItemError));
+  const result = await attractor(
+    ['run', 'each.dot', '--simulate', '--set', `files=${JSON.stringify(FILES)}`, '--logs-dir', 'run'],
+    { cwd },
+  );
+  return { cwd, result, runDir: join(cwd, 'run') };
+}
+
+interface ItemResult {
+  readonly index: number;
+  readonly item: string;
+  readonly status: string;
+  readonly failure_reason: string;
+  readonly output: string;
+  readonly updates: Record<string, unknown>;
+}
+
+describe('foreach over 50 items in parallel, 3 failing (README "Typed data")', () => {
+  it('on_item_error=collect: every item runs in its own stage directories, results in item order with the 3 failures, the declared list merged in item order', async () => {
+    const { result, runDir } = await runEach('collect');
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    const output = JSON.parse(await readFile(join(runDir, 'output.json'), 'utf8')) as {
+      results: ItemResult[];
+      seen: string[];
+    };
+    expect(output.results.map((entry) => entry.index)).toEqual(FILES.map((_, index) => index));
+    expect(output.results.map((entry) => entry.item)).toEqual(FILES);
+    expect(output.results.filter((entry) => entry.status === 'fail').map((entry) => entry.index)).toEqual(
+      FAILING,
+    );
+    expect(output.results[7]!.failure_reason).toContain('broken bad-7.ts');
+    expect(output.results[8]).toMatchObject({
+      status: 'success',
+      output: '{"name":"file-8.ts"}',
+      updates: { seen: 'file-8.ts' },
+    });
+    expect(output.seen).toEqual(FILES.filter((_, index) => !FAILING.includes(index)));
+    // Each item's stages are in each/items/<n>/, the prompt with the item expanded.
+    expect(await readFile(join(runDir, 'each', 'items', '12', 'review', 'prompt.md'), 'utf8')).toContain(
+      'Review file-12.ts carefully.',
+    );
+    expect(await readdir(join(runDir, 'each', 'items'))).toHaveLength(50);
+    const list = await events(runDir);
+    const completed = list.filter((event) => event.type === 'foreach.item.completed');
+    expect(completed).toHaveLength(50);
+    expect(
+      completed
+        .filter((event) => event.success === false)
+        .map((event) => event.index)
+        .sort((a, b) => a! - b!),
+    ).toEqual(FAILING);
+    // The item's own events carry items/<n> in branchPath.
+    const checkOf23 = list.find(
+      (event) =>
+        event.type === 'stage.completed' && event.nodeId === 'check' && event.branchPath?.[0] === 'items/23',
+    );
+    expect(checkOf23).toBeDefined();
+    // max_parallel=5: five items start at once, never more.
+    expect(mostOpen(list)).toBe(5);
+    expect(list.find((event) => event.type === 'foreach.completed')).toMatchObject({
+      successCount: 47,
+      failureCount: 3,
+      notStartedCount: 0,
+    });
+  });
+
+  it('on_item_error=skip: the failed items are left out of the results; the run succeeds', async () => {
+    const { result, runDir } = await runEach('skip');
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    const output = JSON.parse(await readFile(join(runDir, 'output.json'), 'utf8')) as {
+      results: ItemResult[];
+      seen: string[];
+    };
+    const kept = FILES.map((_, index) => index).filter((index) => !FAILING.includes(index));
+    expect(output.results.map((entry) => entry.index)).toEqual(kept);
+    expect(output.results.every((entry) => entry.status === 'success')).toBe(true);
+    expect(output.seen).toEqual(kept.map((index) => FILES[index]));
+  });
+
+  it('on_item_error=fail: the first failure starts no further item and fails the run, naming the item; the finished items are recorded', async () => {
+    const { result, runDir } = await runEach('fail');
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout + result.stderr).toContain(
+      'item 7: node "check" failed: command exited with code 3: broken bad-7.ts',
+    );
+    const list = await events(runDir);
+    const done = list.find((event) => event.type === 'foreach.completed')!;
+    expect(done.notStartedCount).toBeGreaterThan(0);
+    expect(done.failureCount).toBe(1);
+    // No item starts after the failing one completed.
+    const failedAt = list.findIndex(
+      (event) => event.type === 'foreach.item.completed' && event.success === false,
+    );
+    expect(list.slice(failedAt).some((event) => event.type === 'foreach.item.started')).toBe(false);
+    const recorded = (await readdir(join(runDir, 'each', 'items'))).length;
+    expect(recorded).toBe(done.successCount! + done.failureCount!);
+    await expect(access(join(runDir, 'output.json'))).rejects.toThrow();
+  });
+});
+
+describe('foreach mode=serial', () => {
+  it('runs the items one after another in list order', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'serial.dot'),
+      `digraph Serial {
+  graph [inputs="words: string[]", state="results: append", outputs="results"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  each [type="foreach", over="input.words", mode=serial, collect="results"]
+  say [shape=parallelogram, tool_command="sleep \\"0.$((5 - $(printf %s \\"$item.item\\" | wc -c)))\\"; echo \\"$item.item\\" >> order.txt; echo \\"$item.item\\""]
+  join [shape=tripleoctagon, join_merge=none]
+  start -> each -> say -> join -> exit
+}
+`,
+    );
+    // Longer words sleep less: in parallel they would finish in another order.
+    const words = ['a', 'bb', 'ccc', 'dddd'];
+    const result = await attractor(
+      ['run', 'serial.dot', '--simulate', '--input', `words=${JSON.stringify(words)}`, '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect((await readFile(join(cwd, 'order.txt'), 'utf8')).split('\n').filter(Boolean)).toEqual(words);
+    const list = (await events(join(cwd, 'run'))).filter((event) => event.type.startsWith('foreach.item.'));
+    expect(list.map((event) => `${event.type.slice('foreach.item.'.length)} ${event.index}`)).toEqual(
+      words.flatMap((_, index) => [`started ${index}`, `completed ${index}`]),
+    );
+    expect(mostOpen(list)).toBe(1);
+    const output = JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8')) as {
+      results: ItemResult[];
+    };
+    expect(output.results.map((entry) => entry.output.trim())).toEqual(words);
+  });
+});
