@@ -3,6 +3,22 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
 
+/** Resolves once `ready()` is true, checking every 50 ms; throws after `timeoutMs` (a last-resort bound). */
+async function waitUntil(ready: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** 50 file names; items 7, 23 and 41 are the ones whose check fails. */
 const FILES = Array.from({ length: 50 }, (_, index) =>
   [7, 23, 41].includes(index) ? `bad-${index}.ts` : `file-${index}.ts`,
@@ -194,5 +210,115 @@ describe('foreach mode=serial', () => {
       results: ItemResult[];
     };
     expect(output.results.map((entry) => entry.output.trim())).toEqual(words);
+  });
+});
+
+describe('foreach and resume', () => {
+  it('after kill -9 of the CLI in the middle of a foreach, resume runs only the unfinished item', {
+    timeout: 240_000,
+  }, async () => {
+    const cwd = await temporaryDirectory();
+    const items = Array.from({ length: 10 }, (_, index) => `i${index}`);
+    await writeFile(
+      join(cwd, 'resume.dot'),
+      `digraph Resume {
+  graph [state="results: append", outputs="results"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  each [type="foreach", over="state.items", max_parallel=2, collect="results"]
+  work [shape=parallelogram, tool_command="echo \\"$item.item\\" >> ran.txt; if [ \\"$item.item\\" = i5 ] && [ ! -f release ]; then touch blocked; sleep 600; fi; echo \\"done $item.item\\""]
+  join [shape=tripleoctagon, join_merge=none]
+  start -> each -> work -> join -> exit
+}
+`,
+    );
+    const runDir = join(cwd, 'run');
+    const child = attractor(
+      ['run', 'resume.dot', '--simulate', '--set', `items=${JSON.stringify(items)}`, '--logs-dir', 'run'],
+      { cwd },
+    );
+    // Item i5 blocks; the other slot runs every other item to the end.
+    const others = items.map((_, index) => index).filter((index) => index !== 5);
+    await waitUntil(
+      async () =>
+        (await exists(join(cwd, 'blocked'))) &&
+        (
+          await Promise.all(
+            others.map((index) => exists(join(runDir, 'each', 'items', String(index), 'result.json'))),
+          )
+        ).every(Boolean),
+      'nine items finished and i5 blocked',
+    );
+    child.kill('SIGKILL');
+    const killed = await child;
+    expect(killed.signal).toBe('SIGKILL');
+    await writeFile(join(cwd, 'release'), '');
+    const before = (await events(runDir)).length;
+
+    const resumed = await attractor(['resume', 'run'], { cwd });
+    expect(resumed.exitCode, resumed.stdout + resumed.stderr).toBe(0);
+    // Every item ran once, i5 twice (killed, then again): no finished item ran again.
+    const ran = (await readFile(join(cwd, 'ran.txt'), 'utf8')).split('\n').filter(Boolean).sort();
+    expect(ran).toEqual([...items, 'i5'].sort());
+    const leg = (await events(runDir)).slice(before);
+    expect(leg.find((event) => event.type === 'foreach.started')?.keptCount).toBe(9);
+    expect(leg.filter((event) => event.type === 'foreach.item.started').map((event) => event.index)).toEqual([
+      5,
+    ]);
+    expect(
+      leg
+        .filter((event) => event.type === 'foreach.item.completed' && event.kept === true)
+        .map((event) => event.index),
+    ).toEqual(others);
+    const output = JSON.parse(await readFile(join(runDir, 'output.json'), 'utf8')) as {
+      results: ItemResult[];
+    };
+    expect(output.results.map((entry) => entry.output.trim())).toEqual(items.map((item) => `done ${item}`));
+  });
+
+  it('a run failed by an item under on_item_error=fail resumes with the finished items kept and the results collected once', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'fix.dot'),
+      `digraph Fix {
+  graph [state="results: append", outputs="results"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  each [type="foreach", over="files", mode=serial, collect="results"]
+  check [shape=parallelogram, tool_command="echo $item.item >> ran.txt; if [ $item.item = b ] && [ ! -f fixed ]; then exit 3; fi; echo ok $item.item"]
+  join [shape=tripleoctagon, join_merge=none]
+  start -> each -> check -> join -> exit
+}
+`,
+    );
+    const failed = await attractor(
+      ['run', 'fix.dot', '--simulate', '--set', 'files=["a","b","c","d","e"]', '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stdout + failed.stderr).toContain(
+      '1 of 5 items succeeded, 1 failed, 3 not started (on_item_error=fail): item 1:',
+    );
+    await writeFile(join(cwd, 'fixed'), '');
+    const resumed = await attractor(['resume', 'run'], { cwd });
+    expect(resumed.exitCode, resumed.stdout + resumed.stderr).toBe(0);
+    expect((await readFile(join(cwd, 'ran.txt'), 'utf8')).split('\n').filter(Boolean)).toEqual([
+      'a',
+      'b',
+      'b',
+      'c',
+      'd',
+      'e',
+    ]);
+    const output = JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8')) as {
+      results: ItemResult[];
+    };
+    expect(output.results.map((entry) => entry.output.trim())).toEqual([
+      'ok a',
+      'ok b',
+      'ok c',
+      'ok d',
+      'ok e',
+    ]);
   });
 });

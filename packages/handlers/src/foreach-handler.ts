@@ -272,9 +272,11 @@ function foreachSetup(input: {
 }
 
 /**
- * The items an earlier attempt or run leg finished, from `items/<n>/result.json` of this stage: every success, and
- * the failures too unless `on_item_error=fail` (which runs a failed item again). A record whose item differs from
- * the list's item at that index (the list changed) is not kept.
+ * The items an earlier attempt or run leg finished, from `items/<n>/result.json` of this stage, or, when the run
+ * resumes after this node failed (`runtime.resumedFrom`; the stage then starts a new visit), of the visit before,
+ * archived in `visits/<visit - 1>/` (copied back, so that a crash now loses them neither): every success, and the
+ * failures too unless `on_item_error=fail` (which runs a failed item again). A record whose item differs from the
+ * list's item at that index (the list changed) is not kept.
  */
 async function keptItems(
   runtime: HandlerRuntime,
@@ -282,21 +284,36 @@ async function keptItems(
   policy: ItemErrorPolicy,
 ): Promise<Map<number, BranchRecord>> {
   const kept = new Map<number, BranchRecord>();
+  const previousVisit =
+    runtime.resumedFrom !== undefined && runtime.visit > 1 ? `visits/${runtime.visit - 1}/` : undefined;
   for (let index = 0; index < items.length; index++) {
-    const text = await runtime.stage.readText(`items/${index}/${RESULT_FILE}`);
-    if (text === undefined) continue;
-    let file: ItemRecordFile;
-    try {
-      file = JSON.parse(text) as ItemRecordFile;
-    } catch {
+    const name = `items/${index}/${RESULT_FILE}`;
+    let text = await runtime.stage.readText(name);
+    if (text === undefined && previousVisit !== undefined) {
+      text = await runtime.stage.readText(`${previousVisit}${name}`);
+      if (text !== undefined) await runtime.stage.writeFile(name, text);
+    }
+    const file = text === undefined ? undefined : parseRecord(text);
+    if (
+      file === undefined ||
+      file.index !== index ||
+      JSON.stringify(file.item) !== JSON.stringify(items[index])
+    ) {
       continue;
     }
-    if (file.index !== index || JSON.stringify(file.item) !== JSON.stringify(items[index])) continue;
     if (file.verdict === 'success' || (file.verdict === 'fail' && policy !== 'fail')) {
       kept.set(index, { verdict: file.verdict, entry: file.entry });
     }
   }
   return kept;
+}
+
+function parseRecord(text: string): ItemRecordFile | undefined {
+  try {
+    return JSON.parse(text) as ItemRecordFile;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The node's outcome once its items ended. */
@@ -316,6 +333,24 @@ function foreachOutcome(input: {
   const declared = graph.settings.state;
   const succeeded = records.filter((entry) => entry.record.verdict === 'success');
   const failed = records.filter((entry) => entry.record.verdict !== 'success');
+  const counts: Record<string, JsonValue> = {
+    'foreach.node': node.id,
+    'foreach.item_count': input.items.length,
+    'foreach.success_count': succeeded.length,
+    'foreach.failure_count': failed.length,
+  };
+  const summary = `${succeeded.length} of ${input.items.length} items succeeded, ${failed.length} failed${input.notStartedCount === 0 ? '' : `, ${input.notStartedCount} not started`} (on_item_error=${policy})`;
+  if (input.cancelled || (policy === 'fail' && (failed.length > 0 || input.notStartedCount > 0))) {
+    // Nothing of the items reaches the context: the finished ones are kept in items/<n>/result.json for a resume.
+    const failures = failed.map(
+      ({ index, record }) => `item ${index}: ${record.entry.failure_reason || 'failed'}`,
+    );
+    return {
+      status: 'fail',
+      failureReason: `${summary}${failures.length === 0 ? '' : `: ${failures.join('; ')}`}`,
+      contextUpdates: counts,
+    };
+  }
   // Only the declared state fields leave an item's scope, merged by rule at the fan-in in item order.
   const results = succeeded.map(({ record }) => ({
     ...record.entry,
@@ -324,10 +359,7 @@ function foreachOutcome(input: {
     ),
   }));
   const contextUpdates: Record<string, JsonValue> = {
-    'foreach.node': node.id,
-    'foreach.item_count': input.items.length,
-    'foreach.success_count': succeeded.length,
-    'foreach.failure_count': failed.length,
+    ...counts,
     'parallel.results': results as unknown as JsonValue,
     'parallel.success_count': succeeded.length,
     'parallel.failure_count': failed.length,
@@ -342,17 +374,6 @@ function foreachOutcome(input: {
       ...(Array.isArray(base) ? base : []),
       ...(collected as unknown as JsonValue[]),
     ];
-  }
-  const summary = `${succeeded.length} of ${input.items.length} items succeeded, ${failed.length} failed${input.notStartedCount === 0 ? '' : `, ${input.notStartedCount} not started`} (on_item_error=${policy})`;
-  const failures = failed.map(
-    ({ index, record }) => `item ${index}: ${record.entry.failure_reason || 'failed'}`,
-  );
-  if (input.cancelled || (policy === 'fail' && (failed.length > 0 || input.notStartedCount > 0))) {
-    return {
-      status: 'fail',
-      failureReason: `${summary}${failures.length === 0 ? '' : `: ${failures.join('; ')}`}`,
-      contextUpdates,
-    };
   }
   return {
     status: failed.length === 0 ? 'success' : 'partial_success',
