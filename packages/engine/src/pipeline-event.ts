@@ -4,6 +4,7 @@
  * async iterator, and `{logsRoot}/events.jsonl`.
  */
 
+import type { ForeachMode } from '@attractor/graph';
 import type { Answer, Question } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import type { OutcomeStatus } from './outcome.js';
@@ -200,7 +201,7 @@ export interface ForeachStartedEvent extends PipelineEventBase {
   readonly nodeId: string;
   /** The number of items in the list. */
   readonly itemCount: number;
-  readonly mode: 'parallel' | 'serial';
+  readonly mode: ForeachMode;
   /** Items finished by an earlier attempt or run leg, kept and not run again. */
   readonly keptCount: number;
 }

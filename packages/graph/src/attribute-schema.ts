@@ -16,6 +16,7 @@
  * `attractor validate`. The handler schemas wrap them with `zod/mini` (about 45 KB of the validate bundle).
  */
 import { BACKEND_VALUES } from '@attractor/stylesheet';
+import { FOREACH_MODES, ITEM_ERROR_POLICIES } from './foreach-mode.js';
 import type {
   FidelityMode,
   GraphAttributes,
@@ -176,16 +177,14 @@ const JOIN_POLICIES = [
   'quorum',
 ] as const satisfies readonly JoinPolicy[];
 const JOIN_POLICY = valueType(enumParser(JOIN_POLICIES), `one of ${JOIN_POLICIES.join(', ')}`, JOIN_POLICIES);
-/** How a `foreach` runs its items (README "Typed data"). */
-export type ForeachMode = 'parallel' | 'serial';
-const FOREACH_MODES = ['parallel', 'serial'] as const satisfies readonly ForeachMode[];
-const FOREACH_MODE = valueType(enumParser(FOREACH_MODES), 'one of parallel, serial', FOREACH_MODES);
-/** What a `foreach` does when an item's body fails (README "Typed data"). */
-export type ItemErrorPolicy = 'fail' | 'collect' | 'skip';
-const ITEM_ERROR_POLICIES = ['fail', 'collect', 'skip'] as const satisfies readonly ItemErrorPolicy[];
+const FOREACH_MODE = valueType(
+  enumParser(FOREACH_MODES),
+  `one of ${FOREACH_MODES.join(', ')}`,
+  FOREACH_MODES,
+);
 const ITEM_ERROR_POLICY = valueType(
   enumParser(ITEM_ERROR_POLICIES),
-  'one of fail, collect, skip',
+  `one of ${ITEM_ERROR_POLICIES.join(', ')}`,
   ITEM_ERROR_POLICIES,
 );
 /** A name of letters, digits and `_`, not starting with a digit (`as="file"`). */
@@ -520,7 +519,7 @@ export const ATTRIBUTE_DEFINITIONS = {
     { default: 'item' },
   ),
   mode: define('mode', ['node'], FOREACH_MODE, 'A foreach runs its items in parallel or one after another.', {
-    default: 'parallel',
+    default: FOREACH_MODES[0],
   }),
   on_item_error: define(
     'on_item_error',

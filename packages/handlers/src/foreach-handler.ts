@@ -14,6 +14,7 @@ import {
 } from '@attractor/engine';
 import {
   findJoinNode,
+  foreachListKey,
   type Graph,
   type GraphNode,
   type ItemErrorPolicy,
@@ -26,19 +27,6 @@ import { type BranchRecord, runOneBranch } from './run-one-branch.js';
 
 /** The item a foreach binds when the node has no `as`: `item.item`, `$item.item`. */
 export const DEFAULT_ITEM_NAME = 'item';
-
-/** The prefixes `over` may write before the context key: `state.files` and `context.files` both read `files`. */
-const KEY_PREFIXES = ['state.', 'context.'];
-
-/**
- * The context key `over` names: `state.files` and `context.files` read `files`; `input.files` and `files` are keys
- * as written.
- */
-export function foreachListKey(over: string): string {
-  const trimmed = over.trim();
-  const prefix = KEY_PREFIXES.find((candidate) => trimmed.startsWith(candidate));
-  return prefix === undefined ? trimmed : trimmed.slice(prefix.length);
-}
 
 /** One item's entry in the foreach's `collect` list (README "Typed data"). */
 export interface ForeachItemResult {

@@ -30,7 +30,6 @@ export {
   createForeachHandler,
   DEFAULT_ITEM_NAME,
   type ForeachItemResult,
-  foreachListKey,
 } from './foreach-handler.js';
 export type { HumanGateChoice } from './human-gate-choices.js';
 export {

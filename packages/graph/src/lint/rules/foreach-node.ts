@@ -1,0 +1,95 @@
+import { findJoinNode } from '../../find-join-node.js';
+import { foreachListKey } from '../../foreach-list-key.js';
+import type { Graph, GraphNode } from '../../graph.js';
+import { declaresAttribute } from '../../spec-handler-declarations.js';
+import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
+import { attributeSpan, nodeSpan } from '../source-location.js';
+
+/**
+ * `foreach` (README "Typed data"): a foreach node (a handler that fans out and reads `over`) needs `over` (ERROR),
+ * exactly one outgoing edge, to its body (ERROR), a join where its body ends, a fan-in (ERROR), and a `collect` that
+ * is a declared list field, `state="<field>: append"` (ERROR). `over` should name a declared list: a `state` field
+ * with the `append` rule or a list input (`inputs="files: string[]"`) (WARNING: an undeclared key holding a list when
+ * the node runs works, as the untyped context does everywhere). Wrong `mode` and `on_item_error` values are
+ * `attribute_type`'s.
+ */
+export const foreachNodeRule: LintRule = {
+  name: 'foreach',
+  apply(graph, context) {
+    const diagnostics: Diagnostic[] = [];
+    for (const node of graph.nodes.values()) {
+      if (!isForeach(node, context)) continue;
+      diagnostics.push(...foreachProblems(graph, node, context));
+    }
+    return diagnostics;
+  },
+};
+
+function isForeach(node: GraphNode, context: LintContext): boolean {
+  return context.traitsOf(node).fansOut === true && declaresAttribute(context.declarationOf(node), 'over');
+}
+
+function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): Diagnostic[] {
+  const base = { rule: 'foreach', nodeId: node.id } as const;
+  const diagnostics: Diagnostic[] = [];
+  const over = node.attributes.over?.value.trim() ?? '';
+  if (over === '') {
+    diagnostics.push({
+      ...base,
+      severity: 'error',
+      message: `Foreach node "${node.id}" has no over, so there is no list to run its body for.`,
+      fix: `Add over="state.<list field>" to "${node.id}", and declare the field: graph [state="<list field>: append"].`,
+      span: attributeSpan(node.attributes.over, nodeSpan(node)),
+    });
+  } else if (!isDeclaredList(graph, foreachListKey(over))) {
+    const key = foreachListKey(over);
+    diagnostics.push({
+      ...base,
+      severity: 'warning',
+      message: `Foreach node "${node.id}" goes over "${key}", which the graph does not declare as a list (a state field with the append rule, or a list input): the run fails there unless the context holds a list by then.`,
+      fix: key.startsWith('input.')
+        ? `Declare the input as a list: graph [inputs="${key.slice('input.'.length)}: string[]"].`
+        : `Declare it: graph [state="${key}: append"].`,
+      span: attributeSpan(node.attributes.over, nodeSpan(node)),
+    });
+  }
+  const edges = graph.outgoing(node.id);
+  if (edges.length !== 1) {
+    diagnostics.push({
+      ...base,
+      severity: 'error',
+      message: `Foreach node "${node.id}" has ${edges.length} outgoing edges; it needs exactly one, to the first node of its body.`,
+      fix: `Leave one edge from "${node.id}" to its body's first node; route after the body's fan-in instead.`,
+      span: nodeSpan(node),
+    });
+  } else if (findJoinNode(graph, node.id, { traitsOf: context.traitsOf }) === undefined) {
+    diagnostics.push({
+      ...base,
+      severity: 'error',
+      message: `The body of foreach node "${node.id}" never reaches a fan-in node (shape=tripleoctagon), so its items have nowhere to join.`,
+      fix: `Route the end of the body starting at "${edges[0]!.to}" into a fan-in node (shape=tripleoctagon), and continue the pipeline from there.`,
+      span: edges[0]!.span ?? nodeSpan(node),
+    });
+  }
+  const collect = node.attributes.collect?.value.trim();
+  if (collect !== undefined && graph.settings.state[collect] !== 'append') {
+    diagnostics.push({
+      ...base,
+      severity: 'error',
+      message: `Foreach node "${node.id}" collects into "${collect}", which is not a declared list field (state="${collect}: append").`,
+      fix: `Declare it: graph [state="${collect}: append"].`,
+      span: attributeSpan(node.attributes.collect, nodeSpan(node)),
+    });
+  }
+  return diagnostics;
+}
+
+/** Whether `key` is declared as a list: a `state` field with the append rule, or an `inputs` field of a list type. */
+function isDeclaredList(graph: Graph, key: string): boolean {
+  if (graph.settings.state[key] === 'append') return true;
+  if (!key.startsWith('input.')) return false;
+  const inputs = graph.settings.inputs;
+  if (inputs?.kind === 'file') return true;
+  const field = inputs?.fields.find((candidate) => candidate.name === key.slice('input.'.length));
+  return field !== undefined && (field.type.endsWith('[]') || field.type === 'any');
+}
