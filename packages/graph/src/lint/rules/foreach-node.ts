@@ -1,29 +1,68 @@
+import { itemVariableNames } from '../../expand-variables.js';
 import { findJoinNode } from '../../find-join-node.js';
 import { foreachListKey } from '../../foreach-list-key.js';
 import type { Graph, GraphNode } from '../../graph.js';
 import { declaresAttribute } from '../../spec-handler-declarations.js';
 import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
-import { attributeSpan, nodeSpan } from '../source-location.js';
+import { attributeSpan, nodeSpan, spanInAttribute } from '../source-location.js';
 
 /**
  * `foreach` (README "Typed data"): a foreach node (a handler that fans out and reads `over`) needs `over` (ERROR),
  * exactly one outgoing edge, to its body (ERROR), a join where its body ends, a fan-in (ERROR), and a `collect` that
  * is a declared list field, `state="<field>: append"` (ERROR). `over` should name a declared list: a `state` field
  * with the `append` rule or a list input (`inputs="files: string[]"`) (WARNING: an undeclared key holding a list when
- * the node runs works, as the untyped context does everywhere). Wrong `mode` and `on_item_error` values are
- * `attribute_type`'s.
+ * the node runs works, as the untyped context does everywhere). A prompt or `tool_command` using `$item.<name>`
+ * outside the body of every foreach that binds `<name>` (`as`, default `item`) is sent as written (WARNING).
+ * Wrong `mode` and `on_item_error` values are `attribute_type`'s.
  */
 export const foreachNodeRule: LintRule = {
   name: 'foreach',
   apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
+    /** The item names bound around each node: the `as` of every foreach whose body holds it. */
+    const bound = new Map<string, Set<string>>();
     for (const node of graph.nodes.values()) {
       if (!isForeach(node, context)) continue;
       diagnostics.push(...foreachProblems(graph, node, context));
+      const name = node.attributes.as?.value.trim() || 'item';
+      for (const id of bodyOf(graph, node, context)) bound.set(id, (bound.get(id) ?? new Set()).add(name));
+    }
+    for (const node of graph.nodes.values()) {
+      for (const attribute of [node.attributes.prompt, node.attributes.tool_command]) {
+        if (attribute === undefined) continue;
+        for (const { name, offset } of itemVariableNames(attribute.value)) {
+          if (bound.get(node.id)?.has(name) === true) continue;
+          const span = spanInAttribute(graph, attribute, { offset, length: name.length + 6 });
+          diagnostics.push({
+            rule: 'foreach',
+            severity: 'warning',
+            nodeId: node.id,
+            message: `The ${attribute.key} of "${node.id}" uses $item.${name}, but no foreach whose body holds "${node.id}" binds "${name}": it stays as written.`,
+            fix: `Run "${node.id}" in the body of a foreach with as="${name}" (between the foreach node and its fan-in).`,
+            ...(span === undefined ? {} : { span }),
+          });
+        }
+      }
     }
     return diagnostics;
   },
 };
+
+/** The nodes of a foreach's body: reachable from its body edge without passing its join. */
+function bodyOf(graph: Graph, node: GraphNode, context: LintContext): Set<string> {
+  const body = new Set<string>();
+  const edges = graph.outgoing(node.id);
+  if (edges.length !== 1) return body;
+  const join = findJoinNode(graph, node.id, { traitsOf: context.traitsOf });
+  const queue = [edges[0]!.to];
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    if (id === join || id === node.id || body.has(id) || graph.node(id) === undefined) continue;
+    body.add(id);
+    for (const edge of graph.outgoing(id)) queue.push(edge.to);
+  }
+  return body;
+}
 
 function isForeach(node: GraphNode, context: LintContext): boolean {
   return context.traitsOf(node).fansOut === true && declaresAttribute(context.declarationOf(node), 'over');

@@ -4,7 +4,7 @@ import { spanInAttribute } from '../source-location.js';
 const VARIABLE = /\$([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)/g;
 
 /**
- * `prompt_variable` (WARNING, spec §4.5): `$goal` (and `$input.<name>`, README "Typed data") are the only template
+ * `prompt_variable` (WARNING, spec §4.5): `$goal` (and `$input.<name>` and `$item.<name>`, README "Typed data") are the only template
  * variables; any other `$name`
  * (`$task`, `$context.x`, often from other runners) is sent to the model literally. ALL_CAPS names
  * (`$KILROY_RUN_ID`) are taken for environment variables meant for the agent's shell and not reported.
@@ -20,10 +20,12 @@ export const promptVariableRule: LintRule = {
       for (const match of attribute.value.matchAll(VARIABLE)) {
         const name = match[1]!;
         // ALL_CAPS names are environment variables the agent's shell expands, written literally on purpose.
-        // $input.<name> is expanded; lint input_variable checks that the name is declared.
+        // $input.<name> is expanded; lint input_variable checks that the name is declared. So is $item.<name>
+        // inside a foreach body (lint foreach checks that one binds the name).
         if (
           name === 'goal' ||
           name.startsWith('input.') ||
+          name.startsWith('item.') ||
           /^[A-Z][A-Z0-9_]*$/.test(name) ||
           reported.has(name)
         )

@@ -156,6 +156,18 @@ describe('foreach (README "Typed data")', () => {
     );
   });
 
+  it('warns at $item.<name> outside the body of a foreach binding <name>; prompt_variable leaves $item alone', () => {
+    const source = pipeline(
+      'state="files: append"',
+      '  each [type="foreach", over="files", as="file"]\n  work [prompt="Review $item.file and $item.other"]\n  join [shape=tripleoctagon]\n  after [shape=parallelogram, tool_command="echo $item.file"]\n  start -> each -> work -> join -> after -> exit',
+    );
+    expect(diagnosticsOf(source, 'foreach').map((diagnostic) => diagnostic.message)).toEqual([
+      'The prompt of "work" uses $item.other, but no foreach whose body holds "work" binds "other": it stays as written.',
+      'The tool_command of "after" uses $item.file, but no foreach whose body holds "after" binds "file": it stays as written.',
+    ]);
+    expect(lintRule(source, 'prompt_variable')).toEqual([]);
+  });
+
   it('reports unknown mode and on_item_error values (attribute_type)', () => {
     const source = pipeline('state="files: append"', each('over="files", mode=fast, on_item_error=ignore'));
     expect(diagnosticsOf(source, 'attribute_type').map((diagnostic) => diagnostic.message)).toEqual([
