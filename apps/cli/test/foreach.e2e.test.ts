@@ -1,5 +1,6 @@
 import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { attractor, temporaryDirectory } from './helpers/cli.js';
 
@@ -320,5 +321,43 @@ describe('foreach and resume', () => {
       'ok d',
       'ok e',
     ]);
+  });
+});
+
+describe('foreach in a git workspace (README "Workspaces")', () => {
+  it('runs each item in a worktree of its own and merges them at the fan-in', async () => {
+    const repo = await temporaryDirectory('attractor-foreach-ws-');
+    const git = (...args: string[]) => execa('git', args, { cwd: repo, stripFinalNewline: true });
+    await git('init', '-q', '-b', 'main');
+    await git('config', 'user.name', 'Test User');
+    await git('config', 'user.email', 'user@example.com');
+    await writeFile(join(repo, '.gitignore'), '.attractor/\n');
+    await writeFile(
+      join(repo, 'ws.dot'),
+      `digraph Ws {
+  graph [state="files: append", workspace=git]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  each [type="foreach", over="files", as="f"]
+  write [shape=parallelogram, tool_command="echo \\"$item.f\\" > \\"$item.f.txt\\""]
+  join [shape=tripleoctagon, join_merge=git]
+  check [shape=parallelogram, tool_command="cat a.txt b.txt c.txt"]
+  start -> each -> write -> join -> check -> exit
+}
+`,
+    );
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'initial');
+    const runDir = join(await temporaryDirectory(), 'run');
+    const result = await attractor(
+      ['run', 'ws.dot', '--simulate', '--set', 'files=["a","b","c"]', '--logs-dir', runDir],
+      { cwd: repo, env: { ATTRACTOR_WORKSPACE: 'auto' } },
+    );
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(await readFile(join(runDir, 'check', 'stdout.txt'), 'utf8')).toBe('a\nb\nc\n');
+    const branches = (await git('branch', '--list', '--format=%(refname:short)')).stdout.split('\n');
+    expect(
+      branches.filter((branch) => branch.includes('@each/items/')).map((branch) => branch.split('@')[1]),
+    ).toEqual(['each/items/0', 'each/items/1', 'each/items/2']);
   });
 });

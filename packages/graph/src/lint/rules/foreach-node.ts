@@ -123,9 +123,13 @@ function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): D
   return diagnostics;
 }
 
-/** Whether `key` is declared as a list: a `state` field with the append rule, or an `inputs` field of a list type. */
+/**
+ * Whether `key` is declared as a list: a `state` field with the append rule, an `inputs` field of a list type, or the
+ * item of an enclosing foreach (not known to be a list or not; the run checks).
+ */
 function isDeclaredList(graph: Graph, key: string): boolean {
-  if (graph.settings.state[key] === 'append') return true;
+  // An item of an enclosing foreach (`over="item.group"`): its type is the outer list's items'.
+  if (graph.settings.state[key] === 'append' || key.startsWith('item.')) return true;
   if (!key.startsWith('input.')) return false;
   const inputs = graph.settings.inputs;
   if (inputs?.kind === 'file') return true;
