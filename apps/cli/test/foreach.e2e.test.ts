@@ -361,3 +361,45 @@ describe('foreach in a git workspace (README "Workspaces")', () => {
     ).toEqual(['each/items/0', 'each/items/1', 'each/items/2']);
   });
 });
+
+describe('foreach with a sub-pipeline as its body', () => {
+  it('runs the DOT file once per item, the child seeing the item as $item.<as>', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'child.dot'),
+      `digraph Child {
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  say [shape=parallelogram, tool_command="echo child sees $item.f"]
+  start -> say -> exit
+}
+`,
+    );
+    await writeFile(
+      join(cwd, 'parent.dot'),
+      `digraph Parent {
+  graph [state="files: append, results: append", outputs="results"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  each [type="foreach", over="state.files", as="f", collect="results"]
+  sub [type="subgraph", graph_ref="child.dot"]
+  join [shape=tripleoctagon, join_merge=none]
+  start -> each -> sub -> join -> exit
+}
+`,
+    );
+    const result = await attractor(
+      ['run', 'parent.dot', '--simulate', '--set', 'files=["x","y"]', '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    for (const [index, item] of ['x', 'y'].entries()) {
+      expect(
+        await readFile(
+          join(cwd, 'run', 'each', 'items', String(index), 'sub', 'child', 'say', 'stdout.txt'),
+          'utf8',
+        ),
+      ).toBe(`child sees ${item}\n`);
+    }
+  });
+});

@@ -11,8 +11,9 @@ import { attributeSpan, nodeSpan, spanInAttribute } from '../source-location.js'
  * exactly one outgoing edge, to its body (ERROR), a join where its body ends, a fan-in (ERROR), and a `collect` that
  * is a declared list field, `state="<field>: append"` (ERROR). `over` should name a declared list: a `state` field
  * with the `append` rule or a list input (`inputs="files: string[]"`) (WARNING: an undeclared key holding a list when
- * the node runs works, as the untyped context does everywhere). A prompt or `tool_command` using `$item.<name>`
- * outside the body of every foreach that binds `<name>` (`as`, default `item`) is sent as written (WARNING).
+ * the node runs works, as the untyped context does everywhere). In a graph with foreach nodes, a prompt or
+ * `tool_command` using `$item.<name>` outside the body of every foreach that binds `<name>` (`as`, default `item`)
+ * is sent as written (WARNING); a graph without any is taken for a sub-pipeline a foreach body runs.
  * Wrong `mode` and `on_item_error` values are `attribute_type`'s.
  */
 export const foreachNodeRule: LintRule = {
@@ -27,6 +28,8 @@ export const foreachNodeRule: LintRule = {
       const name = node.attributes.as?.value.trim() || 'item';
       for (const id of bodyOf(graph, node, context)) bound.set(id, (bound.get(id) ?? new Set()).add(name));
     }
+    // A graph without foreach nodes may be the sub-pipeline of a foreach body: its items are bound by the parent.
+    if (![...graph.nodes.values()].some((node) => isForeach(node, context))) return diagnostics;
     for (const node of graph.nodes.values()) {
       for (const attribute of [node.attributes.prompt, node.attributes.tool_command]) {
         if (attribute === undefined) continue;

@@ -166,6 +166,12 @@ describe('foreach (README "Typed data")', () => {
       'The tool_command of "after" uses $item.file, but no foreach whose body holds "after" binds "file": it stays as written.',
     ]);
     expect(lintRule(source, 'prompt_variable')).toEqual([]);
+    // Without foreach nodes the graph may be a sub-pipeline run by a foreach body.
+    const child = pipeline(
+      'goal="x"',
+      '  say [shape=parallelogram, tool_command="echo $item.f"]\n  start -> say -> exit',
+    );
+    expect(lintRule(child, 'foreach')).toEqual([]);
   });
 
   it('reports unknown mode and on_item_error values (attribute_type)', () => {
