@@ -78,6 +78,7 @@ export {
 } from './handler-traits.js';
 export type {
   DeclarationError,
+  DeclarationFailure,
   InputDeclaration,
   InputDeclarationResult,
   InputField,
