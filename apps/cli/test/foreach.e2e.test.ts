@@ -403,3 +403,32 @@ describe('foreach with a sub-pipeline as its body', () => {
     }
   });
 });
+
+describe('foreach branch_timeout', () => {
+  it('fails an item that runs longer, and on_item_error=collect records it', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'slow.dot'),
+      `digraph Slow {
+  graph [state="results: append", outputs="results"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  each [type="foreach", over="delays", branch_timeout=2s, on_item_error=collect, collect="results"]
+  wait [shape=parallelogram, tool_command="sleep $item.item; echo slept $item.item"]
+  join [shape=tripleoctagon, join_merge=none]
+  start -> each -> wait -> join -> exit
+}
+`,
+    );
+    const result = await attractor(
+      ['run', 'slow.dot', '--simulate', '--set', 'delays=[0, 60]', '--logs-dir', 'run'],
+      { cwd },
+    );
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    const output = JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8')) as {
+      results: ItemResult[];
+    };
+    expect(output.results.map((entry) => entry.status)).toEqual(['success', 'fail']);
+    expect(output.results[1]!.failure_reason).toContain('branch_timeout after 2s');
+  });
+});
