@@ -118,7 +118,7 @@ export async function checkSimulationScriptSteps(options: CheckSimulationScriptS
     if (replyIndex >= 0 && !types.has('codergen')) {
       throw new SimulationScriptError({
         path: options.path ?? '<inline>',
-        problem: `"${key}"[${replyIndex}].response is set, but "${key}" is ${type === 'tool' ? 'a tool node' : `a ${type} node`}, which takes an outcome word or {"outcome": "...", "stdout": "..."}; "response" is the reply of an LLM stage (codergen)`,
+        problem: `"${key}"[${replyIndex}].response is set, but "${key}" is ${type === 'tool' ? 'a tool node' : `a ${type} node`}, which takes an outcome word or ${type === 'tool' ? '{"outcome": "...", "stdout": "..."}' : '{"outcome": "..."}'}; "response" is the reply of an LLM stage (codergen)`,
       });
     }
     const index = steps.findIndex((step) => readSimulationStep(step).stdout !== undefined);
