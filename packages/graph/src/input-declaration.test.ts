@@ -131,8 +131,8 @@ describe('parseOutputSchemaDeclaration and parseOutMap', () => {
     expect(parseOutMap('verdict -> review.verdict, summary.text->summary')).toEqual({
       ok: true,
       entries: [
-        { field: 'verdict', key: 'review.verdict', keyOffset: 11 },
-        { field: 'summary.text', key: 'summary', keyOffset: 41 },
+        { field: 'verdict', key: 'review.verdict', keyOffset: 11, fieldOffset: 0 },
+        { field: 'summary.text', key: 'summary', keyOffset: 41, fieldOffset: 27 },
       ],
     });
     expect(parseOutMap('verdict review')).toMatchObject({ ok: false, error: { offset: 0, length: 14 } });
