@@ -59,6 +59,9 @@ describe('attractor fmt', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/^broken\.dot:3:1: error\[dot_syntax\]: /m);
     expect(result.stderr).toContain('1 file could not be parsed and was left as it was');
+    // A summary that counts the failure, without the green check of a clean run.
+    expect(result.stderr).toContain('1 file formatted, 0 files already formatted, 1 file failed\n');
+    expect(result.stderr).not.toContain('✔');
     expect(await readFile(join(cwd, 'broken.dot'), 'utf8')).toBe(broken);
     expect(await readFile(join(cwd, 'review.dot'), 'utf8')).toBe(FORMATTED);
   });
@@ -68,5 +71,8 @@ describe('attractor fmt', () => {
     const result = await attractor(['fmt', 'missing.dot'], { cwd });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('Pipeline file missing.dot not found');
+    // The error alone: no summary of zero files, no green check.
+    expect(result.stderr).not.toContain('✔');
+    expect(result.stderr).not.toContain('formatted');
   });
 });
