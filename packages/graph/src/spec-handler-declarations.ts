@@ -103,6 +103,18 @@ export const SPEC_HANDLER_DECLARATIONS = {
     ...SPEC_HANDLER_TRAITS.subgraph,
     attributes: z.object({ graph_ref: attributeSchema('graph_ref') }),
   },
+  foreach: {
+    ...SPEC_HANDLER_TRAITS.foreach,
+    attributes: z.object({
+      over: attributeSchema('over'),
+      as: attributeSchema('as'),
+      mode: attributeSchema('mode'),
+      max_parallel: attributeSchema('max_parallel'),
+      on_item_error: attributeSchema('on_item_error'),
+      collect: attributeSchema('collect'),
+      branch_timeout: attributeSchema('branch_timeout'),
+    }),
+  },
 } satisfies Record<BuiltInHandlerType, HandlerTraits & { readonly attributes: AttributesSchema }>;
 
 /** The spec declarations as lint reads them, made on first use. */

@@ -285,7 +285,7 @@ describe('inert_attribute', () => {
   });
 
   it.each([
-    ['t [shape=parallelogram, max_parallel=2]', 'tool', 'max_parallel', 'parallel'],
+    ['t [shape=parallelogram, max_parallel=2]', 'tool', 'max_parallel', 'parallel, foreach'],
     ['t [prompt="x", human.input=text]', 'codergen', 'human.input', 'wait.human'],
     ['t [shape=hexagon, tool_command="make"]', 'wait.human', 'tool_command', 'tool'],
     ['t [shape=component, fan_in_mode=merge]', 'parallel', 'fan_in_mode', 'parallel.fan_in'],
@@ -424,7 +424,7 @@ describe('type_known (spec §7.2)', () => {
     // [unknown type, declared traits of the registered deploy handler, suggestion]
     ['shell', { runsCommand: true }, 'Did you mean "tool" or "deploy"?'],
     ['approval', { asksHuman: true }, 'Did you mean "wait.human" or "deploy"?'],
-    ['fan_out', { fansOut: true }, 'Did you mean "parallel" or "deploy"?'],
+    ['fan_out', { fansOut: true }, 'Did you mean "parallel" or "foreach" or "deploy"?'],
     ['agent', { callsModel: true }, 'Did you mean "codergen" or "deploy"?'],
     ['shell', { callsModel: true }, 'Did you mean "tool"?'],
   ] as const)(
