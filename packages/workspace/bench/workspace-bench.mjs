@@ -5,7 +5,7 @@
 //   2. a stage's commit (commitStage) vs a plain `git add -A && git commit` of the same change;
 //   3. a chain of no-op tool stages with a git workspace vs in place (the extra cost per stage), split into the
 //      workspace's start (its `open`, once per run) and what the stages cost after it (its `commitStage` timed apart).
-// Usage: pnpm bench [-- --files 10000 --bytes 5000 --rounds 5 --stages 1000 --chain-rounds 3]. Needs `pnpm build`
+// Usage: pnpm bench [-- --files 10000 --bytes 5000 --rounds 5 --stages 1000 --chain-rounds 4]. Needs `pnpm build`
 // first.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ const { values } = parseArgs({
     bytes: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '5' },
     stages: { type: 'string', default: '1000' },
-    'chain-rounds': { type: 'string', default: '3' },
+    'chain-rounds': { type: 'string', default: '4' },
   },
 });
 const FILES = Number(values.files);
@@ -177,12 +177,19 @@ const timeChain = async (name, mode) => {
   const stageMs = median(completed.slice(1).map((at, index) => at - completed[index]));
   return { ms: now() - started, stageMs, ...times };
 };
-// In place and git alternate, so that a change of the machine's load during the benchmark weighs on both alike; each
-// pair's difference is one sample.
+// In place and git alternate, each first every other round, so that a change of the machine's load during the
+// benchmark weighs on both alike; each pair's difference is one sample. `sync` before each run (not timed): the 50 MB
+// a git run's checkout wrote are on disk before the next run starts, rather than written back during it.
 const chainRounds = [];
 for (let round = 0; round < CHAIN_ROUNDS; round += 1) {
-  const inPlace = await timeChain(`chain-in-place-${round}`, 'in-place');
-  const git = await timeChain(`chain-git-${round}`, 'git');
+  const timeSynced = async (mode) => {
+    await execa('sync');
+    return timeChain(`chain-${mode}-${round}`, mode);
+  };
+  const [inPlace, git] =
+    round % 2 === 0
+      ? [await timeSynced('in-place'), await timeSynced('git')]
+      : [await timeSynced('git'), await timeSynced('in-place')].reverse();
   if (git.hooks !== STAGES) throw new Error(`${git.hooks} stage commits for ${STAGES} stages`);
   chainRounds.push({
     inPlace: inPlace.ms / STAGES,
@@ -218,7 +225,7 @@ const rows = [
   ],
 ];
 console.log(
-  `medians of ${ROUNDS} rounds (the chain: of ${CHAIN_ROUNDS} runs each, in place and git alternating)`,
+  `medians of ${ROUNDS} rounds (the chain: of ${CHAIN_ROUNDS} runs each, in place and git alternating, each first every other round)`,
 );
 for (const row of rows) console.log(row.join(' | '));
 rmSync(root, { recursive: true, force: true });
