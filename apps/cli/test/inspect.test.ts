@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { HandlerRegistry, runPipeline } from '@attractor/engine';
+import { HandlerRegistry, type Interviewer, resumePipeline, runPipeline } from '@attractor/engine';
 import { createScriptedHandler } from '@attractor/engine/test';
 import { prepareGraph } from '@attractor/graph';
+import { createDefaultRegistry } from '@attractor/handlers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../src/inspect/summarize-run.js';
 import { main } from '../src/main.js';
@@ -168,6 +169,65 @@ describe('attractor inspect of a run continued by loop_restart (issue 19 bug 2)'
     expect(JSON.parse(byIdJson.output())).toMatchObject({
       state: 'restarted',
       restartedTo: 'restarting-restart-1',
+    });
+  });
+});
+
+describe('attractor inspect: a gate the run was stopped at while it waited', () => {
+  it('shows the gate resumed after the interruption as one visit of one attempt', async () => {
+    const gateRoot = join(cwd, 'runs', 'gate');
+    const { graph } = prepareGraph(
+      `digraph Gate {
+  start [shape=Mdiamond]
+  done  [shape=Msquare]
+  ask   [shape=hexagon, label="Ship it?"]
+  start -> ask
+  ask -> done [label="[Y] Yes"]
+  ask -> start [label="[N] No"]
+}
+`,
+      { filename: 'gate.dot' },
+    );
+    // The first leg is stopped while the gate waits for its answer (as Ctrl-C or a stopped server does).
+    const controller = new AbortController();
+    const waiting: Interviewer = {
+      ask: (_question, options) =>
+        new Promise((_resolve, reject) => {
+          options?.abortSignal?.addEventListener('abort', () => reject(new Error('stopped')));
+          setImmediate(() => controller.abort());
+        }),
+    };
+    const first = await runPipeline({
+      graph: graph!,
+      registry: createDefaultRegistry(),
+      logsRoot: gateRoot,
+      workdir: cwd,
+      interviewer: waiting,
+      abortSignal: controller.signal,
+    });
+    expect(first.status).toBe('cancelled');
+    const answering: Interviewer = {
+      ask: async (question) => ({
+        value: 'Y',
+        selectedOption: question.options.find((option) => option.key === 'Y')!,
+      }),
+    };
+    const resumed = await resumePipeline({
+      graph: graph!,
+      registry: createDefaultRegistry(),
+      logsRoot: gateRoot,
+      workdir: cwd,
+      interviewer: answering,
+    });
+    expect(resumed.status).toBe('success');
+    const io = createTestIo({ cwd });
+    expect(await main({ argv: ['inspect', gateRoot, '--json'], io })).toBe(0);
+    const summary = JSON.parse(io.output()) as RunSummary;
+    expect(summary.route).toEqual(['start', 'ask', 'done']);
+    expect(summary.stages.find((stage) => stage.nodeId === 'ask')).toMatchObject({
+      visits: 1,
+      attempts: 1,
+      state: 'success',
     });
   });
 });

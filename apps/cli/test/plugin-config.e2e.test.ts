@@ -21,6 +21,24 @@ describe('plug-ins from attractor.config.* / --config', () => {
     );
   });
 
+  it('run --backend routes a plug-in stage whose handler declares callsModel like an LLM stage, and preflights it', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'sum.dot'),
+      'digraph Sum { start [shape=Mdiamond] exit [shape=Msquare] sum [type="summarize", prompt="Sum up", backend="api"] start -> sum -> exit }',
+    );
+    const config = fileURLToPath(new URL('./fixtures/worker-plugins/attractor.config.mjs', import.meta.url));
+    // No model and no key: the stage its routing sends to the api backend is refused before the run, by its id.
+    const result = await attractor(
+      ['run', 'sum.dot', '--backend', 'codex', '--config', config, '--logs-dir', 'run'],
+      { cwd, env: { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '' } },
+    );
+    expect(result.exitCode, result.stdout + result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      'error: The pipeline was not started: 1 LLM stage cannot run.\n  - LLM stage "sum" names no model',
+    );
+  });
+
   it('run executes the plug-in handler (--config from another directory)', async () => {
     const cwd = await temporaryDirectory();
     const result = await attractor(

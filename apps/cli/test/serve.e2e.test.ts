@@ -97,6 +97,54 @@ describe('attractor serve (spec §9.5)', () => {
     expect((await child).exitCode).toBe(0);
   }, 120_000);
 
+  it('refuses a plug-in handler of --config that declares runsCommand without --allow-tools, runs it with it; preflights one that declares callsModel', async () => {
+    const cwd = await temporaryDirectory();
+    const config = fileURLToPath(new URL('./fixtures/worker-plugins/attractor.config.mjs', import.meta.url));
+    const deploy = `digraph d {
+  start [shape=Mdiamond]
+  ship [type="deploy", tool_command="./deploy.sh"]
+  done [shape=Msquare]
+  start -> ship -> done
+}`;
+    const post = (url: string, headers: Record<string, string>, dot: string) =>
+      fetch(`${url}/pipelines`, { method: 'POST', headers, body: JSON.stringify({ dot }) });
+
+    const strict = attractor(['serve', '--port', '0', '--config', config], { cwd });
+    const served = await waitForBanner(strict);
+    const strictHeaders = { Authorization: `Bearer ${served.token}`, 'Content-Type': 'application/json' };
+    const refused = await post(served.url, strictHeaders, deploy);
+    expect(refused.status).toBe(400);
+    const { error } = (await refused.json()) as { error: { code: string; message: string; nodes: string[] } };
+    expect(error.code).toBe('TOOLS_NOT_ALLOWED');
+    expect(error.message).toContain('node "ship" (line 3), whose "deploy" handler runs commands');
+    expect(error.message).toContain('--allow-tools');
+    expect(error.nodes).toEqual(['ship']);
+    // No model and no key: the plug-in stage that calls the model is named by the preflight, whatever its type.
+    const summarize = await post(
+      served.url,
+      strictHeaders,
+      'digraph s { start [shape=Mdiamond]; sum [type="summarize", prompt="Sum up"]; done [shape=Msquare]; start -> sum -> done }',
+    );
+    expect(summarize.status).toBe(400);
+    const preflight = (await summarize.json()) as { error: { code: string; message: string } };
+    expect(preflight.error.code).toBe('BACKEND_UNAVAILABLE');
+    expect(preflight.error.message).toContain('LLM stage "sum" names no model');
+    strict.kill('SIGTERM');
+    expect((await strict).exitCode).toBe(0);
+    expect(await readdir(cwd)).not.toContain('deployed.txt');
+
+    const allowing = attractor(['serve', '--port', '0', '--allow-tools', '--config', config], { cwd });
+    const { url, token } = await waitForBanner(allowing);
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const started = await post(url, headers, deploy);
+    expect(started.status).toBe(201);
+    const { id } = (await started.json()) as { id: string };
+    expect(await waitForServedState({ url, id, headers, state: 'success' })).toBe('success');
+    expect(await readdir(cwd)).toContain('deployed.txt');
+    allowing.kill('SIGTERM');
+    expect((await allowing).exitCode).toBe(0);
+  }, 180_000);
+
   it('generates a token when none is given and refuses a bad port', async () => {
     const cwd = await temporaryDirectory();
     const child = attractor(['serve', '--port', '0', '--simulate'], { cwd });

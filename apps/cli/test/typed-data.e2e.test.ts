@@ -2,7 +2,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startScriptedOpenAIServer } from '@attractor/backend-ai-sdk/test';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { attractor, REPO_ROOT, temporaryDirectory } from './helpers/cli.js';
 
 /** A pipeline with typed inputs, a tool stage that uses them, and outputs. */
 const TYPED = `digraph Typed {
@@ -100,16 +100,32 @@ describe('attractor run --input / --inputs-file (README "Typed data")', () => {
     expect(result.stderr).not.toContain('Cannot reach');
   });
 
-  it('validate reports an undeclared $input reference and a malformed inputs declaration', async () => {
+  it("the root README's Typed data example validates without a finding, also with --strict", async () => {
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Typed data'));
+    const example = /```dot\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toContain('digraph Triage');
+    const cwd = await temporaryDirectory();
+    await writeFile(join(cwd, 'triage.dot'), example!);
+    const result = await attractor(['validate', '--strict', 'triage.dot'], { cwd });
+    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).toContain('✔ triage.dot: valid (4 nodes, 3 edges)');
+  });
+
+  it('validate reports an undeclared $input reference and every bad entry of a malformed inputs declaration', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(
       join(cwd, 'bad.dot'),
-      'digraph Bad {\n  graph [inputs="repo: str"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  t [shape=parallelogram, tool_command="echo $input.issue"]\n  start -> t -> exit\n}\n',
+      'digraph Bad {\n  graph [inputs="repo: str, issue: int"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  t [shape=parallelogram, tool_command="echo $input.issue"]\n  start -> t -> exit\n}\n',
     );
     const result = await attractor(['validate', 'bad.dot'], { cwd });
     expect(result.exitCode).toBe(1);
     expect(result.stdout + result.stderr).toContain('inputs_declaration');
     expect(result.stdout + result.stderr).toContain('"str" is not a type');
+    // Every bad entry in one pass, each at its place (not one per run of validate).
+    expect(result.stdout + result.stderr).toContain('bad.dot:2:24');
+    expect(result.stdout + result.stderr).toContain('"int" is not a type');
+    expect(result.stdout + result.stderr).toContain('bad.dot:2:36');
   });
 });
 
@@ -194,6 +210,11 @@ describe('declared state at a parallel join, from the CLI (README "Typed data")'
     });
 
     await writeFile(join(cwd, 'conflict.dot'), pipeline('state="other: append"', 'findings'));
+    // Lint saw it coming: out_map_conflict names the key and the branches' stages, at the second writer.
+    const linted = await attractor(['validate', 'conflict.dot'], { cwd });
+    expect(linted.stdout + linted.stderr).toContain(
+      'Branches of parallel node "fan" all write "findings" through out_map ("a", "b"), and the graph\'s state does not declare it: fan-in "join" fails when they write different values.',
+    );
     const conflict = await attractor(['run', 'conflict.dot', '--logs-dir', 'run2'], { cwd });
     expect(conflict.exitCode).toBe(1);
     expect(conflict.stdout + conflict.stderr).toContain(

@@ -98,7 +98,7 @@ describe.skipIf(!available)('attractor worker: its own policy, signed rows, mask
       expect(relay.error).toContain('--allow-tools');
       const deploy = await ended(deployId);
       expect(deploy.state).toBe('fail');
-      expect(deploy.error).toContain('tool node "ship" (line 3)');
+      expect(deploy.error).toContain('node "ship" (line 3), whose "deploy" handler runs commands');
       expect(existsSync(join(dir, 'work', deployId, 'deployed.txt'))).toBe(false);
       expect(existsSync(join(dir, 'work', relayId, 'trail.txt'))).toBe(false);
     } finally {

@@ -257,7 +257,8 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       ? reasoningProviderOptions(canonicalProvider, node.reasoningEffort)
       : undefined;
 
-    const mcpNames = mcpServerNames(node);
+    // A text-only stage (`tools="none"`) gets no tool at all: its MCP servers (say, from a stylesheet) are not started.
+    const mcpNames = reportOutcome ? mcpServerNames(node) : [];
     const mcpTools =
       mcpNames.length === 0
         ? undefined

@@ -164,6 +164,39 @@ describe('mcp_servers on an LLM stage', () => {
     await vi.waitFor(() => expect(isRunning(pid)).toBe(false), { timeout: 60_000, interval: 50 });
   });
 
+  it('starts no server and offers no MCP tool to a text-only stage (tools="none")', async () => {
+    server = await startScriptedOpenAIServer({ script: [{ type: 'text', text: 'A summary.' }] });
+    const root = tempDir('backend-mcp-');
+    const pidFile = join(root, 'mcp-server.pid');
+    const prepared = prepareGraph(
+      `digraph G {
+        start [shape=Mdiamond]
+        exit [shape=Msquare]
+        work [prompt="Summarize", tools="none", mcp_servers="lookup"]
+        start -> work -> exit
+      }`,
+      { mcpServers: ['lookup'] },
+    );
+    const result = await runPipeline({
+      graph: prepared.graph!,
+      registry: createDefaultRegistry(),
+      logsRoot: join(root, 'run'),
+      workdir: root,
+      backend: createAiSdkBackend({
+        baseURL: server.baseURL,
+        apiKey: 'k',
+        defaultModel: 'gpt-test',
+        env: { PATH: process.env.PATH },
+        mcpServers: { lookup: { command: process.execPath, args: [FIXTURE], env: { PID_FILE: pidFile } } },
+      }),
+    });
+
+    expect(result.status).toBe('success');
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.toolNames).toEqual([]);
+    expect(await readFile(pidFile, 'utf8').catch(() => 'not started')).toBe('not started');
+  });
+
   it('fails the stage naming the attribute and the defined servers for an undefined name', async () => {
     server = await startScriptedOpenAIServer({ script: [{ type: 'text', text: 'unused' }] });
     const prepared = prepareGraph(

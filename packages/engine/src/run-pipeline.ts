@@ -63,7 +63,7 @@ export interface PipelineServicesOptions {
   readonly backend?: CodergenBackend;
   /** Called with every event, synchronously, in order (also events of child pipelines). */
   readonly onEvent?: (event: PipelineEvent) => void;
-  /** Overrides the graph's `max_steps` (node executions per run, default 1000). */
+  /** Overrides the graph's `max_steps` (node executions per run, default 1000, or 10 per node in graphs of over 100 nodes). */
   readonly maxSteps?: number;
   /**
    * Overrides the graph's `max_budget_usd`: no model call starts once the run's model calls (parallel branches and

@@ -49,13 +49,13 @@ const graph = buildGraph(parseDot(source), { source });
 
 test('a 300-stage pipeline (~610 lines, 600 edges)', { timeout: BENCH_TIMEOUT_MS }, async ({ bench }) => {
   await bench.compare(
-    bench('prepareGraph (parse, build, transforms, 43 rules)', () => {
+    bench('prepareGraph (parse, build, transforms, 54 rules)', () => {
       prepareGraph(source);
     }),
     bench('parseDot + buildGraph', () => {
       buildGraph(parseDot(source), { source });
     }),
-    bench('validate (43 rules)', () => {
+    bench('validate (54 rules)', () => {
       validate(graph);
     }),
   );
@@ -79,7 +79,7 @@ test('a 10,000-stage pipeline (graph layer only, parsed once)', { timeout: BENCH
     bench('buildGraph + transforms', () => {
       buildLarge();
     }),
-    bench('validate (43 rules)', () => {
+    bench('validate (54 rules)', () => {
       validate(largeGraph);
     }),
     { iterations: 5, time: 0 },

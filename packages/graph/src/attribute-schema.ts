@@ -281,7 +281,7 @@ export const ATTRIBUTE_DEFINITIONS = {
     default: '25',
   }),
   max_steps: define('max_steps', ['graph'], POSITIVE_INTEGER, 'Loop guard: node executions per run.', {
-    default: '1000',
+    default: '1000, or 10 per node in graphs of over 100 nodes',
   }),
   max_gate_retries: define('max_gate_retries', ['graph'], NON_NEGATIVE_INTEGER, 'Goal-gate jumps per run.', {
     default: '5',
@@ -900,18 +900,36 @@ function setEdgeFields(target: Record<string, unknown>, attributes: GraphAttribu
   if (threadId !== undefined) target.threadId = threadId;
 }
 
+/** Options of {@link graphSettings}. */
+export interface GraphSettingsOptions {
+  /** Nodes in the graph: the default `max_steps` grows with them. Default 0. */
+  readonly nodeCount?: number;
+}
+
+/**
+ * The default `max_steps` of a graph of `nodeCount` nodes: 1000, or ten executions per node when that is more, so
+ * that a pipeline's size alone never needs the flag (a 1,000-stage chain may run without `--max-steps`).
+ */
+export function defaultMaxSteps(nodeCount: number): number {
+  return Math.max(1000, 10 * nodeCount);
+}
+
 /**
  * Derives the typed graph settings (spec §2.5, docs/architecture.md "Loop guards") from graph attributes,
- * with the defaults: `default_max_retries` 0, `max_node_visits` 25, `max_steps` 1000, `max_gate_retries` 5.
+ * with the defaults: `default_max_retries` 0, `max_node_visits` 25, `max_steps` {@link defaultMaxSteps} (1000, or 10
+ * per node for graphs of more than 100 nodes), `max_gate_retries` 5.
  */
-export function graphSettings(attributes: GraphAttributes): GraphSettings {
+export function graphSettings(
+  attributes: GraphAttributes,
+  options: GraphSettingsOptions = {},
+): GraphSettings {
   return {
     goal: attributes.goal?.value ?? '',
     label: attributes.label?.value ?? '',
     modelStylesheet: attributes.model_stylesheet?.value ?? '',
     defaultMaxRetries: typed(attributes, 'default_max_retries') ?? 0,
     maxNodeVisits: typed(attributes, 'max_node_visits') ?? 25,
-    maxSteps: typed(attributes, 'max_steps') ?? 1000,
+    maxSteps: typed(attributes, 'max_steps') ?? defaultMaxSteps(options.nodeCount ?? 0),
     maxGateRetries: typed(attributes, 'max_gate_retries') ?? 5,
     ...withoutUndefined({
       retryTarget: nonEmpty(attributes, 'retry_target'),

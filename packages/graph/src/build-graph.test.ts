@@ -176,6 +176,22 @@ describe('buildGraph (spec §2.9-§2.12)', () => {
     });
   });
 
+  it('defaults max_steps to 1000, or 10 per node in a bigger graph, so that size alone never needs the flag', () => {
+    const chain = (count: number, graphAttributes = '') => {
+      const ids = Array.from({ length: count }, (_, index) => `s${index}`);
+      return build(`digraph G {
+        ${graphAttributes}
+        start [shape=Mdiamond]
+        exit [shape=Msquare]
+        start -> ${ids.join(' -> ')} -> exit
+      }`);
+    };
+    expect(chain(5).settings.maxSteps).toBe(1000);
+    expect(chain(98).settings.maxSteps).toBe(1000);
+    expect(chain(1000).settings.maxSteps).toBe(10_020);
+    expect(chain(1000, 'max_steps=40').settings.maxSteps).toBe(40);
+  });
+
   it('types values and leaves malformed ones undefined instead of throwing', () => {
     const graph = build(
       'digraph G { a [max_retries=three, timeout="2h", goal_gate=yes, allow_partial=true] }',

@@ -358,7 +358,7 @@ export function buildGraph(ast: DotAst | DotStatementStream, options: BuildGraph
     idSpan: locate(ast.id.span),
     ...(ast.id.quoted === true ? { idQuoted: true } : {}),
     attributes: graphAttributes,
-    settings: graphSettings(graphAttributes),
+    settings: graphSettings(graphAttributes, { nodeCount: builtNodes.length }),
     nodes: builtNodes,
     edges,
     ...(filename === undefined ? {} : { filename }),

@@ -187,7 +187,7 @@ export interface GraphSettings {
   readonly defaultThread?: string;
   /** Loop guard: visits per node. Default: 25. */
   readonly maxNodeVisits: number;
-  /** Loop guard: node executions per run. Default: 1000. */
+  /** Loop guard: node executions per run. Default: 1000, or 10 per node in graphs of over 100 nodes. */
   readonly maxSteps: number;
   /** Goal-gate jumps per run. Default: 5. */
   readonly maxGateRetries: number;

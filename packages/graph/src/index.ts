@@ -9,6 +9,7 @@ export type {
   EdgeAttributeKey,
   EdgeFields,
   GraphAttributeKey,
+  GraphSettingsOptions,
   JoinPolicy,
   NodeAttributeKey,
   NodeFields,
@@ -19,6 +20,7 @@ export {
   attributeDefinition,
   CODING_TOOL_NAMES,
   DIALECT_ALIASES,
+  defaultMaxSteps,
   edgeAttribute,
   edgeFields,
   FIDELITY_MODES,
@@ -69,6 +71,7 @@ export {
 } from './handler-traits.js';
 export type {
   DeclarationError,
+  DeclarationFailure,
   InputDeclaration,
   InputDeclarationResult,
   InputField,

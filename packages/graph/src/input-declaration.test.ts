@@ -45,14 +45,16 @@ describe('parseInputDeclaration (README "Typed data")', () => {
   });
 
   it('reports an unknown type at the type, a bad name at the name, a duplicate and a missing colon', () => {
+    const int = {
+      message:
+        '"int" is not a type: write one of string, integer, number, boolean, object, any, optionally followed by [] for a list',
+      offset: 21,
+      length: 3,
+    };
     expect(parseInputDeclaration('repo: string, issue: int')).toEqual({
       ok: false,
-      error: {
-        message:
-          '"int" is not a type: write one of string, integer, number, boolean, object, any, optionally followed by [] for a list',
-        offset: 21,
-        length: 3,
-      },
+      error: int,
+      errors: [int],
     });
     expect(parseInputDeclaration('repo: string, 2x: string')).toMatchObject({
       ok: false,
@@ -67,6 +69,18 @@ describe('parseInputDeclaration (README "Typed data")', () => {
       error: { offset: 0, length: 11 },
     });
     expect(parseInputDeclaration('repo: string,')).toMatchObject({ ok: false, error: { offset: 13 } });
+  });
+
+  it('reports every bad entry, in the order they appear', () => {
+    const parsed = parseInputDeclaration('a: strng, , 2x: string, a: string, b: int');
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? [] : parsed.errors.map((error) => [error.offset, error.message])).toEqual([
+      [3, expect.stringContaining('"strng" is not a type')],
+      [9, 'an empty entry (two commas, or a comma at the end)'],
+      [12, expect.stringContaining('"2x" is not an input name')],
+      [24, 'input "a" is declared twice'],
+      [38, expect.stringContaining('"int" is not a type')],
+    ]);
   });
 });
 
@@ -117,8 +131,8 @@ describe('parseOutputSchemaDeclaration and parseOutMap', () => {
     expect(parseOutMap('verdict -> review.verdict, summary.text->summary')).toEqual({
       ok: true,
       entries: [
-        { field: 'verdict', key: 'review.verdict' },
-        { field: 'summary.text', key: 'summary' },
+        { field: 'verdict', key: 'review.verdict', keyOffset: 11 },
+        { field: 'summary.text', key: 'summary', keyOffset: 41 },
       ],
     });
     expect(parseOutMap('verdict review')).toMatchObject({ ok: false, error: { offset: 0, length: 14 } });

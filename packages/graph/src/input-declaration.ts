@@ -32,10 +32,19 @@ export interface DeclarationError {
   readonly length: number;
 }
 
+/** A declaration that does not parse: every mistake found, in the order they appear in the value. */
+export interface DeclarationFailure {
+  readonly ok: false;
+  /** The first mistake (`errors[0]`). */
+  readonly error: DeclarationError;
+  /** Every mistake, each entry checked on its own, so one pass of lint reports all of them. */
+  readonly errors: readonly DeclarationError[];
+}
+
 /** What {@link parseInputDeclaration} returns. */
 export type InputDeclarationResult =
   | { readonly ok: true; readonly declaration: InputDeclaration }
-  | { readonly ok: false; readonly error: DeclarationError };
+  | DeclarationFailure;
 
 /** A name of an input or a part of an output key: a letter or `_`, then letters, digits and `_`. */
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -57,35 +66,46 @@ export function parseInputDeclaration(text: string): InputDeclarationResult {
     return { ok: true, declaration: { kind: 'file', path: trimmed } };
   }
   const fields: InputField[] = [];
-  const split = commaEntries(text);
-  if (!split.ok) return split;
-  for (const { part, at } of split.entries) {
+  // Names seen, also of entries with a bad type: a later entry of the same name is still a duplicate.
+  const names = new Set<string>();
+  const { entries, errors } = commaEntries(text);
+  for (const { part, at } of entries) {
     const match = FIELD.exec(part);
     if (match === null) {
-      return fail(`"${part.trim()}" is not "name: type" (e.g. repo: string)`, at, part.length);
+      errors.push(mistake(`"${part.trim()}" is not "name: type" (e.g. repo: string)`, at, part.length));
+      continue;
     }
     const [, name = '', optional, type = ''] = match;
     const nameAt = at + part.indexOf(name);
     if (!NAME.test(name)) {
-      return fail(
-        `"${name}" is not an input name (a letter or _, then letters, digits and _)`,
-        nameAt,
-        name.length,
+      errors.push(
+        mistake(
+          `"${name}" is not an input name (a letter or _, then letters, digits and _)`,
+          nameAt,
+          name.length,
+        ),
       );
+      continue;
     }
-    if (fields.some((field) => field.name === name)) {
-      return fail(`input "${name}" is declared twice`, nameAt, name.length);
+    if (names.has(name)) {
+      errors.push(mistake(`input "${name}" is declared twice`, nameAt, name.length));
+      continue;
     }
+    names.add(name);
     const compactType = type.replace(/\s+/g, '');
     if (typeSchema(compactType) === undefined) {
-      return fail(
-        `"${type}" is not a type: write one of ${INPUT_TYPE_NAMES.join(', ')}, optionally followed by [] for a list`,
-        at + part.lastIndexOf(type),
-        Math.max(type.length, 1),
+      errors.push(
+        mistake(
+          `"${type}" is not a type: write one of ${INPUT_TYPE_NAMES.join(', ')}, optionally followed by [] for a list`,
+          at + part.lastIndexOf(type),
+          Math.max(type.length, 1),
+        ),
       );
+      continue;
     }
     fields.push({ name, type: compactType, optional: optional === '?' });
   }
+  if (errors.length > 0) return declarationFailure(errors);
   return { ok: true, declaration: { kind: 'fields', fields, schema: fieldsSchema(fields) } };
 }
 
@@ -113,7 +133,7 @@ function fieldsSchema(fields: readonly InputField[]): JsonSchemaObject {
 /** What {@link parseOutputsDeclaration} returns. */
 export type OutputsDeclarationResult =
   | { readonly ok: true; readonly keys: readonly string[] }
-  | { readonly ok: false; readonly error: DeclarationError };
+  | DeclarationFailure;
 
 /**
  * Parses an `outputs` value: the comma-separated context keys that form the run's result (`summary, review.verdict`),
@@ -121,47 +141,57 @@ export type OutputsDeclarationResult =
  */
 export function parseOutputsDeclaration(text: string): OutputsDeclarationResult {
   const keys: string[] = [];
-  const split = commaEntries(text);
-  if (!split.ok) return split;
-  for (const { part, at } of split.entries) {
+  const { entries, errors } = commaEntries(text);
+  for (const { part, at } of entries) {
     const key = part.trim();
     const keyAt = at + part.indexOf(key);
     if (!key.split('.').every((name) => NAME.test(name))) {
-      return fail(
-        `"${key}" is not a context key (names of letters, digits and _, joined by dots)`,
-        keyAt,
-        key.length,
+      errors.push(
+        mistake(
+          `"${key}" is not a context key (names of letters, digits and _, joined by dots)`,
+          keyAt,
+          key.length,
+        ),
       );
+    } else if (keys.includes(key)) {
+      errors.push(mistake(`output "${key}" is listed twice`, keyAt, key.length));
+    } else {
+      keys.push(key);
     }
-    if (keys.includes(key)) return fail(`output "${key}" is listed twice`, keyAt, key.length);
-    keys.push(key);
   }
+  if (errors.length > 0) return declarationFailure(errors);
   return { ok: true, keys };
 }
 
 /**
- * The comma-separated entries of a declaration with their offsets in `text`; none for blank text, an error for an
- * empty entry. Internal to the declaration parsers.
+ * The comma-separated non-empty entries of a declaration with their offsets in `text` (none for blank text), and a
+ * mistake for each empty entry. Internal to the declaration parsers: they add their own mistakes to `errors`.
  */
-export function commaEntries(
-  text: string,
-):
-  | { readonly ok: true; readonly entries: readonly { readonly part: string; readonly at: number }[] }
-  | { readonly ok: false; readonly error: DeclarationError } {
-  if (text.trim() === '') return { ok: true, entries: [] };
+export function commaEntries(text: string): {
+  readonly entries: readonly { readonly part: string; readonly at: number }[];
+  readonly errors: DeclarationError[];
+} {
   const entries: { part: string; at: number }[] = [];
+  const errors: DeclarationError[] = [];
+  if (text.trim() === '') return { entries, errors };
   let offset = 0;
   for (const part of text.split(',')) {
     if (part.trim() === '')
-      return fail('an empty entry (two commas, or a comma at the end)', offset, part.length);
-    entries.push({ part, at: offset });
+      errors.push(mistake('an empty entry (two commas, or a comma at the end)', offset, part.length));
+    else entries.push({ part, at: offset });
     offset += part.length + 1;
   }
-  return { ok: true, entries };
+  return { entries, errors };
 }
 
-function fail(message: string, offset: number, length: number): { ok: false; error: DeclarationError } {
-  return { ok: false, error: { message, offset, length } };
+function mistake(message: string, offset: number, length: number): DeclarationError {
+  return { message, offset, length };
+}
+
+/** The failure of a parser that found `errors` (not empty), in the order they appear. Internal to the parsers. */
+export function declarationFailure(errors: readonly DeclarationError[]): DeclarationFailure {
+  const sorted = [...errors].sort((a, b) => a.offset - b.offset);
+  return { ok: false, error: sorted[0]!, errors: sorted };
 }
 
 /** How a declared state field merges the writes of parallel branches at their join (README "Typed data"). */
@@ -173,7 +203,7 @@ export const STATE_MERGE_RULES: readonly StateMergeRule[] = ['replace', 'append'
 /** What {@link parseStateDeclaration} returns. */
 export type StateDeclarationResult =
   | { readonly ok: true; readonly fields: Readonly<Record<string, StateMergeRule>> }
-  | { readonly ok: false; readonly error: DeclarationError };
+  | DeclarationFailure;
 
 /**
  * Parses the graph's `state`: comma-separated `key: rule` entries (`findings: append, summary: replace, scores:
@@ -181,29 +211,34 @@ export type StateDeclarationResult =
  */
 export function parseStateDeclaration(text: string): StateDeclarationResult {
   const fields: Record<string, StateMergeRule> = {};
-  const split = commaEntries(text);
-  if (!split.ok) return split;
-  for (const { part, at } of split.entries) {
+  const { entries, errors } = commaEntries(text);
+  for (const { part, at } of entries) {
     const colon = part.indexOf(':');
     const key = colon < 0 ? part.trim() : part.slice(0, colon).trim();
     const rule = colon < 0 ? '' : part.slice(colon + 1).trim();
     const keyAt = at + Math.max(part.indexOf(key), 0);
     if (!key.split('.').every((name) => NAME.test(name))) {
-      return fail(
-        `"${key}" is not a context key (names of letters, digits and _, joined by dots)`,
-        keyAt,
-        key.length,
+      errors.push(
+        mistake(
+          `"${key}" is not a context key (names of letters, digits and _, joined by dots)`,
+          keyAt,
+          key.length,
+        ),
       );
-    }
-    if (!(STATE_MERGE_RULES as readonly string[]).includes(rule)) {
-      return fail(
-        `"${part.trim()}" does not name a merge rule: write "${key}: replace", "${key}: append" or "${key}: merge_object"`,
-        keyAt,
-        part.trim().length,
+    } else if (!(STATE_MERGE_RULES as readonly string[]).includes(rule)) {
+      errors.push(
+        mistake(
+          `"${part.trim()}" does not name a merge rule: write "${key}: replace", "${key}: append" or "${key}: merge_object"`,
+          keyAt,
+          part.trim().length,
+        ),
       );
+    } else if (Object.hasOwn(fields, key)) {
+      errors.push(mistake(`state field "${key}" is declared twice`, keyAt, key.length));
+    } else {
+      fields[key] = rule as StateMergeRule;
     }
-    if (Object.hasOwn(fields, key)) return fail(`state field "${key}" is declared twice`, keyAt, key.length);
-    fields[key] = rule as StateMergeRule;
   }
+  if (errors.length > 0) return declarationFailure(errors);
   return { ok: true, fields };
 }

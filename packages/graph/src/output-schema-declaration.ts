@@ -4,7 +4,8 @@
  */
 import {
   commaEntries,
-  type DeclarationError,
+  type DeclarationFailure,
+  declarationFailure,
   type JsonSchemaObject,
   parseInputDeclaration,
 } from './input-declaration.js';
@@ -19,7 +20,7 @@ export type OutputSchemaDeclaration =
 /** What {@link parseOutputSchemaDeclaration} returns. */
 export type OutputSchemaDeclarationResult =
   | { readonly ok: true; readonly declaration: OutputSchemaDeclaration }
-  | { readonly ok: false; readonly error: DeclarationError };
+  | DeclarationFailure;
 
 /**
  * Parses an `output_schema` value: a JSON object (`{...}`) is an inline JSON Schema; a path ending in `.json` a
@@ -33,24 +34,22 @@ export function parseOutputSchemaDeclaration(text: string): OutputSchemaDeclarat
     try {
       schema = JSON.parse(trimmed);
     } catch (error) {
-      return {
-        ok: false,
-        error: {
+      return declarationFailure([
+        {
           message: `the inline JSON Schema is not JSON (${(error as Error).message})`,
           offset: 0,
           length: text.length,
         },
-      };
+      ]);
     }
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
-      return {
-        ok: false,
-        error: { message: 'the inline JSON Schema is not an object', offset: 0, length: text.length },
-      };
+      return declarationFailure([
+        { message: 'the inline JSON Schema is not an object', offset: 0, length: text.length },
+      ]);
     }
     return { ok: true, declaration: { kind: 'schema', schema: schema as JsonSchemaObject } };
   }
-  if (trimmed === '') return { ok: false, error: { message: 'it is empty', offset: 0, length: 0 } };
+  if (trimmed === '') return declarationFailure([{ message: 'it is empty', offset: 0, length: 0 }]);
   const parsed = parseInputDeclaration(text);
   if (!parsed.ok) return parsed;
   const declaration = parsed.declaration;
@@ -67,12 +66,14 @@ export function parseOutputSchemaDeclaration(text: string): OutputSchemaDeclarat
 export interface OutMapEntry {
   readonly field: string;
   readonly key: string;
+  /** Where `key` starts in the `out_map` value (0-based, in characters): lint points at it. */
+  readonly keyOffset: number;
 }
 
 /** What {@link parseOutMap} returns. */
 export type OutMapResult =
   | { readonly ok: true; readonly entries: readonly OutMapEntry[] }
-  | { readonly ok: false; readonly error: DeclarationError };
+  | DeclarationFailure;
 
 const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
@@ -82,23 +83,21 @@ const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
  */
 export function parseOutMap(text: string): OutMapResult {
   const entries: OutMapEntry[] = [];
-  const split = commaEntries(text);
-  if (!split.ok) return split;
-  for (const { part, at } of split.entries) {
+  const { entries: parts, errors } = commaEntries(text);
+  for (const { part, at } of parts) {
     const arrow = part.indexOf('->');
     const field = arrow < 0 ? '' : part.slice(0, arrow).trim();
     const key = arrow < 0 ? '' : part.slice(arrow + 2).trim();
     if (!PATH.test(field) || !PATH.test(key)) {
-      return {
-        ok: false,
-        error: {
-          message: `"${part.trim()}" is not "field -> context.key" (e.g. verdict -> review.verdict)`,
-          offset: at + part.indexOf(part.trim()),
-          length: part.trim().length,
-        },
-      };
+      errors.push({
+        message: `"${part.trim()}" is not "field -> context.key" (e.g. verdict -> review.verdict)`,
+        offset: at + part.indexOf(part.trim()),
+        length: part.trim().length,
+      });
+      continue;
     }
-    entries.push({ field, key });
+    entries.push({ field, key, keyOffset: at + arrow + 2 + part.slice(arrow + 2).indexOf(key) });
   }
+  if (errors.length > 0) return declarationFailure(errors);
   return { ok: true, entries };
 }

@@ -20,8 +20,8 @@ describe('findShellAccess', () => {
 }`);
     const found = findShellAccess({ graph });
     expect(found).toEqual([
-      { nodeId: 'build', line: 3, kind: 'tool' },
-      { nodeId: 'lint', line: 4, kind: 'tool' },
+      { nodeId: 'build', line: 3, kind: 'tool', handlerType: 'tool' },
+      { nodeId: 'lint', line: 4, kind: 'tool', handlerType: 'tool' },
     ]);
     expect(found.map(describeShellAccess)).toEqual([
       'tool node "build" (line 3)',
@@ -53,7 +53,18 @@ describe('findShellAccess', () => {
     );
     expect(findShellAccess({ graph })).toEqual([]);
     expect(findShellAccess({ graph, handlerTypeOf: (id) => (id === 'plan' ? 'tool' : 'start') })).toEqual([
-      { nodeId: 'plan', line: 1, kind: 'tool' },
+      { nodeId: 'plan', line: 1, kind: 'tool', handlerType: 'tool' },
+    ]);
+  });
+
+  it('names the handler of a node whose plug-in handler declares runsCommand', () => {
+    const graph = graphOf(
+      'digraph s {\n  start [shape=Mdiamond]\n  ship [type="deploy"]\n  done [shape=Msquare]\n  start -> ship -> done\n}',
+    );
+    expect(findShellAccess({ graph })).toEqual([]);
+    const found = findShellAccess({ graph, handlers: new Map([['deploy', { runsCommand: true }]]) });
+    expect(found.map(describeShellAccess)).toEqual([
+      'node "ship" (line 3), whose "deploy" handler runs commands',
     ]);
   });
 });

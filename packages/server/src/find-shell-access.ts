@@ -18,6 +18,8 @@ export interface ShellAccess {
   readonly kind: 'tool' | 'tool_hooks' | 'child_pipeline' | 'sub_pipeline';
   /** 1-based source line, when known. */
   readonly line?: number;
+  /** For `tool`: the handler type the node resolves to (`tool`, or a plug-in's type such as `deploy`). */
+  readonly handlerType?: string;
 }
 
 /** Options of {@link findShellAccess}. */
@@ -41,7 +43,7 @@ export function findShellAccess(options: FindShellAccessOptions): ShellAccess[] 
     const traits = traitsOfType(type, options.handlers);
     const line = node.span?.start.line;
     const at = { nodeId: node.id, ...(line === undefined ? {} : { line }) };
-    if (traits.runsCommand === true) found.push({ ...at, kind: 'tool' });
+    if (traits.runsCommand === true) found.push({ ...at, kind: 'tool', handlerType: type });
     if (node.attributes['tool_hooks.pre'] !== undefined || node.attributes['tool_hooks.post'] !== undefined)
       found.push({ ...at, kind: 'tool_hooks' });
     if (traits.supervisesChild === true) found.push({ ...at, kind: 'child_pipeline' });
@@ -52,12 +54,17 @@ export function findShellAccess(options: FindShellAccessOptions): ShellAccess[] 
   return found;
 }
 
-/** A one-line description of a {@link ShellAccess}, e.g. `tool node "build" (line 12)`. */
+/**
+ * A one-line description of a {@link ShellAccess}, e.g. `tool node "build" (line 12)`, or for a plug-in handler that
+ * declares `runsCommand`, `node "ship" (line 3), whose "deploy" handler runs commands`.
+ */
 export function describeShellAccess(access: ShellAccess): string {
   const where = access.line === undefined ? '' : ` (line ${access.line})`;
   switch (access.kind) {
     case 'tool':
-      return `tool node "${access.nodeId}"${where}`;
+      return access.handlerType === undefined || access.handlerType === 'tool'
+        ? `tool node "${access.nodeId}"${where}`
+        : `node "${access.nodeId}"${where}, whose "${access.handlerType}" handler runs commands`;
     case 'tool_hooks':
       return access.nodeId === undefined
         ? 'graph attribute tool_hooks.pre/tool_hooks.post'

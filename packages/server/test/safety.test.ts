@@ -254,7 +254,7 @@ describe('tool nodes (issue #9 "Safety")', () => {
     expect(refused.status).toBe(400);
     const body = (await refused.json()) as ErrorBody;
     expect(body.error.code).toBe('TOOLS_NOT_ALLOWED');
-    expect(body.error.message).toContain('"ship" (line 3)');
+    expect(body.error.message).toContain('node "ship" (line 3), whose "deploy" handler runs commands');
     expect(body.error.nodes).toEqual(['ship']);
     expect(await readdir(server.runsDir)).toEqual([]);
     expect(await readdir(workdir)).toEqual([]);

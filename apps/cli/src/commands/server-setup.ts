@@ -10,7 +10,7 @@ import type { CodergenBackend, WorkspaceProvider } from '@attractor/engine';
 import { ApiError, type BackendRequest, type StartServerOptions } from '@attractor/server';
 import type { PostgresRunCatalog } from '@attractor/store-postgres';
 import type { CliIo } from '../cli-io.js';
-import { type CliConfig, loadCliConfig } from '../config/load-cli-config.js';
+import { type CliConfig, lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { CliError } from '../errors/cli-error.js';
 import { type CliTelemetry, startTelemetry } from '../observability/start-telemetry.js';
 import { resolveBackend } from '../run/backend-choice.js';
@@ -95,6 +95,8 @@ export async function prepareServer(
   const prices = config.defaults.prices === undefined ? undefined : await readPrices(config.defaults.prices);
   const sandbox = await resolveSandbox({ kind: options.sandbox ?? config.defaults.sandbox, env: io.env });
 
+  // What the config's handlers declare: which stages call the model (the preflight), whatever their type is called.
+  const declared = lintOptionsOf(config).handlers;
   const backendFactory = async (request: BackendRequest): Promise<CodergenBackend> => {
     const backend = resolveBackend(
       {
@@ -124,6 +126,7 @@ export async function prepareServer(
           env: io.env,
           allowShell: request.allowTools,
           mcpServers: config.mcpServers,
+          handlers: declared,
           // A client cannot pass options to the server: it sends "simulate", or the server is restarted.
           closing: (problems) =>
             `${serveRemedy(problems)} Or give them an agent: restart \`attractor serve\` with --backend claude-code, or set a node attribute backend="codex".`,
@@ -139,6 +142,7 @@ export async function prepareServer(
       env: io.env,
       ...(prices === undefined ? {} : { prices }),
       mcpServers: config.mcpServers,
+      handlers: declared,
     });
     if (!created.ok) {
       throw new ApiError({

@@ -22,9 +22,9 @@ export interface StageSummary {
   readonly branchPath: readonly string[];
   readonly label: string;
   readonly handlerType: string;
-  /** Entries into the node. */
+  /** Entries into the node; a visit the run was stopped in and resumed (a gate waiting for its answer) is one. */
   readonly visits: number;
-  /** Attempts over all visits (retries included). */
+  /** Attempts over all visits (retries included; an attempt the run was stopped in and resumed counts once). */
   readonly attempts: number;
   readonly state: StageState;
   /** Sum of the completed visits' durations, in milliseconds. */
@@ -112,6 +112,8 @@ interface MutableStage {
   costUnknown: boolean;
   failureReason?: string;
   open: boolean;
+  /** Started and never completed when the run stopped: its next `stage.started` goes on with the same visit. */
+  cutOff: boolean;
 }
 
 /**
@@ -153,6 +155,7 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         costUsd: 0,
         costUnknown: false,
         open: false,
+        cutOff: false,
       };
       stages.set(key, stage);
     }
@@ -162,7 +165,11 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     switch (event.type) {
       case 'pipeline.started':
         ended = undefined;
-        if (isTop(event)) suspendedAt = undefined;
+        if (isTop(event)) {
+          suspendedAt = undefined;
+          // A resume: the stages the run stopped in (a gate waiting for its answer) start again, in the same visit.
+          for (const stage of stages.values()) if (stage.open) stage.cutOff = true;
+        }
         break;
       case 'pipeline.suspended':
         if (isTop(event)) suspendedAt = event.stage;
@@ -171,8 +178,13 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         const stage = stageOf(event);
         stage.label = event.label;
         stage.handlerType = event.handlerType;
-        stage.visits = Math.max(stage.visits, event.visit);
-        stage.attempts += 1;
+        if (stage.cutOff) {
+          // The visit the run stopped in goes on: neither another visit nor another attempt.
+          stage.cutOff = false;
+        } else {
+          stage.visits = Math.max(stage.visits, event.visit);
+          stage.attempts += 1;
+        }
         stage.open = true;
         break;
       }
@@ -231,7 +243,7 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
   }
   const atGate = (stage: { readonly nodeId: string; readonly branchPath: readonly string[] }) =>
     state === 'waiting' && stage.branchPath.length === 0 && stage.nodeId === suspendedAt;
-  const rows: StageSummary[] = [...stages.values()].map(({ open, ...stage }) => ({
+  const rows: StageSummary[] = [...stages.values()].map(({ open, cutOff: _cutOff, ...stage }) => ({
     ...stage,
     state: open ? (live ? 'running' : atGate(stage) ? 'waiting' : 'interrupted') : stage.state,
   }));

@@ -7,7 +7,7 @@
 
 import type { LlmStageProblem, McpServerConfig, PriceTable } from '@attractor/backend-ai-sdk';
 import type { CodergenBackend } from '@attractor/engine';
-import type { Graph, GraphNode } from '@attractor/graph';
+import { type Graph, type GraphNode, type HandlerTraits, handlerTraits } from '@attractor/graph';
 import { CliError } from '../errors/cli-error.js';
 import type { ResolvedBackend } from './backend-choice.js';
 import { type BackendName, backendForNode } from './backend-option.js';
@@ -38,14 +38,17 @@ export interface CreateRoutedBackendOptions {
    * passes its own (a client cannot pass options to the server).
    */
   readonly closing?: (problems: readonly LlmStageProblem[]) => string;
+  /**
+   * What the run's handlers declare, by type (`registry.lintInfo()`): a stage goes to a backend when its handler
+   * declares `callsModel` or `joinsBranches` (a fan-in with a prompt asks the backend), whatever its type is called.
+   * Default: the spec's built-in handlers.
+   */
+  readonly handlers?: ReadonlyMap<string, HandlerTraits>;
 }
 
 /** The default {@link CreateRoutedBackendOptions.closing}: what `run`, `resume` and `fork` say. */
 export const RUN_ROUTED_CLOSING =
   'Or give them an agent: --backend claude-code (or a node attribute backend="codex"), or pass --simulate.';
-
-/** Handler types whose stages call the backend. */
-const LLM_STAGE_TYPES = new Set(['codergen', 'parallel.fan_in']);
 
 /**
  * Creates the routing backend. Backends are created when a stage first needs them.
@@ -66,7 +69,8 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
 
   const stagesByBackend = new Map<BackendName, string[]>();
   for (const node of graph.nodes.values()) {
-    if (!LLM_STAGE_TYPES.has(graph.handlerType(node))) continue;
+    const traits = handlerTraits(graph, node, options.handlers);
+    if (traits.callsModel !== true && traits.joinsBranches !== true) continue;
     const name = choose(node);
     stagesByBackend.set(name, [...(stagesByBackend.get(name) ?? []), node.id]);
   }
@@ -109,6 +113,7 @@ export async function createRoutedBackend(options: CreateRoutedBackendOptions): 
       graph,
       env,
       stages: new Set(apiStages),
+      ...(options.handlers === undefined ? {} : { handlers: options.handlers }),
       ...(options.prices === undefined ? {} : { prices: options.prices }),
       ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     });

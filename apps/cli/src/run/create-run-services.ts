@@ -103,6 +103,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
       ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
       ...(prices === undefined ? {} : { prices }),
       ...(options.allowShell === undefined ? {} : { allowShell: options.allowShell }),
+      handlers: registry.lintInfo(),
     });
     const { mcpSecretValues } = await import('@attractor/backend-ai-sdk');
     const secretValues = [

@@ -32,8 +32,11 @@ import { joinPolicyOptionsRule } from './rules/join-policy-options.js';
 import { loopRestartStartRule } from './rules/loop-restart-start.js';
 import { managerChildDotfileRule } from './rules/manager-child-dotfile.js';
 import { mcpServerKnownRule } from './rules/mcp-server-known.js';
+import { outMapConflictRule } from './rules/out-map-conflict.js';
+import { outMapStateRule } from './rules/out-map-state.js';
 import { outcomeCoverageRule } from './rules/outcome-coverage.js';
 import { outputSchemaRule } from './rules/output-schema.js';
+import { outputUnwrittenRule } from './rules/output-unwritten.js';
 import { parallelFanInRule } from './rules/parallel-fan-in.js';
 import { promptOnLlmNodesRule } from './rules/prompt-on-llm-nodes.js';
 import { promptVariableRule } from './rules/prompt-variable.js';
@@ -112,6 +115,9 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   inputsDeclarationRule,
   inputVariableRule,
   outputSchemaRule,
+  outMapStateRule,
+  outMapConflictRule,
+  outputUnwrittenRule,
   stylesheetPropertyRule,
   stylesheetSelectorUnmatchedRule,
 ];

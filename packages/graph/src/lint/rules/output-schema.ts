@@ -18,18 +18,20 @@ export const outputSchemaRule: LintRule = {
             ? parseOutMap(attribute.value)
             : parseOutputSchemaDeclaration(attribute.value);
         if (parsed.ok) continue;
-        const span = spanInAttribute(graph, attribute, parsed.error);
-        diagnostics.push({
-          rule: 'output_schema',
-          severity: 'error',
-          message: `The ${attribute.key} of "${node.id}": ${parsed.error.message}.`,
-          nodeId: node.id,
-          fix:
-            attribute.key === 'out_map'
-              ? 'Write out_map="verdict -> review.verdict, issues -> review.issues".'
-              : 'Write output_schema="verdict: string, issues?: string[]", an inline JSON Schema object, or the path of a .json schema file.',
-          ...(span === undefined ? {} : { span }),
-        });
+        for (const error of parsed.errors) {
+          const span = spanInAttribute(graph, attribute, error);
+          diagnostics.push({
+            rule: 'output_schema',
+            severity: 'error',
+            message: `The ${attribute.key} of "${node.id}": ${error.message}.`,
+            nodeId: node.id,
+            fix:
+              attribute.key === 'out_map'
+                ? 'Write out_map="verdict -> review.verdict, issues -> review.issues".'
+                : 'Write output_schema="verdict: string, issues?: string[]", an inline JSON Schema object, or the path of a .json schema file.',
+            ...(span === undefined ? {} : { span }),
+          });
+        }
       }
     }
     return diagnostics;

@@ -16,6 +16,35 @@ describe('inputs_declaration (README "Typed data")', () => {
     );
   });
 
+  it('reports every bad entry of inputs, outputs and state in one pass, each at its place', () => {
+    const source = pipeline(
+      'inputs="repo: strng, issue: int, 2x: string, labels?: string[], repo: string", outputs="a b, ok,, c d", state="x: last, y: append, z: first"',
+      '  start -> exit',
+    );
+    expect(diagnosticsOf(source, 'inputs_declaration').map((found) => found.message)).toEqual([
+      'Graph attribute inputs of "G": "strng" is not a type: write one of string, integer, number, boolean, object, any, optionally followed by [] for a list.',
+      'Graph attribute inputs of "G": "int" is not a type: write one of string, integer, number, boolean, object, any, optionally followed by [] for a list.',
+      'Graph attribute inputs of "G": "2x" is not an input name (a letter or _, then letters, digits and _).',
+      'Graph attribute inputs of "G": input "repo" is declared twice.',
+      'Graph attribute outputs of "G": "a b" is not a context key (names of letters, digits and _, joined by dots).',
+      'Graph attribute outputs of "G": an empty entry (two commas, or a comma at the end).',
+      'Graph attribute outputs of "G": "c d" is not a context key (names of letters, digits and _, joined by dots).',
+      'Graph attribute state of "G": "x: last" does not name a merge rule: write "x: replace", "x: append" or "x: merge_object".',
+      'Graph attribute state of "G": "z: first" does not name a merge rule: write "z: replace", "z: append" or "z: merge_object".',
+    ]);
+    expect(lintRule(source, 'inputs_declaration')).toEqual([
+      'error 2:24',
+      'error 2:38',
+      'error 2:43',
+      'error 2:74',
+      'error 2:98',
+      'error 2:106',
+      'error 2:108',
+      'error 2:121',
+      'error 2:141',
+    ]);
+  });
+
   it('reports a malformed outputs key, and accepts good declarations and schema files', () => {
     expect(lintRule(pipeline('outputs="summary, bad key"', '  start -> exit'), 'inputs_declaration')).toEqual(
       ['error 2:28'],
@@ -103,6 +132,118 @@ describe('state (README "Typed data")', () => {
     expect(lintRule(source, 'inputs_declaration')).toEqual(['error 2:35']);
     expect(diagnosticsOf(source, 'inputs_declaration')[0]?.message).toBe(
       'Graph attribute state of "G": "summary: last" does not name a merge rule: write "summary: replace", "summary: append" or "summary: merge_object".',
+    );
+  });
+});
+
+describe('out_map_state (README "Typed data")', () => {
+  it('warns at an out_map key the declared state lacks, naming a near declared field', () => {
+    const source = pipeline(
+      'state="findings: append, summary: replace"',
+      '  a [prompt="p", output_schema="items: string[], text: string", out_map="items -> findngs, text -> summary"]\n  b [prompt="p", output_schema="n: integer", out_map="n -> review.score"]\n  start -> a -> b -> exit',
+    );
+    expect(lintRule(source, 'out_map_state')).toEqual(['warning 5:83 a', 'warning 6:60 b']);
+    const [typo, other] = diagnosticsOf(source, 'out_map_state');
+    expect(typo?.message).toBe(
+      'The out_map of "a" writes "findngs", which the graph\'s state does not declare (it declares "findings", "summary").',
+    );
+    expect(typo?.fix).toBe(
+      'Did you mean "findings"? Map the field to it, or add "findngs: replace" to the graph\'s state.',
+    );
+    expect(other?.fix).toContain(
+      'add "review.score: replace" (or append, merge_object) to the graph\'s state',
+    );
+  });
+
+  it('says nothing without a state declaration or when every key is declared', () => {
+    const body =
+      '  a [prompt="p", output_schema="text: string", out_map="text -> summary"]\n  start -> a -> exit';
+    expect(lintRule(pipeline('goal="x"', body), 'out_map_state')).toEqual([]);
+    expect(lintRule(pipeline('state="summary: replace"', body), 'out_map_state')).toEqual([]);
+  });
+});
+
+describe('out_map_conflict (README "Declared state and parallel joins")', () => {
+  const fanOut = (graphAttributes: string) =>
+    pipeline(
+      graphAttributes,
+      [
+        '  fork [shape=component]',
+        '  a [prompt="p", output_schema="v: string", out_map="v -> verdict"]',
+        '  b [prompt="p", output_schema="v: string", out_map="v -> verdict"]',
+        '  c [prompt="p", output_schema="v: string", out_map="v -> c_verdict"]',
+        '  join [shape=tripleoctagon]',
+        '  start -> fork',
+        '  fork -> a -> join',
+        '  fork -> b -> join',
+        '  fork -> c -> join',
+        '  join -> exit',
+      ].join('\n'),
+    );
+
+  it('warns once per key when two branches map to the same undeclared key, at the second writer', () => {
+    const withState = fanOut('state="findings: append"');
+    expect(lintRule(withState, 'out_map_conflict')).toEqual(['warning 7:59 b']);
+    const [diagnostic] = diagnosticsOf(withState, 'out_map_conflict');
+    expect(diagnostic?.message).toBe(
+      'Branches of parallel node "fork" all write "verdict" through out_map ("a", "b"), and the graph\'s state does not declare it: fan-in "join" fails when they write different values.',
+    );
+    expect(diagnostic?.fix).toBe(
+      'Declare how the values merge, e.g. state="verdict: append" (or replace, merge_object), or map each branch\'s field to a key of its own.',
+    );
+    // The shared key is this rule's finding; out_map_state reports only c's own undeclared key.
+    expect(lintRule(withState, 'out_map_state')).toEqual(['warning 8:59 c']);
+    const without = diagnosticsOf(fanOut('goal="x"'), 'out_map_conflict');
+    expect(without.map((found) => found.message)).toEqual([
+      expect.stringContaining('fan-in "join" keeps the selected branch\'s value and drops the others\''),
+    ]);
+  });
+
+  it('says nothing once state declares the key, or for writes in one branch', () => {
+    expect(lintRule(fanOut('state="verdict: append"'), 'out_map_conflict')).toEqual([]);
+    const sequential = pipeline(
+      'goal="x"',
+      '  a [prompt="p", output_schema="v: string", out_map="v -> verdict"]\n  b [prompt="p", output_schema="v: string", out_map="v -> verdict"]\n  start -> a -> b -> exit',
+    );
+    expect(lintRule(sequential, 'out_map_conflict')).toEqual([]);
+  });
+});
+
+describe('output_unwritten (README "Typed data")', () => {
+  it('warns at an outputs key no stage writes, and accepts mapped, node and handler keys', () => {
+    const source = pipeline(
+      'outputs="summary, review.verdict, plan.text, check.tool.output, tool.output, last_response, sumary, report.body"',
+      [
+        '  plan [prompt="p", output_schema="text: string"]',
+        '  review [prompt="p", output_schema="verdict: string, text: string", out_map="text -> summary, verdict -> review.verdict"]',
+        '  check [shape=parallelogram, tool_command="true"]',
+        '  write [prompt="p", output_schema="r: object", out_map="r -> report"]',
+        '  start -> plan -> review -> check -> write -> exit',
+      ].join('\n'),
+    );
+    expect(lintRule(source, 'output_unwritten')).toEqual(['warning 2:102']);
+    const [diagnostic] = diagnosticsOf(source, 'output_unwritten');
+    expect(diagnostic?.message).toBe(
+      'Graph attribute outputs of "G" names "sumary", which no stage writes (no out_map maps a field to it, and it is no "<node id>.<field>" key): the run\'s output.json will lack it unless an agent writes it through status.json.',
+    );
+    expect(diagnostic?.fix).toContain('out_map="summary -> sumary"');
+  });
+
+  it("says nothing without outputs, for another runner's file outputs, or where a sub-pipeline or plug-in may write it", () => {
+    expect(lintRule(pipeline('goal="x"', '  start -> exit'), 'output_unwritten')).toEqual([]);
+    expect(
+      lintRule(
+        pipeline(
+          'outputs="summary"',
+          '  child [type="subgraph", graph_ref="child.dot"]\n  start -> child -> exit',
+        ),
+        'output_unwritten',
+      ),
+    ).toEqual([]);
+    const plugin = pipeline('outputs="summary"', '  ship [type="deploy"]\n  start -> ship -> exit');
+    expect(lintRule(plugin, 'output_unwritten', { knownHandlerTypes: ['deploy'] })).toEqual([]);
+    expect(lintRule(pipeline('outputs="combined-output.md"', '  start -> exit'), 'output_unwritten')).toEqual(
+      [],
     );
   });
 });
