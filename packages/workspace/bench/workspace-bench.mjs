@@ -229,3 +229,6 @@ console.log(
 );
 for (const row of rows) console.log(row.join(' | '));
 rmSync(root, { recursive: true, force: true });
+console.log(
+  `the chain's pairs (git minus in place, ms per stage): ${chainRounds.map((round) => round.extra.toFixed(1)).join(', ')}; median gaps: ${chainRounds.map((round) => round.stageGap.toFixed(1)).join(', ')}`,
+);
