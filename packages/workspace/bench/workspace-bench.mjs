@@ -228,7 +228,7 @@ console.log(
   `medians of ${ROUNDS} rounds (the chain: of ${CHAIN_ROUNDS} runs each, in place and git alternating, each first every other round)`,
 );
 for (const row of rows) console.log(row.join(' | '));
-rmSync(root, { recursive: true, force: true });
 console.log(
   `the chain's pairs (git minus in place, ms per stage): ${chainRounds.map((round) => round.extra.toFixed(1)).join(', ')}; median gaps: ${chainRounds.map((round) => round.stageGap.toFixed(1)).join(', ')}`,
 );
+rmSync(root, { recursive: true, force: true });
