@@ -61,6 +61,24 @@ describe('file run store (spec §5.6, docs/architecture.md "Run directory")', ()
     store.close();
   });
 
+  it('lists the stages of parallel branches and of foreach items, not a foreach item result file', async () => {
+    const logsRoot = tempDir();
+    const store = createFileRunStore({ logsRoot });
+    for (const stage of ['fan', 'fan/branches/b1/lint', 'each', 'each/items/0/check', 'each/items/1/check']) {
+      store.prepareStage(stage, 1);
+      store.writeStageStatus(stage, { outcome: 'success' });
+    }
+    await store.writeStageFile('each', 'items/0/result.json', '{}');
+    expect(await store.listStages()).toEqual([
+      'each',
+      'each/items/0/check',
+      'each/items/1/check',
+      'fan',
+      'fan/branches/b1/lint',
+    ]);
+    store.close();
+  });
+
   it('keeps stage files, artifacts and child runs in the spec §5.6 layout', async () => {
     const logsRoot = tempDir();
     const store = createFileRunStore({ logsRoot });

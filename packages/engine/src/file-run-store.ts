@@ -488,23 +488,26 @@ async function openStream(path: string | undefined): Promise<AsyncIterable<Uint8
 
 /**
  * Adds the stage paths of a run directory: its top-level directories that hold files (except `artifacts/` and the
- * lock), and below each stage the branch stages `branches/{branchId}/{nodeId}` (recursively). Other subdirectories
- * of a stage (`visits/`, a handler's own folders, child runs) are the stage's files, not stages.
+ * lock), and below each stage the branch stages `branches/{branchId}/{nodeId}` and the foreach item stages
+ * `items/{n}/{nodeId}` (recursively). Other subdirectories of a stage (`visits/`, a handler's own folders, child
+ * runs) are the stage's files, not stages.
  */
 function collectStages(directory: string, relativePath: string, stages: string[]): void {
   const entries = readDirectory(directory);
   if (relativePath !== '') {
     if (entries.some((entry) => entry.isFile() && !isTemporary(entry.name))) stages.push(relativePath);
-    if (!entries.some((entry) => entry.name === BRANCHES_DIRECTORY && entry.isDirectory())) return;
-    for (const branch of readDirectory(join(directory, BRANCHES_DIRECTORY))) {
-      if (!branch.isDirectory()) continue;
-      for (const node of readDirectory(join(directory, BRANCHES_DIRECTORY, branch.name))) {
-        if (!node.isDirectory()) continue;
-        collectStages(
-          join(directory, BRANCHES_DIRECTORY, branch.name, node.name),
-          `${relativePath}/${BRANCHES_DIRECTORY}/${branch.name}/${node.name}`,
-          stages,
-        );
+    for (const folder of BRANCH_FOLDERS) {
+      if (!entries.some((entry) => entry.name === folder && entry.isDirectory())) continue;
+      for (const branch of readDirectory(join(directory, folder))) {
+        if (!branch.isDirectory()) continue;
+        for (const node of readDirectory(join(directory, folder, branch.name))) {
+          if (!node.isDirectory()) continue;
+          collectStages(
+            join(directory, folder, branch.name, node.name),
+            `${relativePath}/${folder}/${branch.name}/${node.name}`,
+            stages,
+          );
+        }
       }
     }
     return;
@@ -526,8 +529,11 @@ function readDirectory(directory: string): Dirent[] {
   }
 }
 
-/** Where branch stages live inside the stage of a `parallel` node: `{stage}/branches/{branchId}/{nodeId}`. */
-const BRANCHES_DIRECTORY = 'branches';
+/**
+ * Where branch stages live inside the stage of a `parallel` node (`{stage}/branches/{branchId}/{nodeId}`) and item
+ * stages inside the stage of a `foreach` node (`{stage}/items/{n}/{nodeId}`).
+ */
+const BRANCH_FOLDERS = ['branches', 'items'] as const;
 
 /** The checkpoint history file of a run directory: one checkpoint per line, oldest first. */
 export const CHECKPOINT_HISTORY_FILE = 'checkpoints.jsonl';

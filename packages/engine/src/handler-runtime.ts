@@ -52,6 +52,13 @@ export interface RunBranchOptions {
    * `{stageDir}/branches/{branchId}/{nodeId}/`. Letters, digits, `.`, `_`, `-` only.
    */
   readonly branchId: string;
+  /**
+   * The folder of the calling stage that holds the branch's stage directories: `branches` (the default, parallel
+   * branches: `{stageDir}/branches/{branchId}/{nodeId}/`) or `items` (`foreach` items:
+   * `{stageDir}/items/{branchId}/{nodeId}/`). Outside `branches`, the branch's events carry `{folder}/{branchId}`
+   * (`items/3`) in `branchPath`, and its workspace is named that way.
+   */
+  readonly folder?: 'branches' | 'items';
 }
 
 /** The result of {@link HandlerRuntime.runBranch}. */

@@ -90,6 +90,7 @@ export type {
   QuestionOption,
   QuestionType,
 } from './interviewer.js';
+export { ITEM_CONTEXT_PREFIX, itemsOfContext } from './item-context.js';
 export type { JsonSchemaProblem, JsonSchemaValidator } from './json-schema-validator.js';
 export { createJsonSchemaValidator } from './json-schema-validator.js';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value.js';
@@ -106,6 +107,10 @@ export type {
   AgentUsageEvent,
   CheckpointSavedEvent,
   EmittableEvent,
+  ForeachCompletedEvent,
+  ForeachItemCompletedEvent,
+  ForeachItemStartedEvent,
+  ForeachStartedEvent,
   InterviewCompletedEvent,
   InterviewStartedEvent,
   InterviewTimeoutEvent,

@@ -35,7 +35,8 @@ export type MergeBranchStateResult =
     };
 
 /**
- * Keys every stage writes as bookkeeping (`last_stage`, `last_response`, `tool.*`, `usage.*`, ...): merged by
+ * Keys every stage writes as bookkeeping (`last_stage`, `last_response`, `tool.*`, `usage.*`, a foreach's `item.*`
+ * and `foreach.*`, ...): merged by
  * branch order (the last branch's value) without a conflict, declared or not.
  */
 export function isBookkeepingKey(key: string): boolean {
@@ -44,7 +45,7 @@ export function isBookkeepingKey(key: string): boolean {
     key === 'last_response' ||
     key === 'tool_stdout' ||
     key === 'tool_stderr' ||
-    /^(tool|usage|human|stack|graph|input|parallel|internal)\./.test(key)
+    /^(tool|usage|human|stack|graph|input|item|foreach|parallel|internal)\./.test(key)
   );
 }
 

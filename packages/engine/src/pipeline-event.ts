@@ -4,6 +4,7 @@
  * async iterator, and `{logsRoot}/events.jsonl`.
  */
 
+import type { ForeachMode } from '@attractor/graph';
 import type { Answer, Question } from './interviewer.js';
 import type { JsonValue } from './json-value.js';
 import type { OutcomeStatus } from './outcome.js';
@@ -194,6 +195,50 @@ export interface ParallelCompletedEvent extends PipelineEventBase {
   readonly failureCount: number;
 }
 
+/** A `foreach` node starts running its body over the items of its list (README "Typed data"). */
+export interface ForeachStartedEvent extends PipelineEventBase {
+  readonly type: 'foreach.started';
+  readonly nodeId: string;
+  /** The number of items in the list. */
+  readonly itemCount: number;
+  readonly mode: ForeachMode;
+  /** Items finished by an earlier attempt or run leg, kept and not run again. */
+  readonly keptCount: number;
+}
+
+/** One item of a `foreach` starts; its stages' events carry `items/<index>` in `branchPath`. */
+export interface ForeachItemStartedEvent extends PipelineEventBase {
+  readonly type: 'foreach.item.started';
+  readonly nodeId: string;
+  /** The item's position in the list, from 0. */
+  readonly index: number;
+}
+
+/** One item of a `foreach` ended (or was kept from an earlier attempt or run leg: `kept`). */
+export interface ForeachItemCompletedEvent extends PipelineEventBase {
+  readonly type: 'foreach.item.completed';
+  readonly nodeId: string;
+  readonly index: number;
+  readonly durationMs: number;
+  readonly success: boolean;
+  /** The item's status: its body's last status, `fail`, or `cancelled`. */
+  readonly status: string;
+  readonly failureReason?: string;
+  /** True when the item finished in an earlier attempt or run leg and was not run again. */
+  readonly kept?: boolean;
+}
+
+/** A `foreach` node finished its items. */
+export interface ForeachCompletedEvent extends PipelineEventBase {
+  readonly type: 'foreach.completed';
+  readonly nodeId: string;
+  readonly durationMs: number;
+  readonly successCount: number;
+  readonly failureCount: number;
+  /** Items never started (a failure under on_item_error=fail stops the rest, or the run was cancelled). */
+  readonly notStartedCount: number;
+}
+
 /** `InterviewStarted(question, stage)`: a question was put to the interviewer. */
 export interface InterviewStartedEvent extends PipelineEventBase {
   readonly type: 'interview.started';
@@ -325,6 +370,10 @@ export type PipelineEvent =
   | ParallelBranchStartedEvent
   | ParallelBranchCompletedEvent
   | ParallelCompletedEvent
+  | ForeachStartedEvent
+  | ForeachItemStartedEvent
+  | ForeachItemCompletedEvent
+  | ForeachCompletedEvent
   | InterviewStartedEvent
   | InterviewCompletedEvent
   | InterviewTimeoutEvent

@@ -131,11 +131,19 @@ export function parseInputText(schema: JsonSchemaObject | undefined, name: strin
 
 /** The run's inputs as the context holds them (`input.<name>` keys), by name: what `$input.<name>` expands to. */
 export function inputsOfContext(values: Readonly<Record<string, JsonValue>>): Record<string, JsonValue> {
-  const inputs: Record<string, JsonValue> = {};
+  return valuesUnderPrefix(values, INPUT_CONTEXT_PREFIX);
+}
+
+/** The context values whose keys start with `prefix`, by the rest of the key. Internal to the engine. */
+export function valuesUnderPrefix(
+  values: Readonly<Record<string, JsonValue>>,
+  prefix: string,
+): Record<string, JsonValue> {
+  const found: Record<string, JsonValue> = {};
   for (const key in values) {
-    if (key.startsWith(INPUT_CONTEXT_PREFIX)) inputs[key.slice(INPUT_CONTEXT_PREFIX.length)] = values[key]!;
+    if (key.startsWith(prefix)) found[key.slice(prefix.length)] = values[key]!;
   }
-  return inputs;
+  return found;
 }
 
 /** The context values of the inputs: `{ repo: 'acme/api' }` → `{ 'input.repo': 'acme/api' }`. */

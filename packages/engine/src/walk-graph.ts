@@ -435,15 +435,15 @@ async function runBranch(
     options.abortSignal === undefined ? stage.signal : AbortSignal.any([stage.signal, options.abortSignal]);
   const startValues = options.context.snapshot();
   const state = new WalkState();
+  const folder = options.folder ?? 'branches';
+  // `a` for a parallel branch, `items/3` for a foreach item: its events' branchPath entry and its workspace's name.
+  const branchKey = folder === 'branches' ? options.branchId : `${folder}/${options.branchId}`;
   // A branch of a run with a workspace works in a workspace of its own, from the fan-out's commit.
-  const opened = await parent.scope.workspace?.branch({
-    stagePath: stage.stagePath,
-    branchId: options.branchId,
-  });
+  const opened = await parent.scope.workspace?.branch({ stagePath: stage.stagePath, branchId: branchKey });
   const workspace = opened?.workspace;
   if (opened?.leftovers !== undefined) {
     // An earlier attempt of this branch left files: kept, never silently lost.
-    const name = `branches/${options.branchId}/interrupted-changes.patch`;
+    const name = `${folder}/${options.branchId}/interrupted-changes.patch`;
     await parent.scope.store.writeStageFile(stage.stagePath, name, opened.leftovers.patch);
     parent.scope.bus.emit(
       {
@@ -452,7 +452,7 @@ async function runBranch(
         level: 'warn',
         message: `branch ${options.branchId}'s workspace held ${opened.leftovers.files.length} changed file(s) from an earlier attempt: kept in ${stage.stagePath}/${name}`,
       },
-      [...parent.branchPath, options.branchId],
+      [...parent.branchPath, branchKey],
     );
   }
   const scope: RunScope =
@@ -466,8 +466,8 @@ async function runBranch(
       startNodeId: options.startNodeId,
       ...(options.stopBefore === undefined ? {} : { stopBefore: options.stopBefore }),
       abortSignal: signal,
-      stagePrefix: `${stage.stagePath}/branches/${options.branchId}`,
-      branchPath: [...parent.branchPath, options.branchId],
+      stagePrefix: `${stage.stagePath}/${folder}/${options.branchId}`,
+      branchPath: [...parent.branchPath, branchKey],
       traceContext: stage.traceContext ?? parent.traceContext,
     });
   } finally {

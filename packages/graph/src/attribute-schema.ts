@@ -16,6 +16,7 @@
  * `attractor validate`. The handler schemas wrap them with `zod/mini` (about 45 KB of the validate bundle).
  */
 import { BACKEND_VALUES } from '@attractor/stylesheet';
+import { FOREACH_MODES, ITEM_ERROR_POLICIES } from './foreach-mode.js';
 import type {
   FidelityMode,
   GraphAttributes,
@@ -176,6 +177,21 @@ const JOIN_POLICIES = [
   'quorum',
 ] as const satisfies readonly JoinPolicy[];
 const JOIN_POLICY = valueType(enumParser(JOIN_POLICIES), `one of ${JOIN_POLICIES.join(', ')}`, JOIN_POLICIES);
+const FOREACH_MODE = valueType(
+  enumParser(FOREACH_MODES),
+  `one of ${FOREACH_MODES.join(', ')}`,
+  FOREACH_MODES,
+);
+const ITEM_ERROR_POLICY = valueType(
+  enumParser(ITEM_ERROR_POLICIES),
+  `one of ${ITEM_ERROR_POLICIES.join(', ')}`,
+  ITEM_ERROR_POLICIES,
+);
+/** A name of letters, digits and `_`, not starting with a digit (`as="file"`). */
+const NAME = valueType(
+  (text) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(text.trim()) ? text.trim() : undefined),
+  'a name of letters, digits and _ such as file',
+);
 const HUMAN_INPUT = valueType(enumParser(['choice', 'text']), 'one of choice, text', ['choice', 'text']);
 const MANAGER_ACTIONS = valueType(
   parseManagerActions,
@@ -481,10 +497,44 @@ export const ATTRIBUTE_DEFINITIONS = {
     'Bytes of stdout and of stderr kept in stdout.txt/stderr.txt (default 100000000); the rest is drained and the truncation recorded.',
     { default: '100000000' },
   ),
-  max_parallel: define('max_parallel', ['node'], POSITIVE_INTEGER, 'Concurrent branches.', {
-    default: '4',
-    spec: '§4.8',
+  max_parallel: define(
+    'max_parallel',
+    ['node'],
+    POSITIVE_INTEGER,
+    'Concurrent branches (a foreach: items at once in mode=parallel).',
+    { default: '4', spec: '§4.8' },
+  ),
+  over: define(
+    'over',
+    ['node'],
+    STRING,
+    'The list a foreach node runs its body for, item by item (README "Typed data"): a context key such as state.files, input.files or files.',
+    { default: 'none (required)' },
+  ),
+  as: define(
+    'as',
+    ['node'],
+    NAME,
+    'The name each item of a foreach is bound to in its body: the context key item.<as>, and $item.<as> in prompts and tool commands.',
+    { default: 'item' },
+  ),
+  mode: define('mode', ['node'], FOREACH_MODE, 'A foreach runs its items in parallel or one after another.', {
+    default: FOREACH_MODES[0],
   }),
+  on_item_error: define(
+    'on_item_error',
+    ['node'],
+    ITEM_ERROR_POLICY,
+    'What a foreach does when an item fails: fail (the node fails; finished items are kept for a resume), collect (the failure is recorded in the collect list and the run goes on), skip (the item is left out).',
+    { default: 'fail' },
+  ),
+  collect: define(
+    'collect',
+    ['node'],
+    STRING,
+    'The declared list field (state="<field>: append") a foreach appends one result per item to, in item order: { index, item, status, output, failure_reason, updates }.',
+    { default: 'none' },
+  ),
   join_policy: define('join_policy', ['node'], JOIN_POLICY, 'How branch results combine.', {
     default: 'wait_all',
     spec: '§4.8',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandVariables } from './expand-variables.js';
+import { expandVariables, itemVariableNames } from './expand-variables.js';
 
 describe('expandVariables (spec §4.5, §9.2, §9.4)', () => {
   it('replaces $goal by plain string replacement, also inside a longer word', () => {
@@ -65,5 +65,26 @@ describe('expandVariables: $input.<name> (README "Typed data")', () => {
 
   it('leaves $input.<name> as written without inputs', () => {
     expect(expandVariables('Review $input.repo', { goal: '' }).text).toBe('Review $input.repo');
+  });
+});
+
+describe('expandVariables: $item.<name> (README "Typed data", foreach)', () => {
+  it('replaces a bound item (a string as is, other values as JSON), or its reference; an unbound name stays', () => {
+    const items = { file: 'src/a.ts', pair: { x: 1 } };
+    expect(expandVariables('Review $item.file.txt $item.pair $item.other', { goal: '', items }).text).toBe(
+      'Review src/a.ts.txt {"x":1} $item.other',
+    );
+    expect(
+      expandVariables('wc -l "$item.file"', { goal: '', items, itemReference: (name) => `<ITEM_${name}>` })
+        .text,
+    ).toBe('wc -l "<ITEM_file>"');
+    expect(expandVariables('Review $item.file', { goal: '' }).text).toBe('Review $item.file');
+  });
+
+  it('lists the $item.<name> references once each, in order', () => {
+    expect(itemVariableNames('$item.a $item.b $item.a')).toEqual([
+      { name: 'a', offset: 0 },
+      { name: 'b', offset: 8 },
+    ]);
   });
 });

@@ -1,19 +1,29 @@
 /**
- * The one variable expander of Attractor: `$goal` (spec §4.5, §9.2) and `$input.<name>` (README "Typed data") in
- * prompts and tool commands, and `$goal` plus `$context.<key>` in the `var.*` values of sub-pipeline nodes (spec §9.4,
+ * The one variable expander of Attractor: `$goal` (spec §4.5, §9.2), `$input.<name>` and `$item.<name>` (README
+ * "Typed data") in prompts and tool commands, and `$goal` plus `$context.<key>` in the `var.*` values of sub-pipeline nodes (spec §9.4,
  * the allouis dialect).
  */
 
 /**
- * `$goal`; `$context.` followed by a key of letters, digits, `_` and `.` that does not end with a dot; or `$input.`
- * followed by an input name.
+ * `$goal`; `$context.` followed by a key of letters, digits, `_` and `.` that does not end with a dot; `$input.`
+ * followed by an input name; or `$item.` followed by the name a `foreach` binds its item to (`as`).
  */
-const VARIABLE = /\$goal|\$context\.([A-Za-z0-9_.]*[A-Za-z0-9_])?|\$input\.([A-Za-z_][A-Za-z0-9_]*)/g;
+const VARIABLE =
+  /\$goal|\$context\.([A-Za-z0-9_.]*[A-Za-z0-9_])?|\$input\.([A-Za-z_][A-Za-z0-9_]*)|\$item\.([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /** The names of the `$input.<name>` references in `text`, each once, in order. */
 export function inputVariableNames(text: string): { readonly name: string; readonly offset: number }[] {
+  return variableNames(text, INPUT_VARIABLE);
+}
+
+/** The names of the `$item.<name>` references in `text` (a `foreach` item bound by `as`), each once, in order. */
+export function itemVariableNames(text: string): { readonly name: string; readonly offset: number }[] {
+  return variableNames(text, ITEM_VARIABLE);
+}
+
+function variableNames(text: string, pattern: RegExp): { readonly name: string; readonly offset: number }[] {
   const found: { name: string; offset: number }[] = [];
-  for (const match of text.matchAll(INPUT_VARIABLE)) {
+  for (const match of text.matchAll(pattern)) {
     const name = match[1]!;
     if (!found.some((entry) => entry.name === name)) found.push({ name, offset: match.index });
   }
@@ -21,6 +31,7 @@ export function inputVariableNames(text: string): { readonly name: string; reado
 }
 
 const INPUT_VARIABLE = /\$input\.([A-Za-z_][A-Za-z0-9_]*)/g;
+const ITEM_VARIABLE = /\$item\.([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /** Options of {@link expandVariables}. */
 export interface ExpandVariablesOptions {
@@ -41,6 +52,13 @@ export interface ExpandVariablesOptions {
    * (`${ATTRACTOR_INPUT_repo}`) so that an input's text is never read as shell syntax.
    */
   readonly inputReference?: (name: string) => string;
+  /**
+   * The items bound by the `foreach` nodes the stage runs inside, by `as` name, for `$item.<name>` (README "Typed
+   * data"). Without it `$item.<name>` is left as written; a name that is not among them is left as written too.
+   */
+  readonly items?: Readonly<Record<string, unknown>>;
+  /** What `$item.<name>` becomes instead of the value, when given (tool commands: `${ATTRACTOR_ITEM_file}`). */
+  readonly itemReference?: (name: string) => string;
 }
 
 /** What {@link expandVariables} returns. */
@@ -64,7 +82,8 @@ export interface ExpandedText {
  *   `base`). A string value is inserted as is, any other JSON value as JSON (`3`, `true`, `["a"]`). A key that is
  *   not in the context is left as written and listed in `missingKeys`;
  * - with `options.inputs`, `$input.<name>` becomes the input `<name>` (a string as is, any other JSON value as JSON),
- *   or an empty string when the run was not given that (optional) input.
+ *   or an empty string when the run was not given that (optional) input;
+ * - with `options.items`, `$item.<name>` becomes the item a `foreach` bound to `<name>` (as JSON unless a string).
  * Every other `$` (shell variables such as `$HOME`, `$(...)`) passes through unchanged.
  *
  * @example
@@ -75,8 +94,13 @@ export function expandVariables(text: string, options: ExpandVariablesOptions): 
   const missing = new Set<string>();
   const context = options.context;
   const inputs = options.inputs;
-  const expanded = text.replace(VARIABLE, (match, key: string | undefined, input: string | undefined) => {
+  const items = options.items;
+  const expanded = text.replace(VARIABLE, (match, key?: string, input?: string, item?: string) => {
     if (match === '$goal') return options.goal;
+    if (item !== undefined) {
+      if (items === undefined || !Object.hasOwn(items, item)) return match;
+      return options.itemReference === undefined ? jsonText(items[item]) : options.itemReference(item);
+    }
     if (input !== undefined) {
       if (options.inputReference !== undefined) return options.inputReference(input);
       if (inputs === undefined) return match;

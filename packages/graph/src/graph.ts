@@ -71,7 +71,8 @@ export type BuiltInHandlerType =
   | 'parallel.fan_in'
   | 'tool'
   | 'stack.manager_loop'
-  | 'subgraph';
+  | 'subgraph'
+  | 'foreach';
 
 /** The Graphviz shapes that map to a handler type (spec §2.8). */
 export type MappedShape =
@@ -99,12 +100,13 @@ export const SHAPE_TO_HANDLER_TYPE = {
 } as const satisfies Record<MappedShape, BuiltInHandlerType>;
 
 /**
- * Every built-in handler type: those of the shape table (spec §2.8) and `subgraph` (spec §9.4 sub-pipeline
- * nodes), which has no shape and is chosen with `type="subgraph"`.
+ * Every built-in handler type: those of the shape table (spec §2.8), `subgraph` (spec §9.4 sub-pipeline nodes) and
+ * `foreach` (README "Typed data"), which have no shape and are chosen with `type="subgraph"` / `type="foreach"`.
  */
 export const BUILT_IN_HANDLER_TYPE_NAMES: readonly BuiltInHandlerType[] = [
   ...Object.values(SHAPE_TO_HANDLER_TYPE),
   'subgraph',
+  'foreach',
 ];
 
 /** A node with its raw attributes and the typed fields of spec §2.6 / Appendix A. */

@@ -75,6 +75,8 @@ export const SPEC_HANDLER_TRAITS: Readonly<Record<string, HandlerTraits>> = {
     },
   },
   subgraph: { runsSubgraph: true },
+  // Its body (the nodes between it and its fan-in) runs once per item, as branches the handler walks itself.
+  foreach: { fansOut: true, outcomes: ['success', 'partial_success', 'fail'] },
 } satisfies Record<BuiltInHandlerType, HandlerTraits>;
 
 const NO_TRAITS: HandlerTraits = {};

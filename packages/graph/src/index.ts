@@ -37,8 +37,15 @@ export type { BuildGraphOptions } from './build-graph.js';
 export { buildGraph, deriveClassName } from './build-graph.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { ExpandedText, ExpandVariablesOptions } from './expand-variables.js';
-export { expandVariables, inputVariableNames } from './expand-variables.js';
+export { expandVariables, inputVariableNames, itemVariableNames } from './expand-variables.js';
 export { type FindJoinNodeOptions, findJoinNode } from './find-join-node.js';
+export { foreachListKey } from './foreach-list-key.js';
+export {
+  FOREACH_MODES,
+  type ForeachMode,
+  ITEM_ERROR_POLICIES,
+  type ItemErrorPolicy,
+} from './foreach-mode.js';
 export { type FormatPipelineOptions, formatPipeline } from './format-pipeline.js';
 export type {
   AttributeOrigin,

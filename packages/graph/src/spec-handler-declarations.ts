@@ -103,7 +103,33 @@ export const SPEC_HANDLER_DECLARATIONS = {
     ...SPEC_HANDLER_TRAITS.subgraph,
     attributes: z.object({ graph_ref: attributeSchema('graph_ref') }),
   },
+  foreach: {
+    ...SPEC_HANDLER_TRAITS.foreach,
+    attributes: z.object({
+      over: attributeSchema('over'),
+      as: attributeSchema('as'),
+      mode: attributeSchema('mode'),
+      max_parallel: attributeSchema('max_parallel'),
+      on_item_error: attributeSchema('on_item_error'),
+      collect: attributeSchema('collect'),
+      branch_timeout: attributeSchema('branch_timeout'),
+    }),
+  },
 } satisfies Record<BuiltInHandlerType, HandlerTraits & { readonly attributes: AttributesSchema }>;
+
+/** The keys a built-in handler declares, made on first use. */
+let handlerKeys: ReadonlySet<string> | undefined;
+
+/**
+ * The keys some built-in handler declares in its attribute schema: the keys only some handlers read (`tool_command`,
+ * `join_policy`, a foreach's `mode`…); every other known key applies to every node.
+ */
+export function builtInHandlerKeys(): ReadonlySet<string> {
+  handlerKeys ??= new Set(
+    [...specHandlerLintInfo().values()].flatMap((declaration) => declaration.attributeKeys ?? []),
+  );
+  return handlerKeys;
+}
 
 /** The spec declarations as lint reads them, made on first use. */
 let specLintInfo: ReadonlyMap<string, HandlerLintInfo> | undefined;

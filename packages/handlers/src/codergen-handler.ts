@@ -10,6 +10,7 @@ import {
   type DeclaredHandler,
   defineHandler,
   inputsOfContext,
+  itemsOfContext,
   type JsonValue,
   type Outcome,
 } from '@attractor/engine';
@@ -33,15 +34,20 @@ export interface CodergenHandlerOptions {
 /**
  * The prompt of an LLM stage (spec §4.5): the node's `prompt`, else its `label`, with `$goal` replaced by the
  * graph goal (`expandVariables`; a no-op when the `expand_goal_variable` transform already ran) and `$input.<name>`
- * by the run's input (README "Typed data"; `context` holds them as `input.<name>`). `$context.<key>` stays as
- * written. Without `context`, `$input.<name>` stays as written too.
+ * by the run's input (README "Typed data"; `context` holds them as `input.<name>`), and `$item.<name>` by the item a
+ * foreach bound to `<name>` (`item.<name>`). `$context.<key>` stays as written. Without `context`, `$input.<name>`
+ * and `$item.<name>` stay as written too.
  */
 export function buildStagePrompt(node: GraphNode, graph: Graph, context?: Context): string {
   const text = node.prompt.trim() === '' ? node.label : node.prompt;
   return expandVariables(text, {
     goal: graph.settings.goal,
-    ...(context === undefined ? {} : { inputs: inputsOfContext(context.snapshot()) }),
+    ...(context === undefined ? {} : contextVariables(context.snapshot())),
   }).text;
+}
+
+function contextVariables(values: Readonly<Record<string, JsonValue>>) {
+  return { inputs: inputsOfContext(values), items: itemsOfContext(values) };
 }
 
 /**

@@ -8,6 +8,7 @@ import { createCodergenHandler } from './codergen-handler.js';
 import { createConditionalHandler } from './conditional-handler.js';
 import { createExitHandler } from './exit-handler.js';
 import { createFanInHandler } from './fan-in-handler.js';
+import { createForeachHandler } from './foreach-handler.js';
 import { createManagerLoopHandler } from './manager-loop-handler.js';
 import { createParallelHandler } from './parallel-handler.js';
 import { createRouteFinder, type RouteFinder } from './route-finder.js';
@@ -55,7 +56,8 @@ export interface DefaultHandlersOptions {
 
 /**
  * Every built-in handler by its type string (spec §2.8): `start`, `exit`, `codergen`, `wait.human`, `conditional`,
- * `parallel`, `parallel.fan_in`, `tool`, `stack.manager_loop`, and `subgraph` (spec §9.4, `type="subgraph"`).
+ * `parallel`, `parallel.fan_in`, `tool`, `stack.manager_loop`, `subgraph` (spec §9.4, `type="subgraph"`) and
+ * `foreach` (README "Typed data", `type="foreach"`).
  */
 export function createHandlers(
   options: DefaultHandlersOptions = {},
@@ -81,6 +83,7 @@ export function createHandlers(
     }),
     'stack.manager_loop': createManagerLoopHandler(),
     subgraph: createSubgraphHandler(),
+    foreach: createForeachHandler(),
   } satisfies Record<BuiltInHandlerType, DeclaredHandler>;
 }
 

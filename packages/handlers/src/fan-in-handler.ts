@@ -136,7 +136,8 @@ export function findJudgedCandidate(
  * every successful branch's `context_updates` applied in edge order); `pick` (the default, spec §4.9) selects
  * one branch as follows.
  *
- * Reads `parallel.results` (FAIL `No parallel results to evaluate` when missing or empty) and selects the best
+ * Reads `parallel.results` (FAIL `No parallel results to evaluate` when missing or empty; empty after a `foreach`,
+ * whose failed and skipped items are not candidates, it is SUCCESS with nothing selected) and selects the best
  * candidate: with a `prompt` and a backend, an LLM judge (`prompt.md` / `response.md` in the stage directory; the
  * answer's first line names the branch id; an answer naming no id falls back to the heuristic); otherwise the
  * heuristic of spec §4.9 (status rank, then `score`, then id). The outcome applies the winner's
@@ -228,6 +229,14 @@ async function combineResults(input: {
   readonly options: FanInHandlerOptions;
 }): Promise<Outcome> {
   const { node, context, graph, runtime, results, options } = input;
+  if (results !== undefined && results.length === 0 && context.get('foreach.node') !== undefined) {
+    // A foreach over an empty list, or whose every item failed under on_item_error=collect or skip: nothing to pick.
+    return {
+      status: 'success',
+      notes: `No item of foreach "${String(context.get('foreach.node'))}" to combine`,
+      contextUpdates: { 'parallel.fan_in.best_id': '', 'parallel.fan_in.best_outcome': 'success' },
+    };
+  }
   if (results === undefined || results.length === 0) {
     return { status: 'fail', failureReason: 'No parallel results to evaluate' };
   }

@@ -26,6 +26,11 @@ export {
   findJudgedCandidate,
   renderBranchOutputs,
 } from './fan-in-handler.js';
+export {
+  createForeachHandler,
+  DEFAULT_ITEM_NAME,
+  type ForeachItemResult,
+} from './foreach-handler.js';
 export type { HumanGateChoice } from './human-gate-choices.js';
 export {
   findChoiceByText,

@@ -4,37 +4,16 @@ import { SPEC_HANDLER_DECLARATIONS } from '@attractor/graph';
  * The `parallel` handler (spec §4.8, docs/architecture.md "Parallel fan-out" and "Parallel results").
  */
 
-import type { BranchResult, Context, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import { formatDuration, isSuccessStatus, LEGACY_AGENT_COST_KEY } from '@attractor/engine';
+import type { JsonValue, Outcome } from '@attractor/engine';
 import { findJoinNode, type Graph, type GraphEdge, type JoinPolicy } from '@attractor/graph';
 import PQueue from 'p-queue';
 import { joinSettled, joinStatus, requiredSuccesses } from './join-policy.js';
-import {
-  BRANCH_OUTPUT_INLINE_MAX_CHARS,
-  type ParallelBranchResult,
-  readParallelResults,
-} from './parallel-results.js';
+import { type ParallelBranchResult, readParallelResults } from './parallel-results.js';
+import { type BranchRecord, notStarted, runOneBranch } from './run-one-branch.js';
 import { isSuccessfulCandidate } from './select-best-candidate.js';
-import { readStageOutput } from './stage-files.js';
 
 /** Concurrent branches when the node has no `max_parallel` (spec §4.8). */
 export const DEFAULT_MAX_PARALLEL = 4;
-
-/**
- * Context keys left out of a branch's `context_updates`: engine bookkeeping, nested parallel state and the run's
- * usage totals (`usage.total.*`: the engine keeps them for the whole run, every branch counted).
- */
-function isPrivateKey(key: string): boolean {
-  return (
-    key === 'current_node' ||
-    key === 'outcome' ||
-    key === 'preferred_label' ||
-    key.startsWith('internal.') ||
-    key.startsWith('parallel.') ||
-    key.startsWith('usage.total.') ||
-    key === LEGACY_AGENT_COST_KEY
-  );
-}
 
 /** Unique branch ids from edge targets (letters, digits, `.`, `_`, `-`), suffixed `-2`, `-3` on repeats. */
 function branchIds(edges: readonly GraphEdge[]): string[] {
@@ -45,14 +24,6 @@ function branchIds(edges: readonly GraphEdge[]): string[] {
     seen.set(base, count);
     return count === 1 ? base : `${base}-${count}`;
   });
-}
-
-type BranchVerdict = 'success' | 'fail' | 'cancelled';
-
-interface BranchRecord {
-  readonly entry: ParallelBranchResult;
-  readonly verdict: BranchVerdict;
-  readonly result?: BranchResult;
 }
 
 /**
@@ -141,10 +112,9 @@ export function createParallelHandler(): DeclaredHandler {
         runtime.emit({ type: 'parallel.branch.started', nodeId: node.id, branch, index });
         const branchStartedMs = runtime.clock.now();
         const record = await runOneBranch({
-          edge,
+          startNodeId: edge.to,
           branch,
-          context,
-          graph,
+          context: context.clone(),
           runtime,
           joinSignal: joinController.signal,
           ...(expectedJoin === undefined ? {} : { joinNodeId: expectedJoin }),
@@ -225,154 +195,6 @@ function keptBranches(
     if (ids.includes(entry.branch) && isSuccessfulCandidate(entry.status)) kept.set(entry.branch, entry);
   }
   return kept;
-}
-
-interface RunOneBranchOptions {
-  readonly edge: GraphEdge;
-  readonly branch: string;
-  readonly context: Context;
-  readonly graph: Graph;
-  readonly runtime: HandlerRuntime;
-  readonly joinSignal: AbortSignal;
-  /** The engine's join of this block (`findJoinNode`): a fan-in, or the ordinary node where all branches meet. */
-  readonly joinNodeId?: string;
-  readonly branchTimeoutMs?: number;
-}
-
-async function runOneBranch(options: RunOneBranchOptions): Promise<BranchRecord> {
-  const { runtime, branch } = options;
-  const timeoutController = new AbortController();
-  const timerController = new AbortController();
-  let timedOut = false;
-  if (options.branchTimeoutMs !== undefined) {
-    const ms = options.branchTimeoutMs;
-    runtime.clock.sleep(ms, timerController.signal).then(
-      () => {
-        timedOut = true;
-        timeoutController.abort(new Error(`branch_timeout after ${formatDuration(ms)}`));
-      },
-      () => undefined,
-    );
-  }
-  let result: BranchResult;
-  try {
-    result = await runtime.runBranch({
-      startNodeId: options.edge.to,
-      context: options.context.clone(),
-      stopBefore: (node) => node.id === options.joinNodeId,
-      abortSignal: AbortSignal.any([options.joinSignal, timeoutController.signal]),
-      branchId: branch,
-    });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { verdict: 'fail', entry: entryOf(branch, 'fail', '', reason, '', {}) };
-  } finally {
-    timerController.abort();
-  }
-  const updates = Object.fromEntries(
-    Object.entries(result.contextUpdates).filter(([key]) => !isPrivateKey(key)),
-  );
-  const record = judgeBranch(branch, result, updates, timedOut);
-  const entry = await withFullOutput(record.entry, result, runtime);
-  return {
-    ...record,
-    entry:
-      result.workspace === undefined
-        ? entry
-        : {
-            ...entry,
-            commit: result.workspace.commit,
-            ...(result.workspace.ref === undefined ? {} : { ref: result.workspace.ref }),
-          },
-  };
-}
-
-/**
- * The entry with the branch's full output (docs/architecture.md "Parallel results"): inline up to
- * `BRANCH_OUTPUT_INLINE_MAX_CHARS`, else as an artifact whose id is in `output_artifact`.
- */
-async function withFullOutput(
-  entry: ParallelBranchResult,
-  result: BranchResult,
-  runtime: HandlerRuntime,
-): Promise<ParallelBranchResult> {
-  const output = await readStageOutput(runtime.stage, `branches/${entry.branch}/${result.lastNodeId}`);
-  if (output === undefined) return entry;
-  if (output.length <= BRANCH_OUTPUT_INLINE_MAX_CHARS) return { ...entry, output };
-  const artifact = await runtime.artifacts.store({
-    id: `parallel.${entry.branch}.output`,
-    name: `full output of branch ${entry.branch}`,
-    data: output,
-  });
-  return { ...entry, output_artifact: artifact.id };
-}
-
-function judgeBranch(
-  branch: string,
-  result: BranchResult,
-  updates: Record<string, JsonValue>,
-  timedOut: boolean,
-): BranchRecord {
-  const last = result.outcome;
-  const lastResponse = result.lastResponse ?? '';
-  if (result.status === 'cancelled') {
-    if (timedOut) {
-      const reason = result.failureReason ?? 'branch_timeout';
-      return {
-        verdict: 'fail',
-        result,
-        entry: entryOf(branch, 'fail', last.notes ?? '', reason, lastResponse, updates),
-      };
-    }
-    return {
-      verdict: 'cancelled',
-      result,
-      entry: entryOf(
-        branch,
-        'cancelled',
-        last.notes ?? '',
-        result.failureReason ?? 'cancelled',
-        lastResponse,
-        updates,
-      ),
-    };
-  }
-  if (result.status === 'fail' || !isSuccessStatus(last.status)) {
-    const reason = result.failureReason ?? last.failureReason ?? `ended with outcome ${last.status}`;
-    return {
-      verdict: 'fail',
-      result,
-      entry: entryOf(branch, 'fail', last.notes ?? '', reason, lastResponse, updates),
-    };
-  }
-  return {
-    verdict: 'success',
-    result,
-    entry: entryOf(branch, last.status, last.notes ?? '', '', lastResponse, updates),
-  };
-}
-
-function entryOf(
-  branch: string,
-  status: string,
-  notes: string,
-  failureReason: string,
-  lastResponse: string,
-  contextUpdates: Record<string, JsonValue>,
-): ParallelBranchResult {
-  return {
-    branch,
-    status,
-    notes,
-    failure_reason: failureReason,
-    last_response: lastResponse,
-    output: '',
-    context_updates: contextUpdates,
-  };
-}
-
-function notStarted(branch: string, reason: string): BranchRecord {
-  return { verdict: 'cancelled', entry: entryOf(branch, 'cancelled', 'not started', reason, '', {}) };
 }
 
 function joinReason(controller: AbortController): string {

@@ -19,8 +19,8 @@ export interface RouteCoverage {
   /**
    * Counts what an event of the run going on says was taken (pass every event of the run, in order, to `onEvent`):
    * the edge a stage was reached along (`stage.started`'s `edgeIndex`, first attempts), a parallel branch's fan-out
-   * edge (`parallel.branch.started`), and the edge from a branch's last stage to its join (when the branch completes:
-   * the branch walk stops before the join), and a `loop_restart` edge (`pipeline.restarted`). Counted at once, so the
+   * edge (`parallel.branch.started`) or a foreach's body edge (`foreach.item.started`), and the edge from a branch's
+   * or item's last stage to its join (when the branch or item completes: its walk stops before the join), and a `loop_restart` edge (`pipeline.restarted`). Counted at once, so the
    * route finder sees a loop taken during the run.
    */
   observe(event: PipelineEvent): void;
@@ -61,6 +61,12 @@ export function createRouteCoverage(graph: Graph): RouteCoverage {
     run.push(edge.index);
     pending.set(edge.index, (pending.get(edge.index) ?? 0) + 1);
   };
+  /** Takes the edge from the last stage of the branch at `branch` (a branch path) to the join of `fanOutId`. */
+  const takeToJoin = (branch: string, fanOutId: string) => {
+    const last = lastInBranch.get(branch);
+    const join = findJoinNode(graph, fanOutId);
+    if (last !== undefined) take(graph.outgoing(last).find((edge) => edge.to === join));
+  };
   const coverage: RouteCoverage = {
     graph,
     wanted: (edge) => (onCycle.has(edge.index) ? 2 : 1),
@@ -79,11 +85,13 @@ export function createRouteCoverage(graph: Graph): RouteCoverage {
           take(graph.outgoing(last).find((edge) => edge.loopRestart && edge.to === event.targetNodeId));
       } else if (event.type === 'parallel.branch.started') {
         take(graph.outgoing(event.nodeId)[event.index]);
+      } else if (event.type === 'foreach.item.started') {
+        // A foreach's body edge, once per item.
+        take(graph.outgoing(event.nodeId)[0]);
       } else if (event.type === 'parallel.branch.completed' && event.status !== 'fail') {
-        const branch = path === '' ? event.branch : `${path}/${event.branch}`;
-        const last = lastInBranch.get(branch);
-        const join = findJoinNode(graph, event.nodeId);
-        if (last !== undefined) take(graph.outgoing(last).find((edge) => edge.to === join));
+        takeToJoin(`${path === '' ? '' : `${path}/`}${event.branch}`, event.nodeId);
+      } else if (event.type === 'foreach.item.completed' && event.success && event.kept !== true) {
+        takeToJoin(`${path === '' ? '' : `${path}/`}items/${event.index}`, event.nodeId);
       }
     },
     finishRun() {

@@ -3,7 +3,13 @@
  * execa, in its own process group so a timeout or cancellation kills everything the command started.
  */
 import type { CommandSandbox, HandlerRuntime, JsonValue, Outcome } from '@attractor/engine';
-import { createSecretMasker, type DeclaredHandler, defineHandler, inputsOfContext } from '@attractor/engine';
+import {
+  createSecretMasker,
+  type DeclaredHandler,
+  defineHandler,
+  inputsOfContext,
+  itemsOfContext,
+} from '@attractor/engine';
 import { killProcessGroup, processGroupAlive, trackProcessGroup } from '@attractor/engine/internal';
 import {
   expandVariables,
@@ -76,11 +82,26 @@ function inputVariable(name: string): string {
   return `\${${inputVariableName(name)}}`;
 }
 
-/** The run's inputs as environment variables: a string as is, any other JSON value as JSON. */
+/**
+ * The environment variable that carries the item a `foreach` bound to `name` (README "Typed data"): `$item.file` in
+ * `tool_command` becomes `${ATTRACTOR_ITEM_file}`.
+ */
+export function itemVariableName(name: string): string {
+  return `ATTRACTOR_ITEM_${name}`;
+}
+
+function itemVariable(name: string): string {
+  return `\${${itemVariableName(name)}}`;
+}
+
+/** The run's inputs and the bound foreach items as environment variables: a string as is, any other value as JSON. */
 function inputEnvironment(values: Readonly<Record<string, JsonValue>>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(inputsOfContext(values))) {
     env[inputVariableName(name)] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  for (const [name, value] of Object.entries(itemsOfContext(values))) {
+    env[itemVariableName(name)] = typeof value === 'string' ? value : JSON.stringify(value);
   }
   return env;
 }
@@ -131,9 +152,14 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
     ...SPEC_HANDLER_DECLARATIONS.tool,
     async execute({ node, attributes, context, graph, logsRoot, runtime }) {
       const commandText = attributes.tool_command?.trim() ?? '';
-      // $input.<name> reads the environment variable that carries the input: its text is never shell syntax.
-      // `$goal` stays as written (spec §9.2 expands it in prompts only).
-      const command = expandVariables(commandText, { goal: '$goal', inputReference: inputVariable }).text;
+      // $input.<name> and $item.<name> read the environment variable that carries the value: its text is never shell
+      // syntax. `$goal` stays as written (spec §9.2 expands it in prompts only).
+      const command = expandVariables(commandText, {
+        goal: '$goal',
+        inputReference: inputVariable,
+        items: itemsOfContext(context.snapshot()),
+        itemReference: itemVariable,
+      }).text;
       if (command === '') {
         return {
           status: 'fail',

@@ -9,12 +9,13 @@ import { createSimulationBackend } from '../src/simulation-backend.js';
 import { readText, runDot, tempDir, waitUntilDead } from './helpers.js';
 
 describe('createDefaultRegistry (spec §2.8, §4.2)', () => {
-  it('registers every handler type of the shape table and subgraph, and defaults to codergen', () => {
+  it('registers every handler type of the shape table, subgraph and foreach, and defaults to codergen', () => {
     const registry = createDefaultRegistry();
     expect(registry.types().sort()).toEqual([
       'codergen',
       'conditional',
       'exit',
+      'foreach',
       'parallel',
       'parallel.fan_in',
       'stack.manager_loop',

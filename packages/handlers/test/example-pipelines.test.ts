@@ -36,6 +36,7 @@ describe('examples/pipelines run with the simulation backend', () => {
       'flaky-retry.dot',
       'merge-reviews.dot',
       'release-approval.dot',
+      'review-each-file.dot',
       'ship-with-checks.dot',
       'sprint-child.dot',
       'sprint-supervisor.dot',
@@ -64,6 +65,25 @@ describe('examples/pipelines run with the simulation backend', () => {
       /(?:#|ℹ) pass [1-9]/,
     );
     expect(readText(join(logsRoot, 'package', 'stdout.txt'))).toContain('packaged 2 files into');
+  });
+
+  it('review-each-file: a foreach over the listed sources, a verdict and a review per file, merged into one summary', async () => {
+    const { result, logsRoot } = await runDot(example('review-each-file.dot'), {
+      backend: createSimulationBackend(),
+      workdir: sampleProject(),
+    });
+    expect(result.status).toBe('success');
+    expect(result.completedNodes).toEqual(['start', 'list', 'each', 'summary', 'exit']);
+    const files = ['src/index.js', 'src/slugify.js'];
+    expect(result.context.get('verdicts')).toEqual(files.map((file) => ({ file, parses: true })));
+    const reviews = result.context.get('reviews') as { item: string; status: string }[];
+    expect(reviews.map((review) => [review.item, review.status])).toEqual(
+      files.map((file) => [file, 'success']),
+    );
+    expect(readText(join(logsRoot, 'each', 'items', '1', 'review', 'prompt.md'))).toContain(
+      'Review src/slugify.js',
+    );
+    expect(result.context.get('parallel.fan_in.mode')).toBe('merge');
   });
 
   it('ensemble-review: three reviewers, the judge picks one, the summary gate passes', async () => {

@@ -192,4 +192,31 @@ describe('simulation that finds its way (createRouteFinder)', () => {
       'start implement check gate implement check implement check implement check gate implement check gate exit',
     ]);
   });
+
+  it('counts a foreach body edge once per item and the edge from the last stage of each item to the join', async () => {
+    const graph = graphFrom(`digraph G {
+      graph [state="files: append"]
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      each [type="foreach", over="files"]
+      check [shape=parallelogram, tool_command="true"]
+      join [shape=tripleoctagon]
+      start -> each -> check -> join -> exit
+    }`);
+    const coverage = createRouteCoverage(graph);
+    const { result } = await runDot(graph, {
+      backend: createSimulationBackend(),
+      registry: createDefaultRegistry({ dryRun: true }),
+      context: { files: ['a', 'b', 'c'] },
+      onEvent: (event) => coverage.observe(event),
+    });
+    expect(result.status).toBe('success');
+    coverage.finishRun();
+    expect(graph.edges.map((edge) => `${edge.from}->${edge.to}:${coverage.taken(edge)}`)).toEqual([
+      'start->each:1',
+      'each->check:3',
+      'check->join:3',
+      'join->exit:1',
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Diagnostic } from 'vscode-languageserver';
-import type { WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
+import type { WorkerCancel, WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
+import { epochNow, type TimedPhase } from './analysis-phase.js';
 import type { ProjectFacts } from './project-support.js';
 
 /** Distributes a request type over its union members, leaving out `id`. */
@@ -10,6 +11,8 @@ type WithoutId<TRequest> = TRequest extends unknown ? Omit<TRequest, 'id'> : nev
 export interface Analysis {
   readonly diagnostics: Diagnostic[];
   readonly project: ProjectFacts;
+  /** Its phases from the job's posting to the reply's arrival on the main thread. */
+  readonly phases: readonly TimedPhase[];
 }
 
 /**
@@ -32,15 +35,30 @@ export class AnalysisService {
     this.#setup = options.projectModule === undefined ? {} : { projectModule: options.projectModule };
   }
 
-  /** Lints a pipeline's text (with its project's plug-ins when it has a file name). */
+  /**
+   * Lints a pipeline's text (with its project's plug-ins when it has a file name) once `delayMs` milliseconds have
+   * passed, unless a newer job for the same `document` comes first: then it resolves with `undefined`.
+   */
   async analyze(job: {
+    readonly document: string;
+    readonly delayMs: number;
     readonly text: string;
     readonly filename?: string;
     readonly directory?: string;
-  }): Promise<Analysis> {
-    const reply = await this.#send({ kind: 'analyze', ...job });
+  }): Promise<Analysis | undefined> {
+    const reply = await this.#send({ kind: 'analyze', ...job, postedAt: epochNow() });
+    if (reply.kind === 'superseded') return undefined;
     if (reply.kind !== 'analyzed') throw new Error(`unexpected reply ${reply.kind}`);
-    return { diagnostics: reply.diagnostics, project: reply.project };
+    return {
+      diagnostics: JSON.parse(reply.diagnosticsJson) as Diagnostic[],
+      project: reply.project,
+      phases: [...reply.phases, { name: 'from-worker', start: reply.postedAt, end: epochNow() }],
+    };
+  }
+
+  /** Drops the analysis of `document` that waits for its delay, if any (its `analyze` resolves with `undefined`). */
+  cancel(document: string): void {
+    this.#worker?.postMessage({ kind: 'cancel', document } satisfies WorkerCancel);
   }
 
   /** The text in the canonical layout, or `undefined` when it does not parse. */

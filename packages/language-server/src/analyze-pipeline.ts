@@ -1,5 +1,6 @@
 import { type Diagnostic as LintDiagnostic, type PrepareGraphOptions, prepareGraph } from '@attractor/graph';
 import type { Diagnostic, Range, TextEdit } from 'vscode-languageserver';
+import { epochNow } from './analysis-phase.js';
 
 /** LSP `DiagnosticSeverity` values. */
 const SEVERITY = { error: 1, warning: 2, info: 3 } as const;
@@ -15,8 +16,15 @@ export interface DiagnosticData {
  * the rule's mechanical fix as `data.edits`. Diagnostics located in another file (none today) and ones without a
  * span are put on the first character. Never throws on user content.
  */
-export function analyzePipeline(text: string, options: PrepareGraphOptions): Diagnostic[] {
+export function analyzePipeline(
+  text: string,
+  options: PrepareGraphOptions & {
+    /** Called with the time (epoch milliseconds) when linting ended and converting to LSP began. */
+    readonly onLinted?: (at: number) => void;
+  },
+): Diagnostic[] {
   const { diagnostics } = prepareGraph(text, options);
+  options.onLinted?.(epochNow());
   return diagnostics.map((diagnostic) => toLspDiagnostic(diagnostic, options.filename));
 }
 

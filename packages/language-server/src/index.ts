@@ -1,3 +1,4 @@
+export { ANALYSIS_PHASE_PREFIX, type AnalysisPhaseName } from './analysis-phase.js';
 export type { DiagnosticData } from './analyze-pipeline.js';
 export type { ProjectModule, ProjectSupport } from './project-support.js';
 export {

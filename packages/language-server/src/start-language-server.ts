@@ -9,6 +9,7 @@ import {
   TextDocuments,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { epochNow, recordPhase } from './analysis-phase.js';
 import { AnalysisService } from './analysis-service.js';
 import { quickFixes } from './code-actions.js';
 import { completionsAt } from './completion.js';
@@ -68,10 +69,6 @@ interface DocumentState {
   /** Settles when the document's first analysis has (its project's plug-ins and models are known then). */
   readonly analyzed: Promise<void>;
   markAnalyzed(): void;
-  timer?: NodeJS.Timeout;
-  running: boolean;
-  /** Changed while it was being linted: lint it again when that ends. */
-  dirty: boolean;
 }
 
 /**
@@ -110,7 +107,7 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
       const analyzed = new Promise<void>((resolve) => {
         markAnalyzed = resolve;
       });
-      state = { project: NO_PROJECT, analyzed, markAnalyzed, running: false, dirty: false };
+      state = { project: NO_PROJECT, analyzed, markAnalyzed };
       states.set(uri, state);
     }
     return state;
@@ -132,43 +129,40 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
     };
   };
 
-  const analyze = async (uri: string): Promise<void> => {
-    const state = states.get(uri);
+  /**
+   * Lints the document's current text after `delayMs` (the worker waits, so a busy main thread does not hold it up)
+   * and publishes its diagnostics, unless a newer text comes first: that one is linted instead.
+   */
+  const analyze = async (uri: string, delayMs: number): Promise<void> => {
+    const state = stateOf(uri);
     const document = documents.get(uri);
-    if (state === undefined || document === undefined) return;
-    if (state.running) {
-      state.dirty = true;
-      return;
-    }
-    state.running = true;
-    state.dirty = false;
+    if (document === undefined) return;
     const { version } = document;
     const filename = filenameOf(uri);
     try {
       const analysis = await service.analyze({
+        document: uri,
+        delayMs,
         text: document.getText(),
         ...(filename === undefined ? {} : { filename, directory: dirname(filename) }),
       });
+      // Superseded by a newer text, which is linted instead (and marks the document analysed).
+      if (analysis === undefined) return;
+      for (const phase of analysis.phases) recordPhase(phase, { uri, version });
       state.project = analysis.project;
       // Diagnostics of an older text would point at the wrong places: the newer text is linted next.
       if (documents.get(uri)?.version === version) {
+        const publishing = epochNow();
         await connection.sendDiagnostics({ uri, version, diagnostics: analysis.diagnostics });
+        recordPhase({ name: 'publish', start: publishing, end: epochNow() }, { uri, version });
       }
+      state.markAnalyzed();
     } catch (error) {
       connection.console.error(
         `attractor: linting ${uri} failed: ${error instanceof Error ? error.message : String(error)}`,
       );
-    } finally {
       state.markAnalyzed();
-      state.running = false;
-      if (state.dirty && documents.get(uri) !== undefined) void analyze(uri);
     }
-  };
-
-  const schedule = (uri: string, delay: number): void => {
-    const state = stateOf(uri);
-    clearTimeout(state.timer);
-    state.timer = setTimeout(() => void analyze(uri), delay);
   };
 
   connection.onInitialize(() => ({
@@ -187,18 +181,26 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
     serverInfo: { name: 'attractor-language-server' },
   }));
 
-  documents.onDidOpen((event) => schedule(event.document.uri, 0));
-  documents.onDidChangeContent((event) => schedule(event.document.uri, debounceMs));
+  // `TextDocuments` fires both events for an open: the text just opened is linted at once, not after the delay.
+  let opening: string | undefined;
+  documents.onDidOpen((event) => {
+    opening = event.document.uri;
+    void analyze(event.document.uri, 0);
+  });
+  documents.onDidChangeContent((event) => {
+    if (opening === event.document.uri) opening = undefined;
+    else void analyze(event.document.uri, debounceMs);
+  });
   documents.onDidClose((event) => {
     const state = states.get(event.document.uri);
-    clearTimeout(state?.timer);
+    service.cancel(event.document.uri);
     state?.markAnalyzed();
     states.delete(event.document.uri);
     void connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] });
   });
   // A config, a sub-pipeline or a prompt file changed on disk: lint the open pipelines again.
   connection.onDidChangeWatchedFiles(() => {
-    for (const document of documents.all()) schedule(document.uri, debounceMs);
+    for (const document of documents.all()) void analyze(document.uri, debounceMs);
   });
 
   const at = <TResult>(
@@ -282,7 +284,6 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
     }
   });
   connection.onShutdown(async () => {
-    for (const state of states.values()) clearTimeout(state.timer);
     await service.dispose();
     resolveShutDown();
   });

@@ -28,7 +28,7 @@ import {
   startResumedPipeline,
   type WorkspaceProvider,
 } from '@attractor/engine';
-import { formatDiagnostic, type Graph, prepareGraph } from '@attractor/graph';
+import { type Graph, prepareGraph } from '@attractor/graph';
 import { checkRunInputs } from './check-run-inputs.js';
 import { readCheckpointSafely, readChildRunDetails } from './child-run-details.js';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';

@@ -65,3 +65,57 @@ describe('firstLine', () => {
     expect(moreLines).toBe(0);
   });
 });
+
+describe('foreach events (README "Typed data")', () => {
+  const stamp = { seq: 1, timestamp: '2026-01-01T00:00:00.000Z', runId: 'r' };
+
+  it('shows the items, each item that ended (kept ones only when verbose), and the tally', () => {
+    expect(
+      line({
+        ...stamp,
+        type: 'foreach.started',
+        nodeId: 'each',
+        itemCount: 50,
+        mode: 'parallel',
+        keptCount: 9,
+      }),
+    ).toBe('⟳ each: 50 items, parallel (9 kept from before)');
+    expect(
+      line({
+        ...stamp,
+        type: 'foreach.item.completed',
+        nodeId: 'each',
+        index: 7,
+        durationMs: 1500,
+        success: false,
+        status: 'fail',
+        failureReason: 'command exited with code 3',
+      }),
+    ).toBe('  ✖ item 7: fail in 1.5s — command exited with code 3');
+    const kept = {
+      ...stamp,
+      type: 'foreach.item.completed',
+      nodeId: 'each',
+      index: 2,
+      durationMs: 0,
+      success: true,
+      status: 'success',
+      kept: true,
+    } as const;
+    expect(line(kept)).toBeUndefined();
+    expect(formatEvent(kept, { colors, verbosity: 'verbose', live: false })).toBe(
+      '  ✔ item 2: success (kept)',
+    );
+    expect(
+      line({
+        ...stamp,
+        type: 'foreach.completed',
+        nodeId: 'each',
+        durationMs: 2000,
+        successCount: 47,
+        failureCount: 1,
+        notStartedCount: 2,
+      }),
+    ).toBe('⟲ each: 47 succeeded, 1 failed, 2 not started 2s');
+  });
+});

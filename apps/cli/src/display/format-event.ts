@@ -89,6 +89,15 @@ export function formatEvent(
       return `${indent}  ${stateIcon(event.status, colors)} ${colors.dim(`branch ${event.branch}: ${event.status} in ${formatElapsed(event.durationMs)}`)}`;
     case 'parallel.completed':
       return `${indent}${colors.cyan('⑃')} ${event.nodeId}: ${event.successCount} succeeded, ${event.failureCount} failed ${colors.dim(formatElapsed(event.durationMs))}`;
+    case 'foreach.started':
+      return `${indent}${colors.cyan('⟳')} ${event.nodeId}: ${event.itemCount} items, ${event.mode}${event.keptCount === 0 ? '' : colors.dim(` (${event.keptCount} kept from before)`)}`;
+    case 'foreach.item.started':
+      return options.live && !verbose ? undefined : `${indent}  ${colors.dim(`item ${event.index} started`)}`;
+    case 'foreach.item.completed':
+      if (event.kept === true && !verbose) return undefined;
+      return `${indent}  ${stateIcon(event.status, colors)} ${colors.dim(`item ${event.index}: ${event.status}${event.kept === true ? ' (kept)' : ` in ${formatElapsed(event.durationMs)}`}`)}${event.failureReason === undefined ? '' : ` ${colors.red('—')} ${formatReason(event.failureReason, colors)}`}`;
+    case 'foreach.completed':
+      return `${indent}${colors.cyan('⟲')} ${event.nodeId}: ${event.successCount} succeeded, ${event.failureCount} failed${event.notStartedCount === 0 ? '' : `, ${event.notStartedCount} not started`} ${colors.dim(formatElapsed(event.durationMs))}`;
     case 'interview.started':
       return options.live
         ? undefined

@@ -17,6 +17,7 @@ import { exitUnreachableRule } from './rules/exit-unreachable.js';
 import { fanInModeRule } from './rules/fan-in-mode.js';
 import { fanInWithoutParallelRule } from './rules/fan-in-without-parallel.js';
 import { fidelityValidRule } from './rules/fidelity-valid.js';
+import { foreachNodeRule } from './rules/foreach-node.js';
 import { goalGateBypassRule } from './rules/goal-gate-bypass.js';
 import { goalGateHasRetryRule } from './rules/goal-gate-has-retry.js';
 import { goalVariableUndefinedRule } from './rules/goal-variable-undefined.js';
@@ -108,6 +109,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   fanInWithoutParallelRule,
   joinPolicyOptionsRule,
   joinMergeRule,
+  foreachNodeRule,
   // Prompts and stylesheet.
   goalVariableUndefinedRule,
   promptVariableRule,

@@ -315,6 +315,10 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
       return;
     case 'parallel.started':
     case 'parallel.completed':
+    case 'foreach.started':
+    case 'foreach.item.started':
+    case 'foreach.item.completed':
+    case 'foreach.completed':
     case 'checkpoint.saved':
     case 'pipeline.restarted':
       return;

@@ -125,11 +125,11 @@ describe('attribute_type (docs/architecture.md "Attributes")', () => {
     expect(lintRule(source, 'attribute_type')).toEqual(['error 4:36 p']);
   });
 
-  it('reports a bad handler key from a default block once, whichever node comes first', () => {
+  it('reports a bad handler key from a default block once, at the first node whose handler reads it', () => {
     const source = pipeline(
       '  node [max_parallel="x"]\n  a [prompt="y"]\n  p [shape=component]\n  q [shape=component]\n  start -> a -> p -> q -> exit',
     );
-    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:22 a']);
+    expect(lintRule(source, 'attribute_type')).toEqual(['error 4:22 p']);
     const custom = pipeline(
       '  node [region="mars"]\n  d [type="deploy"]\n  e [type="deploy"]\n  start -> d -> e -> exit',
     );
@@ -138,14 +138,22 @@ describe('attribute_type (docs/architecture.md "Attributes")', () => {
     expect(lintRule(custom, 'attribute_type', { handlers })).toEqual(['error 4:16 d']);
   });
 
-  it("reports a handler key's bad value on another handler's node from the attribute table", () => {
+  it("leaves a handler key on another handler's node to inert_attribute: its value is no mistake of ours", () => {
     const source = pipeline(
       '  t [shape=parallelogram, tool_command="make", max_parallel="x"]\n  start -> t -> exit',
     );
-    expect(diagnosticsOf(source, 'attribute_type').map((diagnostic) => diagnostic.message)).toEqual([
-      'Node "t" has max_parallel="x", which is not valid: expected a positive integer such as 4.',
-    ]);
+    expect(diagnosticsOf(source, 'attribute_type')).toEqual([]);
     expect(lintRule(source, 'inert_attribute')).toEqual(['warning 4:48 t']);
+    // Another runner's gate mode (Tracker's freeform gates) is not a foreach's mode.
+    const gate = pipeline(
+      '  ask [shape=hexagon, label="What next?", mode="freeform"]\n  start -> ask -> exit [label="Go"]',
+    );
+    expect(diagnosticsOf(gate, 'attribute_type')).toEqual([]);
+    expect(lintRule(gate, 'inert_attribute')).toEqual(['warning 4:43 ask']);
+    const foreach = pipeline(
+      '  each [type="foreach", over="files", mode="freeform"]\n  start -> each -> exit',
+    );
+    expect(lintRule(foreach, 'attribute_type')).toEqual(['error 4:44 each']);
   });
 });
 
@@ -285,7 +293,7 @@ describe('inert_attribute', () => {
   });
 
   it.each([
-    ['t [shape=parallelogram, max_parallel=2]', 'tool', 'max_parallel', 'parallel'],
+    ['t [shape=parallelogram, max_parallel=2]', 'tool', 'max_parallel', 'parallel, foreach'],
     ['t [prompt="x", human.input=text]', 'codergen', 'human.input', 'wait.human'],
     ['t [shape=hexagon, tool_command="make"]', 'wait.human', 'tool_command', 'tool'],
     ['t [shape=component, fan_in_mode=merge]', 'parallel', 'fan_in_mode', 'parallel.fan_in'],
@@ -424,7 +432,7 @@ describe('type_known (spec §7.2)', () => {
     // [unknown type, declared traits of the registered deploy handler, suggestion]
     ['shell', { runsCommand: true }, 'Did you mean "tool" or "deploy"?'],
     ['approval', { asksHuman: true }, 'Did you mean "wait.human" or "deploy"?'],
-    ['fan_out', { fansOut: true }, 'Did you mean "parallel" or "deploy"?'],
+    ['fan_out', { fansOut: true }, 'Did you mean "parallel" or "foreach" or "deploy"?'],
     ['agent', { callsModel: true }, 'Did you mean "codergen" or "deploy"?'],
     ['shell', { callsModel: true }, 'Did you mean "tool"?'],
   ] as const)(

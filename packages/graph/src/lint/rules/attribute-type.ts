@@ -1,7 +1,7 @@
 import { type AttributeKey, attributeDefinition, parseAttributeValue } from '../../attribute-schema.js';
 import type { Graph, GraphAttribute, GraphNode } from '../../graph.js';
 import type { AttributeProblem } from '../../handler-attributes.js';
-import { declaresAttribute } from '../../spec-handler-declarations.js';
+import { builtInHandlerKeys, declaresAttribute } from '../../spec-handler-declarations.js';
 import { type AttributeOwner, forEachAttribute, keyOffset, nodeAttributeOwner } from '../attribute-walk.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from '../diagnostic.js';
 import { attributeSpan } from '../source-location.js';
@@ -14,8 +14,9 @@ const REPORTED_ELSEWHERE = new Set(['fidelity', 'default_fidelity']);
  * attribute its handler declares is checked by the handler's schema (`HandlerLintInfo.checkAttributes`: a
  * registered handler's, or the built-in one of `SPEC_HANDLER_DECLARATIONS`); any other known key by the
  * attribute table: integers, booleans (`true|false`), durations (`250ms 900s 15m 2h 1d`), enumerations
- * (`reasoning_effort`, `join_policy`, `manager.actions`, `tools`). Each written attribute is reported at most
- * once. The typed field of a malformed value is undefined.
+ * (`reasoning_effort`, `join_policy`, `manager.actions`, `tools`). A handler's key on a node whose handler does not
+ * read it is left to `inert_attribute`. Each written attribute is reported at most once. The typed field of a
+ * malformed value is undefined.
  */
 export const attributeTypeRule: LintRule = {
   name: 'attribute_type',
@@ -42,6 +43,12 @@ export const attributeTypeRule: LintRule = {
       }
       const definition = attributeDefinition(attribute.key);
       if (definition === undefined || REPORTED_ELSEWHERE.has(attribute.key)) return;
+      // A handler's key on a node whose handler does not read it is inert (`inert_attribute` says so): its value
+      // is another runner's (`mode="freeform"` on a gate), not a mistyped one of ours.
+      if (owner.scope === 'node' && builtInHandlerKeys().has(attribute.key)) {
+        const owned = graph.nodes.get(owner.where.nodeId ?? '');
+        if (owned !== undefined && !declaresAttribute(context.declarationOf(owned), attribute.key)) return;
+      }
       if (!definition.scopes.includes(owner.scope)) return;
       const parsed = parseAttributeValue(attribute.key as AttributeKey, attribute.value);
       if (parsed.ok) return;

@@ -1,20 +1,11 @@
 import { handlerCapabilities, traitsOfType } from '../../handler-traits.js';
 import {
+  builtInHandlerKeys,
   declarationOfType,
   declaresAttribute,
   specHandlerLintInfo,
 } from '../../spec-handler-declarations.js';
 import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
-
-/** The keys a built-in handler declares: the keys only some handlers read (the others are every node's). */
-let handlerKeys: ReadonlySet<string> | undefined;
-
-function builtInHandlerKeys(): ReadonlySet<string> {
-  handlerKeys ??= new Set(
-    [...specHandlerLintInfo().values()].flatMap((declaration) => declaration.attributeKeys ?? []),
-  );
-  return handlerKeys;
-}
 
 /**
  * The handler types that declare `key`: the built-in types (their registered declaration, else the spec's) in the

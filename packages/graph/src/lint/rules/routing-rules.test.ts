@@ -300,6 +300,11 @@ describe('prompt variables (spec §4.5, §9.2)', () => {
       '  work [prompt="Write to $KILROY_STAGE_STATUS_PATH"]\n  start -> work -> exit',
     );
     expect(lintRule(environment, 'prompt_variable')).toEqual([]);
+    // A fan-in expands $parallel.outputs; another stage does not.
+    const outputs = pipeline(
+      '  fan [shape=component]\n  a\n  join [shape=tripleoctagon, prompt="Merge $parallel.outputs"]\n  after [prompt="Use $parallel.outputs"]\n  start -> fan -> a -> join -> after -> exit',
+    );
+    expect(lintRule(outputs, 'prompt_variable')).toEqual(['warning 8:22 after']);
     expect(
       lintRule(pipeline('  work [prompt="Do $goal"]\n  start -> work -> exit'), 'prompt_variable'),
     ).toEqual([]);

@@ -136,6 +136,88 @@ describe('state (README "Typed data")', () => {
   });
 });
 
+describe('foreach (README "Typed data")', () => {
+  const each = (attributes: string, rest = '  start -> each -> work -> join -> exit') =>
+    `  each [type="foreach", ${attributes}]\n  work [shape=parallelogram, tool_command="echo $item.item"]\n  join [shape=tripleoctagon]\n${rest}`;
+
+  it('accepts a foreach over a declared list, collecting into a declared list, its body ending at a fan-in', () => {
+    const source = pipeline(
+      'state="files: append, results: append"',
+      each('over="state.files", collect="results"'),
+    );
+    expect(lintRule(source, 'foreach')).toEqual([]);
+    expect(lintRule(source, 'attribute_type')).toEqual([]);
+    expect(lintRule(source, 'unknown_attribute')).toEqual([]);
+    // The collect field is written by the foreach.
+    const output = pipeline(
+      'state="files: append, results: append", outputs="results, foreach.success_count"',
+      each('over="state.files", collect="results"'),
+    );
+    expect(lintRule(output, 'output_unwritten')).toEqual([]);
+    expect(lintRule(pipeline('inputs="files: string[]"', each('over="input.files"')), 'foreach')).toEqual([]);
+  });
+
+  it('warns when over is not a declared list, naming the declaration to add', () => {
+    const source = pipeline('goal="x"', each('over="state.files"'));
+    expect(lintRule(source, 'foreach')).toEqual(['warning 5:30 each']);
+    expect(diagnosticsOf(source, 'foreach')[0]?.fix).toBe('Declare it: graph [state="files: append"].');
+    expect(
+      diagnosticsOf(pipeline('inputs="files: string"', each('over="input.files"')), 'foreach')[0]?.fix,
+    ).toBe('Declare the input as a list: graph [inputs="files: string[]"].');
+  });
+
+  it('reports a missing over, a missing join, extra edges and an undeclared collect field as errors', () => {
+    expect(lintRule(pipeline('goal="x"', each('mode=serial')), 'foreach')).toEqual(['error 5:3 each']);
+    const noJoin = pipeline(
+      'state="files: append"',
+      '  each [type="foreach", over="files"]\n  work [shape=parallelogram, tool_command="true"]\n  start -> each -> work -> exit',
+    );
+    expect(diagnosticsOf(noJoin, 'foreach').map((diagnostic) => diagnostic.message)).toEqual([
+      'The body of foreach node "each" never reaches a fan-in node (shape=tripleoctagon), so its items have nowhere to join.',
+    ]);
+    const twoEdges = pipeline(
+      'state="files: append"',
+      each('over="files"', '  start -> each -> work -> join -> exit\n  each -> exit'),
+    );
+    expect(diagnosticsOf(twoEdges, 'foreach')[0]?.message).toBe(
+      'Foreach node "each" has 2 outgoing edges; it needs exactly one, to the first node of its body.',
+    );
+    const collect = pipeline(
+      'state="files: append, results: replace"',
+      each('over="files", collect="results"'),
+    );
+    expect(diagnosticsOf(collect, 'foreach')[0]?.message).toBe(
+      'Foreach node "each" collects into "results", which is not a declared list field (state="results: append").',
+    );
+  });
+
+  it('warns at $item.<name> outside the body of a foreach binding <name>; prompt_variable leaves $item alone', () => {
+    const source = pipeline(
+      'state="files: append"',
+      '  each [type="foreach", over="files", as="file"]\n  work [prompt="Review $item.file and $item.other"]\n  join [shape=tripleoctagon]\n  after [shape=parallelogram, tool_command="echo $item.file"]\n  start -> each -> work -> join -> after -> exit',
+    );
+    expect(diagnosticsOf(source, 'foreach').map((diagnostic) => diagnostic.message)).toEqual([
+      'The prompt of "work" uses $item.other, but no foreach whose body holds "work" binds "other": it stays as written.',
+      'The tool_command of "after" uses $item.file, but no foreach whose body holds "after" binds "file": it stays as written.',
+    ]);
+    expect(lintRule(source, 'prompt_variable')).toEqual([]);
+    // Without foreach nodes the graph may be a sub-pipeline run by a foreach body.
+    const child = pipeline(
+      'goal="x"',
+      '  say [shape=parallelogram, tool_command="echo $item.f"]\n  start -> say -> exit',
+    );
+    expect(lintRule(child, 'foreach')).toEqual([]);
+  });
+
+  it('reports unknown mode and on_item_error values (attribute_type)', () => {
+    const source = pipeline('state="files: append"', each('over="files", mode=fast, on_item_error=ignore'));
+    expect(diagnosticsOf(source, 'attribute_type').map((diagnostic) => diagnostic.message)).toEqual([
+      expect.stringContaining('one of parallel, serial'),
+      expect.stringContaining('one of fail, collect, skip'),
+    ]);
+  });
+});
+
 describe('out_map_state (README "Typed data")', () => {
   it('warns at an out_map key the declared state lacks, naming a near declared field', () => {
     const source = pipeline(

@@ -1,0 +1,141 @@
+import { itemVariableNames } from '../../expand-variables.js';
+import { findJoinNode } from '../../find-join-node.js';
+import { foreachListKey } from '../../foreach-list-key.js';
+import type { Graph, GraphNode } from '../../graph.js';
+import { declaresAttribute } from '../../spec-handler-declarations.js';
+import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
+import { attributeSpan, nodeSpan, spanInAttribute } from '../source-location.js';
+
+/**
+ * `foreach` (README "Typed data"): a foreach node (a handler that fans out and reads `over`) needs `over` (ERROR),
+ * exactly one outgoing edge, to its body (ERROR), a join where its body ends, a fan-in (ERROR), and a `collect` that
+ * is a declared list field, `state="<field>: append"` (ERROR). `over` should name a declared list: a `state` field
+ * with the `append` rule or a list input (`inputs="files: string[]"`) (WARNING: an undeclared key holding a list when
+ * the node runs works, as the untyped context does everywhere). In a graph with foreach nodes, a prompt or
+ * `tool_command` using `$item.<name>` outside the body of every foreach that binds `<name>` (`as`, default `item`)
+ * is sent as written (WARNING); a graph without any is taken for a sub-pipeline a foreach body runs.
+ * Wrong `mode` and `on_item_error` values are `attribute_type`'s.
+ */
+export const foreachNodeRule: LintRule = {
+  name: 'foreach',
+  apply(graph, context) {
+    const diagnostics: Diagnostic[] = [];
+    /** The item names bound around each node: the `as` of every foreach whose body holds it. */
+    const bound = new Map<string, Set<string>>();
+    for (const node of graph.nodes.values()) {
+      if (!isForeach(node, context)) continue;
+      diagnostics.push(...foreachProblems(graph, node, context));
+      const name = node.attributes.as?.value.trim() || 'item';
+      for (const id of bodyOf(graph, node, context)) bound.set(id, (bound.get(id) ?? new Set()).add(name));
+    }
+    // A graph without foreach nodes may be the sub-pipeline of a foreach body: its items are bound by the parent.
+    if (![...graph.nodes.values()].some((node) => isForeach(node, context))) return diagnostics;
+    for (const node of graph.nodes.values()) {
+      for (const attribute of [node.attributes.prompt, node.attributes.tool_command]) {
+        if (attribute === undefined) continue;
+        for (const { name, offset } of itemVariableNames(attribute.value)) {
+          if (bound.get(node.id)?.has(name) === true) continue;
+          const span = spanInAttribute(graph, attribute, { offset, length: name.length + 6 });
+          diagnostics.push({
+            rule: 'foreach',
+            severity: 'warning',
+            nodeId: node.id,
+            message: `The ${attribute.key} of "${node.id}" uses $item.${name}, but no foreach whose body holds "${node.id}" binds "${name}": it stays as written.`,
+            fix: `Run "${node.id}" in the body of a foreach with as="${name}" (between the foreach node and its fan-in).`,
+            ...(span === undefined ? {} : { span }),
+          });
+        }
+      }
+    }
+    return diagnostics;
+  },
+};
+
+/** The nodes of a foreach's body: reachable from its body edge without passing its join. */
+function bodyOf(graph: Graph, node: GraphNode, context: LintContext): Set<string> {
+  const body = new Set<string>();
+  const edges = graph.outgoing(node.id);
+  if (edges.length !== 1) return body;
+  const join = findJoinNode(graph, node.id, { traitsOf: context.traitsOf });
+  const queue = [edges[0]!.to];
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    if (id === join || id === node.id || body.has(id) || graph.node(id) === undefined) continue;
+    body.add(id);
+    for (const edge of graph.outgoing(id)) queue.push(edge.to);
+  }
+  return body;
+}
+
+function isForeach(node: GraphNode, context: LintContext): boolean {
+  return context.traitsOf(node).fansOut === true && declaresAttribute(context.declarationOf(node), 'over');
+}
+
+function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): Diagnostic[] {
+  const base = { rule: 'foreach', nodeId: node.id } as const;
+  const diagnostics: Diagnostic[] = [];
+  const over = node.attributes.over?.value.trim() ?? '';
+  if (over === '') {
+    diagnostics.push({
+      ...base,
+      severity: 'error',
+      message: `Foreach node "${node.id}" has no over, so there is no list to run its body for.`,
+      fix: `Add over="state.<list field>" to "${node.id}", and declare the field: graph [state="<list field>: append"].`,
+      span: attributeSpan(node.attributes.over, nodeSpan(node)),
+    });
+  } else if (!isDeclaredList(graph, foreachListKey(over))) {
+    const key = foreachListKey(over);
+    diagnostics.push({
+      ...base,
+      severity: 'warning',
+      message: `Foreach node "${node.id}" goes over "${key}", which the graph does not declare as a list (a state field with the append rule, or a list input): the run fails there unless the context holds a list by then.`,
+      fix: key.startsWith('input.')
+        ? `Declare the input as a list: graph [inputs="${key.slice('input.'.length)}: string[]"].`
+        : `Declare it: graph [state="${key}: append"].`,
+      span: attributeSpan(node.attributes.over, nodeSpan(node)),
+    });
+  }
+  const edges = graph.outgoing(node.id);
+  if (edges.length !== 1) {
+    diagnostics.push({
+      ...base,
+      severity: 'error',
+      message: `Foreach node "${node.id}" has ${edges.length} outgoing edges; it needs exactly one, to the first node of its body.`,
+      fix: `Leave one edge from "${node.id}" to its body's first node; route after the body's fan-in instead.`,
+      span: nodeSpan(node),
+    });
+  } else if (findJoinNode(graph, node.id, { traitsOf: context.traitsOf }) === undefined) {
+    diagnostics.push({
+      ...base,
+      severity: 'error',
+      message: `The body of foreach node "${node.id}" never reaches a fan-in node (shape=tripleoctagon), so its items have nowhere to join.`,
+      fix: `Route the end of the body starting at "${edges[0]!.to}" into a fan-in node (shape=tripleoctagon), and continue the pipeline from there.`,
+      span: edges[0]!.span ?? nodeSpan(node),
+    });
+  }
+  const collect = node.attributes.collect?.value.trim();
+  if (collect !== undefined && graph.settings.state[collect] !== 'append') {
+    diagnostics.push({
+      ...base,
+      severity: 'error',
+      message: `Foreach node "${node.id}" collects into "${collect}", which is not a declared list field (state="${collect}: append").`,
+      fix: `Declare it: graph [state="${collect}: append"].`,
+      span: attributeSpan(node.attributes.collect, nodeSpan(node)),
+    });
+  }
+  return diagnostics;
+}
+
+/**
+ * Whether `key` is declared as a list: a `state` field with the append rule, an `inputs` field of a list type, or the
+ * item of an enclosing foreach (not known to be a list or not; the run checks).
+ */
+function isDeclaredList(graph: Graph, key: string): boolean {
+  // An item of an enclosing foreach (`over="item.group"`): its type is the outer list's items'.
+  if (graph.settings.state[key] === 'append' || key.startsWith('item.')) return true;
+  if (!key.startsWith('input.')) return false;
+  const inputs = graph.settings.inputs;
+  if (inputs?.kind === 'file') return true;
+  const field = inputs?.fields.find((candidate) => candidate.name === key.slice('input.'.length));
+  return field !== undefined && (field.type.endsWith('[]') || field.type === 'any');
+}
