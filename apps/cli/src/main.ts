@@ -94,15 +94,8 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         'initial context value, JSON-parsed when valid JSON (repeatable)',
       ).argParser(collectSet),
     )
-    .addOption(
-      new Option(
-        '--input <name=value>',
-        'a pipeline input declared by the graph\'s inputs (README "Typed data"); read as its declared type (repeatable)',
-      ).argParser(collectInput),
-    )
-    .addOption(
-      new Option('--inputs-file <file.json>', 'pipeline inputs as a JSON object; --input values override it'),
-    );
+    .addOption(inputOption())
+    .addOption(inputsFileOption());
   addRunOptions(run);
   run
     .addOption(
@@ -349,6 +342,8 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
         'initial context value of every run, JSON-parsed when valid JSON (repeatable)',
       ).argParser(collectSet),
     )
+    .addOption(inputOption())
+    .addOption(inputsFileOption())
     .option('--strict', 'treat dialect aliases as errors')
     .option(
       '--config <file>',
@@ -370,6 +365,8 @@ taken once, a gate never reached), 2 usage or a pipeline with errors.`,
           maxRuns?: number;
           logsDir?: string;
           set?: Record<string, SetValue>;
+          input?: Record<string, string>;
+          inputsFile?: string;
           strict?: boolean;
           config?: string;
         },
@@ -746,6 +743,22 @@ written to name.draft.dot), 2 usage, a missing API key or a failed model call.`,
     }
     throw error;
   }
+}
+
+/** `--input name=value` of the commands that start a run from a graph (`run`, `test`). */
+function inputOption(): Option {
+  return new Option(
+    '--input <name=value>',
+    'a pipeline input declared by the graph\'s inputs (README "Typed data"); read as its declared type (repeatable)',
+  ).argParser(collectInput);
+}
+
+/** `--inputs-file <file.json>` of the commands that start a run from a graph (`run`, `test`). */
+function inputsFileOption(): Option {
+  return new Option(
+    '--inputs-file <file.json>',
+    'pipeline inputs as a JSON object; --input values override it',
+  );
 }
 
 /**

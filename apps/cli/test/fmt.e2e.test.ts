@@ -1,7 +1,8 @@
+import { readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attractor, temporaryDirectory } from './helpers/cli.js';
+import { attractor, REPO_ROOT, temporaryDirectory } from './helpers/cli.js';
 
 const MESSY = `digraph Review {  graph [goal="Ship it"]
 start [shape="Mdiamond"]; exit [shape=Msquare]
@@ -59,6 +60,9 @@ describe('attractor fmt', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/^broken\.dot:3:1: error\[dot_syntax\]: /m);
     expect(result.stderr).toContain('1 file could not be parsed and was left as it was');
+    // A summary that counts the failure, without the green check of a clean run.
+    expect(result.stderr).toContain('1 file formatted, 0 files already formatted, 1 file failed\n');
+    expect(result.stderr).not.toContain('✔');
     expect(await readFile(join(cwd, 'broken.dot'), 'utf8')).toBe(broken);
     expect(await readFile(join(cwd, 'review.dot'), 'utf8')).toBe(FORMATTED);
   });
@@ -68,5 +72,23 @@ describe('attractor fmt', () => {
     const result = await attractor(['fmt', 'missing.dot'], { cwd });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('Pipeline file missing.dot not found');
+    // The error alone: no summary of zero files, no green check.
+    expect(result.stderr).not.toContain('✔');
+    expect(result.stderr).not.toContain('formatted');
+  });
+
+  it('finds every example pipeline, the init and new templates and docs/example.dot formatted (what users copy)', async () => {
+    const dotFiles = (directory: string) =>
+      readdirSync(join(REPO_ROOT, directory), { recursive: true, encoding: 'utf8' })
+        .filter((name) => name.endsWith('.dot'))
+        .map((name) => join(directory, name));
+    const files = ['docs/example.dot', ...dotFiles('examples'), ...dotFiles('apps/cli/templates')].filter(
+      (file) => !file.includes('node_modules'),
+    );
+    expect(files).toContain('examples/pipelines/build-and-test.dot');
+    const result = await attractor(['fmt', '--check', ...files], { cwd: REPO_ROOT });
+    expect(result.stdout, 'not formatted: run `pnpm exec attractor fmt` on these').toBe('');
+    expect(result.stderr).toContain(`✔ ${files.length} files already formatted`);
+    expect(result.exitCode).toBe(0);
   });
 });

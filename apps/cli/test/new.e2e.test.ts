@@ -132,6 +132,27 @@ describe('attractor new', () => {
     }
   });
 
+  it('says which -o path cannot be written and why (exit 2), never a stack trace', async () => {
+    const server = await startScriptedOpenAIServer({ apiKey: KEY, script: [{ type: 'text', text: CLEAN }] });
+    try {
+      const cwd = await temporaryDirectory();
+      const result = await attractor(
+        ['new', 'Review the docs', '-o', '/proc/review.dot', ...options(server)],
+        {
+          cwd,
+          env: { OPENAI_API_KEY: KEY },
+        },
+      );
+      expect(result.stderr).not.toContain('unexpected error');
+      expect(result.stderr).toContain(
+        'error: Cannot write -o /proc/review.dot: no such file or directory (ENOENT). Give -o a writable path.',
+      );
+      expect(result.exitCode).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('stops after --rounds answers that are never right, with a clear message and the last draft kept (exit 1)', async () => {
     const server = await startScriptedOpenAIServer({
       apiKey: KEY,

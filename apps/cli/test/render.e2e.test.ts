@@ -59,6 +59,20 @@ describe('attractor render', () => {
     expect(result.stdout).toContain('[A] Approve and publish');
   });
 
+  it('says which -o path cannot be written and why (exit 2), never a stack trace', async () => {
+    const cwd = await temporaryDirectory();
+    const pipeline = join(PIPELINES, 'build-and-test.dot');
+    for (const [output, cause] of [
+      ['/proc/x.svg', 'no such file or directory (ENOENT)'],
+      ['.', 'a directory of that name exists (EISDIR)'],
+    ] as const) {
+      const result = await attractor(['render', pipeline, '-o', output], { cwd });
+      expect(result.stderr).not.toContain('unexpected error');
+      expect(result.stderr).toContain(`error: Cannot write -o ${output}: ${cause}.`);
+      expect(result.exitCode).toBe(2);
+    }
+  });
+
   it('refuses a pipeline with errors (exit 2) and names the problem', async () => {
     const directory = await temporaryDirectory();
     const file = join(directory, 'bad.dot');

@@ -169,6 +169,39 @@ describe('attractor test --routes', () => {
     ]);
   });
 
+  it('takes the inputs a graph declares like run does, and refuses missing ones with a user error (exit 2)', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'typed.dot'),
+      `digraph Typed {
+  graph [goal="Greet $input.name", inputs="name: string, count: integer"]
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  greet [prompt="Greet $input.name $input.count times"]
+  start -> greet -> exit
+}
+`,
+    );
+    const missing = await attractor(['test', 'typed.dot', '--routes'], { cwd });
+    expect(missing.stderr).not.toContain('unexpected error');
+    expect(missing.stderr).toMatch(/error:.*name/s);
+    expect(missing.stderr).toContain('--input name=value');
+    expect(missing.exitCode).toBe(2);
+    const wrongType = await attractor(['test', 'typed.dot', '--input', 'name=Ada', '--input', 'count=many'], {
+      cwd,
+    });
+    expect(wrongType.stderr).toContain('count');
+    expect(wrongType.exitCode).toBe(2);
+    await writeFile(join(cwd, 'inputs.json'), JSON.stringify({ name: 'Ada' }));
+    const given = await attractor(
+      ['test', 'typed.dot', '--routes', '--inputs-file', 'inputs.json', '--input', 'count=3'],
+      { cwd },
+    );
+    expect(given.stderr).not.toContain('error');
+    expect(given.stdout).toContain('✔ Every edge taken');
+    expect(given.exitCode).toBe(0);
+  });
+
   it('says in its help that it exits non-zero when coverage is incomplete', async () => {
     const help = await attractor(['test', '--help']);
     expect(help.exitCode).toBe(0);

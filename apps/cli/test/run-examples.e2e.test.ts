@@ -263,6 +263,29 @@ describe('example pipelines run offline through the CLI', () => {
     expect(summary.route).toEqual(['start', 'syntax', 'depth', 'tests', 'docs', 'exit']);
   });
 
+  it('review-each-file reviews every source file in a foreach and collects the verdicts in file order', async () => {
+    const { exitCode, stdout, summary } = await runExample([
+      'examples/pipelines/review-each-file.dot',
+      '--simulate',
+      ...W,
+    ]);
+    expect(exitCode, stdout).toBe(0);
+    expect(summary.route).toEqual(['start', 'list', 'each', 'summary', 'exit']);
+    const output = JSON.parse(await readFile(join(summary.logsRoot, 'output.json'), 'utf8')) as {
+      verdicts: unknown[];
+      reviews: { index: number; item: string; status: string }[];
+    };
+    // The tool stages really ran: `node --check` of each file of the sample project, one item per file.
+    expect(output.verdicts).toEqual([
+      { file: 'src/index.js', parses: true },
+      { file: 'src/slugify.js', parses: true },
+    ]);
+    expect(output.reviews.map(({ index, item, status }) => [index, item, status])).toEqual([
+      [0, 'src/index.js', 'success'],
+      [1, 'src/slugify.js', 'success'],
+    ]);
+  });
+
   it('every example pipeline is covered by a test above', async () => {
     const examples = (await readdir(join(REPO_ROOT, 'examples', 'pipelines'))).filter((name) =>
       name.endsWith('.dot'),

@@ -194,6 +194,37 @@ describe('attractor run with a git workspace (README "Workspaces")', () => {
     expect(refused.stderr).toContain('--workspace copy');
   });
 
+  it("leaves out join_merge's git-worktree warning when auto works in place outside a repository, and keeps it inside one", async () => {
+    const parallel = `digraph fanout {
+  start [shape=Mdiamond]
+  split [shape=component]
+  left [shape=parallelogram, tool_command="echo left > left.txt"]
+  right [shape=parallelogram, tool_command="echo right > right.txt"]
+  join [shape=tripleoctagon]
+  exit [shape=Msquare]
+  start -> split
+  split -> left -> join
+  split -> right -> join
+  join -> exit
+}
+`;
+    const dir = await temporaryDirectory('attractor-ws-plain-');
+    await writeFile(join(dir, 'parallel.dot'), parallel);
+    const outside = await attractor(['run', 'parallel.dot', '--logs-dir', 'run'], { cwd: dir });
+    expect(outside.stdout).toContain('Workspace: in place, .');
+    expect(outside.stderr).not.toContain('join_merge');
+    expect(outside.exitCode).toBe(0);
+
+    const repo = await makeProject();
+    await writeFile(join(repo, 'parallel.dot'), parallel);
+    const inside = await attractor(['run', 'parallel.dot', '--logs-dir', '.attractor/runs/fanout'], {
+      cwd: repo,
+    });
+    expect(inside.stdout).toContain('Workspace: git worktree');
+    expect(inside.stderr).toContain('warning[join_merge]');
+    expect(inside.exitCode).toBe(0);
+  });
+
   it('serve --workspace git runs each started run in a worktree with a commit per stage', async () => {
     const repo = await makeProject();
     const child = run(['serve', '--port', '0', '--allow-tools', '--workspace', 'git'], { cwd: repo });

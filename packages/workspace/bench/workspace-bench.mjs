@@ -3,8 +3,9 @@
 // package): on a generated repository of 10,000 files / 50 MB,
 //   1. starting a run workspace (capture + worktree) vs a plain `git worktree add`;
 //   2. a stage's commit (commitStage) vs a plain `git add -A && git commit` of the same change;
-//   3. a chain of no-op tool stages with a git workspace vs in place (the extra cost per stage).
-// Usage: pnpm bench [-- --files 10000 --bytes 5000 --rounds 5 --stages 1000 --chain-rounds 3]. Needs `pnpm build`
+//   3. a chain of no-op tool stages with a git workspace vs in place (the extra cost per stage), split into the
+//      workspace's start (its `open`, once per run) and what the stages cost after it (its `commitStage` timed apart).
+// Usage: pnpm bench [-- --files 10000 --bytes 5000 --rounds 5 --stages 1000 --chain-rounds 4]. Needs `pnpm build`
 // first.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ const { values } = parseArgs({
     bytes: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '5' },
     stages: { type: 'string', default: '1000' },
-    'chain-rounds': { type: 'string', default: '3' },
+    'chain-rounds': { type: 'string', default: '4' },
   },
 });
 const FILES = Number(values.files);
@@ -117,6 +118,7 @@ for (let round = 0; round < ROUNDS; round += 1) {
   stageCommit.push(now() - started);
   if (done.commit === undefined) throw new Error('the stage commit made no commit');
 }
+for (const { workspace } of opened) await workspace.close();
 
 // 3. A chain of no-op tool stages, git workspace vs in place.
 const chain = [
@@ -128,28 +130,79 @@ const chain = [
   '}',
 ].join('\n');
 const chainGraph = prepareGraph(chain).graph;
-const timeChain = async (name, workspace) => {
+/**
+ * A provider whose workspace's start (`open`) and per-stage hook (`commitStage`) are timed, so that the chain's extra
+ * cost splits into what a run pays once and what each stage pays.
+ */
+const timedProvider = (provider, times) => ({
+  ...provider,
+  async open(request) {
+    const started = now();
+    const opened = await provider.open(request);
+    times.openMs = now() - started;
+    const workspace = opened?.workspace;
+    if (workspace !== undefined) {
+      const commitStage = workspace.commitStage.bind(workspace);
+      workspace.commitStage = async (stage) => {
+        const begun = now();
+        try {
+          return await commitStage(stage);
+        } finally {
+          times.hookMs += now() - begun;
+          times.hooks += 1;
+        }
+      };
+    }
+    return opened;
+  },
+});
+const timeChain = async (name, mode) => {
+  const times = { openMs: 0, hookMs: 0, hooks: 0 };
+  // When each stage completed: the median gap between two is what a stage costs, whatever a moment of load cost.
+  const completed = [];
   const started = now();
   const result = await runPipeline({
+    onEvent: (event) => {
+      if (event.type === 'stage.completed') completed.push(now());
+    },
     graph: chainGraph,
     registry: createDefaultRegistry(),
     workdir: repo,
     logsRoot: join(root, 'runs', name),
     maxSteps: STAGES + 10,
-    ...(workspace === undefined ? {} : { workspace }),
+    // As the CLI's --workspace in-place / --workspace git.
+    workspace: timedProvider(createWorkspaceProvider({ mode }), times),
   });
   if (result.status !== 'success') throw new Error(`${name}: ${result.failureReason}`);
-  return now() - started;
+  const stageMs = median(completed.slice(1).map((at, index) => at - completed[index]));
+  return { ms: now() - started, stageMs, ...times };
 };
-// In place and git alternate, so that a change of the machine's load during the benchmark weighs on both alike.
-const inPlaceRuns = [];
-const gitRuns = [];
+// In place and git alternate, each first every other round, so that a change of the machine's load during the
+// benchmark weighs on both alike; each pair's difference is one sample. `sync` before each run (not timed): the 50 MB
+// a git run's checkout wrote are on disk before the next run starts, rather than written back during it.
+const chainRounds = [];
 for (let round = 0; round < CHAIN_ROUNDS; round += 1) {
-  inPlaceRuns.push(await timeChain(`chain-in-place-${round}`, undefined));
-  gitRuns.push(await timeChain(`chain-git-${round}`, createWorkspaceProvider({ mode: 'git' })));
+  const timeSynced = async (mode) => {
+    await execa('sync');
+    return timeChain(`chain-${mode}-${round}`, mode);
+  };
+  const [inPlace, git] =
+    round % 2 === 0
+      ? [await timeSynced('in-place'), await timeSynced('git')]
+      : [await timeSynced('git'), await timeSynced('in-place')].reverse();
+  if (git.hooks !== STAGES) throw new Error(`${git.hooks} stage commits for ${STAGES} stages`);
+  chainRounds.push({
+    inPlace: inPlace.ms / STAGES,
+    git: git.ms / STAGES,
+    extra: (git.ms - inPlace.ms) / STAGES,
+    start: git.openMs / STAGES,
+    stages: (git.ms - git.openMs - inPlace.ms) / STAGES,
+    stageGap: git.stageMs - inPlace.stageMs,
+    hook: git.hookMs / git.hooks,
+  });
 }
-const inPlaceMs = median(inPlaceRuns);
-const gitMs = median(gitRuns);
+const chainMedian = (key) => median(chainRounds.map((round) => round[key])).toFixed(1);
+const signed = (key) => (chainMedian(key).startsWith('-') ? '' : '+') + chainMedian(key);
 
 const rows = [
   [
@@ -166,13 +219,16 @@ const rows = [
   ],
   [
     `${STAGES} no-op tool stages`,
-    `in place: ${(inPlaceMs / STAGES).toFixed(1)} ms/stage`,
-    `git: ${(gitMs / STAGES).toFixed(1)} ms/stage`,
-    `+${((gitMs - inPlaceMs) / STAGES).toFixed(1)} ms/stage (target <= 5 ms)`,
+    `in place: ${chainMedian('inPlace')} ms/stage`,
+    `git: ${chainMedian('git')} ms/stage`,
+    `${signed('extra')} ms/stage (target <= 5 ms): the start (open, once) ${chainMedian('start')} ms/stage, the stages after it ${signed('stages')} ms/stage (median gap between two stages ${signed('stageGap')} ms; commitStage of a no-op stage ${chainMedian('hook')} ms)`,
   ],
 ];
 console.log(
-  `medians of ${ROUNDS} rounds (the chain: of ${CHAIN_ROUNDS} runs each, in place and git alternating)`,
+  `medians of ${ROUNDS} rounds (the chain: of ${CHAIN_ROUNDS} runs each, in place and git alternating, each first every other round)`,
 );
 for (const row of rows) console.log(row.join(' | '));
+console.log(
+  `the chain's pairs (git minus in place, ms per stage): ${chainRounds.map((round) => round.extra.toFixed(1)).join(', ')}; median gaps: ${chainRounds.map((round) => round.stageGap.toFixed(1)).join(', ')}`,
+);
 rmSync(root, { recursive: true, force: true });

@@ -1,6 +1,7 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StageCompletedEvent } from '@attractor/engine';
-import { runDot } from '@attractor/engine/test';
+import { runDot, tempDir } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { describe, expect, it } from 'vitest';
 import { createWorkspaceProvider } from '../src/index.js';
@@ -77,5 +78,77 @@ describe('the worktree watcher (a stage that changed nothing costs no scan)', ()
       into_deep: 'D\ta/b/c/d.txt\nA\ta/b/e.txt',
     });
     expect(runs[1]).toEqual(runs[0]);
+  });
+
+  it('runs no git command for a stage that changed nothing (every git the package starts, counted)', async () => {
+    const repo = await makeRepository();
+    // The package's git runner starts every git through `gitPath`: this one logs each command line, then runs git.
+    const dir = tempDir('workspace-git-calls-');
+    const log = join(dir, 'calls.log');
+    const gitPath = join(dir, 'git');
+    writeFileSync(gitPath, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec git "$@"\n`, { mode: 0o755 });
+    const calls = (): string[] =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((line) => line !== '')
+        : [];
+    const stages = ['noop_1', 'noop_2', 'noop_3', 'edit', 'noop_4', 'noop_5'];
+    const graph = `digraph calls {
+      start [shape=Mdiamond]
+      ${stages.map((id) => `${id} [shape=parallelogram, tool_command="${id === 'edit' ? 'echo changed > edited.txt' : 'true'}"]`).join('\n')}
+      exit [shape=Msquare]
+      start -> ${stages.join(' -> ')} -> exit
+    }`;
+    const runWith = async (watch: boolean) => {
+      const byStage: Record<string, string[]> = {};
+      let atStart = 0;
+      let atFirstStage: number | undefined;
+      const run = await runDot(graph, {
+        registry: createDefaultRegistry(),
+        workdir: repo,
+        logsRoot: join(repo, '.attractor', 'runs', watch ? 'counted-watched' : 'counted-asked'),
+        workspace: createWorkspaceProvider({ gitPath, watch }),
+        onEvent: (event) => {
+          if (event.type === 'stage.started') {
+            atStart = calls().length;
+            atFirstStage ??= atStart;
+          }
+          if (event.type === 'stage.completed') byStage[event.nodeId] = calls().slice(atStart);
+        },
+      });
+      expect(run.result.status).toBe('success');
+      const commits = Object.fromEntries(
+        run.events.flatMap((event) =>
+          event.type === 'stage.completed' && stages.includes(event.nodeId)
+            ? [[event.nodeId, event.commit !== undefined]]
+            : [],
+        ),
+      );
+      return { byStage, commits, afterFirstStage: calls().slice(atFirstStage) };
+    };
+
+    const watched = await runWith(true);
+    expect(watched.commits).toEqual({
+      noop_1: false,
+      noop_2: false,
+      noop_3: false,
+      edit: true,
+      noop_4: false,
+      noop_5: false,
+    });
+    for (const id of stages.filter((id) => id !== 'edit'))
+      expect({ [id]: watched.byStage[id] }).toEqual({ [id]: [] });
+    // The stage that changed a file got its commit (the same runner, so the log sees it)...
+    expect(watched.byStage.edit!.some((line) => / add -A/.test(line))).toBe(true);
+    expect(watched.byStage.edit!.some((line) => / commit /.test(line))).toBe(true);
+    // ...and nothing else ran git from the first stage to the end of the run (checkpoints, events, close).
+    expect(watched.afterFirstStage).toEqual(watched.byStage.edit);
+
+    // The control: asking git after every stage (`watch: false`) is seen by the same count.
+    rmSync(log);
+    const asked = await runWith(false);
+    expect(asked.commits).toEqual(watched.commits);
+    for (const id of stages) expect(asked.byStage[id]!.length).toBeGreaterThan(0);
   });
 });

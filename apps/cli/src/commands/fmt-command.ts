@@ -96,10 +96,12 @@ export async function fmtCommand(options: FmtCommandOptions): Promise<number> {
       );
     }
   } else if (options.files.some((file) => file !== '-')) {
-    const checked = options.files.length - unreadable.length - invalid;
-    io.stderr.write(
-      `${colors.green('✔')} ${countLabel(written, 'file')} formatted, ${countLabel(checked - written, 'file')} already formatted\n`,
-    );
+    const failed = unreadable.length + invalid;
+    const checked = options.files.length - failed;
+    const counts = `${countLabel(written, 'file')} formatted, ${countLabel(checked - written, 'file')} already formatted`;
+    // The green check only when every file was formatted; with failures, the counts (if any file was) and the errors.
+    if (failed === 0) io.stderr.write(`${colors.green('✔')} ${counts}\n`);
+    else if (checked > 0) io.stderr.write(`${counts}, ${countLabel(failed, 'file')} failed\n`);
   }
   const [first, ...others] = unreadable;
   if (first !== undefined) {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -22,6 +22,7 @@ import { extractDot } from '../new/extract-dot.js';
 import { createGraphFileReader } from '../read-source-file.js';
 import { configBackend, resolveBackend } from '../run/backend-choice.js';
 import type { BackendChoice } from '../run/run-cli-options.js';
+import { writeOutputFile } from '../write-output-file.js';
 
 /** Options of `attractor new`. */
 export interface NewCommandOptions extends BackendChoice {
@@ -174,11 +175,20 @@ export async function newCommand(options: NewCommandOptions): Promise<number> {
   }
   if (accepted === undefined) return refuse(verdict!, { io, colors, rounds, output: chosenOutput });
   const output = chosenOutput ?? freeName(join(io.cwd, `${kebabCase(accepted.graph.id)}.dot`));
-  await mkdir(dirname(output), { recursive: true });
-  await writeFile(output, accepted.text);
+  await writeOutputFile({
+    path: output,
+    text: accepted.text,
+    shown: displayPath(output, io.cwd),
+    flag: '-o',
+  });
   const svgPath = join(dirname(output), `${basename(output, '.dot')}.svg`);
   const { renderSvg } = await import('../render/render-svg.js');
-  await writeFile(svgPath, await renderSvg(accepted.graph, { name: displayPath(output, io.cwd) }));
+  await writeOutputFile({
+    path: svgPath,
+    text: await renderSvg(accepted.graph, { name: displayPath(output, io.cwd) }),
+    shown: displayPath(svgPath, io.cwd),
+    flag: '-o',
+  });
   for (const diagnostic of verdict!.diagnostics) {
     io.stderr.write(
       `${colorDiagnostic(formatDiagnostic(diagnostic, accepted.text, { filename: displayPath(output, io.cwd) }), diagnostic, colors)}\n`,
@@ -329,7 +339,12 @@ async function refuse(
   const { io, colors } = options;
   const base = options.output ?? join(io.cwd, 'pipeline.dot');
   const draftPath = freeName(join(dirname(base), `${basename(base, '.dot')}.draft.dot`));
-  await writeFile(draftPath, verdict.draft.endsWith('\n') ? verdict.draft : `${verdict.draft}\n`);
+  await writeOutputFile({
+    path: draftPath,
+    text: verdict.draft.endsWith('\n') ? verdict.draft : `${verdict.draft}\n`,
+    shown: displayPath(draftPath, io.cwd),
+    flag: '-o',
+  });
   const shown = displayPath(draftPath, io.cwd);
   if (verdict.diagnostics.length > 0) {
     for (const diagnostic of verdict.diagnostics) {

@@ -1,5 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { CliError } from '../errors/cli-error.js';
@@ -7,6 +6,7 @@ import { nodeStates, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath, loadPipeline } from '../load-pipeline.js';
 import { renderSvg } from '../render/render-svg.js';
 import { readRunAnywhere } from '../shared/read-run-anywhere.js';
+import { writeOutputFile } from '../write-output-file.js';
 
 /** Options of `attractor render`. */
 export interface RenderCommandOptions {
@@ -26,7 +26,7 @@ export interface RenderCommandOptions {
  * succeeded, red failed, yellow running or interrupted, grey not reached.
  *
  * @throws {CliError} for a missing file, a pipeline with errors, a missing run directory, or a run of another
- *   graph (its recorded sha256 differs; both names are given).
+ *   graph (its recorded sha256 differs; both names are given), or an `-o` path that cannot be written.
  */
 export async function renderCommand(options: RenderCommandOptions): Promise<number> {
   const { io } = options;
@@ -60,8 +60,7 @@ export async function renderCommand(options: RenderCommandOptions): Promise<numb
     return 0;
   }
   const target = resolve(io.cwd, options.output);
-  await mkdir(dirname(target), { recursive: true });
-  await writeFile(target, svg);
+  await writeOutputFile({ path: target, text: svg, shown: options.output, flag: '-o' });
   io.stderr.write(`${colors.green('✔')} wrote ${displayPath(target, io.cwd)}\n`);
   return 0;
 }

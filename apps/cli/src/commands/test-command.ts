@@ -7,6 +7,7 @@ import { lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { countLabel, displayPath, loadPipeline } from '../load-pipeline.js';
 import type { SetValue } from '../parse-options.js';
 import type { EdgeCoverage, RouteCoverageReport } from '../routes/cover-routes.js';
+import { readRunInputs } from '../run/read-run-inputs.js';
 
 /** Options of `attractor test`. */
 export interface TestCommandOptions {
@@ -22,6 +23,10 @@ export interface TestCommandOptions {
   readonly logsDir?: string;
   /** Initial context values of every run. */
   readonly set?: Readonly<Record<string, SetValue>>;
+  /** `--input name=value`: the graph's inputs (README "Typed data"), the texts by name, as for `attractor run`. */
+  readonly input?: Readonly<Record<string, string>>;
+  /** `--inputs-file`: a JSON object of the graph's inputs, as for `attractor run`. */
+  readonly inputsFile?: string;
   readonly strict?: boolean;
   /** The plug-in config file (default: `attractor.config.{js,mjs,ts}` in the working directory, if any). */
   readonly config?: string;
@@ -33,7 +38,8 @@ export interface TestCommandOptions {
  * edges never taken, those no simulated run can take and why, the loops taken once and the human gates never
  * reached. Resolves with 0 when coverage is complete, 1 otherwise.
  *
- * @throws {CliError} (exit 2) for a missing file or a pipeline with errors.
+ * @throws {CliError} (exit 2) for a missing file, a pipeline with errors, or inputs missing or not matching the
+ *   graph's `inputs` declaration (the same errors as `attractor run`).
  */
 export async function testCommand(options: TestCommandOptions): Promise<number> {
   const { io } = options;
@@ -51,6 +57,14 @@ export async function testCommand(options: TestCommandOptions): Promise<number> 
     ...(options.strict === undefined ? {} : { strict: options.strict }),
   });
   const { graph } = pipeline;
+  // Every simulated run gets the same inputs, checked like `attractor run` checks them before anything runs.
+  const inputs = await readRunInputs({
+    graph,
+    pipelinePath: resolve(io.cwd, pipeline.path),
+    io,
+    ...(options.input === undefined ? {} : { input: options.input }),
+    ...(options.inputsFile === undefined ? {} : { inputsFile: options.inputsFile }),
+  });
   const { coverRoutes } = await import('../routes/cover-routes.js');
   const logsDir =
     options.logsDir === undefined
@@ -67,6 +81,7 @@ export async function testCommand(options: TestCommandOptions): Promise<number> 
       maxRuns: options.maxRuns ?? graph.edges.length + 5,
       pluginTypes: config.handlers.keys(),
       ...(options.set === undefined ? {} : { context: options.set }),
+      inputs,
     });
   } finally {
     if (options.logsDir === undefined) await rm(logsDir, { recursive: true, force: true });

@@ -85,6 +85,8 @@ export interface CoverRoutesOptions {
   readonly pluginTypes: Iterable<string>;
   /** Initial context values of every run (`--set`). */
   readonly context?: Readonly<Record<string, JsonValue>>;
+  /** The graph's inputs of every run (README "Typed data"), already checked against its `inputs` declaration. */
+  readonly inputs?: Readonly<Record<string, JsonValue>>;
   /** Called after each run, for progress. */
   readonly onRun?: (run: CoverageRun, index: number) => void;
 }
@@ -125,6 +127,7 @@ export async function coverRoutes(options: CoverRoutesOptions): Promise<RouteCov
       logsRoot: join(options.logsDir, `run-${index}`),
       workdir: options.workdir,
       ...(options.context === undefined ? {} : { context: options.context }),
+      ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
       onEvent: (event) => {
         events.push(event);
         coverage.observe(event);

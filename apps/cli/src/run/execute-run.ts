@@ -49,6 +49,7 @@ import { formatResumeCommand } from './format-resume-command.js';
 import { formatScriptKeyWarning } from './format-script-key-warning.js';
 import { formatSecretNodeWarning } from './format-secret-node-warning.js';
 import { EXIT_INTERRUPTED, installInterruptHandlers } from './install-interrupt-handlers.js';
+import { isInsideGitRepository } from './is-inside-git-repository.js';
 import { readRunInputs } from './read-run-inputs.js';
 import { resolveSandbox } from './resolve-sandbox.js';
 import type { RunCliOptions } from './run-cli-options.js';
@@ -155,6 +156,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       : {}),
   };
   const workspaceModes = workspaceModesOf({ cliOptions, config, mode, io });
+  // `auto` (the default) works in place outside a git repository, so a new run there has no git workspace either.
+  const autoIsInPlace = mode.kind === 'run' && !(await isInsideGitRepository(workdir));
   const pipeline = await loadPipeline({
     path: pipelinePath,
     io,
@@ -165,7 +168,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     inapplicable: (diagnostic, graph) =>
       diagnostic.rule === 'join_merge' &&
       isPlainWorkspace(
-        workspaceModes.mode ?? graph.attributes.workspace?.value ?? workspaceModes.defaultMode,
+        workspaceModes.mode ?? graph.attributes.workspace?.value ?? workspaceModes.defaultMode ?? 'auto',
+        autoIsInPlace,
       ),
   });
   const backend = configBackend(cliOptions, config) ?? resolveBackend(cliOptions, io.env, io.cwd);
@@ -480,9 +484,13 @@ function workspaceModesOf(options: {
   };
 }
 
-/** Whether a workspace mode setting names one without git worktrees (`in-place`, `copy`). */
-function isPlainWorkspace(mode: string | undefined): boolean {
-  return mode === 'in-place' || mode === 'copy';
+/**
+ * Whether a workspace mode setting names one without git worktrees: `in-place`, `copy`, or `auto` when it resolves
+ * to in-place (a new run outside any git repository).
+ */
+function isPlainWorkspace(setting: string, autoIsInPlace: boolean): boolean {
+  const mode = setting.trim();
+  return mode === 'in-place' || mode === 'copy' || (mode === 'auto' && autoIsInPlace);
 }
 
 /** The console line naming the run's workspace: its worktree and branch, or the directory it works in in place. */
