@@ -20,9 +20,15 @@ import {
 } from '@attractor/graph';
 import { execa } from 'execa';
 import type { RouteFinder } from './route-finder.js';
+import { simulatedReply } from './simulation-backend.js';
 import { readSimulationStep, type SimulationScript } from './simulation-script.js';
 import { readWrittenStatus, removeStatusFile } from './stage-files.js';
-import { checkStructuredOutput, notesWith, readOutputSchema } from './structured-output.js';
+import {
+  checkStructuredOutput,
+  notesWith,
+  type OutputSchemaResult,
+  readOutputSchema,
+} from './structured-output.js';
 import { traceToolCommand } from './tool-command-span.js';
 import { routableToolOutput, TOOL_OUTPUT_MAX_CHARS, toolContextUpdates } from './tool-context.js';
 import { truncateTail } from './truncate-text.js';
@@ -187,7 +193,10 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
           scripted === undefined && options.routes !== undefined
             ? aimedDryRunOutcome(dryRun, { routes: options.routes, graph, node, runtime })
             : undefined;
-        return aimed ?? dryRunOutcome(dryRun);
+        return structuredDryRunOutcome(aimed ?? dryRunOutcome(dryRun), dryRun, {
+          node,
+          schema: await readOutputSchema({ node, graph, workdir: runtime.workdir }),
+        });
       }
       if (Object.hasOwn(script, node.id)) {
         runtime.emit({
@@ -380,6 +389,47 @@ function aimedDryRunOutcome(
     ...(failed
       ? { failureReason: `simulated ${aim.status}: the route ${aim.description}`, retryable: false }
       : {}),
+  };
+}
+
+/**
+ * A dry-run outcome of a node with an `output_schema` (README "Typed data"): the command "prints" the scripted
+ * `stdout`, else a minimal JSON value valid for the schema (`simulatedReply`), checked and mapped into the context
+ * like a real command's stdout, so typed pipelines run in `--dry-run` and `attractor test`. A failed outcome stays
+ * as it is; a scripted stdout the schema refuses fails the stage with the validation errors.
+ */
+function structuredDryRunOutcome(
+  outcome: Outcome,
+  dryRun: DryRunOptions,
+  options: { readonly node: GraphNode; readonly schema: OutputSchemaResult },
+): Outcome {
+  const { node, schema } = options;
+  if (!schema.ok) return { status: 'fail', failureReason: schema.reason, retryable: false };
+  if (schema.schema === undefined || (outcome.status !== 'success' && outcome.status !== 'partial_success'))
+    return outcome;
+  let text: string;
+  try {
+    text = dryRun.step.stdout ?? simulatedReply({ node, outputSchema: schema.schema });
+  } catch (error) {
+    return {
+      status: 'fail',
+      failureReason: `the dry run cannot build a value for the output_schema of "${node.id}" (${(error as Error).message}); give its stdout in the simulation script: {"${node.id}": [{"stdout": ...}]}`,
+      retryable: false,
+    };
+  }
+  const checked = checkStructuredOutput({ node, text, schema: schema.schema, source: 'simulated stdout' });
+  if (!checked.ok) {
+    return {
+      status: 'fail',
+      failureReason: checked.reason,
+      retryable: false,
+      contextUpdates: outcome.contextUpdates ?? {},
+    };
+  }
+  return {
+    ...outcome,
+    ...notesWith(outcome.notes, checked.warnings),
+    contextUpdates: { ...(outcome.contextUpdates ?? {}), ...checked.contextUpdates },
   };
 }
 

@@ -292,6 +292,31 @@ describe('tool handler (spec §4.10, §11.6, docs/architecture.md "Tool nodes")'
     expect(failed.result.context.get('tool.exit_code')).toBe(1);
   });
 
+  it('gives a dry-run tool node with an output_schema a value valid for it, or checks the scripted stdout', async () => {
+    const source = `digraph G {
+      graph [state="files: append"]
+      start [shape=Mdiamond]
+      exit [shape=Msquare]
+      list [shape=parallelogram, tool_command="./list.sh", output_schema="files: string[], count: integer", out_map="files -> files"]
+      start -> list -> exit
+    }`;
+    const sampled = await runDot(source, { registry: createDefaultRegistry({ dryRun: true }) });
+    expect(sampled.result.status).toBe('success');
+    expect(sampled.result.context.get('files')).toEqual(['string']);
+    const scripted = await runDot(source, {
+      registry: createDefaultRegistry({
+        dryRun: true,
+        script: { list: [{ stdout: '{"files": ["a.js", "b.js"], "count": 2}' }] },
+      }),
+    });
+    expect(scripted.result.context.get('files')).toEqual(['a.js', 'b.js']);
+    const refused = await runDot(source, {
+      registry: createDefaultRegistry({ dryRun: true, script: { list: [{ stdout: '{"files": "a.js"}' }] } }),
+    });
+    expect(refused.result.status).toBe('fail');
+    expect(refused.result.nodeOutcomes.list?.failureReason).toContain('simulated stdout');
+  });
+
   it('gives a dry-run tool node the first value its edges compare with when they route on = and != of it', async () => {
     const route = (condition: (op: string) => string) => `digraph G {
       start [shape=Mdiamond]
