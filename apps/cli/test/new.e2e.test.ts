@@ -132,6 +132,35 @@ describe('attractor new', () => {
     }
   });
 
+  it('simulates a draft that declares required inputs with a minimal value of each, never a stack trace', async () => {
+    const typed = `\`\`\`dot
+digraph Greet {
+  graph [goal="Greet someone", inputs="name: string, times: integer"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  greet [label="Greet", prompt="Greet $input.name, $input.times times"]
+  start -> greet -> exit
+}
+\`\`\`
+`;
+    const server = await startScriptedOpenAIServer({ apiKey: KEY, script: [{ type: 'text', text: typed }] });
+    try {
+      const cwd = await temporaryDirectory();
+      const result = await attractor(['new', 'Greet someone', '-o', 'greet.dot', ...options(server)], {
+        cwd,
+        env: { OPENAI_API_KEY: KEY },
+      });
+      expect(result.stderr).not.toContain('    at ');
+      expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toContain('a simulated run reached the exit: start → greet → exit');
+      expect(await readFile(join(cwd, 'greet.dot'), 'utf8')).toContain(
+        'inputs="name: string, times: integer"',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it('says which -o path cannot be written and why (exit 2), never a stack trace', async () => {
     const server = await startScriptedOpenAIServer({ apiKey: KEY, script: [{ type: 'text', text: CLEAN }] });
     try {

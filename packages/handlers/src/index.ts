@@ -68,7 +68,12 @@ export type { RouteAim, RouteAimRequest, RouteFinder, RouteFinderOptions } from 
 export { createRouteFinder, distancesToExit } from './route-finder.js';
 export { isSuccessfulCandidate, selectBestCandidate, statusRank } from './select-best-candidate.js';
 export type { SimulationBackend, SimulationBackendOptions } from './simulation-backend.js';
-export { createSimulationBackend, simulatedReply, simulatedResponse } from './simulation-backend.js';
+export {
+  createSimulationBackend,
+  sampleJsonValue,
+  simulatedReply,
+  simulatedResponse,
+} from './simulation-backend.js';
 export type { CountSimulationCallsOptions, ReadSimulationCallsOptions } from './simulation-calls.js';
 export { countSimulationCalls, readSimulationCalls } from './simulation-calls.js';
 export type { ParseSimulationScriptOptions, SimulationScript, SimulationStep } from './simulation-script.js';

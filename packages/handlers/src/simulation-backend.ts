@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CodergenBackend, CodergenRequest, Outcome } from '@attractor/engine';
+import type { CodergenBackend, CodergenRequest, JsonValue, Outcome } from '@attractor/engine';
 import { sample } from 'openapi-sampler';
 import { LAST_RESPONSE_MAX_CHARS } from './codergen-handler.js';
 import { createRouteFinder, type RouteFinder } from './route-finder.js';
@@ -51,7 +51,19 @@ export function simulatedResponse(nodeId: string): string {
  */
 export function simulatedReply(request: Pick<CodergenRequest, 'node' | 'outputSchema'>): string {
   if (request.outputSchema === undefined) return simulatedResponse(request.node.id);
-  return JSON.stringify(sample(request.outputSchema as Parameters<typeof sample>[0], { quiet: true }));
+  return JSON.stringify(sampleJsonValue(request.outputSchema));
+}
+
+/**
+ * A minimal JSON value valid for `schema` (a JSON Schema object), built by `openapi-sampler`: the first `enum` value,
+ * `"string"`, `0` or the minimum, `true`, one-item lists, every listed property. Deterministic. What the simulation
+ * answers for an `output_schema`, and what `attractor new` gives a drafted pipeline's declared `inputs` for its one
+ * simulated run.
+ *
+ * @throws {Error} when the sampler cannot build a value for the schema (an unresolvable `$ref`, say).
+ */
+export function sampleJsonValue(schema: Readonly<Record<string, unknown>>): JsonValue {
+  return sample(schema as Parameters<typeof sample>[0], { quiet: true }) as JsonValue;
 }
 
 /**

@@ -3,7 +3,13 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import { type CodergenBackend, Context, type Outcome } from '@attractor/engine';
+import {
+  type CodergenBackend,
+  Context,
+  type JsonValue,
+  type Outcome,
+  readInputSchema,
+} from '@attractor/engine';
 import {
   type Diagnostic,
   formatDiagnostic,
@@ -290,6 +296,21 @@ async function judge(
   const formatted = lint(text);
   const graph = formatted.graph ?? prepared.graph;
   const warnings = formatted.graph === undefined ? prepared.diagnostics : formatted.diagnostics;
+  // A draft that declares inputs gets, for its simulated run, a minimal value of each (`"string"`, `0`, …).
+  let inputs: Record<string, JsonValue> | undefined;
+  try {
+    const schema = await readInputSchema({ graph, baseDirectory: options.cwd });
+    if (schema !== undefined) {
+      const { sampleJsonValue } = await import('@attractor/handlers');
+      inputs = sampleJsonValue(schema) as Record<string, JsonValue>;
+    }
+  } catch (error) {
+    return {
+      draft: text,
+      diagnostics: warnings,
+      problems: `The pipeline's inputs declaration cannot be used: ${(error as Error).message}`,
+    };
+  }
   const { coverRoutes } = await import('../routes/cover-routes.js');
   const report = await coverRoutes({
     graph,
@@ -298,6 +319,7 @@ async function judge(
     seed: 0,
     maxRuns: 1,
     pluginTypes: options.pluginTypes,
+    ...(inputs === undefined ? {} : { inputs }),
   });
   const run = report.runs[0];
   if (run === undefined || run.status !== 'success') {
