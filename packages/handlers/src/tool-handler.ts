@@ -26,6 +26,7 @@ import { readWrittenStatus, removeStatusFile } from './stage-files.js';
 import {
   checkStructuredOutput,
   notesWith,
+  type OutputSchema,
   type OutputSchemaResult,
   readOutputSchema,
 } from './structured-output.js';
@@ -266,23 +267,14 @@ export function createToolHandler(options: ToolHandlerOptions = {}): DeclaredHan
         if (!outputSchema.ok) {
           outcome = { status: 'fail', failureReason: outputSchema.reason, retryable: false, contextUpdates };
         } else if (outputSchema.schema !== undefined) {
-          const checked = checkStructuredOutput({
+          outcome = withStructuredOutput(outcome, {
             node,
             text: truncation === undefined ? run.stdout : '',
             schema: outputSchema.schema,
             source: truncation === undefined ? 'stdout' : `stdout, which was truncated: ${truncation}`,
+            retryable: true,
+            onWarning: (message) => runtime.emit({ type: 'stage.log', level: 'warn', message }),
           });
-          if (checked.ok) {
-            for (const message of checked.warnings)
-              runtime.emit({ type: 'stage.log', level: 'warn', message });
-          }
-          outcome = checked.ok
-            ? {
-                ...outcome,
-                ...notesWith(outcome.notes, checked.warnings),
-                contextUpdates: { ...contextUpdates, ...checked.contextUpdates },
-              }
-            : { status: 'fail', failureReason: checked.reason, retryable: true, contextUpdates };
         }
       } else {
         const how =
@@ -417,19 +409,43 @@ function structuredDryRunOutcome(
       retryable: false,
     };
   }
-  const checked = checkStructuredOutput({ node, text, schema: schema.schema, source: 'simulated stdout' });
+  return withStructuredOutput(outcome, {
+    node,
+    text,
+    schema: schema.schema,
+    source: 'simulated stdout',
+    retryable: false,
+  });
+}
+
+/**
+ * A successful command's `outcome` once its stdout `text` is checked against the node's `output_schema`: the
+ * structured values mapped into the context (`out_map`) and the check's warnings in the notes (and to `onWarning`),
+ * or a FAIL with the validation errors, `retryable` as given, keeping the outcome's context updates.
+ */
+function withStructuredOutput(
+  outcome: Outcome,
+  options: {
+    readonly node: GraphNode;
+    readonly text: string;
+    readonly schema: OutputSchema;
+    /** What produced the text, for the reason: `stdout`, `simulated stdout`. */
+    readonly source: string;
+    readonly retryable: boolean;
+    readonly onWarning?: (message: string) => void;
+  },
+): Outcome {
+  const { node, text, schema, source } = options;
+  const checked = checkStructuredOutput({ node, text, schema, source });
+  const contextUpdates = outcome.contextUpdates ?? {};
   if (!checked.ok) {
-    return {
-      status: 'fail',
-      failureReason: checked.reason,
-      retryable: false,
-      contextUpdates: outcome.contextUpdates ?? {},
-    };
+    return { status: 'fail', failureReason: checked.reason, retryable: options.retryable, contextUpdates };
   }
+  for (const message of checked.warnings) options.onWarning?.(message);
   return {
     ...outcome,
     ...notesWith(outcome.notes, checked.warnings),
-    contextUpdates: { ...(outcome.contextUpdates ?? {}), ...checked.contextUpdates },
+    contextUpdates: { ...contextUpdates, ...checked.contextUpdates },
   };
 }
 
