@@ -6,6 +6,7 @@ import { createFileRunStore, type PipelineTelemetry, type WorkspaceProvider } fr
 import type { Graph } from '@attractor/graph';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { compress } from 'hono/compress';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
 import type { z } from 'zod';
@@ -165,6 +166,11 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       referrerPolicy: 'no-referrer',
     }),
   );
+
+  // gzip (or deflate) for a client that accepts it: the UI bundle, the run's SVG, JSON and text bodies. Hono's
+  // middleware leaves event streams alone (`text/event-stream` is not in its compressible types, and streamSSE sets
+  // `Transfer-Encoding`), so every SSE event still reaches the client when it is written.
+  app.use('*', compress());
 
   const serveUi = (name: string) => (c: Context) => {
     const file = readUiFile(name);

@@ -9,8 +9,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterEach } from 'vitest';
+import type { StartServerOptions } from '../../src/index.js';
 import { findChromium } from '../find-chromium.js';
-import type { TestServer } from '../test-server.js';
+import { startTestServer, type TestServer } from '../test-server.js';
 
 /** Where screenshots go. */
 export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
@@ -108,4 +110,34 @@ export async function checkAccessibility(page: Page): Promise<AxeViolation[]> {
       targets: violation.nodes.slice(0, 5).map((node) => node.target.join(' ')),
     }));
   })()`);
+}
+
+/** Starts the test server and browser of the running test; {@link closeAfterEach} closes both after it. */
+export interface TestResources {
+  /** {@link startTestServer}, closed after the test. */
+  startServer(options?: Partial<StartServerOptions>): Promise<TestServer>;
+  /** {@link launchBrowser}, closed after the test (before its server). */
+  launchBrowser(): Promise<BrowserSession>;
+}
+
+/** Registers an `afterEach` that closes the browser and then the server the test started through the result. */
+export function closeAfterEach(): TestResources {
+  let server: TestServer | undefined;
+  let browser: BrowserSession | undefined;
+  afterEach(async () => {
+    await browser?.close();
+    await server?.close();
+    browser = undefined;
+    server = undefined;
+  });
+  return {
+    async startServer(options) {
+      server = await startTestServer(options);
+      return server;
+    },
+    async launchBrowser() {
+      browser = await launchBrowser();
+      return browser;
+    },
+  };
 }
