@@ -114,6 +114,7 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     await page.locator('#gate-panel').waitFor();
 
     await page.click('#cancel-button');
+    await page.click('#cancel-dialog-confirm');
     await page.locator('#run-state[data-state="cancelled"]').waitFor();
     expect(await page.locator('#gate-panel').count()).toBe(0);
     await page.locator('#graph g#node-approve.status-pending').waitFor();

@@ -61,6 +61,8 @@ export function GatePanel({ runId, questionIds }: GatePanelProps) {
       if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
       const target = event.target as HTMLElement | null;
       if (target?.closest('input, textarea, select, [contenteditable="true"]')) return;
+      // A key pressed in a modal dialog (the cancel confirmation) is the dialog's.
+      if (target?.closest('dialog[open]')) return;
       const choice = keys.find((candidate) => candidate.key.toLowerCase() === event.key.toLowerCase());
       if (choice === undefined) return;
       event.preventDefault();

@@ -9,6 +9,7 @@ import type { PipelineEvent } from '@attractor/engine';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { parseChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
 import { apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
+import { ConfirmDialog } from './confirm-dialog.js';
 import { ContextView } from './context-view.js';
 import { RunChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
@@ -54,6 +55,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
   const [error, setError] = useState<string | undefined>();
   const [actionError, setActionError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [confirmingCancel, setConfirmingCancel] = useState(false);
   const [tab, setTab] = useState<Tab>('timeline');
   const [streamKey, setStreamKey] = useState(0);
   const [now, setNow] = useState(() => Date.now());
@@ -257,15 +259,30 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
         <div class="run-actions">
           <StateBadge state={displayState} id="run-state" />
           {details?.live === true && childPath === undefined && (
-            <button
-              type="button"
-              class="button danger"
-              id="cancel-button"
-              disabled={busy}
-              onClick={() => act('cancel')}
-            >
-              Cancel
-            </button>
+            <>
+              <button
+                type="button"
+                class="button danger"
+                id="cancel-button"
+                disabled={busy}
+                onClick={() => setConfirmingCancel(true)}
+              >
+                Cancel
+              </button>
+              <ConfirmDialog
+                id="cancel-dialog"
+                open={confirmingCancel}
+                title="Cancel this run?"
+                text="The stage running now is stopped and the run ends as cancelled. A cancelled run can be resumed from its last checkpoint."
+                confirmLabel="Cancel the run"
+                dismissLabel="Keep running"
+                onConfirm={() => {
+                  setConfirmingCancel(false);
+                  void act('cancel');
+                }}
+                onDismiss={() => setConfirmingCancel(false)}
+              />
+            </>
           )}
           {details?.live === false && details.resumable && childPath === undefined && (
             <button
@@ -352,7 +369,11 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
             now={now}
             nodeId={stage}
             server={server}
-            onClose={() => select(undefined)}
+            onClose={() => {
+              select(undefined);
+              // Back to where the pane was opened from: its node in the graph.
+              document.getElementById(`node-${stage}`)?.focus();
+            }}
             onFork={childPath === undefined ? fork : undefined}
           />
         )}

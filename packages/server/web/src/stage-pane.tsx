@@ -85,6 +85,19 @@ export function StagePane(props: StagePaneProps) {
     };
   }, [props.runId, props.child, nodeId, dirKey, attempts.length, ended]);
 
+  // Escape closes the pane, unless a modal dialog is open (Escape is then the dialog's) or focus is in a text field.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      if (document.querySelector('dialog[open]') !== null) return;
+      if ((event.target as Element | null)?.closest?.('input, textarea, select') != null) return;
+      event.preventDefault();
+      props.onClose();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, [props.onClose]);
+
   const onFork = props.onFork;
   const canFork =
     onFork !== undefined &&
@@ -130,6 +143,7 @@ export function StagePane(props: StagePaneProps) {
           class="button ghost small"
           onClick={props.onClose}
           aria-label="Close the stage pane"
+          aria-keyshortcuts="Escape"
         >
           Close
         </button>

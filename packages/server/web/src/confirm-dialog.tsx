@@ -1,0 +1,74 @@
+/**
+ * A modal confirmation in the app's own dialog style (the sign-in dialog's): a title, what the action does, and two
+ * buttons. Focus starts on the safe choice; Escape, the safe button and a click on the backdrop all dismiss it.
+ */
+import { useEffect, useRef } from 'preact/hooks';
+
+/** Props of {@link ConfirmDialog}. */
+export interface ConfirmDialogProps {
+  /** The id of the `<dialog>`; its parts get ids from it (`<id>-title`, `<id>-text`, `<id>-confirm`, `<id>-dismiss`). */
+  readonly id: string;
+  readonly open: boolean;
+  readonly title: string;
+  /** What confirming does, below the title. */
+  readonly text: string;
+  /** The label of the button that does it (a danger button). */
+  readonly confirmLabel: string;
+  /** The label of the button that does nothing. */
+  readonly dismissLabel: string;
+  readonly onConfirm: () => void;
+  /** Called when the dialog closes without confirming (Escape, the dismiss button, the backdrop). */
+  readonly onDismiss: () => void;
+}
+
+/** The confirmation dialog: shown modally while `open`. */
+export function ConfirmDialog(props: ConfirmDialogProps) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const dismiss = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (element === null) return;
+    if (props.open && !element.open) {
+      element.showModal();
+      dismiss.current?.focus();
+    } else if (!props.open && element.open) element.close();
+  }, [props.open]);
+
+  return (
+    <dialog
+      ref={dialog}
+      id={props.id}
+      class="confirm-dialog"
+      aria-labelledby={`${props.id}-title`}
+      aria-describedby={`${props.id}-text`}
+      // Escape closes a modal dialog natively (a `cancel`, then `close`); the state follows.
+      onClose={() => {
+        if (props.open) props.onDismiss();
+      }}
+      onClick={(event) => {
+        // A click on the backdrop lands on the dialog element itself.
+        if (event.target === dialog.current) props.onDismiss();
+      }}
+    >
+      <div class="confirm-body">
+        <h2 id={`${props.id}-title`}>{props.title}</h2>
+        <p id={`${props.id}-text`}>{props.text}</p>
+        <div class="actions">
+          <button
+            type="button"
+            class="button ghost"
+            id={`${props.id}-dismiss`}
+            ref={dismiss}
+            onClick={props.onDismiss}
+          >
+            {props.dismissLabel}
+          </button>
+          <button type="button" class="button danger" id={`${props.id}-confirm`} onClick={props.onConfirm}>
+            {props.confirmLabel}
+          </button>
+        </div>
+      </div>
+    </dialog>
+  );
+}
