@@ -1,8 +1,9 @@
 /**
  * A modal confirmation in the app's own dialog style (the sign-in dialog's): a title, what the action does, and two
- * buttons. Focus starts on the safe choice; Escape, the safe button and a click on the backdrop all dismiss it.
+ * buttons. Focus starts on the safe choice; Escape and the safe button dismiss it.
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useRef } from 'preact/hooks';
+import { useModalDialog } from './use-modal-dialog.js';
 
 /** Props of {@link ConfirmDialog}. */
 export interface ConfirmDialogProps {
@@ -17,23 +18,14 @@ export interface ConfirmDialogProps {
   /** The label of the button that does nothing. */
   readonly dismissLabel: string;
   readonly onConfirm: () => void;
-  /** Called when the dialog closes without confirming (Escape, the dismiss button, the backdrop). */
+  /** Called when the dialog closes without confirming (Escape or the dismiss button). */
   readonly onDismiss: () => void;
 }
 
 /** The confirmation dialog: shown modally while `open`. */
 export function ConfirmDialog(props: ConfirmDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const dismiss = useRef<HTMLButtonElement>(null);
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (element === null) return;
-    if (props.open && !element.open) {
-      element.showModal();
-      dismiss.current?.focus();
-    } else if (!props.open && element.open) element.close();
-  }, [props.open]);
+  const dialog = useModalDialog(props.open, () => dismiss.current?.focus());
 
   return (
     <dialog
@@ -45,10 +37,6 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
       // Escape closes a modal dialog natively (a `cancel`, then `close`); the state follows.
       onClose={() => {
         if (props.open) props.onDismiss();
-      }}
-      onClick={(event) => {
-        // A click on the backdrop lands on the dialog element itself.
-        if (event.target === dialog.current) props.onDismiss();
       }}
     >
       <div class="confirm-body">

@@ -2,9 +2,10 @@
  * The sign-in dialog: asks for the server token, checks it against the server before closing, and says so when the
  * server refuses it (a wrong token never just brings back an empty dialog).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ApiRequestError, apiFetch, auth } from './api.js';
 import { ErrorNote } from './error-note.js';
+import { useModalDialog } from './use-modal-dialog.js';
 
 /** Props of {@link SignIn}. */
 export interface SignInProps {
@@ -15,19 +16,10 @@ export interface SignInProps {
 
 /** The modal token dialog. */
 export function SignIn(props: SignInProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
   const input = useRef<HTMLInputElement>(null);
+  const dialog = useModalDialog(props.open, () => input.current?.focus());
   const [error, setError] = useState<string | undefined>();
   const [checking, setChecking] = useState(false);
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (element === null) return;
-    if (props.open && !element.open) {
-      element.showModal();
-      input.current?.focus();
-    } else if (!props.open && element.open) element.close();
-  }, [props.open]);
 
   const shown = error ?? props.problem;
   const submit = async (event: Event) => {
