@@ -8,6 +8,7 @@ import { RunList } from './run-list.js';
 import { RunView } from './run-view.js';
 import { SignIn } from './sign-in.js';
 import { useAuth } from './use-auth.js';
+import { useTheme } from './use-theme.js';
 
 /** The whole app. */
 export function App() {
@@ -15,6 +16,7 @@ export function App() {
   const { token, problem } = useAuth();
   const [server, setServer] = useState<ServerInfo | undefined>();
   const [serverError, setServerError] = useState<string | undefined>();
+  const { theme, toggle: toggleTheme } = useTheme();
 
   useEffect(() => {
     if (token === '') return;
@@ -43,6 +45,16 @@ export function App() {
           </a>
         </nav>
         <span class="spacer" />
+        <button
+          type="button"
+          class="button ghost"
+          id="theme-toggle"
+          aria-pressed={theme === 'dark'}
+          title="Dark mode follows the system until you pick; the pick is remembered"
+          onClick={toggleTheme}
+        >
+          Dark mode
+        </button>
         {signedIn && (
           <button type="button" class="button ghost" id="sign-out" onClick={() => auth.set('')}>
             Sign out

@@ -2,5 +2,8 @@
 import { render } from 'preact';
 import { App } from './app.js';
 import './styles.css';
+import { initTheme } from './use-theme.js';
+
+initTheme();
 
 render(<App />, document.getElementById('app')!);
