@@ -1,13 +1,14 @@
 /**
  * The stage pane of one node: every visit as a history (in parallel branches too), and per attempt its status,
  * duration, tokens and cost, the model's text as it streams in, agent tool calls with arguments and results, log
- * lines, and tool output live; what the visit changed in the run's workspace (its commit's files and patch); then the stage files (full prompt, response, status.json, stdout, stderr). Files are
+ * lines, and tool output live (following the newest line unless scrolled up); what the visit changed in the run's workspace (its commit's files and patch); then the stage files (full prompt, response, status.json, stdout, stderr). Files are
  * re-read when an attempt starts or ends (event-driven, never on a timer).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { apiJson, apiText, runPath, type ServerInfo, type StageDirectory } from './api.js';
 import { StageChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
+import { FollowingPre } from './following-pre.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
 import { onLinkClick, runHref } from './router.js';
@@ -294,9 +295,11 @@ function Attempt({ attempt, now }: { attempt: AttemptView; now: number }) {
       {attempt.text !== '' && (
         <div class="stream">
           <h3>Response{attempt.status === 'running' ? ' (streaming)' : ''}</h3>
-          <pre class="live-text" aria-live={attempt.status === 'running' ? 'polite' : 'off'}>
-            {attempt.text}
-          </pre>
+          <FollowingPre
+            class="live-text"
+            text={attempt.text}
+            ariaLive={attempt.status === 'running' ? 'polite' : 'off'}
+          />
         </div>
       )}
       {attempt.toolCalls.length > 0 && (
@@ -329,13 +332,13 @@ function Attempt({ attempt, now }: { attempt: AttemptView; now: number }) {
           {attempt.stdout !== '' && (
             <>
               <h3>stdout{attempt.status === 'running' ? ' (live)' : ''}</h3>
-              <pre class="file-text">{attempt.stdout}</pre>
+              <FollowingPre class="file-text" text={attempt.stdout} />
             </>
           )}
           {attempt.stderr !== '' && (
             <>
               <h3>stderr{attempt.status === 'running' ? ' (live)' : ''}</h3>
-              <pre class="file-text stderr">{attempt.stderr}</pre>
+              <FollowingPre class="file-text stderr" text={attempt.stderr} />
             </>
           )}
         </div>
