@@ -1,7 +1,7 @@
 /**
  * The web UI's run state (web/src/run-state.ts) on the events of a run a worker suspends at a human gate
  * (`pipeline.suspended`, issue 18): the run reads as waiting at its gate, not as cancelled, and a real cancel still
- * ends it.
+ * ends it; the gate's attempt asked again after the resume is a separate attempt marked resumed.
  */
 import type { PipelineEvent, Question } from '@attractor/engine';
 import { describe, expect, it } from 'vitest';
@@ -53,5 +53,29 @@ describe('the web run state of a suspended run', () => {
     });
     expect(state.ended).toBe('cancelled');
     expect(state.gates.size).toBe(0);
+  });
+});
+
+describe('the web run state of a resumed run', () => {
+  it("keeps the gate's attempt asked again after the resume apart from the suspended one, marked resumed", () => {
+    const state = createRunState('r');
+    for (const event of gateEvents) applyEvent(state, event);
+    applyEvent(state, {
+      ...base(4),
+      type: 'pipeline.started',
+      name: 'g',
+      goal: '',
+      logsRoot: 'r',
+      resumed: true,
+      startNodeId: 'ask',
+    } as PipelineEvent);
+    applyEvent(state, { ...gateEvents[0]!, ...base(5) } as PipelineEvent);
+    expect(
+      state.attempts.map((attempt) => [attempt.visit, attempt.attempt, attempt.resumed, attempt.status]),
+    ).toEqual([
+      [1, 1, 0, 'suspended'],
+      [1, 1, 1, 'running'],
+    ]);
+    expect(new Set(state.attempts.map((attempt) => attempt.key)).size).toBe(2);
   });
 });

@@ -23,22 +23,30 @@ function contrast(first: string, second: string): number {
   return (light! + 0.05) / (dark! + 0.05);
 }
 
+/** The theme of the page as it shows. */
+interface ShownTheme {
+  readonly theme: string | undefined;
+  readonly background: string;
+  readonly pressed: string | null | undefined;
+  readonly stored: string | null;
+  /** Each graph node's id, shape fill and label fill (`rgb(...)`). */
+  readonly nodes: readonly { readonly id: string; readonly fill: string; readonly text: string }[];
+}
+
 /** The page's theme attribute, its background colour, and each graph node's label and fill colours. */
-async function themeOf(page: Page) {
-  return page.evaluate(() => {
-    const nodes = [...document.querySelectorAll('#graph g.node')].map((node) => ({
+function themeOf(page: Page): Promise<ShownTheme> {
+  // A string, not a function: it runs in the page, whose globals this Node program does not type.
+  return page.evaluate<ShownTheme>(`(() => ({
+    theme: document.documentElement.dataset.theme,
+    background: getComputedStyle(document.documentElement).backgroundColor,
+    pressed: document.getElementById('theme-toggle')?.getAttribute('aria-pressed'),
+    stored: localStorage.getItem('attractor.theme'),
+    nodes: [...document.querySelectorAll('#graph g.node')].map((node) => ({
       id: node.id,
-      fill: getComputedStyle(node.querySelector('polygon, ellipse, path')!).fill,
-      text: getComputedStyle(node.querySelector('text')!).fill,
-    }));
-    return {
-      theme: document.documentElement.dataset.theme,
-      background: getComputedStyle(document.documentElement).backgroundColor,
-      pressed: document.getElementById('theme-toggle')?.getAttribute('aria-pressed'),
-      stored: localStorage.getItem('attractor.theme'),
-      nodes,
-    };
-  });
+      fill: getComputedStyle(node.querySelector('polygon, ellipse, path')).fill,
+      text: getComputedStyle(node.querySelector('text')).fill,
+    })),
+  }))()`);
 }
 
 describe('web UI: dark mode (issue "Web UI, second round")', () => {

@@ -32,7 +32,7 @@ describe('web UI: Escape and confirmation (issue "Web UI, second round")', () =>
     await page.click('#cancel-button');
     const dialog = page.locator('#cancel-dialog');
     await dialog.locator('#cancel-dialog-title').waitFor();
-    expect(await dialog.evaluate((element) => (element as HTMLDialogElement).open)).toBe(true);
+    expect(await dialog.getAttribute('open').then((open) => open !== null)).toBe(true);
     expect(await dialog.getAttribute('aria-labelledby')).toBe('cancel-dialog-title');
     expect(await page.evaluate('document.activeElement?.id')).toBe('cancel-dialog-dismiss');
     expect(await checkAccessibility(page)).toEqual([]);
@@ -41,11 +41,11 @@ describe('web UI: Escape and confirmation (issue "Web UI, second round")', () =>
     // pane stays.
     await page.keyboard.press('g');
     await page.keyboard.press('Escape');
-    await expect.poll(() => dialog.evaluate((element) => (element as HTMLDialogElement).open)).toBe(false);
+    await expect.poll(() => dialog.getAttribute('open').then((open) => open !== null)).toBe(false);
     expect(await page.locator('#stage-pane').count()).toBe(1);
     await page.click('#cancel-button');
     await page.click('#cancel-dialog-dismiss');
-    await expect.poll(() => dialog.evaluate((element) => (element as HTMLDialogElement).open)).toBe(false);
+    await expect.poll(() => dialog.getAttribute('open').then((open) => open !== null)).toBe(false);
     expect((await server.json<{ state: string }>(`/pipelines/${id}`)).state).toBe('waiting');
 
     await page.click('#cancel-button');

@@ -73,3 +73,39 @@ describe('web UI: live output follows (issue "Web UI, second round")', () => {
     expect(browser.pageErrors).toEqual([]);
   });
 });
+
+describe('web UI: a resumed stage (issue "Web UI, second round")', () => {
+  it('labels the attempt a resume ran "resumed", apart from the one the cancel stopped', async () => {
+    const server = await resources.startServer({ allowTools: true });
+    const browser = await resources.launchBrowser();
+    const command = `echo started; ${waitForFile('go')}; echo finished`;
+    const id = await server.startRun(
+      `digraph resumed { start [shape=Mdiamond]; build [type=tool, tool_command=${JSON.stringify(command)}]; done [shape=Msquare]; start -> build -> done }`,
+    );
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=build`);
+    await expect
+      .poll(() => page.locator('#stage-pane .attempt .tool-output pre').first().textContent())
+      .toBe('started\n');
+    await page.click('#cancel-button');
+    await page.click('#cancel-dialog-confirm');
+    await page.locator('#run-state[data-state="cancelled"]').waitFor();
+    await writeFile(join(server.runsDir, id, 'build', 'go'), '');
+    await page.click('#resume-button');
+    await page.locator('#run-state[data-state="success"]').waitFor();
+
+    const attempts = page.locator('#stage-pane .attempt');
+    await expect.poll(() => attempts.count()).toBe(2);
+    expect(await attempts.nth(0).getAttribute('data-status')).toBe('cancelled');
+    expect(await attempts.nth(0).locator('.facts div').first().textContent()).toBe('Attempt1');
+    expect(await attempts.nth(1).getAttribute('data-status')).toBe('success');
+    expect(await attempts.nth(1).locator('.facts div').first().textContent()).toBe('Attempt1 (resumed)');
+    // The timeline tells them apart too.
+    expect(await page.locator('.timeline-label').allTextContents()).toEqual([
+      'start',
+      'build',
+      'build resumed',
+      'done',
+    ]);
+    expect(browser.pageErrors).toEqual([]);
+  });
+});

@@ -36,6 +36,11 @@ export interface AttemptView {
   readonly branchPath: readonly string[];
   readonly visit: number;
   readonly attempt: number;
+  /**
+   * How many times a resume ran this same attempt again (after a cancel, a crash or a suspended gate, the resumed run
+   * starts the stage over with the same visit and attempt numbers); 0 for the first run of it.
+   */
+  readonly resumed: number;
   readonly handlerType: string;
   /** Milliseconds since the epoch. */
   readonly startedAtMs: number;
@@ -219,12 +224,25 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
       state.gates.clear();
       return;
     case 'stage.started': {
+      const key = `${openKey(event.branchPath, event.nodeId)}|${event.visit}|${event.attempt}`;
+      // The same attempt started again: a resume runs the stage it stopped in over, with the same numbers.
+      const branch = (event.branchPath ?? []).join('/');
+      const resumed =
+        state.attemptsByNode
+          .get(event.nodeId)
+          ?.filter(
+            (earlier) =>
+              earlier.visit === event.visit &&
+              earlier.attempt === event.attempt &&
+              earlier.branchPath.join('/') === branch,
+          ).length ?? 0;
       const attempt: AttemptView = {
-        key: `${openKey(event.branchPath, event.nodeId)}|${event.visit}|${event.attempt}`,
+        key: resumed === 0 ? key : `${key}|resumed-${resumed}`,
         nodeId: event.nodeId,
         branchPath: event.branchPath ?? [],
         visit: event.visit,
         attempt: event.attempt,
+        resumed,
         handlerType: event.handlerType,
         startedAtMs: atMs,
         status: 'running',

@@ -258,7 +258,12 @@ function Attempt({ attempt, now }: { attempt: AttemptView; now: number }) {
       <dl class="facts">
         <div>
           <dt>Attempt</dt>
-          <dd>{attempt.attempt}</dd>
+          <dd>
+            {attempt.attempt}
+            {attempt.resumed > 0 && (
+              <span class="muted"> (resumed{attempt.resumed > 1 ? ` ×${attempt.resumed}` : ''})</span>
+            )}
+          </dd>
         </div>
         <div>
           <dt>Status</dt>

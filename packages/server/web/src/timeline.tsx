@@ -38,7 +38,7 @@ export function Timeline({
         {rows.map((attempt) => {
           const left = ((attempt.startedAtMs - start) / span) * 100;
           const width = Math.max(0.4, (((attempt.endedAtMs ?? now) - attempt.startedAtMs) / span) * 100);
-          const label = `${attempt.nodeId}${attempt.branchPath.length > 0 ? ` (${attempt.branchPath.join('›')})` : ''}${attempt.visit > 1 ? ` visit ${attempt.visit}` : ''}${attempt.attempt > 1 ? ` attempt ${attempt.attempt}` : ''}`;
+          const label = `${attempt.nodeId}${attempt.branchPath.length > 0 ? ` (${attempt.branchPath.join('›')})` : ''}${attempt.visit > 1 ? ` visit ${attempt.visit}` : ''}${attempt.attempt > 1 ? ` attempt ${attempt.attempt}` : ''}${attempt.resumed > 0 ? ' resumed' : ''}`;
           const duration = (attempt.endedAtMs ?? now) - attempt.startedAtMs;
           return (
             <li key={attempt.key} class="timeline-row">
