@@ -104,6 +104,15 @@ describe('web UI: dark mode (issue "Web UI, second round")', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     expect((await themeOf(page)).theme).toBe('dark');
     expect((await themeOf(page)).stored).toBe('dark');
+
+    // The other pages in the dark theme: the runs list and the new-run form.
+    await page.click('.topbar a[href="/"]');
+    await page.locator('#run-table tbody tr').first().waitFor();
+    expect((await themeOf(page)).theme).toBe('dark');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await page.click('.topbar a[href="/new"]');
+    await page.locator('#dot-input').waitFor();
+    expect(await checkAccessibility(page)).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
   });
 });

@@ -29,6 +29,13 @@ describe('web UI: Escape and confirmation (issue "Web UI, second round")', () =>
     await page.locator('#stage-pane').waitFor({ state: 'detached' });
     await page.click('#graph g#node-go');
     await page.locator('#stage-pane[data-node="go"]').waitFor();
+    // The waiting gate and its stage pane pass axe in the dark theme too.
+    await page.locator('#gate-panel button[data-answer="G"]').waitFor();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('html[data-theme="dark"]').waitFor();
+    expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'gate-dark', { fullPage: false });
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.click('#cancel-button');
     const dialog = page.locator('#cancel-dialog');
     await dialog.locator('#cancel-dialog-title').waitFor();
