@@ -19,6 +19,7 @@ import {
   eventsOf,
   readStageFile,
   runDot,
+  runRetriedStructuredReview,
   tempDir,
   waitForNoProcess,
   watchForProcess,
@@ -164,6 +165,20 @@ describe('createCodexBackend with the real codex CLI', { timeout: 120_000 }, () 
     expect(eventsOf(run.events, 'stage.failed')[0]?.error).toContain('timeout');
     expect(await waitForNoProcess(marker, 3000)).toEqual([]);
   }, 70_000);
+
+  it('asks for an output_schema with --output-schema (text.format), retries an invalid answer, maps the valid one', async () => {
+    const { run, requests } = await runRetriedStructuredReview({ server, backend: backend() });
+    expect(requests).toHaveLength(2);
+    const schema = JSON.parse(await readStageFile(run, 'review', 'output-schema.json'));
+    expect(schema).toMatchObject({ properties: { verdict: { type: 'string' }, score: { type: 'integer' } } });
+    // Codex sends the schema as the Responses API's structured output format, on every attempt.
+    for (const request of requests) {
+      expect((request.body as { text?: { format?: unknown } }).text?.format).toMatchObject({
+        type: 'json_schema',
+        schema,
+      });
+    }
+  });
 
   it('resumes one Codex thread across a full-fidelity pair of stages', async () => {
     server.script({
