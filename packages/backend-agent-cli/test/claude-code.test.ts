@@ -18,6 +18,7 @@ import {
 } from '../src/test/index.js';
 import {
   eventsOf,
+  expectResumedReview,
   readStageFile,
   runDot,
   runRetriedStructuredReview,
@@ -257,6 +258,29 @@ describe('createClaudeCodeBackend with the real claude CLI', { timeout: 120_000 
         required: ['verdict', 'score'],
       });
     }
+  });
+
+  it('continues a session after a structured-output stage, with the answer in the conversation', async () => {
+    server.script({
+      plan: [{ tool: 'StructuredOutput', input: { verdict: 'approve', score: 9 } }],
+      build: [{ text: 'Built what was approved.' }],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        review [prompt="Judge it [[scenario:plan]]", fidelity="full", thread_id="feature",
+                output_schema="verdict: string, score: integer"]
+        build [prompt="Build it [[scenario:build]]", fidelity="full", thread_id="feature"]
+        start -> review -> build -> exit }`,
+    });
+
+    expectResumedReview(run);
+    expect(await readStageFile(run, 'build', 'response.md')).toBe('Built what was approved.');
+    const build = server.requests.find((request) => request.scenario === 'build');
+    expect(JSON.stringify(build?.body)).toContain('"score":9');
+    // The schema was the review stage's: the build stage's request has no StructuredOutput tool.
+    const tools = (build?.body as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+    expect(tools).not.toContain('StructuredOutput');
   });
 
   it('resumes one Claude Code session across a full-fidelity pair of stages', async () => {

@@ -17,6 +17,7 @@ import {
 } from '../src/test/index.js';
 import {
   eventsOf,
+  expectResumedReview,
   readStageFile,
   runDot,
   runRetriedStructuredReview,
@@ -178,6 +179,28 @@ describe('createCodexBackend with the real codex CLI', { timeout: 120_000 }, () 
         schema,
       });
     }
+  });
+
+  it('keeps the output_schema when a stage continues a thread (codex exec resume)', async () => {
+    server.script({
+      plan: [{ text: 'Plan: add a greeting.' }],
+      verdict: [{ text: '{"verdict": "approve", "score": 9}' }],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        plan [prompt="Plan it [[scenario:plan]]", fidelity="full", thread_id="feature"]
+        review [prompt="Judge it [[scenario:verdict]]", fidelity="full", thread_id="feature",
+                output_schema="verdict: string, score: integer"]
+        start -> plan -> review -> exit }`,
+    });
+
+    expectResumedReview(run);
+    const verdict = server.requests.find((request) => request.scenario === 'verdict');
+    expect((verdict?.body as { text?: { format?: unknown } }).text?.format).toMatchObject({
+      type: 'json_schema',
+      schema: { properties: { verdict: { type: 'string' }, score: { type: 'integer' } } },
+    });
   });
 
   it('resumes one Codex thread across a full-fidelity pair of stages', async () => {

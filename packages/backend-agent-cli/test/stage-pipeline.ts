@@ -158,3 +158,14 @@ export async function runRetriedStructuredReview(options: {
   const requests = options.server.requests.filter((request) => request.scenario === 'structured');
   return { run, failed, requests };
 }
+
+/**
+ * Checks a successful run of two stages on one thread (`full` fidelity), the second resuming the first's session,
+ * whose stage `review` answered `{"verdict": "approve", "score": 9}` for an `output_schema` without `out_map`.
+ */
+export function expectResumedReview(run: DotRun): void {
+  expect(run.result.status).toBe('success');
+  expect(eventsOf(run.events, 'agent.session.started').map((event) => event.resumed)).toEqual([false, true]);
+  expect(run.result.context.get('review.verdict')).toBe('approve');
+  expect(run.result.context.get('review.score')).toBe(9);
+}
