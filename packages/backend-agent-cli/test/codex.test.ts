@@ -197,7 +197,7 @@ describe('createCodexBackend with the real codex CLI', { timeout: 120_000 }, () 
 
     expectResumedReview(run);
     const verdict = server.requests.find((request) => request.scenario === 'verdict');
-    expect((verdict?.body as { text?: { format?: unknown } }).text?.format).toMatchObject({
+    expect((verdict?.body as { text?: { format?: unknown } } | undefined)?.text?.format).toMatchObject({
       type: 'json_schema',
       schema: { properties: { verdict: { type: 'string' }, score: { type: 'integer' } } },
     });
