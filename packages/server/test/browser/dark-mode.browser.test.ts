@@ -36,7 +36,12 @@ interface ShownTheme {
 /** The page's theme attribute, its background colour, and each graph node's label and fill colours. */
 function themeOf(page: Page): Promise<ShownTheme> {
   // A string, not a function: it runs in the page, whose globals this Node program does not type.
-  return page.evaluate<ShownTheme>(`(() => ({
+  // Node fills change with a short CSS transition: after a style flush (which starts them), read the colours once
+  // the transitions under way have ended.
+  return page.evaluate<ShownTheme>(`(async () => {
+    void document.body.offsetHeight;
+    await Promise.all(document.getAnimations().filter((animation) => animation instanceof CSSTransition).map((animation) => animation.finished.catch(() => undefined)));
+    return {
     theme: document.documentElement.dataset.theme,
     background: getComputedStyle(document.documentElement).backgroundColor,
     pressed: document.getElementById('theme-toggle')?.getAttribute('aria-pressed'),
@@ -46,7 +51,8 @@ function themeOf(page: Page): Promise<ShownTheme> {
       fill: getComputedStyle(node.querySelector('polygon, ellipse, path')).fill,
       text: getComputedStyle(node.querySelector('text')).fill,
     })),
-  }))()`);
+  };
+  })()`);
 }
 
 describe('web UI: dark mode (issue "Web UI, second round")', () => {
