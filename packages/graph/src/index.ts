@@ -122,6 +122,7 @@ export { parseOutMap, parseOutputSchemaDeclaration } from './output-schema-decla
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';
 export { BUILT_IN_TRANSFORMS, prepareGraph } from './prepare-graph.js';
 export { SPEC_HANDLER_DECLARATIONS } from './spec-handler-declarations.js';
+export { strictSchemaProblem, strictSchemaVariant, withoutOptionalNulls } from './strict-json-schema.js';
 export { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
 export { expandGoalVariable, expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
 export type { Transform } from './transforms/transform.js';
