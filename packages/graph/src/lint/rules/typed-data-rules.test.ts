@@ -191,16 +191,35 @@ describe('foreach (README "Typed data")', () => {
     );
   });
 
-  it('warns at $item.<name> outside the body of a foreach binding <name>; prompt_variable leaves $item alone', () => {
+  it('reports $item.<name> that no enclosing foreach binds as an error, naming what the foreach binds', () => {
     const source = pipeline(
       'state="files: append"',
-      '  each [type="foreach", over="files", as="file"]\n  work [prompt="Review $item.file and $item.other"]\n  join [shape=tripleoctagon]\n  after [shape=parallelogram, tool_command="echo $item.file"]\n  start -> each -> work -> join -> after -> exit',
+      '  each [type="foreach", over="files", as="file"]\n  work [prompt="Review $item.file and $item.fiel"]\n  lint [shape=parallelogram, tool_command="eslint $item.fiel"]\n  join [shape=tripleoctagon]\n  after [shape=parallelogram, tool_command="echo $item.file"]\n  start -> each -> work -> lint -> join -> after -> exit',
     );
-    expect(diagnosticsOf(source, 'foreach').map((diagnostic) => diagnostic.message)).toEqual([
-      'The prompt of "work" uses $item.other, but no foreach whose body holds "work" binds "other": it stays as written.',
-      'The tool_command of "after" uses $item.file, but no foreach whose body holds "after" binds "file": it stays as written.',
+    const found = diagnosticsOf(source, 'foreach');
+    expect(found.map((diagnostic) => `${diagnostic.severity} ${diagnostic.message}`)).toEqual([
+      'error The prompt of "work" uses $item.fiel, but the foreach around "work" binds $item.file (foreach "each"), not "fiel": the model would see "$item.fiel" as written.',
+      'error The tool_command of "lint" uses $item.fiel, but the foreach around "lint" binds $item.file (foreach "each"), not "fiel": the command would run with an empty value there.',
+      'error The tool_command of "after" uses $item.file, but "after" is in no foreach body (the nodes between a foreach node and its fan-in), so no item is bound there: the command would run with an empty value there.',
     ]);
+    expect(found.map((diagnostic) => diagnostic.fix)).toEqual([
+      'The foreach "each" binds $item.file; did you mean $item.file?',
+      'The foreach "each" binds $item.file; did you mean $item.file?',
+      'Use $item.file only between a foreach node and its fan-in (here foreach "each" binds $item.file, up to "join"); after the fan-in, read the items\' results from a declared state field or the foreach\'s collect list.',
+    ]);
+    expect(lintRule(source, 'foreach')).toEqual(['error 6:39 work', 'error 7:51 lint', 'error 9:50 after']);
+    // The typo's fix is an edit to the bound name.
+    expect(found[1]?.edits?.map((edit) => edit.text)).toEqual(['$item.file']);
+    expect(found[2]?.edits).toBeUndefined();
     expect(lintRule(source, 'prompt_variable')).toEqual([]);
+    // A name far from every bound one gets no guess, but still the bound names.
+    const far = pipeline(
+      'state="files: append"',
+      '  each [type="foreach", over="files"]\n  work [shape=parallelogram, tool_command="echo $item.path"]\n  join [shape=tripleoctagon]\n  start -> each -> work -> join -> exit',
+    );
+    expect(diagnosticsOf(far, 'foreach').map((diagnostic) => diagnostic.fix)).toEqual([
+      'The foreach "each" binds $item.item: write $item.item, or set as="path" on "each".',
+    ]);
     // Without foreach nodes the graph may be a sub-pipeline run by a foreach body.
     const child = pipeline(
       'goal="x"',
