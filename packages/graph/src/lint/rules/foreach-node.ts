@@ -6,7 +6,7 @@ import type { Graph, GraphNode } from '../../graph.js';
 import { declaresAttribute } from '../../spec-handler-declarations.js';
 import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
-import { attributeSpan, nodeSpan, replacing, spanInAttribute } from '../source-location.js';
+import { attributeSpan, nodeSpan, replacing, spanInAttribute, valueEdit } from '../source-location.js';
 
 /**
  * `foreach` (README "Typed data"): a foreach node (a handler that fans out and reads `over`) needs `over` (ERROR),
@@ -140,14 +140,21 @@ function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): D
     });
   } else if (!isDeclaredList(graph, foreachListKey(over))) {
     const key = foreachListKey(over);
+    const declaration = key.startsWith('input.')
+      ? `the input as a list: graph [inputs="${key.slice('input.'.length)}: string[]"].`
+      : `it: graph [state="${key}: append"].`;
+    const meant = nearDeclaredList(graph, over);
+    const attribute = node.attributes.over!;
     diagnostics.push({
       ...base,
       severity: 'warning',
       message: `Foreach node "${node.id}" goes over "${key}", which the graph does not declare as a list (a state field with the append rule, or a list input): the run fails there unless the context holds a list by then.`,
-      fix: key.startsWith('input.')
-        ? `Declare the input as a list: graph [inputs="${key.slice('input.'.length)}: string[]"].`
-        : `Declare it: graph [state="${key}: append"].`,
-      span: attributeSpan(node.attributes.over, nodeSpan(node)),
+      fix:
+        meant === undefined
+          ? `Declare ${declaration}`
+          : `Did you mean over="${meant}"? Otherwise declare ${declaration}`,
+      span: attributeSpan(attribute, nodeSpan(node)),
+      ...(meant === undefined ? {} : valueEdit(attribute, meant)),
     });
   }
   const edges = graph.outgoing(node.id);
@@ -179,6 +186,30 @@ function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): D
     });
   }
   return diagnostics;
+}
+
+/**
+ * The `over` a misspelled or misplaced `over` was likely meant to be: a declared list (a `state` field with the
+ * append rule, a list input) whose name is the one written (`over="files"` for the input `files`: `input.files`) or
+ * near it (`state.flies`: `state.files`), written with the prefix `over` had (`state.`, `context.` or none; `state.`
+ * after `input.`).
+ */
+function nearDeclaredList(graph: Graph, over: string): string | undefined {
+  const key = foreachListKey(over);
+  const name = key.startsWith('input.') ? key.slice('input.'.length) : key;
+  const written = over.trim();
+  const prefix = key.startsWith('input.') ? 'state.' : written.slice(0, written.length - key.length);
+  const candidates = new Map<string, string>();
+  for (const field of graph.settings.inputs?.kind === 'fields' ? graph.settings.inputs.fields : []) {
+    if (field.type.endsWith('[]') || field.type === 'any') candidates.set(field.name, `input.${field.name}`);
+  }
+  for (const [field, rule] of Object.entries(graph.settings.state)) {
+    if (rule === 'append') candidates.set(field, `${prefix}${field}`);
+  }
+  const same = candidates.get(name);
+  if (same !== undefined) return same === written ? undefined : same;
+  const near = didYouMean(name, candidates.keys());
+  return near === undefined ? undefined : candidates.get(near);
 }
 
 /**

@@ -166,6 +166,30 @@ describe('foreach (README "Typed data")', () => {
     ).toBe('Declare the input as a list: graph [inputs="files: string[]"].');
   });
 
+  it('names the declared list a misspelled over was meant to be, as an edit', () => {
+    const source = pipeline('state="files: append, notes: replace"', each('over="state.flies"'));
+    const [found] = diagnosticsOf(source, 'foreach');
+    expect(found?.message).toBe(
+      'Foreach node "each" goes over "flies", which the graph does not declare as a list (a state field with the append rule, or a list input): the run fails there unless the context holds a list by then.',
+    );
+    expect(found?.fix).toBe(
+      'Did you mean over="state.files"? Otherwise declare it: graph [state="flies: append"].',
+    );
+    expect(found?.edits?.map((edit) => edit.text)).toEqual(['"state.files"']);
+    const input = pipeline('inputs="files: string[]"', each('over="input.flies"'));
+    expect(diagnosticsOf(input, 'foreach')[0]?.fix).toBe(
+      'Did you mean over="input.files"? Otherwise declare the input as a list: graph [inputs="flies: string[]"].',
+    );
+    // A state key meant as an input, and the other way round.
+    expect(diagnosticsOf(pipeline('inputs="files: string[]"', each('over="files"')), 'foreach')[0]?.fix).toBe(
+      'Did you mean over="input.files"? Otherwise declare it: graph [state="files: append"].',
+    );
+    // Nothing near: no guess.
+    expect(diagnosticsOf(pipeline('state="files: append"', each('over="reviews"')), 'foreach')[0]?.fix).toBe(
+      'Declare it: graph [state="reviews: append"].',
+    );
+  });
+
   it('reports a missing over, a missing join, extra edges and an undeclared collect field as errors', () => {
     expect(lintRule(pipeline('goal="x"', each('mode=serial')), 'foreach')).toEqual(['error 5:3 each']);
     const noJoin = pipeline(
