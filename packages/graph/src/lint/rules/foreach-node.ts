@@ -13,7 +13,8 @@ import { attributeSpan, nodeSpan, replacing, spanInAttribute, valueEdit } from '
  * exactly one outgoing edge, to its body (ERROR), a join where its body ends, a fan-in (ERROR), and a `collect` that
  * is a declared list field, `state="<field>: append"` (ERROR). `over` should name a declared list: a `state` field
  * with the `append` rule or a list input (`inputs="files: string[]"`) (WARNING: an undeclared key holding a list when
- * the node runs works, as the untyped context does everywhere). In a graph with foreach nodes, a prompt or
+ * the node runs works, as the untyped context does everywhere; the fix names a declared list near it), and
+ * `max_parallel` written on a `mode=serial` foreach has no effect (WARNING). In a graph with foreach nodes, a prompt or
  * `tool_command` using `$item.<name>` outside the body of every foreach that binds `<name>` (`as`, default `item`)
  * is an ERROR: a tool command would run with an empty value there, a prompt would show the variable as written. The
  * fix names what the enclosing foreach binds (a near name as an edit: `$item.fiel` → `$item.file`), or, outside every
@@ -173,6 +174,16 @@ function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): D
       message: `The body of foreach node "${node.id}" never reaches a fan-in node (shape=tripleoctagon), so its items have nowhere to join.`,
       fix: `Route the end of the body starting at "${edges[0]!.to}" into a fan-in node (shape=tripleoctagon), and continue the pipeline from there.`,
       span: edges[0]!.span ?? nodeSpan(node),
+    });
+  }
+  const maxParallel = node.attributes.max_parallel;
+  if (node.attributes.mode?.value.trim() === 'serial' && maxParallel?.origin === 'explicit') {
+    diagnostics.push({
+      ...base,
+      severity: 'warning',
+      message: `Foreach node "${node.id}" runs its items one after another (mode=serial), so max_parallel=${maxParallel.value.trim()} has no effect.`,
+      fix: `Remove max_parallel from "${node.id}", or write mode=parallel to run up to ${maxParallel.value.trim()} items at once.`,
+      span: maxParallel.keySpan ?? attributeSpan(maxParallel, nodeSpan(node)),
     });
   }
   const collect = node.attributes.collect?.value.trim();

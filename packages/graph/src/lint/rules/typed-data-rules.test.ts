@@ -190,6 +190,27 @@ describe('foreach (README "Typed data")', () => {
     );
   });
 
+  it('warns that max_parallel has no effect in serial mode, at max_parallel', () => {
+    const source = pipeline('state="files: append"', each('over="files", mode=serial, max_parallel=8'));
+    expect(lintRule(source, 'foreach')).toEqual(['warning 5:52 each']);
+    const [found] = diagnosticsOf(source, 'foreach');
+    expect(found?.message).toBe(
+      'Foreach node "each" runs its items one after another (mode=serial), so max_parallel=8 has no effect.',
+    );
+    expect(found?.fix).toBe(
+      'Remove max_parallel from "each", or write mode=parallel to run up to 8 items at once.',
+    );
+    expect(
+      lintRule(pipeline('state="files: append"', each('over="files", max_parallel=8')), 'foreach'),
+    ).toEqual([]);
+    // A default for every node (node [max_parallel=...]) is not written on the foreach: nothing to say.
+    const inherited = pipeline(
+      'state="files: append"',
+      `  node [max_parallel=2]\n${each('over="files", mode=serial')}`,
+    );
+    expect(lintRule(inherited, 'foreach')).toEqual([]);
+  });
+
   it('reports a missing over, a missing join, extra edges and an undeclared collect field as errors', () => {
     expect(lintRule(pipeline('goal="x"', each('mode=serial')), 'foreach')).toEqual(['error 5:3 each']);
     const noJoin = pipeline(
