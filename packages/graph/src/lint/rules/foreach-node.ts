@@ -3,9 +3,9 @@ import { itemVariableNames } from '../../expand-variables.js';
 import { findJoinNode } from '../../find-join-node.js';
 import { foreachListKey } from '../../foreach-list-key.js';
 import type { Graph, GraphNode } from '../../graph.js';
-import { declaresAttribute } from '../../spec-handler-declarations.js';
 import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
 import { didYouMean } from '../did-you-mean.js';
+import { isForeachNode } from '../is-foreach-node.js';
 import { attributeSpan, nodeSpan, replacing, spanInAttribute, valueEdit } from '../source-location.js';
 
 /**
@@ -29,7 +29,7 @@ export const foreachNodeRule: LintRule = {
     /** The foreach nodes around each node: those whose body holds it, outermost first. */
     const enclosing = new Map<string, Binder[]>();
     for (const node of graph.nodes.values()) {
-      if (!isForeach(node, context)) continue;
+      if (!isForeachNode(node, context)) continue;
       diagnostics.push(...foreachProblems(graph, node, context));
       const binder: Binder = {
         id: node.id,
@@ -121,10 +121,6 @@ function bodyOf(graph: Graph, node: GraphNode, context: LintContext): Set<string
     for (const edge of graph.outgoing(id)) queue.push(edge.to);
   }
   return body;
-}
-
-function isForeach(node: GraphNode, context: LintContext): boolean {
-  return context.traitsOf(node).fansOut === true && declaresAttribute(context.declarationOf(node), 'over');
 }
 
 function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): Diagnostic[] {
