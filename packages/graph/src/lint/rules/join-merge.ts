@@ -36,12 +36,12 @@ export const joinMergeRule: LintRule = {
       if (changing.size === 0) continue;
       const named = [...changing].slice(0, 5).map((id) => `"${id}"`);
       const [branches, branch, fanOut] = isForeachNode(node, context)
-        ? ['items', 'item', 'foreach']
-        : ['branches', 'branch', 'parallel'];
+        ? ['items', 'item', 'foreach node']
+        : ['branches', 'branch', 'parallel node'];
       diagnostics.push({
         rule: 'join_merge',
         severity: 'warning',
-        message: `The ${branches} of ${fanOut} node "${node.id}" run stages that may change files (${named.join(', ')}${changing.size > 5 ? ', …' : ''}), and fan-in "${join.id}" does not say how their files come together: in a git workspace each ${branch} works in a worktree of its own and the fan-in merges them with git.`,
+        message: `The ${branches} of ${fanOut} "${node.id}" run stages that may change files (${named.join(', ')}${changing.size > 5 ? ', …' : ''}), and fan-in "${join.id}" does not say how their files come together: in a git workspace each ${branch} works in a worktree of its own and the fan-in merges them with git.`,
         nodeId: join.id,
         fix: `Add join_merge="git" (merge every successful ${branch}; a conflict fails the fan-in), join_merge="pick" (the selected ${branch}'s files) or join_merge="none" to "${join.id}".`,
         span: nodeSpan(join),
