@@ -166,6 +166,51 @@ describe('foreach (README "Typed data")', () => {
     ).toBe('Declare the input as a list: graph [inputs="files: string[]"].');
   });
 
+  it('names the declared list a misspelled over was meant to be, as an edit', () => {
+    const source = pipeline('state="files: append, notes: replace"', each('over="state.flies"'));
+    const [found] = diagnosticsOf(source, 'foreach');
+    expect(found?.message).toBe(
+      'Foreach node "each" goes over "flies", which the graph does not declare as a list (a state field with the append rule, or a list input): the run fails there unless the context holds a list by then.',
+    );
+    expect(found?.fix).toBe(
+      'Did you mean over="state.files"? Otherwise declare it: graph [state="flies: append"].',
+    );
+    expect(found?.edits?.map((edit) => edit.text)).toEqual(['"state.files"']);
+    const input = pipeline('inputs="files: string[]"', each('over="input.flies"'));
+    expect(diagnosticsOf(input, 'foreach')[0]?.fix).toBe(
+      'Did you mean over="input.files"? Otherwise declare the input as a list: graph [inputs="flies: string[]"].',
+    );
+    // A state key meant as an input, and the other way round.
+    expect(diagnosticsOf(pipeline('inputs="files: string[]"', each('over="files"')), 'foreach')[0]?.fix).toBe(
+      'Did you mean over="input.files"? Otherwise declare it: graph [state="files: append"].',
+    );
+    // Nothing near: no guess.
+    expect(diagnosticsOf(pipeline('state="files: append"', each('over="reviews"')), 'foreach')[0]?.fix).toBe(
+      'Declare it: graph [state="reviews: append"].',
+    );
+  });
+
+  it('warns that max_parallel has no effect in serial mode, at max_parallel', () => {
+    const source = pipeline('state="files: append"', each('over="files", mode=serial, max_parallel=8'));
+    expect(lintRule(source, 'foreach')).toEqual(['warning 5:52 each']);
+    const [found] = diagnosticsOf(source, 'foreach');
+    expect(found?.message).toBe(
+      'Foreach node "each" runs its items one after another (mode=serial), so max_parallel=8 has no effect.',
+    );
+    expect(found?.fix).toBe(
+      'Remove max_parallel from "each", or write mode=parallel to run up to 8 items at once.',
+    );
+    expect(
+      lintRule(pipeline('state="files: append"', each('over="files", max_parallel=8')), 'foreach'),
+    ).toEqual([]);
+    // A default for every node (node [max_parallel=...]) is not written on the foreach: nothing to say.
+    const inherited = pipeline(
+      'state="files: append"',
+      `  node [max_parallel=2]\n${each('over="files", mode=serial')}`,
+    );
+    expect(lintRule(inherited, 'foreach')).toEqual([]);
+  });
+
   it('reports a missing over, a missing join, extra edges and an undeclared collect field as errors', () => {
     expect(lintRule(pipeline('goal="x"', each('mode=serial')), 'foreach')).toEqual(['error 5:3 each']);
     const noJoin = pipeline(
@@ -191,16 +236,35 @@ describe('foreach (README "Typed data")', () => {
     );
   });
 
-  it('warns at $item.<name> outside the body of a foreach binding <name>; prompt_variable leaves $item alone', () => {
+  it('reports $item.<name> that no enclosing foreach binds as an error, naming what the foreach binds', () => {
     const source = pipeline(
       'state="files: append"',
-      '  each [type="foreach", over="files", as="file"]\n  work [prompt="Review $item.file and $item.other"]\n  join [shape=tripleoctagon]\n  after [shape=parallelogram, tool_command="echo $item.file"]\n  start -> each -> work -> join -> after -> exit',
+      '  each [type="foreach", over="files", as="file"]\n  work [prompt="Review $item.file and $item.fiel"]\n  lint [shape=parallelogram, tool_command="eslint $item.fiel"]\n  join [shape=tripleoctagon]\n  after [shape=parallelogram, tool_command="echo $item.file"]\n  start -> each -> work -> lint -> join -> after -> exit',
     );
-    expect(diagnosticsOf(source, 'foreach').map((diagnostic) => diagnostic.message)).toEqual([
-      'The prompt of "work" uses $item.other, but no foreach whose body holds "work" binds "other": it stays as written.',
-      'The tool_command of "after" uses $item.file, but no foreach whose body holds "after" binds "file": it stays as written.',
+    const found = diagnosticsOf(source, 'foreach');
+    expect(found.map((diagnostic) => `${diagnostic.severity} ${diagnostic.message}`)).toEqual([
+      'error The prompt of "work" uses $item.fiel, but the foreach around "work" binds $item.file (foreach "each"), not "fiel": the model would see "$item.fiel" as written.',
+      'error The tool_command of "lint" uses $item.fiel, but the foreach around "lint" binds $item.file (foreach "each"), not "fiel": the command would run with an empty value there.',
+      'error The tool_command of "after" uses $item.file, but "after" is in no foreach body (the nodes between a foreach node and its fan-in), so no item is bound there: the command would run with an empty value there.',
     ]);
+    expect(found.map((diagnostic) => diagnostic.fix)).toEqual([
+      'The foreach "each" binds $item.file; did you mean $item.file?',
+      'The foreach "each" binds $item.file; did you mean $item.file?',
+      'Use $item.file only between a foreach node and its fan-in (here foreach "each" binds $item.file, up to "join"); after the fan-in, read the items\' results from a declared state field or the foreach\'s collect list.',
+    ]);
+    expect(lintRule(source, 'foreach')).toEqual(['error 6:39 work', 'error 7:51 lint', 'error 9:50 after']);
+    // The typo's fix is an edit to the bound name.
+    expect(found[1]?.edits?.map((edit) => edit.text)).toEqual(['$item.file']);
+    expect(found[2]?.edits).toBeUndefined();
     expect(lintRule(source, 'prompt_variable')).toEqual([]);
+    // A name far from every bound one gets no guess, but still the bound names.
+    const far = pipeline(
+      'state="files: append"',
+      '  each [type="foreach", over="files"]\n  work [shape=parallelogram, tool_command="echo $item.path"]\n  join [shape=tripleoctagon]\n  start -> each -> work -> join -> exit',
+    );
+    expect(diagnosticsOf(far, 'foreach').map((diagnostic) => diagnostic.fix)).toEqual([
+      'The foreach "each" binds $item.item: write $item.item, or set as="path" on "each".',
+    ]);
     // Without foreach nodes the graph may be a sub-pipeline run by a foreach body.
     const child = pipeline(
       'goal="x"',
