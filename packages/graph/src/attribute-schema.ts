@@ -670,6 +670,13 @@ export type GraphAttributeKey = {
 export const SUBGRAPH_VARIABLE_PREFIX = 'var.';
 
 /**
+ * The prefix of a subgraph node's inputs (README "Typed data"): `input.file="$context.target"` gives the child
+ * pipeline's declared input `file`, which it sees as `$input.file` / `input.file`. Any `input.<name>` key is known on
+ * a `subgraph` node.
+ */
+export const SUBGRAPH_INPUT_PREFIX = 'input.';
+
+/**
  * Attribute names of other runners accepted as aliases of a canonical key (docs/architecture.md "Dialect",
  * issue 19). The attribute is stored under the canonical key with `writtenKey` set; lint `dialect_alias`
  * warns (an error with `--strict`). Fabro: `script` (tool command), `model` / `provider`,
