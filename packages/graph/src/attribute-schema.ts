@@ -476,7 +476,7 @@ export const ATTRIBUTE_DEFINITIONS = {
     'out_map',
     ['node'],
     STRING,
-    'Where the fields of a structured output go: "verdict -> review.verdict, issues -> review.issues" (README "Typed data").',
+    'Where the fields of a structured output (or the outputs of a sub-pipeline node\'s child) go: "verdict -> review.verdict, issues -> review.issues" (README "Typed data").',
     { default: 'each top-level field under <node id>.<field>' },
   ),
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', {
