@@ -5,6 +5,8 @@
 //     `publishConfig` with public access and provenance, `files`, `engines`, and `exports` entries that give
 //     `types` first; in the packed copy no `workspace:` range is left and each @attractor/* dependency is
 //     `^<version>`;
+//   - its LICENSE: the tarball has `package/LICENSE` with the repository's LICENSE text (`pnpm pack` and
+//     `pnpm publish` copy the workspace root's LICENSE into a package that has none);
 //   - publint (https://publint.dev) on the tarball: no message of any level;
 //   - Are the Types Wrong (`attw`) on the tarball with its `esm-only` profile: the packages are ESM only, so a
 //     `require()` from CommonJS or TypeScript's `node10` resolution failing is by design and not reported; every
@@ -22,6 +24,7 @@ import { publishedPackages } from './published-packages.mjs';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..');
 const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const rootLicense = readFileSync(join(root, 'LICENSE'), 'utf8');
 const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'];
 
 /** The problems of a package.json as it is in the repository. */
@@ -149,7 +152,20 @@ try {
     const packed = JSON.parse(
       (await run('tar', ['-xzOf', tarball, 'package/package.json'], { maxBuffer: 16 * 1024 * 1024 })).stdout,
     );
+    const license = await run('tar', ['-xzOf', tarball, 'package/LICENSE']).then(
+      ({ stdout }) => stdout,
+      () => undefined,
+    );
     return [
+      ...(license === undefined
+        ? [
+            `the tarball has no LICENSE: keep LICENSE at the repository root (pnpm pack copies it) or in ${entry.directory}/`,
+          ]
+        : license === rootLicense
+          ? []
+          : [
+              `the tarball's LICENSE differs from the repository's LICENSE: remove ${entry.directory}/LICENSE or copy the root's`,
+            ]),
       ...manifestProblems(entry, version),
       ...packedManifestProblems(packed, version),
       ...(await publintProblems(tarball)),

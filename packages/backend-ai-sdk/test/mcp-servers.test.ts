@@ -4,7 +4,7 @@
  * `mcp_servers`, its tool called by the model on the scripted OpenAI server, and the process gone once the run ends.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { tempDir } from '@attractor/engine/test';
 import { prepareGraph } from '@attractor/graph';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -231,45 +232,73 @@ describe('mcp_servers on an LLM stage', () => {
   });
 });
 
+/** An MCP server with one tool, `status`, that answers with the Authorization header its connection got. */
+function statusMcpServer(authorization: string | undefined): McpServer {
+  const mcp = new McpServer({ name: 'status-fixture', version: '1.0.0' });
+  mcp.registerTool(
+    'status',
+    { description: 'The service status.', inputSchema: { service: z.string() } },
+    async ({ service }) => ({
+      content: [{ type: 'text', text: `${service} is up (auth ${authorization ?? 'none'})` }],
+    }),
+  );
+  return mcp;
+}
+
+/** The text of a request's body. */
+function bodyText(request: IncomingMessage): Promise<string> {
+  return new Promise((resolveBody) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
 /**
- * A streamable HTTP MCP server on 127.0.0.1 (official SDK, stateless) with one tool, `status`, that answers with the
- * Authorization header it got; records every request's header.
+ * An MCP server on 127.0.0.1 (official SDK) with the `status` tool, over streamable HTTP (stateless, `/mcp`) or the
+ * older SSE transport (`GET /sse` opens the stream, `POST /messages?sessionId=` carries the client's messages);
+ * records every request's Authorization header.
  */
-async function startHttpMcpServer(): Promise<{
+async function startHttpMcpServer(transportType: 'http' | 'sse' = 'http'): Promise<{
   url: string;
   authorizations: string[];
   close(): Promise<void>;
 }> {
   const authorizations: string[] = [];
-  const http: Server = createServer((request, response) => {
+  const sseSessions = new Map<string, SSEServerTransport>();
+  const http: Server = createServer(async (request, response) => {
     authorizations.push(request.headers.authorization ?? '');
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', async () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const mcp = new McpServer({ name: 'status-fixture', version: '1.0.0' });
-      mcp.registerTool(
-        'status',
-        { description: 'The service status.', inputSchema: { service: z.string() } },
-        async ({ service }) => ({
-          content: [
-            { type: 'text', text: `${service} is up (auth ${request.headers.authorization ?? 'none'})` },
-          ],
-        }),
-      );
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      response.on('close', () => {
-        void transport.close();
-        void mcp.close();
-      });
-      await mcp.connect(transport);
-      await transport.handleRequest(request, response, text === '' ? undefined : JSON.parse(text));
+    if (transportType === 'sse') {
+      const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+      if (request.method === 'GET' && url.pathname === '/sse') {
+        const transport = new SSEServerTransport('/messages', response);
+        sseSessions.set(transport.sessionId, transport);
+        response.on('close', () => sseSessions.delete(transport.sessionId));
+        await statusMcpServer(request.headers.authorization).connect(transport);
+        return;
+      }
+      const transport = sseSessions.get(url.searchParams.get('sessionId') ?? '');
+      if (request.method !== 'POST' || url.pathname !== '/messages' || transport === undefined) {
+        response.writeHead(404).end();
+        return;
+      }
+      await transport.handlePostMessage(request, response, JSON.parse(await bodyText(request)));
+      return;
+    }
+    const text = await bodyText(request);
+    const mcp = statusMcpServer(request.headers.authorization);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    response.on('close', () => {
+      void transport.close();
+      void mcp.close();
     });
+    await mcp.connect(transport);
+    await transport.handleRequest(request, response, text === '' ? undefined : JSON.parse(text));
   });
   await new Promise<void>((resolveListening) => http.listen(0, '127.0.0.1', () => resolveListening()));
   const { port } = http.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/${transportType === 'sse' ? 'sse' : 'mcp'}`,
     authorizations,
     close: () =>
       new Promise<void>((resolveClosed) => {
@@ -280,8 +309,11 @@ async function startHttpMcpServer(): Promise<{
 }
 
 describe('mcp_servers with an HTTP server', () => {
-  it('calls the tool over streamable HTTP with the headers, masking their values', async () => {
-    const mcp = await startHttpMcpServer();
+  it.each([
+    ['streamable HTTP', 'http'],
+    ['the SSE transport', 'sse'],
+  ] as const)('calls the tool over %s with the headers, masking their values', async (_name, transport) => {
+    const mcp = await startHttpMcpServer(transport);
     const token = 'Bearer http-mcp-token-5d2c81';
     try {
       server = await startScriptedOpenAIServer({
@@ -309,7 +341,7 @@ describe('mcp_servers with an HTTP server', () => {
           baseURL: server.baseURL,
           apiKey: 'k',
           defaultModel: 'gpt-test',
-          mcpServers: { ops: { url: mcp.url, headers: { Authorization: token } } },
+          mcpServers: { ops: { url: mcp.url, transport, headers: { Authorization: token } } },
         }),
         onEvent: (event) => events.push(event),
       });
