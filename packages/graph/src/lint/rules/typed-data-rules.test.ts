@@ -498,3 +498,16 @@ describe('subgraph_input and out_map_field of a sub-pipeline node (README "Typed
     ]);
   });
 });
+
+describe('input_variable in the var.* and input.* values of a sub-pipeline node (README "Typed data")', () => {
+  it("reports a $input.<name> the caller's inputs do not declare, with the near name", () => {
+    const source = pipeline(
+      'inputs="repo: string"',
+      '  review [type="subgraph", graph_ref="child.dot", input.file="$input.rpo/a.ts", var.base="$input.repo"]\n  start -> review -> exit',
+    );
+    expect(lintRule(source, 'input_variable')).toEqual(['error 5:63 review']);
+    expect(diagnosticsOf(source, 'input_variable')[0]?.message).toBe(
+      'The input.file of "review" uses $input.rpo, but the graph\'s inputs do not declare "rpo" (they declare "repo").',
+    );
+  });
+});
