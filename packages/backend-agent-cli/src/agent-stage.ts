@@ -35,7 +35,10 @@ export interface AgentUsage {
   readonly model?: string;
 }
 
-/** How an agent's run ended, as its backend understood the stream and the exit. */
+/**
+ * How an agent's run ended, as its backend understood the stream and the exit. A success's `text` is the final answer
+ * (`response.md`): for a stage with an `output_schema`, the JSON of the agent's structured result where it gives one.
+ */
 export type AgentEnding =
   | { readonly kind: 'success'; readonly text: string }
   | { readonly kind: 'error'; readonly message: string; readonly retryable: boolean; readonly text?: string };
@@ -72,6 +75,25 @@ export interface StartAgentStageOptions {
   /** The backend's environment for the agent (the CLI passes its own). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly clock: Clock;
+  /**
+   * True for an agent without a structured-output option of its own (Gemini CLI): a stage with an `output_schema`
+   * gets {@link outputSchemaNote} at the end of its prompt. Default: false (the backend passes the schema itself).
+   */
+  readonly outputSchemaInPrompt?: boolean;
+}
+
+/**
+ * The note appended to the prompt of a stage with an `output_schema` (README "Typed data") for an agent that cannot
+ * be given the schema otherwise: the schema, and that the final answer is one JSON value of it and nothing else. The
+ * codergen handler checks the final text against the schema either way.
+ */
+export function outputSchemaNote(schema: Readonly<Record<string, unknown>>): string {
+  return [
+    'Your final answer must be a single JSON value that matches this JSON Schema, and nothing else: answer with',
+    'JSON only, without prose or a code fence around it.',
+    '',
+    JSON.stringify(schema, null, 2),
+  ].join('\n');
 }
 
 /**
@@ -99,7 +121,8 @@ function routedOutcomes(request: CodergenRequest): string[] {
 }
 
 /**
- * Starts one stage attempt: builds the prompt, writes `prompt.md`, opens the transcript. The returned object
+ * Starts one stage attempt: builds the prompt (with {@link outputSchemaNote} when `outputSchemaInPrompt` and the
+ * stage has an `output_schema`), writes `prompt.md`, opens the transcript. The returned object
  * turns the agent's messages into `agent.*` events and, at the end, into the stage's Outcome:
  * - success: SUCCESS with `last_response` (first 200 characters), `agent.<node>.session_id`, token counts
  *   `usage.<node>.*`, and `cost.<node>.usd` when reported (the run's totals `usage.total.*` are the engine's, from
@@ -117,6 +140,9 @@ export async function startAgentStage(options: StartAgentStageOptions): Promise<
     ...(options.resumed || request.preamble.trim() === '' ? [] : [request.preamble.trim()]),
     request.prompt,
     outcomeNote(routedOutcomes(request)),
+    ...(options.outputSchemaInPrompt === true && request.outputSchema !== undefined
+      ? [outputSchemaNote(request.outputSchema)]
+      : []),
   ];
   const prompt = parts.join('\n\n');
   const env: Record<string, string | undefined> = {

@@ -59,6 +59,9 @@ function loadSdk(): Promise<ClaudeAgentSdk> {
  *
  * - the prompt is the stage prompt with the preamble (left out when the stage continues a session) and a note on
  *   `$ATTRACTOR_STAGE_DIR/status.json`; it goes to `prompt.md`;
+ * - a stage's `output_schema` is the SDK's `outputFormat` (`json_schema`): Claude Code has the model answer through
+ *   its structured-output tool, and the result's `structured_output`, as JSON, is the final text the codergen handler
+ *   checks (Claude Code giving up on it after its own retries is a retryable FAIL);
  * - `llm_model` (after the stylesheet) or `defaultModel` is the model; an explicit `reasoning_effort` is Claude
  *   Code's `effort`;
  * - `full` fidelity resumes the Claude Code session of the thread key; other modes start a new session;
@@ -110,6 +113,9 @@ export function createClaudeCodeBackend(options: ClaudeCodeBackendOptions = {}):
         permissionMode: full ? 'bypassPermissions' : 'acceptEdits',
         ...(full ? { allowDangerouslySkipPermissions: true } : {}),
         ...(model === undefined ? {} : { model }),
+        ...(request.outputSchema === undefined
+          ? {}
+          : { outputFormat: { type: 'json_schema', schema: { ...request.outputSchema } } }),
         ...(node.attributes.reasoning_effort === undefined ? {} : { effort: node.reasoningEffort }),
         ...(resume === undefined ? {} : { resume }),
         ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
@@ -146,7 +152,9 @@ export function createClaudeCodeBackend(options: ClaudeCodeBackendOptions = {}):
       }
       completed = true;
     } catch (error) {
-      if (!request.abortSignal.aborted) {
+      // After an error result the SDK also throws ("Claude Code returned an error result"): the result says more
+      // (its subtype decides whether another attempt may help), so it stays the ending.
+      if (!request.abortSignal.aborted && ending?.kind !== 'error') {
         const detail = error instanceof Error ? error.message : String(error);
         ending = {
           kind: 'error',
@@ -232,8 +240,16 @@ function handleMessage(
           ? {}
           : { model: Object.keys(message.modelUsage)[0] }),
       });
-      if (message.subtype === 'success' && !message.is_error)
-        return { kind: 'success', text: message.result };
+      if (message.subtype === 'success' && !message.is_error) {
+        // With an outputFormat, the model's answer is the structured-output tool's input, not the result text.
+        return {
+          kind: 'success',
+          text:
+            message.structured_output === undefined
+              ? message.result
+              : JSON.stringify(message.structured_output),
+        };
+      }
       if (message.subtype === 'success') {
         return {
           kind: 'error',
@@ -246,7 +262,8 @@ function handleMessage(
       return {
         kind: 'error',
         message: `Claude Code stopped (${message.subtype})${errors.length === 0 ? '' : `: ${errors.join('; ')}`}`,
-        retryable: false,
+        // The model did not manage JSON of the output_schema this time; another attempt may (README "Typed data").
+        retryable: message.subtype === 'error_max_structured_output_retries',
       };
     }
     default:

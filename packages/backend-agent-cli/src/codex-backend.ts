@@ -4,6 +4,7 @@
  * `@openai/codex-sdk`, whose child process cannot be made the leader of its own process group, so a timeout could
  * not reach the commands Codex started.
  */
+import { join } from 'node:path';
 import { type CodergenRequest, type Outcome, systemClock } from '@attractor/engine';
 import type { AgentCliBackendOptions } from './agent-cli-backend-options.js';
 import { startAgentProcess } from './agent-process.js';
@@ -12,7 +13,11 @@ import { createAgentSessions } from './agent-sessions.js';
 import type { AgentEnding, AgentStage } from './agent-stage.js';
 import type { AgentCliBackend } from './claude-code-backend.js';
 import { readJsonLines } from './read-json-lines.js';
+import { writeStageFile } from './stage-files.js';
 import { startCliAgentStage } from './start-cli-agent-stage.js';
+
+/** The file in the stage directory that holds a stage's `output_schema` for `codex exec --output-schema`. */
+const CODEX_OUTPUT_SCHEMA_FILE = 'output-schema.json';
 
 /** Options of {@link createCodexBackend}. */
 export interface CodexBackendOptions extends AgentCliBackendOptions {
@@ -29,6 +34,9 @@ export interface CodexBackendOptions extends AgentCliBackendOptions {
  * directory writable too (`--add-dir`):
  *
  * - the prompt (preamble, stage prompt, status.json note) goes to stdin and `prompt.md`;
+ * - a stage's `output_schema` goes to `output-schema.json` in the stage directory and `--output-schema`: Codex asks
+ *   the model for JSON of it (the Responses API's `text.format`), and its final message, the JSON, goes to
+ *   `response.md` for the codergen handler to check;
  * - `llm_model` or `defaultModel` is `--model`; an explicit `reasoning_effort` is `model_reasoning_effort`;
  * - `full` fidelity continues the Codex thread of the thread key (`codex exec resume <id>`);
  * - permissions: `edit` is `--sandbox workspace-write` with `approval_policy="never"`; `full` is
@@ -62,6 +70,14 @@ export function createCodexBackend(options: CodexBackendOptions = {}): AgentCliB
     });
     const { node } = request;
     const model = node.llmModel ?? options.defaultModel;
+    const schemaPath = join(request.stageDir, CODEX_OUTPUT_SCHEMA_FILE);
+    if (request.outputSchema !== undefined) {
+      await writeStageFile(
+        request.stageDir,
+        CODEX_OUTPUT_SCHEMA_FILE,
+        JSON.stringify(request.outputSchema, null, 2),
+      );
+    }
     const args = [
       ...location.args,
       'exec',
@@ -79,6 +95,7 @@ export function createCodexBackend(options: CodexBackendOptions = {}): AgentCliB
         ? []
         : ['--config', `model_reasoning_effort="${node.reasoningEffort}"`]),
       ...(options.configOverrides ?? []).flatMap((override) => ['--config', override]),
+      ...(request.outputSchema === undefined ? [] : ['--output-schema', schemaPath]),
       ...(resume === undefined ? [] : ['resume', resume]),
       '-',
     ];

@@ -21,7 +21,9 @@ export type GeminiCliBackendOptions = AgentCliBackendOptions;
  * `gemini` session in the run's working directory (`--skip-trust`), with the stage directory included
  * (`--include-directories`):
  *
- * - the prompt (preamble, stage prompt, status.json note) goes to stdin and `prompt.md`;
+ * - the prompt (preamble, stage prompt, status.json note) goes to stdin and `prompt.md`; a stage with an
+ *   `output_schema` also gets the schema and "answer with JSON only" there (Gemini CLI has no schema option), and its
+ *   final message is the JSON the codergen handler checks;
  * - `llm_model` or `defaultModel` is `--model`; Gemini CLI has no reasoning-effort flag, so `reasoning_effort` is
  *   not passed (a `stage.log` line says so when a node sets it);
  * - `full` fidelity resumes the Gemini session of the thread key (`--resume <session id>`);
@@ -53,6 +55,8 @@ export function createGeminiCliBackend(options: GeminiCliBackendOptions = {}): A
       env: { GEMINI_CLI_NO_RELAUNCH: 'true', ...env },
       executablePath: options.executablePath,
       clock,
+      // Gemini CLI has no structured-output option: the schema goes into the prompt, the handler checks the answer.
+      outputSchemaInPrompt: true,
     });
     const { node } = request;
     const model = node.llmModel ?? options.defaultModel;

@@ -19,6 +19,8 @@ export interface StartCliAgentStageOptions {
   /** The backend's `executablePath` option, when set. */
   readonly executablePath: string | undefined;
   readonly clock: Clock;
+  /** Whether the stage's `output_schema` goes into the prompt (see `StartAgentStageOptions`). Default: false. */
+  readonly outputSchemaInPrompt?: boolean;
 }
 
 /** What {@link startCliAgentStage} returns. */
@@ -49,6 +51,9 @@ export async function startCliAgentStage(options: StartCliAgentStageOptions): Pr
     resumed: resume !== undefined,
     env: options.env,
     clock: options.clock,
+    ...(options.outputSchemaInPrompt === undefined
+      ? {}
+      : { outputSchemaInPrompt: options.outputSchemaInPrompt }),
   });
   return { location, resume, stage };
 }

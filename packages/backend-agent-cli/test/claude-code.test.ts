@@ -18,8 +18,10 @@ import {
 } from '../src/test/index.js';
 import {
   eventsOf,
+  expectResumedReview,
   readStageFile,
   runDot,
+  runRetriedStructuredReview,
   tempDir,
   waitForNoProcess,
   watchForProcess,
@@ -226,6 +228,63 @@ describe('createClaudeCodeBackend with the real claude CLI', { timeout: 120_000 
     expect(failed?.error).toContain('timeout');
     expect(await waitForNoProcess(marker, 3000)).toEqual([]);
   }, 75_000);
+
+  it("asks for an output_schema through Claude Code's structured output, retries an invalid answer, maps the valid one", async () => {
+    const invalid = { tool: 'StructuredOutput', input: { verdict: 'approve', score: 'high' } };
+    const { run, failed, requests } = await runRetriedStructuredReview({
+      server,
+      backend: backend(),
+      attempts: [
+        // The model answers in text and ignores Claude Code's reminder: the handler finds the reply invalid.
+        [
+          { text: '{"verdict": "approve", "score": "high"}' },
+          { text: '{"verdict": "approve", "score": "high"}' },
+        ],
+        // Claude Code refuses each invalid StructuredOutput call itself, five times, then gives up.
+        [invalid, invalid, invalid, invalid, invalid],
+        [{ tool: 'StructuredOutput', input: { verdict: 'reject', score: 2 } }],
+      ],
+    });
+    expect(failed[1]?.error).toContain('Claude Code stopped (error_max_structured_output_retries)');
+    expect(failed[1]?.error).toContain('/score: must be integer');
+    // The answer is the StructuredOutput call's input, from the result's structured_output.
+    expect(await readStageFile(run, 'review', 'response.md')).toBe('{"verdict":"reject","score":2}');
+    // Claude Code gives the model the schema as the input schema of its StructuredOutput tool.
+    expect(requests).toHaveLength(2 + 5 + 1);
+    for (const request of requests) {
+      const tools = (request.body as { tools: { name: string; input_schema: unknown }[] }).tools;
+      expect(tools.find((tool) => tool.name === 'StructuredOutput')?.input_schema).toMatchObject({
+        properties: { verdict: { type: 'string' }, score: { type: 'integer' } },
+        required: ['verdict', 'score'],
+      });
+    }
+  });
+
+  it('continues a session after a structured-output stage, with the answer in the conversation', async () => {
+    server.script({
+      plan: [{ tool: 'StructuredOutput', input: { verdict: 'approve', score: 9 } }],
+      build: [{ text: 'Built what was approved.' }],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        review [prompt="Judge it [[scenario:plan]]", fidelity="full", thread_id="feature",
+                output_schema="verdict: string, score: integer"]
+        build [prompt="Build it [[scenario:build]]", fidelity="full", thread_id="feature"]
+        start -> review -> build -> exit }`,
+    });
+
+    expectResumedReview(run);
+    expect(await readStageFile(run, 'build', 'response.md')).toBe('Built what was approved.');
+    const build = server.requests.find((request) => request.scenario === 'build');
+    expect(JSON.stringify(build?.body)).toContain('"score":9');
+    // The schema was the review stage's: the build stage's request has no StructuredOutput tool.
+    const tools = ((build?.body as { tools?: { name: string }[] } | undefined)?.tools ?? []).map(
+      (tool) => tool.name,
+    );
+    expect(tools).toContain('Write');
+    expect(tools).not.toContain('StructuredOutput');
+  });
 
   it('resumes one Claude Code session across a full-fidelity pair of stages', async () => {
     server.script({

@@ -17,8 +17,10 @@ import {
 } from '../src/test/index.js';
 import {
   eventsOf,
+  expectResumedReview,
   readStageFile,
   runDot,
+  runRetriedStructuredReview,
   tempDir,
   waitForNoProcess,
   watchForProcess,
@@ -164,6 +166,42 @@ describe('createCodexBackend with the real codex CLI', { timeout: 120_000 }, () 
     expect(eventsOf(run.events, 'stage.failed')[0]?.error).toContain('timeout');
     expect(await waitForNoProcess(marker, 3000)).toEqual([]);
   }, 70_000);
+
+  it('asks for an output_schema with --output-schema (text.format), retries an invalid answer, maps the valid one', async () => {
+    const { run, requests } = await runRetriedStructuredReview({ server, backend: backend() });
+    expect(requests).toHaveLength(2);
+    const schema = JSON.parse(await readStageFile(run, 'review', 'output-schema.json'));
+    expect(schema).toMatchObject({ properties: { verdict: { type: 'string' }, score: { type: 'integer' } } });
+    // Codex sends the schema as the Responses API's structured output format, on every attempt.
+    for (const request of requests) {
+      expect((request.body as { text?: { format?: unknown } }).text?.format).toMatchObject({
+        type: 'json_schema',
+        schema,
+      });
+    }
+  });
+
+  it('keeps the output_schema when a stage continues a thread (codex exec resume)', async () => {
+    server.script({
+      plan: [{ text: 'Plan: add a greeting.' }],
+      verdict: [{ text: '{"verdict": "approve", "score": 9}' }],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        plan [prompt="Plan it [[scenario:plan]]", fidelity="full", thread_id="feature"]
+        review [prompt="Judge it [[scenario:verdict]]", fidelity="full", thread_id="feature",
+                output_schema="verdict: string, score: integer"]
+        start -> plan -> review -> exit }`,
+    });
+
+    expectResumedReview(run);
+    const verdict = server.requests.find((request) => request.scenario === 'verdict');
+    expect((verdict?.body as { text?: { format?: unknown } } | undefined)?.text?.format).toMatchObject({
+      type: 'json_schema',
+      schema: { properties: { verdict: { type: 'string' }, score: { type: 'integer' } } },
+    });
+  });
 
   it('resumes one Codex thread across a full-fidelity pair of stages', async () => {
     server.script({

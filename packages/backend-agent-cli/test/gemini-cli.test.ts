@@ -19,6 +19,7 @@ import {
   eventsOf,
   readStageFile,
   runDot,
+  runRetriedStructuredReview,
   tempDir,
   waitForNoProcess,
   watchForProcess,
@@ -170,6 +171,19 @@ describe('createGeminiCliBackend with the real gemini CLI', { timeout: 120_000 }
     expect(eventsOf(run.events, 'stage.failed')[0]?.error).toContain('timeout');
     expect(await waitForNoProcess(marker, 3000)).toEqual([]);
   }, 90_000);
+
+  it('puts an output_schema into the prompt (no schema option), retries an invalid answer, maps the valid one', async () => {
+    const { requests } = await runRetriedStructuredReview({ server, backend: backend() });
+    expect(requests).toHaveLength(2);
+    for (const request of requests) {
+      const prompt = request.texts.find((text) => text.includes('[[scenario:structured]]')) ?? '';
+      expect(prompt).toContain('answer with\nJSON only');
+      const schema = JSON.parse(prompt.slice(prompt.indexOf('{', prompt.indexOf('JSON only'))));
+      expect(schema).toMatchObject({
+        properties: { verdict: { type: 'string' }, score: { type: 'integer' } },
+      });
+    }
+  });
 
   it('resumes one Gemini CLI session across a full-fidelity pair of stages', async () => {
     server.script({

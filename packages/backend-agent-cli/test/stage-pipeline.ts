@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { Clock, CodergenBackend, PipelineEvent, PipelineTelemetry } from '@attractor/engine';
 import { tempDir as engineTempDir, type RunDotResult, runDot as runEngineDot } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
+import { expect } from 'vitest';
+import type { RecordedRequest, ScriptedServer, ScriptedTurn } from '../src/test/index.js';
 
 /** A fresh temp directory, removed after the test (`tempDir` of `@attractor/engine/test`). */
 export function tempDir(prefix: string): string {
@@ -108,4 +110,62 @@ export function watchForProcess(needle: string): {
       stopped = true;
     },
   };
+}
+
+/**
+ * Runs a pipeline whose stage `review` has an `output_schema` (`verdict: string, score: integer`) mapped by `out_map`
+ * to `review_verdict` and `review_score`, with a retry per extra attempt, against `server` answering each attempt
+ * (session) with `attempts` (default: text JSON that does not match, `"score": "high"`, then on the retry
+ * `{"verdict": "reject", "score": 2}`). The first attempt must fail for the handler's reason naming the problem and
+ * the last one give `{"verdict": "reject", "score": 2}`: checks every failure retryable, the values mapped and
+ * `response.md`; returns the run, the stage's `stage.failed` events and its model requests.
+ */
+export async function runRetriedStructuredReview(options: {
+  readonly server: ScriptedServer;
+  readonly backend: CodergenBackend;
+  readonly attempts?: readonly (readonly ScriptedTurn[])[];
+}): Promise<{
+  readonly run: DotRun;
+  readonly failed: readonly Extract<PipelineEvent, { type: 'stage.failed' }>[];
+  readonly requests: readonly RecordedRequest[];
+}> {
+  const attempts = options.attempts ?? [
+    [{ text: '{"verdict": "approve", "score": "high"}' }],
+    [{ text: '{"verdict": "reject", "score": 2}' }],
+  ];
+  options.server.script({ structured: { attempts } });
+  const run = await runDot({
+    backend: options.backend,
+    dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+      review [prompt="Review it [[scenario:structured]]", output_schema="verdict: string, score: integer",
+              out_map="verdict -> review_verdict, score -> review_score", max_retries=${attempts.length - 1}]
+      start -> review -> exit }`,
+  });
+  expect(run.result.status).toBe('success');
+  const failed = eventsOf(run.events, 'stage.failed');
+  expect(failed.map((event) => [event.nodeId, event.willRetry])).toEqual(
+    attempts.slice(1).map(() => ['review', true]),
+  );
+  expect(failed[0]?.error).toBe(
+    'the structured output of "review" (the reply, response.md) does not match its output_schema: "score" must be an integer, got "high"',
+  );
+  expect(run.result.context.get('review_verdict')).toBe('reject');
+  expect(run.result.context.get('review_score')).toBe(2);
+  expect(JSON.parse(await readStageFile(run, 'review', 'response.md'))).toEqual({
+    verdict: 'reject',
+    score: 2,
+  });
+  const requests = options.server.requests.filter((request) => request.scenario === 'structured');
+  return { run, failed, requests };
+}
+
+/**
+ * Checks a successful run of two stages on one thread (`full` fidelity), the second resuming the first's session,
+ * whose stage `review` answered `{"verdict": "approve", "score": 9}` for an `output_schema` without `out_map`.
+ */
+export function expectResumedReview(run: DotRun): void {
+  expect(run.result.status).toBe('success');
+  expect(eventsOf(run.events, 'agent.session.started').map((event) => event.resumed)).toEqual([false, true]);
+  expect(run.result.context.get('review.verdict')).toBe('approve');
+  expect(run.result.context.get('review.score')).toBe(9);
 }

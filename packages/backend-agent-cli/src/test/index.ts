@@ -8,6 +8,8 @@ export { geminiWire } from './gemini-wire.js';
 export { openaiResponsesWire } from './openai-responses-wire.js';
 export {
   type RecordedRequest,
+  type ScriptedAttempts,
+  type ScriptedScenario,
   type ScriptedServer,
   type ScriptedTurn,
   startScriptedServer,

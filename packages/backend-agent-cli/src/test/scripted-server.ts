@@ -18,6 +18,17 @@ export type ScriptedTurn =
   /** Never answers (the connection stays open until the server closes). */
   | { readonly hang: true };
 
+/**
+ * A scenario whose sessions get different turns: the n-th session on its marker (a request at step 0 starts one, as
+ * a stage's retry does) takes `attempts[n]`, the last entry for any later one. For a retry that answers differently.
+ */
+export interface ScriptedAttempts {
+  readonly attempts: readonly (readonly ScriptedTurn[])[];
+}
+
+/** The turns of a scenario: the same for every session, or per session. */
+export type ScriptedScenario = readonly ScriptedTurn[] | ScriptedAttempts;
+
 /** A request the server answered. */
 export interface RecordedRequest {
   readonly path: string;
@@ -52,8 +63,8 @@ export interface ScriptedServer {
   readonly requests: RecordedRequest[];
   /** Requests for other hosts that reached the server as a proxy (refused). */
   readonly outbound: string[];
-  /** Adds or replaces scenarios. */
-  script(scenarios: Readonly<Record<string, readonly ScriptedTurn[]>>): void;
+  /** Adds or replaces scenarios (a replaced scenario's session count starts again). */
+  script(scenarios: Readonly<Record<string, ScriptedScenario>>): void;
   close(): Promise<void>;
 }
 
@@ -61,7 +72,9 @@ const MARKER = /\[\[scenario:([\w-]+)\]\]/g;
 
 /** Starts the server on 127.0.0.1 with a random port. */
 export async function startScriptedServer(protocol: WireProtocol): Promise<ScriptedServer> {
-  const scenarios = new Map<string, readonly ScriptedTurn[]>();
+  const scenarios = new Map<string, ScriptedScenario>();
+  /** Sessions started per scenario (requests at step 0). */
+  const sessions = new Map<string, number>();
   const requests: RecordedRequest[] = [];
   const outbound: string[] = [];
   const hanging = new Set<ServerResponse>();
@@ -93,7 +106,12 @@ export async function startScriptedServer(protocol: WireProtocol): Promise<Scrip
       texts: conversation.texts,
       body,
     });
-    const turns = scenario === undefined ? undefined : scenarios.get(scenario);
+    let turns: readonly ScriptedTurn[] | undefined;
+    if (scenario !== undefined) {
+      const session = (sessions.get(scenario) ?? 0) + (step === 0 ? 1 : 0);
+      sessions.set(scenario, session);
+      turns = turnsOf(scenarios.get(scenario), session);
+    }
     const turn: ScriptedTurn = turns?.[step] ?? { text: scenario === undefined ? 'OK' : 'Done.' };
     if ('hang' in turn) {
       hanging.add(response);
@@ -112,7 +130,10 @@ export async function startScriptedServer(protocol: WireProtocol): Promise<Scrip
     requests,
     outbound,
     script(more) {
-      for (const [name, turns] of Object.entries(more)) scenarios.set(name, turns);
+      for (const [name, turns] of Object.entries(more)) {
+        scenarios.set(name, turns);
+        sessions.delete(name);
+      }
     },
     async close() {
       for (const response of hanging) response.destroy();
@@ -120,6 +141,15 @@ export async function startScriptedServer(protocol: WireProtocol): Promise<Scrip
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The turns of the `session`-th session (from 1) of a scenario. */
+function turnsOf(
+  scenario: ScriptedScenario | undefined,
+  session: number,
+): readonly ScriptedTurn[] | undefined {
+  if (scenario === undefined || !('attempts' in scenario)) return scenario;
+  return scenario.attempts[Math.max(1, Math.min(session, scenario.attempts.length)) - 1];
 }
 
 /** Writes one server-sent event. */
