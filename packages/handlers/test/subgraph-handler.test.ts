@@ -463,6 +463,38 @@ describe('subgraph handler: a sub-pipeline as a typed function (README "Typed da
     expect(existsSync(join(logsRoot, 'review', 'child'))).toBe(false);
   });
 
+  it('returns nothing from a failing child with outputs, and warns about an out_map output the child did not set', async () => {
+    const failing = reviewOne
+      .replace('start -> note -> check -> exit', 'start -> note -> check -> boom -> exit')
+      .replace(
+        '  start -> note',
+        '  boom [shape=parallelogram, tool_command="echo broken; exit 1"]\n  start -> note',
+      );
+    const broken = pipelines({ 'caller.dot': caller(', input.file="a.ts"'), 'review-one.dot': failing });
+    const failed = await runDot(broken.graph, { workdir: broken.dir, inputs: { repo: 'acme' } });
+    expect(failed.result.nodeOutcomes.review).toMatchObject({ status: 'fail', contextUpdates: {} });
+    expect(failed.result.nodeOutcomes.review?.failureReason).toContain('exited with code 1');
+    expect(failed.result.context.get('tool.output')).toBeUndefined();
+
+    const partial = pipelines({
+      'caller.dot': caller(
+        ', input.file="a.ts", out_map="verdict -> review.verdict, missing -> review.missing"',
+      ),
+      'review-one.dot': reviewOne.replace('outputs="verdict, seen"', 'outputs="verdict, seen, missing"'),
+    });
+    const { result, events } = await runDot(partial.graph, {
+      workdir: partial.dir,
+      inputs: { repo: 'acme' },
+    });
+    const warning =
+      'out_map of "review": the output has no field "missing", so "review.missing" is not set (the output has "verdict", "seen")';
+    expect(result.nodeOutcomes.review?.contextUpdates).toEqual({ 'review.verdict': 'approve' });
+    expect(result.nodeOutcomes.review?.notes).toContain(warning);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'stage.log', level: 'warn', message: warning }),
+    );
+  });
+
   it('keeps every changed key flowing back from a child without outputs, and its inputs still typed', async () => {
     const { dir, graph } = pipelines({
       'caller.dot': caller(', input.file="src/b.ts"'),
