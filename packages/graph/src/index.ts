@@ -30,6 +30,7 @@ export {
   nodeAttribute,
   nodeFields,
   parseAttributeValue,
+  SUBGRAPH_INPUT_PREFIX,
   SUBGRAPH_VARIABLE_PREFIX,
   splitClassList,
 } from './attribute-schema.js';

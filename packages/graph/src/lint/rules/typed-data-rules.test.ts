@@ -479,3 +479,99 @@ describe('input_variable and prompt_variable: near names and what is expanded (i
     expect(lintRule(merge, 'prompt_variable')).toEqual(['warning 9:22 other']);
   });
 });
+
+describe('subgraph_input and out_map_field of a sub-pipeline node (README "Typed data", issue 29)', () => {
+  const child = `digraph ReviewOne {
+  graph [inputs="file: string, strict?: boolean", outputs="verdict"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  check [shape=parallelogram, tool_command="echo '{\\"verdict\\": \\"ok\\"}'", output_schema="verdict: string", out_map="verdict -> verdict"]
+  start -> check -> exit
+}
+`;
+  const files: Record<string, string> = {
+    'review-one.dot': child,
+    'plain.dot': 'digraph Plain { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+  };
+  const readGraphFile = (path: string) => files[path];
+  const parent = (attributes: string, ref = 'review-one.dot') =>
+    pipeline(
+      'goal="x"',
+      `  review [type="subgraph", graph_ref="${ref}"${attributes}]\n  start -> review -> exit`,
+    );
+
+  it('accepts the inputs and outputs the child declares, also a path into an output', () => {
+    const source = parent(
+      ', input.file="$context.target", input.strict="true", out_map="verdict -> review.verdict"',
+    );
+    for (const rule of [
+      'subgraph_input',
+      'out_map_field',
+      'unknown_attribute',
+      'inert_attribute',
+      'attribute_type',
+    ]) {
+      expect(lintRule(source, rule, { readGraphFile })).toEqual([]);
+    }
+    expect(
+      lintRule(parent(', input.file="a", out_map="verdict.text -> t"'), 'out_map_field', { readGraphFile }),
+    ).toEqual([]);
+  });
+
+  it('reports an undeclared input at its key with the near name, and a required input not given at the node', () => {
+    const source = parent(', input.fille="a.ts", input.strict="true"');
+    expect(lintRule(source, 'subgraph_input', { readGraphFile })).toEqual([
+      'error 5:3 review',
+      'error 5:56 review',
+    ]);
+    const [missing, undeclared] = diagnosticsOf(source, 'subgraph_input', { readGraphFile });
+    expect(missing?.message).toBe(
+      'Subgraph node "review" does not give the required input "file" (string) of review-one.dot, so the run of "review" fails.',
+    );
+    expect(missing?.fix).toBe(
+      'Add input.file="..." to "review" (a value, or $context.<key>, $input.<name>, $item.<name>).',
+    );
+    expect(undeclared?.message).toBe(
+      'Subgraph node "review" gives input "fille", which review-one.dot does not declare (it declares "file", "strict"), so the run of "review" fails.',
+    );
+    expect(undeclared?.fix).toBe('Did you mean "input.file"? Rename input.fille to input.file.');
+    expect(undeclared?.edits?.map((edit) => edit.text)).toEqual(['"input.file"']);
+    // Without a reader the child is not read: only the name's form is checked.
+    expect(lintRule(source, 'subgraph_input')).toEqual([]);
+    expect(lintRule(parent(', "input.the-file"="a"'), 'subgraph_input')).toEqual(['error 5:56 review']);
+  });
+
+  it('reports an input given to a child that declares none', () => {
+    const source = parent(', input.file="a"', 'plain.dot');
+    expect(diagnosticsOf(source, 'subgraph_input', { readGraphFile }).map((found) => found.message)).toEqual([
+      'Subgraph node "review" gives input "file", but plain.dot declares no inputs, so the run of "review" fails.',
+    ]);
+  });
+
+  it('reports an out_map field that is not among the child outputs, at the field, with the near key', () => {
+    const source = parent(', input.file="a", out_map="verdit -> review.verdict"');
+    expect(lintRule(source, 'out_map_field', { readGraphFile })).toEqual(['error 5:81 review']);
+    const [diagnostic] = diagnosticsOf(source, 'out_map_field', { readGraphFile });
+    expect(diagnostic?.message).toBe(
+      'The out_map of "review" maps the field "verdit", which is not among the outputs of review-one.dot ("verdict"): "review.verdict" would never be set.',
+    );
+    expect(diagnostic?.fix).toBe('Did you mean "verdict"? Write out_map="verdict -> review.verdict".');
+    const none = parent(', out_map="verdict -> v"', 'plain.dot');
+    expect(diagnosticsOf(none, 'out_map_field', { readGraphFile }).map((found) => found.message)).toEqual([
+      'The out_map of "review" maps the field "verdict", but plain.dot declares no outputs: "v" would never be set.',
+    ]);
+  });
+});
+
+describe('input_variable in the var.* and input.* values of a sub-pipeline node (README "Typed data")', () => {
+  it("reports a $input.<name> the caller's inputs do not declare, with the near name", () => {
+    const source = pipeline(
+      'inputs="repo: string"',
+      '  review [type="subgraph", graph_ref="child.dot", input.file="$input.rpo/a.ts", var.base="$input.repo"]\n  start -> review -> exit',
+    );
+    expect(lintRule(source, 'input_variable')).toEqual(['error 5:63 review']);
+    expect(diagnosticsOf(source, 'input_variable')[0]?.message).toBe(
+      'The input.file of "review" uses $input.rpo, but the graph\'s inputs do not declare "rpo" (they declare "repo").',
+    );
+  });
+});
