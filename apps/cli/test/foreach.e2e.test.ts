@@ -300,6 +300,17 @@ describe('foreach and resume', () => {
     expect(failed.stdout + failed.stderr).toContain(
       '1 of 5 items succeeded, 1 failed, 3 not started (on_item_error=fail): item 1:',
     );
+    // The lines of an item's stages name the item, on the run's output and in inspect's rows.
+    expect(failed.stdout).toMatch(/^ {2}✔ check \[0\] /m);
+    expect(failed.stdout).toMatch(/^ {2}✖ check \[1\] fail /m);
+    // The resume hint says what resuming does: item 1 runs again, and fails again unless its cause is fixed.
+    expect(failed.stdout).toMatch(/^ {2}resume with: {3}attractor resume run$/m);
+    expect(failed.stdout).toContain(
+      '(resuming runs foreach "each" again: it keeps the 1 item that succeeded and runs item 1 (failed) and the 3 not started; unless what made item 1 fail is fixed or was passing, it fails the same way.)',
+    );
+    const inspected = await attractor(['inspect', 'run'], { cwd });
+    expect(inspected.stdout).toMatch(/^ {2}check \[0\] +1 +success /m);
+    expect(inspected.stdout).toMatch(/^ {2}check \[1\] +1 +fail /m);
     await writeFile(join(cwd, 'fixed'), '');
     const resumed = await attractor(['resume', 'run'], { cwd });
     expect(resumed.exitCode, resumed.stdout + resumed.stderr).toBe(0);

@@ -167,3 +167,141 @@ describe('subgraph nodes through the CLI (spec §9.4)', () => {
     expect(parentRun.stdout).not.toContain('parent:');
   });
 });
+
+/** review-one.dot: a sub-pipeline called like a function; it also writes `scratch`, which is none of its outputs. */
+const REVIEW_ONE = `digraph ReviewOne {
+  graph [inputs="file: string, strict?: boolean", outputs="verdict"]
+  start [shape=Mdiamond]
+  exit  [shape=Msquare]
+  note  [shape=parallelogram, tool_command="echo '{\\"scratch\\": \\"child only\\"}'", output_schema="scratch: string", out_map="scratch -> scratch"]
+  check [shape=parallelogram, output_schema="verdict: string", out_map="verdict -> verdict",
+         tool_command="case \\"$input.file\\" in *.ts) v=approve;; *) v=reject;; esac; printf '{\\"verdict\\": \\"%s\\"}' \\"$v\\""]
+  start -> note -> check -> exit
+}
+`;
+
+describe('a sub-pipeline node as a typed function through the CLI (README "Typed data")', () => {
+  const caller = (attributes: string) => `digraph Caller {
+  graph [outputs="review.verdict, scratch"]
+  start   [shape=Mdiamond]
+  exit    [shape=Msquare]
+  review  [type="subgraph", graph_ref="review-one.dot"${attributes}]
+  merge   [shape=parallelogram, tool_command="echo merging"]
+  report  [shape=parallelogram, tool_command="echo reporting"]
+  start -> review
+  review -> merge  [condition="context.review.verdict=approve"]
+  review -> report [condition="outcome=fail"]
+  review -> exit
+  merge -> exit
+  report -> exit
+}
+`;
+
+  it("gives input.file from the context, routes on the output out_map maps, and keeps the child's other writes", async () => {
+    const dir = await files({
+      'caller.dot': caller(', input.file="$context.target", out_map="verdict -> review.verdict"'),
+      'review-one.dot': REVIEW_ONE,
+    });
+    const validated = await attractor(['validate', 'caller.dot'], { cwd: dir });
+    expect(validated.exitCode, validated.stdout + validated.stderr).toBe(0);
+    const run = await attractor(['run', 'caller.dot', '--set', 'target=src/a.ts', '--logs-dir', 'run'], {
+      cwd: dir,
+    });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/✔ merge /);
+    // The output of the caller has the mapped verdict and not the child's scratch.
+    expect(JSON.parse(await readFile(join(dir, 'run', 'output.json'), 'utf8'))).toEqual({
+      'review.verdict': 'approve',
+    });
+    const status = JSON.parse(await readFile(join(dir, 'run', 'review', 'status.json'), 'utf8')) as {
+      context_updates: Record<string, unknown>;
+    };
+    expect(status.context_updates).toEqual({ 'review.verdict': 'approve' });
+    // The child ran as a run of its own: its output.json holds its result.
+    expect(JSON.parse(await readFile(join(dir, 'run', 'review', 'child', 'output.json'), 'utf8'))).toEqual({
+      verdict: 'approve',
+    });
+  });
+
+  it('validate reports an undeclared input, a required input not given and an out_map field the child lacks', async () => {
+    const dir = await files({
+      'caller.dot': caller(', input.fille="$context.target", out_map="verdit -> review.verdict"'),
+      'review-one.dot': REVIEW_ONE,
+    });
+    const validated = await attractor(['validate', 'caller.dot'], { cwd: dir });
+    expect(validated.exitCode).toBe(1);
+    expect(validated.stdout).toContain(
+      'caller.dot:5:3: error[subgraph_input]: Subgraph node "review" does not give the required input "file" (string) of review-one.dot, so the run of "review" fails.',
+    );
+    expect(validated.stdout).toContain(
+      'caller.dot:5:57: error[subgraph_input]: Subgraph node "review" gives input "fille", which review-one.dot does not declare (it declares "file", "strict"), so the run of "review" fails.',
+    );
+    expect(validated.stdout).toContain('fix: Did you mean "input.file"? Rename input.fille to input.file.');
+    expect(validated.stdout).toContain(
+      'caller.dot:5:97: error[out_map_field]: The out_map of "review" maps the field "verdit", which is not among the outputs of review-one.dot ("verdict"): "review.verdict" would never be set.',
+    );
+    const run = await attractor(['run', 'caller.dot', '--set', 'target=src/a.ts'], { cwd: dir });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('error[subgraph_input]');
+  });
+
+  it("fails the node with the checker's message when an input does not match a schema file lint cannot read", async () => {
+    const dir = await files({
+      'caller.dot': caller(', input.file="$context.target", input.strict="sometimes"'),
+      'review-one.dot': REVIEW_ONE.replace(
+        'inputs="file: string, strict?: boolean"',
+        'inputs="review-one.inputs.json"',
+      ),
+      'review-one.inputs.json': JSON.stringify({
+        type: 'object',
+        properties: { file: { type: 'string' }, strict: { type: 'boolean' } },
+        required: ['file'],
+        additionalProperties: false,
+      }),
+    });
+    const run = await attractor(['run', 'caller.dot', '--set', 'target=src/a.ts', '--logs-dir', 'run'], {
+      cwd: dir,
+    });
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/✔ report /);
+    const status = JSON.parse(await readFile(join(dir, 'run', 'review', 'status.json'), 'utf8')) as {
+      outcome: string;
+      failure_reason: string;
+    };
+    expect(status.outcome).toBe('fail');
+    expect(status.failure_reason).toBe(
+      'Subgraph node "review" (graph_ref="review-one.dot"): The inputs of graph "ReviewOne" do not match its declaration (inputs="review-one.inputs.json"):\n  - input "strict" must be true or false, got "sometimes"\nFix: set input.strict="..." on "review" (a value, or $context.<key>, $input.<name>, $item.<name>).',
+    );
+  });
+
+  it("a foreach whose body is the sub-pipeline node maps each item's output, and collect sees it", async () => {
+    const dir = await files({
+      'each.dot': `digraph Each {
+  graph [inputs="files: string[]", state="verdicts: append, reviews: append", outputs="verdicts, reviews"]
+  start  [shape=Mdiamond]
+  exit   [shape=Msquare]
+  each   [type="foreach", over="input.files", as="file", max_parallel=2, collect="reviews"]
+  review [type="subgraph", graph_ref="review-one.dot", input.file="$item.file", out_map="verdict -> verdicts"]
+  join   [shape=tripleoctagon, join_merge=none]
+  start -> each -> review -> join -> exit
+}
+`,
+      'review-one.dot': REVIEW_ONE,
+    });
+    const run = await attractor(
+      ['run', 'each.dot', '--input', 'files=["src/a.ts", "README.md", "src/b.ts"]', '--logs-dir', 'run'],
+      { cwd: dir },
+    );
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const output = JSON.parse(await readFile(join(dir, 'run', 'output.json'), 'utf8')) as {
+      verdicts: string[];
+      reviews: { index: number; item: string; status: string; updates: Record<string, unknown> }[];
+    };
+    expect(output.verdicts).toEqual(['approve', 'reject', 'approve']);
+    expect(output.reviews.map((entry) => [entry.index, entry.item, entry.status, entry.updates])).toEqual([
+      [0, 'src/a.ts', 'success', { verdicts: 'approve' }],
+      [1, 'README.md', 'success', { verdicts: 'reject' }],
+      [2, 'src/b.ts', 'success', { verdicts: 'approve' }],
+    ]);
+  });
+});

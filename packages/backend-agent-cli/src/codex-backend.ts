@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { type CodergenRequest, type Outcome, systemClock } from '@attractor/engine';
+import { strictSchemaVariant, withoutOptionalNulls } from '@attractor/graph';
 import type { AgentCliBackendOptions } from './agent-cli-backend-options.js';
 import { startAgentProcess } from './agent-process.js';
 import { agentSandbox } from './agent-sandbox.js';
@@ -35,8 +36,10 @@ export interface CodexBackendOptions extends AgentCliBackendOptions {
  *
  * - the prompt (preamble, stage prompt, status.json note) goes to stdin and `prompt.md`;
  * - a stage's `output_schema` goes to `output-schema.json` in the stage directory and `--output-schema`: Codex asks
- *   the model for JSON of it (the Responses API's `text.format`), and its final message, the JSON, goes to
- *   `response.md` for the codergen handler to check;
+ *   the model for JSON of it (the Responses API's `text.format`, in OpenAI's strict mode, so the file holds the
+ *   schema's strict variant: objects closed, optional fields nullable, their nulls left out of the answer again),
+ *   and its final message, the JSON, goes to `response.md` for the codergen handler to check; a schema strict mode
+ *   cannot express (a free-form object) goes in the prompt instead;
  * - `llm_model` or `defaultModel` is `--model`; an explicit `reasoning_effort` is `model_reasoning_effort`;
  * - `full` fidelity continues the Codex thread of the thread key (`codex exec resume <id>`);
  * - permissions: `edit` is `--sandbox workspace-write` with `approval_policy="never"`; `full` is
@@ -60,6 +63,11 @@ export function createCodexBackend(options: CodexBackendOptions = {}): AgentCliB
   const env = options.env ?? {};
 
   async function run(request: CodergenRequest): Promise<Outcome> {
+    // Codex sends --output-schema in OpenAI's strict mode, which takes only closed objects whose properties are all
+    // required: the schema goes as its strict variant (optional fields may be null), or, when strict mode cannot
+    // say the same (a free-form object), in the prompt.
+    const outputSchema = request.outputSchema;
+    const strictSchema = outputSchema === undefined ? undefined : strictSchemaVariant(outputSchema);
     const { location, resume, stage } = await startCliAgentStage({
       request,
       agent: 'codex',
@@ -67,16 +75,13 @@ export function createCodexBackend(options: CodexBackendOptions = {}): AgentCliB
       env,
       executablePath: options.executablePath,
       clock,
+      ...(outputSchema !== undefined && strictSchema === undefined ? { outputSchemaInPrompt: true } : {}),
     });
     const { node } = request;
     const model = node.llmModel ?? options.defaultModel;
     const schemaPath = join(request.stageDir, CODEX_OUTPUT_SCHEMA_FILE);
-    if (request.outputSchema !== undefined) {
-      await writeStageFile(
-        request.stageDir,
-        CODEX_OUTPUT_SCHEMA_FILE,
-        JSON.stringify(request.outputSchema, null, 2),
-      );
+    if (strictSchema !== undefined) {
+      await writeStageFile(request.stageDir, CODEX_OUTPUT_SCHEMA_FILE, JSON.stringify(strictSchema, null, 2));
     }
     const args = [
       ...location.args,
@@ -95,7 +100,7 @@ export function createCodexBackend(options: CodexBackendOptions = {}): AgentCliB
         ? []
         : ['--config', `model_reasoning_effort="${node.reasoningEffort}"`]),
       ...(options.configOverrides ?? []).flatMap((override) => ['--config', override]),
-      ...(request.outputSchema === undefined ? [] : ['--output-schema', schemaPath]),
+      ...(strictSchema === undefined ? [] : ['--output-schema', schemaPath]),
       ...(resume === undefined ? [] : ['resume', resume]),
       '-',
     ];
@@ -133,6 +138,9 @@ export function createCodexBackend(options: CodexBackendOptions = {}): AgentCliB
         message: `Codex exited with ${exit.signal ?? `code ${exit.exitCode}`}${stderr === '' ? '' : `: ${stderr}`}`,
         retryable: false,
       };
+    }
+    if (ending === undefined && outputSchema !== undefined && strictSchema !== outputSchema) {
+      ending = { kind: 'success', text: asAnswerTo(lastText, outputSchema) };
     }
     return stage.finish(ending ?? { kind: 'success', text: lastText });
   }
@@ -255,4 +263,19 @@ function toolOf(
     default:
       return undefined;
   }
+}
+
+/**
+ * The final message of a stage asked for the strict variant of `schema`, as an answer to `schema` itself: the nulls
+ * given for optional fields left out ({@link withoutOptionalNulls}). Text that is not JSON stays as it is, for the
+ * codergen handler to report.
+ */
+function asAnswerTo(text: string, schema: Readonly<Record<string, unknown>>): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  return JSON.stringify(withoutOptionalNulls(value, schema));
 }

@@ -181,6 +181,44 @@ describe('createCodexBackend with the real codex CLI', { timeout: 120_000 }, () 
     }
   });
 
+  it('sends an optional field as nullable (strict mode) and leaves its null out; a free-form object in the prompt', async () => {
+    server.script({
+      optional: [{ text: '{"verdict": "approve", "note": null}' }],
+      freeform: [{ text: '{"meta": {"files": 3}}' }],
+    });
+    const run = await runDot({
+      backend: backend(),
+      dot: `digraph G { start [shape=Mdiamond] exit [shape=Msquare]
+        review [prompt="Judge it [[scenario:optional]]", output_schema="verdict: string, note?: string"]
+        stats [prompt="Count [[scenario:freeform]]", output_schema="meta: object"]
+        start -> review -> stats -> exit }`,
+    });
+
+    expect(run.result.status).toBe('success');
+    const strict = {
+      type: 'object',
+      properties: { verdict: { type: 'string' }, note: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+      required: ['verdict', 'note'],
+      additionalProperties: false,
+    };
+    expect(JSON.parse(await readStageFile(run, 'review', 'output-schema.json'))).toEqual(strict);
+    const review = server.requests.find((request) => request.scenario === 'optional');
+    expect((review?.body as { text?: { format?: unknown } } | undefined)?.text?.format).toMatchObject({
+      strict: true,
+      schema: strict,
+    });
+    expect(JSON.parse(await readStageFile(run, 'review', 'response.md'))).toEqual({ verdict: 'approve' });
+    expect(run.result.context.get('review.verdict')).toBe('approve');
+    expect(run.result.context.has('review.note')).toBe(false);
+    // `meta: object` allows any object, which strict mode cannot say: no --output-schema, the schema is in the prompt.
+    const stats = server.requests.find((request) => request.scenario === 'freeform');
+    expect((stats?.body as { text?: { format?: unknown } } | undefined)?.text?.format).not.toMatchObject({
+      type: 'json_schema',
+    });
+    expect(stats?.texts.some((text) => text.includes('"meta"') && text.includes('JSON Schema'))).toBe(true);
+    expect(run.result.context.get('stats.meta')).toEqual({ files: 3 });
+  });
+
   it('keeps the output_schema when a stage continues a thread (codex exec resume)', async () => {
     server.script({
       plan: [{ text: 'Plan: add a greeting.' }],

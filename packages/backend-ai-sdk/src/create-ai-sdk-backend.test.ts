@@ -216,6 +216,35 @@ describe('createAiSdkBackend with the AI SDK mock model', () => {
     expect(model.doGenerateCalls[1]!.providerOptions).toBeUndefined();
   });
 
+  it('asks an output_schema that OpenAI strict mode refuses in non-strict mode, a strict one as it is', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: async () => text('{"verdict": "approve"}') });
+    const backend = createAiSdkBackend({
+      providers: { openai: () => model },
+      defaultModel: 'gpt-5',
+      streaming: false,
+    });
+    const open = await createStageRequest({
+      node: { id: 'a', attrs: { reasoning_effort: 'low' }, reasoningEffort: 'low' },
+    });
+    const closed = await createStageRequest({ node: { id: 'b' } });
+    const properties = { verdict: { type: 'string' } };
+
+    await backend.run({
+      ...open.request,
+      outputSchema: { type: 'object', properties, required: ['verdict'], additionalProperties: true },
+    });
+    await backend.run({
+      ...closed.request,
+      outputSchema: { type: 'object', properties, required: ['verdict'], additionalProperties: false },
+    });
+
+    expect(model.doGenerateCalls[0]!.providerOptions).toEqual({
+      openai: { reasoningEffort: 'low', strictJsonSchema: false },
+    });
+    expect(model.doGenerateCalls[1]!.providerOptions).toBeUndefined();
+    expect(model.doGenerateCalls[1]!.responseFormat).toMatchObject({ type: 'json', schema: { properties } });
+  });
+
   it('shows the model a truncated read of a big file while the event carries the full output', async () => {
     const model = new MockLanguageModelV3({
       doGenerate: [toolCall('read_file', { file_path: 'big.txt' }), text('Read it')],

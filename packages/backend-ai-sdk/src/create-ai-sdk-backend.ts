@@ -14,7 +14,7 @@ import {
   redactSecrets,
   systemClock,
 } from '@attractor/engine';
-import { mcpServerNames, nodeAttribute } from '@attractor/graph';
+import { mcpServerNames, nodeAttribute, strictSchemaProblem } from '@attractor/graph';
 import { type ModelMessage, wrapLanguageModel } from 'ai';
 import {
   createAgentTools,
@@ -253,9 +253,19 @@ export function createAiSdkBackend(options: AiSdkBackendOptions = {}): AiSdkBack
       (resolved.builtIn === 'openai' &&
         resolved.baseURL === undefined &&
         isOpenAIReasoningModel(resolved.modelId));
-    const providerOptions: SharedV4ProviderOptions | undefined = sendEffort
+    const effortOptions: SharedV4ProviderOptions | undefined = sendEffort
       ? reasoningProviderOptions(canonicalProvider, node.reasoningEffort)
       : undefined;
+    // OpenAI's strict structured outputs (the OpenAI provider's default) refuse a schema with optional or extra
+    // fields, as the compact `output_schema` form has: such a schema is asked for in non-strict mode, and the
+    // codergen handler checks the reply against it either way.
+    const nonStrict =
+      canonicalProvider === 'openai' &&
+      request.outputSchema !== undefined &&
+      strictSchemaProblem(request.outputSchema) !== undefined;
+    const providerOptions: SharedV4ProviderOptions | undefined = nonStrict
+      ? { ...effortOptions, openai: { ...effortOptions?.openai, strictJsonSchema: false } }
+      : effortOptions;
 
     // A text-only stage (`tools="none"`) gets no tool at all: its MCP servers (say, from a stylesheet) are not started.
     const mcpNames = reportOutcome ? mcpServerNames(node) : [];

@@ -476,7 +476,7 @@ export const ATTRIBUTE_DEFINITIONS = {
     'out_map',
     ['node'],
     STRING,
-    'Where the fields of a structured output go: "verdict -> review.verdict, issues -> review.issues" (README "Typed data").',
+    'Where the fields of a structured output (or the outputs of a sub-pipeline node\'s child) go: "verdict -> review.verdict, issues -> review.issues" (README "Typed data").',
     { default: 'each top-level field under <node id>.<field>' },
   ),
   tool_command: define('tool_command', ['node'], STRING, 'Shell command of a tool node.', {
@@ -668,6 +668,13 @@ export type GraphAttributeKey = {
  * context. Any `var.<name>` key is known on a `subgraph` node.
  */
 export const SUBGRAPH_VARIABLE_PREFIX = 'var.';
+
+/**
+ * The prefix of a subgraph node's inputs (README "Typed data"): `input.file="$context.target"` gives the child
+ * pipeline's declared input `file`, which it sees as `$input.file` / `input.file`. Any `input.<name>` key is known on
+ * a `subgraph` node.
+ */
+export const SUBGRAPH_INPUT_PREFIX = 'input.';
 
 /**
  * Attribute names of other runners accepted as aliases of a canonical key (docs/architecture.md "Dialect",

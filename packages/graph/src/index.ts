@@ -30,6 +30,7 @@ export {
   nodeAttribute,
   nodeFields,
   parseAttributeValue,
+  SUBGRAPH_INPUT_PREFIX,
   SUBGRAPH_VARIABLE_PREFIX,
   splitClassList,
 } from './attribute-schema.js';
@@ -122,6 +123,7 @@ export { parseOutMap, parseOutputSchemaDeclaration } from './output-schema-decla
 export type { PreparedGraph, PrepareGraphOptions } from './prepare-graph.js';
 export { BUILT_IN_TRANSFORMS, prepareGraph } from './prepare-graph.js';
 export { SPEC_HANDLER_DECLARATIONS } from './spec-handler-declarations.js';
+export { strictSchemaProblem, strictSchemaVariant, withoutOptionalNulls } from './strict-json-schema.js';
 export { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
 export { expandGoalVariable, expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
 export type { Transform } from './transforms/transform.js';

@@ -101,7 +101,7 @@ export const SPEC_HANDLER_DECLARATIONS = {
   },
   subgraph: {
     ...SPEC_HANDLER_TRAITS.subgraph,
-    attributes: z.object({ graph_ref: attributeSchema('graph_ref') }),
+    attributes: z.object({ graph_ref: attributeSchema('graph_ref'), out_map: attributeSchema('out_map') }),
   },
   foreach: {
     ...SPEC_HANDLER_TRAITS.foreach,

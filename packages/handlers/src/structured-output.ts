@@ -100,6 +100,21 @@ export function checkStructuredOutput(options: {
         .join('; ')}`,
     };
   }
+  return { ok: true, value, ...mapOutputFields({ node, value }) };
+}
+
+/**
+ * A stage's output value as context updates (README "Typed data"): each `out_map` entry's field (a dotted path into
+ * the value, or a top-level key written with dots, as a sub-pipeline's `outputs` keys may be) under its key; without
+ * `out_map`, each top-level field of an object under `<node id>.<field>` (anything else under `<node id>.output`).
+ * An `out_map` field the value lacks sets nothing and is listed in `warnings`. Structured stage output and
+ * sub-pipeline nodes with `outputs` map through this one function.
+ */
+export function mapOutputFields(options: { readonly node: GraphNode; readonly value: JsonValue }): {
+  readonly contextUpdates: Record<string, JsonValue>;
+  readonly warnings: readonly string[];
+} {
+  const { node, value } = options;
   const contextUpdates: Record<string, JsonValue> = {};
   const warnings: string[] = [];
   const outMap = node.attributes.out_map?.value;
@@ -116,7 +131,7 @@ export function checkStructuredOutput(options: {
   } else {
     contextUpdates[`${node.id}.output`] = value;
   }
-  return { ok: true, value, contextUpdates, warnings };
+  return { contextUpdates, warnings };
 }
 
 function missingFieldWarning(options: {
@@ -139,6 +154,9 @@ function unfenced(text: string): string {
 }
 
 function fieldAt(value: JsonValue, path: string): JsonValue | undefined {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, path)) {
+    return (value as Record<string, JsonValue>)[path];
+  }
   let current: JsonValue | undefined = value;
   for (const name of path.split('.')) {
     if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;

@@ -3,15 +3,26 @@
  * pipeline and takes its result as the node's outcome.
  */
 import type { JsonValue, Outcome, RunResult } from '@attractor/engine';
-import { type DeclaredHandler, defineHandler } from '@attractor/engine';
+import {
+  type DeclaredHandler,
+  defineHandler,
+  INPUT_CONTEXT_PREFIX,
+  inputContextValues,
+  inputsOfContext,
+  itemsOfContext,
+} from '@attractor/engine';
 import {
   expandVariables,
   type Graph,
+  type GraphNode,
   nodeAttribute,
   SPEC_HANDLER_DECLARATIONS,
+  SUBGRAPH_INPUT_PREFIX,
   SUBGRAPH_VARIABLE_PREFIX,
 } from '@attractor/graph';
 import { freshChildName, loadChildGraph, resolveChildPath } from './child-graph-file.js';
+import { mapOutputFields, notesWith } from './structured-output.js';
+import { subgraphInputs } from './subgraph-inputs.js';
 
 /**
  * Context keys that belong to one run's engine, never carried between parent and child: the graph attributes
@@ -30,40 +41,60 @@ function isRunBookkeeping(key: string): boolean {
 }
 
 /**
- * The child's initial context: a copy of the parent's values (without the parent run's bookkeeping), then each
- * `var.<name>` attribute of the node as `<name>` (a string, already expanded).
+ * The child's initial context: a copy of the parent's values (without the parent run's bookkeeping, and without the
+ * parent's own `input.*` when the child declares inputs, which then come from the node alone), then each
+ * `var.<name>` attribute of the node as `<name>` (a string, already expanded), then the child's inputs as
+ * `input.<name>`.
  */
-function subgraphChildContext(
-  parent: Readonly<Record<string, JsonValue>>,
-  variables: Readonly<Record<string, string>>,
-): Record<string, JsonValue> {
+function subgraphChildContext(options: {
+  readonly parent: Readonly<Record<string, JsonValue>>;
+  readonly variables: Readonly<Record<string, string>>;
+  readonly inputs: Readonly<Record<string, JsonValue>> | undefined;
+}): Record<string, JsonValue> {
   const seed: Record<string, JsonValue> = {};
-  for (const [key, value] of Object.entries(parent)) if (!isRunBookkeeping(key)) seed[key] = value;
-  return { ...seed, ...variables };
+  for (const [key, value] of Object.entries(options.parent)) {
+    if (isRunBookkeeping(key)) continue;
+    if (options.inputs !== undefined && key.startsWith(INPUT_CONTEXT_PREFIX)) continue;
+    seed[key] = value;
+  }
+  return {
+    ...seed,
+    ...options.variables,
+    ...(options.inputs === undefined ? {} : inputContextValues(options.inputs)),
+  };
 }
 
 /**
- * The `var.<name>` attributes of a node, by `<name>`, with `$goal` (the parent graph's goal) and `$context.<key>`
- * (the parent's context when the node runs) expanded by `expandVariables`, the expander of prompts. A reference to
- * a key the context does not have is a problem, not an empty string: a command built from it would run wrong.
+ * The node's attributes whose key starts with `prefix` (`var.`, `input.`), by the rest of the key, each value
+ * expanded by `expandVariables`, the expander of prompts: `$goal` (the parent graph's goal), `$context.<key>` (the
+ * parent's context when the node runs), `$input.<name>` (the parent run's inputs) and `$item.<as>` (the item of the
+ * `foreach` the node runs in). A `$context.<key>` the context does not have is a problem, not an empty string: a
+ * command built from it would run wrong.
  */
-function variablesOf(options: {
-  readonly attributes: Readonly<Record<string, { readonly value: string }>>;
+function expandedAttributes(options: {
+  readonly node: GraphNode;
+  readonly prefix: string;
   readonly goal: string;
   readonly context: Readonly<Record<string, JsonValue>>;
 }):
-  | { readonly ok: true; readonly variables: Record<string, string> }
+  | { readonly ok: true; readonly values: Record<string, string> }
   | { readonly ok: false; readonly attribute: string; readonly missingKeys: readonly string[] } {
-  const variables: Record<string, string> = {};
-  for (const [key, attribute] of Object.entries(options.attributes)) {
-    if (!key.startsWith(SUBGRAPH_VARIABLE_PREFIX) || key.length <= SUBGRAPH_VARIABLE_PREFIX.length) continue;
-    const expanded = expandVariables(attribute.value, { goal: options.goal, context: options.context });
+  const { prefix, context } = options;
+  const values: Record<string, string> = {};
+  for (const [key, attribute] of Object.entries(options.node.attributes)) {
+    if (!key.startsWith(prefix) || key.length <= prefix.length) continue;
+    const expanded = expandVariables(attribute.value, {
+      goal: options.goal,
+      context,
+      inputs: inputsOfContext(context),
+      items: itemsOfContext(context),
+    });
     if (expanded.missingKeys.length > 0) {
       return { ok: false, attribute: key, missingKeys: expanded.missingKeys };
     }
-    variables[key.slice(SUBGRAPH_VARIABLE_PREFIX.length)] = expanded.text;
+    values[key.slice(prefix.length)] = expanded.text;
   }
-  return { ok: true, variables };
+  return { ok: true, values };
 }
 
 /**
@@ -127,18 +158,29 @@ function subgraphOutcome(options: {
  * Context: the child starts with a copy of the parent's context (without the parent's `graph.*`, since the child
  * mirrors its own graph attributes and goal, nor `internal.*`, `outcome`, `preferred_label`, `current_node` and
  * `last_stage`) plus one string value per `var.<name>` attribute of the node (`var.diff_cmd="git diff"` sets
- * `diff_cmd`). In those values `$goal` becomes the parent graph's goal and `$context.<key>` the value of `<key>` in
+ * `diff_cmd`). In those values `$goal` becomes the parent graph's goal, `$context.<key>` the value of `<key>` in
  * the parent's context when the node runs (`var.diff_cmd="jj diff --from $context.base@origin"` with `base=main`
- * sets `jj diff --from main@origin`), by `expandVariables` of `@attractor/graph`, the expander of prompts; other `$`
+ * sets `jj diff --from main@origin`), `$input.<name>` the parent run's input and `$item.<as>` the item of the
+ * `foreach` the node runs in, by `expandVariables` of `@attractor/graph`, the expander of prompts; other `$`
  * text (`$HOME`) stays. A `$context.<key>` the context does not have fails the node (not retried), naming the
  * attribute and the key. When it ends, every key the child added or changed (the same
  * bookkeeping keys left out) is applied to the parent as the node's context updates, whatever the outcome, so a
  * failing check's `tool.output` reaches the stage that fixes it.
  *
+ * Typed data (README "Typed data"): a child that declares `inputs` takes them from the node's `input.<name>`
+ * attributes, expanded as `var.*` values are and read as `attractor run --input` reads them (a string input keeps
+ * the text, any other is JSON-parsed), then checked as a run checks its inputs before its first stage; a missing,
+ * mistyped or undeclared one fails the node (not retried), naming the field, the type, the value and the attribute
+ * to set. The child sees them as `input.<name>` / `$input.<name>`, instead of the parent's inputs. A child that
+ * declares `outputs` is a function: only its result (`RunResult.output`, when it succeeded) reaches the parent,
+ * mapped by the node's `out_map` (`out_map="verdict -> review.verdict"`) or, without one, each output key under
+ * `<node id>.<key>`, as a structured stage output is; its other context writes stay in the child.
+ *
  * Outcome: see {@link subgraphOutcome}: the child's failure, or the outcome of its last stage before the exit.
  *
  * @example
  * // review [type="subgraph", graph_ref="../review-core/pipeline.dot", var.diff_cmd="git diff main"]
+ * // check  [type="subgraph", graph_ref="review-one.dot", input.file="$context.target", out_map="verdict -> review.verdict"]
  * registry.register('subgraph', createSubgraphHandler());
  */
 export function createSubgraphHandler(): DeclaredHandler {
@@ -162,20 +204,38 @@ export function createSubgraphHandler(): DeclaredHandler {
       const loaded = await loadChildGraph(path, { attribute: 'graph_ref', parentFilename: graph.filename });
       if (!loaded.ok) return { status: 'fail', failureReason: loaded.reason, retryable: false };
       const parentContext = context.snapshot();
-      const variables = variablesOf({
-        attributes: node.attributes,
-        goal: graph.settings.goal,
-        context: parentContext,
-      });
-      if (!variables.ok) {
-        const keys = variables.missingKeys.map((key) => `$context.${key}`).join(', ');
+      const expansion = { node, goal: graph.settings.goal, context: parentContext };
+      const variables = expandedAttributes({ ...expansion, prefix: SUBGRAPH_VARIABLE_PREFIX });
+      const texts = variables.ok
+        ? expandedAttributes({ ...expansion, prefix: SUBGRAPH_INPUT_PREFIX })
+        : variables;
+      if (!texts.ok) {
+        const keys = texts.missingKeys.map((key) => `$context.${key}`).join(', ');
         return {
           status: 'fail',
-          failureReason: `Subgraph node "${node.id}": ${variables.attribute} uses ${keys}, but the context has no ${variables.missingKeys.map((key) => `"${key}"`).join(', ')} when the node runs; set it earlier in the run (e.g. attractor run --set ${variables.missingKeys[0]}=...) or write the value into ${variables.attribute}`,
+          failureReason: `Subgraph node "${node.id}": ${texts.attribute} uses ${keys}, but the context has no ${texts.missingKeys.map((key) => `"${key}"`).join(', ')} when the node runs; set it earlier in the run (e.g. attractor run --set ${texts.missingKeys[0]}=...) or write the value into ${texts.attribute}`,
           retryable: false,
         };
       }
-      const seed = subgraphChildContext(parentContext, variables.variables);
+      const variableValues = variables.ok ? variables.values : {};
+      // A child that declares inputs, or a node that gives some, is called like a function: its inputs are checked
+      // as a run's are before the first stage. Otherwise the child sees the parent's inputs, as before.
+      const typed =
+        loaded.graph.settings.inputs !== undefined || Object.keys(texts.values).length > 0
+          ? await subgraphInputs({
+              nodeId: node.id,
+              ref,
+              child: loaded.graph,
+              childPath: loaded.path,
+              texts: texts.values,
+            })
+          : undefined;
+      if (typed?.ok === false) return { status: 'fail', failureReason: typed.reason, retryable: false };
+      const seed = subgraphChildContext({
+        parent: parentContext,
+        variables: variableValues,
+        inputs: typed?.inputs,
+      });
       const handle = runtime.runChild({
         graph: loaded.graph,
         name: await freshChildName(runtime.stage),
@@ -187,11 +247,23 @@ export function createSubgraphHandler(): DeclaredHandler {
         message: `sub-pipeline ${ref} started: ${handle.logsRoot}`,
       });
       const result = await handle.result;
+      const outcome = subgraphOutcome({ ref, result, child: loaded.graph });
+      if (loaded.graph.settings.outputs.length > 0) {
+        // A child with outputs is a function: only its result reaches the parent, mapped like a structured output.
+        if (result.output === undefined) return { ...outcome, contextUpdates: {} };
+        const mapped = mapOutputFields({ node, value: result.output as JsonValue });
+        for (const warning of mapped.warnings)
+          runtime.emit({ type: 'stage.log', level: 'warn', message: warning });
+        return {
+          ...outcome,
+          ...notesWith(outcome.notes, mapped.warnings),
+          contextUpdates: mapped.contextUpdates,
+        };
+      }
       const contextUpdates: Record<string, JsonValue> = {};
       for (const [key, value] of Object.entries(result.context.diff(seed))) {
         if (!isRunBookkeeping(key)) contextUpdates[key] = value;
       }
-      const outcome = subgraphOutcome({ ref, result, child: loaded.graph });
       return { ...outcome, contextUpdates };
     },
   });

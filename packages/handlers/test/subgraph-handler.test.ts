@@ -373,3 +373,140 @@ describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
     expect(existsSync(join(logsRoot, 'checks', 'child'))).toBe(false);
   });
 });
+
+describe('subgraph handler: a sub-pipeline as a typed function (README "Typed data")', () => {
+  /** review-one.dot: inputs `file: string, strict?: boolean`, outputs `verdict, seen`; it also writes `scratch`. */
+  const reviewOne = `digraph ReviewOne {
+  graph [inputs="file: string, strict?: boolean", outputs="verdict, seen"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  note [shape=parallelogram, tool_command="echo '{\\"scratch\\": \\"child only\\"}'", output_schema="scratch: string", out_map="scratch -> scratch"]
+  check [shape=parallelogram, output_schema="verdict: string, seen: string", out_map="verdict -> verdict, seen -> seen",
+         tool_command="printf '{\\"verdict\\": \\"approve\\", \\"seen\\": \\"%s strict=%s\\"}' \\"$input.file\\" \\"$input.strict\\""]
+  start -> note -> check -> exit
+}
+`;
+  const caller = (attributes: string) => `digraph Caller {
+  graph [inputs="repo: string"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  review [type="subgraph", graph_ref="review-one.dot"${attributes}]
+  approve [shape=parallelogram, tool_command="echo approved"]
+  start -> review
+  review -> approve [condition="context.review.verdict=approve"]
+  review -> exit
+  approve -> exit
+}
+`;
+
+  it('gives the child its input.<name> attributes, expanded and typed, and maps only its output by out_map', async () => {
+    const { dir, graph } = pipelines({
+      'caller.dot': caller(
+        ', input.file="$context.target", input.strict="$context.strict", out_map="verdict -> review.verdict, seen -> review.seen"',
+      ),
+      'review-one.dot': reviewOne,
+    });
+    const { result, logsRoot } = await runDot(graph, {
+      workdir: dir,
+      inputs: { repo: 'acme/api' },
+      context: { target: 'src/a.ts', strict: 'true' },
+    });
+    expect(result.status).toBe('success');
+    // The child saw its inputs as a top-level run does (strict parsed as a boolean), and not the caller's inputs.
+    const child = readJson<{ context: Record<string, unknown> }>(
+      join(logsRoot, 'review', 'child', 'checkpoint.json'),
+    );
+    expect(child.context).toMatchObject({ 'input.file': 'src/a.ts', 'input.strict': true });
+    expect(child.context['input.repo']).toBeUndefined();
+    expect(child.context.scratch).toBe('child only');
+    // Only the output came back, under the out_map key; the child's scratch and tool.* writes stayed in the child.
+    expect(result.nodeOutcomes.review?.contextUpdates).toEqual({
+      'review.verdict': 'approve',
+      'review.seen': 'src/a.ts strict=true',
+    });
+    expect(result.context.get('scratch')).toBeUndefined();
+    expect(result.context.get('tool.output')).toBe('approved\n');
+    // The caller routed on the mapped output.
+    expect(result.completedNodes).toEqual(['start', 'review', 'approve', 'exit']);
+  });
+
+  it('maps each output under <node id>.<key> without out_map, and expands $input.<name> of the caller', async () => {
+    const { dir, graph } = pipelines({
+      'caller.dot': caller(', input.file="$input.repo/main.ts"'),
+      'review-one.dot': reviewOne,
+    });
+    const { result } = await runDot(graph, { workdir: dir, inputs: { repo: 'acme' } });
+    expect(result.nodeOutcomes.review?.contextUpdates).toEqual({
+      'review.verdict': 'approve',
+      'review.seen': 'acme/main.ts strict=',
+    });
+  });
+
+  it('fails the node without retrying, naming the field, the type, the value and the attribute to set', async () => {
+    const { dir, graph } = pipelines({
+      'caller.dot': caller(', input.strict="maybe", input.extra="1", max_retries=2'),
+      'review-one.dot': reviewOne,
+    });
+    const { result, logsRoot } = await runDot(graph, { workdir: dir, inputs: { repo: 'acme' } });
+    expect(result.nodeOutcomes.review).toMatchObject({
+      status: 'fail',
+      retryable: false,
+      failureReason: [
+        'Subgraph node "review" (graph_ref="review-one.dot"): The inputs of graph "ReviewOne" do not match its declaration (inputs="file: string, strict?: boolean"):',
+        '  - input "file" is required and missing (expected a string)',
+        '  - input "extra" is not declared',
+        '  - input "strict" must be true or false, got "maybe"',
+        'Fix: set input.file="...", input.strict="..." on "review" (a value, or $context.<key>, $input.<name>, $item.<name>); remove input.extra from "review" or declare it in the inputs of review-one.dot.',
+      ].join('\n'),
+    });
+    // The child never started.
+    expect(existsSync(join(logsRoot, 'review', 'child'))).toBe(false);
+  });
+
+  it('returns nothing from a failing child with outputs, and warns about an out_map output the child did not set', async () => {
+    const failing = reviewOne
+      .replace('start -> note -> check -> exit', 'start -> note -> check -> boom -> exit')
+      .replace(
+        '  start -> note',
+        '  boom [shape=parallelogram, tool_command="echo broken; exit 1"]\n  start -> note',
+      );
+    const broken = pipelines({ 'caller.dot': caller(', input.file="a.ts"'), 'review-one.dot': failing });
+    const failed = await runDot(broken.graph, { workdir: broken.dir, inputs: { repo: 'acme' } });
+    expect(failed.result.nodeOutcomes.review).toMatchObject({ status: 'fail', contextUpdates: {} });
+    expect(failed.result.nodeOutcomes.review?.failureReason).toContain('exited with code 1');
+    expect(failed.result.context.get('tool.output')).toBeUndefined();
+
+    const partial = pipelines({
+      'caller.dot': caller(
+        ', input.file="a.ts", out_map="verdict -> review.verdict, missing -> review.missing"',
+      ),
+      'review-one.dot': reviewOne.replace('outputs="verdict, seen"', 'outputs="verdict, seen, missing"'),
+    });
+    const { result, events } = await runDot(partial.graph, {
+      workdir: partial.dir,
+      inputs: { repo: 'acme' },
+    });
+    const warning =
+      'out_map of "review": the output has no field "missing", so "review.missing" is not set (the output has "verdict", "seen")';
+    expect(result.nodeOutcomes.review?.contextUpdates).toEqual({ 'review.verdict': 'approve' });
+    expect(result.nodeOutcomes.review?.notes).toContain(warning);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'stage.log', level: 'warn', message: warning }),
+    );
+  });
+
+  it('keeps every changed key flowing back from a child without outputs, and its inputs still typed', async () => {
+    const { dir, graph } = pipelines({
+      'caller.dot': caller(', input.file="src/b.ts"'),
+      'review-one.dot': reviewOne.replace(', outputs="verdict, seen"', ''),
+    });
+    const { result } = await runDot(graph, { workdir: dir, inputs: { repo: 'acme' } });
+    expect(result.nodeOutcomes.review?.contextUpdates).toMatchObject({
+      scratch: 'child only',
+      verdict: 'approve',
+      seen: 'src/b.ts strict=',
+      'tool.exit_code': 0,
+    });
+    expect(result.context.get('scratch')).toBe('child only');
+  });
+});

@@ -4,6 +4,7 @@ import {
   DIALECT_ALIASES,
   GRAPHVIZ_ATTRIBUTES,
   SPEC_HANDLER_DECLARATIONS,
+  SUBGRAPH_INPUT_PREFIX,
   SUBGRAPH_VARIABLE_PREFIX,
 } from '@attractor/graph';
 import type { AttributeOwner } from './pipeline-index.js';
@@ -92,7 +93,11 @@ export function describeKey(
     return lines.join('\n');
   }
   if (key.startsWith(SUBGRAPH_VARIABLE_PREFIX)) {
-    return `**${key}** · sub-pipeline variable\n\nSets \`${key.slice(SUBGRAPH_VARIABLE_PREFIX.length)}\` in the context of the pipeline \`graph_ref\` names; \`$goal\` and \`$context.<key>\` are expanded (spec §9.4).`;
+    return `**${key}** · sub-pipeline variable\n\nSets \`${key.slice(SUBGRAPH_VARIABLE_PREFIX.length)}\` in the context of the pipeline \`graph_ref\` names; \`$goal\`, \`$context.<key>\`, \`$input.<name>\` and \`$item.<as>\` are expanded (spec §9.4).`;
+  }
+  if (key.startsWith(SUBGRAPH_INPUT_PREFIX) && key.length > SUBGRAPH_INPUT_PREFIX.length) {
+    const name = key.slice(SUBGRAPH_INPUT_PREFIX.length);
+    return `**${key}** · sub-pipeline input\n\nGives the input \`${name}\` that the pipeline \`graph_ref\` names declares in its \`inputs\` (its \`$input.${name}\`); \`$goal\`, \`$context.<key>\`, \`$input.<name>\` and \`$item.<as>\` are expanded, and the value is read as \`attractor run --input\` reads it (README "Typed data").`;
   }
   if (GRAPHVIZ_ATTRIBUTES.has(key)) {
     return `**${key}** · Graphviz presentation attribute\n\nUsed when the graph is drawn; the run ignores it.`;

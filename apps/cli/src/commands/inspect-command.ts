@@ -4,6 +4,7 @@ import type { CliIo } from '../cli-io.js';
 import { createColors } from '../colors.js';
 import { formatTable } from '../display/format-table.js';
 import { formatCost, formatElapsed, formatTokens, oneLine, stateText } from '../display/format-values.js';
+import { stageName } from '../display/stage-name.js';
 import { findParentRun } from '../inspect/find-parent-run.js';
 import { type RunSummary, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath } from '../load-pipeline.js';
@@ -103,7 +104,7 @@ export function formatSummaryText(
     (cell) => colors.bold(cell),
   );
   const rows = summary.stages.map((stage) => [
-    `${'  '.repeat(stage.branchPath.length)}${stage.nodeId}`,
+    `${'  '.repeat(stage.branchPath.length)}${stageName(stage)}`,
     String(stage.visits),
     stateText(stage.state, colors),
     String(stage.attempts),

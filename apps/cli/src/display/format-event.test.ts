@@ -118,4 +118,36 @@ describe('foreach events (README "Typed data")', () => {
       }),
     ).toBe('⟲ each: 47 succeeded, 1 failed, 2 not started 2s');
   });
+
+  it("names the item on the lines of an item's stages (branchPath items/<n>), nested items by each index", () => {
+    const stage = { ...stamp, nodeId: 'check', index: 1, visit: 1, attempt: 1 };
+    const succeeded = (branchPath: string[]) =>
+      line({ ...stage, type: 'stage.completed', status: 'success', durationMs: 1500, branchPath });
+    expect(succeeded(['items/3'])).toBe('  ✔ check [3] 1.5s');
+    expect(
+      line({
+        ...stage,
+        type: 'stage.completed',
+        status: 'fail',
+        failureReason: 'command exited with code 3',
+        durationMs: 1500,
+        branchPath: ['items/1', 'items/4'],
+      }),
+    ).toBe('    ✖ check [1][4] fail 1.5s — command exited with code 3');
+    expect(
+      line({
+        ...stage,
+        type: 'stage.failed',
+        error: 'command exited with code 3',
+        willRetry: true,
+        durationMs: 1500,
+        branchPath: ['items/2'],
+      }),
+    ).toBe('  ↻ check [2] attempt 1 failed: command exited with code 3 — retrying');
+    expect(
+      line({ ...stage, type: 'stage.started', label: 'check', handlerType: 'tool', branchPath: ['items/0'] }),
+    ).toBe('  … check [0] (tool)');
+    // A parallel branch's path names no item.
+    expect(succeeded(['fork/a'])).toBe('  ✔ check 1.5s');
+  });
 });

@@ -2,6 +2,7 @@ import type { PipelineEvent, PipelineStartedEvent } from '@attractor/engine';
 import type { Colors } from '../colors.js';
 import { firstLine, formatElapsed, formatTokens, oneLine, stateIcon } from './format-values.js';
 import type { Verbosity } from './run-display.js';
+import { stageName } from './stage-name.js';
 
 /** Per-stage facts gathered across events (attempts, tokens) to print on the stage's completion line. */
 export interface StageTally {
@@ -52,7 +53,7 @@ export function formatEvent(
       return `${colors.cyan('▶')} ${colors.bold(event.name)}${event.goal === '' ? '' : ` — ${event.goal}`}${startNote(event, colors)}`;
     case 'stage.started':
       if (options.live) return undefined;
-      return `${indent}${colors.cyan('…')} ${event.nodeId} ${colors.dim(`${event.label === event.nodeId ? '' : `${event.label} `}(${event.handlerType}${event.attempt > 1 ? `, attempt ${event.attempt}` : ''})`)}`;
+      return `${indent}${colors.cyan('…')} ${stageName(event)} ${colors.dim(`${event.label === event.nodeId ? '' : `${event.label} `}(${event.handlerType}${event.attempt > 1 ? `, attempt ${event.attempt}` : ''})`)}`;
     case 'stage.completed': {
       const parts = [formatElapsed(event.durationMs)];
       const tally = options.tally;
@@ -70,14 +71,14 @@ export function formatEvent(
           ? ''
           : ` ${colors.red('—')} ${formatReason(event.failureReason, colors)}`;
       const label = event.preferredLabel === undefined ? '' : colors.dim(` → ${event.preferredLabel}`);
-      return `${indent}${stateIcon(event.status, colors)} ${event.nodeId}${outcome}${label} ${colors.dim(parts.join(' · '))}${reason}`;
+      return `${indent}${stateIcon(event.status, colors)} ${stageName(event)}${outcome}${label} ${colors.dim(parts.join(' · '))}${reason}`;
     }
     case 'stage.failed':
       if (!event.willRetry) return undefined;
-      return `${indent}${colors.yellow('↻')} ${event.nodeId} attempt ${event.attempt} failed: ${formatReason(event.error, colors)} ${colors.dim('— retrying')}`;
+      return `${indent}${colors.yellow('↻')} ${stageName(event)} attempt ${event.attempt} failed: ${formatReason(event.error, colors)} ${colors.dim('— retrying')}`;
     case 'stage.retrying':
       return verbose
-        ? `${indent}${colors.dim(`  next attempt of ${event.nodeId} in ${formatElapsed(event.delayMs)}`)}`
+        ? `${indent}${colors.dim(`  next attempt of ${stageName(event)} in ${formatElapsed(event.delayMs)}`)}`
         : undefined;
     case 'parallel.started':
       return `${indent}${colors.cyan('⑂')} ${event.nodeId}: ${event.branchCount} branches in parallel`;

@@ -27,7 +27,8 @@ function finalReason(reason: string, shown: ReadonlySet<string>): string {
 }
 
 /**
- * The final summary of `run` / `resume`: status, duration, run directory, and how to resume after a failure.
+ * The final summary of `run` / `resume`: status, duration, run directory, and how to resume after a failure (with
+ * what resuming does, `finish.resumeNote`).
  * `shown` holds the failure reasons stage lines printed whole (see {@link noteShownReason}); the summary refers to
  * them instead of printing them again. Default: none (the summary prints the whole reason).
  */
@@ -74,5 +75,8 @@ export function formatFinish(
   if (finish.output !== undefined)
     lines.push(`  output:        ${JSON.stringify(finish.output)} (output.json)`);
   if (finish.status !== 'success') lines.push(`  resume with:   ${colors.bold(finish.resumeCommand)}`);
+  if (finish.status === 'fail' && finish.resumeNote !== undefined) {
+    lines.push(`                 ${colors.dim(`(${finish.resumeNote})`)}`);
+  }
   return lines.join('\n');
 }

@@ -10,6 +10,8 @@ export interface RunFinish {
   readonly logsRoot: string;
   /** The command that resumes the run (shown after a failure or an interruption). */
   readonly resumeCommand: string;
+  /** After a failure: what resuming does (`createResumeNote`), printed under the resume command. */
+  readonly resumeNote?: string;
   /** Node executions of the whole run, in order. */
   readonly completedNodes: readonly string[];
   /**

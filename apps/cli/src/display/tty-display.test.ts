@@ -87,6 +87,21 @@ describe('createTtyDisplay', () => {
     expect(terminal.text()).toContain('✔ Pipeline succeeded in 3s (1 stage)\n  run directory: runs/x');
   });
 
+  it("names the item of a running foreach item's stage", () => {
+    const terminal = fakeTerminal();
+    const display = createTtyDisplay({
+      stdout: terminal.stream,
+      colors: createColors(false),
+      verbosity: 'normal',
+      now: () => 1200,
+    });
+    display.onEvent(started('check', ['items/0']));
+    display.onEvent(started('check', ['items/1']));
+    expect(terminal.text()).toContain('  ⠋ check [0] CHECK 0ms\n  ⠋ check [1] CHECK 0ms');
+    display.onEvent(completed('check', ['items/1']));
+    expect(terminal.text()).toContain('  ✔ check [1] 1.5s');
+  });
+
   it('draws on a terminal that reports no size (0 × 0) as on an 80 × 24 one, not one character per line', () => {
     const terminal = fakeTerminal({ columns: 0, rows: 0 });
     const display = createTtyDisplay({

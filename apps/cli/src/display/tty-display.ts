@@ -7,9 +7,12 @@ import { formatFinish, noteShownReason } from './format-finish.js';
 import { formatElapsed, formatTokens } from './format-values.js';
 import { updateTally } from './line-display.js';
 import type { RunDisplay, RunFinish, Verbosity } from './run-display.js';
+import { stageName } from './stage-name.js';
 
 interface ActiveStage {
   readonly nodeId: string;
+  /** The node id, with the index of each foreach item it runs in (`check [3]`). */
+  readonly name: string;
   readonly label: string;
   readonly indent: string;
   readonly startedMs: number;
@@ -64,7 +67,7 @@ export function createTtyDisplay(options: {
           : '';
       const attempt = stage.attempt > 1 ? ` · attempt ${stage.attempt}` : '';
       const label = stage.label === stage.nodeId ? '' : ` ${colors.dim(stage.label)}`;
-      const line = `${stage.indent}${symbol} ${stage.nodeId}${label} ${colors.dim(`${formatElapsed(now() - stage.startedMs)}${attempt}${tokens}`)}${stage.note === '' ? '' : colors.yellow(` ${stage.note}`)}`;
+      const line = `${stage.indent}${symbol} ${stage.name}${label} ${colors.dim(`${formatElapsed(now() - stage.startedMs)}${attempt}${tokens}`)}${stage.note === '' ? '' : colors.yellow(` ${stage.note}`)}`;
       return stage.streamed === ''
         ? line
         : `${line}\n${stage.indent}  ${colors.dim(streamTail(stage.streamed, Math.max(20, (stdout.columns || 100) - stage.indent.length - 4)))}`;
@@ -106,6 +109,7 @@ export function createTtyDisplay(options: {
         } else {
           active.set(key, {
             nodeId: event.nodeId,
+            name: stageName(event),
             label: event.label,
             indent: indentOf(event),
             startedMs: now(),

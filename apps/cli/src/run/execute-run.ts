@@ -27,6 +27,7 @@ import { type Colors, createColors } from '../colors.js';
 import { type CliConfig, lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 import { createJsonDisplay } from '../display/json-display.js';
 import { createLineDisplay } from '../display/line-display.js';
+import { createResumeNote } from '../display/resume-note.js';
 import type { RunDisplay, RunUsage, Verbosity } from '../display/run-display.js';
 import { createTtyDisplay } from '../display/tty-display.js';
 import { CliError } from '../errors/cli-error.js';
@@ -294,6 +295,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   let workspaceLine = '';
 
   let legStageCount = 0;
+  const resumeNote = createResumeNote();
   const controller = new AbortController();
   const observed = await startTelemetry({
     cli: cliOptions,
@@ -322,6 +324,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       announce();
       // inspect's route: the top-level stage completions (a parallel branch's or a child run's are not stages here).
       if (event.type === 'stage.completed' && (event.branchPath?.length ?? 0) === 0) legStageCount += 1;
+      resumeNote.onEvent(event);
       display.onEvent(event);
     },
     ...(cliOptions.maxSteps === undefined ? {} : { maxSteps: cliOptions.maxSteps }),
@@ -362,12 +365,15 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   try {
     const result = await (await run).result;
     announce();
+    const note = resumeNote.text();
     display.finish({
       status: result.status,
       ...(result.failureReason === undefined ? {} : { failureReason: result.failureReason }),
       durationMs: result.durationMs,
       logsRoot: displayPath(result.logsRoot, io.cwd),
       resumeCommand: `${resumeCommand(displayPath(result.logsRoot, io.cwd))}${raisedLimit(result)}`,
+      // A run stopped by a limit resumes with a bigger one (raisedLimit): nothing failed to run again.
+      ...(note === undefined || raisedLimit(result) !== '' ? {} : { resumeNote: note }),
       completedNodes: result.completedNodes,
       ...(result.output === undefined ? {} : { output: result.output }),
       // A loop_restart continued the run in another directory: that run has no earlier legs to add.

@@ -3,6 +3,7 @@
  * custom model provider with `wire_api = "responses"`.
  */
 import type { ServerResponse } from 'node:http';
+import { strictSchemaProblem } from '@attractor/graph';
 import { type ScriptedTurn, type WireProtocol, writeEvent } from './scripted-server.js';
 
 interface InputItem {
@@ -49,7 +50,29 @@ export const openaiResponsesWire: WireProtocol = {
       },
     };
   },
-  write(response: ServerResponse, turn: ScriptedTurn, { call }) {
+  write(response: ServerResponse, turn: ScriptedTurn, { call, body }) {
+    // Like OpenAI: a strict JSON Schema format whose schema strict mode does not take is refused.
+    const format = (
+      body as { text?: { format?: { type?: string; name?: string; strict?: boolean; schema?: unknown } } }
+    ).text?.format;
+    const problem =
+      format?.type === 'json_schema' && format.strict === true
+        ? strictSchemaProblem(format.schema)
+        : undefined;
+    if (problem !== undefined) {
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          error: {
+            message: `Invalid schema for response_format '${format?.name ?? 'response'}': ${problem}`,
+            type: 'invalid_request_error',
+            param: 'text.format.schema',
+            code: 'invalid_json_schema',
+          },
+        }),
+      );
+      return;
+    }
     if ('httpError' in turn) {
       response.writeHead(turn.httpError, { 'content-type': 'application/json' });
       response.end(

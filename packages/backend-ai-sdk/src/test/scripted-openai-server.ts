@@ -3,11 +3,14 @@
  * Completions API (`POST /v1/chat/completions`) and Responses API (`POST /v1/responses`), Anthropic's Messages
  * API (`POST /v1/messages`) and Gemini's `POST /v1beta/models/{model}:generateContent` /
  * `:streamGenerateContent`, streaming and not, answers each model request with the next step of a script, and
- * records every request. The only fake in our end-to-end tests is the LLM (CONTRIBUTING.md "Writing tests");
+ * records every request. Like OpenAI, it refuses (400) a strict JSON Schema response format whose schema strict mode
+ * does not take (an open object, an optional property). The only fake in our end-to-end tests is the LLM (CONTRIBUTING.md "Writing tests");
  * the real `@ai-sdk/*` clients talk to it over HTTP.
  */
+
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { strictSchemaProblem } from '@attractor/graph';
 import { sendAnthropic, sendAnthropicError } from './anthropic-wire-replies.js';
 import { sendGemini, sendGeminiError } from './gemini-wire-replies.js';
 import { sendChat, sendError, sendResponses } from './openai-wire-replies.js';
@@ -123,6 +126,11 @@ export async function startScriptedOpenAIServer(
         });
         return;
       }
+      const strictProblem = api === 'chat' || api === 'responses' ? strictFormatProblem(body) : undefined;
+      if (strictProblem !== undefined) {
+        sendError(response, { type: 'error', status: 400, message: strictProblem });
+        return;
+      }
       const step = script.shift() ?? options.fallback ?? exhausted(requests.length);
       const reply = typeof step === 'function' ? step(record) : step;
       sequence += 1;
@@ -160,6 +168,28 @@ function exhausted(count: number): ScriptedReply {
     message: `Scripted server: the script is exhausted (request #${count} has no scripted reply).`,
     code: 'script_exhausted',
   };
+}
+
+/**
+ * OpenAI's answer to a strict JSON Schema response format (Chat Completions `response_format.json_schema`, Responses
+ * `text.format`) whose schema strict mode does not take ({@link strictSchemaProblem}), or `undefined`.
+ */
+function strictFormatProblem(body: unknown): string | undefined {
+  const request = (body ?? {}) as {
+    response_format?: { type?: string; json_schema?: { name?: string; strict?: boolean; schema?: unknown } };
+    text?: { format?: { type?: string; name?: string; strict?: boolean; schema?: unknown } };
+  };
+  const format =
+    request.response_format?.type === 'json_schema'
+      ? request.response_format.json_schema
+      : request.text?.format?.type === 'json_schema'
+        ? request.text.format
+        : undefined;
+  if (format?.strict !== true) return undefined;
+  const problem = strictSchemaProblem(format.schema);
+  return problem === undefined
+    ? undefined
+    : `Invalid schema for response_format '${format.name ?? 'response'}': ${problem}`;
 }
 
 function parseJson(raw: string): unknown {

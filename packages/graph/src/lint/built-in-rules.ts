@@ -51,6 +51,7 @@ import { startPromptRule } from './rules/start-prompt.js';
 import { stylesheetPropertyRule } from './rules/stylesheet-property.js';
 import { stylesheetSelectorUnmatchedRule } from './rules/stylesheet-selector-unmatched.js';
 import { stylesheetSyntaxRule } from './rules/stylesheet-syntax.js';
+import { subgraphInputRule } from './rules/subgraph-input.js';
 import { subgraphRefRule } from './rules/subgraph-ref.js';
 import { terminalNodeRule } from './rules/terminal-node.js';
 import { toolCommandRequiredRule } from './rules/tool-command-required.js';
@@ -106,6 +107,7 @@ export const BUILT_IN_RULES: readonly LintRule[] = [
   humanDefaultChoiceRule,
   managerChildDotfileRule,
   subgraphRefRule,
+  subgraphInputRule,
   parallelFanInRule,
   fanInWithoutParallelRule,
   joinPolicyOptionsRule,

@@ -9,6 +9,7 @@ import type { Graph, GraphAttribute, GraphNode } from '../graph.js';
 import { handlerTraits } from '../handler-traits.js';
 import type { Diagnostic } from './diagnostic.js';
 import { attributeSpan, nodeSpan, plainSpan } from './source-location.js';
+import { checkSubgraphInterface } from './subgraph-interface.js';
 
 /** How deep sub-pipelines may nest before validation stops following them. */
 export const MAX_GRAPH_REF_DEPTH = 16;
@@ -42,14 +43,14 @@ export interface GraphRefCheck {
     source: string,
     filename: string,
     chain: readonly string[],
-  ) => { readonly diagnostics: readonly Diagnostic[] };
+  ) => { readonly graph?: Graph; readonly diagnostics: readonly Diagnostic[] };
   /** Findings per referenced file, shared by one top-level `prepareGraph` call. */
   readonly cache: Map<string, FileFinding>;
 }
 
-/** The problem of one referenced file, or none. */
+/** The problem of one referenced file, or none (with the file's graph, for the checks of its interface). */
 export type FileFinding =
-  | { readonly ok: true }
+  | { readonly ok: true; readonly graph?: Graph }
   | { readonly ok: false; readonly message: string; readonly fix: string };
 
 /** The child DOT file a node runs, as written, with the attribute that names it (see {@link childPipelineRef}). */
@@ -92,7 +93,8 @@ export function childPipelineRef(graph: Graph, node: GraphNode): ChildPipelineRe
  * exist or cannot be read, when it has errors of its own (the first is quoted with its `file:line:col`), when it
  * leads back to a file on the way here (a cycle), or when nesting passes {@link MAX_GRAPH_REF_DEPTH}. Each
  * diagnostic points at the attribute's value (for a manager loop's graph-level `stack.child_dotfile`, the graph
- * attribute's).
+ * attribute's). A `subgraph` node whose file is valid is checked against the child's `inputs` and `outputs`
+ * (`checkSubgraphInterface`: rules `subgraph_input`, `out_map_field`).
  */
 export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
@@ -109,7 +111,12 @@ export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[]
       },
       check,
     );
-    if (finding.ok) continue;
+    if (finding.ok) {
+      if (child.key === 'graph_ref' && finding.graph !== undefined) {
+        diagnostics.push(...checkSubgraphInterface({ graph, node, child: finding.graph, ref: child.ref }));
+      }
+      continue;
+    }
     const span = attributeSpan(child.attribute, nodeSpan(node));
     diagnostics.push({
       rule: child.key === 'graph_ref' ? 'subgraph_ref' : 'manager_child_dotfile',
@@ -190,7 +197,8 @@ function readAndPrepare(file: FileRef, check: GraphRefCheck): FileFinding {
   }
   const prepared = check.prepare(source, path, [...check.chain, path]);
   const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-  if (errors.length === 0) return { ok: true };
+  if (errors.length === 0)
+    return prepared.graph === undefined ? { ok: true } : { ok: true, graph: prepared.graph };
   const first = errors[0]!;
   const where =
     first.span === undefined ? path : `${path}:${first.span.start.line}:${first.span.start.column}`;

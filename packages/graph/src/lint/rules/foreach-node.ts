@@ -1,55 +1,111 @@
+import type { SourceSpan } from '@attractor/dot';
 import { itemVariableNames } from '../../expand-variables.js';
 import { findJoinNode } from '../../find-join-node.js';
 import { foreachListKey } from '../../foreach-list-key.js';
 import type { Graph, GraphNode } from '../../graph.js';
-import { declaresAttribute } from '../../spec-handler-declarations.js';
 import type { Diagnostic, LintContext, LintRule } from '../diagnostic.js';
-import { attributeSpan, nodeSpan, spanInAttribute } from '../source-location.js';
+import { didYouMean } from '../did-you-mean.js';
+import { isForeachNode } from '../is-foreach-node.js';
+import { attributeSpan, nodeSpan, replacing, spanInAttribute, valueEdit } from '../source-location.js';
 
 /**
  * `foreach` (README "Typed data"): a foreach node (a handler that fans out and reads `over`) needs `over` (ERROR),
  * exactly one outgoing edge, to its body (ERROR), a join where its body ends, a fan-in (ERROR), and a `collect` that
  * is a declared list field, `state="<field>: append"` (ERROR). `over` should name a declared list: a `state` field
  * with the `append` rule or a list input (`inputs="files: string[]"`) (WARNING: an undeclared key holding a list when
- * the node runs works, as the untyped context does everywhere). In a graph with foreach nodes, a prompt or
+ * the node runs works, as the untyped context does everywhere; the fix names a declared list near it), and
+ * `max_parallel` written on a `mode=serial` foreach has no effect (WARNING). In a graph with foreach nodes, a prompt or
  * `tool_command` using `$item.<name>` outside the body of every foreach that binds `<name>` (`as`, default `item`)
- * is sent as written (WARNING); a graph without any is taken for a sub-pipeline a foreach body runs.
- * Wrong `mode` and `on_item_error` values are `attribute_type`'s.
+ * is an ERROR: a tool command would run with an empty value there, a prompt would show the variable as written. The
+ * fix names what the enclosing foreach binds (a near name as an edit: `$item.fiel` → `$item.file`), or, outside every
+ * foreach body, where items are bound. A graph without any foreach node is taken for a sub-pipeline a foreach body
+ * runs (its items are bound by the parent). Wrong `mode` and `on_item_error` values are `attribute_type`'s.
  */
 export const foreachNodeRule: LintRule = {
   name: 'foreach',
   apply(graph, context) {
     const diagnostics: Diagnostic[] = [];
-    /** The item names bound around each node: the `as` of every foreach whose body holds it. */
-    const bound = new Map<string, Set<string>>();
+    const foreaches: Binder[] = [];
+    /** The foreach nodes around each node: those whose body holds it, outermost first. */
+    const enclosing = new Map<string, Binder[]>();
     for (const node of graph.nodes.values()) {
-      if (!isForeach(node, context)) continue;
+      if (!isForeachNode(node, context)) continue;
       diagnostics.push(...foreachProblems(graph, node, context));
-      const name = node.attributes.as?.value.trim() || 'item';
-      for (const id of bodyOf(graph, node, context)) bound.set(id, (bound.get(id) ?? new Set()).add(name));
+      const binder: Binder = {
+        id: node.id,
+        name: node.attributes.as?.value.trim() || 'item',
+        join: findJoinNode(graph, node.id, { traitsOf: context.traitsOf }),
+      };
+      foreaches.push(binder);
+      for (const id of bodyOf(graph, node, context))
+        enclosing.set(id, [...(enclosing.get(id) ?? []), binder]);
     }
     // A graph without foreach nodes may be the sub-pipeline of a foreach body: its items are bound by the parent.
-    if (![...graph.nodes.values()].some((node) => isForeach(node, context))) return diagnostics;
+    if (foreaches.length === 0) return diagnostics;
     for (const node of graph.nodes.values()) {
+      const around = enclosing.get(node.id) ?? [];
       for (const attribute of [node.attributes.prompt, node.attributes.tool_command]) {
         if (attribute === undefined) continue;
         for (const { name, offset } of itemVariableNames(attribute.value)) {
-          if (bound.get(node.id)?.has(name) === true) continue;
+          if (around.some((binder) => binder.name === name)) continue;
           const span = spanInAttribute(graph, attribute, { offset, length: name.length + 6 });
-          diagnostics.push({
-            rule: 'foreach',
-            severity: 'warning',
-            nodeId: node.id,
-            message: `The ${attribute.key} of "${node.id}" uses $item.${name}, but no foreach whose body holds "${node.id}" binds "${name}": it stays as written.`,
-            fix: `Run "${node.id}" in the body of a foreach with as="${name}" (between the foreach node and its fan-in).`,
-            ...(span === undefined ? {} : { span }),
-          });
+          diagnostics.push(unboundItem({ node, attribute: attribute.key, name, around, foreaches, span }));
         }
       }
     }
     return diagnostics;
   },
 };
+
+/** A foreach node as its body's stages see it: the item name it binds and the fan-in its body ends at. */
+interface Binder {
+  readonly id: string;
+  readonly name: string;
+  readonly join: string | undefined;
+}
+
+/** The error for `$item.<name>` that no foreach around `node` binds. */
+function unboundItem(input: {
+  readonly node: GraphNode;
+  readonly attribute: string;
+  readonly name: string;
+  readonly around: readonly Binder[];
+  readonly foreaches: readonly Binder[];
+  readonly span: SourceSpan | undefined;
+}): Diagnostic {
+  const { node, attribute, name, around, span } = input;
+  const effect =
+    attribute === 'tool_command'
+      ? 'the command would run with an empty value there'
+      : `the model would see "$item.${name}" as written`;
+  const binds = (binders: readonly Binder[]) =>
+    binders.map((binder) => `foreach "${binder.id}" binds $item.${binder.name}`).join(', ');
+  const base = { rule: 'foreach', severity: 'error', nodeId: node.id } as const;
+  if (around.length === 0) {
+    const binders = input.foreaches.filter((binder) => binder.name === name);
+    const shown = binders.length === 0 ? input.foreaches : binders;
+    return {
+      ...base,
+      message: `The ${attribute} of "${node.id}" uses $item.${name}, but "${node.id}" is in no foreach body (the nodes between a foreach node and its fan-in), so no item is bound there: ${effect}.`,
+      fix: `Use $item.${name} only between a foreach node and its fan-in (here ${shown.map((binder) => `${binds([binder])}${binder.join === undefined ? '' : `, up to "${binder.join}"`}`).join('; ')}); after the fan-in, read the items' results from a declared state field or the foreach's collect list.`,
+      ...(span === undefined ? {} : { span }),
+    };
+  }
+  const meant = didYouMean(
+    name,
+    around.map((binder) => binder.name),
+  );
+  const innermost = around.at(-1)!;
+  return {
+    ...base,
+    message: `The ${attribute} of "${node.id}" uses $item.${name}, but the foreach around "${node.id}" binds ${around.map((binder) => `$item.${binder.name} (foreach "${binder.id}")`).join(' and ')}, not "${name}": ${effect}.`,
+    fix:
+      meant === undefined
+        ? `The ${binds(around)}: write $item.${innermost.name}, or set as="${name}" on "${innermost.id}".`
+        : `The ${binds(around)}; did you mean $item.${meant}?`,
+    ...replacing(span, meant === undefined ? undefined : `$item.${meant}`),
+  };
+}
 
 /** The nodes of a foreach's body: reachable from its body edge without passing its join. */
 function bodyOf(graph: Graph, node: GraphNode, context: LintContext): Set<string> {
@@ -67,10 +123,6 @@ function bodyOf(graph: Graph, node: GraphNode, context: LintContext): Set<string
   return body;
 }
 
-function isForeach(node: GraphNode, context: LintContext): boolean {
-  return context.traitsOf(node).fansOut === true && declaresAttribute(context.declarationOf(node), 'over');
-}
-
 function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): Diagnostic[] {
   const base = { rule: 'foreach', nodeId: node.id } as const;
   const diagnostics: Diagnostic[] = [];
@@ -85,14 +137,21 @@ function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): D
     });
   } else if (!isDeclaredList(graph, foreachListKey(over))) {
     const key = foreachListKey(over);
+    const declaration = key.startsWith('input.')
+      ? `the input as a list: graph [inputs="${key.slice('input.'.length)}: string[]"].`
+      : `it: graph [state="${key}: append"].`;
+    const meant = nearDeclaredList(graph, over);
+    const attribute = node.attributes.over!;
     diagnostics.push({
       ...base,
       severity: 'warning',
       message: `Foreach node "${node.id}" goes over "${key}", which the graph does not declare as a list (a state field with the append rule, or a list input): the run fails there unless the context holds a list by then.`,
-      fix: key.startsWith('input.')
-        ? `Declare the input as a list: graph [inputs="${key.slice('input.'.length)}: string[]"].`
-        : `Declare it: graph [state="${key}: append"].`,
-      span: attributeSpan(node.attributes.over, nodeSpan(node)),
+      fix:
+        meant === undefined
+          ? `Declare ${declaration}`
+          : `Did you mean over="${meant}"? Otherwise declare ${declaration}`,
+      span: attributeSpan(attribute, nodeSpan(node)),
+      ...(meant === undefined ? {} : valueEdit(attribute, meant)),
     });
   }
   const edges = graph.outgoing(node.id);
@@ -113,6 +172,16 @@ function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): D
       span: edges[0]!.span ?? nodeSpan(node),
     });
   }
+  const maxParallel = node.attributes.max_parallel;
+  if (node.attributes.mode?.value.trim() === 'serial' && maxParallel?.origin === 'explicit') {
+    diagnostics.push({
+      ...base,
+      severity: 'warning',
+      message: `Foreach node "${node.id}" runs its items one after another (mode=serial), so max_parallel=${maxParallel.value.trim()} has no effect.`,
+      fix: `Remove max_parallel from "${node.id}", or write mode=parallel to run up to ${maxParallel.value.trim()} items at once.`,
+      span: maxParallel.keySpan ?? attributeSpan(maxParallel, nodeSpan(node)),
+    });
+  }
   const collect = node.attributes.collect?.value.trim();
   if (collect !== undefined && graph.settings.state[collect] !== 'append') {
     diagnostics.push({
@@ -124,6 +193,30 @@ function foreachProblems(graph: Graph, node: GraphNode, context: LintContext): D
     });
   }
   return diagnostics;
+}
+
+/**
+ * The `over` a misspelled or misplaced `over` was likely meant to be: a declared list (a `state` field with the
+ * append rule, a list input) whose name is the one written (`over="files"` for the input `files`: `input.files`) or
+ * near it (`state.flies`: `state.files`), written with the prefix `over` had (`state.`, `context.` or none; `state.`
+ * after `input.`).
+ */
+function nearDeclaredList(graph: Graph, over: string): string | undefined {
+  const key = foreachListKey(over);
+  const name = key.startsWith('input.') ? key.slice('input.'.length) : key;
+  const written = over.trim();
+  const prefix = key.startsWith('input.') ? 'state.' : written.slice(0, written.length - key.length);
+  const candidates = new Map<string, string>();
+  for (const field of graph.settings.inputs?.kind === 'fields' ? graph.settings.inputs.fields : []) {
+    if (field.type.endsWith('[]') || field.type === 'any') candidates.set(field.name, `input.${field.name}`);
+  }
+  for (const [field, rule] of Object.entries(graph.settings.state)) {
+    if (rule === 'append') candidates.set(field, `${prefix}${field}`);
+  }
+  const same = candidates.get(name);
+  if (same !== undefined) return same === written ? undefined : same;
+  const near = didYouMean(name, candidates.keys());
+  return near === undefined ? undefined : candidates.get(near);
 }
 
 /**

@@ -272,6 +272,27 @@ describe('join_merge (README "Workspaces")', () => {
     expect(lintRule(block('a [shape=diamond]'), 'join_merge')).toEqual([]);
   });
 
+  it('says items, not branches, for a foreach, and is silent for a graph that runs in place', () => {
+    const foreach = (graphAttributes: string) =>
+      `digraph G {\n  graph [state="files: append"${graphAttributes}]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  each [type="foreach", over="files", as="file"]\n  lint [shape=parallelogram, tool_command="eslint $item.file"]\n  join [shape=tripleoctagon]\n  start -> each -> lint -> join -> exit\n}`;
+    const [diagnostic] = diagnosticsOf(foreach(''), 'join_merge');
+    expect(diagnostic?.message).toBe(
+      'The items of foreach node "each" run stages that may change files ("lint"), and fan-in "join" does not say how their files come together: in a git workspace each item works in a worktree of its own and the fan-in merges them with git.',
+    );
+    expect(diagnostic?.fix).toBe(
+      'Add join_merge="git" (merge every successful item; a conflict fails the fan-in), join_merge="pick" (the selected item\'s files) or join_merge="none" to "join".',
+    );
+    // In place every item and branch works in the one directory: the fan-in merges nothing, join_merge is inert.
+    expect(lintRule(foreach(', workspace="in-place"'), 'join_merge')).toEqual([]);
+    expect(
+      lintRule(
+        block('a [prompt="A"]').replace('digraph G {', 'digraph G {\n  graph [workspace="in-place"]'),
+        'join_merge',
+      ),
+    ).toEqual([]);
+    expect(lintRule(foreach(', workspace="copy"'), 'join_merge')).toEqual(['warning 7:3 join']);
+  });
+
   it('types the value and the graph attribute workspace', () => {
     expect(lintRule(block('a [prompt="A"]', ', join_merge=octopus'), 'attribute_type')).toEqual([
       'error 7:41 join',

@@ -166,6 +166,51 @@ describe('foreach (README "Typed data")', () => {
     ).toBe('Declare the input as a list: graph [inputs="files: string[]"].');
   });
 
+  it('names the declared list a misspelled over was meant to be, as an edit', () => {
+    const source = pipeline('state="files: append, notes: replace"', each('over="state.flies"'));
+    const [found] = diagnosticsOf(source, 'foreach');
+    expect(found?.message).toBe(
+      'Foreach node "each" goes over "flies", which the graph does not declare as a list (a state field with the append rule, or a list input): the run fails there unless the context holds a list by then.',
+    );
+    expect(found?.fix).toBe(
+      'Did you mean over="state.files"? Otherwise declare it: graph [state="flies: append"].',
+    );
+    expect(found?.edits?.map((edit) => edit.text)).toEqual(['"state.files"']);
+    const input = pipeline('inputs="files: string[]"', each('over="input.flies"'));
+    expect(diagnosticsOf(input, 'foreach')[0]?.fix).toBe(
+      'Did you mean over="input.files"? Otherwise declare the input as a list: graph [inputs="flies: string[]"].',
+    );
+    // A state key meant as an input, and the other way round.
+    expect(diagnosticsOf(pipeline('inputs="files: string[]"', each('over="files"')), 'foreach')[0]?.fix).toBe(
+      'Did you mean over="input.files"? Otherwise declare it: graph [state="files: append"].',
+    );
+    // Nothing near: no guess.
+    expect(diagnosticsOf(pipeline('state="files: append"', each('over="reviews"')), 'foreach')[0]?.fix).toBe(
+      'Declare it: graph [state="reviews: append"].',
+    );
+  });
+
+  it('warns that max_parallel has no effect in serial mode, at max_parallel', () => {
+    const source = pipeline('state="files: append"', each('over="files", mode=serial, max_parallel=8'));
+    expect(lintRule(source, 'foreach')).toEqual(['warning 5:52 each']);
+    const [found] = diagnosticsOf(source, 'foreach');
+    expect(found?.message).toBe(
+      'Foreach node "each" runs its items one after another (mode=serial), so max_parallel=8 has no effect.',
+    );
+    expect(found?.fix).toBe(
+      'Remove max_parallel from "each", or write mode=parallel to run up to 8 items at once.',
+    );
+    expect(
+      lintRule(pipeline('state="files: append"', each('over="files", max_parallel=8')), 'foreach'),
+    ).toEqual([]);
+    // A default for every node (node [max_parallel=...]) is not written on the foreach: nothing to say.
+    const inherited = pipeline(
+      'state="files: append"',
+      `  node [max_parallel=2]\n${each('over="files", mode=serial')}`,
+    );
+    expect(lintRule(inherited, 'foreach')).toEqual([]);
+  });
+
   it('reports a missing over, a missing join, extra edges and an undeclared collect field as errors', () => {
     expect(lintRule(pipeline('goal="x"', each('mode=serial')), 'foreach')).toEqual(['error 5:3 each']);
     const noJoin = pipeline(
@@ -191,16 +236,35 @@ describe('foreach (README "Typed data")', () => {
     );
   });
 
-  it('warns at $item.<name> outside the body of a foreach binding <name>; prompt_variable leaves $item alone', () => {
+  it('reports $item.<name> that no enclosing foreach binds as an error, naming what the foreach binds', () => {
     const source = pipeline(
       'state="files: append"',
-      '  each [type="foreach", over="files", as="file"]\n  work [prompt="Review $item.file and $item.other"]\n  join [shape=tripleoctagon]\n  after [shape=parallelogram, tool_command="echo $item.file"]\n  start -> each -> work -> join -> after -> exit',
+      '  each [type="foreach", over="files", as="file"]\n  work [prompt="Review $item.file and $item.fiel"]\n  lint [shape=parallelogram, tool_command="eslint $item.fiel"]\n  join [shape=tripleoctagon]\n  after [shape=parallelogram, tool_command="echo $item.file"]\n  start -> each -> work -> lint -> join -> after -> exit',
     );
-    expect(diagnosticsOf(source, 'foreach').map((diagnostic) => diagnostic.message)).toEqual([
-      'The prompt of "work" uses $item.other, but no foreach whose body holds "work" binds "other": it stays as written.',
-      'The tool_command of "after" uses $item.file, but no foreach whose body holds "after" binds "file": it stays as written.',
+    const found = diagnosticsOf(source, 'foreach');
+    expect(found.map((diagnostic) => `${diagnostic.severity} ${diagnostic.message}`)).toEqual([
+      'error The prompt of "work" uses $item.fiel, but the foreach around "work" binds $item.file (foreach "each"), not "fiel": the model would see "$item.fiel" as written.',
+      'error The tool_command of "lint" uses $item.fiel, but the foreach around "lint" binds $item.file (foreach "each"), not "fiel": the command would run with an empty value there.',
+      'error The tool_command of "after" uses $item.file, but "after" is in no foreach body (the nodes between a foreach node and its fan-in), so no item is bound there: the command would run with an empty value there.',
     ]);
+    expect(found.map((diagnostic) => diagnostic.fix)).toEqual([
+      'The foreach "each" binds $item.file; did you mean $item.file?',
+      'The foreach "each" binds $item.file; did you mean $item.file?',
+      'Use $item.file only between a foreach node and its fan-in (here foreach "each" binds $item.file, up to "join"); after the fan-in, read the items\' results from a declared state field or the foreach\'s collect list.',
+    ]);
+    expect(lintRule(source, 'foreach')).toEqual(['error 6:39 work', 'error 7:51 lint', 'error 9:50 after']);
+    // The typo's fix is an edit to the bound name.
+    expect(found[1]?.edits?.map((edit) => edit.text)).toEqual(['$item.file']);
+    expect(found[2]?.edits).toBeUndefined();
     expect(lintRule(source, 'prompt_variable')).toEqual([]);
+    // A name far from every bound one gets no guess, but still the bound names.
+    const far = pipeline(
+      'state="files: append"',
+      '  each [type="foreach", over="files"]\n  work [shape=parallelogram, tool_command="echo $item.path"]\n  join [shape=tripleoctagon]\n  start -> each -> work -> join -> exit',
+    );
+    expect(diagnosticsOf(far, 'foreach').map((diagnostic) => diagnostic.fix)).toEqual([
+      'The foreach "each" binds $item.item: write $item.item, or set as="path" on "each".',
+    ]);
     // Without foreach nodes the graph may be a sub-pipeline run by a foreach body.
     const child = pipeline(
       'goal="x"',
@@ -413,5 +477,101 @@ describe('input_variable and prompt_variable: near names and what is expanded (i
       ].join('\n'),
     );
     expect(lintRule(merge, 'prompt_variable')).toEqual(['warning 9:22 other']);
+  });
+});
+
+describe('subgraph_input and out_map_field of a sub-pipeline node (README "Typed data", issue 29)', () => {
+  const child = `digraph ReviewOne {
+  graph [inputs="file: string, strict?: boolean", outputs="verdict"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  check [shape=parallelogram, tool_command="echo '{\\"verdict\\": \\"ok\\"}'", output_schema="verdict: string", out_map="verdict -> verdict"]
+  start -> check -> exit
+}
+`;
+  const files: Record<string, string> = {
+    'review-one.dot': child,
+    'plain.dot': 'digraph Plain { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }\n',
+  };
+  const readGraphFile = (path: string) => files[path];
+  const parent = (attributes: string, ref = 'review-one.dot') =>
+    pipeline(
+      'goal="x"',
+      `  review [type="subgraph", graph_ref="${ref}"${attributes}]\n  start -> review -> exit`,
+    );
+
+  it('accepts the inputs and outputs the child declares, also a path into an output', () => {
+    const source = parent(
+      ', input.file="$context.target", input.strict="true", out_map="verdict -> review.verdict"',
+    );
+    for (const rule of [
+      'subgraph_input',
+      'out_map_field',
+      'unknown_attribute',
+      'inert_attribute',
+      'attribute_type',
+    ]) {
+      expect(lintRule(source, rule, { readGraphFile })).toEqual([]);
+    }
+    expect(
+      lintRule(parent(', input.file="a", out_map="verdict.text -> t"'), 'out_map_field', { readGraphFile }),
+    ).toEqual([]);
+  });
+
+  it('reports an undeclared input at its key with the near name, and a required input not given at the node', () => {
+    const source = parent(', input.fille="a.ts", input.strict="true"');
+    expect(lintRule(source, 'subgraph_input', { readGraphFile })).toEqual([
+      'error 5:3 review',
+      'error 5:56 review',
+    ]);
+    const [missing, undeclared] = diagnosticsOf(source, 'subgraph_input', { readGraphFile });
+    expect(missing?.message).toBe(
+      'Subgraph node "review" does not give the required input "file" (string) of review-one.dot, so the run of "review" fails.',
+    );
+    expect(missing?.fix).toBe(
+      'Add input.file="..." to "review" (a value, or $context.<key>, $input.<name>, $item.<name>).',
+    );
+    expect(undeclared?.message).toBe(
+      'Subgraph node "review" gives input "fille", which review-one.dot does not declare (it declares "file", "strict"), so the run of "review" fails.',
+    );
+    expect(undeclared?.fix).toBe('Did you mean "input.file"? Rename input.fille to input.file.');
+    expect(undeclared?.edits?.map((edit) => edit.text)).toEqual(['"input.file"']);
+    // Without a reader the child is not read: only the name's form is checked.
+    expect(lintRule(source, 'subgraph_input')).toEqual([]);
+    expect(lintRule(parent(', "input.the-file"="a"'), 'subgraph_input')).toEqual(['error 5:56 review']);
+  });
+
+  it('reports an input given to a child that declares none', () => {
+    const source = parent(', input.file="a"', 'plain.dot');
+    expect(diagnosticsOf(source, 'subgraph_input', { readGraphFile }).map((found) => found.message)).toEqual([
+      'Subgraph node "review" gives input "file", but plain.dot declares no inputs, so the run of "review" fails.',
+    ]);
+  });
+
+  it('reports an out_map field that is not among the child outputs, at the field, with the near key', () => {
+    const source = parent(', input.file="a", out_map="verdit -> review.verdict"');
+    expect(lintRule(source, 'out_map_field', { readGraphFile })).toEqual(['error 5:81 review']);
+    const [diagnostic] = diagnosticsOf(source, 'out_map_field', { readGraphFile });
+    expect(diagnostic?.message).toBe(
+      'The out_map of "review" maps the field "verdit", which is not among the outputs of review-one.dot ("verdict"): "review.verdict" would never be set.',
+    );
+    expect(diagnostic?.fix).toBe('Did you mean "verdict"? Write out_map="verdict -> review.verdict".');
+    const none = parent(', out_map="verdict -> v"', 'plain.dot');
+    expect(diagnosticsOf(none, 'out_map_field', { readGraphFile }).map((found) => found.message)).toEqual([
+      'The out_map of "review" maps the field "verdict", but plain.dot declares no outputs: "v" would never be set.',
+    ]);
+  });
+});
+
+describe('input_variable in the var.* and input.* values of a sub-pipeline node (README "Typed data")', () => {
+  it("reports a $input.<name> the caller's inputs do not declare, with the near name", () => {
+    const source = pipeline(
+      'inputs="repo: string"',
+      '  review [type="subgraph", graph_ref="child.dot", input.file="$input.rpo/a.ts", var.base="$input.repo"]\n  start -> review -> exit',
+    );
+    expect(lintRule(source, 'input_variable')).toEqual(['error 5:63 review']);
+    expect(diagnosticsOf(source, 'input_variable')[0]?.message).toBe(
+      'The input.file of "review" uses $input.rpo, but the graph\'s inputs do not declare "rpo" (they declare "repo").',
+    );
   });
 });

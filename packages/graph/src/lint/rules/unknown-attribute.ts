@@ -4,6 +4,7 @@ import {
   attributeDefinition,
   DIALECT_ALIASES,
   GRAPHVIZ_ATTRIBUTES,
+  SUBGRAPH_INPUT_PREFIX,
   SUBGRAPH_VARIABLE_PREFIX,
 } from '../../attribute-schema.js';
 import { declaresAttribute } from '../../spec-handler-declarations.js';
@@ -44,8 +45,8 @@ function suggestion(key: string, scope: AttributeScope): string | undefined {
 /**
  * `unknown_attribute` (WARNING): a key Attractor does not know (spec Appendix A, handler keys,
  * Graphviz presentation attributes) or a known key written where it has no effect (a `condition` on
- * a node). Suggests the closest known key. Unknown keys stay readable by custom handlers. `var.<name>` keys are
- * known on `subgraph` nodes (the child pipeline's variables).
+ * a node). Suggests the closest known key. Unknown keys stay readable by custom handlers. `var.<name>` and
+ * `input.<name>` keys are known on `subgraph` nodes (the child pipeline's variables and inputs).
  */
 export const unknownAttributeRule: LintRule = {
   name: 'unknown_attribute',
@@ -59,7 +60,11 @@ export const unknownAttributeRule: LintRule = {
         const declared = node === undefined ? undefined : context.declarationOf(node);
         if (declaresAttribute(declared, attribute.key)) return;
       }
-      if (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) && owner.where.nodeId !== undefined) {
+      if (
+        (attribute.key.startsWith(SUBGRAPH_VARIABLE_PREFIX) ||
+          attribute.key.startsWith(SUBGRAPH_INPUT_PREFIX)) &&
+        owner.where.nodeId !== undefined
+      ) {
         const node = graph.nodes.get(owner.where.nodeId);
         if (node !== undefined && context.traitsOf(node).runsSubgraph === true) return;
       }

@@ -1,0 +1,119 @@
+/**
+ * The file half of lints `subgraph_input` and `out_map_field` for sub-pipeline nodes (README "Typed data"): a
+ * `subgraph` node's `input.<name>` attributes against the `inputs` its child pipeline declares, and its `out_map`
+ * fields against the child's `outputs`. `checkGraphRefs` runs it for each child file it could read and prepare.
+ */
+import { SUBGRAPH_INPUT_PREFIX } from '../attribute-schema.js';
+import type { Graph, GraphNode } from '../graph.js';
+import { parseOutMap } from '../output-schema-declaration.js';
+import type { Diagnostic } from './diagnostic.js';
+import { didYouMean } from './did-you-mean.js';
+import { keyEdit, nodeSpan, plainSpan, replacing, spanInAttribute } from './source-location.js';
+
+/**
+ * Checks a sub-pipeline node against the interface of the child pipeline it runs (`graph_ref` as written in `ref`):
+ * - `subgraph_input` (ERROR): an `input.<name>` the child does not declare (at the key, naming a declared input
+ *   close to it), an `input.<name>` given to a child that declares no inputs, and a required input of the child
+ *   the node does not give (at the node id). Checked against inline `inputs`; a schema file is checked when the
+ *   node runs.
+ * - `out_map_field` (ERROR): an `out_map` field that is none of the child's `outputs` keys nor a path into one
+ *   (at the field, naming the near key), or an `out_map` on a node whose child declares no `outputs`.
+ */
+export function checkSubgraphInterface(options: {
+  readonly graph: Graph;
+  readonly node: GraphNode;
+  readonly child: Graph;
+  readonly ref: string;
+}): Diagnostic[] {
+  return [...inputFindings(options), ...outMapFindings(options)];
+}
+
+function inputFindings(options: {
+  readonly node: GraphNode;
+  readonly child: Graph;
+  readonly ref: string;
+}): Diagnostic[] {
+  const { node, child, ref } = options;
+  const declaration = child.settings.inputs;
+  if (declaration?.kind === 'file') return [];
+  const declared = declaration?.fields ?? [];
+  const names = declared.map((field) => field.name);
+  const given = Object.values(node.attributes).filter(
+    (attribute) =>
+      attribute.key.startsWith(SUBGRAPH_INPUT_PREFIX) && attribute.key.length > SUBGRAPH_INPUT_PREFIX.length,
+  );
+  const diagnostics: Diagnostic[] = [];
+  for (const attribute of given) {
+    const name = attribute.key.slice(SUBGRAPH_INPUT_PREFIX.length);
+    if (names.includes(name)) continue;
+    const near = didYouMean(name, names);
+    const span = attribute.keySpan ?? attribute.valueSpan;
+    diagnostics.push({
+      rule: 'subgraph_input',
+      severity: 'error',
+      message:
+        declaration === undefined
+          ? `Subgraph node "${node.id}" gives input "${name}", but ${ref} declares no inputs, so the run of "${node.id}" fails.`
+          : `Subgraph node "${node.id}" gives input "${name}", which ${ref} does not declare (it declares ${names.map((known) => `"${known}"`).join(', ')}), so the run of "${node.id}" fails.`,
+      nodeId: node.id,
+      fix:
+        near !== undefined
+          ? `Did you mean "${SUBGRAPH_INPUT_PREFIX}${near}"? Rename ${attribute.key} to ${SUBGRAPH_INPUT_PREFIX}${near}.`
+          : `Remove ${attribute.key}, or declare it in ${ref}: inputs="${name}: string".`,
+      ...(span === undefined ? {} : { span: plainSpan(span) }),
+      ...(near === undefined ? {} : keyEdit(attribute, `${SUBGRAPH_INPUT_PREFIX}${near}`)),
+    });
+  }
+  const givenNames = new Set(given.map((attribute) => attribute.key.slice(SUBGRAPH_INPUT_PREFIX.length)));
+  const span = nodeSpan(node);
+  for (const field of declared) {
+    if (field.optional || givenNames.has(field.name)) continue;
+    diagnostics.push({
+      rule: 'subgraph_input',
+      severity: 'error',
+      message: `Subgraph node "${node.id}" does not give the required input "${field.name}" (${field.type}) of ${ref}, so the run of "${node.id}" fails.`,
+      nodeId: node.id,
+      fix: `Add ${SUBGRAPH_INPUT_PREFIX}${field.name}="..." to "${node.id}" (a value, or $context.<key>, $input.<name>, $item.<name>).`,
+      ...(span === undefined ? {} : { span: plainSpan(span) }),
+    });
+  }
+  return diagnostics;
+}
+
+function outMapFindings(options: {
+  readonly graph: Graph;
+  readonly node: GraphNode;
+  readonly child: Graph;
+  readonly ref: string;
+}): Diagnostic[] {
+  const { graph, node, child, ref } = options;
+  const attribute = node.attributes.out_map;
+  if (attribute === undefined) return [];
+  const parsed = parseOutMap(attribute.value);
+  // A malformed out_map is rule output_schema's.
+  if (!parsed.ok) return [];
+  const outputs = child.settings.outputs;
+  const diagnostics: Diagnostic[] = [];
+  for (const entry of parsed.entries) {
+    if (outputs.some((key) => entry.field === key || entry.field.startsWith(`${key}.`))) continue;
+    const near = didYouMean(entry.field, outputs);
+    const span = spanInAttribute(graph, attribute, { offset: entry.fieldOffset, length: entry.field.length });
+    diagnostics.push({
+      rule: 'out_map_field',
+      severity: 'error',
+      message:
+        outputs.length === 0
+          ? `The out_map of "${node.id}" maps the field "${entry.field}", but ${ref} declares no outputs: "${entry.key}" would never be set.`
+          : `The out_map of "${node.id}" maps the field "${entry.field}", which is not among the outputs of ${ref} (${outputs.map((key) => `"${key}"`).join(', ')}): "${entry.key}" would never be set.`,
+      nodeId: node.id,
+      fix:
+        near !== undefined
+          ? `Did you mean "${near}"? Write out_map="${attribute.value.slice(0, entry.fieldOffset)}${near}${attribute.value.slice(entry.fieldOffset + entry.field.length)}".`
+          : outputs.length === 0
+            ? `Declare the child's result in ${ref} (graph [outputs="${entry.field}"]), or remove out_map: without outputs every key the child changes comes back.`
+            : `Map one of the outputs of ${ref}, or add "${entry.field}" to its outputs.`,
+      ...replacing(span, near),
+    });
+  }
+  return diagnostics;
+}
