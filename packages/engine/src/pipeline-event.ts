@@ -212,6 +212,8 @@ export interface ForeachItemStartedEvent extends PipelineEventBase {
   readonly nodeId: string;
   /** The item's position in the list, from 0. */
   readonly index: number;
+  /** The item, short: a string as it is, anything else as JSON, cut to 200 characters (with `…`). */
+  readonly item?: string;
 }
 
 /** One item of a `foreach` ended (or was kept from an earlier attempt or run leg: `kept`). */
@@ -219,6 +221,8 @@ export interface ForeachItemCompletedEvent extends PipelineEventBase {
   readonly type: 'foreach.item.completed';
   readonly nodeId: string;
   readonly index: number;
+  /** The item, short, as in `foreach.item.started`. */
+  readonly item?: string;
   readonly durationMs: number;
   readonly success: boolean;
   /** The item's status: its body's last status, `fail`, or `cancelled`. */

@@ -125,6 +125,7 @@ export function createForeachHandler(): DeclaredHandler {
             type: 'foreach.item.completed',
             nodeId: node.id,
             index,
+            item: itemPreview(items[index]!),
             durationMs: 0,
             success: keptRecord.verdict === 'success',
             status: keptRecord.entry.status,
@@ -136,7 +137,12 @@ export function createForeachHandler(): DeclaredHandler {
           return;
         }
         if (stopped || runtime.abortSignal.aborted) return;
-        runtime.emit({ type: 'foreach.item.started', nodeId: node.id, index });
+        runtime.emit({
+          type: 'foreach.item.started',
+          nodeId: node.id,
+          index,
+          item: itemPreview(items[index]!),
+        });
         const itemStartedMs = runtime.clock.now();
         const itemContext = context.clone();
         itemContext.set(`${ITEM_CONTEXT_PREFIX}${name}`, items[index]!);
@@ -165,6 +171,7 @@ export function createForeachHandler(): DeclaredHandler {
           type: 'foreach.item.completed',
           nodeId: node.id,
           index,
+          item: itemPreview(items[index]!),
           durationMs: runtime.clock.now() - itemStartedMs,
           success: record.verdict === 'success',
           status: record.entry.status,
@@ -387,4 +394,13 @@ function itemResult(entry: ItemRecord, items: readonly JsonValue[]): ForeachItem
     failure_reason: result.failure_reason,
     updates,
   };
+}
+
+/** Longest item preview in the `foreach.item.*` events, in characters. */
+const ITEM_PREVIEW_LENGTH = 200;
+
+/** An item as the `foreach.item.*` events show it: a string as it is, anything else as JSON, cut short with `…`. */
+function itemPreview(item: JsonValue): string {
+  const text = typeof item === 'string' ? item : JSON.stringify(item);
+  return text.length <= ITEM_PREVIEW_LENGTH ? text : `${text.slice(0, ITEM_PREVIEW_LENGTH - 1)}…`;
 }

@@ -22,11 +22,11 @@ export type StageDirectoryFileName = (typeof STAGE_DIRECTORY_FILES)[number];
 const SEGMENT = '[A-Za-z_][A-Za-z0-9_]*';
 const BRANCH = '[A-Za-z0-9._-]+';
 /**
- * A stage directory relative to the run directory: `node`, `fan/branches/a/node` (any depth), optionally followed by
- * `/visits/<n>`. No `..`: branch ids may hold dots but never only dots.
+ * A stage directory relative to the run directory: `node`, `fan/branches/a/node` or a foreach item's `each/items/3/node`
+ * (any depth), optionally followed by `/visits/<n>`. No `..`: branch ids may hold dots but never only dots.
  */
 const STAGE_DIRECTORY_PATTERN = new RegExp(
-  `^(?:${SEGMENT}/branches/${BRANCH}/)*${SEGMENT}(?:/visits/[0-9]+)?$`,
+  `^(?:${SEGMENT}/(?:branches/${BRANCH}|items/[0-9]+)/)*${SEGMENT}(?:/visits/[0-9]+)?$`,
 );
 
 /** How deep parallel blocks nest inside parallel blocks for their stages to be listed. */
@@ -38,7 +38,7 @@ export const stageDirectoryQuerySchema = z.strictObject({
     .string()
     .regex(
       STAGE_DIRECTORY_PATTERN,
-      'dir must be a stage directory such as "review", "fan/branches/a/check" or "review/visits/1"',
+      'dir must be a stage directory such as "review", "fan/branches/a/check", "each/items/3/check" or "review/visits/1"',
     )
     .refine((dir) => !dir.split('/').some((part) => /^\.+$/.test(part)), 'dir must not contain "." or ".."'),
   name: z.enum(STAGE_DIRECTORY_FILES).optional(),
@@ -103,7 +103,10 @@ function storedStage(dir: string): {
     stagePath: stageParts.join('/'),
     ...(visitAt === -1 ? {} : { visit: parts[visitAt + 1]! }),
     nodeId: stageParts.at(-1)!,
-    branchPath: stageParts.filter((_, index) => index % 3 === 2),
+    // A foreach item's part of a branch path is `items/<n>`, as in its events.
+    branchPath: stageParts
+      .map((part, index) => (stageParts[index - 1] === 'items' ? `items/${part}` : part))
+      .filter((_, index) => index % 3 === 2),
   };
 }
 
@@ -126,6 +129,7 @@ interface StageFilePlace {
 
 const SEGMENT_PATTERN = new RegExp(`^${SEGMENT}$`);
 const BRANCH_PATTERN = new RegExp(`^${BRANCH}$`);
+const ITEM_PATTERN = /^[0-9]+$/;
 
 /**
  * Where file `name` of a stage's listing (`RunStore.listStageFiles`, names relative to the stage) belongs: walks
@@ -139,15 +143,15 @@ function classifyStageFile(name: string): StageFilePlace | undefined {
   const branchPath: string[] = [];
   let index = 0;
   while (
-    parts[index] === 'branches' &&
+    (parts[index] === 'branches' || parts[index] === 'items') &&
     parts.length > index + 3 &&
-    BRANCH_PATTERN.test(parts[index + 1]!) &&
+    (parts[index] === 'branches' ? BRANCH_PATTERN : ITEM_PATTERN).test(parts[index + 1]!) &&
     !/^\.+$/.test(parts[index + 1]!) &&
     SEGMENT_PATTERN.test(parts[index + 2]!) &&
     branchPath.length < MAX_BRANCH_DEPTH
   ) {
-    branchPath.push(parts[index + 1]!);
-    subdir = `${subdir}/branches/${parts[index + 1]}/${parts[index + 2]}`;
+    branchPath.push(parts[index] === 'items' ? `items/${parts[index + 1]}` : parts[index + 1]!);
+    subdir = `${subdir}/${parts[index]}/${parts[index + 1]}/${parts[index + 2]}`;
     index += 3;
   }
   const rest = parts.slice(index);

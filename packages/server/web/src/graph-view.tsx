@@ -25,6 +25,50 @@ export interface GraphViewProps {
   readonly onSelect: (nodeId: string) => void;
   /** Whether the run is still executing: only then does the pane follow the current node. */
   readonly live: boolean;
+  /** A badge per node id: a `foreach` node's items done of all (`12/50`). */
+  readonly progress?: ReadonlyMap<string, string> | undefined;
+}
+
+/** A drawn node: its SVG group, the classes and badge applied last, and its label. */
+interface DrawnNode {
+  readonly element: SVGGElement;
+  applied: string;
+  readonly label: string;
+  /** The progress badge drawn (`12/50`). */
+  badge?: string | undefined;
+  /** The badge the aria-label names. */
+  labelledBadge?: string | undefined;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/**
+ * Draws (or updates, or removes) a node's progress badge: a text at the top right of its shape, beside the node's
+ * group rather than in it (the node's accessible name says the progress in words).
+ */
+function showBadge(node: DrawnNode, badge: string | undefined): void {
+  node.badge = badge;
+  const nodeId = node.element.getAttribute('data-node') ?? '';
+  let text = node.element.parentElement?.querySelector<SVGTextElement>(
+    `text.node-progress[data-node="${CSS.escape(nodeId)}"]`,
+  );
+  if (badge === undefined) {
+    text?.remove();
+    return;
+  }
+  if (text === null || text === undefined) {
+    const shape = node.element.querySelector<SVGGraphicsElement>('ellipse, polygon, path');
+    const box = (shape ?? node.element).getBBox();
+    text = document.createElementNS(SVG_NS, 'text');
+    text.setAttribute('class', 'node-progress');
+    text.setAttribute('data-node', nodeId);
+    text.setAttribute('x', String(box.x + box.width));
+    text.setAttribute('y', String(box.y - 3));
+    text.setAttribute('text-anchor', 'end');
+    text.setAttribute('aria-hidden', 'true');
+    node.element.after(text);
+  }
+  text.textContent = badge;
 }
 
 /** Keys that scroll an element with focus inside it. */
@@ -86,7 +130,7 @@ function bringIntoView(pane: HTMLElement, node: Element): void {
 /** The graph card's drawing. */
 export function GraphView(props: GraphViewProps) {
   const host = useRef<HTMLDivElement>(null);
-  const nodes = useRef(new Map<string, { element: SVGGElement; applied: string; label: string }>());
+  const nodes = useRef(new Map<string, DrawnNode>());
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [fit, setFit] = useState(true);
@@ -103,7 +147,7 @@ export function GraphView(props: GraphViewProps) {
         if (cancelled || element === null) return;
         // The SVG comes from our own server (Graphviz output; every label escaped there).
         element.innerHTML = svg;
-        const found = new Map<string, { element: SVGGElement; applied: string; label: string }>();
+        const found = new Map<string, DrawnNode>();
         for (const group of element.querySelectorAll<SVGGElement>('g.node[id^="node-"]')) {
           const nodeId = group.id.slice('node-'.length);
           const label = group.querySelector('text')?.textContent ?? nodeId;
@@ -132,16 +176,22 @@ export function GraphView(props: GraphViewProps) {
     if (!loaded) return;
     for (const [nodeId, node] of nodes.current) {
       const status = props.statuses.get(nodeId) ?? 'pending';
+      const badge = props.progress?.get(nodeId);
+      if (badge !== node.badge) showBadge(node, badge);
       const classes = `node status-${status}${props.running.has(nodeId) ? ' current' : ''}${status === 'waiting' ? ' waiting' : ''}${props.selected === nodeId ? ' selected' : ''}`;
-      if (classes === node.applied) continue;
+      if (classes === node.applied && badge === node.labelledBadge) continue;
+      node.labelledBadge = badge;
       node.element.setAttribute('class', classes);
       node.element.setAttribute('data-status', status);
-      node.element.setAttribute('aria-label', `${node.label}: ${status.replace('_', ' ')}`);
+      node.element.setAttribute(
+        'aria-label',
+        `${node.label}: ${status.replace('_', ' ')}${badge === undefined ? '' : `, ${badge.replace('/', ' of ')} items done`}`,
+      );
       if (props.selected === nodeId) node.element.setAttribute('aria-pressed', 'true');
       else node.element.removeAttribute('aria-pressed');
       node.applied = classes;
     }
-  }, [loaded, props.version, props.statuses, props.selected]);
+  }, [loaded, props.version, props.statuses, props.selected, props.progress]);
 
   useEffect(() => {
     if (!props.live) setFollow(true);

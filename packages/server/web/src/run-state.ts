@@ -87,6 +87,33 @@ export interface BranchView {
   status: string;
 }
 
+/** One item of a `foreach` node, from the `foreach.item.*` events. */
+export interface ItemView {
+  /** Position in the list, from 0. */
+  readonly index: number;
+  /** The branch path of its stages (`['items/3']`, or `['a', 'items/3']` inside parallel branch `a`). */
+  readonly path: readonly string[];
+  /** The item, short (a string as it is, else JSON); unknown until it starts or is kept. */
+  item?: string;
+  /** `pending`, `running`, the body's last status (`success`, `fail`, ...), `cancelled`, or `skipped` (never started). */
+  status: string;
+  /** Milliseconds since the epoch. */
+  startedAtMs?: number;
+  durationMs?: number;
+  failureReason?: string;
+  /** Finished in an earlier attempt or run leg and not run again. */
+  kept: boolean;
+}
+
+/** The latest run of a `foreach` node, from `foreach.started` on. */
+export interface ForeachView {
+  readonly nodeId: string;
+  readonly itemCount: number;
+  readonly items: ItemView[];
+  /** True once `foreach.completed` came. */
+  completed: boolean;
+}
+
 /** A waiting human question, from `interview.started`. */
 export interface GateView {
   readonly questionId: string;
@@ -120,6 +147,8 @@ export interface RunState {
   readonly fanOfBranch: Map<string, string>;
   /** The branches of each parallel node (every run of it), by node id, in start order. */
   readonly branchesOfFan: Map<string, BranchView[]>;
+  /** The latest run of each `foreach` node, by node id; its items' branch paths are in `fanOfBranch` too. */
+  readonly foreachOf: Map<string, ForeachView>;
   readonly gates: Map<string, GateView>;
   /** Child pipelines (sub-pipelines, manager loops) seen in the stream, by the node of this run that started them. */
   readonly children: Map<string, ChildRunView>;
@@ -147,6 +176,7 @@ export function createRunState(runId: string, child?: ChildRunPath, branch?: rea
     open: new Map(),
     fanOfBranch: new Map(),
     branchesOfFan: new Map(),
+    foreachOf: new Map(),
     gates: new Map(),
     children: new Map(),
     unknownTypes: new Set(),
@@ -156,6 +186,39 @@ export function createRunState(runId: string, child?: ChildRunPath, branch?: rea
 
 const openKey = (branchPath: readonly string[] | undefined, nodeId: string) =>
   `${(branchPath ?? []).join('/')}|${nodeId}`;
+
+/**
+ * The branch path of a `?branch=` parameter: `a/x` is `['a', 'x']`; a foreach item's part keeps its slash
+ * (`each/items/3` is never written: `items/3` is `['items/3']`, `a/items/3` is `['a', 'items/3']`).
+ */
+export function parseBranchPath(param: string): string[] {
+  const parts: string[] = [];
+  for (const part of param.split('/')) {
+    const last = parts.at(-1);
+    if (last === 'items' && /^[0-9]+$/.test(part)) parts[parts.length - 1] = `items/${part}`;
+    else parts.push(part);
+  }
+  return parts;
+}
+
+/**
+ * The `foreach` nodes (with the item) whose items ran stages of `nodeId`: the foreach node itself and the nodes of
+ * its body. Innermost first for nested ones, each once.
+ */
+export function foreachesOfNode(state: RunState, nodeId: string): ForeachView[] {
+  const found = new Map<string, ForeachView>();
+  const own = state.foreachOf.get(nodeId);
+  if (own !== undefined) found.set(nodeId, own);
+  for (const attempt of state.attemptsByNode.get(nodeId) ?? []) {
+    for (let depth = attempt.branchPath.length - 1; depth >= 0; depth--) {
+      if (!attempt.branchPath[depth]!.startsWith('items/')) continue;
+      const fan = state.fanOfBranch.get(attempt.branchPath.slice(0, depth + 1).join('/'));
+      const view = fan === undefined ? undefined : state.foreachOf.get(fan);
+      if (view !== undefined && !found.has(view.nodeId)) found.set(view.nodeId, view);
+    }
+  }
+  return [...found.values()];
+}
 
 /** The stage directory of an attempt relative to the run directory (`fan/branches/a/check` inside a branch). */
 export function stageDirectoryOf(
@@ -167,7 +230,10 @@ export function stageDirectoryOf(
     const key = attempt.branchPath.slice(0, depth + 1).join('/');
     const fan = state.fanOfBranch.get(key);
     if (fan === undefined) return attempt.nodeId;
-    parts.push(fan, 'branches', attempt.branchPath[depth]!);
+    const part = attempt.branchPath[depth]!;
+    // A foreach item's part is `items/<n>` already.
+    if (part.startsWith('items/')) parts.push(fan, part);
+    else parts.push(fan, 'branches', part);
   }
   parts.push(attempt.nodeId);
   return parts.join('/');
@@ -222,6 +288,9 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
       state.open.clear();
       state.running.clear();
       state.gates.clear();
+      // Items that never finished are run again by a resume.
+      for (const view of state.foreachOf.values())
+        for (const item of view.items) if (item.status === 'running') item.status = 'cancelled';
       return;
     case 'stage.started': {
       const key = `${openKey(event.branchPath, event.nodeId)}|${event.visit}|${event.attempt}`;
@@ -331,12 +400,62 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
       state.running.clear();
       state.nodeStatus.set(event.stage, 'waiting');
       return;
+    case 'foreach.started': {
+      // A new run of the node (another visit, attempt or run leg): items start over; kept ones come again as kept.
+      const earlier = state.foreachOf.get(event.nodeId);
+      const items: ItemView[] = [];
+      for (let index = 0; index < event.itemCount; index++) {
+        const before = earlier?.items[index];
+        items.push({
+          index,
+          path: [...(event.branchPath ?? []), `items/${index}`],
+          status: 'pending',
+          kept: false,
+          ...(before?.item === undefined ? {} : { item: before.item }),
+          // A kept item's duration is the one it took when it ran.
+          ...(before?.durationMs === undefined ? {} : { durationMs: before.durationMs }),
+        });
+      }
+      state.foreachOf.set(event.nodeId, {
+        nodeId: event.nodeId,
+        itemCount: event.itemCount,
+        items,
+        completed: false,
+      });
+      for (const item of items) state.fanOfBranch.set(item.path.join('/'), event.nodeId);
+      return;
+    }
+    case 'foreach.item.started': {
+      const item = state.foreachOf.get(event.nodeId)?.items[event.index];
+      if (item === undefined) return;
+      item.status = 'running';
+      item.startedAtMs = atMs;
+      delete item.durationMs;
+      delete item.failureReason;
+      if (event.item !== undefined) item.item = event.item;
+      return;
+    }
+    case 'foreach.item.completed': {
+      const item = state.foreachOf.get(event.nodeId)?.items[event.index];
+      if (item === undefined) return;
+      item.status = event.status;
+      item.kept = event.kept === true;
+      if (!item.kept || item.durationMs === undefined) item.durationMs = event.durationMs;
+      if (event.failureReason === undefined) delete item.failureReason;
+      else item.failureReason = event.failureReason;
+      if (event.item !== undefined) item.item = event.item;
+      return;
+    }
+    case 'foreach.completed': {
+      const view = state.foreachOf.get(event.nodeId);
+      if (view === undefined) return;
+      view.completed = true;
+      // Items never started: a failure under on_item_error=fail stopped the rest.
+      for (const item of view.items) if (item.status === 'pending') item.status = 'skipped';
+      return;
+    }
     case 'parallel.started':
     case 'parallel.completed':
-    case 'foreach.started':
-    case 'foreach.item.started':
-    case 'foreach.item.completed':
-    case 'foreach.completed':
     case 'checkpoint.saved':
     case 'pipeline.restarted':
       return;
@@ -419,7 +538,7 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
  */
 function inBranch(branch: readonly string[], event: PipelineEvent): boolean {
   const path = event.branchPath ?? [];
-  if (event.type.startsWith('parallel.branch.')) return true;
+  if (event.type.startsWith('parallel.branch.') || event.type.startsWith('foreach.')) return true;
   if (path.length === 0 && event.type.startsWith('pipeline.')) return true;
   return branch.every((part, index) => path[index] === part);
 }

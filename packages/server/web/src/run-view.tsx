@@ -20,7 +20,7 @@ import { GatePanel } from './gate-panel.js';
 import { GraphView } from './graph-view.js';
 import { navigate, onLinkClick, runHref } from './router.js';
 import { StateBadge } from './run-list.js';
-import { applyEvent, createRunState, type NodeStatus, type RunState } from './run-state.js';
+import { applyEvent, createRunState, type NodeStatus, parseBranchPath, type RunState } from './run-state.js';
 import { StagePane } from './stage-pane.js';
 import { Timeline } from './timeline.js';
 
@@ -48,7 +48,7 @@ const TAB_NAMES: Readonly<Record<Tab, string>> = {
 /** The run page. */
 export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
   const childPath = child === undefined ? undefined : parseChildRunPath(child);
-  const branchPath = branch?.split('/');
+  const branchPath = branch === undefined ? undefined : parseBranchPath(branch);
   const state = useRef<RunState>(createRunState(runId, childPath, branchPath));
   const [version, setVersion] = useState(0);
   const [details, setDetails] = useState<RunDetails | undefined>();
@@ -182,6 +182,15 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
     for (const [nodeId, status] of run.nodeStatus) merged.set(nodeId, status);
     return merged;
   }, [version, details]);
+  // A foreach node's progress on the graph: items done of all.
+  const progress = useMemo(() => {
+    const shown = new Map<string, string>();
+    for (const view of run.foreachOf.values()) {
+      const done = view.items.filter((item) => item.status !== 'pending' && item.status !== 'running').length;
+      shown.set(view.nodeId, `${done}/${view.itemCount}`);
+    }
+    return shown;
+  }, [version]);
   const forkedFrom = details?.forkedFrom;
   const inherited =
     forkedFrom === undefined ||
@@ -219,7 +228,8 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
           <h1 id="run-title">{details?.graphName ?? runId}</h1>
           {branchPath !== undefined && (
             <p class="branch-scope" id="branch-scope">
-              Parallel branch <code>{branchPath.join(' › ')}</code>
+              {branchPath.at(-1)!.startsWith('items/') ? 'Item' : 'Parallel branch'}{' '}
+              <code>{branchPath.map((part) => part.replace(/^items\//, '')).join(' › ')}</code>
               {run.fanOfBranch.get(branch!) !== undefined && (
                 <>
                   {' '}
@@ -352,6 +362,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
             selected={stage}
             onSelect={select}
             live={live}
+            progress={progress}
           />
         </section>
         {stage !== undefined && (

@@ -9,6 +9,7 @@ import { apiJson, apiText, runPath, type ServerInfo, type StageDirectory } from 
 import { StageChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
 import { FollowingPre } from './following-pre.js';
+import { ForeachItems } from './foreach-items.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
 import { onLinkClick, runHref } from './router.js';
@@ -16,6 +17,7 @@ import {
   type AttemptView,
   type BranchView,
   type ChildRunView,
+  foreachesOfNode,
   type RunState,
   stageDirectoryOf,
 } from './run-state.js';
@@ -204,6 +206,18 @@ export function StagePane(props: StagePaneProps) {
           current={props.branch}
         />
       )}
+      {foreachesOfNode(state, nodeId).map((view) => (
+        <ForeachItems
+          key={view.nodeId}
+          runId={props.runId}
+          child={props.child}
+          current={props.branch}
+          view={view}
+          state={state}
+          nodeId={nodeId}
+          now={props.now}
+        />
+      ))}
       {[...visits.entries()].map(([key, visitAttempts], index) => {
         const first = visitAttempts[0]!;
         const dir = stageDirectoryOf(state, first);
