@@ -88,6 +88,35 @@ describe('stage directories of parallel branches', () => {
     expect(files.status).toBe(200);
   });
 
+  it("lists a foreach item's stages, named by the item's part of the branch path, and serves their output", async () => {
+    server = await startTestServer({ allowTools: true });
+    const id = await server.startRun(
+      [
+        'digraph items {',
+        '  start [shape=Mdiamond]',
+        '  each [type="foreach", over="files", as="file", mode=serial]',
+        '  check [shape=parallelogram, tool_command="echo checked $item.file"]',
+        '  join [shape=tripleoctagon]',
+        '  done [shape=Msquare]',
+        '  start -> each -> check -> join -> done',
+        '}',
+      ].join('\n'),
+      { context: { files: ['a.txt', 'b.txt'] } },
+    );
+    const details = await finished(server, id);
+    const listed = details.stageDirectories.filter((entry) => entry.dir.startsWith('each/items/'));
+    expect(listed.map((entry) => [entry.dir, entry.branchPath])).toEqual([
+      ['each/items/0/check', ['items/0']],
+      ['each/items/1/check', ['items/1']],
+    ]);
+    const stage = await server.json<StageDirectory>(`/pipelines/${id}/stage?dir=each/items/1/check`);
+    expect(stage).toMatchObject({ dir: 'each/items/1/check', nodeId: 'check', branchPath: ['items/1'] });
+    const stdout = await server.call(`/pipelines/${id}/stage-file?dir=each/items/1/check&name=stdout.txt`);
+    expect(await stdout.text()).toBe('checked b.txt\n');
+    for (const query of ['dir=each/items/x/check', 'dir=each/items/../check'])
+      expect((await server.call(`/pipelines/${id}/stage?${query}`)).status, query).toBe(400);
+  });
+
   it('refuses directories outside the stage layout and file names it does not serve', async () => {
     server = await startTestServer();
     const id = await server.startRun(await readFixture('timed-gate.dot'));
