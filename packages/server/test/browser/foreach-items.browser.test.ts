@@ -126,6 +126,14 @@ describe('web UI: the items of a foreach node', () => {
       .toBe('c.txt is broken\n');
     expect(await pane.locator('.stage-files').getAttribute('data-dir')).toBe('each/items/2/check');
     expect(await checkAccessibility(page)).toEqual([]);
+    // And in the dark theme, once the colour transitions it starts have ended.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    await page.evaluate(`(async () => {
+      void document.body.offsetHeight;
+      await Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined)));
+    })()`);
+    expect(await checkAccessibility(page)).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
   });
 });
