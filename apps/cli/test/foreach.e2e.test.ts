@@ -48,6 +48,8 @@ interface ForeachEvent {
   readonly type: string;
   readonly index?: number;
   readonly success?: boolean;
+  /** The item, short, on `foreach.item.*` events. */
+  readonly item?: string;
   readonly kept?: boolean;
   readonly keptCount?: number;
   readonly notStartedCount?: number;
@@ -129,6 +131,11 @@ describe('foreach over 50 items in parallel, 3 failing (README "Typed data")', (
         .map((event) => event.index)
         .sort((a, b) => a! - b!),
     ).toEqual(FAILING);
+    // The item events carry the item, short (the web UI lists it).
+    expect(completed.find((event) => event.index === 12)?.item).toBe('file-12.ts');
+    expect(list.find((event) => event.type === 'foreach.item.started' && event.index === 12)?.item).toBe(
+      'file-12.ts',
+    );
     // The item's own events carry items/<n> in branchPath.
     const checkOf23 = list.find(
       (event) =>
