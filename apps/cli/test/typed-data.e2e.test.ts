@@ -97,7 +97,7 @@ describe('attractor run --input / --inputs-file (README "Typed data")', () => {
       { cwd },
     );
     expect(undeclared.exitCode).toBe(2);
-    expect(undeclared.stderr).toContain('  - input "isue" is not declared\n');
+    expect(undeclared.stderr).toContain('  - input "isue" is not declared (did you mean "issue"?)\n');
     expect(undeclared.stderr).not.toContain('unexpected error');
     await expect(access(join(cwd, '.attractor'))).rejects.toThrow();
     const set = await attractor(
