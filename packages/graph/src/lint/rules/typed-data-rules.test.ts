@@ -265,6 +265,19 @@ describe('foreach (README "Typed data")', () => {
     expect(diagnosticsOf(far, 'foreach').map((diagnostic) => diagnostic.fix)).toEqual([
       'The foreach "each" binds $item.item: write $item.item, or set as="path" on "each".',
     ]);
+    // What a sub-pipeline node passes on is checked too (once: passed to the child as written).
+    const subgraph = pipeline(
+      'state="files: append"',
+      '  each [type="foreach", over="files", as="file"]\n  one [type="subgraph", graph_ref="one.dot", input.path="$item.fiel", var.name="$item.file"]\n  join [shape=tripleoctagon]\n  start -> each -> one -> join -> exit',
+    );
+    expect(
+      diagnosticsOf(subgraph, 'foreach').map((diagnostic) => [diagnostic.message, diagnostic.fix]),
+    ).toEqual([
+      [
+        'The input.path of "one" uses $item.fiel, but the foreach around "one" binds $item.file (foreach "each"), not "fiel": the node would fail when it runs (the sub-pipeline cannot be given "$item.fiel").',
+        'The foreach "each" binds $item.file; did you mean $item.file?',
+      ],
+    ]);
     // Without foreach nodes the graph may be a sub-pipeline run by a foreach body.
     const child = pipeline(
       'goal="x"',
@@ -539,6 +552,25 @@ describe('subgraph_input and out_map_field of a sub-pipeline node (README "Typed
     // Without a reader the child is not read: only the name's form is checked.
     expect(lintRule(source, 'subgraph_input')).toEqual([]);
     expect(lintRule(parent(', "input.the-file"="a"'), 'subgraph_input')).toEqual(['error 5:56 review']);
+  });
+
+  it('reports a value without variables that the input type refuses, at the value', () => {
+    // Once `validate` said valid and the run failed at the node ("three" for an integer-typed input).
+    const source = parent(', input.file="a.ts", input.strict="yes"');
+    expect(lintRule(source, 'subgraph_input', { readGraphFile })).toEqual(['error 5:88 review']);
+    const [found] = diagnosticsOf(source, 'subgraph_input', { readGraphFile });
+    expect(found?.message).toBe(
+      'Subgraph node "review" gives input "strict" the value "yes", which is not true or false (review-one.dot declares strict: boolean), so the run of "review" fails.',
+    );
+    expect(found?.fix).toBe(
+      'Write true or false in input.strict (read as JSON, as `--input` reads it), or a variable ($context.<key>, $input.<name>, $item.<name>).',
+    );
+    for (const fine of [
+      ', input.file="42", input.strict="false"',
+      ', input.file="a", input.strict="$context.strict"',
+    ]) {
+      expect(lintRule(parent(fine), 'subgraph_input', { readGraphFile })).toEqual([]);
+    }
   });
 
   it('reports an input given to a child that declares none', () => {
