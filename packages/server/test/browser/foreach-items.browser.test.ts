@@ -118,6 +118,8 @@ describe('web UI: the items of a foreach node', () => {
       .poll(() => pane.locator('.stage-file[data-file="stdout.txt"] pre').textContent())
       .toBe('checked b.txt\n');
     expect(await pane.locator('.visit').count()).toBe(1);
+    expect(await pane.locator('.visit > summary').textContent()).toContain('· item 1');
+    expect(await page.locator('.timeline-label').allTextContents()).toEqual(['check (item 1)']);
     expect(await page.locator('#items-each tr[data-item="1"] a').getAttribute('aria-current')).toBe('page');
     // From there, another item's link opens the same body stage of that item.
     await page.click('#items-each tr[data-item="2"] a');

@@ -201,6 +201,13 @@ export function parseBranchPath(param: string): string[] {
   return parts;
 }
 
+/** A branch path for people: parallel branch ids as they are, a foreach item's `items/3` as `item 3`. */
+export function branchPathLabel(branchPath: readonly string[], separator = ' › '): string {
+  return branchPath
+    .map((part) => (part.startsWith('items/') ? `item ${part.slice('items/'.length)}` : part))
+    .join(separator);
+}
+
 /**
  * The `foreach` nodes (with the item) whose items ran stages of `nodeId`: the foreach node itself and the nodes of
  * its body. Innermost first for nested ones, each once.

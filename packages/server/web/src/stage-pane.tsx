@@ -16,6 +16,7 @@ import { onLinkClick, runHref } from './router.js';
 import {
   type AttemptView,
   type BranchView,
+  branchPathLabel,
   type ChildRunView,
   foreachesOfNode,
   type RunState,
@@ -230,7 +231,11 @@ export function StagePane(props: StagePaneProps) {
             <summary>
               Visit {first.visit}
               {first.branchPath.length > 0 && (
-                <span class="muted"> · branch {first.branchPath.join(' › ')}</span>
+                <span class="muted">
+                  {' '}
+                  · {first.branchPath.at(-1)!.startsWith('items/') ? '' : 'branch '}
+                  {branchPathLabel(first.branchPath)}
+                </span>
               )}{' '}
               <span class={`badge state-${visitAttempts.at(-1)!.status}`}>
                 {visitAttempts.at(-1)!.status}

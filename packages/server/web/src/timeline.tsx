@@ -3,7 +3,7 @@
  * side by side in time, retries as rows of their own. A row is a button that opens the stage.
  */
 import { formatDuration } from './format.js';
-import type { RunState } from './run-state.js';
+import { branchPathLabel, type RunState } from './run-state.js';
 
 /** Most rows drawn; later attempts are summarised. */
 const MAX_ROWS = 400;
@@ -38,7 +38,7 @@ export function Timeline({
         {rows.map((attempt) => {
           const left = ((attempt.startedAtMs - start) / span) * 100;
           const width = Math.max(0.4, (((attempt.endedAtMs ?? now) - attempt.startedAtMs) / span) * 100);
-          const label = `${attempt.nodeId}${attempt.branchPath.length > 0 ? ` (${attempt.branchPath.join('›')})` : ''}${attempt.visit > 1 ? ` visit ${attempt.visit}` : ''}${attempt.attempt > 1 ? ` attempt ${attempt.attempt}` : ''}${attempt.resumed > 0 ? ' resumed' : ''}`;
+          const label = `${attempt.nodeId}${attempt.branchPath.length > 0 ? ` (${branchPathLabel(attempt.branchPath, '›')})` : ''}${attempt.visit > 1 ? ` visit ${attempt.visit}` : ''}${attempt.attempt > 1 ? ` attempt ${attempt.attempt}` : ''}${attempt.resumed > 0 ? ' resumed' : ''}`;
           const duration = (attempt.endedAtMs ?? now) - attempt.startedAtMs;
           return (
             <li key={attempt.key} class="timeline-row">
