@@ -1,0 +1,132 @@
+/**
+ * The runs page in Chromium: filters, search and sort kept in the URL (reload and back/forward restore them),
+ * sortable column headers (`aria-sort`, keyboard), and the markers of forked, resumed and partly failed runs.
+ */
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { type TestServer, waitFor } from '../test-server.js';
+import { checkAccessibility, closeAfterEach, screenshot } from './browser-session.js';
+import { type PastRun, readRunSeed, writePastRun } from './past-run.js';
+
+const resources = closeAfterEach();
+
+/** A server with one real run (`seed`, today) and `runs` written as past run directories from its files. */
+async function serverWithRuns(runs: readonly PastRun[]): Promise<TestServer> {
+  const server = await resources.startServer();
+  const id = await server.startRun(
+    'digraph seed { goal="Seed run"; start [shape=Mdiamond]; work [prompt="x"]; done [shape=Msquare]; start -> work -> done }',
+  );
+  await waitFor(
+    async () => (await server.json<{ state: string }>(`/pipelines/${id}`)).state === 'success',
+    'the seed run',
+  );
+  const seed = await readRunSeed(join(server.runsDir, id));
+  for (const run of runs) await writePastRun(server.runsDir, seed, run);
+  return server;
+}
+
+/** The run ids of the table's rows, top to bottom. */
+function rowIds(page: Page): Promise<string[]> {
+  return page
+    .locator('#run-table tbody tr')
+    .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run') ?? ''));
+}
+
+const usage = (costUsd: number) => ({
+  type: 'agent.usage',
+  nodeId: 'work',
+  inputTokens: 100,
+  outputTokens: 10,
+  costUsd,
+});
+
+const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, second));
+
+describe('web UI: runs page (issue 31 "Web UI, second round")', () => {
+  it('keeps filters, search and sort in the URL, restored on reload and back/forward', async () => {
+    const server = await serverWithRuns([
+      {
+        name: 'r1',
+        graph: 'alpha',
+        goal: 'Build the parser',
+        startedAt: at(1),
+        durationMs: 5000,
+        events: [usage(0.5)],
+      },
+      {
+        name: 'r2',
+        graph: 'beta',
+        goal: 'Deploy the service',
+        startedAt: at(2),
+        durationMs: 1000,
+        state: 'fail',
+        events: [usage(2)],
+      },
+      {
+        name: 'r3',
+        graph: 'alpha',
+        goal: 'Fix the timeout',
+        startedAt: at(3),
+        durationMs: 3000,
+        state: 'fail',
+        events: [usage(0.1)],
+      },
+      { name: 'r4', graph: 'beta', goal: 'Write the docs', startedAt: at(4), durationMs: 9000 },
+    ]);
+    const browser = await resources.launchBrowser();
+    const page = await browser.open(server, '/?status=fail&graph=alpha&q=timeout');
+    await expect.poll(() => page.locator('#run-count').textContent()).toBe('1 of 5 runs');
+    expect(await rowIds(page)).toEqual(['r3']);
+    expect(await page.inputValue('#filter-state')).toBe('fail');
+    expect(await page.inputValue('#filter-graph')).toBe('alpha');
+    expect(await page.inputValue('#filter-search')).toBe('timeout');
+
+    // Typing replaces the history entry; a select adds one.
+    await page.fill('#filter-search', '');
+    await page.waitForURL(`${server.url}/?status=fail&graph=alpha`);
+    await page.selectOption('#filter-graph', '');
+    await page.waitForURL(`${server.url}/?status=fail`);
+    await expect.poll(() => rowIds(page)).toEqual(['r3', 'r2']);
+    await page.goBack();
+    await page.waitForURL(`${server.url}/?status=fail&graph=alpha`);
+    await expect.poll(() => rowIds(page)).toEqual(['r3']);
+    expect(await page.inputValue('#filter-graph')).toBe('alpha');
+    await page.goForward();
+    await page.waitForURL(`${server.url}/?status=fail`);
+    await expect.poll(() => rowIds(page)).toEqual(['r3', 'r2']);
+
+    // Sorting by cost from the keyboard: most expensive first, then the other way round.
+    const cost = page.locator('#run-table th[data-sort="cost"]');
+    expect(await page.locator('#run-table th[data-sort="start"]').getAttribute('aria-sort')).toBe(
+      'descending',
+    );
+    expect(await cost.getAttribute('aria-sort')).toBe('none');
+    await cost.locator('button').focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${server.url}/?status=fail&sort=cost&dir=desc`);
+    expect(await cost.getAttribute('aria-sort')).toBe('descending');
+    expect(await page.locator('#run-table th[data-sort="start"]').getAttribute('aria-sort')).toBe('none');
+    await expect.poll(() => rowIds(page)).toEqual(['r2', 'r3']);
+    await page.keyboard.press('Space');
+    await page.waitForURL(`${server.url}/?status=fail&sort=cost&dir=asc`);
+    await expect.poll(() => rowIds(page)).toEqual(['r3', 'r2']);
+
+    await page.reload();
+    await expect.poll(() => page.locator('#run-count').textContent()).toBe('2 of 5 runs');
+    expect(await rowIds(page)).toEqual(['r3', 'r2']);
+    expect(await cost.getAttribute('aria-sort')).toBe('ascending');
+
+    // Longest first over every run; the seed run took milliseconds.
+    await page.selectOption('#filter-state', '');
+    await page.click('#run-table th[data-sort="duration"] button');
+    await page.waitForURL(`${server.url}/?sort=duration&dir=desc`);
+    await expect.poll(async () => (await rowIds(page)).slice(0, 4)).toEqual(['r4', 'r1', 'r3', 'r2']);
+    await page.click('#run-table th[data-sort="graph"] button');
+    await expect.poll(async () => (await rowIds(page)).slice(0, 4)).toEqual(['r1', 'r3', 'r2', 'r4']);
+
+    await screenshot(page, 'runs-sorted');
+    expect(await checkAccessibility(page)).toEqual([]);
+    expect(browser.pageErrors).toEqual([]);
+  }, 120_000);
+});
