@@ -190,6 +190,8 @@ const SUMMARY_EVENTS: ReadonlySet<PipelineEvent['type']> = new Set([
   'interview.completed',
   'interview.timeout',
   'agent.usage',
+  'parallel.completed',
+  'foreach.completed',
 ]);
 
 /** The set of runs of one server. Not thread-safe across processes: one server per runs directory. */

@@ -48,6 +48,17 @@ export interface RunSummary {
   readonly durationMs?: number;
   /** Tokens (and cost, when the backend reports it) of the run's model calls, once one reported usage. */
   readonly usage?: RunUsage;
+  /** A forked run's origin (its manifest's `forked_from`): the source run and the completed stage it started after. */
+  readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
+  /** How many times the run was resumed (its `pipeline.started` events with `resumed`), when it was. */
+  readonly resumes?: number;
+  /**
+   * Branches of its parallel nodes that failed (the latest `parallel.completed` `failureCount` of each node, child
+   * pipelines included), when any did: the run may still have ended `success`.
+   */
+  readonly failedBranches?: number;
+  /** Items of its `foreach` nodes that failed (`foreach.completed` `failureCount`, as `failedBranches`), when any did. */
+  readonly failedItems?: number;
 }
 
 /** One run in `GET /pipelines/{id}`: the summary plus progress and stage files. */
@@ -65,8 +76,6 @@ export interface RunDetails extends RunSummary {
    * `GET /pipelines/{id}/stage-file`).
    */
   readonly stageDirectories: readonly StageDirectory[];
-  /** A forked run's origin (its manifest's `forked_from`): the source run and the completed stage it started after. */
-  readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
   /**
    * Set for the details of a child run (`GET /pipelines/{id}?child=<path>`): the child's path under run `id`, its
    * own run id, and the node of its parent run that started it.

@@ -5,25 +5,33 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { type TestServer, waitFor } from '../test-server.js';
+import { readFixture, type TestServer, waitFor } from '../test-server.js';
 import { checkAccessibility, closeAfterEach, screenshot } from './browser-session.js';
 import { type PastRun, readRunSeed, writePastRun } from './past-run.js';
 
 const resources = closeAfterEach();
 
-/** A server with one real run (`seed`, today) and `runs` written as past run directories from its files. */
-async function serverWithRuns(runs: readonly PastRun[]): Promise<TestServer> {
-  const server = await resources.startServer();
-  const id = await server.startRun(
+/** Waits until run `id` ended with `state`. */
+async function waitForState(server: TestServer, id: string, state: string): Promise<void> {
+  await waitFor(
+    async () => (await server.json<{ state: string }>(`/pipelines/${id}`)).state === state,
+    `run ${id}`,
+  );
+}
+
+/**
+ * A server (`allowTools`) with one real run (`seed`, today) and `runs` written as past run directories from its
+ * files.
+ */
+async function serverWithRuns(runs: readonly PastRun[]): Promise<{ server: TestServer; seedId: string }> {
+  const server = await resources.startServer({ allowTools: true });
+  const seedId = await server.startRun(
     'digraph seed { goal="Seed run"; start [shape=Mdiamond]; work [prompt="x"]; done [shape=Msquare]; start -> work -> done }',
   );
-  await waitFor(
-    async () => (await server.json<{ state: string }>(`/pipelines/${id}`)).state === 'success',
-    'the seed run',
-  );
-  const seed = await readRunSeed(join(server.runsDir, id));
+  await waitForState(server, seedId, 'success');
+  const seed = await readRunSeed(join(server.runsDir, seedId));
   for (const run of runs) await writePastRun(server.runsDir, seed, run);
-  return server;
+  return { server, seedId };
 }
 
 /** The run ids of the table's rows, top to bottom. */
@@ -45,7 +53,7 @@ const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, second));
 
 describe('web UI: runs page (issue 31 "Web UI, second round")', () => {
   it('keeps filters, search and sort in the URL, restored on reload and back/forward', async () => {
-    const server = await serverWithRuns([
+    const { server } = await serverWithRuns([
       {
         name: 'r1',
         graph: 'alpha',
@@ -126,6 +134,91 @@ describe('web UI: runs page (issue 31 "Web UI, second round")', () => {
     await expect.poll(async () => (await rowIds(page)).slice(0, 4)).toEqual(['r1', 'r3', 'r2', 'r4']);
 
     await screenshot(page, 'runs-sorted');
+    expect(await checkAccessibility(page)).toEqual([]);
+    expect(browser.pageErrors).toEqual([]);
+  }, 120_000);
+
+  it('marks forked, resumed and partly failed runs', async () => {
+    const resume = {
+      type: 'pipeline.started',
+      name: 'alpha',
+      goal: 'Resumed run',
+      logsRoot: 'resumed-twice',
+      resumed: true,
+      startNodeId: 'work',
+    };
+    const { server, seedId } = await serverWithRuns([
+      {
+        name: 'resumed-twice',
+        graph: 'alpha',
+        goal: 'Resumed run',
+        startedAt: at(1),
+        durationMs: 1000,
+        events: [
+          { type: 'pipeline.cancelled', reason: 'stopped', durationMs: 400 },
+          resume,
+          { type: 'pipeline.failed', error: 'broke', durationMs: 100 },
+          resume,
+        ],
+      },
+      {
+        name: 'items-failed',
+        graph: 'beta',
+        goal: 'Loop over items',
+        startedAt: at(2),
+        durationMs: 1000,
+        events: [
+          {
+            type: 'foreach.completed',
+            nodeId: 'each',
+            durationMs: 10,
+            successCount: 1,
+            failureCount: 2,
+            notStartedCount: 0,
+          },
+        ],
+      },
+      {
+        name: 'failed-anyway',
+        graph: 'beta',
+        goal: 'Failed run',
+        startedAt: at(3),
+        durationMs: 1000,
+        state: 'fail',
+        events: [
+          { type: 'parallel.completed', nodeId: 'fan', durationMs: 10, successCount: 0, failureCount: 2 },
+        ],
+      },
+    ]);
+    // A real parallel block whose branch b1 fails while the run succeeds, and a real fork of the seed run.
+    const parallel = await server.startRun(await readFixture('parallel-failing-branch.dot'));
+    await waitForState(server, parallel, 'success');
+    const forked = await server.call(`/pipelines/${seedId}/fork`, { method: 'POST', json: { from: 'work' } });
+    const forkId = ((await forked.json()) as { id: string }).id;
+    await waitForState(server, forkId, 'success');
+
+    const browser = await resources.launchBrowser();
+    const page = await browser.open(server, '/');
+    await expect.poll(() => page.locator('#run-count').textContent()).toBe('6 runs');
+    const row = (id: string) => page.locator(`#run-table tr[data-run="${id}"]`);
+    expect(await row(parallel).locator('.partial-failure').textContent()).toBe('1 branch failed');
+    expect(await row('items-failed').locator('.partial-failure').textContent()).toBe('2 items failed');
+    // A failed run says why it failed; its failed branches are no surprise.
+    expect(await row('failed-anyway').locator('.partial-failure').count()).toBe(0);
+    expect(await row(seedId).locator('.partial-failure, .marker').count()).toBe(0);
+    expect(await row('resumed-twice').locator('[data-marker="resumed"]').textContent()).toBe(
+      'resumed 2 times',
+    );
+
+    const fork = row(forkId).locator('[data-marker="fork"]');
+    expect(await fork.textContent()).toBe(`forked from ${seedId} after work`);
+    expect(await row(forkId).locator('[data-marker="resumed"]').count()).toBe(0);
+    await fork.locator('a').click();
+    await page.waitForURL(`${server.url}/runs/${encodeURIComponent(seedId)}?stage=work`);
+
+    await page.goBack();
+    await page.locator('#run-table [data-marker="fork"]').waitFor();
+    await screenshot(page, 'runs-markers');
     expect(await checkAccessibility(page)).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
   }, 120_000);

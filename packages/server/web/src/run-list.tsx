@@ -240,12 +240,14 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
     <tr data-run={run.id} data-state={run.state}>
       <td data-label="Status">
         <StateBadge state={run.state} />
+        <PartialFailure run={run} />
       </td>
       <td data-label="Graph">
         <a href={runHref(run.id)} onClick={onLinkClick} class="run-link">
           {run.graphName}
         </a>
         <div class="muted small mono">{run.id}</div>
+        <RunMarkers run={run} />
       </td>
       <td data-label="Goal" class="goal-cell" title={run.goal}>
         {run.goal === '' ? <span class="muted">–</span> : run.goal}
@@ -258,6 +260,46 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
       <td data-label="Tokens">{tokens === undefined ? '–' : formatTokens(tokens)}</td>
       <td data-label="Cost">{formatCost(run.usage?.costUsd)}</td>
     </tr>
+  );
+}
+
+/** Failed parallel branches and `foreach` items of a run that ended `success` anyway ("1 branch failed"). */
+function PartialFailure({ run }: { run: RunSummary }) {
+  if (run.state !== 'success') return null;
+  const parts = [
+    count(run.failedBranches, 'branch', 'branches'),
+    count(run.failedItems, 'item', 'items'),
+  ].filter((part) => part !== undefined);
+  if (parts.length === 0) return null;
+  return <div class="small fail-text partial-failure">{`${parts.join(', ')} failed`}</div>;
+}
+
+function count(value: number | undefined, one: string, many: string): string | undefined {
+  return value === undefined || value === 0 ? undefined : `${value} ${value === 1 ? one : many}`;
+}
+
+/** How a run came to be: forked from another run (linked, at the stage it started after), resumed. */
+function RunMarkers({ run }: { run: RunSummary }) {
+  const { forkedFrom, resumes } = run;
+  if (forkedFrom === undefined && resumes === undefined) return null;
+  return (
+    <div class="run-markers small">
+      {forkedFrom !== undefined && (
+        <span class="marker" data-marker="fork">
+          forked from{' '}
+          <a href={runHref(forkedFrom.runId, forkedFrom.node)} onClick={onLinkClick} class="mono">
+            {forkedFrom.runId}
+          </a>{' '}
+          after {forkedFrom.node}
+          {forkedFrom.visit > 1 ? `@${forkedFrom.visit}` : ''}
+        </span>
+      )}
+      {resumes !== undefined && (
+        <span class="marker" data-marker="resumed">
+          {resumes === 1 ? 'resumed' : `resumed ${resumes} times`}
+        </span>
+      )}
+    </div>
   );
 }
 
