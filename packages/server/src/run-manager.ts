@@ -767,6 +767,7 @@ export class RunManager {
         ? 'waiting'
         : 'running';
     const failureReason = live.fault ?? live.result?.failureReason;
+    const asked = live.ended ? undefined : live.interviewer.pending()[0]?.question;
     return {
       id,
       graphName: live.graphName,
@@ -778,6 +779,9 @@ export class RunManager {
       ...(progress.currentNodeId === undefined || live.ended ? {} : { currentNode: progress.currentNodeId }),
       ...(failureReason === undefined ? {} : { failureReason }),
       pendingQuestions: pending,
+      ...(asked === undefined
+        ? {}
+        : { waitingQuestion: this.secrets.mask({ stage: asked.stage, text: asked.text }) }),
       ...totalsSummaryFields(live.totals),
     };
   }

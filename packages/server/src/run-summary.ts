@@ -42,6 +42,11 @@ export interface RunSummary {
   readonly failureReason?: string;
   /** Questions waiting for an answer. */
   readonly pendingQuestions: number;
+  /**
+   * The oldest question waiting for an answer (masked like every response): the asking stage and its text. Set for a
+   * `waiting` run this server is executing (a run on a shared run store reports `pendingQuestions` only).
+   */
+  readonly waitingQuestion?: { readonly stage: string; readonly text: string };
   /** When the run ended (ISO-8601), for a run that ended; absent while it runs or when its process died. */
   readonly endedAt?: string;
   /** Wall time of the run's last invocation in milliseconds, once it ended. */

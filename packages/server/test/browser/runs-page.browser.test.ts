@@ -222,4 +222,27 @@ describe('web UI: runs page (issue 31 "Web UI, second round")', () => {
     expect(await checkAccessibility(page)).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
   }, 120_000);
+
+  it("shows a waiting run's question on its row, and drops it once answered", async () => {
+    const server = await resources.startServer();
+    const id = await server.startRun(
+      'digraph ship { start [shape=Mdiamond]; gate [shape=hexagon, label="Ship the release?"]; done [shape=Msquare]; start -> gate; gate -> done [label="[Y] Yes"]; gate -> done [label="[N] No"] }',
+    );
+    const browser = await resources.launchBrowser();
+    const page = await browser.open(server, '/');
+    const row = page.locator(`#run-table tr[data-run="${id}"]`);
+    await row.locator('[data-state="waiting"]').first().waitFor();
+    const question = row.locator('.waiting-question');
+    await expect.poll(() => question.textContent()).toBe('gate asks: Ship the release?');
+    expect(await checkAccessibility(page)).toEqual([]);
+
+    const { questions } = await server.json<{ questions: { id: string }[] }>(`/pipelines/${id}/questions`);
+    await server.call(`/pipelines/${id}/questions/${encodeURIComponent(questions[0]!.id)}/answer`, {
+      method: 'POST',
+      json: { value: 'Y' },
+    });
+    await row.locator('[data-state="success"]').first().waitFor();
+    expect(await question.count()).toBe(0);
+    expect(browser.pageErrors).toEqual([]);
+  }, 120_000);
 });

@@ -254,6 +254,11 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
         {run.failureReason !== undefined && run.state !== 'success' && (
           <div class="small fail-text">{run.failureReason}</div>
         )}
+        {run.waitingQuestion !== undefined && run.state === 'waiting' && (
+          <div class="small waiting-question">
+            {run.waitingQuestion.stage} asks: {run.waitingQuestion.text}
+          </div>
+        )}
       </td>
       <td data-label="Started">{formatTime(run.startedAt)}</td>
       <td data-label="Duration">{duration === undefined ? '–' : formatDuration(duration)}</td>
