@@ -89,6 +89,37 @@ describe('attractor run --input / --inputs-file (README "Typed data")', () => {
     expect(JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8'))['input.repo']).toBe('123');
   });
 
+  it('takes --set input.<name> as an input, under --input; refuses an undeclared one before the run directory (exit 2)', async () => {
+    const cwd = await project();
+    // Once a stack trace ("unexpected error: InputsInvalidError") that left a run directory behind.
+    const undeclared = await attractor(
+      ['run', 'typed.dot', '--input', 'repo=acme/api', '--input', 'issue=1', '--set', 'input.isue=2'],
+      { cwd },
+    );
+    expect(undeclared.exitCode).toBe(2);
+    expect(undeclared.stderr).toContain('  - input "isue" is not declared (did you mean "issue"?)\n');
+    expect(undeclared.stderr).not.toContain('unexpected error');
+    await expect(access(join(cwd, '.attractor'))).rejects.toThrow();
+    const set = await attractor(
+      [
+        'run',
+        'typed.dot',
+        '--set',
+        'input.repo=acme/web',
+        '--set',
+        'input.issue=7',
+        '--input',
+        'issue=8',
+        '--logs-dir',
+        'run',
+      ],
+      { cwd },
+    );
+    expect(set.exitCode, set.stderr).toBe(0);
+    const output = JSON.parse(await readFile(join(cwd, 'run', 'output.json'), 'utf8'));
+    expect(output).toEqual({ 'tool.last_line': 'issue 8 of acme/web labels', 'input.repo': 'acme/web' });
+  });
+
   it('run --queue checks the inputs before it reaches the queue', async () => {
     const cwd = await project();
     const result = await attractor(

@@ -63,6 +63,21 @@ describe('run inputs and outputs (README "Typed data")', () => {
     expect(existsSync(join(dir, 'run'))).toBe(false);
   });
 
+  it('names the declared input an undeclared one is near, and how a list is written', async () => {
+    const refused = run({
+      graph: graphFrom(TYPED),
+      registry: registryWith(createScriptedHandler()),
+      inputs: { repo: 'acme/api', isue: 3, labels: 'bug' },
+    });
+    await expect(refused).rejects.toThrow(
+      [
+        '  - input "issue" is required and missing (expected an integer)',
+        '  - input "isue" is not declared (did you mean "issue"?)',
+        '  - input "labels" must be a list, got "bug" (a list is written as JSON: ["bug"])',
+      ].join('\n'),
+    );
+  });
+
   it('refuses a run without its required inputs, and inputs for a graph that declares none', async () => {
     const handler = createScriptedHandler();
     await expect(run({ graph: graphFrom(TYPED), registry: registryWith(handler) })).rejects.toThrow(

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import type { Graph, JsonSchemaObject } from '@attractor/graph';
+import { didYouMean, type Graph, type JsonSchemaObject } from '@attractor/graph';
 import { InputsInvalidError } from './errors/inputs-invalid-error.js';
 import { createJsonSchemaValidator } from './json-schema-validator.js';
 import type { JsonValue } from './json-value.js';
@@ -101,9 +101,31 @@ export async function validatePipelineInputs(
   if (problems.length === 0) return inputs;
   const declared = options.graph.attributes.inputs?.value.trim() ?? '';
   throw new InputsInvalidError({
-    message: `The inputs of graph "${options.graph.id}" do not match its declaration (inputs="${declared}"):\n${problems.map((problem) => `  - input "${problem.field}" ${problem.message}${problem.message.startsWith('is required') ? ` (expected ${expectedOfField(schema, problem.field)})` : ''}`).join('\n')}`,
+    message: `The inputs of graph "${options.graph.id}" do not match its declaration (inputs="${declared}"):\n${problems.map((problem) => `  - input "${problem.field}" ${problem.message}${hintOf(schema, problem)}`).join('\n')}`,
     problems,
   });
+}
+
+/**
+ * What a problem's line adds: the type a missing input expects, the declared name an undeclared one is near
+ * (`file` → `"files"`), or how a list is written where a list was expected.
+ */
+function hintOf(
+  schema: JsonSchemaObject,
+  problem: { readonly field: string; readonly message: string; readonly value?: JsonValue },
+): string {
+  if (problem.message.startsWith('is required'))
+    return ` (expected ${expectedOfField(schema, problem.field)})`;
+  if (problem.message === 'is not declared' && !problem.field.includes('.') && !problem.field.includes('[')) {
+    const properties = schema.properties;
+    const names = properties !== null && typeof properties === 'object' ? Object.keys(properties) : [];
+    const near = didYouMean(problem.field, names);
+    return near === undefined ? '' : ` (did you mean "${near}"?)`;
+  }
+  if (problem.message.startsWith('must be a list') && typeof problem.value === 'string') {
+    return ` (a list is written as JSON: ${JSON.stringify([problem.value])})`;
+  }
+  return '';
 }
 
 /** The expected type of a top-level field of an object schema, in words, for a missing input. */

@@ -15,6 +15,7 @@ import {
   expandVariables,
   type Graph,
   type GraphNode,
+  itemVariableNames,
   nodeAttribute,
   SPEC_HANDLER_DECLARATIONS,
   SUBGRAPH_INPUT_PREFIX,
@@ -68,8 +69,9 @@ function subgraphChildContext(options: {
  * The node's attributes whose key starts with `prefix` (`var.`, `input.`), by the rest of the key, each value
  * expanded by `expandVariables`, the expander of prompts: `$goal` (the parent graph's goal), `$context.<key>` (the
  * parent's context when the node runs), `$input.<name>` (the parent run's inputs) and `$item.<as>` (the item of the
- * `foreach` the node runs in). A `$context.<key>` the context does not have is a problem, not an empty string: a
- * command built from it would run wrong.
+ * `foreach` the node runs in). A `$context.<key>` the context does not have, or an `$item.<name>` no foreach around
+ * the node binds, is a problem (`reason`), not an empty string or the text as written: a command built from it would
+ * run wrong.
  */
 function expandedAttributes(options: {
   readonly node: GraphNode;
@@ -78,19 +80,36 @@ function expandedAttributes(options: {
   readonly context: Readonly<Record<string, JsonValue>>;
 }):
   | { readonly ok: true; readonly values: Record<string, string> }
-  | { readonly ok: false; readonly attribute: string; readonly missingKeys: readonly string[] } {
+  | { readonly ok: false; readonly attribute: string; readonly reason: string } {
   const { prefix, context } = options;
   const values: Record<string, string> = {};
+  const items = itemsOfContext(context);
   for (const [key, attribute] of Object.entries(options.node.attributes)) {
     if (!key.startsWith(prefix) || key.length <= prefix.length) continue;
     const expanded = expandVariables(attribute.value, {
       goal: options.goal,
       context,
       inputs: inputsOfContext(context),
-      items: itemsOfContext(context),
+      items,
     });
     if (expanded.missingKeys.length > 0) {
-      return { ok: false, attribute: key, missingKeys: expanded.missingKeys };
+      const keys = expanded.missingKeys.map((missing) => `$context.${missing}`).join(', ');
+      return {
+        ok: false,
+        attribute: key,
+        reason: `${key} uses ${keys}, but the context has no ${expanded.missingKeys.map((missing) => `"${missing}"`).join(', ')} when the node runs; set it earlier in the run (e.g. attractor run --set ${expanded.missingKeys[0]}=...) or write the value into ${key}`,
+      };
+    }
+    // An `$item.<name>` no foreach around the node binds would reach the child as written: a wrong value, not a
+    // missing one.
+    const unbound = itemVariableNames(attribute.value).filter(({ name }) => !Object.hasOwn(items, name));
+    if (unbound.length > 0) {
+      const bound = Object.keys(items);
+      return {
+        ok: false,
+        attribute: key,
+        reason: `${key} uses ${unbound.map(({ name }) => `$item.${name}`).join(', ')}, but ${bound.length === 0 ? 'the node runs in no foreach body, so no item is bound' : `the foreach around the node binds ${bound.map((name) => `$item.${name}`).join(', ')}`}; write ${bound.length === 0 ? 'the value' : `$item.${bound[0]}`} in ${key}`,
+      };
     }
     values[key.slice(prefix.length)] = expanded.text;
   }
@@ -210,10 +229,9 @@ export function createSubgraphHandler(): DeclaredHandler {
         ? expandedAttributes({ ...expansion, prefix: SUBGRAPH_INPUT_PREFIX })
         : variables;
       if (!texts.ok) {
-        const keys = texts.missingKeys.map((key) => `$context.${key}`).join(', ');
         return {
           status: 'fail',
-          failureReason: `Subgraph node "${node.id}": ${texts.attribute} uses ${keys}, but the context has no ${texts.missingKeys.map((key) => `"${key}"`).join(', ')} when the node runs; set it earlier in the run (e.g. attractor run --set ${texts.missingKeys[0]}=...) or write the value into ${texts.attribute}`,
+          failureReason: `Subgraph node "${node.id}": ${texts.reason}`,
           retryable: false,
         };
       }

@@ -356,6 +356,21 @@ describe('subgraph handler (spec §9.4 sub-pipeline nodes)', () => {
     });
   });
 
+  it('fails without retrying when a var.* value uses an $item.<name> that no foreach around the node binds', async () => {
+    // Once passed to the child as the text "$item.file": a wrong value far from its cause.
+    const { dir, graph } = pipelines({
+      'parent.dot': parent('checks.dot', ', var.path="$item.file", max_retries=2'),
+      'checks.dot': 'digraph C { start [shape=Mdiamond]; exit [shape=Msquare]; start -> exit }',
+    });
+    const { result, logsRoot } = await runDot(graph, { workdir: dir });
+    expect(result.nodeOutcomes.checks).toMatchObject({
+      status: 'fail',
+      failureReason:
+        'Subgraph node "checks": var.path uses $item.file, but the node runs in no foreach body, so no item is bound; write the value in var.path',
+    });
+    expect(existsSync(join(logsRoot, 'checks', 'child'))).toBe(false);
+  });
+
   it('fails without retrying when a var.* value names a context key that is not set', async () => {
     const { dir, graph } = pipelines({
       'parent.dot': parent('checks.dot', ', var.diff_cmd="git diff $context.base", max_retries=2'),

@@ -95,6 +95,7 @@ export async function enqueueCommand(options: {
     io,
     ...(cli.input === undefined ? {} : { input: cli.input }),
     ...(cli.inputsFile === undefined ? {} : { inputsFile: cli.inputsFile }),
+    ...(cli.set === undefined ? {} : { set: cli.set as Readonly<Record<string, JsonValue>> }),
   });
   const context: Readonly<Record<string, JsonValue>> | undefined =
     Object.keys(inputs).length === 0

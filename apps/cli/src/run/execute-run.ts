@@ -192,6 +192,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
           io,
           ...(cliOptions.input === undefined ? {} : { input: cliOptions.input }),
           ...(cliOptions.inputsFile === undefined ? {} : { inputsFile: cliOptions.inputsFile }),
+          ...(cliOptions.set === undefined ? {} : { set: cliOptions.set }),
         })
       : undefined;
   if (mode.kind === 'run' || mode.kind === 'fork') {

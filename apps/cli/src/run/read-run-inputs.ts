@@ -5,6 +5,7 @@
 import { dirname } from 'node:path';
 import {
   InputsInvalidError,
+  inputsOfContext,
   type JsonValue,
   parseInputText,
   readInputSchema,
@@ -24,12 +25,15 @@ export interface ReadRunInputsOptions {
   readonly input?: Readonly<Record<string, string>>;
   /** `--inputs-file`, as given. */
   readonly inputsFile?: string;
+  /** `--set key=value`, parsed: its `input.<name>` keys are inputs too (the engine reads them so), under the others. */
+  readonly set?: Readonly<Record<string, JsonValue>>;
   readonly io: CliIo;
 }
 
 /**
- * Reads the run's inputs: the `--inputs-file` object, then each `--input` (read as its declared type: the text of a
- * string input as written, others JSON-parsed), and checks them against the graph's `inputs`.
+ * Reads the run's inputs: the `input.<name>` keys of `--set`, then the `--inputs-file` object, then each `--input`
+ * (read as its declared type: the text of a string input as written, others JSON-parsed), each overriding the one
+ * before, and checks them against the graph's `inputs`.
  *
  * @throws {CliError} `CLI_INVALID_INPUT` (exit 2) naming each field, the expected type and the value given, or a
  *   `--inputs-file` that is not a JSON object; `CLI_FILE_NOT_FOUND` for a missing `--inputs-file`.
@@ -37,7 +41,7 @@ export interface ReadRunInputsOptions {
 export async function readRunInputs(options: ReadRunInputsOptions): Promise<Record<string, JsonValue>> {
   const { io } = options;
   const baseDirectory = dirname(options.pipelinePath);
-  const values: Record<string, JsonValue> = {};
+  const values: Record<string, JsonValue> = { ...inputsOfContext(options.set ?? {}) };
   if (options.inputsFile !== undefined) {
     const maxBytes = maxFileBytesFromEnv(io.env);
     const text = await readSourceFile(options.inputsFile, {

@@ -14,9 +14,10 @@ import { attributeSpan, nodeSpan, replacing, spanInAttribute, valueEdit } from '
  * is a declared list field, `state="<field>: append"` (ERROR). `over` should name a declared list: a `state` field
  * with the `append` rule or a list input (`inputs="files: string[]"`) (WARNING: an undeclared key holding a list when
  * the node runs works, as the untyped context does everywhere; the fix names a declared list near it), and
- * `max_parallel` written on a `mode=serial` foreach has no effect (WARNING). In a graph with foreach nodes, a prompt or
- * `tool_command` using `$item.<name>` outside the body of every foreach that binds `<name>` (`as`, default `item`)
- * is an ERROR: a tool command would run with an empty value there, a prompt would show the variable as written. The
+ * `max_parallel` written on a `mode=serial` foreach has no effect (WARNING). In a graph with foreach nodes, a prompt,
+ * `tool_command` or sub-pipeline value (`var.*`, `input.*`) using `$item.<name>` outside the body of every foreach
+ * that binds `<name>` (`as`, default `item`) is an ERROR: a tool command would run with an empty value there, a prompt
+ * would show the variable as written, a sub-pipeline node would fail. The
  * fix names what the enclosing foreach binds (a near name as an edit: `$item.fiel` → `$item.file`), or, outside every
  * foreach body, where items are bound. A graph without any foreach node is taken for a sub-pipeline a foreach body
  * runs (its items are bound by the parent). Wrong `mode` and `on_item_error` values are `attribute_type`'s.
@@ -44,8 +45,15 @@ export const foreachNodeRule: LintRule = {
     if (foreaches.length === 0) return diagnostics;
     for (const node of graph.nodes.values()) {
       const around = enclosing.get(node.id) ?? [];
-      for (const attribute of [node.attributes.prompt, node.attributes.tool_command]) {
-        if (attribute === undefined) continue;
+      // Prompts and tool commands, and what a sub-pipeline node passes on (`var.*`, `input.*`).
+      const attributes = Object.values(node.attributes).filter(
+        (attribute) =>
+          attribute.key === 'prompt' ||
+          attribute.key === 'tool_command' ||
+          attribute.key.startsWith('var.') ||
+          attribute.key.startsWith('input.'),
+      );
+      for (const attribute of attributes) {
         for (const { name, offset } of itemVariableNames(attribute.value)) {
           if (around.some((binder) => binder.name === name)) continue;
           const span = spanInAttribute(graph, attribute, { offset, length: name.length + 6 });
@@ -77,7 +85,9 @@ function unboundItem(input: {
   const effect =
     attribute === 'tool_command'
       ? 'the command would run with an empty value there'
-      : `the model would see "$item.${name}" as written`;
+      : attribute === 'prompt'
+        ? `the model would see "$item.${name}" as written`
+        : `the node would fail when it runs (the sub-pipeline cannot be given "$item.${name}")`;
   const binds = (binders: readonly Binder[]) =>
     binders.map((binder) => `foreach "${binder.id}" binds $item.${binder.name}`).join(', ');
   const base = { rule: 'foreach', severity: 'error', nodeId: node.id } as const;

@@ -265,6 +265,19 @@ describe('foreach (README "Typed data")', () => {
     expect(diagnosticsOf(far, 'foreach').map((diagnostic) => diagnostic.fix)).toEqual([
       'The foreach "each" binds $item.item: write $item.item, or set as="path" on "each".',
     ]);
+    // What a sub-pipeline node passes on is checked too (once: passed to the child as written).
+    const subgraph = pipeline(
+      'state="files: append"',
+      '  each [type="foreach", over="files", as="file"]\n  one [type="subgraph", graph_ref="one.dot", input.path="$item.fiel", var.name="$item.file"]\n  join [shape=tripleoctagon]\n  start -> each -> one -> join -> exit',
+    );
+    expect(
+      diagnosticsOf(subgraph, 'foreach').map((diagnostic) => [diagnostic.message, diagnostic.fix]),
+    ).toEqual([
+      [
+        'The input.path of "one" uses $item.fiel, but the foreach around "one" binds $item.file (foreach "each"), not "fiel": the node would fail when it runs (the sub-pipeline cannot be given "$item.fiel").',
+        'The foreach "each" binds $item.file; did you mean $item.file?',
+      ],
+    ]);
     // Without foreach nodes the graph may be a sub-pipeline run by a foreach body.
     const child = pipeline(
       'goal="x"',
