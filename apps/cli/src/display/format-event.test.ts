@@ -147,6 +147,17 @@ describe('foreach events (README "Typed data")', () => {
     expect(
       line({ ...stage, type: 'stage.started', label: 'check', handlerType: 'tool', branchPath: ['items/0'] }),
     ).toBe('  … check [0] (tool)');
+    // A warning of an item's stage too (an out_map field its output lacks).
+    expect(
+      line({
+        ...stamp,
+        type: 'stage.log',
+        nodeId: 'look',
+        level: 'warn',
+        message: 'out_map of "look": the output has no field "note"',
+        branchPath: ['items/0'],
+      }),
+    ).toBe('    look [0]: out_map of "look": the output has no field "note"');
     // A parallel branch's path names no item.
     expect(succeeded(['fork/a'])).toBe('  ✔ check 1.5s');
   });

@@ -115,27 +115,27 @@ export function formatEvent(
       return `${colors.cyan('↺')} loop restart at ${event.targetNodeId}: continuing in ${event.newLogsRoot}`;
     case 'agent.text':
       return verbose && !event.delta
-        ? `${indent}  ${colors.dim(`${event.nodeId}: ${oneLine(event.text, 200)}`)}`
+        ? `${indent}  ${colors.dim(`${stageName(event)}: ${oneLine(event.text, 200)}`)}`
         : undefined;
     case 'agent.session.started':
       return verbose
-        ? `${indent}  ${colors.dim(`${event.nodeId}: ${event.agent} session ${event.sessionId}${event.resumed ? ' (resumed)' : ''}`)}`
+        ? `${indent}  ${colors.dim(`${stageName(event)}: ${event.agent} session ${event.sessionId}${event.resumed ? ' (resumed)' : ''}`)}`
         : undefined;
     case 'agent.tool_call.started':
       return verbose
-        ? `${indent}  ${colors.dim(`${event.nodeId} → ${event.toolName} ${oneLine(JSON.stringify(event.arguments), 120)}`)}`
+        ? `${indent}  ${colors.dim(`${stageName(event)} → ${event.toolName} ${oneLine(JSON.stringify(event.arguments), 120)}`)}`
         : undefined;
     case 'agent.tool_call.completed':
       return verbose && event.isError
-        ? `${indent}  ${colors.red(`${event.nodeId} ✖ ${event.toolName}: ${oneLine(event.output, 160)}`)}`
+        ? `${indent}  ${colors.red(`${stageName(event)} ✖ ${event.toolName}: ${oneLine(event.output, 160)}`)}`
         : undefined;
     case 'stage.log':
       if (event.level === 'warn' || event.level === 'error') {
         const paint = event.level === 'error' ? colors.red : colors.yellow;
-        return `${indent}  ${paint(`${event.nodeId}: ${oneLine(event.message, 200)}`)}`;
+        return `${indent}  ${paint(`${stageName(event)}: ${oneLine(event.message, 200)}`)}`;
       }
       return verbose
-        ? `${indent}  ${colors.dim(`${event.nodeId}: ${oneLine(event.message, 200)}`)}`
+        ? `${indent}  ${colors.dim(`${stageName(event)}: ${oneLine(event.message, 200)}`)}`
         : undefined;
     default:
       return undefined;

@@ -13,8 +13,9 @@ import { keyEdit, nodeSpan, plainSpan, replacing, spanInAttribute } from './sour
 /**
  * Checks a sub-pipeline node against the interface of the child pipeline it runs (`graph_ref` as written in `ref`):
  * - `subgraph_input` (ERROR): an `input.<name>` the child does not declare (at the key, naming a declared input
- *   close to it), an `input.<name>` given to a child that declares no inputs, and a required input of the child
- *   the node does not give (at the node id). Checked against inline `inputs`; a schema file is checked when the
+ *   close to it), an `input.<name>` given to a child that declares no inputs, a value without variables that the
+ *   input's type refuses (`input.count="three"` for `count: integer`, at the value), and a required input of the
+ *   child the node does not give (at the node id). Checked against inline `inputs`; a schema file is checked when the
  *   node runs.
  * - `out_map_field` (ERROR): an `out_map` field that is none of the child's `outputs` keys nor a path into one
  *   (at the field, naming the near key), or an `out_map` on a node whose child declares no `outputs`.
@@ -45,7 +46,25 @@ function inputFindings(options: {
   const diagnostics: Diagnostic[] = [];
   for (const attribute of given) {
     const name = attribute.key.slice(SUBGRAPH_INPUT_PREFIX.length);
-    if (names.includes(name)) continue;
+    const field = declared.find((candidate) => candidate.name === name);
+    if (field !== undefined) {
+      // A value without variables is known now: one the child's type refuses fails every run of the node.
+      const expected = attribute.value.includes('$')
+        ? undefined
+        : literalMismatch(field.type, attribute.value);
+      if (expected !== undefined) {
+        const span = attribute.valueSpan ?? attribute.keySpan;
+        diagnostics.push({
+          rule: 'subgraph_input',
+          severity: 'error',
+          message: `Subgraph node "${node.id}" gives input "${name}" the value ${JSON.stringify(attribute.value)}, which is not ${expected} (${ref} declares ${name}: ${field.type}), so the run of "${node.id}" fails.`,
+          nodeId: node.id,
+          fix: `Write ${expected} in ${attribute.key} (read as JSON, as \`--input\` reads it), or a variable ($context.<key>, $input.<name>, $item.<name>).`,
+          ...(span === undefined ? {} : { span: plainSpan(span) }),
+        });
+      }
+      continue;
+    }
     const near = didYouMean(name, names);
     const span = attribute.keySpan ?? attribute.valueSpan;
     diagnostics.push({
@@ -78,6 +97,38 @@ function inputFindings(options: {
     });
   }
   return diagnostics;
+}
+
+/** JSON-parsed, or `undefined` when `text` is not JSON. */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a compact-form input type wants, in words, when `text` (read as `--input` reads it: a string input as written,
+ * others as JSON) is not of it; `undefined` when it is. The items of a list are not checked here.
+ */
+function literalMismatch(type: string, text: string): string | undefined {
+  const value = parsedJson(text.trim());
+  if (type.endsWith('[]')) return Array.isArray(value) ? undefined : 'a list (JSON, e.g. ["a", "b"])';
+  switch (type) {
+    case 'integer':
+      return Number.isInteger(value) ? undefined : 'an integer';
+    case 'number':
+      return typeof value === 'number' ? undefined : 'a number';
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'true or false';
+    case 'object':
+      return value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? undefined
+        : 'an object (JSON, e.g. {"key": "value"})';
+    default:
+      return undefined;
+  }
 }
 
 function outMapFindings(options: {

@@ -554,6 +554,25 @@ describe('subgraph_input and out_map_field of a sub-pipeline node (README "Typed
     expect(lintRule(parent(', "input.the-file"="a"'), 'subgraph_input')).toEqual(['error 5:56 review']);
   });
 
+  it('reports a value without variables that the input type refuses, at the value', () => {
+    // Once `validate` said valid and the run failed at the node ("three" for an integer-typed input).
+    const source = parent(', input.file="a.ts", input.strict="yes"');
+    expect(lintRule(source, 'subgraph_input', { readGraphFile })).toEqual(['error 5:88 review']);
+    const [found] = diagnosticsOf(source, 'subgraph_input', { readGraphFile });
+    expect(found?.message).toBe(
+      'Subgraph node "review" gives input "strict" the value "yes", which is not true or false (review-one.dot declares strict: boolean), so the run of "review" fails.',
+    );
+    expect(found?.fix).toBe(
+      'Write true or false in input.strict (read as JSON, as `--input` reads it), or a variable ($context.<key>, $input.<name>, $item.<name>).',
+    );
+    for (const fine of [
+      ', input.file="42", input.strict="false"',
+      ', input.file="a", input.strict="$context.strict"',
+    ]) {
+      expect(lintRule(parent(fine), 'subgraph_input', { readGraphFile })).toEqual([]);
+    }
+  });
+
   it('reports an input given to a child that declares none', () => {
     const source = parent(', input.file="a"', 'plain.dot');
     expect(diagnosticsOf(source, 'subgraph_input', { readGraphFile }).map((found) => found.message)).toEqual([
