@@ -190,6 +190,8 @@ const SUMMARY_EVENTS: ReadonlySet<PipelineEvent['type']> = new Set([
   'interview.completed',
   'interview.timeout',
   'agent.usage',
+  'parallel.completed',
+  'foreach.completed',
 ]);
 
 /** The set of runs of one server. Not thread-safe across processes: one server per runs directory. */
@@ -765,6 +767,7 @@ export class RunManager {
         ? 'waiting'
         : 'running';
     const failureReason = live.fault ?? live.result?.failureReason;
+    const asked = live.ended ? undefined : live.interviewer.pending()[0]?.question;
     return {
       id,
       graphName: live.graphName,
@@ -776,6 +779,9 @@ export class RunManager {
       ...(progress.currentNodeId === undefined || live.ended ? {} : { currentNode: progress.currentNodeId }),
       ...(failureReason === undefined ? {} : { failureReason }),
       pendingQuestions: pending,
+      ...(asked === undefined
+        ? {}
+        : { waitingQuestion: this.secrets.mask({ stage: asked.stage, text: asked.text }) }),
       ...totalsSummaryFields(live.totals),
     };
   }

@@ -42,12 +42,28 @@ export interface RunSummary {
   readonly failureReason?: string;
   /** Questions waiting for an answer. */
   readonly pendingQuestions: number;
+  /**
+   * The oldest question waiting for an answer (masked like every response): the asking stage and its text. Set for a
+   * `waiting` run this server is executing (a run on a shared run store reports `pendingQuestions` only).
+   */
+  readonly waitingQuestion?: { readonly stage: string; readonly text: string };
   /** When the run ended (ISO-8601), for a run that ended; absent while it runs or when its process died. */
   readonly endedAt?: string;
   /** Wall time of the run's last invocation in milliseconds, once it ended. */
   readonly durationMs?: number;
   /** Tokens (and cost, when the backend reports it) of the run's model calls, once one reported usage. */
   readonly usage?: RunUsage;
+  /** A forked run's origin (its manifest's `forked_from`): the source run and the completed stage it started after. */
+  readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
+  /** How many times the run was resumed (its `pipeline.started` events with `resumed`), when it was. */
+  readonly resumes?: number;
+  /**
+   * Branches of its parallel nodes that failed (the latest `parallel.completed` `failureCount` of each node, child
+   * pipelines included), when any did: the run may still have ended `success`.
+   */
+  readonly failedBranches?: number;
+  /** Items of its `foreach` nodes that failed (`foreach.completed` `failureCount`, as `failedBranches`), when any did. */
+  readonly failedItems?: number;
 }
 
 /** One run in `GET /pipelines/{id}`: the summary plus progress and stage files. */
@@ -65,8 +81,6 @@ export interface RunDetails extends RunSummary {
    * `GET /pipelines/{id}/stage-file`).
    */
   readonly stageDirectories: readonly StageDirectory[];
-  /** A forked run's origin (its manifest's `forked_from`): the source run and the completed stage it started after. */
-  readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
   /**
    * Set for the details of a child run (`GET /pipelines/{id}?child=<path>`): the child's path under run `id`, its
    * own run id, and the node of its parent run that started it.

@@ -52,4 +52,47 @@ describe('run totals', () => {
     ]);
     expect(summary.durationMs).toBe(150);
   });
+
+  it("count resumes of the run itself, not a fork's first start nor a child pipeline's", () => {
+    const origin = { runId: 'source', node: 'a', visit: 2 };
+    const summary = fold([
+      event({ type: 'pipeline.started', name: 'G', resumed: true, forkedFrom: origin }),
+      event({ type: 'pipeline.started', name: 'child', resumed: true, runId: 'child-run' }),
+      event({ type: 'pipeline.failed', error: 'x', durationMs: 1 }),
+      event({ type: 'pipeline.started', name: 'G', resumed: true }),
+    ]);
+    expect(summary.forkedFrom).toEqual(origin);
+    expect(summary.resumes).toBe(1);
+    expect(fold([started()]).resumes).toBeUndefined();
+  });
+
+  it('count the failed branches and items of the latest run of each parallel and foreach node', () => {
+    const parallel = (nodeId: string, failureCount: number, branchPath?: string[]) =>
+      event({
+        type: 'parallel.completed',
+        nodeId,
+        durationMs: 1,
+        successCount: 1,
+        failureCount,
+        ...(branchPath ? { branchPath } : {}),
+      });
+    const summary = fold([
+      started(),
+      parallel('fan', 2),
+      parallel('inner', 1, ['fan/a']),
+      event({
+        type: 'foreach.completed',
+        nodeId: 'each',
+        durationMs: 1,
+        successCount: 0,
+        failureCount: 3,
+        notStartedCount: 0,
+      }),
+      // The loop runs fan again: its second result replaces the first.
+      parallel('fan', 1),
+    ]);
+    expect(summary.failedBranches).toBe(2);
+    expect(summary.failedItems).toBe(3);
+    expect(fold([started(), parallel('fan', 0)]).failedBranches).toBeUndefined();
+  });
 });

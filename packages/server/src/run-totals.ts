@@ -30,6 +30,17 @@ export interface RunTotals {
   inputTokens: number;
   outputTokens: number;
   costUsd?: number;
+  /** The run id of the first top-level `pipeline.started`: the run these totals are of (not a child pipeline). */
+  runId?: string;
+  /** A forked run's origin, from its first `pipeline.started` (`forkedFrom`). */
+  forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
+  /** How many times the run was resumed: its top-level `pipeline.started` events with `resumed` (a fork's first excepted). */
+  resumes?: number;
+  /**
+   * Failed branches of each parallel node and failed items of each `foreach` node, by `runId`, branch path and node:
+   * the latest `parallel.completed` / `foreach.completed` of each node counts (a node run again replaces its count).
+   */
+  failures?: Map<string, { readonly kind: 'branches' | 'items'; readonly count: number }>;
 }
 
 /** Fresh, empty totals. */
@@ -55,8 +66,22 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
       if (event.branchPath === undefined) {
         delete totals.endedAt;
         delete totals.durationMs;
+        totals.runId ??= event.runId;
+        if (event.runId === totals.runId) {
+          if (event.forkedFrom !== undefined) totals.forkedFrom ??= event.forkedFrom;
+          else if (event.resumed) totals.resumes = (totals.resumes ?? 0) + 1;
+        }
       }
       return;
+    case 'parallel.completed':
+    case 'foreach.completed': {
+      totals.failures ??= new Map();
+      totals.failures.set(`${event.runId}\u0000${(event.branchPath ?? []).join('/')}\u0000${event.nodeId}`, {
+        kind: event.type === 'parallel.completed' ? 'branches' : 'items',
+        count: event.failureCount,
+      });
+      return;
+    }
     default: {
       const legMs = legDurationMs(event);
       if (legMs === undefined) return;
@@ -70,14 +95,39 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
   }
 }
 
-/** The summary fields of `totals`: `endedAt`, `durationMs` and `usage` (only when some tokens were reported). */
+/**
+ * The summary fields of `totals`: `endedAt`, `durationMs`, `usage` (only when some tokens were reported), and when
+ * they apply `forkedFrom`, `resumes`, `failedBranches` and `failedItems` (see `RunSummary`).
+ */
 export function totalsSummaryFields(totals: RunTotals): {
   endedAt?: string;
   durationMs?: number;
   usage?: RunUsage;
+  forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
+  resumes?: number;
+  failedBranches?: number;
+  failedItems?: number;
 } {
   const used = totals.inputTokens > 0 || totals.outputTokens > 0 || totals.costUsd !== undefined;
+  let failedBranches = 0;
+  let failedItems = 0;
+  for (const failure of totals.failures?.values() ?? []) {
+    if (failure.kind === 'branches') failedBranches += failure.count;
+    else failedItems += failure.count;
+  }
   return {
+    ...(totals.forkedFrom === undefined
+      ? {}
+      : {
+          forkedFrom: {
+            runId: totals.forkedFrom.runId,
+            node: totals.forkedFrom.node,
+            visit: totals.forkedFrom.visit,
+          },
+        }),
+    ...(totals.resumes === undefined ? {} : { resumes: totals.resumes }),
+    ...(failedBranches === 0 ? {} : { failedBranches }),
+    ...(failedItems === 0 ? {} : { failedItems }),
     ...(totals.endedAt === undefined ? {} : { endedAt: totals.endedAt }),
     ...(totals.durationMs === undefined ? {} : { durationMs: totals.durationMs }),
     ...(used

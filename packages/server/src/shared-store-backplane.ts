@@ -400,7 +400,6 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       waitingNodes: _w,
       stages: _s,
       stageDirectories: _d,
-      forkedFrom: _f,
       ...summary
     } = await details(runId);
     return summary;

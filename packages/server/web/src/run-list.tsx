@@ -1,6 +1,7 @@
 /**
  * The runs page: every run of the server (live and past) with status, graph, goal, start, duration, tokens and
- * cost; filters by status and graph and a text search. It loads the list once and then follows `GET /events`, which
+ * cost; filters by status and graph, a text search and sortable columns, all kept in the URL's query string (see
+ * `run-list-query.ts`) so reload and back/forward restore them. It loads the list once and then follows `GET /events`, which
  * sends a run's new summary whenever it changes — no polling. Renders the first {@link PAGE_SIZE} matches and more
  * on request, so 1,000 runs stay quick.
  */
@@ -9,7 +10,16 @@ import { apiJson, type RunSummary } from './api.js';
 import { ErrorNote } from './error-note.js';
 import { openEventStream } from './event-stream.js';
 import { formatCost, formatDuration, formatTime, formatTokens } from './format.js';
-import { onLinkClick, runHref } from './router.js';
+import { navigate, onLinkClick, runHref } from './router.js';
+import {
+  compareRuns,
+  matchesRunListQuery,
+  parseRunListQuery,
+  type RunListQuery,
+  runDurationMs,
+  runListHref,
+  type SortKey,
+} from './run-list-query.js';
 
 const PAGE_SIZE = 200;
 const STATES = ['queued', 'running', 'waiting', 'success', 'fail', 'cancelled', 'interrupted'] as const;
@@ -18,11 +28,19 @@ const STATES = ['queued', 'running', 'waiting', 'success', 'fail', 'cancelled', 
 export function RunList() {
   const [runs, setRuns] = useState<Map<string, RunSummary> | undefined>();
   const [error, setError] = useState<string | undefined>();
-  const [state, setState] = useState('');
-  const [graph, setGraph] = useState('');
-  const [search, setSearch] = useState('');
+  const [query, setQuery] = useState(() => parseRunListQuery(location.search));
   const [limit, setLimit] = useState(PAGE_SIZE);
   const [now, setNow] = useState(() => Date.now());
+
+  useEffect(() => {
+    // The URL is the truth: back/forward (and `navigate`) bring its filters and sort back.
+    const update = () => setQuery(parseRunListQuery(location.search));
+    addEventListener('popstate', update);
+    return () => removeEventListener('popstate', update);
+  }, []);
+  /** Changes the query: a new history entry, or (`replace`, for each key typed in the search) the same one. */
+  const change = (next: Partial<RunListQuery>, options: { readonly replace?: boolean } = {}) =>
+    navigate(runListHref({ ...query, ...next }), options);
 
   useEffect(() => {
     let pending: RunSummary[] = [];
@@ -60,13 +78,7 @@ export function RunList() {
     return close;
   }, []);
 
-  const all = useMemo(
-    () =>
-      [...(runs?.values() ?? [])].sort(
-        (a, b) => b.startedAt.localeCompare(a.startedAt) || b.id.localeCompare(a.id),
-      ),
-    [runs],
-  );
+  const all = useMemo(() => [...(runs?.values() ?? [])], [runs]);
   const graphs = useMemo(() => [...new Set(all.map((run) => run.graphName))].sort(), [all]);
   const anyLive = all.some((run) => run.live);
   useEffect(() => {
@@ -76,16 +88,16 @@ export function RunList() {
     return () => clearInterval(timer);
   }, [anyLive]);
 
-  const needle = search.trim().toLowerCase();
-  const matches = all.filter(
-    (run) =>
-      (state === '' || run.state === state) &&
-      (graph === '' || run.graphName === graph) &&
-      (needle === '' ||
-        run.id.toLowerCase().includes(needle) ||
-        run.graphName.toLowerCase().includes(needle) ||
-        run.goal.toLowerCase().includes(needle) ||
-        (run.failureReason ?? '').toLowerCase().includes(needle)),
+  // Only a duration sort depends on the clock (live runs' durations grow).
+  const sortClock = query.sort === 'duration' ? now : 0;
+  const matches = useMemo(() => {
+    const sign = query.dir === 'asc' ? 1 : -1;
+    return all
+      .filter((run) => matchesRunListQuery(run, query))
+      .sort((a, b) => sign * compareRuns(a, b, query.sort, sortClock));
+  }, [all, query, sortClock]);
+  const header = (key: SortKey, label: string) => (
+    <SortHeader key={key} column={key} label={label} query={query} onSort={(next) => change(next)} />
   );
 
   return (
@@ -99,7 +111,11 @@ export function RunList() {
       <form class="filters" aria-label="Filter the runs" onSubmit={(event) => event.preventDefault()}>
         <label>
           Status
-          <select id="filter-state" value={state} onChange={(event) => setState(event.currentTarget.value)}>
+          <select
+            id="filter-state"
+            value={query.status}
+            onChange={(event) => change({ status: event.currentTarget.value })}
+          >
             <option value="">all</option>
             {STATES.map((value) => (
               <option key={value} value={value}>
@@ -110,13 +126,20 @@ export function RunList() {
         </label>
         <label>
           Graph
-          <select id="filter-graph" value={graph} onChange={(event) => setGraph(event.currentTarget.value)}>
+          <select
+            id="filter-graph"
+            value={query.graph}
+            onChange={(event) => change({ graph: event.currentTarget.value })}
+          >
             <option value="">all</option>
-            {graphs.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
+            {/* A graph named in the URL stays selectable before (or without) a run of it. */}
+            {(query.graph === '' || graphs.includes(query.graph) ? graphs : [...graphs, query.graph]).map(
+              (value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ),
+            )}
           </select>
         </label>
         <label class="grow">
@@ -125,8 +148,8 @@ export function RunList() {
             id="filter-search"
             type="search"
             placeholder="id, graph, goal or failure"
-            value={search}
-            onInput={(event) => setSearch(event.currentTarget.value)}
+            value={query.q}
+            onInput={(event) => change({ q: event.currentTarget.value }, { replace: true })}
           />
         </label>
       </form>
@@ -144,13 +167,13 @@ export function RunList() {
             <table class="runs" id="run-table">
               <thead>
                 <tr>
-                  <th scope="col">Status</th>
-                  <th scope="col">Graph</th>
+                  {header('status', 'Status')}
+                  {header('graph', 'Graph')}
                   <th scope="col">Goal</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Duration</th>
+                  {header('start', 'Started')}
+                  {header('duration', 'Duration')}
                   <th scope="col">Tokens</th>
-                  <th scope="col">Cost</th>
+                  {header('cost', 'Cost')}
                 </tr>
               </thead>
               <tbody>
@@ -180,26 +203,61 @@ export function RunList() {
   );
 }
 
+/**
+ * A sortable column header: a button that sorts by the column (descending first for start, duration and cost,
+ * ascending for words) and flips the direction when it already does; `aria-sort` says how the table is sorted.
+ */
+function SortHeader(props: {
+  column: SortKey;
+  label: string;
+  query: RunListQuery;
+  onSort: (next: Pick<RunListQuery, 'sort' | 'dir'>) => void;
+}) {
+  const { column, label, query } = props;
+  const active = query.sort === column;
+  const first = column === 'status' || column === 'graph' ? 'asc' : 'desc';
+  const next = active ? (query.dir === 'asc' ? 'desc' : 'asc') : first;
+  return (
+    <th
+      scope="col"
+      data-sort={column}
+      aria-sort={active ? (query.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+    >
+      <button type="button" class="sort-button" onClick={() => props.onSort({ sort: column, dir: next })}>
+        {label}
+        <span aria-hidden="true" class="sort-arrow">
+          {active ? (query.dir === 'asc' ? ' ▲' : ' ▼') : ''}
+        </span>
+      </button>
+    </th>
+  );
+}
+
 function RunRow({ run, now }: { run: RunSummary; now: number }) {
-  const started = Date.parse(run.startedAt);
-  const ended = run.endedAt === undefined ? undefined : Date.parse(run.endedAt);
-  const duration = ended !== undefined ? ended - started : run.live ? now - started : undefined;
+  const duration = runDurationMs(run, now);
   const tokens = run.usage === undefined ? undefined : run.usage.inputTokens + run.usage.outputTokens;
   return (
     <tr data-run={run.id} data-state={run.state}>
       <td data-label="Status">
         <StateBadge state={run.state} />
+        <PartialFailure run={run} />
       </td>
       <td data-label="Graph">
         <a href={runHref(run.id)} onClick={onLinkClick} class="run-link">
           {run.graphName}
         </a>
         <div class="muted small mono">{run.id}</div>
+        <RunMarkers run={run} />
       </td>
       <td data-label="Goal" class="goal-cell" title={run.goal}>
         {run.goal === '' ? <span class="muted">–</span> : run.goal}
         {run.failureReason !== undefined && run.state !== 'success' && (
           <div class="small fail-text">{run.failureReason}</div>
+        )}
+        {run.waitingQuestion !== undefined && run.state === 'waiting' && (
+          <div class="small waiting-question">
+            {run.waitingQuestion.stage} asks: {run.waitingQuestion.text}
+          </div>
         )}
       </td>
       <td data-label="Started">{formatTime(run.startedAt)}</td>
@@ -207,6 +265,46 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
       <td data-label="Tokens">{tokens === undefined ? '–' : formatTokens(tokens)}</td>
       <td data-label="Cost">{formatCost(run.usage?.costUsd)}</td>
     </tr>
+  );
+}
+
+/** Failed parallel branches and `foreach` items of a run that ended `success` anyway ("1 branch failed"). */
+function PartialFailure({ run }: { run: RunSummary }) {
+  if (run.state !== 'success') return null;
+  const parts = [
+    count(run.failedBranches, 'branch', 'branches'),
+    count(run.failedItems, 'item', 'items'),
+  ].filter((part) => part !== undefined);
+  if (parts.length === 0) return null;
+  return <div class="small fail-text partial-failure">{`${parts.join(', ')} failed`}</div>;
+}
+
+function count(value: number | undefined, one: string, many: string): string | undefined {
+  return value === undefined || value === 0 ? undefined : `${value} ${value === 1 ? one : many}`;
+}
+
+/** How a run came to be: forked from another run (linked, at the stage it started after), resumed. */
+function RunMarkers({ run }: { run: RunSummary }) {
+  const { forkedFrom, resumes } = run;
+  if (forkedFrom === undefined && resumes === undefined) return null;
+  return (
+    <div class="run-markers small">
+      {forkedFrom !== undefined && (
+        <span class="marker" data-marker="fork">
+          forked from{' '}
+          <a href={runHref(forkedFrom.runId, forkedFrom.node)} onClick={onLinkClick} class="mono">
+            {forkedFrom.runId}
+          </a>{' '}
+          after {forkedFrom.node}
+          {forkedFrom.visit > 1 ? `@${forkedFrom.visit}` : ''}
+        </span>
+      )}
+      {resumes !== undefined && (
+        <span class="marker" data-marker="resumed">
+          {resumes === 1 ? 'resumed' : `resumed ${resumes} times`}
+        </span>
+      )}
+    </div>
   );
 }
 
