@@ -110,8 +110,8 @@ describe('web UI: the items of a foreach node', () => {
     await page.locator('#items-each tr[data-item="1"] a').focus();
     await page.keyboard.press('Enter');
     await page.waitForURL(/branch=items%2F1/);
-    await page.locator('#branch-scope').waitFor();
-    expect(await page.locator('#branch-scope').textContent()).toContain('Item 1 of each');
+    // The foreach node is named once the replayed events reach the page.
+    await expect.poll(() => page.locator('#branch-scope').textContent()).toContain('Item 1 of each');
     const pane = page.locator('#stage-pane');
     await expect.poll(() => pane.locator('.stage-files').getAttribute('data-dir')).toBe('each/items/1/check');
     await expect
