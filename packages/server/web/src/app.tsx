@@ -1,9 +1,11 @@
 /** The web UI's shell: header, sign-in dialog, and the page of the current route. */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiRequestError, apiJson, auth, type ServerInfo } from './api.js';
+import { ConnectionStatus } from './connection-status.js';
 import { ErrorNote } from './error-note.js';
 import { NewRun } from './new-run.js';
 import { onLinkClick, useRoute } from './router.js';
+import { followRunChanges } from './run-changes.js';
 import { RunList } from './run-list.js';
 import { RunView } from './run-view.js';
 import { SignIn } from './sign-in.js';
@@ -25,6 +27,8 @@ export function App() {
         setServerError((error as Error).message);
     });
   }, [token]);
+  // One stream on every page: the header's connection state, and the runs page's changes.
+  useEffect(() => (token === '' ? undefined : followRunChanges()), [token]);
 
   const signedIn = token !== '';
   return (
@@ -45,6 +49,7 @@ export function App() {
           </a>
         </nav>
         <span class="spacer" />
+        {signedIn && <ConnectionStatus />}
         <button
           type="button"
           class="button ghost"

@@ -1,40 +1,102 @@
 /**
- * Server-Sent Events with the bearer token: the `eventsource` package (a WHATWG EventSource that takes a custom
- * `fetch`) so the token travels in the Authorization header, never in the URL. It reconnects by itself and sends
- * `Last-Event-ID`, so the server replays exactly the events missed.
+ * Server-Sent Events with the bearer token: `fetch` (the token travels in the Authorization header, never in the
+ * URL) read with `eventsource-parser`. A stream that drops (the server stopped, the network went away) is reopened
+ * with back-off (0.5 s, 1 s, then every 2 s, at once when the browser comes back online) with `Last-Event-ID`, so
+ * the server replays exactly the events missed; each reopening uses the token of that moment. Every stream reports
+ * its state to {@link connection} (the header's indicator). A 401 opens the sign-in dialog (through `apiFetch`) and
+ * stops the stream; another refusal (404, 400) stops it with the server's message.
  */
-import { EventSource } from 'eventsource';
-import { auth } from './api.js';
+import { createParser } from 'eventsource-parser';
+import { ApiRequestError, apiFetch } from './api.js';
+import { connection } from './connection-state.js';
 
 /** Handlers of {@link openEventStream}, by SSE event name (`message` for unnamed events). */
 export interface EventStreamHandlers {
   readonly [name: string]: (data: string, lastEventId: string) => void;
 }
 
-/** Opens `path` as an SSE stream; returns the function that closes it. */
+/** Options of {@link openEventStream}. */
+export interface EventStreamOptions {
+  /** Called each time the stream opens (first and after a reconnection). */
+  readonly onOpen?: () => void;
+  /** Called when the server refuses the stream (not retried): its error message. */
+  readonly onError?: (message: string) => void;
+}
+
+/** Delays before the 1st, 2nd, … reconnection attempt, in milliseconds (the last one repeats). */
+const BACKOFF_MS = [500, 1000, 2000] as const;
+
+/** Opens `path` as an SSE stream that reconnects until closed; returns the function that closes it. */
 export function openEventStream(
   path: string,
   handlers: EventStreamHandlers,
-  options: { readonly onOpen?: () => void; readonly onError?: (message: string) => void } = {},
+  options: EventStreamOptions = {},
 ): () => void {
-  const source = new EventSource(path, {
-    fetch: (input, init) =>
-      fetch(input, {
-        ...init,
-        headers: { ...(init.headers as Record<string, string>), Authorization: `Bearer ${auth.token}` },
-      }).then((response) => {
-        if (response.status === 401) auth.reject('The server did not accept that token.');
-        return response;
-      }),
-  });
-  for (const [name, handler] of Object.entries(handlers))
-    source.addEventListener(name, (event) => handler(event.data, event.lastEventId));
-  source.addEventListener('open', () => options.onOpen?.());
-  source.addEventListener('error', (event) => {
-    if (source.readyState === EventSource.CLOSED)
-      options.onError?.(
-        `The live connection closed${event.message === undefined ? '' : `: ${event.message}`}.`,
-      );
-  });
-  return () => source.close();
+  const entry = connection.add();
+  let closed = false;
+  let lastEventId = '';
+  let failures = 0;
+  let controller: AbortController | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const retry = () => {
+    if (closed) return;
+    const delay = BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)]!;
+    // The first retry after a drop is "reconnecting"; once one failed, the server cannot be reached: "offline".
+    entry.set(failures === 0 ? 'reconnecting' : 'offline');
+    failures++;
+    timer = setTimeout(connect, delay);
+  };
+  const onOnline = () => {
+    if (closed || timer === undefined) return;
+    clearTimeout(timer);
+    connect();
+  };
+
+  const connect = async () => {
+    timer = undefined;
+    controller = new AbortController();
+    const headers: Record<string, string> = { Accept: 'text/event-stream' };
+    if (lastEventId !== '') headers['Last-Event-ID'] = lastEventId;
+    try {
+      const response = await apiFetch(path, { headers, signal: controller.signal, cache: 'no-store' });
+      if (closed) return;
+      failures = 0;
+      entry.set('live');
+      options.onOpen?.();
+      const parser = createParser({
+        onEvent(event) {
+          if (closed) return;
+          if (event.id !== undefined) lastEventId = event.id;
+          entry.heard();
+          handlers[event.event ?? 'message']?.(event.data, lastEventId);
+        },
+      });
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || closed) break;
+        parser.feed(value);
+      }
+    } catch (error) {
+      if (closed) return;
+      if (error instanceof ApiRequestError && error.status !== 0 && error.status < 500) {
+        // A 401 has opened the sign-in dialog; another refusal will not change by retrying.
+        entry.remove();
+        if (error.status !== 401) options.onError?.(error.message);
+        return;
+      }
+    }
+    retry();
+  };
+
+  addEventListener('online', onOnline);
+  void connect();
+  return () => {
+    closed = true;
+    if (timer !== undefined) clearTimeout(timer);
+    controller?.abort();
+    removeEventListener('online', onOnline);
+    entry.remove();
+  };
 }

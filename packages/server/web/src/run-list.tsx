@@ -7,10 +7,11 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiJson, type RunSummary } from './api.js';
+import { isLost, useConnection } from './connection-state.js';
 import { ErrorNote } from './error-note.js';
-import { openEventStream } from './event-stream.js';
 import { formatCost, formatDuration, formatTime, formatTokens } from './format.js';
 import { navigate, onLinkClick, runHref } from './router.js';
+import { onRunChanges } from './run-changes.js';
 import {
   compareRuns,
   matchesRunListQuery,
@@ -53,34 +54,32 @@ export function RunList() {
         },
         (failure: unknown) => setError((failure as Error).message),
       );
-    const close = openEventStream(
-      '/events',
-      {
-        run: (data) => {
-          pending.push(JSON.parse(data) as RunSummary);
-          if (scheduled) return;
-          scheduled = true;
-          requestAnimationFrame(() => {
-            scheduled = false;
-            const batch = pending;
-            pending = [];
-            setRuns((previous) => {
-              const next = new Map(previous);
-              for (const run of batch) next.set(run.id, run);
-              return next;
-            });
+    return onRunChanges({
+      onRun: (run) => {
+        pending.push(run);
+        if (scheduled) return;
+        scheduled = true;
+        requestAnimationFrame(() => {
+          scheduled = false;
+          const batch = pending;
+          pending = [];
+          setRuns((previous) => {
+            const next = new Map(previous);
+            for (const changed of batch) next.set(changed.id, changed);
+            return next;
           });
-        },
+        });
       },
-      // (Re)load on every (re)connection: changes made while disconnected are then included.
-      { onOpen: () => void load(), onError: setError },
-    );
-    return close;
+      // (Re)load on every (re)connection: changes made while disconnected (a restarted server) are then included.
+      onOpen: () => void load(),
+    });
   }, []);
 
   const all = useMemo(() => [...(runs?.values() ?? [])], [runs]);
   const graphs = useMemo(() => [...new Set(all.map((run) => run.graphName))].sort(), [all]);
-  const anyLive = all.some((run) => run.live);
+  // Offline, the rows stop ticking: whether the runs still go on is not known until the server answers again.
+  const lost = isLost(useConnection().state);
+  const anyLive = !lost && all.some((run) => run.live);
   useEffect(() => {
     if (!anyLive) return;
     // Durations of live runs tick once a second (display only; the data comes from events).

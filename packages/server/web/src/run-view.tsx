@@ -10,6 +10,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { parseChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
 import { apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
 import { ConfirmDialog } from './confirm-dialog.js';
+import { connection, isLost, useConnection } from './connection-state.js';
 import { ContextView } from './context-view.js';
 import { RunChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
@@ -72,6 +73,8 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
 
   useEffect(() => {
     void loadDetails();
+    // Back from a lost connection (a restarted server): re-read what the events missed may have changed.
+    return connection.onRestored(() => void loadDetails());
   }, [runId]);
 
   useEffect(() => {
@@ -127,11 +130,14 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
   }, [runId, child, streamKey]);
 
   const live = details?.live === true && state.current.ended === undefined;
+  // Offline, the clock stops: whether the run still goes on is not known until the server answers again.
+  const lost = isLost(useConnection().state);
+  const ticking = live && !lost;
   useEffect(() => {
-    if (!live) return;
+    if (!ticking) return;
     const timer = setInterval(() => setNow(Date.now()), 1000);
     return () => clearInterval(timer);
-  }, [live]);
+  }, [ticking]);
 
   const select = (nodeId: string | undefined) =>
     navigate(runHref(runId, nodeId, { child, branch }), { replace: false });
@@ -338,7 +344,8 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
           {details.failureReason}
         </p>
       )}
-      <ErrorNote message={error ?? actionError} id="run-error" />
+      <ErrorNote message={error} id="run-error" />
+      <ErrorNote message={actionError} id="action-error" />
       {/* A stopped run's page shows no gate, even before its stream delivers the stop (cancel answers first). */}
       {(displayState === 'running' || displayState === 'waiting') && (
         <GatePanel runId={runId} questionIds={questionIds} />
