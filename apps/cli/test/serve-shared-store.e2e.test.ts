@@ -159,9 +159,10 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
   const startWorker = () => attractorWorker(dir, env);
-  const startServe = async (): Promise<void> => {
+  /** Starts `attractor serve` on `port` (0: any free one). */
+  const startServe = async (port = 0): Promise<void> => {
     // The servers know a secret the workers do not: what a stage prints with it is masked when served.
-    server = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], {
+    server = attractor(['serve', '--port', String(port), '--token', token, '--allow-tools'], {
       cwd: dir,
       env: { ...env, CHILD_VIEW_TOKEN: CHILD_SECRET },
     });
@@ -845,4 +846,49 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       await browser.close();
     }
   }, 120_000);
+
+  it('a run page and the runs list open in Chromium across a killed server go offline, then show what the store says once it is back', async () => {
+    const id = await start(GATE);
+    await until(async () => (await details(id)).state === 'waiting', 60_000, 'the run to wait at its gate');
+    const browser = await launchBrowser();
+    const queue = await connectRunQueue({ url: postgres.url });
+    try {
+      const runPage = await browser.open({ url, token }, `/runs/${encodeURIComponent(id)}`);
+      const listPage = await browser.open({ url, token }, '/');
+      const connection = (page: typeof runPage) =>
+        page.locator('#connection-status').getAttribute('data-state');
+      await runPage.locator('#gate-panel button[data-answer="S"]').waitFor();
+      await listPage.locator(`tr[data-run="${id}"][data-state="waiting"]`).waitFor();
+      for (const page of [runPage, listPage]) await expect.poll(() => connection(page)).toBe('live');
+
+      server!.kill('SIGKILL');
+      await server;
+      for (const page of [runPage, listPage]) await expect.poll(() => connection(page)).toBe('offline');
+      // While the server is down, the gate is answered through the queue and a worker finishes the run.
+      await queue.answerRun({ runId: id, text: 'S' });
+      await until(async () => (await queue.readRun(id))?.state === 'success', 60_000, 'the run to succeed');
+      await screenshot(runPage, 'shared-store-run-offline');
+
+      await startServe(Number(new URL(url).port));
+      const back = Date.now();
+      expect((await details(id)).state).toBe('success');
+      await expect
+        .poll(() => runPage.locator('#run-state').textContent(), { timeout: 5_000 })
+        .toBe('success');
+      await expect
+        .poll(() => listPage.locator(`tr[data-run="${id}"]`).getAttribute('data-state'), {
+          timeout: 5_000 - (Date.now() - back),
+        })
+        .toBe('success');
+      expect(await runPage.locator('#cancel-button').count()).toBe(0);
+      expect(await runPage.locator('#gate-panel').count()).toBe(0);
+      await runPage.locator('#graph g#node-ship.status-success').waitFor();
+      for (const page of [runPage, listPage]) expect(await connection(page)).toBe('live');
+      await screenshot(runPage, 'shared-store-run-converged');
+      expect(browser.pageErrors).toEqual([]);
+    } finally {
+      await queue.close();
+      await browser.close();
+    }
+  }, 150_000);
 });
