@@ -28,6 +28,9 @@ const RANK: Readonly<Record<StreamState, number>> = { live: 0, connecting: 1, re
 
 type Listener = () => void;
 
+/** Least time between two "a message came" notifications, in milliseconds. */
+const HEARD_EVERY_MS = 500;
+
 const streams = new Map<object, StreamState>();
 const listeners = new Set<Listener>();
 const restoredListeners = new Set<Listener>();
@@ -62,7 +65,10 @@ export const connection = {
         update();
       },
       heard() {
-        lastEventAt = Date.now();
+        const now = Date.now();
+        // The indicator shows whole seconds: a burst of events tells its listeners twice a second at most.
+        if (lastEventAt !== undefined && now - lastEventAt < HEARD_EVERY_MS) return;
+        lastEventAt = now;
         snapshot = { ...snapshot, lastEventAt };
         for (const listener of listeners) listener();
       },
@@ -91,12 +97,23 @@ export function isLost(state: StreamState | undefined): boolean {
   return state === 'reconnecting' || state === 'offline';
 }
 
-/** The connection state as a hook: re-renders on every change. */
+/** The connection's state alone as a hook: re-renders when the state changes, not on every message. */
+export function useConnectionState(): StreamState | undefined {
+  return useSelected((current) => current.state);
+}
+
+/** The connection as a hook: re-renders on every change (a new state, a message). */
 export function useConnection(): ConnectionSnapshot {
-  const [current, setCurrent] = useState(connection.snapshot);
+  return useSelected((current) => current);
+}
+
+/** `select(snapshot)`, kept current; re-renders when it gives another value. */
+function useSelected<TValue>(select: (current: ConnectionSnapshot) => TValue): TValue {
+  const [value, setValue] = useState(() => select(snapshot));
   useEffect(() => {
-    setCurrent(connection.snapshot);
-    return connection.subscribe(() => setCurrent(connection.snapshot));
+    const update = () => setValue(() => select(snapshot));
+    update();
+    return connection.subscribe(update);
   }, []);
-  return current;
+  return value;
 }

@@ -7,7 +7,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { apiJson, type RunSummary } from './api.js';
-import { isLost, useConnection } from './connection-state.js';
+import { isLost, useConnectionState } from './connection-state.js';
 import { ErrorNote } from './error-note.js';
 import { formatCost, formatDuration, formatTime, formatTokens } from './format.js';
 import { navigate, onLinkClick, runHref } from './router.js';
@@ -78,7 +78,7 @@ export function RunList() {
   const all = useMemo(() => [...(runs?.values() ?? [])], [runs]);
   const graphs = useMemo(() => [...new Set(all.map((run) => run.graphName))].sort(), [all]);
   // Offline, the rows stop ticking: whether the runs still go on is not known until the server answers again.
-  const lost = isLost(useConnection().state);
+  const lost = isLost(useConnectionState());
   const anyLive = !lost && all.some((run) => run.live);
   useEffect(() => {
     if (!anyLive) return;

@@ -10,7 +10,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { parseChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
 import { apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
 import { ConfirmDialog } from './confirm-dialog.js';
-import { connection, isLost, useConnection } from './connection-state.js';
+import { connection, isLost, useConnectionState } from './connection-state.js';
 import { ContextView } from './context-view.js';
 import { RunChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
@@ -131,7 +131,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
 
   const live = details?.live === true && state.current.ended === undefined;
   // Offline, the clock stops: whether the run still goes on is not known until the server answers again.
-  const lost = isLost(useConnection().state);
+  const lost = isLost(useConnectionState());
   const ticking = live && !lost;
   useEffect(() => {
     if (!ticking) return;
