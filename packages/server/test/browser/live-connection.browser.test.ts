@@ -3,8 +3,10 @@
  * and starts again on the same port and runs directory say so (reconnecting, then offline; clocks stop), then
  * converge to what the restarted server's API says within 5 s of its return; a failed action shows the server's
  * error; a 401 (a server restarted with another token) opens the sign-in dialog and the new token makes the page live
- * again. axe-core at 1,400 and 390 px.
+ * again, following a resume another client made. axe-core at 1,400 and 390 px.
  */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PendingQuestion, RunDetails } from '../../src/index.js';
@@ -128,13 +130,13 @@ describe('web UI: live connection state (issue "live state you can trust")', () 
     await checkBothWidths(runPage, 'live-connection-run-converged');
     await screenshot(listPage, 'live-connection-list-converged-1400');
 
-    // An action the server refuses shows its message: another client resumed the run meanwhile.
-    const resumed = await second.call(`/pipelines/${id}/resume`, { method: 'POST' });
-    expect(resumed.status).toBe(200);
+    // An action the server refuses shows its message: the run directory lost its pipeline meanwhile.
+    await rm(join(second.runsDir, id, 'pipeline.dot'));
+    const refusal = await second.call(`/pipelines/${id}/resume`, { method: 'POST' });
+    expect(refusal.status).toBe(409);
+    const { error } = (await refusal.json()) as { error: { message: string } };
     await runPage.click('#resume-button');
-    await expect
-      .poll(() => runPage.locator('#action-error').textContent())
-      .toBe(`Run "${id}" is running; cancel it first or wait for it to end.`);
+    await expect.poll(() => runPage.locator('#action-error').textContent()).toBe(error.message);
     await screenshot(runPage, 'live-connection-action-error-1400');
     expect(browser.pageErrors).toEqual([]);
   });
@@ -161,12 +163,15 @@ describe('web UI: live connection state (issue "live state you can trust")', () 
     await expect.poll(() => connectionState(page)).toBe('live');
     await expect.poll(() => page.locator('#run-state').textContent()).toBe('cancelled');
 
-    // The page's requests and stream use the new token: Resume, then the gate comes back live and takes an answer.
-    await page.click('#resume-button');
+    // The page follows the run with the new token: resumed through the API (another client), it streams again, and
+    // the gate it comes back to takes an answer from the page.
+    expect((await second.call(`/pipelines/${id}/resume`, { method: 'POST' })).status).toBe(200);
     await page.locator('#gate-panel button[data-answer="A"]').waitFor();
     await expect.poll(() => page.locator('#run-state').textContent()).toBe('waiting');
+    await page.locator('#cancel-button').waitFor();
     await page.keyboard.press('a');
     await page.locator('#run-state[data-state="success"]').waitFor();
+    await page.locator('#graph g#node-done.status-success').waitFor();
     expect(await second.json<RunDetails>(`/pipelines/${id}`)).toMatchObject({ state: 'success' });
     expect(browser.pageErrors).toEqual([]);
   });

@@ -34,18 +34,21 @@ export function followRunChanges(): () => void {
 }
 
 /**
- * Follows the run changes: `onRun` gets every run's new summary; `onOpen` is called at once when the stream is open,
- * and again each time it (re)opens — when changes may have been missed. Returns the function that stops both.
+ * Follows the run changes: `onRun` gets every run's new summary; `onOpen` (optional) is called at once when the stream
+ * is open, and again each time it (re)opens — when changes may have been missed. Returns the function that stops both.
  */
 export function onRunChanges(handlers: {
   readonly onRun: (summary: RunSummary) => void;
-  readonly onOpen: () => void;
+  readonly onOpen?: () => void;
 }): () => void {
-  runListeners.add(handlers.onRun);
-  openListeners.add(handlers.onOpen);
-  if (open) handlers.onOpen();
+  const { onRun, onOpen } = handlers;
+  runListeners.add(onRun);
+  if (onOpen !== undefined) {
+    openListeners.add(onOpen);
+    if (open) onOpen();
+  }
   return () => {
-    runListeners.delete(handlers.onRun);
-    openListeners.delete(handlers.onOpen);
+    runListeners.delete(onRun);
+    if (onOpen !== undefined) openListeners.delete(onOpen);
   };
 }

@@ -20,6 +20,7 @@ import { formatCost, formatDuration, formatTime, formatTokens } from './format.j
 import { GatePanel } from './gate-panel.js';
 import { GraphView } from './graph-view.js';
 import { navigate, onLinkClick, runHref } from './router.js';
+import { onRunChanges } from './run-changes.js';
 import { StateBadge } from './run-list.js';
 import { applyEvent, createRunState, type NodeStatus, parseBranchPath, type RunState } from './run-state.js';
 import { StagePane } from './stage-pane.js';
@@ -62,6 +63,9 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
   const [now, setNow] = useState(() => Date.now());
   const [checkpoints, setCheckpoints] = useState(0);
 
+  const shown = useRef<RunDetails | undefined>(undefined);
+  const streamEnded = useRef(false);
+
   const loadDetails = () =>
     apiJson<RunDetails>(runPath(runId, '', child)).then(
       (body) => {
@@ -75,6 +79,20 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
     void loadDetails();
     // Back from a lost connection (a restarted server): re-read what the events missed may have changed.
     return connection.onRestored(() => void loadDetails());
+  }, [runId]);
+  // Another client (a tab, the CLI) changed the run's state: re-read it; a resumed run streams again.
+  shown.current = details;
+  useEffect(() => {
+    if (childPath !== undefined) return;
+    return onRunChanges({
+      onRun: (summary) => {
+        const current = shown.current;
+        if (summary.id !== runId || (current?.state === summary.state && current.live === summary.live))
+          return;
+        void loadDetails();
+        if (summary.live && streamEnded.current) setStreamKey((key) => key + 1);
+      },
+    });
   }, [runId]);
 
   useEffect(() => {
@@ -95,6 +113,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
         void loadDetails();
       }
     };
+    streamEnded.current = false;
     const after = state.current.lastSeq;
     const close = openEventStream(
       runPath(runId, `/events${after > 0 ? `?lastEventId=${after}` : ''}`, child),
@@ -117,6 +136,7 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
           frame ??= requestAnimationFrame(flush);
         },
         end: () => {
+          streamEnded.current = true;
           close();
           refresh = true;
           frame ??= requestAnimationFrame(flush);
