@@ -1,8 +1,9 @@
 /**
  * The runs page: every run of the server (live and past) with status, graph, goal, start, duration, tokens and
  * cost; filters by status and graph, a text search and sortable columns, all kept in the URL's query string (see
- * `run-list-query.ts`) so reload and back/forward restore them. It loads the list once and then follows `GET /events`, which
- * sends a run's new summary whenever it changes — no polling. Renders the first {@link PAGE_SIZE} matches and more
+ * `run-list-query.ts`) so reload and back/forward restore them. It loads the list each time the app's `GET /events`
+ * stream (re)opens (`run-changes.ts`) and follows it, which sends a run's new summary whenever it changes — no
+ * polling. Renders the first {@link PAGE_SIZE} matches and more
  * on request, so 1,000 runs stay quick.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
