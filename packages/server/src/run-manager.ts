@@ -807,7 +807,7 @@ export class RunManager {
         ? 'waiting'
         : 'running';
     const failureReason = live.fault ?? live.result?.failureReason;
-    const asked = live.ended ? undefined : live.interviewer.pending()[0]?.question;
+    const waiting = live.ended ? undefined : live.interviewer.pending()[0];
     return {
       id,
       graphName: live.graphName,
@@ -819,9 +819,17 @@ export class RunManager {
       ...(progress.currentNodeId === undefined || live.ended ? {} : { currentNode: progress.currentNodeId }),
       ...(failureReason === undefined ? {} : { failureReason }),
       pendingQuestions: pending,
-      ...(asked === undefined
+      ...(waiting === undefined
         ? {}
-        : { waitingQuestion: this.secrets.mask({ stage: asked.stage, text: asked.text }) }),
+        : {
+            waitingQuestion: this.secrets.mask({
+              id: waiting.id,
+              stage: waiting.question.stage,
+              text: waiting.question.text,
+              type: waiting.question.type,
+              options: waiting.question.options.map((option) => ({ key: option.key, label: option.label })),
+            }),
+          }),
       ...totalsSummaryFields(live.totals),
     };
   }
