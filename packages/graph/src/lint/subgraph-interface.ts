@@ -8,7 +8,14 @@ import type { Graph, GraphNode } from '../graph.js';
 import { parseOutMap } from '../output-schema-declaration.js';
 import type { Diagnostic } from './diagnostic.js';
 import { didYouMean } from './did-you-mean.js';
-import { keyEdit, nodeSpan, plainSpan, replacing, spanInAttribute } from './source-location.js';
+import {
+  attributeSpan,
+  keyEdit,
+  nodeSpan,
+  plainSpan,
+  replacing,
+  spanInAttribute,
+} from './source-location.js';
 
 /**
  * Checks a sub-pipeline node against the interface of the child pipeline it runs (`graph_ref` as written in `ref`):
@@ -18,7 +25,8 @@ import { keyEdit, nodeSpan, plainSpan, replacing, spanInAttribute } from './sour
  *   child the node does not give (at the node id). Checked against inline `inputs`; a schema file is checked when the
  *   node runs.
  * - `out_map_field` (ERROR): an `out_map` field that is none of the child's `outputs` keys nor a path into one
- *   (at the field, naming the near key), or an `out_map` on a node whose child declares no `outputs`.
+ *   (at the field, naming the near key); or, once at the `out_map`, an `out_map` on a node whose child declares no
+ *   `outputs` (the node then takes every key the child changed, and the `out_map` is not read).
  */
 export function checkSubgraphInterface(options: {
   readonly graph: Graph;
@@ -144,6 +152,20 @@ function outMapFindings(options: {
   // A malformed out_map is rule output_schema's.
   if (!parsed.ok) return [];
   const outputs = child.settings.outputs;
+  if (outputs.length === 0) {
+    // Without outputs the node takes every key the child changed: the out_map is not read at all.
+    const span = attributeSpan(attribute, nodeSpan(node));
+    return [
+      {
+        rule: 'out_map_field',
+        severity: 'error',
+        message: `The out_map of "${node.id}" has no effect: ${ref} declares no outputs, so every key the child run changes comes back to "${node.id}" as it is (the whole child context), whatever out_map says.`,
+        nodeId: node.id,
+        fix: `Remove out_map, or declare what ${ref} returns: graph [outputs="<key>, <key>"] in ${ref}, listing the context keys its stages set, then map those keys here.`,
+        ...(span === undefined ? {} : { span: plainSpan(span) }),
+      },
+    ];
+  }
   const diagnostics: Diagnostic[] = [];
   for (const entry of parsed.entries) {
     if (outputs.some((key) => entry.field === key || entry.field.startsWith(`${key}.`))) continue;
@@ -152,17 +174,12 @@ function outMapFindings(options: {
     diagnostics.push({
       rule: 'out_map_field',
       severity: 'error',
-      message:
-        outputs.length === 0
-          ? `The out_map of "${node.id}" maps the field "${entry.field}", but ${ref} declares no outputs: "${entry.key}" would never be set.`
-          : `The out_map of "${node.id}" maps the field "${entry.field}", which is not among the outputs of ${ref} (${outputs.map((key) => `"${key}"`).join(', ')}): "${entry.key}" would never be set.`,
+      message: `The out_map of "${node.id}" maps the field "${entry.field}", which is not among the outputs of ${ref} (${outputs.map((key) => `"${key}"`).join(', ')}): "${entry.key}" would never be set.`,
       nodeId: node.id,
       fix:
         near !== undefined
           ? `Did you mean "${near}"? Write out_map="${attribute.value.slice(0, entry.fieldOffset)}${near}${attribute.value.slice(entry.fieldOffset + entry.field.length)}".`
-          : outputs.length === 0
-            ? `Declare the child's result in ${ref} (graph [outputs="${entry.field}"]), or remove out_map: without outputs every key the child changes comes back.`
-            : `Map one of the outputs of ${ref}, or add "${entry.field}" to its outputs.`,
+          : `Map one of the outputs of ${ref}, or add "${entry.field}" to its outputs.`,
       ...replacing(span, near),
     });
   }

@@ -588,9 +588,19 @@ describe('subgraph_input and out_map_field of a sub-pipeline node (README "Typed
       'The out_map of "review" maps the field "verdit", which is not among the outputs of review-one.dot ("verdict"): "review.verdict" would never be set.',
     );
     expect(diagnostic?.fix).toBe('Did you mean "verdict"? Write out_map="verdict -> review.verdict".');
-    const none = parent(', out_map="verdict -> v"', 'plain.dot');
-    expect(diagnosticsOf(none, 'out_map_field', { readGraphFile }).map((found) => found.message)).toEqual([
-      'The out_map of "review" maps the field "verdict", but plain.dot declares no outputs: "v" would never be set.',
+  });
+
+  it('reports an out_map on a node whose child declares no outputs once, saying the whole child context comes back', () => {
+    // Once the fix told to declare the (maybe misspelled) mapped field in the child.
+    const none = parent(', out_map="verdit -> v, summary -> s"', 'plain.dot');
+    expect(lintRule(none, 'out_map_field', { readGraphFile })).toEqual(['error 5:59 review']);
+    expect(
+      diagnosticsOf(none, 'out_map_field', { readGraphFile }).map((found) => [found.message, found.fix]),
+    ).toEqual([
+      [
+        'The out_map of "review" has no effect: plain.dot declares no outputs, so every key the child run changes comes back to "review" as it is (the whole child context), whatever out_map says.',
+        'Remove out_map, or declare what plain.dot returns: graph [outputs="<key>, <key>"] in plain.dot, listing the context keys its stages set, then map those keys here.',
+      ],
     ]);
   });
 });
