@@ -415,7 +415,7 @@ async function runForeachOfChild(options: {
 
 describe('foreach with a sub-pipeline as its body', () => {
   it('runs the DOT file once per item, the child seeing the item as $item.<as>', async () => {
-    const { runDir } = await runForeachOfChild({
+    const { cwd, runDir } = await runForeachOfChild({
       child: `digraph Child {
   start [shape=Mdiamond]
   exit [shape=Msquare]
@@ -435,6 +435,18 @@ describe('foreach with a sub-pipeline as its body', () => {
         ),
       ).toBe(`child sees ${item}\n`);
     }
+    // attractor inspect shows each stage's notes: here the sub-pipeline node's, naming the child run.
+    const inspected = await attractor(['inspect', runDir, '--json'], { cwd });
+    const summary = JSON.parse(inspected.stdout) as {
+      stages: { nodeId: string; branchPath: string[]; notes?: string }[];
+    };
+    const subs = summary.stages.filter((stage) => stage.nodeId === 'sub');
+    expect(subs.map((stage) => [stage.branchPath.join('/'), stage.notes?.split(':')[0]])).toEqual([
+      ['items/0', 'Sub-pipeline child.dot completed (3 stages)'],
+      ['items/1', 'Sub-pipeline child.dot completed (3 stages)'],
+    ]);
+    const text = (await attractor(['inspect', runDir], { cwd })).stdout;
+    expect(text).toMatch(/^\s+sub \[0\]\s.*\sSub-pipeline child\.dot completed \(3 stages\): .*…$/m);
   });
 
   it("collect records each item's output: the output of a child that declares outputs, as JSON", async () => {
