@@ -10,6 +10,7 @@ import {
   type Clock,
   type CodergenBackend,
   type CommandSandbox,
+  createFileRunCatalog,
   createFileRunStore,
   createSecretMasker,
   defaultLogsRoot,
@@ -19,6 +20,7 @@ import {
   type PipelineRun,
   type PipelineTelemetry,
   ResumeError,
+  RunLockedError,
   type RunResult,
   readRun,
   readTextFileSync,
@@ -507,6 +509,44 @@ export class RunManager {
   }
 
   /**
+   * Removes run `id` for good (`DELETE /pipelines/{id}`): its run directory and the directories a `loop_restart`
+   * continued, through the engine's file run catalog, which takes the run's lock first. Forks of it and other runs
+   * stay. Clients of `GET /events` get `event: removed` with its id.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `RUN_ACTIVE` (409) while it runs or waits here (cancel it first) or
+   *   another process runs it.
+   */
+  async remove(id: string): Promise<void> {
+    const live = this.#live.get(id);
+    if ((live !== undefined && !live.ended) || this.#resuming.has(id)) {
+      throw new ApiError({
+        status: 409,
+        code: 'RUN_ACTIVE',
+        message: `Run "${id}" is ${live === undefined ? 'being resumed' : this.summary(id).state}: cancel it first, then delete it.`,
+      });
+    }
+    const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
+    const catalog = createFileRunCatalog(this.#options.runsDir);
+    try {
+      await catalog.removeRun(id);
+    } catch (error) {
+      if (!RunLockedError.isInstance(error)) throw error;
+      throw new ApiError({
+        status: 409,
+        code: 'RUN_ACTIVE',
+        message: `Run "${id}" is running in another process (${error.message}): stop it there first, then delete it.`,
+      });
+    } finally {
+      await catalog.close();
+    }
+    this.#live.delete(id);
+    this.#pastTotals.delete(logsRoot);
+    for (const key of [...this.#graphs.keys()]) {
+      if (key === id || key.startsWith(`${id}\u0000`)) this.#graphs.delete(key);
+    }
+    this.#notifyRunChange(id);
+  }
+
+  /**
    * The directory of run `id`. A run this server has just started may not have written its `manifest.json` yet (the
    * engine takes the run lock first), so a live run's directory is not checked for one.
    * @throws {ApiError} `RUN_NOT_FOUND` (404).
@@ -767,7 +807,7 @@ export class RunManager {
         ? 'waiting'
         : 'running';
     const failureReason = live.fault ?? live.result?.failureReason;
-    const asked = live.ended ? undefined : live.interviewer.pending()[0]?.question;
+    const waiting = live.ended ? undefined : live.interviewer.pending()[0];
     return {
       id,
       graphName: live.graphName,
@@ -779,9 +819,17 @@ export class RunManager {
       ...(progress.currentNodeId === undefined || live.ended ? {} : { currentNode: progress.currentNodeId }),
       ...(failureReason === undefined ? {} : { failureReason }),
       pendingQuestions: pending,
-      ...(asked === undefined
+      ...(waiting === undefined
         ? {}
-        : { waitingQuestion: this.secrets.mask({ stage: asked.stage, text: asked.text }) }),
+        : {
+            waitingQuestion: this.secrets.mask({
+              id: waiting.id,
+              stage: waiting.question.stage,
+              text: waiting.question.text,
+              type: waiting.question.type,
+              options: waiting.question.options.map((option) => ({ key: option.key, label: option.label })),
+            }),
+          }),
       ...totalsSummaryFields(live.totals),
     };
   }
