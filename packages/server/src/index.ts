@@ -1,3 +1,10 @@
+export type { CheckpointHistoryEntry, CheckpointHistoryPage } from './checkpoint-history.js';
+export {
+  checkpointHistoryEntrySchema,
+  checkpointHistoryPageSchema,
+  DEFAULT_CHECKPOINT_PAGE_SIZE,
+  MAX_CHECKPOINT_PAGE_SIZE,
+} from './checkpoint-history.js';
 export type { CreateServerAppOptions } from './create-server-app.js';
 export { createServerApp, DEFAULT_MAX_BODY_BYTES, isLoopbackHostHeader } from './create-server-app.js';
 export type { ApiErrorCode, ApiErrorOptions } from './errors/api-error.js';

@@ -149,6 +149,11 @@ export interface RunBackplane {
   /** A run's (or its child run's) last checkpoint, when it has one. @throws {ApiError} as `details`. */
   checkpoint(runId: string, child?: string): Promise<Checkpoint | undefined>;
   /**
+   * Every checkpoint of a run (or of its child run), oldest first, unmasked (the route masks them).
+   * @throws {ApiError} 404 for an unknown run or child, 400 for a bad child path.
+   */
+  checkpointHistory(runId: string, child?: string): Promise<Checkpoint[]>;
+  /**
    * One stage directory of a run or of its child run `child` (`dir` as `GET /pipelines/{id}/stage` takes it) with its
    * files and earlier visits.
    * @throws {ApiError} 404 for an unknown run or child or a stage that has written nothing.

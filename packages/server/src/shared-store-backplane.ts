@@ -615,6 +615,9 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     async checkpoint(runId, child) {
       return (child === undefined ? openRun(runId) : await runOrChild(runId, child)).readCheckpoint();
     },
+    async checkpointHistory(runId, child) {
+      return (await runOrChild(runId, child)).readCheckpointHistory();
+    },
     async source(runId) {
       const queued = await queue.readRun(runId);
       if (queued !== undefined) return queued.request.source;

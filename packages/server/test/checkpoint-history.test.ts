@@ -1,0 +1,159 @@
+/**
+ * Time travel over a run's context: `GET /pipelines/{id}/checkpoints` pages the checkpoint history with the context
+ * at each checkpoint (masked), for a run and for a child run; `POST /pipelines/{id}/fork` with `context` starts the
+ * fork from a checkpoint's context plus the edited values.
+ */
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CheckpointHistoryPage, RunDetails } from '../src/index.js';
+import { startTestServer, type TestServer, waitFor } from './test-server.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const SECRET = 'hunter2-in-the-history';
+
+/** `count` runs twice (visits 1 and 2): its output routes it back once, then on to `report`. */
+const COUNTER = `digraph counter {
+  start [shape=Mdiamond]
+  count [shape=parallelogram, tool_command="n=$(cat n.txt 2>/dev/null || echo 0); n=$((n+1)); echo $n > n.txt; echo $n"]
+  report [shape=parallelogram, tool_command="echo reported ${SECRET}"]
+  done [shape=Msquare]
+  start -> count
+  count -> count [condition="context.tool_stdout=1"]
+  count -> report [condition="context.tool_stdout=2"]
+  report -> done
+}`;
+
+async function waitForState(test: TestServer, runId: string, state: string): Promise<RunDetails> {
+  return waitFor(async () => {
+    const details = await test.json<RunDetails>(`/pipelines/${runId}`);
+    return details.state === state ? details : undefined;
+  }, `run ${runId} to be ${state}`);
+}
+
+async function serverWithWorkdir(): Promise<TestServer> {
+  const workdir = await mkdtemp(join(tmpdir(), 'attractor-history-work-'));
+  return startTestServer({ workdir, allowTools: true, secretValues: [SECRET] });
+}
+
+describe('GET /pipelines/{id}/checkpoints', () => {
+  it('lists every checkpoint in order with its node, visit, stage directory, time and masked context', async () => {
+    server = await serverWithWorkdir();
+    const id = await server.startRun(COUNTER, {
+      context: { note: 'first', api_token: 'value-of-a-secret-key' },
+    });
+    await waitForState(server, id, 'success');
+
+    const page = await server.json<CheckpointHistoryPage>(`/pipelines/${id}/checkpoints`);
+    const stages = page.checkpoints.map(({ index, node, visit, dir, at }) => ({
+      index,
+      node,
+      visit,
+      dir,
+      at,
+    }));
+    expect(stages.slice(0, 5)).toEqual([
+      // The checkpoint the run starts with, before any stage.
+      { index: 0, node: null, visit: null, dir: null, at: null },
+      { index: 1, node: 'start', visit: 1, dir: 'start', at: 'start@1' },
+      { index: 2, node: 'count', visit: 1, dir: 'count/visits/1', at: 'count@1' },
+      { index: 3, node: 'count', visit: 2, dir: 'count', at: 'count@2' },
+      { index: 4, node: 'report', visit: 1, dir: 'report', at: 'report@1' },
+    ]);
+    expect(page.total).toBe(page.checkpoints.length);
+    expect(page).toMatchObject({ offset: 0, limit: 50 });
+    const [, , first, second, third] = page.checkpoints;
+    expect(first!.context).toMatchObject({ note: 'first', tool_stdout: '1' });
+    expect(second!.context).toMatchObject({ tool_stdout: '2' });
+    expect(first!.nextNode).toBe('count');
+    expect(second!.nextNode).toBe('report');
+    expect(Number.isNaN(Date.parse(first!.timestamp))).toBe(false);
+    expect(Date.parse(second!.timestamp)).toBeGreaterThanOrEqual(Date.parse(first!.timestamp));
+    // Masked as /context masks: a known secret value and a secret-named key.
+    expect(third!.context['tool.output']).toBe('reported [REDACTED]\n');
+    const text = await (await server.call(`/pipelines/${id}/checkpoints`)).text();
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('value-of-a-secret-key');
+    expect(text).toContain('api_token');
+
+    // Paged: offset and limit.
+    const paged = await server.json<CheckpointHistoryPage>(`/pipelines/${id}/checkpoints?offset=2&limit=2`);
+    expect(paged.checkpoints.map((entry) => entry.at)).toEqual(['count@1', 'count@2']);
+    expect(paged).toMatchObject({ total: page.total, offset: 2, limit: 2 });
+    const past = await server.json<CheckpointHistoryPage>(`/pipelines/${id}/checkpoints?offset=99`);
+    expect(past.checkpoints).toEqual([]);
+  });
+
+  it('answers 404 for an unknown run or child, 400 for a bad offset, limit or child path', async () => {
+    server = await serverWithWorkdir();
+    const id = await server.startRun(COUNTER);
+    await waitForState(server, id, 'success');
+    const refused = async (path: string) => {
+      const response = await server!.call(path);
+      return {
+        status: response.status,
+        error: ((await response.json()) as { error: { message: string } }).error,
+      };
+    };
+    expect(await refused('/pipelines/no-such-run/checkpoints')).toMatchObject({ status: 404 });
+    expect(await refused(`/pipelines/${id}/checkpoints?child=checks/child`)).toMatchObject({ status: 404 });
+    expect(await refused(`/pipelines/${id}/checkpoints?child=..`)).toMatchObject({ status: 400 });
+    expect(await refused(`/pipelines/${id}/checkpoints?limit=0`)).toEqual({
+      status: 400,
+      error: expect.objectContaining({ message: 'Invalid query: limit: limit must be from 1 to 500' }),
+    });
+    expect(await refused(`/pipelines/${id}/checkpoints?limit=501`)).toMatchObject({ status: 400 });
+    expect(await refused(`/pipelines/${id}/checkpoints?offset=-1`)).toEqual({
+      status: 400,
+      error: expect.objectContaining({ message: 'Invalid query: offset: offset must be a whole number' }),
+    });
+    expect(await refused(`/pipelines/${id}/checkpoints?page=2`)).toMatchObject({ status: 400 });
+  });
+
+  it("lists a child run's checkpoints (?child=)", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'attractor-history-child-'));
+    const pipelinesDir = join(root, 'pipelines');
+    await mkdir(pipelinesDir);
+    await writeFile(
+      join(pipelinesDir, 'parent.dot'),
+      `digraph parent {
+        start [shape=Mdiamond]
+        checks [type="subgraph", graph_ref="checks.dot"]
+        done [shape=Msquare]
+        start -> checks -> done
+      }`,
+    );
+    await writeFile(
+      join(pipelinesDir, 'checks.dot'),
+      `digraph checks {
+        start [shape=Mdiamond]
+        lint [shape=parallelogram, tool_command="echo lint ok"]
+        exit [shape=Msquare]
+        start -> lint -> exit
+      }`,
+    );
+    const workdir = join(root, 'work');
+    await mkdir(workdir);
+    server = await startTestServer({ pipelinesDir, workdir, allowTools: true });
+    const started = await server.json<{ id: string }>('/pipelines', {
+      method: 'POST',
+      json: { file: 'parent.dot' },
+    });
+    await waitForState(server, started.id, 'success');
+    const child = await server.json<CheckpointHistoryPage>(
+      `/pipelines/${started.id}/checkpoints?child=${encodeURIComponent('checks/child')}`,
+    );
+    const lint = child.checkpoints.find((entry) => entry.node === 'lint');
+    expect(lint).toMatchObject({ index: 2, visit: 1, at: 'lint@1' });
+    expect(lint!.context).toMatchObject({ tool_stdout: 'lint ok' });
+    const top = await server.json<CheckpointHistoryPage>(`/pipelines/${started.id}/checkpoints`);
+    expect(top.checkpoints.map((entry) => entry.node)).toContain('checks');
+    expect(top.checkpoints.map((entry) => entry.node)).not.toContain('lint');
+  });
+});
