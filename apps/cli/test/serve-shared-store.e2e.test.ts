@@ -784,6 +784,21 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       ) as History;
       expect(childHistory.checkpoints.map((entry) => entry.at)).toEqual(['start@1', 'review@1']);
 
+      // A fork with edited context: the worker starts it from the checkpoint's context plus the edits.
+      const forked = await fetch(`${url}/pipelines/${sharedId}/fork`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ from: 'checks@1', context: { note: 'edited in the fork' } }),
+      });
+      expect(forked.status).toBe(200);
+      const forkId = ((await forked.json()) as { id: string }).id;
+      await until(async () => (await details(forkId)).state === 'success', 60_000, 'the fork to succeed');
+      const forkHistory = JSON.parse((await sharedApi(`/pipelines/${forkId}/checkpoints`)).text) as History;
+      expect(forkHistory.checkpoints[0]).toMatchObject({
+        at: 'checks@1',
+        context: { note: 'edited in the fork' },
+      });
+
       // Not found and bad requests answer alike.
       for (const path of [
         '/pipelines/{id}?child=checks/child-2',

@@ -140,7 +140,13 @@ export interface RunBackplane {
    */
   fork(
     runId: string,
-    options: { readonly from: string; readonly dot?: string; readonly simulate?: boolean },
+    options: {
+      readonly from: string;
+      readonly dot?: string;
+      readonly simulate?: boolean;
+      /** Values set over the checkpoint's context (the worker routes the stage again with them). */
+      readonly context?: Readonly<Record<string, JsonValue>>;
+    },
   ): Promise<RunSummary>;
   /** The questions a run waits on. */
   questions(runId: string): Promise<PendingQuestion[]>;

@@ -310,6 +310,8 @@ export class RunManager {
    * @param options.dot edited DOT for the fork. Default: the source run's.
    * @param options.simulate simulate the fork's LLM stages. Default: as the source run was started by this server;
    *   false for a run it did not start.
+   * @param options.context values set over the checkpoint's context; the stage's outcome is routed again with them.
+   *   Default: none.
    * @throws {ApiError} `RUN_NOT_FOUND` (404), `FORK_REFUSED` (409: no such completed stage, the edited graph lacks
    *   it, or the DOT file of a run this server did not start is not named or cannot be read and no `dot` was sent),
    *   `SOURCE_CHANGED` (409: that DOT file was edited since the run and no `dot` was sent), `INVALID_PIPELINE` /
@@ -317,7 +319,12 @@ export class RunManager {
    */
   async fork(
     id: string,
-    options: { readonly from: string; readonly dot?: string; readonly simulate?: boolean },
+    options: {
+      readonly from: string;
+      readonly dot?: string;
+      readonly simulate?: boolean;
+      readonly context?: Readonly<Record<string, JsonValue>>;
+    },
   ): Promise<RunSummary> {
     this.#refuseWhenStopping();
     const sourceRoot = resolveRunDirectory(this.#options.runsDir, id);
@@ -342,6 +349,7 @@ export class RunManager {
         ...services,
         from: sourceRoot,
         at: options.from,
+        ...(options.context === undefined ? {} : { context: options.context }),
         logsRoot,
         sourcePath: `${logsRoot}/${RUN_SOURCE_FILE}`,
       });

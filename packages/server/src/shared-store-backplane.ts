@@ -567,6 +567,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         ...(filename === undefined ? {} : { filename }),
         graphName: prepared.graph.id,
         fork: { runId, at: fork.from },
+        ...(fork.context === undefined ? {} : { context: fork.context }),
         ...(Object.keys(runOptions).length === 0 ? {} : { options: runOptions }),
       });
       return {

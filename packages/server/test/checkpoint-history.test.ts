@@ -157,3 +157,89 @@ describe('GET /pipelines/{id}/checkpoints', () => {
     expect(top.checkpoints.map((entry) => entry.node)).not.toContain('lint');
   });
 });
+
+/** `pick` routes on `context.choice`, which the run starts with. */
+const CHOOSER = `digraph chooser {
+  start [shape=Mdiamond]
+  pick [shape=parallelogram, tool_command="echo picking"]
+  left [shape=parallelogram, tool_command="echo went left"]
+  right [shape=parallelogram, tool_command="echo went right"]
+  done [shape=Msquare]
+  start -> pick
+  pick -> left [condition="context.choice=left"]
+  pick -> right [condition="context.choice=right"]
+  left -> done
+  right -> done
+}`;
+
+describe('POST /pipelines/{id}/fork with context', () => {
+  it("starts the fork from the checkpoint's context plus the edited values: the edited value routes it", async () => {
+    server = await serverWithWorkdir();
+    const source = await server.startRun(CHOOSER, { context: { choice: 'left', keep: 'me' } });
+    expect((await waitForState(server, source, 'success')).nodeStatuses).toMatchObject({ left: 'success' });
+
+    const forked = await server.call(`/pipelines/${source}/fork`, {
+      method: 'POST',
+      json: { from: 'pick@1', context: { choice: 'right', extra: { n: 2 } } },
+    });
+    expect(forked.status).toBe(200);
+    const { id } = (await forked.json()) as { id: string };
+    const done = await waitForState(server, id, 'success');
+    expect(done.nodeStatuses).toMatchObject({ right: 'success' });
+    expect(done.nodeStatuses.left).toBeUndefined();
+    const history = await server.json<CheckpointHistoryPage>(`/pipelines/${id}/checkpoints`);
+    const right = history.checkpoints.find((entry) => entry.node === 'right');
+    expect(right!.context).toMatchObject({
+      choice: 'right',
+      keep: 'me',
+      extra: { n: 2 },
+      tool_stdout: 'went right',
+    });
+    // The source run is only read.
+    const sourceHistory = await server.json<CheckpointHistoryPage>(`/pipelines/${source}/checkpoints`);
+    expect(sourceHistory.checkpoints.at(-1)!.context).toMatchObject({ choice: 'left' });
+  });
+
+  it('refuses context that is not an object, reserved keys (naming the key and what to do) and a body that is not JSON', async () => {
+    server = await serverWithWorkdir();
+    const source = await server.startRun(CHOOSER, { context: { choice: 'left' } });
+    await waitForState(server, source, 'success');
+    const refused = async (body: string) => {
+      const response = await server!.call(`/pipelines/${source}/fork`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      const { error } = (await response.json()) as { error: { code: string; message: string } };
+      return { status: response.status, code: error.code, message: error.message };
+    };
+    expect(await refused('{"from":"pick","context":["choice","right"]}')).toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('context: context must be a JSON object of key: value'),
+    });
+    expect(await refused('{"from":"pick","context":{"internal.retry_count.pick":3}}')).toEqual({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message:
+        'Invalid request body: context: context key "internal.retry_count.pick" is the engine\'s own bookkeeping and cannot be set: leave it out',
+    });
+    expect((await refused('{"from":"pick","context":{"graph.goal":"x"}}')).message).toContain(
+      'context key "graph.goal" mirrors a graph attribute: edit the attribute in the pipeline ("dot") instead',
+    );
+    expect((await refused('{"from":"pick","context":{"outcome":"fail"}}')).message).toContain(
+      'context key "outcome" is set by the engine after every stage',
+    );
+    expect((await refused('{"from":"pick","context":{" choice":"x"}}')).message).toContain(
+      'has spaces around it',
+    );
+    expect(await refused('{"from":"pick","context":{"choice":right}}')).toMatchObject({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('The request body is not valid JSON'),
+    });
+    // Nothing was started by the refused requests.
+    const { pipelines } = await server.json<{ pipelines: unknown[] }>('/pipelines');
+    expect(pipelines).toHaveLength(1);
+  });
+});
