@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckpointHistoryPage, RunDetails } from '../src/index.js';
-import { startTestServer, type TestServer, waitFor } from './test-server.js';
+import { readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -159,18 +159,7 @@ describe('GET /pipelines/{id}/checkpoints', () => {
 });
 
 /** `pick` routes on `context.choice`, which the run starts with. */
-const CHOOSER = `digraph chooser {
-  start [shape=Mdiamond]
-  pick [shape=parallelogram, tool_command="echo picking"]
-  left [shape=parallelogram, tool_command="echo went left"]
-  right [shape=parallelogram, tool_command="echo went right"]
-  done [shape=Msquare]
-  start -> pick
-  pick -> left [condition="context.choice=left"]
-  pick -> right [condition="context.choice=right"]
-  left -> done
-  right -> done
-}`;
+const CHOOSER = await readFixture('chooser.dot');
 
 describe('POST /pipelines/{id}/fork with context', () => {
   it("starts the fork from the checkpoint's context plus the edited values: the edited value routes it", async () => {
