@@ -21,7 +21,7 @@ export function forkContextKeyProblem(key: string): string | undefined {
   if (key.startsWith('internal.'))
     return `context key "${key}" is the engine's own bookkeeping and cannot be set: leave it out`;
   if (key.startsWith('graph.'))
-    return `context key "${key}" mirrors a graph attribute: edit the attribute in the pipeline ("dot") instead`;
+    return `context key "${key}" mirrors a graph attribute: edit the attribute in the pipeline instead`;
   if (ENGINE_KEYS.has(key))
     return `context key "${key}" is set by the engine after every stage: set a key of your own (e.g. "choice") and route on it (condition="context.choice=...")`;
   return undefined;

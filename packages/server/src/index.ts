@@ -11,6 +11,7 @@ export type { ApiErrorCode, ApiErrorOptions } from './errors/api-error.js';
 export { ApiError } from './errors/api-error.js';
 export type { FindShellAccessOptions, ShellAccess } from './find-shell-access.js';
 export { describeShellAccess, findShellAccess } from './find-shell-access.js';
+export { forkContextKeyProblem } from './fork-context-key-problem.js';
 export type {
   AnswerInput,
   HttpInterviewer,

@@ -214,7 +214,7 @@ describe('POST /pipelines/{id}/fork with context', () => {
         'Invalid request body: context: context key "internal.retry_count.pick" is the engine\'s own bookkeeping and cannot be set: leave it out',
     });
     expect((await refused('{"from":"pick","context":{"graph.goal":"x"}}')).message).toContain(
-      'context key "graph.goal" mirrors a graph attribute: edit the attribute in the pipeline ("dot") instead',
+      'context key "graph.goal" mirrors a graph attribute: edit the attribute in the pipeline instead',
     );
     expect((await refused('{"from":"pick","context":{"outcome":"fail"}}')).message).toContain(
       'context key "outcome" is set by the engine after every stage',
