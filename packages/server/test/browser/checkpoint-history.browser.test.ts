@@ -125,7 +125,7 @@ describe('web UI: time travel over the checkpoints of a run', () => {
     expect(browser.pageErrors).toEqual([]);
   });
 
-  it('is usable and axe-clean at 390 px', async () => {
+  it('is usable and axe-clean at 390 px, in both themes', async () => {
     const workdir = await mkdtemp(join(tmpdir(), 'attractor-ui-history-narrow-'));
     const server = await resources.startServer({ allowTools: true, workdir });
     const browser = await resources.launchBrowser();
@@ -142,6 +142,11 @@ describe('web UI: time travel over the checkpoints of a run', () => {
     expect(await checkAccessibility(page)).toEqual([]);
     // Nothing wider than the viewport (the five tabs wrap).
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // And in the dark theme.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'checkpoint-history-390-dark');
     expect(browser.pageErrors).toEqual([]);
   });
 });

@@ -60,18 +60,28 @@ export function CheckpointHistoryView({
   const [error, setError] = useState<string | undefined>();
   const [selected, setSelected] = useState<number | undefined>();
   const [forking, setForking] = useState(false);
-  const loading = useRef(false);
+  /** Which run's history is shown: a read for an earlier run or child is dropped. */
+  const generation = useRef(0);
+  /** The generation a read is under way for, if any (one at a time). */
+  const loading = useRef<number | undefined>(undefined);
+  /** Whether more checkpoints were saved while a read was under way (read again after it). */
+  const again = useRef(false);
   const loaded = useRef<readonly CheckpointHistoryEntry[]>([]);
 
   /** Reads the next page after the entries loaded so far; `all` goes on until the history is read. */
   const loadMore = async (all: boolean) => {
-    if (loading.current) return;
-    loading.current = true;
+    if (loading.current === generation.current) {
+      again.current = true;
+      return;
+    }
+    const mine = generation.current;
+    loading.current = mine;
     try {
       for (;;) {
         const page = await apiJson<CheckpointHistoryPage>(
           runPath(runId, `/checkpoints?offset=${loaded.current.length}&limit=${PAGE_SIZE}`, child),
         );
+        if (mine !== generation.current) return;
         loaded.current = [...loaded.current, ...page.checkpoints];
         setEntries(loaded.current);
         setTotal(page.total);
@@ -79,16 +89,24 @@ export function CheckpointHistoryView({
         if (!all || page.checkpoints.length === 0 || loaded.current.length >= page.total) break;
       }
     } catch (failure) {
-      setError((failure as Error).message);
+      if (mine === generation.current) setError((failure as Error).message);
     } finally {
-      loading.current = false;
+      if (loading.current === mine) loading.current = undefined;
+      if (again.current && mine === generation.current) {
+        again.current = false;
+        void loadMore(false);
+      }
     }
   };
 
   useEffect(() => {
+    generation.current++;
+    again.current = false;
     loaded.current = [];
     setEntries([]);
+    setTotal(undefined);
     setSelected(undefined);
+    setForking(false);
   }, [runId, child]);
   useEffect(() => {
     void loadMore(false);
