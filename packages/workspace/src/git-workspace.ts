@@ -31,6 +31,7 @@ import { linkedGitDir } from './linked-git-dir.js';
 import { listWorktrees, removeWorktree } from './list-worktrees.js';
 import { type CommitSharing, nextBundleNumber, publishRunCommits } from './share-run-commits.js';
 import { stageCommitMessage } from './stage-commit-message.js';
+import { withWorktreeLock } from './worktree-lock.js';
 import { startWorktreeWatcher, type WorktreeWatcher } from './worktree-watcher.js';
 
 /** How a workspace is kept: a worktree of the user's repository, or of a private repository seeded with a copy. */
@@ -285,15 +286,17 @@ export class GitWorkspace implements RunWorkspace {
       ),
     );
     if (prefixes.size === 0) return;
-    for (const worktree of await listWorktrees(this.#git)) {
-      const branch = worktree.branch;
-      if (branch === undefined || ![...prefixes].some((prefix) => branch.startsWith(prefix))) continue;
-      await removeWorktree(
-        this.#git,
-        worktree.path,
-        worktree.path.startsWith(`${this.#record.branch_root}/`),
-      );
-    }
+    await withWorktreeLock(this.#git, async () => {
+      for (const worktree of await listWorktrees(this.#git)) {
+        const branch = worktree.branch;
+        if (branch === undefined || ![...prefixes].some((prefix) => branch.startsWith(prefix))) continue;
+        await removeWorktree(
+          this.#git,
+          worktree.path,
+          worktree.path.startsWith(`${this.#record.branch_root}/`),
+        );
+      }
+    });
   }
 
   async #merge(request: WorkspaceMergeRequest): Promise<WorkspaceMergeResult> {
@@ -371,20 +374,33 @@ export async function addWorktree(options: {
   readonly noCheckout?: boolean;
 }): Promise<void> {
   const { git, worktree } = options;
-  if (existsSync(worktree)) {
-    await git.run(['worktree', 'remove', '--force', '--force', worktree], { okExitCodes: [0, 128] });
-    await rm(worktree, { recursive: true, force: true });
-    await git.run(['worktree', 'prune']);
-  }
-  await git.run([
-    'worktree',
-    'add',
-    '-q',
-    '-f',
-    ...(options.noCheckout === true ? ['--no-checkout'] : []),
-    '-B',
-    options.ref,
-    worktree,
-    options.commit,
-  ]);
+  await withWorktreeLock(git, async () => {
+    for (let attempt = 1; ; attempt += 1) {
+      if (existsSync(worktree)) {
+        await git.run(['worktree', 'remove', '--force', '--force', worktree], { okExitCodes: [0, 128] });
+        await rm(worktree, { recursive: true, force: true });
+        await git.run(['worktree', 'prune']);
+      }
+      try {
+        await git.run([
+          'worktree',
+          'add',
+          '-q',
+          '-f',
+          ...(options.noCheckout === true ? ['--no-checkout'] : []),
+          '-B',
+          options.ref,
+          worktree,
+          options.commit,
+        ]);
+        return;
+      } catch (error) {
+        // Another process changing this repository's worktrees at the same time (see worktree-lock.ts): again.
+        const racing =
+          GitCommandError.isInstance(error) &&
+          /worktrees\/[^/\s]+\/(commondir|gitdir|HEAD)/.test(error.stderr);
+        if (!racing || attempt === 3) throw error;
+      }
+    }
+  });
 }

@@ -43,6 +43,16 @@ describe('parallel branches in worktrees of their own (README "Workspaces")', ()
     );
     expect(run.result.status).toBe('success');
     const worktree = join(run.logsRoot, 'workspace');
+    // Each branch succeeded (a failed one names its reason here rather than as a missing file below).
+    const branchOutcomes = run.events
+      .filter(
+        (event): event is StageCompletedEvent =>
+          event.type === 'stage.completed' && (event.branchPath?.length ?? 0) > 0,
+      )
+      .map((event) => ({ node: event.nodeId, status: event.status, reason: event.failureReason }));
+    expect(branchOutcomes.sort((x, y) => x.node.localeCompare(y.node))).toEqual(
+      ['a', 'b', 'c'].map((node) => ({ node, status: 'success', reason: undefined })),
+    );
     for (const name of ['a', 'b', 'c']) {
       expect(readFileSync(join(worktree, `${name}.txt`), 'utf8')).toBe(`${name}\n`);
     }

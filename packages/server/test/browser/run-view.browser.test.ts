@@ -257,7 +257,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     // After a reload the child's view comes back from its own run directory; the crumb leads back to the parent.
     await page.reload();
     await page.locator('#graph[data-loaded] g#node-ok.status-success').waitFor();
-    expect(await page.locator('#timeline .timeline-row').count()).toBe(6);
+    await expect.poll(() => page.locator('#timeline .timeline-row').count()).toBe(6);
     await page.click('#parent-run-link');
     await page.locator('#graph[data-loaded] g#node-checks.status-success').waitFor();
     await page.locator('#run-state[data-state="success"]').waitFor();
@@ -355,7 +355,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     expect(await durationMs(0)).toBeGreaterThanOrEqual(400);
     // (formatDuration rounds to 0.1 s above a second.)
     expect((await durationMs(0)) + (await durationMs(1))).toBeLessThanOrEqual(toMs(total) + 100);
-    expect(await page.locator('#timeline .timeline-row').count()).toBe(4);
+    await expect.poll(() => page.locator('#timeline .timeline-row').count()).toBe(4);
     await screenshot(page, 'retried-stage');
     expect(browser.pageErrors).toEqual([]);
   }, 60_000);
