@@ -12,6 +12,7 @@ import type { CheckpointHistoryPage, RunDetails } from '../../src/index.js';
 import { git } from '../git-repository.js';
 import { readFixture, waitFor } from '../test-server.js';
 import { checkAccessibility, closeAfterEach, screenshot } from './browser-session.js';
+import { chainPipeline } from './chain-pipeline.js';
 
 /** `pick` writes a file and routes on `context.choice`, which the run starts with. */
 const CHOOSER = await readFixture('chooser.dot');
@@ -122,6 +123,45 @@ describe('web UI: time travel over the checkpoints of a run', () => {
       tool_stdout: 'went right',
     });
     await screenshot(page, 'checkpoint-history-forked');
+    expect(browser.pageErrors).toEqual([]);
+  });
+
+  it('follows a live run, checkpoint by checkpoint, and pages a long history ("Load all")', async () => {
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
+    // start, a gate, 107 stages, done: over 100 checkpoints, one page.
+    const id = await server.startRun(chainPipeline(110));
+    await waitFor(
+      async () =>
+        (await server.json<{ questions: { id: string }[] }>(`/pipelines/${id}/questions`)).questions[0],
+      'the gate',
+    );
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
+    await page.click('#tab-history');
+    const items = page.locator('#checkpoint-history .history-item');
+    await items.nth(1).waitFor();
+    expect(await items.count()).toBe(2);
+
+    // The gate answered (its key), the run goes on: its checkpoints join the list as they are saved.
+    await page.keyboard.press('g');
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    const { total } = await server.json<CheckpointHistoryPage>(`/pipelines/${id}/checkpoints?limit=1`);
+    expect(total).toBeGreaterThan(100);
+    await expect.poll(() => items.count()).toBe(total);
+    expect(await page.locator('#history-more').count()).toBe(0);
+
+    // Opened after the run: one page, then the rest on demand.
+    const later = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
+    await later.click('#tab-history');
+    const more = later.locator('#history-more');
+    await more.waitFor();
+    expect(await later.locator('#checkpoint-history .history-item').count()).toBe(100);
+    expect(await more.textContent()).toBe(`Load all ${total} checkpoints`);
+    await more.click();
+    await expect.poll(() => later.locator('#checkpoint-history .history-item').count()).toBe(total);
+    expect(await more.count()).toBe(0);
+    await later.locator(`#checkpoint-history .history-item[data-index="${total - 2}"]`).click();
+    expect(await later.locator('#checkpoint-title').textContent()).toContain(`After s107@1`);
     expect(browser.pageErrors).toEqual([]);
   });
 
