@@ -3,7 +3,7 @@
  * at each checkpoint (masked), for a run and for a child run; `POST /pipelines/{id}/fork` with `context` starts the
  * fork from a checkpoint's context plus the edited values.
  */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -117,29 +117,9 @@ describe('GET /pipelines/{id}/checkpoints', () => {
   });
 
   it("lists a child run's checkpoints (?child=)", async () => {
-    const root = await mkdtemp(join(tmpdir(), 'attractor-history-child-'));
-    const pipelinesDir = join(root, 'pipelines');
-    await mkdir(pipelinesDir);
-    await writeFile(
-      join(pipelinesDir, 'parent.dot'),
-      `digraph parent {
-        start [shape=Mdiamond]
-        checks [type="subgraph", graph_ref="checks.dot"]
-        done [shape=Msquare]
-        start -> checks -> done
-      }`,
-    );
-    await writeFile(
-      join(pipelinesDir, 'checks.dot'),
-      `digraph checks {
-        start [shape=Mdiamond]
-        lint [shape=parallelogram, tool_command="echo lint ok"]
-        exit [shape=Msquare]
-        start -> lint -> exit
-      }`,
-    );
-    const workdir = join(root, 'work');
-    await mkdir(workdir);
+    // parent.dot runs checks.dot as its sub-pipeline `checks`.
+    const pipelinesDir = new URL('./fixtures/sub-pipeline/', import.meta.url).pathname;
+    const workdir = await mkdtemp(join(tmpdir(), 'attractor-history-child-'));
     server = await startTestServer({ pipelinesDir, workdir, allowTools: true });
     const started = await server.json<{ id: string }>('/pipelines', {
       method: 'POST',

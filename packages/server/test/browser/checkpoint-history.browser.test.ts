@@ -165,6 +165,34 @@ describe('web UI: time travel over the checkpoints of a run', () => {
     expect(browser.pageErrors).toEqual([]);
   });
 
+  it("shows a child run's checkpoints on its own page, without fork", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'attractor-ui-history-child-'));
+    // parent.dot runs checks.dot as its sub-pipeline `checks`.
+    const pipelinesDir = new URL('../fixtures/sub-pipeline/', import.meta.url).pathname;
+    const server = await resources.startServer({ pipelinesDir, workdir: root, allowTools: true });
+    const browser = await resources.launchBrowser();
+    const { id } = await server.json<{ id: string }>('/pipelines', {
+      method: 'POST',
+      json: { file: 'parent.dot' },
+    });
+    await waitFor(
+      async () => (await server.json<RunDetails>(`/pipelines/${id}`)).state === 'success',
+      'the run to succeed',
+    );
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?child=checks/child`);
+    await page.locator('#run-state[data-state="success"]').waitFor();
+    await page.click('#tab-history');
+    const lint = page.locator('#checkpoint-history .history-item', { hasText: 'lint' });
+    await lint.click();
+    expect(await page.locator('#context-diff tr[data-key="tool_stdout"]').textContent()).toContain(
+      '"lint ok"',
+    );
+    expect(await page.locator('#history-fork-open').count()).toBe(0);
+    expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'checkpoint-history-child');
+    expect(browser.pageErrors).toEqual([]);
+  });
+
   it('is usable and axe-clean at 390 px, in both themes', async () => {
     const workdir = await mkdtemp(join(tmpdir(), 'attractor-ui-history-narrow-'));
     const server = await resources.startServer({ allowTools: true, workdir });
