@@ -543,6 +543,40 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     await until(async () => (await details(id)).state === 'cancelled', 60_000, 'the run to end cancelled');
   }, 120_000);
 
+  it('deletes a run that ended from the store and the queue (DELETE /pipelines/{id}); a running one is refused', async () => {
+    const id = await start(SLOW);
+    await until(
+      async () => (await details(id)).nodeStatuses.wait === 'running',
+      60_000,
+      'the slow stage to start on a worker',
+    );
+    const remove = () => fetch(`${url}/pipelines/${id}`, { method: 'DELETE', headers });
+    const refused = await remove();
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({
+      error: { code: 'RUN_ACTIVE', message: `Run "${id}" is running: cancel it first, then delete it.` },
+    });
+    expect((await api(`/pipelines/${id}/cancel`, { method: 'POST' })).status).toBe(200);
+    await until(async () => (await details(id)).state === 'cancelled', 60_000, 'the run to end cancelled');
+    // Until its worker lets the queue's job go, a run that ended is refused with a message saying so.
+    await until(
+      async () => {
+        const deleted = await remove();
+        if (deleted.status === 204) return true;
+        expect(((await deleted.json()) as { error: { message: string } }).error.message).toMatch(
+          /has ended \(cancelled\), but its worker has not let it go yet .*: try again in a moment\.$/,
+        );
+        return false;
+      },
+      60_000,
+      'the delete to be taken',
+    );
+    expect((await api(`/pipelines/${id}`)).status).toBe(404);
+    const listed = await api<{ pipelines: { id: string }[] }>('/pipelines');
+    expect(listed.body.pipelines.map((run) => run.id)).not.toContain(id);
+    expect((await remove()).status).toBe(404);
+  }, 120_000);
+
   it('a run no worker has taken yet is queued, in the start and fork responses, its details and the list, until a worker runs it', async () => {
     const done = await start(SAY);
     await until(async () => (await details(done)).state === 'success', 60_000, 'the first run to succeed');

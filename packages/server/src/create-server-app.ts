@@ -294,6 +294,11 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
 
   app.post('/pipelines/:id/cancel', async (c) => c.json(await manager.cancel(c.req.param('id'))));
 
+  app.delete('/pipelines/:id', async (c) => {
+    await manager.remove(c.req.param('id'));
+    return c.body(null, 204);
+  });
+
   app.post('/pipelines/:id/resume', async (c) => {
     const text = await c.req.text();
     const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text, manager.limits));
@@ -540,6 +545,11 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     );
   });
   app.post('/pipelines/:id/cancel', async (c) => c.json(await backplane.cancel(c.req.param('id'))));
+
+  app.delete('/pipelines/:id', async (c) => {
+    await backplane.remove(c.req.param('id'));
+    return c.body(null, 204);
+  });
   app.post('/pipelines/:id/resume', async (c) => {
     const text = await c.req.text();
     const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text, manager.limits));

@@ -56,6 +56,11 @@ export interface BackplaneRunQueue {
   cancelRun(options: { readonly runId: string; readonly reason?: string }): Promise<unknown>;
   /** Queues a failed or cancelled run again, from its checkpoint. */
   resumeRun(options: { readonly runId: string }): Promise<unknown>;
+  /**
+   * Forgets a run that ended (its row); a run still queued, running or waiting is kept. Without it, `DELETE
+   * /pipelines/{id}` removes the run from the store only.
+   */
+  removeRun?(options: { readonly runId: string }): Promise<{ readonly removed: boolean }>;
   /** Closes the queue's connections. */
   /** Runs by state (`RunQueue.countRuns`): the server's runs gauge and its readiness probe of the queue. */
   countRuns?(): Promise<Readonly<Record<string, number>>>;
@@ -124,6 +129,11 @@ export interface RunBackplane {
   streamChanges(stream: SSEStreamingApi): Promise<void>;
   /** Cancels a run wherever it executes. */
   cancel(runId: string): Promise<RunSummary>;
+  /**
+   * Removes a run that ended from the store and the queue (`DELETE /pipelines/{id}`).
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `RUN_ACTIVE` (409) while it is queued, runs or waits.
+   */
+  remove(runId: string): Promise<void>;
   /**
    * The store of a run the store or the queue knows (the diff routes read its checkpoint and stage files).
    * @throws {ApiError} 404 for an unknown run.

@@ -10,6 +10,7 @@ import {
   type Clock,
   type CodergenBackend,
   type CommandSandbox,
+  createFileRunCatalog,
   createFileRunStore,
   createSecretMasker,
   defaultLogsRoot,
@@ -19,6 +20,7 @@ import {
   type PipelineRun,
   type PipelineTelemetry,
   ResumeError,
+  RunLockedError,
   type RunResult,
   readRun,
   readTextFileSync,
@@ -512,6 +514,44 @@ export class RunManager {
     ]);
     clearTimeout(timer);
     return this.summary(id);
+  }
+
+  /**
+   * Removes run `id` for good (`DELETE /pipelines/{id}`): its run directory and the directories a `loop_restart`
+   * continued, through the engine's file run catalog, which takes the run's lock first. Forks of it and other runs
+   * stay. Clients of `GET /events` get `event: removed` with its id.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `RUN_ACTIVE` (409) while it runs or waits here (cancel it first) or
+   *   another process runs it.
+   */
+  async remove(id: string): Promise<void> {
+    const live = this.#live.get(id);
+    if ((live !== undefined && !live.ended) || this.#resuming.has(id)) {
+      throw new ApiError({
+        status: 409,
+        code: 'RUN_ACTIVE',
+        message: `Run "${id}" is ${live === undefined ? 'being resumed' : this.summary(id).state}: cancel it first, then delete it.`,
+      });
+    }
+    const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
+    const catalog = createFileRunCatalog(this.#options.runsDir);
+    try {
+      await catalog.removeRun(id);
+    } catch (error) {
+      if (!RunLockedError.isInstance(error)) throw error;
+      throw new ApiError({
+        status: 409,
+        code: 'RUN_ACTIVE',
+        message: `Run "${id}" is running in another process (${error.message}): stop it there first, then delete it.`,
+      });
+    } finally {
+      await catalog.close();
+    }
+    this.#live.delete(id);
+    this.#pastTotals.delete(logsRoot);
+    for (const key of [...this.#graphs.keys()]) {
+      if (key === id || key.startsWith(`${id}\u0000`)) this.#graphs.delete(key);
+    }
+    this.#notifyRunChange(id);
   }
 
   /**

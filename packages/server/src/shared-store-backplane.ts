@@ -7,6 +7,7 @@ import {
   inputContextValues,
   type PipelineEvent,
   type RunIndexEntry,
+  RunLockedError,
   type RunStore,
   readRun,
   type SecretMasker,
@@ -385,6 +386,14 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
             seen.set(summary.id, text);
             if (!first && !aborted.signal.aborted) await stream.writeSSE({ event: 'run', data: text });
           }
+          if (summaries !== undefined) {
+            const listed = new Set(summaries.map((summary) => summary.id));
+            for (const id of [...seen.keys()]) {
+              if (listed.has(id) || aborted.signal.aborted) continue;
+              seen.delete(id);
+              await stream.writeSSE({ event: 'removed', data: JSON.stringify({ id }) });
+            }
+          }
           first = false;
           // At most one listing per 250 ms however many events arrive.
           await options.sleep(250, aborted.signal).catch(() => undefined);
@@ -521,6 +530,36 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       await requireQueued(runId);
       await queue.cancelRun({ runId, reason: 'cancelled through the API' });
       return summaryOf(runId);
+    },
+    async remove(runId) {
+      const queued = await queue.readRun(runId);
+      const active = (state: string) => ['queued', 'running', 'waiting'].includes(state);
+      if (queued !== undefined && active(queued.state)) {
+        // The store says how the run ended a moment before its worker lets the queue's job go.
+        const shown = await summaryOf(runId).catch(() => undefined);
+        throw new ApiError({
+          status: 409,
+          code: 'RUN_ACTIVE',
+          message:
+            shown !== undefined && !active(shown.state)
+              ? `Run "${runId}" has ended (${shown.state}), but its worker has not let it go yet (the queue holds it as ${queued.state}): try again in a moment.`
+              : `Run "${runId}" is ${queued.state}: cancel it first, then delete it.`,
+        });
+      }
+      let removed: boolean;
+      try {
+        removed = await catalog.removeRun(runId);
+      } catch (error) {
+        if (!RunLockedError.isInstance(error)) throw error;
+        throw new ApiError({
+          status: 409,
+          code: 'RUN_ACTIVE',
+          message: `Run "${runId}" is running (${error.message}): cancel it first, then delete it.`,
+        });
+      }
+      const fromQueue = await queue.removeRun?.({ runId });
+      if (!removed && fromQueue?.removed !== true) throw notFound(runId);
+      for (const waiter of waiters) waiter(runId);
     },
     async resume(runId) {
       await requireQueued(runId);

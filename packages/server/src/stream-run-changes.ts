@@ -2,9 +2,10 @@
  * `GET /events`: one SSE stream for the runs list. After `GET /pipelines`, a client follows this stream and gets an
  * `event: run` message with the run's new summary whenever a run starts, moves to another stage, asks or gets an
  * answer, reports usage or ends — no polling. Messages of one run are at most one per `throttleMs`; the last
- * change of a burst is always sent.
+ * change of a burst is always sent. A run deleted (`DELETE /pipelines/{id}`) gets `event: removed` with `{ id }`.
  */
 import type { SSEStreamingApi } from 'hono/streaming';
+import { ApiError } from './errors/api-error.js';
 import type { RunManager } from './run-manager.js';
 
 /** Options of {@link streamRunChanges}. */
@@ -56,8 +57,14 @@ export async function streamRunChanges(
       dirty.clear();
       for (const id of ids) {
         if (aborted) break;
-        const summary = await manager.summaryOf(id).catch(() => undefined);
-        if (summary !== undefined) await stream.writeSSE({ event: 'run', data: JSON.stringify(summary) });
+        const summary = await manager
+          .summaryOf(id)
+          .catch((error: unknown) =>
+            ApiError.isInstance(error) && error.code === 'RUN_NOT_FOUND' ? null : undefined,
+          );
+        if (summary === null) await stream.writeSSE({ event: 'removed', data: JSON.stringify({ id }) });
+        else if (summary !== undefined)
+          await stream.writeSSE({ event: 'run', data: JSON.stringify(summary) });
       }
       await options.sleep(throttleMs, controller.signal).catch(() => undefined);
     }

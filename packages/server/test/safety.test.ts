@@ -39,6 +39,7 @@ describe('bearer token (issue #9 "Safety")', () => {
       ['GET', `/pipelines/${id}`],
       ['GET', `/pipelines/${id}/events`],
       ['POST', `/pipelines/${id}/cancel`],
+      ['DELETE', `/pipelines/${id}`],
       ['POST', `/pipelines/${id}/resume`],
       ['GET', `/pipelines/${id}/graph`],
       ['GET', `/pipelines/${id}/questions`],

@@ -16,6 +16,7 @@ export type ApiErrorCode =
   | 'RUN_NOT_FOUND'
   | 'RUN_NOT_RUNNING'
   | 'RUN_ALREADY_RUNNING'
+  | 'RUN_ACTIVE'
   | 'RESUME_REFUSED'
   | 'FORK_REFUSED'
   | 'SOURCE_CHANGED'

@@ -60,4 +60,43 @@ describe('web UI: Escape and confirmation (issue "Web UI, second round")', () =>
     await page.locator('#run-state[data-state="cancelled"]').waitFor();
     expect(browser.pageErrors).toEqual([]);
   });
+
+  it('deletes a run that ended once the dialog is confirmed; an open runs list drops its row live', async () => {
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
+    const kept = await server.startRun(chainPipeline(5));
+    const id = await server.startRun(chainPipeline(6));
+    for (const run of [kept, id]) {
+      await waitFor(
+        async () => (await server.json<{ questions: unknown[] }>(`/pipelines/${run}/questions`)).questions[0],
+        'the gate',
+      );
+      await server.call(`/pipelines/${run}/cancel`, { method: 'POST' });
+    }
+    const list = await browser.open(server, '/');
+    await list.locator(`#run-table tr[data-run="${id}"]`).waitFor();
+    const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
+    await page.locator('#run-state[data-state="cancelled"]').waitFor();
+
+    // Asked first: dismissed, nothing goes.
+    await page.click('#delete-button');
+    const dialog = page.locator('#delete-dialog');
+    await dialog.locator('#delete-dialog-title').waitFor();
+    expect(await page.evaluate('document.activeElement?.id')).toBe('delete-dialog-dismiss');
+    expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'delete-confirm', { fullPage: false });
+    await page.click('#delete-dialog-dismiss');
+    await expect.poll(() => dialog.getAttribute('open').then((open) => open !== null)).toBe(false);
+    expect((await server.call(`/pipelines/${id}`)).status).toBe(200);
+
+    // Confirmed: the run goes, the page goes back to the list, and the other open list drops the row.
+    await page.click('#delete-button');
+    await page.click('#delete-dialog-confirm');
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.locator(`#run-table tr[data-run="${kept}"]`).waitFor();
+    expect(await page.locator(`#run-table tr[data-run="${id}"]`).count()).toBe(0);
+    await list.locator(`#run-table tr[data-run="${id}"]`).waitFor({ state: 'detached' });
+    expect((await server.call(`/pipelines/${id}`)).status).toBe(404);
+    expect(browser.pageErrors).toEqual([]);
+  }, 90_000);
 });

@@ -2,7 +2,7 @@
  * A modal confirmation in the app's own dialog style (the sign-in dialog's): a title, what the action does, and two
  * buttons. Focus starts on the safe choice; Escape and the safe button dismiss it.
  */
-import { useRef } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { useModalDialog } from './use-modal-dialog.js';
 
 /** Props of {@link ConfirmDialog}. */
@@ -58,5 +58,45 @@ export function ConfirmDialog(props: ConfirmDialogProps) {
         </div>
       </div>
     </dialog>
+  );
+}
+
+/** Props of {@link ConfirmedButton}. */
+export interface ConfirmedButtonProps extends Omit<ConfirmDialogProps, 'id' | 'open' | 'onDismiss'> {
+  /** `cancel` gives the button `cancel-button` and its dialog `cancel-dialog`. */
+  readonly id: string;
+  /** The button's label. */
+  readonly label: string;
+  readonly disabled: boolean;
+}
+
+/** A danger button that asks first: {@link ConfirmDialog} opens, and only its confirm button calls `onConfirm`. */
+export function ConfirmedButton(props: ConfirmedButtonProps) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        class="button danger"
+        id={`${props.id}-button`}
+        disabled={props.disabled}
+        onClick={() => setOpen(true)}
+      >
+        {props.label}
+      </button>
+      <ConfirmDialog
+        id={`${props.id}-dialog`}
+        open={open}
+        title={props.title}
+        text={props.text}
+        confirmLabel={props.confirmLabel}
+        dismissLabel={props.dismissLabel}
+        onConfirm={() => {
+          setOpen(false);
+          props.onConfirm();
+        }}
+        onDismiss={() => setOpen(false)}
+      />
+    </>
   );
 }

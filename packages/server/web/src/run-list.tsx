@@ -71,6 +71,15 @@ export function RunList() {
             });
           });
         },
+        removed: (data) => {
+          const { id } = JSON.parse(data) as { id: string };
+          setRuns((previous) => {
+            if (previous?.has(id) !== true) return previous;
+            const next = new Map(previous);
+            next.delete(id);
+            return next;
+          });
+        },
       },
       // (Re)load on every (re)connection: changes made while disconnected are then included.
       { onOpen: () => void load(), onError: setError },

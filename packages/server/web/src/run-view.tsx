@@ -8,9 +8,9 @@
 import type { PipelineEvent } from '@attractor/engine';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { parseChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
-import { apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
+import { apiFetch, apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
 import { CheckpointHistoryView } from './checkpoint-history-view.js';
-import { ConfirmDialog } from './confirm-dialog.js';
+import { ConfirmedButton } from './confirm-dialog.js';
 import { ContextView } from './context-view.js';
 import { RunChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
@@ -57,7 +57,6 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
   const [error, setError] = useState<string | undefined>();
   const [actionError, setActionError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  const [confirmingCancel, setConfirmingCancel] = useState(false);
   const [tab, setTab] = useState<Tab>('timeline');
   const [streamKey, setStreamKey] = useState(0);
   const [now, setNow] = useState(() => Date.now());
@@ -149,6 +148,19 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
     } catch (failure) {
       setActionError((failure as Error).message);
     } finally {
+      setBusy(false);
+    }
+  };
+
+  /** Deletes the run (`DELETE /pipelines/{id}`) and goes back to the runs list. */
+  const remove = async () => {
+    setBusy(true);
+    setActionError(undefined);
+    try {
+      await apiFetch(runPath(runId, ''), { method: 'DELETE' });
+      navigate('/');
+    } catch (failure) {
+      setActionError((failure as Error).message);
       setBusy(false);
     }
   };
@@ -278,30 +290,16 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
         <div class="run-actions">
           <StateBadge state={displayState} id="run-state" />
           {details?.live === true && childPath === undefined && (
-            <>
-              <button
-                type="button"
-                class="button danger"
-                id="cancel-button"
-                disabled={busy}
-                onClick={() => setConfirmingCancel(true)}
-              >
-                Cancel
-              </button>
-              <ConfirmDialog
-                id="cancel-dialog"
-                open={confirmingCancel}
-                title="Cancel this run?"
-                text="The stage running now is stopped and the run ends as cancelled. A cancelled run can be resumed from its last checkpoint."
-                confirmLabel="Cancel the run"
-                dismissLabel="Keep running"
-                onConfirm={() => {
-                  setConfirmingCancel(false);
-                  void act('cancel');
-                }}
-                onDismiss={() => setConfirmingCancel(false)}
-              />
-            </>
+            <ConfirmedButton
+              id="cancel"
+              label="Cancel"
+              disabled={busy}
+              title="Cancel this run?"
+              text="The stage running now is stopped and the run ends as cancelled. A cancelled run can be resumed from its last checkpoint."
+              confirmLabel="Cancel the run"
+              dismissLabel="Keep running"
+              onConfirm={() => void act('cancel')}
+            />
           )}
           {details?.live === false && details.resumable && childPath === undefined && (
             <button
@@ -313,6 +311,18 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
             >
               Resume
             </button>
+          )}
+          {details?.live === false && childPath === undefined && (
+            <ConfirmedButton
+              id="delete"
+              label="Delete"
+              disabled={busy}
+              title="Delete this run?"
+              text="Its run directory goes for good: checkpoints, event log, stage files. Runs forked from it keep their own."
+              confirmLabel="Delete the run"
+              dismissLabel="Keep it"
+              onConfirm={() => void remove()}
+            />
           )}
         </div>
       </div>
