@@ -380,45 +380,99 @@ describe('foreach in a git workspace (README "Workspaces")', () => {
   });
 });
 
+/**
+ * Runs `parent.dot`, a foreach over `files` ["x", "y"] (item `f`, `collect="results"`) whose body is `sub`, a
+ * sub-pipeline node running `child.dot` with `subAttributes`, in a fresh directory (run directory `run`).
+ */
+async function runForeachOfChild(options: {
+  readonly child: string;
+  readonly graphAttributes: string;
+  readonly subAttributes: string;
+  readonly args?: readonly string[];
+}) {
+  const cwd = await temporaryDirectory();
+  await writeFile(join(cwd, 'child.dot'), options.child);
+  await writeFile(
+    join(cwd, 'parent.dot'),
+    `digraph Parent {
+  graph [${options.graphAttributes}]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  each [type="foreach", over="state.files", as="f", collect="results"]
+  sub [type="subgraph", graph_ref="child.dot"${options.subAttributes}]
+  join [shape=tripleoctagon, join_merge=none]
+  start -> each -> sub -> join -> exit
+}
+`,
+  );
+  const result = await attractor(
+    ['run', 'parent.dot', ...(options.args ?? []), '--set', 'files=["x","y"]', '--logs-dir', 'run'],
+    { cwd },
+  );
+  expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+  return { cwd, runDir: join(cwd, 'run') };
+}
+
 describe('foreach with a sub-pipeline as its body', () => {
   it('runs the DOT file once per item, the child seeing the item as $item.<as>', async () => {
-    const cwd = await temporaryDirectory();
-    await writeFile(
-      join(cwd, 'child.dot'),
-      `digraph Child {
+    const { cwd, runDir } = await runForeachOfChild({
+      child: `digraph Child {
   start [shape=Mdiamond]
   exit [shape=Msquare]
   say [shape=parallelogram, tool_command="echo child sees $item.f"]
   start -> say -> exit
 }
 `,
-    );
-    await writeFile(
-      join(cwd, 'parent.dot'),
-      `digraph Parent {
-  graph [state="files: append, results: append", outputs="results"]
-  start [shape=Mdiamond]
-  exit [shape=Msquare]
-  each [type="foreach", over="state.files", as="f", collect="results"]
-  sub [type="subgraph", graph_ref="child.dot"]
-  join [shape=tripleoctagon, join_merge=none]
-  start -> each -> sub -> join -> exit
-}
-`,
-    );
-    const result = await attractor(
-      ['run', 'parent.dot', '--simulate', '--set', 'files=["x","y"]', '--logs-dir', 'run'],
-      { cwd },
-    );
-    expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+      graphAttributes: 'state="files: append, results: append", outputs="results"',
+      subAttributes: '',
+      args: ['--simulate'],
+    });
     for (const [index, item] of ['x', 'y'].entries()) {
       expect(
         await readFile(
-          join(cwd, 'run', 'each', 'items', String(index), 'sub', 'child', 'say', 'stdout.txt'),
+          join(runDir, 'each', 'items', String(index), 'sub', 'child', 'say', 'stdout.txt'),
           'utf8',
         ),
       ).toBe(`child sees ${item}\n`);
     }
+    // attractor inspect shows each stage's notes: here the sub-pipeline node's, naming the child run.
+    const inspected = await attractor(['inspect', runDir, '--json'], { cwd });
+    const summary = JSON.parse(inspected.stdout) as {
+      stages: { nodeId: string; branchPath: string[]; notes?: string }[];
+    };
+    const subs = summary.stages.filter((stage) => stage.nodeId === 'sub');
+    expect(subs.map((stage) => [stage.branchPath.join('/'), stage.notes?.split(':')[0]])).toEqual([
+      ['items/0', 'Sub-pipeline child.dot completed (3 stages)'],
+      ['items/1', 'Sub-pipeline child.dot completed (3 stages)'],
+    ]);
+    const text = (await attractor(['inspect', runDir], { cwd })).stdout;
+    expect(text).toMatch(/^\s+sub \[0\]\s.*\sSub-pipeline child\.dot completed \(3 stages\): .*…$/m);
+  });
+
+  it("collect records each item's output: the output of a child that declares outputs, as JSON", async () => {
+    // Once the records of a sub-pipeline body had an empty output: it was read from response.md or stdout.txt only.
+    const { runDir } = await runForeachOfChild({
+      child: `digraph Child {
+  graph [outputs="verdict"]
+  start [shape=Mdiamond]
+  exit [shape=Msquare]
+  judge [shape=parallelogram, output_schema="verdict: string", out_map="verdict -> verdict", tool_command="printf '{\\"verdict\\":\\"ok %s\\"}' \\"$item.f\\""]
+  start -> judge -> exit
+}
+`,
+      graphAttributes:
+        'state="files: append, results: append, verdicts: append", outputs="results, verdicts"',
+      subAttributes: ', out_map="verdict -> verdicts"',
+    });
+    const output = JSON.parse(await readFile(join(runDir, 'output.json'), 'utf8')) as {
+      results: ItemResult[];
+      verdicts: string[];
+    };
+    expect(output.verdicts).toEqual(['ok x', 'ok y']);
+    expect(output.results.map((entry) => [entry.item, entry.status, JSON.parse(entry.output)])).toEqual([
+      ['x', 'success', { verdict: 'ok x' }],
+      ['y', 'success', { verdict: 'ok y' }],
+    ]);
   });
 });
 

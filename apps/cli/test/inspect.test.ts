@@ -40,6 +40,7 @@ beforeAll(async () => {
         },
       ],
       build: [{ status: 'fail', failureReason: 'compiler crashed' }, 'success'],
+      review: [{ status: 'success', notes: `Reviewed 3 files:\n${'all fine '.repeat(12)}` }],
     },
   });
   const result = await runPipeline({
@@ -66,6 +67,11 @@ describe('attractor inspect', () => {
     expect(plan).toMatchObject({ inputTokens: 1200, outputTokens: 300 });
     expect(summary.inputTokens).toBe(1200);
     expect(summary.stages.some((stage) => stage.nodeId === 'never')).toBe(false);
+    // The notes of the stage's outcome, as the live display shows them, in full.
+    expect(summary.stages.find((stage) => stage.nodeId === 'review')?.notes).toBe(
+      `Reviewed 3 files:\n${'all fine '.repeat(12)}`,
+    );
+    expect(build?.notes).toBeUndefined();
   });
 
   it('prints a table and the route', async () => {
@@ -73,7 +79,13 @@ describe('attractor inspect', () => {
     expect(await main({ argv: ['inspect', logsRoot], io })).toBe(0);
     const text = io.output();
     expect(text).toMatch(/^Inspected {2}success$/m);
-    expect(text).toMatch(/^stage\s+visits\s+status\s+attempts\s+duration\s+tokens\s+cost\s+failure$/m);
+    expect(text).toMatch(
+      /^stage\s+visits\s+status\s+attempts\s+duration\s+tokens\s+cost\s+failure\s+notes$/m,
+    );
+    // The notes on one line, cut at 60 characters.
+    expect(text).toMatch(
+      /^review\s+1\s+success\s+1\s+\S+\s+-\s+-\s+Reviewed 3 files: all fine all fine all fine all fine all f…$/m,
+    );
     expect(text).toMatch(/^build\s+1\s+success\s+2\s/m);
     // The recorded usage carries no price: the cost is unknown, not $0.
     expect(text).toMatch(/^plan\s+1\s+success\s+1\s+\S+\s+1\.5k\s+unknown$/m);

@@ -245,9 +245,9 @@ describe('a sub-pipeline node as a typed function through the CLI (README "Typed
     expect(run.stderr).toContain('error[subgraph_input]');
   });
 
-  it("fails the node with the checker's message when an input does not match a schema file lint cannot read", async () => {
+  it("fails the node with the checker's message when an input does not match the child's schema file", async () => {
     const dir = await files({
-      'caller.dot': caller(', input.file="$context.target", input.strict="sometimes"'),
+      'caller.dot': caller(', input.file="$context.target", input.strict="$context.strict"'),
       'review-one.dot': REVIEW_ONE.replace(
         'inputs="file: string, strict?: boolean"',
         'inputs="review-one.inputs.json"',
@@ -259,9 +259,21 @@ describe('a sub-pipeline node as a typed function through the CLI (README "Typed
         additionalProperties: false,
       }),
     });
-    const run = await attractor(['run', 'caller.dot', '--set', 'target=src/a.ts', '--logs-dir', 'run'], {
-      cwd: dir,
-    });
+    // A value lint can read is checked against the schema file before the run (relative to the child's DOT file).
+    await writeFile(
+      join(dir, 'literal.dot'),
+      caller(', input.file="$context.target", input.strict="sometimes"'),
+    );
+    const validated = await attractor(['validate', 'literal.dot'], { cwd: dir });
+    expect(validated.exitCode).toBe(1);
+    expect(validated.stdout).toContain(
+      'error[subgraph_input]: Subgraph node "review" gives input "strict" the value "sometimes", which is not true or false (the input schema of review-one.dot (review-one.inputs.json) declares strict: boolean), so the run of "review" fails.',
+    );
+    // A value known only when the node runs is checked then.
+    const run = await attractor(
+      ['run', 'caller.dot', '--set', 'target=src/a.ts', '--set', 'strict=sometimes', '--logs-dir', 'run'],
+      { cwd: dir },
+    );
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     expect(run.stdout).toMatch(/✔ report /);
     const status = JSON.parse(await readFile(join(dir, 'run', 'review', 'status.json'), 'utf8')) as {

@@ -5,13 +5,9 @@ import { type DotParseCache, DotSyntaxError, parseDotIncrementally } from '@attr
 import { buildGraph } from './build-graph.js';
 import type { Graph } from './graph.js';
 import type { Diagnostic, HandlerLintInfo, LintRule } from './lint/diagnostic.js';
-import {
-  checkGraphRefs,
-  type FileFinding,
-  type GraphFileReader,
-  resolveGraphRef,
-} from './lint/graph-refs.js';
+import { checkGraphRefs, type FileFinding, type GraphFileReader } from './lint/graph-refs.js';
 import { readPromptFiles } from './lint/prompt-files.js';
+import { resolveGraphRef } from './lint/resolve-graph-ref.js';
 import { sortDiagnostics, validate } from './lint/validate.js';
 import { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
 import { expandGoalVariableTransform } from './transforms/expand-goal-variable.js';

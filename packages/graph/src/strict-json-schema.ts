@@ -10,6 +10,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** Keywords whose value is a list of subschemas. */
+const SUBSCHEMA_LIST_KEYWORDS = ['anyOf', 'oneOf', 'allOf'] as const;
+
+/** Keywords whose value is an object of named subschemas. */
+const SUBSCHEMA_MAP_KEYWORDS = ['$defs', 'definitions'] as const;
+
 /** The subschemas of `schema` with their place (`['properties', 'x']`, `['items']`, `['anyOf', '0']`, ...). */
 function childrenOf(schema: Record<string, unknown>): [readonly string[], unknown][] {
   const children: [readonly string[], unknown][] = [];
@@ -17,12 +23,12 @@ function childrenOf(schema: Record<string, unknown>): [readonly string[], unknow
     for (const [key, value] of Object.entries(schema.properties)) children.push([['properties', key], value]);
   }
   if (schema.items !== undefined) children.push([['items'], schema.items]);
-  for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
+  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
     const list = schema[keyword];
     if (!Array.isArray(list)) continue;
     for (const [index, value] of list.entries()) children.push([[keyword, String(index)], value]);
   }
-  for (const keyword of ['$defs', 'definitions']) {
+  for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
     const defs = schema[keyword];
     if (isObject(defs))
       for (const [key, value] of Object.entries(defs)) children.push([[keyword, key], value]);
@@ -102,14 +108,14 @@ function variantOf(schema: unknown): unknown {
     if (items === undefined) return undefined;
     result.items = items;
   }
-  for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
+  for (const keyword of SUBSCHEMA_LIST_KEYWORDS) {
     const list = schema[keyword];
     if (!Array.isArray(list)) continue;
     const mapped = list.map(variantOf);
     if (mapped.includes(undefined)) return undefined;
     result[keyword] = mapped;
   }
-  for (const keyword of ['$defs', 'definitions']) {
+  for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
     const defs = schema[keyword];
     if (!isObject(defs)) continue;
     const mapped: Record<string, unknown> = {};

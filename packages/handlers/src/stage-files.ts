@@ -69,13 +69,17 @@ function compareNatural(left: string, right: string): number {
   return left.localeCompare(right, 'en', { numeric: true });
 }
 
+/** The file a sub-pipeline stage writes its child's output to (`RunResult.output`, as JSON): see `readStageOutput`. */
+export const SUBGRAPH_OUTPUT_FILE = 'output.json';
+
 /**
  * The full output of a stage nested in `stage` at `path` (a branch stage, `branches/{id}/{node}`), for whoever
  * combines branches (docs/architecture.md "Parallel results"): its `response.md` (an LLM stage), else its
- * `stdout.txt` (a tool stage); undefined when it wrote neither or the file is larger than 10 MB.
+ * `stdout.txt` (a tool stage), else its {@link SUBGRAPH_OUTPUT_FILE} (a sub-pipeline stage whose child declares
+ * `outputs`); undefined when it wrote none or the file is larger than 10 MB.
  */
 export async function readStageOutput(stage: StageWorkspace, path: string): Promise<string | undefined> {
-  for (const name of ['response.md', 'stdout.txt']) {
+  for (const name of ['response.md', 'stdout.txt', SUBGRAPH_OUTPUT_FILE]) {
     const bytes = await stage.readFile(`${path}/${name}`);
     if (bytes === undefined) continue;
     // Too large: the branch's short `last_response` still stands.

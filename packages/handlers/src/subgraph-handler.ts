@@ -22,6 +22,7 @@ import {
   SUBGRAPH_VARIABLE_PREFIX,
 } from '@attractor/graph';
 import { freshChildName, loadChildGraph, resolveChildPath } from './child-graph-file.js';
+import { SUBGRAPH_OUTPUT_FILE } from './stage-files.js';
 import { mapOutputFields, notesWith } from './structured-output.js';
 import { subgraphInputs } from './subgraph-inputs.js';
 
@@ -193,7 +194,9 @@ function subgraphOutcome(options: {
  * to set. The child sees them as `input.<name>` / `$input.<name>`, instead of the parent's inputs. A child that
  * declares `outputs` is a function: only its result (`RunResult.output`, when it succeeded) reaches the parent,
  * mapped by the node's `out_map` (`out_map="verdict -> review.verdict"`) or, without one, each output key under
- * `<node id>.<key>`, as a structured stage output is; its other context writes stay in the child.
+ * `<node id>.<key>`, as a structured stage output is; its other context writes stay in the child. The output is
+ * written to the stage's `output.json` too: the output a `foreach` item's `collect` entry (or a parallel branch's
+ * result) records when the node ends its body.
  *
  * Outcome: see {@link subgraphOutcome}: the child's failure, or the outcome of its last stage before the exit.
  *
@@ -269,6 +272,8 @@ export function createSubgraphHandler(): DeclaredHandler {
       if (loaded.graph.settings.outputs.length > 0) {
         // A child with outputs is a function: only its result reaches the parent, mapped like a structured output.
         if (result.output === undefined) return { ...outcome, contextUpdates: {} };
+        // The stage's output, as response.md is an LLM stage's: what a foreach item or parallel branch records.
+        await runtime.stage.writeFile(SUBGRAPH_OUTPUT_FILE, `${JSON.stringify(result.output, null, 2)}\n`);
         const mapped = mapOutputFields({ node, value: result.output as JsonValue });
         for (const warning of mapped.warnings)
           runtime.emit({ type: 'stage.log', level: 'warn', message: warning });

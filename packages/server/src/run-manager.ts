@@ -450,8 +450,10 @@ export class RunManager {
       registry,
     );
     const services = await this.services(graph, logsRoot, record, registry);
-    // The tokens and cost of the earlier invocations carry over into the resumed run's totals.
-    if (this.#live.get(id) === undefined) await this.#readPastRun(logsRoot).catch(() => undefined);
+    // The tokens, cost, resumes and fork origin of the earlier invocations carry over into the resumed run's totals,
+    // read again from its events (an interrupted run's are not kept between reads, and another process may have
+    // resumed a run that ended since they were).
+    if (this.#live.get(id) === undefined) this.#pastTotals.set(logsRoot, await readRunTotals(logsRoot));
     const run = startResumedPipeline({
       ...services,
       logsRoot,
@@ -660,11 +662,7 @@ export class RunManager {
     const summary = await readPastRun(logsRoot);
     let totals = this.#pastTotals.get(logsRoot);
     if (totals === undefined) {
-      totals = createRunTotals();
-      for (const event of await createFileRunStore({ logsRoot })
-        .readEvents()
-        .catch(() => []))
-        addEventToTotals(totals, event);
+      totals = await readRunTotals(logsRoot);
       // A run that ended keeps its totals; one that may still be written to (interrupted) is read again.
       if (totals.endedAt !== undefined) this.#pastTotals.set(logsRoot, totals);
     }
@@ -815,7 +813,7 @@ export class RunManager {
         ? 'waiting'
         : 'running';
     const failureReason = live.fault ?? live.result?.failureReason;
-    const asked = live.ended ? undefined : live.interviewer.pending()[0]?.question;
+    const waiting = live.ended ? undefined : live.interviewer.pending()[0];
     return {
       id,
       graphName: live.graphName,
@@ -827,9 +825,17 @@ export class RunManager {
       ...(progress.currentNodeId === undefined || live.ended ? {} : { currentNode: progress.currentNodeId }),
       ...(failureReason === undefined ? {} : { failureReason }),
       pendingQuestions: pending,
-      ...(asked === undefined
+      ...(waiting === undefined
         ? {}
-        : { waitingQuestion: this.secrets.mask({ stage: asked.stage, text: asked.text }) }),
+        : {
+            waitingQuestion: this.secrets.mask({
+              id: waiting.id,
+              stage: waiting.question.stage,
+              text: waiting.question.text,
+              type: waiting.question.type,
+              options: waiting.question.options.map((option) => ({ key: option.key, label: option.label })),
+            }),
+          }),
       ...totalsSummaryFields(live.totals),
     };
   }
@@ -1091,4 +1097,14 @@ async function readPastRun(logsRoot: string): Promise<RunSummary> {
     finalEvent: readFinalEvent(logsRoot),
     startedByServer,
   });
+}
+
+/** The totals of a run's recorded events (tokens, cost, resumes, fork origin, end); empty when none can be read. */
+async function readRunTotals(logsRoot: string): Promise<RunTotals> {
+  const totals = createRunTotals();
+  for (const event of await createFileRunStore({ logsRoot })
+    .readEvents()
+    .catch(() => []))
+    addEventToTotals(totals, event);
+  return totals;
 }

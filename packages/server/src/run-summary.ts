@@ -2,7 +2,7 @@
  * What the API reports about a run: a summary for lists and the details of one run, for runs this server is
  * running and for past runs read back from their run directories.
  */
-import type { Checkpoint, JsonValue, PipelineEvent, RunManifest } from '@attractor/engine';
+import type { Checkpoint, JsonValue, PipelineEvent, QuestionType, RunManifest } from '@attractor/engine';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import type { StageFileName } from './run-directory-files.js';
 import type { RunUsage } from './run-totals.js';
@@ -43,10 +43,17 @@ export interface RunSummary {
   /** Questions waiting for an answer. */
   readonly pendingQuestions: number;
   /**
-   * The oldest question waiting for an answer (masked like every response): the asking stage and its text. Set for a
-   * `waiting` run this server is executing (a run on a shared run store reports `pendingQuestions` only).
+   * The oldest question waiting for an answer (masked like every response): its id (for
+   * `POST /pipelines/{id}/questions/{qid}/answer`), the asking stage, its text, its type (spec §6.2) and options. Set
+   * for a `waiting` run this server is executing (a run on a shared run store reports `pendingQuestions` only).
    */
-  readonly waitingQuestion?: { readonly stage: string; readonly text: string };
+  readonly waitingQuestion?: {
+    readonly id: string;
+    readonly stage: string;
+    readonly text: string;
+    readonly type: QuestionType;
+    readonly options: readonly { readonly key: string; readonly label: string }[];
+  };
   /** When the run ended (ISO-8601), for a run that ended; absent while it runs or when its process died. */
   readonly endedAt?: string;
   /** Wall time of the run's last invocation in milliseconds, once it ended. */

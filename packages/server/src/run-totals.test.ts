@@ -53,6 +53,29 @@ describe('run totals', () => {
     expect(summary.durationMs).toBe(150);
   });
 
+  it("a resumed run has no end while it runs again; its end is the resume's, its duration both legs", () => {
+    const failed = [started(), event({ type: 'pipeline.failed', error: 'x', durationMs: 100 })];
+    const failedAt = failed[1]!.timestamp;
+    expect(fold(failed)).toMatchObject({ endedAt: failedAt, durationMs: 100 });
+    const resumed = [...failed, event({ type: 'pipeline.started', name: 'G', resumed: true })];
+    // Running again: the earlier end no longer holds (the run's state is running), nor a duration of one leg.
+    expect(fold(resumed).endedAt).toBeUndefined();
+    expect(fold(resumed).durationMs).toBeUndefined();
+    // A child pipeline's start (its events carry the parent's branch path) changes nothing of the parent's totals.
+    const withChild = [
+      ...failed,
+      event({ type: 'pipeline.started', name: 'child', runId: 'c', branchPath: ['child:review'] }),
+      event({ type: 'pipeline.completed', durationMs: 5, runId: 'c', branchPath: ['child:review'] }),
+    ];
+    expect(fold(withChild)).toMatchObject({ endedAt: failedAt, durationMs: 100 });
+    const completed = event({ type: 'pipeline.completed', durationMs: 50, completedCount: 3 });
+    expect(fold([...resumed, completed])).toMatchObject({
+      endedAt: completed.timestamp,
+      durationMs: 150,
+      resumes: 1,
+    });
+  });
+
   it("count resumes of the run itself, not a fork's first start nor a child pipeline's", () => {
     const origin = { runId: 'source', node: 'a', visit: 2 };
     const summary = fold([

@@ -23,7 +23,7 @@ export interface InspectCommandOptions {
 
 /**
  * `attractor inspect <run-dir>`: a table of the run's stages (visits, status, attempts, duration, tokens, failure
- * reason), the route taken, and the run's state. For the child run of a sub-pipeline or manager loop node, the
+ * reason, the latest outcome's notes on one line of at most 60 characters; `--json` has them in full), the route taken, and the run's state. For the child run of a sub-pipeline or manager loop node, the
  * resume hint names the parent run (the one `attractor run` started), since only that one can be resumed. For a
  * fork, it names the source run, the stage the fork started after, and the stages it inherited completed. Exit
  * code 0 (the run's own outcome does not change it).
@@ -100,9 +100,17 @@ export function formatSummaryText(
   if (summary.inputs !== undefined) lines.push(...jsonLines('inputs:   ', summary.inputs));
   if (summary.output !== undefined) lines.push(...jsonLines('output:   ', summary.output));
   lines.push('');
-  const header = ['stage', 'visits', 'status', 'attempts', 'duration', 'tokens', 'cost', 'failure'].map(
-    (cell) => colors.bold(cell),
-  );
+  const header = [
+    'stage',
+    'visits',
+    'status',
+    'attempts',
+    'duration',
+    'tokens',
+    'cost',
+    'failure',
+    'notes',
+  ].map((cell) => colors.bold(cell));
   const rows = summary.stages.map((stage) => [
     `${'  '.repeat(stage.branchPath.length)}${stageName(stage)}`,
     String(stage.visits),
@@ -112,6 +120,7 @@ export function formatSummaryText(
     stage.inputTokens + stage.outputTokens > 0 ? formatTokens(stage.inputTokens + stage.outputTokens) : '-',
     stage.inputTokens + stage.outputTokens > 0 ? formatCost(stage.costUsd, stage.costUnknown) : '-',
     stage.failureReason === undefined ? '' : colors.red(oneLine(stage.failureReason, 80)),
+    stage.notes === undefined ? '' : colors.dim(oneLine(stage.notes, 60)),
   ]);
   lines.push(rows.length === 0 ? colors.dim('(no stage has started)') : formatTable([header, ...rows]));
   lines.push('');

@@ -88,6 +88,7 @@ export async function enqueueCommand(options: {
     ...lintOptionsOf(config),
     ...(cli.strict === undefined ? {} : { strict: cli.strict }),
   });
+  const set = cli.set as Readonly<Record<string, JsonValue>> | undefined;
   // Checked here and carried as the input.<name> keys of the initial context, which the worker's engine reads.
   const inputs = await readRunInputs({
     graph: pipeline.graph,
@@ -95,12 +96,10 @@ export async function enqueueCommand(options: {
     io,
     ...(cli.input === undefined ? {} : { input: cli.input }),
     ...(cli.inputsFile === undefined ? {} : { inputsFile: cli.inputsFile }),
-    ...(cli.set === undefined ? {} : { set: cli.set as Readonly<Record<string, JsonValue>> }),
+    ...(set === undefined ? {} : { set }),
   });
   const context: Readonly<Record<string, JsonValue>> | undefined =
-    Object.keys(inputs).length === 0
-      ? (cli.set as Readonly<Record<string, JsonValue>> | undefined)
-      : { ...(cli.set as Readonly<Record<string, JsonValue>> | undefined), ...inputContextValues(inputs) };
+    Object.keys(inputs).length === 0 ? set : { ...set, ...inputContextValues(inputs) };
   // With --otel, the enqueue is a span and the run's trace (continued by each worker) starts here.
   const observed = await startTelemetry({
     cli: cli,

@@ -42,6 +42,8 @@ export interface StageSummary {
   readonly costUnknown: boolean;
   /** The latest failure reason, when the latest outcome failed or an attempt failed. */
   readonly failureReason?: string;
+  /** The notes of the stage's latest outcome (`Outcome.notes`, as its `status.json` has them), in full. */
+  readonly notes?: string;
 }
 
 /** What `attractor inspect` shows. */
@@ -111,6 +113,7 @@ interface MutableStage {
   costUsd: number;
   costUnknown: boolean;
   failureReason?: string;
+  notes?: string;
   open: boolean;
   /** Started and never completed when the run stopped: its next `stage.started` goes on with the same visit. */
   cutOff: boolean;
@@ -199,6 +202,8 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         stage.open = false;
         if (event.failureReason !== undefined) stage.failureReason = event.failureReason;
         else if (event.status === 'success' || event.status === 'partial_success') delete stage.failureReason;
+        if (event.notes !== undefined && event.notes.trim() !== '') stage.notes = event.notes;
+        else delete stage.notes;
         if (isTop(event)) route.push(event.nodeId);
         break;
       }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatDiagnostic } from '../index.js';
 import { prepareGraph } from '../prepare-graph.js';
-import { resolveGraphRef } from './graph-refs.js';
+import { resolveGraphRef } from './resolve-graph-ref.js';
 
 const dirs: string[] = [];
 afterEach(() => {

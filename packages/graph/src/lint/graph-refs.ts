@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, normalize, relative } from 'node:path';
 import type { Graph, GraphAttribute, GraphNode } from '../graph.js';
 import { handlerTraits } from '../handler-traits.js';
 import type { Diagnostic } from './diagnostic.js';
+import { resolveGraphRef } from './resolve-graph-ref.js';
 import { attributeSpan, nodeSpan, plainSpan } from './source-location.js';
 import { checkSubgraphInterface } from './subgraph-interface.js';
 
@@ -19,19 +20,6 @@ export const MAX_GRAPH_REF_DEPTH = 16;
  * directory, no permission) is reported as "cannot be read" with the error's message.
  */
 export type GraphFileReader = (path: string) => string | undefined;
-
-/**
- * The path a `graph_ref` names: as written when absolute, else relative to the directory of the file that
- * contains it (`parentFilename`), normalised. Without a parent file name, relative to the reader's working
- * directory. The `subgraph` handler resolves the same way (spec §9.4).
- */
-export function resolveGraphRef(options: {
-  readonly ref: string;
-  readonly parentFilename?: string | undefined;
-}): string {
-  if (isAbsolute(options.ref)) return normalize(options.ref);
-  return normalize(join(dirname(options.parentFilename ?? '.'), options.ref));
-}
 
 /** What {@link checkGraphRefs} needs besides the graph. */
 export interface GraphRefCheck {
@@ -113,7 +101,9 @@ export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[]
     );
     if (finding.ok) {
       if (child.key === 'graph_ref' && finding.graph !== undefined) {
-        diagnostics.push(...checkSubgraphInterface({ graph, node, child: finding.graph, ref: child.ref }));
+        diagnostics.push(
+          ...checkSubgraphInterface({ graph, node, child: finding.graph, ref: child.ref, read: check.read }),
+        );
       }
       continue;
     }

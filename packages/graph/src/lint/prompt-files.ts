@@ -6,7 +6,8 @@
  */
 import type { Graph, GraphNode } from '../graph.js';
 import type { Diagnostic } from './diagnostic.js';
-import { type GraphFileReader, resolveGraphRef } from './graph-refs.js';
+import type { GraphFileReader } from './graph-refs.js';
+import { resolveGraphRef } from './resolve-graph-ref.js';
 import { attributeSpan, nodeSpan, plainSpan } from './source-location.js';
 
 const PROMPT_FILE = /^@([^\s"]+)$/;

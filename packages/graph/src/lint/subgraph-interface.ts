@@ -5,39 +5,145 @@
  */
 import { SUBGRAPH_INPUT_PREFIX } from '../attribute-schema.js';
 import type { Graph, GraphNode } from '../graph.js';
+import { INPUT_TYPE_NAMES, type InputField } from '../input-declaration.js';
 import { parseOutMap } from '../output-schema-declaration.js';
 import type { Diagnostic } from './diagnostic.js';
 import { didYouMean } from './did-you-mean.js';
-import { keyEdit, nodeSpan, plainSpan, replacing, spanInAttribute } from './source-location.js';
+import type { GraphFileReader } from './graph-refs.js';
+import { resolveGraphRef } from './resolve-graph-ref.js';
+import {
+  attributeSpan,
+  keyEdit,
+  nodeSpan,
+  plainSpan,
+  replacing,
+  spanInAttribute,
+} from './source-location.js';
+
+/** What {@link checkSubgraphInterface} checks: a `subgraph` node of `graph`, its child graph and `graph_ref` as written. */
+export interface SubgraphInterfaceCheck {
+  readonly graph: Graph;
+  readonly node: GraphNode;
+  readonly child: Graph;
+  readonly ref: string;
+  /** Reads the child's input schema file, when its `inputs` names one. */
+  readonly read: GraphFileReader;
+}
 
 /**
  * Checks a sub-pipeline node against the interface of the child pipeline it runs (`graph_ref` as written in `ref`):
  * - `subgraph_input` (ERROR): an `input.<name>` the child does not declare (at the key, naming a declared input
  *   close to it), an `input.<name>` given to a child that declares no inputs, a value without variables that the
  *   input's type refuses (`input.count="three"` for `count: integer`, at the value), and a required input of the
- *   child the node does not give (at the node id). Checked against inline `inputs`; a schema file is checked when the
- *   node runs.
+ *   child the node does not give (at the node id). Checked against inline `inputs`, or the top-level `properties`,
+ *   `required` and `additionalProperties` of a schema file (`inputs="schemas/in.json"`, read through `read`,
+ *   relative to the child's DOT file as the run reads it); a schema file that is missing, unreadable, not JSON or
+ *   not an object is an error at the `graph_ref`, naming the file and where the child's `inputs` names it.
  * - `out_map_field` (ERROR): an `out_map` field that is none of the child's `outputs` keys nor a path into one
- *   (at the field, naming the near key), or an `out_map` on a node whose child declares no `outputs`.
+ *   (at the field, naming the near key); or, once at the `out_map`, an `out_map` on a node whose child declares no
+ *   `outputs` (the node then takes every key the child changed, and the `out_map` is not read).
  */
-export function checkSubgraphInterface(options: {
-  readonly graph: Graph;
-  readonly node: GraphNode;
-  readonly child: Graph;
-  readonly ref: string;
-}): Diagnostic[] {
+export function checkSubgraphInterface(options: SubgraphInterfaceCheck): Diagnostic[] {
   return [...inputFindings(options), ...outMapFindings(options)];
 }
 
-function inputFindings(options: {
-  readonly node: GraphNode;
-  readonly child: Graph;
-  readonly ref: string;
-}): Diagnostic[] {
+/** The inputs a child pipeline takes, from its inline `inputs` or its schema file. */
+interface ChildInputs {
+  readonly fields: readonly InputField[];
+  /** Other names are refused: always for inline `inputs`, for a schema file when `additionalProperties` is false. */
+  readonly closed: boolean;
+  /** Who declares them, in messages: `review-one.dot`, or `the input schema of review-one.dot (schemas/in.json)`. */
+  readonly declarer: string;
+  /** How to declare an input not declared, in a fix. */
+  readonly declareFix: (name: string) => string;
+}
+
+/**
+ * The child's inputs: `undefined` when it declares none; a schema file (`inputs="schemas/in.json"`, relative to the
+ * child's DOT file, as the run reads it) is read through `read` and its top-level `properties`, `required` and
+ * `additionalProperties` taken; a file that is missing, unreadable, not JSON or not an object is a diagnostic.
+ */
+function childInputs(options: SubgraphInterfaceCheck): ChildInputs | Diagnostic | undefined {
   const { node, child, ref } = options;
   const declaration = child.settings.inputs;
-  if (declaration?.kind === 'file') return [];
-  const declared = declaration?.fields ?? [];
+  if (declaration === undefined) return undefined;
+  if (declaration.kind === 'fields') {
+    return {
+      fields: declaration.fields,
+      closed: true,
+      declarer: ref,
+      declareFix: (name) => `declare it in ${ref}: inputs="${name}: string"`,
+    };
+  }
+  const path = resolveGraphRef({ ref: declaration.path, parentFilename: child.filename });
+  const read = readSchemaFile(path, options.read);
+  if (typeof read === 'string') {
+    const at = child.attributes.inputs?.valueSpan?.start;
+    const where = at === undefined ? '' : ` at ${child.filename ?? ref}:${at.line}:${at.column}`;
+    const span = attributeSpan(node.attributes.graph_ref, nodeSpan(node));
+    return {
+      rule: 'subgraph_input',
+      severity: 'error',
+      message: `Subgraph node "${node.id}": the input schema of ${ref}, ${path} (inputs="${declaration.path}"${where}), ${read}, so the run of "${node.id}" fails.`,
+      nodeId: node.id,
+      fix: `Fix the path in inputs of ${ref} (relative to its directory) or create ${path} holding a JSON Schema object, or declare the inputs inline: inputs="name: type, ...".`,
+      ...(span === undefined ? {} : { span: plainSpan(span) }),
+    };
+  }
+  const properties = isObject(read.properties) ? read.properties : {};
+  const required = Array.isArray(read.required)
+    ? read.required.filter((name): name is string => typeof name === 'string')
+    : [];
+  const fields: InputField[] = Object.entries(properties).map(([name, property]) => ({
+    name,
+    type: compactTypeOf(property),
+    optional: !required.includes(name),
+  }));
+  for (const name of required) {
+    if (!Object.hasOwn(properties, name)) fields.push({ name, type: 'any', optional: false });
+  }
+  return {
+    fields,
+    closed: read.additionalProperties === false,
+    declarer: `the input schema of ${ref} (${path})`,
+    declareFix: (name) => `add "${name}" to the properties of ${path}`,
+  };
+}
+
+/** The JSON object a schema file holds, or why not: `does not exist`, `cannot be read (...)`, `is not JSON (...)`. */
+function readSchemaFile(path: string, read: GraphFileReader): Record<string, unknown> | string {
+  let text: string | undefined;
+  try {
+    text = read(path);
+  } catch (error) {
+    return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (text === undefined) return 'does not exist';
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch (error) {
+    return `is not JSON (${(error as Error).message})`;
+  }
+  return isObject(schema) ? schema : 'is not a JSON Schema object';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The compact type a property schema stands for, as far as lint checks a literal: `any` when it is not one type. */
+function compactTypeOf(property: unknown): string {
+  const type = isObject(property) ? property.type : undefined;
+  if (type === 'array') return 'any[]';
+  return typeof type === 'string' && (INPUT_TYPE_NAMES as readonly string[]).includes(type) ? type : 'any';
+}
+
+function inputFindings(options: SubgraphInterfaceCheck): Diagnostic[] {
+  const { node, ref } = options;
+  const inputs = childInputs(options);
+  if (inputs !== undefined && 'rule' in inputs) return [inputs];
+  const declared = inputs?.fields ?? [];
   const names = declared.map((field) => field.name);
   const given = Object.values(node.attributes).filter(
     (attribute) =>
@@ -57,7 +163,7 @@ function inputFindings(options: {
         diagnostics.push({
           rule: 'subgraph_input',
           severity: 'error',
-          message: `Subgraph node "${node.id}" gives input "${name}" the value ${JSON.stringify(attribute.value)}, which is not ${expected} (${ref} declares ${name}: ${field.type}), so the run of "${node.id}" fails.`,
+          message: `Subgraph node "${node.id}" gives input "${name}" the value ${JSON.stringify(attribute.value)}, which is not ${expected} (${inputs?.declarer ?? ref} declares ${name}: ${field.type}), so the run of "${node.id}" fails.`,
           nodeId: node.id,
           fix: `Write ${expected} in ${attribute.key} (read as JSON, as \`--input\` reads it), or a variable ($context.<key>, $input.<name>, $item.<name>).`,
           ...(span === undefined ? {} : { span: plainSpan(span) }),
@@ -65,20 +171,21 @@ function inputFindings(options: {
       }
       continue;
     }
+    if (inputs !== undefined && !inputs.closed) continue;
     const near = didYouMean(name, names);
     const span = attribute.keySpan ?? attribute.valueSpan;
     diagnostics.push({
       rule: 'subgraph_input',
       severity: 'error',
       message:
-        declaration === undefined
+        inputs === undefined
           ? `Subgraph node "${node.id}" gives input "${name}", but ${ref} declares no inputs, so the run of "${node.id}" fails.`
-          : `Subgraph node "${node.id}" gives input "${name}", which ${ref} does not declare (it declares ${names.map((known) => `"${known}"`).join(', ')}), so the run of "${node.id}" fails.`,
+          : `Subgraph node "${node.id}" gives input "${name}", which ${inputs.declarer} does not declare (it declares ${names.map((known) => `"${known}"`).join(', ')}), so the run of "${node.id}" fails.`,
       nodeId: node.id,
       fix:
         near !== undefined
           ? `Did you mean "${SUBGRAPH_INPUT_PREFIX}${near}"? Rename ${attribute.key} to ${SUBGRAPH_INPUT_PREFIX}${near}.`
-          : `Remove ${attribute.key}, or declare it in ${ref}: inputs="${name}: string".`,
+          : `Remove ${attribute.key}, or ${inputs?.declareFix(name) ?? `declare it in ${ref}: inputs="${name}: string"`}.`,
       ...(span === undefined ? {} : { span: plainSpan(span) }),
       ...(near === undefined ? {} : keyEdit(attribute, `${SUBGRAPH_INPUT_PREFIX}${near}`)),
     });
@@ -131,12 +238,7 @@ function literalMismatch(type: string, text: string): string | undefined {
   }
 }
 
-function outMapFindings(options: {
-  readonly graph: Graph;
-  readonly node: GraphNode;
-  readonly child: Graph;
-  readonly ref: string;
-}): Diagnostic[] {
+function outMapFindings(options: SubgraphInterfaceCheck): Diagnostic[] {
   const { graph, node, child, ref } = options;
   const attribute = node.attributes.out_map;
   if (attribute === undefined) return [];
@@ -144,6 +246,20 @@ function outMapFindings(options: {
   // A malformed out_map is rule output_schema's.
   if (!parsed.ok) return [];
   const outputs = child.settings.outputs;
+  if (outputs.length === 0) {
+    // Without outputs the node takes every key the child changed: the out_map is not read at all.
+    const span = attributeSpan(attribute, nodeSpan(node));
+    return [
+      {
+        rule: 'out_map_field',
+        severity: 'error',
+        message: `The out_map of "${node.id}" has no effect: ${ref} declares no outputs, so every key the child run changes comes back to "${node.id}" as it is (the whole child context), whatever out_map says.`,
+        nodeId: node.id,
+        fix: `Remove out_map, or declare what ${ref} returns: graph [outputs="<key>, <key>"] in ${ref}, listing the context keys its stages set, then map those keys here.`,
+        ...(span === undefined ? {} : { span: plainSpan(span) }),
+      },
+    ];
+  }
   const diagnostics: Diagnostic[] = [];
   for (const entry of parsed.entries) {
     if (outputs.some((key) => entry.field === key || entry.field.startsWith(`${key}.`))) continue;
@@ -152,17 +268,12 @@ function outMapFindings(options: {
     diagnostics.push({
       rule: 'out_map_field',
       severity: 'error',
-      message:
-        outputs.length === 0
-          ? `The out_map of "${node.id}" maps the field "${entry.field}", but ${ref} declares no outputs: "${entry.key}" would never be set.`
-          : `The out_map of "${node.id}" maps the field "${entry.field}", which is not among the outputs of ${ref} (${outputs.map((key) => `"${key}"`).join(', ')}): "${entry.key}" would never be set.`,
+      message: `The out_map of "${node.id}" maps the field "${entry.field}", which is not among the outputs of ${ref} (${outputs.map((key) => `"${key}"`).join(', ')}): "${entry.key}" would never be set.`,
       nodeId: node.id,
       fix:
         near !== undefined
           ? `Did you mean "${near}"? Write out_map="${attribute.value.slice(0, entry.fieldOffset)}${near}${attribute.value.slice(entry.fieldOffset + entry.field.length)}".`
-          : outputs.length === 0
-            ? `Declare the child's result in ${ref} (graph [outputs="${entry.field}"]), or remove out_map: without outputs every key the child changes comes back.`
-            : `Map one of the outputs of ${ref}, or add "${entry.field}" to its outputs.`,
+          : `Map one of the outputs of ${ref}, or add "${entry.field}" to its outputs.`,
       ...replacing(span, near),
     });
   }

@@ -223,26 +223,32 @@ describe('web UI: runs page (issue 31 "Web UI, second round")', () => {
     expect(browser.pageErrors).toEqual([]);
   }, 120_000);
 
-  it("shows a waiting run's question on its row, and drops it once answered", async () => {
+  it("shows a waiting run's question on its row, answerable there, and drops it once answered", async () => {
     const server = await resources.startServer();
     const id = await server.startRun(
-      'digraph ship { start [shape=Mdiamond]; gate [shape=hexagon, label="Ship the release?"]; done [shape=Msquare]; start -> gate; gate -> done [label="[Y] Yes"]; gate -> done [label="[N] No"] }',
+      'digraph ship { start [shape=Mdiamond]; gate [shape=hexagon, label="Ship the release?"]; rework [prompt="Rework it"]; done [shape=Msquare]; start -> gate; gate -> done [label="[Y] Yes"]; gate -> rework [label="[N] No"]; rework -> done }',
     );
     const browser = await resources.launchBrowser();
     const page = await browser.open(server, '/');
     const row = page.locator(`#run-table tr[data-run="${id}"]`);
     await row.locator('[data-state="waiting"]').first().waitFor();
     const question = row.locator('.waiting-question');
-    await expect.poll(() => question.textContent()).toBe('gate asks: Ship the release?');
+    await expect.poll(() => question.textContent()).toContain('gate asks: Ship the release?');
+    const answers = question.locator('button[data-answer]');
+    expect(await answers.evaluateAll((buttons) => buttons.map((button) => button.textContent))).toEqual([
+      'Y Yes',
+      'N No',
+    ]);
+    expect(await answers.nth(1).getAttribute('aria-label')).toBe('N No, answer to gate');
     expect(await checkAccessibility(page)).toEqual([]);
+    await screenshot(page, 'runs-row-question');
 
-    const { questions } = await server.json<{ questions: { id: string }[] }>(`/pipelines/${id}/questions`);
-    await server.call(`/pipelines/${id}/questions/${encodeURIComponent(questions[0]!.id)}/answer`, {
-      method: 'POST',
-      json: { value: 'Y' },
-    });
+    // Answered from the row: the run takes the No edge.
+    await answers.nth(1).click();
     await row.locator('[data-state="success"]').first().waitFor();
     expect(await question.count()).toBe(0);
+    const details = await server.json<{ completedNodes: string[] }>(`/pipelines/${id}`);
+    expect(details.completedNodes).toEqual(['start', 'gate', 'rework', 'done']);
     expect(browser.pageErrors).toEqual([]);
   }, 120_000);
 });

@@ -139,8 +139,9 @@ export function GatePanel({ runId, questionIds }: GatePanelProps) {
   );
 }
 
-function choicesOf(
-  pending: PendingQuestion | PendingQuestion['question'],
+/** A question's answer buttons: its options (labels without their key), or Yes/No for a yes/no question. */
+export function choicesOf(
+  pending: PendingQuestion | Pick<PendingQuestion['question'], 'type' | 'options'>,
 ): readonly { key: string; label: string }[] {
   const question = 'question' in pending ? pending.question : pending;
   if (question.options.length > 0)

@@ -6,10 +6,11 @@
  * on request, so 1,000 runs stay quick.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { apiJson, type RunSummary } from './api.js';
+import { apiJson, type RunSummary, runPath } from './api.js';
 import { ErrorNote } from './error-note.js';
 import { openEventStream } from './event-stream.js';
 import { formatCost, formatDuration, formatTime, formatTokens } from './format.js';
+import { choicesOf } from './gate-panel.js';
 import { navigate, onLinkClick, runHref } from './router.js';
 import {
   compareRuns,
@@ -264,9 +265,7 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
           <div class="small fail-text">{run.failureReason}</div>
         )}
         {run.waitingQuestion !== undefined && run.state === 'waiting' && (
-          <div class="small waiting-question">
-            {run.waitingQuestion.stage} asks: {run.waitingQuestion.text}
-          </div>
+          <RowQuestion runId={run.id} question={run.waitingQuestion} />
         )}
       </td>
       <td data-label="Started">{formatTime(run.startedAt)}</td>
@@ -274,6 +273,52 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
       <td data-label="Tokens">{tokens === undefined ? '–' : formatTokens(tokens)}</td>
       <td data-label="Cost">{formatCost(run.usage?.costUsd)}</td>
     </tr>
+  );
+}
+
+/** The question a waiting run asks, answerable from the row: one button per option (free text on the run page). */
+function RowQuestion({
+  runId,
+  question,
+}: {
+  runId: string;
+  question: NonNullable<RunSummary['waitingQuestion']>;
+}) {
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const answer = async (key: string) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await apiJson(runPath(runId, `/questions/${encodeURIComponent(question.id)}/answer`), {
+        method: 'POST',
+        body: JSON.stringify({ value: key }),
+      });
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="small waiting-question">
+      {question.stage} asks: {question.text}
+      <div class="row-answers">
+        {choicesOf(question).map((choice) => (
+          <button
+            type="button"
+            class="button small choice"
+            data-answer={choice.key}
+            disabled={busy}
+            aria-label={`${choice.key} ${choice.label}, answer to ${question.stage}`}
+            onClick={() => void answer(choice.key)}
+          >
+            <kbd>{choice.key}</kbd> {choice.label}
+          </button>
+        ))}
+      </div>
+      {error !== undefined && <ErrorNote message={error} />}
+    </div>
   );
 }
 

@@ -588,9 +588,119 @@ describe('subgraph_input and out_map_field of a sub-pipeline node (README "Typed
       'The out_map of "review" maps the field "verdit", which is not among the outputs of review-one.dot ("verdict"): "review.verdict" would never be set.',
     );
     expect(diagnostic?.fix).toBe('Did you mean "verdict"? Write out_map="verdict -> review.verdict".');
-    const none = parent(', out_map="verdict -> v"', 'plain.dot');
-    expect(diagnosticsOf(none, 'out_map_field', { readGraphFile }).map((found) => found.message)).toEqual([
-      'The out_map of "review" maps the field "verdict", but plain.dot declares no outputs: "v" would never be set.',
+  });
+
+  it('reports an out_map on a node whose child declares no outputs once, saying the whole child context comes back', () => {
+    // Once the fix told to declare the (maybe misspelled) mapped field in the child.
+    const none = parent(', out_map="verdit -> v, summary -> s"', 'plain.dot');
+    expect(lintRule(none, 'out_map_field', { readGraphFile })).toEqual(['error 5:59 review']);
+    expect(
+      diagnosticsOf(none, 'out_map_field', { readGraphFile }).map((found) => [found.message, found.fix]),
+    ).toEqual([
+      [
+        'The out_map of "review" has no effect: plain.dot declares no outputs, so every key the child run changes comes back to "review" as it is (the whole child context), whatever out_map says.',
+        'Remove out_map, or declare what plain.dot returns: graph [outputs="<key>, <key>"] in plain.dot, listing the context keys its stages set, then map those keys here.',
+      ],
+    ]);
+  });
+});
+
+describe('subgraph_input against a child whose inputs are a JSON Schema file (README "Typed data")', () => {
+  const childOf = (inputs: string) =>
+    `digraph Typed {\n  graph [inputs="${inputs}"]\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n}\n`;
+  const files: Record<string, string> = {
+    'sub/typed.dot': childOf('schemas/in.json'),
+    'sub/open.dot': childOf('schemas/open.json'),
+    'sub/missing.dot': childOf('schemas/none.json'),
+    'sub/bad.dot': childOf('schemas/bad.json'),
+    'sub/list.dot': childOf('schemas/list.json'),
+    // Relative to the child's DOT file, as the run reads it: not to the parent's.
+    'sub/schemas/in.json': JSON.stringify({
+      type: 'object',
+      properties: { file: { type: 'string' }, count: { type: 'integer' }, tags: { type: 'array' } },
+      required: ['file'],
+      additionalProperties: false,
+    }),
+    'sub/schemas/open.json': JSON.stringify({ type: 'object', properties: { file: { type: 'string' } } }),
+    'sub/schemas/bad.json': '{"type": "object",',
+    'sub/schemas/list.json': '["file"]',
+    'schemas/in.json': JSON.stringify({ type: 'object', properties: {}, additionalProperties: false }),
+  };
+  const readGraphFile = (path: string) => files[path];
+  const parent = (ref: string, attributes: string) =>
+    pipeline(
+      'goal="x"',
+      `  review [type="subgraph", graph_ref="${ref}"${attributes}]\n  start -> review -> exit`,
+    );
+
+  it('accepts the inputs the schema file declares', () => {
+    for (const attributes of [
+      ', input.file="a.ts", input.count="3", input.tags="[1]"',
+      ', input.file="$context.target", input.count="$context.count"',
+    ]) {
+      expect(lintRule(parent('sub/typed.dot', attributes), 'subgraph_input', { readGraphFile })).toEqual([]);
+    }
+  });
+
+  it('reports an undeclared input with the near name, a value its type refuses and a required input not given', () => {
+    // Once a child with inputs="schemas/in.json" was not checked at all: validate passed, the run failed at the node.
+    const source = parent('sub/typed.dot', ', input.fille="a.ts", input.count="three"');
+    expect(lintRule(source, 'subgraph_input', { readGraphFile })).toEqual([
+      'error 5:3 review',
+      'error 5:55 review',
+      'error 5:87 review',
+    ]);
+    expect(
+      diagnosticsOf(source, 'subgraph_input', { readGraphFile }).map((found) => [found.message, found.fix]),
+    ).toEqual([
+      [
+        'Subgraph node "review" does not give the required input "file" (string) of sub/typed.dot, so the run of "review" fails.',
+        'Add input.file="..." to "review" (a value, or $context.<key>, $input.<name>, $item.<name>).',
+      ],
+      [
+        'Subgraph node "review" gives input "fille", which the input schema of sub/typed.dot (sub/schemas/in.json) does not declare (it declares "file", "count", "tags"), so the run of "review" fails.',
+        'Did you mean "input.file"? Rename input.fille to input.file.',
+      ],
+      [
+        'Subgraph node "review" gives input "count" the value "three", which is not an integer (the input schema of sub/typed.dot (sub/schemas/in.json) declares count: integer), so the run of "review" fails.',
+        'Write an integer in input.count (read as JSON, as `--input` reads it), or a variable ($context.<key>, $input.<name>, $item.<name>).',
+      ],
+    ]);
+    expect(
+      diagnosticsOf(parent('sub/typed.dot', ', input.file="a", input.tags="x"'), 'subgraph_input', {
+        readGraphFile,
+      }).map((found) => found.message),
+    ).toEqual([
+      'Subgraph node "review" gives input "tags" the value "x", which is not a list (JSON, e.g. ["a", "b"]) (the input schema of sub/typed.dot (sub/schemas/in.json) declares tags: any[]), so the run of "review" fails.',
+    ]);
+  });
+
+  it('takes an undeclared input when the schema does not refuse other properties', () => {
+    const source = parent('sub/open.dot', ', input.file="a", input.extra="b"');
+    expect(lintRule(source, 'subgraph_input', { readGraphFile })).toEqual([]);
+  });
+
+  it('reports a schema file that is missing, not JSON or not an object, naming the file and the inputs attribute', () => {
+    const found = (ref: string) =>
+      diagnosticsOf(parent(ref, ', input.file="a"'), 'subgraph_input', { readGraphFile }).map(
+        (diagnostic) => [diagnostic.message, diagnostic.fix],
+      );
+    expect(lintRule(parent('sub/missing.dot', ''), 'subgraph_input', { readGraphFile })).toEqual([
+      'error 5:38 review',
+    ]);
+    expect(found('sub/missing.dot')).toEqual([
+      [
+        'Subgraph node "review": the input schema of sub/missing.dot, sub/schemas/none.json (inputs="schemas/none.json" at sub/missing.dot:2:17), does not exist, so the run of "review" fails.',
+        'Fix the path in inputs of sub/missing.dot (relative to its directory) or create sub/schemas/none.json holding a JSON Schema object, or declare the inputs inline: inputs="name: type, ...".',
+      ],
+    ]);
+    expect(found('sub/bad.dot').map(([message]) => message)).toEqual([
+      expect.stringMatching(
+        /^Subgraph node "review": the input schema of sub\/bad\.dot, sub\/schemas\/bad\.json \(inputs="schemas\/bad\.json" at sub\/bad\.dot:2:17\), is not JSON \(.+\), so the run of "review" fails\.$/,
+      ),
+    ]);
+    expect(found('sub/list.dot').map(([message]) => message)).toEqual([
+      'Subgraph node "review": the input schema of sub/list.dot, sub/schemas/list.json (inputs="schemas/list.json" at sub/list.dot:2:17), is not a JSON Schema object, so the run of "review" fails.',
     ]);
   });
 });
