@@ -191,6 +191,12 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .addOption(new Option('--graph <file.dot>', "an edited DOT file (default: the run's own)"))
     .addOption(
       new Option(
+        '--set <key=value>',
+        "context value set over the checkpoint's, JSON-parsed when valid JSON (repeatable); the stage is routed again with them",
+      ).argParser(collectSet),
+    )
+    .addOption(
+      new Option(
         '--logs-dir <dir>',
         'run directory of the fork (default: ./.attractor/runs/<UTC time>-<graph>/)',
       ),
@@ -208,6 +214,14 @@ Exit codes: 0 success, 1 pipeline failed (validate: errors found), 2 usage or in
     .option('--wait', 'with a queued fork: follow it until it ends')
     .addOption(storeOption());
   fork.action(async (runDir: string, commandOptions: QueueRunCliOptions & { at: string }) => {
+    if (commandOptions.set !== undefined) {
+      // The server's rule (POST /pipelines/{id}/fork): keys the engine sets itself are refused before anything runs.
+      const { forkContextKeyProblem } = await import('@attractor/server');
+      for (const key of Object.keys(commandOptions.set)) {
+        const problem = forkContextKeyProblem(key);
+        if (problem !== undefined) throw new CliError({ code: 'CLI_USAGE', message: `--set: ${problem}.` });
+      }
+    }
     if (
       commandOptions.queue !== undefined ||
       (!existsSync(resolvePath(io.cwd, runDir)) && io.env.ATTRACTOR_QUEUE_URL)

@@ -121,6 +121,49 @@ describe('attractor fork', () => {
     }
   });
 
+  it('--set starts the fork with edited context values, which route the stage again; refuses keys the engine sets', async () => {
+    const cwd = await temporaryDirectory();
+    await writeFile(
+      join(cwd, 'chooser.dot'),
+      `digraph chooser {
+        start [shape=Mdiamond]
+        pick [prompt="Pick a side"]
+        left [prompt="Go left"]
+        right [prompt="Go right"]
+        exit [shape=Msquare]
+        start -> pick
+        pick -> left [condition="context.choice=left"]
+        pick -> right [condition="context.choice=right"]
+        left -> exit
+        right -> exit
+      }`,
+    );
+    const first = await attractor(
+      ['run', 'chooser.dot', '--simulate', '--set', 'choice=left', '--logs-dir', 'source'],
+      { cwd },
+    );
+    expect(first.exitCode, first.stderr).toBe(0);
+    const forked = await attractor(
+      ['fork', 'source', '--at', 'pick', '--set', 'choice=right', '--set', 'tries=2', '--logs-dir', 'forked'],
+      { cwd },
+    );
+    expect(forked.exitCode, forked.stderr).toBe(0);
+    const end = await json<{ completed_nodes: string[]; context: Record<string, unknown> }>(
+      join(cwd, 'forked', 'checkpoint.json'),
+    );
+    expect(end.completed_nodes).toEqual(['start', 'pick', 'right', 'exit']);
+    expect(end.context).toMatchObject({ choice: 'right', tries: 2 });
+
+    const refused = await attractor(['fork', 'source', '--at', 'pick', '--set', 'graph.goal=x'], { cwd });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain(
+      '--set: context key "graph.goal" mirrors a graph attribute: edit the attribute in the pipeline instead.',
+    );
+    expect(
+      existsSync(join(cwd, '.attractor', 'runs')) ? await readdir(join(cwd, '.attractor', 'runs')) : [],
+    ).toEqual([]);
+  });
+
   it('refuses a stage the run never completed, listing the ones it did; exit 2', async () => {
     const cwd = await temporaryDirectory();
     await writeFile(join(cwd, 'pipeline.dot'), PIPELINE);

@@ -3,7 +3,7 @@
  * gate, the gate is answered and the result read; the tool guard refuses a shell command; over streamable HTTP with
  * `--port`, the server's bearer token is required.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -137,6 +137,19 @@ describe('attractor mcp over stdio (official SDK client)', () => {
 
     const listed = (await call('list_runs')) as { pipelines: { id: string; state: string }[] };
     expect(listed.pipelines).toContainEqual(expect.objectContaining({ id: started.id, state: 'success' }));
+
+    // A fork after `draft` with an edited context value: it starts from that checkpoint's context plus the edit.
+    const forked = (await call('fork_run', {
+      run_id: started.id,
+      from: 'draft',
+      context: { 'release.channel': 'beta' },
+    })) as { id: string };
+    const forkWaiting = (await call('wait_for_run', { run_id: forked.id })) as { run: { state: string } };
+    expect(forkWaiting.run.state).toBe('waiting');
+    const forkCheckpoint = JSON.parse(
+      await readFile(join(cwd, 'runs', forked.id, 'checkpoint.json'), 'utf8'),
+    ) as { context: Record<string, unknown> };
+    expect(forkCheckpoint.context['release.channel']).toBe('beta');
   });
 
   it('refuses a pipeline with a shell command without --allow-tools, like attractor serve', async () => {

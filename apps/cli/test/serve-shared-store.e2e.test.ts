@@ -785,6 +785,55 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       };
       expect(checkpoint.completed_nodes).toEqual(expect.arrayContaining(['review', 'cfan', 'cjoin']));
 
+      // The checkpoint history (time travel) of the run and of its child: the same stages and context keys.
+      type History = {
+        checkpoints: {
+          index: number;
+          at: string | null;
+          dir: string | null;
+          context: Record<string, unknown>;
+        }[];
+        total: number;
+      };
+      for (const query of ['', '?child=checks/child']) {
+        const [fromShared, fromLocal] = await Promise.all([
+          sharedApi(`/pipelines/${sharedId}/checkpoints${query}`),
+          localApi(`/pipelines/${localId}/checkpoints${query}`),
+        ]);
+        expect(fromShared.status, fromShared.text).toBe(200);
+        expect(fromShared.text).not.toContain(CHILD_SECRET);
+        const shared = JSON.parse(fromShared.text) as History;
+        const local = JSON.parse(fromLocal.text) as History;
+        const stages = (history: History) =>
+          history.checkpoints.map(({ index, at, dir, context: values }) => ({
+            index,
+            at,
+            dir,
+            keys: Object.keys(values).sort(),
+          }));
+        expect(stages(shared), query).toEqual(stages(local));
+        expect(shared.total).toBeGreaterThan(2);
+      }
+      const childHistory = JSON.parse(
+        (await sharedApi(`/pipelines/${sharedId}/checkpoints?child=checks/child&offset=1&limit=2`)).text,
+      ) as History;
+      expect(childHistory.checkpoints.map((entry) => entry.at)).toEqual(['start@1', 'review@1']);
+
+      // A fork with edited context: the worker starts it from the checkpoint's context plus the edits.
+      const forked = await fetch(`${url}/pipelines/${sharedId}/fork`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ from: 'checks@1', context: { note: 'edited in the fork' } }),
+      });
+      expect(forked.status).toBe(200);
+      const forkId = ((await forked.json()) as { id: string }).id;
+      await until(async () => (await details(forkId)).state === 'success', 60_000, 'the fork to succeed');
+      const forkHistory = JSON.parse((await sharedApi(`/pipelines/${forkId}/checkpoints`)).text) as History;
+      expect(forkHistory.checkpoints[0]).toMatchObject({
+        at: 'checks@1',
+        context: { note: 'edited in the fork' },
+      });
+
       // Not found and bad requests answer alike.
       for (const path of [
         '/pipelines/{id}?child=checks/child-2',
@@ -796,6 +845,8 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
         '/pipelines/{id}/stage?dir=..&child=checks/child',
         '/pipelines/{id}/stage-file?dir=review&name=stderr.txt&child=checks/child',
         '/pipelines/{id}/context?child=../x/child',
+        '/pipelines/{id}/checkpoints?child=checks/child-2',
+        '/pipelines/no-such-run/checkpoints',
         '/pipelines/no-such-run?child=checks/child',
       ]) {
         const answer = await same(path);

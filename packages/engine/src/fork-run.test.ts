@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readJson, registryWith, tempDir } from '../test/helpers.js';
+import { ContextValueError } from './errors/context-value-error.js';
 import { ResumeError } from './errors/resume-error.js';
 import { forkRun } from './fork-run.js';
 import type { Handler } from './handler.js';
@@ -122,6 +123,39 @@ describe('forkRun (docs/architecture.md "Checkpoint": fork from any checkpoint)'
     expect(forked.status).toBe('success');
     expect(forked.completedNodes.slice(-2)).toEqual(['check', 'exit']);
     expect(forked.completedNodes).not.toContain('review');
+  });
+
+  it('starts from the checkpoint context plus edited values, routing the stage again with them', async () => {
+    const source = await finishedRun();
+    // After check@1 the source run went back to work (context.more=yes); the edited value sends the fork to review.
+    const forked = await forkRun({
+      from: source.logsRoot,
+      at: 'check@1',
+      logsRoot: join(tempDir(), 'fork'),
+      graph: loop,
+      registry: registryWith(counting),
+      context: { 'context.more': 'no', 'context.note': { edited: true } },
+    });
+    expect(forked.status).toBe('success');
+    expect(forked.completedNodes).toEqual(['start', 'plan', 'work', 'check', 'review', 'exit']);
+    expect(forked.context.get('context.count')).toBe(1);
+    expect(forked.context.get('context.note')).toEqual({ edited: true });
+  });
+
+  it('refuses a context value that is not JSON, naming the key, and writes nothing', async () => {
+    const source = await finishedRun();
+    const logsRoot = join(tempDir(), 'fork');
+    const error = await forkRun({
+      from: source.logsRoot,
+      at: 'check@1',
+      logsRoot,
+      graph: loop,
+      registry: registryWith(counting),
+      context: { 'context.when': new Date(0) as unknown as string },
+    }).catch((caught: unknown) => caught);
+    expect(ContextValueError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('context.when');
+    expect(existsSync(join(logsRoot, 'checkpoint.json'))).toBe(false);
   });
 
   it('refuses a stage the source run never completed, listing the ones it did', async () => {

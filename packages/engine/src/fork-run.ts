@@ -13,6 +13,7 @@ import { RunDirectoryInUseError } from './errors/run-directory-in-use-error.js';
 import { createFileRunStore, readEngineVersion } from './file-run-store.js';
 import { graphFingerprint } from './graph-fingerprint.js';
 import type { HandlerRegistry } from './handler-registry.js';
+import type { JsonValue } from './json-value.js';
 import { type PipelineRun, type PipelineServicesOptions, startResumedPipeline } from './run-pipeline.js';
 import type { RunResult } from './run-result.js';
 import type { Checkpoint, CheckpointOrigin, RunManifest } from './run-store.js';
@@ -33,6 +34,12 @@ export interface ForkRunOptions extends PipelineServicesOptions {
   readonly logsRoot: string;
   /** The DOT file of `graph`, for the new manifest. Default: `graph.filename`. */
   readonly sourcePath?: string;
+  /**
+   * Context values set over the checkpoint's context (JSON; a key given replaces the checkpoint's value). With them
+   * the stage's outcome is routed again against the edited context, so an edge condition on an edited key can send
+   * the fork elsewhere than the source run went. Default: none (the checkpoint's context as it is).
+   */
+  readonly context?: Readonly<Record<string, JsonValue>>;
 }
 
 /**
@@ -43,6 +50,7 @@ export interface ForkRunOptions extends PipelineServicesOptions {
  * @throws {ResumeError} (as a rejection) when the source run has no manifest or no checkpoint after `at`, or the
  *   edited graph lacks the stage.
  * @throws {RunDirectoryInUseError} (as a rejection) when `logsRoot` already holds a run.
+ * @throws {ContextValueError} (as a rejection) when a value of `context` is not JSON.
  * @example
  * const run = await startForkedPipeline({ from: '.attractor/runs/a', at: 'review@2', logsRoot: '.attractor/runs/b', graph, registry });
  * const result = await run.result;
@@ -82,10 +90,15 @@ export async function startForkedPipeline(options: ForkRunOptions): Promise<Pipe
     visit,
   };
   const sha = graphFingerprint(graph);
+  // Checked (JSON values only) before anything is written: a ContextValueError names the key.
+  const context =
+    options.context === undefined
+      ? checkpoint.context
+      : new Context({ ...checkpoint.context, ...options.context }).snapshot();
   const next =
-    sha === checkpoint.graph_sha256
+    sha === checkpoint.graph_sha256 && options.context === undefined
       ? { nodeId: checkpoint.next_node, edgeIndex: checkpoint.next_edge_index }
-      : reroute(graph, checkpoint, sourceIds, positions, from, options.registry);
+      : reroute(graph, { ...checkpoint, context }, sourceIds, positions, from, options.registry);
 
   const target = createStore(logsRoot);
   try {
@@ -116,6 +129,7 @@ export async function startForkedPipeline(options: ForkRunOptions): Promise<Pipe
       state: 'running',
       next_node: next.nodeId,
       next_edge_index: next.edgeIndex,
+      context,
       visited_nodes: reencodeVisited(checkpoint.visited_nodes, sourceIds, positions),
       last_seq: 0,
       origin,
@@ -124,7 +138,7 @@ export async function startForkedPipeline(options: ForkRunOptions): Promise<Pipe
     await target.close();
   }
   // `from` means something else to resume (the node to continue at).
-  const { from: _from, at: _at, sourcePath: _sourcePath, ...services } = options;
+  const { from: _from, at: _at, sourcePath: _sourcePath, context: _context, ...services } = options;
   return startResumedPipeline({ ...services, logsRoot });
 }
 
@@ -213,7 +227,7 @@ function reroute(
     throw new ResumeError({
       reason: 'already_completed',
       logsRoot: from,
-      message: `Cannot fork ${from} after "${nodeId}": the edited graph ends the run there (${decision.next.end.kind === 'fail' ? decision.next.end.reason : 'success'}).`,
+      message: `Cannot fork ${from} after "${nodeId}": the edited graph or context ends the run there (${decision.next.end.kind === 'fail' ? decision.next.end.reason : 'success'}).`,
     });
   }
   return {

@@ -11,6 +11,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
 import type { z } from 'zod';
 import { requireBearerToken } from './bearer-auth.js';
+import { checkpointHistoryQuerySchema, pageCheckpointHistory } from './checkpoint-history.js';
 import { ApiError } from './errors/api-error.js';
 import { type RequestRecord, reportRequests, traceRequests } from './observe-requests.js';
 import { listPipelineFiles } from './pipeline-files.js';
@@ -367,6 +368,15 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     return c.json(manager.secrets.mask(checkpoint));
   });
 
+  app.get('/pipelines/:id/checkpoints', async (c) => {
+    const query = checkpointHistoryQueryOf(c);
+    // 404 for an unknown run before its child is looked for
+    await manager.summaryOf(c.req.param('id'));
+    const store = createFileRunStore({ logsRoot: runOrChildDirectory(c), createDirectory: false });
+    const history = await store.readCheckpointHistory();
+    return c.json(pageCheckpointHistory({ history, secrets: manager.secrets, ...query }));
+  });
+
   app.get('/pipelines/:id/context', async (c) => {
     const logsRoot = runOrChildDirectory(c);
     const checkpoint = await createFileRunStore({ logsRoot }).readCheckpoint();
@@ -419,6 +429,12 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   return app;
+}
+
+/** The `offset` and `limit` of a `GET /pipelines/{id}/checkpoints` request (`child` is the routes' own). */
+function checkpointHistoryQueryOf(c: Context): { offset?: number; limit?: number } {
+  const { child: _child, ...rest } = c.req.query();
+  return parseQuery(checkpointHistoryQuerySchema, rest);
 }
 
 /** The `Content-Type` a stage file is served with: JSON for `status.json`, else UTF-8 text. */
@@ -613,6 +629,11 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
       throw new ApiError({ status: 404, code: 'NOT_FOUND', message: 'The run has no checkpoint yet.' });
     }
     return c.json(manager.secrets.mask(checkpoint));
+  });
+  app.get('/pipelines/:id/checkpoints', async (c) => {
+    const query = checkpointHistoryQueryOf(c);
+    const history = await backplane.checkpointHistory(c.req.param('id'), childOf(c));
+    return c.json(pageCheckpointHistory({ history, secrets: manager.secrets, ...query }));
   });
   app.get('/pipelines/:id/context', async (c) => {
     const checkpoint = await backplane.checkpoint(c.req.param('id'), childOf(c));

@@ -1,9 +1,17 @@
+export type { CheckpointHistoryEntry, CheckpointHistoryPage } from './checkpoint-history.js';
+export {
+  checkpointHistoryEntrySchema,
+  checkpointHistoryPageSchema,
+  DEFAULT_CHECKPOINT_PAGE_SIZE,
+  MAX_CHECKPOINT_PAGE_SIZE,
+} from './checkpoint-history.js';
 export type { CreateServerAppOptions } from './create-server-app.js';
 export { createServerApp, DEFAULT_MAX_BODY_BYTES, isLoopbackHostHeader } from './create-server-app.js';
 export type { ApiErrorCode, ApiErrorOptions } from './errors/api-error.js';
 export { ApiError } from './errors/api-error.js';
 export type { FindShellAccessOptions, ShellAccess } from './find-shell-access.js';
 export { describeShellAccess, findShellAccess } from './find-shell-access.js';
+export { forkContextKeyProblem } from './fork-context-key-problem.js';
 export type {
   AnswerInput,
   HttpInterviewer,

@@ -3,6 +3,7 @@
  * silently ignored.
  */
 import { z } from 'zod';
+import { forkContextSchema } from './fork-context.js';
 
 /** `POST /pipelines`: DOT text or a file under the pipelines directory, plus backend and run options. */
 export const startPipelineBodySchema = z
@@ -42,11 +43,14 @@ export const resumeBodySchema = z.strictObject({
 
 /**
  * Body of `POST /pipelines/{id}/fork`: the completed stage to fork after (`node` or `node@visit`, the latest visit
- * by default), optionally an edited DOT source for the new run (default: the source run's), and whether to simulate
- * its LLM stages (default: as the source run was started; false for a run the server did not start).
+ * by default), optionally an edited DOT source for the new run (default: the source run's), context values to set over
+ * the checkpoint's, and whether to simulate its LLM stages (default: as the source run was started; false for a run
+ * the server did not start).
  */
 export const forkBodySchema = z.strictObject({
   from: z.string().min(1),
   dot: z.string().min(1).optional(),
   simulate: z.boolean().optional(),
+  /** Values set over the checkpoint's context (see {@link forkContextSchema}). Default: none. */
+  context: forkContextSchema.optional(),
 });

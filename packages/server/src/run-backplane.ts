@@ -150,7 +150,13 @@ export interface RunBackplane {
    */
   fork(
     runId: string,
-    options: { readonly from: string; readonly dot?: string; readonly simulate?: boolean },
+    options: {
+      readonly from: string;
+      readonly dot?: string;
+      readonly simulate?: boolean;
+      /** Values set over the checkpoint's context (the worker routes the stage again with them). */
+      readonly context?: Readonly<Record<string, JsonValue>>;
+    },
   ): Promise<RunSummary>;
   /** The questions a run waits on. */
   questions(runId: string): Promise<PendingQuestion[]>;
@@ -158,6 +164,11 @@ export interface RunBackplane {
   answer(runId: string, questionId: string, text: string): Promise<{ readonly answer: Answer }>;
   /** A run's (or its child run's) last checkpoint, when it has one. @throws {ApiError} as `details`. */
   checkpoint(runId: string, child?: string): Promise<Checkpoint | undefined>;
+  /**
+   * Every checkpoint of a run (or of its child run), oldest first, unmasked (the route masks them).
+   * @throws {ApiError} 404 for an unknown run or child, 400 for a bad child path.
+   */
+  checkpointHistory(runId: string, child?: string): Promise<Checkpoint[]>;
   /**
    * One stage directory of a run or of its child run `child` (`dir` as `GET /pipelines/{id}/stage` takes it) with its
    * files and earlier visits.

@@ -312,6 +312,8 @@ export class RunManager {
    * @param options.dot edited DOT for the fork. Default: the source run's.
    * @param options.simulate simulate the fork's LLM stages. Default: as the source run was started by this server;
    *   false for a run it did not start.
+   * @param options.context values set over the checkpoint's context; the stage's outcome is routed again with them.
+   *   Default: none.
    * @throws {ApiError} `RUN_NOT_FOUND` (404), `FORK_REFUSED` (409: no such completed stage, the edited graph lacks
    *   it, or the DOT file of a run this server did not start is not named or cannot be read and no `dot` was sent),
    *   `SOURCE_CHANGED` (409: that DOT file was edited since the run and no `dot` was sent), `INVALID_PIPELINE` /
@@ -319,7 +321,12 @@ export class RunManager {
    */
   async fork(
     id: string,
-    options: { readonly from: string; readonly dot?: string; readonly simulate?: boolean },
+    options: {
+      readonly from: string;
+      readonly dot?: string;
+      readonly simulate?: boolean;
+      readonly context?: Readonly<Record<string, JsonValue>>;
+    },
   ): Promise<RunSummary> {
     this.#refuseWhenStopping();
     const sourceRoot = resolveRunDirectory(this.#options.runsDir, id);
@@ -344,6 +351,7 @@ export class RunManager {
         ...services,
         from: sourceRoot,
         at: options.from,
+        ...(options.context === undefined ? {} : { context: options.context }),
         logsRoot,
         sourcePath: `${logsRoot}/${RUN_SOURCE_FILE}`,
       });
@@ -442,8 +450,10 @@ export class RunManager {
       registry,
     );
     const services = await this.services(graph, logsRoot, record, registry);
-    // The tokens and cost of the earlier invocations carry over into the resumed run's totals.
-    if (this.#live.get(id) === undefined) await this.#readPastRun(logsRoot).catch(() => undefined);
+    // The tokens, cost, resumes and fork origin of the earlier invocations carry over into the resumed run's totals,
+    // read again from its events (an interrupted run's are not kept between reads, and another process may have
+    // resumed a run that ended since they were).
+    if (this.#live.get(id) === undefined) this.#pastTotals.set(logsRoot, await readRunTotals(logsRoot));
     const run = startResumedPipeline({
       ...services,
       logsRoot,
@@ -652,11 +662,7 @@ export class RunManager {
     const summary = await readPastRun(logsRoot);
     let totals = this.#pastTotals.get(logsRoot);
     if (totals === undefined) {
-      totals = createRunTotals();
-      for (const event of await createFileRunStore({ logsRoot })
-        .readEvents()
-        .catch(() => []))
-        addEventToTotals(totals, event);
+      totals = await readRunTotals(logsRoot);
       // A run that ended keeps its totals; one that may still be written to (interrupted) is read again.
       if (totals.endedAt !== undefined) this.#pastTotals.set(logsRoot, totals);
     }
@@ -1091,4 +1097,14 @@ async function readPastRun(logsRoot: string): Promise<RunSummary> {
     finalEvent: readFinalEvent(logsRoot),
     startedByServer,
   });
+}
+
+/** The totals of a run's recorded events (tokens, cost, resumes, fork origin, end); empty when none can be read. */
+async function readRunTotals(logsRoot: string): Promise<RunTotals> {
+  const totals = createRunTotals();
+  for (const event of await createFileRunStore({ logsRoot })
+    .readEvents()
+    .catch(() => []))
+    addEventToTotals(totals, event);
+  return totals;
 }

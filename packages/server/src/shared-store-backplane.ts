@@ -606,6 +606,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         ...(filename === undefined ? {} : { filename }),
         graphName: prepared.graph.id,
         fork: { runId, at: fork.from },
+        ...(fork.context === undefined ? {} : { context: fork.context }),
         ...(Object.keys(runOptions).length === 0 ? {} : { options: runOptions }),
       });
       return {
@@ -653,6 +654,9 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     },
     async checkpoint(runId, child) {
       return (child === undefined ? openRun(runId) : await runOrChild(runId, child)).readCheckpoint();
+    },
+    async checkpointHistory(runId, child) {
+      return (await runOrChild(runId, child)).readCheckpointHistory();
     },
     async source(runId) {
       const queued = await queue.readRun(runId);

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createFileRunStore } from '@attractor/engine';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,8 +10,11 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-async function start(runsDir?: string): Promise<TestServer> {
-  const server = await startTestServer(runsDir === undefined ? {} : { runsDir });
+async function start(
+  runsDir?: string,
+  options: Parameters<typeof startTestServer>[0] = {},
+): Promise<TestServer> {
+  const server = await startTestServer({ ...options, ...(runsDir === undefined ? {} : { runsDir }) });
   servers.push(server);
   return server;
 }
@@ -88,5 +91,42 @@ describe('server stop and restart (issue #9 "Safety")', () => {
     await Promise.all([server.close(), server.close()]);
     await expect(server.close()).resolves.toBeUndefined();
     await expect(fetch(`${server.url}/`)).rejects.toThrow();
+  });
+
+  it("keeps an interrupted run's tokens and cost when another server resumes it", async () => {
+    // Every LLM stage reports 100 + 20 tokens and $0.50.
+    const backendFactory = () => ({
+      async run(request: { emit(event: never): void }) {
+        request.emit({ type: 'agent.usage', inputTokens: 100, outputTokens: 20, costUsd: 0.5 } as never);
+        return 'ok';
+      },
+    });
+    const first = await start(undefined, { backendFactory });
+    const id = await first.startRun(await readFixture('review-gate.dot'));
+    await question(first, id);
+    expect((await first.json<RunSummary>(`/pipelines/${id}`)).usage).toEqual({
+      inputTokens: 100,
+      outputTokens: 20,
+      costUsd: 0.5,
+    });
+    await first.close();
+    // As if its process had been killed: no end event, so the run reads as interrupted.
+    const eventsFile = join(first.runsDir, id, 'events.jsonl');
+    const lines = (await readFile(eventsFile, 'utf8')).trimEnd().split('\n');
+    expect(JSON.parse(lines.at(-1)!).type).toBe('pipeline.cancelled');
+    await writeFile(eventsFile, `${lines.slice(0, -1).join('\n')}\n`);
+
+    const second = await start(first.runsDir, { backendFactory });
+    expect(await second.json<RunSummary>(`/pipelines/${id}`)).toMatchObject({
+      state: 'interrupted',
+      usage: { inputTokens: 100, outputTokens: 20, costUsd: 0.5 },
+    });
+    expect((await second.call(`/pipelines/${id}/resume`, { method: 'POST' })).status).toBe(200);
+    await question(second, id);
+    expect(await second.json<RunSummary>(`/pipelines/${id}`)).toMatchObject({
+      state: 'waiting',
+      resumes: 1,
+      usage: { inputTokens: 100, outputTokens: 20, costUsd: 0.5 },
+    });
   });
 });

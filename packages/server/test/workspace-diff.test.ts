@@ -3,13 +3,13 @@
  * `GET /pipelines/{id}/stage-diff?dir=` (what one stage's commit changed), with real git repositories and runs; a
  * fork through the API starts from the stage's files.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorkspaceProvider } from '@attractor/workspace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunDetails } from '../src/index.js';
+import { git } from './git-repository.js';
 import { startTestServer, type TestServer, waitFor } from './test-server.js';
 
 const SECRET = 'hunter2-workspace-secret';
@@ -22,20 +22,6 @@ const PIPELINE = `digraph edits {
   exit [shape=Msquare]
   start -> edit -> noop -> leak -> exit
 }`;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Test User',
-      GIT_AUTHOR_EMAIL: 'user@example.com',
-      GIT_COMMITTER_NAME: 'Test User',
-      GIT_COMMITTER_EMAIL: 'user@example.com',
-    },
-  }).trim();
-}
 
 interface DiffBody {
   readonly mode?: string;

@@ -284,6 +284,7 @@ export async function executeRunJob(options: ExecuteRunJobOptions): Promise<void
           ...services,
           from: join(options.runsRoot, fork.runId),
           at: fork.at,
+          ...(context === undefined ? {} : { context }),
           ...(queued.request.filename === undefined ? {} : { sourcePath: queued.request.filename }),
         }).then((forked) => forked.result)
       : manifest === undefined

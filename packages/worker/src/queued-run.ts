@@ -11,7 +11,7 @@ export interface RunRequest {
   readonly source: string;
   /** The DOT file's name, for messages and the manifest (`manifest.source_path`). */
   readonly filename?: string;
-  /** Initial context values (JSON). */
+  /** Initial context values (JSON); for a `fork`, the values set over the source checkpoint's context. */
   readonly context?: Readonly<Record<string, JsonValue>>;
   /**
    * Options for the worker's `prepare` (e.g. the CLI's backend choice: `simulate`, `model`). Opaque to the queue;

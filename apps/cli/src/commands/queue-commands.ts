@@ -353,6 +353,7 @@ export async function forkQueuedCommand(options: {
       graphName: edited?.graph.id ?? graphNameOf(source),
       options: { ...source.request.options, ...backendOptionsOf(cli, io.cwd) },
       fork: { runId: options.runId, at: options.at },
+      ...(cli.set === undefined ? {} : { context: cli.set as Readonly<Record<string, JsonValue>> }),
     });
     io.stdout.write(`${runId}\n`);
     if (storeUrl === undefined) return 0;

@@ -283,12 +283,16 @@ export function createAttractorMcpServer(options: AttractorMcpServerOptions): Mc
     'fork_run',
     {
       description:
-        'Start a new run from a completed stage of a run (`from`: node or node@visit), optionally with edited DOT source.',
+        "Start a new run from a completed stage of a run (`from`: node or node@visit), optionally with edited DOT source and context values set over that checkpoint's context (the stage is routed again with them).",
       inputSchema: {
         run_id: z.string(),
         from: z.string(),
         dot: z.string().optional(),
         simulate: z.boolean().optional(),
+        context: z
+          .record(z.string(), z.json())
+          .optional()
+          .describe("Context values set over the checkpoint's context"),
       },
     },
     async ({ run_id, ...body }) =>

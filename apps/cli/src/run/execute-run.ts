@@ -342,6 +342,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
       at: mode.at,
       logsRoot,
       sourcePath: resolve(io.cwd, pipeline.path),
+      ...(cliOptions.set === undefined ? {} : { context: cliOptions.set }),
     });
   } else if (mode.kind === 'run') {
     run = startPipeline({

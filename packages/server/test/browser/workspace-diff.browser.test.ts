@@ -3,12 +3,12 @@
  * lines added and deleted, the patch) and what the whole run changed in its "Changes" tab; "Fork from here" forks
  * the files too (the fork's changes start at the stage's commit).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorkspaceProvider } from '@attractor/workspace';
 import { afterEach, describe, expect, it } from 'vitest';
+import { git } from '../git-repository.js';
 import { startTestServer, type TestServer } from '../test-server.js';
 import { type BrowserSession, checkAccessibility, launchBrowser, screenshot } from './browser-session.js';
 
@@ -20,20 +20,6 @@ const PIPELINE = `digraph edits {
   exit [shape=Msquare]
   start -> edit -> noop -> polish -> exit
 }`;
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Test User',
-      GIT_AUTHOR_EMAIL: 'user@example.com',
-      GIT_COMMITTER_NAME: 'Test User',
-      GIT_COMMITTER_EMAIL: 'user@example.com',
-    },
-  }).trim();
-}
 
 let server: TestServer | undefined;
 let browser: BrowserSession | undefined;

@@ -2,13 +2,14 @@
  * The run page (`/runs/<id>`, or `/runs/<id>?child=<path>` for a child run inside it: a sub-pipeline's or manager
  * loop's own graph, stages and statuses; `?branch=a/x` for one parallel branch, its stages only): header with state, timing, tokens, where a fork came from, and the actions
  * the run allows (cancel, resume; none for a child run, whose top run has them), the waiting gates on top, the live graph, the stage pane of the selected node (`?stage=<node>`), and tabs for the
- * timeline, what the run changed in its workspace, the context and the event log. Everything follows the run's SSE stream; events are applied in batches
+ * timeline, what the run changed in its workspace, the context, its checkpoint history (time travel) and the event log. Everything follows the run's SSE stream; events are applied in batches
  * once per animation frame.
  */
 import type { PipelineEvent } from '@attractor/engine';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { parseChildRunPath, relateToChildRun } from '../../src/child-run-path.js';
 import { apiFetch, apiJson, type RunDetails, type RunSummary, runPath, type ServerInfo } from './api.js';
+import { CheckpointHistoryView } from './checkpoint-history-view.js';
 import { ConfirmedButton } from './confirm-dialog.js';
 import { connection, isLost, useConnectionState } from './connection-state.js';
 import { ContextView } from './context-view.js';
@@ -37,13 +38,14 @@ export interface RunViewProps {
   readonly server: ServerInfo | undefined;
 }
 
-type Tab = 'timeline' | 'changes' | 'context' | 'events';
+type Tab = 'timeline' | 'changes' | 'context' | 'history' | 'events';
 
-const TABS: readonly Tab[] = ['timeline', 'changes', 'context', 'events'];
+const TABS: readonly Tab[] = ['timeline', 'changes', 'context', 'history', 'events'];
 const TAB_NAMES: Readonly<Record<Tab, string>> = {
   timeline: 'Timeline',
   changes: 'Changes',
   context: 'Context',
+  history: 'History',
   events: 'Events',
 };
 
@@ -189,11 +191,18 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
     }
   };
 
-  /** Forks after `nodeId`, with `dot` instead of the run's DOT when given; rejects with the server's refusal. */
-  const fork = async (nodeId: string, dot?: string) => {
+  /**
+   * Forks after `from` (`node` or `node@visit`), with `dot` instead of the run's DOT and `context` values set over the
+   * checkpoint's when given; rejects with the server's refusal.
+   */
+  const fork = async (from: string, dot?: string, context?: Record<string, unknown>) => {
     const summary = await apiJson<RunSummary>(runPath(runId, '/fork'), {
       method: 'POST',
-      body: JSON.stringify({ from: nodeId, ...(dot === undefined ? {} : { dot }) }),
+      body: JSON.stringify({
+        from,
+        ...(dot === undefined ? {} : { dot }),
+        ...(context === undefined ? {} : { context }),
+      }),
     });
     navigate(runHref(summary.id));
   };
@@ -465,6 +474,17 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
             <RunChanges runId={runId} checkpoints={checkpoints} />
           ) : tab === 'context' ? (
             <ContextView runId={runId} child={child} checkpoints={checkpoints} />
+          ) : tab === 'history' ? (
+            <CheckpointHistoryView
+              runId={runId}
+              child={child}
+              checkpoints={checkpoints}
+              onFork={
+                childPath !== undefined || server?.capabilities.fork !== true
+                  ? undefined
+                  : (from, edits) => fork(from, edits.dot, edits.context)
+              }
+            />
           ) : (
             <EventLog events={run.events} />
           )}
