@@ -98,5 +98,5 @@ describe('web UI: Escape and confirmation (issue "Web UI, second round")', () =>
     await list.locator(`#run-table tr[data-run="${id}"]`).waitFor({ state: 'detached' });
     expect((await server.call(`/pipelines/${id}`)).status).toBe(404);
     expect(browser.pageErrors).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 });

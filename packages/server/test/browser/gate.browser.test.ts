@@ -104,7 +104,7 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     expect(await page.locator('#run-count').textContent()).toBe('1 run');
     await screenshot(page, 'runs-390');
     expect(browser.pageErrors).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 
   it('cancels a waiting run and resumes it from the page', async () => {
     server = await startTestServer();
@@ -127,7 +127,7 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     await page.locator('#run-state[data-state="success"]').waitFor();
     await page.locator('#graph g#node-done.status-success').waitFor();
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('forks a finished run from a stage pane and opens the new run, which starts after that stage', async () => {
     server = await startTestServer();
@@ -201,5 +201,5 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
       run_id: id,
     });
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });

@@ -113,5 +113,5 @@ describe('web UI: the graph pane follows the running stage', () => {
     await page.locator('#graph g#node-done.status-success').waitFor();
     expect(await follow.count()).toBe(0);
     expect(browser.pageErrors).toEqual([]);
-  }, 90_000);
+  }, 180_000);
 });

@@ -57,7 +57,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await screenshot(page, 'parallel-failing-branch');
     expect(await checkAccessibility(page)).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('shows an LLM stage text while it streams in, with its tool call, tokens and cost', async () => {
     let release: () => void = () => undefined;
@@ -128,7 +128,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await status.locator('> summary').click();
     await expect.poll(() => status.locator('.json-key').allTextContents()).toContain('outcome');
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('shows a tool stage stdout and stderr while the command runs', async () => {
     server = await startTestServer({ allowTools: true });
@@ -153,7 +153,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
       .poll(() => page.locator('#stage-pane .stage-file[data-file="stdout.txt"] pre').textContent())
       .toBe('compiling x.ts\nfinished\n');
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it("shows the stages of a sub-pipeline in its node's stage pane", async () => {
     const root = await mkdtemp(join(tmpdir(), 'attractor-ui-subgraph-'));
@@ -192,7 +192,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     expect(await child.locator('li').count()).toBe(3);
     await screenshot(page, 'sub-pipeline');
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it("opens a sub-pipeline's own run view, live: its graph with statuses, its gate, its stage panes", async () => {
     const root = await mkdtemp(join(tmpdir(), 'attractor-ui-child-view-'));
@@ -262,7 +262,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await page.locator('#graph[data-loaded] g#node-checks.status-success').waitFor();
     await page.locator('#run-state[data-state="success"]').waitFor();
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('opens each branch of a nested parallel block as its own view, coloured by the stages inside it', async () => {
     server = await startTestServer();
@@ -321,7 +321,7 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
       .poll(() => page.locator('#stage-pane .stage-files').getAttribute('data-dir'))
       .toBe('fan/branches/a/inner/branches/x/x');
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('shows each attempt of a retried stage with its own status, output and duration', async () => {
     server = await startTestServer({ allowTools: true });
@@ -358,5 +358,5 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
     await expect.poll(() => page.locator('#timeline .timeline-row').count()).toBe(4);
     await screenshot(page, 'retried-stage');
     expect(browser.pageErrors).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });
