@@ -7,7 +7,6 @@ import {
   inputContextValues,
   type PipelineEvent,
   type RunIndexEntry,
-  RunLockedError,
   type RunStore,
   readRun,
   type SecretMasker,
@@ -23,6 +22,7 @@ import { followChildRuns } from './follow-child-runs.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
 import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
+import { runActiveError } from './run-active-error.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
 import { readChildRunGraph, readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
@@ -32,8 +32,9 @@ import {
   type RunSummary,
   stageStatusesFromEvents,
   statusesFromOutcomes,
+  waitingQuestionOf,
 } from './run-summary.js';
-import { addEventToTotals, createRunTotals, totalsSummaryFields } from './run-totals.js';
+import { addEventToTotals, createRunTotals, indexSummaryFields, totalsSummaryFields } from './run-totals.js';
 import {
   describeStoredStageDirectory,
   readStoredStageFile,
@@ -127,7 +128,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       startedAt: run.enqueuedAt,
       live: run.state === 'queued' || run.state === 'running' || run.state === 'waiting',
       resumable: false,
-      pendingQuestions: run.state === 'waiting' ? 1 : 0,
+      ...questionFields(run.state, run),
     };
   };
 
@@ -144,13 +145,9 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       resumable:
         queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
       ...(entry.currentNode === undefined || state === 'success' ? {} : { currentNode: entry.currentNode }),
-      pendingQuestions: state === 'waiting' ? 1 : 0,
-      ...(entry.endedAt === undefined
-        ? {}
-        : {
-            endedAt: entry.endedAt,
-            durationMs: Math.max(0, Date.parse(entry.endedAt) - Date.parse(entry.startedAt)),
-          }),
+      ...questionFields(state, queued),
+      // The catalog keeps the totals as the run's events are appended: a list reads no event log.
+      ...indexSummaryFields(entry),
     };
   };
 
@@ -275,7 +272,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       live,
       resumable:
         queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
-      pendingQuestions: state === 'waiting' ? 1 : 0,
+      ...questionFields(state, queued),
       completedNodes,
       // Stages inside parallel branches have no outcome in the checkpoint: their events tell.
       nodeStatuses: {
@@ -533,29 +530,23 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     },
     async remove(runId) {
       const queued = await queue.readRun(runId);
-      const active = (state: string) => ['queued', 'running', 'waiting'].includes(state);
-      if (queued !== undefined && active(queued.state)) {
+      const refusal = runActiveError({ runId, ...(queued === undefined ? {} : { state: queued.state }) });
+      if (queued !== undefined && refusal !== undefined) {
         // The store says how the run ended a moment before its worker lets the queue's job go.
         const shown = await summaryOf(runId).catch(() => undefined);
-        throw new ApiError({
-          status: 409,
-          code: 'RUN_ACTIVE',
-          message:
-            shown !== undefined && !active(shown.state)
-              ? `Run "${runId}" has ended (${shown.state}), but its worker has not let it go yet (the queue holds it as ${queued.state}): try again in a moment.`
-              : `Run "${runId}" is ${queued.state}: cancel it first, then delete it.`,
-        });
+        throw shown === undefined || runActiveError({ runId, state: shown.state }) !== undefined
+          ? refusal
+          : runActiveError({
+              runId,
+              state: queued.state,
+              message: `Run "${runId}" has ended (${shown.state}), but its worker has not let it go yet (the queue holds it as ${queued.state}): try again in a moment.`,
+            });
       }
       let removed: boolean;
       try {
         removed = await catalog.removeRun(runId);
       } catch (error) {
-        if (!RunLockedError.isInstance(error)) throw error;
-        throw new ApiError({
-          status: 409,
-          code: 'RUN_ACTIVE',
-          message: `Run "${runId}" is running (${error.message}): cancel it first, then delete it.`,
-        });
+        throw runActiveError({ runId, error }) ?? error;
       }
       const fromQueue = await queue.removeRun?.({ runId });
       if (!removed && fromQueue?.removed !== true) throw notFound(runId);
@@ -686,6 +677,21 @@ function combineStates(stored: RunState, queued: BackplaneQueuedRun['state'] | u
   if (queued === 'queued') return 'queued';
   if (stored === 'success' || stored === 'fail' || stored === 'cancelled') return stored;
   return queued ?? stored;
+}
+
+/**
+ * `pendingQuestions` and `waitingQuestion` of a run in `state`: a waiting run asks the question its queue entry holds
+ * (a worker suspends the run at every gate and records the question there; the `questions` route answers with it).
+ */
+function questionFields(
+  state: RunState,
+  queued: BackplaneQueuedRun | undefined,
+): Pick<RunSummary, 'pendingQuestions' | 'waitingQuestion'> {
+  if (state !== 'waiting' || queued?.question === undefined) return { pendingQuestions: 0 };
+  return {
+    pendingQuestions: 1,
+    waitingQuestion: waitingQuestionOf({ id: queued.question.id ?? queued.runId, question: queued.question }),
+  };
 }
 
 /** The stages whose interview is open at the end of the event log. */
