@@ -1058,13 +1058,19 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
           ],
         },
       });
-      // The row's question id is the one to answer with.
-      const answered = await shared.call(
-        `/pipelines/${onShared!.gate}/questions/${encodeURIComponent(waitingRow!.waitingQuestion!.id)}/answer`,
-        { method: 'POST', body: JSON.stringify({ value: 'H' }) },
-      );
-      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
-      await shared.settle(onShared!.gate, 'success');
+      // The row's question id is the one to answer with, on either side.
+      for (const on of [onLocal!, onShared!]) {
+        const question = (await on.side.row(on.gate))!.waitingQuestion!;
+        const answered = await on.side.call(
+          `/pipelines/${on.gate}/questions/${encodeURIComponent(question.id)}/answer`,
+          { method: 'POST', body: JSON.stringify({ value: 'H' }) },
+        );
+        expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+        await on.side.settle(on.gate, 'success');
+      }
+      // A worker suspends the run at its gate and continues it from the checkpoint when answered: no resume.
+      expect(await rows(onShared!)).toEqual(await rows(onLocal!));
+      expect((await shared.row(onShared!.gate))?.resumes).toBeUndefined();
     } finally {
       local.kill('SIGTERM');
       await local;

@@ -89,6 +89,25 @@ describe('run totals', () => {
     expect(fold([started()]).resumes).toBeUndefined();
   });
 
+  it('a run continued by the answer to the gate it was suspended at is not resumed; one resumed after a cancel is', () => {
+    const question = { id: 'gate@1#1', stage: 'gate', text: 'Ship?', options: [] };
+    const resumed = () => event({ type: 'pipeline.started', name: 'G', resumed: true });
+    const summary = fold([
+      started(),
+      event({ type: 'pipeline.suspended', stage: 'gate', question, durationMs: 10 }),
+      // A parallel branch's end in between ends no leg.
+      event({ type: 'pipeline.completed', durationMs: 1, completedCount: 1, branchPath: ['fan/a'] }),
+      resumed(),
+      event({ type: 'pipeline.cancelled', reason: 'stop', durationMs: 20 }),
+      resumed(),
+      event({ type: 'pipeline.suspended', stage: 'gate', question, durationMs: 30 }),
+      resumed(),
+      event({ type: 'pipeline.completed', durationMs: 40, completedCount: 3 }),
+    ]);
+    expect(summary.resumes).toBe(1);
+    expect(summary.durationMs).toBe(100);
+  });
+
   it('count the failed branches and items of the latest run of each parallel and foreach node', () => {
     const parallel = (nodeId: string, failureCount: number, branchPath?: string[]) =>
       event({

@@ -34,8 +34,13 @@ export interface RunTotals {
   runId?: string;
   /** A forked run's origin, from its first `pipeline.started` (`forkedFrom`). */
   forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
-  /** How many times the run was resumed: its top-level `pipeline.started` events with `resumed` (a fork's first excepted). */
+  /**
+   * How many times the run was resumed: its top-level `pipeline.started` events with `resumed`, except a fork's first
+   * and one continuing a run suspended at a gate (a worker suspends the run there; the answer continues it).
+   */
   resumes?: number;
+  /** Whether the run's last leg ended with `pipeline.suspended` (the next start is the gate's answer, no resume). */
+  suspended?: boolean;
   /**
    * Failed branches of each parallel node and failed items of each `foreach` node, by `runId`, branch path and node:
    * the latest `parallel.completed` / `foreach.completed` of each node counts (a node run again replaces its count).
@@ -69,7 +74,8 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
         totals.runId ??= event.runId;
         if (event.runId === totals.runId) {
           if (event.forkedFrom !== undefined) totals.forkedFrom ??= event.forkedFrom;
-          else if (event.resumed) totals.resumes = (totals.resumes ?? 0) + 1;
+          else if (event.resumed && totals.suspended !== true) totals.resumes = (totals.resumes ?? 0) + 1;
+          delete totals.suspended;
         }
       }
       return;
@@ -86,8 +92,12 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
       const legMs = legDurationMs(event);
       if (legMs === undefined) return;
       totals.earlierLegsMs = (totals.earlierLegsMs ?? 0) + legMs;
-      // A suspension ends a leg, not the run: it resumes at the gate's answer.
-      if (event.type === 'pipeline.suspended') return;
+      // A suspension ends a leg, not the run: it goes on at the gate's answer.
+      if (event.type === 'pipeline.suspended') {
+        totals.suspended = true;
+        return;
+      }
+      delete totals.suspended;
       totals.endedAt = event.timestamp;
       totals.durationMs = totals.earlierLegsMs;
       return;

@@ -102,6 +102,7 @@ const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN output_tokens bigint NOT NULL DEFAULT 0,
         ADD COLUMN legs_ms bigint NOT NULL DEFAULT 0,
         ADD COLUMN resumes integer NOT NULL DEFAULT 0,
+        ADD COLUMN suspended boolean NOT NULL DEFAULT false,
         ADD COLUMN failures jsonb NOT NULL DEFAULT '{}',
         ADD COLUMN forked_from_node text,
         ADD COLUMN forked_from_visit integer;
@@ -110,23 +111,36 @@ const MIGRATIONS: readonly Migration[] = [
             forked_from_visit = (manifest::jsonb #>> '{forked_from,visit}')::integer
         WHERE forked_from IS NOT NULL AND manifest IS NOT NULL;
       UPDATE ${s}.runs r
-        SET input_tokens = t.input_tokens, output_tokens = t.output_tokens, legs_ms = t.legs_ms, resumes = t.resumes
+        SET input_tokens = t.input_tokens, output_tokens = t.output_tokens, legs_ms = t.legs_ms, resumes = t.resumes,
+            suspended = coalesce(t.last_leg = 'pipeline.suspended', false)
         FROM (
           SELECT e.run_key,
                  coalesce(sum((e.b ->> 'inputTokens')::bigint) FILTER (WHERE e.b ->> 'type' = 'agent.usage'), 0)
                    AS input_tokens,
                  coalesce(sum((e.b ->> 'outputTokens')::bigint) FILTER (WHERE e.b ->> 'type' = 'agent.usage'), 0)
                    AS output_tokens,
-                 coalesce(round(sum((e.b ->> 'durationMs')::numeric) FILTER (
-                   WHERE e.b ->> 'type' IN ('pipeline.completed', 'pipeline.failed', 'pipeline.cancelled',
-                                            'pipeline.suspended')
-                     AND coalesce(jsonb_array_length(e.b -> 'branchPath'), 0) = 0)), 0) AS legs_ms,
+                 coalesce(round(sum((e.b ->> 'durationMs')::numeric) FILTER (WHERE e.leg_end)), 0) AS legs_ms,
                  count(*) FILTER (
-                   WHERE e.b ->> 'type' = 'pipeline.started' AND NOT e.b ? 'branchPath' AND NOT e.b ? 'forkedFrom'
-                     AND e.b ->> 'resumed' = 'true' AND e.b ->> 'runId' = e.run_key) AS resumes
+                   WHERE e.own_start AND NOT e.b ? 'forkedFrom' AND e.b ->> 'resumed' = 'true'
+                     AND e.previous_leg IS DISTINCT FROM 'pipeline.suspended') AS resumes,
+                 (array_agg(e.b ->> 'type' ORDER BY e.id DESC) FILTER (WHERE e.own_start OR e.leg_end))[1] AS last_leg
           FROM (
-            SELECT run_key, body::jsonb AS b FROM ${s}.events
-            WHERE body LIKE '%"type":"pipeline.%' OR body LIKE '%"type":"agent.usage"%'
+            SELECT l.*,
+                   -- The leg event before this one (a start or an end of the run's own legs).
+                   lag(CASE WHEN l.own_start OR l.leg_end THEN l.b ->> 'type' END) OVER (
+                     PARTITION BY l.run_key, (l.own_start OR l.leg_end) ORDER BY l.id) AS previous_leg
+            FROM (
+              SELECT v.*,
+                     v.b ->> 'type' = 'pipeline.started' AND NOT v.b ? 'branchPath' AND v.b ->> 'runId' = v.run_key
+                       AS own_start,
+                     v.b ->> 'type' IN ('pipeline.completed', 'pipeline.failed', 'pipeline.cancelled',
+                                        'pipeline.suspended')
+                       AND coalesce(jsonb_array_length(v.b -> 'branchPath'), 0) = 0 AS leg_end
+              FROM (
+                SELECT run_key, id, body::jsonb AS b FROM ${s}.events
+                WHERE body LIKE '%"type":"pipeline.%' OR body LIKE '%"type":"agent.usage"%'
+              ) v
+            ) l
           ) e
           GROUP BY e.run_key
         ) t

@@ -140,6 +140,7 @@ export function createPostgresRunStore(
       'forked_from_node',
       'forked_from_visit',
       'manifest',
+      'suspended',
     ] as const) {
       if (patch[key] !== undefined) values.push(set(key, patch[key]));
     }
@@ -169,11 +170,17 @@ export function createPostgresRunStore(
         ? `failures = ${s}.runs.failures || EXCLUDED.failures`
         : `${column} = EXCLUDED.${column}`,
     );
+    // The batch's first resume continues a run suspended at a gate when the row says so: then it is no resume.
+    const notAResume =
+      patch.resumeAfterRow === true ? ` - CASE WHEN ${s}.runs.suspended THEN 1 ELSE 0 END` : '';
     const sql = `INSERT INTO ${s}.runs (run_key, parent_key, ${[...columns, ...counters.map(([column]) => column)].join(', ')}, updated_at)
       VALUES (${values.join(', ')}, clock_timestamp())
       ON CONFLICT (run_key) DO UPDATE SET ${[
         ...updates,
-        ...counters.map(([column]) => `${column} = ${s}.runs.${column} + EXCLUDED.${column}`),
+        ...counters.map(
+          ([column]) =>
+            `${column} = ${s}.runs.${column} + EXCLUDED.${column}${column === 'resumes' ? notAResume : ''}`,
+        ),
         'updated_at = EXCLUDED.updated_at',
       ].join(', ')}`;
     return { sql, params };

@@ -35,8 +35,18 @@ export interface RunIndexPatch {
   outputTokensDelta?: number;
   /** Added to `legs_ms`: the wall times of the run's legs that ended (`legDurationMs`). */
   legsMsDelta?: number;
-  /** Added to `resumes`: the run's own top-level `pipeline.started` with `resumed` (a fork's first excepted). */
+  /**
+   * Added to `resumes`: the run's own top-level `pipeline.started` with `resumed`, except a fork's first and one that
+   * continues a run suspended at a gate (after `pipeline.suspended`, the gate's answer continues it).
+   */
   resumesDelta?: number;
+  /**
+   * A resume before any leg of the batch started or ended: it counts (in `resumesDelta`) unless the row says the run
+   * was `suspended`.
+   */
+  resumeAfterRow?: boolean;
+  /** Whether the run's last leg ended with `pipeline.suspended` (the next start is no resume). */
+  suspended?: boolean;
   /**
    * Merged into `failures` (a key replaces its earlier value): the latest `failureCount` of each parallel node
    * (`branches:<run id>:<branch path>:<node>`) and `foreach` node (`items:…`).
@@ -120,19 +130,28 @@ export function patchFromEvents(
   let outputTokens = 0;
   let legsMs = 0;
   let resumes = 0;
+  /** How the batch's last leg of the run started or ended, once one did. */
+  let lastLeg: 'started' | 'suspended' | 'ended' | undefined;
   for (const event of events) {
     state = runStatusAfterEvent(state, event);
-    legsMs += legDurationMs(event) ?? 0;
+    const legMs = legDurationMs(event);
+    if (legMs !== undefined) {
+      legsMs += legMs;
+      lastLeg = event.type === 'pipeline.suspended' ? 'suspended' : 'ended';
+    }
     switch (event.type) {
       case 'pipeline.started':
         patch.ended_at = null;
         if (
           event.branchPath === undefined &&
-          event.resumed &&
-          event.forkedFrom === undefined &&
           (options.runId === undefined || event.runId === options.runId)
-        )
-          resumes += 1;
+        ) {
+          if (event.resumed && event.forkedFrom === undefined && lastLeg !== 'suspended') {
+            resumes += 1;
+            if (lastLeg === undefined) patch.resumeAfterRow = true;
+          }
+          lastLeg = 'started';
+        }
         break;
       case 'parallel.completed':
       case 'foreach.completed':
@@ -168,5 +187,6 @@ export function patchFromEvents(
   if (outputTokens !== 0) patch.outputTokensDelta = outputTokens;
   if (legsMs !== 0) patch.legsMsDelta = legsMs;
   if (resumes !== 0) patch.resumesDelta = resumes;
+  if (lastLeg !== undefined) patch.suspended = lastLeg === 'suspended';
   return patch;
 }

@@ -149,7 +149,10 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
   });
 
   it("keeps a run's totals in its index entry as events are appended, and computes them for runs written before", async () => {
-    /** Writes a fork that was cancelled, resumed, suspended at a gate and resumed again, in three batches of events. */
+    /**
+     * Writes a fork that was cancelled and resumed, suspended at a gate and continued by its answer, and so on, in
+     * three batches of events (a resume's count depends on how the batch before ended).
+     */
     const writeRun = async (into: PostgresRunCatalog, runId: string): Promise<void> => {
       const store = into.open(runId);
       const at = (seq: number, event: Record<string, unknown> & { type: string }) => ({
@@ -198,8 +201,13 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
         at(11, { type: 'pipeline.suspended', stage: 'ask', durationMs: 500 }),
       ]);
       await store.appendEvents([
+        // The answer to the gate continues the suspended run: no resume; a cancelled one resumed is one.
         started(12, { resumed: true }),
-        at(13, { type: 'pipeline.completed', durationMs: 250, artifactCount: 0, completedCount: 4 }),
+        at(13, { type: 'pipeline.cancelled', reason: 'stop', durationMs: 100 }),
+        started(14, { resumed: true }),
+        at(15, { type: 'pipeline.suspended', stage: 'ask', durationMs: 10 }),
+        started(16, { resumed: true }),
+        at(17, { type: 'pipeline.completed', durationMs: 250, artifactCount: 0, completedCount: 4 }),
       ]);
       await store.close();
     };
@@ -212,11 +220,11 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
       tokens: 130,
       inputTokens: 105,
       outputTokens: 25,
-      durationMs: 1750,
+      durationMs: 1860,
       resumes: 2,
       failedBranches: 2,
       failedItems: 1,
-      endedAt: '2030-02-01T00:00:13.000Z',
+      endedAt: '2030-02-01T00:00:17.000Z',
     };
     const schema = freshSchema();
     const writer = createPostgresRunCatalog({ connectionString: server().url, schema });
@@ -230,7 +238,7 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
     await adminQuery(
       server().url,
       `ALTER TABLE "${schema}".runs DROP COLUMN input_tokens, DROP COLUMN output_tokens, DROP COLUMN legs_ms,
-         DROP COLUMN resumes, DROP COLUMN failures, DROP COLUMN forked_from_node, DROP COLUMN forked_from_visit;
+         DROP COLUMN resumes, DROP COLUMN suspended, DROP COLUMN failures, DROP COLUMN forked_from_node, DROP COLUMN forked_from_visit;
        DELETE FROM "${schema}".schema_migrations WHERE version > 1`,
     );
     const upgraded = createPostgresRunCatalog({ connectionString: server().url, schema });
