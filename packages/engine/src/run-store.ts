@@ -331,7 +331,11 @@ export interface RunIndexEntry {
    * between them not counted; when the catalog records it (the PostgreSQL catalog does).
    */
   readonly durationMs?: number;
-  /** How many times the run was resumed (its own top-level `pipeline.started` with `resumed`), when it was. */
+  /**
+   * How many times the run was resumed (its own top-level `pipeline.started` with `resumed`, a fork's first and the
+   * one continuing a run suspended at a gate excepted), when it was and the catalog records it (the PostgreSQL
+   * catalog does).
+   */
   readonly resumes?: number;
   /**
    * Branches of its parallel nodes that failed (the latest `parallel.completed` `failureCount` of each node), when any
