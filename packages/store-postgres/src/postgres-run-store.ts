@@ -160,7 +160,7 @@ export function createPostgresRunStore(
       ['legs_ms', Math.round(patch.legsMsDelta ?? 0), '::bigint'],
       ['resumes', patch.resumesDelta ?? 0, '::integer'],
     ] as const;
-    for (const [column, delta, cast] of counters) {
+    for (const [, delta, cast] of counters) {
       params.push(delta);
       values.push(`$${first + params.length - 1}${cast}`);
     }

@@ -174,7 +174,13 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
           run_id: runId,
           graph_name: 'totals',
           started_at: '2030-02-01T00:00:00.000Z',
-          forked_from: { run_id: 'source-run', node: 'plan', visit: 2 },
+          forked_from: {
+            run_id: 'source-run',
+            logs_root: 'source-run',
+            checkpoint: 3,
+            node: 'plan',
+            visit: 2,
+          },
         }),
       );
       await store.appendEvents([
