@@ -1077,6 +1077,41 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     }
   }, 300_000);
 
+  it('lists the runs of a run store on a shared volume (a file catalog keeps no totals) with their totals from their events', async () => {
+    const volume = join(dir, 'volume-runs');
+    const result = await runPipeline({
+      graph: prepareGraph(SHAKY).graph!,
+      registry: createDefaultRegistry(),
+      backend: createSimulationBackend(),
+      logsRoot: join(volume, 'volume-shaky'),
+      workdir: dir,
+    });
+    expect(result.status).toBe('success');
+    const onVolume = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], {
+      cwd: dir,
+      env: { ...env, ATTRACTOR_STORE_URL: volume },
+    });
+    try {
+      const volumeUrl = (await waitForBanner(onVolume)).url;
+      const listed = (await (await fetch(`${volumeUrl}/pipelines`, { headers })).json()) as {
+        pipelines: { id: string; state: string; failedBranches?: number; durationMs?: number }[];
+      };
+      const ended = (await readFile(join(volume, 'volume-shaky', 'events.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; branchPath?: string[]; durationMs?: number })
+        .find((event) => event.type === 'pipeline.completed' && event.branchPath === undefined);
+      expect(listed.pipelines.find((run) => run.id === 'volume-shaky')).toMatchObject({
+        state: 'success',
+        failedBranches: 1,
+        durationMs: ended?.durationMs,
+      });
+    } finally {
+      onVolume.kill('SIGTERM');
+      await onVolume;
+    }
+  }, 120_000);
+
   it("opens a sub-pipeline's own view and a branch of its parallel block in Chromium, read from the shared store", async () => {
     const childFile = join(dir, 'checks-ui.dot');
     await writeFile(childFile, CHECKS);

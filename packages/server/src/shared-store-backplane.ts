@@ -34,7 +34,13 @@ import {
   statusesFromOutcomes,
   waitingQuestionOf,
 } from './run-summary.js';
-import { addEventToTotals, createRunTotals, indexSummaryFields, totalsSummaryFields } from './run-totals.js';
+import {
+  addEventToTotals,
+  createRunTotals,
+  indexSummaryFields,
+  type TotalsSummaryFields,
+  totalsSummaryFields,
+} from './run-totals.js';
 import {
   describeStoredStageDirectory,
   readStoredStageFile,
@@ -132,7 +138,32 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     };
   };
 
-  const indexSummary = (entry: RunIndexEntry, queued: BackplaneQueuedRun | undefined): RunSummary => {
+  /**
+   * The totals of ended runs whose catalog keeps none in its index (a file catalog on a shared volume: its entries of
+   * ended runs have no `durationMs`), folded once from their event logs, by run id and end; at most 1,000.
+   */
+  const foldedTotals = new Map<string, TotalsSummaryFields>();
+  const entryTotals = async (entry: RunIndexEntry): Promise<TotalsSummaryFields> => {
+    if (entry.endedAt === undefined || entry.durationMs !== undefined) return indexSummaryFields(entry);
+    const key = `${entry.runId}\u0000${entry.endedAt}`;
+    let fields = foldedTotals.get(key);
+    if (fields === undefined) {
+      const totals = createRunTotals();
+      for (const event of await openRun(entry.runId)
+        .readEvents()
+        .catch(() => []))
+        addEventToTotals(totals, event);
+      fields = totalsSummaryFields(totals);
+      if (foldedTotals.size >= 1000) foldedTotals.delete(foldedTotals.keys().next().value!);
+      foldedTotals.set(key, fields);
+    }
+    return fields;
+  };
+
+  const indexSummary = async (
+    entry: RunIndexEntry,
+    queued: BackplaneQueuedRun | undefined,
+  ): Promise<RunSummary> => {
     const state = combineStates(entry.status, queued?.state);
     const live = state === 'queued' || state === 'running' || state === 'waiting';
     return {
@@ -146,8 +177,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
       ...(entry.currentNode === undefined || state === 'success' ? {} : { currentNode: entry.currentNode }),
       ...questionFields(state, queued),
-      // The catalog keeps the totals as the run's events are appended: a list reads no event log.
-      ...indexSummaryFields(entry),
+      // The PostgreSQL catalog keeps the totals as the run's events are appended: a list reads no event log.
+      ...(await entryTotals(entry)),
     };
   };
 
@@ -157,7 +188,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       queue.listRuns({ limit: 500 }),
     ]);
     const byId = new Map(queued.map((run) => [run.runId, run]));
-    const summaries = entries.map((entry) => indexSummary(entry, byId.get(entry.runId)));
+    const summaries = await Promise.all(entries.map((entry) => indexSummary(entry, byId.get(entry.runId))));
     const listed = new Set(entries.map((entry) => entry.runId));
     // Runs the store knows nothing of yet: queued, or taken by a worker that has not written their manifest.
     for (const run of queued) if (!listed.has(run.runId)) summaries.push(queuedSummary(run));
