@@ -1,6 +1,6 @@
 import type { PipelineEvent } from '@attractor/engine';
 import { describe, expect, it } from 'vitest';
-import { addEventToTotals, createRunTotals, totalsSummaryFields } from './run-totals.js';
+import { addEventToTotals, createRunTotals, indexSummaryFields, totalsSummaryFields } from './run-totals.js';
 
 let seq = 0;
 const event = (fields: Record<string, unknown>): PipelineEvent =>
@@ -136,5 +136,39 @@ describe('run totals', () => {
     expect(summary.failedBranches).toBe(2);
     expect(summary.failedItems).toBe(3);
     expect(fold([started(), parallel('fan', 0)]).failedBranches).toBeUndefined();
+  });
+
+  it('give the same fields from a run index entry that keeps the totals, and only the end from one that does not', () => {
+    const base = { runId: 'r', graphName: 'G', goal: '', startedAt: '2026-12-02T10:00:00Z' } as const;
+    expect(
+      indexSummaryFields({
+        ...base,
+        status: 'success',
+        endedAt: '2026-12-02T10:05:00Z',
+        durationMs: 1860,
+        forkedFrom: 'source',
+        forkedAt: { node: 'plan', visit: 2 },
+        inputTokens: 105,
+        outputTokens: 25,
+        resumes: 2,
+        failedBranches: 2,
+        failedItems: 1,
+      }),
+    ).toEqual({
+      endedAt: '2026-12-02T10:05:00Z',
+      durationMs: 1860,
+      forkedFrom: { runId: 'source', node: 'plan', visit: 2 },
+      usage: { inputTokens: 105, outputTokens: 25 },
+      resumes: 2,
+      failedBranches: 2,
+      failedItems: 1,
+    });
+    // A file catalog's entry: no totals recorded, so none is claimed (a zero duration would be wrong).
+    expect(
+      indexSummaryFields({ ...base, status: 'fail', endedAt: '2026-12-02T10:05:00Z', forkedFrom: 'source' }),
+    ).toEqual({ endedAt: '2026-12-02T10:05:00Z' });
+    expect(indexSummaryFields({ ...base, status: 'running', costUsd: 0.5 })).toEqual({
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0.5 },
+    });
   });
 });
