@@ -89,7 +89,8 @@ describe('checkpoint history lines (windows as deltas against the line before)',
   }
 
   it('reads back every checkpoint of a run exactly, the first line whole and the others as deltas', async () => {
-    const nodes = Array.from({ length: 1_200 }, (_, index) => `n${index}`);
+    // 200 stages: the windows (100 completed nodes, 50 recent stages) are full well before checkpoint 150.
+    const nodes = Array.from({ length: 200 }, (_, index) => `n${index}`);
     const checkpoints = await checkpointsOf(
       createTestGraph({ edges: [['start', ...nodes, 'exit'].join(' -> ')] }),
       {
@@ -113,7 +114,7 @@ describe('checkpoint history lines (windows as deltas against the line before)',
     // A third of the checkpoint, or less, once the windows are full.
     const text = serializer.serialize(checkpoints.at(-1)!).text;
     expect(lines[150]!.length).toBeLessThan(text.length / 3);
-  });
+  }, 120_000);
 
   it('writes a list whole when it did not simply move on, and after reset()', () => {
     const serializer = createCheckpointSerializer();
