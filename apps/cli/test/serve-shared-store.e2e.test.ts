@@ -1058,16 +1058,40 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
           ],
         },
       });
-      // The row's question id is the one to answer with, on either side.
-      for (const on of [onLocal!, onShared!]) {
-        const question = (await on.side.row(on.gate))!.waitingQuestion!;
-        const answered = await on.side.call(
-          `/pipelines/${on.gate}/questions/${encodeURIComponent(question.id)}/answer`,
-          { method: 'POST', body: JSON.stringify({ value: 'H' }) },
+      // The runs list in Chromium shows the markers, and the gate's question is answered from its row.
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.open({ url, token }, '/');
+        const rowOf = (id: string) => page.locator(`tr[data-run="${id}"]`);
+        await expect
+          .poll(() => rowOf(onShared!.forked).locator('[data-marker="fork"]').textContent())
+          .toBe(`forked from ${onShared!.source} after say`);
+        expect(await rowOf(onShared!.paused).locator('[data-marker="resumed"]').textContent()).toBe(
+          'resumed',
         );
-        expect(answered.status, JSON.stringify(answered.body)).toBe(200);
-        await on.side.settle(on.gate, 'success');
+        expect(await rowOf(onShared!.shaky).locator('.partial-failure').textContent()).toBe(
+          '1 branch failed',
+        );
+        const gateRow = rowOf(onShared!.gate);
+        expect(await gateRow.locator('.waiting-question').textContent()).toContain('ask asks: Ship it?');
+        await screenshot(page, 'shared-store-runs-list-markers');
+        await gateRow.locator('button[data-answer="H"]').click();
+        // The list follows the run (GET /events) until a worker has completed it.
+        await page
+          .locator(`tr[data-run="${onShared!.gate}"][data-state="success"]`)
+          .waitFor({ timeout: 90_000 });
+      } finally {
+        await browser.close();
       }
+      await shared.settle(onShared!.gate, 'success');
+      // The local gate, through the API with its row's question id.
+      const localQuestion = (await onLocal!.side.row(onLocal!.gate))!.waitingQuestion!;
+      const answered = await onLocal!.side.call(
+        `/pipelines/${onLocal!.gate}/questions/${encodeURIComponent(localQuestion.id)}/answer`,
+        { method: 'POST', body: JSON.stringify({ value: 'H' }) },
+      );
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+      await onLocal!.side.settle(onLocal!.gate, 'success');
       // A worker suspends the run at its gate and continues it from the checkpoint when answered: no resume.
       expect(await rows(onShared!)).toEqual(await rows(onLocal!));
       expect((await shared.row(onShared!.gate))?.resumes).toBeUndefined();
