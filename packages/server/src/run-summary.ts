@@ -58,13 +58,19 @@ export interface RunSummary {
   readonly waitingQuestion?: WaitingQuestion;
   /** When the run ended (ISO-8601), for a run that ended; absent while it runs or when its process died. */
   readonly endedAt?: string;
-  /** Wall time of the run's last invocation in milliseconds, once it ended. */
+  /**
+   * Milliseconds the run executed, once it ended: the sum of its legs (a resumed run's every invocation), time
+   * suspended or stopped between them not counted.
+   */
   readonly durationMs?: number;
   /** Tokens (and cost, when the backend reports it) of the run's model calls, once one reported usage. */
   readonly usage?: RunUsage;
   /** A forked run's origin (its manifest's `forked_from`): the source run and the completed stage it started after. */
   readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
-  /** How many times the run was resumed (its `pipeline.started` events with `resumed`), when it was. */
+  /**
+   * How many times the run was resumed (its `pipeline.started` events with `resumed`; not a fork's first, nor the one
+   * continuing a run a worker suspended at a gate, at its answer), when it was.
+   */
   readonly resumes?: number;
   /**
    * Branches of its parallel nodes that failed (the latest `parallel.completed` `failureCount` of each node, child
