@@ -316,8 +316,8 @@ export interface RunIndexEntry {
   /** The run this one was forked from (`forkRun`). */
   readonly forkedFrom?: string;
   /**
-   * The completed stage of `forkedFrom` the fork started after (its manifest's `forked_from`), when the catalog
-   * records it (the PostgreSQL catalog does).
+   * The completed stage of `forkedFrom` the fork started after (its manifest's `forked_from`): node and visit. The
+   * file and PostgreSQL catalogs give it with `forkedFrom`.
    */
   readonly forkedAt?: { readonly node: string; readonly visit: number };
   /**

@@ -163,7 +163,7 @@ describe('run totals', () => {
       failedBranches: 2,
       failedItems: 1,
     });
-    // A file catalog's entry: no totals recorded, so none is claimed (a zero duration would be wrong).
+    // An entry of a catalog that keeps no totals (the file catalog): none is claimed (a zero duration would be wrong).
     expect(
       indexSummaryFields({ ...base, status: 'fail', endedAt: '2026-12-02T10:05:00Z', forkedFrom: 'source' }),
     ).toEqual({ endedAt: '2026-12-02T10:05:00Z' });
