@@ -160,8 +160,12 @@ export interface LiveRun {
   readonly events: PipelineEvent[];
   /** Called with every event (and `undefined` once the run ended). */
   readonly subscribers: Set<(event: PipelineEvent | undefined) => void>;
-  /** When the run directory was created (ISO-8601). */
-  readonly startedAt: string;
+  /**
+   * When the run started (ISO-8601): its manifest's `started_at`, read once the run has written it (its first
+   * `pipeline.started`), so a live run reports the time a server started later reads from its files; until then, when
+   * this process started it.
+   */
+  startedAt: string;
   /** End, duration, tokens and cost so far, updated with every event. */
   readonly totals: RunTotals;
   /** Child runs that ended, by `childRunKey` (cleared when one starts again). */
@@ -461,7 +465,7 @@ export class RunManager {
     });
     const startedAt = manifest?.started_at ?? new Date(this.#options.clock.now()).toISOString();
     const previous = this.#live.get(id);
-    this.#track(run, graph, services.interviewer, startedAt);
+    this.#track(run, graph, services.interviewer, startedAt, { fromManifest: manifest !== undefined });
     // A refused resume rejects before its first event: report it as a refusal, not as a running run.
     const refusal = await Promise.race([
       run.result.then(
@@ -985,7 +989,13 @@ export class RunManager {
     return counts;
   }
 
-  #track(run: PipelineRun, graph: Graph, interviewer: HttpInterviewer, startedAt: string): LiveRun {
+  #track(
+    run: PipelineRun,
+    graph: Graph,
+    interviewer: HttpInterviewer,
+    startedAt: string,
+    options: { readonly fromManifest?: boolean } = {},
+  ): LiveRun {
     const id = run.runId;
     const live: LiveRun = {
       id,
@@ -1004,7 +1014,20 @@ export class RunManager {
       ended: false,
     };
     this.#pastTotals.delete(run.logsRoot);
+    let startedAtRead = options.fromManifest === true;
     run.events.on('event', (event) => {
+      if (!startedAtRead && event.type === 'pipeline.started' && event.runId === id) {
+        // The manifest is written before the run's first event.
+        startedAtRead = true;
+        void createFileRunStore({ logsRoot: run.logsRoot, createDirectory: false })
+          .readManifest()
+          .then(
+            (manifest) => {
+              if (manifest !== undefined) live.startedAt = manifest.started_at;
+            },
+            () => undefined,
+          );
+      }
       const key = event.runId === id ? undefined : childRunKey(event.runId, event.branchPath);
       if (event.runId === id) live.events.push(event);
       else if (key !== undefined) {

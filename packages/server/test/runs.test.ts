@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPipeline } from '@attractor/engine';
+import { runPipeline, systemClock } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -90,6 +90,29 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
       files: ['prompt.md', 'response.md', 'status.json'],
     });
     expect(await pendingQuestions(server, started.id)).toEqual([]);
+  });
+
+  it("reports a live run's start as its manifest does, so a server started later reports the same time", async () => {
+    // A clock that moves a second on every reading: the server's own reading when it took the run differs from the
+    // engine's reading written in the manifest (once the live run reported the former, a restart the latter).
+    let nowMs = Date.parse('2026-01-01T00:00:00Z');
+    server = await startTestServer({
+      clock: { now: () => (nowMs += 1000), sleep: (ms, signal) => systemClock.sleep(ms, signal) },
+    });
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    const manifest = JSON.parse(readFileSync(join(server.runsDir, id, 'manifest.json'), 'utf8')) as {
+      started_at: string;
+    };
+    await waitFor(
+      async () =>
+        (await server!.json<RunDetails>(`/pipelines/${id}`)).startedAt === manifest.started_at
+          ? true
+          : undefined,
+      `the run's startedAt to be the manifest's ${manifest.started_at}`,
+    );
+    const listed = await server.json<{ pipelines: RunSummary[] }>('/pipelines');
+    expect(listed.pipelines.find((run) => run.id === id)?.startedAt).toBe(manifest.started_at);
   });
 
   it('lists runs newest first with their states', async () => {
