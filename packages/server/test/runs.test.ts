@@ -171,6 +171,32 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     expect(svg).toContain('stroke-width="3.2"');
   });
 
+  it('draws the graph left to right with ?rankdir=LR and refuses another direction with 400', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    const size = (svg: string) => {
+      const [, width, height] = /<svg width="(\d+)pt" height="(\d+)pt"/.exec(svg)!;
+      return { width: Number(width), height: Number(height) };
+    };
+    const down = await (await server.call(`/pipelines/${id}/graph`)).text();
+    expect(down).toContain('class="graph rankdir&#45;TB"');
+    expect(size(down).height).toBeGreaterThan(size(down).width);
+    const across = await server.call(`/pipelines/${id}/graph?rankdir=LR`);
+    expect(across.status).toBe(200);
+    const acrossSvg = await across.text();
+    expect(acrossSvg).toContain('class="graph rankdir&#45;LR"');
+    expect(size(acrossSvg).width).toBeGreaterThan(size(acrossSvg).height);
+    const wrong = await server.call(`/pipelines/${id}/graph?rankdir=sideways`);
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({
+      error: {
+        code: 'INVALID_REQUEST',
+        message: expect.stringContaining('?rankdir=sideways is not a direction'),
+      },
+    });
+  });
+
   it('runs two pipelines at once with separate run directories, contexts and questions', async () => {
     server = await startTestServer();
     const dot = await readFixture('review-gate.dot');
