@@ -10,7 +10,8 @@
  * The viewport: the pane scrolls natively (wheel, touch, keys, scroll bars, and dragging the drawing with the mouse);
  * zoom sets the SVG's drawn size (buttons, ctrl/⌘ + wheel or a touchpad pinch around the pointer, `+` `-` `0` keys),
  * keeping the point under the pointer (or the pane's centre) in place. It opens fitted to the pane's width (at most
- * actual size, at least half); "Fit" shows the whole graph. A graph larger than its pane gets an overview ({@link GraphMinimap}).
+ * actual size, at least half); "Fit" shows the whole graph. A graph larger than its pane gets an overview
+ * ({@link GraphMinimap}).
  * The direction toggle asks the server for the drawing top to bottom or left to right (`?rankdir=`).
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -306,7 +307,8 @@ export function GraphView(props: GraphViewProps) {
         );
         setDrawnAcross(direction?.[1] === 'LR' || direction?.[1] === 'RL');
         nodes.current = found;
-        fit(mode.current === 'all' ? 'all' : 'width');
+        // A new drawing (another direction) opens as the first did.
+        fit('width');
         setLoaded(true);
       },
       (failure: unknown) => setError((failure as Error).message),
