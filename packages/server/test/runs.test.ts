@@ -380,6 +380,44 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
     start -> a -> b -> c -> exit
   }`;
 
+  it("colours a fork's inherited parallel branches from the source run's stages before the fork point", async () => {
+    server = await startTestServer();
+    const source = await server.startRun(
+      `digraph Fan {
+        start [shape=Mdiamond]
+        fan [shape=component]
+        a1 [prompt="A one"]
+        a2 [prompt="A two"]
+        b1 [prompt="B one"]
+        join [shape=tripleoctagon]
+        report [prompt="Report"]
+        done [shape=Msquare]
+        start -> fan
+        fan -> a1
+        fan -> b1
+        a1 -> a2 -> join
+        b1 -> join
+        join -> report -> done
+      }`,
+      { simulate: true },
+    );
+    await waitForState(server, source, 'success');
+    const forked = await server.call(`/pipelines/${source}/fork`, { method: 'POST', json: { from: 'join' } });
+    expect(forked.status).toBe(200);
+    const fork = (await forked.json()) as RunSummary;
+    const done = await waitForState(server, fork.id, 'success');
+    expect(done.nodeStatuses).toMatchObject({
+      fan: 'success',
+      a1: 'success',
+      a2: 'success',
+      b1: 'success',
+      join: 'success',
+      report: 'success',
+    });
+    const svg = await (await server.call(`/pipelines/${fork.id}/graph`)).text();
+    expect(svg).toMatch(/<g id="node&#45;a2" class="node status&#45;success">/);
+  });
+
   it('starts a new run after a completed stage, with the same or an edited DOT, and leaves the source run alone', async () => {
     server = await startTestServer();
     const info = await server.json<{ capabilities: { fork: boolean } }>('/server');
