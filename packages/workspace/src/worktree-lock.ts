@@ -6,9 +6,11 @@
  * open their worktrees at the same time, so every add, remove, prune and list of a repository's worktrees runs in
  * that repository's queue.
  */
-import { resolve } from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import PQueue from 'p-queue';
 import type { GitRunner } from './git-runner.js';
+import { linkedGitDir } from './linked-git-dir.js';
 
 /** A queue per common git directory. */
 const queues = new Map<string, PQueue>();
@@ -31,7 +33,34 @@ export async function withWorktreeLock<T>(git: GitRunner, task: () => Promise<T>
   }
 }
 
+/**
+ * The repository's common git directory (real path): read from the files when `git` runs at the top of a worktree
+ * (its `.git` directory, or a linked worktree's `.git` file and `commondir`), so that a fan-out opening many worktrees
+ * starts no extra git process; asked of git otherwise.
+ */
 async function commonDirOf(git: GitRunner): Promise<string> {
-  const dir = await git.text(['rev-parse', '--git-common-dir']).catch(() => '.');
-  return resolve(git.cwd, dir);
+  const dir =
+    commonDirFromFiles(git.cwd) ??
+    resolve(git.cwd, await git.text(['rev-parse', '--git-common-dir']).catch(() => '.'));
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+function commonDirFromFiles(worktree: string): string | undefined {
+  const dotGit = join(worktree, '.git');
+  try {
+    if (statSync(dotGit).isDirectory()) return dotGit;
+  } catch {
+    return undefined;
+  }
+  const linked = linkedGitDir(worktree);
+  if (linked === undefined) return undefined;
+  try {
+    return resolve(linked, readFileSync(join(linked, 'commondir'), 'utf8').trim());
+  } catch {
+    return undefined;
+  }
 }

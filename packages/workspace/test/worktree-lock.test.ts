@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createGitRunner } from '../src/git-runner.js';
+import { createGitRunner, type GitRunner } from '../src/git-runner.js';
 import { addWorktree } from '../src/git-workspace.js';
 import { listWorktrees } from '../src/list-worktrees.js';
 import { withWorktreeLock } from '../src/worktree-lock.js';
@@ -79,5 +79,44 @@ describe('worktrees of one repository changed at the same time (worktree-lock.ts
       'first ends',
       'second (same repository, its linked worktree)',
     ]);
+  });
+
+  it('finds the queue of a worktree top without starting git: the repository itself, or a linked worktree', async () => {
+    const repo = await makeRepository();
+    const commit = await git(repo, 'rev-parse', 'HEAD');
+    const linked = join(repo, '.attractor', 'wt', 'linked');
+    await addWorktree({ git: createGitRunner({ cwd: repo }), worktree: linked, ref: 'attractor/t', commit });
+    const asked: string[][] = [];
+    const counting = (cwd: string): GitRunner => {
+      const real = createGitRunner({ cwd });
+      return {
+        cwd,
+        run: (args, options) => real.run(args, options),
+        text: (args, options) => {
+          asked.push([...args]);
+          return real.text(args, options);
+        },
+        at: (other) => counting(other),
+      };
+    };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const order: string[] = [];
+    const first = withWorktreeLock(counting(repo), async () => {
+      order.push('top');
+      await held;
+      order.push('top ends');
+    });
+    const second = withWorktreeLock(counting(linked), async () => {
+      order.push('linked');
+    });
+    // The linked worktree's change waits for the top's: one queue, found from the files alone.
+    await expect.poll(() => order).toEqual(['top']);
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['top', 'top ends', 'linked']);
+    expect(asked).toEqual([]);
   });
 });
