@@ -121,6 +121,26 @@ describe('web UI: the graph viewport', () => {
     await page.keyboard.press('-');
     await expect.poll(async () => (await geometry(page)).zoom).toBeCloseTo(out.zoom, 3);
 
+    // Two fingers spreading apart on a touch screen zoom in around their midpoint (touch events through CDP).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 2 });
+    const pinchAt = (await geometry(page, 's30')).node!;
+    const fingers = (spread: number) => [
+      { x: pinchAt.x, y: pinchAt.y - spread / 2, id: 0 },
+      { x: pinchAt.x, y: pinchAt.y + spread / 2, id: 1 },
+    ];
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: fingers(40) });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: fingers(60) });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: fingers(80) });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    await expect.poll(async () => (await geometry(page)).zoom).toBeCloseTo(out.zoom * 2, 3);
+    const pinched = (await geometry(page, 's30')).node!;
+    expect(Math.abs(pinched.y - pinchAt.y)).toBeLessThanOrEqual(2);
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: false });
+    await page.click('#zoom-out');
+    await page.click('#zoom-out');
+    await page.click('#zoom-out');
+
     // Dragging the drawing (from a node) pans it; the press that dragged does not open the node's stage.
     const dragFrom = await geometry(page, 's30');
     await page.mouse.move(dragFrom.node!.x, dragFrom.node!.y);

@@ -8,8 +8,8 @@
  * following until "Follow the running stage" is pressed or the run ends.
  *
  * The viewport: the pane scrolls natively (wheel, touch, keys, scroll bars, and dragging the drawing with the mouse);
- * zoom sets the SVG's drawn size (buttons, ctrl/⌘ + wheel or a touchpad pinch around the pointer, `+` `-` `0` keys),
- * keeping the point under the pointer (or the pane's centre) in place. It opens fitted to the pane's width (at most
+ * zoom sets the SVG's drawn size (buttons, ctrl/⌘ + wheel or a touchpad pinch around the pointer, a two-finger pinch
+ * on a touch screen, `+` `-` `0` keys), keeping the point under the pointer (or the pane's centre) in place. It opens fitted to the pane's width (at most
  * actual size, at least half); "Fit" shows the whole graph. A graph larger than its pane gets an overview
  * ({@link GraphMinimap}).
  * The direction toggle asks the server for the drawing top to bottom or left to right (`?rankdir=`).
@@ -377,8 +377,40 @@ export function GraphView(props: GraphViewProps) {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => handlers.current.measure());
     };
+    // Two fingers pinch-zoom the drawing (not the page) around their midpoint; one finger scrolls the pane natively.
+    let pinch: number | undefined;
+    const spreadOf = (touches: TouchList) => {
+      const [first, second] = [touches[0], touches[1]];
+      return touches.length !== 2 || first === undefined || second === undefined
+        ? undefined
+        : {
+            spread: Math.hypot(first.clientX - second.clientX, first.clientY - second.clientY),
+            x: (first.clientX + second.clientX) / 2,
+            y: (first.clientY + second.clientY) / 2,
+          };
+    };
+    const onTouchStart = (event: TouchEvent) => {
+      pinch = spreadOf(event.touches)?.spread;
+    };
+    const onTouchMove = (event: TouchEvent) => {
+      const fingers = spreadOf(event.touches);
+      if (fingers === undefined) {
+        pinch = undefined;
+        return userScrolled();
+      }
+      event.preventDefault();
+      const { spread } = fingers;
+      if (pinch !== undefined && pinch > 0 && spread > 0)
+        handlers.current.zoomBy(spread / pinch, { x: fingers.x, y: fingers.y });
+      pinch = spread;
+    };
+    const onTouchEnd = () => {
+      pinch = undefined;
+    };
     pane.addEventListener('wheel', onWheel, { passive: false });
-    pane.addEventListener('touchmove', userScrolled, { passive: true });
+    pane.addEventListener('touchstart', onTouchStart, { passive: true });
+    pane.addEventListener('touchmove', onTouchMove, { passive: false });
+    pane.addEventListener('touchend', onTouchEnd, { passive: true });
     pane.addEventListener('scroll', onScroll, { passive: true });
     // A fitted drawing follows the pane's width (a window resized, the stage pane opened).
     let width = pane.clientWidth;
@@ -393,7 +425,9 @@ export function GraphView(props: GraphViewProps) {
       cancelAnimationFrame(frame);
       resized.disconnect();
       pane.removeEventListener('wheel', onWheel);
-      pane.removeEventListener('touchmove', userScrolled);
+      pane.removeEventListener('touchstart', onTouchStart);
+      pane.removeEventListener('touchmove', onTouchMove);
+      pane.removeEventListener('touchend', onTouchEnd);
       pane.removeEventListener('scroll', onScroll);
     };
   }, []);
