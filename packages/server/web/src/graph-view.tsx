@@ -250,7 +250,8 @@ export function GraphView(props: GraphViewProps) {
   const fit = (next: 'width' | 'all') => {
     const pane = host.current;
     const svg = svgOf();
-    if (pane === null || svg === undefined) return;
+    // A pane not laid out (hidden) has no size to fit: the next resize fits it.
+    if (pane === null || svg === undefined || pane.clientWidth <= 0) return;
     mode.current = next;
     const size = naturalSize(svg);
     const width = pane.clientWidth - 1;
