@@ -6,8 +6,10 @@ import { buildGraph } from './build-graph.js';
 import type { Graph } from './graph.js';
 import type { Diagnostic, HandlerLintInfo, LintRule } from './lint/diagnostic.js';
 import { checkGraphRefs, type FileFinding, type GraphFileReader } from './lint/graph-refs.js';
+import { type InputSchemaFile, readInputSchemaFile } from './lint/input-schema-file.js';
 import { readPromptFiles } from './lint/prompt-files.js';
 import { resolveGraphRef } from './lint/resolve-graph-ref.js';
+import { plainSpan } from './lint/source-location.js';
 import { sortDiagnostics, validate } from './lint/validate.js';
 import { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
 import { expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
@@ -121,7 +123,9 @@ function prepareWithRefs(
   for (const transform of [...BUILT_IN_TRANSFORMS, ...(options.transforms ?? [])]) {
     graph = transform.apply(graph);
   }
+  const inputSchema = readGraphInputSchema(graph, options.readGraphFile);
   const diagnostics = validate(graph, {
+    ...(inputSchema?.schema === undefined ? {} : { inputSchema: inputSchema.schema }),
     ...(options.rules === undefined ? {} : { rules: options.rules }),
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
@@ -129,6 +133,7 @@ function prepareWithRefs(
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
   });
   diagnostics.push(...prompts.diagnostics);
+  if (inputSchema?.problem !== undefined) diagnostics.push(inputSchema.problem);
   const read = options.readGraphFile;
   if (read !== undefined) {
     diagnostics.push(
@@ -142,4 +147,32 @@ function prepareWithRefs(
     );
   }
   return { graph, diagnostics: sortDiagnostics(diagnostics) };
+}
+
+/**
+ * The graph's input schema file (`inputs="schemas/in.json"`, relative to the DOT file, as the run reads it) read
+ * through `read`: what it declares, or an `inputs_declaration` error at `inputs` saying why the run would fail
+ * (missing, unreadable, not a JSON object). Undefined without a reader or a schema file.
+ */
+function readGraphInputSchema(
+  graph: Graph,
+  read: GraphFileReader | undefined,
+):
+  | { readonly schema?: InputSchemaFile & { readonly path: string }; readonly problem?: Diagnostic }
+  | undefined {
+  const declaration = graph.settings.inputs;
+  if (read === undefined || declaration?.kind !== 'file') return undefined;
+  const path = resolveGraphRef({ ref: declaration.path, parentFilename: graph.filename });
+  const schema = readInputSchemaFile(path, read);
+  if (typeof schema !== 'string') return { schema: { ...schema, path } };
+  const span = graph.attributes.inputs?.valueSpan;
+  return {
+    problem: {
+      rule: 'inputs_declaration',
+      severity: 'error',
+      message: `The input schema file of graph "${graph.id}", ${path} (inputs="${declaration.path}"), ${schema}, so a run cannot start.`,
+      fix: `Fix the path in inputs (relative to the DOT file's directory) or create ${path} holding a JSON Schema object, or declare the inputs inline: inputs="name: type, ...".`,
+      ...(span === undefined ? {} : { span: plainSpan(span) }),
+    },
+  };
 }

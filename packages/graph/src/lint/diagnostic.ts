@@ -1,10 +1,12 @@
 /**
  * The lint diagnostic model (spec §7.1) and the rule interface (spec §7.4).
  */
+
 import type { SourceSpan } from '@attractor/dot';
 import type { Graph, GraphNode } from '../graph.js';
 import type { AttributeProblem } from '../handler-attributes.js';
 import type { HandlerTraits } from '../handler-traits.js';
+import type { InputSchemaFile } from './input-schema-file.js';
 
 /** How serious a diagnostic is (spec §7.1). `error` blocks execution. */
 export type Severity = 'error' | 'warning' | 'info';
@@ -48,6 +50,11 @@ export interface LintContext {
   readonly handlers: ReadonlyMap<string, HandlerLintInfo>;
   /** The MCP server names the configuration defines (`mcp_server_known`); undefined when unknown (no check). */
   readonly mcpServers?: ReadonlySet<string>;
+  /**
+   * What the graph's input schema file declares (`inputs="schemas/in.json"`), with its resolved path, when it could be
+   * read (`prepareGraph` with a file reader); undefined otherwise, and `input_variable` then does not check names.
+   */
+  readonly inputSchema?: InputSchemaFile & { readonly path: string };
   /**
    * The capabilities of a node's handler (its registered declaration, else the spec's for its type): rules ask
    * these (`asksHuman`, `fansOut`, ...) rather than compare type strings.

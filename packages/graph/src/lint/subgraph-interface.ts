@@ -5,11 +5,12 @@
  */
 import { SUBGRAPH_INPUT_PREFIX } from '../attribute-schema.js';
 import type { Graph, GraphNode } from '../graph.js';
-import { INPUT_TYPE_NAMES, type InputField } from '../input-declaration.js';
+import type { InputField } from '../input-declaration.js';
 import { parseOutMap } from '../output-schema-declaration.js';
 import type { Diagnostic } from './diagnostic.js';
 import { didYouMean } from './did-you-mean.js';
 import type { GraphFileReader } from './graph-refs.js';
+import { readInputSchemaFile } from './input-schema-file.js';
 import { resolveGraphRef } from './resolve-graph-ref.js';
 import {
   attributeSpan,
@@ -76,7 +77,7 @@ function childInputs(options: SubgraphInterfaceCheck): ChildInputs | Diagnostic 
     };
   }
   const path = resolveGraphRef({ ref: declaration.path, parentFilename: child.filename });
-  const read = readSchemaFile(path, options.read);
+  const read = readInputSchemaFile(path, options.read);
   if (typeof read === 'string') {
     const at = child.attributes.inputs?.valueSpan?.start;
     const where = at === undefined ? '' : ` at ${child.filename ?? ref}:${at.line}:${at.column}`;
@@ -90,53 +91,12 @@ function childInputs(options: SubgraphInterfaceCheck): ChildInputs | Diagnostic 
       ...(span === undefined ? {} : { span: plainSpan(span) }),
     };
   }
-  const properties = isObject(read.properties) ? read.properties : {};
-  const required = Array.isArray(read.required)
-    ? read.required.filter((name): name is string => typeof name === 'string')
-    : [];
-  const fields: InputField[] = Object.entries(properties).map(([name, property]) => ({
-    name,
-    type: compactTypeOf(property),
-    optional: !required.includes(name),
-  }));
-  for (const name of required) {
-    if (!Object.hasOwn(properties, name)) fields.push({ name, type: 'any', optional: false });
-  }
   return {
-    fields,
-    closed: read.additionalProperties === false,
+    fields: read.fields,
+    closed: read.closed,
     declarer: `the input schema of ${ref} (${path})`,
     declareFix: (name) => `add "${name}" to the properties of ${path}`,
   };
-}
-
-/** The JSON object a schema file holds, or why not: `does not exist`, `cannot be read (...)`, `is not JSON (...)`. */
-function readSchemaFile(path: string, read: GraphFileReader): Record<string, unknown> | string {
-  let text: string | undefined;
-  try {
-    text = read(path);
-  } catch (error) {
-    return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
-  }
-  if (text === undefined) return 'does not exist';
-  let schema: unknown;
-  try {
-    schema = JSON.parse(text);
-  } catch (error) {
-    return `is not JSON (${(error as Error).message})`;
-  }
-  return isObject(schema) ? schema : 'is not a JSON Schema object';
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** The compact type a property schema stands for, as far as lint checks a literal: `any` when it is not one type. */
-function compactTypeOf(property: unknown): string {
-  const type = isObject(property) ? property.type : undefined;
-  if (type === 'array') return 'any[]';
-  return typeof type === 'string' && (INPUT_TYPE_NAMES as readonly string[]).includes(type) ? type : 'any';
 }
 
 function inputFindings(options: SubgraphInterfaceCheck): Diagnostic[] {

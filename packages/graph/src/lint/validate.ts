@@ -8,6 +8,7 @@ import { declarationOfType } from '../spec-handler-declarations.js';
 import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
 import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from './diagnostic.js';
+import type { InputSchemaFile } from './input-schema-file.js';
 import { phantomNodes } from './phantom-nodes.js';
 import { plainSpan } from './source-location.js';
 
@@ -37,6 +38,11 @@ export interface ValidateOptions {
    * node's `mcp_servers`. Default: none given, so `mcp_servers` is not checked.
    */
   readonly mcpServers?: Iterable<string>;
+  /**
+   * What the graph's input schema file declares, when `inputs` names one and it was read (`prepareGraph` reads it
+   * through its file reader): `input_variable` checks `$input.<name>` against it. Default: none (not checked).
+   */
+  readonly inputSchema?: InputSchemaFile & { readonly path: string };
 }
 
 /** Graph-wide rules whose findings a mistyped edge end causes; dropped while `edge_target_exists` reports one. */
@@ -70,6 +76,7 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
     knownHandlerTypes: new Set(options.knownHandlerTypes ?? BUILT_IN_HANDLER_TYPES),
     handlers,
     ...(options.mcpServers === undefined ? {} : { mcpServers: new Set(options.mcpServers) }),
+    ...(options.inputSchema === undefined ? {} : { inputSchema: options.inputSchema }),
     traitsOf: (node) => handlerTraits(graph, node, handlers),
     declarationOf: (node) => {
       const type = graph.handlerType(node);

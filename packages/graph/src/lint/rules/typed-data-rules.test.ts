@@ -680,28 +680,76 @@ describe('subgraph_input against a child whose inputs are a JSON Schema file (RE
     expect(lintRule(source, 'subgraph_input', { readGraphFile })).toEqual([]);
   });
 
-  it('reports a schema file that is missing, not JSON or not an object, naming the file and the inputs attribute', () => {
+  it('reports a schema file that is missing, not JSON or not an object as an error of the child, naming the file', () => {
+    // The child itself cannot start (inputs_declaration in the child), so its parent's subgraph_ref says so.
     const found = (ref: string) =>
-      diagnosticsOf(parent(ref, ', input.file="a"'), 'subgraph_input', { readGraphFile }).map(
-        (diagnostic) => [diagnostic.message, diagnostic.fix],
-      );
-    expect(lintRule(parent('sub/missing.dot', ''), 'subgraph_input', { readGraphFile })).toEqual([
+      diagnosticsOf(parent(ref, ', input.file="a"'), 'subgraph_ref', { readGraphFile }).map((diagnostic) => [
+        diagnostic.message,
+        diagnostic.fix,
+      ]);
+    expect(lintRule(parent('sub/missing.dot', ''), 'subgraph_ref', { readGraphFile })).toEqual([
       'error 5:38 review',
     ]);
     expect(found('sub/missing.dot')).toEqual([
       [
-        'Subgraph node "review": the input schema of sub/missing.dot, sub/schemas/none.json (inputs="schemas/none.json" at sub/missing.dot:2:17), does not exist, so the run of "review" fails.',
-        'Fix the path in inputs of sub/missing.dot (relative to its directory) or create sub/schemas/none.json holding a JSON Schema object, or declare the inputs inline: inputs="name: type, ...".',
+        'Subgraph node "review": the sub-pipeline "sub/missing.dot" has 1 error; the first: sub/missing.dot:2:17: The input schema file of graph "Typed", sub/schemas/none.json (inputs="schemas/none.json"), does not exist, so a run cannot start.',
+        'Fix sub/missing.dot; validate it on its own to see every problem.',
       ],
     ]);
     expect(found('sub/bad.dot').map(([message]) => message)).toEqual([
       expect.stringMatching(
-        /^Subgraph node "review": the input schema of sub\/bad\.dot, sub\/schemas\/bad\.json \(inputs="schemas\/bad\.json" at sub\/bad\.dot:2:17\), is not JSON \(.+\), so the run of "review" fails\.$/,
+        /^Subgraph node "review": the sub-pipeline "sub\/bad\.dot" has 1 error; the first: sub\/bad\.dot:2:17: The input schema file of graph "Typed", sub\/schemas\/bad\.json \(inputs="schemas\/bad\.json"\), is not JSON \(.+\), so a run cannot start\.$/,
       ),
     ]);
     expect(found('sub/list.dot').map(([message]) => message)).toEqual([
-      'Subgraph node "review": the input schema of sub/list.dot, sub/schemas/list.json (inputs="schemas/list.json" at sub/list.dot:2:17), is not a JSON Schema object, so the run of "review" fails.',
+      'Subgraph node "review": the sub-pipeline "sub/list.dot" has 1 error; the first: sub/list.dot:2:17: The input schema file of graph "Typed", sub/schemas/list.json (inputs="schemas/list.json"), is not a JSON Schema object, so a run cannot start.',
     ]);
+  });
+});
+
+describe('input_variable against the graph\'s own input schema file (README "Typed data")', () => {
+  const files: Record<string, string> = {
+    'schemas/closed.json': JSON.stringify({
+      type: 'object',
+      properties: { repo: { type: 'string' }, issue: { type: 'integer' } },
+      additionalProperties: false,
+    }),
+    'schemas/open.json': JSON.stringify({ type: 'object', properties: { repo: { type: 'string' } } }),
+  };
+  const readGraphFile = (path: string) => files[path];
+  const body = '  plan [prompt="Review $input.rpo and $input.issue"]\n  start -> plan -> exit';
+
+  it('reports a name a closed schema does not declare as an error, with the near name; an open one as a warning', () => {
+    // Once a graph with inputs="schemas/in.json" was not checked at all: a misspelled $input.<name> expanded to nothing.
+    const closed = pipeline('inputs="schemas/closed.json"', body);
+    expect(lintRule(closed, 'input_variable', { readGraphFile })).toEqual(['error 5:24 plan']);
+    expect(
+      diagnosticsOf(closed, 'input_variable', { readGraphFile }).map((found) => [found.message, found.fix]),
+    ).toEqual([
+      [
+        'The prompt of "plan" uses $input.rpo, but the input schema schemas/closed.json does not declare "rpo" (it declares "repo", "issue").',
+        'Did you mean $input.repo? Otherwise add "rpo" to the properties of schemas/closed.json.',
+      ],
+    ]);
+    const open = pipeline('inputs="schemas/open.json"', body);
+    expect(lintRule(open, 'input_variable', { readGraphFile })).toEqual([
+      'warning 5:24 plan',
+      'warning 5:39 plan',
+    ]);
+    expect(diagnosticsOf(open, 'input_variable', { readGraphFile })[1]?.message).toBe(
+      'The prompt of "plan" uses $input.issue, but the input schema schemas/open.json does not declare "issue" (it declares "repo"); a run is given it only if the caller passes it.',
+    );
+    // Without a file reader (validate on a graph alone) the names are not known: nothing is reported.
+    expect(lintRule(closed, 'input_variable')).toEqual([]);
+  });
+
+  it('reports a missing input schema file at inputs, once, as an error of the graph', () => {
+    const missing = pipeline('inputs="schemas/none.json"', body);
+    expect(lintRule(missing, 'inputs_declaration', { readGraphFile })).toEqual(['error 2:17']);
+    expect(diagnosticsOf(missing, 'inputs_declaration', { readGraphFile })[0]?.message).toBe(
+      'The input schema file of graph "G", schemas/none.json (inputs="schemas/none.json"), does not exist, so a run cannot start.',
+    );
+    expect(lintRule(missing, 'input_variable', { readGraphFile })).toEqual([]);
   });
 });
 
