@@ -55,6 +55,7 @@ import {
 } from './run-directory-files.js';
 import { readChildRunGraph, readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
+  inheritedStageStatuses,
   pastRunSummary,
   type RunDetails,
   type RunState,
@@ -708,14 +709,30 @@ export class RunManager {
       events.filter((event) => event.runId === id),
       { live: live !== undefined && !live.ended },
     );
-    nodeStatuses = { ...fromEvents, ...nodeStatuses };
-    const graph = await this.graphOf(id).catch(() => undefined);
-    const nodeIds = graph === undefined ? completedNodes : [...graph.nodes.keys()];
     const origin = (
       await createFileRunStore({ logsRoot })
         .readManifest()
         .catch(() => undefined)
     )?.forked_from;
+    // A fork's stages inside the source's parallel branches before the fork point: the source's events tell.
+    // (None when the source run was deleted or its log cannot be read: the checkpoint's outcomes still show.)
+    const inherited =
+      origin === undefined
+        ? {}
+        : inheritedStageStatuses(
+            await Promise.resolve()
+              .then(() =>
+                createFileRunStore({
+                  logsRoot: this.runDirectory(origin.run_id),
+                  createDirectory: false,
+                }).readEvents(),
+              )
+              .catch(() => []),
+            { runId: origin.run_id, node: origin.node, visit: origin.visit },
+          );
+    nodeStatuses = { ...inherited, ...fromEvents, ...nodeStatuses };
+    const graph = await this.graphOf(id).catch(() => undefined);
+    const nodeIds = graph === undefined ? completedNodes : [...graph.nodes.keys()];
     const listing = await readStoredStageListing(
       createFileRunStore({ logsRoot, createDirectory: false }),
       nodeIds,

@@ -194,6 +194,32 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     expect(svg).toContain('stroke-width="3.2"');
   });
 
+  it('draws the graph left to right with ?rankdir=LR and refuses another direction with 400', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    const size = (svg: string) => {
+      const [, width, height] = /<svg width="(\d+)pt" height="(\d+)pt"/.exec(svg)!;
+      return { width: Number(width), height: Number(height) };
+    };
+    const down = await (await server.call(`/pipelines/${id}/graph`)).text();
+    expect(down).toContain('class="graph rankdir&#45;TB"');
+    expect(size(down).height).toBeGreaterThan(size(down).width);
+    const across = await server.call(`/pipelines/${id}/graph?rankdir=LR`);
+    expect(across.status).toBe(200);
+    const acrossSvg = await across.text();
+    expect(acrossSvg).toContain('class="graph rankdir&#45;LR"');
+    expect(size(acrossSvg).width).toBeGreaterThan(size(acrossSvg).height);
+    const wrong = await server.call(`/pipelines/${id}/graph?rankdir=sideways`);
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({
+      error: {
+        code: 'INVALID_REQUEST',
+        message: expect.stringContaining('?rankdir=sideways is not a direction'),
+      },
+    });
+  });
+
   it('runs two pipelines at once with separate run directories, contexts and questions', async () => {
     server = await startTestServer();
     const dot = await readFixture('review-gate.dot');
@@ -376,6 +402,44 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
     c [prompt="Step C"]
     start -> a -> b -> c -> exit
   }`;
+
+  it("colours a fork's inherited parallel branches from the source run's stages before the fork point", async () => {
+    server = await startTestServer();
+    const source = await server.startRun(
+      `digraph Fan {
+        start [shape=Mdiamond]
+        fan [shape=component]
+        a1 [prompt="A one"]
+        a2 [prompt="A two"]
+        b1 [prompt="B one"]
+        join [shape=tripleoctagon]
+        report [prompt="Report"]
+        done [shape=Msquare]
+        start -> fan
+        fan -> a1
+        fan -> b1
+        a1 -> a2 -> join
+        b1 -> join
+        join -> report -> done
+      }`,
+      { simulate: true },
+    );
+    await waitForState(server, source, 'success');
+    const forked = await server.call(`/pipelines/${source}/fork`, { method: 'POST', json: { from: 'join' } });
+    expect(forked.status).toBe(200);
+    const fork = (await forked.json()) as RunSummary;
+    const done = await waitForState(server, fork.id, 'success');
+    expect(done.nodeStatuses).toMatchObject({
+      fan: 'success',
+      a1: 'success',
+      a2: 'success',
+      b1: 'success',
+      join: 'success',
+      report: 'success',
+    });
+    const svg = await (await server.call(`/pipelines/${fork.id}/graph`)).text();
+    expect(svg).toMatch(/<g id="node&#45;a2" class="node status&#45;success">/);
+  });
 
   it('starts a new run after a completed stage, with the same or an edited DOT, and leaves the source run alone', async () => {
     server = await startTestServer();

@@ -117,7 +117,8 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     await page.click('#cancel-dialog-confirm');
     await page.locator('#run-state[data-state="cancelled"]').waitFor();
     expect(await page.locator('#gate-panel').count()).toBe(0);
-    await page.locator('#graph g#node-approve.status-pending').waitFor();
+    await page.locator('#graph g#node-approve.status-cancelled').waitFor();
+    expect(await page.locator('.legend li').allTextContents()).toContain('cancelled');
     await screenshot(page, 'run-cancelled');
 
     await page.click('#resume-button');
