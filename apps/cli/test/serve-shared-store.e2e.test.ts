@@ -414,6 +414,42 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect((await api(`/pipelines/${id}/stage?dir=..`)).status).toBe(400);
   }, 90_000);
 
+  it("colours a fork's inherited parallel branch stages from the source run's events (nodeStatuses)", async () => {
+    const id = await start(`digraph Fan {
+      start [shape=Mdiamond]
+      fan [shape=component]
+      a1 [prompt="A one"]
+      b1 [prompt="B one"]
+      join [shape=tripleoctagon]
+      report [prompt="Report"]
+      done [shape=Msquare]
+      start -> fan
+      fan -> a1
+      fan -> b1
+      a1 -> join
+      b1 -> join
+      join -> report -> done
+    }`);
+    await until(async () => (await details(id)).state === 'success', 60_000, 'the source run to succeed');
+    const forked = await api<{ id: string }>(`/pipelines/${id}/fork`, {
+      method: 'POST',
+      body: JSON.stringify({ from: 'join' }),
+    });
+    expect(forked.status).toBe(200);
+    await until(
+      async () => (await details(forked.body.id)).state === 'success',
+      60_000,
+      'the fork to succeed',
+    );
+    expect((await details(forked.body.id)).nodeStatuses).toMatchObject({
+      fan: 'success',
+      a1: 'success',
+      b1: 'success',
+      join: 'success',
+      report: 'success',
+    });
+  }, 120_000);
+
   it('forks a run the store holds but the queue never saw (written by an engine run, not enqueued)', async () => {
     // An engine run straight into the store, as an embedder's runPipeline with the catalog's stores writes it.
     const dotPath = join(dir, 'say-store-only.dot');

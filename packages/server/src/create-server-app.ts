@@ -16,7 +16,7 @@ import { ApiError } from './errors/api-error.js';
 import { type RequestRecord, reportRequests, traceRequests } from './observe-requests.js';
 import { listPipelineFiles } from './pipeline-files.js';
 import { checkJsonDepth, type PipelineLimits } from './pipeline-limits.js';
-import { renderRunGraph } from './render-run-graph.js';
+import { isRankDirection, renderRunGraph } from './render-run-graph.js';
 import {
   answerBodySchema,
   forkBodySchema,
@@ -445,7 +445,16 @@ function stageFileContentType(name: string): string {
 /** Answers with the run's graph as SVG, each node coloured by its status in `details` (local and shared runs alike). */
 async function sendRunGraph(c: Context, graph: Graph, details: RunDetails): Promise<Response> {
   const current = details.live ? details.currentNode : undefined;
+  const rankdir = c.req.query('rankdir');
+  if (rankdir !== undefined && !isRankDirection(rankdir)) {
+    throw new ApiError({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message: `?rankdir=${rankdir} is not a direction: use TB (top to bottom), LR (left to right), BT or RL.`,
+    });
+  }
   const svg = await renderRunGraph({
+    ...(rankdir === undefined ? {} : { rankdir }),
     graph,
     statuses: details.nodeStatuses,
     ...(current === undefined ? {} : { currentNodeId: current }),

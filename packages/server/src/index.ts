@@ -22,8 +22,8 @@ export { createHttpInterviewer, toAnswer } from './http-interviewer.js';
 export type { RequestRecord } from './observe-requests.js';
 export type { PipelineLimits } from './pipeline-limits.js';
 export { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
-export type { NodeDisplayStatus, RenderRunGraphOptions } from './render-run-graph.js';
-export { renderRunGraph, runGraphDot } from './render-run-graph.js';
+export type { NodeDisplayStatus, RankDirection, RenderRunGraphOptions } from './render-run-graph.js';
+export { isRankDirection, renderRunGraph, runGraphDot } from './render-run-graph.js';
 export type {
   BackplaneQueuedRun,
   BackplaneRunQueue,

@@ -40,6 +40,19 @@ export interface RenderRunGraphOptions {
   readonly currentNodeId?: string;
   /** Running nodes that wait for a human answer: amber, with the extra class `waiting`. */
   readonly waitingNodeIds?: ReadonlySet<string>;
+  /**
+   * The direction of the ranks, replacing the graph's own `rankdir` (Graphviz: `TB` top to bottom, `LR` left to
+   * right, `BT`, `RL`). Default: the graph's `rankdir`, else `TB`.
+   */
+  readonly rankdir?: RankDirection;
+}
+
+/** Graphviz's rank directions (the `rankdir` graph attribute). */
+export type RankDirection = 'TB' | 'LR' | 'BT' | 'RL';
+
+/** Whether `value` is one of Graphviz's rank directions. */
+export function isRankDirection(value: string): value is RankDirection {
+  return /^(LR|RL|TB|BT)$/.test(value);
 }
 
 let vizInstance: Promise<Viz> | undefined;
@@ -57,10 +70,12 @@ export async function renderRunGraph(options: RenderRunGraphOptions): Promise<st
 /** The Graphviz DOT text {@link renderRunGraph} lays out: a clean copy of the graph plus status styling. Pure. */
 export function runGraphDot(options: RenderRunGraphOptions): string {
   const { graph, statuses, currentNodeId } = options;
-  const rankdir = graph.attributes.rankdir?.value;
+  const own = graph.attributes.rankdir?.value;
+  const rankdir = options.rankdir ?? (own !== undefined && isRankDirection(own) ? own : 'TB');
+  // The class tells a page which way the drawing goes (on the SVG's top group: `graph rankdir-LR`).
   const lines = [
     `digraph ${quote(graph.id)} {`,
-    `  graph [rankdir=${rankdir !== undefined && /^(LR|RL|TB|BT)$/.test(rankdir) ? rankdir : 'TB'}, bgcolor="transparent", pad="0.2", nodesep="0.4", ranksep="0.45"];`,
+    `  graph [rankdir=${rankdir}, class="rankdir-${rankdir}", bgcolor="transparent", pad="0.2", nodesep="0.4", ranksep="0.45"];`,
     '  node [fontname="Helvetica,Arial,sans-serif", fontsize="12", style="filled", penwidth="1.4"];',
     '  edge [fontname="Helvetica,Arial,sans-serif", fontsize="10", color="#64748b", fontcolor="#334155", arrowsize="0.7"];',
   ];

@@ -55,6 +55,7 @@ import {
 } from './run-directory-files.js';
 import { readChildRunGraph, readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
+  inheritedStageStatuses,
   pastRunSummary,
   type RunDetails,
   type RunState,
@@ -161,8 +162,12 @@ export interface LiveRun {
   readonly events: PipelineEvent[];
   /** Called with every event (and `undefined` once the run ended). */
   readonly subscribers: Set<(event: PipelineEvent | undefined) => void>;
-  /** When the run directory was created (ISO-8601). */
-  readonly startedAt: string;
+  /**
+   * When the run started (ISO-8601): its manifest's `started_at`, read once the run has written it (its first
+   * `pipeline.started`), so a live run reports the time a server started later reads from its files; until then, when
+   * this process started it.
+   */
+  startedAt: string;
   /** End, duration, tokens and cost so far, updated with every event. */
   readonly totals: RunTotals;
   /** Child runs that ended, by `childRunKey` (cleared when one starts again). */
@@ -462,7 +467,7 @@ export class RunManager {
     });
     const startedAt = manifest?.started_at ?? new Date(this.#options.clock.now()).toISOString();
     const previous = this.#live.get(id);
-    this.#track(run, graph, services.interviewer, startedAt);
+    this.#track(run, graph, services.interviewer, startedAt, { fromManifest: manifest !== undefined });
     // A refused resume rejects before its first event: report it as a refusal, not as a running run.
     const refusal = await Promise.race([
       run.result.then(
@@ -699,14 +704,30 @@ export class RunManager {
       events.filter((event) => event.runId === id),
       { live: live !== undefined && !live.ended },
     );
-    nodeStatuses = { ...fromEvents, ...nodeStatuses };
-    const graph = await this.graphOf(id).catch(() => undefined);
-    const nodeIds = graph === undefined ? completedNodes : [...graph.nodes.keys()];
     const origin = (
       await createFileRunStore({ logsRoot })
         .readManifest()
         .catch(() => undefined)
     )?.forked_from;
+    // A fork's stages inside the source's parallel branches before the fork point: the source's events tell.
+    // (None when the source run was deleted or its log cannot be read: the checkpoint's outcomes still show.)
+    const inherited =
+      origin === undefined
+        ? {}
+        : inheritedStageStatuses(
+            await Promise.resolve()
+              .then(() =>
+                createFileRunStore({
+                  logsRoot: this.runDirectory(origin.run_id),
+                  createDirectory: false,
+                }).readEvents(),
+              )
+              .catch(() => []),
+            { runId: origin.run_id, node: origin.node, visit: origin.visit },
+          );
+    nodeStatuses = { ...inherited, ...fromEvents, ...nodeStatuses };
+    const graph = await this.graphOf(id).catch(() => undefined);
+    const nodeIds = graph === undefined ? completedNodes : [...graph.nodes.keys()];
     const listing = await readStoredStageListing(
       createFileRunStore({ logsRoot, createDirectory: false }),
       nodeIds,
@@ -976,7 +997,13 @@ export class RunManager {
     return counts;
   }
 
-  #track(run: PipelineRun, graph: Graph, interviewer: HttpInterviewer, startedAt: string): LiveRun {
+  #track(
+    run: PipelineRun,
+    graph: Graph,
+    interviewer: HttpInterviewer,
+    startedAt: string,
+    options: { readonly fromManifest?: boolean } = {},
+  ): LiveRun {
     const id = run.runId;
     const live: LiveRun = {
       id,
@@ -995,7 +1022,20 @@ export class RunManager {
       ended: false,
     };
     this.#pastTotals.delete(run.logsRoot);
+    let startedAtRead = options.fromManifest === true;
     run.events.on('event', (event) => {
+      if (!startedAtRead && event.type === 'pipeline.started' && event.runId === id) {
+        // The manifest is written before the run's first event.
+        startedAtRead = true;
+        void createFileRunStore({ logsRoot: run.logsRoot, createDirectory: false })
+          .readManifest()
+          .then(
+            (manifest) => {
+              if (manifest !== undefined) live.startedAt = manifest.started_at;
+            },
+            () => undefined,
+          );
+      }
       const key = event.runId === id ? undefined : childRunKey(event.runId, event.branchPath);
       if (event.runId === id) live.events.push(event);
       else if (key !== undefined) {

@@ -193,6 +193,39 @@ function toDisplayStatus(status: string): NodeDisplayStatus {
   }
 }
 
+/** Where a fork started: the source run, and the stage visit after which it forked. */
+export interface ForkPoint {
+  readonly runId: string;
+  readonly node: string;
+  readonly visit: number;
+}
+
+/**
+ * The statuses a fork inherits from its source run's event log: every stage that completed up to and including visit
+ * `visit` of stage `node` (the fork point), stages inside parallel branches and `foreach` bodies included (they have
+ * no outcome in the checkpoint the fork starts from). Stages after the fork point are left out: the fork runs them
+ * itself.
+ */
+export function inheritedStageStatuses(
+  events: Iterable<PipelineEvent>,
+  from: ForkPoint,
+): Record<string, NodeDisplayStatus> {
+  const before: PipelineEvent[] = [];
+  for (const event of events) {
+    if (event.runId !== from.runId) continue;
+    before.push(event);
+    if (
+      event.type === 'stage.completed' &&
+      event.nodeId === from.node &&
+      event.visit === from.visit &&
+      (event.branchPath === undefined || event.branchPath.length === 0)
+    )
+      return stageStatusesFromEvents(before, { live: false });
+  }
+  // The fork point is not in the log (a log cut short): nothing is inherited from it rather than too much.
+  return {};
+}
+
 /**
  * The display status of every node that ran, from a run's events: the latest `stage.completed` of each node wins,
  * inside parallel branches too (whose outcomes the checkpoint does not hold); a node started and not completed yet

@@ -22,10 +22,12 @@ import { followChildRuns } from './follow-child-runs.js';
 import type { PendingQuestion } from './http-interviewer.js';
 import { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
 import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
+import type { NodeDisplayStatus } from './render-run-graph.js';
 import { runActiveError } from './run-active-error.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
 import { readChildRunGraph, readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
+  inheritedStageStatuses,
   pastRunSummary,
   type RunDetails,
   type RunState,
@@ -247,6 +249,18 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
   const details = async (runId: string, child?: string): Promise<RunDetails> =>
     child === undefined ? topDetails(runId) : childDetails(runId, child);
 
+  /** The stage statuses a fork inherits from its source run's events ({@link inheritedStageStatuses}). */
+  const forkInheritedStatuses = async (
+    origin: { readonly run_id: string; readonly node: string; readonly visit: number } | undefined,
+  ): Promise<Record<string, NodeDisplayStatus>> => {
+    if (origin === undefined) return {};
+    // None when the source run was deleted or cannot be read: the checkpoint's outcomes still show.
+    const events = await Promise.resolve()
+      .then(() => openRun(origin.run_id).readEvents())
+      .catch(() => []);
+    return inheritedStageStatuses(events, { runId: origin.run_id, node: origin.node, visit: origin.visit });
+  };
+
   const topDetails = async (runId: string): Promise<RunDetails> => {
     const store = openRun(runId);
     const [record, events, queued, entry] = await Promise.all([
@@ -305,8 +319,10 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
         queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
       ...questionFields(state, queued),
       completedNodes,
-      // Stages inside parallel branches have no outcome in the checkpoint: their events tell.
+      // Stages inside parallel branches have no outcome in the checkpoint: their events tell (a fork's inherited
+      // ones, those of its source run up to the fork point).
       nodeStatuses: {
+        ...(await forkInheritedStatuses(record.manifest.forked_from)),
         ...stageStatusesFromEvents(
           events.filter((event) => event.runId === runId),
           { live },

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPipeline } from '@attractor/engine';
+import { runPipeline, systemClock } from '@attractor/engine';
 import { prepareGraph } from '@attractor/graph';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -92,6 +92,29 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     expect(await pendingQuestions(server, started.id)).toEqual([]);
   });
 
+  it("reports a live run's start as its manifest does, so a server started later reports the same time", async () => {
+    // A clock that moves a second on every reading: the server's own reading when it took the run differs from the
+    // engine's reading written in the manifest (once the live run reported the former, a restart the latter).
+    let nowMs = Date.parse('2026-01-01T00:00:00Z');
+    server = await startTestServer({
+      clock: { now: () => (nowMs += 1000), sleep: (ms, signal) => systemClock.sleep(ms, signal) },
+    });
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    const manifest = JSON.parse(readFileSync(join(server.runsDir, id, 'manifest.json'), 'utf8')) as {
+      started_at: string;
+    };
+    await waitFor(
+      async () =>
+        (await server!.json<RunDetails>(`/pipelines/${id}`)).startedAt === manifest.started_at
+          ? true
+          : undefined,
+      `the run's startedAt to be the manifest's ${manifest.started_at}`,
+    );
+    const listed = await server.json<{ pipelines: RunSummary[] }>('/pipelines');
+    expect(listed.pipelines.find((run) => run.id === id)?.startedAt).toBe(manifest.started_at);
+  });
+
   it('lists runs newest first with their states', async () => {
     server = await startTestServer();
     const first = await server.startRun(
@@ -169,6 +192,32 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     expect(svg).toMatch(/<g id="node&#45;approve" class="node status&#45;running current waiting">/);
     expect(svg).toMatch(/<g id="node&#45;done" class="node status&#45;pending">/);
     expect(svg).toContain('stroke-width="3.2"');
+  });
+
+  it('draws the graph left to right with ?rankdir=LR and refuses another direction with 400', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    const size = (svg: string) => {
+      const [, width, height] = /<svg width="(\d+)pt" height="(\d+)pt"/.exec(svg)!;
+      return { width: Number(width), height: Number(height) };
+    };
+    const down = await (await server.call(`/pipelines/${id}/graph`)).text();
+    expect(down).toContain('class="graph rankdir&#45;TB"');
+    expect(size(down).height).toBeGreaterThan(size(down).width);
+    const across = await server.call(`/pipelines/${id}/graph?rankdir=LR`);
+    expect(across.status).toBe(200);
+    const acrossSvg = await across.text();
+    expect(acrossSvg).toContain('class="graph rankdir&#45;LR"');
+    expect(size(acrossSvg).width).toBeGreaterThan(size(acrossSvg).height);
+    const wrong = await server.call(`/pipelines/${id}/graph?rankdir=sideways`);
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({
+      error: {
+        code: 'INVALID_REQUEST',
+        message: expect.stringContaining('?rankdir=sideways is not a direction'),
+      },
+    });
   });
 
   it('runs two pipelines at once with separate run directories, contexts and questions', async () => {
@@ -353,6 +402,44 @@ describe('POST /pipelines/{id}/fork (the web UI\'s "Fork from here")', () => {
     c [prompt="Step C"]
     start -> a -> b -> c -> exit
   }`;
+
+  it("colours a fork's inherited parallel branches from the source run's stages before the fork point", async () => {
+    server = await startTestServer();
+    const source = await server.startRun(
+      `digraph Fan {
+        start [shape=Mdiamond]
+        fan [shape=component]
+        a1 [prompt="A one"]
+        a2 [prompt="A two"]
+        b1 [prompt="B one"]
+        join [shape=tripleoctagon]
+        report [prompt="Report"]
+        done [shape=Msquare]
+        start -> fan
+        fan -> a1
+        fan -> b1
+        a1 -> a2 -> join
+        b1 -> join
+        join -> report -> done
+      }`,
+      { simulate: true },
+    );
+    await waitForState(server, source, 'success');
+    const forked = await server.call(`/pipelines/${source}/fork`, { method: 'POST', json: { from: 'join' } });
+    expect(forked.status).toBe(200);
+    const fork = (await forked.json()) as RunSummary;
+    const done = await waitForState(server, fork.id, 'success');
+    expect(done.nodeStatuses).toMatchObject({
+      fan: 'success',
+      a1: 'success',
+      a2: 'success',
+      b1: 'success',
+      join: 'success',
+      report: 'success',
+    });
+    const svg = await (await server.call(`/pipelines/${fork.id}/graph`)).text();
+    expect(svg).toMatch(/<g id="node&#45;a2" class="node status&#45;success">/);
+  });
 
   it('starts a new run after a completed stage, with the same or an edited DOT, and leaves the source run alone', async () => {
     server = await startTestServer();

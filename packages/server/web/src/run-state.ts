@@ -16,7 +16,9 @@ export type NodeStatus =
   | 'partial_success'
   | 'retry'
   | 'fail'
-  | 'skipped';
+  | 'skipped'
+  /** Stopped by a cancel before it finished: not run to an outcome (a resume runs it again). */
+  | 'cancelled';
 
 /** One tool call of an agent. */
 export interface ToolCallView {
@@ -289,8 +291,8 @@ export function applyEvent(state: RunState, original: PipelineEvent): void {
         attempt.status = 'cancelled';
         attempt.endedAtMs = atMs;
         const shown = state.nodeStatus.get(attempt.nodeId);
-        // The attempt never finished: the node shows as not run (a resume runs it again).
-        if (shown === 'running' || shown === 'waiting') state.nodeStatus.set(attempt.nodeId, 'pending');
+        // The attempt never finished: the node shows as cancelled, not as an outcome (a resume runs it again).
+        if (shown === 'running' || shown === 'waiting') state.nodeStatus.set(attempt.nodeId, 'cancelled');
       }
       state.open.clear();
       state.running.clear();
