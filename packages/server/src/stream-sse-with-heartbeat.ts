@@ -6,9 +6,12 @@
  * host gone without closing TCP): the web UI treats a stream that brought no byte for three heartbeats as lost and
  * reconnects. The comment carries the interval, so the client knows how long to wait. Hono's `streamSSE` has no
  * keep-alive of its own (hono 4.x).
+ *
+ * For a client that accepts gzip the stream is gzipped, each write flushed at once ({@link gzipEventStream}).
  */
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { acceptsGzip, gzipEventStream } from './gzip-event-stream.js';
 
 /** Default interval between two heartbeats of an event stream, in milliseconds: 15 s. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -26,7 +29,8 @@ export interface StreamSSEWithHeartbeatOptions {
 /**
  * Answers `c` with an SSE stream written by `write`, with a heartbeat comment every `heartbeatMs` from its start to
  * its end (when `write` returns or throws, or the client goes away). A heartbeat is skipped while the previous one
- * is still unsent (a client that reads nothing gets no pile of them). Returns the streaming response.
+ * is still unsent (a client that reads nothing gets no pile of them). Returns the streaming response, gzipped when
+ * the request's `Accept-Encoding` accepts gzip.
  */
 export function streamSSEWithHeartbeat(
   c: Context,
@@ -34,19 +38,22 @@ export function streamSSEWithHeartbeat(
   options: StreamSSEWithHeartbeatOptions,
 ): Response {
   const { heartbeatMs, sleep } = options;
-  return streamSSE(
+  const response = streamSSE(
     c,
     async (stream) => {
       const stop = new AbortController();
       stream.onAbort(() => stop.abort());
       const comment = `: heartbeat ${heartbeatMs}\n\n`;
       const beat = (async () => {
-        let unsent: Promise<unknown> | undefined;
+        let sending = false;
         while (!stop.signal.aborted) {
           // Hono's `write` hands the bytes to the stream at once (before any write of `write`'s first await).
-          unsent ??= stream.write(comment).finally(() => {
-            unsent = undefined;
-          });
+          if (!sending) {
+            sending = true;
+            void stream.write(comment).finally(() => {
+              sending = false;
+            });
+          }
           await sleep(heartbeatMs, stop.signal).catch(() => undefined);
         }
       })();
@@ -59,4 +66,5 @@ export function streamSSEWithHeartbeat(
     },
     options.onError,
   );
+  return acceptsGzip(c.req.header('accept-encoding')) ? gzipEventStream(response) : response;
 }
