@@ -168,21 +168,34 @@ describe('web UI benchmark', () => {
       const page = await fresh.context.newPage();
       const cdp = await fresh.context.newCDPSession(page);
       await cdp.send('Network.enable');
-      const requests = new Map<string, { url: string; headers: number; body: number; total?: number }>();
+      const requests = new Map<
+        string,
+        { url: string; headers: number; body: number; decoded: number; total?: number; done?: boolean }
+      >();
       cdp.on('Network.responseReceived', (event) => {
         requests.set(event.requestId, {
           url: event.response.url,
           headers: event.response.encodedDataLength,
           body: 0,
+          decoded: 0,
         });
       });
       cdp.on('Network.dataReceived', (event) => {
         const entry = requests.get(event.requestId);
-        if (entry !== undefined) entry.body += event.encodedDataLength;
+        if (entry === undefined) return;
+        entry.body += event.encodedDataLength;
+        entry.decoded += event.dataLength;
       });
       cdp.on('Network.loadingFinished', (event) => {
         const entry = requests.get(event.requestId);
-        if (entry !== undefined) entry.total = event.encodedDataLength;
+        if (entry === undefined) return;
+        entry.total = event.encodedDataLength;
+        entry.done = true;
+      });
+      // A stream the page closes itself (after the replay's `end`) fails as cancelled: its bytes came all the same.
+      cdp.on('Network.loadingFailed', (event) => {
+        const entry = requests.get(event.requestId);
+        if (entry !== undefined) entry.done = true;
       });
       await page.addInitScript(`sessionStorage.setItem('attractor.token', ${JSON.stringify(server.token)})`);
       await page.goto(`${server.url}/runs/${encodeURIComponent(id)}`);
@@ -190,25 +203,35 @@ describe('web UI benchmark', () => {
       // The event replay of a finished run ends with its stream.
       await waitUntil(
         async () =>
-          [...requests.values()].some((entry) => entry.url.includes('/events') && entry.total !== undefined),
+          [...requests.values()].some(
+            (entry) =>
+              entry.url.includes(`/pipelines/`) && entry.url.includes('/events') && entry.done === true,
+          ),
         'the event stream to end',
       );
       await page.close();
       const bytes = (entry: { headers: number; body: number; total?: number }) =>
         Math.max(entry.total ?? 0, entry.headers + entry.body);
       const byKind = new Map<string, number>();
+      const decodedByKind = new Map<string, number>();
       for (const entry of requests.values()) {
         const path = new URL(entry.url).pathname;
         const kind = path.startsWith('/ui/assets/')
           ? `bundle ${path.slice(path.lastIndexOf('.') + 1)}`
           : path.replace(encodeURIComponent(id), '{id}').replace(id, '{id}');
         byKind.set(kind, (byKind.get(kind) ?? 0) + bytes(entry));
+        decodedByKind.set(kind, (decodedByKind.get(kind) ?? 0) + entry.decoded);
       }
       const total = [...byKind.values()].reduce((sum, value) => sum + value, 0);
       rows.push([
         'bytes received to open a finished 300-node run (Chromium: gzip, br accepted)',
         `${(total / 1024).toFixed(0)} KB`,
-        [...byKind].map(([kind, value]) => `${kind} ${(value / 1024).toFixed(1)} KB`).join('; '),
+        [...byKind]
+          .map(
+            ([kind, value]) =>
+              `${kind} ${(value / 1024).toFixed(1)} KB (${((decodedByKind.get(kind) ?? 0) / 1024).toFixed(1)} KB decoded)`,
+          )
+          .join('; '),
       ]);
     } finally {
       await fresh.close();
