@@ -185,9 +185,10 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
 
   // gzip (or deflate) for a client that accepts it: the UI bundle, the run's SVG, JSON and text bodies. Hono's
   // middleware leaves event streams alone (`text/event-stream` is not in its compressible types, and streamSSE sets
-  // `Transfer-Encoding`), so every SSE event still reaches the client when it is written. GET requests only: a
-  // compressed answer is streamed, and one refusing a request whose body was not read (413, 401 before a large
-  // upload ends) made Node close the connection under the client, which then saw a reset instead of the error.
+  // `Transfer-Encoding`): `streamSSEWithHeartbeat` gzips those itself, flushing every write, so every SSE event still
+  // reaches the client when it is written. GET requests only: a compressed answer is streamed, and one refusing a
+  // request whose body was not read (413, 401 before a large upload ends) made Node close the connection under the
+  // client, which then saw a reset instead of the error.
   const compressResponse = compress();
   app.use('*', (c, next) => (c.req.method === 'GET' ? compressResponse(c, next) : next()));
 
