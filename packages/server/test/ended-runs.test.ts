@@ -11,21 +11,13 @@ import { systemClock } from '@attractor/engine';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RunManager } from '../src/index.js';
+import { readFixture } from './test-server.js';
 
 const chain = `digraph Chain {
   start [shape=Mdiamond]
   work [prompt="Do the work"]
   done [shape=Msquare]
   start -> work -> done
-}`;
-
-const gate = `digraph Gate {
-  start [shape=Mdiamond]
-  ask [shape=hexagon, label="Ship it?"]
-  done [shape=Msquare]
-  start -> ask
-  ask -> done [label="[Y] Yes"]
-  ask -> done [label="[N] No"]
 }`;
 
 let manager: RunManager | undefined;
@@ -86,7 +78,10 @@ describe('runs that ended leave memory', () => {
 
   it('never evicts a run waiting at a gate', async () => {
     manager = await createManager(1);
-    const { id: waiting } = await manager.start({ dot: gate, simulate: true });
+    const { id: waiting } = await manager.start({
+      dot: await readFixture('review-gate.dot'),
+      simulate: true,
+    });
     for (let index = 0; index < 3; index++) {
       const { id } = await manager.start({ dot: chain, simulate: true });
       await ended(manager, id);
