@@ -47,6 +47,27 @@ const SLOW = `digraph slow {
   start -> wait -> done
 }`;
 
+/** A fan-out whose branch `bad` fails: the join (wait_all) is a partial success and the run goes on to succeed. */
+const SHAKY = `digraph shaky {
+  start [shape=Mdiamond]
+  fan [shape=component]
+  good [shape=parallelogram, tool_command="echo good"]
+  bad [shape=parallelogram, tool_command="echo bad; exit 3"]
+  join [shape=tripleoctagon]
+  done [shape=Msquare]
+  start -> fan
+  fan -> good -> join
+  fan -> bad -> join
+  join -> done
+}`;
+/** A stage that sleeps until the file `flag` exists (checked when it starts). */
+const PAUSE = (flag: string) => `digraph pause {
+  start [shape=Mdiamond]
+  step [shape=parallelogram, tool_command="test -f '${flag}' || sleep 600"]
+  done [shape=Msquare]
+  start -> step -> done
+}`;
+
 /** Resolves once `read()` returns true, polling every 100 ms. */
 async function until(read: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -159,6 +180,25 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
   const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
 
   const startWorker = () => attractorWorker(dir, env);
+  const localToken = 'local-store-test';
+  const localHeaders = { ...headers, Authorization: `Bearer ${localToken}` };
+  /** Starts a local server (its own runs directory, runs executed in its process): what the shared store must match. */
+  const serveLocally = () =>
+    attractor(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--token',
+        localToken,
+        '--allow-tools',
+        '--runs-dir',
+        join(dir, 'local-runs'),
+        '--workdir',
+        dir,
+      ],
+      { cwd: dir, env: { CHILD_VIEW_TOKEN: CHILD_SECRET } },
+    );
   /** Starts `attractor serve` on `port` (0: any free one). */
   const startServe = async (port = 0): Promise<void> => {
     // The servers know a secret the workers do not: what a stage prints with it is masked when served.
@@ -668,25 +708,9 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     await writeFile(childFile, CHECKS);
     const dot = FAMILY(childFile);
     // The same pipeline on a local server (its own runs directory, executed in its process).
-    const localToken = 'local-store-test';
-    const local = attractor(
-      [
-        'serve',
-        '--port',
-        '0',
-        '--token',
-        localToken,
-        '--allow-tools',
-        '--runs-dir',
-        join(dir, 'local-runs'),
-        '--workdir',
-        dir,
-      ],
-      { cwd: dir, env: { CHILD_VIEW_TOKEN: CHILD_SECRET } },
-    );
+    const local = serveLocally();
     try {
       const localUrl = (await waitForBanner(local)).url;
-      const localHeaders = { ...headers, Authorization: `Bearer ${localToken}` };
       const localApi = async (path: string) => {
         const response = await fetch(`${localUrl}${path}`, { headers: localHeaders });
         return {
@@ -921,6 +945,233 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       await local;
     }
   }, 150_000);
+  it('lists forked, resumed, branch-failed and waiting runs with the same summary fields as a local server (issue 31)', async () => {
+    const local = serveLocally();
+    try {
+      const localUrl = (await waitForBanner(local)).url;
+      type Row = {
+        id: string;
+        state: string;
+        forkedFrom?: { runId: string; node: string; visit: number };
+        resumes?: number;
+        failedBranches?: number;
+        failedItems?: number;
+        pendingQuestions: number;
+        waitingQuestion?: { id: string; stage: string; text: string; type: string; options: unknown[] };
+        usage?: unknown;
+        endedAt?: string;
+        durationMs?: number;
+      };
+      /** One backplane: its API, and its runs list's row of a run. */
+      const sides = [
+        { name: 'local', base: localUrl, auth: localHeaders },
+        { name: 'shared', base: url, auth: headers },
+      ].map((side) => {
+        const call = async <T>(path: string, init: RequestInit = {}) => {
+          const response = await fetch(`${side.base}${path}`, { ...init, headers: side.auth });
+          return { status: response.status, body: (await response.json()) as T };
+        };
+        const startRun = async (dot: string) => {
+          const started = await call<{ id: string }>('/pipelines', {
+            method: 'POST',
+            body: JSON.stringify({ dot, simulate: true }),
+          });
+          expect(started.status, JSON.stringify(started.body)).toBe(201);
+          return started.body.id;
+        };
+        const row = async (id: string) =>
+          (await call<{ pipelines: Row[] }>('/pipelines')).body.pipelines.find((run) => run.id === id);
+        const state = async (id: string) => (await call<{ state: string }>(`/pipelines/${id}`)).body.state;
+        const settle = (id: string, want: string) =>
+          until(async () => (await state(id)) === want, 90_000, `${side.name} run ${id} to be ${want}`);
+        return { ...side, call, startRun, row, state, settle };
+      });
+
+      /** What the rows of both sides must agree on: the summary fields of issue 31 (ids and times aside). */
+      const shown = (row: Row | undefined, sourceId?: string) => ({
+        state: row?.state,
+        forkedFrom:
+          row?.forkedFrom === undefined
+            ? undefined
+            : {
+                ...row.forkedFrom,
+                runId: row.forkedFrom.runId === sourceId ? '<source>' : row.forkedFrom.runId,
+              },
+        resumes: row?.resumes,
+        failedBranches: row?.failedBranches,
+        failedItems: row?.failedItems,
+        pendingQuestions: row?.pendingQuestions,
+        waitingQuestion:
+          row?.waitingQuestion === undefined ? undefined : { ...row.waitingQuestion, id: '<question>' },
+        usage: row?.usage,
+        ended: row?.endedAt !== undefined,
+        timed: row?.durationMs !== undefined,
+      });
+
+      const results = await Promise.all(
+        sides.map(async (side) => {
+          // A fan-out with a failing branch: the run goes on (wait_all joins as partial success) and succeeds.
+          const shaky = await side.startRun(SHAKY);
+          // A fork of a finished run, from its stage "say".
+          const source = await side.startRun(SAY);
+          await side.settle(source, 'success');
+          const forked = await side.call<{ id: string }>(`/pipelines/${source}/fork`, {
+            method: 'POST',
+            body: JSON.stringify({ from: 'say' }),
+          });
+          expect(forked.status, JSON.stringify(forked.body)).toBe(200);
+          // A run cancelled at its slow stage, then resumed: its flag file lets the stage finish the second time.
+          const flag = join(dir, `resume-flag-${side.name}`);
+          const paused = await side.startRun(PAUSE(flag));
+          await until(
+            async () =>
+              (await side.call<{ nodeStatuses: Record<string, string> }>(`/pipelines/${paused}`)).body
+                .nodeStatuses.step === 'running',
+            90_000,
+            `${side.name} run ${paused} to run its slow stage`,
+          );
+          expect((await side.call(`/pipelines/${paused}/cancel`, { method: 'POST' })).status).toBe(200);
+          await side.settle(paused, 'cancelled');
+          await writeFile(flag, 'go\n');
+          // A worker lets the queue's job of a cancelled run go a moment after the store says it ended.
+          await until(
+            async () => (await side.call(`/pipelines/${paused}/resume`, { method: 'POST' })).status === 200,
+            90_000,
+            `${side.name} run ${paused} to resume`,
+          );
+          // A run waiting at a gate.
+          const gate = await side.startRun(GATE);
+          await side.settle(gate, 'waiting');
+          for (const id of [shaky, forked.body.id, paused]) await side.settle(id, 'success');
+          return { side, shaky, source, forked: forked.body.id, paused, gate };
+        }),
+      );
+
+      const [onLocal, onShared] = results;
+      /** The rows of one side's four runs, as `shown` keeps them. */
+      const rows = async (on: (typeof results)[number]) =>
+        Object.fromEntries(
+          await Promise.all(
+            (['shaky', 'forked', 'paused', 'gate'] as const).map(async (kind) => [
+              kind,
+              shown(await on.side.row(on[kind]), on.source),
+            ]),
+          ),
+        );
+      expect(await rows(onShared!)).toEqual(await rows(onLocal!));
+      const shared = onShared!.side;
+      expect(await shared.row(onShared!.shaky)).toMatchObject({ state: 'success', failedBranches: 1 });
+      expect(await shared.row(onShared!.forked)).toMatchObject({
+        forkedFrom: { runId: onShared!.source, node: 'say', visit: 1 },
+      });
+      const resumedRow = await shared.row(onShared!.paused);
+      expect(resumedRow).toMatchObject({ state: 'success', resumes: 1 });
+      // Its duration is the sum of its two legs (the cancelled one and the resumed one), as its events report them.
+      const legs = (await readSse(`${url}/pipelines/${onShared!.paused}/events`, headers))
+        .filter((message) => message.id !== undefined)
+        .map(
+          (message) =>
+            JSON.parse(message.data) as { type: string; branchPath?: string[]; durationMs?: number },
+        )
+        .filter(
+          (event) =>
+            event.branchPath === undefined &&
+            ['pipeline.cancelled', 'pipeline.completed'].includes(event.type),
+        );
+      expect(legs.map((event) => event.type)).toEqual(['pipeline.cancelled', 'pipeline.completed']);
+      expect(resumedRow?.durationMs).toBe(legs.reduce((sum, event) => sum + (event.durationMs ?? 0), 0));
+      const waitingRow = await shared.row(onShared!.gate);
+      expect(waitingRow).toMatchObject({
+        state: 'waiting',
+        pendingQuestions: 1,
+        waitingQuestion: {
+          stage: 'ask',
+          text: 'Ship it?',
+          type: 'multiple_choice',
+          options: [
+            { key: 'S', label: '[S] Ship' },
+            { key: 'H', label: '[H] Hold' },
+          ],
+        },
+      });
+      // The runs list in Chromium shows the markers, and the gate's question is answered from its row.
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.open({ url, token }, '/');
+        const rowOf = (id: string) => page.locator(`tr[data-run="${id}"]`);
+        await expect
+          .poll(() => rowOf(onShared!.forked).locator('[data-marker="fork"]').textContent())
+          .toBe(`forked from ${onShared!.source} after say`);
+        expect(await rowOf(onShared!.paused).locator('[data-marker="resumed"]').textContent()).toBe(
+          'resumed',
+        );
+        expect(await rowOf(onShared!.shaky).locator('.partial-failure').textContent()).toBe(
+          '1 branch failed',
+        );
+        const gateRow = rowOf(onShared!.gate);
+        expect(await gateRow.locator('.waiting-question').textContent()).toContain('ask asks: Ship it?');
+        await screenshot(page, 'shared-store-runs-list-markers');
+        await gateRow.locator('button[data-answer="H"]').click();
+        // The list follows the run (GET /events) until a worker has completed it.
+        await page
+          .locator(`tr[data-run="${onShared!.gate}"][data-state="success"]`)
+          .waitFor({ timeout: 90_000 });
+      } finally {
+        await browser.close();
+      }
+      await shared.settle(onShared!.gate, 'success');
+      // The local gate, through the API with its row's question id.
+      const localQuestion = (await onLocal!.side.row(onLocal!.gate))!.waitingQuestion!;
+      const answered = await onLocal!.side.call(
+        `/pipelines/${onLocal!.gate}/questions/${encodeURIComponent(localQuestion.id)}/answer`,
+        { method: 'POST', body: JSON.stringify({ value: 'H' }) },
+      );
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+      await onLocal!.side.settle(onLocal!.gate, 'success');
+      // A worker suspends the run at its gate and continues it from the checkpoint when answered: no resume.
+      expect(await rows(onShared!)).toEqual(await rows(onLocal!));
+      expect((await shared.row(onShared!.gate))?.resumes).toBeUndefined();
+    } finally {
+      local.kill('SIGTERM');
+      await local;
+    }
+  }, 300_000);
+
+  it('lists the runs of a run store on a shared volume (a file catalog keeps no totals) with their totals from their events', async () => {
+    const volume = join(dir, 'volume-runs');
+    const result = await runPipeline({
+      graph: prepareGraph(SHAKY).graph!,
+      registry: createDefaultRegistry(),
+      backend: createSimulationBackend(),
+      logsRoot: join(volume, 'volume-shaky'),
+      workdir: dir,
+    });
+    expect(result.status).toBe('success');
+    const onVolume = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], {
+      cwd: dir,
+      env: { ...env, ATTRACTOR_STORE_URL: volume },
+    });
+    try {
+      const volumeUrl = (await waitForBanner(onVolume)).url;
+      const listed = (await (await fetch(`${volumeUrl}/pipelines`, { headers })).json()) as {
+        pipelines: { id: string; state: string; failedBranches?: number; durationMs?: number }[];
+      };
+      const ended = (await readFile(join(volume, 'volume-shaky', 'events.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; branchPath?: string[]; durationMs?: number })
+        .find((event) => event.type === 'pipeline.completed' && event.branchPath === undefined);
+      expect(listed.pipelines.find((run) => run.id === 'volume-shaky')).toMatchObject({
+        state: 'success',
+        failedBranches: 1,
+        durationMs: ended?.durationMs,
+      });
+    } finally {
+      onVolume.kill('SIGTERM');
+      await onVolume;
+    }
+  }, 120_000);
+
   it("opens a sub-pipeline's own view and a branch of its parallel block in Chromium, read from the shared store", async () => {
     const childFile = join(dir, 'checks-ui.dot');
     await writeFile(childFile, CHECKS);

@@ -292,7 +292,12 @@ async function readIndexEntry(
     ...(currentNode === undefined || currentNode === '' ? {} : { currentNode }),
     ...(endedAt === undefined ? {} : { endedAt }),
     ...(manifest.restarted_from === undefined ? {} : { parentRunId: basename(manifest.restarted_from) }),
-    ...(manifest.forked_from === undefined ? {} : { forkedFrom: manifest.forked_from.run_id }),
+    ...(manifest.forked_from === undefined
+      ? {}
+      : {
+          forkedFrom: manifest.forked_from.run_id,
+          forkedAt: { node: manifest.forked_from.node, visit: manifest.forked_from.visit },
+        }),
   };
   return { entry, settled: !running };
 }

@@ -315,6 +315,35 @@ export interface RunIndexEntry {
   readonly parentRunId?: string;
   /** The run this one was forked from (`forkRun`). */
   readonly forkedFrom?: string;
+  /**
+   * The completed stage of `forkedFrom` the fork started after (its manifest's `forked_from`): node and visit. The
+   * file and PostgreSQL catalogs give it with `forkedFrom`.
+   */
+  readonly forkedAt?: { readonly node: string; readonly visit: number };
+  /**
+   * Input and output tokens apart (`agent.usage`, parallel branches included), when recorded and not zero (the
+   * PostgreSQL catalog records them).
+   */
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  /**
+   * Milliseconds the run executed, once it ended: the sum of its legs (`legDurationMs`), time suspended or stopped
+   * between them not counted; when the catalog records it (the PostgreSQL catalog does).
+   */
+  readonly durationMs?: number;
+  /**
+   * How many times the run was resumed (its own top-level `pipeline.started` with `resumed`, a fork's first and the
+   * one continuing a run suspended at a gate excepted), when it was and the catalog records it (the PostgreSQL
+   * catalog does).
+   */
+  readonly resumes?: number;
+  /**
+   * Branches of its parallel nodes that failed (the latest `parallel.completed` `failureCount` of each node), when any
+   * did and the catalog records them (the PostgreSQL catalog does). The run may still have ended `success`.
+   */
+  readonly failedBranches?: number;
+  /** Items of its `foreach` nodes that failed (`foreach.completed` `failureCount`, as `failedBranches`). */
+  readonly failedItems?: number;
 }
 
 /** Filter of {@link RunCatalog.listRuns}. */

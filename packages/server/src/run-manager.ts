@@ -20,7 +20,6 @@ import {
   type PipelineRun,
   type PipelineTelemetry,
   ResumeError,
-  RunLockedError,
   type RunResult,
   readRun,
   readTextFileSync,
@@ -41,6 +40,7 @@ import { readPipelineFile, resolvePipelineFile } from './pipeline-files.js';
 import { DEFAULT_PIPELINE_LIMITS, type PipelineLimits } from './pipeline-limits.js';
 import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
 import type { NodeDisplayStatus } from './render-run-graph.js';
+import { runActiveError } from './run-active-error.js';
 import {
   createUniqueRunDirectory,
   hasRunRequest,
@@ -62,6 +62,7 @@ import {
   type RunSummary,
   stageStatusesFromEvents,
   statusesFromOutcomes,
+  waitingQuestionOf,
 } from './run-summary.js';
 import { addEventToTotals, createRunTotals, type RunTotals, totalsSummaryFields } from './run-totals.js';
 import { readStoredStageListing } from './stage-directory-files.js';
@@ -568,24 +569,18 @@ export class RunManager {
    */
   async remove(id: string): Promise<void> {
     const live = this.#live.get(id);
-    if ((live !== undefined && !live.ended) || this.#resuming.has(id)) {
-      throw new ApiError({
-        status: 409,
-        code: 'RUN_ACTIVE',
-        message: `Run "${id}" is ${live === undefined ? 'being resumed' : this.summary(id).state}: cancel it first, then delete it.`,
-      });
-    }
+    const refusal = this.#resuming.has(id)
+      ? runActiveError({ runId: id, state: 'being resumed' })
+      : live !== undefined && !live.ended
+        ? runActiveError({ runId: id, state: this.summary(id).state })
+        : undefined;
+    if (refusal !== undefined) throw refusal;
     const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
     const catalog = createFileRunCatalog(this.#options.runsDir);
     try {
       await catalog.removeRun(id);
     } catch (error) {
-      if (!RunLockedError.isInstance(error)) throw error;
-      throw new ApiError({
-        status: 409,
-        code: 'RUN_ACTIVE',
-        message: `Run "${id}" is running in another process (${error.message}): stop it there first, then delete it.`,
-      });
+      throw runActiveError({ runId: id, error, holder: 'in another process' }) ?? error;
     } finally {
       await catalog.close();
     }
@@ -887,13 +882,9 @@ export class RunManager {
       ...(waiting === undefined
         ? {}
         : {
-            waitingQuestion: this.secrets.mask({
-              id: waiting.id,
-              stage: waiting.question.stage,
-              text: waiting.question.text,
-              type: waiting.question.type,
-              options: waiting.question.options.map((option) => ({ key: option.key, label: option.label })),
-            }),
+            waitingQuestion: this.secrets.mask(
+              waitingQuestionOf({ id: waiting.id, question: waiting.question }),
+            ),
           }),
       ...totalsSummaryFields(live.totals),
     };

@@ -2,7 +2,14 @@
  * What the API reports about a run: a summary for lists and the details of one run, for runs this server is
  * running and for past runs read back from their run directories.
  */
-import type { Checkpoint, JsonValue, PipelineEvent, QuestionType, RunManifest } from '@attractor/engine';
+import type {
+  Checkpoint,
+  JsonValue,
+  PipelineEvent,
+  Question,
+  QuestionType,
+  RunManifest,
+} from '@attractor/engine';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import type { StageFileName } from './run-directory-files.js';
 import type { RunUsage } from './run-totals.js';
@@ -45,24 +52,25 @@ export interface RunSummary {
   /**
    * The oldest question waiting for an answer (masked like every response): its id (for
    * `POST /pipelines/{id}/questions/{qid}/answer`), the asking stage, its text, its type (spec §6.2) and options. Set
-   * for a `waiting` run this server is executing (a run on a shared run store reports `pendingQuestions` only).
+   * for a `waiting` run this server is executing, or on a shared run store for a run suspended at a gate (the
+   * question its queue entry holds).
    */
-  readonly waitingQuestion?: {
-    readonly id: string;
-    readonly stage: string;
-    readonly text: string;
-    readonly type: QuestionType;
-    readonly options: readonly { readonly key: string; readonly label: string }[];
-  };
+  readonly waitingQuestion?: WaitingQuestion;
   /** When the run ended (ISO-8601), for a run that ended; absent while it runs or when its process died. */
   readonly endedAt?: string;
-  /** Wall time of the run's last invocation in milliseconds, once it ended. */
+  /**
+   * Milliseconds the run executed, once it ended: the sum of its legs (a resumed run's every invocation), time
+   * suspended or stopped between them not counted.
+   */
   readonly durationMs?: number;
   /** Tokens (and cost, when the backend reports it) of the run's model calls, once one reported usage. */
   readonly usage?: RunUsage;
   /** A forked run's origin (its manifest's `forked_from`): the source run and the completed stage it started after. */
   readonly forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
-  /** How many times the run was resumed (its `pipeline.started` events with `resumed`), when it was. */
+  /**
+   * How many times the run was resumed (its `pipeline.started` events with `resumed`; not a fork's first, nor the one
+   * continuing a run a worker suspended at a gate, at its answer), when it was.
+   */
   readonly resumes?: number;
   /**
    * Branches of its parallel nodes that failed (the latest `parallel.completed` `failureCount` of each node, child
@@ -71,6 +79,33 @@ export interface RunSummary {
   readonly failedBranches?: number;
   /** Items of its `foreach` nodes that failed (`foreach.completed` `failureCount`, as `failedBranches`), when any did. */
   readonly failedItems?: number;
+}
+
+/** The question a waiting run asks, as {@link RunSummary.waitingQuestion} shows it. */
+export interface WaitingQuestion {
+  readonly id: string;
+  readonly stage: string;
+  readonly text: string;
+  readonly type: QuestionType;
+  readonly options: readonly { readonly key: string; readonly label: string }[];
+}
+
+/**
+ * The {@link WaitingQuestion} of a pending question: `id` (the interviewer's, or the queue's question id) and what it
+ * asks (spec §6.2), its options reduced to key and label. Pure; not masked.
+ */
+export function waitingQuestionOf(options: {
+  readonly id: string;
+  readonly question: Question;
+}): WaitingQuestion {
+  const { id, question } = options;
+  return {
+    id,
+    stage: question.stage,
+    text: question.text,
+    type: question.type,
+    options: question.options.map((option) => ({ key: option.key, label: option.label })),
+  };
 }
 
 /** One run in `GET /pipelines/{id}`: the summary plus progress and stage files. */

@@ -1,6 +1,6 @@
 import type { PipelineEvent } from '@attractor/engine';
 import { describe, expect, it } from 'vitest';
-import { addEventToTotals, createRunTotals, totalsSummaryFields } from './run-totals.js';
+import { addEventToTotals, createRunTotals, indexSummaryFields, totalsSummaryFields } from './run-totals.js';
 
 let seq = 0;
 const event = (fields: Record<string, unknown>): PipelineEvent =>
@@ -89,6 +89,25 @@ describe('run totals', () => {
     expect(fold([started()]).resumes).toBeUndefined();
   });
 
+  it('a run continued by the answer to the gate it was suspended at is not resumed; one resumed after a cancel is', () => {
+    const question = { id: 'gate@1#1', stage: 'gate', text: 'Ship?', options: [] };
+    const resumed = () => event({ type: 'pipeline.started', name: 'G', resumed: true });
+    const summary = fold([
+      started(),
+      event({ type: 'pipeline.suspended', stage: 'gate', question, durationMs: 10 }),
+      // A parallel branch's end in between ends no leg.
+      event({ type: 'pipeline.completed', durationMs: 1, completedCount: 1, branchPath: ['fan/a'] }),
+      resumed(),
+      event({ type: 'pipeline.cancelled', reason: 'stop', durationMs: 20 }),
+      resumed(),
+      event({ type: 'pipeline.suspended', stage: 'gate', question, durationMs: 30 }),
+      resumed(),
+      event({ type: 'pipeline.completed', durationMs: 40, completedCount: 3 }),
+    ]);
+    expect(summary.resumes).toBe(1);
+    expect(summary.durationMs).toBe(100);
+  });
+
   it('count the failed branches and items of the latest run of each parallel and foreach node', () => {
     const parallel = (nodeId: string, failureCount: number, branchPath?: string[]) =>
       event({
@@ -117,5 +136,39 @@ describe('run totals', () => {
     expect(summary.failedBranches).toBe(2);
     expect(summary.failedItems).toBe(3);
     expect(fold([started(), parallel('fan', 0)]).failedBranches).toBeUndefined();
+  });
+
+  it('give the same fields from a run index entry that keeps the totals, and only the end from one that does not', () => {
+    const base = { runId: 'r', graphName: 'G', goal: '', startedAt: '2026-12-02T10:00:00Z' } as const;
+    expect(
+      indexSummaryFields({
+        ...base,
+        status: 'success',
+        endedAt: '2026-12-02T10:05:00Z',
+        durationMs: 1860,
+        forkedFrom: 'source',
+        forkedAt: { node: 'plan', visit: 2 },
+        inputTokens: 105,
+        outputTokens: 25,
+        resumes: 2,
+        failedBranches: 2,
+        failedItems: 1,
+      }),
+    ).toEqual({
+      endedAt: '2026-12-02T10:05:00Z',
+      durationMs: 1860,
+      forkedFrom: { runId: 'source', node: 'plan', visit: 2 },
+      usage: { inputTokens: 105, outputTokens: 25 },
+      resumes: 2,
+      failedBranches: 2,
+      failedItems: 1,
+    });
+    // An entry of a catalog that keeps no totals (the file catalog): none is claimed (a zero duration would be wrong).
+    expect(
+      indexSummaryFields({ ...base, status: 'fail', endedAt: '2026-12-02T10:05:00Z', forkedFrom: 'source' }),
+    ).toEqual({ endedAt: '2026-12-02T10:05:00Z' });
+    expect(indexSummaryFields({ ...base, status: 'running', costUsd: 0.5 })).toEqual({
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0.5 },
+    });
   });
 });

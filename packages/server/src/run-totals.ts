@@ -3,7 +3,7 @@
  * reported (`agent.usage`). Kept up to date event by event for live runs and folded once over `events.jsonl` for
  * past ones.
  */
-import type { PipelineEvent } from '@attractor/engine';
+import type { PipelineEvent, RunIndexEntry } from '@attractor/engine';
 import { legDurationMs } from '@attractor/engine/internal';
 
 /** Token usage and cost of a run, summed over its `agent.usage` events (parallel branches included). */
@@ -34,8 +34,13 @@ export interface RunTotals {
   runId?: string;
   /** A forked run's origin, from its first `pipeline.started` (`forkedFrom`). */
   forkedFrom?: { readonly runId: string; readonly node: string; readonly visit: number };
-  /** How many times the run was resumed: its top-level `pipeline.started` events with `resumed` (a fork's first excepted). */
+  /**
+   * How many times the run was resumed: its top-level `pipeline.started` events with `resumed`, except a fork's first
+   * and one continuing a run suspended at a gate (a worker suspends the run there; the answer continues it).
+   */
   resumes?: number;
+  /** Whether the run's last leg ended with `pipeline.suspended` (the next start is the gate's answer, no resume). */
+  suspended?: boolean;
   /**
    * Failed branches of each parallel node and failed items of each `foreach` node, by `runId`, branch path and node:
    * the latest `parallel.completed` / `foreach.completed` of each node counts (a node run again replaces its count).
@@ -69,7 +74,8 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
         totals.runId ??= event.runId;
         if (event.runId === totals.runId) {
           if (event.forkedFrom !== undefined) totals.forkedFrom ??= event.forkedFrom;
-          else if (event.resumed) totals.resumes = (totals.resumes ?? 0) + 1;
+          else if (event.resumed && totals.suspended !== true) totals.resumes = (totals.resumes ?? 0) + 1;
+          delete totals.suspended;
         }
       }
       return;
@@ -86,8 +92,12 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
       const legMs = legDurationMs(event);
       if (legMs === undefined) return;
       totals.earlierLegsMs = (totals.earlierLegsMs ?? 0) + legMs;
-      // A suspension ends a leg, not the run: it resumes at the gate's answer.
-      if (event.type === 'pipeline.suspended') return;
+      // A suspension ends a leg, not the run: it goes on at the gate's answer.
+      if (event.type === 'pipeline.suspended') {
+        totals.suspended = true;
+        return;
+      }
+      delete totals.suspended;
       totals.endedAt = event.timestamp;
       totals.durationMs = totals.earlierLegsMs;
       return;
@@ -95,11 +105,8 @@ export function addEventToTotals(totals: RunTotals, event: PipelineEvent): void 
   }
 }
 
-/**
- * The summary fields of `totals`: `endedAt`, `durationMs`, `usage` (only when some tokens were reported), and when
- * they apply `forkedFrom`, `resumes`, `failedBranches` and `failedItems` (see `RunSummary`).
- */
-export function totalsSummaryFields(totals: RunTotals): {
+/** What {@link totalsSummaryFields} and {@link indexSummaryFields} give: the totals fields of a `RunSummary`. */
+export interface TotalsSummaryFields {
   endedAt?: string;
   durationMs?: number;
   usage?: RunUsage;
@@ -107,7 +114,13 @@ export function totalsSummaryFields(totals: RunTotals): {
   resumes?: number;
   failedBranches?: number;
   failedItems?: number;
-} {
+}
+
+/**
+ * The summary fields of `totals`: `endedAt`, `durationMs`, `usage` (only when some tokens were reported), and when
+ * they apply `forkedFrom`, `resumes`, `failedBranches` and `failedItems` (see `RunSummary`).
+ */
+export function totalsSummaryFields(totals: RunTotals): TotalsSummaryFields {
   const used = totals.inputTokens > 0 || totals.outputTokens > 0 || totals.costUsd !== undefined;
   let failedBranches = 0;
   let failedItems = 0;
@@ -136,6 +149,38 @@ export function totalsSummaryFields(totals: RunTotals): {
             inputTokens: totals.inputTokens,
             outputTokens: totals.outputTokens,
             ...(totals.costUsd === undefined ? {} : { costUsd: totals.costUsd }),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The same summary fields as {@link totalsSummaryFields}, from a run catalog's index entry (a shared run store's list,
+ * which keeps these totals as events are appended instead of reading every run's events): `durationMs` summed over
+ * the legs once the run ended, `usage` when tokens or a cost were recorded, `forkedFrom` when the entry knows the
+ * fork's stage (`forkedAt`). A catalog that records none of them (the file catalog) gives `endedAt` only. Pure.
+ */
+export function indexSummaryFields(entry: RunIndexEntry): TotalsSummaryFields {
+  const inputTokens = entry.inputTokens ?? 0;
+  const outputTokens = entry.outputTokens ?? 0;
+  return {
+    ...(entry.forkedFrom === undefined || entry.forkedAt === undefined
+      ? {}
+      : { forkedFrom: { runId: entry.forkedFrom, node: entry.forkedAt.node, visit: entry.forkedAt.visit } }),
+    ...(entry.resumes === undefined ? {} : { resumes: entry.resumes }),
+    ...(entry.failedBranches === undefined ? {} : { failedBranches: entry.failedBranches }),
+    ...(entry.failedItems === undefined ? {} : { failedItems: entry.failedItems }),
+    ...(entry.endedAt === undefined ? {} : { endedAt: entry.endedAt }),
+    ...(entry.endedAt === undefined || entry.durationMs === undefined
+      ? {}
+      : { durationMs: entry.durationMs }),
+    ...(inputTokens > 0 || outputTokens > 0 || entry.costUsd !== undefined
+      ? {
+          usage: {
+            inputTokens,
+            outputTokens,
+            ...(entry.costUsd === undefined ? {} : { costUsd: entry.costUsd }),
           },
         }
       : {}),

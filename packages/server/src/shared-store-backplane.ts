@@ -7,7 +7,6 @@ import {
   inputContextValues,
   type PipelineEvent,
   type RunIndexEntry,
-  RunLockedError,
   type RunStore,
   readRun,
   type SecretMasker,
@@ -24,6 +23,7 @@ import type { PendingQuestion } from './http-interviewer.js';
 import { DEFAULT_PIPELINE_LIMITS } from './pipeline-limits.js';
 import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
 import type { NodeDisplayStatus } from './render-run-graph.js';
+import { runActiveError } from './run-active-error.js';
 import type { BackplaneQueuedRun, RunBackplane, SharedRunStore } from './run-backplane.js';
 import { readChildRunGraph, readForkSourceFile, readRunSourceFile } from './run-source-file.js';
 import {
@@ -34,8 +34,15 @@ import {
   type RunSummary,
   stageStatusesFromEvents,
   statusesFromOutcomes,
+  waitingQuestionOf,
 } from './run-summary.js';
-import { addEventToTotals, createRunTotals, totalsSummaryFields } from './run-totals.js';
+import {
+  addEventToTotals,
+  createRunTotals,
+  indexSummaryFields,
+  type TotalsSummaryFields,
+  totalsSummaryFields,
+} from './run-totals.js';
 import {
   describeStoredStageDirectory,
   readStoredStageFile,
@@ -129,11 +136,36 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       startedAt: run.enqueuedAt,
       live: run.state === 'queued' || run.state === 'running' || run.state === 'waiting',
       resumable: false,
-      pendingQuestions: run.state === 'waiting' ? 1 : 0,
+      ...questionFields(run.state, run),
     };
   };
 
-  const indexSummary = (entry: RunIndexEntry, queued: BackplaneQueuedRun | undefined): RunSummary => {
+  /**
+   * The totals of ended runs whose catalog keeps none in its index (a file catalog on a shared volume: its entries of
+   * ended runs have no `durationMs`), folded once from their event logs, by run id and end; at most 1,000.
+   */
+  const foldedTotals = new Map<string, TotalsSummaryFields>();
+  const entryTotals = async (entry: RunIndexEntry): Promise<TotalsSummaryFields> => {
+    if (entry.endedAt === undefined || entry.durationMs !== undefined) return indexSummaryFields(entry);
+    const key = `${entry.runId}\u0000${entry.endedAt}`;
+    let fields = foldedTotals.get(key);
+    if (fields === undefined) {
+      const totals = createRunTotals();
+      for (const event of await openRun(entry.runId)
+        .readEvents()
+        .catch(() => []))
+        addEventToTotals(totals, event);
+      fields = totalsSummaryFields(totals);
+      if (foldedTotals.size >= 1000) foldedTotals.delete(foldedTotals.keys().next().value!);
+      foldedTotals.set(key, fields);
+    }
+    return fields;
+  };
+
+  const indexSummary = async (
+    entry: RunIndexEntry,
+    queued: BackplaneQueuedRun | undefined,
+  ): Promise<RunSummary> => {
     const state = combineStates(entry.status, queued?.state);
     const live = state === 'queued' || state === 'running' || state === 'waiting';
     return {
@@ -146,13 +178,9 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       resumable:
         queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
       ...(entry.currentNode === undefined || state === 'success' ? {} : { currentNode: entry.currentNode }),
-      pendingQuestions: state === 'waiting' ? 1 : 0,
-      ...(entry.endedAt === undefined
-        ? {}
-        : {
-            endedAt: entry.endedAt,
-            durationMs: Math.max(0, Date.parse(entry.endedAt) - Date.parse(entry.startedAt)),
-          }),
+      ...questionFields(state, queued),
+      // The PostgreSQL catalog keeps the totals as the run's events are appended: a list reads no event log.
+      ...(await entryTotals(entry)),
     };
   };
 
@@ -162,7 +190,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       queue.listRuns({ limit: 500 }),
     ]);
     const byId = new Map(queued.map((run) => [run.runId, run]));
-    const summaries = entries.map((entry) => indexSummary(entry, byId.get(entry.runId)));
+    const summaries = await Promise.all(entries.map((entry) => indexSummary(entry, byId.get(entry.runId))));
     const listed = new Set(entries.map((entry) => entry.runId));
     // Runs the store knows nothing of yet: queued, or taken by a worker that has not written their manifest.
     for (const run of queued) if (!listed.has(run.runId)) summaries.push(queuedSummary(run));
@@ -289,7 +317,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       live,
       resumable:
         queued !== undefined && (state === 'fail' || state === 'cancelled' || state === 'interrupted'),
-      pendingQuestions: state === 'waiting' ? 1 : 0,
+      ...questionFields(state, queued),
       completedNodes,
       // Stages inside parallel branches have no outcome in the checkpoint: their events tell (a fork's inherited
       // ones, those of its source run up to the fork point).
@@ -549,29 +577,23 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
     },
     async remove(runId) {
       const queued = await queue.readRun(runId);
-      const active = (state: string) => ['queued', 'running', 'waiting'].includes(state);
-      if (queued !== undefined && active(queued.state)) {
+      const refusal = runActiveError({ runId, ...(queued === undefined ? {} : { state: queued.state }) });
+      if (queued !== undefined && refusal !== undefined) {
         // The store says how the run ended a moment before its worker lets the queue's job go.
         const shown = await summaryOf(runId).catch(() => undefined);
-        throw new ApiError({
-          status: 409,
-          code: 'RUN_ACTIVE',
-          message:
-            shown !== undefined && !active(shown.state)
-              ? `Run "${runId}" has ended (${shown.state}), but its worker has not let it go yet (the queue holds it as ${queued.state}): try again in a moment.`
-              : `Run "${runId}" is ${queued.state}: cancel it first, then delete it.`,
-        });
+        throw shown === undefined || runActiveError({ runId, state: shown.state }) !== undefined
+          ? refusal
+          : runActiveError({
+              runId,
+              state: queued.state,
+              message: `Run "${runId}" has ended (${shown.state}), but its worker has not let it go yet (the queue holds it as ${queued.state}): try again in a moment.`,
+            });
       }
       let removed: boolean;
       try {
         removed = await catalog.removeRun(runId);
       } catch (error) {
-        if (!RunLockedError.isInstance(error)) throw error;
-        throw new ApiError({
-          status: 409,
-          code: 'RUN_ACTIVE',
-          message: `Run "${runId}" is running (${error.message}): cancel it first, then delete it.`,
-        });
+        throw runActiveError({ runId, error }) ?? error;
       }
       const fromQueue = await queue.removeRun?.({ runId });
       if (!removed && fromQueue?.removed !== true) throw notFound(runId);
@@ -702,6 +724,21 @@ function combineStates(stored: RunState, queued: BackplaneQueuedRun['state'] | u
   if (queued === 'queued') return 'queued';
   if (stored === 'success' || stored === 'fail' || stored === 'cancelled') return stored;
   return queued ?? stored;
+}
+
+/**
+ * `pendingQuestions` and `waitingQuestion` of a run in `state`: a waiting run asks the question its queue entry holds
+ * (a worker suspends the run at every gate and records the question there; the `questions` route answers with it).
+ */
+function questionFields(
+  state: RunState,
+  queued: BackplaneQueuedRun | undefined,
+): Pick<RunSummary, 'pendingQuestions' | 'waitingQuestion'> {
+  if (state !== 'waiting' || queued?.question === undefined) return { pendingQuestions: 0 };
+  return {
+    pendingQuestions: 1,
+    waitingQuestion: waitingQuestionOf({ id: queued.question.id ?? queued.runId, question: queued.question }),
+  };
 }
 
 /** The stages whose interview is open at the end of the event log. */

@@ -204,11 +204,17 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
   ): Promise<RunIndexEntry[]> => {
     const result = await pool.query<IndexRow>(
       `SELECT run_key, graph_name, goal, current_node, started, ended, tokens, cost_usd, parent_run_id, forked_from,
-              status
+              forked_from_node, forked_from_visit, input_tokens, output_tokens, legs_ms, resumes, failed_branches,
+              failed_items, status
        FROM (
          SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, ${isoText('r.started_at')} AS started,
                 ${isoText('r.ended_at')} AS ended, r.tokens, r.cost_usd,
-                r.parent_run_id, r.forked_from,
+                r.parent_run_id, r.forked_from, r.forked_from_node, r.forked_from_visit, r.input_tokens,
+                r.output_tokens, r.legs_ms, r.resumes,
+                (SELECT coalesce(sum(f.value::bigint), 0) FROM jsonb_each_text(r.failures) f
+                 WHERE starts_with(f.key, 'branches:')) AS failed_branches,
+                (SELECT coalesce(sum(f.value::bigint), 0) FROM jsonb_each_text(r.failures) f
+                 WHERE starts_with(f.key, 'items:')) AS failed_items,
                 CASE WHEN r.status = 'running' AND NOT EXISTS (
                        SELECT 1 FROM ${schema}.run_locks l WHERE l.run_key = r.run_key AND ${liveLockCondition('l')})
                      THEN 'interrupted' ELSE r.status END AS status
@@ -365,6 +371,15 @@ interface IndexRow {
   readonly cost_usd: number;
   readonly parent_run_id: string | null;
   readonly forked_from: string | null;
+  readonly forked_from_node: string | null;
+  readonly forked_from_visit: number | null;
+  /** bigint columns and sums come as text. */
+  readonly input_tokens: string;
+  readonly output_tokens: string;
+  readonly legs_ms: string;
+  readonly resumes: number;
+  readonly failed_branches: string;
+  readonly failed_items: string;
 }
 
 function toIndexEntry(row: IndexRow): RunIndexEntry {
@@ -381,7 +396,22 @@ function toIndexEntry(row: IndexRow): RunIndexEntry {
     ...(row.cost_usd > 0 ? { costUsd: row.cost_usd } : {}),
     ...(row.parent_run_id === null ? {} : { parentRunId: row.parent_run_id }),
     ...(row.forked_from === null ? {} : { forkedFrom: row.forked_from }),
+    ...(row.forked_from_node === null || row.forked_from_visit === null
+      ? {}
+      : { forkedAt: { node: row.forked_from_node, visit: row.forked_from_visit } }),
+    ...positive('inputTokens', row.input_tokens),
+    ...positive('outputTokens', row.output_tokens),
+    ...(row.ended === null ? {} : { durationMs: Number(row.legs_ms) }),
+    ...positive('resumes', row.resumes),
+    ...positive('failedBranches', row.failed_branches),
+    ...positive('failedItems', row.failed_items),
   };
+}
+
+/** `{ [key]: value }` for a count above zero (from a number or a bigint's text), else nothing. */
+function positive<K extends string>(key: K, value: string | number): { [P in K]?: number } {
+  const count = Number(value);
+  return count > 0 ? ({ [key]: count } as { [P in K]?: number }) : {};
 }
 
 /**

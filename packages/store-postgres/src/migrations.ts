@@ -22,6 +22,7 @@ interface Migration {
  * - `checkpoints`, `events`: append-only, ordered by their identity column.
  * - `files` + `file_chunks`: stage files and artifacts as blobs cut into chunks (streamed reads and writes).
  * - `run_locks`: who holds a run's lock; the lock itself is a session advisory lock of the holder's connection.
+ * - version 2: the run totals of the `runs` row (tokens apart, legs, resumes, failures, a fork's stage).
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -87,6 +88,87 @@ const MIGRATIONS: readonly Migration[] = [
         backend_pid integer NOT NULL,
         taken_at timestamptz NOT NULL DEFAULT clock_timestamp()
       );
+    `,
+  },
+  {
+    version: 2,
+    name: 'run totals',
+    // What a runs list shows of each run beside its status (issue 31): tokens apart, the time its legs ran, its
+    // resumes, the failed branches and items of its parallel and foreach nodes, and the stage a fork started after.
+    // The runs written before get them from their manifests and event logs, by the rules of `patchFromEvents`.
+    sql: (s) => `
+      ALTER TABLE ${s}.runs
+        ADD COLUMN input_tokens bigint NOT NULL DEFAULT 0,
+        ADD COLUMN output_tokens bigint NOT NULL DEFAULT 0,
+        ADD COLUMN legs_ms bigint NOT NULL DEFAULT 0,
+        ADD COLUMN resumes integer NOT NULL DEFAULT 0,
+        ADD COLUMN suspended boolean NOT NULL DEFAULT false,
+        ADD COLUMN failures jsonb NOT NULL DEFAULT '{}',
+        ADD COLUMN forked_from_node text,
+        ADD COLUMN forked_from_visit integer;
+      UPDATE ${s}.runs
+        SET forked_from_node = manifest::jsonb #>> '{forked_from,node}',
+            forked_from_visit = (manifest::jsonb #>> '{forked_from,visit}')::integer
+        WHERE forked_from IS NOT NULL AND manifest IS NOT NULL;
+      UPDATE ${s}.runs r
+        SET input_tokens = t.input_tokens, output_tokens = t.output_tokens, legs_ms = t.legs_ms, resumes = t.resumes,
+            suspended = coalesce(t.last_leg = 'pipeline.suspended', false)
+        FROM (
+          SELECT e.run_key,
+                 coalesce(sum((e.b ->> 'inputTokens')::bigint) FILTER (WHERE e.b ->> 'type' = 'agent.usage'), 0)
+                   AS input_tokens,
+                 coalesce(sum((e.b ->> 'outputTokens')::bigint) FILTER (WHERE e.b ->> 'type' = 'agent.usage'), 0)
+                   AS output_tokens,
+                 coalesce(round(sum((e.b ->> 'durationMs')::numeric) FILTER (WHERE e.leg_end)), 0) AS legs_ms,
+                 count(*) FILTER (
+                   WHERE e.own_start AND NOT e.b ? 'forkedFrom' AND e.b ->> 'resumed' = 'true'
+                     AND e.previous_leg IS DISTINCT FROM 'pipeline.suspended') AS resumes,
+                 (array_agg(e.b ->> 'type' ORDER BY e.id DESC) FILTER (WHERE e.own_start OR e.leg_end))[1] AS last_leg
+          FROM (
+            SELECT l.*,
+                   -- The leg event before this one (a start or an end of the run's own legs).
+                   lag(CASE WHEN l.own_start OR l.leg_end THEN l.b ->> 'type' END) OVER (
+                     PARTITION BY l.run_key, (l.own_start OR l.leg_end) ORDER BY l.id) AS previous_leg
+            FROM (
+              SELECT v.*,
+                     v.b ->> 'type' = 'pipeline.started' AND NOT v.b ? 'branchPath' AND v.b ->> 'runId' = v.run_key
+                       AS own_start,
+                     v.b ->> 'type' IN ('pipeline.completed', 'pipeline.failed', 'pipeline.cancelled',
+                                        'pipeline.suspended')
+                       AND coalesce(jsonb_array_length(v.b -> 'branchPath'), 0) = 0 AS leg_end
+              FROM (
+                SELECT run_key, id, body::jsonb AS b FROM ${s}.events
+                WHERE body LIKE '%"type":"pipeline.%' OR body LIKE '%"type":"agent.usage"%'
+              ) v
+            ) l
+          ) e
+          GROUP BY e.run_key
+        ) t
+        WHERE r.run_key = t.run_key;
+      UPDATE ${s}.runs r
+        SET failures = t.failures
+        FROM (
+          SELECT run_key, jsonb_object_agg(key, failure_count) AS failures
+          FROM (
+            SELECT DISTINCT ON (run_key, key) run_key, key, failure_count
+            FROM (
+              SELECT run_key, id, (b ->> 'failureCount')::integer AS failure_count,
+                     CASE b ->> 'type' WHEN 'parallel.completed' THEN 'branches:' ELSE 'items:' END
+                       || (b ->> 'runId') || ':'
+                       || coalesce((SELECT string_agg(p.step, '/' ORDER BY p.n)
+                                    FROM jsonb_array_elements_text(b -> 'branchPath') WITH ORDINALITY AS p(step, n)), '')
+                       || ':' || (b ->> 'nodeId') AS key
+              FROM (
+                SELECT run_key, id, body::jsonb AS b FROM ${s}.events
+                WHERE body LIKE '%"type":"parallel.completed"%' OR body LIKE '%"type":"foreach.completed"%'
+              ) e
+              WHERE b ->> 'type' IN ('parallel.completed', 'foreach.completed')
+            ) keyed
+            ORDER BY run_key, key, id DESC
+          ) latest
+          GROUP BY run_key
+        ) t
+        WHERE r.run_key = t.run_key;
     `,
   },
 ];

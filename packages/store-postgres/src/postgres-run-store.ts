@@ -137,25 +137,50 @@ export function createPostgresRunStore(
       'current_node',
       'parent_run_id',
       'forked_from',
+      'forked_from_node',
+      'forked_from_visit',
       'manifest',
+      'suspended',
     ] as const) {
       if (patch[key] !== undefined) values.push(set(key, patch[key]));
     }
+    if (patch.failures !== undefined) values.push(set('failures', JSON.stringify(patch.failures), '::jsonb'));
     for (const key of ['started_at', 'ended_at'] as const) {
       const value = patch[key];
       if (value === null) values.push(set(key, null, '::timestamptz'));
       else if (value !== undefined && !Number.isNaN(Date.parse(value)))
         values.push(set(key, value, '::timestamptz'));
     }
-    values.push(`$${first + params.length}::bigint`, `$${first + params.length + 1}::double precision`);
-    params.push(Math.round(patch.tokensDelta ?? 0), patch.costDelta ?? 0);
-    const updates = columns.map((column) => `${column} = EXCLUDED.${column}`);
-    const sql = `INSERT INTO ${s}.runs (run_key, parent_key, ${[...columns, 'tokens', 'cost_usd'].join(', ')}, updated_at)
+    // Counters: the patch's increments are added to the row's.
+    const counters = [
+      ['tokens', Math.round(patch.tokensDelta ?? 0), '::bigint'],
+      ['cost_usd', patch.costDelta ?? 0, '::double precision'],
+      ['input_tokens', Math.round(patch.inputTokensDelta ?? 0), '::bigint'],
+      ['output_tokens', Math.round(patch.outputTokensDelta ?? 0), '::bigint'],
+      ['legs_ms', Math.round(patch.legsMsDelta ?? 0), '::bigint'],
+      ['resumes', patch.resumesDelta ?? 0, '::integer'],
+    ] as const;
+    for (const [, delta, cast] of counters) {
+      params.push(delta);
+      values.push(`$${first + params.length - 1}${cast}`);
+    }
+    const updates = columns.map((column) =>
+      // A failure count replaces the same node's earlier one; other nodes' stay.
+      column === 'failures'
+        ? `failures = ${s}.runs.failures || EXCLUDED.failures`
+        : `${column} = EXCLUDED.${column}`,
+    );
+    // The batch's first resume continues a run suspended at a gate when the row says so: then it is no resume.
+    const notAResume =
+      patch.resumeAfterRow === true ? ` - CASE WHEN ${s}.runs.suspended THEN 1 ELSE 0 END` : '';
+    const sql = `INSERT INTO ${s}.runs (run_key, parent_key, ${[...columns, ...counters.map(([column]) => column)].join(', ')}, updated_at)
       VALUES (${values.join(', ')}, clock_timestamp())
       ON CONFLICT (run_key) DO UPDATE SET ${[
         ...updates,
-        `tokens = ${s}.runs.tokens + EXCLUDED.tokens`,
-        `cost_usd = ${s}.runs.cost_usd + EXCLUDED.cost_usd`,
+        ...counters.map(
+          ([column]) =>
+            `${column} = ${s}.runs.${column} + EXCLUDED.${column}${column === 'resumes' ? notAResume : ''}`,
+        ),
         'updated_at = EXCLUDED.updated_at',
       ].join(', ')}`;
     return { sql, params };
@@ -400,7 +425,7 @@ export function createPostgresRunStore(
          ORDER BY t.n`;
       const seqs = events.map((event) => event.seq);
       const bodies = events.map((event) => JSON.stringify(event));
-      const patch = patchFromEvents(events);
+      const patch = patchFromEvents(events, parentKey === undefined ? { runId: runKey } : {});
       // Readers that follow the run (a server's SSE) are woken once the events are committed.
       const notify = () =>
         behind(writer.send('SELECT pg_notify($1, $2)', [eventsChannel(context.schemaName), runKey]));

@@ -110,6 +110,8 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
       currentNode: 'plan',
       startedAt: '2030-01-01T00:00:00.000Z',
       tokens: 1500,
+      inputTokens: 1200,
+      outputTokens: 300,
       costUsd: 0.0125,
     });
     await store.appendEvents([
@@ -144,6 +146,113 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
       tokens: 1515,
       costUsd: 0.0125,
     });
+  });
+
+  it("keeps a run's totals in its index entry as events are appended, and computes them for runs written before", async () => {
+    /**
+     * Writes a fork that was cancelled and resumed, suspended at a gate and continued by its answer, and so on, in
+     * three batches of events (a resume's count depends on how the batch before ended).
+     */
+    const writeRun = async (into: PostgresRunCatalog, runId: string): Promise<void> => {
+      const store = into.open(runId);
+      const at = (seq: number, event: Record<string, unknown> & { type: string }) => ({
+        ...stamp(seq, event as { type: string }),
+        timestamp: `2030-02-01T00:00:${String(seq).padStart(2, '0')}.000Z`,
+        runId,
+      });
+      const started = (seq: number, fields: Record<string, unknown>) =>
+        at(seq, {
+          type: 'pipeline.started',
+          name: 'totals',
+          goal: '',
+          logsRoot: store.logsRoot,
+          startNodeId: 'start',
+          ...fields,
+        });
+      await store.writeManifest(
+        createTestManifest({
+          run_id: runId,
+          graph_name: 'totals',
+          started_at: '2030-02-01T00:00:00.000Z',
+          forked_from: {
+            run_id: 'source-run',
+            logs_root: 'source-run',
+            checkpoint: 3,
+            node: 'plan',
+            visit: 2,
+          },
+        }),
+      );
+      await store.appendEvents([
+        started(1, { resumed: true, forkedFrom: { runId: 'source-run', node: 'plan', visit: 2 } }),
+        at(2, { type: 'agent.usage', nodeId: 'plan', inputTokens: 100, outputTokens: 20 }),
+        at(3, { type: 'parallel.completed', nodeId: 'fan', successCount: 1, failureCount: 1, durationMs: 9 }),
+        at(4, { type: 'pipeline.cancelled', reason: 'stop', durationMs: 1000 }),
+      ]);
+      await store.appendEvents([
+        started(5, { resumed: true }),
+        // The node ran again: its latest count replaces the first.
+        at(6, { type: 'parallel.completed', nodeId: 'fan', successCount: 0, failureCount: 2, durationMs: 9 }),
+        at(7, {
+          type: 'foreach.completed',
+          nodeId: 'each',
+          branchPath: ['fan/a'],
+          failureCount: 1,
+          durationMs: 3,
+        }),
+        at(8, { type: 'agent.usage', nodeId: 'fix', branchPath: ['fan/a'], inputTokens: 5, outputTokens: 5 }),
+        // A branch's and a child pipeline's starts and ends are no resume and end no leg of the run.
+        started(9, { resumed: true, branchPath: ['child:review'] }),
+        at(10, { type: 'pipeline.completed', branchPath: ['child:review'], durationMs: 50 }),
+        at(11, { type: 'pipeline.suspended', stage: 'ask', durationMs: 500 }),
+      ]);
+      await store.appendEvents([
+        // The answer to the gate continues the suspended run: no resume; a cancelled one resumed is one.
+        started(12, { resumed: true }),
+        at(13, { type: 'pipeline.cancelled', reason: 'stop', durationMs: 100 }),
+        started(14, { resumed: true }),
+        at(15, { type: 'pipeline.suspended', stage: 'ask', durationMs: 10 }),
+        started(16, { resumed: true }),
+        at(17, { type: 'pipeline.completed', durationMs: 250, artifactCount: 0, completedCount: 4 }),
+      ]);
+      await store.close();
+    };
+    const expected = {
+      runId: 'totals-run',
+      graphName: 'totals',
+      status: 'success',
+      forkedFrom: 'source-run',
+      forkedAt: { node: 'plan', visit: 2 },
+      tokens: 130,
+      inputTokens: 105,
+      outputTokens: 25,
+      durationMs: 1860,
+      resumes: 2,
+      failedBranches: 2,
+      failedItems: 1,
+      endedAt: '2030-02-01T00:00:17.000Z',
+    };
+    const schema = freshSchema();
+    const writer = createPostgresRunCatalog({ connectionString: server().url, schema });
+    try {
+      await writeRun(writer, 'totals-run');
+      expect(await writer.readRunEntry('totals-run')).toMatchObject(expected);
+    } finally {
+      await writer.close();
+    }
+    // The same run in a store of schema version 1: migrating computes its totals from its manifest and events.
+    await adminQuery(
+      server().url,
+      `ALTER TABLE "${schema}".runs DROP COLUMN input_tokens, DROP COLUMN output_tokens, DROP COLUMN legs_ms,
+         DROP COLUMN resumes, DROP COLUMN suspended, DROP COLUMN failures, DROP COLUMN forked_from_node, DROP COLUMN forked_from_visit;
+       DELETE FROM "${schema}".schema_migrations WHERE version > 1`,
+    );
+    const upgraded = createPostgresRunCatalog({ connectionString: server().url, schema });
+    try {
+      expect(await upgraded.readRunEntry('totals-run')).toMatchObject(expected);
+    } finally {
+      await upgraded.close();
+    }
   });
 
   it('announces appended events to subscribers of another catalog (NOTIFY), with the top-level run id', async () => {

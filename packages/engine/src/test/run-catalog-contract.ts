@@ -162,7 +162,11 @@ export function describeRunCatalogContract(
       expect(byId.get('a')?.endedAt).toBeDefined();
       expect(byId.get('b')).toMatchObject({ currentNode: 'review' });
       expect(byId.get('b')?.endedAt).toBeUndefined();
-      expect(byId.get('e')).toMatchObject({ graphName: 'other', forkedFrom: 'a' });
+      expect(byId.get('e')).toMatchObject({
+        graphName: 'other',
+        forkedFrom: 'a',
+        forkedAt: { node: 'build', visit: 1 },
+      });
 
       for (const run of runs) expect(await catalog.readRunEntry(run.runId)).toEqual(run);
       expect(await catalog.readRunEntry('never-written')).toBeUndefined();

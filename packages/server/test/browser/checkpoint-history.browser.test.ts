@@ -76,7 +76,7 @@ describe('web UI: time travel over the checkpoints of a run', () => {
 
     // "Fork from here": the context editor refuses what the server would, before sending.
     await detail.locator('#history-fork-open').click();
-    const editor = page.locator('#fork-context');
+    const editor = page.locator('#history-fork-context');
     const error = page.locator('#history-fork-error');
     await editor.fill('{"choice": right}');
     await page.click('#history-fork-button');
@@ -91,8 +91,8 @@ describe('web UI: time travel over the checkpoints of a run', () => {
     expect(await error.textContent()).toContain('context key "graph.goal" mirrors a graph attribute');
     // The server's refusal is shown as it is: an edited pipeline that lacks the stage.
     await editor.fill('{"choice": "right"}');
-    await page.check('#fork-edit-dot');
-    const dot = page.locator('#fork-history-dot');
+    await page.check('#history-fork-edit-dot');
+    const dot = page.locator('#history-fork-dot');
     await waitFor(async () => (await dot.inputValue()).includes('digraph chooser'), 'the DOT in the editor');
     await dot.fill('digraph chooser { start [shape=Mdiamond]; done [shape=Msquare]; start -> done }');
     await page.click('#history-fork-button');
@@ -104,7 +104,7 @@ describe('web UI: time travel over the checkpoints of a run', () => {
     await screenshot(page, 'checkpoint-history-fork-refused');
 
     // Without the edited pipeline, the fork starts after pick with choice=right and goes right.
-    await page.uncheck('#fork-edit-dot');
+    await page.uncheck('#history-fork-edit-dot');
     await page.click('#history-fork-button');
     await page.waitForURL((url) => !url.pathname.endsWith(`/runs/${encodeURIComponent(id)}`));
     const forkId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1)!);
@@ -205,7 +205,7 @@ describe('web UI: time travel over the checkpoints of a run', () => {
     await items.nth(3).click();
     await page.locator('#checkpoint-detail #context-diff').waitFor();
     await page.click('#history-fork-open');
-    await page.locator('#fork-context').waitFor();
+    await page.locator('#history-fork-context').waitFor();
     await screenshot(page, 'checkpoint-history-390');
     expect(await checkAccessibility(page)).toEqual([]);
     // Nothing wider than the viewport (the five tabs wrap).

@@ -169,12 +169,20 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
     // diagnostic), then one that goes from a straight to a new stage c.
     await page.goto(`${server.url}/runs/${encodeURIComponent(id)}?stage=a`);
     await page.locator('#fork-edit > summary').click();
-    const editor = page.locator('#fork-dot');
+    // The stage pane's fork takes context values too, checked before anything is sent.
+    await page.locator('#stage-fork-context').fill('{"choice": ');
+    await page.click('#stage-fork-button');
+    await expect
+      .poll(() => page.locator('#stage-fork-error').textContent())
+      .toContain('The context values are not JSON');
+    await page.locator('#stage-fork-context').fill('{}');
+    await page.check('#stage-fork-edit-dot');
+    const editor = page.locator('#stage-fork-dot');
     await expect.poll(() => editor.inputValue()).toContain('start -> a -> b -> exit');
     await editor.fill(dot.replace('start -> a -> b -> exit', 'start -> a -> c -> exit'));
-    await page.click('#fork-edited-button');
+    await page.click('#stage-fork-button');
     await expect
-      .poll(() => page.locator('#fork-error').textContent())
+      .poll(() => page.locator('#stage-fork-error').textContent())
       .toContain('error[reachability]: Node "b" cannot be reached');
     expect(new URL(page.url()).pathname).toBe(`/runs/${encodeURIComponent(id)}`);
     await screenshot(page, 'fork-edited-refused');
@@ -187,7 +195,7 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
         .replace('start -> a -> b -> exit', 'start -> a -> c -> exit')
         .replace('b [prompt="Step B"]', 'c [prompt="Step C"]'),
     );
-    await page.click('#fork-edited-button');
+    await page.click('#stage-fork-button');
     await page.waitForURL((url) => !url.pathname.endsWith(encodeURIComponent(id)));
     await page.locator('#run-state[data-state="success"]').waitFor();
     await page.locator('#graph[data-loaded] g#node-c.status-success').waitFor();

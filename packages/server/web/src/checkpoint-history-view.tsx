@@ -230,7 +230,7 @@ function CheckpointDetail({
         </p>
       )}
       {forking && onFork !== undefined && entry.at !== null && (
-        <ForkForm runId={runId} at={entry.at} onFork={onFork} />
+        <ForkForm runId={runId} at={entry.at} onFork={onFork} idPrefix="history" />
       )}
       <h4>{previous === undefined ? 'Context' : `Changed since checkpoint #${previous.index}`}</h4>
       {changes.length === 0 ? (

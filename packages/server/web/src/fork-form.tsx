@@ -36,17 +36,24 @@ export function parseContextEdits(
   return { context: Object.keys(value).length === 0 ? undefined : (value as Record<string, unknown>) };
 }
 
-/** The fork form of the checkpoint after `at` (`node@visit`). */
+/**
+ * The fork form of the checkpoint after `at` (`node`, its latest visit, or `node@visit`). `idPrefix` makes its
+ * element ids unique on the page (`<prefix>-fork-form`, `-fork-context`, `-fork-edit-dot`, `-fork-dot`,
+ * `-fork-button`, `-fork-error`): the History tab and the stage pane each have one.
+ */
 export function ForkForm({
   runId,
   at,
   onFork,
+  idPrefix,
 }: {
   runId: string;
   at: string;
   /** Starts the fork; rejects with the server's refusal. */
   onFork: (from: string, edits: ForkEdits) => Promise<void>;
+  idPrefix: string;
 }) {
+  const id = (name: string) => `${idPrefix}-${name}`;
   const [contextText, setContextText] = useState('{}');
   const [dot, setDot] = useState<string | undefined>();
   const [editDot, setEditDot] = useState(false);
@@ -58,7 +65,7 @@ export function ForkForm({
     const parsed = parseContextEdits(contextText);
     if ('problem' in parsed) {
       setError(parsed.problem);
-      document.getElementById('fork-context')?.focus();
+      document.getElementById(id('fork-context'))?.focus();
       return;
     }
     setForking(true);
@@ -77,26 +84,26 @@ export function ForkForm({
   };
 
   return (
-    <form class="fork-form" id="history-fork-form" onSubmit={submit} aria-labelledby="history-fork-title">
-      <h4 id="history-fork-title">
+    <form class="fork-form" id={id('fork-form')} onSubmit={submit} aria-labelledby={id('fork-title')}>
+      <h4 id={id('fork-title')}>
         Fork after <code>{at}</code>
       </h4>
-      <label for="fork-context">
+      <label for={id('fork-context')}>
         Context values to set (a JSON object; the keys given replace the checkpoint's values)
       </label>
       <textarea
-        id="fork-context"
+        id={id('fork-context')}
         class="fork-context"
         rows={5}
         spellcheck={false}
         value={contextText}
-        aria-describedby={error === undefined ? undefined : 'history-fork-error'}
+        aria-describedby={error === undefined ? undefined : id('fork-error')}
         onInput={(event) => setContextText((event.currentTarget as HTMLTextAreaElement).value)}
       />
       <label class="check">
         <input
           type="checkbox"
-          id="fork-edit-dot"
+          id={id('fork-edit-dot')}
           checked={editDot}
           onChange={(event) => {
             const checked = (event.currentTarget as HTMLInputElement).checked;
@@ -111,9 +118,9 @@ export function ForkForm({
       </label>
       {editDot && (
         <>
-          <label for="fork-history-dot">DOT of the fork (the run's own; change it, then fork)</label>
+          <label for={id('fork-dot')}>DOT of the fork (the run's own; change it, then fork)</label>
           <textarea
-            id="fork-history-dot"
+            id={id('fork-dot')}
             class="fork-dot"
             rows={12}
             spellcheck={false}
@@ -124,11 +131,11 @@ export function ForkForm({
         </>
       )}
       <div>
-        <button type="submit" class="button" id="history-fork-button" disabled={forking}>
+        <button type="submit" class="button" id={id('fork-button')} disabled={forking}>
           Fork
         </button>
       </div>
-      <ErrorNote message={error} id="history-fork-error" preformatted />
+      <ErrorNote message={error} id={id('fork-error')} preformatted />
     </form>
   );
 }

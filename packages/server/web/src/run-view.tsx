@@ -431,7 +431,9 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
               // Back to where the pane was opened from: its node in the graph.
               document.getElementById(`node-${stage}`)?.focus();
             }}
-            onFork={childPath === undefined ? fork : undefined}
+            onFork={
+              childPath === undefined ? (from, edits) => fork(from, edits?.dot, edits?.context) : undefined
+            }
           />
         )}
       </div>

@@ -10,6 +10,7 @@ import { StageChanges } from './diff-view.js';
 import { ErrorNote } from './error-note.js';
 import { FollowingPre } from './following-pre.js';
 import { ForeachItems } from './foreach-items.js';
+import { type ForkEdits, ForkForm } from './fork-form.js';
 import { formatCost, formatDuration, formatTokens } from './format.js';
 import { JsonTree } from './json-tree.js';
 import { onLinkClick, runHref } from './router.js';
@@ -40,10 +41,10 @@ export interface StagePaneProps {
   readonly now: number;
   readonly onClose: () => void;
   /**
-   * Forks the run after this stage, with an edited DOT when given (rejects with the server's refusal); without it
-   * (a child run) no fork is offered.
+   * Forks the run after this stage (`from`: the node id, its latest visit), with an edited DOT and context values when
+   * given (rejects with the server's refusal); without it (a child run) no fork is offered.
    */
-  readonly onFork?: ((nodeId: string, dot?: string) => Promise<void>) | undefined;
+  readonly onFork?: ((from: string, edits?: ForkEdits) => Promise<void>) | undefined;
 }
 
 /** Largest stage file shown inline, in bytes. */
@@ -109,14 +110,13 @@ export function StagePane(props: StagePaneProps) {
     // A checkpoint follows a stage of the top-level walk only: a stage inside a parallel branch cannot be forked.
     attempts.some((a) => a.status === 'success' && a.branchPath.length === 0);
   const childRun = state.children.get(nodeId);
-  const [forkDot, setForkDot] = useState<string | undefined>();
   const [forkError, setForkError] = useState<string | undefined>();
   const [forking, setForking] = useState(false);
   useEffect(() => setForkError(undefined), [nodeId]);
-  const runFork = (dot: string | undefined) => {
+  const runFork = () => {
     setForking(true);
     setForkError(undefined);
-    onFork!(nodeId, dot).then(
+    onFork!(nodeId).then(
       () => setForking(false),
       (failure: unknown) => {
         setForking(false);
@@ -132,13 +132,7 @@ export function StagePane(props: StagePaneProps) {
         </h2>
         <span class="spacer" />
         {canFork && (
-          <button
-            type="button"
-            class="button"
-            id="fork-button"
-            disabled={forking}
-            onClick={() => runFork(undefined)}
-          >
+          <button type="button" class="button" id="fork-button" disabled={forking} onClick={runFork}>
             Fork from here
           </button>
         )}
@@ -154,35 +148,9 @@ export function StagePane(props: StagePaneProps) {
       </div>
       <ErrorNote message={error} />
       {canFork && (
-        <details
-          class="fork-edit"
-          id="fork-edit"
-          onToggle={(event) => {
-            if ((event.currentTarget as HTMLDetailsElement).open && forkDot === undefined)
-              apiText(runPath(props.runId, '/source')).then(setForkDot, (failure: unknown) =>
-                setForkError((failure as Error).message),
-              );
-          }}
-        >
-          <summary>Fork from here with an edited pipeline</summary>
-          <label for="fork-dot">DOT of the fork (the run's own; change it, then fork)</label>
-          <textarea
-            id="fork-dot"
-            rows={12}
-            spellcheck={false}
-            value={forkDot ?? ''}
-            disabled={forkDot === undefined}
-            onInput={(event) => setForkDot((event.currentTarget as HTMLTextAreaElement).value)}
-          />
-          <button
-            type="button"
-            class="button"
-            id="fork-edited-button"
-            disabled={forking || forkDot === undefined}
-            onClick={() => runFork(forkDot)}
-          >
-            Fork with this DOT
-          </button>
+        <details class="fork-edit" id="fork-edit">
+          <summary>Fork from here with edited context values or pipeline</summary>
+          <ForkForm runId={props.runId} at={nodeId} onFork={onFork!} idPrefix="stage" />
         </details>
       )}
       <ErrorNote message={forkError} id="fork-error" preformatted />
