@@ -150,8 +150,11 @@ export interface RunManagerOptions {
 /** Default of {@link RunManagerOptions.endedRunsKept}: the runs that ended kept in memory. */
 export const DEFAULT_ENDED_RUNS_KEPT = 32;
 
-/** How many past runs' totals (tokens, cost, end) are kept, so a runs list does not read every event log again. */
-const PAST_TOTALS_KEPT = 1024;
+/**
+ * How many past runs' totals (tokens, cost, end), and summaries of runs that ended here and left memory, are kept, so
+ * a runs list does not read every run directory and event log again.
+ */
+const PAST_RUNS_KEPT = 1024;
 
 /** What {@link RunManager.memoryCounts} reports: the entries the manager holds in memory. */
 export interface RunManagerMemoryCounts {
@@ -161,6 +164,10 @@ export interface RunManagerMemoryCounts {
   readonly ended: number;
   /** Past runs whose totals are kept (at most 1,024). */
   readonly pastTotals: number;
+  /** Runs that ended here and left memory whose summaries are kept (at most 1,024). */
+  readonly pastSummaries: number;
+  /** Runs that ended here and left memory, whose state the runs gauge counts (an id and a word each). */
+  readonly evicted: number;
 }
 
 /** A run executed by this server. */
@@ -245,6 +252,8 @@ export class RunManager {
    * a word per run, where a kept run holds its interviewer, progress and totals.
    */
   readonly #evicted = new Map<string, RunState>();
+  /** The summaries of the runs that left memory most recently (at most {@link PAST_RUNS_KEPT}): they no longer change. */
+  readonly #evictedSummaries = new Map<string, RunSummary>();
   #stopping = false;
 
   /** Masks secrets in every response (docs/architecture.md "Secrets"). */
@@ -498,6 +507,7 @@ export class RunManager {
     const startedAt = manifest?.started_at ?? new Date(this.#options.clock.now()).toISOString();
     const previous = this.#live.get(id);
     const evicted = this.#evicted.get(id);
+    const evictedSummary = this.#evictedSummaries.get(id);
     this.#track(run, graph, services.interviewer, startedAt, { fromManifest: manifest !== undefined });
     // A refused resume rejects before its first event: report it as a refusal, not as a running run.
     const refusal = await Promise.race([
@@ -511,6 +521,7 @@ export class RunManager {
       if (previous === undefined) {
         this.#live.delete(id);
         if (evicted !== undefined) this.#evicted.set(id, evicted);
+        if (evictedSummary !== undefined) this.#evictedSummaries.set(id, evictedSummary);
       } else {
         this.#live.set(id, previous);
         if (previous.ended) this.#keepEnded(id);
@@ -587,6 +598,7 @@ export class RunManager {
     this.#live.delete(id);
     this.#endedKept.delete(id);
     this.#evicted.delete(id);
+    this.#evictedSummaries.delete(id);
     this.#pastTotals.delete(logsRoot);
     for (const key of [...this.#graphs.keys()]) {
       if (key === id || key.startsWith(`${id}\u0000`)) this.#graphs.delete(key);
@@ -678,6 +690,8 @@ export class RunManager {
     const live = this.#live.get(id);
     if (live !== undefined) return this.summary(id);
     const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
+    const evicted = this.#evictedSummaries.get(id);
+    if (evicted !== undefined) return evicted;
     return this.#readPastRun(logsRoot);
   }
 
@@ -842,6 +856,11 @@ export class RunManager {
     for (const id of this.#live.keys()) summaries.set(id, this.summary(id));
     for (const name of listRunDirectories(this.#options.runsDir)) {
       if (summaries.has(name)) continue;
+      const evicted = this.#evictedSummaries.get(name);
+      if (evicted !== undefined) {
+        summaries.set(name, evicted);
+        continue;
+      }
       try {
         summaries.set(name, await this.#readPastRun(`${this.#options.runsDir}/${name}`));
       } catch {
@@ -919,10 +938,10 @@ export class RunManager {
     controller.abort();
   }
 
-  /** Keeps a past run's totals, the oldest dropped past {@link PAST_TOTALS_KEPT} (they can be read again). */
+  /** Keeps a past run's totals, the oldest dropped past {@link PAST_RUNS_KEPT} (they can be read again). */
   #keepPastTotals(logsRoot: string, totals: RunTotals): void {
     this.#pastTotals.delete(logsRoot);
-    if (this.#pastTotals.size >= PAST_TOTALS_KEPT)
+    if (this.#pastTotals.size >= PAST_RUNS_KEPT)
       this.#pastTotals.delete(this.#pastTotals.keys().next().value!);
     this.#pastTotals.set(logsRoot, totals);
   }
@@ -936,6 +955,8 @@ export class RunManager {
       live: this.#live.size - this.#endedKept.size,
       ended: this.#endedKept.size,
       pastTotals: this.#pastTotals.size,
+      pastSummaries: this.#evictedSummaries.size,
+      evicted: this.#evicted.size,
     };
   }
 
@@ -955,7 +976,11 @@ export class RunManager {
       this.#endedKept.delete(oldest);
       const entry = this.#live.get(oldest);
       if (entry === undefined || !entry.ended) continue;
-      this.#evicted.set(oldest, this.summary(oldest).state);
+      const summary = this.summary(oldest);
+      this.#evicted.set(oldest, summary.state);
+      if (this.#evictedSummaries.size >= PAST_RUNS_KEPT)
+        this.#evictedSummaries.delete(this.#evictedSummaries.keys().next().value!);
+      this.#evictedSummaries.set(oldest, summary);
       if (entry.totals.endedAt !== undefined) this.#keepPastTotals(entry.logsRoot, entry.totals);
       this.#live.delete(oldest);
     }
@@ -1105,6 +1130,7 @@ export class RunManager {
     this.#pastTotals.delete(run.logsRoot);
     this.#endedKept.delete(id);
     this.#evicted.delete(id);
+    this.#evictedSummaries.delete(id);
     let startedAtRead = options.fromManifest === true;
     run.events.on('event', (event) => {
       if (!startedAtRead && event.type === 'pipeline.started' && event.runId === id) {
