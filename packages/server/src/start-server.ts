@@ -237,6 +237,9 @@ export function openServerApp(options: StartServerOptions): ServerApp {
   };
 }
 
+/** How long `close()` lets responses that are ending finish before it cuts the connections left, in milliseconds. */
+const CLOSE_GRACE_MS = 1000;
+
 /**
  * Starts the Attractor HTTP server (spec §9.5) and resolves once it listens.
  *
@@ -268,6 +271,14 @@ export async function startServer(options: StartServerOptions): Promise<Attracto
       closing ??= (async () => {
         const closed = new Promise<void>((resolveClosed) => server.close(() => resolveClosed()));
         await served.close();
+        // Responses still ending (an event stream's last bytes, its gzip trailer) get a moment to finish, so their
+        // clients see a whole stream; then what is left open is cut.
+        const grace = new AbortController();
+        await Promise.race([
+          closed,
+          (options.clock ?? systemClock).sleep(CLOSE_GRACE_MS, grace.signal).catch(() => undefined),
+        ]);
+        grace.abort();
         if ('closeAllConnections' in server) server.closeAllConnections();
         await closed;
       })();
