@@ -135,6 +135,12 @@ export interface RunBackplane {
    */
   remove(runId: string): Promise<void>;
   /**
+   * Archives a run that ended (`archived` true) or unarchives it (`POST /pipelines/{id}/archive`, `/unarchive`):
+   * the mark is stored with the run; the run keeps everything else. Answers with its summary.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `RUN_ACTIVE` (409) when archiving a run that is queued, runs or waits.
+   */
+  setArchived(runId: string, archived: boolean): Promise<RunSummary>;
+  /**
    * The store of a run the store or the queue knows (the diff routes read its checkpoint and stage files).
    * @throws {ApiError} 404 for an unknown run.
    */

@@ -41,6 +41,7 @@ import { DEFAULT_PIPELINE_LIMITS, type PipelineLimits } from './pipeline-limits.
 import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import { runActiveError } from './run-active-error.js';
+import { isRunArchived, writeRunArchived } from './run-archive-file.js';
 import {
   createUniqueRunDirectory,
   hasRunRequest,
@@ -557,6 +558,30 @@ export class RunManager {
   }
 
   /**
+   * Archives run `id` (`archived` true) or unarchives it (`POST /pipelines/{id}/archive`, `/unarchive`): the mark is
+   * a file in its run directory (`server-archived.json`), so it survives a restart; the run keeps everything else.
+   * Clients of `GET /events` get its new summary.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `RUN_ACTIVE` (409) when archiving a run that runs or waits here.
+   */
+  async setArchived(id: string, archived: boolean): Promise<RunSummary> {
+    const summary = await this.summaryOf(id);
+    if (archived) {
+      const refusal = runActiveError({
+        runId: id,
+        state: this.#resuming.has(id) ? 'being resumed' : summary.state,
+        message: `Run "${id}" is ${summary.state}: cancel it or let it end first, then archive it.`,
+      });
+      if (refusal !== undefined) throw refusal;
+    }
+    writeRunArchived({
+      runDir: this.runDirectory(id),
+      archivedAt: archived ? new Date(this.#options.clock.now()) : undefined,
+    });
+    this.#notifyRunChange(id);
+    return this.summaryOf(id);
+  }
+
+  /**
    * The directory of run `id`. A run this server has just started may not have written its `manifest.json` yet (the
    * engine takes the run lock first), so a live run's directory is not checked for one.
    * @throws {ApiError} `RUN_NOT_FOUND` (404).
@@ -849,6 +874,7 @@ export class RunManager {
             ),
           }),
       ...totalsSummaryFields(live.totals),
+      ...(isRunArchived(this.runDirectory(id)) ? { archived: true as const } : {}),
     };
   }
 
@@ -1121,13 +1147,14 @@ async function readPastRun(logsRoot: string): Promise<RunSummary> {
   } catch {
     startedByServer = false;
   }
-  return pastRunSummary({
+  const summary = pastRunSummary({
     id: basename(logsRoot),
     manifest,
     checkpoint: record.checkpoint,
     finalEvent: readFinalEvent(logsRoot),
     startedByServer,
   });
+  return isRunArchived(logsRoot) ? { ...summary, archived: true } : summary;
 }
 
 /** The totals of a run's recorded events (tokens, cost, resumes, fork origin, end); empty when none can be read. */
