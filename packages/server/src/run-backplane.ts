@@ -145,7 +145,7 @@ export interface RunBackplane {
    * @throws {ApiError} 404 for an unknown run.
    */
   openStore(runId: string): Promise<RunStore>;
-  /** Resumes a failed, cancelled or interrupted run from its checkpoint. */
+  /** Resumes a failed, cancelled or interrupted run from its checkpoint; an archived run is unarchived (it goes on). */
   resume(runId: string): Promise<RunSummary>;
   /**
    * Starts a new run from the checkpoint after stage `from` of `runId` (any run of the store; the source run is only

@@ -424,7 +424,7 @@ export class RunManager {
   }
 
   /**
-   * Resumes a stopped run from its checkpoint (spec §5.3), optionally at another node.
+   * Resumes a stopped run from its checkpoint (spec §5.3), optionally at another node; an archived run is unarchived.
    * @throws {ApiError} `RUN_NOT_FOUND` (404), `RUN_ALREADY_RUNNING` (409), `RESUME_REFUSED` (409: not started by a
    *   server, no checkpoint, already succeeded, graph changed), `TOOLS_NOT_ALLOWED` (400), `SERVER_STOPPING` (503).
    */
@@ -441,10 +441,13 @@ export class RunManager {
     }
     this.#resuming.add(id);
     try {
-      return await this.#resume(id, logsRoot, options);
+      await this.#resume(id, logsRoot, options);
     } finally {
       this.#resuming.delete(id);
     }
+    // A run that goes on is not archived any more (only a run that ended is): it shows in the list again.
+    writeRunArchived({ runDir: logsRoot, archivedAt: undefined });
+    return this.summaryOf(id);
   }
 
   async #resume(id: string, logsRoot: string, options: { readonly from?: string }): Promise<RunSummary> {

@@ -635,6 +635,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
           message: `Run "${runId}" cannot be resumed: ${(error as Error).message}`,
         });
       }
+      // A run that goes on is not archived any more (only a run that ended is): it shows in the list again.
+      await catalog.setRunArchived?.({ runId, archivedAt: undefined });
       return summaryOf(runId);
     },
     async fork(runId, fork) {

@@ -43,7 +43,7 @@ const ids = async (test: TestServer, query = ''): Promise<string[]> =>
   (await test.json<{ pipelines: RunSummary[] }>(`/pipelines${query}`)).pipelines.map((run) => run.id);
 
 describe('POST /pipelines/{id}/archive and /unarchive', () => {
-  it('refuses a live run, archives an ended one (hidden from the list, kept), survives a restart, unarchives', async () => {
+  it('refuses a live run, archives an ended one (hidden from the list, kept), survives a restart, unarchives; a resume unarchives', async () => {
     server = await startTestServer();
     const dot = await readFixture('review-gate.dot');
     const kept = await server.startRun(dot);
@@ -98,6 +98,14 @@ describe('POST /pipelines/{id}/archive and /unarchive', () => {
     expect(unarchived.status).toBe(200);
     expect(await unarchived.json()).not.toHaveProperty('archived');
     expect((await ids(server)).sort()).toEqual([id, kept].sort());
+    expect(await ids(server, '?archived=only')).toEqual([]);
+
+    // Resuming an archived run unarchives it: a run that goes on shows in the list again.
+    expect((await archive(server, kept)).status).toBe(200);
+    const resumed = await server.call(`/pipelines/${kept}/resume`, { method: 'POST' });
+    expect(resumed.status).toBe(200);
+    expect(await resumed.json()).not.toHaveProperty('archived');
+    expect(existsSync(join(server.runsDir, kept, 'server-archived.json'))).toBe(false);
     expect(await ids(server, '?archived=only')).toEqual([]);
   });
 
