@@ -654,7 +654,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect((await remove()).status).toBe(404);
   }, 120_000);
 
-  it('archives a run that ended in the PostgreSQL run index (hidden from the list, ?archived=include/only), refuses a running one, unarchives', async () => {
+  it('archives a run that ended in the PostgreSQL run index (hidden from the list, ?archived=include/only), refuses a running one, unarchives; a resume unarchives', async () => {
     const id = await start(SLOW);
     await until(
       async () => (await details(id)).nodeStatuses.wait === 'running',
@@ -698,6 +698,19 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect(unarchived.body).not.toHaveProperty('archived');
     expect(await listed()).toContain(id);
     expect(await listed('?archived=only')).toEqual([]);
+    // Resuming an archived run unarchives it: a run that goes on shows in the list again.
+    expect((await archive()).status).toBe(200);
+    const resumed = await api<Record<string, unknown>>(`/pipelines/${id}/resume`, { method: 'POST' });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).not.toHaveProperty('archived');
+    expect(await listed('?archived=only')).toEqual([]);
+    await until(async () => (await details(id)).nodeStatuses.wait === 'running', 60_000, 'the resumed stage');
+    expect((await api(`/pipelines/${id}/cancel`, { method: 'POST' })).status).toBe(200);
+    await until(
+      async () => (await details(id)).state === 'cancelled',
+      60_000,
+      'the run to end cancelled again',
+    );
     expect((await api('/pipelines/2026-01-01T00-00-00Z-nothing/archive', { method: 'POST' })).status).toBe(
       404,
     );
