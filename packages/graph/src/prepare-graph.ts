@@ -4,13 +4,15 @@
 import { type DotParseCache, DotSyntaxError, parseDotIncrementally } from '@attractor/dot';
 import { buildGraph } from './build-graph.js';
 import type { Graph } from './graph.js';
-import type { Diagnostic, HandlerLintInfo, LintRule } from './lint/diagnostic.js';
+import type { Diagnostic, HandlerLintInfo, LintRule, OutputSchemaFile } from './lint/diagnostic.js';
 import { checkGraphRefs, type FileFinding, type GraphFileReader } from './lint/graph-refs.js';
 import { type InputSchemaFile, readInputSchemaFile } from './lint/input-schema-file.js';
 import { readPromptFiles } from './lint/prompt-files.js';
+import { readJsonSchemaFile } from './lint/read-json-schema-file.js';
 import { resolveGraphRef } from './lint/resolve-graph-ref.js';
 import { plainSpan } from './lint/source-location.js';
 import { sortDiagnostics, validate } from './lint/validate.js';
+import { parseOutputSchemaDeclaration } from './output-schema-declaration.js';
 import { applyStylesheetTransform } from './transforms/apply-stylesheet.js';
 import { expandGoalVariableTransform } from './transforms/expand-goal-variable.js';
 import type { Transform } from './transforms/transform.js';
@@ -124,8 +126,10 @@ function prepareWithRefs(
     graph = transform.apply(graph);
   }
   const inputSchema = readGraphInputSchema(graph, options.readGraphFile);
+  const outputSchemas = readOutputSchemaFiles(graph, options.readGraphFile);
   const diagnostics = validate(graph, {
     ...(inputSchema?.schema === undefined ? {} : { inputSchema: inputSchema.schema }),
+    ...(outputSchemas === undefined ? {} : { outputSchemaFiles: outputSchemas.files }),
     ...(options.rules === undefined ? {} : { rules: options.rules }),
     ...(options.strict === undefined ? {} : { strict: options.strict }),
     ...(options.knownHandlerTypes === undefined ? {} : { knownHandlerTypes: options.knownHandlerTypes }),
@@ -134,6 +138,7 @@ function prepareWithRefs(
   });
   diagnostics.push(...prompts.diagnostics);
   if (inputSchema?.problem !== undefined) diagnostics.push(inputSchema.problem);
+  if (outputSchemas !== undefined) diagnostics.push(...outputSchemas.problems);
   const read = options.readGraphFile;
   if (read !== undefined) {
     diagnostics.push(
@@ -175,4 +180,40 @@ function readGraphInputSchema(
       ...(span === undefined ? {} : { span: plainSpan(span) }),
     },
   };
+}
+
+/**
+ * The JSON Schema files the stages name in `output_schema` (relative to the DOT file, as the stage reads them), read
+ * through `read`, by node id; each that cannot be used (missing, unreadable, not a JSON object) is an `output_schema`
+ * error at the attribute (the stage would fail when it runs). Undefined without a reader.
+ */
+function readOutputSchemaFiles(
+  graph: Graph,
+  read: GraphFileReader | undefined,
+): { readonly files: ReadonlyMap<string, OutputSchemaFile>; readonly problems: Diagnostic[] } | undefined {
+  if (read === undefined) return undefined;
+  const files = new Map<string, OutputSchemaFile>();
+  const problems: Diagnostic[] = [];
+  for (const node of graph.nodes.values()) {
+    const attribute = node.attributes.output_schema;
+    if (attribute === undefined || attribute.value.trim() === '') continue;
+    const parsed = parseOutputSchemaDeclaration(attribute.value);
+    if (!parsed.ok || parsed.declaration.kind !== 'file') continue;
+    const path = resolveGraphRef({ ref: parsed.declaration.path, parentFilename: graph.filename });
+    const schema = readJsonSchemaFile(path, read);
+    if (typeof schema !== 'string') {
+      files.set(node.id, { path, schema });
+      continue;
+    }
+    const span = attribute.valueSpan;
+    problems.push({
+      rule: 'output_schema',
+      severity: 'error',
+      message: `The output_schema file of "${node.id}", ${path} (output_schema="${parsed.declaration.path}"), ${schema}, so the stage fails when it runs.`,
+      nodeId: node.id,
+      fix: `Fix the path (relative to the DOT file's directory) or create ${path} holding a JSON Schema object, or write the schema inline: output_schema="verdict: string, issues?: string[]".`,
+      ...(span === undefined ? {} : { span: plainSpan(span) }),
+    });
+  }
+  return { files, problems };
 }

@@ -8,6 +8,12 @@ import type { AttributeProblem } from '../handler-attributes.js';
 import type { HandlerTraits } from '../handler-traits.js';
 import type { InputSchemaFile } from './input-schema-file.js';
 
+/** A stage's `output_schema` file as lint read it: its resolved path and the JSON Schema object it holds. */
+export interface OutputSchemaFile {
+  readonly path: string;
+  readonly schema: Readonly<Record<string, unknown>>;
+}
+
 /** How serious a diagnostic is (spec §7.1). `error` blocks execution. */
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -55,6 +61,11 @@ export interface LintContext {
    * read (`prepareGraph` with a file reader); undefined otherwise, and `input_variable` then does not check names.
    */
   readonly inputSchema?: InputSchemaFile & { readonly path: string };
+  /**
+   * The JSON Schema files stages name in `output_schema` (`schemas/review.json`), by node id, with their resolved
+   * paths, as far as `prepareGraph` could read them; `out_map_field` checks against them. Undefined without a reader.
+   */
+  readonly outputSchemaFiles?: ReadonlyMap<string, OutputSchemaFile>;
   /**
    * The capabilities of a node's handler (its registered declaration, else the spec's for its type): rules ask
    * these (`asksHuman`, `fansOut`, ...) rather than compare type strings.

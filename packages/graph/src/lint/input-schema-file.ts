@@ -5,6 +5,7 @@
  */
 import { INPUT_TYPE_NAMES, type InputField } from '../input-declaration.js';
 import type { GraphFileReader } from './graph-refs.js';
+import { readJsonSchemaFile } from './read-json-schema-file.js';
 
 /** What an input schema file declares: its top-level `properties`, `required` and `additionalProperties`. */
 export interface InputSchemaFile {
@@ -20,20 +21,8 @@ export interface InputSchemaFile {
  * `is not a JSON Schema object`). Types are taken as far as lint checks a literal (`any` when not one type).
  */
 export function readInputSchemaFile(path: string, read: GraphFileReader): InputSchemaFile | string {
-  let text: string | undefined;
-  try {
-    text = read(path);
-  } catch (error) {
-    return `cannot be read (${error instanceof Error ? error.message : String(error)})`;
-  }
-  if (text === undefined) return 'does not exist';
-  let schema: unknown;
-  try {
-    schema = JSON.parse(text);
-  } catch (error) {
-    return `is not JSON (${(error as Error).message})`;
-  }
-  if (!isObject(schema)) return 'is not a JSON Schema object';
+  const schema = readJsonSchemaFile(path, read);
+  if (typeof schema === 'string') return schema;
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required)
     ? schema.required.filter((name): name is string => typeof name === 'string')

@@ -7,7 +7,7 @@ import { handlerTraits } from '../handler-traits.js';
 import { declarationOfType } from '../spec-handler-declarations.js';
 import { forgetAttributeVisits } from './attribute-walk.js';
 import { BUILT_IN_RULES } from './built-in-rules.js';
-import type { Diagnostic, HandlerLintInfo, LintContext, LintRule } from './diagnostic.js';
+import type { Diagnostic, HandlerLintInfo, LintContext, LintRule, OutputSchemaFile } from './diagnostic.js';
 import type { InputSchemaFile } from './input-schema-file.js';
 import { phantomNodes } from './phantom-nodes.js';
 import { plainSpan } from './source-location.js';
@@ -43,6 +43,8 @@ export interface ValidateOptions {
    * through its file reader): `input_variable` checks `$input.<name>` against it. Default: none (not checked).
    */
   readonly inputSchema?: InputSchemaFile & { readonly path: string };
+  /** The stages' `output_schema` files, read (`prepareGraph` reads them): `out_map_field` checks against them. */
+  readonly outputSchemaFiles?: ReadonlyMap<string, OutputSchemaFile>;
 }
 
 /** Graph-wide rules whose findings a mistyped edge end causes; dropped while `edge_target_exists` reports one. */
@@ -77,6 +79,7 @@ export function validate(graph: Graph, options: ValidateOptions = {}): Diagnosti
     handlers,
     ...(options.mcpServers === undefined ? {} : { mcpServers: new Set(options.mcpServers) }),
     ...(options.inputSchema === undefined ? {} : { inputSchema: options.inputSchema }),
+    ...(options.outputSchemaFiles === undefined ? {} : { outputSchemaFiles: options.outputSchemaFiles }),
     traitsOf: (node) => handlerTraits(graph, node, handlers),
     declarationOf: (node) => {
       const type = graph.handlerType(node);

@@ -765,3 +765,53 @@ describe('input_variable in the var.* and input.* values of a sub-pipeline node 
     );
   });
 });
+
+describe('out_map_field and output_schema against a stage\'s output_schema file (README "Typed data")', () => {
+  const files: Record<string, string> = {
+    'schemas/review.json': JSON.stringify({
+      type: 'object',
+      properties: { verdict: { type: 'string' }, issues: { type: 'array' } },
+    }),
+    'schemas/list.json': '[]',
+  };
+  const readGraphFile = (path: string) => files[path];
+
+  it('reports an out_map field the schema file lacks, naming the file and the near field', () => {
+    // Once a schema file was not read by lint: a misspelled out_map field left its key unset without a word.
+    const source = pipeline(
+      'goal="x"',
+      '  review [prompt="p", output_schema="schemas/review.json", out_map="verdit -> review.verdict"]\n  start -> review -> exit',
+    );
+    expect(lintRule(source, 'out_map_field', { readGraphFile })).toEqual(['error 5:69 review']);
+    expect(
+      diagnosticsOf(source, 'out_map_field', { readGraphFile }).map((found) => [found.message, found.fix]),
+    ).toEqual([
+      [
+        'The out_map of "review" maps the field "verdit", which its output_schema (schemas/review.json) does not have (it has "verdict", "issues"): "review.verdict" would never be set.',
+        'Did you mean "verdict"? Write out_map="verdict -> review.verdict".',
+      ],
+    ]);
+    // Without a file reader (validate on a graph alone) the file is not read: nothing is reported.
+    expect(lintRule(source, 'out_map_field')).toEqual([]);
+  });
+
+  it('reports a missing or unusable output_schema file at the attribute', () => {
+    const source = pipeline(
+      'goal="x"',
+      '  a [prompt="p", output_schema="schemas/none.json"]\n  b [prompt="p", output_schema="schemas/list.json"]\n  start -> a -> b -> exit',
+    );
+    expect(
+      diagnosticsOf(source, 'output_schema', { readGraphFile }).map((found) => [found.message, found.nodeId]),
+    ).toEqual([
+      [
+        'The output_schema file of "a", schemas/none.json (output_schema="schemas/none.json"), does not exist, so the stage fails when it runs.',
+        'a',
+      ],
+      [
+        'The output_schema file of "b", schemas/list.json (output_schema="schemas/list.json"), is not a JSON Schema object, so the stage fails when it runs.',
+        'b',
+      ],
+    ]);
+    expect(lintRule(source, 'output_schema', { readGraphFile })).toEqual(['error 5:32 a', 'error 6:32 b']);
+  });
+});
