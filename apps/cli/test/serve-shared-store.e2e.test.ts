@@ -654,6 +654,69 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     expect((await remove()).status).toBe(404);
   }, 120_000);
 
+  it('archives a run that ended in the PostgreSQL run index (hidden from the list, ?archived=include/only), refuses a running one, unarchives; a resume unarchives', async () => {
+    const id = await start(SLOW);
+    await until(
+      async () => (await details(id)).nodeStatuses.wait === 'running',
+      60_000,
+      'the slow stage to start on a worker',
+    );
+    const archive = (action = 'archive') =>
+      api<{ id: string; archived?: boolean; error?: unknown }>(`/pipelines/${id}/${action}`, {
+        method: 'POST',
+      });
+    const refused = await archive();
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      error: {
+        code: 'RUN_ACTIVE',
+        message: `Run "${id}" is running: cancel it or let it end first, then archive it.`,
+      },
+    });
+    expect((await api(`/pipelines/${id}/cancel`, { method: 'POST' })).status).toBe(200);
+    await until(async () => (await details(id)).state === 'cancelled', 60_000, 'the run to end cancelled');
+    const listed = async (query = '') =>
+      (await api<{ pipelines: { id: string }[] }>(`/pipelines${query}`)).body.pipelines.map((run) => run.id);
+
+    const archived = await archive();
+    expect(archived.status).toBe(200);
+    expect(archived.body).toMatchObject({ id, archived: true });
+    expect((await api<{ archived?: boolean }>(`/pipelines/${id}`)).body.archived).toBe(true);
+    expect(await listed()).not.toContain(id);
+    expect(await listed('?archived=include')).toContain(id);
+    expect(await listed('?archived=only')).toEqual([id]);
+    // The mark is the index's: a second server process reads it from PostgreSQL.
+    const catalog = createPostgresRunCatalog({ connectionString: postgres.url });
+    try {
+      expect((await catalog.readRunEntry(id))?.archivedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    } finally {
+      await catalog.close();
+    }
+
+    const unarchived = await archive('unarchive');
+    expect(unarchived.status).toBe(200);
+    expect(unarchived.body).not.toHaveProperty('archived');
+    expect(await listed()).toContain(id);
+    expect(await listed('?archived=only')).toEqual([]);
+    // Resuming an archived run unarchives it: a run that goes on shows in the list again.
+    expect((await archive()).status).toBe(200);
+    const resumed = await api<Record<string, unknown>>(`/pipelines/${id}/resume`, { method: 'POST' });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body).not.toHaveProperty('archived');
+    expect(await listed('?archived=only')).toEqual([]);
+    await until(async () => (await details(id)).nodeStatuses.wait === 'running', 60_000, 'the resumed stage');
+    expect((await api(`/pipelines/${id}/cancel`, { method: 'POST' })).status).toBe(200);
+    await until(
+      async () => (await details(id)).state === 'cancelled',
+      60_000,
+      'the run to end cancelled again',
+    );
+    expect((await api('/pipelines/2026-01-01T00-00-00Z-nothing/archive', { method: 'POST' })).status).toBe(
+      404,
+    );
+    expect((await api('/pipelines?archived=all')).status).toBe(400);
+  }, 120_000);
+
   it('a run no worker has taken yet is queued, in the start and fork responses, its details and the list, until a worker runs it', async () => {
     const done = await start(SAY);
     await until(async () => (await details(done)).state === 'success', 60_000, 'the first run to succeed');

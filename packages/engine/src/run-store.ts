@@ -344,6 +344,11 @@ export interface RunIndexEntry {
   readonly failedBranches?: number;
   /** Items of its `foreach` nodes that failed (`foreach.completed` `failureCount`, as `failedBranches`). */
   readonly failedItems?: number;
+  /**
+   * When the run was archived (ISO-8601; {@link RunCatalog.setRunArchived}), when it is and the catalog records it
+   * (the PostgreSQL catalog does). An archived run keeps everything else.
+   */
+  readonly archivedAt?: string;
 }
 
 /** Filter of {@link RunCatalog.listRuns}. */
@@ -377,6 +382,16 @@ export interface RunCatalog {
    * @throws {InvalidStoreNameError} when `runId` is not a valid run id (as `open`).
    */
   removeRun(runId: string): Promise<boolean>;
+  /**
+   * Archives a run (`archivedAt` a time: its entry's {@link RunIndexEntry.archivedAt}; an archived run keeps its
+   * first time) or unarchives it (`archivedAt` undefined). Resolves false when the catalog has no such run. Optional:
+   * the PostgreSQL catalog has it; the file catalog does not (a server keeps its own mark in the run directory).
+   * @throws {InvalidStoreNameError} when `runId` is not a valid run id (as `open`).
+   */
+  setRunArchived?(options: {
+    readonly runId: string;
+    readonly archivedAt: Date | undefined;
+  }): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -9,6 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { secureHeaders } from 'hono/secure-headers';
 import type { z } from 'zod';
+import { filterArchived, parseArchivedFilter } from './archived-filter.js';
 import { requireBearerToken } from './bearer-auth.js';
 import { checkpointHistoryQuerySchema, pageCheckpointHistory } from './checkpoint-history.js';
 import { ApiError } from './errors/api-error.js';
@@ -256,7 +257,10 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     ),
   );
 
-  app.get('/pipelines', async (c) => c.json({ pipelines: await manager.list() }));
+  app.get('/pipelines', async (c) => {
+    const archived = parseArchivedFilter(c.req.query('archived'));
+    return c.json({ pipelines: filterArchived(await manager.list(), archived) });
+  });
 
   app.post('/pipelines', async (c) => {
     const contentType = c.req.header('content-type') ?? '';
@@ -314,6 +318,11 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     await manager.remove(c.req.param('id'));
     return c.body(null, 204);
   });
+
+  app.post('/pipelines/:id/archive', async (c) => c.json(await manager.setArchived(c.req.param('id'), true)));
+  app.post('/pipelines/:id/unarchive', async (c) =>
+    c.json(await manager.setArchived(c.req.param('id'), false)),
+  );
 
   app.post('/pipelines/:id/resume', async (c) => {
     const text = await c.req.text();
@@ -542,7 +551,10 @@ function mountBackplaneRoutes(
   app.get('/events', (c) =>
     streamSSEWithHeartbeat(c, (stream) => backplane.streamChanges(stream), heartbeat),
   );
-  app.get('/pipelines', async (c) => c.json({ pipelines: await backplane.list() }));
+  app.get('/pipelines', async (c) => {
+    const archived = parseArchivedFilter(c.req.query('archived'));
+    return c.json({ pipelines: filterArchived(await backplane.list(), archived) });
+  });
   app.post('/pipelines', async (c) => {
     const contentType = c.req.header('content-type') ?? '';
     const body = contentType.startsWith('text/')
@@ -582,6 +594,12 @@ function mountBackplaneRoutes(
     await backplane.remove(c.req.param('id'));
     return c.body(null, 204);
   });
+  app.post('/pipelines/:id/archive', async (c) =>
+    c.json(await backplane.setArchived(c.req.param('id'), true)),
+  );
+  app.post('/pipelines/:id/unarchive', async (c) =>
+    c.json(await backplane.setArchived(c.req.param('id'), false)),
+  );
   app.post('/pipelines/:id/resume', async (c) => {
     const text = await c.req.text();
     const body = text.trim() === '' ? {} : parseBody(resumeBodySchema, parseJsonText(text, manager.limits));

@@ -135,11 +135,17 @@ export interface RunBackplane {
    */
   remove(runId: string): Promise<void>;
   /**
+   * Archives a run that ended (`archived` true) or unarchives it (`POST /pipelines/{id}/archive`, `/unarchive`):
+   * the mark is stored with the run; the run keeps everything else. Answers with its summary.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `RUN_ACTIVE` (409) when archiving a run that is queued, runs or waits.
+   */
+  setArchived(runId: string, archived: boolean): Promise<RunSummary>;
+  /**
    * The store of a run the store or the queue knows (the diff routes read its checkpoint and stage files).
    * @throws {ApiError} 404 for an unknown run.
    */
   openStore(runId: string): Promise<RunStore>;
-  /** Resumes a failed, cancelled or interrupted run from its checkpoint. */
+  /** Resumes a failed, cancelled or interrupted run from its checkpoint; an archived run is unarchived (it goes on). */
   resume(runId: string): Promise<RunSummary>;
   /**
    * Starts a new run from the checkpoint after stage `from` of `runId` (any run of the store; the source run is only

@@ -41,6 +41,7 @@ import { DEFAULT_PIPELINE_LIMITS, type PipelineLimits } from './pipeline-limits.
 import { createPipelineValidator, type PipelineValidator } from './pipeline-validator.js';
 import type { NodeDisplayStatus } from './render-run-graph.js';
 import { runActiveError } from './run-active-error.js';
+import { isRunArchived, writeRunArchived } from './run-archive-file.js';
 import {
   createUniqueRunDirectory,
   hasRunRequest,
@@ -462,7 +463,7 @@ export class RunManager {
   }
 
   /**
-   * Resumes a stopped run from its checkpoint (spec §5.3), optionally at another node.
+   * Resumes a stopped run from its checkpoint (spec §5.3), optionally at another node; an archived run is unarchived.
    * @throws {ApiError} `RUN_NOT_FOUND` (404), `RUN_ALREADY_RUNNING` (409), `RESUME_REFUSED` (409: not started by a
    *   server, no checkpoint, already succeeded, graph changed), `TOOLS_NOT_ALLOWED` (400), `SERVER_STOPPING` (503).
    */
@@ -479,10 +480,13 @@ export class RunManager {
     }
     this.#resuming.add(id);
     try {
-      return await this.#resume(id, logsRoot, options);
+      await this.#resume(id, logsRoot, options);
     } finally {
       this.#resuming.delete(id);
     }
+    // A run that goes on is not archived any more (only a run that ended is): it shows in the list again.
+    writeRunArchived({ runDir: logsRoot, archivedAt: undefined });
+    return this.summaryOf(id);
   }
 
   async #resume(id: string, logsRoot: string, options: { readonly from?: string }): Promise<RunSummary> {
@@ -604,6 +608,30 @@ export class RunManager {
       if (key === id || key.startsWith(`${id}\u0000`)) this.#graphs.delete(key);
     }
     this.#notifyRunChange(id);
+  }
+
+  /**
+   * Archives run `id` (`archived` true) or unarchives it (`POST /pipelines/{id}/archive`, `/unarchive`): the mark is
+   * a file in its run directory (`server-archived.json`), so it survives a restart; the run keeps everything else.
+   * Clients of `GET /events` get its new summary.
+   * @throws {ApiError} `RUN_NOT_FOUND` (404); `RUN_ACTIVE` (409) when archiving a run that runs or waits here.
+   */
+  async setArchived(id: string, archived: boolean): Promise<RunSummary> {
+    const summary = await this.summaryOf(id);
+    if (archived) {
+      const refusal = runActiveError({
+        runId: id,
+        state: this.#resuming.has(id) ? 'being resumed' : summary.state,
+        message: `Run "${id}" is ${summary.state}: cancel it or let it end first, then archive it.`,
+      });
+      if (refusal !== undefined) throw refusal;
+    }
+    writeRunArchived({
+      runDir: this.runDirectory(id),
+      archivedAt: archived ? new Date(this.#options.clock.now()) : undefined,
+    });
+    this.#notifyRunChange(id);
+    return this.summaryOf(id);
   }
 
   /**
@@ -906,6 +934,7 @@ export class RunManager {
             ),
           }),
       ...totalsSummaryFields(live.totals),
+      ...(isRunArchived(this.runDirectory(id)) ? { archived: true as const } : {}),
     };
   }
 
@@ -1232,13 +1261,14 @@ async function readPastRun(logsRoot: string): Promise<RunSummary> {
   } catch {
     startedByServer = false;
   }
-  return pastRunSummary({
+  const summary = pastRunSummary({
     id: basename(logsRoot),
     manifest,
     checkpoint: record.checkpoint,
     finalEvent: readFinalEvent(logsRoot),
     startedByServer,
   });
+  return isRunArchived(logsRoot) ? { ...summary, archived: true } : summary;
 }
 
 /** The totals of a run's recorded events (tokens, cost, resumes, fork origin, end); empty when none can be read. */

@@ -79,6 +79,11 @@ export interface RunSummary {
   readonly failedBranches?: number;
   /** Items of its `foreach` nodes that failed (`foreach.completed` `failureCount`, as `failedBranches`), when any did. */
   readonly failedItems?: number;
+  /**
+   * Set when the run was archived (`POST /pipelines/{id}/archive`): `GET /pipelines` leaves it out unless asked with
+   * `?archived=include` or `?archived=only`. An archived run keeps everything (open, resume, fork, delete).
+   */
+  readonly archived?: true;
 }
 
 /** The question a waiting run asks, as {@link RunSummary.waitingQuestion} shows it. */

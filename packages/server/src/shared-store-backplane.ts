@@ -181,6 +181,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       ...questionFields(state, queued),
       // The PostgreSQL catalog keeps the totals as the run's events are appended: a list reads no event log.
       ...(await entryTotals(entry)),
+      ...(entry.archivedAt === undefined ? {} : { archived: true as const }),
     };
   };
 
@@ -332,6 +333,7 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       waitingNodes,
       stages: listing.stages,
       stageDirectories: listing.stageDirectories,
+      ...(entry?.archivedAt === undefined ? {} : { archived: true as const }),
       ...(record.manifest.forked_from === undefined
         ? {}
         : {
@@ -599,6 +601,29 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
       if (!removed && fromQueue?.removed !== true) throw notFound(runId);
       for (const waiter of waiters) waiter(runId);
     },
+    async setArchived(runId, archived) {
+      const setRunArchived = catalog.setRunArchived?.bind(catalog);
+      if (setRunArchived === undefined) {
+        throw new ApiError({
+          status: 501,
+          code: 'ARCHIVE_NOT_SUPPORTED',
+          message: `The run store ${catalog.location} cannot archive runs: archive them on a PostgreSQL run store (serve --store postgres://…).`,
+        });
+      }
+      const summary = await summaryOf(runId);
+      if (archived) {
+        const refusal = runActiveError({
+          runId,
+          state: summary.state,
+          message: `Run "${runId}" is ${summary.state}: cancel it or let it end first, then archive it.`,
+        });
+        if (refusal !== undefined) throw refusal;
+      }
+      if (!(await setRunArchived({ runId, archivedAt: archived ? new Date(options.now()) : undefined })))
+        throw notFound(runId);
+      for (const waiter of waiters) waiter(runId);
+      return summaryOf(runId);
+    },
     async resume(runId) {
       await requireQueued(runId);
       try {
@@ -610,6 +635,8 @@ export function createSharedStoreBackplane(options: SharedStoreBackplaneOptions)
           message: `Run "${runId}" cannot be resumed: ${(error as Error).message}`,
         });
       }
+      // A run that goes on is not archived any more (only a run that ended is): it shows in the list again.
+      await catalog.setRunArchived?.({ runId, archivedAt: undefined });
       return summaryOf(runId);
     },
     async fork(runId, fork) {

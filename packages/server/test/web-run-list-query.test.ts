@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../web/src/api.js';
-import { compareRuns, parseRunListQuery, runListHref } from '../web/src/run-list-query.js';
+import {
+  compareRuns,
+  matchesRunListQuery,
+  parseRunListQuery,
+  runListHref,
+} from '../web/src/run-list-query.js';
 
 const run = (fields: Partial<RunSummary> & Pick<RunSummary, 'id' | 'startedAt'>): RunSummary => ({
   graphName: 'g',
@@ -17,9 +22,36 @@ const run = (fields: Partial<RunSummary> & Pick<RunSummary, 'id' | 'startedAt'>)
 });
 
 describe('runs page query', () => {
+  it('shows archived runs only with archived=include', () => {
+    const archived = run({ id: 'a', startedAt: '2026-01-01T00:00:00.000Z', archived: true });
+    const kept = run({ id: 'k', startedAt: '2026-01-01T00:00:00.000Z' });
+    const hidden = parseRunListQuery('');
+    const shown = parseRunListQuery('?archived=include');
+    expect([archived, kept].filter((one) => matchesRunListQuery(one, hidden)).map((one) => one.id)).toEqual([
+      'k',
+    ]);
+    expect([archived, kept].filter((one) => matchesRunListQuery(one, shown)).map((one) => one.id)).toEqual([
+      'a',
+      'k',
+    ]);
+  });
+
   it('round-trips filters, search and sort, and leaves defaults out', () => {
-    const query = parseRunListQuery('?status=fail&graph=deploy%20it&q=time+out&sort=cost&dir=asc');
-    expect(query).toEqual({ status: 'fail', graph: 'deploy it', q: 'time out', sort: 'cost', dir: 'asc' });
+    const query = parseRunListQuery(
+      '?status=fail&graph=deploy%20it&q=time+out&archived=include&sort=cost&dir=asc',
+    );
+    expect(query).toEqual({
+      status: 'fail',
+      graph: 'deploy it',
+      q: 'time out',
+      archived: true,
+      sort: 'cost',
+      dir: 'asc',
+    });
+    expect(runListHref(query)).toBe(
+      '/?status=fail&graph=deploy+it&q=time+out&archived=include&sort=cost&dir=asc',
+    );
+    expect(parseRunListQuery('?q=x').archived).toBe(false);
     expect(parseRunListQuery(runListHref(query).slice(1))).toEqual(query);
     expect(runListHref(parseRunListQuery(''))).toBe('/');
     expect(parseRunListQuery('?sort=tokens&dir=up')).toMatchObject({ sort: 'start', dir: 'desc' });

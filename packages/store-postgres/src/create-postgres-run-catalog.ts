@@ -51,6 +51,15 @@ export interface PostgresRunCatalog extends RunCatalog {
   /** The PostgreSQL schema that holds the store. */
   readonly schema: string;
   /**
+   * Archives a top run (`archivedAt` a time, kept in `runs.archived_at`; an archived run keeps its first time) or
+   * unarchives it (`archivedAt` undefined). Resolves false when the store has no such run.
+   * @throws {InvalidStoreNameError} when `runId` is not a valid run id.
+   */
+  setRunArchived(options: {
+    readonly runId: string;
+    readonly archivedAt: Date | undefined;
+  }): Promise<boolean>;
+  /**
    * Applies the store's migrations now (they are applied on first use anyway), e.g. to fail at start-up rather than
    * at the first run.
    * @throws {StoreSchemaVersionError} when the database was migrated by a newer version of this package.
@@ -205,7 +214,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     const result = await pool.query<IndexRow>(
       `SELECT run_key, graph_name, goal, current_node, started, ended, tokens, cost_usd, parent_run_id, forked_from,
               forked_from_node, forked_from_visit, input_tokens, output_tokens, legs_ms, resumes, failed_branches,
-              failed_items, status
+              failed_items, archived, status
        FROM (
          SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, ${isoText('r.started_at')} AS started,
                 ${isoText('r.ended_at')} AS ended, r.tokens, r.cost_usd,
@@ -215,6 +224,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
                  WHERE starts_with(f.key, 'branches:')) AS failed_branches,
                 (SELECT coalesce(sum(f.value::bigint), 0) FROM jsonb_each_text(r.failures) f
                  WHERE starts_with(f.key, 'items:')) AS failed_items,
+                ${isoText('r.archived_at')} AS archived,
                 CASE WHEN r.status = 'running' AND NOT EXISTS (
                        SELECT 1 FROM ${schema}.run_locks l WHERE l.run_key = r.run_key AND ${liveLockCondition('l')})
                      THEN 'interrupted' ELSE r.status END AS status
@@ -267,6 +277,23 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
       await settled(runId);
       const [entry] = await queryIndex(['run_key = $1'], [runId], '');
       return entry;
+    },
+    async setRunArchived(options: {
+      readonly runId: string;
+      readonly archivedAt: Date | undefined;
+    }): Promise<boolean> {
+      const { runId, archivedAt } = options;
+      if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
+      await ready();
+      await settled(runId);
+      // An archived run keeps its first time; the top run's row only (child runs follow their run).
+      const result = await pool.query(
+        `UPDATE ${schema}.runs SET archived_at = CASE WHEN $2::timestamptz IS NULL THEN NULL
+                                                      ELSE coalesce(archived_at, $2::timestamptz) END
+         WHERE run_key = $1 AND parent_key IS NULL`,
+        [runId, archivedAt === undefined ? null : archivedAt.toISOString()],
+      );
+      return (result.rowCount ?? 0) > 0;
     },
     async removeRun(runId: string): Promise<boolean> {
       if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });
@@ -380,6 +407,8 @@ interface IndexRow {
   readonly resumes: number;
   readonly failed_branches: string;
   readonly failed_items: string;
+  /** When the run was archived (ISO-8601), or null. */
+  readonly archived: string | null;
 }
 
 function toIndexEntry(row: IndexRow): RunIndexEntry {
@@ -405,6 +434,7 @@ function toIndexEntry(row: IndexRow): RunIndexEntry {
     ...positive('resumes', row.resumes),
     ...positive('failedBranches', row.failed_branches),
     ...positive('failedItems', row.failed_items),
+    ...(row.archived === null ? {} : { archivedAt: row.archived }),
   };
 }
 

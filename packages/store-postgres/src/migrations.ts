@@ -23,6 +23,7 @@ interface Migration {
  * - `files` + `file_chunks`: stage files and artifacts as blobs cut into chunks (streamed reads and writes).
  * - `run_locks`: who holds a run's lock; the lock itself is a session advisory lock of the holder's connection.
  * - version 2: the run totals of the `runs` row (tokens apart, legs, resumes, failures, a fork's stage).
+ * - version 3: `runs.archived_at`, when a run was archived (`setRunArchived`); null when it is not.
  */
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -170,6 +171,12 @@ const MIGRATIONS: readonly Migration[] = [
         ) t
         WHERE r.run_key = t.run_key;
     `,
+  },
+  {
+    version: 3,
+    name: 'archived runs',
+    // A runs list leaves archived runs out by default (issue 31): the time a run was archived, null when it is not.
+    sql: (s) => `ALTER TABLE ${s}.runs ADD COLUMN archived_at timestamptz;`,
   },
 ];
 

@@ -244,7 +244,8 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
     await adminQuery(
       server().url,
       `ALTER TABLE "${schema}".runs DROP COLUMN input_tokens, DROP COLUMN output_tokens, DROP COLUMN legs_ms,
-         DROP COLUMN resumes, DROP COLUMN suspended, DROP COLUMN failures, DROP COLUMN forked_from_node, DROP COLUMN forked_from_visit;
+         DROP COLUMN resumes, DROP COLUMN suspended, DROP COLUMN failures, DROP COLUMN forked_from_node, DROP COLUMN forked_from_visit,
+         DROP COLUMN archived_at;
        DELETE FROM "${schema}".schema_migrations WHERE version > 1`,
     );
     const upgraded = createPostgresRunCatalog({ connectionString: server().url, schema });
@@ -315,6 +316,33 @@ describe.skipIf(!postgresAvailable)('the PostgreSQL run catalog (a real server)'
     expect(
       (await catalog.listRuns({ status: 'interrupted', graph: 'crashy' })).map((run) => run.runId),
     ).toEqual([runId]);
+  });
+
+  it('archives a run in its index entry (archived_at, the first time kept) and unarchives it', async () => {
+    const runId = `archived-${randomUUID()}`;
+    const graph = `archive-${randomUUID()}`;
+    await catalog.open(runId).writeManifest(createTestManifest({ run_id: runId, graph_name: graph }));
+    expect((await catalog.readRunEntry(runId))?.archivedAt).toBeUndefined();
+
+    expect(await catalog.setRunArchived({ runId, archivedAt: new Date('2026-03-04T05:06:07.089Z') })).toBe(
+      true,
+    );
+    expect((await catalog.readRunEntry(runId))?.archivedAt).toBe('2026-03-04T05:06:07.089Z');
+    expect(await catalog.setRunArchived({ runId, archivedAt: new Date('2027-01-01T00:00:00.000Z') })).toBe(
+      true,
+    );
+    expect((await catalog.listRuns({ graph })).map((entry) => entry.archivedAt)).toEqual([
+      '2026-03-04T05:06:07.089Z',
+    ]);
+
+    expect(await catalog.setRunArchived({ runId, archivedAt: undefined })).toBe(true);
+    expect(await catalog.readRunEntry(runId)).not.toHaveProperty('archivedAt');
+    expect(await catalog.setRunArchived({ runId: `none-${randomUUID()}`, archivedAt: new Date() })).toBe(
+      false,
+    );
+    await expect(catalog.setRunArchived({ runId: '../x', archivedAt: undefined })).rejects.toThrow(
+      'Run id "../x" is invalid',
+    );
   });
 
   it('lists runs newest first, filtered and limited, with fork and restart origins, child runs left out', async () => {

@@ -31,6 +31,7 @@ export type ApiErrorCode =
   | 'FORBIDDEN_HOST'
   | 'NO_WORKSPACE'
   | 'WORKSPACE_UNAVAILABLE'
+  | 'ARCHIVE_NOT_SUPPORTED'
   | 'INTERNAL';
 
 /** Options of {@link ApiError}'s constructor. */

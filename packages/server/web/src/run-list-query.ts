@@ -1,5 +1,6 @@
 /**
- * The runs page's filters, search and sort as a URL query string (`/?status=fail&graph=deploy&q=timeout&sort=cost&dir=asc`),
+ * The runs page's filters, search and sort as a URL query string
+ * (`/?status=fail&graph=deploy&q=timeout&archived=include&sort=cost&dir=asc`),
  * so a filtered view can be reloaded, shared and reached again with back/forward.
  */
 import type { RunSummary } from './api.js';
@@ -18,6 +19,8 @@ export interface RunListQuery {
   readonly graph: string;
   /** Text searched in id, graph, goal and failure reason (case-insensitive), or ''. */
   readonly q: string;
+  /** Show archived runs too (`archived=include`, as `GET /pipelines` takes it); default false. */
+  readonly archived: boolean;
   /** Sort column; default `start`. */
   readonly sort: SortKey;
   /** Sort direction; default `desc` (newest first). */
@@ -33,6 +36,7 @@ export function parseRunListQuery(search: string): RunListQuery {
     status: params.get('status') ?? '',
     graph: params.get('graph') ?? '',
     q: params.get('q') ?? '',
+    archived: params.get('archived') === 'include',
     sort: (SORT_KEYS as readonly string[]).includes(sort) ? (sort as SortKey) : 'start',
     dir: dir === 'asc' ? 'asc' : 'desc',
   };
@@ -44,6 +48,7 @@ export function runListHref(query: RunListQuery): string {
   if (query.status !== '') params.set('status', query.status);
   if (query.graph !== '') params.set('graph', query.graph);
   if (query.q !== '') params.set('q', query.q);
+  if (query.archived) params.set('archived', 'include');
   if (query.sort !== 'start' || query.dir !== 'desc') {
     params.set('sort', query.sort);
     params.set('dir', query.dir);
@@ -52,10 +57,16 @@ export function runListHref(query: RunListQuery): string {
   return text === '' ? '/' : `/?${text}`;
 }
 
-/** Whether `run` passes the filters and search of `query`. Pure. */
+/** Whether `run` is shown at all under `query`: archived runs only when it shows them. Pure. */
+export function isShownRun(run: RunSummary, query: RunListQuery): boolean {
+  return query.archived || run.archived !== true;
+}
+
+/** Whether `run` passes the filters and search of `query` (archived runs only when it shows them). Pure. */
 export function matchesRunListQuery(run: RunSummary, query: RunListQuery): boolean {
   const needle = query.q.trim().toLowerCase();
   return (
+    isShownRun(run, query) &&
     (query.status === '' || run.state === query.status) &&
     (query.graph === '' || run.graphName === query.graph) &&
     (needle === '' ||

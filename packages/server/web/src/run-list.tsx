@@ -1,6 +1,7 @@
 /**
  * The runs page: every run of the server (live and past) with status, graph, goal, start, duration, tokens and
- * cost; filters by status and graph, a text search and sortable columns, all kept in the URL's query string (see
+ * cost, and Archive / Unarchive on each row; filters by status and graph, "Show archived", a text search and
+ * sortable columns, all kept in the URL's query string (see
  * `run-list-query.ts`) so reload and back/forward restore them. It loads the list each time the app's `GET /events`
  * stream (re)opens (`run-changes.ts`) and follows it, which sends a run's new summary whenever it changes — no
  * polling. Renders the first {@link PAGE_SIZE} matches and more
@@ -16,6 +17,7 @@ import { navigate, onLinkClick, runHref } from './router.js';
 import { onRunChanges } from './run-changes.js';
 import {
   compareRuns,
+  isShownRun,
   matchesRunListQuery,
   parseRunListQuery,
   type RunListQuery,
@@ -49,7 +51,8 @@ export function RunList() {
     let pending: RunSummary[] = [];
     let scheduled = false;
     const load = () =>
-      apiJson<{ pipelines: RunSummary[] }>('/pipelines').then(
+      // Archived runs too: the "Show archived" filter hides them here, so it needs no reload.
+      apiJson<{ pipelines: RunSummary[] }>('/pipelines?archived=include').then(
         (body) => {
           setRuns(new Map(body.pipelines.map((run) => [run.id, run])));
           setError(undefined);
@@ -85,7 +88,9 @@ export function RunList() {
     });
   }, []);
 
-  const all = useMemo(() => [...(runs?.values() ?? [])], [runs]);
+  const every = useMemo(() => [...(runs?.values() ?? [])], [runs]);
+  // The runs the counts speak of: archived ones only when shown.
+  const all = useMemo(() => every.filter((run) => isShownRun(run, query)), [every, query]);
   const graphs = useMemo(() => [...new Set(all.map((run) => run.graphName))].sort(), [all]);
   // Offline, the rows stop ticking: whether the runs still go on is not known until the server answers again.
   const lost = isLost(useConnectionState());
@@ -161,6 +166,15 @@ export function RunList() {
             onInput={(event) => change({ q: event.currentTarget.value }, { replace: true })}
           />
         </label>
+        <label class="check">
+          <input
+            id="filter-archived"
+            type="checkbox"
+            checked={query.archived}
+            onChange={(event) => change({ archived: event.currentTarget.checked })}
+          />
+          Show archived
+        </label>
       </form>
       <ErrorNote message={error} />
       {runs === undefined ? (
@@ -183,6 +197,7 @@ export function RunList() {
                   {header('duration', 'Duration')}
                   <th scope="col">Tokens</th>
                   {header('cost', 'Cost')}
+                  <th scope="col">Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -246,7 +261,7 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
   const duration = runDurationMs(run, now);
   const tokens = run.usage === undefined ? undefined : run.usage.inputTokens + run.usage.outputTokens;
   return (
-    <tr data-run={run.id} data-state={run.state}>
+    <tr data-run={run.id} data-state={run.state} data-archived={run.archived === true ? '' : undefined}>
       <td data-label="Status">
         <StateBadge state={run.state} />
         <PartialFailure run={run} />
@@ -271,7 +286,47 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
       <td data-label="Duration">{duration === undefined ? '–' : formatDuration(duration)}</td>
       <td data-label="Tokens">{tokens === undefined ? '–' : formatTokens(tokens)}</td>
       <td data-label="Cost">{formatCost(run.usage?.costUsd)}</td>
+      <td data-label="Actions">
+        <ArchiveButton run={run} />
+      </td>
     </tr>
+  );
+}
+
+/**
+ * Archives a run that ended (`POST /pipelines/{id}/archive`; no confirmation: it is undone as easily) or unarchives
+ * an archived one. The row changes through the `GET /events` stream; a refusal shows under the button.
+ */
+function ArchiveButton({ run }: { run: RunSummary }) {
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const archived = run.archived === true;
+  if (run.live && !archived) return null;
+  const toggle = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await apiJson(runPath(run.id, archived ? '/unarchive' : '/archive'), { method: 'POST', body: '{}' });
+    } catch (failure) {
+      setError((failure as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button
+        type="button"
+        class="button small ghost archive-button"
+        data-action={archived ? 'unarchive' : 'archive'}
+        disabled={busy}
+        aria-label={`${archived ? 'Unarchive' : 'Archive'} run ${run.id}`}
+        onClick={() => void toggle()}
+      >
+        {archived ? 'Unarchive' : 'Archive'}
+      </button>
+      {error !== undefined && <ErrorNote message={error} />}
+    </>
   );
 }
 
@@ -336,12 +391,18 @@ function count(value: number | undefined, one: string, many: string): string | u
   return value === undefined || value === 0 ? undefined : `${value} ${value === 1 ? one : many}`;
 }
 
-/** How a run came to be: forked from another run (linked, at the stage it started after), resumed. */
+/** How a run came to be: forked from another run (linked, at the stage it started after), resumed; archived. */
 function RunMarkers({ run }: { run: RunSummary }) {
   const { forkedFrom, resumes } = run;
-  if (forkedFrom === undefined && resumes === undefined) return null;
+  const archived = run.archived === true;
+  if (forkedFrom === undefined && resumes === undefined && !archived) return null;
   return (
     <div class="run-markers small">
+      {archived && (
+        <span class="marker" data-marker="archived">
+          archived
+        </span>
+      )}
       {forkedFrom !== undefined && (
         <span class="marker" data-marker="fork">
           forked from{' '}

@@ -163,12 +163,17 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
   const select = (nodeId: string | undefined) =>
     navigate(runHref(runId, nodeId, { child, branch }), { replace: false });
 
-  const act = async (action: 'cancel' | 'resume') => {
+  const act = async (action: 'cancel' | 'resume' | 'archive' | 'unarchive') => {
     setBusy(true);
     setActionError(undefined);
     try {
       const summary = await apiJson<RunSummary>(runPath(runId, `/${action}`), { method: 'POST', body: '{}' });
-      setDetails((current) => (current === undefined ? current : { ...current, ...summary }));
+      // The summary says all of the archive mark: an unarchived run has none (the old one must not stay).
+      setDetails((current) => {
+        if (current === undefined) return current;
+        const { archived: _archived, ...rest } = current;
+        return { ...rest, ...summary };
+      });
       // A resumed run streams again: reopen the stream after the events already seen.
       if (action === 'resume') setStreamKey((key) => key + 1);
     } catch (failure) {
@@ -315,6 +320,11 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
         </div>
         <div class="run-actions">
           <StateBadge state={displayState} id="run-state" />
+          {details?.archived === true && childPath === undefined && (
+            <span class="marker" data-marker="archived" id="run-archived">
+              archived
+            </span>
+          )}
           {details?.live === true && childPath === undefined && (
             <ConfirmedButton
               id="cancel"
@@ -336,6 +346,17 @@ export function RunView({ runId, child, branch, stage, server }: RunViewProps) {
               onClick={() => act('resume')}
             >
               Resume
+            </button>
+          )}
+          {details?.live === false && childPath === undefined && (
+            <button
+              type="button"
+              class="button ghost"
+              id="archive-button"
+              disabled={busy}
+              onClick={() => act(details.archived === true ? 'unarchive' : 'archive')}
+            >
+              {details.archived === true ? 'Unarchive' : 'Archive'}
             </button>
           )}
           {details?.live === false && childPath === undefined && (
