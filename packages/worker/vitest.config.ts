@@ -6,6 +6,8 @@ export default defineConfig({
     // pg-boss. Hangs still fail; speed lives in benchmarks.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits on a condition; a loaded machine can take seconds (vitest's default is 1 s).
+    expect: { poll: { timeout: 30_000 } },
     // One PostgreSQL server at a time: three starting together on a loaded machine took over 30 s.
     fileParallelism: false,
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],

@@ -6,6 +6,8 @@ export default defineConfig({
     // Node processes. Hangs still fail; speed lives in the benchmark.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // expect.poll waits on a condition; a loaded machine can take seconds (vitest's default is 1 s).
+    expect: { poll: { timeout: 60_000 } },
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
   },
 });

@@ -230,7 +230,17 @@ digraph Greet {
     });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toBe(
-      'error: The model cannot be asked for a pipeline:\n  - set OPENAI_API_KEY for provider openai: LLM stage "author" (model gpt-test)',
+      'error: The model cannot be asked for a pipeline:\n  - set OPENAI_API_KEY for provider openai: the model that writes the pipeline (model gpt-test)',
+    );
+  });
+
+  it('asks for a model without naming a stage the user never wrote (exit 2)', async () => {
+    // Once: 'LLM stage "author" names no model: set llm_model on the node ...', about attractor's own stage.
+    const cwd = await temporaryDirectory();
+    const result = await attractor(['new', 'Review the docs'], { cwd, env: { OPENAI_API_KEY: 'sk-test' } });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(
+      'error: The model cannot be asked for a pipeline:\n  - no model is chosen for the model that writes the pipeline: pass --model (e.g. --model claude-sonnet-4-6), or set defaults.model in the config file',
     );
   });
 });

@@ -1,7 +1,9 @@
 /**
- * Web UI benchmark (issue "A web UI people would choose"): the time from opening a run URL to the graph drawn with
- * its statuses, for a finished 10-node and 500-node run; and the server's memory while 20 pages watch 20 live
- * runs. The server runs in its own process (bench-server.mjs) so its resident memory is measured alone.
+ * Web UI benchmark (issues "A web UI people would choose" and "Web UI, second round"): the time from opening a run
+ * URL to the graph drawn with its statuses, for a finished 10-node and 500-node run and for a live 500-node run
+ * (cold: a fresh browser profile and the run's first page; warm: again in the same browser); the bytes a browser
+ * receives to open a finished 300-node run (bundle, SVG, JSON, event replay, as Chromium asks for them: gzip and
+ * brotli accepted); and the server's memory while 20 pages watch 20 live runs. The server runs in its own process (bench-server.mjs) so its resident memory is measured alone.
  * Run: `pnpm --filter @attractor/server bench` (after `pnpm build`). Prints a table; writes nothing to git.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -107,6 +109,132 @@ describe('web UI benchmark', () => {
         ]);
       }
     } finally {
+      await server.close();
+    }
+  }, 600_000);
+
+  it('opens a live 500-node run page (cold, then warm) until the graph shows its statuses', async () => {
+    const server = await startBenchServer();
+    const cold = await launchBrowser();
+    try {
+      // Half the chain done, then a gate the run waits at: a live run whose page shows 248 stages done.
+      const pipeline = chainPipeline(500)
+        .replace('go [shape=hexagon, label="Go?"]', 'go [prompt="go"]')
+        .replace('[label="[G] Go"]', '')
+        .replace(' -> s249 -> ', ' -> half -> s249 -> ')
+        .replace('  done [shape=Msquare]', '  half [shape=hexagon, label="Half?"]\n  done [shape=Msquare]');
+      const id = await server.startRun(pipeline);
+      await waitUntil(
+        async () => (await server.json<{ state: string }>(`/pipelines/${id}`)).state === 'waiting',
+        'the run to wait at its gate',
+      );
+      const open = async (session: BrowserSession) => {
+        const started = Date.now();
+        const page = await session.open(server as unknown as TestServer, `/runs/${encodeURIComponent(id)}`);
+        await page.locator('#graph[data-loaded] g#node-half.status-waiting').waitFor({ timeout: 120_000 });
+        await page.locator('#graph[data-loaded] g#node-s248.status-success').waitFor({ timeout: 120_000 });
+        const elapsed = Date.now() - started;
+        await page.close();
+        return elapsed;
+      };
+      const first = await open(cold);
+      const warm: number[] = [];
+      for (let repeat = 0; repeat < 5; repeat++) warm.push(await open(cold));
+      rows.push([
+        'open a live 500-node run (248 stages done, waiting at a gate) → graph with statuses, cold',
+        `${first} ms`,
+        'fresh browser profile, first page of the run',
+      ]);
+      rows.push(['… warm (median of 5)', `${median(warm)} ms`, `runs: ${warm.join(', ')} ms`]);
+    } finally {
+      await cold.close();
+      await server.close();
+    }
+  }, 600_000);
+
+  it('bytes received to open a finished 300-node run page', async () => {
+    const server = await startBenchServer();
+    const fresh = await launchBrowser();
+    try {
+      const id = await server.startRun(
+        chainPipeline(300)
+          .replace('go [shape=hexagon, label="Go?"]', 'go [prompt="go"]')
+          .replace('[label="[G] Go"]', ''),
+      );
+      await waitUntil(
+        async () => (await server.json<{ live: boolean }>(`/pipelines/${id}`)).live === false,
+        'the run to end',
+      );
+      const page = await fresh.context.newPage();
+      const cdp = await fresh.context.newCDPSession(page);
+      await cdp.send('Network.enable');
+      const requests = new Map<
+        string,
+        { url: string; headers: number; body: number; decoded: number; total?: number; done?: boolean }
+      >();
+      cdp.on('Network.responseReceived', (event) => {
+        requests.set(event.requestId, {
+          url: event.response.url,
+          headers: event.response.encodedDataLength,
+          body: 0,
+          decoded: 0,
+        });
+      });
+      cdp.on('Network.dataReceived', (event) => {
+        const entry = requests.get(event.requestId);
+        if (entry === undefined) return;
+        entry.body += event.encodedDataLength;
+        entry.decoded += event.dataLength;
+      });
+      cdp.on('Network.loadingFinished', (event) => {
+        const entry = requests.get(event.requestId);
+        if (entry === undefined) return;
+        entry.total = event.encodedDataLength;
+        entry.done = true;
+      });
+      // A stream the page closes itself (after the replay's `end`) fails as cancelled: its bytes came all the same.
+      cdp.on('Network.loadingFailed', (event) => {
+        const entry = requests.get(event.requestId);
+        if (entry !== undefined) entry.done = true;
+      });
+      await page.addInitScript(`sessionStorage.setItem('attractor.token', ${JSON.stringify(server.token)})`);
+      await page.goto(`${server.url}/runs/${encodeURIComponent(id)}`);
+      await page.locator('#graph[data-loaded] g#node-done.status-success').waitFor({ timeout: 120_000 });
+      // The event replay of a finished run ends with its stream.
+      await waitUntil(
+        async () =>
+          [...requests.values()].some(
+            (entry) =>
+              entry.url.includes(`/pipelines/`) && entry.url.includes('/events') && entry.done === true,
+          ),
+        'the event stream to end',
+      );
+      await page.close();
+      const bytes = (entry: { headers: number; body: number; total?: number }) =>
+        Math.max(entry.total ?? 0, entry.headers + entry.body);
+      const byKind = new Map<string, number>();
+      const decodedByKind = new Map<string, number>();
+      for (const entry of requests.values()) {
+        const path = new URL(entry.url).pathname;
+        const kind = path.startsWith('/ui/assets/')
+          ? `bundle ${path.slice(path.lastIndexOf('.') + 1)}`
+          : path.replace(encodeURIComponent(id), '{id}').replace(id, '{id}');
+        byKind.set(kind, (byKind.get(kind) ?? 0) + bytes(entry));
+        decodedByKind.set(kind, (decodedByKind.get(kind) ?? 0) + entry.decoded);
+      }
+      const total = [...byKind.values()].reduce((sum, value) => sum + value, 0);
+      rows.push([
+        'bytes received to open a finished 300-node run (Chromium: gzip, br accepted)',
+        `${(total / 1024).toFixed(0)} KB`,
+        [...byKind]
+          .map(
+            ([kind, value]) =>
+              `${kind} ${(value / 1024).toFixed(1)} KB (${((decodedByKind.get(kind) ?? 0) / 1024).toFixed(1)} KB decoded)`,
+          )
+          .join('; '),
+      ]);
+    } finally {
+      await fresh.close();
       await server.close();
     }
   }, 600_000);

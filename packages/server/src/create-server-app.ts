@@ -8,7 +8,6 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { compress } from 'hono/compress';
 import { secureHeaders } from 'hono/secure-headers';
-import { streamSSE } from 'hono/streaming';
 import type { z } from 'zod';
 import { requireBearerToken } from './bearer-auth.js';
 import { checkpointHistoryQuerySchema, pageCheckpointHistory } from './checkpoint-history.js';
@@ -37,6 +36,11 @@ import {
 } from './stage-directory-files.js';
 import { streamRunChanges } from './stream-run-changes.js';
 import { streamRunEvents } from './stream-run-events.js';
+import {
+  DEFAULT_HEARTBEAT_MS,
+  type StreamSSEWithHeartbeatOptions,
+  streamSSEWithHeartbeat,
+} from './stream-sse-with-heartbeat.js';
 import { readUiFile } from './ui-files.js';
 import { mountWorkspaceDiffRoutes } from './workspace-diff-routes.js';
 
@@ -79,6 +83,12 @@ export interface CreateServerAppOptions {
    * "Workspaces"). Default: none (those routes answer 404 `NO_WORKSPACE`).
    */
   readonly workspace?: WorkspaceProvider;
+  /**
+   * Interval between two heartbeats of every event stream (`GET /events`, `GET /pipelines/{id}/events`), in
+   * milliseconds: an SSE comment `: heartbeat <ms>` that tells a client the connection is alive while no event comes
+   * (the web UI reconnects a stream that brought nothing for three heartbeats). Default: 15000 (15 s).
+   */
+  readonly heartbeatMs?: number;
 }
 
 /** Whether a `Host` header names this machine's loopback interface (any port). */
@@ -107,6 +117,11 @@ async function reportStreamError(): Promise<void> {}
 export function createServerApp(options: CreateServerAppOptions): Hono {
   const { manager } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const heartbeat = {
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    sleep: manager.sleep,
+    onError: reportStreamError,
+  };
   const app = new Hono();
 
   app.onError((error, c) => {
@@ -170,9 +185,10 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
 
   // gzip (or deflate) for a client that accepts it: the UI bundle, the run's SVG, JSON and text bodies. Hono's
   // middleware leaves event streams alone (`text/event-stream` is not in its compressible types, and streamSSE sets
-  // `Transfer-Encoding`), so every SSE event still reaches the client when it is written. GET requests only: a
-  // compressed answer is streamed, and one refusing a request whose body was not read (413, 401 before a large
-  // upload ends) made Node close the connection under the client, which then saw a reset instead of the error.
+  // `Transfer-Encoding`): `streamSSEWithHeartbeat` gzips those itself, flushing every write, so every SSE event still
+  // reaches the client when it is written. GET requests only: a compressed answer is streamed, and one refusing a
+  // request whose body was not read (413, 401 before a large upload ends) made Node close the connection under the
+  // client, which then saw a reset instead of the error.
   const compressResponse = compress();
   app.use('*', (c, next) => (c.req.method === 'GET' ? compressResponse(c, next) : next()));
 
@@ -220,7 +236,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     } satisfies ServerInfo),
   );
 
-  if (options.backplane !== undefined) mountBackplaneRoutes(app, options.backplane, manager);
+  if (options.backplane !== undefined) mountBackplaneRoutes(app, options.backplane, manager, heartbeat);
   mountWorkspaceDiffRoutes(app, {
     workspace: options.workspace,
     openStore:
@@ -233,10 +249,10 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   });
 
   app.get('/events', (c) =>
-    streamSSE(
+    streamSSEWithHeartbeat(
       c,
       (stream) => manager.trackStream(streamRunChanges(stream, { manager, sleep: manager.sleep })),
-      reportStreamError,
+      heartbeat,
     ),
   );
 
@@ -275,7 +291,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     const logsRoot = child?.logsRoot ?? manager.runDirectory(runId);
     const header = c.req.header('last-event-id') ?? c.req.query('lastEventId') ?? '0';
     const lastEventId = /^\d+$/.test(header) ? Number(header) : 0;
-    return streamSSE(
+    return streamSSEWithHeartbeat(
       c,
       (stream) =>
         manager.trackStream(
@@ -288,7 +304,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
             follow: c.req.query('follow') !== 'false',
           }),
         ),
-      reportStreamError,
+      heartbeat,
     );
   });
 
@@ -517,8 +533,15 @@ function parseBody<TSchema extends z.ZodType>(schema: TSchema, value: unknown): 
  * The run routes served by a {@link RunBackplane} (a shared run store). Registered before the local routes, so
  * they answer first; the routes it does not serve stay the local ones.
  */
-function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunManager): void {
-  app.get('/events', (c) => streamSSE(c, (stream) => backplane.streamChanges(stream), reportStreamError));
+function mountBackplaneRoutes(
+  app: Hono,
+  backplane: RunBackplane,
+  manager: RunManager,
+  heartbeat: StreamSSEWithHeartbeatOptions,
+): void {
+  app.get('/events', (c) =>
+    streamSSEWithHeartbeat(c, (stream) => backplane.streamChanges(stream), heartbeat),
+  );
   app.get('/pipelines', async (c) => c.json({ pipelines: await backplane.list() }));
   app.post('/pipelines', async (c) => {
     const contentType = c.req.header('content-type') ?? '';
@@ -547,10 +570,10 @@ function mountBackplaneRoutes(app: Hono, backplane: RunBackplane, manager: RunMa
     // 404 for a run neither the store nor the queue knows (or a child it does not hold), 400 for a bad child path
     await backplane.details(runId, child);
     const follow = c.req.query('follow') !== 'false';
-    return streamSSE(
+    return streamSSEWithHeartbeat(
       c,
       (stream) => backplane.streamEvents(stream, runId, lastEventId, child, follow),
-      reportStreamError,
+      heartbeat,
     );
   });
   app.post('/pipelines/:id/cancel', async (c) => c.json(await backplane.cancel(c.req.param('id'))));

@@ -57,6 +57,7 @@ export type { StageDirectory, StageDirectoryFileName } from './stage-directory-f
 export { STAGE_DIRECTORY_FILES, stageDirectorySchema } from './stage-directory-files.js';
 export type { AttractorServer, ServerApp, StartServerOptions } from './start-server.js';
 export { openServerApp, startServer } from './start-server.js';
+export { DEFAULT_HEARTBEAT_MS } from './stream-sse-with-heartbeat.js';
 export { withoutAgentShellTransform } from './without-agent-shell.js';
 export type {
   RunDiffResponse,

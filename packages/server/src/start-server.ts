@@ -68,6 +68,11 @@ export interface StartServerOptions {
   /** Largest accepted request body, in bytes; larger ones get 413. Default: 1048576 (1 MiB). */
   readonly maxBodyBytes?: number;
   /**
+   * Interval between two heartbeats of every event stream (an SSE comment `: heartbeat <ms>`; the web UI reconnects
+   * a stream that brought nothing for three of them), in milliseconds. Default: 15000 (15 s).
+   */
+  readonly heartbeatMs?: number;
+  /**
    * Secret values masked in everything the runs write and the server sends (the CLI passes the values of its
    * secret-named environment variables and `--secret` names). Token shapes and secret-named keys are masked anyway.
    */
@@ -211,6 +216,7 @@ export function openServerApp(options: StartServerOptions): ServerApp {
     loopbackHostsOnly: isLoopbackHostHeader(host.includes(':') ? `[${host}]` : host),
     ...(options.pipelinesDir === undefined ? {} : { pipelinesDir: resolve(options.pipelinesDir) }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     simulation: options.simulation ?? (options.backendFactory === undefined ? 'always' : 'optional'),
     allowTools: options.allowTools ?? false,
     ...(options.workspace === undefined ? {} : { workspace: options.workspace }),

@@ -129,7 +129,11 @@ export async function newCommand(options: NewCommandOptions): Promise<number> {
     stdout: io.stdout as unknown as Writable,
     env: io.env,
     handlers: config.handlers,
-    preflightWording: { heading: 'The model cannot be asked for a pipeline:', closing: '' },
+    preflightWording: {
+      heading: 'The model cannot be asked for a pipeline:',
+      closing: '',
+      stageWords: 'the model that writes the pipeline',
+    },
   });
   const example = await readFile(new URL('../../templates/new/example.dot', import.meta.url), 'utf8');
   // Lint resolves graph_ref and prompt files next to the file the pipeline goes to.

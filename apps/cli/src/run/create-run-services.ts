@@ -132,6 +132,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
               created.problems,
               options.preflightWording.closing,
               options.preflightWording.heading,
+              options.preflightWording.stageWords,
             ),
     });
   const { backend, secretValues } = created;

@@ -12,12 +12,15 @@ function nodes(ids: readonly string[]): string {
  * The message for the problems found by `checkLlmStages`, e.g.
  * `Set ANTHROPIC_API_KEY for provider anthropic: LLM stage "review" (model claude-sonnet-4-6)`, ending with
  * `closing` (default: `Or pass --simulate to run without an LLM.`, what `run` and `resume` say), under `heading`
- * (default: `The pipeline was not started: <n> LLM stage(s) cannot run.`). Pure.
+ * (default: `The pipeline was not started: <n> LLM stage(s) cannot run.`). `stageWords` names the stages when the user
+ * did not write them (`attractor new`'s own stage: `the model that writes the pipeline`); default: `LLM stage "<id>"`.
+ * Pure.
  */
 export function formatPreflight(
   problems: readonly LlmStageProblem[],
   closing = 'Or pass --simulate to run without an LLM.',
   heading?: string,
+  stageWords?: string,
 ): string {
   const lines: string[] = [];
   const byProvider = new Map<string, Extract<LlmStageProblem, { kind: 'no_credentials' }>[]>();
@@ -30,7 +33,7 @@ export function formatPreflight(
     const variables = missing[0]?.variables.join(' or ') ?? '';
     const stages = missing.length === 1 ? 'LLM stage' : 'LLM stages';
     lines.push(
-      `  - set ${variables} for provider ${provider}: ${stages} ${nodes(missing.map((problem) => problem.nodeId))} (model ${models})`,
+      `  - set ${variables} for provider ${provider}: ${stageWords ?? `${stages} ${nodes(missing.map((problem) => problem.nodeId))}`} (model ${models})`,
     );
   }
   for (const problem of problems) {
@@ -43,7 +46,9 @@ export function formatPreflight(
   const noModel = problems.filter((problem) => problem.kind === 'no_model').map((problem) => problem.nodeId);
   if (noModel.length > 0) {
     lines.push(
-      `  - ${noModel.length === 1 ? 'LLM stage' : 'LLM stages'} ${nodes(noModel)} ${noModel.length === 1 ? 'names' : 'name'} no model: set llm_model on the node or in the model_stylesheet, or pass --model`,
+      stageWords === undefined
+        ? `  - ${noModel.length === 1 ? 'LLM stage' : 'LLM stages'} ${nodes(noModel)} ${noModel.length === 1 ? 'names' : 'name'} no model: set llm_model on the node or in the model_stylesheet, or pass --model`
+        : `  - no model is chosen for ${stageWords}: pass --model (e.g. --model claude-sonnet-4-6), or set defaults.model in the config file`,
     );
   }
   const count = new Set(problems.map((problem) => problem.nodeId)).size;

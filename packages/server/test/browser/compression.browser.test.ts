@@ -1,10 +1,11 @@
 /**
  * Compressed responses (issue "Web UI, second round"): over real HTTP, a client that accepts gzip gets the UI bundle,
- * a 300-node run's SVG and its JSON compressed, one that does not gets them plain; the event streams stay plain, so a
- * live run page in Chromium (which accepts gzip and brotli) still gets every event as it happens.
+ * a 300-node run's SVG and its JSON compressed, one that does not gets them plain; the event streams are gzipped with
+ * every write flushed, so a live run page in Chromium (which accepts gzip and brotli) still gets every event as it
+ * happens.
  */
 import { request } from 'node:http';
-import { gunzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { type TestServer, waitFor } from '../test-server.js';
 import { closeAfterEach } from './browser-session.js';
@@ -78,21 +79,66 @@ describe('compressed responses (issue "Web UI, second round")', () => {
     await server.call(`/pipelines/${id}/cancel`, { method: 'POST' });
   });
 
-  it('keeps the event streams plain, so a live run page still gets every event', async () => {
+  it('gzips the event streams with every write flushed, so a live run page still gets every event', async () => {
     const server = await resources.startServer();
     const id = await server.startRun(chainPipeline(20));
     await waitFor(
       async () => (await server.json<{ questions: unknown[] }>(`/pipelines/${id}/questions`)).questions[0],
       'the gate',
     );
-    // A stream of a run that ended would close: ask for the events of the waiting run without following it.
-    const events = await rawGet(server, `/pipelines/${id}/events?follow=false`, {
+    // The recorded events without following the run: gzipped for a client that accepts it, plain for another.
+    const path = `/pipelines/${id}/events?follow=false`;
+    const events = await rawGet(server, path, {
       'Accept-Encoding': 'gzip, deflate, br',
       Accept: 'text/event-stream',
     });
     expect(events.headers['content-type']).toContain('text/event-stream');
-    expect(events.headers['content-encoding']).toBeUndefined();
-    expect(events.body.toString('utf8')).toContain('"type":"interview.started"');
+    expect(events.headers['content-encoding']).toBe('gzip');
+    const text = gunzipSync(events.body).toString('utf8');
+    expect(text).toContain('"type":"interview.started"');
+    const plain = await rawGet(server, path, { Accept: 'text/event-stream' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.toString('utf8')).toContain('"type":"interview.started"');
+    expect(events.body.length).toBeLessThan(plain.body.length);
+
+    // Following the waiting run, the stream stays open: what it wrote so far decodes now (each write is flushed).
+    const followed = await new Promise<{
+      text: () => string;
+      close: () => void;
+      waitFor: (needle: string) => Promise<void>;
+    }>((resolve, reject) => {
+      const outgoing = request(
+        `${server.url}/pipelines/${id}/events`,
+        {
+          headers: {
+            Authorization: `Bearer ${server.token}`,
+            'Accept-Encoding': 'gzip',
+            Accept: 'text/event-stream',
+          },
+        },
+        (response) => {
+          expect(response.headers['content-encoding']).toBe('gzip');
+          let received = '';
+          let wake: (() => void) | undefined;
+          response.pipe(createGunzip()).on('data', (chunk: Buffer) => {
+            received += chunk.toString('utf8');
+            wake?.();
+          });
+          resolve({
+            text: () => received,
+            close: () => outgoing.destroy(),
+            async waitFor(needle) {
+              while (!received.includes(needle)) await new Promise<void>((done) => (wake = done));
+            },
+          });
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+    await followed.waitFor('"type":"interview.started"');
+    expect(followed.text()).not.toContain('event: end');
+    followed.close();
 
     const browser = await resources.launchBrowser();
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);

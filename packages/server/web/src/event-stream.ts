@@ -5,6 +5,11 @@
  * the server replays exactly the events missed; each reopening uses the token of that moment. Every stream reports
  * its state to {@link connection} (the header's indicator). A 401 opens the sign-in dialog (through `apiFetch`) and
  * stops the stream; another refusal (404, 400) stops it with the server's message.
+ *
+ * A connection can also die silently (a proxy or NAT dropping it, a suspended laptop, a server host gone without
+ * closing TCP): the server's heartbeat comment (`: heartbeat <ms>`, every 15 s by default) tells the interval, and a
+ * stream that then brings no byte for {@link SILENT_HEARTBEATS} intervals (nor, on reconnecting, an answer) is
+ * aborted and reopened like a dropped one. Heartbeats are not events: the indicator's "last event" ignores them.
  */
 import { createParser } from 'eventsource-parser';
 import { ApiRequestError, apiFetch } from './api.js';
@@ -26,6 +31,12 @@ export interface EventStreamOptions {
 /** Delays before the 1st, 2nd, … reconnection attempt, in milliseconds (the last one repeats). */
 const BACKOFF_MS = [500, 1000, 2000] as const;
 
+/** How many heartbeat intervals without a byte make a stream lost. */
+export const SILENT_HEARTBEATS = 3;
+
+/** The server's heartbeat comment: `heartbeat <interval in ms>`. */
+const HEARTBEAT = /^\s*heartbeat (\d+)\s*$/;
+
 /** Opens `path` as an SSE stream that reconnects until closed; returns the function that closes it. */
 export function openEventStream(
   path: string,
@@ -38,6 +49,16 @@ export function openEventStream(
   let failures = 0;
   let controller: AbortController | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The server's heartbeat interval, once a heartbeat told it (ms); then silence is watched. */
+  let heartbeatMs: number | undefined;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  /** (Re)starts the wait for the next byte of the current attempt; when it runs out, the attempt is aborted. */
+  const watch = (attempt: AbortController) => {
+    if (watchdog !== undefined) clearTimeout(watchdog);
+    watchdog = undefined;
+    if (heartbeatMs === undefined || closed) return;
+    watchdog = setTimeout(() => attempt.abort(), heartbeatMs * SILENT_HEARTBEATS);
+  };
 
   const retry = () => {
     if (closed) return;
@@ -55,16 +76,25 @@ export function openEventStream(
 
   const connect = async () => {
     timer = undefined;
-    controller = new AbortController();
+    const attempt = new AbortController();
+    controller = attempt;
+    watch(attempt);
     const headers: Record<string, string> = { Accept: 'text/event-stream' };
     if (lastEventId !== '') headers['Last-Event-ID'] = lastEventId;
     try {
-      const response = await apiFetch(path, { headers, signal: controller.signal, cache: 'no-store' });
+      const response = await apiFetch(path, { headers, signal: attempt.signal, cache: 'no-store' });
       if (closed) return;
       failures = 0;
       entry.set('live');
       options.onOpen?.();
+      watch(attempt);
       const parser = createParser({
+        onComment(comment) {
+          const interval = HEARTBEAT.exec(comment)?.[1];
+          if (interval === undefined || Number(interval) <= 0) return;
+          heartbeatMs = Number(interval);
+          watch(attempt);
+        },
         onEvent(event) {
           if (closed) return;
           if (event.id !== undefined) lastEventId = event.id;
@@ -76,6 +106,7 @@ export function openEventStream(
       for (;;) {
         const { done, value } = await reader.read();
         if (done || closed) break;
+        watch(attempt);
         parser.feed(value);
       }
     } catch (error) {
@@ -87,6 +118,8 @@ export function openEventStream(
         return;
       }
     }
+    if (watchdog !== undefined) clearTimeout(watchdog);
+    watchdog = undefined;
     retry();
   };
 
@@ -95,6 +128,7 @@ export function openEventStream(
   return () => {
     closed = true;
     if (timer !== undefined) clearTimeout(timer);
+    if (watchdog !== undefined) clearTimeout(watchdog);
     controller?.abort();
     removeEventListener('online', onOnline);
     entry.remove();

@@ -1,8 +1,8 @@
 /**
- * The new-run page: DOT text or a file of the server's pipelines directory, the model, and whether to simulate LLM
- * stages — a box that shows what the server will really do (`GET /server`): checked and locked when the server
- * simulates every run or has no LLM, free otherwise. Errors (invalid pipeline with its diagnostics, tools refused)
- * appear under the form.
+ * The new-run page: DOT text or a file of the server's pipelines directory, the pipeline's inputs and context values
+ * (JSON objects, checked before they are sent), the model, and whether to simulate LLM stages — a box that shows what
+ * the server will really do (`GET /server`): checked and locked when the server simulates every run or has no LLM,
+ * free otherwise. Errors (invalid pipeline with its diagnostics, inputs refused, tools refused) appear under the form.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { apiJson, type RunSummary, type ServerInfo } from './api.js';
@@ -16,6 +16,8 @@ export function NewRun({ server }: { server: ServerInfo | undefined }) {
   const [files, setFiles] = useState<string[] | undefined>();
   const [file, setFile] = useState('');
   const [model, setModel] = useState('');
+  const [inputsText, setInputsText] = useState('');
+  const [contextText, setContextText] = useState('');
   const [simulateChoice, setSimulateChoice] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [starting, setStarting] = useState(false);
@@ -45,10 +47,14 @@ export function NewRun({ server }: { server: ServerInfo | undefined }) {
     setStarting(true);
     setError(undefined);
     try {
+      const inputs = parseJsonObject(inputsText, 'inputs', 'inputs-input');
+      const context = parseJsonObject(contextText, 'context values', 'context-input');
       const body = {
         ...(source === 'dot' ? { dot } : { file }),
         simulate,
         ...(model.trim() === '' ? {} : { model: model.trim() }),
+        ...(inputs === undefined ? {} : { inputs }),
+        ...(context === undefined ? {} : { context }),
       };
       const run = await apiJson<RunSummary>('/pipelines', { method: 'POST', body: JSON.stringify(body) });
       navigate(runHref(run.id));
@@ -113,6 +119,34 @@ export function NewRun({ server }: { server: ServerInfo | undefined }) {
         ) : (
           <p class="muted">The server has no pipelines directory (start it with --pipelines &lt;dir&gt;).</p>
         )}
+        <label for="inputs-input">
+          Inputs{' '}
+          <span class="muted small">
+            (a JSON object, for a pipeline that declares inputs, e.g. {'{'}"repo": "acme/api", "issue": 42
+            {'}'})
+          </span>
+        </label>
+        <textarea
+          id="inputs-input"
+          class="json-input"
+          rows={3}
+          spellcheck={false}
+          placeholder="{}"
+          value={inputsText}
+          onInput={(event) => setInputsText(event.currentTarget.value)}
+        />
+        <label for="context-input">
+          Context values <span class="muted small">(a JSON object of keys set before the first stage)</span>
+        </label>
+        <textarea
+          id="context-input"
+          class="json-input"
+          rows={2}
+          spellcheck={false}
+          placeholder="{}"
+          value={contextText}
+          onInput={(event) => setContextText(event.currentTarget.value)}
+        />
         <div class="options">
           <label>
             <input
@@ -149,4 +183,24 @@ export function NewRun({ server }: { server: ServerInfo | undefined }) {
       </form>
     </section>
   );
+}
+
+/**
+ * The JSON object typed in a field of the form (`undefined` when it is empty or `{}`); throws an error saying what is
+ * wrong with it (and focuses the field, `id`) when it is not JSON or not an object.
+ */
+function parseJsonObject(text: string, what: string, id: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    document.getElementById(id)?.focus();
+    throw new Error(`The ${what} are not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    document.getElementById(id)?.focus();
+    throw new Error(`The ${what} must be a JSON object of name: value, e.g. {"issue": 42}.`);
+  }
+  return Object.keys(value).length === 0 ? undefined : (value as Record<string, unknown>);
 }
