@@ -4,7 +4,7 @@
  * worktrees and branches of runs whose run directory is gone. A branch whose run directory cannot be located is
  * never removed: it is reported as kept.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, sep } from 'node:path';
 import type { WorkspaceRecord } from '@attractor/engine';
 import { findRepository } from './find-repository.js';
@@ -82,14 +82,18 @@ export async function cleanWorkspaces(options: CleanWorkspacesOptions): Promise<
     }
   }
   const kept: KeptBranch[] = [];
+  // Real paths: the same repository is looked at once, whichever way its records spell it.
   const runRepositories = new Set(
-    options.runs.flatMap((run) => readGitWorkspaceRecord(run.record)?.repository ?? []),
+    options.runs.flatMap((run) => {
+      const repository = readGitWorkspaceRecord(run.record)?.repository;
+      return repository === undefined || !existsSync(repository) ? [] : [realpathSync(repository)];
+    }),
   );
   const current =
     options.repository === undefined ? undefined : await findRepository(gitAt(options.repository));
   const repositories = new Set([
-    ...(current === undefined ? [] : [current.commonDir]),
-    ...[...runRepositories].filter((repository) => existsSync(repository)),
+    ...(current === undefined ? [] : [realpathSync(current.commonDir)]),
+    ...runRepositories,
   ]);
   for (const repository of repositories) {
     const git = gitAt(repository);
