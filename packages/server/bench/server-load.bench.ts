@@ -6,13 +6,15 @@
  * Side by side: with ATTRACTOR_BENCH_BASE_SERVER set to another build's `packages/server/dist/index.js` (e.g. a
  * checkout of the base commit, `pnpm install && pnpm turbo run build --filter=@attractor/server...`), or to several as
  * `label=path,label=path`, every scenario runs against each build, one after the other, in one run. BENCH_ROUNDS
- * repeats the whole (default 1); BENCH_BURST sets the burst size (default 200).
+ * repeats the whole (default 1); BENCH_BURST sets the burst size (default 200); BENCH_SETTLE_MS how long after a burst
+ * the RSS is read again (default 25000); BENCH_SCENARIOS runs only some scenarios (first words: `POST,burst,gates,large`).
  *
  * Run: `pnpm --filter @attractor/server bench` (after `pnpm build`). Prints a table; writes nothing to git.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { createInterface, type Interface } from 'node:readline';
 import { afterAll, describe, it } from 'vitest';
 import { gatePipeline, realisticPipeline } from './bench-pipelines.js';
@@ -38,6 +40,10 @@ const targets: Target[] = [
 ];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '1');
 const BURST = Number(process.env.BENCH_BURST ?? '200');
+/** How long after a burst the RSS is read again (V8 returns its grown heap when idle), in ms. */
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? '25000');
+/** The scenarios to run (BENCH_SCENARIOS, comma-separated names): default all. */
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? '').split(',').filter((name) => name.trim() !== '');
 
 interface BenchServer {
   readonly process: ChildProcess;
@@ -282,17 +288,27 @@ async function burst(target: Target): Promise<void> {
     clearInterval(sampler);
     await sleep(5_000);
     const after = await server.memory();
-    const heapMb = (memory: NodeJS.MemoryUsage) =>
-      ((memory.heapUsed + memory.external) / 1024 / 1024).toFixed(0);
+    // V8 gives back the pages of a heap that grew in the burst once the server is idle (its memory reducer), not at
+    // once: the RSS is read again later, without a forced collection.
+    await sleep(SETTLE_MS);
+    const settled = server.rssMb();
+    const later = await server.memory();
+    const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+    const heapMb = (memory: NodeJS.MemoryUsage) => mb(memory.heapUsed + memory.external);
     record(
       target,
-      'server RSS: idle → peak in the burst → 5 s after the runs ended',
-      `${idle.toFixed(0)} → ${peak.toFixed(0)} → ${(after.rss / 1024 / 1024).toFixed(0)} MB`,
+      `server RSS: idle → peak in the burst → 5 s → ${SETTLE_MS / 1000 + 5} s after the runs ended`,
+      `${idle.toFixed(0)} → ${peak.toFixed(0)} → ${mb(after.rss)} → ${settled.toFixed(0)} MB`,
     );
     record(
       target,
-      'server heap + external after GC: before the burst → 5 s after the runs ended',
-      `${heapMb(before)} → ${heapMb(after)} MB`,
+      'server V8 heap committed (heapTotal): before → 5 s after → later',
+      `${mb(before.heapTotal)} → ${mb(after.heapTotal)} → ${mb(later.heapTotal)} MB`,
+    );
+    record(
+      target,
+      `server heap + external after GC: before the burst → after the ${BURST} runs ended`,
+      `${heapMb(before)} → ${heapMb(later)} MB (${((later.heapUsed + later.external - before.heapUsed - before.external) / BURST / 1024).toFixed(1)} KB per ended run)`,
     );
   } finally {
     clearInterval(sampler);
@@ -369,8 +385,12 @@ describe('server load benchmark', () => {
       ['gates', gates],
       ['large pipeline', largePipeline],
     ] as const) {
+      if (SCENARIOS.length > 0 && !SCENARIOS.includes(name.split(' ')[0]!)) continue;
       it(`${name}, round ${round}`, async () => {
-        for (const target of round % 2 === 1 ? targets : [...targets].reverse()) await scenario(target);
+        for (const target of round % 2 === 1 ? targets : [...targets].reverse()) {
+          record(target, `load average (1 min) at the start of: ${name}`, loadavg()[0]!.toFixed(1));
+          await scenario(target);
+        }
       }, 1_800_000);
     }
   }

@@ -34,10 +34,11 @@ export type {
   BackendFactory,
   BackendRequest,
   LiveRun,
+  RunManagerMemoryCounts,
   RunManagerOptions,
   StartRunRequest,
 } from './run-manager.js';
-export { RunManager } from './run-manager.js';
+export { DEFAULT_ENDED_RUNS_KEPT, RunManager } from './run-manager.js';
 export type { RunDetails, RunState, RunSummary } from './run-summary.js';
 export type { RunUsage } from './run-totals.js';
 export type {

@@ -138,6 +138,36 @@ export interface RunManagerOptions {
    * worker thread is then linted again with their declarations. Default: false.
    */
   readonly customHandlers?: boolean;
+  /**
+   * How many runs that ended this process keeps in memory (the most recent ones, answered from memory as they were
+   * live); an older one leaves memory and is answered from its run directory, as after a restart, so a server's memory
+   * returns to idle after a burst (issue 34 §11). A run whose executor faulted stays (its events are only in memory).
+   * Default: {@link DEFAULT_ENDED_RUNS_KEPT}.
+   */
+  readonly endedRunsKept?: number;
+}
+
+/** Default of {@link RunManagerOptions.endedRunsKept}: the runs that ended kept in memory. */
+export const DEFAULT_ENDED_RUNS_KEPT = 32;
+
+/**
+ * How many past runs' totals (tokens, cost, end), and summaries of runs that ended here and left memory, are kept, so
+ * a runs list does not read every run directory and event log again.
+ */
+const PAST_RUNS_KEPT = 1024;
+
+/** What {@link RunManager.memoryCounts} reports: the entries the manager holds in memory. */
+export interface RunManagerMemoryCounts {
+  /** Runs running or waiting in this process. */
+  readonly live: number;
+  /** Runs that ended and are still kept in memory (at most `endedRunsKept`, plus any whose executor faulted). */
+  readonly ended: number;
+  /** Past runs whose totals are kept (at most 1,024). */
+  readonly pastTotals: number;
+  /** Runs that ended here and left memory whose summaries are kept (at most 1,024). */
+  readonly pastSummaries: number;
+  /** Runs that ended here and left memory, whose state the runs gauge counts (an id and a word each). */
+  readonly evicted: number;
 }
 
 /** A run executed by this server. */
@@ -215,6 +245,15 @@ export class RunManager {
   readonly #stopListeners = new Set<() => void>();
   /** Totals of past runs that ended, by run directory (they no longer change). */
   readonly #pastTotals = new Map<string, RunTotals>();
+  /** Ids of the runs that ended and are still in `#live`, oldest first (see `endedRunsKept`). */
+  readonly #endedKept = new Set<string>();
+  /**
+   * The state of each run this process ran that has left memory (see `endedRunsKept`), for the runs gauge: an id and
+   * a word per run, where a kept run holds its interviewer, progress and totals.
+   */
+  readonly #evicted = new Map<string, RunState>();
+  /** The summaries of the runs that left memory most recently (at most {@link PAST_RUNS_KEPT}): they no longer change. */
+  readonly #evictedSummaries = new Map<string, RunSummary>();
   #stopping = false;
 
   /** Masks secrets in every response (docs/architecture.md "Secrets"). */
@@ -459,7 +498,7 @@ export class RunManager {
     // The tokens, cost, resumes and fork origin of the earlier invocations carry over into the resumed run's totals,
     // read again from its events (an interrupted run's are not kept between reads, and another process may have
     // resumed a run that ended since they were).
-    if (this.#live.get(id) === undefined) this.#pastTotals.set(logsRoot, await readRunTotals(logsRoot));
+    if (this.#live.get(id) === undefined) this.#keepPastTotals(logsRoot, await readRunTotals(logsRoot));
     const run = startResumedPipeline({
       ...services,
       logsRoot,
@@ -467,6 +506,8 @@ export class RunManager {
     });
     const startedAt = manifest?.started_at ?? new Date(this.#options.clock.now()).toISOString();
     const previous = this.#live.get(id);
+    const evicted = this.#evicted.get(id);
+    const evictedSummary = this.#evictedSummaries.get(id);
     this.#track(run, graph, services.interviewer, startedAt, { fromManifest: manifest !== undefined });
     // A refused resume rejects before its first event: report it as a refusal, not as a running run.
     const refusal = await Promise.race([
@@ -477,8 +518,14 @@ export class RunManager {
       new Promise<undefined>((resolve) => run.events.once('pipeline.started', () => resolve(undefined))),
     ]);
     if (refusal !== undefined) {
-      if (previous === undefined) this.#live.delete(id);
-      else this.#live.set(id, previous);
+      if (previous === undefined) {
+        this.#live.delete(id);
+        if (evicted !== undefined) this.#evicted.set(id, evicted);
+        if (evictedSummary !== undefined) this.#evictedSummaries.set(id, evictedSummary);
+      } else {
+        this.#live.set(id, previous);
+        if (previous.ended) this.#keepEnded(id);
+      }
       if (ResumeError.isInstance(refusal) || CheckpointCorruptError.isInstance(refusal)) {
         throw new ApiError({
           status: 409,
@@ -549,6 +596,9 @@ export class RunManager {
       await catalog.close();
     }
     this.#live.delete(id);
+    this.#endedKept.delete(id);
+    this.#evicted.delete(id);
+    this.#evictedSummaries.delete(id);
     this.#pastTotals.delete(logsRoot);
     for (const key of [...this.#graphs.keys()]) {
       if (key === id || key.startsWith(`${id}\u0000`)) this.#graphs.delete(key);
@@ -640,6 +690,8 @@ export class RunManager {
     const live = this.#live.get(id);
     if (live !== undefined) return this.summary(id);
     const logsRoot = resolveRunDirectory(this.#options.runsDir, id);
+    const evicted = this.#evictedSummaries.get(id);
+    if (evicted !== undefined) return evicted;
     return this.#readPastRun(logsRoot);
   }
 
@@ -664,7 +716,7 @@ export class RunManager {
     if (totals === undefined) {
       totals = await readRunTotals(logsRoot);
       // A run that ended keeps its totals; one that may still be written to (interrupted) is read again.
-      if (totals.endedAt !== undefined) this.#pastTotals.set(logsRoot, totals);
+      if (totals.endedAt !== undefined) this.#keepPastTotals(logsRoot, totals);
     }
     return { ...summary, ...totalsSummaryFields(totals) };
   }
@@ -804,6 +856,11 @@ export class RunManager {
     for (const id of this.#live.keys()) summaries.set(id, this.summary(id));
     for (const name of listRunDirectories(this.#options.runsDir)) {
       if (summaries.has(name)) continue;
+      const evicted = this.#evictedSummaries.get(name);
+      if (evicted !== undefined) {
+        summaries.set(name, evicted);
+        continue;
+      }
       try {
         summaries.set(name, await this.#readPastRun(`${this.#options.runsDir}/${name}`));
       } catch {
@@ -879,6 +936,54 @@ export class RunManager {
       this.#options.clock.sleep(timeoutMs, controller.signal).catch(() => undefined),
     ]);
     controller.abort();
+  }
+
+  /** Keeps a past run's totals, the oldest dropped past {@link PAST_RUNS_KEPT} (they can be read again). */
+  #keepPastTotals(logsRoot: string, totals: RunTotals): void {
+    this.#pastTotals.delete(logsRoot);
+    if (this.#pastTotals.size >= PAST_RUNS_KEPT)
+      this.#pastTotals.delete(this.#pastTotals.keys().next().value!);
+    this.#pastTotals.set(logsRoot, totals);
+  }
+
+  /**
+   * The entries this manager holds in memory: runs running or waiting, runs that ended still kept, past runs' totals.
+   * For tests and diagnostics: each is bounded but the first.
+   */
+  memoryCounts(): RunManagerMemoryCounts {
+    return {
+      live: this.#live.size - this.#endedKept.size,
+      ended: this.#endedKept.size,
+      pastTotals: this.#pastTotals.size,
+      pastSummaries: this.#evictedSummaries.size,
+      evicted: this.#evicted.size,
+    };
+  }
+
+  /**
+   * Run `id` has ended: it stays in memory among the last `endedRunsKept`, and the oldest one kept leaves (its totals,
+   * which the event log also holds, are kept with the past runs'). A run whose executor faulted stays: its events are
+   * only in memory.
+   */
+  #keepEnded(id: string): void {
+    const live = this.#live.get(id);
+    if (live === undefined || live.fault !== undefined) return;
+    this.#endedKept.delete(id);
+    this.#endedKept.add(id);
+    const kept = this.#options.endedRunsKept ?? DEFAULT_ENDED_RUNS_KEPT;
+    while (this.#endedKept.size > kept) {
+      const oldest = this.#endedKept.keys().next().value!;
+      this.#endedKept.delete(oldest);
+      const entry = this.#live.get(oldest);
+      if (entry === undefined || !entry.ended) continue;
+      const summary = this.summary(oldest);
+      this.#evicted.set(oldest, summary.state);
+      if (this.#evictedSummaries.size >= PAST_RUNS_KEPT)
+        this.#evictedSummaries.delete(this.#evictedSummaries.keys().next().value!);
+      this.#evictedSummaries.set(oldest, summary);
+      if (entry.totals.endedAt !== undefined) this.#keepPastTotals(entry.logsRoot, entry.totals);
+      this.#live.delete(oldest);
+    }
   }
 
   #notifyRunChange(id: string): void {
@@ -990,6 +1095,7 @@ export class RunManager {
       fail: 0,
       cancelled: 0,
     };
+    for (const state of this.#evicted.values()) counts[state] = (counts[state] ?? 0) + 1;
     for (const id of this.#live.keys()) {
       const state = this.summary(id).state;
       counts[state] = (counts[state] ?? 0) + 1;
@@ -1022,6 +1128,9 @@ export class RunManager {
       ended: false,
     };
     this.#pastTotals.delete(run.logsRoot);
+    this.#endedKept.delete(id);
+    this.#evicted.delete(id);
+    this.#evictedSummaries.delete(id);
     let startedAtRead = options.fromManifest === true;
     run.events.on('event', (event) => {
       if (!startedAtRead && event.type === 'pipeline.started' && event.runId === id) {
@@ -1067,6 +1176,8 @@ export class RunManager {
       if (live.fault === undefined) live.events.length = 0;
       for (const subscriber of live.subscribers) subscriber(undefined);
       live.subscribers.clear();
+      // Only once this entry is still the run's (a refused resume puts the earlier one back).
+      if (this.#live.get(id) === live) this.#keepEnded(id);
       this.#notifyRunChange(id);
     };
     run.result.then(

@@ -51,7 +51,11 @@ export interface CreateRunServicesOptions {
    * The wording of the AI SDK backend's preflight error (a missing key, no model): its first line and its last
    * (see `formatPreflight`). Default: what `run` says.
    */
-  readonly preflightWording?: { readonly heading: string; readonly closing: string; readonly stageWords?: string };
+  readonly preflightWording?: {
+    readonly heading: string;
+    readonly closing: string;
+    readonly stageWords?: string;
+  };
 }
 
 /** Builds the handler registry and backend for a run (loaded lazily: only `run` and `resume` need them). */
