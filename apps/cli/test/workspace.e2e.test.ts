@@ -181,6 +181,76 @@ describe('attractor run with a git workspace (README "Workspaces")', () => {
     expect((await git(repo, 'worktree', 'list')).split('\n')).toHaveLength(1);
   });
 
+  it('clean with the runs directory outside the project: keeps the branches of runs it cannot see, and removes the worktree and branch of a deleted run from either directory (a new user found both wrong)', async () => {
+    const home = await temporaryDirectory('attractor-ws-home-');
+    const proj = join(home, 'proj');
+    await execa('mkdir', ['-p', proj]);
+    await git(proj, 'init', '-q', '-b', 'main');
+    await writeFile(join(proj, 'pipeline.dot'), PIPELINE.replace(/while .*done; /, ''));
+    await git(proj, 'add', '-A');
+    await git(proj, 'commit', '-q', '-m', 'initial');
+    for (const name of ['kept', 'finished', 'deleted']) {
+      const made = await attractor(
+        [
+          'run',
+          'proj/pipeline.dot',
+          '--workdir',
+          'proj',
+          '--logs-dir',
+          join('.attractor', 'runs', name),
+          '-q',
+        ],
+        { cwd: home },
+      );
+      expect(made.exitCode, made.stderr).toBe(0);
+    }
+    expect(await git(proj, 'branch', '--list', 'attractor/*')).toBe(
+      '+ attractor/deleted\n+ attractor/finished\n+ attractor/kept',
+    );
+    // What `DELETE /pipelines/{id}` does on disk: the run directory, with the worktree in it, is gone.
+    await execa('rm', ['-rf', join(home, '.attractor', 'runs', 'deleted')]);
+    expect(await git(proj, 'worktree', 'list')).toMatch(/deleted\/workspace .* prunable/);
+
+    // From the project: the runs directory (./.attractor/runs) is not there; only the deleted run is an orphan.
+    const runs = join(home, '.attractor', 'runs');
+    const fromProject = await attractor(['clean', '--dry-run'], { cwd: proj });
+    expect(fromProject.exitCode, fromProject.stderr).toBe(0);
+    expect(fromProject.stdout.split('\n').sort()).toEqual(
+      [
+        `Would remove worktree ${runs}/deleted/workspace`,
+        'Would remove branch attractor/deleted',
+        `Kept branch attractor/finished: its run directory ${runs}/finished is in another runs directory (attractor clean --runs-dir ${runs} cleans it).`,
+        `Kept branch attractor/kept: its run directory ${runs}/kept is in another runs directory (attractor clean --runs-dir ${runs} cleans it).`,
+      ].sort(),
+    );
+
+    // From the directory holding the runs (not a repository): the runs' repository is asked for leftovers too.
+    const fromRuns = await attractor(['clean', '--dry-run'], { cwd: home });
+    expect(fromRuns.exitCode, fromRuns.stderr).toBe(0);
+    expect(fromRuns.stdout.split('\n').sort()).toEqual(
+      [
+        'Would remove worktree .attractor/runs/kept/workspace',
+        'Would remove worktree .attractor/runs/finished/workspace',
+        'Would remove worktree .attractor/runs/deleted/workspace',
+        'Would remove branch attractor/deleted',
+      ].sort(),
+    );
+    expect((await git(proj, 'worktree', 'list')).split('\n')).toHaveLength(4);
+
+    const cleaned = await attractor(['clean'], { cwd: home });
+    expect(cleaned.exitCode, cleaned.stderr).toBe(0);
+    expect(await git(proj, 'branch', '--list', 'attractor/*')).toBe('  attractor/finished\n  attractor/kept');
+    expect((await git(proj, 'worktree', 'list')).split('\n')).toHaveLength(1);
+
+    // With no worktree left to tell where its run was, a branch of a run the runs directory does not hold is kept.
+    const afterwards = await attractor(['clean', '--dry-run'], { cwd: proj });
+    expect(afterwards.stdout).toContain('Nothing to clean.');
+    expect(afterwards.stdout).toContain(
+      'Kept branch attractor/kept: its run is not in .attractor/runs and its run directory could not be found (give its runs directory: attractor clean --runs-dir <dir>).',
+    );
+    expect(await git(proj, 'branch', '--list', 'attractor/*')).toBe('  attractor/finished\n  attractor/kept');
+  });
+
   it('says when it works in place, and refuses --workspace git outside a repository', async () => {
     const dir = await temporaryDirectory('attractor-ws-plain-');
     await writeFile(join(dir, 'pipeline.dot'), PIPELINE.replace(/while .*done; /, ''));

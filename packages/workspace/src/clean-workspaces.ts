@@ -1,9 +1,11 @@
 /**
  * Removes what finished or deleted runs left in a repository (README "Workspaces", `attractor clean`): the worktrees
  * of finished runs (their branches stay, so `diff`, `apply`, `fork` and `resume --from` still work), and the
- * worktrees and branches of runs whose run directory is gone.
+ * worktrees and branches of runs whose run directory is gone. A branch whose run directory cannot be located is
+ * never removed: it is reported as kept.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, sep } from 'node:path';
 import type { WorkspaceRecord } from '@attractor/engine';
 import { findRepository } from './find-repository.js';
 import { createGitRunner, type GitRunner } from './git-runner.js';
@@ -24,8 +26,12 @@ export interface CleanWorkspacesOptions {
   /** The runs that exist (of the runs directory). */
   readonly runs: readonly CleanableRun[];
   /**
-   * A directory of the repository whose `attractor/*` branches and worktrees of runs not in `runs` are removed (the
-   * current repository); nothing happens there when it is not inside a repository. Default: none.
+   * A directory of a repository (the current one) whose `attractor/*` branches of runs not in `runs` are looked at,
+   * besides the repositories of `runs`; ignored when it is not inside a repository. Such a branch is removed (with
+   * its worktree) when its run directory is known to be gone: its worktree was `<run directory>/workspace` (or under
+   * `<run directory>/workspace-branches/`) and that run directory no longer exists, or it has no such worktree and
+   * `runs` has a run of the same repository (the runs directory of that repository was given). Otherwise it is kept
+   * and listed in {@link CleanReport.kept}. Default: none.
    */
   readonly repository?: string;
   /** Also delete the branches of finished runs (their commits can then be garbage-collected). Default: false. */
@@ -36,10 +42,18 @@ export interface CleanWorkspacesOptions {
   readonly gitPath?: string;
 }
 
-/** What {@link cleanWorkspaces} removed (or would remove). */
+/** A run branch `cleanWorkspaces` kept because its run is not among the runs it was given. */
+export interface KeptBranch {
+  readonly branch: string;
+  /** The run directory it belongs to (it exists, in another runs directory); none when it could not be located. */
+  readonly runDirectory?: string;
+}
+
+/** What {@link cleanWorkspaces} removed (or would remove), and the branches of unknown runs it kept. */
 export interface CleanReport {
   readonly worktrees: readonly string[];
   readonly branches: readonly string[];
+  readonly kept: readonly KeptBranch[];
 }
 
 /** Cleans up (see the module comment). */
@@ -67,12 +81,35 @@ export async function cleanWorkspaces(options: CleanWorkspacesOptions): Promise<
       if (options.dryRun !== true && refs.length > 0) await git.run(['branch', '-D', '-q', ...refs]);
     }
   }
-  const repository =
+  const kept: KeptBranch[] = [];
+  // Real paths: the same repository is looked at once, whichever way its records spell it.
+  const runRepositories = new Set(
+    options.runs.flatMap((run) => {
+      const repository = readGitWorkspaceRecord(run.record)?.repository;
+      return repository === undefined || !existsSync(repository) ? [] : [realpathSync(repository)];
+    }),
+  );
+  const current =
     options.repository === undefined ? undefined : await findRepository(gitAt(options.repository));
-  if (repository !== undefined) {
-    const git = gitAt(repository.top);
+  const repositories = new Set([
+    ...(current === undefined ? [] : [realpathSync(current.commonDir)]),
+    ...runRepositories,
+  ]);
+  for (const repository of repositories) {
+    const git = gitAt(repository);
     const listed = await listWorktrees(git);
-    const orphans = (await runBranches(git)).filter((ref) => !known.has(runIdOf(ref)));
+    const unknown = (await runBranches(git)).filter((ref) => !known.has(runIdOf(ref)));
+    const orphans: string[] = [];
+    for (const runId of new Set(unknown.map(runIdOf))) {
+      const refs = unknown.filter((ref) => runIdOf(ref) === runId);
+      const directories = listed
+        .filter((worktree) => worktree.branch !== undefined && refs.includes(worktree.branch))
+        .flatMap((worktree) => runDirectoryOf(worktree.path) ?? []);
+      const alive = directories.find((directory) => existsSync(directory));
+      if (alive !== undefined) kept.push(...refs.map((branch) => ({ branch, runDirectory: alive })));
+      else if (directories.length > 0 || runRepositories.has(repository)) orphans.push(...refs);
+      else kept.push(...refs.map((branch) => ({ branch })));
+    }
     for (const worktree of listed) {
       if (worktree.branch === undefined || !orphans.includes(worktree.branch)) continue;
       worktrees.push(worktree.path);
@@ -84,7 +121,17 @@ export async function cleanWorkspaces(options: CleanWorkspacesOptions): Promise<
       if (orphans.length > 0) await git.run(['branch', '-D', '-q', ...orphans]);
     }
   }
-  return { worktrees: [...new Set(worktrees)], branches: [...new Set(branches)] };
+  return { worktrees: [...new Set(worktrees)], branches: [...new Set(branches)], kept };
+}
+
+/**
+ * The run directory a run's worktree was made in: `<run directory>/workspace`, or a parallel branch's under
+ * `<run directory>/workspace-branches/`; undefined for a worktree under a workspace root (`--workspace-root`).
+ */
+function runDirectoryOf(worktree: string): string | undefined {
+  if (basename(worktree) === 'workspace') return dirname(worktree);
+  const at = worktree.indexOf(`${sep}workspace-branches${sep}`);
+  return at < 0 ? undefined : worktree.slice(0, at);
 }
 
 /** The run id of a run branch: `attractor/<run-id>` or a parallel branch's `attractor/<run-id>@<stage>/<branch>`. */

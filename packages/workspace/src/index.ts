@@ -1,6 +1,6 @@
 export type { ApplyMethod, ApplyRunOptions, ApplyRunResult } from './apply-run.js';
 export { applyRun } from './apply-run.js';
-export type { CleanableRun, CleanReport, CleanWorkspacesOptions } from './clean-workspaces.js';
+export type { CleanableRun, CleanReport, CleanWorkspacesOptions, KeptBranch } from './clean-workspaces.js';
 export { cleanWorkspaces } from './clean-workspaces.js';
 export type { WorkspaceProviderOptions } from './create-workspace-provider.js';
 export {

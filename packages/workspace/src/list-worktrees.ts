@@ -6,6 +6,8 @@ import type { GitRunner } from './git-runner.js';
 export interface ListedWorktree {
   readonly path: string;
   readonly branch?: string;
+  /** Git reports it `prunable`: its directory is gone. */
+  readonly prunable?: boolean;
 }
 
 /** The linked worktrees of the repository (the main worktree, which is never removed, left out). */
@@ -17,7 +19,10 @@ export async function listWorktrees(git: GitRunner): Promise<ListedWorktree[]> {
     .map((block) => {
       const path = /^worktree (.+)$/m.exec(block)?.[1];
       const branch = /^branch refs\/heads\/(.+)$/m.exec(block)?.[1];
-      return path === undefined ? undefined : { path, ...(branch === undefined ? {} : { branch }) };
+      const prunable = /^prunable\b/m.test(block);
+      return path === undefined
+        ? undefined
+        : { path, ...(branch === undefined ? {} : { branch }), ...(prunable ? { prunable } : {}) };
     })
     .filter((worktree) => worktree !== undefined);
 }

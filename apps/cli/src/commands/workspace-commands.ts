@@ -4,7 +4,7 @@
  * directories and words the answers.
  */
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createFileRunStore, type StageCompletedEvent } from '@attractor/engine';
 import { parseForkPoint } from '@attractor/engine/internal';
 import type { CleanableRun } from '@attractor/workspace';
@@ -128,8 +128,9 @@ export async function applyCommand(options: {
 
 /**
  * `attractor clean [--runs-dir <dir>] [--branches] [--dry-run]`: removes the worktrees of finished runs of the runs
- * directory, and the worktrees and `attractor/*` branches of runs whose directory is gone (in the repository of the
- * current directory). Prints what it removed.
+ * directory, and the worktrees and `attractor/*` branches of runs whose directory is gone (in the repositories of
+ * those runs and of the current directory). Prints what it removed, and the branches it kept because their run is
+ * not in the runs directory.
  */
 export async function cleanCommand(options: {
   readonly runsDir?: string;
@@ -167,11 +168,16 @@ export async function cleanCommand(options: {
     }),
   );
   const verb = options.dryRun === true ? 'Would remove' : 'Removed';
-  if (report.worktrees.length === 0 && report.branches.length === 0) {
-    io.stdout.write('Nothing to clean.\n');
-    return 0;
-  }
+  if (report.worktrees.length === 0 && report.branches.length === 0) io.stdout.write('Nothing to clean.\n');
   for (const path of report.worktrees) io.stdout.write(`${verb} worktree ${displayPath(path, io.cwd)}\n`);
   for (const branch of report.branches) io.stdout.write(`${verb} branch ${branch}\n`);
+  const shownRunsDir = displayPath(runsDir, io.cwd);
+  for (const { branch, runDirectory } of report.kept) {
+    io.stdout.write(
+      runDirectory === undefined
+        ? `Kept branch ${branch}: its run is not in ${shownRunsDir} and its run directory could not be found (give its runs directory: ${cliCommand({})} clean --runs-dir <dir>).\n`
+        : `Kept branch ${branch}: its run directory ${displayPath(runDirectory, io.cwd)} is in another runs directory (${cliCommand({})} clean --runs-dir ${quoteArgument(displayPath(dirname(runDirectory), io.cwd))} cleans it).\n`,
+    );
+  }
   return 0;
 }

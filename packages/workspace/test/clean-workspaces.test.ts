@@ -1,0 +1,52 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { runDot, tempDir } from '@attractor/engine/test';
+import { createDefaultRegistry } from '@attractor/handlers';
+import { describe, expect, it } from 'vitest';
+import { cleanWorkspaces, createWorkspaceProvider } from '../src/index.js';
+import { git, makeRepository } from './git-fixture.js';
+
+const CHAIN = `digraph chain {
+  start [shape=Mdiamond]
+  write [shape=parallelogram, tool_command="echo changed >> src/app.txt"]
+  exit [shape=Msquare]
+  start -> write -> exit
+}`;
+
+describe('cleanWorkspaces with runs it was not given (README "Workspaces", attractor clean)', () => {
+  it('removes a deleted run whose worktree was in its run directory, and keeps a run whose worktree is under a workspace root', async () => {
+    const repo = await makeRepository();
+    const runs = tempDir('workspace-runs-');
+    const root = tempDir('workspace-root-');
+    const inRunDirectory = await runDot(CHAIN, {
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot: join(runs, 'gone'),
+      workspace: createWorkspaceProvider(),
+    });
+    const underRoot = await runDot(CHAIN, {
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot: join(runs, 'rooted'),
+      workspace: createWorkspaceProvider({ root }),
+    });
+    expect([inRunDirectory.result.status, underRoot.result.status]).toEqual(['success', 'success']);
+    rmSync(join(runs, 'gone'), { recursive: true });
+    rmSync(join(runs, 'rooted'), { recursive: true });
+
+    // Both run directories are gone, but only the first one's worktree says where it was: the second is kept.
+    const dry = await cleanWorkspaces({ runs: [], repository: repo, dryRun: true });
+    expect(dry).toEqual({
+      worktrees: [join(runs, 'gone', 'workspace')],
+      branches: ['attractor/gone'],
+      kept: [{ branch: 'attractor/rooted' }],
+    });
+    expect(await git(repo, 'branch', '--list', 'attractor/*')).toBe('+ attractor/gone\n+ attractor/rooted');
+
+    const done = await cleanWorkspaces({ runs: [], repository: repo });
+    expect(done).toEqual(dry);
+    expect(await git(repo, 'branch', '--list', 'attractor/*')).toBe('+ attractor/rooted');
+    expect(existsSync(join(root, 'rooted'))).toBe(true);
+    expect((await git(repo, 'worktree', 'list')).split('\n')).toHaveLength(2);
+  });
+});
