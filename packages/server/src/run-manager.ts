@@ -630,6 +630,8 @@ export class RunManager {
       runDir: this.runDirectory(id),
       archivedAt: archived ? new Date(this.#options.clock.now()) : undefined,
     });
+    // A run that left memory is described again from its directory, which now holds the mark.
+    this.#evictedSummaries.delete(id);
     this.#notifyRunChange(id);
     return this.summaryOf(id);
   }

@@ -80,6 +80,12 @@ describe('runs that ended leave memory', () => {
     );
     expect((await manager.summaryOf(ids[0]!)).state).toBe('success');
     expect(manager.countByState().success).toBe(6);
+
+    // Archiving a run that left memory shows at once: once its cached summary hid the mark.
+    expect((await manager.setArchived(ids[0]!, true)).archived).toBe(true);
+    expect((await manager.summaryOf(ids[0]!)).archived).toBe(true);
+    expect((await manager.list()).find((run) => run.id === ids[0])?.archived).toBe(true);
+    expect((await manager.setArchived(ids[0]!, false)).archived).toBeUndefined();
   });
 
   it('never evicts a run waiting at a gate', async () => {
