@@ -16,7 +16,7 @@ import { ApiError } from './errors/api-error.js';
 import { type RequestRecord, reportRequests, traceRequests } from './observe-requests.js';
 import { listPipelineFiles } from './pipeline-files.js';
 import { checkJsonDepth, type PipelineLimits } from './pipeline-limits.js';
-import { isRankDirection, renderRunGraph } from './render-run-graph.js';
+import { isRankDirection, renderRunGraph, warmGraphRenderer } from './render-run-graph.js';
 import {
   answerBodySchema,
   forkBodySchema,
@@ -201,10 +201,15 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
     c.header('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     return c.body(file.body);
   };
-  // The page routes of the single-page UI all serve index.html; the app reads the path.
-  app.get('/', serveUi('index.html'));
-  app.get('/new', serveUi('index.html'));
-  app.get('/runs/:id', serveUi('index.html'));
+  // The page routes of the single-page UI all serve index.html; the app reads the path. A page that opens will ask
+  // for a drawing soon: Graphviz starts now rather than when that request comes.
+  const servePage = (c: Context) => {
+    warmGraphRenderer();
+    return serveUi('index.html')(c);
+  };
+  app.get('/', servePage);
+  app.get('/new', servePage);
+  app.get('/runs/:id', servePage);
   app.get('/ui/assets/:file', (c) => serveUi(`assets/${c.req.param('file')}`)(c));
 
   if (options.health !== undefined) addHealthRoutes(app, options.health);

@@ -1,6 +1,27 @@
 import { prepareGraph } from '@attractor/graph';
-import { describe, expect, it } from 'vitest';
-import { renderRunGraph, runGraphDot } from './render-run-graph.js';
+import { describe, expect, it, vi } from 'vitest';
+import { renderRunGraph, runGraphDot, warmGraphRenderer } from './render-run-graph.js';
+
+/** The real Graphviz, counting its layouts. */
+const layouts = vi.hoisted(() => ({ count: 0 }));
+vi.mock('@viz-js/viz', async (importOriginal) => {
+  const real = await importOriginal<typeof import('@viz-js/viz')>();
+  return {
+    ...real,
+    instance: async () => {
+      const viz = await real.instance();
+      return new Proxy(viz, {
+        get(target, name, receiver) {
+          if (name !== 'renderString') return Reflect.get(target, name, receiver);
+          return (...args: Parameters<typeof viz.renderString>) => {
+            layouts.count++;
+            return target.renderString(...args);
+          };
+        },
+      });
+    },
+  };
+});
 
 function graphOf(source: string) {
   const { graph } = prepareGraph(source, { filename: 'p.dot' });
@@ -41,5 +62,30 @@ describe('runGraphDot / renderRunGraph (spec §9.5 graph endpoint)', () => {
     expect(svg).toContain('fill="#fee2e2"');
     expect(svg).toContain('Say &quot;yes&quot; &lt;now&gt; &amp; go');
     expect(svg).not.toContain('<now>');
+  });
+
+  it('lays out the same graph, statuses and direction once; another status or direction is laid out again', async () => {
+    warmGraphRenderer();
+    const before = layouts.count;
+    const first = await renderRunGraph({ graph, statuses: { start: 'success' }, currentNodeId: 'ask' });
+    const again = await renderRunGraph({ graph, statuses: { start: 'success' }, currentNodeId: 'ask' });
+    expect(again).toBe(first);
+    expect(layouts.count).toBe(before + 1);
+    const failed = await renderRunGraph({ graph, statuses: { start: 'fail' }, currentNodeId: 'ask' });
+    expect(failed).toContain('class="node status&#45;fail"');
+    const across = await renderRunGraph({
+      graph,
+      statuses: { start: 'success' },
+      currentNodeId: 'ask',
+      rankdir: 'TB',
+    });
+    expect(across).toContain('rankdir&#45;TB');
+    expect(layouts.count).toBe(before + 3);
+  });
+
+  it('draws no link wrapper per node: the page names nodes itself', async () => {
+    const svg = await renderRunGraph({ graph, statuses: {} });
+    expect(svg).not.toContain('<a ');
+    expect(svg).toContain('<g id="node&#45;done" class="node status&#45;pending">');
   });
 });

@@ -3,9 +3,16 @@
  * (WebAssembly, @viz-js/viz), each node filled by its status and the running node outlined. Every node's SVG group
  * carries `id="node-<node id>"` and `class="node status-<status>"` (plus `current`, `waiting`) so a page can find
  * and restyle it.
+ *
+ * A layout costs tens to hundreds of milliseconds for a few hundred nodes (and the first one also starts Graphviz's
+ * WebAssembly, a few hundred more): drawings are kept by the exact DOT they lay out (the graph, the statuses, the
+ * direction), so a finished or waiting run opened again is answered at once; {@link warmGraphRenderer} starts
+ * Graphviz ahead of the first drawing.
  */
+import { createHash } from 'node:crypto';
 import type { Graph } from '@attractor/graph';
 import { instance, type Viz } from '@viz-js/viz';
+import { LRUCache } from 'lru-cache';
 
 /** The status shown for a node: an outcome status, `running`, or `pending` (not run yet). */
 export type NodeDisplayStatus =
@@ -57,14 +64,39 @@ export function isRankDirection(value: string): value is RankDirection {
 
 let vizInstance: Promise<Viz> | undefined;
 
+/** The most SVG text kept by {@link renderRunGraph}, in UTF-16 code units (about 16 MB): some 30 drawings of 500 nodes. */
+const RENDERED_MAX_SIZE = 8 * 1024 * 1024;
+
+/** Drawings by the SHA-256 of the DOT they lay out, least recently used dropped first. */
+const rendered = new LRUCache<string, string>({
+  maxSize: RENDERED_MAX_SIZE,
+  sizeCalculation: (svg) => Math.max(1, svg.length),
+});
+
 /**
- * Renders the graph with node colours by status, as an SVG document (UTF-8 text).
+ * Starts Graphviz's WebAssembly instance now, if it has not started, so that the first drawing does not wait for it
+ * (the server calls this when a browser loads the web UI). Never throws: a failure shows on the first drawing.
+ */
+export function warmGraphRenderer(): void {
+  vizInstance ??= instance();
+  vizInstance.catch(() => undefined);
+}
+
+/**
+ * Renders the graph with node colours by status, as an SVG document (UTF-8 text). The same graph, statuses and
+ * direction give the same text, answered from a bounded cache after the first time.
  * @throws {Error} when Graphviz rejects the generated DOT (a bug: all values are escaped).
  */
 export async function renderRunGraph(options: RenderRunGraphOptions): Promise<string> {
+  const dot = runGraphDot(options);
+  const key = createHash('sha256').update(dot).digest('base64');
+  const kept = rendered.get(key);
+  if (kept !== undefined) return kept;
   vizInstance ??= instance();
   const viz = await vizInstance;
-  return viz.renderString(runGraphDot(options), { format: 'svg' });
+  const svg = viz.renderString(dot, { format: 'svg' });
+  rendered.set(key, svg);
+  return svg;
 }
 
 /** The Graphviz DOT text {@link renderRunGraph} lays out: a clean copy of the graph plus status styling. Pure. */
@@ -93,7 +125,6 @@ export function runGraphDot(options: RenderRunGraphOptions): string {
       `class=${quote(`status-${status}${current ? ' current' : ''}${waiting ? ' waiting' : ''}`)}`,
       `fillcolor=${quote(style.fill)}`,
       `color=${quote(style.color)}`,
-      `tooltip=${quote(`${node.id}: ${waiting ? 'waiting for an answer' : status}`)}`,
       ...(current ? ['penwidth="3.2"'] : []),
       ...(shape === 'box' ? ['style="filled,rounded"'] : []),
     ];

@@ -35,9 +35,11 @@ const MIN_SIDE = 28;
 /** How long node colour changes wait before the copy is refreshed, in milliseconds. */
 const REFRESH_MS = 250;
 
-/** A copy of `source` without ids, roles, focus or labels: only the picture. */
+/** A copy of `source` without texts, ids, roles, focus or labels: only the shapes. */
 function pictureOf(source: SVGSVGElement): SVGSVGElement {
   const copy = source.cloneNode(true) as SVGSVGElement;
+  // Too small to read at this scale: texts would only cost layout.
+  for (const element of copy.querySelectorAll('text, title')) element.remove();
   for (const element of [copy, ...copy.querySelectorAll('*')]) {
     for (const name of ['id', 'tabindex', 'role', 'aria-label', 'aria-pressed', 'style', 'width', 'height'])
       element.removeAttribute(name);
@@ -54,9 +56,15 @@ export function GraphMinimap(props: GraphMinimapProps) {
     const timer = setTimeout(() => host.current?.replaceChildren(pictureOf(props.source)), REFRESH_MS);
     return () => clearTimeout(timer);
   }, [props.source, props.version]);
-  // The first copy at once.
+  // The first copy as soon as the page is idle: the drawing itself and its statuses come first.
   useEffect(() => {
-    host.current?.replaceChildren(pictureOf(props.source));
+    const draw = () => host.current?.replaceChildren(pictureOf(props.source));
+    if (typeof requestIdleCallback !== 'function') {
+      const timer = setTimeout(draw, 0);
+      return () => clearTimeout(timer);
+    }
+    const idle = requestIdleCallback(draw, { timeout: REFRESH_MS });
+    return () => cancelIdleCallback(idle);
   }, [props.source]);
 
   const scale = Math.min(MAX_WIDTH / props.width, MAX_HEIGHT / props.height);
