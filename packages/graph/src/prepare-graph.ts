@@ -86,7 +86,13 @@ export function prepareGraph(source: string, options: PrepareGraphOptions = {}):
     options.filename === undefined
       ? []
       : [resolveGraphRef({ ref: options.filename, parentFilename: undefined })];
-  return prepareWithRefs(source, options, chain, new Map());
+  const { graph, diagnostics } = prepareWithRefs(source, options, chain, new Map());
+  return graph === undefined ? { diagnostics } : { graph, diagnostics };
+}
+
+/** A prepared graph, with the input schema file it read (for the checks of a parent's sub-pipeline node). */
+interface PreparedWithRefs extends PreparedGraph {
+  readonly inputSchema?: InputSchemaFile & { readonly path: string };
 }
 
 function prepareWithRefs(
@@ -94,7 +100,7 @@ function prepareWithRefs(
   options: PrepareGraphOptions,
   chain: readonly string[],
   cache: Map<string, FileFinding>,
-): PreparedGraph {
+): PreparedWithRefs {
   const filename = options.filename;
   let graph: Graph;
   try {
@@ -151,7 +157,11 @@ function prepareWithRefs(
       }),
     );
   }
-  return { graph, diagnostics: sortDiagnostics(diagnostics) };
+  return {
+    graph,
+    diagnostics: sortDiagnostics(diagnostics),
+    ...(inputSchema?.schema === undefined ? {} : { inputSchema: inputSchema.schema }),
+  };
 }
 
 /**

@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, normalize, relative } from 'node:path';
 import type { Graph, GraphAttribute, GraphNode } from '../graph.js';
 import { handlerTraits } from '../handler-traits.js';
 import type { Diagnostic } from './diagnostic.js';
+import type { InputSchemaFile } from './input-schema-file.js';
 import { resolveGraphRef } from './resolve-graph-ref.js';
 import { attributeSpan, nodeSpan, plainSpan } from './source-location.js';
 import { checkSubgraphInterface } from './subgraph-interface.js';
@@ -26,19 +27,32 @@ export interface GraphRefCheck {
   readonly read: GraphFileReader;
   /** The files from the top one down to this graph's, for cycles. */
   readonly chain: readonly string[];
-  /** Prepares a referenced file (`prepareGraph` with the same reader and the longer chain). */
+  /**
+   * Prepares a referenced file (`prepareGraph` with the same reader and the longer chain): its graph, its findings,
+   * and the input schema file it read, when its `inputs` names one it could read.
+   */
   readonly prepare: (
     source: string,
     filename: string,
     chain: readonly string[],
-  ) => { readonly graph?: Graph; readonly diagnostics: readonly Diagnostic[] };
+  ) => {
+    readonly graph?: Graph;
+    readonly diagnostics: readonly Diagnostic[];
+    readonly inputSchema?: ChildInputSchema;
+  };
   /** Findings per referenced file, shared by one top-level `prepareGraph` call. */
   readonly cache: Map<string, FileFinding>;
 }
 
-/** The problem of one referenced file, or none (with the file's graph, for the checks of its interface). */
+/** A child pipeline's input schema file as its preparation read it, with the path it was read from. */
+type ChildInputSchema = InputSchemaFile & { readonly path: string };
+
+/**
+ * The problem of one referenced file, or none (with the file's graph and the input schema file it read, for the
+ * checks of its interface).
+ */
 export type FileFinding =
-  | { readonly ok: true; readonly graph?: Graph }
+  | { readonly ok: true; readonly graph?: Graph; readonly inputSchema?: ChildInputSchema }
   | { readonly ok: false; readonly message: string; readonly fix: string };
 
 /** The child DOT file a node runs, as written, with the attribute that names it (see {@link childPipelineRef}). */
@@ -102,7 +116,13 @@ export function checkGraphRefs(graph: Graph, check: GraphRefCheck): Diagnostic[]
     if (finding.ok) {
       if (child.key === 'graph_ref' && finding.graph !== undefined) {
         diagnostics.push(
-          ...checkSubgraphInterface({ graph, node, child: finding.graph, ref: child.ref, read: check.read }),
+          ...checkSubgraphInterface({
+            graph,
+            node,
+            child: finding.graph,
+            ref: child.ref,
+            ...(finding.inputSchema === undefined ? {} : { inputSchema: finding.inputSchema }),
+          }),
         );
       }
       continue;
@@ -187,8 +207,13 @@ function readAndPrepare(file: FileRef, check: GraphRefCheck): FileFinding {
   }
   const prepared = check.prepare(source, path, [...check.chain, path]);
   const errors = prepared.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
-  if (errors.length === 0)
-    return prepared.graph === undefined ? { ok: true } : { ok: true, graph: prepared.graph };
+  if (errors.length === 0) {
+    return {
+      ok: true,
+      ...(prepared.graph === undefined ? {} : { graph: prepared.graph }),
+      ...(prepared.inputSchema === undefined ? {} : { inputSchema: prepared.inputSchema }),
+    };
+  }
   const first = errors[0]!;
   const where =
     first.span === undefined ? path : `${path}:${first.span.start.line}:${first.span.start.column}`;

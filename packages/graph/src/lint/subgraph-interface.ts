@@ -1,7 +1,8 @@
 /**
  * The file half of lints `subgraph_input` and `out_map_field` for sub-pipeline nodes (README "Typed data"): a
  * `subgraph` node's `input.<name>` attributes against the `inputs` its child pipeline declares, and its `out_map`
- * fields against the child's `outputs`. `checkGraphRefs` runs it for each child file it could read and prepare.
+ * fields against the child's `outputs`. `checkGraphRefs` runs it for each child file it could read and prepare
+ * without errors.
  */
 import { SUBGRAPH_INPUT_PREFIX } from '../attribute-schema.js';
 import type { Graph, GraphNode } from '../graph.js';
@@ -9,9 +10,7 @@ import type { InputField } from '../input-declaration.js';
 import { parseOutMap } from '../output-schema-declaration.js';
 import type { Diagnostic } from './diagnostic.js';
 import { didYouMean } from './did-you-mean.js';
-import type { GraphFileReader } from './graph-refs.js';
-import { readInputSchemaFile } from './input-schema-file.js';
-import { resolveGraphRef } from './resolve-graph-ref.js';
+import type { InputSchemaFile } from './input-schema-file.js';
 import {
   attributeSpan,
   keyEdit,
@@ -27,8 +26,12 @@ export interface SubgraphInterfaceCheck {
   readonly node: GraphNode;
   readonly child: Graph;
   readonly ref: string;
-  /** Reads the child's input schema file, when its `inputs` names one. */
-  readonly read: GraphFileReader;
+  /**
+   * The child's input schema file as the child's own preparation read it (relative to the child's DOT file), when
+   * its `inputs` names one. A schema file that could not be read is the child's own `inputs_declaration` error, and
+   * a child with errors is not checked here; without it, the child's inputs are not checked.
+   */
+  readonly inputSchema?: InputSchemaFile & { readonly path: string };
 }
 
 /**
@@ -37,9 +40,8 @@ export interface SubgraphInterfaceCheck {
  *   close to it), an `input.<name>` given to a child that declares no inputs, a value without variables that the
  *   input's type refuses (`input.count="three"` for `count: integer`, at the value), and a required input of the
  *   child the node does not give (at the node id). Checked against inline `inputs`, or the top-level `properties`,
- *   `required` and `additionalProperties` of a schema file (`inputs="schemas/in.json"`, read through `read`,
- *   relative to the child's DOT file as the run reads it); a schema file that is missing, unreadable, not JSON or
- *   not an object is an error at the `graph_ref`, naming the file and where the child's `inputs` names it.
+ *   `required` and `additionalProperties` of a schema file (`inputs="schemas/in.json"`, relative to the child's DOT
+ *   file as the run reads it), as the child's preparation read it (`inputSchema`).
  * - `out_map_field` (ERROR): an `out_map` field that is none of the child's `outputs` keys nor a path into one
  *   (at the field, naming the near key); or, once at the `out_map`, an `out_map` on a node whose child declares no
  *   `outputs` (the node then takes every key the child changed, and the `out_map` is not read).
@@ -60,12 +62,12 @@ interface ChildInputs {
 }
 
 /**
- * The child's inputs: `undefined` when it declares none; a schema file (`inputs="schemas/in.json"`, relative to the
- * child's DOT file, as the run reads it) is read through `read` and its top-level `properties`, `required` and
- * `additionalProperties` taken; a file that is missing, unreadable, not JSON or not an object is a diagnostic.
+ * The child's inputs: `undefined` when it declares none, `'unknown'` when they are in a schema file that was not read
+ * (`inputSchema` not given); else its inline `inputs`, or the schema file's top-level `properties`, `required` and
+ * `additionalProperties`.
  */
-function childInputs(options: SubgraphInterfaceCheck): ChildInputs | Diagnostic | undefined {
-  const { node, child, ref } = options;
+function childInputs(options: SubgraphInterfaceCheck): ChildInputs | 'unknown' | undefined {
+  const { child, ref, inputSchema } = options;
   const declaration = child.settings.inputs;
   if (declaration === undefined) return undefined;
   if (declaration.kind === 'fields') {
@@ -76,33 +78,19 @@ function childInputs(options: SubgraphInterfaceCheck): ChildInputs | Diagnostic 
       declareFix: (name) => `declare it in ${ref}: inputs="${name}: string"`,
     };
   }
-  const path = resolveGraphRef({ ref: declaration.path, parentFilename: child.filename });
-  const read = readInputSchemaFile(path, options.read);
-  if (typeof read === 'string') {
-    const at = child.attributes.inputs?.valueSpan?.start;
-    const where = at === undefined ? '' : ` at ${child.filename ?? ref}:${at.line}:${at.column}`;
-    const span = attributeSpan(node.attributes.graph_ref, nodeSpan(node));
-    return {
-      rule: 'subgraph_input',
-      severity: 'error',
-      message: `Subgraph node "${node.id}": the input schema of ${ref}, ${path} (inputs="${declaration.path}"${where}), ${read}, so the run of "${node.id}" fails.`,
-      nodeId: node.id,
-      fix: `Fix the path in inputs of ${ref} (relative to its directory) or create ${path} holding a JSON Schema object, or declare the inputs inline: inputs="name: type, ...".`,
-      ...(span === undefined ? {} : { span: plainSpan(span) }),
-    };
-  }
+  if (inputSchema === undefined) return 'unknown';
   return {
-    fields: read.fields,
-    closed: read.closed,
-    declarer: `the input schema of ${ref} (${path})`,
-    declareFix: (name) => `add "${name}" to the properties of ${path}`,
+    fields: inputSchema.fields,
+    closed: inputSchema.closed,
+    declarer: `the input schema of ${ref} (${inputSchema.path})`,
+    declareFix: (name) => `add "${name}" to the properties of ${inputSchema.path}`,
   };
 }
 
 function inputFindings(options: SubgraphInterfaceCheck): Diagnostic[] {
   const { node, ref } = options;
   const inputs = childInputs(options);
-  if (inputs !== undefined && 'rule' in inputs) return [inputs];
+  if (inputs === 'unknown') return [];
   const declared = inputs?.fields ?? [];
   const names = declared.map((field) => field.name);
   const given = Object.values(node.attributes).filter(

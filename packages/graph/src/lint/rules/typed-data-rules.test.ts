@@ -675,6 +675,21 @@ describe('subgraph_input against a child whose inputs are a JSON Schema file (RE
     ]);
   });
 
+  it("checks against the schema file as the child's own preparation read it, reading it once", () => {
+    // The parent's checks take the child's read: once they read the file again, apart from the child's.
+    const reads: string[] = [];
+    const counting = (path: string) => {
+      reads.push(path);
+      return files[path];
+    };
+    const source = parent('sub/typed.dot', ', input.fille="a.ts"');
+    expect(lintRule(source, 'subgraph_input', { readGraphFile: counting })).toEqual([
+      'error 5:3 review',
+      'error 5:55 review',
+    ]);
+    expect(reads.filter((path) => path === 'sub/schemas/in.json')).toEqual(['sub/schemas/in.json']);
+  });
+
   it('takes an undeclared input when the schema does not refuse other properties', () => {
     const source = parent('sub/open.dot', ', input.file="a", input.extra="b"');
     expect(lintRule(source, 'subgraph_input', { readGraphFile })).toEqual([]);
