@@ -16,7 +16,7 @@ import { ApiError } from './errors/api-error.js';
 import { type RequestRecord, reportRequests, traceRequests } from './observe-requests.js';
 import { listPipelineFiles } from './pipeline-files.js';
 import { checkJsonDepth, type PipelineLimits } from './pipeline-limits.js';
-import { isRankDirection, renderRunGraph, warmGraphRenderer } from './render-run-graph.js';
+import { drawAhead, isRankDirection, renderRunGraph, warmGraphRenderer } from './render-run-graph.js';
 import {
   answerBodySchema,
   forkBodySchema,
@@ -273,6 +273,7 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
       ? { dot: await c.req.text() }
       : parseBody(startPipelineBodySchema, await readJson(c, manager.limits));
     const summary = await manager.start(body);
+    drawAhead(() => manager.graphOf(summary.id));
     return c.json(summary, 201, { Location: `/pipelines/${encodeURIComponent(summary.id)}` });
   });
 
@@ -351,7 +352,13 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   app.get('/pipelines/:id/graph', async (c) => {
     const id = c.req.param('id');
     const child = childPathOf(c);
-    const details = child === undefined ? await manager.details(id) : await manager.childDetails(id, child);
+    // The drawing without statuses needs no run details (the graph's own read says when the run is unknown).
+    const details =
+      child !== undefined
+        ? await manager.childDetails(id, child)
+        : c.req.query('statuses') === 'none'
+          ? undefined
+          : await manager.details(id);
     const graph = child === undefined ? await manager.graphOf(id) : await manager.childGraph(id, child);
     return sendRunGraph(c, graph, details);
   });
@@ -472,9 +479,12 @@ function stageFileContentType(name: string): string {
   return name.endsWith('.json') ? 'application/json; charset=utf-8' : 'text/plain; charset=utf-8';
 }
 
-/** Answers with the run's graph as SVG, each node coloured by its status in `details` (local and shared runs alike). */
-async function sendRunGraph(c: Context, graph: Graph, details: RunDetails): Promise<Response> {
-  const current = details.live ? details.currentNode : undefined;
+/**
+ * Answers with the run's graph as SVG, each node coloured by its status in `details` (local and shared runs alike);
+ * with `?statuses=none`, every node pending: the same drawing for every run of the graph (the web UI's, which colours
+ * nodes itself from the run's events), laid out once.
+ */
+async function sendRunGraph(c: Context, graph: Graph, details: RunDetails | undefined): Promise<Response> {
   const rankdir = c.req.query('rankdir');
   if (rankdir !== undefined && !isRankDirection(rankdir)) {
     throw new ApiError({
@@ -483,12 +493,25 @@ async function sendRunGraph(c: Context, graph: Graph, details: RunDetails): Prom
       message: `?rankdir=${rankdir} is not a direction: use TB (top to bottom), LR (left to right), BT or RL.`,
     });
   }
+  const statuses = c.req.query('statuses');
+  if (statuses !== undefined && statuses !== 'none') {
+    throw new ApiError({
+      status: 400,
+      code: 'INVALID_REQUEST',
+      message: `?statuses=${statuses} is not known: use ?statuses=none for the drawing without the run's statuses, or leave it out.`,
+    });
+  }
+  const current = details?.live === true ? details.currentNode : undefined;
   const svg = await renderRunGraph({
     ...(rankdir === undefined ? {} : { rankdir }),
     graph,
-    statuses: details.nodeStatuses,
-    ...(current === undefined ? {} : { currentNodeId: current }),
-    waitingNodeIds: new Set(details.waitingNodes),
+    ...(statuses === 'none' || details === undefined
+      ? { statuses: {} }
+      : {
+          statuses: details.nodeStatuses,
+          ...(current === undefined ? {} : { currentNodeId: current }),
+          waitingNodeIds: new Set(details.waitingNodes),
+        }),
   });
   c.header('Content-Type', 'image/svg+xml; charset=utf-8');
   return c.body(svg);

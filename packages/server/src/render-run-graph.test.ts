@@ -1,6 +1,12 @@
 import { prepareGraph } from '@attractor/graph';
 import { describe, expect, it, vi } from 'vitest';
-import { renderRunGraph, runGraphDot, warmGraphRenderer } from './render-run-graph.js';
+import {
+  DRAW_AHEAD_MIN_NODES,
+  drawAhead,
+  renderRunGraph,
+  runGraphDot,
+  warmGraphRenderer,
+} from './render-run-graph.js';
 
 /** The real Graphviz, counting its layouts. */
 const layouts = vi.hoisted(() => ({ count: 0 }));
@@ -87,5 +93,25 @@ describe('runGraphDot / renderRunGraph (spec §9.5 graph endpoint)', () => {
     const svg = await renderRunGraph({ graph, statuses: {} });
     expect(svg).not.toContain('<a ');
     expect(svg).toContain('<g id="node&#45;done" class="node status&#45;pending">');
+  });
+
+  it('draws a large graph ahead, status-free, so that its first drawing is answered from the cache; not a small one', async () => {
+    const stages = Array.from({ length: DRAW_AHEAD_MIN_NODES }, (_, index) => `s${index}`);
+    const large = graphOf(
+      `digraph large {\n  start [shape=Mdiamond]\n  done [shape=Msquare]\n  start -> ${stages.join(' -> ')} -> done\n}`,
+    );
+    const small = graphOf(
+      'digraph small {\n  start [shape=Mdiamond]\n  done [shape=Msquare]\n  start -> work -> done\n}',
+    );
+    const before = layouts.count;
+    drawAhead(async () => small);
+    drawAhead(async () => large);
+    // Timers run in order: once the large graph is laid out, the small one was passed over.
+    await expect.poll(() => layouts.count, { timeout: 60_000 }).toBe(before + 1);
+    const svg = await renderRunGraph({ graph: large, statuses: {} });
+    expect(svg).toContain('<g id="node&#45;s99" class="node status&#45;pending">');
+    expect(layouts.count).toBe(before + 1);
+    await renderRunGraph({ graph: small, statuses: {} });
+    expect(layouts.count).toBe(before + 2);
   });
 });

@@ -82,6 +82,25 @@ export function warmGraphRenderer(): void {
   vizInstance.catch(() => undefined);
 }
 
+/** From this many nodes a graph is drawn ahead by {@link drawAhead}: smaller ones lay out in a few milliseconds. */
+export const DRAW_AHEAD_MIN_NODES = 100;
+
+/**
+ * Lays out the status-free drawing (`GET /pipelines/{id}/graph?statuses=none`, the web UI's) of a graph of at least
+ * {@link DRAW_AHEAD_MIN_NODES} nodes on a later turn of the event loop, so that the first page opening a run of it is
+ * answered from the cache. `graphOf` is called then; its failure, or Graphviz's, is ignored (the page's own request
+ * reports it).
+ */
+export function drawAhead(graphOf: () => Promise<Graph>): void {
+  setTimeout(() => {
+    graphOf()
+      .then((graph) =>
+        graph.nodes.size >= DRAW_AHEAD_MIN_NODES ? renderRunGraph({ graph, statuses: {} }) : undefined,
+      )
+      .catch(() => undefined);
+  }, 0);
+}
+
 /**
  * Renders the graph with node colours by status, as an SVG document (UTF-8 text). The same graph, statuses and
  * direction give the same text, answered from a bounded cache after the first time.

@@ -220,6 +220,27 @@ describe('pipeline runs over HTTP (spec §9.5)', () => {
     });
   });
 
+  it('draws the graph without the run statuses with ?statuses=none (with ?rankdir too) and refuses another value', async () => {
+    server = await startTestServer();
+    const id = await server.startRun(await readFixture('review-gate.dot'));
+    await waitForQuestion(server, id);
+    const plain = await server.call(`/pipelines/${id}/graph?statuses=none&rankdir=LR`);
+    expect(plain.status).toBe(200);
+    const svg = await plain.text();
+    expect(svg).toContain('class="graph rankdir&#45;LR"');
+    expect(svg).toMatch(/<g id="node&#45;draft" class="node status&#45;pending">/);
+    expect(svg).toMatch(/<g id="node&#45;approve" class="node status&#45;pending">/);
+    expect(svg).not.toContain('stroke-width="3.2"');
+    const unknown = await server.call('/pipelines/2026-01-01T00-00-00Z-nope/graph?statuses=none');
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { code: 'RUN_NOT_FOUND' } });
+    const wrong = await server.call(`/pipelines/${id}/graph?statuses=all`);
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({
+      error: { code: 'INVALID_REQUEST', message: expect.stringContaining('use ?statuses=none') },
+    });
+  });
+
   it('runs two pipelines at once with separate run directories, contexts and questions', async () => {
     server = await startTestServer();
     const dot = await readFixture('review-gate.dot');

@@ -35,6 +35,9 @@ const MIN_SIDE = 28;
 /** How long node colour changes wait before the copy is refreshed, in milliseconds. */
 const REFRESH_MS = 250;
 
+/** The longest the first copy waits for the page to be idle, in milliseconds. */
+const FIRST_DRAW_MS = 1000;
+
 /** A copy of `source` without texts, ids, roles, focus or labels: only the shapes. */
 function pictureOf(source: SVGSVGElement): SVGSVGElement {
   const copy = source.cloneNode(true) as SVGSVGElement;
@@ -63,7 +66,7 @@ export function GraphMinimap(props: GraphMinimapProps) {
       const timer = setTimeout(draw, 0);
       return () => clearTimeout(timer);
     }
-    const idle = requestIdleCallback(draw, { timeout: REFRESH_MS });
+    const idle = requestIdleCallback(draw, { timeout: FIRST_DRAW_MS });
     return () => cancelIdleCallback(idle);
   }, [props.source]);
 

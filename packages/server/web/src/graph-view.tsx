@@ -281,7 +281,13 @@ export function GraphView(props: GraphViewProps) {
     let cancelled = false;
     setLoaded(false);
     apiText(
-      runPath(props.runId, rankdir === undefined ? '/graph' : `/graph?rankdir=${rankdir}`, props.child),
+      // Without the run's statuses: the same drawing for every run of the pipeline, which the server keeps (and lays
+      // out ahead for a large graph); the nodes are coloured here from the run's events.
+      runPath(
+        props.runId,
+        rankdir === undefined ? '/graph?statuses=none' : `/graph?statuses=none&rankdir=${rankdir}`,
+        props.child,
+      ),
     ).then(
       (svg) => {
         const element = host.current;
