@@ -1235,6 +1235,48 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     }
   }, 120_000);
 
+  it('refuses to archive or unarchive a run of a run store on a shared volume (a file catalog keeps no archive mark): 501 ARCHIVE_NOT_SUPPORTED', async () => {
+    const volume = join(dir, 'volume-archive-runs');
+    const result = await runPipeline({
+      graph: prepareGraph(SAY).graph!,
+      registry: createDefaultRegistry(),
+      backend: createSimulationBackend(),
+      logsRoot: join(volume, 'volume-say'),
+      workdir: dir,
+    });
+    expect(result.status).toBe('success');
+    const onVolume = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], {
+      cwd: dir,
+      env: { ...env, ATTRACTOR_STORE_URL: volume },
+    });
+    try {
+      const volumeUrl = (await waitForBanner(onVolume)).url;
+      for (const action of ['archive', 'unarchive']) {
+        const response = await fetch(`${volumeUrl}/pipelines/volume-say/${action}`, {
+          method: 'POST',
+          headers,
+        });
+        expect(response.status).toBe(501);
+        expect(await response.json()).toEqual({
+          error: {
+            code: 'ARCHIVE_NOT_SUPPORTED',
+            message: `The run store ${volume} cannot archive runs: archive them on a PostgreSQL run store (serve --store postgres://…).`,
+          },
+        });
+      }
+      // Nothing was marked: the run is still listed, without the mark.
+      const listed = (await (await fetch(`${volumeUrl}/pipelines`, { headers })).json()) as {
+        pipelines: { id: string; state: string; archived?: boolean }[];
+      };
+      const run = listed.pipelines.find((entry) => entry.id === 'volume-say');
+      expect(run).toMatchObject({ id: 'volume-say', state: 'success' });
+      expect(run).not.toHaveProperty('archived');
+    } finally {
+      onVolume.kill('SIGTERM');
+      await onVolume;
+    }
+  }, 120_000);
+
   it("opens a sub-pipeline's own view and a branch of its parallel block in Chromium, read from the shared store", async () => {
     const childFile = join(dir, 'checks-ui.dot');
     await writeFile(childFile, CHECKS);

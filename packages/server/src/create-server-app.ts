@@ -38,6 +38,7 @@ import {
 import { streamRunChanges } from './stream-run-changes.js';
 import { streamRunEvents } from './stream-run-events.js';
 import {
+  checkHeartbeatMs,
   DEFAULT_HEARTBEAT_MS,
   type StreamSSEWithHeartbeatOptions,
   streamSSEWithHeartbeat,
@@ -87,7 +88,8 @@ export interface CreateServerAppOptions {
   /**
    * Interval between two heartbeats of every event stream (`GET /events`, `GET /pipelines/{id}/events`), in
    * milliseconds: an SSE comment `: heartbeat <ms>` that tells a client the connection is alive while no event comes
-   * (the web UI reconnects a stream that brought nothing for three heartbeats). Default: 15000 (15 s).
+   * (the web UI reconnects a stream that brought nothing for three heartbeats). A whole number from 1 to 2147483647
+   * (the longest delay of a Node.js timer). Default: 15000 (15 s).
    */
   readonly heartbeatMs?: number;
 }
@@ -114,8 +116,11 @@ async function reportStreamError(): Promise<void> {}
  * Builds the Hono app: `GET /` and `/ui/*` (the web UI, no token needed: it holds no data), and behind the bearer
  * token every API route of spec §9.5 plus resume, stage files and the pipelines directory listing. Errors are JSON
  * `{ "error": { "code", "message", ... } }`.
+ *
+ * @throws {ServerOptionError} when `heartbeatMs` is not a whole number from 1 to 2147483647.
  */
 export function createServerApp(options: CreateServerAppOptions): Hono {
+  checkHeartbeatMs(options.heartbeatMs);
   const { manager } = options;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const heartbeat = {

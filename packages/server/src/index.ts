@@ -9,6 +9,7 @@ export type { CreateServerAppOptions } from './create-server-app.js';
 export { createServerApp, DEFAULT_MAX_BODY_BYTES, isLoopbackHostHeader } from './create-server-app.js';
 export type { ApiErrorCode, ApiErrorOptions } from './errors/api-error.js';
 export { ApiError } from './errors/api-error.js';
+export { ServerOptionError } from './errors/server-option-error.js';
 export type { FindShellAccessOptions, ShellAccess } from './find-shell-access.js';
 export { describeShellAccess, findShellAccess } from './find-shell-access.js';
 export { forkContextKeyProblem } from './fork-context-key-problem.js';

@@ -31,6 +31,7 @@ import {
 } from '@attractor/engine';
 import { type Graph, prepareGraph } from '@attractor/graph';
 import { checkRunInputs } from './check-run-inputs.js';
+import { checkWholeNumberOption } from './check-whole-number-option.js';
 import { readCheckpointSafely, readChildRunDetails } from './child-run-details.js';
 import { type ChildRunDirectory, resolveChildRunDirectory } from './child-run-directory.js';
 import { childRunKey } from './child-run-path.js';
@@ -143,7 +144,7 @@ export interface RunManagerOptions {
    * How many runs that ended this process keeps in memory (the most recent ones, answered from memory as they were
    * live); an older one leaves memory and is answered from its run directory, as after a restart, so a server's memory
    * returns to idle after a burst (issue 34 §11). A run whose executor faulted stays (its events are only in memory).
-   * Default: {@link DEFAULT_ENDED_RUNS_KEPT}.
+   * A whole number of 0 (none: each run leaves memory as it ends) or more. Default: {@link DEFAULT_ENDED_RUNS_KEPT}.
    */
   readonly endedRunsKept?: number;
 }
@@ -267,7 +268,14 @@ export class RunManager {
   /** Validates the pipelines clients send, within the limits, one burst at a time (pipeline-validator.ts). */
   readonly validator: PipelineValidator;
 
+  /** @throws {ServerOptionError} when `endedRunsKept` is not a whole number of 0 or more. */
   constructor(options: RunManagerOptions) {
+    checkWholeNumberOption({
+      option: 'endedRunsKept',
+      value: options.endedRunsKept,
+      min: 0,
+      defaultValue: DEFAULT_ENDED_RUNS_KEPT,
+    });
     this.#options = options;
     this.limits = { ...DEFAULT_PIPELINE_LIMITS, ...options.limits };
     this.secrets = createSecretMasker({ values: options.secretValues ?? [] });

@@ -26,6 +26,7 @@ import { checkReadiness, type MetricsExposition, type ServerHealth } from './ser
 import type { SimulationMode } from './server-info.js';
 import { observeServerRuns } from './server-metrics.js';
 import { createSharedStoreBackplane } from './shared-store-backplane.js';
+import { checkHeartbeatMs } from './stream-sse-with-heartbeat.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -69,7 +70,8 @@ export interface StartServerOptions {
   readonly maxBodyBytes?: number;
   /**
    * Interval between two heartbeats of every event stream (an SSE comment `: heartbeat <ms>`; the web UI reconnects
-   * a stream that brought nothing for three of them), in milliseconds. Default: 15000 (15 s).
+   * a stream that brought nothing for three of them), in milliseconds: a whole number from 1 to 2147483647.
+   * Default: 15000 (15 s).
    */
   readonly heartbeatMs?: number;
   /**
@@ -147,8 +149,11 @@ export interface ServerApp {
  * Builds what {@link startServer} serves, without listening: the run manager (or the shared store's backplane) and
  * the Hono app with its token. `host` only decides the DNS-rebinding defence (loopback hosts accept loopback `Host`
  * headers only); `port` is unused. `attractor mcp` calls the API through `fetch`.
+ *
+ * @throws {ServerOptionError} when `heartbeatMs` is not a whole number from 1 to 2147483647.
  */
 export function openServerApp(options: StartServerOptions): ServerApp {
+  checkHeartbeatMs(options.heartbeatMs);
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(32).toString('base64url');
   // The built-in handlers hold no state of a run (the engine passes each its runtime): without an embedder's
@@ -243,6 +248,7 @@ const CLOSE_GRACE_MS = 1000;
 /**
  * Starts the Attractor HTTP server (spec §9.5) and resolves once it listens.
  *
+ * @throws {ServerOptionError} when `heartbeatMs` is not a whole number from 1 to 2147483647; nothing has started.
  * @throws {Error} when the port cannot be bound (EADDRINUSE, EACCES).
  *
  * @example

@@ -11,10 +11,29 @@
  */
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { checkWholeNumberOption, MAX_TIMER_MS } from './check-whole-number-option.js';
 import { acceptsGzip, gzipEventStream } from './gzip-event-stream.js';
 
 /** Default interval between two heartbeats of an event stream, in milliseconds: 15 s. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+/**
+ * Refuses a `heartbeatMs` option (of `startServer`, `createServerApp`) that is not a whole number of milliseconds
+ * from 1 to 2147483647 (the longest delay of a Node.js timer): 0 or a fraction would send heartbeats in a busy loop,
+ * NaN or a longer delay would fire every millisecond. `undefined` (the default) passes.
+ *
+ * @throws {ServerOptionError} naming `heartbeatMs`, the value and the allowed range.
+ */
+export function checkHeartbeatMs(heartbeatMs: number | undefined): void {
+  checkWholeNumberOption({
+    option: 'heartbeatMs',
+    value: heartbeatMs,
+    min: 1,
+    max: MAX_TIMER_MS,
+    unit: 'milliseconds',
+    defaultValue: DEFAULT_HEARTBEAT_MS,
+  });
+}
 
 /** Options of {@link streamSSEWithHeartbeat}. */
 export interface StreamSSEWithHeartbeatOptions {

@@ -1,43 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createParser } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../src/index.js';
-import { readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
+import { followRuns, readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-/** Follows `GET /events` and collects the summaries of `event: run` messages. */
-async function followRuns(test: TestServer): Promise<{ runs: RunSummary[]; close(): Promise<void> }> {
-  const controller = new AbortController();
-  const response = await test.call('/events', { signal: controller.signal });
-  const runs: RunSummary[] = [];
-  const parser = createParser({
-    onEvent(event) {
-      if (event.event === 'run') runs.push(JSON.parse(event.data) as RunSummary);
-    },
-  });
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
-        parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // Aborted at the end of the test.
-    }
-  })();
-  return {
-    runs,
-    async close() {
-      controller.abort();
-      await reading;
-    },
-  };
-}
 
 const ids = async (test: TestServer, query = ''): Promise<string[]> =>
   (await test.json<{ pipelines: RunSummary[] }>(`/pipelines${query}`)).pipelines.map((run) => run.id);

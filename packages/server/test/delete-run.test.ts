@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileRunStore } from '@attractor/engine';
-import { createParser } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
+import { followRuns, readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -11,38 +10,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** Follows `GET /events` and collects the ids of `event: removed` messages. */
-async function followRemovals(test: TestServer): Promise<{ removed: string[]; close(): Promise<void> }> {
-  const controller = new AbortController();
-  const response = await test.call('/events', { signal: controller.signal });
-  const removed: string[] = [];
-  const parser = createParser({
-    onEvent(event) {
-      if (event.event === 'removed') removed.push((JSON.parse(event.data) as { id: string }).id);
-    },
-  });
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
-        parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // Aborted at the end of the test.
-    }
-  })();
-  return {
-    removed,
-    async close() {
-      controller.abort();
-      await reading;
-    },
-  };
-}
-
 describe('DELETE /pipelines/{id}', () => {
   it('refuses a waiting run, deletes it once cancelled: its directory goes, GET answers 404, /events says removed', async () => {
     server = await startTestServer();
-    const events = await followRemovals(server);
+    const events = await followRuns(server);
     const id = await server.startRun(await readFixture('review-gate.dot'));
     await waitFor(
       async () => (await server!.json<{ questions: unknown[] }>(`/pipelines/${id}/questions`)).questions[0],

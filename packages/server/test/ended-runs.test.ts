@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { systemClock } from '@attractor/engine';
 import { createDefaultRegistry, createSimulationBackend } from '@attractor/handlers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunManager } from '../src/index.js';
+import { RunManager, ServerOptionError } from '../src/index.js';
 import { readFixture } from './test-server.js';
 
 const chain = `digraph Chain {
@@ -107,5 +107,28 @@ describe('runs that ended leave memory', () => {
     });
     expect(manager.memoryCounts()).toMatchObject({ live: 1, ended: 1 });
     expect(manager.summary(waiting).state).toBe('waiting');
+  });
+});
+
+describe('RunManager endedRunsKept', () => {
+  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses endedRunsKept %s, naming the option and the allowed range',
+    async (endedRunsKept) => {
+      const creating = createManager(endedRunsKept);
+      await expect(creating).rejects.toSatisfy(ServerOptionError.isInstance);
+      await expect(creating).rejects.toMatchObject({
+        code: 'SERVER_OPTION_INVALID',
+        option: 'endedRunsKept',
+        message: `The server option endedRunsKept is ${String(endedRunsKept)}, which is not allowed: use a whole number of 0 or more (default: 32).`,
+      });
+    },
+  );
+
+  it('keeps no ended run with endedRunsKept 0', async () => {
+    manager = await createManager(0);
+    const { id } = await manager.start({ dot: chain, simulate: true });
+    await ended(manager, id);
+    expect(manager.memoryCounts()).toMatchObject({ live: 0, ended: 0, evicted: 1 });
+    expect((await manager.summaryOf(id)).state).toBe('success');
   });
 });

@@ -4,7 +4,7 @@
  * after, and on the runs list's stream.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PendingQuestion } from '../src/index.js';
+import { type PendingQuestion, ServerOptionError } from '../src/index.js';
 import { readFixture, startTestServer, type TestServer, waitFor } from './test-server.js';
 
 let server: TestServer | undefined;
@@ -106,4 +106,20 @@ describe('event stream heartbeat', () => {
     );
     defaults.close();
   });
+});
+
+describe('startServer heartbeatMs', () => {
+  it.each([0, -50, 0.5, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31])(
+    'refuses heartbeatMs %s at start, naming the option and the allowed range',
+    async (heartbeatMs) => {
+      const started = startTestServer({ heartbeatMs });
+      await expect(started).rejects.toSatisfy(ServerOptionError.isInstance);
+      await expect(started).rejects.toMatchObject({
+        code: 'SERVER_OPTION_INVALID',
+        option: 'heartbeatMs',
+        value: heartbeatMs,
+        message: `The server option heartbeatMs is ${String(heartbeatMs)}, which is not allowed: use a whole number of milliseconds from 1 to 2147483647 (default: 15000).`,
+      });
+    },
+  );
 });

@@ -1,13 +1,13 @@
 /**
  * Test helpers: a real server on an ephemeral loopback port with a fresh temporary runs directory, an authorised
- * `fetch`, an SSE reader, and polling.
+ * `fetch`, SSE readers (a run's events, the runs list's changes), and polling.
  */
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PipelineEvent } from '@attractor/engine';
 import { createParser } from 'eventsource-parser';
-import { type AttractorServer, type StartServerOptions, startServer } from '../src/index.js';
+import { type AttractorServer, type RunSummary, type StartServerOptions, startServer } from '../src/index.js';
 
 /** A started server plus helpers bound to it. */
 export interface TestServer extends AttractorServer {
@@ -159,5 +159,46 @@ export async function openEvents(
       });
     },
     close: () => controller.abort(),
+  };
+}
+
+/** The runs list's changes as `GET /events` streams them, collected as they arrive. */
+export interface RunChanges {
+  /** The summaries of the `event: run` messages, in order. */
+  readonly runs: RunSummary[];
+  /** The ids of the `event: removed` messages, in order. */
+  readonly removed: string[];
+  /** Ends the stream and waits until reading stopped. */
+  close(): Promise<void>;
+}
+
+/** Follows `GET /events` (with the token) and collects its `event: run` summaries and `event: removed` ids. */
+export async function followRuns(server: TestServer): Promise<RunChanges> {
+  const controller = new AbortController();
+  const response = await server.call('/events', { signal: controller.signal });
+  const runs: RunSummary[] = [];
+  const removed: string[] = [];
+  const parser = createParser({
+    onEvent(event) {
+      if (event.event === 'run') runs.push(JSON.parse(event.data) as RunSummary);
+      else if (event.event === 'removed') removed.push((JSON.parse(event.data) as { id: string }).id);
+    },
+  });
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+        parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch {
+      // Aborted by close().
+    }
+  })();
+  return {
+    runs,
+    removed,
+    async close() {
+      controller.abort();
+      await reading;
+    },
   };
 }

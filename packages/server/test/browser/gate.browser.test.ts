@@ -5,23 +5,16 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { readFixture, startTestServer, type TestServer } from '../test-server.js';
-import { type BrowserSession, checkAccessibility, launchBrowser, screenshot } from './browser-session.js';
+import { describe, expect, it } from 'vitest';
+import { readFixture } from '../test-server.js';
+import { checkAccessibility, closeAfterEach, screenshot } from './browser-session.js';
 
-let server: TestServer | undefined;
-let browser: BrowserSession | undefined;
-afterEach(async () => {
-  await browser?.close();
-  await server?.close();
-  browser = undefined;
-  server = undefined;
-});
+const resources = closeAfterEach();
 
 describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choose")', () => {
   it('refuses a wrong token with a message in the dialog, then signs in with the right one', async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
     const page = await browser.context.newPage();
     await page.goto(server.url);
     await page.locator('#token-dialog[open]').waitFor();
@@ -42,8 +35,8 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
   });
 
   it('starts a pipeline, shows the gate with its countdown and default, and takes the answer from the keyboard', async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
     const page = await browser.open(server, '/new');
 
     // The default server simulates every run: the box says so and cannot be unticked.
@@ -107,8 +100,8 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
   }, 180_000);
 
   it('cancels a waiting run and resumes it from the page', async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
     const id = await server.startRun(await readFixture('timed-gate.dot'));
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
     await page.locator('#gate-panel').waitFor();
@@ -131,8 +124,8 @@ describe('web UI: sign-in, gates, stage pane (issue "A web UI people would choos
   }, 180_000);
 
   it('forks a finished run from a stage pane and opens the new run, which starts after that stage', async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
     const dot = `digraph Linear {
       start [shape=Mdiamond]
       exit [shape=Msquare]

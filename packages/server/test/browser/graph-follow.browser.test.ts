@@ -4,18 +4,10 @@
  * with the wheel, and follows again after "Follow the running stage".
  */
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-server.js';
-import { type BrowserSession, checkAccessibility, launchBrowser, screenshot } from './browser-session.js';
+import { describe, expect, it } from 'vitest';
+import { checkAccessibility, closeAfterEach, screenshot } from './browser-session.js';
 
-let server: TestServer | undefined;
-let browser: BrowserSession | undefined;
-afterEach(async () => {
-  await browser?.close();
-  await server?.close();
-  browser = undefined;
-  server = undefined;
-});
+const resources = closeAfterEach();
 
 /** start, s1–s14, gate g1, s15–s28, gate g2, s29–s36, done: 40 nodes in one chain. */
 function chainWithGates(): string {
@@ -64,8 +56,8 @@ function paneView(page: Page, nodeId: string) {
 
 describe('web UI: the graph pane follows the running stage', () => {
   it('scrolls to the waiting gate, stops following when the user scrolls, and follows again on request', async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
     const id = await server.startRun(chainWithGates());
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
     await page.locator('#graph[data-loaded] g#node-g1.status-waiting').waitFor();

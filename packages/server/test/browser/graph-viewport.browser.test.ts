@@ -5,19 +5,12 @@
  * following at another zoom.
  */
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, waitFor } from '../test-server.js';
-import { type BrowserSession, checkAccessibility, launchBrowser, screenshot } from './browser-session.js';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../test-server.js';
+import { checkAccessibility, closeAfterEach, screenshot } from './browser-session.js';
 import { chainPipeline } from './chain-pipeline.js';
 
-let server: TestServer | undefined;
-let browser: BrowserSession | undefined;
-afterEach(async () => {
-  await browser?.close();
-  await server?.close();
-  browser = undefined;
-  server = undefined;
-});
+const resources = closeAfterEach();
 
 /** A chain of `count` LLM stages between start and done, without a gate. */
 function plainChain(count: number): string {
@@ -71,11 +64,11 @@ async function inView(page: Page, nodeId: string): Promise<boolean> {
 
 describe('web UI: the graph viewport', () => {
   it('zooms around the pointer and the centre, pans by dragging, fits, and turns the drawing left to right', async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
     const id = await server.startRun(plainChain(60));
     await waitFor(
-      async () => (await server!.json<{ state: string }>(`/pipelines/${id}`)).state === 'success',
+      async () => (await server.json<{ state: string }>(`/pipelines/${id}`)).state === 'success',
       'the run',
     );
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
@@ -198,7 +191,7 @@ describe('web UI: the graph viewport', () => {
         }),
       ]),
     );
-    server = await startTestServer({
+    const server = await resources.startServer({
       backendFactory: () => ({
         run: async (request) => {
           await (holds.get(request.node.id) ?? new Promise((resolve) => setTimeout(resolve, 5)));
@@ -206,10 +199,10 @@ describe('web UI: the graph viewport', () => {
         },
       }),
     });
-    browser = await launchBrowser();
+    const browser = await resources.launchBrowser();
     const id = await server.startRun(chainPipeline(300));
     await waitFor(
-      async () => (await server!.json<{ questions: unknown[] }>(`/pipelines/${id}/questions`)).questions[0],
+      async () => (await server.json<{ questions: unknown[] }>(`/pipelines/${id}/questions`)).questions[0],
       'the gate',
     );
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);

@@ -7,23 +7,16 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CodergenBackend } from '@attractor/engine';
-import { afterEach, describe, expect, it } from 'vitest';
-import { readFixture, startTestServer, type TestServer } from '../test-server.js';
-import { type BrowserSession, checkAccessibility, launchBrowser, screenshot } from './browser-session.js';
+import { describe, expect, it } from 'vitest';
+import { readFixture } from '../test-server.js';
+import { checkAccessibility, closeAfterEach, screenshot } from './browser-session.js';
 
-let server: TestServer | undefined;
-let browser: BrowserSession | undefined;
-afterEach(async () => {
-  await browser?.close();
-  await server?.close();
-  browser = undefined;
-  server = undefined;
-});
+const resources = closeAfterEach();
 
 describe('web UI: run page (issue "A web UI people would choose")', () => {
   it('colours every stage of a parallel block and shows the failed branch stderr', async () => {
-    server = await startTestServer({ allowTools: true });
-    browser = await launchBrowser();
+    const server = await resources.startServer({ allowTools: true });
+    const browser = await resources.launchBrowser();
     const id = await server.startRun(await readFixture('parallel-failing-branch.dot'));
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
 
@@ -90,8 +83,8 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
         return 'The plan: first read the code, then change it.';
       },
     };
-    server = await startTestServer({ backendFactory: () => streaming });
-    browser = await launchBrowser();
+    const server = await resources.startServer({ backendFactory: () => streaming });
+    const browser = await resources.launchBrowser();
     const id = await server.startRun(
       'digraph stream { start [shape=Mdiamond]; write [prompt="Plan the change"]; done [shape=Msquare]; start -> write -> done }',
     );
@@ -131,8 +124,8 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
   }, 180_000);
 
   it('shows a tool stage stdout and stderr while the command runs', async () => {
-    server = await startTestServer({ allowTools: true });
-    browser = await launchBrowser();
+    const server = await resources.startServer({ allowTools: true });
+    const browser = await resources.launchBrowser();
     // The command prints, then waits until the test lets it finish (a file in its stage directory).
     const command =
       'echo compiling x.ts; echo "warning: slow disk" >&2; while [ ! -f "$ATTRACTOR_STAGE_DIR/go" ]; do sleep 0.05; done; echo finished';
@@ -166,12 +159,12 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
       join(root, 'pipelines', 'checks.dot'),
       'digraph Checks { start [shape=Mdiamond]; review [prompt="Review the change"]; exit [shape=Msquare]; start -> review -> exit }',
     );
-    server = await startTestServer({
+    const server = await resources.startServer({
       allowTools: true,
       pipelinesDir: join(root, 'pipelines'),
       workdir: root,
     });
-    browser = await launchBrowser();
+    const browser = await resources.launchBrowser();
     const response = await server.call('/pipelines', { method: 'POST', json: { file: 'parent.dot' } });
     const { id } = (await response.json()) as { id: string };
     // Child events are streamed live (the child's own run directory keeps them): watch from before it starts.
@@ -205,12 +198,12 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
       join(root, 'pipelines', 'checks.dot'),
       'digraph Checks { start [shape=Mdiamond]; review [prompt="Review the change"]; ok [shape=hexagon, label="Ship it?"]; exit [shape=Msquare]; start -> review -> ok; ok -> exit [label="[Y] Yes"]; ok -> review [label="[N] No"] }',
     );
-    server = await startTestServer({
+    const server = await resources.startServer({
       allowTools: true,
       pipelinesDir: join(root, 'pipelines'),
       workdir: root,
     });
-    browser = await launchBrowser();
+    const browser = await resources.launchBrowser();
     const response = await server.call('/pipelines', { method: 'POST', json: { file: 'parent.dot' } });
     const { id } = (await response.json()) as { id: string };
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}?stage=checks`);
@@ -265,8 +258,8 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
   }, 180_000);
 
   it('opens each branch of a nested parallel block as its own view, coloured by the stages inside it', async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
+    const server = await resources.startServer();
+    const browser = await resources.launchBrowser();
     // Branch a holds a parallel block of its own (x, y); `common` runs in both outer branches.
     const id = await server.startRun(`digraph Nested {
       start [shape=Mdiamond]; done [shape=Msquare]
@@ -324,8 +317,8 @@ describe('web UI: run page (issue "A web UI people would choose")', () => {
   }, 180_000);
 
   it('shows each attempt of a retried stage with its own status, output and duration', async () => {
-    server = await startTestServer({ allowTools: true });
-    browser = await launchBrowser();
+    const server = await resources.startServer({ allowTools: true });
+    const browser = await resources.launchBrowser();
     // Fails slowly once (leaving a marker in its stage directory), then succeeds at once.
     const command =
       'if [ -f "$ATTRACTOR_STAGE_DIR/.tried" ]; then echo ready; else touch "$ATTRACTOR_STAGE_DIR/.tried"; sleep 0.4; echo busy >&2; exit 1; fi';

@@ -5,19 +5,12 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer, waitFor } from '../test-server.js';
-import { type BrowserSession, launchBrowser, screenshot } from './browser-session.js';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../test-server.js';
+import { closeAfterEach, screenshot } from './browser-session.js';
 import { chainPipeline } from './chain-pipeline.js';
 
-let server: TestServer | undefined;
-let browser: BrowserSession | undefined;
-afterEach(async () => {
-  await browser?.close();
-  await server?.close();
-  browser = undefined;
-  server = undefined;
-});
+const resources = closeAfterEach();
 
 /** Records in the page when each graph node first shows `status-success` (epoch milliseconds). */
 const RECORD_SUCCESS_TIMES = `
@@ -37,15 +30,15 @@ describe('web UI at scale (issue "A web UI people would choose")', () => {
     // Each LLM stage takes 10 ms, as a (very fast) model call would: the engine then yields to the server's event
     // loop between stages. (The simulation backend answers synchronously, and the engine's synchronous file writes
     // then run hundreds of stages before the server gets to send their events.)
-    server = await startTestServer({
+    const server = await resources.startServer({
       backendFactory: () => ({
         run: (request) => new Promise((resolve) => setTimeout(() => resolve(`done ${request.node.id}`), 10)),
       }),
     });
-    browser = await launchBrowser();
+    const browser = await resources.launchBrowser();
     const id = await server.startRun(chainPipeline(500));
     await waitFor(
-      async () => (await server!.json<{ questions: unknown[] }>(`/pipelines/${id}/questions`)).questions[0],
+      async () => (await server.json<{ questions: unknown[] }>(`/pipelines/${id}/questions`)).questions[0],
       'the gate',
     );
     const page = await browser.context.newPage();
@@ -83,12 +76,12 @@ describe('web UI at scale (issue "A web UI people would choose")', () => {
   }, 180_000);
 
   it('lists 1,000 runs and filters them by graph, status and text', async () => {
-    server = await startTestServer();
+    const server = await resources.startServer();
     const id = await server.startRun(
       'digraph alpha { goal="Seed run"; start [shape=Mdiamond]; work [prompt="x"]; done [shape=Msquare]; start -> work -> done }',
     );
     await waitFor(
-      async () => (await server!.json<{ state: string }>(`/pipelines/${id}`)).state === 'success',
+      async () => (await server.json<{ state: string }>(`/pipelines/${id}`)).state === 'success',
       'the seed run',
     );
     // 999 more run directories: the seed's manifest and checkpoint with their own names, graphs, goals and times,
@@ -107,9 +100,9 @@ describe('web UI at scale (issue "A web UI people would choose")', () => {
           const startedAt = new Date(Date.UTC(2025, 0, 1, 0, 0, index)).toISOString();
           const endedAt = new Date(Date.UTC(2025, 0, 1, 0, 0, index, 250 + index)).toISOString();
           const graph = index % 2 === 0 ? 'alpha' : 'beta';
-          await mkdir(join(server!.runsDir, name));
+          await mkdir(join(server.runsDir, name));
           await writeFile(
-            join(server!.runsDir, name, 'manifest.json'),
+            join(server.runsDir, name, 'manifest.json'),
             JSON.stringify({
               ...manifest,
               graph_name: graph,
@@ -117,7 +110,7 @@ describe('web UI at scale (issue "A web UI people would choose")', () => {
               started_at: startedAt,
             }),
           );
-          await writeFile(join(server!.runsDir, name, 'checkpoint.json'), checkpoint);
+          await writeFile(join(server.runsDir, name, 'checkpoint.json'), checkpoint);
           const events = [
             {
               type: 'pipeline.started',
@@ -141,13 +134,13 @@ describe('web UI at scale (issue "A web UI people would choose")', () => {
             },
           ];
           await writeFile(
-            join(server!.runsDir, name, 'events.jsonl'),
+            join(server.runsDir, name, 'events.jsonl'),
             events.map((event) => `${JSON.stringify(event)}\n`).join(''),
           );
         }),
       );
     }
-    browser = await launchBrowser();
+    const browser = await resources.launchBrowser();
     const started = Date.now();
     const page = await browser.open(server, '/');
     await expect.poll(() => page.locator('#run-count').textContent(), { timeout: 90_000 }).toBe('1000 runs');

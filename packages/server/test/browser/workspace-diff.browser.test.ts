@@ -7,10 +7,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorkspaceProvider } from '@attractor/workspace';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { git } from '../git-repository.js';
-import { startTestServer, type TestServer } from '../test-server.js';
-import { type BrowserSession, checkAccessibility, launchBrowser, screenshot } from './browser-session.js';
+import { checkAccessibility, closeAfterEach, screenshot } from './browser-session.js';
 
 const PIPELINE = `digraph edits {
   start [shape=Mdiamond]
@@ -21,14 +20,7 @@ const PIPELINE = `digraph edits {
   start -> edit -> noop -> polish -> exit
 }`;
 
-let server: TestServer | undefined;
-let browser: BrowserSession | undefined;
-afterEach(async () => {
-  await browser?.close();
-  await server?.close();
-  browser = undefined;
-  server = undefined;
-});
+const resources = closeAfterEach();
 
 describe('web UI: what a run and its stages changed (issue 28)', () => {
   it("shows a stage's diff in its pane and the run's in the Changes tab, and a fork from a stage keeps its files", async () => {
@@ -38,12 +30,12 @@ describe('web UI: what a run and its stages changed (issue 28)', () => {
     await writeFile(join(repo, '.gitignore'), '.attractor/\n');
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'initial');
-    server = await startTestServer({
+    const server = await resources.startServer({
       allowTools: true,
       workdir: repo,
       workspace: createWorkspaceProvider({ defaultMode: 'git' }),
     });
-    browser = await launchBrowser();
+    const browser = await resources.launchBrowser();
     const id = await server.startRun(PIPELINE);
     const page = await browser.open(server, `/runs/${encodeURIComponent(id)}`);
     await page.locator('#run-state[data-state="success"]').waitFor();
