@@ -1361,7 +1361,9 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       expect(await runPage.locator('#cancel-button').count()).toBe(0);
       expect(await runPage.locator('#gate-panel').count()).toBe(0);
       await runPage.locator('#graph g#node-ship.status-success').waitFor();
-      for (const page of [runPage, listPage]) expect(await connection(page)).toBe('live');
+      // The state can converge through the runs list's stream while the run's own stream waits for its next retry.
+      for (const page of [runPage, listPage])
+        await expect.poll(() => connection(page), { timeout: 30_000 }).toBe('live');
       await screenshot(runPage, 'shared-store-run-converged');
       expect(browser.pageErrors).toEqual([]);
     } finally {
