@@ -1,6 +1,7 @@
 import { prepareGraph } from '@attractor/graph';
 import { describe, expect, it, vi } from 'vitest';
 import {
+  DRAW_AHEAD_MAX_NODES,
   DRAW_AHEAD_MIN_NODES,
   drawAhead,
   renderRunGraph,
@@ -95,7 +96,7 @@ describe('runGraphDot / renderRunGraph (spec §9.5 graph endpoint)', () => {
     expect(svg).toContain('<g id="node&#45;done" class="node status&#45;pending">');
   });
 
-  it('draws a large graph ahead, status-free, so that its first drawing is answered from the cache; not a small one', async () => {
+  it('draws a large graph ahead, status-free, so that its first drawing is answered from the cache; not a small or a huge one', async () => {
     const stages = Array.from({ length: DRAW_AHEAD_MIN_NODES }, (_, index) => `s${index}`);
     const large = graphOf(
       `digraph large {\n  start [shape=Mdiamond]\n  done [shape=Msquare]\n  start -> ${stages.join(' -> ')} -> done\n}`,
@@ -103,15 +104,21 @@ describe('runGraphDot / renderRunGraph (spec §9.5 graph endpoint)', () => {
     const small = graphOf(
       'digraph small {\n  start [shape=Mdiamond]\n  done [shape=Msquare]\n  start -> work -> done\n}',
     );
+    const huge = graphOf(
+      `digraph huge {\n  start [shape=Mdiamond]\n  done [shape=Msquare]\n  start -> ${Array.from({ length: DRAW_AHEAD_MAX_NODES }, (_, index) => `h${index}`).join(' -> ')} -> done\n}`,
+    );
     const before = layouts.count;
     drawAhead(async () => small);
+    drawAhead(async () => huge);
     drawAhead(async () => large);
-    // Timers run in order: once the large graph is laid out, the small one was passed over.
+    // Timers run in order: once the large graph is laid out, the small and the huge ones were passed over.
     await expect.poll(() => layouts.count, { timeout: 60_000 }).toBe(before + 1);
     const svg = await renderRunGraph({ graph: large, statuses: {} });
     expect(svg).toContain('<g id="node&#45;s99" class="node status&#45;pending">');
     expect(layouts.count).toBe(before + 1);
     await renderRunGraph({ graph: small, statuses: {} });
     expect(layouts.count).toBe(before + 2);
+    await renderRunGraph({ graph: huge, statuses: {} });
+    expect(layouts.count).toBe(before + 3);
   });
 });

@@ -86,16 +86,24 @@ export function warmGraphRenderer(): void {
 export const DRAW_AHEAD_MIN_NODES = 100;
 
 /**
- * Lays out the status-free drawing (`GET /pipelines/{id}/graph?statuses=none`, the web UI's) of a graph of at least
- * {@link DRAW_AHEAD_MIN_NODES} nodes on a later turn of the event loop, so that the first page opening a run of it is
- * answered from the cache. `graphOf` is called then; its failure, or Graphviz's, is ignored (the page's own request
- * reports it).
+ * Up to this many nodes a graph is drawn ahead by {@link drawAhead}: a larger one could hold the server's thread for
+ * seconds while nobody may ever open it (its page pays for its drawing when it opens).
+ */
+export const DRAW_AHEAD_MAX_NODES = 1000;
+
+/**
+ * Lays out the status-free drawing (`GET /pipelines/{id}/graph?statuses=none`, the web UI's) of a graph of
+ * {@link DRAW_AHEAD_MIN_NODES} to {@link DRAW_AHEAD_MAX_NODES} nodes on a later turn of the event loop, so that the
+ * first page opening a run of it is answered from the cache. `graphOf` is called then; its failure, or Graphviz's,
+ * is ignored (the page's own request reports it).
  */
 export function drawAhead(graphOf: () => Promise<Graph>): void {
   setTimeout(() => {
     graphOf()
       .then((graph) =>
-        graph.nodes.size >= DRAW_AHEAD_MIN_NODES ? renderRunGraph({ graph, statuses: {} }) : undefined,
+        graph.nodes.size >= DRAW_AHEAD_MIN_NODES && graph.nodes.size <= DRAW_AHEAD_MAX_NODES
+          ? renderRunGraph({ graph, statuses: {} })
+          : undefined,
       )
       .catch(() => undefined);
   }, 0);
