@@ -4,6 +4,7 @@
  * no file outside the pipeline's directory is quoted; secrets never reach the queue's row, and the worker takes
  * them from its own environment.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -228,6 +229,36 @@ describe.skipIf(!available)('attractor worker: its own policy, signed rows, mask
       }
     } finally {
       await stop(trusting);
+    }
+  }, 240_000);
+
+  it("reads a queued run's --prices file bounded: a FIFO is refused at once, a file that is not JSON is named, never quoted", async () => {
+    const simple =
+      'digraph p { start [shape=Mdiamond]; plan [prompt="Plan"]; done [shape=Msquare]; start -> plan -> done }';
+    const fifo = join(dir, 'prices-fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    const passwd = join(dir, 'prices-passwd');
+    await writeFile(passwd, 'root:x:0:0:root:/root:/bin/bash\n');
+    const worker = startWorker(['--allow-dir', dir]);
+    try {
+      await started(worker);
+      const ids = [
+        await queue.enqueueRun({ source: simple, options: { prices: fifo } }),
+        await queue.enqueueRun({ source: simple, options: { prices: passwd } }),
+      ];
+      const [fromFifo, fromPasswd] = await Promise.all(ids.map(ended));
+      expect(fromFifo?.state).toBe('fail');
+      expect(fromFifo?.error).toContain(
+        `The price file (--prices) ${fifo} is a FIFO (named pipe), not a regular file`,
+      );
+      expect(fromPasswd?.state).toBe('fail');
+      expect(fromPasswd?.error).toContain(`The price file ${passwd} (--prices) is not valid JSON.`);
+      const events = JSON.stringify(await catalog.open(ids[1]!).readEvents());
+      for (const text of [events, JSON.stringify(fromPasswd), worker.log.text]) {
+        expect(text).not.toContain('root:x');
+      }
+    } finally {
+      await stop(worker);
     }
   }, 240_000);
 
