@@ -72,6 +72,55 @@ describe('bounded reads of user-named files (issue 20 §2)', () => {
     ).toBe(0);
   });
 
+  it('reads --prices with the same bounds, and a file that is not JSON is named, never quoted (issue 34 §14)', async () => {
+    const dir = await temporaryDirectory();
+    await writeFile(
+      join(dir, 'p.dot'),
+      'digraph P { start [shape=Mdiamond]; plan [prompt="Plan"]; exit [shape=Msquare]; start -> plan -> exit }\n',
+    );
+    execFileSync('mkfifo', [join(dir, 'prices.json')]);
+    const zero = await attractor(['run', 'p.dot', '--prices', '/dev/zero'], { cwd: dir, timeout: 20_000 });
+    expect(zero.exitCode).toBe(2);
+    expect(zero.stderr).toContain(
+      'The price file (--prices) /dev/zero is a character device, not a regular file; only regular files are read',
+    );
+    const fifo = await attractor(['run', 'p.dot', '--prices', 'prices.json'], { cwd: dir, timeout: 20_000 });
+    expect(fifo.exitCode).toBe(2);
+    expect(fifo.stderr).toContain(
+      `The price file (--prices) ${join(dir, 'prices.json')} is a FIFO (named pipe)`,
+    );
+    // A file that is not JSON at all (JSON.parse's own message would quote its first characters) ...
+    await writeFile(join(dir, 'passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+    const passwd = await attractor(['run', 'p.dot', '--prices', 'passwd'], { cwd: dir, timeout: 20_000 });
+    expect(passwd.exitCode).toBe(2);
+    expect(passwd.stderr).toContain(
+      `The price file ${join(dir, 'passwd')} (--prices) is not valid JSON. Write {"<model id>": {"input": 3, "output": 15, "cachedInput": 0.3}}`,
+    );
+    expect(passwd.stdout + passwd.stderr).not.toContain('root:x');
+    // ... and one with a JSON error at a known place, which is named by line and column, its text not quoted.
+    await writeFile(join(dir, 'broken.json'), '{\n  "gpt-secret-model": {"input": 1},\n}\n');
+    const broken = await attractor(['run', 'p.dot', '--prices', 'broken.json'], {
+      cwd: dir,
+      timeout: 20_000,
+    });
+    expect(broken.exitCode).toBe(2);
+    expect(broken.stderr).toContain(
+      `The price file ${join(dir, 'broken.json')} (--prices) is not valid JSON (at line 3, column 1).`,
+    );
+    expect(broken.stdout + broken.stderr).not.toContain('gpt-secret-model');
+    const prices = JSON.stringify({ 'gpt-test': { input: 1, output: 2 } }) + ' '.repeat(2000);
+    await writeFile(join(dir, 'big.json'), prices);
+    const big = await attractor(['run', 'p.dot', '--prices', 'big.json'], {
+      cwd: dir,
+      env: { ATTRACTOR_MAX_FILE_BYTES: '1000' },
+      timeout: 20_000,
+    });
+    expect(big.exitCode).toBe(2);
+    expect(big.stderr).toContain(
+      `is ${Buffer.byteLength(prices)} bytes, over the limit of 1000 bytes (raise it with ATTRACTOR_MAX_FILE_BYTES=<bytes>)`,
+    );
+  });
+
   it('refuses a file over the size limit, which ATTRACTOR_MAX_FILE_BYTES sets', async () => {
     const dir = await temporaryDirectory();
     const source = `digraph big {\n  start [shape=Mdiamond]\n  exit [shape=Msquare]\n  start -> exit\n  // ${'x'.repeat(2000)}\n}\n`;

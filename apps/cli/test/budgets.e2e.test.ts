@@ -39,6 +39,21 @@ function fanOut(maxParallel: number): string {
 `;
 }
 
+/** The same review as a `foreach` over three files (one at a time with `max_parallel=1`), a fan-in, then the report. */
+function forEach(maxParallel: number): string {
+  return `digraph ReviewEach {
+  graph [goal="Three reviews and a report", inputs="files: string[]"]
+  start  [shape=Mdiamond]
+  exit   [shape=Msquare]
+  each   [type="foreach", over="input.files", as="file", max_parallel=${maxParallel}]
+  review [prompt="Review part $item.file"]
+  join   [shape=tripleoctagon]
+  report [prompt="Write the report"]
+  start -> each -> review -> join -> report -> exit
+}
+`;
+}
+
 /** The prompt of a model request (its last user message), to tell which stage made it. */
 function promptOf(request: RecordedRequest): string {
   return request.messages.filter((message) => message.role === 'user').at(-1)?.text ?? '';
@@ -55,13 +70,13 @@ function modelOptions(server: { readonly baseURL: string }, priced = true): stri
   ];
 }
 
-async function setUp(maxParallel: number) {
+async function setUp(maxParallel: number, pipeline: (maxParallel: number) => string = fanOut) {
   const server = await startScriptedOpenAIServer({
     apiKey: KEY,
     fallback: { type: 'text', text: 'Reviewed.', usage: USAGE },
   });
   const cwd = await temporaryDirectory();
-  await writeFile(join(cwd, 'reviews.dot'), fanOut(maxParallel));
+  await writeFile(join(cwd, 'reviews.dot'), pipeline(maxParallel));
   await writeFile(join(cwd, 'prices.json'), PRICES);
   const run = (args: readonly string[]) =>
     attractor(args, { cwd, env: { OPENAI_API_KEY: KEY }, timeout: 120_000 });
@@ -309,6 +324,88 @@ describe('run budgets count every parallel branch and stop before the model call
       expect(printed, first.stdout).not.toBeNull();
       const resumed = await run(printed![1]!.split(' ').slice(1));
       expect(resumed.exitCode).toBe(0);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it('the totals add up every foreach item, and max_budget_usd stops before the item whose call would overspend; the printed resume finishes it', async () => {
+    const files = ['--input', `files=${JSON.stringify(['A', 'B', 'C'])}`];
+    const all = await setUp(4, forEach);
+    try {
+      const result = await all.run(['run', 'reviews.dot', ...all.common, ...files, '--logs-dir', 'run']);
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      expect(all.calls()).toHaveLength(4);
+      expect(await all.context()).toMatchObject({
+        'usage.total.input_tokens': 400_000,
+        'usage.total.output_tokens': 40_000,
+        'usage.total.total_tokens': 440_000,
+        'usage.total.cost_usd': expect.closeTo(0.48, 10),
+        'usage.total.cost_complete': true,
+      });
+      expect(result.stdout).toMatch(/LLM usage: +400k in, 40k out · \$0\.4800$/m);
+    } finally {
+      await all.server.close();
+    }
+
+    const { server, run, common, calls, context } = await setUp(1, forEach);
+    try {
+      const first = await run([
+        'run',
+        'reviews.dot',
+        ...common,
+        ...files,
+        '--max-budget-usd',
+        '0.2',
+        '--logs-dir',
+        'run',
+      ]);
+      expect(first.exitCode).toBe(1);
+      // Item A ($0.12), then item B (0.12 < 0.2, so it runs: $0.24), then item C is refused before its model call.
+      expect(calls().map(promptOf)).toEqual([
+        expect.stringContaining('Review part A'),
+        expect.stringContaining('Review part B'),
+      ]);
+      expect(first.stdout).toContain(
+        'budget max_budget_usd=0.2 spent: the model calls cost $0.2400 before LLM stage',
+      );
+      expect((await context())['usage.total.cost_usd']).toBeCloseTo(0.24, 10);
+      const printed = /resume with:\s+(attractor resume run --max-budget-usd 0\.44)$/m.exec(first.stdout);
+      expect(printed, first.stdout).not.toBeNull();
+      const resumed = await run(printed![1]!.split(' ').slice(1));
+      expect(resumed.stderr).toBe('');
+      expect(resumed.exitCode).toBe(0);
+      // Only item C and the report ran: items A and B had finished.
+      expect(calls().slice(2).map(promptOf)).toEqual([
+        expect.stringContaining('Review part C'),
+        expect.stringContaining('Write the report'),
+      ]);
+      expect((await context())['usage.total.cost_usd']).toBeCloseTo(0.48, 10);
+    } finally {
+      await server.close();
+    }
+  }, 240_000);
+
+  it('max_tokens counts every foreach item: the report stage is refused', async () => {
+    const { server, run, common, calls } = await setUp(1, forEach);
+    try {
+      const first = await run([
+        'run',
+        'reviews.dot',
+        ...common,
+        '--input',
+        `files=${JSON.stringify(['A', 'B', 'C'])}`,
+        '--max-tokens',
+        '300000',
+        '--logs-dir',
+        'run',
+      ]);
+      expect(first.exitCode).toBe(1);
+      expect(calls()).toHaveLength(3);
+      expect(first.stdout).toContain(
+        'budget max_tokens=300000 spent: the model calls used 330000 tokens before LLM stage "report"',
+      );
     } finally {
       await server.close();
     }

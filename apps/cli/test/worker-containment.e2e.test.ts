@@ -214,6 +214,56 @@ describe.skipIf(!available)('attractor worker: crash containment, drain, service
     expect(started(await readEvents(runId), 'slow')).toBe(1);
   }, 240_000);
 
+  it('SIGTERM with --drain-seconds 1: a stage still running at the deadline is handed back, the worker exits 0, and another worker finishes the run', async () => {
+    // The slow stage sleeps far longer than the test may take on its first attempt, and ends at once on the next.
+    const source = `digraph deadline {
+  start [shape=Mdiamond]
+  first [shape=parallelogram, tool_command="echo first >> trail.txt"]
+  slow [shape=parallelogram, tool_command="if [ -e slept ]; then echo slow >> trail.txt; else touch slept; sleep 600; fi"]
+  after [shape=parallelogram, tool_command="echo after >> trail.txt"]
+  done [shape=Msquare]
+  start -> first -> slow -> after -> done
+}`;
+    const worker = attractorWorker(dir, env, ['--drain-seconds', '1']);
+    const log = stderrOf(worker);
+    await until(
+      () => log.text.includes('at a time'),
+      60_000,
+      () => `the worker to start: ${log.text}`,
+    );
+    const runId = await queue.enqueueRun({ source, graphName: 'deadline' });
+    await until(
+      async () => started(await readEvents(runId), 'slow') === 1,
+      60_000,
+      () => `stage slow to start; the worker printed: ${log.text}`,
+    );
+    worker.kill('SIGTERM');
+    const stopped = await worker;
+    expect(stopped.exitCode).toBe(0);
+    expect(log.text).toContain('draining: running stages may finish within 1 s');
+    expect(log.text).toContain(`run ${runId}: handed back to the queue`);
+    expect(await trail(runId)).toBe('first\n');
+    expect((await queue.readRun(runId))?.state).toBe('queued');
+    expect((await catalog.open(runId).readCheckpoint())?.completed_nodes).toEqual(['start', 'first']);
+
+    const next = attractorWorker(dir, env);
+    try {
+      await until(
+        async () => (await queue.readRun(runId))?.state === 'success',
+        90_000,
+        'the run to succeed on the next worker',
+      );
+    } finally {
+      next.kill('SIGTERM');
+      expect((await next).exitCode).toBe(0);
+    }
+    // The interrupted stage ran again on the next worker; the stage before it did not.
+    expect(await trail(runId)).toBe('first\nslow\nafter\n');
+    const events = await readEvents(runId);
+    expect(started(events, 'first')).toBe(1);
+    expect(started(events, 'slow')).toBe(2);
+  }, 240_000);
+
   it('a second SIGTERM while draining hands the run back at once; its stage runs again elsewhere', async () => {
     const worker = attractorWorker(dir, env);
     const log = stderrOf(worker);

@@ -4,6 +4,7 @@
  * no file outside the pipeline's directory is quoted; secrets never reach the queue's row, and the worker takes
  * them from its own environment.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -145,6 +146,49 @@ describe.skipIf(!available)('attractor worker: its own policy, signed rows, mask
     }
   }, 180_000);
 
+  it('with --allow-provider, refuses a run or a stage that asks for another provider and never calls it', async () => {
+    let requests = 0;
+    const endpoint = createServer((_request, response) => {
+      requests += 1;
+      response.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(endpoint.address() as { port: number }).port}/v1`;
+    // Both providers' keys and endpoints are the worker's own: only its policy stops the call.
+    const worker = startWorker(['--allow-provider', 'openai'], {
+      OPENAI_API_KEY: 'sk-worker-key-0123456789abcdef',
+      ANTHROPIC_API_KEY: 'sk-ant-worker-key-0123456789abcdef',
+      OPENAI_BASE_URL: baseUrl,
+      ANTHROPIC_BASE_URL: baseUrl,
+    });
+    try {
+      await started(worker);
+      const runWide = await queue.enqueueRun({
+        source:
+          'digraph ask { start [shape=Mdiamond]; plan [prompt="Plan"]; done [shape=Msquare]; start -> plan -> done }',
+        options: { provider: 'anthropic' },
+      });
+      const perStage = await queue.enqueueRun({
+        source:
+          'digraph ask { start [shape=Mdiamond]; plan [prompt="Plan", llm_model="claude-sonnet-4-6"]; done [shape=Msquare]; start -> plan -> done }',
+      });
+      const [byRun, byStage] = await Promise.all([runWide, perStage].map(ended));
+      expect(byRun?.state).toBe('fail');
+      expect(byRun?.error).toBe(
+        `Refused by this worker's policy: --provider uses the provider "anthropic", and this worker allows only openai (--allow-provider). Start the worker with --allow-provider anthropic to allow it.`,
+      );
+      expect(byStage?.state).toBe('fail');
+      expect(byStage?.error).toBe(
+        `Refused by this worker's policy: stage "plan" uses the provider "anthropic", and this worker allows only openai (--allow-provider). Start the worker with --allow-provider anthropic to allow it.`,
+      );
+      expect(requests).toBe(0);
+      expect(worker.log.text).not.toContain('sk-ant-worker-key');
+    } finally {
+      await stop(worker);
+      endpoint.close();
+    }
+  }, 180_000);
+
   it('with a queue key, refuses a row that was not signed with it or was changed after; runs a signed one', async () => {
     // An attacker with database access only: a row enqueued without the key, and a signed row changed afterwards.
     const unsignedId = await queue.enqueueRun({
@@ -228,6 +272,36 @@ describe.skipIf(!available)('attractor worker: its own policy, signed rows, mask
       }
     } finally {
       await stop(trusting);
+    }
+  }, 240_000);
+
+  it("reads a queued run's --prices file bounded: a FIFO is refused at once, a file that is not JSON is named, never quoted", async () => {
+    const simple =
+      'digraph p { start [shape=Mdiamond]; plan [prompt="Plan"]; done [shape=Msquare]; start -> plan -> done }';
+    const fifo = join(dir, 'prices-fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    const passwd = join(dir, 'prices-passwd');
+    await writeFile(passwd, 'root:x:0:0:root:/root:/bin/bash\n');
+    const worker = startWorker(['--allow-dir', dir]);
+    try {
+      await started(worker);
+      const ids = [
+        await queue.enqueueRun({ source: simple, options: { prices: fifo } }),
+        await queue.enqueueRun({ source: simple, options: { prices: passwd } }),
+      ];
+      const [fromFifo, fromPasswd] = await Promise.all(ids.map(ended));
+      expect(fromFifo?.state).toBe('fail');
+      expect(fromFifo?.error).toContain(
+        `The price file (--prices) ${fifo} is a FIFO (named pipe), not a regular file`,
+      );
+      expect(fromPasswd?.state).toBe('fail');
+      expect(fromPasswd?.error).toContain(`The price file ${passwd} (--prices) is not valid JSON.`);
+      const events = JSON.stringify(await catalog.open(ids[1]!).readEvents());
+      for (const text of [events, JSON.stringify(fromPasswd), worker.log.text]) {
+        expect(text).not.toContain('root:x');
+      }
+    } finally {
+      await stop(worker);
     }
   }, 240_000);
 

@@ -5,8 +5,9 @@
  * handlers are linted in the editor as on the command line; and it offers the models of the price table (the built-in
  * one and the config's `defaults.prices`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { readTextFileSync } from '@attractor/engine/read-text-file';
 import type { ProjectSupport } from '@attractor/language-server';
 import { CONFIG_FILE_NAMES, lintOptionsOf, loadCliConfig } from '../config/load-cli-config.js';
 
@@ -19,10 +20,11 @@ export async function loadProject(options: { readonly directory: string }): Prom
   const models = new Set(Object.keys(DEFAULT_PRICES));
   if (config.defaults.prices !== undefined) {
     try {
-      for (const model of Object.keys(JSON.parse(readFileSync(config.defaults.prices, 'utf8'))))
+      for (const model of Object.keys(JSON.parse(readTextFileSync(config.defaults.prices))))
         models.add(model);
     } catch {
-      // An unreadable price table is reported when a run reads it.
+      // An unreadable price table (also a FIFO, a device or one over 10 MB: only bounded reads) is reported when a
+      // run reads it.
     }
   }
   return {

@@ -15,8 +15,8 @@ import { CliError } from '../errors/cli-error.js';
 import { type CliTelemetry, startTelemetry } from '../observability/start-telemetry.js';
 import { resolveBackend } from '../run/backend-choice.js';
 import { createAiBackend } from '../run/create-ai-backend.js';
-import { readPrices } from '../run/create-run-services.js';
 import { formatPreflight } from '../run/format-preflight.js';
+import { readPrices } from '../run/read-prices.js';
 import { resolveSandbox } from '../run/resolve-sandbox.js';
 import { workspaceModeFromEnv } from '../run/workspace-mode-from-env.js';
 import {
@@ -92,7 +92,10 @@ export async function prepareServer(
   });
   const model = options.model ?? config.defaults.model;
   const provider = options.provider ?? config.defaults.provider;
-  const prices = config.defaults.prices === undefined ? undefined : await readPrices(config.defaults.prices);
+  const prices =
+    config.defaults.prices === undefined
+      ? undefined
+      : await readPrices(config.defaults.prices, { env: io.env });
   const sandbox = await resolveSandbox({ kind: options.sandbox ?? config.defaults.sandbox, env: io.env });
 
   // What the config's handlers declare: which stages call the model (the preflight), whatever their type is called.

@@ -3,11 +3,10 @@
  * and the console interviewer. Only `run` and `resume` load this module, so other commands never load handlers, execa or the
  * AI SDK.
  */
-import { readFile } from 'node:fs/promises';
-import type { PriceTable } from '@attractor/backend-ai-sdk';
 import { CliError } from '../errors/cli-error.js';
 import { createAiBackend, providerKeys } from './create-ai-backend.js';
 import { formatPreflight } from './format-preflight.js';
+import { readPrices } from './read-prices.js';
 import type { RunServices, RunServicesFactory } from './run-services.js';
 
 /** Builds the services of a run from the resolved backend (see {@link RunServicesFactory}). */
@@ -95,7 +94,7 @@ export const createRunServices: RunServicesFactory = async (options) => {
     const prices =
       options.backend.api.pricesPath === undefined
         ? undefined
-        : await readPrices(options.backend.api.pricesPath);
+        : await readPrices(options.backend.api.pricesPath, { env: options.env });
     const backend = await createRoutedBackend({
       choice: options.backend,
       graph: options.graph,
@@ -113,7 +112,9 @@ export const createRunServices: RunServicesFactory = async (options) => {
     return withConsole({ registry, backend, secretValues });
   }
   const prices =
-    options.backend.pricesPath === undefined ? undefined : await readPrices(options.backend.pricesPath);
+    options.backend.pricesPath === undefined
+      ? undefined
+      : await readPrices(options.backend.pricesPath, { env: options.env });
   const created = await createAiBackend({
     backend: options.backend,
     graph: options.graph,
@@ -138,40 +139,3 @@ export const createRunServices: RunServicesFactory = async (options) => {
   const { backend, secretValues } = created;
   return withConsole({ registry, backend, secretValues });
 };
-
-/**
- * Reads a `--prices` file.
- *
- * @throws {CliError} `CLI_FILE_NOT_FOUND` / `CLI_INVALID_INPUT` naming the file and each problem.
- */
-export async function readPrices(path: string): Promise<PriceTable> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new CliError({
-      code: 'CLI_FILE_NOT_FOUND',
-      message: `Cannot read the price file ${path} (--prices): ${(error as Error).message}`,
-      cause: error,
-    });
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new CliError({
-      code: 'CLI_INVALID_INPUT',
-      message: `The price file ${path} (--prices) is not JSON: ${(error as Error).message}. Write {"<model id>": {"input": 3, "output": 15, "cachedInput": 0.3}} in USD per million tokens.`,
-      cause: error,
-    });
-  }
-  const { parsePriceTable } = await import('@attractor/backend-ai-sdk');
-  const result = parsePriceTable(parsed);
-  if (!result.ok) {
-    throw new CliError({
-      code: 'CLI_INVALID_INPUT',
-      message: `The price file ${path} (--prices) is not valid:\n${result.problems}\nWrite {"<model id>": {"input": 3, "output": 15, "cachedInput": 0.3}} in USD per million tokens.`,
-    });
-  }
-  return result.table;
-}
