@@ -181,6 +181,26 @@ describe('attractor runs: pages', () => {
   });
 });
 
+describe('attractor runs without a store', () => {
+  it('lists the runs of ./.attractor/runs, where run leaves them, as purge and inspect read them', async () => {
+    const cwd = await temporaryDirectory();
+    const local = join(cwd, '.attractor', 'runs');
+    await writeFinishedRun(local, 'local-success', '2026-01-01T00:00:00.000Z', 'success');
+    await writeFinishedRun(local, 'local-fail', '2026-01-02T00:00:00.000Z', 'fail');
+    const listed = await attractor(['runs'], { cwd });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/).slice(0, 2).join(' ')),
+    ).toEqual(['local-fail fail', 'local-success success']);
+    const empty = await attractor(['runs'], { cwd: await temporaryDirectory() });
+    expect(empty.exitCode, empty.stderr).toBe(0);
+    expect(empty.stdout).toBe('');
+  });
+});
+
 describe('attractor purge', () => {
   it('lists what it would remove unless --yes, removes old runs of the chosen statuses, never a running one', async () => {
     const cwd = await temporaryDirectory();

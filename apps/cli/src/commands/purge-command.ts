@@ -7,7 +7,13 @@ import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
 import { listSharedRuns, type SharedRunStatus } from '../shared/list-shared-runs.js';
-import { connectQueueOrExplain, openRunCatalog, queueUrlOf, storeUrlOf } from '../shared/shared-locations.js';
+import {
+  connectQueueOrExplain,
+  LOCAL_RUNS,
+  openRunCatalog,
+  queueUrlOf,
+  storeUrlOf,
+} from '../shared/shared-locations.js';
 
 /** Options of `attractor purge`. */
 export interface PurgeCliOptions {
@@ -27,8 +33,6 @@ export interface PurgeCliOptions {
 const PURGEABLE: readonly SharedRunStatus[] = ['success', 'fail', 'cancelled', 'dead', 'interrupted'];
 /** What it removes unless told: runs that ended. */
 const DEFAULT_STATUSES: readonly SharedRunStatus[] = ['success', 'fail', 'cancelled', 'dead'];
-/** Where local runs go when no store is set (the CLI's default `--logs-dir` parent). */
-const LOCAL_RUNS = '.attractor/runs';
 
 const UNIT_MS: Readonly<Record<string, number>> = {
   s: 1000,
@@ -85,7 +89,7 @@ export async function purgeCommand(options: {
         io.stderr.write(`kept ${entry.runId}: it is running again (${error.message})\n`);
       }
     }
-    const what = `${old.length} run${old.length === 1 ? '' : 's'} of ${catalog.location}${queue === undefined ? '' : ` and ${queue.location}`} ${statuses.join(', ')}, older than ${cli.olderThan}`;
+    const what = `${old.length} run${old.length === 1 ? '' : 's'} of ${catalog.location}${queue === undefined || queue.location === catalog.location ? '' : ` and ${queue.location}`} ${statuses.join(', ')}, older than ${cli.olderThan}`;
     io.stderr.write(
       remove
         ? `${what}: removed ${old.length - failed}${failed === 0 ? '' : `, kept ${failed}`}\n`

@@ -1,6 +1,6 @@
 /**
- * `attractor runs [--status S] [--graph G] [--limit N] [--page P] [--json]`: the runs of the shared store and queue,
- * newest first, a page at a time.
+ * `attractor runs [--status S] [--graph G] [--limit N] [--page P] [--json]`: the runs of the shared store and queue
+ * (neither set: `./.attractor/runs`), newest first, a page at a time.
  */
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
@@ -12,10 +12,10 @@ import {
   type SharedRunStatus,
 } from '../shared/list-shared-runs.js';
 import {
+  LOCAL_RUNS,
   openQueueReaderOrExplain,
   openRunCatalog,
   queueUrlOf,
-  requireStoreUrl,
   storeUrlOf,
 } from '../shared/shared-locations.js';
 import { DEFAULT_PAGE_SIZE, type RunsCliOptions } from './runs-options.js';
@@ -24,7 +24,7 @@ import { DEFAULT_PAGE_SIZE, type RunsCliOptions } from './runs-options.js';
  * Prints one page of the shared runs (see `listSharedRuns`): a line per run (a dead-lettered run with the reason), or
  * with `--json` one JSON array of the entries; on stderr, which runs of how many were shown and how to see the next
  * page.
- * @throws {CliError} when neither a store nor a queue is set, or `--status` names no status.
+ * @throws {CliError} when `--status` names no status, or `dead` without a queue.
  */
 export async function runsCommand(options: {
   readonly options: RunsCliOptions;
@@ -33,11 +33,9 @@ export async function runsCommand(options: {
   const { io } = options;
   const filter = options.options;
   const status = checkStatus(filter.status);
-  const storeUrl = storeUrlOf(filter.store, io);
   const queueUrl = queueUrlOf(filter.queue, io);
-  if (storeUrl === undefined && queueUrl === undefined) {
-    requireStoreUrl(undefined, io, '`attractor runs`');
-  }
+  // Neither a store nor a queue: the runs this directory's CLI runs left (as `purge` and `inspect` read them).
+  const storeUrl = storeUrlOf(filter.store, io) ?? (queueUrl === undefined ? LOCAL_RUNS : undefined);
   if (status === 'dead' && queueUrl === undefined) {
     throw new CliError({
       code: 'CLI_USAGE',

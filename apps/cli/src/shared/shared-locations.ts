@@ -15,6 +15,12 @@ import { CliError } from '../errors/cli-error.js';
 /** The run store setting, for messages. */
 export const STORE_SETTING = '--store / ATTRACTOR_STORE_URL';
 
+/**
+ * Where the CLI keeps runs when no store is set (the parent of `run`'s default `--logs-dir`), relative to the working
+ * directory: what `runs` and `purge` read then.
+ */
+export const LOCAL_RUNS = '.attractor/runs';
+
 /** The store URL from `--store` or `ATTRACTOR_STORE_URL`, or undefined. */
 export function storeUrlOf(option: string | undefined, io: CliIo): string | undefined {
   const value = option ?? io.env.ATTRACTOR_STORE_URL;
