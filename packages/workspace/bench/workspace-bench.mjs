@@ -20,7 +20,10 @@ import { execa } from 'execa';
 // BENCH_WORKSPACE: another build of this package to measure (e.g. the code before a change), by path.
 const { createWorkspaceProvider } = await import(process.env.BENCH_WORKSPACE ?? '@attractor/workspace');
 
+// `pnpm bench -- --rounds 3` passes the `--` on (pnpm 10 and later): it is dropped.
+const args = process.argv.slice(2);
 const { values } = parseArgs({
+  args: args[0] === '--' ? args.slice(1) : args,
   options: {
     files: { type: 'string', default: '10000' },
     bytes: { type: 'string', default: '5000' },
