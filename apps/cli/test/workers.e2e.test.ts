@@ -131,8 +131,14 @@ describe.skipIf(!available)('attractor worker on a shared queue and store (issue
       'all 20 runs to succeed',
     );
     const listed = await attractor(['runs', '--json', '--status', 'success'], { cwd: dir, env });
-    const runs = JSON.parse(listed.stdout) as { runId: string; status: string }[];
+    const runs = JSON.parse(listed.stdout) as { runId: string; status: string; worker?: string }[];
     expect(runs.filter((run) => runIds.includes(run.runId))).toHaveLength(20);
+    // Each listed run names the worker that ran it last, as the queue records it.
+    for (const run of runs.filter((listed) => runIds.includes(listed.runId))) {
+      const recorded = (await queue.readRun(run.runId))?.worker;
+      expect(recorded, run.runId).toEqual(expect.any(String));
+      expect(run.worker, run.runId).toBe(recorded);
+    }
     for (const worker of workers.slice(1)) worker.kill('SIGTERM');
     const logs = await Promise.all(workers.slice(1));
     for (const log of logs) expect(log.exitCode).toBe(0);

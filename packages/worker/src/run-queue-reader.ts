@@ -5,13 +5,17 @@
  */
 import pg from 'pg';
 import { describeQueueLocation, queueUnavailable } from './queue-location.js';
-import { QUEUE_SCHEMA, type QueuedRunRow, toQueuedRun } from './queue-tables.js';
+import { GRAPH_NAME_OF_REQUEST, QUEUE_SCHEMA, type QueuedRunRow, toQueuedRun } from './queue-tables.js';
 import type { QueuedRun, QueuedRunState, QueuedRunSummary } from './queued-run.js';
 
 /** Filter of {@link RunQueueReader.listRunStates}. */
 export interface RunStatesFilter {
   /** Only runs that are (true) or are not (false) dead-lettered. Default: all. */
   readonly dead?: boolean;
+  /** Only runs in one of these states. Default: all. */
+  readonly states?: readonly QueuedRunState[];
+  /** Only these runs (ids the queue does not know are left out). Default: all. */
+  readonly runIds?: readonly string[];
 }
 
 /** A read-only view of the run queue. */
@@ -47,11 +51,18 @@ export async function openRunQueueReader(options: {
   });
   pool.on('error', () => undefined);
   let exists: boolean;
+  let graphNames: GraphNameSource;
   try {
-    const { rows } = await pool.query<{ table: string | null }>(`SELECT to_regclass($1) AS table`, [
-      `${QUEUE_SCHEMA}.runs`,
-    ]);
+    // A table written by an older version may lack the graph name column (the reader changes nothing): the name is
+    // then read from each request.
+    const { rows } = await pool.query<{ table: string | null; named: boolean }>(
+      `SELECT to_regclass($1) AS table, EXISTS (
+         SELECT 1 FROM information_schema.columns
+         WHERE table_schema = $2 AND table_name = 'runs' AND column_name = 'graph_name') AS named`,
+      [`${QUEUE_SCHEMA}.runs`, QUEUE_SCHEMA],
+    );
     exists = rows[0]?.table !== null && rows[0]?.table !== undefined;
+    graphNames = rows[0]?.named === true ? 'column' : 'request';
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw queueUnavailable(error, location);
@@ -59,7 +70,7 @@ export async function openRunQueueReader(options: {
   return {
     location,
     readRun: (runId) => (exists ? selectRun(pool, runId) : Promise.resolve(undefined)),
-    listRunStates: (filter) => (exists ? selectRunStates(pool, filter) : Promise.resolve([])),
+    listRunStates: (filter) => (exists ? selectRunStates(pool, filter, graphNames) : Promise.resolve([])),
     async close() {
       await pool.end().catch(() => undefined);
     },
@@ -75,25 +86,33 @@ export async function selectRun(pool: pg.Pool, runId: string): Promise<QueuedRun
 }
 
 /**
- * Every run's state, newest first: times as ISO-8601 text and the graph name read by the server, so that 10,000 rows
- * cost the client little. Internal: `connectRunQueue` lists through it too.
+ * Every run's state, newest first: times as ISO-8601 text formatted by the server and the graph name kept in its own
+ * column, so that 10,000 rows cost the client and the server little. Internal: `connectRunQueue` lists through it too.
  */
 export async function selectRunStates(
   pool: pg.Pool,
   filter: RunStatesFilter = {},
+  graphNames: GraphNameSource = 'column',
 ): Promise<QueuedRunSummary[]> {
   const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const { rows } = await pool.query<SummaryRow>(
     `SELECT run_id, state, ${iso('enqueued_at')} AS enqueued_at, ${iso('started_at')} AS started_at,
             ${iso('ended_at')} AS ended_at, worker, question->>'stage' AS waiting_at, error, ${iso('dead_at')} AS dead_at,
-            substring(request->>'source' from 'digraph\\s+"?([A-Za-z0-9_.-]+)') AS graph_name
+            ${graphNames === 'column' ? 'graph_name' : `${GRAPH_NAME_OF_REQUEST} AS graph_name`}
      FROM ${QUEUE_SCHEMA}.runs
-     WHERE $1::boolean IS NULL OR (dead_at IS NOT NULL) = $1
+     WHERE ($1::boolean IS NULL OR (dead_at IS NOT NULL) = $1) AND ($2::text[] IS NULL OR state = ANY($2))
+       AND ($3::text[] IS NULL OR run_id = ANY($3))
      ORDER BY enqueued_at DESC, run_id DESC`,
-    [filter.dead ?? null],
+    [filter.dead ?? null, filter.states ?? null, filter.runIds ?? null],
   );
   return rows.map(toSummary);
 }
+
+/**
+ * Where a listing reads each run's graph name: the `graph_name` column (written with the row since the queue's
+ * tables have it), or the request's DOT source (a table no worker or client of this version has migrated yet).
+ */
+type GraphNameSource = 'column' | 'request';
 
 /** The columns {@link selectRunStates} selects. */
 interface SummaryRow {

@@ -6,6 +6,7 @@ import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
 import {
+  addWorkers,
   listSharedRuns,
   SHARED_RUN_STATUSES,
   type SharedRunEntry,
@@ -43,14 +44,20 @@ export async function runsCommand(options: {
         'Dead letters are kept by the run queue: pass --queue <url> or set ATTRACTOR_QUEUE_URL to list runs with --status dead.',
     });
   }
-  const queue = queueUrl === undefined ? undefined : await openQueueReaderOrExplain(queueUrl);
-  const catalog =
-    storeUrl === undefined
-      ? undefined
-      : await openRunCatalog(storeUrl, io).catch(async (error: unknown) => {
-          await queue?.close();
-          throw error;
-        });
+  // Both connect at once; when one cannot, the other is closed and the queue's error is reported first.
+  const [openedQueue, openedCatalog] = await Promise.allSettled([
+    queueUrl === undefined ? undefined : openQueueReaderOrExplain(queueUrl),
+    storeUrl === undefined ? undefined : openRunCatalog(storeUrl, io),
+  ]);
+  if (openedQueue.status === 'rejected' || openedCatalog.status === 'rejected') {
+    if (openedQueue.status === 'fulfilled') await openedQueue.value?.close();
+    if (openedCatalog.status === 'fulfilled') await openedCatalog.value?.close();
+    throw openedQueue.status === 'rejected'
+      ? openedQueue.reason
+      : (openedCatalog as PromiseRejectedResult).reason;
+  }
+  const queue = openedQueue.value;
+  const catalog = openedCatalog.value;
   try {
     const all = (
       await listSharedRuns({
@@ -62,7 +69,7 @@ export async function runsCommand(options: {
     const limit = filter.limit ?? DEFAULT_PAGE_SIZE;
     const page = filter.page ?? 1;
     const first = limit === 0 ? 0 : (page - 1) * limit;
-    const shown = limit === 0 ? all : all.slice(first, first + limit);
+    const shown = await addWorkers(limit === 0 ? all : all.slice(first, first + limit), queue);
     if (filter.json === true) io.stdout.write(`${JSON.stringify(shown)}\n`);
     else for (const entry of shown) io.stdout.write(`${formatEntry(entry)}\n`);
     io.stderr.write(`${describePage({ all: all.length, first, shown: shown.length, page, limit, io })}\n`);

@@ -49,9 +49,17 @@ export interface SharedRunEntry {
 }
 
 /**
+ * The queue states that change how a run of the store is listed (see {@link listSharedRuns}) or list a run the store
+ * does not have yet; a run in another state (`running`, `success`) is listed as its store says.
+ */
+const STATES_OVER_THE_STORE = ['queued', 'waiting', 'cancelled', 'fail'] as const;
+
+/**
  * Lists the runs of `catalog` and `queue` (either may be absent), optionally of one graph, newest first (by start,
  * then by id). Reads each once: the run index (file stores keep one, see `createFileRunCatalog`) and the queue's
- * states (`RunQueue.listRunStates`, no requests).
+ * states (`RunQueue.listRunStates`, no requests); with a catalog, only the queue's runs whose state changes the
+ * listing, so an entry has its `worker` only when that state is one of them: {@link addWorkers} sets it for the
+ * entries shown.
  */
 export async function listSharedRuns(options: {
   readonly catalog?: RunCatalog;
@@ -61,7 +69,7 @@ export async function listSharedRuns(options: {
   const { catalog, queue } = options;
   const [indexed, states] = await Promise.all([
     catalog?.listRuns(options.graph === undefined ? {} : { graph: options.graph }) ?? [],
-    queue?.listRunStates() ?? [],
+    queue?.listRunStates(catalog === undefined ? {} : { states: STATES_OVER_THE_STORE }) ?? [],
   ]);
   const queued = new Map(states.map((run) => [run.runId, run]));
   const entries: SharedRunEntry[] = [];
@@ -114,6 +122,27 @@ export async function listSharedRuns(options: {
       ? compare(right.runId, left.runId)
       : compare(right.startedAt, left.startedAt),
   );
+}
+
+/**
+ * `entries` with the worker the queue records for each (the one that ran it last), read for these runs only: a page of
+ * {@link listSharedRuns} shows its workers without the whole queue being read.
+ */
+export async function addWorkers(
+  entries: readonly SharedRunEntry[],
+  queue: Pick<RunQueueReader, 'listRunStates'> | undefined,
+): Promise<SharedRunEntry[]> {
+  const missing = entries.filter((entry) => entry.worker === undefined).map((entry) => entry.runId);
+  if (queue === undefined || missing.length === 0) return [...entries];
+  const workers = new Map(
+    (await queue.listRunStates({ runIds: missing })).flatMap((run) =>
+      run.worker === undefined ? [] : [[run.runId, run.worker] as const],
+    ),
+  );
+  return entries.map((entry) => {
+    const worker = workers.get(entry.runId);
+    return worker === undefined || entry.worker !== undefined ? entry : { ...entry, worker };
+  });
 }
 
 function queueStatus(run: QueuedRunSummary): SharedRunStatus {

@@ -136,12 +136,14 @@ export async function openRunCatalog(
     const { createPostgresRunCatalog } = await import('./open-postgres-catalog.js');
     let catalog: RunCatalog;
     try {
-      catalog = createPostgresRunCatalog({
+      const postgres = createPostgresRunCatalog({
         connectionString: url,
         ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
       });
-      // Connects (and applies the store's migrations) now, so that a bad URL or a server that is down is reported here.
-      if (options.probe !== false) await catalog.listRuns({ limit: 1 });
+      catalog = postgres;
+      // Connects and applies the store's migrations now (nothing else: a query of the run index would sort every
+      // run), so that a bad URL or a server that is down is reported here.
+      if (options.probe !== false) await postgres.migrate();
     } catch (error) {
       throw storeUnavailable(error, url);
     }
