@@ -357,15 +357,10 @@ export function createServerApp(options: CreateServerAppOptions): Hono {
   app.get('/pipelines/:id/graph', async (c) => {
     const id = c.req.param('id');
     const child = childPathOf(c);
-    // The drawing without statuses needs no run details (the graph's own read says when the run is unknown).
-    const details =
-      child !== undefined
-        ? await manager.childDetails(id, child)
-        : c.req.query('statuses') === 'none'
-          ? undefined
-          : await manager.details(id);
-    const graph = child === undefined ? await manager.graphOf(id) : await manager.childGraph(id, child);
-    return sendRunGraph(c, graph, details);
+    return sendRunGraph(c, {
+      graph: () => (child === undefined ? manager.graphOf(id) : manager.childGraph(id, child)),
+      details: () => (child === undefined ? manager.details(id) : manager.childDetails(id, child)),
+    });
   });
 
   /** The run directory of run `:id`, or with `?child=`, of that child run inside it. */
@@ -485,11 +480,18 @@ function stageFileContentType(name: string): string {
 }
 
 /**
- * Answers with the run's graph as SVG, each node coloured by its status in `details` (local and shared runs alike);
- * with `?statuses=none`, every node pending: the same drawing for every run of the graph (the web UI's, which colours
- * nodes itself from the run's events), laid out once.
+ * Answers with the run's graph as SVG, each node coloured by its status in the run's details (local and shared runs
+ * alike); with `?statuses=none`, every node pending: the same drawing for every run of the graph (the web UI's, which
+ * colours nodes itself from the run's events), laid out once, and the details are not read. The query is checked
+ * before anything is read; an unknown run is the readers' `404`.
  */
-async function sendRunGraph(c: Context, graph: Graph, details: RunDetails | undefined): Promise<Response> {
+async function sendRunGraph(
+  c: Context,
+  read: {
+    readonly graph: () => Promise<Graph>;
+    readonly details: () => Promise<RunDetails | undefined>;
+  },
+): Promise<Response> {
   const rankdir = c.req.query('rankdir');
   if (rankdir !== undefined && !isRankDirection(rankdir)) {
     throw new ApiError({
@@ -506,11 +508,15 @@ async function sendRunGraph(c: Context, graph: Graph, details: RunDetails | unde
       message: `?statuses=${statuses} is not known: use ?statuses=none for the drawing without the run's statuses, or leave it out.`,
     });
   }
+  const [graph, details] = await Promise.all([
+    read.graph(),
+    statuses === 'none' ? undefined : read.details(),
+  ]);
   const current = details?.live === true ? details.currentNode : undefined;
   const svg = await renderRunGraph({
     ...(rankdir === undefined ? {} : { rankdir }),
     graph,
-    ...(statuses === 'none' || details === undefined
+    ...(details === undefined
       ? { statuses: {} }
       : {
           statuses: details.nodeStatuses,
@@ -694,8 +700,10 @@ function mountBackplaneRoutes(
   app.get('/pipelines/:id/graph', async (c) => {
     const id = c.req.param('id');
     const child = childOf(c);
-    const [details, graph] = await Promise.all([backplane.details(id, child), backplane.graph(id, child)]);
-    return sendRunGraph(c, graph, details);
+    return sendRunGraph(c, {
+      graph: () => backplane.graph(id, child),
+      details: () => backplane.details(id, child),
+    });
   });
   app.get('/pipelines/:id/questions', async (c) =>
     c.json({ questions: await backplane.questions(c.req.param('id')) }),

@@ -78,8 +78,13 @@ const rendered = new LRUCache<string, string>({
  * (the server calls this when a browser loads the web UI). Never throws: a failure shows on the first drawing.
  */
 export function warmGraphRenderer(): void {
+  startedViz().catch(() => undefined);
+}
+
+/** Graphviz's WebAssembly instance, started on first use and shared by every drawing. */
+function startedViz(): Promise<Viz> {
   vizInstance ??= instance();
-  vizInstance.catch(() => undefined);
+  return vizInstance;
 }
 
 /** From this many nodes a graph is drawn ahead by {@link drawAhead}: smaller ones lay out in a few milliseconds. */
@@ -119,8 +124,7 @@ export async function renderRunGraph(options: RenderRunGraphOptions): Promise<st
   const key = createHash('sha256').update(dot).digest('base64');
   const kept = rendered.get(key);
   if (kept !== undefined) return kept;
-  vizInstance ??= instance();
-  const viz = await vizInstance;
+  const viz = await startedViz();
   const svg = viz.renderString(dot, { format: 'svg' });
   rendered.set(key, svg);
   return svg;
