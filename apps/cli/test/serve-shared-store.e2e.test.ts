@@ -1200,13 +1200,22 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
     }
   }, 300_000);
 
-  it('lists the runs of a run store on a shared volume (a file catalog keeps no totals) with their totals from their events', async () => {
-    const volume = join(dir, 'volume-runs');
+  /**
+   * Runs `source` with the engine into run `runId` of a run store on a shared volume (a directory, `name`), then
+   * serves that store and calls `use` with the server's URL and the volume's path; the server is stopped after.
+   */
+  const serveVolume = async (
+    name: string,
+    source: string,
+    runId: string,
+    use: (volumeUrl: string, volume: string) => Promise<void>,
+  ): Promise<void> => {
+    const volume = join(dir, name);
     const result = await runPipeline({
-      graph: prepareGraph(SHAKY).graph!,
+      graph: prepareGraph(source).graph!,
       registry: createDefaultRegistry(),
       backend: createSimulationBackend(),
-      logsRoot: join(volume, 'volume-shaky'),
+      logsRoot: join(volume, runId),
       workdir: dir,
     });
     expect(result.status).toBe('success');
@@ -1215,7 +1224,15 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       env: { ...env, ATTRACTOR_STORE_URL: volume },
     });
     try {
-      const volumeUrl = (await waitForBanner(onVolume)).url;
+      await use((await waitForBanner(onVolume)).url, volume);
+    } finally {
+      onVolume.kill('SIGTERM');
+      await onVolume;
+    }
+  };
+
+  it('lists the runs of a run store on a shared volume (a file catalog keeps no totals) with their totals from their events', async () => {
+    await serveVolume('volume-runs', SHAKY, 'volume-shaky', async (volumeUrl, volume) => {
       const listed = (await (await fetch(`${volumeUrl}/pipelines`, { headers })).json()) as {
         pipelines: { id: string; state: string; failedBranches?: number; durationMs?: number }[];
       };
@@ -1229,28 +1246,11 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
         failedBranches: 1,
         durationMs: ended?.durationMs,
       });
-    } finally {
-      onVolume.kill('SIGTERM');
-      await onVolume;
-    }
+    });
   }, 120_000);
 
   it('refuses to archive or unarchive a run of a run store on a shared volume (a file catalog keeps no archive mark): 501 ARCHIVE_NOT_SUPPORTED', async () => {
-    const volume = join(dir, 'volume-archive-runs');
-    const result = await runPipeline({
-      graph: prepareGraph(SAY).graph!,
-      registry: createDefaultRegistry(),
-      backend: createSimulationBackend(),
-      logsRoot: join(volume, 'volume-say'),
-      workdir: dir,
-    });
-    expect(result.status).toBe('success');
-    const onVolume = attractor(['serve', '--port', '0', '--token', token, '--allow-tools'], {
-      cwd: dir,
-      env: { ...env, ATTRACTOR_STORE_URL: volume },
-    });
-    try {
-      const volumeUrl = (await waitForBanner(onVolume)).url;
+    await serveVolume('volume-archive-runs', SAY, 'volume-say', async (volumeUrl, volume) => {
       for (const action of ['archive', 'unarchive']) {
         const response = await fetch(`${volumeUrl}/pipelines/volume-say/${action}`, {
           method: 'POST',
@@ -1271,10 +1271,7 @@ describe.skipIf(!available)('attractor serve on a shared store (issue 18)', () =
       const run = listed.pipelines.find((entry) => entry.id === 'volume-say');
       expect(run).toMatchObject({ id: 'volume-say', state: 'success' });
       expect(run).not.toHaveProperty('archived');
-    } finally {
-      onVolume.kill('SIGTERM');
-      await onVolume;
-    }
+    });
   }, 120_000);
 
   it("opens a sub-pipeline's own view and a branch of its parallel block in Chromium, read from the shared store", async () => {
