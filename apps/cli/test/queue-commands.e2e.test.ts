@@ -132,6 +132,7 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       ).toBe('waiting');
       const pausedText = await attractor(['inspect', runId], { cwd: dir, env });
       expect(pausedText.stdout).toContain(`waiting: at gate ask`);
+      expect(pausedText.stdout).toMatch(/^duration: .+ so far/m);
       expect(pausedText.stdout).toContain(`answer with: attractor answer ${runId} <key>)`);
       // With the store as an option and no queue in the environment, the hint says the queue is needed too (its URL
       // holds a password, which no hint prints).
@@ -155,8 +156,19 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
         route: ['start', 'ask', 'ship', 'done'],
       });
       // The time printed counts the leg before the suspension too, as inspect does (it printed the last leg's alone).
-      const { durationMs } = JSON.parse(inspected.stdout) as { durationMs: number };
+      const { durationMs, wallTimeMs, startedAt, endedAt, stages } = JSON.parse(inspected.stdout) as {
+        durationMs: number;
+        wallTimeMs: number;
+        startedAt: string;
+        endedAt: string;
+        stages: { durationMs: number }[];
+      };
       expect(Number(/success in (\d+) ms/.exec(finished.stdout)?.[1])).toBe(Math.round(durationMs));
+      // Its duration is the wall time, as the web UI shows it: the wait at the gate (the commands above ran during it)
+      // included, unlike the time its two legs executed, which holds the stages' own.
+      expect(wallTimeMs).toBe(Date.parse(endedAt) - Date.parse(startedAt));
+      expect(wallTimeMs).toBeGreaterThan(durationMs);
+      expect(stages.reduce((total, stage) => total + stage.durationMs, 0)).toBeLessThanOrEqual(durationMs);
 
       // A fork from the gate's checkpoint with an edited graph routes the recorded answer anew, on a worker.
       const edited = join(dir, 'edited.dot');

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -252,6 +252,89 @@ describe('attractor serve (spec §9.5)', () => {
       expect((await child).exitCode).toBe(0);
     }
   }, 120_000);
+
+  it('a run waiting at a gate when its server stops reads cancelled ("server stopped") in the API, runs and inspect alike, resumes, and inspect counts its wall time', async () => {
+    const cwd = await temporaryDirectory();
+    const headers = { Authorization: 'Bearer t1', 'Content-Type': 'application/json' };
+    const first = attractor(['serve', '--port', '0', '--simulate', '--token', 't1'], { cwd });
+    const stopped = await waitForBanner(first);
+    const started = await fetch(`${stopped.url}/pipelines`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ dot: GATE }),
+    });
+    const { id } = (await started.json()) as { id: string };
+    await waitForServedQuestion({ url: stopped.url, id, headers });
+    const runDir = join('.attractor', 'runs', id);
+    // While the server waits for the answer, inspect and runs say so as the API does.
+    expect((await attractor(['runs'], { cwd })).stdout).toMatch(new RegExp(`^${id}\\s+waiting\\s`, 'm'));
+    const waiting = (await attractor(['inspect', runDir], { cwd })).stdout;
+    expect(waiting.split('\n')[0]).toBe('gate  waiting');
+    expect(waiting).toMatch(/^ask\s+1\s+waiting\s/m);
+    expect(waiting).toMatch(/^duration: .+ so far$/m);
+    expect(waiting).toContain('waiting: at gate ask  (a live process runs it');
+    first.kill('SIGTERM');
+    expect((await first).exitCode).toBe(0);
+
+    const second = attractor(['serve', '--port', '0', '--simulate', '--token', 't1'], { cwd });
+    try {
+      const { url } = await waitForBanner(second);
+      const expected = { id, state: 'cancelled', failureReason: 'server stopped', resumable: true };
+      const { pipelines } = (await (await fetch(`${url}/pipelines`, { headers })).json()) as {
+        pipelines: unknown[];
+      };
+      expect(pipelines).toEqual([expect.objectContaining(expected)]);
+      expect(await (await fetch(`${url}/pipelines/${id}`, { headers })).json()).toMatchObject(expected);
+      const runs = await attractor(['runs'], { cwd });
+      expect(runs.stdout).toMatch(new RegExp(`^${id}\\s+cancelled\\s`, 'm'));
+      const inspected = await attractor(['inspect', runDir], { cwd });
+      expect(inspected.stdout.split('\n')[0]).toBe('gate  cancelled');
+      expect(inspected.stdout).toContain('reason:   server stopped');
+      expect(inspected.stdout).toMatch(/^ask\s+1\s+cancelled\s/m);
+      expect(inspected.stdout).not.toContain('interrupted');
+      expect(inspected.stdout).toContain(`next:  ask  (attractor resume ${runDir})`);
+
+      expect((await fetch(`${url}/pipelines/${id}/resume`, { method: 'POST', headers })).status).toBe(200);
+      const questionId = await waitForServedQuestion({ url, id, headers });
+      await fetch(`${url}/pipelines/${id}/questions/${encodeURIComponent(questionId)}/answer`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ value: 'Y' }),
+      });
+      expect(await waitForServedState({ url, id, headers, state: 'success' })).toBe('success');
+      const served = (await (await fetch(`${url}/pipelines/${id}`, { headers })).json()) as {
+        startedAt: string;
+        endedAt: string;
+      };
+
+      // The wall time is the web UI's (start to end), the time stopped between the legs included.
+      const json = JSON.parse((await attractor(['inspect', '--json', runDir], { cwd })).stdout) as {
+        state: string;
+        endedAt: string;
+        wallTimeMs: number;
+        durationMs: number;
+      };
+      const events = (await readFile(join(cwd, runDir, 'events.jsonl'), 'utf8'))
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; timestamp: string });
+      const cancelledAt = events.find((event) => event.type === 'pipeline.cancelled')!.timestamp;
+      const resumedAt = events.filter((event) => event.type === 'pipeline.started')[1]!.timestamp;
+      expect(json).toMatchObject({ state: 'success', endedAt: served.endedAt });
+      expect(json.wallTimeMs).toBe(Date.parse(served.endedAt) - Date.parse(served.startedAt));
+      expect(json.wallTimeMs).toBeGreaterThanOrEqual(Date.parse(resumedAt) - Date.parse(cancelledAt));
+      expect(json.wallTimeMs).toBeGreaterThan(json.durationMs);
+      const text = (await attractor(['inspect', runDir], { cwd })).stdout;
+      expect(text).toMatch(
+        json.wallTimeMs - json.durationMs >= 1000
+          ? /^duration: \S+( \S+)? \(executing \S+; the rest waiting at gates or stopped\)$/m
+          : /^duration: \S+( \S+)?$/m,
+      );
+    } finally {
+      second.kill('SIGTERM');
+      expect((await second).exitCode).toBe(0);
+    }
+  }, 180_000);
 
   it('after a crash (SIGKILL) lists the run as interrupted, and a new server resumes it to the end', async () => {
     const cwd = await temporaryDirectory();

@@ -69,9 +69,7 @@ export function formatSummaryText(
   sharedRun?: { readonly queueOption: string; readonly storeOption?: string },
 ): string {
   const lines: string[] = [];
-  lines.push(
-    `${colors.bold(summary.graphName)}  ${stateText(summary.state === 'cancelled' || summary.state === 'interrupted' ? 'interrupted' : summary.state === 'running' ? 'running' : summary.state, colors)}`,
-  );
+  lines.push(`${colors.bold(summary.graphName)}  ${stateText(summary.state, colors)}`);
   if (summary.goal !== '') lines.push(`goal:     ${summary.goal}`);
   lines.push(`run:      ${displayPath(summary.logsRoot, cwd)}`);
   if (parentRun !== undefined) lines.push(`parent:   ${displayPath(parentRun, cwd)} (this is a child run)`);
@@ -85,7 +83,18 @@ export function formatSummaryText(
   if (summary.sourcePath !== undefined) lines.push(`pipeline: ${displayPath(summary.sourcePath, cwd)}`);
   lines.push(`workdir:  ${displayPath(summary.workdir, cwd)}`);
   lines.push(`started:  ${summary.startedAt}`);
-  if (summary.durationMs > 0) lines.push(`duration: ${formatElapsed(summary.durationMs)}`);
+  if (summary.wallTimeMs > 0) {
+    // Wall time, as the web UI shows it; the time its invocations executed as well when gates or stops add to it (of
+    // a live run, the invocation under way has no time yet).
+    const goingOn = summary.state === 'running' || summary.state === 'waiting' ? ' so far' : '';
+    const executed =
+      !summary.live && summary.wallTimeMs - summary.durationMs >= 1000
+        ? colors.dim(
+            ` (executing ${formatElapsed(summary.durationMs)}; the rest waiting at gates or stopped)`,
+          )
+        : '';
+    lines.push(`duration: ${formatElapsed(summary.wallTimeMs)}${goingOn}${executed}`);
+  }
   if (summary.inputTokens + summary.outputTokens > 0) {
     const details = [
       ...(summary.cachedInputTokens > 0 ? [`${formatTokens(summary.cachedInputTokens)} cached`] : []),
@@ -137,6 +146,12 @@ export function formatSummaryText(
     const continued = displayPath(summary.restartedTo, cwd);
     lines.push(
       `continued: ${continued}  (a loop_restart edge restarted the run there; ${command} inspect ${continued}, or ${command} resume either directory)`,
+    );
+  } else if (summary.live) {
+    lines.push(
+      summary.state === 'waiting'
+        ? `waiting: at gate ${summary.stages.find((stage) => stage.state === 'waiting')?.nodeId ?? '?'}  (a live process runs it: answer there, in its terminal or its server's web UI)`
+        : `running: in a live process`,
     );
   } else if (summary.state === 'waiting') {
     lines.push(

@@ -17,7 +17,7 @@ export function formatTokens(count: number): string {
 
 /**
  * The icon of a stage state: ✔ success, ◐ partial success, ✖ fail, ↻ retry, ○ skipped, … running, ? waiting at a
- * gate, ‼ interrupted.
+ * gate, ■ cancelled, ‼ interrupted.
  */
 export function stateIcon(state: StageState, colors: Colors): string {
   switch (state) {
@@ -35,6 +35,8 @@ export function stateIcon(state: StageState, colors: Colors): string {
       return colors.cyan('…');
     case 'waiting':
       return colors.yellow('?');
+    case 'cancelled':
+      return colors.magenta('■');
     case 'interrupted':
       return colors.magenta('‼');
     default:
@@ -59,6 +61,7 @@ export function stateText(state: StageState, colors: Colors): string {
       return colors.cyan(state);
     case 'waiting':
       return colors.yellow(state);
+    case 'cancelled':
     case 'interrupted':
       return colors.magenta(state);
     default:

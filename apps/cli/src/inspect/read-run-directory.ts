@@ -28,6 +28,11 @@ export interface RunDirectory {
    * source run's checkpoint after the fork's stage. Its `completed_nodes` are the stages the fork inherited.
    */
   readonly forkStart?: Checkpoint;
+  /**
+   * Where the run stands by its run index when a live process executes it (its lock's holder is alive): `running`, or
+   * `waiting` for an answer at a human gate. Absent when none does or nothing says.
+   */
+  readonly liveState?: 'running' | 'waiting';
 }
 
 /**

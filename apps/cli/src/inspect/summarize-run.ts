@@ -4,9 +4,10 @@ import type { RunDirectory } from './read-run-directory.js';
 
 /**
  * Where a stage stands: its last outcome, `running` (started, not finished, run live), `waiting` (the human gate a
- * suspended run waits at) or `interrupted`.
+ * suspended run waits at), `cancelled` (the run was cancelled in it, e.g. its server stopped; a resume runs it again)
+ * or `interrupted` (the run's process died in it).
  */
-export type StageState = OutcomeStatus | 'running' | 'waiting' | 'interrupted';
+export type StageState = OutcomeStatus | 'running' | 'waiting' | 'cancelled' | 'interrupted';
 
 /**
  * Where a run stands. `waiting`: a worker suspended it at a human gate (`pipeline.suspended`) until the answer or
@@ -57,6 +58,8 @@ export interface RunSummary {
   /** ISO-8601. */
   readonly startedAt: string;
   readonly state: RunState;
+  /** Whether a live process executes the run now (`attractor run`, a server, a worker holding its lock). */
+  readonly live: boolean;
   /**
    * With state `restarted`: where a `loop_restart` edge continued the run: its run directory, or, for a run read
    * by id from a run store (`logsRoot` `<store>#<run id>`), the continuation's run id (`<run id>-restart-1`), not
@@ -81,7 +84,17 @@ export interface RunSummary {
   /** Top-level node executions in order (a node visited twice appears twice). */
   readonly route: readonly string[];
   readonly stages: readonly StageSummary[];
-  /** Wall time of the invocations, in milliseconds (sum over run and resumes). */
+  /** When the run ended (ISO-8601: its final `pipeline.completed|failed|cancelled`), for a run that ended. */
+  readonly endedAt?: string;
+  /**
+   * The run's wall time in milliseconds, as the web UI shows it: from its start to its end, to now while it runs or
+   * waits at a gate, or to its last event when its process died. Time waiting at gates, suspended or stopped counts.
+   */
+  readonly wallTimeMs: number;
+  /**
+   * Milliseconds the run executed: the wall time of its invocations (run and resumes, engine `runDurationMs`), time
+   * suspended or stopped between them not counted.
+   */
   readonly durationMs: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
@@ -122,12 +135,15 @@ interface MutableStage {
 /**
  * Folds a run directory's events and checkpoint into per-stage rows and the route (pure).
  * `live` says whether a process is still running the pipeline (then an unfinished stage is `running`, else
- * `interrupted`).
+ * `interrupted`). `now` (milliseconds since the epoch; default `Date.now`) ends the wall time of a run still going.
  */
-export function summarizeRun(run: RunDirectory, options: { readonly live?: boolean } = {}): RunSummary {
+export function summarizeRun(
+  run: RunDirectory,
+  options: { readonly live?: boolean; readonly now?: () => number } = {},
+): RunSummary {
   const stages = new Map<string, MutableStage>();
   const route: string[] = [];
-  let ended: { state: RunState; reason?: string } | undefined;
+  let ended: { state: RunState; reason?: string; timestamp: string } | undefined;
   /** The gate a worker suspended the run at (`pipeline.suspended`), until the run resumes. */
   let suspendedAt: string | undefined;
   // A child pipeline's own events.jsonl carries its parent's branch path (`child:<node>`) on every event: paths
@@ -219,38 +235,60 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         break;
       }
       case 'pipeline.completed':
-        if (isTop(event)) ended = { state: 'success' };
+        if (isTop(event)) ended = { state: 'success', timestamp: event.timestamp };
         break;
       case 'pipeline.failed':
-        if (isTop(event)) ended = { state: 'fail', reason: event.error };
+        if (isTop(event)) ended = { state: 'fail', reason: event.error, timestamp: event.timestamp };
         break;
       case 'pipeline.cancelled':
-        if (isTop(event)) ended = { state: 'cancelled', reason: event.reason };
+        if (isTop(event)) ended = { state: 'cancelled', reason: event.reason, timestamp: event.timestamp };
         break;
       default:
         break;
     }
   }
-  const live = options.live === true;
+  // A live process runs it (the caller says so, or the run index's lock holder is alive); a log that ends suspended at
+  // a gate has none (a worker's run waiting for its answer).
+  const liveState = options.live === true ? 'running' : suspendedAt === undefined ? run.liveState : undefined;
+  const live = liveState !== undefined;
   const checkpoint = run.checkpoint;
   let state: RunState;
   let failureReason: string | undefined;
+  let endedAt: string | undefined;
   if (ended !== undefined) {
     state = ended.state;
     failureReason = ended.reason;
+    endedAt = ended.timestamp;
   } else if (checkpoint?.state === 'restarted') {
     state = 'restarted';
   } else if (checkpoint !== undefined && checkpoint.state !== 'running') {
     state = checkpoint.state;
     failureReason = checkpoint.failure_reason;
+    endedAt = checkpoint.timestamp;
   } else {
-    state = live ? 'running' : suspendedAt !== undefined ? 'waiting' : 'interrupted';
+    state = liveState ?? (suspendedAt !== undefined ? 'waiting' : 'interrupted');
   }
   const atGate = (stage: { readonly nodeId: string; readonly branchPath: readonly string[] }) =>
     state === 'waiting' && stage.branchPath.length === 0 && stage.nodeId === suspendedAt;
+  // A stage the run stopped in: as the run ended (a cancel, a stopped server: `cancelled`, as the run's log and every
+  // other view say), or, with no end in the log, by whether its process is still there.
+  const openStageState = (stage: {
+    readonly nodeId: string;
+    readonly branchPath: readonly string[];
+    readonly handlerType: string;
+  }) =>
+    live
+      ? liveState === 'waiting' && stage.handlerType === 'wait.human'
+        ? 'waiting'
+        : 'running'
+      : atGate(stage)
+        ? 'waiting'
+        : state === 'cancelled'
+          ? 'cancelled'
+          : 'interrupted';
   const rows: StageSummary[] = [...stages.values()].map(({ open, cutOff: _cutOff, ...stage }) => ({
     ...stage,
-    state: open ? (live ? 'running' : atGate(stage) ? 'waiting' : 'interrupted') : stage.state,
+    state: open ? openStageState(stage) : stage.state,
   }));
   const nextNode = checkpoint?.next_node ?? undefined;
   const origin = run.manifest.forked_from;
@@ -265,6 +303,14 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
         ? [...new Set(run.forkStart.completed_nodes)]
         : [...new Set(checkpoint?.completed_nodes ?? [])].filter((node) => !ranHere.has(node));
   const inputs = inputsOfContext(run.manifest.initial_context ?? {});
+  const startedMs = Date.parse(run.manifest.started_at);
+  // To its end; while it goes on, to now; a run whose process died (or that continued elsewhere) to its last event.
+  const wallEndMs =
+    endedAt !== undefined
+      ? Date.parse(endedAt)
+      : state === 'running' || state === 'waiting'
+        ? (options.now ?? Date.now)()
+        : Date.parse(run.events.at(-1)?.timestamp ?? run.manifest.started_at);
   return {
     runId: run.manifest.run_id,
     logsRoot: run.logsRoot,
@@ -274,6 +320,7 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     workdir: run.manifest.workdir,
     startedAt: run.manifest.started_at,
     state,
+    live,
     ...(checkpoint?.restarted_to === undefined
       ? {}
       : {
@@ -298,6 +345,8 @@ export function summarizeRun(run: RunDirectory, options: { readonly live?: boole
     ...(run.output === undefined ? {} : { output: run.output }),
     route,
     stages: rows,
+    ...(endedAt === undefined ? {} : { endedAt }),
+    wallTimeMs: Math.max(0, wallEndMs - startedMs),
     durationMs: runDurationMs(run.events),
     inputTokens: rows.reduce((total, stage) => total + stage.inputTokens, 0),
     outputTokens: rows.reduce((total, stage) => total + stage.outputTokens, 0),

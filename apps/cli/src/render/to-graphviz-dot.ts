@@ -16,7 +16,13 @@ export const STATUS_FILL: Readonly<Record<RenderStatus, string>> = {
 export function renderStatusOf(state: StageState | undefined): RenderStatus {
   if (state === undefined || state === 'skipped') return 'not_reached';
   if (state === 'fail') return 'failed';
-  if (state === 'running' || state === 'waiting' || state === 'interrupted' || state === 'retry')
+  if (
+    state === 'running' ||
+    state === 'waiting' ||
+    state === 'interrupted' ||
+    state === 'cancelled' ||
+    state === 'retry'
+  )
     return 'running';
   return 'succeeded';
 }

@@ -3,7 +3,8 @@
  * `ATTRACTOR_STORE_URL`) and no such directory exists, a run id of the shared store.
  */
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
+import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
 import { type RunDirectory, readForkStart, readRunDirectory } from '../inspect/read-run-directory.js';
@@ -23,8 +24,15 @@ export async function readRunAnywhere(
     (info) => info.isDirectory(),
     () => false,
   );
-  if (storeUrl === undefined || isDirectory || run.includes('/'))
-    return readRunDirectory(run, { cwd: io.cwd });
+  if (storeUrl === undefined || isDirectory || run.includes('/')) {
+    const directory = await readRunDirectory(run, { cwd: io.cwd });
+    const runs = createFileRunCatalog(dirname(directory.logsRoot));
+    try {
+      return withLiveState(directory, await liveStateOf(runs, basename(directory.logsRoot)));
+    } finally {
+      await runs.close();
+    }
+  }
   const catalog = await openRunCatalog(storeUrl, io);
   try {
     const store = catalog.open(run);
@@ -38,8 +46,10 @@ export async function readRunAnywhere(
     const checkpoint = await store.readCheckpoint();
     const events = await store.readEvents();
     const forkStart = await readForkStart(store, manifest);
+    const liveState = await liveStateOf(catalog, run);
     await store.close();
     return {
+      ...(liveState === undefined ? {} : { liveState }),
       logsRoot: `${catalog.location}#${run}`,
       manifest,
       ...(checkpoint === undefined ? {} : { checkpoint }),
@@ -49,4 +59,21 @@ export async function readRunAnywhere(
   } finally {
     await catalog.close();
   }
+}
+
+/**
+ * What the run index says of a run that a live process may be executing: `running` or `waiting` (a live runner with an
+ * open question, or a worker's run suspended at a gate, which `summarizeRun` tells apart by its log). Undefined when the
+ * index has no such entry (a child run's directory, a name no run id can have).
+ */
+async function liveStateOf(catalog: RunCatalog, runId: string): Promise<'running' | 'waiting' | undefined> {
+  const status = await catalog.readRunEntry(runId).then(
+    (entry) => entry?.status,
+    () => undefined,
+  );
+  return status === 'running' || status === 'waiting' ? status : undefined;
+}
+
+function withLiveState(run: RunDirectory, liveState: 'running' | 'waiting' | undefined): RunDirectory {
+  return liveState === undefined ? run : { ...run, liveState };
 }

@@ -145,21 +145,16 @@ describe('web UI: the graph viewport', () => {
     expect(dragged.scrollTop - dragFrom.scrollTop).toBeCloseTo(150, -1);
     expect(page.url()).not.toContain('stage=');
 
-    // Fit (the 0 key, or the button): the whole graph inside the pane.
+    // Fit (the 0 key, or the button): a chain of 62 fits whole only below the readable zoom, so it stops there, shows
+    // the chain from its start, and points to "Left to right".
     await page.click('#zoom-fit');
-    await expect
-      .poll(async () => {
-        const fitted = await geometry(page);
-        return (
-          fitted.svg.top >= fitted.pane.top - 0.5 &&
-          fitted.svg.top + fitted.svg.height <= fitted.pane.bottom + 0.5 &&
-          fitted.svg.left >= fitted.pane.left - 0.5 &&
-          fitted.svg.left + fitted.svg.width <= fitted.pane.right + 0.5
-        );
-      })
-      .toBe(true);
-    expect((await geometry(page)).zoom).toBeLessThan(0.5);
+    await expect.poll(async () => (await geometry(page)).zoom).toBe(0.4);
+    expect(await inView(page, 'start')).toBe(true);
+    expect(await page.locator('#graph-fit-note').textContent()).toContain('"Left to right"');
     await screenshot(page, 'graph-fit', { fullPage: false });
+    // Another zoom takes the note away.
+    await page.click('#zoom-actual');
+    await expect(page.locator('#graph-fit-note').count()).resolves.toBe(0);
 
     // Left to right: the server draws the chain across (wider than tall).
     await page.click('#direction-button');
@@ -231,6 +226,18 @@ describe('web UI: the graph viewport', () => {
     const follow = page.getByRole('button', { name: 'Follow the running stage' });
     await follow.click();
     await expect.poll(() => inView(page, 'go')).toBe(true);
+
+    // Fit would draw the 300 nodes at 2 %: it stops at a readable zoom, around the waiting gate, and names "Left to
+    // right".
+    await page.click('#zoom-fit');
+    await expect.poll(async () => (await geometry(page)).zoom).toBe(0.4);
+    await expect.poll(() => inView(page, 'go')).toBe(true);
+    const note = await page.locator('#graph-fit-note').textContent();
+    expect(note).toContain('around the running stage');
+    expect(note).toContain('"Left to right"');
+    await screenshot(page, 'chain-300-fit', { fullPage: false });
+    await page.click('#zoom-actual');
+    await follow.click();
 
     // The run goes on to s50 (held): the pane follows it.
     await page.locator('#gate-panel button[data-answer="G"]').click();

@@ -10,7 +10,9 @@
  * The viewport: the pane scrolls natively (wheel, touch, keys, scroll bars, and dragging the drawing with the mouse);
  * zoom sets the SVG's drawn size (buttons, ctrl/⌘ + wheel or a touchpad pinch around the pointer, a two-finger pinch
  * on a touch screen, `+` `-` `0` keys), keeping the point under the pointer (or the pane's centre) in place. It opens fitted to the pane's width (at most
- * actual size, at least half); "Fit" shows the whole graph. A graph larger than its pane gets an overview
+ * actual size, at least half); "Fit" shows the whole graph, but never below a readable zoom: a graph too large for
+ * that (a long chain) is shown at that zoom around its running stage (else its start), with a note pointing to the
+ * other direction. A graph larger than its pane gets an overview
  * ({@link GraphMinimap}).
  * The direction toggle asks the server for the drawing top to bottom or left to right (`?rankdir=`).
  */
@@ -135,8 +137,13 @@ function bringIntoView(pane: HTMLElement, node: Element): void {
   });
 }
 
-/** Zoom limits (drawn size ÷ actual size); "Fit" may go below the minimum for a very large graph. */
+/** Zoom limits (drawn size ÷ actual size). */
 const MIN_ZOOM = 0.1;
+/**
+ * The smallest zoom "Fit" goes to: Graphviz's 14 pt labels are drawn 7.5 CSS pixels high there, still readable. A
+ * graph that fits whole only below it (a chain of hundreds of stages would be a line of one pixel) is not fitted whole.
+ */
+const MIN_FIT_ZOOM = 0.4;
 const MAX_ZOOM = 4;
 /** One zoom step of the buttons and keys. */
 const ZOOM_STEP = 1.25;
@@ -189,6 +196,8 @@ export function GraphView(props: GraphViewProps) {
   const [drawnAcross, setDrawnAcross] = useState(false);
   const [zoom, setZoom] = useState(1);
   const mode = useRef<ZoomMode>('width');
+  // "Fit" stopped at MIN_FIT_ZOOM: the zoom the whole graph would have needed, until the zoom changes again.
+  const [unfitted, setUnfitted] = useState<number | undefined>();
   const [view, setView] = useState<(ViewFraction & { shown: boolean }) | undefined>();
   // Off once the user scrolls the pane during a live run; on again with the button or when the run ends.
   const [follow, setFollow] = useState(true);
@@ -240,12 +249,13 @@ export function GraphView(props: GraphViewProps) {
       pane.scrollTop += after.top + ((y - before.top) / before.height) * after.height - y;
     }
     setZoom(scale);
+    setUnfitted(undefined);
     measure();
   };
 
   /**
    * Applies a fitted mode: the pane's width (at most actual size, at least {@link MIN_OPENING_ZOOM}), or the whole
-   * graph inside the pane.
+   * graph inside the pane, at least at {@link MIN_FIT_ZOOM}: then centred on the running stage, else at its start.
    */
   const fit = (next: 'width' | 'all') => {
     const pane = host.current;
@@ -258,12 +268,25 @@ export function GraphView(props: GraphViewProps) {
     // The tallest the pane may grow (its max-height), not its height now (which follows the drawing).
     const maxHeight = Number.parseFloat(getComputedStyle(pane).maxHeight);
     const height = (Number.isFinite(maxHeight) ? maxHeight : pane.clientHeight) - 1;
+    const whole = Math.min(MAX_ZOOM, width / size.width, height / size.height);
     const scale =
       next === 'width'
         ? Math.min(1, Math.max(MIN_OPENING_ZOOM, width / size.width))
-        : Math.min(MAX_ZOOM, width / size.width, height / size.height);
+        : Math.max(MIN_FIT_ZOOM, whole);
     zoomTo(scale);
-    if (next === 'all') pane.scrollTo({ left: 0, top: 0 });
+    if (next === 'all') {
+      pane.scrollTo({ left: 0, top: 0 });
+      if (whole < MIN_FIT_ZOOM) {
+        const running = currentRef.current === undefined ? undefined : nodes.current.get(currentRef.current);
+        if (running !== undefined) {
+          const area = visibleArea(pane);
+          const box = running.element.getBoundingClientRect();
+          pane.scrollLeft += box.left + box.width / 2 - (area.left + area.width / 2);
+          pane.scrollTop += box.top + box.height / 2 - (area.top + area.height / 2);
+        }
+        setUnfitted(whole);
+      }
+    }
     measure();
   };
 
@@ -352,6 +375,8 @@ export function GraphView(props: GraphViewProps) {
   }, [props.live]);
 
   const current = loaded ? currentNode(nodes.current, props.statuses, props.running) : undefined;
+  const currentRef = useRef(current);
+  currentRef.current = current;
   useEffect(() => {
     const pane = host.current;
     const node = current === undefined ? undefined : nodes.current.get(current)?.element;
@@ -539,6 +564,14 @@ export function GraphView(props: GraphViewProps) {
           {drawnAcross ? 'Top to bottom' : 'Left to right'}
         </button>
       </div>
+      {unfitted !== undefined && (
+        <p class="graph-note" id="graph-fit-note" role="status">
+          The whole graph fits only at {Math.max(1, Math.round(unfitted * 100))}%, too small to read: it is
+          shown at {Math.round(MIN_FIT_ZOOM * 100)}%
+          {current === undefined ? ' from its start' : ' around the running stage'}; move with the overview
+          {drawnAcross ? '.' : ', or draw it "Left to right".'}
+        </p>
+      )}
       <ErrorNote message={error === undefined ? undefined : `The graph cannot be drawn: ${error}`} />
       <div class="graph-viewport">
         {/* biome-ignore lint/a11y/noStaticElementInteractions: the SVG nodes inside are the focusable buttons; this delegates their clicks and keys */}
