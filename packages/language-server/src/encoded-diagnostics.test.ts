@@ -13,19 +13,20 @@ const DIAGNOSTICS = [
 ];
 
 describe('encodeMessage', () => {
-  it('writes encoded diagnostics as the JSON of the decoded ones', () => {
+  it('writes encoded diagnostics as their bytes, without decoding them', () => {
     const params = { uri: 'file:///tmp/caf\u00e9 a%20b.dot', version: 3 };
+    // Laid out as `JSON.stringify` would not: a decoded and encoded again array would lose the line breaks.
+    const json = JSON.stringify(DIAGNOSTICS, undefined, 1);
     const message = {
       jsonrpc: '2.0',
       method: 'textDocument/publishDiagnostics',
-      params: {
-        ...params,
-        diagnostics: new EncodedDiagnostics(new TextEncoder().encode(JSON.stringify(DIAGNOSTICS))),
-      },
+      params: { ...params, diagnostics: new EncodedDiagnostics(new TextEncoder().encode(json)) },
     };
     const encoded = encodeMessage(message).toString('utf8');
+    expect(encoded).toBe(
+      `{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"file:///tmp/caf\u00e9 a%20b.dot","version":3,"diagnostics":${json}}}`,
+    );
     expect(JSON.parse(encoded)).toEqual({ ...message, params: { ...params, diagnostics: DIAGNOSTICS } });
-    expect(encoded).toBe(JSON.stringify(message));
   });
 
   it('encodes any other message as JSON.stringify does', () => {
