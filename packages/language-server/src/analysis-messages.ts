@@ -41,8 +41,8 @@ export type WorkerReply =
   | {
       readonly kind: 'analyzed';
       readonly id: number;
-      /** The LSP diagnostics (`Diagnostic[]`) as JSON. */
-      readonly diagnosticsJson: string;
+      /** The LSP diagnostics (`Diagnostic[]`) as JSON, in UTF-8: its buffer is transferred, not copied. */
+      readonly diagnosticsJson: Uint8Array;
       readonly project: ProjectFacts;
       /** The phases timed in the worker (`to-worker`, `debounce`, `project`, `lint`, `convert`). */
       readonly phases: readonly TimedPhase[];

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import type { Diagnostic } from 'vscode-languageserver';
 import type { WorkerCancel, WorkerReply, WorkerRequest, WorkerSetup } from './analysis-messages.js';
 import { epochNow, type TimedPhase } from './analysis-phase.js';
+import { EncodedDiagnostics } from './encoded-diagnostics.js';
 import type { ProjectFacts } from './project-support.js';
 
 /** Distributes a request type over its union members, leaving out `id`. */
@@ -9,7 +9,8 @@ type WithoutId<TRequest> = TRequest extends unknown ? Omit<TRequest, 'id'> : nev
 
 /** What an analysis gives. */
 export interface Analysis {
-  readonly diagnostics: Diagnostic[];
+  /** As the worker encoded them: the server writes them to the client without decoding them. */
+  readonly diagnostics: EncodedDiagnostics;
   readonly project: ProjectFacts;
   /** Its phases from the job's posting to the reply's arrival on the main thread. */
   readonly phases: readonly TimedPhase[];
@@ -50,7 +51,7 @@ export class AnalysisService {
     if (reply.kind === 'superseded') return undefined;
     if (reply.kind !== 'analyzed') throw new Error(`unexpected reply ${reply.kind}`);
     return {
-      diagnostics: JSON.parse(reply.diagnosticsJson) as Diagnostic[],
+      diagnostics: new EncodedDiagnostics(reply.diagnosticsJson),
       project: reply.project,
       phases: [...reply.phases, { name: 'from-worker', start: reply.postedAt, end: epochNow() }],
     };

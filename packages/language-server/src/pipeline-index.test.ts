@@ -61,6 +61,29 @@ describe('indexPipeline', () => {
     expect(index.edges).toHaveLength(1);
   });
 
+  it('places variables and classes in plain, escaped and concatenated values where they are written', () => {
+    const text = [
+      'digraph G {',
+      '  a [prompt="Do $goal now", class="x,y"]',
+      '  b [prompt="Say \\"$goal\\" \\d $context.k", class="\\d,z"]',
+      '  c [prompt="One " + "$goal"]',
+      '}',
+    ].join('\n');
+    const index = indexPipeline(text);
+    expect(index.variables.map((item) => [item.name, text.slice(item.start, item.end)])).toEqual([
+      ['goal', '$goal'],
+      ['goal', '$goal'],
+      ['context.k', '$context.k'],
+      ['goal', '$goal'],
+    ]);
+    expect(index.classes.map((item) => [item.name, text.slice(item.start, item.end)])).toEqual([
+      ['x', 'x'],
+      ['y', 'y'],
+      ['\\d', '\\d'],
+      ['z', 'z'],
+    ]);
+  });
+
   it('maps a decoded value back to where each character was written (escapes, concatenation)', () => {
     const text = 'x="a\\"b" + "c"';
     const offsets = decodedOffsets(text, { start: 2, end: text.length });

@@ -323,8 +323,9 @@ class Indexer {
     const attributes = text.charCodeAt(this.#position) === OPEN_BRACKET ? this.#lists(owner) : [];
     const statement = { start: statementStart, end: this.#position };
     for (const id of ids) {
-      this.#index.occurrences.push({ ...range(id), id: id.name, kind: isEdge ? 'edge' : 'statement' });
-      const node = this.#node(id, isEdge ? 'edge' : 'statement', scope);
+      const kind = isEdge ? 'edge' : 'statement';
+      this.#index.occurrences.push({ start: id.start, end: id.end, id: id.name, kind });
+      const node = this.#node(id, kind, scope);
       if (!isEdge) {
         node.statements.push(statement);
         for (const attribute of attributes) setValue(node.attributes, attribute);
@@ -334,14 +335,15 @@ class Indexer {
     const label = attributes.findLast((attribute) => attribute.canonicalKey === 'label')?.value?.text;
     const condition = attributes.findLast((attribute) => attribute.canonicalKey === 'condition')?.value?.text;
     for (let index = 0; index + 1 < ids.length; index++) {
-      this.#index.edges.push({
+      const edge: { -readonly [Key in keyof IndexedEdge]: IndexedEdge[Key] } = {
         from: ids[index]!.name,
         to: ids[index + 1]!.name,
         start: ids[index]!.start,
         end: ids[index + 1]!.end,
-        ...(label === undefined ? {} : { label }),
-        ...(condition === undefined ? {} : { condition }),
-      });
+      };
+      if (label !== undefined) edge.label = label;
+      if (condition !== undefined) edge.condition = condition;
+      this.#index.edges.push(edge);
     }
   }
 
@@ -352,13 +354,22 @@ class Indexer {
     scope: { nodeDefaults: Defaults; subgraph: IndexedSubgraph | undefined },
   ): IndexedNode {
     let node = this.#index.nodes.get(id.name);
-    const occurrence: NodeOccurrence = { ...range(id), id: id.name, kind };
     if (node === undefined) {
-      node = { id: id.name, definition: occurrence, statements: [], attributes: new Map(scope.nodeDefaults) };
+      node = {
+        id: id.name,
+        definition: { start: id.start, end: id.end, id: id.name, kind },
+        statements: [],
+        attributes: scope.nodeDefaults.size === 0 ? new Map() : new Map(scope.nodeDefaults),
+      };
       this.#index.nodes.set(id.name, node);
       scope.subgraph?.nodes.push(id.name);
     } else if (kind === 'statement' && node.definition.kind !== 'statement') {
-      (node as { definition: NodeOccurrence }).definition = occurrence;
+      (node as { definition: NodeOccurrence }).definition = {
+        start: id.start,
+        end: id.end,
+        id: id.name,
+        kind,
+      };
     }
     return node;
   }
@@ -448,13 +459,11 @@ class Indexer {
     value: IndexedValue | undefined,
   ): IndexedAttribute {
     const canonicalKey = DIALECT_ALIASES[key.name] ?? key.name;
-    const attribute: IndexedAttribute = {
-      key: key.name,
-      canonicalKey,
-      keyRange: range(key),
-      ...(value === undefined ? {} : { value }),
-      owner,
-    };
+    const keyRange = { start: key.start, end: key.end };
+    const attribute: IndexedAttribute =
+      value === undefined
+        ? { key: key.name, canonicalKey, keyRange, owner }
+        : { key: key.name, canonicalKey, keyRange, value, owner };
     this.#index.attributes.push(attribute);
     if (value !== undefined) this.#valueReferences(attribute, value);
     return attribute;
@@ -483,7 +492,11 @@ class Indexer {
     if (!value.quoted) return;
     // Where each decoded character was written: worked out only for a value with something to find in it.
     let offsets: number[] | undefined;
+    // A single string without escapes: each character is where the decoded one is, after the opening quote.
+    const plain =
+      value.end - value.start === value.text.length + 2 && this.#text.charCodeAt(value.end - 1) === QUOTE;
     const at = (decoded: number, length: number): TextRange => {
+      if (plain) return { start: value.start + 1 + decoded, end: value.start + 1 + decoded + length };
       offsets ??= decodedOffsets(this.#text, value);
       return { start: offsets[decoded] ?? value.start, end: offsets[decoded + length] ?? value.end };
     };
@@ -606,10 +619,6 @@ function setValue(values: Map<string, string>, attribute: IndexedAttribute): voi
   if (attribute.value !== undefined) values.set(attribute.canonicalKey, attribute.value.text);
 }
 
-function range(value: TextRange): TextRange {
-  return { start: value.start, end: value.end };
-}
-
 function byStart(left: TextRange, right: TextRange): number {
   return left.start - right.start;
 }
@@ -687,8 +696,8 @@ export function handlerTypeOf(attributes: ReadonlyMap<string, string>): string {
 }
 
 function hasNewline(text: string, from: number, to: number): boolean {
-  const newline = text.indexOf('\n', from);
-  return newline !== -1 && newline < to;
+  for (let index = from; index < to; index++) if (text.charCodeAt(index) === NEWLINE) return true;
+  return false;
 }
 
 function lineStart(text: string, offset: number): number {

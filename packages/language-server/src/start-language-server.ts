@@ -14,6 +14,7 @@ import { AnalysisService } from './analysis-service.js';
 import { quickFixes } from './code-actions.js';
 import { completionsAt } from './completion.js';
 import { documentSymbols } from './document-symbols.js';
+import { createMessageWriter } from './encoded-diagnostics.js';
 import { hoverAt } from './hover.js';
 import { definitionAt, documentLinks, prepareRenameAt, referencesAt, renameAt } from './navigation.js';
 import type { PipelineDocument } from './pipeline-document.js';
@@ -87,7 +88,12 @@ interface DocumentState {
  * Positions are UTF-16, as LSP's default.
  */
 export function startLanguageServer(options: LanguageServerOptions): LanguageServer {
-  const connection = createConnection(options.input, options.output);
+  // The input as a stream: the library then ends the process when the client closes it. The writer writes the
+  // worker's encoded diagnostics as they are.
+  const connection = createConnection(
+    options.input,
+    createMessageWriter(options.output) as unknown as NodeJS.WritableStream,
+  );
   const documents = new TextDocuments(TextDocument);
   const states = new Map<string, DocumentState>();
   const service = new AnalysisService({
@@ -153,7 +159,12 @@ export function startLanguageServer(options: LanguageServerOptions): LanguageSer
       // Diagnostics of an older text would point at the wrong places: the newer text is linted next.
       if (documents.get(uri)?.version === version) {
         const publishing = epochNow();
-        await connection.sendDiagnostics({ uri, version, diagnostics: analysis.diagnostics });
+        // The worker's JSON, written as it is (`createMessageWriter`).
+        await connection.sendDiagnostics({
+          uri,
+          version,
+          diagnostics: analysis.diagnostics as unknown as Diagnostic[],
+        });
         recordPhase({ name: 'publish', start: publishing, end: epochNow() }, { uri, version });
       }
       state.markAnalyzed();

@@ -26,9 +26,9 @@ describe('the analysis worker', () => {
     const other = service.analyze({ document: 'file:///b.dot', delayMs: 0, text: BROKEN });
     const newer = service.analyze({ document: 'file:///a.dot', delayMs: 0, text: VALID });
     expect(await older).toBeUndefined();
-    expect((await newer)?.diagnostics.filter((diagnostic) => diagnostic.severity === 1)).toEqual([]);
+    expect((await newer)?.diagnostics.toJSON().filter((diagnostic) => diagnostic.severity === 1)).toEqual([]);
     // Another document's job is not replaced.
-    expect((await other)?.diagnostics.map((diagnostic) => diagnostic.code)).toEqual(['dot_syntax']);
+    expect((await other)?.diagnostics.toJSON().map((diagnostic) => diagnostic.code)).toEqual(['dot_syntax']);
   });
 
   it('drops a waiting job when its document is closed', async () => {
@@ -37,7 +37,7 @@ describe('the analysis worker', () => {
     service.cancel('file:///a.dot');
     expect(await waiting).toBeUndefined();
     const next = await service.analyze({ document: 'file:///a.dot', delayMs: 0, text: BROKEN });
-    expect(next?.diagnostics.map((diagnostic) => diagnostic.code)).toEqual(['dot_syntax']);
+    expect(next?.diagnostics.toJSON().map((diagnostic) => diagnostic.code)).toEqual(['dot_syntax']);
     expect(next?.phases.map((phase) => phase.name)).toEqual([
       'to-worker',
       'debounce',
