@@ -730,7 +730,7 @@ function launch(
         type: 'stage.log',
         nodeId: from.startNodeId,
         level: 'warn',
-        message: `the workspace held ${opened.leftovers.files.length} changed file(s) past the checkpoint's commit (${opened.leftovers.files.slice(0, 10).join(', ')}${opened.leftovers.files.length > 10 ? ', …' : ''}): kept in ${from.startNodeId}/${name}, and the workspace was reset to commit ${workspace?.record().commit.slice(0, 12) ?? ''}`,
+        message: `the workspace held ${opened.leftovers.files.length} changed file(s) past the checkpoint's commit (${opened.leftovers.files.slice(0, 10).join(', ')}${opened.leftovers.files.length > 10 ? ', …' : ''}): kept as ${name} among the files of stage "${from.startNodeId}" (in ${from.startNodeId}/, or in ${from.startNodeId}/visits/<n>/ with the visit it belongs to once the stage runs again), and the workspace was reset to commit ${workspace?.record().commit.slice(0, 12) ?? ''}`,
       });
     }
     if (!from.fresh) {
