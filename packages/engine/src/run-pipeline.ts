@@ -383,6 +383,7 @@ export function startResumedPipeline(options: ResumePipelineOptions): PipelineRu
       ...(checkpoint.origin === undefined ? {} : { origin: checkpoint.origin }),
       ...(edge === undefined ? {} : { incomingEdgeIndex: edge.index }),
       ...(checkpoint.workspace === undefined ? {} : { workspaceRecord: checkpoint.workspace }),
+      ...(checkpoint.state === 'fail' ? { resumedAfterFailure: true } : {}),
     });
   });
 }
@@ -449,6 +450,8 @@ interface RunFromOptions {
   readonly origin?: CheckpointOrigin;
   /** The checkpoint's workspace record (resume, fork), or the previous leg's (a `loop_restart` continuation). */
   readonly workspaceRecord?: WorkspaceRecord;
+  /** A resume of a run whose checkpoint says it ended in failure (see `WorkspaceOpenRequest.failed`). */
+  readonly resumedAfterFailure?: boolean;
 }
 
 interface Session {
@@ -617,6 +620,7 @@ function launch(
       resumed: !from.fresh,
       ...(from.workspaceRecord === undefined ? {} : { record: from.workspaceRecord }),
       ...(from.fresh ? {} : { interruptedStage: from.startNodeId }),
+      ...(from.resumedAfterFailure === true ? { failed: true } : {}),
       store,
       ...(from.origin !== undefined &&
       from.workspaceRecord !== undefined &&
@@ -731,6 +735,15 @@ function launch(
         nodeId: from.startNodeId,
         level: 'warn',
         message: `the workspace held ${opened.leftovers.files.length} changed file(s) past the checkpoint's commit (${opened.leftovers.files.slice(0, 10).join(', ')}${opened.leftovers.files.length > 10 ? ', …' : ''}): kept as ${name} among the files of stage "${from.startNodeId}" (in ${from.startNodeId}/, or in ${from.startNodeId}/visits/<n>/ with the visit it belongs to once the stage runs again), and the workspace was reset to commit ${workspace?.record().commit.slice(0, 12) ?? ''}`,
+      });
+    }
+    if (opened?.kept !== undefined) {
+      // What the user changed in the workspace after the run failed (a fix) is what the stage runs again on.
+      bus.emit({
+        type: 'stage.log',
+        nodeId: from.startNodeId,
+        level: 'info',
+        message: `the workspace held ${opened.kept.files.length} file(s) changed since the run stopped (${opened.kept.files.slice(0, 10).join(', ')}${opened.kept.files.length > 10 ? ', …' : ''}): kept as commit ${opened.kept.commit.slice(0, 12)}${workspace?.ref === undefined ? '' : ` on ${workspace.ref}`}, and "${from.startNodeId}" runs on them`,
       });
     }
     if (!from.fresh) {

@@ -41,6 +41,12 @@ export interface WorkspaceOpenRequest {
   readonly record?: WorkspaceRecord;
   /** On resume: the stage path of the stage that was running or about to run, whose leftovers the patch keeps. */
   readonly interruptedStage?: string;
+  /**
+   * On resume: the run had ended in failure (its checkpoint says `fail`). Every stage commits its changes before the
+   * run records it, so what the workspace holds past the checkpoint's commit was made after the run stopped (a fix, by
+   * hand): a provider keeps it, committed, and returns it as {@link OpenedWorkspace.kept}, instead of a patch.
+   */
+  readonly failed?: boolean;
   readonly store: RunStore;
   /**
    * A fork's first start: the store of the run it forks (its `origin`), where a provider may find what the source
@@ -59,6 +65,11 @@ export interface OpenedWorkspace {
    * interrupted stage; the workspace is already back at the checkpoint's commit.
    */
   readonly leftovers?: { readonly patch: string; readonly files: readonly string[] };
+  /**
+   * On resume of a run that ended in failure ({@link WorkspaceOpenRequest.failed}): the changes made in the workspace
+   * after the run stopped, kept as one commit on the checkpoint's commit, which the resumed stage starts from.
+   */
+  readonly kept?: { readonly commit: string; readonly files: readonly string[] };
 }
 
 /**

@@ -35,8 +35,9 @@ export interface ContinueOptions {
 
 /**
  * A resumed run's own workspace at the checkpoint's commit: its worktree here, put back at that commit (what it held
- * past it is returned as leftovers, kept as the interrupted stage's patch); a worktree that is gone is added again from
- * the branch; a run whose commits are not on this machine is fetched and gets a worktree here.
+ * past it is returned as leftovers, kept as the interrupted stage's patch; of a run that ended in failure, it is kept as
+ * a commit on the checkpoint's commit instead, see `WorkspaceOpenRequest.failed`); a worktree that is gone is added
+ * again from the branch; a run whose commits are not on this machine is fetched and gets a worktree here.
  * @throws {WorkspaceError} `unavailable` when the commit is neither here, nor on the remote, nor in a bundle.
  */
 export async function resumeWorkspace(
@@ -159,6 +160,25 @@ async function reopen(options: ContinueOptions, record: GitWorkspaceRecord): Pro
   } else {
     const found = await findLeftovers({ git, commit: record.commit, maxFileBytes: settings.maxFileBytes });
     const oversized = found.oversized;
+    if (options.request.failed === true && found.leftovers !== undefined) {
+      // The run ended in failure with every stage's changes committed: these were made since (a fix). They stay.
+      const commit = await commitChangesSince({
+        git,
+        record,
+        runId: options.request.runId,
+        stage: options.request.interruptedStage,
+        exclude: oversized.map((file) => file.path),
+      });
+      const workspace = new GitWorkspace({
+        record: { ...record, commit },
+        settings,
+        sharing: options.sharing,
+        published: record.commit,
+      });
+      // Published before a checkpoint names it, as a stage's commit is.
+      await workspace.publish();
+      return { workspace, kept: { commit, files: found.leftovers.files } };
+    }
     leftovers = found.leftovers;
     await git.run(['checkout', '-q', '-f', '-B', record.ref, record.commit]);
     await git.run(['clean', '-f', '-d', '-q', ...oversized.flatMap((file) => ['-e', `/${file.path}`])]);
@@ -170,6 +190,28 @@ async function reopen(options: ContinueOptions, record: GitWorkspaceRecord): Pro
     published: record.commit,
   });
   return leftovers === undefined ? { workspace } : { workspace, leftovers };
+}
+
+/**
+ * Commits what the worktree holds (tracked and untracked files, not ignored ones, not `exclude`) as one commit on the
+ * checkpoint's commit, on the run's branch, whatever the branch held past it; returns the commit.
+ */
+async function commitChangesSince(input: {
+  readonly git: GitRunner;
+  readonly record: GitWorkspaceRecord;
+  readonly runId: string;
+  readonly stage: string | undefined;
+  readonly exclude: readonly string[];
+}): Promise<string> {
+  const { git, record } = input;
+  // The branch is put at the checkpoint's commit without touching the files; then everything they hold is staged.
+  await git.run(['symbolic-ref', 'HEAD', `refs/heads/${record.ref}`]);
+  await git.run(['reset', '-q', '--soft', record.commit]);
+  await git.run(['add', '-A', '--', ':/', ...input.exclude.map((path) => `:(top,literal,exclude)${path}`)]);
+  await git.run(['commit', '-q', '--no-verify', '--allow-empty', '-F', '-'], {
+    input: `attractor: changes made while run ${input.runId} was stopped\n\nKept by its resume${input.stage === undefined ? '' : ` at stage ${input.stage}`}, which runs on them.\n\nAttractor-Run: ${input.runId}\n`,
+  });
+  return git.text(['rev-parse', 'HEAD']);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { forkRun, runPipeline } from '@attractor/engine';
+import { forkRun, type PipelineEvent, resumePipeline, runPipeline } from '@attractor/engine';
 import { graphFrom, tempDir } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +50,68 @@ describe('resume and fork with files (README "Workspaces")', () => {
     expect(await git(repo, 'ls-tree', '-r', '--name-only', 'attractor/r1')).toBe(
       ['.gitignore', 'README.md', 'full.txt', 'impl.txt', 'src/app.txt'].join('\n'),
     );
+    expect(await git(worktree, 'status', '--porcelain')).toBe('');
+  });
+
+  it('resumes a run that failed on the fix made in its worktree since (committed or not), kept as one commit on the checkpoint', async () => {
+    const repo = await makeRepository({ 'check.sh': 'exit 1\n' });
+    const graph = graphFrom(`digraph checked {
+      start [shape=Mdiamond]
+      prepare [shape=parallelogram, tool_command="echo ready > ready.txt"]
+      check [shape=parallelogram, tool_command="sh check.sh"]
+      exit [shape=Msquare]
+      start -> prepare -> check -> exit
+    }`);
+    const logsRoot = join(repo, '.attractor', 'runs', 'fix-run');
+    const worktree = join(logsRoot, 'workspace');
+    const first = await runPipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+    });
+    expect(first.status).toBe('fail');
+    const failedAt = checkpointOf(logsRoot).workspace.commit;
+    expect(await git(worktree, 'status', '--porcelain')).toBe('');
+    // The fix: the script committed on the run's branch in its worktree, and a note left uncommitted.
+    writeFileSync(join(worktree, 'check.sh'), 'exit 0\n');
+    await git(worktree, 'commit', '-q', '-am', 'fix the check');
+    writeFileSync(join(worktree, 'notes.txt'), 'fixed by hand\n');
+
+    const events: PipelineEvent[] = [];
+    const resumed = await resumePipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+      onEvent: (event) => events.push(event),
+    });
+    expect(resumed.status).toBe('success');
+    // One commit on the checkpoint's commit holds both changes; the stage ran on it (it changed nothing).
+    const kept = await git(repo, 'rev-parse', 'attractor/fix-run');
+    expect(await git(repo, 'rev-parse', 'attractor/fix-run~1')).toBe(failedAt);
+    expect(await git(repo, 'log', '-1', '--format=%s', kept)).toBe(
+      'attractor: changes made while run fix-run was stopped',
+    );
+    expect((await git(repo, 'show', '--name-only', '--format=', kept)).split('\n').sort()).toEqual([
+      'check.sh',
+      'notes.txt',
+    ]);
+    expect(await git(repo, 'show', `${kept}:check.sh`)).toBe('exit 0');
+    expect(checkpointOf(logsRoot).workspace.commit).toBe(kept);
+    expect(existsSync(join(logsRoot, 'check', 'interrupted-changes.patch'))).toBe(false);
+    expect(
+      events.find(
+        (event) => event.type === 'stage.log' && event.message.includes('changed since the run stopped'),
+      ),
+    ).toMatchObject({
+      nodeId: 'check',
+      message: expect.stringContaining(
+        `2 file(s) changed since the run stopped (check.sh, notes.txt): kept as commit ${kept.slice(0, 12)} on attractor/fix-run`,
+      ),
+    });
     expect(await git(worktree, 'status', '--porcelain')).toBe('');
   });
 
