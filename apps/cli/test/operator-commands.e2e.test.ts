@@ -116,6 +116,17 @@ describe('run --store without --queue (issue 34 §6)', () => {
     expect(again.exitCode, again.stderr).toBe(0);
     const cancel = await attractor(['cancel', runId!, '--store', 'shared'], { cwd });
     expect(cancel.stderr).toContain('already ended (success)');
+    // A failed run of the directory: inspect's resume hint names the directory, not a queue (none is set).
+    await writeFile(
+      join(cwd, 'failing.dot'),
+      'digraph failing { start [shape=Mdiamond]; check [shape=parallelogram, tool_command="exit 1"]; exit [shape=Msquare]; start -> check -> exit }\n',
+    );
+    const failed = await attractor(['run', 'failing.dot', '--store', 'shared', '-q'], { cwd });
+    expect(failed.exitCode).toBe(1);
+    const failedId = (await readdir(join(cwd, 'shared'))).find((name) => name !== runId)!;
+    const hinted = await attractor(['inspect', failedId, '--store', 'shared'], { cwd });
+    expect(hinted.stdout).toContain(`attractor resume ${failedId} --store shared)`);
+    expect(hinted.stdout).not.toContain('--queue');
   });
 
   it('refuses a PostgreSQL store, which only workers write, and says what to do', async () => {
@@ -166,7 +177,24 @@ describe('attractor runs: pages', () => {
         .split('\n')
         .map((line) => line.split('  ')[0]),
     ).toEqual(['run-6', 'run-5', 'run-4']);
-    expect(first.stderr).toContain('runs 1-3 of 7, newest first; next page: attractor runs … --page 2');
+    // The next page's command pastes as it is: the same store, filters and page size.
+    expect(first.stderr).toContain(
+      'runs 1-3 of 7, newest first; next page: attractor runs --store store --limit 3 --page 2 (or --limit 0 for all)',
+    );
+    const filtered = await attractor(
+      ['runs', '--store', 'store', '--status', 'success', '--limit', '2', '--json'],
+      { cwd },
+    );
+    expect(filtered.stderr).toContain(
+      'next page: attractor runs --store store --status success --limit 2 --json --page 2',
+    );
+    const second = await attractor(['runs', '--store', 'store', '--limit', '3', '--page', '2'], { cwd });
+    expect(
+      second.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('  ')[0]),
+    ).toEqual(['run-3', 'run-2', 'run-1']);
     const last = await attractor(['runs', '--store', 'store', '--limit', '3', '--page', '3', '--json'], {
       cwd,
     });

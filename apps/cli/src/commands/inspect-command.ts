@@ -9,7 +9,7 @@ import { findParentRun } from '../inspect/find-parent-run.js';
 import { type RunSummary, summarizeRun } from '../inspect/summarize-run.js';
 import { displayPath } from '../load-pipeline.js';
 import { readRunAnywhere } from '../shared/read-run-anywhere.js';
-import { queueHintOption, storeHintOption } from '../shared/shared-locations.js';
+import { queueHintOption, queueUrlOf, storeHintOption, storeUrlOf } from '../shared/shared-locations.js';
 
 /** Options of `attractor inspect`. */
 export interface InspectCommandOptions {
@@ -43,8 +43,18 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
   }
   const inStore = summary.logsRoot.includes('#');
   const parentRun = inStore ? undefined : await findParentRun(summary.logsRoot);
+  // A run of a store directory without a queue resumes from that directory (`run --store`); otherwise through the
+  // queue (a PostgreSQL store is written by workers only).
+  const storeUrl = storeUrlOf(options.store, io);
+  const resumesFromStore =
+    queueUrlOf(undefined, io) === undefined &&
+    storeUrl !== undefined &&
+    !/^postgres(ql)?:\/\//.test(storeUrl);
   const sharedRun = inStore
-    ? { queueOption: queueHintOption(undefined, io), storeOption: storeHintOption(options.store, io) }
+    ? {
+        queueOption: resumesFromStore ? storeHintOption(options.store, io) : queueHintOption(undefined, io),
+        storeOption: storeHintOption(options.store, io),
+      }
     : undefined;
   io.stdout.write(
     `${formatSummaryText(summary, createColors(io.color), io.cwd, cliCommand(io.env), parentRun, sharedRun)}\n`,

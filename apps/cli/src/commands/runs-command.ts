@@ -16,7 +16,9 @@ import {
   LOCAL_RUNS,
   openQueueReaderOrExplain,
   openRunCatalog,
+  queueHintOption,
   queueUrlOf,
+  storeHintOption,
   storeUrlOf,
 } from '../shared/shared-locations.js';
 import { DEFAULT_PAGE_SIZE, type RunsCliOptions } from './runs-options.js';
@@ -72,7 +74,9 @@ export async function runsCommand(options: {
     const shown = await addWorkers(limit === 0 ? all : all.slice(first, first + limit), queue);
     if (filter.json === true) io.stdout.write(`${JSON.stringify(shown)}\n`);
     else for (const entry of shown) io.stdout.write(`${formatEntry(entry)}\n`);
-    io.stderr.write(`${describePage({ all: all.length, first, shown: shown.length, page, limit, io })}\n`);
+    io.stderr.write(
+      `${describePage({ all: all.length, first, shown: shown.length, page, limit, filter, io })}\n`,
+    );
     return 0;
   } finally {
     await catalog?.close();
@@ -109,13 +113,31 @@ function describePage(options: {
   readonly shown: number;
   readonly page: number;
   readonly limit: number;
+  readonly filter: RunsCliOptions;
   readonly io: CliIo;
 }): string {
-  const { all, first, shown, page, limit } = options;
+  const { all, first, shown, page, limit, filter, io } = options;
   if (all === 0) return 'no runs';
   if (shown === 0)
     return `no runs on page ${page}: ${all} runs make ${Math.ceil(all / limit)} page(s) of ${limit}`;
   const range = `${all === shown ? `${all} run${all === 1 ? '' : 's'}` : `runs ${first + 1}-${first + shown} of ${all}`}, newest first`;
   if (first + shown >= all) return range;
-  return `${range}; next page: ${cliCommand(options.io.env)} runs … --page ${page + 1} (or --limit 0 for all)`;
+  return `${range}; next page: ${cliCommand(io.env)} runs${sameListing(filter, io)} --page ${page + 1} (or --limit 0 for all)`;
+}
+
+/**
+ * The options that list the same runs again, as a command to paste: the filters, the page size and the store and
+ * queue (as `storeHintOption` and `queueHintOption` spell them: nothing when the environment names them).
+ */
+function sameListing(filter: RunsCliOptions, io: CliIo): string {
+  const quoted = (value: string) =>
+    /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+  return [
+    filter.store === undefined ? '' : storeHintOption(filter.store, io),
+    filter.queue === undefined ? '' : queueHintOption(filter.queue, io),
+    filter.status === undefined ? '' : ` --status ${quoted(filter.status)}`,
+    filter.graph === undefined ? '' : ` --graph ${quoted(filter.graph)}`,
+    filter.limit === undefined ? '' : ` --limit ${filter.limit}`,
+    filter.json === true ? ' --json' : '',
+  ].join('');
 }
