@@ -211,6 +211,16 @@ describe.skipIf(!available)('attractor worker: its own policy, signed rows, mask
       const unsigned = await ended(unsignedId);
       expect(unsigned.state).toBe('fail');
       expect(unsigned.error).toContain("refused: the run's request is not signed");
+      // The refusal shows where an operator looks: the runs list says why, inspect says the queue alone has the run.
+      const listed = await attractor(['runs', '--status', 'fail'], { cwd: dir, env });
+      expect(listed.stdout).toMatch(
+        new RegExp(`^${unsignedId} {2}fail \\(refused: the run's request is not signed`, 'm'),
+      );
+      const inspected = await attractor(['inspect', unsignedId], { cwd: dir, env });
+      expect(inspected.exitCode).not.toBe(0);
+      expect(inspected.stderr).toContain(
+        `Run "${unsignedId}" is in the run queue only: fail: refused: the run's request is not signed`,
+      );
       const changed = await ended(signedId);
       expect(changed.state).toBe('fail');
       expect(changed.error).toContain('signed with another key, or was changed after it was enqueued');

@@ -4,6 +4,7 @@
  */
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
+import { oneLine } from '../display/format-values.js';
 import { CliError } from '../errors/cli-error.js';
 import {
   addWorkers,
@@ -102,7 +103,11 @@ function formatEntry(entry: SharedRunEntry): string {
       : entry.status === 'running' && entry.currentNode !== undefined
         ? ` at ${entry.currentNode}`
         : '';
-  const reason = entry.status === 'dead' && entry.reason !== undefined ? ` (${entry.reason})` : '';
+  // Why the queue failed it (refused by a worker's policy, dead-lettered): `fail` of the run's own log has no reason.
+  const reason =
+    (entry.status === 'dead' || entry.status === 'fail') && entry.reason !== undefined
+      ? ` (${oneLine(entry.reason, 160)})`
+      : '';
   return `${entry.runId}  ${entry.status}${where}${reason}  ${entry.graphName}  ${entry.startedAt}`;
 }
 

@@ -8,7 +8,7 @@ import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
 import { type RunDirectory, readForkStart, readRunDirectory } from '../inspect/read-run-directory.js';
-import { openRunCatalog, storeUrlOf } from './shared-locations.js';
+import { openQueueReaderOrExplain, openRunCatalog, queueUrlOf, storeUrlOf } from './shared-locations.js';
 
 /**
  * Reads a run from its directory or from the shared store.
@@ -38,9 +38,13 @@ export async function readRunAnywhere(
     const store = catalog.open(run);
     const manifest = await store.readManifest();
     if (manifest === undefined) {
+      const queued = await queuedOnly(run, io);
       throw new CliError({
         code: 'CLI_FILE_NOT_FOUND',
-        message: `No run "${run}" in the run store ${catalog.location} (--store / ATTRACTOR_STORE_URL), and no run directory of that name. List the store's runs with \`attractor runs\`.`,
+        message:
+          queued === undefined
+            ? `No run "${run}" in the run store ${catalog.location} (--store / ATTRACTOR_STORE_URL), and no run directory of that name. List the store's runs with \`attractor runs\`.`
+            : `Run "${run}" is in the run queue only: ${queued}. No worker has written it to the run store ${catalog.location}, so there is nothing to inspect; \`attractor runs\` lists it with the queue's view.`,
       });
     }
     const checkpoint = await store.readCheckpoint();
@@ -58,6 +62,26 @@ export async function readRunAnywhere(
     };
   } finally {
     await catalog.close();
+  }
+}
+
+/**
+ * Where the queue (`ATTRACTOR_QUEUE_URL`) says a run stands that the store does not have (`queued`, or `fail: <why>`,
+ * e.g. refused by a worker's policy), or undefined when no queue is set, it cannot be read or does not know the run.
+ */
+async function queuedOnly(runId: string, io: CliIo): Promise<string | undefined> {
+  const url = queueUrlOf(undefined, io);
+  if (url === undefined) return undefined;
+  const queue = await openQueueReaderOrExplain(url).catch(() => undefined);
+  if (queue === undefined) return undefined;
+  try {
+    const queued = await queue.readRun(runId);
+    if (queued === undefined) return undefined;
+    return queued.error === undefined ? queued.state : `${queued.state}: ${queued.error}`;
+  } catch {
+    return undefined;
+  } finally {
+    await queue.close();
   }
 }
 
