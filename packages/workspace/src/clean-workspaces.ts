@@ -5,7 +5,7 @@
  * never removed: it is reported as kept.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { basename, dirname, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import type { WorkspaceRecord } from '@attractor/engine';
 import { findRepository } from './find-repository.js';
 import { createGitRunner, type GitRunner } from './git-runner.js';
@@ -34,6 +34,12 @@ export interface CleanWorkspacesOptions {
    * and listed in {@link CleanReport.kept}. Default: none.
    */
   readonly repository?: string;
+  /**
+   * Other runs directories, where a run branch's run may live (`<directory>/<run id>`): a branch without a worktree
+   * whose run directory is there is kept, whatever `runs` holds (e.g. the default `.attractor/runs` when another runs
+   * directory is cleaned). Default: none.
+   */
+  readonly otherRunsDirectories?: readonly string[];
   /** Also delete the branches of finished runs (their commits can then be garbage-collected). Default: false. */
   readonly branches?: boolean;
   /** List what would be removed without removing it. Default: false. */
@@ -105,7 +111,13 @@ export async function cleanWorkspaces(options: CleanWorkspacesOptions): Promise<
       const directories = listed
         .filter((worktree) => worktree.branch !== undefined && refs.includes(worktree.branch))
         .flatMap((worktree) => runDirectoryOf(worktree.path) ?? []);
-      const alive = directories.find((directory) => existsSync(directory));
+      const alive =
+        directories.find((directory) => existsSync(directory)) ??
+        (directories.length > 0
+          ? undefined
+          : (options.otherRunsDirectories ?? [])
+              .map((runsDirectory) => join(runsDirectory, runId))
+              .find((directory) => existsSync(directory)));
       if (alive !== undefined) kept.push(...refs.map((branch) => ({ branch, runDirectory: alive })));
       else if (directories.length > 0 || runRepositories.has(repository)) orphans.push(...refs);
       else kept.push(...refs.map((branch) => ({ branch })));

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDot, tempDir } from '@attractor/engine/test';
 import { createDefaultRegistry } from '@attractor/handlers';
@@ -48,5 +48,37 @@ describe('cleanWorkspaces with runs it was not given (README "Workspaces", attra
     expect(await git(repo, 'branch', '--list', 'attractor/*')).toBe('+ attractor/rooted');
     expect(existsSync(join(root, 'rooted'))).toBe(true);
     expect((await git(repo, 'worktree', 'list')).split('\n')).toHaveLength(2);
+  });
+
+  it('keeps the branch of a run of another runs directory whose worktree was cleaned when that directory is named (otherRunsDirectories)', async () => {
+    const repo = await makeRepository();
+    const local = join(repo, '.attractor', 'runs');
+    const store = tempDir('workspace-store-');
+    const options = {
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      workspace: createWorkspaceProvider(),
+    };
+    const first = await runDot(CHAIN, { ...options, logsRoot: join(local, 'here') });
+    const second = await runDot(CHAIN, { ...options, logsRoot: join(store, 'there') });
+    expect([first.result.status, second.result.status]).toEqual(['success', 'success']);
+    const record = (runDirectory: string) =>
+      JSON.parse(readFileSync(join(runDirectory, 'checkpoint.json'), 'utf8')).workspace;
+    // The local run's worktree is cleaned (its branch stays): nothing in the repository points at its directory now.
+    await cleanWorkspaces({ runs: [{ runId: 'here', record: record(join(local, 'here')), finished: true }] });
+    expect(existsSync(join(local, 'here', 'workspace'))).toBe(false);
+
+    const storeRuns = [{ runId: 'there', record: record(join(store, 'there')), finished: true }];
+    const named = await cleanWorkspaces({
+      runs: storeRuns,
+      repository: repo,
+      otherRunsDirectories: [local],
+      dryRun: true,
+    });
+    expect(named.branches).toEqual([]);
+    expect(named.kept).toEqual([{ branch: 'attractor/here', runDirectory: join(local, 'here') }]);
+    // Without it, a run of the same repository in the cleaned directory makes the branch look deleted.
+    const unnamed = await cleanWorkspaces({ runs: storeRuns, repository: repo, dryRun: true });
+    expect(unnamed.branches).toEqual(['attractor/here']);
   });
 });

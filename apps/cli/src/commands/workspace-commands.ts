@@ -163,6 +163,8 @@ export async function cleanCommand(options: {
     cleanWorkspaces({
       runs,
       repository: io.cwd,
+      // A run of the default runs directory whose worktree is gone is not taken for deleted when another is cleaned.
+      otherRunsDirectories: [resolve(io.cwd, DEFAULT_RUNS_DIR)].filter((directory) => directory !== runsDir),
       ...(options.branches === undefined ? {} : { branches: options.branches }),
       ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
     }),
