@@ -106,7 +106,9 @@ export function createFileRunCatalog(runsDirectory: string, options: FileRunCata
       const fresh = new Map<string, IndexedRun>();
       const entries: RunIndexEntry[] = [];
       const nowMs = Date.now();
+      const only = filter.runIds === undefined ? undefined : new Set(filter.runIds);
       for (const runId of listRunIds(root)) {
+        if (only !== undefined && !only.has(runId)) continue;
         const directory = join(root, runId);
         // Before the run's files are read: a change while they are read makes the next listing read them again.
         const stamp = directoryStamp(directory);
@@ -129,7 +131,10 @@ export function createFileRunCatalog(runsDirectory: string, options: FileRunCata
         entries.push(entry);
       }
       // Written only when it changed: a run indexed or read again, or one gone.
-      if (fresh.size > 0 || still.length !== Object.keys(index).length) {
+      if (only !== undefined) {
+        // Some runs were looked at: the others' entries stay as they are.
+        if (fresh.size > 0) writeRunIndex(root, { ...index, ...Object.fromEntries(fresh) });
+      } else if (fresh.size > 0 || still.length !== Object.keys(index).length) {
         const kept: Record<string, IndexedRun> = Object.fromEntries(fresh);
         for (const runId of still) kept[runId] = index[runId]!;
         writeRunIndex(root, kept);

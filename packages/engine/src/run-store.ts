@@ -358,6 +358,8 @@ export interface RunIndexFilter {
   readonly graph?: string;
   /** At most this many runs (newest first). Default: all. */
   readonly limit?: number;
+  /** Only these runs (ids the index does not list are left out). Default: all. */
+  readonly runIds?: readonly string[];
 }
 
 /** Many runs (what `--store <url>` opens): used by the CLI, the server and workers. */
@@ -374,6 +376,12 @@ export interface RunCatalog {
    * @throws {InvalidStoreNameError} when `runId` is not a valid run id (as `open`).
    */
   readRunEntry(runId: string): Promise<RunIndexEntry | undefined>;
+  /**
+   * How many runs {@link RunCatalog.listRuns} lists with `filter` (its `limit` ignored), without reading them: what
+   * a page of a long listing (`attractor runs`) needs beside its entries. Optional: the PostgreSQL catalog has it; a
+   * caller without it lists the runs and counts them (the file catalog reads its whole index either way).
+   */
+  countRuns?(filter?: RunIndexFilter): Promise<number>;
   /**
    * Removes a run and all that is stored of it: its checkpoints, events, stage files, artifacts and child runs, and
    * the runs a `loop_restart` edge continued in it (not listed on their own). Takes the run's lock first, so a run a

@@ -60,6 +60,11 @@ export interface PostgresRunCatalog extends RunCatalog {
     readonly archivedAt: Date | undefined;
   }): Promise<boolean>;
   /**
+   * How many runs `listRuns` lists with `filter` (its `limit` ignored): one `count(*)` of the run index.
+   * @throws {TypeError} when `filter.status` is not a run status.
+   */
+  countRuns(filter?: RunIndexFilter): Promise<number>;
+  /**
    * Applies the store's migrations now (they are applied on first use anyway), e.g. to fail at start-up rather than
    * at the first run.
    * @throws {StoreSchemaVersionError} when the database was migrated by a newer version of this package.
@@ -202,20 +207,9 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     },
   };
 
-  /**
-   * The run index's entries that meet `conditions` (on the columns of `IndexRow`, with `params`), newest first: top
-   * runs with a manifest, not continued elsewhere; `running` without a live lock holder reads as `interrupted`.
-   */
-  const queryIndex = async (
-    conditions: readonly string[],
-    params: readonly unknown[],
-    limit: string,
-  ): Promise<RunIndexEntry[]> => {
-    const result = await pool.query<IndexRow>(
-      `SELECT run_key, graph_name, goal, current_node, started, ended, tokens, cost_usd, parent_run_id, forked_from,
-              forked_from_node, forked_from_visit, input_tokens, output_tokens, legs_ms, resumes, failed_branches,
-              failed_items, archived, status
-       FROM (
+  // The run index's rows as listRuns reads them: top runs with a manifest, not continued elsewhere, their totals, and
+  // their status (`running` without a live lock holder reads as `interrupted`).
+  const indexedRuns = `(
          SELECT r.run_key, r.graph_name, r.goal, r.current_node, r.started_at, ${isoText('r.started_at')} AS started,
                 ${isoText('r.ended_at')} AS ended, r.tokens, r.cost_usd,
                 r.parent_run_id, r.forked_from, r.forked_from_node, r.forked_from_visit, r.input_tokens,
@@ -228,13 +222,47 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
                      THEN 'interrupted' ELSE r.status END AS status
          FROM ${schema}.runs r
          WHERE r.parent_key IS NULL AND r.graph_name IS NOT NULL AND r.status <> 'restarted'
-       ) runs
+       ) runs`;
+  /**
+   * The run index's entries that meet `conditions` (on the columns of `IndexRow`, with `params`), newest first.
+   */
+  const queryIndex = async (
+    conditions: readonly string[],
+    params: readonly unknown[],
+    limit: string,
+  ): Promise<RunIndexEntry[]> => {
+    const result = await pool.query<IndexRow>(
+      `SELECT run_key, graph_name, goal, current_node, started, ended, tokens, cost_usd, parent_run_id, forked_from,
+              forked_from_node, forked_from_visit, input_tokens, output_tokens, legs_ms, resumes, failed_branches,
+              failed_items, archived, status
+       FROM ${indexedRuns}
        ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
        ORDER BY started_at DESC NULLS LAST, run_key DESC
        ${limit}`,
       [...params],
     );
     return result.rows.map(toIndexEntry);
+  };
+  /** The conditions and parameters of a {@link RunIndexFilter} on {@link indexedRuns}' columns. */
+  const whereOf = (filter: RunIndexFilter | undefined) => {
+    const conditions: string[] = [];
+    const params: unknown[] = [];
+    if (filter?.status !== undefined) {
+      if (!STATUSES.includes(filter.status)) {
+        throw new TypeError(`Unknown run status "${filter.status}": use one of ${STATUSES.join(', ')}.`);
+      }
+      params.push(filter.status);
+      conditions.push(`status = $${params.length}`);
+    }
+    if (filter?.graph !== undefined) {
+      params.push(filter.graph);
+      conditions.push(`graph_name = $${params.length}`);
+    }
+    if (filter?.runIds !== undefined) {
+      params.push(filter.runIds);
+      conditions.push(`run_key = ANY($${params.length}::text[])`);
+    }
+    return { conditions, params };
   };
 
   const catalog: PostgresRunCatalog = {
@@ -249,25 +277,24 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
     async listRuns(filter?: RunIndexFilter): Promise<RunIndexEntry[]> {
       await ready();
       await settled();
-      const conditions: string[] = [];
-      const params: unknown[] = [];
-      if (filter?.status !== undefined) {
-        if (!STATUSES.includes(filter.status)) {
-          throw new TypeError(`Unknown run status "${filter.status}": use one of ${STATUSES.join(', ')}.`);
-        }
-        params.push(filter.status);
-        conditions.push(`status = $${params.length}`);
-      }
-      if (filter?.graph !== undefined) {
-        params.push(filter.graph);
-        conditions.push(`graph_name = $${params.length}`);
-      }
+      const { conditions, params } = whereOf(filter);
       let limit = '';
       if (filter?.limit !== undefined) {
         params.push(Math.max(0, Math.floor(filter.limit)));
         limit = `LIMIT $${params.length}`;
       }
       return queryIndex(conditions, params, limit);
+    },
+    async countRuns(filter?: RunIndexFilter): Promise<number> {
+      await ready();
+      await settled();
+      const { conditions, params } = whereOf(filter);
+      const result = await pool.query<{ count: string }>(
+        `SELECT count(*) AS count FROM ${indexedRuns}
+         ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}`,
+        params,
+      );
+      return Number(result.rows[0]?.count ?? 0);
     },
     async readRunEntry(runId: string): Promise<RunIndexEntry | undefined> {
       if (!RUN_ID_PATTERN.test(runId)) throw new InvalidStoreNameError({ kind: 'run id', value: runId });

@@ -8,7 +8,7 @@ import { oneLine } from '../display/format-values.js';
 import { CliError } from '../errors/cli-error.js';
 import {
   addWorkers,
-  listSharedRuns,
+  listSharedRunsPage,
   SHARED_RUN_STATUSES,
   type SharedRunEntry,
   type SharedRunStatus,
@@ -62,21 +62,22 @@ export async function runsCommand(options: {
   const queue = openedQueue.value;
   const catalog = openedCatalog.value;
   try {
-    const all = (
-      await listSharedRuns({
-        ...(catalog === undefined ? {} : { catalog }),
-        ...(queue === undefined ? {} : { queue }),
-        ...(filter.graph === undefined ? {} : { graph: filter.graph }),
-      })
-    ).filter((entry) => status === undefined || entry.status === status);
     const limit = filter.limit ?? DEFAULT_PAGE_SIZE;
     const page = filter.page ?? 1;
     const first = limit === 0 ? 0 : (page - 1) * limit;
-    const shown = await addWorkers(limit === 0 ? all : all.slice(first, first + limit), queue);
+    const listed = await listSharedRunsPage({
+      ...(catalog === undefined ? {} : { catalog }),
+      ...(queue === undefined ? {} : { queue }),
+      ...(filter.graph === undefined ? {} : { graph: filter.graph }),
+      ...(status === undefined ? {} : { status }),
+      offset: first,
+      limit,
+    });
+    const shown = await addWorkers(listed.entries, queue);
     if (filter.json === true) io.stdout.write(`${JSON.stringify(shown)}\n`);
     else for (const entry of shown) io.stdout.write(`${formatEntry(entry)}\n`);
     io.stderr.write(
-      `${describePage({ all: all.length, first, shown: shown.length, page, limit, filter, io })}\n`,
+      `${describePage({ all: listed.total, first, shown: shown.length, page, limit, filter, io })}\n`,
     );
     return 0;
   } finally {

@@ -3,7 +3,7 @@
  * the queue's view where a queue is set (a run still queued, the gate a suspended run waits at, the worker, a run
  * that failed outside its pipeline or was dead-lettered), newest first.
  */
-import type { RunCatalog } from '@attractor/engine';
+import type { RunCatalog, RunIndexEntry } from '@attractor/engine';
 import type { QueuedRunSummary, RunQueueReader } from '@attractor/worker';
 
 /**
@@ -72,56 +72,115 @@ export async function listSharedRuns(options: {
     queue?.listRunStates(catalog === undefined ? {} : { states: STATES_OVER_THE_STORE }) ?? [],
   ]);
   const queued = new Map(states.map((run) => [run.runId, run]));
-  const entries: SharedRunEntry[] = [];
-  for (const run of indexed) {
-    const inQueue = queued.get(run.runId);
-    queued.delete(run.runId);
-    // The queue knows best whether a run waits for a worker or an answer, was cancelled while it waited, or failed
-    // outside the pipeline (its job used up its retries) before its log says so.
-    const ended = run.status === 'success' || run.status === 'fail' || run.status === 'cancelled';
-    const status: SharedRunStatus =
-      inQueue !== undefined &&
-      (inQueue.state === 'waiting' ||
-        inQueue.state === 'queued' ||
-        inQueue.state === 'cancelled' ||
-        (inQueue.state === 'fail' && (!ended || inQueue.deadAt !== undefined)))
-        ? queueStatus(inQueue)
-        : run.status;
-    entries.push({
-      runId: run.runId,
-      status,
-      graphName: run.graphName,
-      startedAt: run.startedAt,
-      ...(run.currentNode === undefined ? {} : { currentNode: run.currentNode }),
-      ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
-      ...(inQueue?.worker === undefined ? {} : { worker: inQueue.worker }),
-      ...(status === 'waiting' && inQueue?.waitingAt !== undefined ? { waitingAt: inQueue.waitingAt } : {}),
-      ...(status === 'fail' || status === 'dead' ? reasonOf(inQueue) : {}),
-    });
-  }
+  const entries = indexed.map((run) => storeEntry(run, queued.get(run.runId)));
+  for (const run of indexed) queued.delete(run.runId);
   for (const run of queued.values()) {
     // A run the store does not list yet: still queued, cancelled or failed before a worker wrote it. Without a store,
     // every run of the queue.
     if (catalog !== undefined && run.state !== 'queued' && run.state !== 'cancelled' && run.state !== 'fail')
       continue;
     if (options.graph !== undefined && run.graphName !== options.graph) continue;
-    const status = queueStatus(run);
-    entries.push({
-      runId: run.runId,
-      status,
-      graphName: run.graphName,
-      startedAt: run.startedAt ?? run.enqueuedAt,
-      ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
-      ...(run.worker === undefined ? {} : { worker: run.worker }),
-      ...(run.waitingAt === undefined ? {} : { waitingAt: run.waitingAt }),
-      ...(status === 'fail' || status === 'dead' ? reasonOf(run) : {}),
-    });
+    entries.push(queueOnlyEntry(run));
   }
-  return entries.sort((left, right) =>
-    left.startedAt === right.startedAt
-      ? compare(right.runId, left.runId)
-      : compare(right.startedAt, left.startedAt),
+  return entries.sort(newestFirst);
+}
+
+/**
+ * One page of {@link listSharedRuns}, filtered by `status`, and how many runs all pages hold. With a catalog that
+ * counts (`RunCatalog.countRuns`: PostgreSQL) and no status filter, reads only the page's depth of the run index (its
+ * newest `offset + limit` runs), its count, the queue's runs whose state changes the listing, and which of those the
+ * store has: 10,000 runs are not read to show 50. Otherwise lists them all and cuts the page.
+ * @param options.limit - runs per page; 0: all.
+ */
+export async function listSharedRunsPage(options: {
+  readonly catalog?: RunCatalog;
+  readonly queue?: Pick<RunQueueReader, 'listRunStates'>;
+  readonly graph?: string;
+  readonly status?: SharedRunStatus;
+  readonly offset: number;
+  readonly limit: number;
+}): Promise<{ readonly entries: SharedRunEntry[]; readonly total: number }> {
+  const { catalog, queue, graph, offset, limit } = options;
+  if (catalog?.countRuns === undefined || options.status !== undefined || limit === 0) {
+    const all = (
+      await listSharedRuns({
+        ...(catalog === undefined ? {} : { catalog }),
+        ...(queue === undefined ? {} : { queue }),
+        ...(graph === undefined ? {} : { graph }),
+      })
+    ).filter((entry) => options.status === undefined || entry.status === options.status);
+    return { entries: limit === 0 ? all : all.slice(offset, offset + limit), total: all.length };
+  }
+  const byGraph = graph === undefined ? {} : { graph };
+  const [newest, stored, states] = await Promise.all([
+    catalog.listRuns({ ...byGraph, limit: offset + limit }),
+    catalog.countRuns(byGraph),
+    queue?.listRunStates({ states: STATES_OVER_THE_STORE }) ?? [],
+  ]);
+  const queued = new Map(states.map((run) => [run.runId, run]));
+  const shown = new Set(newest.map((run) => run.runId));
+  // The queue's runs the store does not list yet (still queued, cancelled or failed before a worker wrote them).
+  const others = states.filter((run) => !shown.has(run.runId));
+  const known =
+    others.length === 0
+      ? new Set<string>()
+      : new Set((await catalog.listRuns({ runIds: others.map((run) => run.runId) })).map((run) => run.runId));
+  const queueOnly = others.filter(
+    (run) => !known.has(run.runId) && (graph === undefined || run.graphName === graph),
   );
+  const entries = [
+    ...newest.map((run) => storeEntry(run, queued.get(run.runId))),
+    ...queueOnly.map(queueOnlyEntry),
+  ].sort(newestFirst);
+  return { entries: entries.slice(offset, offset + limit), total: stored + queueOnly.length };
+}
+
+/** A run of the store's index as listed, with the queue's view of it (`inQueue`, when the queue has one). */
+function storeEntry(run: RunIndexEntry, inQueue: QueuedRunSummary | undefined): SharedRunEntry {
+  // The queue knows best whether a run waits for a worker or an answer, was cancelled while it waited, or failed
+  // outside the pipeline (its job used up its retries) before its log says so.
+  const ended = run.status === 'success' || run.status === 'fail' || run.status === 'cancelled';
+  const status: SharedRunStatus =
+    inQueue !== undefined &&
+    (inQueue.state === 'waiting' ||
+      inQueue.state === 'queued' ||
+      inQueue.state === 'cancelled' ||
+      (inQueue.state === 'fail' && (!ended || inQueue.deadAt !== undefined)))
+      ? queueStatus(inQueue)
+      : run.status;
+  return {
+    runId: run.runId,
+    status,
+    graphName: run.graphName,
+    startedAt: run.startedAt,
+    ...(run.currentNode === undefined ? {} : { currentNode: run.currentNode }),
+    ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+    ...(inQueue?.worker === undefined ? {} : { worker: inQueue.worker }),
+    ...(status === 'waiting' && inQueue?.waitingAt !== undefined ? { waitingAt: inQueue.waitingAt } : {}),
+    ...(status === 'fail' || status === 'dead' ? reasonOf(inQueue) : {}),
+  };
+}
+
+/** A run only the queue knows, as listed. */
+function queueOnlyEntry(run: QueuedRunSummary): SharedRunEntry {
+  const status = queueStatus(run);
+  return {
+    runId: run.runId,
+    status,
+    graphName: run.graphName,
+    startedAt: run.startedAt ?? run.enqueuedAt,
+    ...(run.endedAt === undefined ? {} : { endedAt: run.endedAt }),
+    ...(run.worker === undefined ? {} : { worker: run.worker }),
+    ...(run.waitingAt === undefined ? {} : { waitingAt: run.waitingAt }),
+    ...(status === 'fail' || status === 'dead' ? reasonOf(run) : {}),
+  };
+}
+
+/** Newest first: by start time, then by run id. */
+function newestFirst(left: SharedRunEntry, right: SharedRunEntry): number {
+  return left.startedAt === right.startedAt
+    ? compare(right.runId, left.runId)
+    : compare(right.startedAt, left.startedAt);
 }
 
 /**

@@ -51,7 +51,7 @@ function suspended(seq: number): PipelineEvent {
 /**
  * Registers Vitest tests every {@link RunCatalog} must pass: runs written through `open(runId)` are listed newest
  * first with their status (`success`, `fail`, `cancelled`, `running`, `waiting`, `interrupted`), graph, goal, current
- * node, end time and fork origin; a run whose log ends with `pipeline.suspended` (no lock held) is `waiting`; filters by status and graph, a limit; a run opened but never written is not listed;
+ * node, end time and fork origin; a run whose log ends with `pipeline.suspended` (no lock held) is `waiting`; filters by status, graph and run ids, a limit, and `countRuns` when the catalog has it; a run opened but never written is not listed;
  * `readRunEntry` gives the entry `listRuns` lists (undefined for a run never written); `open` twice gives the same run;
  * `removeRun` removes a run with everything stored of it (child runs, the runs a `loop_restart` continued), never one a
  * live runner holds.
@@ -176,6 +176,23 @@ export function describeRunCatalogContract(
       expect((await catalog.listRuns({ graph: 'other' })).map((run) => run.runId)).toEqual(['e']);
       expect((await catalog.listRuns({ limit: 2 })).map((run) => run.runId)).toEqual(['g', 'f']);
       expect(await catalog.listRuns({ status: 'success', graph: 'other' })).toEqual([]);
+      // Some runs by id (an id it does not list is left out), with the other filters.
+      expect(
+        (await catalog.listRuns({ runIds: ['a', 'e', 'g', 'never-written'] })).map((run) => run.runId),
+      ).toEqual(['g', 'e', 'a']);
+      expect(
+        (await catalog.listRuns({ runIds: ['a', 'e'], graph: 'other' })).map((run) => run.runId),
+      ).toEqual(['e']);
+      expect(await catalog.listRuns({ runIds: [] })).toEqual([]);
+      // A catalog that counts says what it would list.
+      if (catalog.countRuns !== undefined) {
+        expect(await catalog.countRuns()).toBe(runs.length);
+        expect(await catalog.countRuns({ status: 'interrupted' })).toBe(2);
+        expect(await catalog.countRuns({ graph: 'other', limit: 0 })).toBe(1);
+        expect(await catalog.countRuns({ runIds: ['a', 'never-written'] })).toBe(1);
+      }
+      // Listing some runs by id leaves the others listed as before.
+      expect(await catalog.listRuns()).toEqual(runs);
     });
 
     it('reports a run whose runner released its lock without an end as interrupted, and a finished one by its event', async () => {
