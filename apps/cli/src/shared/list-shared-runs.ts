@@ -3,7 +3,7 @@
  * the queue's view where a queue is set (a run still queued, the gate a suspended run waits at, the worker, a run
  * that failed outside its pipeline or was dead-lettered), newest first.
  */
-import type { RunCatalog } from '@attractor/engine';
+import type { RunCatalog, RunIndexEntry } from '@attractor/engine';
 import type { QueuedRunSummary, RunQueueReader } from '@attractor/worker';
 
 /**
@@ -76,17 +76,7 @@ export async function listSharedRuns(options: {
   for (const run of indexed) {
     const inQueue = queued.get(run.runId);
     queued.delete(run.runId);
-    // The queue knows best whether a run waits for a worker or an answer, was cancelled while it waited, or failed
-    // outside the pipeline (its job used up its retries) before its log says so.
-    const ended = run.status === 'success' || run.status === 'fail' || run.status === 'cancelled';
-    const status: SharedRunStatus =
-      inQueue !== undefined &&
-      (inQueue.state === 'waiting' ||
-        inQueue.state === 'queued' ||
-        inQueue.state === 'cancelled' ||
-        (inQueue.state === 'fail' && (!ended || inQueue.deadAt !== undefined)))
-        ? queueStatus(inQueue)
-        : run.status;
+    const status = sharedRunStatus(run.status, inQueue);
     entries.push({
       runId: run.runId,
       status,
@@ -125,6 +115,28 @@ export async function listSharedRuns(options: {
 }
 
 /**
+ * Where a run of the store stands when the queue is read too (`runs`, `inspect`): the queue knows best whether a run
+ * waits for a worker or an answer, was cancelled while it waited, or failed outside the pipeline (its job used up its
+ * retries: `dead`) before its log says so; otherwise the run index's status.
+ *
+ * @param indexStatus - the run index's status of the run (`RunCatalog.readRunEntry`, `listRuns`).
+ * @param inQueue - the queue's record of the run, or undefined when no queue is set or it does not know the run.
+ */
+export function sharedRunStatus(
+  indexStatus: RunIndexEntry['status'],
+  inQueue: Pick<QueuedRunSummary, 'state' | 'deadAt'> | undefined,
+): SharedRunStatus {
+  const ended = indexStatus === 'success' || indexStatus === 'fail' || indexStatus === 'cancelled';
+  return inQueue !== undefined &&
+    (inQueue.state === 'waiting' ||
+      inQueue.state === 'queued' ||
+      inQueue.state === 'cancelled' ||
+      (inQueue.state === 'fail' && (!ended || inQueue.deadAt !== undefined)))
+    ? queueStatus(inQueue)
+    : indexStatus;
+}
+
+/**
  * `entries` with the worker the queue records for each (the one that ran it last), read for these runs only: a page of
  * {@link listSharedRuns} shows its workers without the whole queue being read.
  */
@@ -145,7 +157,7 @@ export async function addWorkers(
   });
 }
 
-function queueStatus(run: QueuedRunSummary): SharedRunStatus {
+function queueStatus(run: Pick<QueuedRunSummary, 'state' | 'deadAt'>): SharedRunStatus {
   return run.state === 'fail' && run.deadAt !== undefined ? 'dead' : run.state;
 }
 
