@@ -388,6 +388,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
               runDurationMs: earlier.durationMs + result.durationMs,
             },
           }),
+      ...(mode.kind !== 'fork' || result.logsRoot !== logsRoot
+        ? {}
+        : { forked: { stagesThisTime: legStageCount, stagesInRoute: result.completedNodes.length } }),
       ...usageOf(result.context),
     });
     const unused = cliInterviewer.unusedAnswers();
