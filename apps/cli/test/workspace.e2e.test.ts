@@ -89,7 +89,12 @@ describe('attractor run with a git workspace (README "Workspaces")', () => {
     await writeFile(join(repo, logsDir, 'go'), '');
     const resumed = await resuming;
     expect(resumed.exitCode).toBe(0);
-    expect(resumed.stdout).toContain('Workspace: git worktree');
+    // It names the checkpoint's commit it continues at and the commit the run started from (a new user read the
+    // checkpoint's commit as the start).
+    expect(resumed.stdout).toContain(
+      `Workspace: git worktree .attractor/runs/killed/workspace on branch attractor/killed (at ${checkpoint.workspace.commit.slice(0, 12)}, started from ${checkpoint.workspace.base.slice(0, 12)})`,
+    );
+    expect(checkpoint.workspace.commit).not.toBe(checkpoint.workspace.base);
     const patch = await readFile(join(repo, logsDir, 'write', 'interrupted-changes.patch'), 'utf8');
     expect(patch).toContain('+++ b/half.txt');
     // The stage ran again on the checkpoint's commit: the final trees of both runs are the same.
