@@ -479,7 +479,8 @@ written to name.draft.dot), 2 usage, a missing API key or a failed model call.`,
     .argument('<run>', 'the run directory, or a run id of the shared store (--store)')
     .option('--json', 'print one JSON document on stdout')
     .addOption(storeOption())
-    .action(async (runDir: string, commandOptions: { json?: boolean; store?: string }) => {
+    .addOption(queueOption())
+    .action(async (runDir: string, commandOptions: { json?: boolean; store?: string; queue?: string }) => {
       const { inspectCommand } = await import('./commands/inspect-command.js');
       exitCode = await inspectCommand({ runDir, io, ...commandOptions });
     });

@@ -34,6 +34,10 @@ describe('attractor fork', () => {
     // It says it forked, from which run and stage; it resumed nothing.
     expect(same.stdout).toContain('▶ Forkable — fork me (forked from source at plan@1)');
     expect(same.stdout).not.toContain('resumed');
+    // Its summary counts the stages it ran (build, exit), then the whole route with the ones it inherited (start, plan).
+    expect(same.stdout).toMatch(
+      /✔ Pipeline succeeded in \S+ \(2 stages this time; whole route: 4 stages, 2 inherited from the source run\)\n/,
+    );
     const manifest = await json<{ forked_from: { node: string; visit: number; run_id: string } }>(
       join(cwd, 'same', 'manifest.json'),
     );

@@ -168,11 +168,11 @@ describe('attractor inspect of a run continued by loop_restart (issue 19 bug 2)'
     );
     expect(text.output()).not.toContain('next:');
     // Read by run id from a run store (here a directory of runs), the continuation is named by its id, and the
-    // printed commands carry the store and queue options the environment does not set.
+    // printed commands carry the store option the environment does not set (no queue is set: it resumes from the store).
     const byId = createTestIo({ cwd });
     expect(await main({ argv: ['inspect', 'restarting', '--store', 'runs'], io: byId })).toBe(0);
     expect(byId.output().split('\n')).toContain(
-      'continued: restarting-restart-1  (a loop_restart edge restarted the run there; attractor inspect restarting-restart-1 --store runs, or attractor resume restarting --queue <queue url>)',
+      'continued: restarting-restart-1  (a loop_restart edge restarted the run there; attractor inspect restarting-restart-1 --store runs, or attractor resume restarting --store runs)',
     );
     const byIdJson = createTestIo({ cwd });
     expect(await main({ argv: ['inspect', 'restarting', '--store', 'runs', '--json'], io: byIdJson })).toBe(

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createFileRunCatalog, type PipelineEvent } from '@attractor/engine';
 import { createTestCheckpoint, createTestManifest } from '@attractor/engine/test';
 import { connectRunQueue } from '@attractor/worker';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type PostgresTestServer,
@@ -284,6 +285,37 @@ describe('attractor purge', () => {
       await child;
       await until(() => !isAlive(workPid), 'the slow run to stop');
     }
+  });
+});
+
+describe('attractor purge of runs with git workspaces', () => {
+  it("removes a removed run's worktree and branch, and leaves another run's alone (a new user found them prunable)", async () => {
+    const repo = await temporaryDirectory('attractor-purge-git-');
+    const git = async (...args: string[]) => (await execa('git', args, { cwd: repo })).stdout;
+    await git('init', '-q', '-b', 'main');
+    await git('config', 'user.name', 'Test User');
+    await git('config', 'user.email', 'user@example.com');
+    await writeFile(join(repo, '.gitignore'), '.attractor/\nother/\n');
+    await writeFile(join(repo, 'quick.dot'), QUICK.replace('echo ok', 'echo ok > out.txt'));
+    await git('add', '-A');
+    await git('commit', '-q', '-m', 'initial');
+    const env = { ATTRACTOR_WORKSPACE: 'git' };
+    for (const logsDir of [join('.attractor', 'runs', 'old'), join('other', 'kept')]) {
+      const ran = await attractor(['run', 'quick.dot', '--logs-dir', logsDir, '-q'], { cwd: repo, env });
+      expect(ran.exitCode, ran.stderr).toBe(0);
+    }
+    const purged = await attractor(['purge', '--older-than', '0s', '--yes'], { cwd: repo });
+    expect(purged.exitCode, purged.stderr).toBe(0);
+    expect(purged.stdout).toContain('removed old  success');
+    expect(purged.stdout).toContain('removed worktree .attractor/runs/old/workspace');
+    expect(purged.stdout).toContain('removed branch attractor/old');
+    expect(existsSync(join(repo, '.attractor', 'runs', 'old'))).toBe(false);
+    // Nothing is left for `clean`: no prunable worktree, no branch of the removed run; the other run keeps both.
+    expect(await git('branch', '--list', 'attractor/*')).toBe('+ attractor/kept');
+    const worktrees = (await git('worktree', 'list', '--porcelain')).split('\n\n');
+    expect(worktrees).toHaveLength(2);
+    expect(worktrees.join('\n')).not.toContain('prunable');
+    expect(worktrees[1]).toContain(join('other', 'kept', 'workspace'));
   });
 });
 

@@ -322,6 +322,20 @@ describe.skipIf(!available)('run --queue --wait, answer, runs and inspect on Pos
       );
       // inspect's resume hint names the run by id, as `resume` takes it (not the store's URL#id), and the command works.
       const inspected = await attractor(['inspect', runId], { cwd: dir, env });
+      // It says dead with the queue's reason, as `runs` does.
+      expect(inspected.stdout.split('\n')[0]).toBe('slow  dead');
+      expect(inspected.stdout).toContain("reason:   the run's job failed 1 time: job heartbeat timeout");
+      const inspectedJson = await attractor(
+        ['inspect', runId, '--json', '--store', server.url, '--queue', server.url],
+        {
+          cwd: dir,
+          env: {},
+        },
+      );
+      expect(JSON.parse(inspectedJson.stdout)).toMatchObject({
+        state: 'dead',
+        failureReason: "the run's job failed 1 time: job heartbeat timeout",
+      });
       const hint = /^next: {2}nap {2}\((.+)\)$/m.exec(inspected.stdout)?.[1];
       expect(hint).toBe(`attractor resume ${runId}`);
       const byOption = await attractor(['inspect', runId, '--store', server.url], { cwd: dir, env: {} });

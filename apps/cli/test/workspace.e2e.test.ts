@@ -89,7 +89,12 @@ describe('attractor run with a git workspace (README "Workspaces")', () => {
     await writeFile(join(repo, logsDir, 'go'), '');
     const resumed = await resuming;
     expect(resumed.exitCode).toBe(0);
-    expect(resumed.stdout).toContain('Workspace: git worktree');
+    // It names the checkpoint's commit it continues at and the commit the run started from (a new user read the
+    // checkpoint's commit as the start).
+    expect(resumed.stdout).toContain(
+      `Workspace: git worktree .attractor/runs/killed/workspace on branch attractor/killed (at ${checkpoint.workspace.commit.slice(0, 12)}, started from ${checkpoint.workspace.base.slice(0, 12)})`,
+    );
+    expect(checkpoint.workspace.commit).not.toBe(checkpoint.workspace.base);
     const patch = await readFile(join(repo, logsDir, 'write', 'interrupted-changes.patch'), 'utf8');
     expect(patch).toContain('+++ b/half.txt');
     // The stage ran again on the checkpoint's commit: the final trees of both runs are the same.
@@ -138,9 +143,11 @@ describe('attractor run with a git workspace (README "Workspaces")', () => {
     const whole = await attractor(['diff', logsDir, '--stat'], { cwd: repo });
     expect(whole.stdout).toContain('full.txt');
     expect(whole.stdout).toContain('impl.txt');
+    // A stage that changed nothing has an empty diff, not a usage error (a new user got exit 2).
     const noChange = await attractor(['diff', logsDir, 'start'], { cwd: repo });
-    expect(noChange.exitCode).toBe(2);
-    expect(noChange.stderr).toContain('Stage start@1 of run');
+    expect(noChange.exitCode).toBe(0);
+    expect(noChange.stdout).toBe('');
+    expect(noChange.stderr).toBe('Stage start@1 changed no file.');
 
     // Refused, changing nothing, when the checkout's own change is in the way.
     await writeFile(join(repo, 'impl.txt'), 'mine\n');
@@ -171,6 +178,18 @@ describe('attractor run with a git workspace (README "Workspaces")', () => {
       'Merge attractor/source (attractor run)|Test User',
     );
     expect(await readFile(join(repo, 'impl.txt'), 'utf8')).toBe('one\ntwo\n');
+    // Applied again once merged: the changes are there already, and nothing of the user's is in the way (a new user
+    // was told to commit or stash changes they did not have).
+    const head = await git(repo, 'rev-parse', 'HEAD');
+    for (const method of ['--patch', '--squash', '--merge']) {
+      const again = await attractor(['apply', logsDir, method], { cwd: repo });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(again.stdout).toBe(
+        "The run's changes to full.txt, impl.txt are already in .; nothing was changed.",
+      );
+    }
+    expect(await git(repo, 'rev-parse', 'HEAD')).toBe(head);
+    expect(await git(repo, 'status', '--porcelain')).toBe('');
 
     await execa('rm', ['-rf', join(repo, forkDir)]);
     const cleaned = await attractor(['clean'], { cwd: repo });

@@ -35,13 +35,18 @@ export interface ApplyRunResult {
   readonly files: readonly string[];
   /** The merge commit (`merge` only). */
   readonly commit?: string;
+  /**
+   * True when the target already had the run's changes (its branch merged, or its changes in the files, and for
+   * `squash` in the index too): nothing was changed.
+   */
+  readonly alreadyApplied?: boolean;
 }
 
 /**
  * Applies the run whose workspace `record` describes to `target` (see the module comment).
  * @throws {WorkspaceError} `no_workspace` for a run working in place; `unsupported` for `merge`/`squash` of a `copy`
  *   run or a target that is not a repository; `conflict` (nothing changed) when the target's changes are in the way,
- *   naming the files.
+ *   naming the files. A target that has the run's changes already is no conflict: `alreadyApplied`.
  */
 export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult> {
   const record = readGitWorkspaceRecord(options.record);
@@ -73,12 +78,24 @@ export async function applyRun(options: ApplyRunOptions): Promise<ApplyRunResult
   // The patch's paths are relative to the worktree's top: apply it at the target's top (the copied directory itself).
   const top = repository?.top ?? options.target;
   const target = runner(top, 'user');
-  if (method === 'merge')
+  if (method === 'merge') {
+    const merged = await target.run(['merge-base', '--is-ancestor', record.commit, 'HEAD'], {
+      okExitCodes: [0, 1, 128],
+    });
+    if (merged.exitCode === 0) return { method, files, alreadyApplied: true };
     return { method, files, commit: await merge(target, record.commit, record.ref, record.base) };
+  }
   const patch = `${await source.text(['diff', '--binary', record.base, record.commit])}\n`;
   const flags = method === 'squash' ? ['--index'] : [];
   const check = await target.run(['apply', '--check', ...flags, '-'], { input: patch, okExitCodes: [0, 1] });
   if (check.exitCode !== 0) {
+    // A patch that does not apply may be there already (merged, or applied before): then there is nothing to do, and
+    // no change of the user's is in the way.
+    const reverse = await target.run(['apply', '--check', '--reverse', ...flags, '-'], {
+      input: patch,
+      okExitCodes: [0, 1],
+    });
+    if (reverse.exitCode === 0) return { method, files, alreadyApplied: true };
     const paths = [...check.stderr.matchAll(/^error: (?:patch failed: )?([^:\n]+)(?::\d+)?:/gm)].map(
       (match) => match[1]!,
     );

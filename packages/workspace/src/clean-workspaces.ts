@@ -40,6 +40,12 @@ export interface CleanWorkspacesOptions {
    * directory is cleaned). Default: none.
    */
   readonly otherRunsDirectories?: readonly string[];
+  /**
+   * Look at the worktrees and branches of `runs` only: the branches of other runs are neither removed nor listed as
+   * kept, and `repository` is not looked at (what `attractor purge` does for the runs it removed, with `branches`).
+   * Default: false.
+   */
+  readonly onlyRuns?: boolean;
   /** Also delete the branches of finished runs (their commits can then be garbage-collected). Default: false. */
   readonly branches?: boolean;
   /** List what would be removed without removing it. Default: false. */
@@ -88,6 +94,7 @@ export async function cleanWorkspaces(options: CleanWorkspacesOptions): Promise<
     }
   }
   const kept: KeptBranch[] = [];
+  if (options.onlyRuns === true) return { worktrees: [...new Set(worktrees)], branches, kept };
   // Real paths: the same repository is looked at once, whichever way its records spell it.
   const runRepositories = new Set(
     options.runs.flatMap((run) => {

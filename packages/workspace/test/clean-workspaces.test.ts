@@ -82,3 +82,39 @@ describe('cleanWorkspaces with runs it was not given (README "Workspaces", attra
     expect(unnamed.branches).toEqual(['attractor/here']);
   });
 });
+
+describe('cleanWorkspaces with onlyRuns (attractor purge)', () => {
+  it("removes the given runs' worktrees and branches, also once their run directory is gone, and no other run's", async () => {
+    const repo = await makeRepository();
+    const runs = tempDir('workspace-purged-');
+    for (const name of ['purged', 'other']) {
+      const { result } = await runDot(CHAIN, {
+        registry: createDefaultRegistry(),
+        workdir: repo,
+        logsRoot: join(runs, name),
+        workspace: createWorkspaceProvider(),
+      });
+      expect(result.status).toBe('success');
+    }
+    const record = JSON.parse(readFileSync(join(runs, 'purged', 'checkpoint.json'), 'utf8')).workspace;
+    // Both run directories are gone: the other run's branch would be an orphan to `clean`, not to this call.
+    rmSync(join(runs, 'purged'), { recursive: true });
+    rmSync(join(runs, 'other'), { recursive: true });
+
+    const report = await cleanWorkspaces({
+      runs: [{ runId: 'purged', record, finished: true }],
+      onlyRuns: true,
+      branches: true,
+      repository: repo,
+    });
+    expect(report).toEqual({
+      worktrees: [join(runs, 'purged', 'workspace')],
+      branches: ['attractor/purged'],
+      kept: [],
+    });
+    expect(await git(repo, 'branch', '--list', 'attractor/*')).toBe('+ attractor/other');
+    const worktrees = await git(repo, 'worktree', 'list');
+    expect(worktrees).not.toContain(join(runs, 'purged'));
+    expect(worktrees).toContain(join(runs, 'other', 'workspace'));
+  });
+});

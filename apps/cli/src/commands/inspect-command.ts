@@ -18,6 +18,8 @@ export interface InspectCommandOptions {
   readonly json?: boolean;
   /** The shared run store (`--store`; default `ATTRACTOR_STORE_URL`): `runDir` may then be a run id. */
   readonly store?: string;
+  /** The run queue (`--queue`; default `ATTRACTOR_QUEUE_URL`): a run of the store it dead-lettered shows `dead`. */
+  readonly queue?: string;
   readonly io: CliIo;
 }
 
@@ -35,6 +37,7 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
   const run = await readRunAnywhere(options.runDir, {
     io,
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.queue === undefined ? {} : { queue: options.queue }),
   });
   const summary = summarizeRun(run);
   if (options.json === true) {
@@ -47,12 +50,14 @@ export async function inspectCommand(options: InspectCommandOptions): Promise<nu
   // queue (a PostgreSQL store is written by workers only).
   const storeUrl = storeUrlOf(options.store, io);
   const resumesFromStore =
-    queueUrlOf(undefined, io) === undefined &&
+    queueUrlOf(options.queue, io) === undefined &&
     storeUrl !== undefined &&
     !/^postgres(ql)?:\/\//.test(storeUrl);
   const sharedRun = inStore
     ? {
-        queueOption: resumesFromStore ? storeHintOption(options.store, io) : queueHintOption(undefined, io),
+        queueOption: resumesFromStore
+          ? storeHintOption(options.store, io)
+          : queueHintOption(options.queue, io),
         storeOption: storeHintOption(options.store, io),
       }
     : undefined;

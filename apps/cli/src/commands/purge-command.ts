@@ -1,11 +1,14 @@
 /**
  * `attractor purge --older-than 30d [--status S,…] [--yes]`: removes old runs: their run directories (or their rows
- * of a PostgreSQL store) and the queue's record of them. Without `--yes` it only lists what it would remove.
+ * of a PostgreSQL store), the queue's record of them, and their git worktrees and `attractor/*` branches. Without
+ * `--yes` it only lists what it would remove.
  */
-import { RunLockedError } from '@attractor/engine';
+import { type RunCatalog, RunLockedError, type WorkspaceRecord } from '@attractor/engine';
+import type { CleanableRun } from '@attractor/workspace';
 import { cliCommand } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
+import { displayPath } from '../load-pipeline.js';
 import { listSharedRuns, type SharedRunStatus } from '../shared/list-shared-runs.js';
 import {
   connectQueueOrExplain,
@@ -73,6 +76,7 @@ export async function purgeCommand(options: {
       (entry) => statuses.includes(entry.status) && Date.parse(entry.endedAt ?? entry.startedAt) < cutoff,
     );
     let failed = 0;
+    const removed: CleanableRun[] = [];
     for (const entry of old) {
       const line = `${entry.runId}  ${entry.status}  ${entry.graphName}  ${entry.endedAt ?? entry.startedAt}`;
       if (!remove) {
@@ -80,15 +84,18 @@ export async function purgeCommand(options: {
         continue;
       }
       try {
+        const record = await workspaceRecordOf(catalog, entry.runId);
         await catalog.removeRun(entry.runId);
         await queue?.removeRun({ runId: entry.runId });
         io.stdout.write(`removed ${line}\n`);
+        if (record !== undefined) removed.push({ runId: entry.runId, record, finished: true });
       } catch (error) {
         if (!RunLockedError.isInstance(error)) throw error;
         failed += 1;
         io.stderr.write(`kept ${entry.runId}: it is running again (${error.message})\n`);
       }
     }
+    await removeWorkspaces(removed, io);
     const what = `${old.length} run${old.length === 1 ? '' : 's'} of ${catalog.location}${queue === undefined || queue.location === catalog.location ? '' : ` and ${queue.location}`} ${statuses.join(', ')}, older than ${cli.olderThan}`;
     io.stderr.write(
       remove
@@ -100,6 +107,28 @@ export async function purgeCommand(options: {
     await catalog.close();
     await queue?.close();
   }
+}
+
+/** The workspace record of a run's checkpoint (README "Workspaces"), or undefined (in place, no checkpoint). */
+async function workspaceRecordOf(catalog: RunCatalog, runId: string): Promise<WorkspaceRecord | undefined> {
+  const store = catalog.open(runId);
+  try {
+    return (await store.readCheckpoint().catch(() => undefined))?.workspace;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * Removes the git worktrees and `attractor/*` branches of removed runs (what `attractor clean` would remove of a deleted
+ * run), in their repositories on this machine; a repository that is not here is left alone.
+ */
+async function removeWorkspaces(runs: readonly CleanableRun[], io: CliIo): Promise<void> {
+  if (runs.length === 0) return;
+  const { cleanWorkspaces } = await import('@attractor/workspace');
+  const report = await cleanWorkspaces({ runs, onlyRuns: true, branches: true });
+  for (const path of report.worktrees) io.stdout.write(`removed worktree ${displayPath(path, io.cwd)}\n`);
+  for (const branch of report.branches) io.stdout.write(`removed branch ${branch}\n`);
 }
 
 /** `30d` → milliseconds. */

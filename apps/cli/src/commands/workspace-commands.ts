@@ -40,8 +40,8 @@ async function workspaceErrors<TValue>(action: () => Promise<TValue>): Promise<T
 
 /**
  * `attractor diff <run> [node[@visit]]`: what the run changed (from its start commit to its last), or what one stage
- * changed (its commit against its parent), as a git diff on stdout. Exit 0; 2 when the run works in place or the
- * stage made no commit.
+ * changed (its commit against its parent), as a git diff on stdout. Exit 0 (a stage or run that changed nothing says so on
+ * stderr); 2 when the run works in place.
  */
 export async function diffCommand(options: {
   readonly runDir: string;
@@ -51,7 +51,13 @@ export async function diffCommand(options: {
 }): Promise<number> {
   const { io } = options;
   const run = await readRunDirectory(options.runDir, { cwd: io.cwd });
-  const commit = options.at === undefined ? undefined : stageCommit(run, options.at, options.runDir);
+  const stage = options.at === undefined ? undefined : completedStage(run, options.at, options.runDir);
+  if (stage !== undefined && stage.commit === undefined) {
+    // A stage that changed nothing makes no commit (README "Workspaces"): its diff is empty, not a usage error.
+    io.stderr.write(`Stage ${stage.nodeId}@${stage.visit} changed no file.\n`);
+    return 0;
+  }
+  const commit = stage?.commit;
   const { diffRun } = await import('@attractor/workspace');
   const text = await workspaceErrors(() =>
     diffRun({
@@ -67,8 +73,11 @@ export async function diffCommand(options: {
   return 0;
 }
 
-/** The commit of stage `at` (`node[@visit]`, default the latest visit) from the run's `stage.completed` events. */
-function stageCommit(run: RunDirectory, at: string, shown: string): string {
+/**
+ * The `stage.completed` event of stage `at` (`node[@visit]`, default the latest visit): its `commit` is absent when the
+ * stage changed no file.
+ */
+function completedStage(run: RunDirectory, at: string, shown: string): StageCompletedEvent {
   const { node, visit } = parseForkPoint(at);
   const completions = run.events.filter(
     (event): event is StageCompletedEvent =>
@@ -83,18 +92,19 @@ function stageCommit(run: RunDirectory, at: string, shown: string): string {
       message: `Run ${shown} has no completed stage ${at}${visits.length === 0 ? '' : `; it has ${visits.join(', ')}`}. Name a stage as node or node@visit (\`${cliCommand({})} inspect ${quoteArgument(shown)}\` lists them).`,
     });
   }
-  if (chosen.commit === undefined) {
+  if (chosen.commit === undefined && run.checkpoint?.workspace === undefined) {
     throw new CliError({
       code: 'CLI_INVALID_INPUT',
-      message: `Stage ${chosen.nodeId}@${chosen.visit} of run ${shown} changed no file${run.checkpoint?.workspace === undefined ? ' (the run works in place: no stage commits are recorded)' : ''}.`,
+      message: `Stage ${chosen.nodeId}@${chosen.visit} of run ${shown} has no diff: the run works in place, so no stage commits are recorded.`,
     });
   }
-  return chosen.commit;
+  return chosen;
 }
 
 /**
  * `attractor apply <run> [--merge|--squash|--patch]`: brings the run's result into the checkout it started from (or
- * `--to`). Prints the files and exits 0; exits 1, changing nothing, when the checkout's changes are in the way.
+ * `--to`). Prints the files and exits 0 (also when the checkout has the run's changes already, saying so); exits 1,
+ * changing nothing, when the checkout's changes are in the way.
  */
 export async function applyCommand(options: {
   readonly runDir: string;
@@ -112,6 +122,12 @@ export async function applyCommand(options: {
   const shown = displayPath(target, io.cwd);
   if (result.files.length === 0) {
     io.stdout.write(`The run changed no file; nothing to apply to ${shown}.\n`);
+    return 0;
+  }
+  if (result.alreadyApplied === true) {
+    io.stdout.write(
+      `The run's changes to ${result.files.join(', ')} are already in ${shown}; nothing was changed.\n`,
+    );
     return 0;
   }
   const how =

@@ -40,11 +40,14 @@ export function formatFinish(
   const lines: string[] = [];
   const duration = formatElapsed(finish.durationMs);
   const count = (stages: number): string => `${stages} stage${stages === 1 ? '' : 's'}`;
-  // A resume says what this leg did and what the whole run did: its duration above is only this leg's.
+  // A resume says what this leg did and what the whole run did: its duration above is only this leg's. A fork says
+  // what it ran and its whole route, whose first stages ran in the source run.
   const stages =
-    finish.resumed === undefined
-      ? count(finish.completedNodes.length)
-      : `${count(finish.resumed.stagesThisTime)} this time; whole run: ${count(finish.resumed.stagesInRun)}, ${formatElapsed(finish.resumed.runDurationMs)}`;
+    finish.resumed !== undefined
+      ? `${count(finish.resumed.stagesThisTime)} this time; whole run: ${count(finish.resumed.stagesInRun)}, ${formatElapsed(finish.resumed.runDurationMs)}`
+      : finish.forked !== undefined
+        ? `${count(finish.forked.stagesThisTime)} this time; whole route: ${count(finish.forked.stagesInRoute)}, ${finish.forked.stagesInRoute - finish.forked.stagesThisTime} inherited from the source run`
+        : count(finish.completedNodes.length);
   if (finish.status === 'success') {
     lines.push(
       `${colors.green('✔')} ${colors.bold('Pipeline succeeded')} in ${duration} ${colors.dim(`(${stages})`)}`,

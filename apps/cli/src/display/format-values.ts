@@ -1,6 +1,6 @@
 import prettyMilliseconds from 'pretty-ms';
 import type { Colors } from '../colors.js';
-import type { StageState } from '../inspect/summarize-run.js';
+import type { RunState, StageState } from '../inspect/summarize-run.js';
 
 /** A duration for people: `850ms`, `1.2s`, `2m 5s`. */
 export function formatElapsed(ms: number): string {
@@ -45,8 +45,8 @@ export function stateIcon(state: StageState, colors: Colors): string {
   }
 }
 
-/** A stage state coloured for display. */
-export function stateText(state: StageState, colors: Colors): string {
+/** A stage's or a run's state coloured for display. */
+export function stateText(state: StageState | RunState, colors: Colors): string {
   switch (state) {
     case 'success':
       return colors.green(state);
@@ -54,6 +54,7 @@ export function stateText(state: StageState, colors: Colors): string {
     case 'retry':
       return colors.yellow(state);
     case 'fail':
+    case 'dead':
       return colors.red(state);
     case 'skipped':
       return colors.dim(state);

@@ -26,6 +26,16 @@ export interface RunFinish {
     /** Wall time of all the run's legs, in milliseconds. */
     readonly runDurationMs: number;
   };
+  /**
+   * Set by `fork`: the stages this run executed and its whole route, which starts with the stages it inherited
+   * completed from the source run (they ran there).
+   */
+  readonly forked?: {
+    /** Stages completed by this run. */
+    readonly stagesThisTime: number;
+    /** Stages of the route: the inherited ones and this run's. */
+    readonly stagesInRoute: number;
+  };
   /** LLM usage of the whole run (`usage.total.*` of the context), when any LLM stage ran. */
   readonly usage?: RunUsage;
   /** The run's result (`output.json`, README "Typed data"), when the graph declares `outputs` and the run succeeded. */

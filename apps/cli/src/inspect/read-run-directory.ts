@@ -33,6 +33,11 @@ export interface RunDirectory {
    * `waiting` for an answer at a human gate. Absent when none does or nothing says.
    */
   readonly liveState?: 'running' | 'waiting';
+  /**
+   * For a run of the shared store that the run queue dead-lettered (its job failed more times than the workers' retry
+   * limit allows, outside its pipeline): the queue's reason. Absent otherwise, or when no queue was read.
+   */
+  readonly deadLetter?: { readonly reason: string };
 }
 
 /**

@@ -12,9 +12,18 @@ export type StageState = OutcomeStatus | 'running' | 'waiting' | 'cancelled' | '
 /**
  * Where a run stands. `waiting`: a worker suspended it at a human gate (`pipeline.suspended`) until the answer or
  * the gate's deadline. `interrupted`: its checkpoint says running but the process is gone (killed). `restarted`: a
- * `loop_restart` edge continued the run in another directory (`restartedTo`).
+ * `loop_restart` edge continued the run in another directory (`restartedTo`). `dead`: the run queue dead-lettered it
+ * (see `RunDirectory.deadLetter`; `attractor runs` lists it so too).
  */
-export type RunState = 'running' | 'waiting' | 'success' | 'fail' | 'cancelled' | 'interrupted' | 'restarted';
+export type RunState =
+  | 'running'
+  | 'waiting'
+  | 'success'
+  | 'fail'
+  | 'cancelled'
+  | 'interrupted'
+  | 'restarted'
+  | 'dead';
 
 /** One stage (node, within its branch) of a run. */
 export interface StageSummary {
@@ -267,6 +276,10 @@ export function summarizeRun(
     endedAt = checkpoint.timestamp;
   } else {
     state = liveState ?? (suspendedAt !== undefined ? 'waiting' : 'interrupted');
+  }
+  if (run.deadLetter !== undefined) {
+    state = 'dead';
+    failureReason = run.deadLetter.reason;
   }
   const atGate = (stage: { readonly nodeId: string; readonly branchPath: readonly string[] }) =>
     state === 'waiting' && stage.branchPath.length === 0 && stage.nodeId === suspendedAt;

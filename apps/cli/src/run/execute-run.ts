@@ -97,6 +97,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
   let sourceRoot = '';
   /** `resume`: the run's legs before this one, as `inspect` counts them (route and duration of its events). */
   let earlier: { readonly stageCount: number; readonly durationMs: number } | undefined;
+  /** `resume`: the commit the run's workspace started from (its record's `base`), for the `Workspace:` line. */
+  let runBase: string | undefined;
 
   if (mode.kind === 'run') {
     pipelinePath = mode.file;
@@ -109,6 +111,8 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
     if (mode.kind === 'resume') {
       const summary = summarizeRun(run);
       earlier = { stageCount: summary.route.length, durationMs: summary.durationMs };
+      const base = run.checkpoint?.workspace?.base;
+      runBase = typeof base === 'string' ? base : undefined;
     }
     logsRoot = run.logsRoot;
     const recorded = await readRecordedCliOptions(logsRoot);
@@ -320,7 +324,7 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
         (event.branchPath?.length ?? 0) === 0 &&
         verbosity !== 'quiet'
       ) {
-        workspaceLine = describeWorkspace(event, workdir, io.cwd);
+        workspaceLine = describeWorkspace({ event, workdir, cwd: io.cwd, startedFrom: runBase });
       }
       announce();
       // inspect's route: the top-level stage completions (a parallel branch's or a child run's are not stages here).
@@ -388,6 +392,9 @@ export async function executeRun(options: ExecuteRunOptions): Promise<number> {
               runDurationMs: earlier.durationMs + result.durationMs,
             },
           }),
+      ...(mode.kind !== 'fork' || result.logsRoot !== logsRoot
+        ? {}
+        : { forked: { stagesThisTime: legStageCount, stagesInRoute: result.completedNodes.length } }),
       ...usageOf(result.context),
     });
     const unused = cliInterviewer.unusedAnswers();
@@ -501,15 +508,30 @@ function isPlainWorkspace(setting: string, autoIsInPlace: boolean): boolean {
   return mode === 'in-place' || mode === 'copy' || (mode === 'auto' && autoIsInPlace);
 }
 
-/** The console line naming the run's workspace: its worktree and branch, or the directory it works in in place. */
-function describeWorkspace(event: PipelineStartedEvent, workdir: string, cwd: string): string {
-  const workspace = event.workspace;
+/**
+ * The console line naming the run's workspace: its worktree and branch, or the directory it works in in place. A new
+ * run (or fork) says the commit it starts from; a resume the commit it continues at and the one the run started from
+ * (`startedFrom`, the workspace record's `base`), when they differ.
+ */
+function describeWorkspace(options: {
+  readonly event: PipelineStartedEvent;
+  readonly workdir: string;
+  readonly cwd: string;
+  readonly startedFrom: string | undefined;
+}): string {
+  const { cwd, startedFrom } = options;
+  const workspace = options.event.workspace;
   if (workspace === undefined)
-    return `Workspace: in place, ${displayPath(workdir, cwd)} (files change there directly)`;
+    return `Workspace: in place, ${displayPath(options.workdir, cwd)} (files change there directly)`;
   const where = displayPath(workspace.workdir, cwd);
+  const commit = workspace.commit.slice(0, 12);
+  const revision =
+    startedFrom === undefined || startedFrom === workspace.commit
+      ? `from ${commit}`
+      : `at ${commit}, started from ${startedFrom.slice(0, 12)}`;
   return workspace.branch === undefined
     ? `Workspace: ${workspace.mode}, ${where}`
-    : `Workspace: ${workspace.mode} worktree ${where} on branch ${workspace.branch} (from ${workspace.commit.slice(0, 12)})`;
+    : `Workspace: ${workspace.mode} worktree ${where} on branch ${workspace.branch} (${revision})`;
 }
 
 /**

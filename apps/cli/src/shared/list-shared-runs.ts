@@ -137,17 +137,7 @@ export async function listSharedRunsPage(options: {
 
 /** A run of the store's index as listed, with the queue's view of it (`inQueue`, when the queue has one). */
 function storeEntry(run: RunIndexEntry, inQueue: QueuedRunSummary | undefined): SharedRunEntry {
-  // The queue knows best whether a run waits for a worker or an answer, was cancelled while it waited, or failed
-  // outside the pipeline (its job used up its retries) before its log says so.
-  const ended = run.status === 'success' || run.status === 'fail' || run.status === 'cancelled';
-  const status: SharedRunStatus =
-    inQueue !== undefined &&
-    (inQueue.state === 'waiting' ||
-      inQueue.state === 'queued' ||
-      inQueue.state === 'cancelled' ||
-      (inQueue.state === 'fail' && (!ended || inQueue.deadAt !== undefined)))
-      ? queueStatus(inQueue)
-      : run.status;
+  const status = sharedRunStatus(run.status, inQueue);
   return {
     runId: run.runId,
     status,
@@ -184,6 +174,28 @@ function newestFirst(left: SharedRunEntry, right: SharedRunEntry): number {
 }
 
 /**
+ * Where a run of the store stands when the queue is read too (`runs`, `inspect`): the queue knows best whether a run
+ * waits for a worker or an answer, was cancelled while it waited, or failed outside the pipeline (its job used up its
+ * retries: `dead`) before its log says so; otherwise the run index's status.
+ *
+ * @param indexStatus - the run index's status of the run (`RunCatalog.readRunEntry`, `listRuns`).
+ * @param inQueue - the queue's record of the run, or undefined when no queue is set or it does not know the run.
+ */
+export function sharedRunStatus(
+  indexStatus: RunIndexEntry['status'],
+  inQueue: Pick<QueuedRunSummary, 'state' | 'deadAt'> | undefined,
+): SharedRunStatus {
+  const ended = indexStatus === 'success' || indexStatus === 'fail' || indexStatus === 'cancelled';
+  return inQueue !== undefined &&
+    (inQueue.state === 'waiting' ||
+      inQueue.state === 'queued' ||
+      inQueue.state === 'cancelled' ||
+      (inQueue.state === 'fail' && (!ended || inQueue.deadAt !== undefined)))
+    ? queueStatus(inQueue)
+    : indexStatus;
+}
+
+/**
  * `entries` with the worker the queue records for each (the one that ran it last), read for these runs only: a page of
  * {@link listSharedRuns} shows its workers without the whole queue being read.
  */
@@ -204,7 +216,7 @@ export async function addWorkers(
   });
 }
 
-function queueStatus(run: QueuedRunSummary): SharedRunStatus {
+function queueStatus(run: Pick<QueuedRunSummary, 'state' | 'deadAt'>): SharedRunStatus {
   return run.state === 'fail' && run.deadAt !== undefined ? 'dead' : run.state;
 }
 

@@ -5,9 +5,11 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { createFileRunCatalog, type RunCatalog } from '@attractor/engine';
+import type { QueuedRun } from '@attractor/worker';
 import type { CliIo } from '../cli-io.js';
 import { CliError } from '../errors/cli-error.js';
 import { type RunDirectory, readForkStart, readRunDirectory } from '../inspect/read-run-directory.js';
+import { sharedRunStatus } from './list-shared-runs.js';
 import { openQueueReaderOrExplain, openRunCatalog, queueUrlOf, storeUrlOf } from './shared-locations.js';
 
 /**
@@ -16,7 +18,7 @@ import { openQueueReaderOrExplain, openRunCatalog, queueUrlOf, storeUrlOf } from
  */
 export async function readRunAnywhere(
   run: string,
-  options: { readonly io: CliIo; readonly store?: string },
+  options: { readonly io: CliIo; readonly store?: string; readonly queue?: string },
 ): Promise<RunDirectory> {
   const { io } = options;
   const storeUrl = storeUrlOf(options.store, io);
@@ -38,7 +40,7 @@ export async function readRunAnywhere(
     const store = catalog.open(run);
     const manifest = await store.readManifest();
     if (manifest === undefined) {
-      const queued = await queuedOnly(run, io);
+      const queued = await queuedOnly(run, io, options.queue);
       throw new CliError({
         code: 'CLI_FILE_NOT_FOUND',
         message:
@@ -51,9 +53,12 @@ export async function readRunAnywhere(
     const events = await store.readEvents();
     const forkStart = await readForkStart(store, manifest);
     const liveState = await liveStateOf(catalog, run);
+    const deadLetter =
+      liveState === undefined ? await deadLetterOf(catalog, run, io, options.queue) : undefined;
     await store.close();
     return {
       ...(liveState === undefined ? {} : { liveState }),
+      ...(deadLetter === undefined ? {} : { deadLetter }),
       logsRoot: `${catalog.location}#${run}`,
       manifest,
       ...(checkpoint === undefined ? {} : { checkpoint }),
@@ -69,15 +74,42 @@ export async function readRunAnywhere(
  * Where the queue (`ATTRACTOR_QUEUE_URL`) says a run stands that the store does not have (`queued`, or `fail: <why>`,
  * e.g. refused by a worker's policy), or undefined when no queue is set, it cannot be read or does not know the run.
  */
-async function queuedOnly(runId: string, io: CliIo): Promise<string | undefined> {
-  const url = queueUrlOf(undefined, io);
+async function queuedOnly(runId: string, io: CliIo, option: string | undefined): Promise<string | undefined> {
+  const queued = await readQueuedRun(runId, io, option);
+  if (queued === undefined) return undefined;
+  return queued.error === undefined ? queued.state : `${queued.state}: ${queued.error}`;
+}
+
+/**
+ * The queue's reason for a run of the store it dead-lettered (its job used up its retries), by the rule `runs` lists
+ * it with (`sharedRunStatus`); undefined when no queue is set, it cannot be read, or the run is not dead there.
+ */
+async function deadLetterOf(
+  catalog: RunCatalog,
+  runId: string,
+  io: CliIo,
+  option: string | undefined,
+): Promise<RunDirectory['deadLetter']> {
+  const queued = await readQueuedRun(runId, io, option);
+  const entry = queued === undefined ? undefined : await catalog.readRunEntry(runId).catch(() => undefined);
+  if (queued === undefined || entry === undefined) return undefined;
+  return sharedRunStatus(entry.status, queued) === 'dead'
+    ? { reason: queued.error ?? "its job went to the run queue's dead letter queue" }
+    : undefined;
+}
+
+/** The queue's record of a run (`--queue` / `ATTRACTOR_QUEUE_URL`), or undefined when none is set, readable or has it. */
+async function readQueuedRun(
+  runId: string,
+  io: CliIo,
+  option: string | undefined,
+): Promise<QueuedRun | undefined> {
+  const url = queueUrlOf(option, io);
   if (url === undefined) return undefined;
   const queue = await openQueueReaderOrExplain(url).catch(() => undefined);
   if (queue === undefined) return undefined;
   try {
-    const queued = await queue.readRun(runId);
-    if (queued === undefined) return undefined;
-    return queued.error === undefined ? queued.state : `${queued.state}: ${queued.error}`;
+    return await queue.readRun(runId);
   } catch {
     return undefined;
   } finally {
