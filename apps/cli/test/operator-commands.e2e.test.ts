@@ -304,6 +304,11 @@ describe('attractor purge of runs with git workspaces', () => {
       const ran = await attractor(['run', 'quick.dot', '--logs-dir', logsDir, '-q'], { cwd: repo, env });
       expect(ran.exitCode, ran.stderr).toBe(0);
     }
+    // The preview names the worktree and branch too, and removes nothing.
+    const preview = await attractor(['purge', '--older-than', '0s'], { cwd: repo });
+    expect(preview.stdout).toContain('would remove worktree .attractor/runs/old/workspace');
+    expect(preview.stdout).toContain('would remove branch attractor/old');
+    expect(await git('branch', '--list', 'attractor/*')).toBe('+ attractor/kept\n+ attractor/old');
     const purged = await attractor(['purge', '--older-than', '0s', '--yes'], { cwd: repo });
     expect(purged.exitCode, purged.stderr).toBe(0);
     expect(purged.stdout).toContain('removed old  success');

@@ -76,6 +76,9 @@ describe.skipIf(!available)('attractor runs: pages of a PostgreSQL store and que
     await queue.enqueueRun({ runId: 'queued-review', source: 'digraph review { a -> b }' });
     await queue.enqueueRun({ runId: 'cancelled-early', source: 'digraph build { a -> b }' });
     await queue.cancelRun({ runId: 'cancelled-early' });
+    // A row waiting at a gate that the store lacks (not listed: a waiting run has been written).
+    await queue.enqueueRun({ runId: 'waiting-unwritten', source: 'digraph build { a -> b }' });
+    await queue.pool.query(`UPDATE attractor_queue.runs SET state = 'waiting' WHERE run_id = 'waiting-unwritten'`);
     reader = await openRunQueueReader({ url: server.url });
   }, 120_000);
   afterAll(async () => {

@@ -237,7 +237,7 @@ export function createPostgresRunCatalog(options: PostgresRunCatalogOptions): Po
               failed_items, archived, status
        FROM ${indexedRuns}
        ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-       ORDER BY started_at DESC NULLS LAST, run_key DESC
+       ORDER BY started_at DESC NULLS LAST, run_key COLLATE "C" DESC
        ${limit}`,
       [...params],
     );

@@ -160,7 +160,11 @@ async function reopen(options: ContinueOptions, record: GitWorkspaceRecord): Pro
   } else {
     const found = await findLeftovers({ git, commit: record.commit, maxFileBytes: settings.maxFileBytes });
     const oversized = found.oversized;
-    if (options.request.failed === true && found.leftovers !== undefined) {
+    if (
+      options.request.failed === true &&
+      found.leftovers !== undefined &&
+      (await changedSinceOnBranch(git, record, options.request.runId))
+    ) {
       // The run ended in failure with every stage's changes committed: these were made since (a fix). They stay.
       const commit = await commitChangesSince({
         git,
@@ -192,6 +196,30 @@ async function reopen(options: ContinueOptions, record: GitWorkspaceRecord): Pro
   return leftovers === undefined ? { workspace } : { workspace, leftovers };
 }
 
+/** The subject of the commit {@link commitChangesSince} makes. */
+const keptSubject = (runId: string) => `attractor: changes made while run ${runId} was stopped`;
+
+/**
+ * Whether what the worktree holds past the checkpoint's commit was made on top of it, on the run's branch (or a
+ * detached `HEAD`) — a fix — and not by checking out another branch or an older commit (that would undo the run's
+ * stages), nor left by an earlier resume that kept a fix and then died (its stage's partial files are no fix): then
+ * the leftovers are kept as a patch, as an interrupted stage's are.
+ */
+async function changedSinceOnBranch(
+  git: GitRunner,
+  record: GitWorkspaceRecord,
+  runId: string,
+): Promise<boolean> {
+  const branch = await git.run(['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [0, 1] });
+  if (branch.exitCode === 0 && branch.stdout.trim() !== `refs/heads/${record.ref}`) return false;
+  const descends = await git.run(['merge-base', '--is-ancestor', record.commit, 'HEAD'], {
+    okExitCodes: [0, 1, 128],
+  });
+  if (descends.exitCode !== 0) return false;
+  const subjects = await git.text(['log', '--format=%s', `${record.commit}..HEAD`]);
+  return !subjects.split('\n').includes(keptSubject(runId));
+}
+
 /**
  * Commits what the worktree holds (tracked and untracked files, not ignored ones, not `exclude`) as one commit on the
  * checkpoint's commit, on the run's branch, whatever the branch held past it; returns the commit.
@@ -209,7 +237,7 @@ async function commitChangesSince(input: {
   await git.run(['reset', '-q', '--soft', record.commit]);
   await git.run(['add', '-A', '--', ':/', ...input.exclude.map((path) => `:(top,literal,exclude)${path}`)]);
   await git.run(['commit', '-q', '--no-verify', '--allow-empty', '-F', '-'], {
-    input: `attractor: changes made while run ${input.runId} was stopped\n\nKept by its resume${input.stage === undefined ? '' : ` at stage ${input.stage}`}, which runs on them.\n\nAttractor-Run: ${input.runId}\n`,
+    input: `${keptSubject(input.runId)}\n\nKept by its resume${input.stage === undefined ? '' : ` at stage ${input.stage}`}, which runs on them.\n\nAttractor-Run: ${input.runId}\n`,
   });
   return git.text(['rev-parse', 'HEAD']);
 }

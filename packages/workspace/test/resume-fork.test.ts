@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forkRun, type PipelineEvent, resumePipeline, runPipeline } from '@attractor/engine';
@@ -112,6 +113,60 @@ describe('resume and fork with files (README "Workspaces")', () => {
         `2 file(s) changed since the run stopped (check.sh, notes.txt): kept as commit ${kept.slice(0, 12)} on attractor/fix-run`,
       ),
     });
+    expect(await git(worktree, 'status', '--porcelain')).toBe('');
+  });
+
+  it("keeps as a patch, not as a fix, what an older commit checked out or an earlier kept resume's dead stage left", async () => {
+    const repo = await makeRepository({ 'check.sh': 'exit 1\n' });
+    const graph = graphFrom(`digraph checked {
+      start [shape=Mdiamond]
+      prepare [shape=parallelogram, tool_command="echo ready > ready.txt"]
+      check [shape=parallelogram, tool_command="sh check.sh"]
+      exit [shape=Msquare]
+      start -> prepare -> check -> exit
+    }`);
+    const logsRoot = join(repo, '.attractor', 'runs', 'guarded');
+    const worktree = join(logsRoot, 'workspace');
+    const run = () =>
+      resumePipeline({
+        graph,
+        registry: createDefaultRegistry(),
+        workdir: repo,
+        logsRoot,
+        workspace: createWorkspaceProvider(),
+      });
+    const first = await runPipeline({
+      graph,
+      registry: createDefaultRegistry(),
+      workdir: repo,
+      logsRoot,
+      workspace: createWorkspaceProvider(),
+    });
+    expect(first.status).toBe('fail');
+    const failedAt = checkpointOf(logsRoot).workspace.commit;
+    const subjects = async () => (await git(repo, 'log', '--format=%s', 'attractor/guarded')).split('\n');
+
+    // The start commit checked out (detached) with an edit: taken as the fix, it would undo `prepare`.
+    await git(worktree, 'checkout', '-q', '--detach', 'attractor/guarded~1');
+    writeFileSync(join(worktree, 'check.sh'), 'exit 0\n');
+    expect((await run()).status).toBe('fail');
+    expect(await git(repo, 'rev-parse', 'attractor/guarded')).toBe(failedAt);
+    expect(await subjects()).not.toContain('attractor: changes made while run guarded was stopped');
+    // The leftovers are kept as a patch among the stage's files (where depends on its visits).
+    const patches = execFileSync('find', [join(logsRoot, 'check'), '-name', 'interrupted-changes*.patch'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n');
+    expect(patches).toHaveLength(1);
+    expect(readFileSync(patches[0]!, 'utf8')).toContain('ready.txt');
+
+    // A kept fix whose resumed stage then died with its files half written: those files are no fix.
+    writeFileSync(join(worktree, 'check.sh'), 'exit 0\n');
+    await git(worktree, 'commit', '-q', '-am', 'attractor: changes made while run guarded was stopped');
+    writeFileSync(join(worktree, 'half.txt'), 'half\n');
+    expect((await run()).status).toBe('fail');
+    expect(await git(repo, 'rev-parse', 'attractor/guarded')).toBe(failedAt);
     expect(await git(worktree, 'status', '--porcelain')).toBe('');
   });
 

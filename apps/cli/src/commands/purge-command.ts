@@ -81,6 +81,8 @@ export async function purgeCommand(options: {
       const line = `${entry.runId}  ${entry.status}  ${entry.graphName}  ${entry.endedAt ?? entry.startedAt}`;
       if (!remove) {
         io.stdout.write(`would remove ${line}\n`);
+        const record = await workspaceRecordOf(catalog, entry.runId);
+        if (record !== undefined) removed.push({ runId: entry.runId, record, finished: true });
         continue;
       }
       try {
@@ -95,7 +97,7 @@ export async function purgeCommand(options: {
         io.stderr.write(`kept ${entry.runId}: it is running again (${error.message})\n`);
       }
     }
-    await removeWorkspaces(removed, io);
+    await removeWorkspaces(removed, io, !remove);
     const what = `${old.length} run${old.length === 1 ? '' : 's'} of ${catalog.location}${queue === undefined || queue.location === catalog.location ? '' : ` and ${queue.location}`} ${statuses.join(', ')}, older than ${cli.olderThan}`;
     io.stderr.write(
       remove
@@ -121,14 +123,25 @@ async function workspaceRecordOf(catalog: RunCatalog, runId: string): Promise<Wo
 
 /**
  * Removes the git worktrees and `attractor/*` branches of removed runs (what `attractor clean` would remove of a deleted
- * run), in their repositories on this machine; a repository that is not here is left alone.
+ * run), in their repositories on this machine; a repository that is not here is left alone. With `dryRun`, lists what
+ * it would remove. A run whose workspace git refuses to remove (its branch checked out elsewhere, say) is named on
+ * stderr and kept; the others are still removed.
  */
-async function removeWorkspaces(runs: readonly CleanableRun[], io: CliIo): Promise<void> {
+async function removeWorkspaces(runs: readonly CleanableRun[], io: CliIo, dryRun: boolean): Promise<void> {
   if (runs.length === 0) return;
   const { cleanWorkspaces } = await import('@attractor/workspace');
-  const report = await cleanWorkspaces({ runs, onlyRuns: true, branches: true });
-  for (const path of report.worktrees) io.stdout.write(`removed worktree ${displayPath(path, io.cwd)}\n`);
-  for (const branch of report.branches) io.stdout.write(`removed branch ${branch}\n`);
+  const verb = dryRun ? 'would remove' : 'removed';
+  for (const run of runs) {
+    try {
+      const report = await cleanWorkspaces({ runs: [run], onlyRuns: true, branches: true, dryRun });
+      for (const path of report.worktrees) io.stdout.write(`${verb} worktree ${displayPath(path, io.cwd)}\n`);
+      for (const branch of report.branches) io.stdout.write(`${verb} branch ${branch}\n`);
+    } catch (error) {
+      io.stderr.write(
+        `kept the git workspace of ${run.runId}: ${error instanceof Error ? error.message : String(error)} (remove it with git worktree remove / git branch -D)\n`,
+      );
+    }
+  }
 }
 
 /** `30d` → milliseconds. */

@@ -126,7 +126,12 @@ export async function listSharedRunsPage(options: {
       ? new Set<string>()
       : new Set((await catalog.listRuns({ runIds: others.map((run) => run.runId) })).map((run) => run.runId));
   const queueOnly = others.filter(
-    (run) => !known.has(run.runId) && (graph === undefined || run.graphName === graph),
+    (run) =>
+      !known.has(run.runId) &&
+      // As listSharedRuns: a run the store lacks is listed when still queued, cancelled or failed before a worker
+      // wrote it (a waiting one has been written).
+      run.state !== 'waiting' &&
+      (graph === undefined || run.graphName === graph),
   );
   const entries = [
     ...newest.map((run) => storeEntry(run, queued.get(run.runId))),
