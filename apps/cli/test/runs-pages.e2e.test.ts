@@ -78,7 +78,9 @@ describe.skipIf(!available)('attractor runs: pages of a PostgreSQL store and que
     await queue.cancelRun({ runId: 'cancelled-early' });
     // A row waiting at a gate that the store lacks (not listed: a waiting run has been written).
     await queue.enqueueRun({ runId: 'waiting-unwritten', source: 'digraph build { a -> b }' });
-    await queue.pool.query(`UPDATE attractor_queue.runs SET state = 'waiting' WHERE run_id = 'waiting-unwritten'`);
+    await queue.pool.query(
+      `UPDATE attractor_queue.runs SET state = 'waiting' WHERE run_id = 'waiting-unwritten'`,
+    );
     reader = await openRunQueueReader({ url: server.url });
   }, 120_000);
   afterAll(async () => {
